@@ -1,0 +1,166 @@
+//! The error type of `bl-core`.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in `bl-core`.
+///
+/// Variants carry the offending value or shapes so the message says how to fix the input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BlError {
+    /// Two shapes that must agree do not.
+    #[error("shape mismatch in {context}: expected {expected}, found {found}")]
+    ShapeMismatch {
+        /// Where the mismatch was found (function or argument name).
+        context: &'static str,
+        /// The shape that was expected, e.g. `"3 x 4"`.
+        expected: String,
+        /// The shape that was given.
+        found: String,
+    },
+    /// An input that must not be empty is empty.
+    #[error("{what} is empty: give at least one element")]
+    Empty {
+        /// What was empty.
+        what: &'static str,
+    },
+    /// A NaN or infinite value where finite numbers are required.
+    #[error("{what} contains a non-finite value ({value}) at index {index}")]
+    NonFinite {
+        /// Which input.
+        what: &'static str,
+        /// Flat index of the first offending entry.
+        index: usize,
+        /// The offending value.
+        value: f64,
+    },
+    /// A parameter outside its valid range.
+    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
+    InvalidParameter {
+        /// Parameter name.
+        name: &'static str,
+        /// Given value, formatted.
+        value: String,
+        /// Description of the valid range, e.g. `"> 0"`.
+        expected: &'static str,
+    },
+    /// A classification data set with fewer than two classes.
+    #[error("labels have only {found} distinct class(es): at least 2 are needed")]
+    TooFewClasses {
+        /// Number of distinct classes found.
+        found: usize,
+    },
+    /// A file could not be read or written.
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A malformed text file.
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        /// The file (or `"<input>"` for in-memory text).
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// A malformed or unsupported `.npy` file.
+    #[error("{path}: {message}")]
+    Npy {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+    /// A numerical routine failed (e.g. an SVD did not converge, a matrix is singular).
+    #[error("numerical failure in {context}: {message}")]
+    Numerical {
+        /// Which routine.
+        context: &'static str,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = BlError> = std::result::Result<T, E>;
+
+/// Returns an error naming the first non-finite entry of `values`, if any.
+///
+/// # Errors
+/// [`BlError::NonFinite`] at the first NaN or infinite entry.
+pub fn ensure_finite(what: &'static str, values: &[f64]) -> Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(BlError::NonFinite {
+            what,
+            index,
+            value: values[index],
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Returns an error when `values` is empty.
+///
+/// # Errors
+/// [`BlError::Empty`] when `len == 0`.
+pub fn ensure_nonempty(what: &'static str, len: usize) -> Result<()> {
+    if len == 0 {
+        Err(BlError::Empty { what })
+    } else {
+        Ok(())
+    }
+}
+
+/// Returns an error when two lengths differ.
+///
+/// # Errors
+/// [`BlError::ShapeMismatch`] when `expected != found`.
+pub fn ensure_len(context: &'static str, expected: usize, found: usize) -> Result<()> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(BlError::ShapeMismatch {
+            context,
+            expected: expected.to_string(),
+            found: found.to_string(),
+        })
+    }
+}
+
+/// Returns an error unless `value` is finite and `> 0`.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise.
+pub fn ensure_positive(name: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(BlError::InvalidParameter {
+            name,
+            value: value.to_string(),
+            expected: "finite and > 0",
+        })
+    }
+}
+
+/// Returns an error unless `value` is finite and `>= 0`.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise.
+pub fn ensure_nonnegative(name: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(BlError::InvalidParameter {
+            name,
+            value: value.to_string(),
+            expected: "finite and >= 0",
+        })
+    }
+}

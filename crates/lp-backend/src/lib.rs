@@ -1,0 +1,2 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]

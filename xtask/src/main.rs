@@ -1,0 +1,5 @@
+//! `cargo xtask`: reproduction runs and real-data fetching.
+
+fn main() {
+    println!("xtask: not yet implemented");
+}
