@@ -1,0 +1,367 @@
+//! Linear algebra on faer: Frobenius products, top singular vectors, power iteration for any
+//! linear operator, least squares.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::solvers::SolveLstsq;
+use faer::matrix_free::eigen::{PartialEigenParams, partial_svd, partial_svd_scratch};
+use faer::{Col, Mat, MatRef, Par};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::error::{BlError, Result, ensure_len, ensure_positive};
+
+fn shape(r: usize, c: usize) -> String {
+    format!("{r} x {c}")
+}
+
+fn ensure_same_shape(context: &'static str, a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<()> {
+    if a.nrows() == b.nrows() && a.ncols() == b.ncols() {
+        Ok(())
+    } else {
+        Err(BlError::ShapeMismatch {
+            context,
+            expected: shape(a.nrows(), a.ncols()),
+            found: shape(b.nrows(), b.ncols()),
+        })
+    }
+}
+
+/// Returns an error at the first non-finite entry of a matrix.
+///
+/// # Errors
+/// [`BlError::NonFinite`] with the column-major flat index of the entry.
+pub fn ensure_finite_mat(what: &'static str, a: MatRef<'_, f64>) -> Result<()> {
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            let value = a[(i, j)];
+            if !value.is_finite() {
+                return Err(BlError::NonFinite {
+                    what,
+                    index: j * a.nrows() + i,
+                    value,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The Frobenius inner product `<A, B> = tr(A^T B) = sum_ij A_ij B_ij`.
+///
+/// # Errors
+/// Shapes differ.
+pub fn frobenius_inner(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<f64> {
+    ensure_same_shape("frobenius_inner", a, b)?;
+    let mut sum = 0.0;
+    for j in 0..a.ncols() {
+        let (ca, cb) = (a.col(j), b.col(j));
+        for i in 0..a.nrows() {
+            sum += ca[i] * cb[i];
+        }
+    }
+    Ok(sum)
+}
+
+/// The Frobenius norm `||A||_F`, computed without overflow.
+#[must_use]
+pub fn frobenius_norm(a: MatRef<'_, f64>) -> f64 {
+    a.norm_l2()
+}
+
+/// The leading `r` singular triplets of a dense matrix.
+#[derive(Debug, Clone)]
+pub struct TopSvd {
+    /// Left singular vectors, `m x r`, orthonormal columns.
+    pub u: Mat<f64>,
+    /// Singular values, non-increasing.
+    pub s: Vec<f64>,
+    /// Right singular vectors, `n x r`, orthonormal columns.
+    pub v: Mat<f64>,
+}
+
+/// Below this smaller dimension a full thin SVD is cheaper than a Krylov partial SVD.
+const DENSE_SVD_CUTOFF: usize = 96;
+
+/// The leading `r` singular values and vectors of `a` (`A ≈ U diag(s) V^T`).
+///
+/// Uses faer's thin SVD when `min(m, n)` is small or `r` is a large fraction of it, and
+/// faer's restarted Krylov partial SVD (`faer::matrix_free::eigen::partial_svd`) otherwise,
+/// falling back to the thin SVD if the partial SVD does not converge. Singular vectors are
+/// defined up to sign.
+///
+/// # Errors
+/// `r == 0` or `r > min(m, n)`; non-finite entries; the SVD failing to converge.
+pub fn top_singular_vectors(a: MatRef<'_, f64>, r: usize) -> Result<TopSvd> {
+    let (m, n) = (a.nrows(), a.ncols());
+    let k = m.min(n);
+    if r == 0 || r > k {
+        return Err(BlError::InvalidParameter {
+            name: "r",
+            value: r.to_string(),
+            expected: "in 1..=min(nrows, ncols)",
+        });
+    }
+    ensure_finite_mat("top_singular_vectors: a", a)?;
+    if k > DENSE_SVD_CUTOFF && 4 * r <= k {
+        let mut u = Mat::<f64>::zeros(m, r);
+        let mut v = Mat::<f64>::zeros(n, r);
+        let mut s = vec![0.0; r];
+        // Deterministic, generic start vector: a fixed-seed Gaussian.
+        let mut rng = StdRng::seed_from_u64(0x5eed_5fd0);
+        let v0 = Col::<f64>::from_fn(n, |_| StandardNormal.sample(&mut rng));
+        let params = PartialEigenParams::default();
+        let par = Par::Seq;
+        let mut mem = MemBuffer::new(partial_svd_scratch::<f64>(&a, r, par, params));
+        let info = partial_svd(
+            u.as_mut(),
+            v.as_mut(),
+            &mut s,
+            &a,
+            v0.as_ref(),
+            f64::EPSILON * 128.0,
+            par,
+            MemStack::new(&mut mem),
+            params,
+        );
+        if info.n_converged_eigen >= r && s.iter().all(|x| x.is_finite()) {
+            return Ok(TopSvd { u, s, v });
+        }
+    }
+    let svd = a.thin_svd().map_err(|e| BlError::Numerical {
+        context: "top_singular_vectors",
+        message: format!("{e:?}"),
+    })?;
+    let s = (0..r).map(|i| svd.S()[i]).collect();
+    Ok(TopSvd {
+        u: svd.U().subcols(0, r).to_owned(),
+        s,
+        v: svd.V().subcols(0, r).to_owned(),
+    })
+}
+
+/// A linear map `R^ncols -> R^nrows` given by its action and the action of its transpose,
+/// so that power iteration works on sparse or implicit matrices.
+pub trait LinearOperator {
+    /// Dimension of the output of [`apply`](Self::apply).
+    fn nrows(&self) -> usize;
+    /// Dimension of the input of [`apply`](Self::apply).
+    fn ncols(&self) -> usize;
+    /// `out = A x`, with `x.len() == ncols()` and `out.len() == nrows()`.
+    fn apply(&self, x: &[f64], out: &mut [f64]);
+    /// `out = A^T y`, with `y.len() == nrows()` and `out.len() == ncols()`.
+    fn apply_transpose(&self, y: &[f64], out: &mut [f64]);
+}
+
+impl LinearOperator for MatRef<'_, f64> {
+    fn nrows(&self) -> usize {
+        MatRef::nrows(self)
+    }
+    fn ncols(&self) -> usize {
+        MatRef::ncols(self)
+    }
+    fn apply(&self, x: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        for j in 0..MatRef::ncols(self) {
+            let xj = x[j];
+            if xj != 0.0 {
+                let col = self.col(j);
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o += col[i] * xj;
+                }
+            }
+        }
+    }
+    fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
+        for (j, o) in out.iter_mut().enumerate() {
+            let col = self.col(j);
+            *o = (0..y.len()).map(|i| col[i] * y[i]).sum();
+        }
+    }
+}
+
+impl LinearOperator for Mat<f64> {
+    fn nrows(&self) -> usize {
+        Mat::nrows(self)
+    }
+    fn ncols(&self) -> usize {
+        Mat::ncols(self)
+    }
+    fn apply(&self, x: &[f64], out: &mut [f64]) {
+        self.as_ref().apply(x, out);
+    }
+    fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
+        self.as_ref().apply_transpose(y, out);
+    }
+}
+
+/// Parameters of [`power_iteration`].
+///
+/// | name | default | meaning | valid range |
+/// |---|---|---|---|
+/// | `max_iter` | 1000 | maximum number of `A^T A` steps | `>= 1` |
+/// | `tol` | 1e-10 | stop when `|sigma_k - sigma_{k-1}| <= tol * sigma_k` | `> 0` |
+/// | `seed` | 0 | seed of the random start when no warm start is given | any |
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PowerIterationParams {
+    /// Maximum number of iterations.
+    pub max_iter: usize,
+    /// Relative tolerance on the change of the singular value estimate.
+    pub tol: f64,
+    /// Seed of the random start vector (used when no warm start is given).
+    pub seed: u64,
+}
+
+impl Default for PowerIterationParams {
+    fn default() -> Self {
+        Self {
+            max_iter: 1000,
+            tol: 1e-10,
+            seed: 0,
+        }
+    }
+}
+
+/// The leading singular triplet found by [`power_iteration`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SingularTriplet {
+    /// The singular value estimate `sigma = ||A v||`.
+    pub sigma: f64,
+    /// Left singular vector (unit norm, or zero when `sigma == 0`).
+    pub u: Vec<f64>,
+    /// Right singular vector (unit norm).
+    pub v: Vec<f64>,
+    /// Iterations performed.
+    pub iterations: usize,
+    /// Whether the tolerance was met before `max_iter`.
+    pub converged: bool,
+}
+
+fn normalize(x: &mut [f64]) -> f64 {
+    let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if norm > 0.0 {
+        x.iter_mut().for_each(|v| *v /= norm);
+    }
+    norm
+}
+
+/// Power iteration on `A^T A` for the leading singular triplet `(sigma, u, v)` of a linear
+/// operator, optionally warm-started at a right vector `v0` (e.g. the previous solution when
+/// `A` changes a little between calls, as in the online bilinear learner).
+///
+/// Each iteration computes `u = A v / ||A v||`, `v = A^T u / ||A^T u||`, `sigma = ||A^T u||`.
+/// Convergence is linear with ratio `(sigma_2 / sigma_1)^2`.
+///
+/// # Errors
+/// An operator with a zero dimension; `v0` of the wrong length, non-finite or zero;
+/// invalid parameters; a non-finite iterate.
+pub fn power_iteration<A: LinearOperator + ?Sized>(
+    a: &A,
+    v0: Option<&[f64]>,
+    params: &PowerIterationParams,
+) -> Result<SingularTriplet> {
+    let (m, n) = (a.nrows(), a.ncols());
+    if m == 0 || n == 0 {
+        return Err(BlError::Empty {
+            what: "power_iteration: operator",
+        });
+    }
+    if params.max_iter == 0 {
+        return Err(BlError::InvalidParameter {
+            name: "max_iter",
+            value: "0".into(),
+            expected: ">= 1",
+        });
+    }
+    ensure_positive("tol", params.tol)?;
+    let mut v = match v0 {
+        Some(v0) => {
+            ensure_len("power_iteration: v0", n, v0.len())?;
+            crate::error::ensure_finite("power_iteration: v0", v0)?;
+            v0.to_vec()
+        }
+        None => {
+            let mut rng = StdRng::seed_from_u64(params.seed);
+            (0..n).map(|_| StandardNormal.sample(&mut rng)).collect()
+        }
+    };
+    if normalize(&mut v) == 0.0 {
+        return Err(BlError::InvalidParameter {
+            name: "v0",
+            value: "zero vector".into(),
+            expected: "a nonzero start vector",
+        });
+    }
+    let mut u = vec![0.0; m];
+    let mut sigma = 0.0;
+    for iter in 1..=params.max_iter {
+        a.apply(&v, &mut u);
+        if normalize(&mut u) == 0.0 {
+            // v lies in the null space: A v = 0. For a zero operator sigma = 0 is exact.
+            return Ok(SingularTriplet {
+                sigma: 0.0,
+                u,
+                v,
+                iterations: iter,
+                converged: true,
+            });
+        }
+        a.apply_transpose(&u, &mut v);
+        let new_sigma = normalize(&mut v);
+        if !new_sigma.is_finite() {
+            return Err(BlError::Numerical {
+                context: "power_iteration",
+                message: "non-finite iterate: check the operator for NaN/inf".into(),
+            });
+        }
+        let done = (new_sigma - sigma).abs() <= params.tol * new_sigma;
+        sigma = new_sigma;
+        if done {
+            return Ok(SingularTriplet {
+                sigma,
+                u,
+                v,
+                iterations: iter,
+                converged: true,
+            });
+        }
+    }
+    Ok(SingularTriplet {
+        sigma,
+        u,
+        v,
+        iterations: params.max_iter,
+        converged: false,
+    })
+}
+
+/// Least-squares solution `argmin_X ||A X - B||_F` by Householder QR (faer).
+///
+/// # Errors
+/// `A` with fewer rows than columns or no columns; row counts of `A` and `B` differ;
+/// non-finite entries; a rank-deficient `A` (the solution is then not finite).
+pub fn least_squares(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
+    if a.ncols() == 0 {
+        return Err(BlError::Empty {
+            what: "least_squares: columns of A",
+        });
+    }
+    if a.nrows() < a.ncols() {
+        return Err(BlError::ShapeMismatch {
+            context: "least_squares: A must have at least as many rows as columns",
+            expected: format!("nrows >= {}", a.ncols()),
+            found: shape(a.nrows(), a.ncols()),
+        });
+    }
+    ensure_len("least_squares: rows of B", a.nrows(), b.nrows())?;
+    ensure_finite_mat("least_squares: A", a)?;
+    ensure_finite_mat("least_squares: B", b)?;
+    let x = a.qr().solve_lstsq(b);
+    if let Err(e) = ensure_finite_mat("least_squares: solution", x.as_ref()) {
+        return Err(BlError::Numerical {
+            context: "least_squares",
+            message: format!("A is rank deficient ({e})"),
+        });
+    }
+    Ok(x)
+}

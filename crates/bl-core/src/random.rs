@@ -1,0 +1,62 @@
+//! Seeded random generators and the synthetic-data helpers shared by the papers.
+//!
+//! Every random choice in the workspace takes a `u64` seed and goes through
+//! [`seeded_rng`], so the same seed gives the same result on every platform.
+
+use faer::Mat;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand_distr::{Distribution, StandardNormal};
+
+/// The workspace's random generator type.
+pub type Rng = StdRng;
+
+/// A generator seeded from `seed` (`StdRng::seed_from_u64`).
+#[must_use]
+pub fn seeded_rng(seed: u64) -> Rng {
+    StdRng::seed_from_u64(seed)
+}
+
+/// A standard normal draw.
+pub fn standard_normal<R: rand::Rng + ?Sized>(rng: &mut R) -> f64 {
+    StandardNormal.sample(rng)
+}
+
+/// Fills `out` with independent standard normal draws.
+pub fn fill_standard_normal<R: rand::Rng + ?Sized>(rng: &mut R, out: &mut [f64]) {
+    for v in out.iter_mut() {
+        *v = StandardNormal.sample(rng);
+    }
+}
+
+/// A `rows x cols` matrix of independent standard normal entries (drawn column by column).
+pub fn standard_normal_mat<R: rand::Rng + ?Sized>(
+    rng: &mut R,
+    rows: usize,
+    cols: usize,
+) -> Mat<f64> {
+    let mut m = Mat::<f64>::zeros(rows, cols);
+    for j in 0..cols {
+        for i in 0..rows {
+            m[(i, j)] = StandardNormal.sample(rng);
+        }
+    }
+    m
+}
+
+/// A uniformly random unit vector in `R^n` (a normalized Gaussian); `n == 0` gives an empty
+/// vector.
+pub fn random_unit_vector<R: rand::Rng + ?Sized>(rng: &mut R, n: usize) -> Vec<f64> {
+    loop {
+        let mut v = vec![0.0; n];
+        fill_standard_normal(rng, &mut v);
+        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if n == 0 {
+            return v;
+        }
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+            return v;
+        }
+    }
+}

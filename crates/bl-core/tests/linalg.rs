@@ -1,0 +1,220 @@
+//! Linear algebra helpers against independent computations with faer's dense SVD and products.
+
+use bl_core::BlError;
+use bl_core::linalg::{
+    LinearOperator, PowerIterationParams, frobenius_inner, frobenius_norm, least_squares,
+    power_iteration, top_singular_vectors,
+};
+use bl_core::random::{seeded_rng, standard_normal_mat};
+use faer::Mat;
+
+fn col_dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn frobenius_inner_equals_trace_of_product() {
+    let mut rng = seeded_rng(1);
+    let a = standard_normal_mat(&mut rng, 7, 5);
+    let b = standard_normal_mat(&mut rng, 7, 5);
+    let product = a.transpose() * &b;
+    let trace: f64 = (0..5).map(|i| product[(i, i)]).sum();
+    let inner = frobenius_inner(a.as_ref(), b.as_ref()).unwrap();
+    assert!((inner - trace).abs() < 1e-12 * (1.0 + trace.abs()));
+    let norm = frobenius_norm(a.as_ref());
+    let self_inner = frobenius_inner(a.as_ref(), a.as_ref()).unwrap();
+    assert!((norm * norm - self_inner).abs() < 1e-12 * self_inner);
+    assert!(matches!(
+        frobenius_inner(a.as_ref(), a.transpose()),
+        Err(BlError::ShapeMismatch { .. })
+    ));
+}
+
+#[test]
+fn power_iteration_matches_dense_svd() {
+    let mut rng = seeded_rng(2);
+    let a = standard_normal_mat(&mut rng, 40, 25);
+    let svd = a.thin_svd().unwrap();
+    let sigma1 = svd.S()[0];
+    let params = PowerIterationParams {
+        max_iter: 10_000,
+        tol: 1e-14,
+        seed: 3,
+    };
+    let t = power_iteration(&a.as_ref(), None, &params).unwrap();
+    assert!(t.converged);
+    assert!(
+        (t.sigma - sigma1).abs() < 1e-8 * sigma1,
+        "{} vs {}",
+        t.sigma,
+        sigma1
+    );
+    // Singular vectors agree up to sign.
+    let v_ref: Vec<f64> = (0..25).map(|i| svd.V()[(i, 0)]).collect();
+    let u_ref: Vec<f64> = (0..40).map(|i| svd.U()[(i, 0)]).collect();
+    assert!(col_dot(&t.v, &v_ref).abs() > 1.0 - 1e-6);
+    assert!(col_dot(&t.u, &u_ref).abs() > 1.0 - 1e-6);
+}
+
+#[test]
+fn warm_start_from_the_solution_converges_at_once() {
+    let mut rng = seeded_rng(4);
+    let a = standard_normal_mat(&mut rng, 30, 30);
+    let params = PowerIterationParams {
+        max_iter: 10_000,
+        tol: 1e-12,
+        seed: 0,
+    };
+    let cold = power_iteration(&a, None, &params).unwrap();
+    let warm = power_iteration(&a, Some(&cold.v), &params).unwrap();
+    assert!(warm.iterations <= 3, "warm start took {}", warm.iterations);
+    assert!(cold.iterations > warm.iterations);
+    assert!((warm.sigma - cold.sigma).abs() < 1e-9 * cold.sigma);
+}
+
+/// A sparse diagonal operator given only through its action.
+struct Diagonal(Vec<f64>);
+
+impl LinearOperator for Diagonal {
+    fn nrows(&self) -> usize {
+        self.0.len()
+    }
+    fn ncols(&self) -> usize {
+        self.0.len()
+    }
+    fn apply(&self, x: &[f64], out: &mut [f64]) {
+        for i in 0..x.len() {
+            out[i] = self.0[i] * x[i];
+        }
+    }
+    fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
+        self.apply(y, out);
+    }
+}
+
+#[test]
+fn power_iteration_on_an_implicit_operator() {
+    let op = Diagonal(vec![1.0, -5.0, 2.0, 0.5]);
+    let t = power_iteration(&op, None, &PowerIterationParams::default()).unwrap();
+    assert!((t.sigma - 5.0).abs() < 1e-8);
+    assert!((t.v[1].abs() - 1.0).abs() < 1e-6);
+    // Zero operator: sigma = 0 exactly.
+    let zero = Diagonal(vec![0.0; 3]);
+    let t = power_iteration(&zero, None, &PowerIterationParams::default()).unwrap();
+    assert_eq!(t.sigma, 0.0);
+}
+
+#[test]
+fn power_iteration_bad_input() {
+    let a = Mat::<f64>::identity(3, 3);
+    let p = PowerIterationParams::default();
+    assert!(matches!(
+        power_iteration(&a, Some(&[1.0, 0.0]), &p),
+        Err(BlError::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        power_iteration(&a, Some(&[0.0, 0.0, 0.0]), &p),
+        Err(BlError::InvalidParameter { .. })
+    ));
+    assert!(matches!(
+        power_iteration(&a, Some(&[f64::NAN, 0.0, 0.0]), &p),
+        Err(BlError::NonFinite { .. })
+    ));
+    let bad = PowerIterationParams { tol: 0.0, ..p };
+    assert!(power_iteration(&a, None, &bad).is_err());
+    let bad = PowerIterationParams { max_iter: 0, ..p };
+    assert!(power_iteration(&a, None, &bad).is_err());
+    let empty = Mat::<f64>::zeros(0, 3);
+    assert!(matches!(
+        power_iteration(&empty, None, &p),
+        Err(BlError::Empty { .. })
+    ));
+}
+
+fn check_top_svd(rows: usize, cols: usize, r: usize) {
+    let mut rng = seeded_rng(rows as u64 * 31 + cols as u64);
+    // A matrix with a clear spectral gap after r: low rank plus small noise.
+    let left = standard_normal_mat(&mut rng, rows, r);
+    let right = standard_normal_mat(&mut rng, cols, r);
+    let noise = standard_normal_mat(&mut rng, rows, cols);
+    let a = &left * right.transpose() * 10.0 + noise * 0.01;
+    let top = top_singular_vectors(a.as_ref(), r).unwrap();
+    let full = a.thin_svd().unwrap();
+    for i in 0..r {
+        let s_ref = full.S()[i];
+        assert!((top.s[i] - s_ref).abs() < 1e-8 * s_ref, "s[{i}]");
+        let u: Vec<f64> = (0..rows).map(|k| top.u[(k, i)]).collect();
+        let u_ref: Vec<f64> = (0..rows).map(|k| full.U()[(k, i)]).collect();
+        assert!(col_dot(&u, &u_ref).abs() > 1.0 - 1e-8);
+        let v: Vec<f64> = (0..cols).map(|k| top.v[(k, i)]).collect();
+        let v_ref: Vec<f64> = (0..cols).map(|k| full.V()[(k, i)]).collect();
+        assert!(col_dot(&v, &v_ref).abs() > 1.0 - 1e-8);
+    }
+}
+
+#[test]
+fn top_singular_vectors_small_dense_path() {
+    check_top_svd(20, 12, 3);
+}
+
+#[test]
+fn top_singular_vectors_partial_svd_path() {
+    check_top_svd(300, 200, 2);
+}
+
+#[test]
+fn top_singular_vectors_bad_input() {
+    let a = Mat::<f64>::identity(4, 3);
+    assert!(top_singular_vectors(a.as_ref(), 0).is_err());
+    assert!(top_singular_vectors(a.as_ref(), 4).is_err());
+    let mut b = a.clone();
+    b[(1, 1)] = f64::INFINITY;
+    assert!(matches!(
+        top_singular_vectors(b.as_ref(), 1),
+        Err(BlError::NonFinite { .. })
+    ));
+}
+
+#[test]
+fn least_squares_matches_normal_equations() {
+    let mut rng = seeded_rng(9);
+    let a = standard_normal_mat(&mut rng, 50, 6);
+    let b = standard_normal_mat(&mut rng, 50, 2);
+    let x = least_squares(a.as_ref(), b.as_ref()).unwrap();
+    // Normal equations: A^T (A x - b) = 0.
+    let residual = &a * &x - &b;
+    let grad = a.transpose() * residual;
+    assert!(grad.norm_l2() < 1e-10 * a.norm_l2() * b.norm_l2());
+    // Consistent system: exact recovery.
+    let x_true = standard_normal_mat(&mut rng, 6, 1);
+    let rhs = &a * &x_true;
+    let x = least_squares(a.as_ref(), rhs.as_ref()).unwrap();
+    assert!((&x - &x_true).norm_l2() < 1e-10);
+}
+
+#[test]
+fn least_squares_bad_input() {
+    let wide = Mat::<f64>::zeros(2, 3);
+    let b = Mat::<f64>::zeros(2, 1);
+    assert!(matches!(
+        least_squares(wide.as_ref(), b.as_ref()),
+        Err(BlError::ShapeMismatch { .. })
+    ));
+    let a = Mat::<f64>::identity(3, 2);
+    assert!(matches!(
+        least_squares(a.as_ref(), b.as_ref()),
+        Err(BlError::ShapeMismatch { .. })
+    ));
+    let rank_deficient = Mat::<f64>::zeros(3, 2);
+    let b3 = Mat::<f64>::from_fn(3, 1, |i, _| i as f64);
+    assert!(matches!(
+        least_squares(rank_deficient.as_ref(), b3.as_ref()),
+        Err(BlError::Numerical { .. })
+    ));
+    let mut nan = Mat::<f64>::identity(3, 2);
+    nan[(0, 0)] = f64::NAN;
+    assert!(matches!(
+        least_squares(nan.as_ref(), b3.as_ref()),
+        Err(BlError::NonFinite { .. })
+    ));
+}
