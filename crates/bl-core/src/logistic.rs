@@ -74,7 +74,7 @@ pub fn logistic_loss_and_weights(margins: &[f64], weights: &mut [f64]) -> Result
 pub fn log_sum_exp(x: &[f64]) -> Result<f64> {
     ensure_nonempty("log_sum_exp: x", x.len())?;
     let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if max == f64::NEG_INFINITY || max == f64::INFINITY {
+    if max.is_infinite() {
         return Ok(max);
     }
     let sum: f64 = x.iter().map(|&v| (v - max).exp()).sum();
