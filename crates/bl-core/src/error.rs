@@ -77,6 +77,18 @@ pub enum BlError {
         /// What was wrong.
         message: String,
     },
+    /// A missing value (`?`, NaN) in a data file that must be complete.
+    #[error("{path}:{line}: missing value `{token}` at {location}: impute or drop the case first")]
+    MissingValue {
+        /// The file (or `"<input>"` for in-memory text).
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// Where on the line, e.g. `"dimension 2, value 5"`.
+        location: String,
+        /// The token read, e.g. `"?"` or `"NaN"`.
+        token: String,
+    },
     /// A numerical routine failed (e.g. an SVD did not converge, a matrix is singular).
     #[error("numerical failure in {context}: {message}")]
     Numerical {
