@@ -2,9 +2,10 @@
 //! linear operator, least squares.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::matmul::matmul;
 use faer::linalg::solvers::SolveLstsq;
 use faer::matrix_free::eigen::{PartialEigenParams, partial_svd, partial_svd_scratch};
-use faer::{Col, Mat, MatRef, Par};
+use faer::{Accum, Col, ColMut, ColRef, Mat, MatRef, Par};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -161,22 +162,24 @@ impl LinearOperator for MatRef<'_, f64> {
         MatRef::ncols(self)
     }
     fn apply(&self, x: &[f64], out: &mut [f64]) {
-        out.fill(0.0);
-        for j in 0..MatRef::ncols(self) {
-            let xj = x[j];
-            if xj != 0.0 {
-                let col = self.col(j);
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o += col[i] * xj;
-                }
-            }
-        }
+        matmul(
+            ColMut::from_slice_mut(out).as_mat_mut(),
+            Accum::Replace,
+            *self,
+            ColRef::from_slice(x).as_mat(),
+            1.0,
+            Par::Seq,
+        );
     }
     fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
-        for (j, o) in out.iter_mut().enumerate() {
-            let col = self.col(j);
-            *o = (0..y.len()).map(|i| col[i] * y[i]).sum();
-        }
+        matmul(
+            ColMut::from_slice_mut(out).as_mat_mut(),
+            Accum::Replace,
+            self.transpose(),
+            ColRef::from_slice(y).as_mat(),
+            1.0,
+            Par::Seq,
+        );
     }
 }
 
