@@ -12,12 +12,26 @@ use bl_core::io::{
 };
 use npyz::{DType, Order, WriteOptions, WriterBuilder};
 
-/// A fresh directory for one test, unique per process and test name.
-fn temp_dir(test: &str) -> PathBuf {
+/// A fresh directory for one test, unique per process and test name, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn join(&self, name: impl AsRef<Path>) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(test: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("bl-core-readers-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
 
 /// Writes `stored` (in the storage order of `order`) as a `.npy` with the given type string.
@@ -125,6 +139,14 @@ fn npy_to_mat_is_row_major() {
     };
     assert!(matches!(
         three_d.to_mat(),
+        Err(BlError::ShapeMismatch { .. })
+    ));
+    let inconsistent = NpyArray {
+        shape: vec![2, 2],
+        data: iota(3),
+    };
+    assert!(matches!(
+        inconsistent.to_mat(),
         Err(BlError::ShapeMismatch { .. })
     ));
 }

@@ -45,16 +45,19 @@ impl NpyArray {
     /// A 2-dimensional array as a faer matrix (`shape[0] x shape[1]`).
     ///
     /// # Errors
-    /// [`BlError::ShapeMismatch`] when the array is not 2-dimensional.
+    /// [`BlError::ShapeMismatch`] when the array is not 2-dimensional or `data` does not
+    /// hold `shape[0] * shape[1]` values.
     pub fn to_mat(&self) -> Result<faer::Mat<f64>> {
         match *self.shape.as_slice() {
-            [rows, cols] => Ok(faer::Mat::from_fn(rows, cols, |i, j| {
-                self.data[i * cols + j]
-            })),
+            [rows, cols] if rows.checked_mul(cols) == Some(self.data.len()) => {
+                Ok(faer::Mat::from_fn(rows, cols, |i, j| {
+                    self.data[i * cols + j]
+                }))
+            }
             _ => Err(BlError::ShapeMismatch {
                 context: "NpyArray::to_mat",
-                expected: "a 2-dimensional array".into(),
-                found: format!("shape {:?}", self.shape),
+                expected: "a 2-dimensional array with shape[0] * shape[1] values".into(),
+                found: format!("shape {:?} with {} values", self.shape, self.data.len()),
             }),
         }
     }
