@@ -1,5 +1,5 @@
-//! `cargo xtask`: reproduction runs and real-data fetching.
+//! `cargo xtask`: reproduction runs and real-data fetching (see the `xtask` library).
 
-fn main() {
-    println!("xtask: not yet implemented");
+fn main() -> std::process::ExitCode {
+    xtask::cli::main()
 }
