@@ -1,0 +1,499 @@
+//! The mixing method: low-rank coordinate ascent for diagonal-constrained SDPs.
+//!
+//! Wang, Chang, Kolter, "The mixing method: low-rank coordinate descent for semidefinite
+//! programming with diagonal constraints" (2017), Alg. 1. For
+//! `max <C, V^T V> s.t. ||v_i|| = 1` the objective restricted to column `v_i` is
+//! `2 v_i^T g_i + const` with `g_i = sum_{j != i} C_ij v_j`, maximized over the unit
+//! sphere by `v_i = g_i / ||g_i||` (their eq. (4), with the sign flipped for
+//! maximization). Each update raises the objective by `2 (||g_i|| - g_i^T v_i^old) >= 0`,
+//! which is how the objective is tracked without an extra pass.
+//!
+//! Cost of one sweep (`k` = rank): dense `C`: `2 n^2 k` flops (`g_i = V C_{:,i}`);
+//! sparse `C`: `2 nnz k`; implicit `C = G G^T`: `4 n m k`, by keeping `W = G^T V^T`
+//! (`m x k`) current: `g_i = W^T G_i^T - ||G_i||^2 v_i` (the `j = i` term removed), then
+//! `W += G_i^T (v_i^new - v_i^old)^T`. A sweep allocates nothing.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{MaxcutError, Result};
+use crate::params::{AUTO_FORM_MAX_N, LowRankMode, MixingParams, Order};
+use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, dot};
+use crate::rounding::{Rounding, hyperplane_rounding};
+
+/// Seed offsets of the independent random streams derived from [`MixingParams::seed`].
+pub(crate) const ORDER_STREAM: u64 = 0x5851_F42D_4C95_7F2D;
+pub(crate) const ROUNDING_STREAM: u64 = 0x2545_F491_4F6C_DD1D;
+
+/// How the sweeps of a solve access `C`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SweepForm {
+    /// Dense `C` given by the user.
+    Dense,
+    /// Sparse `C`.
+    Sparse,
+    /// `C = G G^T` kept implicit through `W = G^T V^T`.
+    LowRankImplicit,
+    /// `C = G G^T` formed densely once before the sweeps.
+    LowRankFormed,
+}
+
+/// Why the sweeps stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Termination {
+    /// The last sweep raised the objective by at most `tol * |objective|`.
+    Converged,
+    /// `max_sweeps` sweeps ran without meeting the tolerance.
+    MaxSweeps,
+}
+
+#[derive(Debug)]
+pub(crate) enum Kernel<'a> {
+    Dense {
+        n: usize,
+        c: &'a [f64],
+    },
+    Formed {
+        n: usize,
+        c: Vec<f64>,
+    },
+    Sparse(&'a SparseSym),
+    /// `w` is `W = G^T V^T`, `m x k` column-major.
+    Implicit {
+        lr: &'a LowRankFactor,
+        w: Vec<f64>,
+    },
+}
+
+impl Kernel<'_> {
+    pub(crate) fn view(&self) -> CostView<'_> {
+        match self {
+            Kernel::Dense { n, c } => CostView::Dense { n: *n, c },
+            Kernel::Formed { n, c } => CostView::Dense { n: *n, c },
+            Kernel::Sparse(s) => CostView::Sparse(s),
+            Kernel::Implicit { lr, .. } => CostView::LowRank(lr),
+        }
+    }
+
+    fn form(&self) -> SweepForm {
+        match self {
+            Kernel::Dense { .. } => SweepForm::Dense,
+            Kernel::Formed { .. } => SweepForm::LowRankFormed,
+            Kernel::Sparse(_) => SweepForm::Sparse,
+            Kernel::Implicit { .. } => SweepForm::LowRankImplicit,
+        }
+    }
+
+    fn diag_sum(&self) -> f64 {
+        match self {
+            Kernel::Dense { n, c } => (0..*n).map(|i| c[i + i * n]).sum(),
+            Kernel::Formed { n, c } => (0..*n).map(|i| c[i + i * n]).sum(),
+            Kernel::Sparse(s) => s.diag.iter().sum(),
+            Kernel::Implicit { lr, .. } => lr.row_sq.iter().sum(),
+        }
+    }
+
+    /// `g = sum_{j != i} C_ij v_j` for `V` (`k x n`, column-major).
+    fn field(&self, v: &[f64], k: usize, i: usize, g: &mut [f64]) {
+        let vi = &v[i * k..(i + 1) * k];
+        match self {
+            Kernel::Dense { n, c } => dense_field(c, *n, v, k, i, g),
+            Kernel::Formed { n, c } => dense_field(c, *n, v, k, i, g),
+            Kernel::Sparse(s) => {
+                g.fill(0.0);
+                for p in s.row_ptr[i]..s.row_ptr[i + 1] {
+                    let j = s.col_idx[p];
+                    axpy(g, s.values[p], &v[j * k..(j + 1) * k]);
+                }
+            }
+            Kernel::Implicit { lr, w } => {
+                matmul(
+                    MatMut::from_column_major_slice_mut(g, k, 1),
+                    Accum::Replace,
+                    MatRef::from_column_major_slice(w, lr.m, k).transpose(),
+                    MatRef::from_column_major_slice(lr.row(i), lr.m, 1),
+                    1.0,
+                    Par::Seq,
+                );
+                axpy(g, -lr.row_sq[i], vi);
+            }
+        }
+    }
+}
+
+fn dense_field(c: &[f64], n: usize, v: &[f64], k: usize, i: usize, g: &mut [f64]) {
+    let col = &c[i * n..(i + 1) * n];
+    matmul(
+        MatMut::from_column_major_slice_mut(g, k, 1),
+        Accum::Replace,
+        MatRef::from_column_major_slice(v, k, n),
+        MatRef::from_column_major_slice(col, n, 1),
+        1.0,
+        Par::Seq,
+    );
+    axpy(g, -col[i], &v[i * k..(i + 1) * k]);
+}
+
+/// `y += a x`.
+#[inline]
+fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
+    }
+}
+
+/// `W = G^T V^T` (`m x k`).
+fn implicit_w(lr: &LowRankFactor, v: &[f64], k: usize, w: &mut [f64], par: Par) {
+    matmul(
+        MatMut::from_column_major_slice_mut(w, lr.m, k),
+        Accum::Replace,
+        lr.gt_ref(),
+        MatRef::from_column_major_slice(v, k, lr.n).transpose(),
+        1.0,
+        par,
+    );
+}
+
+/// The state of the mixing method: the factor `V`, its workspace and the tracked
+/// objective. This is the low-level layer: [`Mixing::sweep`] runs exactly one sweep and
+/// allocates nothing, so it can be observed, benchmarked or interleaved with other work.
+/// [`Problem::solve`] is the high-level layer built on it.
+///
+/// ```
+/// use maxcut_sdp::{Mixing, MixingParams, Problem};
+/// let problem = Problem::maxcut(4, &[(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0), (3, 0, 1.0)])?;
+/// let mut mixing = Mixing::new(&problem, &MixingParams::default().seed(3))?;
+/// let before = mixing.objective();
+/// mixing.sweep();
+/// assert!(mixing.objective() >= before);
+/// # Ok::<(), maxcut_sdp::MaxcutError>(())
+/// ```
+#[derive(Debug)]
+pub struct Mixing<'a> {
+    kernel: Kernel<'a>,
+    n: usize,
+    k: usize,
+    /// `V`, `k x n` column-major (column `i` is `v_i`).
+    v: Vec<f64>,
+    g: Vec<f64>,
+    dv: Vec<f64>,
+    order: Vec<usize>,
+    order_mode: Order,
+    order_rng: StdRng,
+    objective: f64,
+    sweeps: usize,
+    tol: f64,
+    max_sweeps: usize,
+    trace: Vec<f64>,
+}
+
+impl<'a> Mixing<'a> {
+    /// Starts the mixing method on `problem` from a seeded random `V` with unit columns
+    /// (i.i.d. Gaussian, normalized).
+    ///
+    /// # Errors
+    /// [`MaxcutError::InvalidParameter`] from [`MixingParams::check`].
+    pub fn new(problem: &'a Problem, params: &MixingParams) -> Result<Self> {
+        params.check()?;
+        let n = problem.n();
+        let k = params.rank_for(n);
+        let mut rng = StdRng::seed_from_u64(params.get_seed());
+        let mut v = vec![0.0; k * n];
+        for col in v.chunks_exact_mut(k) {
+            for x in col.iter_mut() {
+                *x = StandardNormal.sample(&mut rng);
+            }
+            normalize_or_e1(col);
+        }
+        Self::from_parts(problem, params, k, v)
+    }
+
+    /// Starts from a given `V` (`k x n`, warm start); its columns are normalized. The
+    /// rank is `v0.nrows()`.
+    ///
+    /// # Errors
+    /// [`MaxcutError::ShapeMismatch`] if `v0` does not have `n` columns, or has a row
+    /// count different from an explicitly set [`MixingParams::rank`];
+    /// [`MaxcutError::NonFinite`]; [`MaxcutError::InvalidParameter`] for a zero column
+    /// or an invalid parameter.
+    pub fn with_start(
+        problem: &'a Problem,
+        params: &MixingParams,
+        v0: MatRef<'_, f64>,
+    ) -> Result<Self> {
+        params.check()?;
+        let n = problem.n();
+        let k = v0.nrows();
+        if v0.ncols() != n || k == 0 || params.get_rank().is_some_and(|r| r != k) {
+            return Err(MaxcutError::ShapeMismatch {
+                what: "v0",
+                expected: format!("{} x {n}", params.get_rank().unwrap_or(k).max(1)),
+                found: format!("{} x {}", v0.nrows(), v0.ncols()),
+            });
+        }
+        let mut v = vec![0.0; k * n];
+        for i in 0..n {
+            let col = &mut v[i * k..(i + 1) * k];
+            for (r, x) in col.iter_mut().enumerate() {
+                let value = v0[(r, i)];
+                if !value.is_finite() {
+                    return Err(MaxcutError::NonFinite {
+                        what: "v0",
+                        row: r,
+                        col: i,
+                        value,
+                    });
+                }
+                *x = value;
+            }
+            let norm = dot(col, col).sqrt();
+            if !(norm > 0.0 && norm.is_finite()) {
+                return Err(MaxcutError::InvalidParameter {
+                    name: "v0",
+                    value: format!("column {i} with norm {norm}"),
+                    expected: "columns with finite nonzero norm",
+                });
+            }
+            col.iter_mut().for_each(|x| *x /= norm);
+        }
+        Self::from_parts(problem, params, k, v)
+    }
+
+    fn from_parts(
+        problem: &'a Problem,
+        params: &MixingParams,
+        k: usize,
+        v: Vec<f64>,
+    ) -> Result<Self> {
+        let n = problem.n();
+        let kernel = match &problem.repr {
+            Repr::Dense { n, c } => Kernel::Dense { n: *n, c },
+            Repr::Sparse(s) => Kernel::Sparse(s),
+            Repr::LowRank(lr) => {
+                let form = match params.get_low_rank() {
+                    LowRankMode::Formed => true,
+                    LowRankMode::Implicit => false,
+                    LowRankMode::Auto => 2 * lr.m >= lr.n && lr.n <= AUTO_FORM_MAX_N,
+                };
+                if form {
+                    Kernel::Formed {
+                        n,
+                        c: lr.form(faer::get_global_parallelism()),
+                    }
+                } else {
+                    let mut w = vec![0.0; lr.m * k];
+                    implicit_w(lr, &v, k, &mut w, faer::get_global_parallelism());
+                    Kernel::Implicit { lr, w }
+                }
+            }
+        };
+        let mut mixing = Self {
+            kernel,
+            n,
+            k,
+            v,
+            g: vec![0.0; k],
+            dv: vec![0.0; k],
+            order: (0..n).collect(),
+            order_mode: params.get_order(),
+            order_rng: StdRng::seed_from_u64(params.get_seed() ^ ORDER_STREAM),
+            objective: 0.0,
+            sweeps: 0,
+            tol: params.get_tol(),
+            max_sweeps: params.get_max_sweeps(),
+            trace: Vec::new(),
+        };
+        mixing.objective = mixing.exact_objective();
+        if !mixing.objective.is_finite() {
+            return Err(numerical("the initial objective is not finite"));
+        }
+        Ok(mixing)
+    }
+
+    /// Runs one sweep over all `n` columns (in the configured order) and returns the
+    /// increase of the objective. Allocates nothing.
+    pub fn sweep(&mut self) -> f64 {
+        let Self {
+            kernel,
+            k,
+            v,
+            g,
+            dv,
+            order,
+            order_mode,
+            order_rng,
+            ..
+        } = self;
+        let k = *k;
+        if *order_mode == Order::RandomPermutation {
+            order.shuffle(order_rng);
+        }
+        let mut increase = 0.0;
+        for &i in order.iter() {
+            kernel.field(v, k, i, g);
+            let norm = dot(g, g).sqrt();
+            if !(norm > 0.0 && norm.is_finite()) {
+                // g_i = 0: every unit v_i is optimal, keep the current one.
+                continue;
+            }
+            let vi = &mut v[i * k..(i + 1) * k];
+            let before = dot(g, vi);
+            for r in 0..k {
+                let new = g[r] / norm;
+                dv[r] = new - vi[r];
+                vi[r] = new;
+            }
+            increase += 2.0 * (norm - before);
+            if let Kernel::Implicit { lr, w } = kernel {
+                matmul(
+                    MatMut::from_column_major_slice_mut(w, lr.m, k),
+                    Accum::Add,
+                    MatRef::from_column_major_slice(lr.row(i), lr.m, 1),
+                    MatRef::from_column_major_slice(dv, k, 1).transpose(),
+                    1.0,
+                    Par::Seq,
+                );
+            }
+        }
+        self.objective += increase;
+        self.sweeps += 1;
+        increase
+    }
+
+    /// Sweeps until the relative increase of one sweep is at most `tol` or `max_sweeps`
+    /// sweeps have run in total; records the objective after each sweep in
+    /// [`Mixing::trace`]. Refreshes the tracked objective (and `W`) exactly at the end.
+    ///
+    /// # Errors
+    /// [`MaxcutError::Numerical`] if the objective stops being finite (input too large).
+    pub fn run(&mut self) -> Result<Termination> {
+        let mut termination = Termination::MaxSweeps;
+        while self.sweeps < self.max_sweeps {
+            let increase = self.sweep();
+            self.trace.push(self.objective);
+            if !self.objective.is_finite() {
+                return Err(numerical("the objective became non-finite during a sweep"));
+            }
+            if increase <= self.tol * self.objective.abs() {
+                termination = Termination::Converged;
+                break;
+            }
+        }
+        self.refresh();
+        if !self.objective.is_finite() {
+            return Err(numerical("the final objective is not finite"));
+        }
+        Ok(termination)
+    }
+
+    /// Recomputes `W = G^T V^T` (implicit form) and the objective from `V`, removing the
+    /// drift of the incremental updates.
+    pub fn refresh(&mut self) {
+        let k = self.k;
+        if let Kernel::Implicit { lr, w } = &mut self.kernel {
+            implicit_w(lr, &self.v, k, w, faer::get_global_parallelism());
+        }
+        self.objective = self.exact_objective();
+    }
+
+    /// The objective `<C, V^T V>` as tracked through the sweeps.
+    pub fn objective(&self) -> f64 {
+        self.objective
+    }
+
+    /// The objective `<C, V^T V>` recomputed from `V` (one pass, `O(nnz k)`).
+    pub fn exact_objective(&self) -> f64 {
+        let (n, k) = (self.n, self.k);
+        if let Kernel::Implicit { lr, .. } = &self.kernel {
+            let mut w = vec![0.0; lr.m * k];
+            implicit_w(lr, &self.v, k, &mut w, Par::Seq);
+            return dot(&w, &w);
+        }
+        let mut g = vec![0.0; k];
+        let mut total = self.kernel.diag_sum();
+        for i in 0..n {
+            self.kernel.field(&self.v, k, i, &mut g);
+            total += dot(&g, &self.v[i * k..(i + 1) * k]);
+        }
+        total
+    }
+
+    /// The factor `V` (`k x n`); column `i` is the unit vector `v_i`.
+    pub fn v(&self) -> MatRef<'_, f64> {
+        MatRef::from_column_major_slice(&self.v, self.k, self.n)
+    }
+
+    /// The rank `k`.
+    pub fn rank(&self) -> usize {
+        self.k
+    }
+
+    /// Number of variables `n`.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Sweeps run so far.
+    pub fn sweeps(&self) -> usize {
+        self.sweeps
+    }
+
+    /// The objective after each sweep of [`Mixing::run`].
+    pub fn trace(&self) -> &[f64] {
+        &self.trace
+    }
+
+    /// How the sweeps access `C`.
+    pub fn form(&self) -> SweepForm {
+        self.kernel.form()
+    }
+
+    /// Goemans–Williamson rounding: `y = sign(V^T r)` for `trials` Gaussian directions
+    /// `r` (seeded by `seed`), keeping the best `y^T C y` (lowest trial index on ties).
+    /// Trials run in parallel; the result does not depend on the number of threads.
+    ///
+    /// # Errors
+    /// [`MaxcutError::InvalidParameter`] for `trials = 0`.
+    pub fn round(&self, trials: usize, seed: u64) -> Result<Rounding> {
+        if trials == 0 {
+            return Err(MaxcutError::InvalidParameter {
+                name: "trials",
+                value: "0".into(),
+                expected: ">= 1",
+            });
+        }
+        Ok(hyperplane_rounding(
+            self.kernel.view(),
+            &self.v,
+            self.k,
+            trials,
+            seed ^ ROUNDING_STREAM,
+        ))
+    }
+
+    pub(crate) fn cost_view(&self) -> CostView<'_> {
+        self.kernel.view()
+    }
+}
+
+fn normalize_or_e1(col: &mut [f64]) {
+    let norm = dot(col, col).sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        col.iter_mut().for_each(|x| *x /= norm);
+    } else {
+        col.fill(0.0);
+        col[0] = 1.0;
+    }
+}
+
+fn numerical(message: &str) -> MaxcutError {
+    MaxcutError::Numerical {
+        context: "mixing method",
+        message: message.to_string(),
+    }
+}

@@ -1,0 +1,193 @@
+//! The high-level solve: mixing method, then rounding, then local search.
+
+use faer::MatRef;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{MaxcutError, Result};
+use crate::mixing::{Mixing, SweepForm, Termination};
+use crate::params::MixingParams;
+use crate::problem::{Problem, check_len, check_signs};
+use crate::rounding::local_search;
+
+/// Diagnostics of a solve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MixingInfo {
+    /// `<C, V^T V>` at the final `V`, recomputed exactly. It approaches the SDP optimum
+    /// from below; it bounds `max y^T C y` from above only once the sweeps converged,
+    /// see [`MixingInfo::upper_bound`].
+    pub sdp_value: f64,
+    /// A certified upper bound on the SDP optimum (and so on `max y^T C y`) from weak
+    /// duality at the final `V` ([`Problem::dual_bound`]); `None` unless
+    /// [`MixingParams::certify`] was on. Valid whether or not the sweeps converged.
+    pub certified_bound: Option<f64>,
+    /// Why the sweeps stopped.
+    pub termination: Termination,
+    /// Number of sweeps run.
+    pub sweeps: usize,
+    /// The rank `k` of `V`.
+    pub rank: usize,
+    /// How the sweeps accessed `C`.
+    pub form: SweepForm,
+    /// The tracked objective after each sweep.
+    pub trace: Vec<f64>,
+    /// Best `y^T C y` over the hyperplanes, before the local search.
+    pub rounded_value: f64,
+    /// Index of the hyperplane that gave `rounded_value`.
+    pub best_trial: usize,
+    /// Number of sign flips made by the local search.
+    pub local_search_flips: usize,
+}
+
+impl MixingInfo {
+    /// `Some(sdp_value)` when the sweeps converged, `None` otherwise.
+    ///
+    /// At rank `k >= ceil(sqrt(2 n))` the mixing method reaches the SDP optimum for
+    /// almost every `C` (Wang et al. 2017), and the SDP optimum bounds `max y^T C y`
+    /// from above. Stopped when one sweep gains at most `tol * |sdp_value|`, the value
+    /// still lies below the optimum, by about `tol * |sdp_value| / (1 - rho)` where `rho`
+    /// is the (problem-dependent) linear rate of the sweeps: an approximate bound, not a
+    /// certificate (use [`MixingInfo::certified_bound`] for that). Without convergence
+    /// the value may be far below the optimum and is no bound at all.
+    pub fn upper_bound(&self) -> Option<f64> {
+        (self.termination == Termination::Converged).then_some(self.sdp_value)
+    }
+}
+
+/// The result of [`Problem::solve`].
+#[derive(Debug, Clone)]
+pub struct MixingSolution {
+    y: Vec<f64>,
+    value: f64,
+    rank: usize,
+    v: Vec<f64>,
+    info: MixingInfo,
+}
+
+impl MixingSolution {
+    /// The signs `y in {-1, +1}^n` (entries exactly `-1.0` or `+1.0`); for
+    /// [`Problem::maxcut`] the cut is `{i : y_i = +1}`.
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The value `y^T C y` of [`MixingSolution::y`] (the cut weight for
+    /// [`Problem::maxcut`]).
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+
+    /// The vertices on the `+1` side of the cut.
+    pub fn cut_side(&self) -> Vec<bool> {
+        self.y.iter().map(|&s| s > 0.0).collect()
+    }
+
+    /// The SDP value (see [`MixingInfo::sdp_value`]).
+    pub fn sdp_value(&self) -> f64 {
+        self.info.sdp_value
+    }
+
+    /// The SDP value when it is an upper bound (see [`MixingInfo::upper_bound`]).
+    pub fn upper_bound(&self) -> Option<f64> {
+        self.info.upper_bound()
+    }
+
+    /// The certified dual bound (see [`MixingInfo::certified_bound`]).
+    pub fn certified_bound(&self) -> Option<f64> {
+        self.info.certified_bound
+    }
+
+    /// Number of sweeps run.
+    pub fn sweeps(&self) -> usize {
+        self.info.sweeps
+    }
+
+    /// Why the sweeps stopped.
+    pub fn termination(&self) -> Termination {
+        self.info.termination
+    }
+
+    /// The final factor `V` (`k x n`, unit columns).
+    pub fn v(&self) -> MatRef<'_, f64> {
+        MatRef::from_column_major_slice(&self.v, self.rank, self.y.len())
+    }
+
+    /// All diagnostics.
+    pub fn info(&self) -> &MixingInfo {
+        &self.info
+    }
+}
+
+impl Problem {
+    /// Solves `max y^T C y` over `y in {-1, +1}^n` approximately: the mixing method on the
+    /// SDP relaxation, Goemans–Williamson rounding (best of `trials` hyperplanes), then
+    /// the 1-flip local search (unless disabled). Deterministic for a given seed,
+    /// whatever the number of threads.
+    ///
+    /// # Errors
+    /// [`MaxcutError::InvalidParameter`] for invalid `params`;
+    /// [`MaxcutError::Numerical`] if the objective overflows;
+    /// [`MaxcutError::TooLargeForExact`] with [`MixingParams::certify`] on and
+    /// `n > 4096`.
+    pub fn solve(&self, params: &MixingParams) -> Result<MixingSolution> {
+        let mut mixing = Mixing::new(self, params)?;
+        let termination = mixing.run()?;
+        let sdp_value = mixing.objective();
+        let rounding = mixing.round(params.get_trials(), params.get_seed())?;
+        let mut y = rounding.y;
+        let view = mixing.cost_view();
+        let flips = if params.get_local_search() {
+            local_search(view, &mut y)
+        } else {
+            0
+        };
+        // Evaluate on the problem as given, so that `value == self.value(y)` exactly.
+        let value = self.view().quad_form(&y);
+        if !value.is_finite() {
+            return Err(MaxcutError::Numerical {
+                context: "rounding",
+                message: format!("y^T C y = {value}"),
+            });
+        }
+        let certified_bound = if params.get_certify() {
+            Some(self.dual_bound(mixing.v())?)
+        } else {
+            None
+        };
+        let info = MixingInfo {
+            sdp_value,
+            certified_bound,
+            termination,
+            sweeps: mixing.sweeps(),
+            rank: mixing.rank(),
+            form: mixing.form(),
+            trace: mixing.trace().to_vec(),
+            rounded_value: rounding.value,
+            best_trial: rounding.trial,
+            local_search_flips: flips,
+        };
+        let rank = mixing.rank();
+        let v = mixing.v();
+        let v = (0..v.ncols())
+            .flat_map(|i| (0..rank).map(move |r| v[(r, i)]))
+            .collect();
+        Ok(MixingSolution {
+            y,
+            value,
+            rank,
+            v,
+            info,
+        })
+    }
+
+    /// Improves a sign vector in place by the 1-flip local search (flip `y_i` while that
+    /// strictly raises `y^T C y`); returns the number of flips. Never lowers the value.
+    ///
+    /// # Errors
+    /// [`MaxcutError::ShapeMismatch`] for a wrong length; [`MaxcutError::NotDiscrete`]
+    /// for entries other than `-1.0` or `+1.0`.
+    pub fn local_search(&self, y: &mut [f64]) -> Result<usize> {
+        check_len("y", self.n(), y.len())?;
+        check_signs("y", y)?;
+        Ok(local_search(self.view(), y))
+    }
+}

@@ -1,0 +1,120 @@
+//! Shared helpers of the integration tests: seeded random instances and naive references.
+#![allow(dead_code)]
+
+use faer::Mat;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+
+/// Weighted Erdős–Rényi graph G(n, p) with weights uniform in (0, 1].
+pub fn gnp_weighted(n: usize, p: f64, seed: u64) -> Vec<(usize, usize, f64)> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut edges = Vec::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            if rng.random_range(0.0..1.0) < p {
+                edges.push((i, j, 1.0 - rng.random_range(0.0..1.0)));
+            }
+        }
+    }
+    edges
+}
+
+/// Random symmetric matrix with standard normal entries (mixed signs, nonzero diagonal).
+pub fn random_symmetric(n: usize, seed: u64) -> Mat<f64> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut c = Mat::zeros(n, n);
+    for j in 0..n {
+        for i in 0..=j {
+            let x: f64 = StandardNormal.sample(&mut rng);
+            c[(i, j)] = x;
+            c[(j, i)] = x;
+        }
+    }
+    c
+}
+
+/// Random `rows x cols` matrix with standard normal entries.
+pub fn random_gaussian(rows: usize, cols: usize, seed: u64) -> Mat<f64> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    Mat::from_fn(rows, cols, |_, _| StandardNormal.sample(&mut rng))
+}
+
+/// `sum_ij C_ij y_i y_j` by the definition.
+pub fn naive_quad(c: &Mat<f64>, y: &[f64]) -> f64 {
+    let n = y.len();
+    let mut total = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            total += c[(i, j)] * y[i] * y[j];
+        }
+    }
+    total
+}
+
+/// Max of `y^T C y` over all `2^n` sign vectors, from scratch.
+pub fn brute_force_signs(c: &Mat<f64>) -> f64 {
+    let n = c.nrows();
+    let mut best = f64::NEG_INFINITY;
+    for mask in 0u64..(1 << n) {
+        let y: Vec<f64> = (0..n)
+            .map(|i| if mask >> i & 1 == 1 { 1.0 } else { -1.0 })
+            .collect();
+        best = best.max(naive_quad(c, &y));
+    }
+    best
+}
+
+/// Max of `z^T A z` over all `2^n` binary vectors, from scratch.
+pub fn brute_force_binary(a: &Mat<f64>) -> f64 {
+    let n = a.nrows();
+    let mut best = f64::NEG_INFINITY;
+    for mask in 0u64..(1 << n) {
+        let z: Vec<f64> = (0..n).map(|i| (mask >> i & 1) as f64).collect();
+        best = best.max(naive_quad(a, &z));
+    }
+    best
+}
+
+/// The weight of the cut `{i : y_i = +1}`, from the edge list.
+pub fn cut_weight(edges: &[(usize, usize, f64)], y: &[f64]) -> f64 {
+    edges
+        .iter()
+        .filter(|&&(i, j, _)| y[i] != y[j])
+        .map(|&(_, _, w)| w)
+        .sum()
+}
+
+/// `G G^T`.
+pub fn gram(g: &Mat<f64>) -> Mat<f64> {
+    g * g.transpose()
+}
+
+/// Dense `C` to full symmetric CSR.
+pub fn to_csr(c: &Mat<f64>) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+    let n = c.nrows();
+    let mut row_ptr = vec![0];
+    let mut col_idx = Vec::new();
+    let mut values = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            if c[(i, j)] != 0.0 {
+                col_idx.push(j);
+                values.push(c[(i, j)]);
+            }
+        }
+        row_ptr.push(col_idx.len());
+    }
+    (row_ptr, col_idx, values)
+}
+
+/// Scale of a matrix for tolerances: `sum |C_ij|`.
+pub fn abs_sum(c: &Mat<f64>) -> f64 {
+    let mut s = 0.0;
+    for j in 0..c.ncols() {
+        for i in 0..c.nrows() {
+            s += c[(i, j)].abs();
+        }
+    }
+    s
+}

@@ -1,0 +1,293 @@
+//! Invariants of the mixing method: unit columns, monotone objective, agreement of the
+//! three forms of `C`, closed-form SDP values, determinism.
+
+mod common;
+
+use common::*;
+use faer::{Mat, MatRef};
+use maxcut_sdp::{
+    LowRankMode, Mixing, MixingParams, Order, Problem, SweepForm, Termination, auto_rank,
+};
+
+fn column_norm_errors(v: MatRef<'_, f64>) -> f64 {
+    (0..v.ncols())
+        .map(|i| {
+            let s: f64 = (0..v.nrows()).map(|r| v[(r, i)] * v[(r, i)]).sum();
+            (s.sqrt() - 1.0).abs()
+        })
+        .fold(0.0, f64::max)
+}
+
+fn problems() -> Vec<(&'static str, Problem, MixingParams)> {
+    let g = random_gaussian(30, 12, 5);
+    let base = MixingParams::default().seed(11);
+    vec![
+        (
+            "dense mixed signs",
+            Problem::dense(random_symmetric(40, 1).as_ref()).unwrap(),
+            base.clone(),
+        ),
+        (
+            "sparse maxcut",
+            Problem::maxcut(60, &gnp_weighted(60, 0.1, 2)).unwrap(),
+            base.clone().order(Order::RandomPermutation),
+        ),
+        (
+            "low rank implicit",
+            Problem::low_rank(g.as_ref()).unwrap(),
+            base.clone().low_rank(LowRankMode::Implicit),
+        ),
+        (
+            "low rank formed",
+            Problem::low_rank(g.as_ref()).unwrap(),
+            base.clone().low_rank(LowRankMode::Formed),
+        ),
+    ]
+}
+
+#[test]
+fn columns_stay_unit_norm_and_objective_never_decreases() {
+    for (name, problem, params) in problems() {
+        let mut mixing = Mixing::new(&problem, &params).unwrap();
+        let n = problem.n() as f64;
+        assert!(column_norm_errors(mixing.v()) < 1e-14, "{name}: initial V");
+        let mut previous = mixing.exact_objective();
+        for sweep in 0..30 {
+            let increase = mixing.sweep();
+            let exact = mixing.exact_objective();
+            let scale = 1e-12 * n * (1.0 + exact.abs());
+            assert!(
+                exact >= previous - scale,
+                "{name}: sweep {sweep} lowered the objective from {previous} to {exact}"
+            );
+            assert!(increase >= -scale, "{name}: reported increase {increase}");
+            // The tracked objective follows the exact one.
+            assert!(
+                (mixing.objective() - exact).abs() <= 1e-9 * (1.0 + exact.abs()),
+                "{name}: tracked {} vs exact {exact}",
+                mixing.objective()
+            );
+            assert!(
+                column_norm_errors(mixing.v()) < 1e-12,
+                "{name}: sweep {sweep}"
+            );
+            previous = exact;
+        }
+    }
+}
+
+#[test]
+fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
+    let g = random_gaussian(25, 8, 21);
+    let c = gram(&g);
+    let (row_ptr, col_idx, values) = to_csr(&c);
+    let dense = Problem::dense(c.as_ref()).unwrap();
+    let sparse = Problem::sparse_from_csr(25, &row_ptr, &col_idx, &values).unwrap();
+    let low_rank = Problem::low_rank(g.as_ref()).unwrap();
+    let params = MixingParams::default().seed(3).tol(0.0).max_sweeps(15);
+
+    let mut results = Vec::new();
+    for (problem, mode, form) in [
+        (&dense, LowRankMode::Auto, SweepForm::Dense),
+        (&sparse, LowRankMode::Auto, SweepForm::Sparse),
+        (&low_rank, LowRankMode::Implicit, SweepForm::LowRankImplicit),
+        (&low_rank, LowRankMode::Formed, SweepForm::LowRankFormed),
+    ] {
+        let solution = problem.solve(&params.clone().low_rank(mode)).unwrap();
+        assert_eq!(solution.info().form, form);
+        assert_eq!(solution.sweeps(), 15);
+        assert_eq!(solution.termination(), Termination::MaxSweeps);
+        assert_eq!(solution.upper_bound(), None, "not converged: no bound");
+        results.push(solution);
+    }
+    let reference = &results[0];
+    let scale = 1e-9 * abs_sum(&c);
+    for other in &results[1..] {
+        assert!((other.sdp_value() - reference.sdp_value()).abs() <= scale);
+        let dv = (0..25)
+            .flat_map(|i| (0..other.v().nrows()).map(move |r| (r, i)))
+            .map(|(r, i)| (other.v()[(r, i)] - reference.v()[(r, i)]).abs())
+            .fold(0.0, f64::max);
+        assert!(dv < 1e-8, "iterates differ by {dv}");
+        assert_eq!(other.y(), reference.y());
+        assert!((other.value() - reference.value()).abs() <= scale);
+    }
+
+    // value() and apply() agree across the forms and with the definition.
+    let y: Vec<f64> = (0..25)
+        .map(|i| if i % 3 == 0 { -1.0 } else { 1.0 })
+        .collect();
+    let expected = naive_quad(&c, &y);
+    let mut out = [vec![0.0; 25], vec![0.0; 25], vec![0.0; 25]];
+    for (p, o) in [&dense, &sparse, &low_rank].into_iter().zip(out.iter_mut()) {
+        assert!((p.value(&y).unwrap() - expected).abs() <= scale);
+        p.apply(&y, o).unwrap();
+    }
+    for i in 0..25 {
+        let direct: f64 = (0..25).map(|j| c[(i, j)] * y[j]).sum();
+        for o in &out {
+            assert!((o[i] - direct).abs() <= scale);
+        }
+    }
+    let back = low_rank.to_dense();
+    for j in 0..25 {
+        for i in 0..25 {
+            assert!((back[(i, j)] - c[(i, j)]).abs() <= scale);
+            assert_eq!(sparse.to_dense()[(i, j)], dense.to_dense()[(i, j)]);
+        }
+    }
+}
+
+#[test]
+fn edge_list_and_csr_and_maxcut_builders_agree() {
+    let edges = gnp_weighted(20, 0.3, 8);
+    let from_edges = Problem::sparse_from_edges(20, &edges).unwrap().to_dense();
+    let mut w = Mat::<f64>::zeros(20, 20);
+    for &(i, j, x) in &edges {
+        w[(i, j)] += x;
+        w[(j, i)] += x;
+    }
+    let laplacian_quarter = Mat::from_fn(20, 20, |i, j| {
+        let degree: f64 = (0..20).map(|l| w[(i, l)]).sum();
+        0.25 * (if i == j { degree } else { 0.0 } - w[(i, j)])
+    });
+    let maxcut = Problem::maxcut(20, &edges).unwrap().to_dense();
+    for j in 0..20 {
+        for i in 0..20 {
+            assert_eq!(from_edges[(i, j)], w[(i, j)]);
+            assert!((maxcut[(i, j)] - laplacian_quarter[(i, j)]).abs() < 1e-14);
+        }
+    }
+    // y^T (L / 4) y is the cut weight.
+    let problem = Problem::maxcut(20, &edges).unwrap();
+    let y: Vec<f64> = (0..20)
+        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+        .collect();
+    assert!((problem.value(&y).unwrap() - cut_weight(&edges, &y)).abs() < 1e-12);
+}
+
+#[test]
+fn sdp_values_match_closed_forms_for_cycles_and_complete_graphs() {
+    // For vertex-transitive graphs the max-cut SDP value is n * lambda_max(L) / 4
+    // (Delorme & Poljak 1993): odd cycle C_n: n (1 + cos(pi / n)) / 2;
+    // complete graph K_n: n^2 / 4.
+    let params = MixingParams::default().tol(1e-12).max_sweeps(100_000);
+    for n in [5usize, 7, 9, 15] {
+        let edges: Vec<_> = (0..n).map(|i| (i, (i + 1) % n, 1.0)).collect();
+        let solution = Problem::maxcut(n, &edges).unwrap().solve(&params).unwrap();
+        let expected = n as f64 * (1.0 + (std::f64::consts::PI / n as f64).cos()) / 2.0;
+        let bound = solution.upper_bound().expect("converged");
+        assert!(
+            (bound - expected).abs() < 1e-6,
+            "C_{n}: {bound} vs {expected}"
+        );
+        assert_eq!(solution.value(), (n - 1) as f64, "odd cycle cut");
+    }
+    for n in [4usize, 7] {
+        let edges: Vec<_> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j, 1.0)))
+            .collect();
+        let solution = Problem::maxcut(n, &edges).unwrap().solve(&params).unwrap();
+        let expected = (n * n) as f64 / 4.0;
+        assert!((solution.sdp_value() - expected).abs() < 1e-6);
+        assert_eq!(solution.value(), ((n / 2) * (n - n / 2)) as f64);
+    }
+}
+
+#[test]
+fn same_seed_same_result_whatever_the_thread_count() {
+    let g = random_gaussian(40, 100, 17);
+    let problem = Problem::low_rank(g.as_ref()).unwrap();
+    let graph = Problem::maxcut(80, &gnp_weighted(80, 0.2, 4)).unwrap();
+    let params = MixingParams::default()
+        .seed(99)
+        .order(Order::RandomPermutation)
+        .tol(1e-4);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            (
+                problem.solve(&params).unwrap(),
+                graph.solve(&params).unwrap(),
+            )
+        })
+    };
+    let (a1, b1) = run(1);
+    let (a3, b3) = run(3);
+    for (x, y) in [(&a1, &a3), (&b1, &b3)] {
+        assert_eq!(x.y(), y.y());
+        assert_eq!(x.value(), y.value());
+        assert_eq!(x.sdp_value(), y.sdp_value());
+        assert_eq!(x.info(), y.info());
+    }
+    // A different seed starts elsewhere.
+    let other = graph.solve(&params.clone().seed(100)).unwrap();
+    assert_ne!(other.info().trace, b1.info().trace);
+}
+
+#[test]
+fn warm_start_continues_from_the_given_factor() {
+    let problem = Problem::dense(random_symmetric(30, 9).as_ref()).unwrap();
+    let params = MixingParams::default().seed(1);
+    let mut first = Mixing::new(&problem, &params).unwrap();
+    for _ in 0..5 {
+        first.sweep();
+    }
+    // Scale the columns: with_start normalizes them again.
+    let scaled = Mat::from_fn(first.rank(), 30, |r, i| 3.0 * first.v()[(r, i)]);
+    let mut second = Mixing::with_start(&problem, &params, scaled.as_ref()).unwrap();
+    assert!((second.objective() - first.objective()).abs() < 1e-9);
+    first.sweep();
+    second.sweep();
+    assert!((second.objective() - first.objective()).abs() < 1e-9);
+}
+
+#[test]
+fn auto_rank_is_ceil_sqrt_2n_capped_at_n() {
+    for (n, k) in [
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (8, 4),
+        (150, 18),
+        (151, 18),
+        (1000, 45),
+        (10_000, 142),
+    ] {
+        assert_eq!(auto_rank(n), k, "n = {n}");
+    }
+    for n in 1..2000usize {
+        let k = auto_rank(n);
+        assert!(k <= n);
+        if k < n {
+            assert!(k * k >= 2 * n && (k - 1) * (k - 1) < 2 * n, "n = {n}");
+        }
+    }
+}
+
+#[test]
+fn convergence_is_reported_and_max_sweeps_respected() {
+    let problem = Problem::maxcut(50, &gnp_weighted(50, 0.5, 12)).unwrap();
+    let loose = problem
+        .solve(&MixingParams::default().tol(1e-3).seed(2))
+        .unwrap();
+    assert_eq!(loose.termination(), Termination::Converged);
+    assert_eq!(loose.upper_bound(), Some(loose.sdp_value()));
+    assert_eq!(loose.info().trace.len(), loose.sweeps());
+    let last = loose.info().trace[loose.sweeps() - 1];
+    let before = if loose.sweeps() > 1 {
+        loose.info().trace[loose.sweeps() - 2]
+    } else {
+        f64::NAN
+    };
+    assert!(last - before <= 1e-3 * last.abs() || loose.sweeps() == 1);
+    let capped = problem
+        .solve(&MixingParams::default().tol(0.0).max_sweeps(3).seed(2))
+        .unwrap();
+    assert_eq!(capped.sweeps(), 3);
+    assert_eq!(capped.termination(), Termination::MaxSweeps);
+    assert_eq!(capped.upper_bound(), None);
+}

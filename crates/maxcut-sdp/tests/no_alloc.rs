@@ -1,0 +1,55 @@
+//! A sweep allocates nothing: counted by an instrumented global allocator. This binary
+//! holds a single test so that no other test allocates concurrently.
+
+use std::alloc::System;
+
+use faer::Mat;
+use maxcut_sdp::{LowRankMode, Mixing, MixingParams, Order, Problem};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+#[test]
+fn sweeps_do_not_allocate() {
+    let n = 120;
+    let dense = Mat::from_fn(n, n, |i, j| ((i * 7 + j * 7) % 11) as f64 - 5.0);
+    let edges: Vec<_> = (0..n)
+        .map(|i| (i, (i * 13 + 5) % n, 1.0 + i as f64))
+        .collect();
+    let g = Mat::from_fn(n, 300, |i, l| ((i * 31 + l * 17) % 23) as f64 - 11.0);
+    let wide = Problem::low_rank(g.as_ref()).unwrap();
+    // Long rows of G, as in the Boolean tensor atom search.
+    let long = Mat::from_fn(40, 8000, |i, l| ((i * 31 + l * 17) % 23) as f64 - 11.0);
+    let long = Problem::low_rank(long.as_ref()).unwrap();
+    let cases = [
+        (long, LowRankMode::Implicit),
+        (Problem::dense(dense.as_ref()).unwrap(), LowRankMode::Auto),
+        (Problem::maxcut(n, &edges).unwrap(), LowRankMode::Auto),
+        (wide.clone(), LowRankMode::Implicit),
+        (wide, LowRankMode::Formed),
+    ];
+    for (problem, mode) in &cases {
+        for order in [Order::Cyclic, Order::RandomPermutation] {
+            let params = MixingParams::default().low_rank(*mode).order(order);
+            let mut mixing = Mixing::new(problem, &params).unwrap();
+            mixing.sweep();
+            let region = Region::new(GLOBAL);
+            for _ in 0..3 {
+                mixing.sweep();
+            }
+            let stats = region.change();
+            assert_eq!(
+                (stats.allocations, stats.reallocations),
+                (0, 0),
+                "{:?} {order:?}",
+                mixing.form()
+            );
+        }
+    }
+    // The counter does see allocations (the check above can fail).
+    let region = Region::new(GLOBAL);
+    let v = std::hint::black_box(vec![1u8; 64]);
+    assert!(region.change().allocations >= 1);
+    drop(v);
+}
