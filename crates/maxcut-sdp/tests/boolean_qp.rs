@@ -12,13 +12,7 @@ fn matrix(n: usize, cols: usize, entries: &[f64]) -> Mat<f64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 256,
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/boolean_qp.txt"),
-        )),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     /// z^T A z = y~^T C~ y~ / 4 with y~ = (1, 2 z - 1), for any (non-symmetric) A.
     #[test]

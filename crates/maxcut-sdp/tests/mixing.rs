@@ -139,6 +139,45 @@ fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
 }
 
 #[test]
+fn blocked_dense_sweeps_match_the_sequential_sparse_ones_in_both_orders() {
+    // n = 150 spans several blocks of the dense sweep; the sparse and implicit sweeps are
+    // plain coordinate loops, so this checks the block corrections.
+    let g = random_gaussian(150, 20, 31);
+    let c = gram(&g);
+    let (row_ptr, col_idx, values) = to_csr(&c);
+    let dense = Problem::dense(c.as_ref()).unwrap();
+    let sparse = Problem::sparse_from_csr(150, &row_ptr, &col_idx, &values).unwrap();
+    let low_rank = Problem::low_rank(g.as_ref()).unwrap();
+    for order in [Order::Cyclic, Order::RandomPermutation] {
+        let params = MixingParams::default()
+            .seed(5)
+            .order(order)
+            .low_rank(LowRankMode::Implicit);
+        let mut runs: Vec<Mixing<'_>> = [&dense, &sparse, &low_rank]
+            .into_iter()
+            .map(|p| Mixing::new(p, &params).unwrap())
+            .collect();
+        for _ in 0..8 {
+            let increases: Vec<f64> = runs.iter_mut().map(|m| m.sweep()).collect();
+            for inc in &increases[1..] {
+                assert!(
+                    (inc - increases[0]).abs() <= 1e-9 * abs_sum(&c),
+                    "{order:?}"
+                );
+            }
+        }
+        for other in &runs[1..] {
+            for i in 0..150 {
+                for r in 0..other.rank() {
+                    let d = (other.v()[(r, i)] - runs[0].v()[(r, i)]).abs();
+                    assert!(d < 1e-8, "{order:?}: V differs by {d}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn edge_list_and_csr_and_maxcut_builders_agree() {
     let edges = gnp_weighted(20, 0.3, 8);
     let from_edges = Problem::sparse_from_edges(20, &edges).unwrap().to_dense();

@@ -13,7 +13,9 @@ static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 #[test]
 fn sweeps_do_not_allocate() {
     let n = 120;
-    let dense = Mat::from_fn(n, n, |i, j| ((i * 7 + j * 7) % 11) as f64 - 5.0);
+    // Large enough for the blocked dense sweep to use full-size matrix products.
+    let big = 700;
+    let dense = Mat::from_fn(big, big, |i, j| ((i * 7 + j * 7) % 11) as f64 - 5.0);
     let edges: Vec<_> = (0..n)
         .map(|i| (i, (i * 13 + 5) % n, 1.0 + i as f64))
         .collect();

@@ -17,13 +17,7 @@ fn bound_slack(bound: f64) -> f64 {
 const TOL: f64 = 1e-10;
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 96,
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::Direct("proptest-regressions/rounding.txt"),
-        )),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
     fn rounding_never_exceeds_the_converged_sdp_value(

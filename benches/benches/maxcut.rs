@@ -1,0 +1,137 @@
+//! Hot paths of `maxcut-sdp`: one mixing sweep on each form of `C`, each beside one plain
+//! matrix-vector product of the same data as a physical yardstick (a sweep costs about
+//! `k` such products, `k = ceil(sqrt(2 n))` the rank).
+//!
+//! - dense: `C = L / 4` of a weighted G(1000, 0.5), stored densely;
+//! - sparse: max-cut of a random graph, `n = 10000`, 50000 weighted edges;
+//! - the Boolean tensor atom search `max z^T G G^T z`, `z in {0, 1}^150`, `G` of size
+//!   `150 x 22500`: homogenized to 151 ±1 variables; sweeps on the formed `151 x 151`
+//!   matrix (what `LowRankMode::Auto` picks), on the implicit factor, and the one-off
+//!   cost of forming the matrix; yardstick `G^T z`.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use maxcut_sdp::{BooleanQp, LowRankMode, Mixing, MixingParams, Problem};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+const SEED: u64 = 20_170_901;
+
+fn dense(c: &mut Criterion) {
+    let n = 1000;
+    let mut rng = StdRng::seed_from_u64(SEED);
+    let mut cost = Mat::<f64>::zeros(n, n);
+    for i in 0..n {
+        for j in i + 1..n {
+            if rng.random_range(0.0..1.0) < 0.5 {
+                let w = 0.25 * rng.random_range(0.0..1.0);
+                cost[(i, j)] = -w;
+                cost[(j, i)] = -w;
+                cost[(i, i)] += w;
+                cost[(j, j)] += w;
+            }
+        }
+    }
+    let problem = Problem::dense(cost.as_ref()).expect("valid dense C");
+    let params = MixingParams::default().seed(SEED);
+    let mut mixing = Mixing::new(&problem, &params).expect("valid params");
+    let k = mixing.rank();
+    let x: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let mut out = vec![0.0; n];
+
+    let mut group = c.benchmark_group("maxcut_dense");
+    group.bench_function(BenchmarkId::new("sweep", format!("n{n}_k{k}")), |b| {
+        b.iter(|| black_box(mixing.sweep()))
+    });
+    group.bench_function(BenchmarkId::new("yardstick_matvec", format!("n{n}")), |b| {
+        b.iter(|| problem.apply(black_box(&x), &mut out))
+    });
+    group.finish();
+}
+
+fn sparse(c: &mut Criterion) {
+    let (n, m) = (10_000, 50_000);
+    let mut rng = StdRng::seed_from_u64(SEED);
+    let edges: Vec<(usize, usize, f64)> = (0..m)
+        .map(|_| {
+            let i = rng.random_range(0..n);
+            let mut j = rng.random_range(0..n - 1);
+            if j >= i {
+                j += 1;
+            }
+            (i, j, rng.random_range(0.0..1.0))
+        })
+        .collect();
+    let problem = Problem::maxcut(n, &edges).expect("valid graph");
+    let params = MixingParams::default().seed(SEED);
+    let mut mixing = Mixing::new(&problem, &params).expect("valid params");
+    let k = mixing.rank();
+    let nnz = problem.nnz();
+    let x: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let mut out = vec![0.0; n];
+
+    let mut group = c.benchmark_group("maxcut_sparse");
+    group.bench_function(
+        BenchmarkId::new("sweep", format!("n{n}_nnz{nnz}_k{k}")),
+        |b| b.iter(|| black_box(mixing.sweep())),
+    );
+    group.bench_function(
+        BenchmarkId::new("yardstick_matvec", format!("n{n}_nnz{nnz}")),
+        |b| b.iter(|| problem.apply(black_box(&x), &mut out)),
+    );
+    group.finish();
+}
+
+fn boolean_qp_low_rank(c: &mut Criterion) {
+    let (n, m) = (150, 22_500);
+    let mut rng = StdRng::seed_from_u64(SEED);
+    let g = Mat::from_fn(n, m, |_, _| rng.random_range(-1.0..1.0));
+    let qp = BooleanQp::low_rank(g.as_ref()).expect("valid G");
+    let problem = qp.homogenized();
+    let params = MixingParams::default().seed(SEED);
+    let formed = params.clone().low_rank(LowRankMode::Formed);
+    let implicit = params.clone().low_rank(LowRankMode::Implicit);
+    let mut mixing_formed = Mixing::new(problem, &formed).expect("valid params");
+    let mut mixing_implicit = Mixing::new(problem, &implicit).expect("valid params");
+    let k = mixing_formed.rank();
+    let z: Vec<f64> = (0..n).map(|i| (i % 2) as f64).collect();
+    let mut u = vec![0.0; m];
+
+    let mut group = c.benchmark_group("maxcut_bqp_ggt");
+    group.sample_size(20);
+    let size = format!("n{n}_m{m}_k{k}");
+    group.bench_function(BenchmarkId::new("sweep_formed", &size), |b| {
+        b.iter(|| black_box(mixing_formed.sweep()))
+    });
+    group.bench_function(BenchmarkId::new("sweep_implicit", &size), |b| {
+        b.iter(|| black_box(mixing_implicit.sweep()))
+    });
+    // The one-off price of the formed path: G~ G~^T (151 x 22500 x 151) plus the random
+    // start and the initial objective.
+    group.bench_function(BenchmarkId::new("setup_formed", &size), |b| {
+        b.iter(|| Mixing::new(problem, &formed).map(|mixing| black_box(mixing.objective())))
+    });
+    // Yardstick: one plain mat-vec G^T z over the same 150 x 22500 data.
+    group.bench_function(
+        BenchmarkId::new("yardstick_matvec_gtz", format!("n{n}_m{m}")),
+        |b| {
+            b.iter(|| {
+                matmul(
+                    MatMut::from_column_major_slice_mut(&mut u, m, 1),
+                    Accum::Replace,
+                    g.as_ref().transpose(),
+                    MatRef::from_column_major_slice(black_box(&z), n, 1),
+                    1.0,
+                    Par::Seq,
+                )
+            })
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, dense, sparse, boolean_qp_low_rank);
+criterion_main!(benches);
