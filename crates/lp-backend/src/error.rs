@@ -1,0 +1,48 @@
+//! The error type of `lp-backend`.
+
+use crate::solver::LpStatus;
+
+/// Everything that can go wrong when building or solving a linear program.
+///
+/// A solve that *finishes* with an infeasible or unbounded verdict is not an error: it is an
+/// [`LpOutcome`](crate::LpOutcome). Errors are malformed models, solver failures and (through
+/// [`LpOutcome::into_optimal`](crate::LpOutcome::into_optimal)) a verdict the caller cannot
+/// use, each with the context needed to find the cause.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LpError {
+    /// The model is malformed: a non-finite coefficient, an unknown variable, crossed bounds.
+    #[error("invalid LP model: {message}")]
+    InvalidModel {
+        /// What is wrong and where (row or variable index).
+        message: String,
+    },
+    /// The backend failed (numerical trouble, internal error, a panic inside the solver).
+    #[error("LP backend `{backend}` failed: {message}")]
+    Failed {
+        /// Name of the backend.
+        backend: &'static str,
+        /// The backend's message.
+        message: String,
+    },
+    /// The LP finished, but not with the optimum the caller needed.
+    #[error("LP in {context} finished with status {status:?}, an optimum was required")]
+    NotOptimal {
+        /// Which LP (e.g. `"relaxed dual of node 7, cell 3"`).
+        context: String,
+        /// The status it ended with.
+        status: LpStatus,
+    },
+}
+
+impl LpError {
+    /// The status this error stands for: [`LpStatus::Failed`] for malformed models and
+    /// backend failures, the verdict itself for [`LpError::NotOptimal`].
+    #[must_use]
+    pub fn status(&self) -> LpStatus {
+        match self {
+            Self::NotOptimal { status, .. } => *status,
+            _ => LpStatus::Failed,
+        }
+    }
+}

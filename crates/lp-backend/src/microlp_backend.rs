@@ -1,0 +1,215 @@
+//! The default backend: the pure-Rust `microlp` simplex solver, called directly so that a
+//! solved base program can be extended by rows with a dual-simplex warm start.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use microlp::{ComparisonOp, OptimizationDirection, Problem, SolveOutcome};
+
+use crate::error::LpError;
+use crate::model::{Cmp, LinearProgram, Row, Sense, validate_row};
+use crate::solver::{LpOutcome, LpSolution, LpSolver, WarmLp};
+
+const NAME: &str = "microlp";
+
+/// Relative feasibility tolerance used to double-check every returned solution.
+const CHECK_TOL: f64 = 1e-6;
+
+/// The `microlp` 0.6 simplex solver (the same solver good_lp's `microlp` feature uses),
+/// with warm-started row extensions: [`LpSolver::prepare`] solves the base program once,
+/// and each extension clones the solved state and adds rows (dual simplex from the base
+/// optimum).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Microlp;
+
+fn cmp_op(cmp: Cmp) -> ComparisonOp {
+    match cmp {
+        Cmp::Le => ComparisonOp::Le,
+        Cmp::Ge => ComparisonOp::Ge,
+        Cmp::Eq => ComparisonOp::Eq,
+    }
+}
+
+fn failed(message: impl Into<String>) -> LpError {
+    LpError::Failed {
+        backend: NAME,
+        message: message.into(),
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic inside the solver".to_string()
+    }
+}
+
+/// Runs `f`, turning a panic inside the solver into [`LpError::Failed`].
+fn guarded<T>(f: impl FnOnce() -> Result<T, LpError>) -> Result<T, LpError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => Err(failed(format!(
+            "solver panicked: {}",
+            panic_message(payload.as_ref())
+        ))),
+    }
+}
+
+/// A model translated into microlp, with the variable handles.
+struct Built {
+    problem: Problem,
+    vars: Vec<microlp::Variable>,
+}
+
+fn build(lp: &LinearProgram) -> Built {
+    let direction = match lp.sense() {
+        Sense::Minimize => OptimizationDirection::Minimize,
+        Sense::Maximize => OptimizationDirection::Maximize,
+    };
+    let mut problem = Problem::new(direction);
+    let vars: Vec<microlp::Variable> = lp
+        .vars()
+        .iter()
+        .map(|v| problem.add_var(v.cost, (v.lower, v.upper)))
+        .collect();
+    for row in lp.rows() {
+        problem.add_constraint(expr(row, &vars), cmp_op(row.cmp), row.rhs);
+    }
+    Built { problem, vars }
+}
+
+fn expr(row: &Row, vars: &[microlp::Variable]) -> microlp::LinearExpr {
+    row.coeffs
+        .iter()
+        .filter(|&&(_, a)| a != 0.0)
+        .map(|&(j, a)| (vars[j], a))
+        .collect()
+}
+
+/// Checks the solution against the model and packages it.
+fn extract(
+    lp_rows: &[&Row],
+    lp: &LinearProgram,
+    solution: &microlp::Solution,
+    vars: &[microlp::Variable],
+) -> Result<LpOutcome, LpError> {
+    let values: Vec<f64> = vars.iter().map(|&v| solution.var_value_raw(v)).collect();
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(failed("non-finite value in the returned solution"));
+    }
+    let mut worst: f64 = 0.0;
+    for row in lp.rows().iter().chain(lp_rows.iter().copied()) {
+        let scale = 1.0
+            + row.rhs.abs()
+            + row
+                .coeffs
+                .iter()
+                .map(|&(j, a)| (a * values[j]).abs())
+                .sum::<f64>();
+        worst = worst.max(row.violation(&values) / scale);
+    }
+    for (v, &x) in lp.vars().iter().zip(&values) {
+        let scale = 1.0 + x.abs();
+        worst = worst.max((v.lower - x).max(x - v.upper).max(0.0) / scale);
+    }
+    if worst > CHECK_TOL {
+        return Err(failed(format!(
+            "returned point violates the model by {worst:.3e} (relative)"
+        )));
+    }
+    let objective = lp.objective_value(&values);
+    Ok(LpOutcome::Optimal(LpSolution { objective, values }))
+}
+
+fn solve_built(built: &Built) -> Result<Result<microlp::Solution, LpOutcome>, LpError> {
+    match built.problem.solve() {
+        Ok(SolveOutcome::Solution(s)) => Ok(Ok(s)),
+        Ok(SolveOutcome::Interrupted(_)) => Err(failed("solve interrupted")),
+        Err(microlp::Error::Infeasible) => Ok(Err(LpOutcome::Infeasible)),
+        Err(microlp::Error::Unbounded) => Ok(Err(LpOutcome::Unbounded)),
+        Err(e) => Err(failed(e.to_string())),
+    }
+}
+
+impl LpSolver for Microlp {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn solve(&self, lp: &LinearProgram) -> Result<LpOutcome, LpError> {
+        lp.validate()?;
+        guarded(|| {
+            let built = build(lp);
+            match solve_built(&built)? {
+                Ok(solution) => extract(&[], lp, &solution, &built.vars),
+                Err(verdict) => Ok(verdict),
+            }
+        })
+    }
+
+    fn prepare<'a>(&'a self, base: &LinearProgram) -> Result<Box<dyn WarmLp + 'a>, LpError> {
+        base.validate()?;
+        guarded(|| {
+            let built = build(base);
+            let (outcome, state) = match solve_built(&built)? {
+                Ok(solution) => (extract(&[], base, &solution, &built.vars)?, Some(solution)),
+                Err(verdict) => (verdict, None),
+            };
+            Ok(Box::new(MicrolpWarm {
+                base: base.clone(),
+                vars: built.vars,
+                outcome,
+                state,
+            }) as Box<dyn WarmLp + 'a>)
+        })
+    }
+}
+
+/// A solved microlp base program.
+struct MicrolpWarm {
+    base: LinearProgram,
+    vars: Vec<microlp::Variable>,
+    outcome: LpOutcome,
+    state: Option<microlp::Solution>,
+}
+
+impl WarmLp for MicrolpWarm {
+    fn base_outcome(&self) -> &LpOutcome {
+        &self.outcome
+    }
+
+    fn solve_with_rows(&self, rows: &[Row]) -> Result<LpOutcome, LpError> {
+        for (i, row) in rows.iter().enumerate() {
+            validate_row(row, self.base.num_vars(), &format!("extra row {i}"))?;
+        }
+        match (&self.outcome, &self.state) {
+            (LpOutcome::Infeasible, _) => Ok(LpOutcome::Infeasible),
+            (LpOutcome::Optimal(_), Some(state)) => guarded(|| {
+                let mut current = state.clone();
+                for row in rows {
+                    match current.add_constraint(expr(row, &self.vars), cmp_op(row.cmp), row.rhs) {
+                        Ok(SolveOutcome::Solution(s)) => current = s,
+                        Ok(SolveOutcome::Interrupted(_)) => {
+                            return Err(failed("warm-started solve interrupted"));
+                        }
+                        Err(microlp::Error::Infeasible) => return Ok(LpOutcome::Infeasible),
+                        Err(microlp::Error::Unbounded) => return Ok(LpOutcome::Unbounded),
+                        Err(e) => return Err(failed(e.to_string())),
+                    }
+                }
+                let extra: Vec<&Row> = rows.iter().collect();
+                extract(&extra, &self.base, &current, &self.vars)
+            }),
+            // Unbounded base (or no stored state): extend and solve from scratch.
+            _ => {
+                let mut lp = self.base.clone();
+                for row in rows {
+                    lp.push_row(row.clone());
+                }
+                Microlp.solve(&lp)
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! Every backend passes the shared conformance suite, case by case.
+
+use lp_backend::conformance::{CASES, check_solver};
+use lp_backend::{GoodLpMicrolp, LpSolver, Microlp};
+
+fn run_all(solver: &dyn LpSolver) {
+    for (name, case) in CASES {
+        if let Err(message) = case(solver) {
+            panic!("{} failed `{name}`: {message}", solver.name());
+        }
+    }
+    assert!(check_solver(solver).is_ok());
+}
+
+#[test]
+fn microlp_passes_conformance() {
+    run_all(&Microlp);
+}
+
+#[test]
+fn good_lp_microlp_passes_conformance() {
+    run_all(&GoodLpMicrolp);
+}
+
+#[test]
+fn default_solver_is_microlp() {
+    assert_eq!(lp_backend::default_solver().name(), "microlp");
+}
+
+/// A backend that reports a slightly wrong objective must fail the suite: the suite can fail.
+#[derive(Debug)]
+struct OffByOne;
+
+impl LpSolver for OffByOne {
+    fn name(&self) -> &'static str {
+        "off-by-one"
+    }
+    fn solve(
+        &self,
+        lp: &lp_backend::LinearProgram,
+    ) -> Result<lp_backend::LpOutcome, lp_backend::LpError> {
+        let mut outcome = Microlp.solve(lp)?;
+        if let lp_backend::LpOutcome::Optimal(s) = &mut outcome {
+            s.objective += 1e-3;
+        }
+        Ok(outcome)
+    }
+}
+
+/// A backend that calls every infeasible program unbounded.
+#[derive(Debug)]
+struct WrongVerdict;
+
+impl LpSolver for WrongVerdict {
+    fn name(&self) -> &'static str {
+        "wrong-verdict"
+    }
+    fn solve(
+        &self,
+        lp: &lp_backend::LinearProgram,
+    ) -> Result<lp_backend::LpOutcome, lp_backend::LpError> {
+        match Microlp.solve(lp)? {
+            lp_backend::LpOutcome::Infeasible => Ok(lp_backend::LpOutcome::Unbounded),
+            other => Ok(other),
+        }
+    }
+}
+
+#[test]
+fn broken_backends_fail_conformance() {
+    let failures = check_solver(&OffByOne).expect_err("objective error must be caught");
+    assert!(failures.iter().any(|f| f.starts_with("textbook_maximum")));
+    let failures = check_solver(&WrongVerdict).expect_err("verdict error must be caught");
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.starts_with("infeasible_is_reported"))
+    );
+}
