@@ -1,0 +1,497 @@
+//! Elastic-net logistic blocks and the two block solvers shared by every model here.
+//!
+//! With one factor fixed, each block of SBLR (Shi, Xu, Baraniuk 2014, eqs. (6a)/(6b)) is
+//! an elastic-net logistic regression in the other factor and the intercept:
+//!
+//! ```text
+//! min_{w, b}  (1/n) sum_i log(1 + exp(-y_i (<z_i, w> + b)))  +  l1 |w|_1 + l2/2 ||w||^2
+//! ```
+//!
+//! with features `z_i = vec(X_i V)` for the `U` block and `z_i = vec(U^T X_i)` for the `V`
+//! block (the variable is then `vec(V^T)`). The same problem with `z_i = vec(X_i)` is the
+//! l1 / elastic-net / L2 logistic regression baseline. A [`LinearBlock`] holds the
+//! features as the columns of a `d x n` matrix; the variable is a slice of length `d + 1`
+//! whose last entry is the intercept `b` (never penalized).
+//!
+//! Two solvers act on a block, behind the [`BlockUpdate`] trait:
+//!
+//! * [`ProxLinearStep`]: one proximal-linear step (Alg. 2, eqs. (7a)-(7d), (9), (10)) with
+//!   the step rule (13)-(16): `L^k = max(L_min, L^{k-1} eta^{n^k})`, `n^k >= -1` the
+//!   smallest integer for which the sufficient-decrease inequality (14)/(16) holds;
+//! * [`ExactBlockSolve`]: FISTA (Beck & Teboulle 2009) with backtracking and gradient
+//!   adaptive restart (O'Donoghue & Candès 2015), run until the norm of the gradient mapping
+//!   `L ||x^+ - y||` is at most `tol * max(1, first value)` (Alg. 1, the exact block
+//!   minimization of (6a)/(6b)).
+//!
+//! Every function here works in caller-provided buffers: nothing allocates per iteration.
+
+use bl_core::logistic::{log1p_exp, sigmoid};
+use bl_core::prox::{elastic_net_penalty, soft_threshold};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, ColMut, ColRef, MatRef, Par};
+
+use crate::error::{Result, SblrError};
+
+/// Relative slack in the sufficient-decrease tests (14)/(16) and in FISTA's backtracking.
+///
+/// The tests compare the loss change `loss(x+) - loss(x)`, computed term by term without
+/// cancellation from the change of the decision values `z^T (x+ - x)`
+/// ([`LinearBlock::loss_change`]), with the model decrease
+/// `<g, x+ - x> + L/2 ||x+ - x||^2`; a trial is accepted when
+/// `change <= model + DECREASE_SLACK * (|<g, x+ - x>| + L/2 ||x+ - x||^2)`. The slack only
+/// absorbs rounding, so it is a few hundred ulps of the terms compared (not of the loss
+/// itself: near a solution both sides are far below the rounding error of the loss, and a
+/// slack on the loss scale would accept steps that are too long and make the iterates
+/// oscillate).
+pub const DECREASE_SLACK: f64 = 256.0 * f64::EPSILON;
+
+/// Most step-size trials in one backtracking search before giving up with
+/// [`SblrError::Numerical`]; with `eta = 2` this spans a factor `2^100` in `L`.
+pub const MAX_TRIALS: usize = 100;
+
+/// An elastic-net logistic problem on fixed features: the `d x n` matrix `z` (column `i`
+/// is the feature vector of sample `i`), the labels `y_i in {-1, +1}` and the penalties.
+#[derive(Debug, Clone, Copy)]
+pub struct LinearBlock<'a> {
+    /// Features, `d x n`.
+    pub z: MatRef<'a, f64>,
+    /// Labels `±1`, length `n`.
+    pub y: &'a [f64],
+    /// l1 weight (`mu1` or `nu1`).
+    pub l1: f64,
+    /// Squared-l2 weight (`mu2` or `nu2`); the penalty is `l2/2 ||w||^2`.
+    pub l2: f64,
+}
+
+impl LinearBlock<'_> {
+    /// Number of features `d` (the variable has `d + 1` entries, the last the intercept).
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        self.z.nrows()
+    }
+
+    /// Number of samples `n`.
+    #[must_use]
+    pub fn n_samples(&self) -> usize {
+        self.z.ncols()
+    }
+
+    /// Decision values `f_i = <z_i, w> + b` of the variable `x = (w, b)` into `out`.
+    pub fn scores(&self, x: &[f64], out: &mut [f64]) {
+        let d = self.dim();
+        let b = x[d];
+        matmul(
+            ColMut::from_slice_mut(out).as_mat_mut(),
+            Accum::Replace,
+            self.z.transpose(),
+            ColRef::from_slice(&x[..d]).as_mat(),
+            1.0,
+            Par::Seq,
+        );
+        for v in out.iter_mut() {
+            *v += b;
+        }
+    }
+
+    /// The mean logistic loss `(1/n) sum_i log(1 + exp(-y_i f_i))` of decision values `f`.
+    #[must_use]
+    pub fn loss(&self, f: &[f64]) -> f64 {
+        let n = f.len() as f64;
+        f.iter()
+            .zip(self.y)
+            .map(|(&fi, &yi)| log1p_exp(-yi * fi))
+            .sum::<f64>()
+            / n
+    }
+
+    /// The loss of decision values `f` and `c_i = d loss / d f_i = -y_i w_i / n` with the
+    /// weights `w_i = 1 / (1 + exp(y_i f_i))` of eq. (12).
+    pub fn loss_and_dscores(&self, f: &[f64], c: &mut [f64]) -> f64 {
+        let n = f.len() as f64;
+        let mut sum = 0.0;
+        for ((ci, &fi), &yi) in c.iter_mut().zip(f).zip(self.y) {
+            let m = yi * fi;
+            sum += log1p_exp(-m);
+            *ci = -yi * sigmoid(-m) / n;
+        }
+        sum / n
+    }
+
+    /// `loss(f0 + df) - loss(f0)` without cancellation, from the decision values `f0` and
+    /// their change `df`: each term is `log1p(sigmoid(-m0) * expm1(-y df))` with
+    /// `m0 = y f0`, accurate to a few ulps of the difference itself however small `df` is.
+    ///
+    /// Callers compute `df = z^T (x+ - x)` from the step itself (see [`LinearBlock::scores`]
+    /// applied to the difference), never as the difference of two separately rounded
+    /// score vectors, whose rounding would swamp the tiny changes near a solution.
+    #[must_use]
+    pub fn loss_change(&self, f0: &[f64], df: &[f64]) -> f64 {
+        let n = f0.len() as f64;
+        let mut sum = 0.0;
+        for ((&a, &da), &yi) in f0.iter().zip(df).zip(self.y) {
+            let m0 = yi * a;
+            let d = (sigmoid(-m0) * (-yi * da).exp_m1()).ln_1p();
+            sum += if d.is_finite() {
+                d
+            } else {
+                log1p_exp(-(m0 + yi * da)) - log1p_exp(-m0)
+            };
+        }
+        sum / n
+    }
+
+    /// Gradient `(z c, sum_i c_i)` of the loss with respect to `(w, b)` into `g` (length
+    /// `d + 1`), from `c = d loss / d f`.
+    pub fn gradient(&self, c: &[f64], g: &mut [f64]) {
+        let d = self.dim();
+        let (gw, gb) = g.split_at_mut(d);
+        matmul(
+            ColMut::from_slice_mut(gw).as_mat_mut(),
+            Accum::Replace,
+            self.z,
+            ColRef::from_slice(c).as_mat(),
+            1.0,
+            Par::Seq,
+        );
+        gb[0] = c.iter().sum();
+    }
+
+    /// The penalty `l1 |w|_1 + l2/2 ||w||^2` of `x = (w, b)`.
+    #[must_use]
+    pub fn penalty(&self, x: &[f64]) -> f64 {
+        elastic_net_penalty(&x[..self.dim()], self.l1, self.l2)
+    }
+
+    /// The proximal-gradient point `out = prox_{h/L}(x - g/L)` of eq. (10) (closed form
+    /// soft thresholding for `w`, a plain gradient step (9) for the intercept).
+    pub fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) {
+        let d = self.dim();
+        let denom = lipschitz + self.l2;
+        let tau = self.l1 / denom;
+        for j in 0..d {
+            out[j] = soft_threshold((lipschitz * x[j] - g[j]) / denom, tau);
+        }
+        out[d] = x[d] - g[d] / lipschitz;
+    }
+
+    /// `dist(0, grad + subdifferential of the penalty)` at `x`, from the loss gradient `g`:
+    /// the first-order stationarity residual of the block problem (Euclidean norm over
+    /// `w` and `b`).
+    #[must_use]
+    pub fn stationarity_residual(&self, x: &[f64], g: &[f64]) -> f64 {
+        let d = self.dim();
+        let mut sum = g[d] * g[d];
+        for j in 0..d {
+            let r = entry_residual(x[j], g[j], self.l1, self.l2);
+            sum += r * r;
+        }
+        sum.sqrt()
+    }
+}
+
+/// Distance from 0 to `g + l2 x + l1 * subgradient(|x|)` for one entry.
+#[must_use]
+pub fn entry_residual(x: f64, g: f64, l1: f64, l2: f64) -> f64 {
+    if x > 0.0 {
+        (g + l2 * x + l1).abs()
+    } else if x < 0.0 {
+        (g + l2 * x - l1).abs()
+    } else {
+        (g.abs() - l1).max(0.0)
+    }
+}
+
+/// What a block update reports.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct BlockStepInfo {
+    /// The accepted `L` (Alg. 2) or the last backtracking `L` (Alg. 1).
+    pub lipschitz: f64,
+    /// Step-size trials (loss evaluations at a trial point) in this update.
+    pub trials: usize,
+    /// Inner iterations (1 for a proximal-linear step).
+    pub inner_iterations: usize,
+    /// Loss at the start of the update.
+    pub loss_before: f64,
+    /// Loss after the update.
+    pub loss_after: f64,
+}
+
+/// The state of a block solve: the variable, its decision values and the block's `L`.
+///
+/// `x` has length `d + 1` (intercept last), `scores` length `n` and must hold the decision
+/// values of `x` on entry; both are updated in place.
+#[derive(Debug)]
+pub struct BlockState<'s> {
+    /// The variable `(w, b)`.
+    pub x: &'s mut [f64],
+    /// Decision values `<z_i, w> + b` of `x`.
+    pub scores: &'s mut [f64],
+    /// The step parameter carried between iterations (`L^{k-1}` on entry, `L^k` on exit).
+    pub lipschitz: &'s mut f64,
+}
+
+/// Scratch buffers for block updates, sized once for the largest block.
+#[derive(Debug, Clone)]
+pub struct BlockWork {
+    c: Vec<f64>,
+    g: Vec<f64>,
+    trial: Vec<f64>,
+    trial_scores: Vec<f64>,
+    prev: Vec<f64>,
+    prev_scores: Vec<f64>,
+    y_point: Vec<f64>,
+    y_scores: Vec<f64>,
+    delta: Vec<f64>,
+    start: Vec<f64>,
+    start_scores: Vec<f64>,
+}
+
+impl BlockWork {
+    /// Buffers for blocks of at most `max_dim` features and `n` samples.
+    #[must_use]
+    pub fn new(max_dim: usize, n: usize) -> Self {
+        let d1 = max_dim + 1;
+        Self {
+            c: vec![0.0; n],
+            g: vec![0.0; d1],
+            trial: vec![0.0; d1],
+            trial_scores: vec![0.0; n],
+            prev: vec![0.0; d1],
+            prev_scores: vec![0.0; n],
+            y_point: vec![0.0; d1],
+            y_scores: vec![0.0; n],
+            delta: vec![0.0; d1],
+            start: vec![0.0; d1],
+            start_scores: vec![0.0; n],
+        }
+    }
+
+    /// The loss gradient at the last point where one was computed (length `d + 1`).
+    #[must_use]
+    pub fn last_gradient(&self, d: usize) -> &[f64] {
+        &self.g[..d + 1]
+    }
+}
+
+/// One way of updating a block: a proximal-linear step (Alg. 2) or an exact minimization
+/// (Alg. 1). Implementations must never increase the block objective
+/// `loss + penalty` and must leave `state.scores` equal to the decision values of
+/// `state.x` (the conformance tests in `tests/block_conformance.rs` check both).
+pub trait BlockUpdate {
+    /// Updates `state` for `block`, using `work` as scratch.
+    ///
+    /// # Errors
+    /// [`SblrError::Numerical`] when no acceptable step is found or a value is not finite.
+    fn update(
+        &self,
+        block: &LinearBlock<'_>,
+        state: &mut BlockState<'_>,
+        work: &mut BlockWork,
+    ) -> Result<BlockStepInfo>;
+}
+
+/// Alg. 2's block update: one proximal-linear step with the step rule (13)-(16).
+///
+/// With `L^{k-1}` in `state.lipschitz`, tries `L = max(l_min, L^{k-1} eta^m)` for
+/// `m = -1, 0, 1, ...` and accepts the first `L` for which
+/// `loss(x+) <= loss(x) + <g, x+ - x> + L/2 ||x+ - x||^2` (eq. (14), resp. (16)), up to
+/// [`DECREASE_SLACK`]. The intercept takes its gradient step (9) with the same `L`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProxLinearStep {
+    /// Lower bound `L_min > 0` of the step parameter.
+    pub l_min: f64,
+    /// Growth factor `eta > 1`.
+    pub eta: f64,
+}
+
+impl BlockUpdate for ProxLinearStep {
+    fn update(
+        &self,
+        block: &LinearBlock<'_>,
+        state: &mut BlockState<'_>,
+        work: &mut BlockWork,
+    ) -> Result<BlockStepInfo> {
+        let d = block.dim();
+        let n = block.n_samples();
+        let c = &mut work.c[..n];
+        let g = &mut work.g[..d + 1];
+        let trial = &mut work.trial[..d + 1];
+        let trial_scores = &mut work.trial_scores[..n];
+        let delta = &mut work.delta[..d + 1];
+        let loss0 = block.loss_and_dscores(state.scores, c);
+        block.gradient(c, g);
+        let mut last_l = f64::NAN;
+        let mut trials = 0;
+        for m in -1..(MAX_TRIALS as i32) {
+            let l = (self.l_min).max(*state.lipschitz * self.eta.powi(m));
+            if l == last_l {
+                continue;
+            }
+            last_l = l;
+            trials += 1;
+            block.prox_point(state.x, g, l, trial);
+            let (mut lin, mut sq) = (0.0, 0.0);
+            for j in 0..=d {
+                delta[j] = trial[j] - state.x[j];
+                lin += g[j] * delta[j];
+                sq += delta[j] * delta[j];
+            }
+            // trial_scores holds the change of the decision values first.
+            block.scores(delta, trial_scores);
+            let change = block.loss_change(state.scores, trial_scores);
+            let model = lin + 0.5 * l * sq;
+            if change <= model + DECREASE_SLACK * (lin.abs() + 0.5 * l * sq) {
+                state.x.copy_from_slice(trial);
+                for (f, df) in state.scores.iter_mut().zip(trial_scores.iter()) {
+                    *f += df;
+                }
+                let loss1 = block.loss(state.scores);
+                *state.lipschitz = l;
+                return Ok(BlockStepInfo {
+                    lipschitz: l,
+                    trials,
+                    inner_iterations: 1,
+                    loss_before: loss0,
+                    loss_after: loss1,
+                });
+            }
+            if change.is_nan() {
+                break;
+            }
+        }
+        Err(SblrError::Numerical {
+            context: "ProxLinearStep",
+            message: format!(
+                "no step size satisfied the sufficient-decrease test (14)/(16) after {trials} \
+                 trials (last L = {last_l}); check the data for huge values"
+            ),
+        })
+    }
+}
+
+/// Alg. 1's block update: minimize the block problem by FISTA with backtracking and
+/// gradient adaptive restart, to a tight tolerance.
+///
+/// Stops when the gradient-mapping norm `L ||x^+ - y||` falls to
+/// `tol * max(1, its first value)` or after `max_iter` iterations. Starts from the current
+/// `state.x` (warm start) and from `L = max(l_min, state.lipschitz / eta)`; `L` only grows
+/// within one solve. Each iteration costs one product with `z` for the gradient and one
+/// per backtracking trial (the decision values are updated by `z^T (x+ - y)`, and those of
+/// the extrapolated point combined from the last two iterates, since they are linear).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExactBlockSolve {
+    /// Lower bound of the step parameter.
+    pub l_min: f64,
+    /// Backtracking growth factor `> 1`.
+    pub eta: f64,
+    /// Relative tolerance on the gradient-mapping norm.
+    pub tol: f64,
+    /// Iteration budget.
+    pub max_iter: usize,
+}
+
+impl BlockUpdate for ExactBlockSolve {
+    fn update(
+        &self,
+        block: &LinearBlock<'_>,
+        state: &mut BlockState<'_>,
+        work: &mut BlockWork,
+    ) -> Result<BlockStepInfo> {
+        let d = block.dim();
+        let n = block.n_samples();
+        let d1 = d + 1;
+        let loss_start = block.loss(state.scores);
+        let obj_start = loss_start + block.penalty(state.x);
+        let mut l = (self.l_min).max(*state.lipschitz / self.eta);
+        // x = state.x (current), prev = previous iterate.
+        work.prev[..d1].copy_from_slice(state.x);
+        work.prev_scores[..n].copy_from_slice(state.scores);
+        work.start[..d1].copy_from_slice(state.x);
+        work.start_scores[..n].copy_from_slice(state.scores);
+        let mut t = 1.0_f64;
+        let mut trials = 0;
+        let mut first_residual = f64::NAN;
+        let mut iterations = 0;
+        for _ in 0..self.max_iter {
+            iterations += 1;
+            let t_next = 0.5 * (1.0 + (1.0 + 4.0 * t * t).sqrt());
+            let beta = (t - 1.0) / t_next;
+            for j in 0..d1 {
+                work.y_point[j] = state.x[j] + beta * (state.x[j] - work.prev[j]);
+            }
+            for i in 0..n {
+                work.y_scores[i] = state.scores[i] + beta * (state.scores[i] - work.prev_scores[i]);
+            }
+            let loss_y = block.loss_and_dscores(&work.y_scores[..n], &mut work.c[..n]);
+            block.gradient(&work.c[..n], &mut work.g[..d1]);
+            let mut accepted = false;
+            let mut loss_trial = f64::NAN;
+            let mut sq = 0.0;
+            for _ in 0..MAX_TRIALS {
+                trials += 1;
+                block.prox_point(&work.y_point[..d1], &work.g[..d1], l, &mut work.trial[..d1]);
+                let mut lin = 0.0;
+                sq = 0.0;
+                for j in 0..d1 {
+                    let delta = work.trial[j] - work.y_point[j];
+                    work.delta[j] = delta;
+                    lin += work.g[j] * delta;
+                    sq += delta * delta;
+                }
+                block.scores(&work.delta[..d1], &mut work.trial_scores[..n]);
+                let change = block.loss_change(&work.y_scores[..n], &work.trial_scores[..n]);
+                if change <= lin + 0.5 * l * sq + DECREASE_SLACK * (lin.abs() + 0.5 * l * sq) {
+                    for i in 0..n {
+                        work.trial_scores[i] += work.y_scores[i];
+                    }
+                    loss_trial = loss_y + change;
+                    accepted = true;
+                    break;
+                }
+                l *= self.eta;
+            }
+            if !accepted || !loss_trial.is_finite() {
+                return Err(SblrError::Numerical {
+                    context: "ExactBlockSolve",
+                    message: format!(
+                        "backtracking found no step (last L = {l}); check the data for huge values"
+                    ),
+                });
+            }
+            let residual = l * sq.sqrt();
+            if first_residual.is_nan() {
+                first_residual = residual;
+            }
+            // Gradient adaptive restart: momentum is reset when it points uphill,
+            // <y - x+, x+ - x> > 0.
+            let mut uphill = 0.0;
+            for j in 0..d1 {
+                uphill += (work.y_point[j] - work.trial[j]) * (work.trial[j] - state.x[j]);
+            }
+            work.prev[..d1].copy_from_slice(state.x);
+            work.prev_scores[..n].copy_from_slice(state.scores);
+            state.x.copy_from_slice(&work.trial[..d1]);
+            state.scores.copy_from_slice(&work.trial_scores[..n]);
+            t = if uphill > 0.0 { 1.0 } else { t_next };
+            if residual <= self.tol * first_residual.max(1.0) {
+                break;
+            }
+        }
+        let mut loss_x = block.loss(state.scores);
+        // FISTA is not monotone: never return a point worse than the start (this can only
+        // happen when the iteration budget ends the solve early).
+        if loss_x + block.penalty(state.x) > obj_start {
+            state.x.copy_from_slice(&work.start[..d1]);
+            state.scores.copy_from_slice(&work.start_scores[..n]);
+            loss_x = loss_start;
+        }
+        *state.lipschitz = l;
+        Ok(BlockStepInfo {
+            lipschitz: l,
+            trials,
+            inner_iterations: iterations,
+            loss_before: loss_start,
+            loss_after: loss_x,
+        })
+    }
+}

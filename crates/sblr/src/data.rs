@@ -1,0 +1,75 @@
+//! Building data sets of matrix samples with the checks a fit needs.
+
+use bl_core::data::MatrixDataset;
+use faer::MatRef;
+
+use crate::error::{Result, SblrError};
+
+/// A [`MatrixDataset`] from separate samples and one class name per sample (classes are
+/// the sorted distinct names, as [`MatrixDataset::from_label_names`]).
+///
+/// # Errors
+/// [`SblrError::Core`] for no samples, a non-finite entry or fewer than two distinct
+/// labels; [`SblrError::ShapeMismatch`] when the samples do not all have the shape of the
+/// first one, or the number of labels differs from the number of samples.
+pub fn dataset_from_samples<S: AsRef<str>>(
+    samples: &[MatRef<'_, f64>],
+    labels: &[S],
+) -> Result<MatrixDataset> {
+    bl_core::error::ensure_nonempty("samples", samples.len())?;
+    if labels.len() != samples.len() {
+        return Err(SblrError::ShapeMismatch {
+            context: "dataset_from_samples: labels",
+            expected: format!("{} labels (one per sample)", samples.len()),
+            found: format!("{} labels", labels.len()),
+        });
+    }
+    let (s, t) = (samples[0].nrows(), samples[0].ncols());
+    let mut data = Vec::with_capacity(s * t * samples.len());
+    for (i, x) in samples.iter().enumerate() {
+        if (x.nrows(), x.ncols()) != (s, t) {
+            return Err(SblrError::ShapeMismatch {
+                context: "dataset_from_samples: sample shape",
+                expected: format!("{s} x {t} (the shape of sample 0)"),
+                found: format!("{} x {} at sample {i}", x.nrows(), x.ncols()),
+            });
+        }
+        for j in 0..t {
+            for a in 0..s {
+                data.push(x[(a, j)]);
+            }
+        }
+    }
+    Ok(MatrixDataset::from_label_names(s, t, data, labels)?)
+}
+
+/// A [`MatrixDataset`] from an `n x s x t` array in C (row-major) order, as NumPy stores a
+/// stack of matrices (`X[i, a, j]` at `i*s*t + a*t + j`), and one class name per sample.
+///
+/// # Errors
+/// [`SblrError::ShapeMismatch`] when `values.len() != n s t` or the labels are not `n`;
+/// otherwise as [`MatrixDataset::from_label_names`].
+pub fn dataset_from_c_order<S: AsRef<str>>(
+    s: usize,
+    t: usize,
+    values: &[f64],
+    labels: &[S],
+) -> Result<MatrixDataset> {
+    let n = labels.len();
+    if s.checked_mul(t).and_then(|st| st.checked_mul(n)) != Some(values.len()) {
+        return Err(SblrError::ShapeMismatch {
+            context: "dataset_from_c_order",
+            expected: format!("{n} samples of {s} x {t}"),
+            found: format!("{} values", values.len()),
+        });
+    }
+    let mut data = vec![0.0; values.len()];
+    for i in 0..n {
+        for a in 0..s {
+            for j in 0..t {
+                data[i * s * t + j * s + a] = values[i * s * t + a * t + j];
+            }
+        }
+    }
+    Ok(MatrixDataset::from_label_names(s, t, data, labels)?)
+}

@@ -1,0 +1,113 @@
+//! The error type of `sblr`.
+
+use bl_core::BlError;
+
+/// Everything that can go wrong when fitting or using an `sblr` model.
+///
+/// Variants carry the offending value or shapes, and the message says how to fix the
+/// input. Errors from `bl-core` (data sets, file readers, numerical kernels) come in
+/// through [`SblrError::Core`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SblrError {
+    /// An error from `bl-core` (bad data set, unreadable file, numerical kernel).
+    #[error(transparent)]
+    Core(#[from] BlError),
+    /// A penalty weight that is negative or not finite.
+    #[error("invalid penalty `{name}` = {value}: penalties must be finite and >= 0")]
+    InvalidPenalty {
+        /// Which penalty (`mu1`, `mu2`, `nu1`, `nu2`, `l1`, `l2`).
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A rank outside `1..=min(s, t)`.
+    #[error(
+        "invalid rank {rank} for samples of shape {s} x {t}: the rank must be in 1..=min(s, t)"
+    )]
+    InvalidRank {
+        /// The rank asked for.
+        rank: usize,
+        /// Rows of each sample.
+        s: usize,
+        /// Columns of each sample.
+        t: usize,
+    },
+    /// Any other hyperparameter outside its valid range.
+    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
+    InvalidParameter {
+        /// Parameter name.
+        name: &'static str,
+        /// The value given, formatted.
+        value: String,
+        /// The valid range.
+        expected: &'static str,
+    },
+    /// A class with no training sample (e.g. a binary problem whose samples all share
+    /// one label).
+    #[error(
+        "class {class:?} has no training sample: every class needs at least one sample \
+         (drop the class with restrict_to_classes, or add samples)"
+    )]
+    MissingClass {
+        /// Name of the class without samples.
+        class: String,
+    },
+    /// A binary model asked to fit a data set that does not have exactly two classes.
+    #[error(
+        "expected exactly 2 classes, found {found}: use MultinomialSblr or OneVsAll for more, \
+         or MatrixDataset::restrict_to_classes"
+    )]
+    NotBinary {
+        /// Number of classes of the data set.
+        found: usize,
+    },
+    /// Two shapes that must agree do not (e.g. predicting on samples of another shape).
+    #[error("shape mismatch in {context}: expected {expected}, found {found}")]
+    ShapeMismatch {
+        /// Where the mismatch was found.
+        context: &'static str,
+        /// The expected shape.
+        expected: String,
+        /// The shape given.
+        found: String,
+    },
+    /// A numerical routine failed (e.g. the backtracking found no step, an iterate is
+    /// not finite).
+    #[error("numerical failure in {context}: {message}")]
+    Numerical {
+        /// Which routine.
+        context: &'static str,
+        /// What happened.
+        message: String,
+    },
+    /// A grid search with no candidate, or a grid axis with no value.
+    #[error("empty grid `{axis}`: give at least one value")]
+    EmptyGrid {
+        /// The empty axis.
+        axis: &'static str,
+    },
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = SblrError> = std::result::Result<T, E>;
+
+pub(crate) fn check_penalty(name: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(SblrError::InvalidPenalty { name, value })
+    }
+}
+
+pub(crate) fn invalid(
+    name: &'static str,
+    value: impl ToString,
+    expected: &'static str,
+) -> SblrError {
+    SblrError::InvalidParameter {
+        name,
+        value: value.to_string(),
+        expected,
+    }
+}

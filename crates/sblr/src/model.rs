@@ -1,0 +1,287 @@
+//! The binary model: [`Sblr`] (entry point), fitting, and the fitted [`FittedSblr`].
+
+use bl_core::data::MatrixDataset;
+use bl_core::engine::{Progress, StoppingRule, TerminationReason, Trace, run};
+use bl_core::logistic::sigmoid;
+use faer::{Mat, MatRef};
+use serde::{Deserialize, Serialize};
+
+use crate::bilinear::{BinarySolver, Penalties, binary_signs, decision_values};
+use crate::error::{Result, SblrError};
+use crate::params::{Init, SblrParams, SblrValidParams};
+
+/// Sparse bilinear logistic regression for matrix samples (Shi, Xu, Baraniuk 2014):
+/// `p(y = +1 | X) = sigmoid(tr(U^T X V) + b)`.
+///
+/// `Sblr::params()` gives a builder ([`SblrParams`]); its `fit` returns a [`FittedSblr`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sblr;
+
+impl Sblr {
+    /// The hyperparameter builder with the defaults of [`crate::params`].
+    #[must_use]
+    pub fn params() -> SblrParams {
+        SblrParams::default()
+    }
+}
+
+impl SblrParams {
+    /// Validates the parameters and fits the model (see [`SblrValidParams::fit`]).
+    ///
+    /// # Errors
+    /// As [`SblrParams::check`] and [`SblrValidParams::fit`].
+    pub fn fit(&self, data: &MatrixDataset) -> Result<FittedSblr> {
+        self.check_ref()?.fit(data)
+    }
+}
+
+impl SblrValidParams {
+    /// Fits the binary model on a data set with exactly two classes; class 1 is the
+    /// positive class (`y = +1`). The data are read in place, never copied.
+    ///
+    /// # Errors
+    /// [`SblrError::NotBinary`], [`SblrError::MissingClass`], [`SblrError::InvalidRank`]
+    /// (rank above `min(s, t)`), a warm start of the wrong shape, or
+    /// [`SblrError::Numerical`] when an iterate stops being finite.
+    pub fn fit(&self, data: &MatrixDataset) -> Result<FittedSblr> {
+        let y = binary_signs(data)?;
+        let (s, t) = data.shape();
+        let mut model = fit_stacked(data.stacked(), s, t, y, self)?;
+        model.class_names = data.class_names().to_vec();
+        Ok(model)
+    }
+}
+
+/// Fits on stacked data with `±1` labels (class names `["-1", "+1"]`).
+pub(crate) fn fit_stacked(
+    stacked: MatRef<'_, f64>,
+    s: usize,
+    t: usize,
+    y: Vec<f64>,
+    params: &SblrValidParams,
+) -> Result<FittedSblr> {
+    let mut solver = BinarySolver::from_stacked(stacked, s, t, y, params)?;
+    let mut trace = Trace::default();
+    let rule = StoppingRule {
+        max_iter: params.max_iter,
+        tol: params.tol,
+        time_limit: params.time_limit,
+    };
+    let info = run(&rule, &mut [&mut trace], |_| {
+        let report = solver.step()?;
+        Ok::<_, SblrError>(
+            Progress::new(report.objective, report.change)
+                .with("loss", report.loss)
+                .with("l_u", report.u_step.lipschitz)
+                .with("l_v", report.v_step.lipschitz)
+                .with("trials_u", report.u_step.trials as f64)
+                .with("trials_v", report.v_step.trials as f64)
+                .with("inner_u", report.u_step.inner_iterations as f64)
+                .with("inner_v", report.v_step.inner_iterations as f64),
+        )
+    })?;
+    let (u, v) = solver.factors();
+    Ok(FittedSblr {
+        s,
+        t,
+        rank: params.rank,
+        u,
+        v,
+        intercept: solver.intercept(),
+        objective: solver.objective(),
+        n_iter: info.iterations,
+        termination: info.termination,
+        elapsed_s: info.elapsed.as_secs_f64(),
+        trace,
+        class_names: vec!["-1".into(), "+1".into()],
+        params: params.clone(),
+    })
+}
+
+/// A fitted binary (sparse) bilinear logistic regression model.
+///
+/// Serializes with serde (e.g. to JSON) and can warm-start another fit
+/// ([`FittedSblr::warm_start`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FittedSblr {
+    s: usize,
+    t: usize,
+    rank: usize,
+    u: Vec<f64>,
+    v: Vec<f64>,
+    intercept: f64,
+    objective: f64,
+    n_iter: usize,
+    termination: TerminationReason,
+    elapsed_s: f64,
+    trace: Trace,
+    class_names: Vec<String>,
+    params: SblrValidParams,
+}
+
+impl FittedSblr {
+    /// The left factor `U` (`s x r`).
+    #[must_use]
+    pub fn u(&self) -> MatRef<'_, f64> {
+        MatRef::from_column_major_slice(&self.u, self.s, self.rank)
+    }
+    /// The right factor `V` (`t x r`).
+    #[must_use]
+    pub fn v(&self) -> MatRef<'_, f64> {
+        MatRef::from_column_major_slice(&self.v, self.t, self.rank)
+    }
+    /// The intercept `b`.
+    #[must_use]
+    pub fn intercept(&self) -> f64 {
+        self.intercept
+    }
+    /// The weight matrix `W = U V^T` (`s x t`), so that the decision value is
+    /// `<W, X> + b`.
+    #[must_use]
+    pub fn weight_matrix(&self) -> Mat<f64> {
+        self.u() * self.v().transpose()
+    }
+    /// The rank `r`.
+    #[must_use]
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+    /// The sample shape `(s, t)` the model was fitted on.
+    #[must_use]
+    pub fn shape(&self) -> (usize, usize) {
+        (self.s, self.t)
+    }
+    /// Objective (5) at the returned point.
+    #[must_use]
+    pub fn objective(&self) -> f64 {
+        self.objective
+    }
+    /// Outer iterations performed.
+    #[must_use]
+    pub fn n_iter(&self) -> usize {
+        self.n_iter
+    }
+    /// Why the iteration stopped.
+    #[must_use]
+    pub fn termination(&self) -> TerminationReason {
+        self.termination
+    }
+    /// Wall-clock time of the fit in seconds (iterations only, initialization excluded).
+    #[must_use]
+    pub fn elapsed_s(&self) -> f64 {
+        self.elapsed_s
+    }
+    /// Per-iteration record: objective, `q^k`, and extras `loss`, `l_u`, `l_v`,
+    /// `trials_u`, `trials_v`, `inner_u`, `inner_v`.
+    #[must_use]
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+    /// Class names; index 1 is the positive class.
+    #[must_use]
+    pub fn class_names(&self) -> &[String] {
+        &self.class_names
+    }
+    /// The hyperparameters of the fit.
+    #[must_use]
+    pub fn params(&self) -> &SblrValidParams {
+        &self.params
+    }
+    /// The penalties of the fit.
+    #[must_use]
+    pub fn penalties(&self) -> Penalties {
+        let (mu1, mu2, nu1, nu2) = self.params.penalties();
+        Penalties { mu1, mu2, nu1, nu2 }
+    }
+    /// An [`Init::Warm`] start at this model.
+    #[must_use]
+    pub fn warm_start(&self) -> Init {
+        Init::Warm {
+            u: self.u.clone(),
+            v: self.v.clone(),
+            intercept: self.intercept,
+        }
+    }
+
+    fn check_shape(&self, data: &MatrixDataset) -> Result<()> {
+        if data.shape() != (self.s, self.t) {
+            return Err(SblrError::ShapeMismatch {
+                context: "FittedSblr: samples",
+                expected: format!("{} x {}", self.s, self.t),
+                found: format!("{} x {}", data.shape().0, data.shape().1),
+            });
+        }
+        Ok(())
+    }
+
+    /// Decision values `tr(U^T X_i V) + b`; positive means class 1.
+    ///
+    /// # Errors
+    /// [`SblrError::ShapeMismatch`] when the samples are not `s x t`.
+    pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+        self.check_shape(data)?;
+        decision_values(data, self.u(), self.v(), self.intercept)
+    }
+
+    /// The decision value of one sample.
+    ///
+    /// # Errors
+    /// [`SblrError::ShapeMismatch`] for a sample that is not `s x t`;
+    /// [`SblrError::Core`] for a non-finite entry.
+    pub fn decision_function_sample(&self, x: MatRef<'_, f64>) -> Result<f64> {
+        if (x.nrows(), x.ncols()) != (self.s, self.t) {
+            return Err(SblrError::ShapeMismatch {
+                context: "FittedSblr: sample",
+                expected: format!("{} x {}", self.s, self.t),
+                found: format!("{} x {}", x.nrows(), x.ncols()),
+            });
+        }
+        bl_core::linalg::ensure_finite_mat("sample", x)?;
+        let xv = x * self.v();
+        let mut f = self.intercept;
+        let u = self.u();
+        for k in 0..self.rank {
+            for a in 0..self.s {
+                f += u[(a, k)] * xv[(a, k)];
+            }
+        }
+        Ok(f)
+    }
+
+    /// `P(class 1 | X_i) = sigmoid(tr(U^T X_i V) + b)` for every sample.
+    ///
+    /// # Errors
+    /// As [`FittedSblr::decision_function`].
+    pub fn predict_proba(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+        Ok(self
+            .decision_function(data)?
+            .into_iter()
+            .map(sigmoid)
+            .collect())
+    }
+
+    /// Predicted class indices (1 when the decision value is positive, else 0), in the
+    /// class order of the training data.
+    ///
+    /// # Errors
+    /// As [`FittedSblr::decision_function`].
+    pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
+        Ok(self
+            .decision_function(data)?
+            .into_iter()
+            .map(|f| usize::from(f > 0.0))
+            .collect())
+    }
+
+    /// Predicted class names.
+    ///
+    /// # Errors
+    /// As [`FittedSblr::decision_function`].
+    pub fn predict_names(&self, data: &MatrixDataset) -> Result<Vec<String>> {
+        Ok(self
+            .predict(data)?
+            .into_iter()
+            .map(|k| self.class_names[k].clone())
+            .collect())
+    }
+}

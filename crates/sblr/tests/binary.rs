@@ -1,0 +1,308 @@
+//! The binary model: gradients, Alg. 2's step rule and monotonicity, convergence,
+//! planted data, serde.
+
+mod common;
+
+use bl_core::engine::TerminationReason;
+use bl_core::random::{seeded_rng, standard_normal_mat, synthetic_two_class};
+use faer::{Mat, MatRef};
+use proptest::prelude::*;
+use sblr::bilinear::{self, Penalties};
+use sblr::block::DECREASE_SLACK;
+use sblr::{BinarySolver, FittedSblr, Init, Sblr, Solver, StopCriterion};
+
+fn frob_inner(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
+    bl_core::linalg::frobenius_inner(a, b).unwrap()
+}
+
+fn sq_dist(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
+    let d = a - b;
+    let n = d.norm_l2();
+    n * n
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// (12a)-(12c) against central finite differences of the loss (3).
+    #[test]
+    fn gradients_match_central_differences(seed in 0u64..1000, r in 1usize..=2, b in -1.0f64..1.0) {
+        let (s, t, n) = (4, 3, 7);
+        let data = common::random_dataset(n, s, t, seed);
+        let y = data.signs().unwrap();
+        let mut rng = seeded_rng(seed + 1);
+        let u = standard_normal_mat(&mut rng, s, r);
+        let v = standard_normal_mat(&mut rng, t, r);
+        let g = bilinear::gradients(&data, &y, u.as_ref(), v.as_ref(), b).unwrap();
+        let h = 1e-5;
+        let f = |u: &Mat<f64>, v: &Mat<f64>, b: f64| bilinear::loss(&data, &y, u.as_ref(), v.as_ref(), b).unwrap();
+        for k in 0..r {
+            for a in 0..s {
+                let (mut up, mut um) = (u.clone(), u.clone());
+                up[(a, k)] += h;
+                um[(a, k)] -= h;
+                let fd = (f(&up, &v, b) - f(&um, &v, b)) / (2.0 * h);
+                prop_assert!((fd - g.u[(a, k)]).abs() <= 1e-7 * (1.0 + fd.abs()), "U[{a},{k}]: fd {fd} vs {}", g.u[(a, k)]);
+            }
+            for j in 0..t {
+                let (mut vp, mut vm) = (v.clone(), v.clone());
+                vp[(j, k)] += h;
+                vm[(j, k)] -= h;
+                let fd = (f(&u, &vp, b) - f(&u, &vm, b)) / (2.0 * h);
+                prop_assert!((fd - g.v[(j, k)]).abs() <= 1e-7 * (1.0 + fd.abs()), "V[{j},{k}]: fd {fd} vs {}", g.v[(j, k)]);
+            }
+        }
+        let fd = (f(&u, &v, b + h) - f(&u, &v, b - h)) / (2.0 * h);
+        prop_assert!((fd - g.intercept).abs() <= 1e-7 * (1.0 + fd.abs()));
+    }
+
+    /// Alg. 2's objective sequence never increases, whatever the penalties and start.
+    #[test]
+    fn alg2_objective_never_increases(
+        seed in 0u64..1000,
+        mu1 in 0.0f64..0.2, mu2 in 0.0f64..1.0, nu1 in 0.0f64..0.2, nu2 in 0.0f64..1.0,
+        r in 1usize..=3,
+        random_init in proptest::bool::ANY,
+    ) {
+        let data = common::random_dataset(12, 5, 4, seed);
+        let init = if random_init { Init::Random } else { Init::MeanSvd };
+        let params = Sblr::params().rank(r).penalties(mu1, mu2, nu1, nu2).init(init).seed(seed).check().unwrap();
+        let mut solver = BinarySolver::new(&data, &params).unwrap();
+        let mut last = solver.objective();
+        for _ in 0..40 {
+            let report = solver.step().unwrap();
+            let tol = 1e-12 * last.abs().max(1.0);
+            prop_assert!(report.objective <= last + tol, "objective rose from {last} to {}", report.objective);
+            last = report.objective;
+        }
+    }
+}
+
+/// Every accepted step satisfies (14) (the `(U, b)` step) and (16) (the `(V, b)` step),
+/// checked with the reference loss and gradients, not the solver's internals.
+#[test]
+fn accepted_steps_satisfy_sufficient_decrease() {
+    let data = common::random_dataset(20, 6, 5, 3);
+    let y = data.signs().unwrap();
+    for (r, pens) in [(1, (0.05, 0.1, 0.02, 0.3)), (2, (0.0, 0.0, 0.0, 0.0))] {
+        let params = Sblr::params()
+            .rank(r)
+            .penalties(pens.0, pens.1, pens.2, pens.3)
+            .check()
+            .unwrap();
+        let mut solver = BinarySolver::new(&data, &params).unwrap();
+        let mut saw_shrink = false;
+        let mut last_lu = f64::NAN;
+        for k in 0..60 {
+            let (u0, v0, b0) = (
+                solver.u().to_owned(),
+                solver.v().to_owned(),
+                solver.intercept(),
+            );
+            let report = solver.step().unwrap();
+            let (u1, v1, b1) = (
+                solver.u().to_owned(),
+                solver.v().to_owned(),
+                solver.intercept(),
+            );
+            let bh = report.intercept_half;
+            // (14): at (U^{k-1}, V^{k-1}, b^{k-1}) -> (U^k, V^{k-1}, b^{k-1/2}).
+            let l0 = bilinear::loss(&data, &y, u0.as_ref(), v0.as_ref(), b0).unwrap();
+            let g0 = bilinear::gradients(&data, &y, u0.as_ref(), v0.as_ref(), b0).unwrap();
+            let lh = bilinear::loss(&data, &y, u1.as_ref(), v0.as_ref(), bh).unwrap();
+            let lu = report.u_step.lipschitz;
+            let rhs = l0
+                + frob_inner(g0.u.as_ref(), (&u1 - &u0).as_ref())
+                + g0.intercept * (bh - b0)
+                + 0.5 * lu * (sq_dist(u1.as_ref(), u0.as_ref()) + (bh - b0).powi(2));
+            let slack = 4.0 * DECREASE_SLACK * l0.max(1.0) + 1e-13;
+            assert!(lh <= rhs + slack, "iteration {k}: (14) fails: {lh} > {rhs}");
+            // (16): at (U^k, V^{k-1}, b^{k-1/2}) -> (U^k, V^k, b^k).
+            let gh = bilinear::gradients(&data, &y, u1.as_ref(), v0.as_ref(), bh).unwrap();
+            let l1 = bilinear::loss(&data, &y, u1.as_ref(), v1.as_ref(), b1).unwrap();
+            let lv = report.v_step.lipschitz;
+            let rhs = lh
+                + frob_inner(gh.v.as_ref(), (&v1 - &v0).as_ref())
+                + gh.intercept * (b1 - bh)
+                + 0.5 * lv * (sq_dist(v1.as_ref(), v0.as_ref()) + (b1 - bh).powi(2));
+            assert!(l1 <= rhs + slack, "iteration {k}: (16) fails: {l1} > {rhs}");
+            // L_min <= L and L^k >= L^{k-1} / eta (at most one shrink per iteration).
+            assert!(lu >= 1e-3 && lv >= 1e-3);
+            if last_lu.is_finite() {
+                assert!(lu >= last_lu / 2.0 * (1.0 - 1e-12));
+                saw_shrink |= lu < last_lu;
+            }
+            last_lu = lu;
+        }
+        assert!(
+            saw_shrink,
+            "L never shrank: the n = -1 trial of (13) is not used"
+        );
+    }
+}
+
+/// At convergence (tight tolerance) the stationarity residual dist(0, grad + subdiff) is
+/// small, for both algorithms.
+#[test]
+fn stationarity_residual_small_at_convergence() {
+    let data = common::planted(60, 5, 4, &[0, 2], &[1, 3], 11);
+    let y = data.signs().unwrap();
+    for solver in [Solver::Alg2, Solver::Alg1] {
+        let model = Sblr::params()
+            .rank(1)
+            .penalties(0.01, 0.05, 0.01, 0.05)
+            .solver(solver)
+            .stop(StopCriterion::IterateChange)
+            .tol(1e-10)
+            .max_iter(20_000)
+            .inner(1e-10, 20_000)
+            .fit(&data)
+            .unwrap();
+        assert_eq!(
+            model.termination(),
+            TerminationReason::Converged,
+            "{solver:?}"
+        );
+        let start = bilinear::stationarity_residual(
+            &data,
+            &y,
+            MatRef::from_column_major_slice(&[1.0; 5], 5, 1),
+            MatRef::from_column_major_slice(&[1.0; 4], 4, 1),
+            0.0,
+            &model.penalties(),
+        )
+        .unwrap();
+        let res = bilinear::stationarity_residual(
+            &data,
+            &y,
+            model.u(),
+            model.v(),
+            model.intercept(),
+            &model.penalties(),
+        )
+        .unwrap();
+        assert!(
+            res < 1e-6,
+            "{solver:?}: residual {res} (at a generic point: {start})"
+        );
+        // A nontrivial solution (not the all-zero stationary point).
+        assert!(model.u().norm_l2() > 0.1 && model.v().norm_l2() > 0.1);
+        assert!(start > 1e-2);
+    }
+}
+
+/// Planted sparse rank-1 data: held-out accuracy is high and the supports of `U`, `V`
+/// are recovered (the largest entries sit on the true support, the rest are ~0).
+#[test]
+fn planted_sparse_low_rank_is_recovered() {
+    let (s, t) = (12, 10);
+    let (su, sv) = ([1, 4, 7], [0, 5, 8]);
+    let train = common::planted(300, s, t, &su, &sv, 5);
+    let test = common::planted(300, s, t, &su, &sv, 6);
+    let model = Sblr::params()
+        .rank(1)
+        .penalties(0.02, 0.05, 0.02, 0.05)
+        .init(Init::LabelWeightedSvd)
+        .tol(1e-6)
+        .max_iter(3000)
+        .fit(&train)
+        .unwrap();
+    let acc = bl_core::metrics::accuracy(test.labels(), &model.predict(&test).unwrap()).unwrap();
+    assert!(acc > 0.85, "held-out accuracy {acc}");
+    for (m, support) in [(model.u(), &su[..]), (model.v(), &sv[..])] {
+        let col: Vec<f64> = (0..m.nrows()).map(|i| m[(i, 0)].abs()).collect();
+        let max = col.iter().copied().fold(0.0, f64::max);
+        for (i, &x) in col.iter().enumerate() {
+            if support.contains(&i) {
+                assert!(x > 0.3 * max, "support entry {i} too small: {col:?}");
+            } else {
+                assert!(x < 0.1 * max, "off-support entry {i} too large: {col:?}");
+            }
+        }
+    }
+}
+
+/// Table 1's data is separable by the mean shift: both algorithms classify it and reach
+/// nearly the same objective from the same start.
+#[test]
+fn alg1_and_alg2_agree_on_table1_data() {
+    let data = synthetic_two_class(40, 10, 10, 1.0, 1).unwrap();
+    let fit = |solver| {
+        Sblr::params()
+            .penalties(0.05, 0.5, 0.05, 0.5)
+            .solver(solver)
+            .tol(1e-9)
+            .max_iter(5000)
+            .fit(&data)
+            .unwrap()
+    };
+    let (a1, a2) = (fit(Solver::Alg1), fit(Solver::Alg2));
+    let rel = (a1.objective() - a2.objective()).abs() / a1.objective();
+    assert!(
+        rel < 1e-5,
+        "Alg. 1 {} vs Alg. 2 {}",
+        a1.objective(),
+        a2.objective()
+    );
+    assert!(a1.n_iter() <= a2.n_iter());
+    for m in [&a1, &a2] {
+        let acc = bl_core::metrics::accuracy(data.labels(), &m.predict(&data).unwrap()).unwrap();
+        assert_eq!(acc, 1.0);
+    }
+}
+
+/// Mean-sample init after centring is noise; the label-weighted one is not.
+#[test]
+fn label_weighted_init_survives_centring() {
+    let data = synthetic_two_class(40, 6, 6, 1.0, 2).unwrap();
+    let (s, t) = data.shape();
+    let n = data.n_samples();
+    let (_, _, mut raw, labels, names) = data.clone().into_parts();
+    let mut mean = vec![0.0; s * t];
+    for sample in raw.chunks(s * t) {
+        mean.iter_mut()
+            .zip(sample)
+            .for_each(|(m, x)| *m += x / n as f64);
+    }
+    for sample in raw.chunks_mut(s * t) {
+        sample.iter_mut().zip(&mean).for_each(|(x, m)| *x -= m);
+    }
+    let centred = bl_core::data::MatrixDataset::new(s, t, raw, labels, names).unwrap();
+    let params = Sblr::params()
+        .rank(1)
+        .init(Init::LabelWeightedSvd)
+        .check()
+        .unwrap();
+    let solver = BinarySolver::new(&centred, &params).unwrap();
+    // The start already separates the classes.
+    let f = bilinear::decision_values(&centred, solver.u(), solver.v(), 0.0).unwrap();
+    let y = centred.signs().unwrap();
+    assert!(f.iter().zip(&y).all(|(f, y)| f * y > 0.0));
+}
+
+#[test]
+fn fitted_model_roundtrips_through_json_and_warm_starts() {
+    let data = synthetic_two_class(20, 5, 4, 1.0, 9).unwrap();
+    let model = Sblr::params().max_iter(30).fit(&data).unwrap();
+    let json = serde_json::to_string(&model).unwrap();
+    let back: FittedSblr = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, model);
+    assert_eq!(
+        back.decision_function(&data).unwrap(),
+        model.decision_function(&data).unwrap()
+    );
+    assert_eq!(model.trace().records().len(), model.n_iter());
+    // A warm start from the fitted model starts at its objective.
+    let params = Sblr::params().init(model.warm_start()).check().unwrap();
+    let solver = BinarySolver::new(&data, &params).unwrap();
+    assert!((solver.objective() - model.objective()).abs() <= 1e-12 * model.objective());
+    // W = U V^T reproduces the decision values.
+    let w = model.weight_matrix();
+    let f0 =
+        bl_core::linalg::frobenius_inner(w.as_ref(), data.sample(0)).unwrap() + model.intercept();
+    assert!((f0 - model.decision_function(&data).unwrap()[0]).abs() < 1e-10);
+    assert!((model.decision_function_sample(data.sample(0)).unwrap() - f0).abs() < 1e-10);
+    let p = model.predict_proba(&data).unwrap();
+    assert!(p.iter().all(|&p| (0.0..=1.0).contains(&p)));
+    let _ = Penalties::default();
+}
