@@ -12,7 +12,7 @@
 //!
 //! | name | default | meaning | valid range |
 //! |---|---|---|---|
-//! | `rank` | `None` = `ceil(sqrt(2 n))` (at most `n`) | `k`, rows of `V` | `>= 1` |
+//! | `rank` | `None` = `ceil(sqrt(2 n))` | `k`, rows of `V`; capped at `n` (rank `n` already reaches every feasible `Y`) | `>= 1` |
 //! | `tol` | `1e-6` | stop when one sweep raises the objective by at most `tol * |f|` | finite, `>= 0` |
 //! | `max_sweeps` | `1000` | stop after this many sweeps | `>= 1` |
 //! | `trials` | `100` | random hyperplanes tried by the rounding | `>= 1` |
@@ -97,7 +97,8 @@ impl Default for MixingParams {
 }
 
 impl MixingParams {
-    /// Sets the rank `k` (rows of `V`); `None` means `ceil(sqrt(2 n))`, capped at `n`.
+    /// Sets the rank `k` (rows of `V`); `None` means `ceil(sqrt(2 n))`. Either is capped
+    /// at `n`.
     #[must_use]
     pub fn rank(mut self, rank: impl Into<Option<usize>>) -> Self {
         self.rank = rank.into();
@@ -206,11 +207,11 @@ impl MixingParams {
         self.certify
     }
 
-    /// The rank used for a problem with `n` variables: the requested rank, or
-    /// `ceil(sqrt(2 n))` capped at `n` (at least 1).
+    /// The rank used for a problem with `n` variables: the requested rank or
+    /// `ceil(sqrt(2 n))`, capped at `n` (at least 1).
     pub fn rank_for(&self, n: usize) -> usize {
         match self.rank {
-            Some(k) => k,
+            Some(k) => k.clamp(1, n.max(1)),
             None => auto_rank(n),
         }
     }

@@ -114,8 +114,9 @@ pub struct Problem {
 impl Problem {
     /// A dense symmetric cost matrix `C` (`n x n`).
     ///
-    /// Entries that differ from their transpose by at most [`SYMMETRY_TOL`` * max |C|`](SYMMETRY_TOL)
-    /// are accepted (and averaged), so `G G^T` computed by a matrix product is fine.
+    /// Entries that differ from their transpose by at most `SYMMETRY_TOL * max |C|`
+    /// ([`SYMMETRY_TOL`]) are accepted (and averaged), so `G G^T` computed by a matrix
+    /// product is fine.
     ///
     /// # Errors
     /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
