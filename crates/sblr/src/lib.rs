@@ -3,13 +3,21 @@
 
 pub mod bilinear;
 pub mod block;
+pub mod cv;
 pub mod data;
 pub mod error;
+pub mod linear;
 pub mod model;
+pub mod multinomial;
+pub mod ova;
 pub mod params;
 
 pub use bilinear::{BinarySolver, Penalties, StepReport};
 pub use block::{BlockUpdate, ExactBlockSolve, LinearBlock, ProxLinearStep};
+pub use cv::{CvScores, CvStrategy, GridSearchResult, cross_val_score, grid_search};
 pub use error::{Result, SblrError};
+pub use linear::{FittedLogisticRegression, LogisticParams, LogisticRegression};
 pub use model::{FittedSblr, Sblr};
+pub use multinomial::{FittedMultinomialSblr, MultinomialSblr};
+pub use ova::{BinaryDecision, BinaryEstimator, FittedOneVsAll, OneVsAll};
 pub use params::{Init, SblrParams, SblrValidParams, Solver, StopCriterion};

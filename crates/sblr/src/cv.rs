@@ -1,0 +1,265 @@
+//! Cross-validation (k-fold, leave-one-out) and grid search, run in parallel (rayon), and
+//! the paper's model-selection protocol (Sec. 8.1.1): tune the rank `r` without
+//! penalties, then the `(mu1, mu2, nu1, nu2)` grid at that rank.
+//!
+//! Each training and test fold is materialized once with [`MatrixDataset::subset`] (a copy
+//! of the fold's samples: `(k - 1) / k` of the data per training fold) and shared by every
+//! candidate; the fits themselves never copy their data.
+
+use bl_core::data::{KFold, LeaveOneOut, MatrixDataset};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, SblrError};
+use crate::ova::OneVsAll;
+use crate::params::SblrParams;
+
+/// How to split the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CvStrategy {
+    /// Stratified shuffled k-fold with a seed.
+    KFold {
+        /// Number of folds, `2..=n`.
+        k: usize,
+        /// Shuffle seed.
+        seed: u64,
+    },
+    /// Leave one sample out, `n` folds.
+    LeaveOneOut,
+}
+
+/// Materialized `(train, test)` folds.
+#[derive(Debug, Clone)]
+pub struct Folds {
+    folds: Vec<(MatrixDataset, MatrixDataset)>,
+}
+
+impl Folds {
+    /// Splits `data` by `strategy`. A training fold that misses a class is kept (the
+    /// estimator then reports [`SblrError::MissingClass`], which the scoring counts as a
+    /// failed fold).
+    ///
+    /// # Errors
+    /// Invalid `k` or too few samples.
+    pub fn new(data: &MatrixDataset, strategy: CvStrategy) -> Result<Self> {
+        let splits: Vec<(Vec<usize>, Vec<usize>)> = match strategy {
+            CvStrategy::KFold { k, seed } => KFold::stratified(data.labels(), k, seed)?.collect(),
+            CvStrategy::LeaveOneOut => LeaveOneOut::new(data.n_samples())?.collect(),
+        };
+        let folds = splits
+            .into_iter()
+            .map(|(train, test)| Ok((data.subset(&train)?, data.subset(&test)?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { folds })
+    }
+
+    /// The `(train, test)` pairs.
+    #[must_use]
+    pub fn pairs(&self) -> &[(MatrixDataset, MatrixDataset)] {
+        &self.folds
+    }
+}
+
+/// Scores of one candidate over the folds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CvScores {
+    /// Score on each fold (NaN where the fit failed).
+    pub per_fold: Vec<f64>,
+    /// Mean over the folds that did not fail (NaN if all failed). For leave-one-out with
+    /// accuracy this is the LOO accuracy.
+    pub mean: f64,
+}
+
+impl CvScores {
+    fn from_scores(per_fold: Vec<f64>) -> Self {
+        let ok: Vec<f64> = per_fold.iter().copied().filter(|s| s.is_finite()).collect();
+        let mean = if ok.is_empty() {
+            f64::NAN
+        } else {
+            ok.iter().sum::<f64>() / ok.len() as f64
+        };
+        Self { per_fold, mean }
+    }
+}
+
+/// Cross-validated score of one estimator: `fit_score(train, test)` on each fold, in
+/// parallel. A fold whose `fit_score` errs scores NaN.
+///
+/// # Errors
+/// As [`Folds::new`].
+pub fn cross_val_score<F>(
+    data: &MatrixDataset,
+    strategy: CvStrategy,
+    fit_score: F,
+) -> Result<CvScores>
+where
+    F: Fn(&MatrixDataset, &MatrixDataset) -> Result<f64> + Sync,
+{
+    let folds = Folds::new(data, strategy)?;
+    let per_fold = folds
+        .pairs()
+        .par_iter()
+        .map(|(train, test)| fit_score(train, test).unwrap_or(f64::NAN))
+        .collect();
+    Ok(CvScores::from_scores(per_fold))
+}
+
+/// Result of [`grid_search`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GridSearchResult<P> {
+    /// Every candidate with its cross-validated scores, in the order given.
+    pub candidates: Vec<(P, CvScores)>,
+    /// Index of the best candidate (largest mean; ties go to the earliest).
+    pub best: usize,
+}
+
+impl<P> GridSearchResult<P> {
+    /// The best candidate and its scores.
+    #[must_use]
+    pub fn best(&self) -> (&P, &CvScores) {
+        let (p, s) = &self.candidates[self.best];
+        (p, s)
+    }
+}
+
+/// Grid search: every `(candidate, fold)` pair is fitted and scored in parallel; folds are
+/// materialized once.
+///
+/// # Errors
+/// [`SblrError::EmptyGrid`] with no candidate; as [`Folds::new`];
+/// [`SblrError::Numerical`] when every fit of every candidate failed.
+pub fn grid_search<P, F>(
+    data: &MatrixDataset,
+    candidates: Vec<P>,
+    strategy: CvStrategy,
+    fit_score: F,
+) -> Result<GridSearchResult<P>>
+where
+    P: Sync + Send,
+    F: Fn(&P, &MatrixDataset, &MatrixDataset) -> Result<f64> + Sync,
+{
+    if candidates.is_empty() {
+        return Err(SblrError::EmptyGrid { axis: "candidates" });
+    }
+    let folds = Folds::new(data, strategy)?;
+    let k = folds.pairs().len();
+    let scores: Vec<f64> = (0..candidates.len() * k)
+        .into_par_iter()
+        .map(|job| {
+            let (c, f) = (job / k, job % k);
+            let (train, test) = &folds.pairs()[f];
+            fit_score(&candidates[c], train, test).unwrap_or(f64::NAN)
+        })
+        .collect();
+    let results: Vec<(P, CvScores)> = candidates
+        .into_iter()
+        .enumerate()
+        .map(|(c, p)| {
+            (
+                p,
+                CvScores::from_scores(scores[c * k..(c + 1) * k].to_vec()),
+            )
+        })
+        .collect();
+    let mut best: Option<usize> = None;
+    for (i, (_, s)) in results.iter().enumerate() {
+        if s.mean.is_finite() && best.is_none_or(|b| s.mean > results[b].1.mean) {
+            best = Some(i);
+        }
+    }
+    let best = best.ok_or_else(|| SblrError::Numerical {
+        context: "grid_search",
+        message: "every fit of every candidate failed".into(),
+    })?;
+    Ok(GridSearchResult {
+        candidates: results,
+        best,
+    })
+}
+
+/// Cartesian product of the four penalty axes, in the order `(mu1, mu2, nu1, nu2)`.
+///
+/// # Errors
+/// [`SblrError::EmptyGrid`] when an axis is empty.
+pub fn penalty_grid(
+    mu1: &[f64],
+    mu2: &[f64],
+    nu1: &[f64],
+    nu2: &[f64],
+) -> Result<Vec<(f64, f64, f64, f64)>> {
+    for (axis, values) in [("mu1", mu1), ("mu2", mu2), ("nu1", nu1), ("nu2", nu2)] {
+        if values.is_empty() {
+            return Err(SblrError::EmptyGrid { axis });
+        }
+    }
+    let mut out = Vec::with_capacity(mu1.len() * mu2.len() * nu1.len() * nu2.len());
+    for &a in mu1 {
+        for &b in mu2 {
+            for &c in nu1 {
+                for &d in nu2 {
+                    out.push((a, b, c, d));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Test accuracy of `params` fitted on `train`: the binary model when `train` has two
+/// classes, one-vs-all otherwise (the paper's multi-class protocol).
+///
+/// # Errors
+/// Any fit error.
+pub fn sblr_accuracy(
+    params: &SblrParams,
+    train: &MatrixDataset,
+    test: &MatrixDataset,
+) -> Result<f64> {
+    let predicted = if train.n_classes() == 2 {
+        params.fit(train)?.predict(test)?
+    } else {
+        OneVsAll::new(params.check_ref()?.clone())
+            .fit(train)?
+            .predict(test)?
+    };
+    Ok(bl_core::metrics::accuracy(test.labels(), &predicted)?)
+}
+
+/// The outcome of [`paper_protocol`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProtocolResult {
+    /// Step 1: each rank with the cross-validated accuracy of the unregularized model.
+    pub ranks: GridSearchResult<usize>,
+    /// Step 2: each penalty tuple at the chosen rank.
+    pub penalties: GridSearchResult<(f64, f64, f64, f64)>,
+    /// `base` with the chosen rank and penalties.
+    pub best: SblrParams,
+}
+
+/// The paper's selection protocol (Sec. 8.1.1): choose `r` among `ranks` for the
+/// unregularized model (BLR) by cross-validated accuracy, then the penalties among
+/// `penalties` at that rank. `base` supplies everything else (solver, init, tolerances).
+///
+/// # Errors
+/// As [`grid_search`].
+pub fn paper_protocol(
+    data: &MatrixDataset,
+    base: &SblrParams,
+    ranks: &[usize],
+    penalties: Vec<(f64, f64, f64, f64)>,
+    strategy: CvStrategy,
+) -> Result<ProtocolResult> {
+    let rank_search = grid_search(data, ranks.to_vec(), strategy, |&r, train, test| {
+        sblr_accuracy(&base.clone().rank(r).unregularized(), train, test)
+    })?;
+    let r = *rank_search.best().0;
+    let pen_search = grid_search(data, penalties, strategy, |&(a, b, c, d), train, test| {
+        sblr_accuracy(&base.clone().rank(r).penalties(a, b, c, d), train, test)
+    })?;
+    let (a, b, c, d) = *pen_search.best().0;
+    Ok(ProtocolResult {
+        best: base.clone().rank(r).penalties(a, b, c, d),
+        ranks: rank_search,
+        penalties: pen_search,
+    })
+}

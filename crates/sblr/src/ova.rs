@@ -1,0 +1,173 @@
+//! One-vs-all over any binary estimator of this crate (the paper's multi-class protocol).
+//!
+//! For each class `c` a binary model is fitted with `y = +1` for class `c` and `-1` for the
+//! rest, on the same data buffer (relabelling never copies the samples); the prediction
+//! is the class with the largest decision value. The classes are fitted in parallel
+//! (rayon).
+
+use bl_core::data::MatrixDataset;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, SblrError};
+use crate::linear::{FittedLogisticRegression, LogisticParams};
+use crate::model::{FittedSblr, fit_stacked};
+use crate::params::{SblrParams, SblrValidParams};
+
+/// A binary estimator that can be fitted with explicit `±1` labels.
+pub trait BinaryEstimator: Sync {
+    /// The fitted model.
+    type Fitted: BinaryDecision + Send;
+    /// Fits on `data` with the labels `y` (`±1`, one per sample), ignoring the data set's
+    /// own labels.
+    ///
+    /// # Errors
+    /// Whatever the estimator's fit returns.
+    fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<Self::Fitted>;
+}
+
+/// A fitted binary model's decision values (positive means the `+1` class).
+pub trait BinaryDecision {
+    /// Decision values of every sample.
+    ///
+    /// # Errors
+    /// Samples of the wrong shape.
+    fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>>;
+}
+
+impl BinaryEstimator for SblrValidParams {
+    type Fitted = FittedSblr;
+    fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedSblr> {
+        let (s, t) = data.shape();
+        bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
+        fit_stacked(data.stacked(), s, t, y, self)
+    }
+}
+
+impl BinaryEstimator for SblrParams {
+    type Fitted = FittedSblr;
+    fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedSblr> {
+        self.check_ref()?.fit_signs(data, y)
+    }
+}
+
+impl BinaryDecision for FittedSblr {
+    fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+        self.decision_function(data)
+    }
+}
+
+impl BinaryEstimator for LogisticParams {
+    type Fitted = FittedLogisticRegression;
+    fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedLogisticRegression> {
+        self.fit_signs_impl(data, &y)
+    }
+}
+
+impl BinaryDecision for FittedLogisticRegression {
+    fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+        self.decision_function(data)
+    }
+}
+
+/// One-vs-all wrapper: `OneVsAll::new(Sblr::params().rank(1)).fit(&data)`.
+#[derive(Debug, Clone)]
+pub struct OneVsAll<E> {
+    estimator: E,
+}
+
+impl<E: BinaryEstimator> OneVsAll<E> {
+    /// Wraps a binary estimator.
+    pub fn new(estimator: E) -> Self {
+        Self { estimator }
+    }
+
+    /// The wrapped estimator.
+    pub fn estimator(&self) -> &E {
+        &self.estimator
+    }
+
+    /// Fits one binary model per class, in parallel.
+    ///
+    /// # Errors
+    /// [`SblrError::MissingClass`] when a class has no sample; any binary fit's error.
+    pub fn fit(&self, data: &MatrixDataset) -> Result<FittedOneVsAll<E::Fitted>> {
+        let counts = data.class_counts();
+        if let Some(k) = counts.iter().position(|&c| c == 0) {
+            return Err(SblrError::MissingClass {
+                class: data.class_names()[k].clone(),
+            });
+        }
+        let models = (0..data.n_classes())
+            .into_par_iter()
+            .map(|c| {
+                let y = data
+                    .labels()
+                    .iter()
+                    .map(|&l| if l == c { 1.0 } else { -1.0 })
+                    .collect();
+                self.estimator.fit_signs(data, y)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(FittedOneVsAll {
+            models,
+            class_names: data.class_names().to_vec(),
+        })
+    }
+}
+
+/// One fitted binary model per class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FittedOneVsAll<M> {
+    models: Vec<M>,
+    class_names: Vec<String>,
+}
+
+impl<M: BinaryDecision> FittedOneVsAll<M> {
+    /// The binary model of each class (class `c` against the rest).
+    pub fn models(&self) -> &[M] {
+        &self.models
+    }
+
+    /// Class names.
+    pub fn class_names(&self) -> &[String] {
+        &self.class_names
+    }
+
+    /// Decision values, `scores[i][c]` for sample `i` and class `c`.
+    ///
+    /// # Errors
+    /// Samples of the wrong shape.
+    pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<Vec<f64>>> {
+        let per_class = self
+            .models
+            .iter()
+            .map(|m| m.decision_values(data))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((0..data.n_samples())
+            .map(|i| per_class.iter().map(|f| f[i]).collect())
+            .collect())
+    }
+
+    /// The class with the largest decision value, for every sample.
+    ///
+    /// # Errors
+    /// As [`FittedOneVsAll::decision_function`].
+    pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
+        Ok(self
+            .decision_function(data)?
+            .iter()
+            .map(|row| argmax(row))
+            .collect())
+    }
+}
+
+pub(crate) fn argmax(row: &[f64]) -> usize {
+    let mut best = 0;
+    for (c, &v) in row.iter().enumerate() {
+        if v > row[best] {
+            best = c;
+        }
+    }
+    best
+}
