@@ -37,6 +37,8 @@
 //!
 //! See `docs/reproduction.md` for the contract the outputs follow.
 
+mod maxcut_quality;
+
 pub use crate::reproduce::{Claim, Ctx, Scale, Series, VsRow, format_number};
 
 /// A reproducible experiment: one table or figure of a paper.
@@ -59,7 +61,5 @@ pub trait Experiment {
 
 /// Every registered experiment, in the order `cargo xtask reproduce` runs them.
 pub fn registry() -> Vec<Box<dyn Experiment>> {
-    vec![
-        // Box::new(sblr_table1::SblrTable1),
-    ]
+    vec![Box::new(maxcut_quality::MaxcutQuality)]
 }
