@@ -10,6 +10,7 @@ pub mod params;
 pub mod problem;
 pub mod rounding;
 pub mod solve;
+pub mod solver;
 
 pub use boolean_qp::{BooleanQp, BqpExactSolution, BqpSolution};
 pub use certificate::MAX_DUAL_BOUND_N;
@@ -20,3 +21,4 @@ pub use params::{LowRankMode, MixingParams, Order, auto_rank};
 pub use problem::{CostForm, Problem};
 pub use rounding::Rounding;
 pub use solve::{MixingInfo, MixingSolution};
+pub use solver::{BooleanQpSolver, BqpOutcome, ExactBqp};
