@@ -1,2 +1,27 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+
+mod average;
+pub mod crf;
+pub mod data;
+pub mod error;
+pub mod features;
+pub mod metrics;
+pub mod model;
+pub mod params;
+pub mod rank_one;
+mod scoring;
+pub mod train;
+pub mod viterbi;
+
+pub use data::{
+    Corpus, Sentence, bmes_to_words, parse_char_tagged, parse_conll, parse_segmented_words,
+    read_char_tagged, read_conll, read_segmented_words, words_to_bmes,
+};
+pub use error::{OblError, Result};
+pub use features::{EncodedSentence, FeatureDict, Template, Templates};
+pub use model::{Evaluation, FittedTagger};
+pub use params::{Learner, TaggerParams};
+pub use rank_one::{BlockDiagonal, BlockRankOne, BlockUpdate};
+pub use train::EpochInfo;
+pub use viterbi::viterbi;

@@ -1,0 +1,133 @@
+//! The error type of `online-bilinear`.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in `online-bilinear`.
+///
+/// Variants carry the offending value, file and line, so the message says how to fix the
+/// input. Errors of the shared numerical floor come in through [`OblError::Core`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OblError {
+    /// An error of `bl-core` (shapes, parameters, numerics).
+    #[error(transparent)]
+    Core(#[from] bl_core::BlError),
+    /// A file could not be read or written.
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A malformed line of a corpus file.
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        /// The file (or `"<input>"` for in-memory text).
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What was wrong and how to fix it.
+        message: String,
+    },
+    /// A line of a column file with a different number of columns than the others.
+    #[error(
+        "{path}:{line}: expected {expected} whitespace-separated columns (observations then the tag), found {found}"
+    )]
+    MissingColumns {
+        /// The file (or `"<input>"`).
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// Number of columns of the first token line of the file.
+        expected: usize,
+        /// Number of columns on this line.
+        found: usize,
+    },
+    /// A corpus with no sentence (or no token).
+    #[error("the {what} corpus is empty: give at least one non-empty sentence")]
+    EmptyCorpus {
+        /// Which corpus (`"training"`, `"test"`, ...).
+        what: &'static str,
+    },
+    /// A sentence whose tokens have fewer observation columns than the feature templates read.
+    #[error(
+        "sentence {sentence}, token {token}: has {found} observation column(s), the templates read column {needed}"
+    )]
+    TooFewColumns {
+        /// 0-based sentence index.
+        sentence: usize,
+        /// 0-based token index.
+        token: usize,
+        /// Number of observation columns the token has.
+        found: usize,
+        /// The 0-based column a template reads.
+        needed: usize,
+    },
+    /// A gold tag that the fitted model has never seen.
+    #[error(
+        "sentence {sentence}, token {token}: tag `{tag}` is not in the model's tag set {known:?}"
+    )]
+    UnknownTag {
+        /// 0-based sentence index.
+        sentence: usize,
+        /// 0-based token index.
+        token: usize,
+        /// The unknown tag.
+        tag: String,
+        /// The tags the model knows.
+        known: Vec<String>,
+    },
+    /// A sentence whose observation and tag sequences differ in length.
+    #[error("sentence {sentence}: {observations} observation rows but {tags} tags")]
+    RaggedSentence {
+        /// 0-based sentence index.
+        sentence: usize,
+        /// Number of tokens in an observation column.
+        observations: usize,
+        /// Number of tags.
+        tags: usize,
+    },
+    /// Gold and predicted sequences of different lengths given to a metric.
+    #[error("{context}: gold has {gold} items, prediction has {predicted}")]
+    LengthMismatch {
+        /// Which metric or sentence.
+        context: String,
+        /// Gold length.
+        gold: usize,
+        /// Predicted length.
+        predicted: usize,
+    },
+    /// A hyperparameter outside its valid range.
+    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
+    InvalidParameter {
+        /// Parameter name.
+        name: &'static str,
+        /// Given value, formatted.
+        value: String,
+        /// Description of the valid range.
+        expected: &'static str,
+    },
+    /// The CRFsuite baseline failed (or was not compiled in).
+    #[error("CRFsuite: {0}")]
+    Crf(String),
+    /// A saved model could not be encoded or decoded.
+    #[error("model serialization: {0}")]
+    Serde(String),
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = OblError> = std::result::Result<T, E>;
+
+pub(crate) fn invalid(
+    name: &'static str,
+    value: impl ToString,
+    expected: &'static str,
+) -> OblError {
+    OblError::InvalidParameter {
+        name,
+        value: value.to_string(),
+        expected,
+    }
+}

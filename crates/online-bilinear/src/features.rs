@@ -1,0 +1,349 @@
+//! Feature templates and the feature dictionary.
+//!
+//! A [`Template`] reads observation columns around position `i`; its value at `i`, prefixed
+//! by the template's index, is a feature string such as `"3\u{1}的"`. The
+//! [`FeatureDict`] maps the strings seen at least `cutoff` times in the training corpus to
+//! dense ids `0..K`; a sentence is encoded once into [`EncodedSentence`] (the active feature
+//! ids of each position, CSR layout), which every epoch of every learner then reuses. The
+//! learners' parameters are indexed by these ids, so memory grows with the number of kept
+//! features, never with the number of possible strings.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Corpus, Sentence};
+use crate::error::{OblError, Result};
+
+/// One feature template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Template {
+    /// A constant feature active at every position (it carries the label-transition bias).
+    Bias,
+    /// The observation of `column` at `i + offset`.
+    Unigram {
+        /// Observation column (0 = characters or words, 1 = part of speech, ...).
+        column: usize,
+        /// Relative position.
+        offset: isize,
+    },
+    /// The pair of observations of `column` at `i + first` and `i + second`.
+    Bigram {
+        /// Observation column.
+        column: usize,
+        /// First relative position.
+        first: isize,
+        /// Second relative position.
+        second: isize,
+    },
+}
+
+impl Template {
+    fn max_column(&self) -> Option<usize> {
+        match *self {
+            Template::Bias => None,
+            Template::Unigram { column, .. } | Template::Bigram { column, .. } => Some(column),
+        }
+    }
+}
+
+/// An ordered list of templates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Templates {
+    list: Vec<Template>,
+}
+
+fn uni(column: usize, offset: isize) -> Template {
+    Template::Unigram { column, offset }
+}
+
+fn bi(column: usize, first: isize, second: isize) -> Template {
+    Template::Bigram {
+        column,
+        first,
+        second,
+    }
+}
+
+impl Templates {
+    /// Templates from a list.
+    ///
+    /// # Errors
+    /// [`OblError::InvalidParameter`] when the list is empty.
+    pub fn new(list: Vec<Template>) -> Result<Self> {
+        if list.is_empty() {
+            return Err(crate::error::invalid(
+                "templates",
+                "[]",
+                "at least one template",
+            ));
+        }
+        Ok(Self { list })
+    }
+
+    /// The paper's segmentation templates (Sec. 5): characters `C-2 .. C2` and the bigrams
+    /// `C-2C-1`, `C-1C0`, `C0C1`, `C1C2`, `C-1C1`, plus [`Template::Bias`].
+    pub fn segmentation() -> Self {
+        let mut list = vec![Template::Bias];
+        list.extend((-2..=2).map(|o| uni(0, o)));
+        list.extend([
+            bi(0, -2, -1),
+            bi(0, -1, 0),
+            bi(0, 0, 1),
+            bi(0, 1, 2),
+            bi(0, -1, 1),
+        ]);
+        Self { list }
+    }
+
+    /// Chunking templates over (word, part of speech) columns: words `W-2 .. W2`, word
+    /// bigrams `W-1W0`, `W0W1`, tags `P-2 .. P2`, tag bigrams `P-2P-1`, `P-1P0`, `P0P1`,
+    /// `P1P2`, plus [`Template::Bias`].
+    pub fn chunking() -> Self {
+        let mut list = vec![Template::Bias];
+        list.extend((-2..=2).map(|o| uni(0, o)));
+        list.extend([bi(0, -1, 0), bi(0, 0, 1)]);
+        list.extend((-2..=2).map(|o| uni(1, o)));
+        list.extend([bi(1, -2, -1), bi(1, -1, 0), bi(1, 0, 1), bi(1, 1, 2)]);
+        Self { list }
+    }
+
+    /// The templates.
+    pub fn as_slice(&self) -> &[Template] {
+        &self.list
+    }
+
+    /// Number of observation columns a sentence needs (`1 +` the largest column read).
+    pub fn columns_needed(&self) -> usize {
+        self.list
+            .iter()
+            .filter_map(Template::max_column)
+            .max()
+            .map_or(0, |c| c + 1)
+    }
+}
+
+/// Writes the observation at `i + offset` (or a padding symbol) into `out`.
+fn push_observation(out: &mut String, column: &[String], i: usize, offset: isize) {
+    let j = i as isize + offset;
+    if j < 0 {
+        let _ = write!(out, "\u{2}<{}", -j);
+    } else if j as usize >= column.len() {
+        let _ = write!(out, "\u{2}>{}", j as usize - column.len() + 1);
+    } else {
+        out.push_str(&column[j as usize]);
+    }
+}
+
+/// Calls `f` with each feature string of position `i`.
+fn for_each_feature(
+    templates: &Templates,
+    sentence: &Sentence,
+    i: usize,
+    buffer: &mut String,
+    mut f: impl FnMut(&str),
+) {
+    for (t, template) in templates.list.iter().enumerate() {
+        buffer.clear();
+        let _ = write!(buffer, "{t}\u{1}");
+        match *template {
+            Template::Bias => {}
+            Template::Unigram { column, offset } => {
+                push_observation(buffer, &sentence.columns()[column], i, offset);
+            }
+            Template::Bigram {
+                column,
+                first,
+                second,
+            } => {
+                let col = &sentence.columns()[column];
+                push_observation(buffer, col, i, first);
+                buffer.push('\u{1}');
+                push_observation(buffer, col, i, second);
+            }
+        }
+        f(buffer);
+    }
+}
+
+fn check_columns(templates: &Templates, sentence: &Sentence, index: usize) -> Result<()> {
+    let needed = templates.columns_needed();
+    if sentence.n_columns() < needed && !sentence.is_empty() {
+        return Err(OblError::TooFewColumns {
+            sentence: index,
+            token: 0,
+            found: sentence.n_columns(),
+            needed: needed - 1,
+        });
+    }
+    Ok(())
+}
+
+/// The active feature ids of each position of one sentence (CSR layout).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EncodedSentence {
+    offsets: Vec<u32>,
+    features: Vec<u32>,
+}
+
+impl EncodedSentence {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether the sentence is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Feature ids active at position `i` (`i < len()`).
+    pub fn at(&self, i: usize) -> &[u32] {
+        &self.features[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Total number of active (position, feature) pairs.
+    pub fn n_active(&self) -> usize {
+        self.features.len()
+    }
+}
+
+/// The feature dictionary: feature strings seen at least `cutoff` times in the training
+/// corpus, numbered `0..len()` in order of first appearance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeatureDict {
+    templates: Templates,
+    cutoff: usize,
+    ids: HashMap<String, u32>,
+}
+
+impl FeatureDict {
+    /// Counts the features of `corpus` and keeps those seen at least `cutoff` times.
+    ///
+    /// # Errors
+    /// [`OblError::EmptyCorpus`]; [`OblError::InvalidParameter`] for `cutoff == 0`;
+    /// [`OblError::TooFewColumns`] when a sentence lacks a column a template reads;
+    /// [`OblError::InvalidParameter`] when more than `u32::MAX - 1` features are kept.
+    pub fn build(corpus: &Corpus, templates: &Templates, cutoff: usize) -> Result<Self> {
+        if cutoff == 0 {
+            return Err(crate::error::invalid("cutoff", cutoff, ">= 1"));
+        }
+        if corpus.n_tokens() == 0 {
+            return Err(OblError::EmptyCorpus { what: "training" });
+        }
+        let mut counts: HashMap<String, (u32, u32)> = HashMap::new();
+        let mut order: Vec<String> = Vec::new();
+        let mut buffer = String::new();
+        for (si, sentence) in corpus.sentences().iter().enumerate() {
+            check_columns(templates, sentence, si)?;
+            for i in 0..sentence.len() {
+                for_each_feature(templates, sentence, i, &mut buffer, |f| {
+                    if let Some(entry) = counts.get_mut(f) {
+                        entry.1 += 1;
+                    } else {
+                        counts.insert(f.to_string(), (order.len() as u32, 1));
+                        order.push(f.to_string());
+                    }
+                });
+            }
+        }
+        let mut ids = HashMap::new();
+        for f in order {
+            let count = counts.get(&f).map_or(0, |c| c.1) as usize;
+            if count >= cutoff {
+                let id = ids.len();
+                if id >= u32::MAX as usize {
+                    return Err(crate::error::invalid(
+                        "cutoff",
+                        cutoff,
+                        "large enough to keep fewer than 2^32 - 1 features",
+                    ));
+                }
+                ids.insert(f, id as u32);
+            }
+        }
+        Ok(Self {
+            templates: templates.clone(),
+            cutoff,
+            ids,
+        })
+    }
+
+    /// Number of kept features `K`.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no feature was kept.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The templates.
+    pub fn templates(&self) -> &Templates {
+        &self.templates
+    }
+
+    /// The frequency cutoff.
+    pub fn cutoff(&self) -> usize {
+        self.cutoff
+    }
+
+    /// The id of a feature string, if kept.
+    pub fn id(&self, feature: &str) -> Option<u32> {
+        self.ids.get(feature).copied()
+    }
+
+    /// The feature strings ordered by id.
+    pub fn names(&self) -> Vec<String> {
+        let mut names = vec![String::new(); self.ids.len()];
+        for (name, &id) in &self.ids {
+            names[id as usize] = name.clone();
+        }
+        names
+    }
+
+    /// The active feature ids of each position of `sentence` (features outside the
+    /// dictionary are dropped).
+    ///
+    /// # Errors
+    /// [`OblError::TooFewColumns`] when the sentence lacks a column a template reads.
+    pub fn encode(&self, sentence: &Sentence) -> Result<EncodedSentence> {
+        self.encode_indexed(sentence, 0)
+    }
+
+    pub(crate) fn encode_indexed(
+        &self,
+        sentence: &Sentence,
+        index: usize,
+    ) -> Result<EncodedSentence> {
+        check_columns(&self.templates, sentence, index)?;
+        let mut offsets = Vec::with_capacity(sentence.len() + 1);
+        let mut features = Vec::with_capacity(sentence.len() * self.templates.list.len());
+        offsets.push(0);
+        let mut buffer = String::new();
+        for i in 0..sentence.len() {
+            for_each_feature(&self.templates, sentence, i, &mut buffer, |f| {
+                if let Some(&id) = self.ids.get(f) {
+                    features.push(id);
+                }
+            });
+            offsets.push(features.len() as u32);
+        }
+        Ok(EncodedSentence { offsets, features })
+    }
+
+    /// Encodes every sentence of a corpus.
+    ///
+    /// # Errors
+    /// As [`encode`](Self::encode), with the sentence index.
+    pub fn encode_corpus(&self, corpus: &Corpus) -> Result<Vec<EncodedSentence>> {
+        corpus
+            .sentences()
+            .iter()
+            .enumerate()
+            .map(|(i, s)| self.encode_indexed(s, i))
+            .collect()
+    }
+}

@@ -1,0 +1,419 @@
+//! Fitting and the fitted tagger.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bl_core::metrics::PrecisionRecallF1;
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Corpus, Sentence};
+use crate::error::{OblError, Result};
+use crate::features::{EncodedSentence, FeatureDict};
+use crate::params::{Learner, TaggerParams};
+use crate::scoring::{bilinear_scores, linear_scores};
+use crate::train::{EpochInfo, Online, new_online, run_online};
+
+/// The parameters of a fitted model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum Weights {
+    /// `W = alpha beta^T`: `alpha[k * L + a]`, `beta[k * (L + 1) + b]`.
+    Bilinear { alpha: Vec<f64>, beta: Vec<f64> },
+    /// Full matrix-feature weights `w[k * L * (L + 1) + a * (L + 1) + b]`.
+    Linear { w: Vec<f64> },
+    /// A CRFsuite model file.
+    Crf { model: Vec<u8> },
+}
+
+/// Scores of a corpus from [`FittedTagger::evaluate`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Evaluation {
+    /// Fraction of wrongly tagged tokens.
+    pub label_error_rate: f64,
+    /// Word precision/recall/F1, when the tag set is `b/m/e/s` (segmentation).
+    pub segmentation: Option<PrecisionRecallF1>,
+    /// Chunk precision/recall/F1 with conlleval semantics, for any other tag set.
+    pub chunks: Option<PrecisionRecallF1>,
+}
+
+impl Evaluation {
+    /// The task's F1 (words for segmentation, chunks otherwise), as a fraction.
+    pub fn f1(&self) -> f64 {
+        self.segmentation.or(self.chunks).map_or(f64::NAN, |m| m.f1)
+    }
+}
+
+/// A fitted sequence tagger: the feature dictionary, the tag set and the learned weights.
+#[derive(Debug, Clone)]
+pub struct FittedTagger {
+    params: TaggerParams,
+    dict: Arc<FeatureDict>,
+    tags: Vec<String>,
+    weights: Weights,
+    zero_order: Option<Vec<f64>>,
+    history: Vec<EpochInfo>,
+    train_seconds: f64,
+}
+
+#[derive(Serialize)]
+struct SavedRef<'a> {
+    format: &'static str,
+    params: &'a TaggerParams,
+    dict: &'a FeatureDict,
+    tags: &'a [String],
+    weights: &'a Weights,
+    zero_order: &'a Option<Vec<f64>>,
+    history: &'a [EpochInfo],
+    train_seconds: f64,
+}
+
+#[derive(Deserialize)]
+struct Saved {
+    format: String,
+    params: TaggerParams,
+    dict: FeatureDict,
+    tags: Vec<String>,
+    weights: Weights,
+    zero_order: Option<Vec<f64>>,
+    history: Vec<EpochInfo>,
+    train_seconds: f64,
+}
+
+const FORMAT: &str = "online-bilinear/1";
+
+fn tag_indices(corpus: &Corpus, tags: &[String]) -> Result<Vec<Vec<usize>>> {
+    let index: HashMap<&str, usize> = tags
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    corpus
+        .sentences()
+        .iter()
+        .enumerate()
+        .map(|(si, s)| {
+            s.tags()
+                .iter()
+                .enumerate()
+                .map(|(ti, t)| {
+                    index
+                        .get(t.as_str())
+                        .copied()
+                        .ok_or_else(|| OblError::UnknownTag {
+                            sentence: si,
+                            token: ti,
+                            tag: t.clone(),
+                            known: tags.to_vec(),
+                        })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+impl TaggerParams {
+    /// Fits a tagger on `corpus` (builds the feature dictionary, then trains).
+    ///
+    /// # Errors
+    /// Invalid parameters; [`OblError::EmptyCorpus`]; [`OblError::TooFewColumns`] when a
+    /// sentence lacks a column a template reads; CRFsuite failures for the CRF learners.
+    pub fn fit(&self, corpus: &Corpus) -> Result<FittedTagger> {
+        self.fit_with_callback(corpus, |_, _| Ok(()))
+    }
+
+    /// As [`fit`](Self::fit), calling `on_epoch` after every epoch of an online learner
+    /// with the epoch's statistics and a snapshot of the model as it would be returned now
+    /// (e.g. to trace the test error per iteration, the paper's Fig. 2). The time spent in
+    /// the callback is not counted as training time. The CRF learners call it once, at the
+    /// end.
+    ///
+    /// # Errors
+    /// As [`fit`](Self::fit), and any error the callback returns.
+    pub fn fit_with_callback(
+        &self,
+        corpus: &Corpus,
+        mut on_epoch: impl FnMut(&EpochInfo, &FittedTagger) -> Result<()>,
+    ) -> Result<FittedTagger> {
+        self.validate()?;
+        if corpus.n_tokens() == 0 {
+            return Err(OblError::EmptyCorpus { what: "training" });
+        }
+        let started = Instant::now();
+        let dict = Arc::new(FeatureDict::build(corpus, &self.templates, self.cutoff)?);
+        let tags = corpus.tag_set();
+        let gold = tag_indices(corpus, &tags)?;
+        let encoded = dict.encode_corpus(corpus)?;
+        let n_tags = tags.len();
+        let setup_seconds = started.elapsed().as_secs_f64();
+        let mut model = FittedTagger {
+            params: self.clone(),
+            dict: Arc::clone(&dict),
+            tags,
+            weights: Weights::Linear { w: Vec::new() },
+            zero_order: None,
+            history: Vec::new(),
+            train_seconds: 0.0,
+        };
+        if !self.learner.is_online() {
+            let started = Instant::now();
+            let bytes = crate::crf::train(self, &encoded, &gold)?;
+            model.weights = Weights::Crf { model: bytes };
+            model.train_seconds = setup_seconds + started.elapsed().as_secs_f64();
+            let info = EpochInfo {
+                epoch: 1,
+                mistakes: 0,
+                token_errors: 0,
+                tokens: corpus.n_tokens(),
+                seconds: model.train_seconds,
+            };
+            model.history.push(info);
+            on_epoch(&info, &model)?;
+            return Ok(model);
+        }
+        let mut learner: Box<dyn Online> = new_online(dict.len(), n_tags, self)?;
+        let history = run_online(
+            learner.as_mut(),
+            self,
+            &encoded,
+            &gold,
+            n_tags,
+            |info, state| {
+                let (weights, zero) = state.snapshot();
+                model.weights = weights;
+                model.zero_order = zero;
+                model.train_seconds = setup_seconds + info.seconds;
+                model.history.push(*info);
+                on_epoch(info, &model)
+            },
+        )?;
+        model.history = history;
+        Ok(model)
+    }
+}
+
+impl FittedTagger {
+    /// The parameters the model was fitted with.
+    pub fn params(&self) -> &TaggerParams {
+        &self.params
+    }
+
+    /// The learner that fitted the model.
+    pub fn learner(&self) -> Learner {
+        self.params.learner
+    }
+
+    /// The tag set, in the order of the weights' tag indices.
+    pub fn tags(&self) -> &[String] {
+        &self.tags
+    }
+
+    /// The feature dictionary.
+    pub fn features(&self) -> &FeatureDict {
+        &self.dict
+    }
+
+    /// Number of features `K`.
+    pub fn n_features(&self) -> usize {
+        self.dict.len()
+    }
+
+    /// `alpha` (`K x L`, row-major) of a bilinear model (bol, bcd).
+    pub fn alpha(&self) -> Option<&[f64]> {
+        match &self.weights {
+            Weights::Bilinear { alpha, .. } => Some(alpha),
+            _ => None,
+        }
+    }
+
+    /// `beta` (`K x (L + 1)`, row-major, the last column is the start state) of a bilinear
+    /// model.
+    pub fn beta(&self) -> Option<&[f64]> {
+        match &self.weights {
+            Weights::Bilinear { beta, .. } => Some(beta),
+            _ => None,
+        }
+    }
+
+    /// The 0-order weights (`K x L`), when the extension is on.
+    pub fn zero_order_weights(&self) -> Option<&[f64]> {
+        self.zero_order.as_deref()
+    }
+
+    /// Per-epoch training statistics.
+    pub fn history(&self) -> &[EpochInfo] {
+        &self.history
+    }
+
+    /// Training time in seconds (feature extraction included, callbacks excluded).
+    pub fn train_seconds(&self) -> f64 {
+        self.train_seconds
+    }
+
+    fn decode(&self, encoded: &[EncodedSentence]) -> Result<Vec<Vec<usize>>> {
+        let l = self.tags.len();
+        let zero = self.zero_order.as_deref();
+        let mut scores = Vec::new();
+        let mut ws = crate::viterbi::ViterbiWorkspace::default();
+        let mut out = Vec::with_capacity(encoded.len());
+        for enc in encoded {
+            match &self.weights {
+                Weights::Bilinear { alpha, beta } => {
+                    bilinear_scores(enc, l, alpha, beta, 1.0, zero, &mut scores)
+                }
+                Weights::Linear { w } => linear_scores(enc, l, w, zero, &mut scores),
+                Weights::Crf { model } => {
+                    return crate::crf::tag(model, encoded, l);
+                }
+            }
+            let mut path = vec![0; enc.len()];
+            crate::viterbi::viterbi_into(&scores, enc.len(), l, &mut ws, &mut path);
+            out.push(path);
+        }
+        Ok(out)
+    }
+
+    fn names(&self, paths: Vec<Vec<usize>>) -> Vec<Vec<String>> {
+        paths
+            .into_iter()
+            .map(|p| p.into_iter().map(|t| self.tags[t].clone()).collect())
+            .collect()
+    }
+
+    /// The predicted tags of one sentence (its gold tags, if any, are ignored).
+    ///
+    /// # Errors
+    /// [`OblError::TooFewColumns`] when the sentence lacks a column the templates read;
+    /// CRFsuite failures.
+    pub fn predict(&self, sentence: &Sentence) -> Result<Vec<String>> {
+        let enc = self.dict.encode(sentence)?;
+        let paths = self.decode(std::slice::from_ref(&enc))?;
+        Ok(self.names(paths).pop().unwrap_or_default())
+    }
+
+    /// The predicted tags of every sentence of a corpus.
+    ///
+    /// # Errors
+    /// As [`predict`](Self::predict), with the sentence index.
+    pub fn predict_corpus(&self, corpus: &Corpus) -> Result<Vec<Vec<String>>> {
+        let encoded = self.dict.encode_corpus(corpus)?;
+        Ok(self.names(self.decode(&encoded)?))
+    }
+
+    /// Label error rate and the task's precision/recall/F1 on a tagged corpus.
+    ///
+    /// # Errors
+    /// [`OblError::EmptyCorpus`]; [`OblError::UnknownTag`] for a gold tag outside the
+    /// model's tag set; the errors of [`predict_corpus`](Self::predict_corpus).
+    pub fn evaluate(&self, corpus: &Corpus) -> Result<Evaluation> {
+        if corpus.n_tokens() == 0 {
+            return Err(OblError::EmptyCorpus { what: "test" });
+        }
+        let gold_idx = tag_indices(corpus, &self.tags)?;
+        let encoded = self.dict.encode_corpus(corpus)?;
+        let pred_idx = self.decode(&encoded)?;
+        let label_error_rate = crate::metrics::label_error_rate(&gold_idx, &pred_idx)?;
+        let gold: Vec<Vec<String>> = corpus
+            .sentences()
+            .iter()
+            .map(|s| s.tags().to_vec())
+            .collect();
+        let pred = self.names(pred_idx);
+        let is_segmentation = self
+            .tags
+            .iter()
+            .all(|t| matches!(t.as_str(), "b" | "m" | "e" | "s"));
+        let (segmentation, chunks) = if is_segmentation {
+            (Some(crate::metrics::segmentation_prf(&gold, &pred)?), None)
+        } else {
+            (None, Some(crate::metrics::chunk_prf(&gold, &pred)?))
+        };
+        Ok(Evaluation {
+            label_error_rate,
+            segmentation,
+            chunks,
+        })
+    }
+
+    /// The model as JSON text.
+    ///
+    /// # Errors
+    /// [`OblError::Serde`] if encoding fails.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string(&SavedRef {
+            format: FORMAT,
+            params: &self.params,
+            dict: &self.dict,
+            tags: &self.tags,
+            weights: &self.weights,
+            zero_order: &self.zero_order,
+            history: &self.history,
+            train_seconds: self.train_seconds,
+        })
+        .map_err(|e| OblError::Serde(e.to_string()))
+    }
+
+    /// A model from the JSON text of [`to_json`](Self::to_json).
+    ///
+    /// # Errors
+    /// [`OblError::Serde`] for malformed text, another format, or inconsistent sizes.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let saved: Saved =
+            serde_json::from_str(text).map_err(|e| OblError::Serde(e.to_string()))?;
+        if saved.format != FORMAT {
+            return Err(OblError::Serde(format!(
+                "format `{}`, expected `{FORMAT}`",
+                saved.format
+            )));
+        }
+        let (k, l) = (saved.dict.len(), saved.tags.len());
+        let consistent = l > 0
+            && match &saved.weights {
+                Weights::Bilinear { alpha, beta } => {
+                    alpha.len() == k * l && beta.len() == k * (l + 1)
+                }
+                Weights::Linear { w } => w.len() == k * l * (l + 1),
+                Weights::Crf { model } => !model.is_empty(),
+            }
+            && saved.zero_order.as_ref().is_none_or(|z| z.len() == k * l);
+        if !consistent {
+            return Err(OblError::Serde(
+                "weights do not match the feature and tag counts".into(),
+            ));
+        }
+        Ok(Self {
+            params: saved.params,
+            dict: Arc::new(saved.dict),
+            tags: saved.tags,
+            weights: saved.weights,
+            zero_order: saved.zero_order,
+            history: saved.history,
+            train_seconds: saved.train_seconds,
+        })
+    }
+
+    /// Saves the model as JSON.
+    ///
+    /// # Errors
+    /// [`OblError::Io`], [`OblError::Serde`].
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_json()?).map_err(|source| OblError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Loads a model saved by [`save`](Self::save).
+    ///
+    /// # Errors
+    /// [`OblError::Io`], [`OblError::Serde`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| OblError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_json(&text)
+    }
+}

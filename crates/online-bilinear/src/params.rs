@@ -1,0 +1,230 @@
+//! Hyperparameters of the taggers.
+//!
+//! One parameter set serves every learner; each field says which learners read it.
+//!
+//! | name | default | meaning | learners | valid range |
+//! |---|---|---|---|---|
+//! | `learner` | | [`Learner::Bol`], [`Learner::Bcd`], [`Learner::Sp`], [`Learner::CrfL2`], [`Learner::CrfL1`] | | |
+//! | `epochs` | 20 | `T`, passes over the training data (bcd: one pass for `alpha` then one for `beta` per epoch) | bol, bcd, sp | `>= 1` |
+//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | all | finite, `> 0` |
+//! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |
+//! | `averaging` | false | average the parameters over all steps (bol and bcd: `alpha` and `beta` separately, Sec. 4.3) | bol, bcd, sp | |
+//! | `zero_order` | false | add 0-order features `w[k, y_i]` with linear weights (Sec. 4.3) | bol, bcd, sp | |
+//! | `templates` | [`Templates::segmentation`] | feature templates | all | non-empty |
+//! | `cutoff` | 1 | keep features seen at least this often in training | all | `>= 1` |
+//! | `shuffle` | true | visit the training sentences in a fresh random order each epoch | bol, bcd, sp | |
+//! | `seed` | 0 | seed of the shuffles | bol, bcd, sp | any |
+//! | `crf_max_iterations` | 100 | L-BFGS / OWL-QN iterations of CRFsuite | CRF | `>= 1` |
+//!
+//! # Errors
+//! [`crate::TaggerParams::fit`] checks the parameters and returns
+//! [`crate::OblError::InvalidParameter`] for any value out of range.
+//!
+//! # References
+//! Y. Wu and S. Sun, *An Online Learning Algorithm for Bilinear Models*, ICML 2015.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, invalid};
+use crate::features::Templates;
+
+/// Which learning algorithm fits the tagger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Learner {
+    /// The paper's Algorithm 2: online dual ascent on the rank-1 bilinear model with the
+    /// gradient of `1/2 ||Theta||_2^2` from warm-started sparse power iteration.
+    Bol,
+    /// The paper's Algorithm 1: block coordinate descent alternating two linear structured
+    /// SVMs (in `alpha` with `beta` fixed, then in `beta`), each solved online in the dual.
+    Bcd,
+    /// The structured perceptron on the same (full, not rank-1) matrix features.
+    Sp,
+    /// A linear-chain CRF with L2 regularization trained by L-BFGS (CRFsuite).
+    CrfL2,
+    /// A linear-chain CRF with L1 regularization trained by OWL-QN (CRFsuite).
+    CrfL1,
+}
+
+impl Learner {
+    /// Short lower-case name: `bol`, `bcd`, `sp`, `crf-l2`, `crf-l1`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Learner::Bol => "bol",
+            Learner::Bcd => "bcd",
+            Learner::Sp => "sp",
+            Learner::CrfL2 => "crf-l2",
+            Learner::CrfL1 => "crf-l1",
+        }
+    }
+
+    /// Whether this learner is one of the online learners (bol, bcd, sp).
+    pub fn is_online(self) -> bool {
+        matches!(self, Learner::Bol | Learner::Bcd | Learner::Sp)
+    }
+}
+
+/// Hyperparameters of a tagger: see the [module docs](self) for the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaggerParams {
+    pub(crate) learner: Learner,
+    pub(crate) epochs: usize,
+    pub(crate) c: f64,
+    pub(crate) power_steps: usize,
+    pub(crate) averaging: bool,
+    pub(crate) zero_order: bool,
+    pub(crate) templates: Templates,
+    pub(crate) cutoff: usize,
+    pub(crate) shuffle: bool,
+    pub(crate) seed: u64,
+    pub(crate) crf_max_iterations: usize,
+}
+
+impl TaggerParams {
+    /// Defaults for `learner`.
+    pub fn new(learner: Learner) -> Self {
+        Self {
+            learner,
+            epochs: 20,
+            c: 1.0,
+            power_steps: 4,
+            averaging: false,
+            zero_order: false,
+            templates: Templates::segmentation(),
+            cutoff: 1,
+            shuffle: true,
+            seed: 0,
+            crf_max_iterations: 100,
+        }
+    }
+
+    /// Defaults for [`Learner::Bol`] (`T = 20`, `C = 1`, `R = 4`, the paper's values).
+    pub fn bol() -> Self {
+        Self::new(Learner::Bol)
+    }
+
+    /// Defaults for [`Learner::Bcd`].
+    pub fn bcd() -> Self {
+        Self::new(Learner::Bcd)
+    }
+
+    /// Defaults for [`Learner::Sp`].
+    pub fn sp() -> Self {
+        Self::new(Learner::Sp)
+    }
+
+    /// Defaults for [`Learner::CrfL2`].
+    pub fn crf_l2() -> Self {
+        Self::new(Learner::CrfL2)
+    }
+
+    /// Defaults for [`Learner::CrfL1`].
+    pub fn crf_l1() -> Self {
+        Self::new(Learner::CrfL1)
+    }
+
+    /// Sets the learner.
+    pub fn learner(mut self, learner: Learner) -> Self {
+        self.learner = learner;
+        self
+    }
+
+    /// Sets `T`, the number of epochs.
+    pub fn epochs(mut self, epochs: usize) -> Self {
+        self.epochs = epochs;
+        self
+    }
+
+    /// Sets `C` (bol step, bcd SVM constant, CRF regularization weight).
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+
+    /// Sets `R`, the power steps per mistake of bol.
+    pub fn power_steps(mut self, steps: usize) -> Self {
+        self.power_steps = steps;
+        self
+    }
+
+    /// Turns parameter averaging on or off.
+    pub fn averaging(mut self, on: bool) -> Self {
+        self.averaging = on;
+        self
+    }
+
+    /// Turns the 0-order feature extension on or off.
+    pub fn zero_order(mut self, on: bool) -> Self {
+        self.zero_order = on;
+        self
+    }
+
+    /// Sets the feature templates.
+    pub fn templates(mut self, templates: Templates) -> Self {
+        self.templates = templates;
+        self
+    }
+
+    /// Sets the feature frequency cutoff.
+    pub fn cutoff(mut self, cutoff: usize) -> Self {
+        self.cutoff = cutoff;
+        self
+    }
+
+    /// Turns per-epoch shuffling on or off.
+    pub fn shuffle(mut self, on: bool) -> Self {
+        self.shuffle = on;
+        self
+    }
+
+    /// Sets the seed of the shuffles.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Sets the iteration budget of the CRF baselines.
+    pub fn crf_max_iterations(mut self, iterations: usize) -> Self {
+        self.crf_max_iterations = iterations;
+        self
+    }
+
+    /// The learner.
+    pub fn get_learner(&self) -> Learner {
+        self.learner
+    }
+
+    /// The number of epochs.
+    pub fn get_epochs(&self) -> usize {
+        self.epochs
+    }
+
+    /// Checks every value.
+    ///
+    /// # Errors
+    /// [`crate::OblError::InvalidParameter`] naming the first value out of range.
+    pub fn validate(&self) -> Result<()> {
+        if self.epochs == 0 {
+            return Err(invalid("epochs", self.epochs, ">= 1"));
+        }
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(invalid("c", self.c, "finite and > 0"));
+        }
+        if self.power_steps == 0 {
+            return Err(invalid("power_steps", self.power_steps, ">= 1"));
+        }
+        if self.cutoff == 0 {
+            return Err(invalid("cutoff", self.cutoff, ">= 1"));
+        }
+        if self.crf_max_iterations == 0 {
+            return Err(invalid(
+                "crf_max_iterations",
+                self.crf_max_iterations,
+                ">= 1",
+            ));
+        }
+        if self.templates.as_slice().is_empty() {
+            return Err(invalid("templates", "[]", "at least one template"));
+        }
+        Ok(())
+    }
+}

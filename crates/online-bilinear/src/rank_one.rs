@@ -1,0 +1,421 @@
+//! The dual state of the bilinear online learner (Wu and Sun 2015, Sec. 4, Algorithm 2):
+//! the accumulated matrix `Theta` and the primal rank-1 parameters read from it by
+//! `W = grad F*(Theta)`, computed by warm-started power iteration.
+//!
+//! # Structure
+//!
+//! With the matrix feature of Sec. 3.3 for first-order sequence labelling, every feature
+//! `k` owns one block: `Phi(x, y) = sum_i sum_{k active at i} E_k(y_i, y_{i-1})`, where
+//! `E_k(a, b)` is the unit matrix of block `k` at row `a` (current tag) and column `b`
+//! (previous tag, or the start state). So `Phi`, and `Theta = C sum_t DeltaPhi_t`, are block
+//! diagonal with `K` blocks of `L x (L + 1)`, and the score
+//! `alpha^T Phi beta = sum_i sum_k alpha_k[y_i] beta_k[y_{i-1}]` reads only the diagonal
+//! blocks `alpha_k beta_k^T` of `W = alpha beta^T`.
+//!
+//! # Which rank-1 constraint
+//!
+//! The diagonal blocks of a rank-1 `alpha beta^T` are exactly the families of rank-1 blocks
+//! `(alpha_k beta_k^T)_k` with free scales, so the rank-1 model is a rank-1 constraint on
+//! every block. We therefore take `F(W) = sum_k (1/2 ||W_k||_F^2 + [rank W_k <= 1])` on the
+//! part of `W` the model reads; its conjugate is `F*(Theta) = 1/2 sum_k sigma_1(Theta_k)^2`
+//! and `grad F*(Theta) = blockdiag(sigma_1(Theta_k) u_k v_k^T)`, i.e.
+//! `alpha_k = sqrt(sigma_k) u_k`, `beta_k = sqrt(sigma_k) v_k`.
+//!
+//! Reading `F` on the whole of `W` instead (`F*(Theta) = 1/2 ||Theta||_2^2`) is degenerate
+//! for a block-diagonal `Theta`: its leading singular pair lives in the single block of
+//! largest `sigma_1(Theta_k)`, so `W` would keep one feature. (Both readings agree on that
+//! block; the tests check it against a dense SVD of the whole `Theta`.)
+//!
+//! # The update
+//!
+//! A mistake adds `D = C DeltaPhi_t`, which touches only the blocks of the features active
+//! where the decoded transition differs from the gold one. For each touched block, `R` power
+//! steps ([`bl_core::linalg::power_iteration`] on the `L x (L + 1)` block, warm-started at the
+//! previous `v_k`; a new block starts from the uniform vector) give `(sigma_k, u_k, v_k)`.
+//! Cost per mistake: `O(|B| R L^2)` for `|B|` touched blocks, independent of `K`; memory:
+//! blocks are allocated when first touched.
+
+use bl_core::linalg::{LinearOperator, PowerIterationParams, power_iteration};
+
+use crate::average::LazyAverage;
+use crate::error::Result;
+
+const UNALLOCATED: u32 = u32::MAX;
+
+/// A block-diagonal matrix of `n_blocks` blocks of `rows x cols`, stored sparsely: a block is
+/// allocated when first written; until then it equals `prior * 1 1^T`.
+#[derive(Debug, Clone)]
+pub struct BlockDiagonal {
+    n_blocks: usize,
+    rows: usize,
+    cols: usize,
+    prior: f64,
+    slot: Vec<u32>,
+    data: Vec<f64>,
+}
+
+impl BlockDiagonal {
+    /// A block-diagonal matrix whose blocks all equal `prior * 1 1^T`.
+    pub fn new(n_blocks: usize, rows: usize, cols: usize, prior: f64) -> Self {
+        Self {
+            n_blocks,
+            rows,
+            cols,
+            prior,
+            slot: vec![UNALLOCATED; n_blocks],
+            data: Vec::new(),
+        }
+    }
+
+    /// Number of blocks.
+    pub fn n_blocks(&self) -> usize {
+        self.n_blocks
+    }
+
+    /// Rows of one block.
+    pub fn block_rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns of one block.
+    pub fn block_cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Number of blocks that were written (memory is proportional to it).
+    pub fn n_allocated(&self) -> usize {
+        self.data.len() / (self.rows * self.cols).max(1)
+    }
+
+    /// Entry `(r, c)` of block `k` (`k < n_blocks`, `r < rows`, `c < cols`).
+    pub fn get(&self, k: usize, r: usize, c: usize) -> f64 {
+        match self.slot[k] {
+            UNALLOCATED => self.prior,
+            s => self.data[s as usize * self.rows * self.cols + r * self.cols + c],
+        }
+    }
+
+    /// Block `k`, row-major, allocated on first use.
+    pub fn block_mut(&mut self, k: usize) -> &mut [f64] {
+        let size = self.rows * self.cols;
+        if self.slot[k] == UNALLOCATED {
+            self.slot[k] = (self.data.len() / size.max(1)) as u32;
+            self.data.extend(std::iter::repeat_n(self.prior, size));
+        }
+        let s = self.slot[k] as usize;
+        &mut self.data[s * size..(s + 1) * size]
+    }
+
+    /// Block `k` copied into `out` (row-major, `rows * cols` entries).
+    pub fn copy_block(&self, k: usize, out: &mut [f64]) {
+        let size = self.rows * self.cols;
+        match self.slot[k] {
+            UNALLOCATED => out[..size].fill(self.prior),
+            s => {
+                out[..size].copy_from_slice(&self.data[s as usize * size..(s as usize + 1) * size])
+            }
+        }
+    }
+
+    /// The dense `(n_blocks rows) x (n_blocks cols)` matrix (for tests on small sizes).
+    pub fn to_dense(&self) -> faer::Mat<f64> {
+        let (r, c) = (self.rows, self.cols);
+        let mut m = faer::Mat::<f64>::zeros(self.n_blocks * r, self.n_blocks * c);
+        for k in 0..self.n_blocks {
+            for i in 0..r {
+                for j in 0..c {
+                    m[(k * r + i, k * c + j)] = self.get(k, i, j);
+                }
+            }
+        }
+        m
+    }
+}
+
+impl LinearOperator for BlockDiagonal {
+    fn nrows(&self) -> usize {
+        self.n_blocks * self.rows
+    }
+    fn ncols(&self) -> usize {
+        self.n_blocks * self.cols
+    }
+    fn apply(&self, x: &[f64], out: &mut [f64]) {
+        let (r, c) = (self.rows, self.cols);
+        for k in 0..self.n_blocks {
+            let xk = &x[k * c..(k + 1) * c];
+            let ok = &mut out[k * r..(k + 1) * r];
+            match self.slot[k] {
+                UNALLOCATED => ok.fill(self.prior * xk.iter().sum::<f64>()),
+                s => {
+                    let block = &self.data[s as usize * r * c..(s as usize + 1) * r * c];
+                    for i in 0..r {
+                        ok[i] = (0..c).map(|j| block[i * c + j] * xk[j]).sum();
+                    }
+                }
+            }
+        }
+    }
+    fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
+        let (r, c) = (self.rows, self.cols);
+        for k in 0..self.n_blocks {
+            let yk = &y[k * r..(k + 1) * r];
+            let ok = &mut out[k * c..(k + 1) * c];
+            match self.slot[k] {
+                UNALLOCATED => ok.fill(self.prior * yk.iter().sum::<f64>()),
+                s => {
+                    let block = &self.data[s as usize * r * c..(s as usize + 1) * r * c];
+                    for j in 0..c {
+                        ok[j] = (0..r).map(|i| block[i * c + j] * yk[i]).sum();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A sparse update `D` of a [`BlockDiagonal`]: dense values for a list of distinct blocks.
+#[derive(Debug, Clone, Default)]
+pub struct BlockUpdate {
+    rows: usize,
+    cols: usize,
+    blocks: Vec<u32>,
+    values: Vec<f64>,
+    index: std::collections::HashMap<u32, usize>,
+}
+
+impl BlockUpdate {
+    /// An empty update for blocks of `rows x cols`.
+    pub fn new(rows: usize, cols: usize) -> Self {
+        Self {
+            rows,
+            cols,
+            ..Self::default()
+        }
+    }
+
+    /// Removes every entry (keeps the allocations).
+    pub fn clear(&mut self) {
+        self.blocks.clear();
+        self.values.clear();
+        self.index.clear();
+    }
+
+    /// Adds `value` at `(r, c)` of block `k`.
+    pub fn add(&mut self, k: u32, r: usize, c: usize, value: f64) {
+        let size = self.rows * self.cols;
+        let slot = *self.index.entry(k).or_insert_with(|| {
+            self.blocks.push(k);
+            self.values.extend(std::iter::repeat_n(0.0, size));
+            self.blocks.len() - 1
+        });
+        self.values[slot * size + r * self.cols + c] += value;
+    }
+
+    /// The blocks touched, in order of first addition.
+    pub fn blocks(&self) -> &[u32] {
+        &self.blocks
+    }
+
+    /// The values of the `i`-th touched block (row-major).
+    pub fn values(&self, i: usize) -> &[f64] {
+        let size = self.rows * self.cols;
+        &self.values[i * size..(i + 1) * size]
+    }
+
+    /// Whether no block is touched.
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+}
+
+/// One block of `Theta` (row-major `rows x cols`) as a linear operator.
+#[derive(Debug, Clone, Copy)]
+struct BlockRef<'a> {
+    data: &'a [f64],
+    rows: usize,
+    cols: usize,
+}
+
+impl LinearOperator for BlockRef<'_> {
+    fn nrows(&self) -> usize {
+        self.rows
+    }
+    fn ncols(&self) -> usize {
+        self.cols
+    }
+    fn apply(&self, x: &[f64], out: &mut [f64]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = (0..self.cols)
+                .map(|j| self.data[i * self.cols + j] * x[j])
+                .sum();
+        }
+    }
+    fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = (0..self.rows)
+                .map(|i| self.data[i * self.cols + j] * y[i])
+                .sum();
+        }
+    }
+}
+
+/// `Theta` and the rank-1 blocks read from it, with optional running averages of `alpha` and
+/// `beta` (Sec. 4.3): see the module docs.
+#[derive(Debug, Clone)]
+pub struct BlockRankOne {
+    theta: BlockDiagonal,
+    sigma: Vec<f64>,
+    u: Vec<f64>,
+    v: Vec<f64>,
+    alpha: Vec<f64>,
+    beta: Vec<f64>,
+    averages: Option<(LazyAverage, LazyAverage)>,
+    block: Vec<f64>,
+}
+
+impl BlockRankOne {
+    /// The zero state (`Theta = 0`, `W = 0`) for `n_blocks` blocks of `rows x cols`; with
+    /// `average`, running averages of `alpha` and `beta` are kept.
+    ///
+    /// # Errors
+    /// [`crate::OblError::InvalidParameter`] for a zero dimension.
+    pub fn new(n_blocks: usize, rows: usize, cols: usize, average: bool) -> Result<Self> {
+        if n_blocks == 0 || rows == 0 || cols == 0 {
+            return Err(crate::error::invalid(
+                "dimensions",
+                format!("{n_blocks} blocks of {rows} x {cols}"),
+                "all >= 1",
+            ));
+        }
+        let (m, n) = (n_blocks * rows, n_blocks * cols);
+        Ok(Self {
+            theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
+            sigma: vec![0.0; n_blocks],
+            u: vec![0.0; m],
+            v: vec![1.0 / (cols as f64).sqrt(); n],
+            alpha: vec![0.0; m],
+            beta: vec![0.0; n],
+            averages: average.then(|| (LazyAverage::new(m), LazyAverage::new(n))),
+            block: vec![0.0; rows * cols],
+        })
+    }
+
+    /// The accumulated dual matrix `Theta`.
+    pub fn theta(&self) -> &BlockDiagonal {
+        &self.theta
+    }
+
+    /// `sigma_k`, the leading singular value estimate of each block.
+    pub fn sigmas(&self) -> &[f64] {
+        &self.sigma
+    }
+
+    /// The unit left vectors `u_k`, concatenated (`K x rows`).
+    pub fn u(&self) -> &[f64] {
+        &self.u
+    }
+
+    /// The unit right vectors `v_k`, concatenated (`K x cols`); a block never touched holds
+    /// the uniform start vector.
+    pub fn v(&self) -> &[f64] {
+        &self.v
+    }
+
+    /// `alpha` (`alpha_k = sqrt(sigma_k) u_k`), so that block `k` of `W` is
+    /// `alpha_k beta_k^T`.
+    pub fn alpha(&self) -> &[f64] {
+        &self.alpha
+    }
+
+    /// `beta` (`beta_k = sqrt(sigma_k) v_k`).
+    pub fn beta(&self) -> &[f64] {
+        &self.beta
+    }
+
+    /// The averages of `alpha` and `beta` over the recorded steps, or `None` when averaging
+    /// is off.
+    pub fn averaged_alpha_beta(&self) -> Option<(Vec<f64>, Vec<f64>)> {
+        self.averages
+            .as_ref()
+            .map(|(aa, ab)| (aa.average(&self.alpha), ab.average(&self.beta)))
+    }
+
+    /// Ends one online step: the current `alpha`, `beta` enter the running averages.
+    pub fn record_step(&mut self) {
+        if let Some((aa, ab)) = self.averages.as_mut() {
+            aa.record(1.0);
+            ab.record(1.0);
+        }
+    }
+
+    /// `Theta += D`, then `steps` power steps on every block `D` touches, warm-started at
+    /// the block's previous `v_k` (see the module docs). An empty `D` changes nothing.
+    ///
+    /// # Errors
+    /// [`crate::OblError::InvalidParameter`] when `D`'s block shape differs from `Theta`'s, a
+    /// block index is out of range or `steps == 0`; `bl_core::BlError::NonFinite` (as
+    /// [`crate::OblError::Core`]) when `D` has a non-finite value.
+    pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        if d.rows != l || d.cols != p {
+            return Err(crate::error::invalid(
+                "update",
+                format!("blocks of {} x {}", d.rows, d.cols),
+                "blocks of the same shape as Theta's",
+            ));
+        }
+        if steps == 0 {
+            return Err(crate::error::invalid("power_steps", 0, ">= 1"));
+        }
+        if let Some(&k) = d
+            .blocks
+            .iter()
+            .find(|&&k| k as usize >= self.theta.n_blocks)
+        {
+            return Err(crate::error::invalid(
+                "update",
+                format!("block {k}"),
+                "block indices below the number of features",
+            ));
+        }
+        bl_core::error::ensure_finite("update values", &d.values)?;
+        let params = PowerIterationParams {
+            max_iter: steps,
+            tol: 1e-14,
+            seed: 0,
+        };
+        for (i, &k) in d.blocks.iter().enumerate() {
+            let k = k as usize;
+            let block = self.theta.block_mut(k);
+            for (x, dx) in block.iter_mut().zip(d.values(i)) {
+                *x += dx;
+            }
+            self.block.copy_from_slice(block);
+            let op = BlockRef {
+                data: &self.block,
+                rows: l,
+                cols: p,
+            };
+            let triplet = power_iteration(&op, Some(&self.v[k * p..(k + 1) * p]), &params)?;
+            let root = triplet.sigma.sqrt();
+            self.sigma[k] = triplet.sigma;
+            for a in 0..l {
+                let j = k * l + a;
+                if let Some((aa, _)) = self.averages.as_mut() {
+                    aa.touch(j, self.alpha[j]);
+                }
+                self.u[j] = triplet.u[a];
+                self.alpha[j] = root * triplet.u[a];
+            }
+            for b in 0..p {
+                let j = k * p + b;
+                if let Some((_, ab)) = self.averages.as_mut() {
+                    ab.touch(j, self.beta[j]);
+                }
+                self.v[j] = triplet.v[b];
+                self.beta[j] = root * triplet.v[b];
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,453 @@
+//! The online learners (bol, bcd, sp) and the shared training loop.
+//!
+//! Every learner runs the same loop: for each epoch, visit the training sentences (in a
+//! seeded random order when `shuffle` is on), decode with the current parameters, and on a
+//! mistake (`y_hat != y`) apply the learner's update built from
+//! `DeltaPhi = Phi(x, y) - Phi(x, y_hat)`; after each sentence the current parameters enter
+//! the running averages.
+//!
+//! - bol (Algorithm 2): `Theta += C DeltaPhi`, then `R` warm-started power steps on each
+//!   touched block ([`crate::rank_one::BlockRankOne::update`]);
+//!   `alpha_k = sqrt(sigma_k) u_k`, `beta_k = sqrt(sigma_k) v_k`. 0-order weights (Sec. 4.3) are the
+//!   gradient of `1/2 ||theta_w||^2`, i.e. `w += C DeltaPhi_0`.
+//! - bcd (Algorithm 1): within each epoch one pass updates `alpha` with `beta` fixed and
+//!   a second pass updates `beta` with `alpha` fixed. Each is a linear structured
+//!   SVM solved online in the dual (Shalev-Shwartz and Singer 2006): with
+//!   `g = DeltaPhi beta` (or `DeltaPhi^T alpha`), Hamming loss `l(y, y_hat)` and margin
+//!   `m = <params, g>`, the dual step is `tau = min(C, (l - m) / ||g||^2)` when `l > m`.
+//!   It starts from `alpha = 0`, `beta = 1`.
+//! - sp: the structured perceptron on the full (not rank-1) matrix features:
+//!   `W += DeltaPhi` (and `w += DeltaPhi_0`).
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+use crate::average::LazyAverage;
+use crate::error::Result;
+use crate::features::EncodedSentence;
+use crate::model::Weights;
+use crate::params::{Learner, TaggerParams};
+use crate::rank_one::{BlockRankOne, BlockUpdate};
+use crate::scoring::{bilinear_scores, linear_scores};
+
+/// What happened in one training epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EpochInfo {
+    /// 1-based epoch number.
+    pub epoch: usize,
+    /// Sentences decoded wrongly during the epoch (each caused an update).
+    pub mistakes: usize,
+    /// Tokens decoded wrongly during the epoch (online training error).
+    pub token_errors: usize,
+    /// Tokens visited during the epoch.
+    pub tokens: usize,
+    /// Training time so far, in seconds (callbacks excluded).
+    pub seconds: f64,
+}
+
+/// A weight vector with optional lazy averaging.
+#[derive(Debug, Clone)]
+struct Linear {
+    w: Vec<f64>,
+    avg: Option<LazyAverage>,
+}
+
+impl Linear {
+    fn new(w: Vec<f64>, average: bool) -> Self {
+        let avg = average.then(|| LazyAverage::new(w.len()));
+        Self { w, avg }
+    }
+    #[inline]
+    fn add(&mut self, j: usize, value: f64) {
+        if let Some(avg) = self.avg.as_mut() {
+            avg.touch(j, self.w[j]);
+        }
+        self.w[j] += value;
+    }
+    fn record(&mut self) {
+        if let Some(avg) = self.avg.as_mut() {
+            avg.record(1.0);
+        }
+    }
+    fn value(&self) -> Vec<f64> {
+        match &self.avg {
+            Some(avg) => avg.average(&self.w),
+            None => self.w.clone(),
+        }
+    }
+}
+
+/// One online learner's state.
+pub(crate) trait Online {
+    fn passes_per_epoch(&self) -> usize {
+        1
+    }
+    fn begin_pass(&mut self, _pass: usize) {}
+    fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>);
+    fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()>;
+    fn record(&mut self);
+    /// The parameters to predict with (averaged when averaging is on).
+    fn snapshot(&self) -> (Weights, Option<Vec<f64>>);
+}
+
+/// Calls `f(position, feature, (gold tag, gold previous), (predicted tag, predicted
+/// previous))` for every active feature at positions where the local transition differs.
+fn for_each_difference(
+    enc: &EncodedSentence,
+    gold: &[usize],
+    pred: &[usize],
+    start: usize,
+    mut f: impl FnMut(usize, usize, (usize, usize), (usize, usize)),
+) {
+    for i in 0..enc.len() {
+        let bg = if i == 0 { start } else { gold[i - 1] };
+        let bp = if i == 0 { start } else { pred[i - 1] };
+        if gold[i] == pred[i] && bg == bp {
+            continue;
+        }
+        for &k in enc.at(i) {
+            f(i, k as usize, (gold[i], bg), (pred[i], bp));
+        }
+    }
+}
+
+fn zero_order_update(
+    zero: &mut Option<Linear>,
+    enc: &EncodedSentence,
+    gold: &[usize],
+    pred: &[usize],
+    l: usize,
+    step: f64,
+) {
+    if let Some(z) = zero.as_mut() {
+        for i in 0..enc.len() {
+            if gold[i] != pred[i] {
+                for &k in enc.at(i) {
+                    z.add(k as usize * l + gold[i], step);
+                    z.add(k as usize * l + pred[i], -step);
+                }
+            }
+        }
+    }
+}
+
+/// bol: Algorithm 2.
+pub(crate) struct Bol {
+    l: usize,
+    c: f64,
+    steps: usize,
+    state: BlockRankOne,
+    delta: BlockUpdate,
+    zero: Option<Linear>,
+    averaging: bool,
+}
+
+impl Bol {
+    pub(crate) fn new(n_features: usize, l: usize, params: &TaggerParams) -> Result<Self> {
+        Ok(Self {
+            l,
+            c: params.c,
+            steps: params.power_steps,
+            state: BlockRankOne::new(n_features, l, l + 1, params.averaging)?,
+            delta: BlockUpdate::new(l, l + 1),
+            zero: params
+                .zero_order
+                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+            averaging: params.averaging,
+        })
+    }
+}
+
+impl Online for Bol {
+    fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
+        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
+        bilinear_scores(
+            enc,
+            self.l,
+            self.state.alpha(),
+            self.state.beta(),
+            1.0,
+            zero,
+            out,
+        );
+    }
+
+    fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
+        let c = self.c;
+        self.delta.clear();
+        let delta = &mut self.delta;
+        for_each_difference(enc, gold, pred, self.l, |_, k, (ag, bg), (ap, bp)| {
+            delta.add(k as u32, ag, bg, c);
+            delta.add(k as u32, ap, bp, -c);
+        });
+        self.state.update(&self.delta, self.steps)?;
+        zero_order_update(&mut self.zero, enc, gold, pred, self.l, c);
+        Ok(())
+    }
+
+    fn record(&mut self) {
+        self.state.record_step();
+        if let Some(z) = self.zero.as_mut() {
+            z.record();
+        }
+    }
+
+    fn snapshot(&self) -> (Weights, Option<Vec<f64>>) {
+        let (alpha, beta) = match self.state.averaged_alpha_beta() {
+            Some(averaged) if self.averaging => averaged,
+            _ => (self.state.alpha().to_vec(), self.state.beta().to_vec()),
+        };
+        (
+            Weights::Bilinear { alpha, beta },
+            self.zero.as_ref().map(Linear::value),
+        )
+    }
+}
+
+/// sp: the structured perceptron on the matrix features.
+pub(crate) struct Sp {
+    l: usize,
+    w: Linear,
+    zero: Option<Linear>,
+}
+
+impl Sp {
+    pub(crate) fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
+        Self {
+            l,
+            w: Linear::new(vec![0.0; n_features * l * (l + 1)], params.averaging),
+            zero: params
+                .zero_order
+                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+        }
+    }
+}
+
+impl Online for Sp {
+    fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
+        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
+        linear_scores(enc, self.l, &self.w.w, zero, out);
+    }
+
+    fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
+        let (l, p) = (self.l, self.l + 1);
+        let w = &mut self.w;
+        for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
+            w.add(k * l * p + ag * p + bg, 1.0);
+            w.add(k * l * p + ap * p + bp, -1.0);
+        });
+        zero_order_update(&mut self.zero, enc, gold, pred, l, 1.0);
+        Ok(())
+    }
+
+    fn record(&mut self) {
+        self.w.record();
+        if let Some(z) = self.zero.as_mut() {
+            z.record();
+        }
+    }
+
+    fn snapshot(&self) -> (Weights, Option<Vec<f64>>) {
+        (
+            Weights::Linear { w: self.w.value() },
+            self.zero.as_ref().map(Linear::value),
+        )
+    }
+}
+
+/// bcd: Algorithm 1.
+pub(crate) struct Bcd {
+    l: usize,
+    c: f64,
+    alpha: Linear,
+    beta: Linear,
+    zero: Option<Linear>,
+    update_alpha: bool,
+    g: BTreeMap<usize, f64>,
+    g0: BTreeMap<usize, f64>,
+}
+
+impl Bcd {
+    pub(crate) fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
+        Self {
+            l,
+            c: params.c,
+            alpha: Linear::new(vec![0.0; n_features * l], params.averaging),
+            beta: Linear::new(vec![1.0; n_features * (l + 1)], params.averaging),
+            zero: params
+                .zero_order
+                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+            update_alpha: true,
+            g: BTreeMap::new(),
+            g0: BTreeMap::new(),
+        }
+    }
+}
+
+impl Online for Bcd {
+    fn passes_per_epoch(&self) -> usize {
+        2
+    }
+
+    fn begin_pass(&mut self, pass: usize) {
+        self.update_alpha = pass.is_multiple_of(2);
+    }
+
+    fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
+        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
+        bilinear_scores(enc, self.l, &self.alpha.w, &self.beta.w, 1.0, zero, out);
+    }
+
+    fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
+        let (l, p) = (self.l, self.l + 1);
+        self.g.clear();
+        self.g0.clear();
+        let (alpha, beta, g) = (&self.alpha.w, &self.beta.w, &mut self.g);
+        if self.update_alpha {
+            // g = DeltaPhi beta, indexed like alpha.
+            for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
+                *g.entry(k * l + ag).or_insert(0.0) += beta[k * p + bg];
+                *g.entry(k * l + ap).or_insert(0.0) -= beta[k * p + bp];
+            });
+        } else {
+            // g = DeltaPhi^T alpha, indexed like beta.
+            for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
+                *g.entry(k * p + bg).or_insert(0.0) += alpha[k * l + ag];
+                *g.entry(k * p + bp).or_insert(0.0) -= alpha[k * l + ap];
+            });
+        }
+        if let Some(z) = self.zero.as_ref() {
+            let _ = z;
+            for i in 0..enc.len() {
+                if gold[i] != pred[i] {
+                    for &k in enc.at(i) {
+                        *self.g0.entry(k as usize * l + gold[i]).or_insert(0.0) += 1.0;
+                        *self.g0.entry(k as usize * l + pred[i]).or_insert(0.0) -= 1.0;
+                    }
+                }
+            }
+        }
+        let params = if self.update_alpha {
+            &self.alpha.w
+        } else {
+            &self.beta.w
+        };
+        let mut margin: f64 = self.g.iter().map(|(&j, &x)| params[j] * x).sum();
+        let mut norm2: f64 = self.g.values().map(|x| x * x).sum();
+        if let Some(z) = self.zero.as_ref() {
+            margin += self.g0.iter().map(|(&j, &x)| z.w[j] * x).sum::<f64>();
+            norm2 += self.g0.values().map(|x| x * x).sum::<f64>();
+        }
+        let loss = gold.iter().zip(pred).filter(|(a, b)| a != b).count() as f64;
+        if loss > margin && norm2 > 0.0 {
+            let tau = self.c.min((loss - margin) / norm2);
+            let target = if self.update_alpha {
+                &mut self.alpha
+            } else {
+                &mut self.beta
+            };
+            for (&j, &x) in &self.g {
+                target.add(j, tau * x);
+            }
+            if let Some(z) = self.zero.as_mut() {
+                for (&j, &x) in &self.g0 {
+                    z.add(j, tau * x);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn record(&mut self) {
+        self.alpha.record();
+        self.beta.record();
+        if let Some(z) = self.zero.as_mut() {
+            z.record();
+        }
+    }
+
+    fn snapshot(&self) -> (Weights, Option<Vec<f64>>) {
+        (
+            Weights::Bilinear {
+                alpha: self.alpha.value(),
+                beta: self.beta.value(),
+            },
+            self.zero.as_ref().map(Linear::value),
+        )
+    }
+}
+
+pub(crate) fn new_online(
+    n_features: usize,
+    l: usize,
+    params: &TaggerParams,
+) -> Result<Box<dyn Online>> {
+    Ok(match params.learner {
+        Learner::Bol => Box::new(Bol::new(n_features, l, params)?),
+        Learner::Bcd => Box::new(Bcd::new(n_features, l, params)),
+        _ => Box::new(Sp::new(n_features, l, params)),
+    })
+}
+
+/// Runs the online loop; `on_epoch` receives each epoch's info and the learner (to
+/// snapshot).
+pub(crate) fn run_online(
+    learner: &mut dyn Online,
+    params: &TaggerParams,
+    encoded: &[EncodedSentence],
+    gold: &[Vec<usize>],
+    n_tags: usize,
+    mut on_epoch: impl FnMut(&EpochInfo, &dyn Online) -> Result<()>,
+) -> Result<Vec<EpochInfo>> {
+    let mut rng = bl_core::random::seeded_rng(params.seed);
+    let mut order: Vec<usize> = (0..encoded.len()).collect();
+    let mut scores = Vec::new();
+    let mut ws = crate::viterbi::ViterbiWorkspace::default();
+    let mut pred = Vec::new();
+    let mut history = Vec::with_capacity(params.epochs);
+    let mut elapsed = 0.0;
+    for epoch in 1..=params.epochs {
+        let started = Instant::now();
+        let (mut mistakes, mut token_errors, mut tokens) = (0, 0, 0);
+        for pass in 0..learner.passes_per_epoch() {
+            learner.begin_pass((epoch - 1) * learner.passes_per_epoch() + pass);
+            if params.shuffle {
+                order.shuffle(&mut rng);
+            }
+            for &s in &order {
+                let (enc, y) = (&encoded[s], &gold[s]);
+                if enc.is_empty() {
+                    continue;
+                }
+                learner.scores(enc, &mut scores);
+                pred.clear();
+                pred.resize(enc.len(), 0);
+                crate::viterbi::viterbi_into(&scores, enc.len(), n_tags, &mut ws, &mut pred);
+                let errors = y.iter().zip(&pred).filter(|(a, b)| a != b).count();
+                if pass == 0 {
+                    tokens += y.len();
+                    token_errors += errors;
+                    mistakes += usize::from(errors > 0);
+                }
+                if errors > 0 {
+                    learner.update(enc, y, &pred)?;
+                }
+                learner.record();
+            }
+        }
+        elapsed += started.elapsed().as_secs_f64();
+        let info = EpochInfo {
+            epoch,
+            mistakes,
+            token_errors,
+            tokens,
+            seconds: elapsed,
+        };
+        on_epoch(&info, &*learner)?;
+        history.push(info);
+    }
+    Ok(history)
+}

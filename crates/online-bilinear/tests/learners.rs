@@ -1,0 +1,227 @@
+//! The learners on a small synthetic segmentation task that a first-order tagger can learn:
+//! low error, determinism with a seed, averaging, 0-order features, save/load, bad input.
+
+use bl_core::random::seeded_rng;
+use online_bilinear::{
+    Corpus, Learner, OblError, Sentence, TaggerParams, Template, Templates, words_to_bmes,
+};
+use rand::RngExt;
+
+/// Sentences of words drawn from a fixed lexicon over a small alphabet; characters are
+/// shared between words, so the tagger needs context, but the lexicon makes it learnable.
+fn synthetic(n_sentences: usize, seed: u64) -> Corpus {
+    let mut rng = seeded_rng(seed);
+    let alphabet: Vec<char> = "abcdefghijklmnop".chars().collect();
+    let mut lexicon_rng = seeded_rng(1234);
+    let lexicon: Vec<String> = (0..24)
+        .map(|i| {
+            let len = 1 + i % 3;
+            (0..len)
+                .map(|_| alphabet[lexicon_rng.random_range(0..alphabet.len())])
+                .collect()
+        })
+        .collect();
+    (0..n_sentences)
+        .map(|_| {
+            let n_words = rng.random_range(2..9);
+            let words: Vec<&str> = (0..n_words)
+                .map(|_| lexicon[rng.random_range(0..lexicon.len())].as_str())
+                .collect();
+            let (chars, tags) = words_to_bmes(&words);
+            Sentence::from_tokens(&chars, &tags).unwrap()
+        })
+        .collect()
+}
+
+fn fit_and_score(params: TaggerParams) -> (f64, f64) {
+    let train = synthetic(300, 1);
+    let test = synthetic(100, 2);
+    let model = params.epochs(8).fit(&train).unwrap();
+    let e = model.evaluate(&test).unwrap();
+    (e.label_error_rate, e.f1())
+}
+
+#[test]
+fn every_online_learner_learns_the_synthetic_task() {
+    for params in [
+        TaggerParams::bol(),
+        TaggerParams::bol().averaging(true).zero_order(true),
+        TaggerParams::bcd(),
+        TaggerParams::bcd().averaging(true),
+        TaggerParams::sp(),
+        TaggerParams::sp().averaging(true).zero_order(true),
+    ] {
+        let name = format!("{:?}", params);
+        let (error, f1) = fit_and_score(params);
+        assert!(error < 0.06, "{name}: test label error {error}");
+        assert!(f1 > 0.9, "{name}: test word F1 {f1}");
+    }
+}
+
+#[test]
+fn bol_reaches_zero_training_error_on_a_separable_task() {
+    // Tag = a function of the character alone: separable with unigram features.
+    let tags = ["x", "y", "z"];
+    let mut rng = seeded_rng(4);
+    let corpus: Corpus = (0..80)
+        .map(|_| {
+            let n = rng.random_range(2..8);
+            let toks: Vec<String> = (0..n)
+                .map(|_| format!("c{}", rng.random_range(0..15)))
+                .collect();
+            let tg: Vec<&str> = toks
+                .iter()
+                .map(|t| tags[t[1..].parse::<usize>().unwrap() % 3])
+                .collect();
+            Sentence::from_tokens(&toks, &tg).unwrap()
+        })
+        .collect();
+    let templates = Templates::new(vec![
+        Template::Bias,
+        Template::Unigram {
+            column: 0,
+            offset: 0,
+        },
+    ])
+    .unwrap();
+    let model = TaggerParams::bol()
+        .templates(templates)
+        .epochs(10)
+        .fit(&corpus)
+        .unwrap();
+    let last = model.history().last().unwrap();
+    assert_eq!(last.token_errors, 0, "online errors in the last epoch");
+    assert_eq!(model.evaluate(&corpus).unwrap().label_error_rate, 0.0);
+}
+
+#[test]
+fn training_is_deterministic_for_a_seed() {
+    let train = synthetic(120, 5);
+    for learner in [Learner::Bol, Learner::Bcd, Learner::Sp] {
+        let params = TaggerParams::new(learner)
+            .epochs(3)
+            .averaging(true)
+            .seed(42);
+        let a = params.fit(&train).unwrap();
+        let b = params.fit(&train).unwrap();
+        assert_eq!(a.zero_order_weights(), b.zero_order_weights());
+        assert_eq!(a.alpha(), b.alpha());
+        assert_eq!(a.beta(), b.beta());
+        assert_eq!(
+            a.history()
+                .iter()
+                .map(|h| h.token_errors)
+                .collect::<Vec<_>>(),
+            b.history()
+                .iter()
+                .map(|h| h.token_errors)
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            a.predict_corpus(&train).unwrap(),
+            b.predict_corpus(&train).unwrap()
+        );
+    }
+    // Another seed visits the sentences in another order.
+    let a = TaggerParams::bol().epochs(1).seed(1).fit(&train).unwrap();
+    let b = TaggerParams::bol().epochs(1).seed(2).fit(&train).unwrap();
+    assert_ne!(a.alpha(), b.alpha());
+}
+
+#[test]
+fn save_and_load_give_the_same_predictions() {
+    let train = synthetic(60, 6);
+    let model = TaggerParams::bol()
+        .epochs(2)
+        .zero_order(true)
+        .fit(&train)
+        .unwrap();
+    let path = std::env::temp_dir().join(format!("obl-model-{}.json", std::process::id()));
+    model.save(&path).unwrap();
+    let back = online_bilinear::FittedTagger::load(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(
+        back.predict_corpus(&train).unwrap(),
+        model.predict_corpus(&train).unwrap()
+    );
+    assert_eq!(back.tags(), model.tags());
+    assert!(matches!(
+        online_bilinear::FittedTagger::from_json("{\"format\": 3}"),
+        Err(OblError::Serde(_))
+    ));
+}
+
+#[test]
+fn callback_sees_every_epoch() {
+    let train = synthetic(40, 7);
+    let test = synthetic(20, 8);
+    let mut errors = Vec::new();
+    let model = TaggerParams::sp()
+        .epochs(4)
+        .fit_with_callback(&train, |info, snapshot| {
+            errors.push((info.epoch, snapshot.evaluate(&test)?.label_error_rate));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(errors.iter().map(|e| e.0).collect::<Vec<_>>(), [1, 2, 3, 4]);
+    assert_eq!(errors[3].1, model.evaluate(&test).unwrap().label_error_rate);
+}
+
+#[test]
+fn bad_input_gives_typed_errors() {
+    let train = synthetic(20, 9);
+    assert!(matches!(
+        TaggerParams::bol().fit(&Corpus::default()),
+        Err(OblError::EmptyCorpus { .. })
+    ));
+    assert!(matches!(
+        TaggerParams::bol().epochs(0).fit(&train),
+        Err(OblError::InvalidParameter { name: "epochs", .. })
+    ));
+    assert!(matches!(
+        TaggerParams::bcd().c(f64::NAN).fit(&train),
+        Err(OblError::InvalidParameter { name: "c", .. })
+    ));
+    assert!(matches!(
+        TaggerParams::bol().power_steps(0).fit(&train),
+        Err(OblError::InvalidParameter {
+            name: "power_steps",
+            ..
+        })
+    ));
+    assert!(matches!(
+        TaggerParams::sp().cutoff(0).fit(&train),
+        Err(OblError::InvalidParameter { name: "cutoff", .. })
+    ));
+    // Chunking templates read a second column that a character corpus does not have.
+    assert!(matches!(
+        TaggerParams::sp()
+            .templates(Templates::chunking())
+            .fit(&train),
+        Err(OblError::TooFewColumns { .. })
+    ));
+    let model = TaggerParams::sp().epochs(1).fit(&train).unwrap();
+    let unknown = Corpus::new(vec![
+        Sentence::from_tokens(&["a", "b"], &["s", "q"]).unwrap(),
+    ]);
+    assert!(matches!(
+        model.evaluate(&unknown),
+        Err(OblError::UnknownTag {
+            sentence: 0,
+            token: 1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        model.evaluate(&Corpus::default()),
+        Err(OblError::EmptyCorpus { .. })
+    ));
+    // Unseen characters are fine at prediction time.
+    assert_eq!(
+        model
+            .predict(&Sentence::untagged(&["漢", "字"]))
+            .unwrap()
+            .len(),
+        2
+    );
+}

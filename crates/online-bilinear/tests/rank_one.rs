@@ -1,0 +1,156 @@
+//! bol's dual state: the warm-started block power steps against bl-core's power iteration
+//! and against a dense SVD of the whole block-diagonal Theta.
+
+use bl_core::linalg::{
+    LinearOperator, PowerIterationParams, power_iteration, top_singular_vectors,
+};
+use bl_core::random::{seeded_rng, standard_normal};
+use online_bilinear::{BlockRankOne, BlockUpdate};
+use rand::RngExt;
+
+fn random_update(
+    rng: &mut bl_core::random::Rng,
+    n_blocks: usize,
+    l: usize,
+    p: usize,
+) -> BlockUpdate {
+    let mut d = BlockUpdate::new(l, p);
+    for _ in 0..2 {
+        let k = rng.random_range(0..n_blocks) as u32;
+        for _ in 0..3 {
+            let (a, b) = (rng.random_range(0..l), rng.random_range(0..p));
+            d.add(k, a, b, standard_normal(rng));
+        }
+    }
+    d
+}
+
+fn block(state: &BlockRankOne, k: usize) -> faer::Mat<f64> {
+    let t = state.theta();
+    faer::Mat::from_fn(t.block_rows(), t.block_cols(), |i, j| t.get(k, i, j))
+}
+
+#[test]
+fn block_diagonal_operator_matches_its_dense_matrix() {
+    let (n_blocks, l, p) = (4, 2, 3);
+    let mut state = BlockRankOne::new(n_blocks, l, p, false).unwrap();
+    let mut rng = seeded_rng(5);
+    for _ in 0..6 {
+        state
+            .update(&random_update(&mut rng, n_blocks, l, p), 2)
+            .unwrap();
+    }
+    let theta = state.theta();
+    let dense = theta.to_dense();
+    let x: Vec<f64> = (0..theta.ncols())
+        .map(|_| standard_normal(&mut rng))
+        .collect();
+    let y: Vec<f64> = (0..theta.nrows())
+        .map(|_| standard_normal(&mut rng))
+        .collect();
+    let (mut a, mut b) = (vec![0.0; theta.nrows()], vec![0.0; theta.nrows()]);
+    theta.apply(&x, &mut a);
+    dense.apply(&x, &mut b);
+    assert!(a.iter().zip(&b).all(|(s, t)| (s - t).abs() < 1e-12));
+    let (mut a, mut b) = (vec![0.0; theta.ncols()], vec![0.0; theta.ncols()]);
+    theta.apply_transpose(&y, &mut a);
+    dense.apply_transpose(&y, &mut b);
+    assert!(a.iter().zip(&b).all(|(s, t)| (s - t).abs() < 1e-12));
+}
+
+#[test]
+fn each_update_equals_r_warm_started_power_steps_on_the_touched_blocks() {
+    let (n_blocks, l, p, steps) = (5, 3, 4, 3);
+    let mut state = BlockRankOne::new(n_blocks, l, p, false).unwrap();
+    let mut rng = seeded_rng(7);
+    for _ in 0..30 {
+        let d = random_update(&mut rng, n_blocks, l, p);
+        let previous_v = state.v().to_vec();
+        state.update(&d, steps).unwrap();
+        for &k in d.blocks() {
+            let k = k as usize;
+            let theta_k = block(&state, k);
+            let params = PowerIterationParams {
+                max_iter: steps,
+                tol: 1e-14,
+                seed: 0,
+            };
+            let expected =
+                power_iteration(&theta_k, Some(&previous_v[k * p..(k + 1) * p]), &params).unwrap();
+            assert!((state.sigmas()[k] - expected.sigma).abs() < 1e-12 * (1.0 + expected.sigma));
+            for a in 0..l {
+                assert!((state.u()[k * l + a] - expected.u[a]).abs() < 1e-12);
+            }
+        }
+    }
+}
+
+#[test]
+fn many_power_steps_give_the_dense_leading_singular_pairs() {
+    let (n_blocks, l, p) = (6, 4, 5);
+    let mut state = BlockRankOne::new(n_blocks, l, p, false).unwrap();
+    let mut rng = seeded_rng(9);
+    for _ in 0..40 {
+        state
+            .update(&random_update(&mut rng, n_blocks, l, p), 2000)
+            .unwrap();
+    }
+    // Every touched block: alpha_k beta_k^T is the best rank-1 approximation of Theta_k.
+    let mut best = (0usize, 0.0f64);
+    for k in 0..n_blocks {
+        if state.sigmas()[k] == 0.0 {
+            continue;
+        }
+        let svd = top_singular_vectors(block(&state, k).as_ref(), 1).unwrap();
+        let sigma = svd.s[0];
+        assert!(
+            (state.sigmas()[k] - sigma).abs() < 1e-8 * sigma,
+            "block {k}"
+        );
+        for a in 0..l {
+            for b in 0..p {
+                let ours = state.alpha()[k * l + a] * state.beta()[k * p + b];
+                let dense = sigma * svd.u[(a, 0)] * svd.v[(b, 0)];
+                // Power iteration stops on the change of sigma (1e-14), which leaves the vectors
+                // accurate to about its square root.
+                assert!((ours - dense).abs() < 1e-5 * sigma, "block {k} ({a}, {b})");
+            }
+        }
+        if sigma > best.1 {
+            best = (k, sigma);
+        }
+    }
+    // The leading singular pair of the whole block-diagonal Theta is the top block's.
+    let dense = state.theta().to_dense();
+    let svd = top_singular_vectors(dense.as_ref(), 1).unwrap();
+    assert!((svd.s[0] - best.1).abs() < 1e-8 * best.1);
+    let k = best.0;
+    for a in 0..l {
+        for b in 0..p {
+            let whole = svd.s[0] * svd.u[(k * l + a, 0)] * svd.v[(k * p + b, 0)];
+            let ours = state.alpha()[k * l + a] * state.beta()[k * p + b];
+            assert!((whole - ours).abs() < 1e-5 * best.1);
+        }
+    }
+}
+
+#[test]
+fn bad_updates_are_rejected() {
+    let mut state = BlockRankOne::new(2, 2, 3, false).unwrap();
+    let mut d = BlockUpdate::new(2, 3);
+    d.add(5, 0, 0, 1.0);
+    assert!(state.update(&d, 1).is_err());
+    let mut d = BlockUpdate::new(3, 3);
+    d.add(0, 0, 0, 1.0);
+    assert!(state.update(&d, 1).is_err());
+    let mut d = BlockUpdate::new(2, 3);
+    d.add(0, 0, 0, f64::NAN);
+    assert!(state.update(&d, 1).is_err());
+    let mut d = BlockUpdate::new(2, 3);
+    d.add(0, 0, 0, 1.0);
+    assert!(state.update(&d, 0).is_err());
+    assert!(BlockRankOne::new(0, 2, 3, false).is_err());
+    // An empty update changes nothing.
+    state.update(&BlockUpdate::new(2, 3), 1).unwrap();
+    assert!(state.alpha().iter().all(|&x| x == 0.0));
+}
