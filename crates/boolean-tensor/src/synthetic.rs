@@ -1,0 +1,205 @@
+//! Synthetic data of model (1) of Chang et al.:
+//! `X = sum_n sum_r z_n^r (x) u_n^r (x) w_n^r + E`.
+//!
+//! | name | default | meaning | valid range |
+//! |---|---|---|---|
+//! | `shape` | `(30, 30, 30)` | tensor shape | every mode `>= 1` |
+//! | `n_atoms` | `3` | `K`, atoms spread over the modes round-robin (atom `r` along mode `r mod 3`) | `>= 1` |
+//! | `p_one` | `0.5` | `P(z_i = 1)` (Bernoulli) | `(0, 1]` |
+//! | `noise_std` | `0.0` | `sigma` of the Gaussian noise `E ~ N(0, sigma^2)` | finite, `>= 0` |
+//! | `missing_fraction` | `0.0` | fraction of entries hidden by the mask (chosen uniformly, exactly `round(f d0 d1 d2)` of them) | `[0, 1)` |
+//! | `seed` | `0` | seeds every draw | any |
+//!
+//! `u, w ~ N(0, I)`. A drawn `z` with no nonzero entry is redrawn (an all-zero Boolean
+//! factor carries no atom). Draw order (for reproducibility): atoms in order (`z`, `u`,
+//! `w`), then the noise entry by entry, then the mask.
+
+use rand::RngExt;
+use rand::seq::SliceRandom;
+
+use crate::atom::{Atom, atoms_to_tensor};
+use crate::error::{Result, TensorError, invalid};
+use crate::tensor::{Tensor, other_modes};
+
+/// Parameters of the synthetic generator (table in the module docs).
+///
+/// ```
+/// use boolean_tensor::SyntheticParams;
+/// let data = SyntheticParams::default().shape([10, 12, 14]).n_atoms(3).noise_std(0.1).seed(7).generate()?;
+/// assert_eq!(data.clean().shape(), [10, 12, 14]);
+/// assert_eq!(data.atoms().len(), 3);
+/// assert_eq!(data.atoms()[1].mode(), 1);
+/// # Ok::<(), boolean_tensor::TensorError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyntheticParams {
+    shape: [usize; 3],
+    n_atoms: usize,
+    p_one: f64,
+    noise_std: f64,
+    missing_fraction: f64,
+    seed: u64,
+}
+
+impl Default for SyntheticParams {
+    fn default() -> Self {
+        Self {
+            shape: [30, 30, 30],
+            n_atoms: 3,
+            p_one: 0.5,
+            noise_std: 0.0,
+            missing_fraction: 0.0,
+            seed: 0,
+        }
+    }
+}
+
+impl SyntheticParams {
+    /// Sets the tensor shape.
+    #[must_use]
+    pub fn shape(mut self, shape: [usize; 3]) -> Self {
+        self.shape = shape;
+        self
+    }
+    /// Sets the number of atoms `K`.
+    #[must_use]
+    pub fn n_atoms(mut self, k: usize) -> Self {
+        self.n_atoms = k;
+        self
+    }
+    /// Sets `P(z_i = 1)`.
+    #[must_use]
+    pub fn p_one(mut self, p: f64) -> Self {
+        self.p_one = p;
+        self
+    }
+    /// Sets the noise standard deviation `sigma`.
+    #[must_use]
+    pub fn noise_std(mut self, sigma: f64) -> Self {
+        self.noise_std = sigma;
+        self
+    }
+    /// Sets the fraction of missing entries.
+    #[must_use]
+    pub fn missing_fraction(mut self, f: f64) -> Self {
+        self.missing_fraction = f;
+        self
+    }
+    /// Sets the seed.
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// [`TensorError::EmptyMode`] or [`TensorError::InvalidParameter`].
+    pub fn check(&self) -> Result<()> {
+        if let Some(mode) = self.shape.iter().position(|&d| d == 0) {
+            return Err(TensorError::EmptyMode {
+                mode,
+                shape: self.shape,
+            });
+        }
+        if self.n_atoms == 0 {
+            return Err(invalid("n_atoms", 0, ">= 1"));
+        }
+        if !(self.p_one > 0.0 && self.p_one <= 1.0) {
+            return Err(invalid("p_one", self.p_one, "in (0, 1]"));
+        }
+        if !(self.noise_std.is_finite() && self.noise_std >= 0.0) {
+            return Err(invalid("noise_std", self.noise_std, "finite and >= 0"));
+        }
+        if !(self.missing_fraction >= 0.0 && self.missing_fraction < 1.0) {
+            return Err(invalid(
+                "missing_fraction",
+                self.missing_fraction,
+                "in [0, 1)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Draws the data.
+    ///
+    /// # Errors
+    /// As [`SyntheticParams::check`].
+    pub fn generate(&self) -> Result<SyntheticData> {
+        self.check()?;
+        let mut rng = bl_core::random::seeded_rng(self.seed);
+        let mut atoms = Vec::with_capacity(self.n_atoms);
+        for r in 0..self.n_atoms {
+            let mode = r % 3;
+            let (a, b) = other_modes(mode);
+            let z = loop {
+                let z: Vec<f64> = (0..self.shape[mode])
+                    .map(|_| f64::from(u8::from(rng.random_bool(self.p_one))))
+                    .collect();
+                if z.contains(&1.0) {
+                    break z;
+                }
+            };
+            let mut u = vec![0.0; self.shape[a]];
+            let mut w = vec![0.0; self.shape[b]];
+            bl_core::random::fill_standard_normal(&mut rng, &mut u);
+            bl_core::random::fill_standard_normal(&mut rng, &mut w);
+            atoms.push(Atom::new_unchecked(mode, z, u, w));
+        }
+        let ones = vec![1.0; atoms.len()];
+        let clean = atoms_to_tensor(&atoms, &ones)?;
+        let mut noisy = clean.data().to_vec();
+        if self.noise_std > 0.0 {
+            for v in noisy.iter_mut() {
+                *v += self.noise_std * bl_core::random::standard_normal(&mut rng);
+            }
+        }
+        let n = noisy.len();
+        let n_missing = ((self.missing_fraction * n as f64).round() as usize).min(n - 1);
+        let observed = if n_missing > 0 {
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.shuffle(&mut rng);
+            let mut mask = vec![true; n];
+            for &i in &idx[..n_missing] {
+                mask[i] = false;
+            }
+            Tensor::from_vec_masked(self.shape, noisy, mask)?
+        } else {
+            Tensor::from_vec(self.shape, noisy)?
+        };
+        Ok(SyntheticData {
+            clean,
+            observed,
+            atoms,
+        })
+    }
+}
+
+/// A draw of model (1): the clean tensor, the observed (noisy, masked) tensor and the
+/// true atoms (coefficient 1 each).
+#[derive(Debug, Clone)]
+pub struct SyntheticData {
+    clean: Tensor,
+    observed: Tensor,
+    atoms: Vec<Atom>,
+}
+
+impl SyntheticData {
+    /// The noiseless, fully observed tensor `sum_r z_r (x) u_r (x) w_r`.
+    pub fn clean(&self) -> &Tensor {
+        &self.clean
+    }
+    /// The tensor given to the methods: clean plus noise, with the mask.
+    pub fn observed(&self) -> &Tensor {
+        &self.observed
+    }
+    /// The true atoms.
+    pub fn atoms(&self) -> &[Atom] {
+        &self.atoms
+    }
+    /// The true Boolean factors.
+    pub fn boolean_factors(&self) -> Vec<crate::atom::BooleanFactor> {
+        self.atoms.iter().map(Atom::boolean_factor).collect()
+    }
+}

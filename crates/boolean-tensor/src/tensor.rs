@@ -1,0 +1,530 @@
+//! Dense order-3 tensors with an observation mask; Kolda–Bader unfolding and refolding;
+//! mode-n products; the Khatri–Rao product; CP-form reconstruction.
+//!
+//! # Layout and the Kolda–Bader convention
+//!
+//! A tensor of shape `(d0, d1, d2)` stores entry `(i, j, k)` at
+//! `i + d0 (j + d1 k)` (mode 0 fastest, "column-major" like faer). The mode-`n`
+//! unfolding `X_(n)` (Kolda & Bader, *Tensor decompositions and applications*, SIAM
+//! Review 2009, Sec. 2.4) has `d_n` rows; entry `(i_0, i_1, i_2)` goes to row `i_n` and
+//! column `sum_{m != n} i_m J_m` with `J_m = prod_{l < m, l != n} d_l`:
+//!
+//! | mode | `X_(n)` shape | column of `(i, j, k)` |
+//! |---|---|---|
+//! | 0 | `d0 x d1 d2` | `j + d1 k` |
+//! | 1 | `d1 x d0 d2` | `i + d0 k` |
+//! | 2 | `d2 x d0 d1` | `i + d0 j` |
+//!
+//! With this layout `X_(0)` is the data itself and `X_(2)^T` is the data viewed as a
+//! `d0 d1 x d2` matrix; only `X_(1)` needs a copy. For a rank-1 tensor
+//! `a (x) b (x) c`, `X_(0) = a (c (.) b)^T`, `X_(1) = b (c (.) a)^T`,
+//! `X_(2) = c (b (.) a)^T`, with `(.)` the Khatri–Rao product ([`khatri_rao`]).
+
+use faer::linalg::matmul::matmul;
+use faer::reborrow::ReborrowMut;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+
+use crate::error::{Result, TensorError};
+
+/// A dense 3-way tensor of `f64` with an optional observation mask.
+///
+/// Entries marked missing by the mask hold `0.0` and never influence a fit (the loss
+/// of every method is `1/2 ||P_Omega(X - W)||_F^2`, eqs. (2)–(3) of Chang et al.).
+///
+/// ```
+/// use boolean_tensor::Tensor;
+/// let x = Tensor::from_fn([2, 3, 4], |i, j, k| (i + 10 * j + 100 * k) as f64)?;
+/// assert_eq!(x.get(1, 2, 3), 321.0);
+/// let x1 = x.unfold(1)?; // 3 x 8, column i + 2 k
+/// assert_eq!(x1[(2, 1 + 2 * 3)], 321.0);
+/// assert_eq!(Tensor::refold(1, x1.as_ref(), [2, 3, 4])?, x);
+/// # Ok::<(), boolean_tensor::TensorError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tensor {
+    shape: [usize; 3],
+    data: Vec<f64>,
+    mask: Option<Vec<bool>>,
+    n_observed: usize,
+}
+
+fn check_shape(shape: [usize; 3]) -> Result<usize> {
+    if let Some(mode) = shape.iter().position(|&d| d == 0) {
+        return Err(TensorError::EmptyMode { mode, shape });
+    }
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| TensorError::ShapeMismatch {
+            what: "tensor shape",
+            expected: "a shape whose product fits in usize".into(),
+            found: format!("{shape:?}"),
+        })
+}
+
+pub(crate) fn check_mode(mode: usize) -> Result<()> {
+    if mode < 3 {
+        Ok(())
+    } else {
+        Err(TensorError::InvalidMode { mode })
+    }
+}
+
+/// The two modes other than `mode`, in increasing order.
+pub(crate) fn other_modes(mode: usize) -> (usize, usize) {
+    match mode {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    }
+}
+
+impl Tensor {
+    /// A fully observed tensor from its entries in the layout above (`i` fastest).
+    ///
+    /// # Errors
+    /// [`TensorError::EmptyMode`] for a zero-length mode; [`TensorError::ShapeMismatch`]
+    /// when `data.len() != d0 d1 d2`; [`TensorError::NonFinite`] at the first NaN or
+    /// infinite entry.
+    pub fn from_vec(shape: [usize; 3], data: Vec<f64>) -> Result<Self> {
+        let n = check_shape(shape)?;
+        if data.len() != n {
+            return Err(TensorError::ShapeMismatch {
+                what: "tensor data",
+                expected: format!("{n} = {} x {} x {}", shape[0], shape[1], shape[2]),
+                found: data.len().to_string(),
+            });
+        }
+        let t = Self {
+            shape,
+            data,
+            mask: None,
+            n_observed: n,
+        };
+        t.check_finite("tensor data")?;
+        Ok(t)
+    }
+
+    /// A tensor with observation mask (`true` = observed). Values at missing entries are
+    /// ignored (they may be NaN) and stored as `0.0`.
+    ///
+    /// # Errors
+    /// As [`Tensor::from_vec`] for the shape and the observed values;
+    /// [`TensorError::ShapeMismatch`] when the mask length differs from the data length;
+    /// [`TensorError::AllMissing`] when nothing is observed.
+    pub fn from_vec_masked(shape: [usize; 3], data: Vec<f64>, mask: Vec<bool>) -> Result<Self> {
+        let n = check_shape(shape)?;
+        if data.len() != n {
+            return Err(TensorError::ShapeMismatch {
+                what: "tensor data",
+                expected: n.to_string(),
+                found: data.len().to_string(),
+            });
+        }
+        let mut t = Self {
+            shape,
+            data,
+            mask: None,
+            n_observed: n,
+        };
+        t.set_mask(mask)?;
+        Ok(t)
+    }
+
+    /// A fully observed tensor with entries `f(i, j, k)`.
+    ///
+    /// # Errors
+    /// As [`Tensor::from_vec`].
+    pub fn from_fn(
+        shape: [usize; 3],
+        mut f: impl FnMut(usize, usize, usize) -> f64,
+    ) -> Result<Self> {
+        let n = check_shape(shape)?;
+        let mut data = Vec::with_capacity(n);
+        for k in 0..shape[2] {
+            for j in 0..shape[1] {
+                for i in 0..shape[0] {
+                    data.push(f(i, j, k));
+                }
+            }
+        }
+        Self::from_vec(shape, data)
+    }
+
+    /// The zero tensor, fully observed.
+    ///
+    /// # Errors
+    /// [`TensorError::EmptyMode`].
+    pub fn zeros(shape: [usize; 3]) -> Result<Self> {
+        let n = check_shape(shape)?;
+        Ok(Self {
+            shape,
+            data: vec![0.0; n],
+            mask: None,
+            n_observed: n,
+        })
+    }
+
+    /// This tensor with the mask `mask` (`true` = observed); missing entries are set to
+    /// `0.0`.
+    ///
+    /// # Errors
+    /// [`TensorError::ShapeMismatch`] for a mask of the wrong length,
+    /// [`TensorError::AllMissing`] when nothing is observed, [`TensorError::NonFinite`]
+    /// at a non-finite observed entry.
+    pub fn with_mask(mut self, mask: Vec<bool>) -> Result<Self> {
+        self.set_mask(mask)?;
+        Ok(self)
+    }
+
+    fn set_mask(&mut self, mask: Vec<bool>) -> Result<()> {
+        let n = self.data.len();
+        if mask.len() != n {
+            return Err(TensorError::ShapeMismatch {
+                what: "mask",
+                expected: format!(
+                    "{n} = {} x {} x {} entries",
+                    self.shape[0], self.shape[1], self.shape[2]
+                ),
+                found: mask.len().to_string(),
+            });
+        }
+        let n_observed = mask.iter().filter(|&&m| m).count();
+        if n_observed == 0 {
+            return Err(TensorError::AllMissing { n });
+        }
+        for (x, &m) in self.data.iter_mut().zip(&mask) {
+            if !m {
+                *x = 0.0;
+            }
+        }
+        self.n_observed = n_observed;
+        self.mask = if n_observed == n { None } else { Some(mask) };
+        self.check_finite("tensor data")
+    }
+
+    fn check_finite(&self, what: &'static str) -> Result<()> {
+        if let Some(idx) = self.data.iter().position(|v| !v.is_finite()) {
+            let (i, j, k) = self.coords(idx);
+            return Err(TensorError::NonFinite {
+                what,
+                i,
+                j,
+                k,
+                value: self.data[idx],
+            });
+        }
+        Ok(())
+    }
+
+    /// The shape `(d0, d1, d2)`.
+    pub fn shape(&self) -> [usize; 3] {
+        self.shape
+    }
+
+    /// Number of entries `d0 d1 d2`.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Always `false`: a tensor has at least one entry.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The entries in the layout above (missing entries are `0.0`).
+    pub fn data(&self) -> &[f64] {
+        &self.data
+    }
+
+    /// Mutable access to the entries (the mask is kept; values written at missing
+    /// entries are ignored by the fits).
+    pub fn data_mut(&mut self) -> &mut [f64] {
+        &mut self.data
+    }
+
+    /// The mask (`true` = observed), or `None` when every entry is observed.
+    pub fn mask(&self) -> Option<&[bool]> {
+        self.mask.as_deref()
+    }
+
+    /// Whether the flat entry `index` is observed.
+    pub fn is_observed(&self, index: usize) -> bool {
+        self.mask.as_ref().is_none_or(|m| m[index])
+    }
+
+    /// Number of observed entries.
+    pub fn n_observed(&self) -> usize {
+        self.n_observed
+    }
+
+    /// Flat index of `(i, j, k)`.
+    pub fn index(&self, i: usize, j: usize, k: usize) -> usize {
+        i + self.shape[0] * (j + self.shape[1] * k)
+    }
+
+    /// `(i, j, k)` of the flat index `index`.
+    pub fn coords(&self, index: usize) -> (usize, usize, usize) {
+        let [d0, d1, _] = self.shape;
+        (index % d0, (index / d0) % d1, index / (d0 * d1))
+    }
+
+    /// Entry `(i, j, k)` (panics when out of range, like slice indexing).
+    pub fn get(&self, i: usize, j: usize, k: usize) -> f64 {
+        self.data[self.index(i, j, k)]
+    }
+
+    /// `||P_Omega(X)||_F` over the observed entries.
+    pub fn frobenius_norm(&self) -> f64 {
+        match &self.mask {
+            None => self.data.iter().map(|v| v * v).sum::<f64>().sqrt(),
+            Some(m) => self
+                .data
+                .iter()
+                .zip(m)
+                .filter(|(_, o)| **o)
+                .map(|(v, _)| v * v)
+                .sum::<f64>()
+                .sqrt(),
+        }
+    }
+
+    /// The mode-`mode` unfolding `X_(n)` (Kolda–Bader column order, see the module docs).
+    ///
+    /// # Errors
+    /// [`TensorError::InvalidMode`] for `mode > 2`.
+    pub fn unfold(&self, mode: usize) -> Result<Mat<f64>> {
+        check_mode(mode)?;
+        let (r, c) = unfolded_shape(self.shape, mode);
+        let mut out = Mat::zeros(r, c);
+        unfold_into(&self.data, self.shape, mode, out.as_mut());
+        Ok(out)
+    }
+
+    /// The tensor of shape `shape` whose mode-`mode` unfolding is `m` (inverse of
+    /// [`Tensor::unfold`]); fully observed.
+    ///
+    /// # Errors
+    /// [`TensorError::InvalidMode`], [`TensorError::EmptyMode`],
+    /// [`TensorError::ShapeMismatch`] when `m` is not `d_n x prod_{other}`,
+    /// [`TensorError::NonFinite`].
+    pub fn refold(mode: usize, m: MatRef<'_, f64>, shape: [usize; 3]) -> Result<Self> {
+        check_mode(mode)?;
+        let n = check_shape(shape)?;
+        let (r, c) = unfolded_shape(shape, mode);
+        if (m.nrows(), m.ncols()) != (r, c) {
+            return Err(TensorError::ShapeMismatch {
+                what: "refold: unfolded matrix",
+                expected: format!("{r} x {c}"),
+                found: format!("{} x {}", m.nrows(), m.ncols()),
+            });
+        }
+        let mut data = vec![0.0; n];
+        let [d0, d1, d2] = shape;
+        for k in 0..d2 {
+            for j in 0..d1 {
+                for i in 0..d0 {
+                    let (row, col) = unfolded_position(shape, mode, i, j, k);
+                    data[i + d0 * (j + d1 * k)] = m[(row, col)];
+                }
+            }
+        }
+        Self::from_vec(shape, data)
+    }
+
+    /// The mode-`mode` product `X x_n M` (`M` of size `p x d_n`): the tensor `Y` with
+    /// `Y_(n) = M X_(n)`, of shape `d` with `d_n` replaced by `p`. Missing entries enter
+    /// as their stored `0.0`; the result is fully observed.
+    ///
+    /// # Errors
+    /// [`TensorError::InvalidMode`]; [`TensorError::ShapeMismatch`] when
+    /// `M.ncols() != d_n`; [`TensorError::EmptyMode`] for `p = 0`.
+    pub fn mode_product(&self, mode: usize, m: MatRef<'_, f64>) -> Result<Self> {
+        check_mode(mode)?;
+        if m.ncols() != self.shape[mode] {
+            return Err(TensorError::ShapeMismatch {
+                what: "mode_product: matrix columns",
+                expected: self.shape[mode].to_string(),
+                found: m.ncols().to_string(),
+            });
+        }
+        let mut shape = self.shape;
+        shape[mode] = m.nrows();
+        let n = check_shape(shape)?;
+        let mut out = vec![0.0; n];
+        mode_product_into(&self.data, self.shape, mode, m, &mut out, Par::Seq);
+        Self::from_vec(shape, out)
+    }
+}
+
+/// `(d_n, prod_{m != n} d_m)`.
+pub(crate) fn unfolded_shape(shape: [usize; 3], mode: usize) -> (usize, usize) {
+    let (a, b) = other_modes(mode);
+    (shape[mode], shape[a] * shape[b])
+}
+
+/// Row and column of `(i, j, k)` in `X_(mode)`.
+pub(crate) fn unfolded_position(
+    shape: [usize; 3],
+    mode: usize,
+    i: usize,
+    j: usize,
+    k: usize,
+) -> (usize, usize) {
+    let [d0, d1, _] = shape;
+    match mode {
+        0 => (i, j + d1 * k),
+        1 => (j, i + d0 * k),
+        _ => (k, i + d0 * j),
+    }
+}
+
+/// Writes `X_(mode)` of the column-major data `data` into `out` (`d_n x rest`).
+pub(crate) fn unfold_into(data: &[f64], shape: [usize; 3], mode: usize, mut out: MatMut<'_, f64>) {
+    let [d0, d1, d2] = shape;
+    match mode {
+        0 => out.copy_from(MatRef::from_column_major_slice(data, d0, d1 * d2)),
+        1 => {
+            for k in 0..d2 {
+                let slab =
+                    MatRef::from_column_major_slice(&data[k * d0 * d1..(k + 1) * d0 * d1], d0, d1);
+                out.rb_mut()
+                    .subcols_mut(k * d0, d0)
+                    .copy_from(slab.transpose());
+            }
+        }
+        _ => out.copy_from(MatRef::from_column_major_slice(data, d0 * d1, d2).transpose()),
+    }
+}
+
+/// `out = data x_mode M` for column-major `data` of shape `shape`; `out` has the shape
+/// with `d_mode` replaced by `M.nrows()`.
+pub(crate) fn mode_product_into(
+    data: &[f64],
+    shape: [usize; 3],
+    mode: usize,
+    m: MatRef<'_, f64>,
+    out: &mut [f64],
+    par: Par,
+) {
+    let [d0, d1, d2] = shape;
+    let p = m.nrows();
+    match mode {
+        0 => matmul(
+            MatMut::from_column_major_slice_mut(out, p, d1 * d2),
+            Accum::Replace,
+            m,
+            MatRef::from_column_major_slice(data, d0, d1 * d2),
+            1.0,
+            par,
+        ),
+        1 => {
+            for k in 0..d2 {
+                matmul(
+                    MatMut::from_column_major_slice_mut(
+                        &mut out[k * d0 * p..(k + 1) * d0 * p],
+                        d0,
+                        p,
+                    ),
+                    Accum::Replace,
+                    MatRef::from_column_major_slice(&data[k * d0 * d1..(k + 1) * d0 * d1], d0, d1),
+                    m.transpose(),
+                    1.0,
+                    par,
+                );
+            }
+        }
+        _ => matmul(
+            MatMut::from_column_major_slice_mut(out, d0 * d1, p),
+            Accum::Replace,
+            MatRef::from_column_major_slice(data, d0 * d1, d2),
+            m.transpose(),
+            1.0,
+            par,
+        ),
+    }
+}
+
+/// The Khatri–Rao (column-wise Kronecker) product `A (.) B` of `A` (`I x R`) and `B`
+/// (`J x R`): the `I J x R` matrix whose column `r` is the Kronecker product
+/// `a_r (x) b_r`, i.e. entry `(i J + j, r) = A[i, r] B[j, r]` (Kolda–Bader convention).
+///
+/// # Errors
+/// [`TensorError::ShapeMismatch`] when the column counts differ.
+pub fn khatri_rao(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
+    if a.ncols() != b.ncols() {
+        return Err(TensorError::ShapeMismatch {
+            what: "khatri_rao: column counts",
+            expected: a.ncols().to_string(),
+            found: b.ncols().to_string(),
+        });
+    }
+    let mut out = Mat::zeros(a.nrows() * b.nrows(), a.ncols());
+    khatri_rao_into(a, b, out.as_mut());
+    Ok(out)
+}
+
+pub(crate) fn khatri_rao_into(a: MatRef<'_, f64>, b: MatRef<'_, f64>, mut out: MatMut<'_, f64>) {
+    let jn = b.nrows();
+    for r in 0..a.ncols() {
+        let mut col = out.rb_mut().col_mut(r);
+        for i in 0..a.nrows() {
+            let ai = a[(i, r)];
+            for j in 0..jn {
+                col[i * jn + j] = ai * b[(j, r)];
+            }
+        }
+    }
+}
+
+/// Writes `sum_r f0[:, r] (x) f1[:, r] (x) f2[:, r]` (CP form, factors `d_n x R`) into
+/// `out` (column-major, shape `(d0, d1, d2)`), by one product
+/// `X_(0) = F0 (F2 (.) F1)^T`. `kr` is workspace of size `d1 d2 x R`.
+pub(crate) fn cp_reconstruct_into(
+    factors: [MatRef<'_, f64>; 3],
+    kr: &mut Mat<f64>,
+    out: &mut [f64],
+    par: Par,
+) {
+    let [f0, f1, f2] = factors;
+    let (d0, d1, d2, r) = (f0.nrows(), f1.nrows(), f2.nrows(), f0.ncols());
+    if r == 0 {
+        out.fill(0.0);
+        return;
+    }
+    kr.resize_with(d1 * d2, r, |_, _| 0.0);
+    khatri_rao_into(f2, f1, kr.as_mut());
+    matmul(
+        MatMut::from_column_major_slice_mut(out, d0, d1 * d2),
+        Accum::Replace,
+        f0,
+        kr.as_ref().transpose(),
+        1.0,
+        par,
+    );
+}
+
+/// The tensor `sum_r f0[:, r] (x) f1[:, r] (x) f2[:, r]` of a CP model with factors
+/// `F_n` of size `d_n x R` (weights folded into the factors).
+///
+/// # Errors
+/// [`TensorError::ShapeMismatch`] when the column counts differ;
+/// [`TensorError::EmptyMode`] for a factor with no rows; [`TensorError::NonFinite`].
+pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
+    let r = factors[0].ncols();
+    for f in &factors[1..] {
+        if f.ncols() != r {
+            return Err(TensorError::ShapeMismatch {
+                what: "cp_to_tensor: factor column counts",
+                expected: r.to_string(),
+                found: f.ncols().to_string(),
+            });
+        }
+    }
+    let shape = [factors[0].nrows(), factors[1].nrows(), factors[2].nrows()];
+    let n = check_shape(shape)?;
+    let mut out = vec![0.0; n];
+    let mut kr = Mat::zeros(0, 0);
+    cp_reconstruct_into(factors, &mut kr, &mut out, Par::Seq);
+    Tensor::from_vec(shape, out)
+}

@@ -1,0 +1,242 @@
+//! Boolean Matching Pursuit: atom search, fully corrective step, recovery, masks.
+
+use boolean_tensor::{
+    Atom, Bmp, Decomposition, QpSolver, SyntheticParams, Tensor, fully_corrective_coefficients,
+    metrics, search_atom,
+};
+use faer::Mat;
+
+#[test]
+fn atom_search_recovers_a_planted_atom_along_each_mode() {
+    for mode in 0..3 {
+        let shape = [14, 12, 10];
+        let (a, b) = match mode {
+            0 => (1, 2),
+            1 => (0, 2),
+            _ => (0, 1),
+        };
+        let z: Vec<f64> = (0..shape[mode])
+            .map(|i| f64::from(u8::from(i % 3 != 1)))
+            .collect();
+        let u: Vec<f64> = (0..shape[a])
+            .map(|i| (i as f64 * 0.7).cos() + 0.2)
+            .collect();
+        let w: Vec<f64> = (0..shape[b])
+            .map(|i| (i as f64 * 1.3).sin() - 0.1)
+            .collect();
+        let planted = Atom::new(mode, z.clone(), u, w).unwrap();
+        let residual = planted.to_tensor(2.0).unwrap();
+        for solver in [
+            QpSolver::default(),
+            QpSolver::Exact,
+            QpSolver::Custom(std::sync::Arc::new(maxcut_sdp::ExactBqp)),
+        ] {
+            let found = search_atom(&residual, mode, &solver, 10, 1).unwrap();
+            assert_eq!(found.atom.z(), &z[..], "mode {mode}, {solver:?}");
+            // A descent direction: <grad F, M> = -<R, M> < 0 with R = -grad F.
+            let m = found.atom.to_tensor(1.0).unwrap();
+            let inner: f64 = m
+                .data()
+                .iter()
+                .zip(residual.data())
+                .map(|(p, q)| p * q)
+                .sum();
+            assert!(inner > 0.0);
+            assert!((inner / found.atom.norm() - found.score).abs() < 1e-9 * found.score);
+            // The planted atom explains the residual: score = ||R||_F.
+            assert!((found.score - residual.frobenius_norm()).abs() < 1e-9 * found.score);
+        }
+    }
+}
+
+#[test]
+fn qp_alone_without_alternation_still_gives_a_descent_atom() {
+    let data = SyntheticParams::default()
+        .shape([10, 9, 8])
+        .n_atoms(3)
+        .noise_std(0.3)
+        .seed(4)
+        .generate()
+        .unwrap();
+    for mode in 0..3 {
+        let c = search_atom(data.observed(), mode, &QpSolver::default(), 0, 0).unwrap();
+        assert_eq!(c.alternations, 0);
+        assert_eq!(c.qp_z, c.atom.z());
+        let m = c.atom.to_tensor(1.0).unwrap();
+        let inner: f64 = m
+            .data()
+            .iter()
+            .zip(data.observed().data())
+            .map(|(p, q)| p * q)
+            .sum();
+        assert!(inner > 0.0);
+    }
+}
+
+/// Dense least squares over the observed entries: columns vec(M_i) restricted to Omega.
+fn dense_coefficients(x: &Tensor, atoms: &[Atom]) -> Vec<f64> {
+    let obs: Vec<usize> = (0..x.len()).filter(|&i| x.is_observed(i)).collect();
+    let ms: Vec<Tensor> = atoms.iter().map(|a| a.to_tensor(1.0).unwrap()).collect();
+    let a = Mat::from_fn(obs.len(), atoms.len(), |r, c| ms[c].data()[obs[r]]);
+    let b = Mat::from_fn(obs.len(), 1, |r, _| x.data()[obs[r]]);
+    let sol = bl_core::linalg::least_squares(a.as_ref(), b.as_ref()).unwrap();
+    (0..atoms.len()).map(|i| sol[(i, 0)]).collect()
+}
+
+#[test]
+fn fully_corrective_step_matches_dense_least_squares() {
+    let data = SyntheticParams::default()
+        .shape([6, 5, 7])
+        .n_atoms(4)
+        .noise_std(0.5)
+        .seed(9)
+        .generate()
+        .unwrap();
+    let atoms = data.atoms().to_vec();
+    for missing in [0.0, 0.3, 0.7] {
+        let masked = SyntheticParams::default()
+            .shape([6, 5, 7])
+            .n_atoms(4)
+            .noise_std(0.5)
+            .missing_fraction(missing)
+            .seed(9)
+            .generate()
+            .unwrap();
+        let x = masked.observed();
+        let ours = fully_corrective_coefficients(x, &atoms).unwrap();
+        let dense = dense_coefficients(x, &atoms);
+        for (o, d) in ours.iter().zip(&dense) {
+            assert!(
+                (o - d).abs() < 1e-8 * (1.0 + d.abs()),
+                "missing {missing}: {ours:?} vs {dense:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bmp_recovers_small_noiseless_synthetic_data() {
+    for (k, seed) in [(3, 11), (6, 12)] {
+        let data = SyntheticParams::default()
+            .shape([20, 18, 16])
+            .n_atoms(k)
+            .seed(seed)
+            .generate()
+            .unwrap();
+        let fitted = Bmp::params()
+            .n_atoms(k)
+            .refit_sweeps(200)
+            .refit_tol(1e-14)
+            .seed(0)
+            .fit(data.observed())
+            .unwrap();
+        let rmse = metrics::rmse(&fitted.reconstruct().unwrap(), data.clean()).unwrap();
+        assert!(rmse < 1e-6, "K = {k}: rmse {rmse}");
+        let h = metrics::hamming_error(&data.boolean_factors(), &fitted.boolean_factors()).unwrap();
+        assert_eq!(h.errors, 0, "K = {k}");
+        // Loss never increases with the number of atoms.
+        let losses = fitted.trace().objectives();
+        assert!(losses.windows(2).all(|p| p[1] <= p[0] * (1.0 + 1e-12)));
+    }
+}
+
+#[test]
+fn bmp_denoises_and_rmse_path_is_monotone() {
+    let data = SyntheticParams::default()
+        .shape([20, 20, 20])
+        .n_atoms(3)
+        .noise_std(0.5)
+        .seed(5)
+        .generate()
+        .unwrap();
+    let fitted = Bmp::params()
+        .n_atoms(6)
+        .tol(0.0)
+        .fit(data.observed())
+        .unwrap();
+    let path = fitted.rmse_path();
+    assert_eq!(path.len(), fitted.n_atoms());
+    assert!(path.windows(2).all(|p| p[1] <= p[0] + 1e-12));
+    let at3 = fitted.reconstruct_first(3).unwrap();
+    let rmse = metrics::rmse(&at3, data.clean()).unwrap();
+    assert!(
+        rmse < 0.5,
+        "denoising RMSE {rmse} should beat the noise level 0.5"
+    );
+    let h =
+        metrics::hamming_error(&data.boolean_factors(), &fitted.boolean_factors()[..3]).unwrap();
+    assert!(h.rate < 0.05, "Hamming rate {}", h.rate);
+}
+
+#[test]
+fn masked_entries_never_influence_the_fit() {
+    let data = SyntheticParams::default()
+        .shape([15, 14, 13])
+        .n_atoms(3)
+        .missing_fraction(0.2)
+        .seed(21)
+        .generate()
+        .unwrap();
+    let x = data.observed();
+    let mask = x.mask().unwrap().to_vec();
+    // Same observed values, garbage (even NaN) at the missing entries.
+    let mut garbage = x.data().to_vec();
+    for (i, v) in garbage.iter_mut().enumerate() {
+        if !mask[i] {
+            *v = if i % 2 == 0 { f64::NAN } else { 1e6 };
+        }
+    }
+    let y = Tensor::from_vec_masked(x.shape(), garbage, mask.clone()).unwrap();
+    let params = Bmp::params()
+        .n_atoms(3)
+        .refit_sweeps(200)
+        .refit_tol(1e-14)
+        .seed(2);
+    let fx = params.fit(x).unwrap();
+    let fy = params.fit(&y).unwrap();
+    assert_eq!(fx.coefficients(), fy.coefficients());
+    // Completion: the noiseless missing entries are recovered.
+    let completion =
+        metrics::completion_rmse(&fx.reconstruct().unwrap(), data.clean(), &mask).unwrap();
+    assert!(completion < 1e-6, "completion RMSE {completion}");
+}
+
+#[test]
+fn bmp_is_deterministic_for_a_seed() {
+    let data = SyntheticParams::default()
+        .shape([12, 12, 12])
+        .n_atoms(4)
+        .noise_std(0.2)
+        .seed(8)
+        .generate()
+        .unwrap();
+    let a = Bmp::params()
+        .n_atoms(4)
+        .seed(3)
+        .fit(data.observed())
+        .unwrap();
+    let b = Bmp::params()
+        .n_atoms(4)
+        .seed(3)
+        .fit(data.observed())
+        .unwrap();
+    assert_eq!(a.atoms(), b.atoms());
+    assert_eq!(a.coefficients(), b.coefficients());
+}
+
+#[test]
+fn bmp_stops_when_the_residual_vanishes() {
+    let data = SyntheticParams::default()
+        .shape([10, 9, 8])
+        .n_atoms(2)
+        .seed(2)
+        .generate()
+        .unwrap();
+    let fitted = Bmp::params().n_atoms(8).fit(data.observed()).unwrap();
+    assert!(
+        fitted.n_atoms() <= 3,
+        "stopped after {} atoms",
+        fitted.n_atoms()
+    );
+    assert!(fitted.termination().is_converged());
+}

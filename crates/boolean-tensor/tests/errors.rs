@@ -1,0 +1,99 @@
+//! Bad input gives typed errors, never a panic.
+
+use boolean_tensor::{Atom, Bmp, QpSolver, SyntheticParams, Tensor, TensorError, search_atom};
+
+#[test]
+fn zero_size_modes_are_rejected() {
+    for shape in [[0, 3, 3], [3, 0, 3], [3, 3, 0]] {
+        let err = Tensor::from_vec(shape, vec![]).unwrap_err();
+        assert!(matches!(err, TensorError::EmptyMode { .. }), "{err}");
+        assert!(Tensor::zeros(shape).is_err());
+        assert!(SyntheticParams::default().shape(shape).generate().is_err());
+    }
+}
+
+#[test]
+fn wrong_lengths_and_nan_are_rejected() {
+    let err = Tensor::from_vec([2, 2, 2], vec![0.0; 7]).unwrap_err();
+    assert!(matches!(err, TensorError::ShapeMismatch { .. }));
+    let mut data = vec![1.0; 8];
+    data[5] = f64::NAN;
+    let err = Tensor::from_vec([2, 2, 2], data.clone()).unwrap_err();
+    match err {
+        TensorError::NonFinite { i, j, k, .. } => assert_eq!((i, j, k), (1, 0, 1)),
+        other => panic!("{other}"),
+    }
+    // NaN at a missing entry is fine; at an observed entry it is not.
+    let mut mask = vec![true; 8];
+    mask[5] = false;
+    assert!(Tensor::from_vec_masked([2, 2, 2], data.clone(), mask).is_ok());
+    assert!(Tensor::from_vec_masked([2, 2, 2], data, vec![true; 8]).is_err());
+}
+
+#[test]
+fn masks_of_the_wrong_shape_or_all_missing_are_rejected() {
+    let x = Tensor::zeros([2, 3, 4]).unwrap();
+    let err = x.clone().with_mask(vec![true; 23]).unwrap_err();
+    assert!(matches!(err, TensorError::ShapeMismatch { .. }), "{err}");
+    let err = x.with_mask(vec![false; 24]).unwrap_err();
+    assert!(matches!(err, TensorError::AllMissing { n: 24 }), "{err}");
+}
+
+#[test]
+fn invalid_parameters_are_rejected() {
+    let x = SyntheticParams::default()
+        .shape([5, 5, 5])
+        .generate()
+        .unwrap();
+    let x = x.observed();
+    let err = Bmp::params().n_atoms(0).fit(x).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TensorError::InvalidParameter {
+                name: "n_atoms",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(Bmp::params().tol(f64::NAN).fit(x).is_err());
+    assert!(Bmp::params().modes(&[]).fit(x).is_err());
+    assert!(matches!(
+        Bmp::params().modes(&[3]).fit(x).unwrap_err(),
+        TensorError::InvalidMode { mode: 3 }
+    ));
+    let bad_solver = QpSolver::Mixing(maxcut_sdp::MixingParams::default().trials(0));
+    assert!(matches!(
+        Bmp::params().solver(bad_solver).fit(x).unwrap_err(),
+        TensorError::Maxcut(_)
+    ));
+    assert!(matches!(
+        x.unfold(3).unwrap_err(),
+        TensorError::InvalidMode { mode: 3 }
+    ));
+    assert!(search_atom(x, 5, &QpSolver::default(), 1, 0).is_err());
+    assert!(SyntheticParams::default().n_atoms(0).generate().is_err());
+    assert!(
+        SyntheticParams::default()
+            .missing_fraction(1.0)
+            .generate()
+            .is_err()
+    );
+    assert!(
+        SyntheticParams::default()
+            .noise_std(-1.0)
+            .generate()
+            .is_err()
+    );
+    assert!(Atom::new(0, vec![0.5], vec![1.0], vec![1.0]).is_err());
+    assert!(Atom::new(0, vec![], vec![1.0], vec![1.0]).is_err());
+    assert!(Atom::new(0, vec![1.0], vec![f64::INFINITY], vec![1.0]).is_err());
+    // Exact solver on a mode longer than 24: a typed error from maxcut-sdp.
+    let big = SyntheticParams::default()
+        .shape([30, 4, 4])
+        .generate()
+        .unwrap();
+    let err = search_atom(big.observed(), 0, &QpSolver::Exact, 1, 0).unwrap_err();
+    assert!(matches!(err, TensorError::Maxcut(_)), "{err}");
+}
