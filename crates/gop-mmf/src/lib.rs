@@ -1,2 +1,14 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+
+pub mod arrangement;
+pub mod dual;
+pub mod error;
+pub mod gop;
+pub mod lagrangian;
+pub mod params;
+pub mod primal;
+
+pub use error::{GopError, Result};
+pub use gop::{Certificate, GopFit, IterationRecord, NodeState, Timing, TreeNode};
+pub use params::GopParams;

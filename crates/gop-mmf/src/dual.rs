@@ -1,0 +1,214 @@
+//! Relaxed dual problems (Sec. 3.3): one LP per cell of a node.
+//!
+//! Every node `u` of the branch-and-bound tree is reached from the root by a path of cell
+//! choices: at each ancestor `a` (an expanded iterate with its filtered qualifying
+//! constraints [`Level`]) the path picks a cell with sign vector `s^a`. On the region
+//! `R_u = {||x||_1 <= P} ∩ {s^a_h g^a_h(x) >= 0 for every ancestor a and h}` every
+//! ancestor's lower-bounding function `phi_a` is affine (see [`crate::lagrangian`]), so
+//!
+//! ```text
+//! LB(u) = min_{Q, x, x+, x-}  Q                                            (relaxed dual)
+//!         s.t.  Q >= phi_a(x; s^a)          for every ancestor a           (Lagrangian rows)
+//!               s^a_h g^a_h(x) >= 0         for every ancestor a, h        (qualifying rows)
+//!               x = x+ - x-,  x+, x- >= 0,  sum (x+ + x-) <= P,  Q >= 0
+//! ```
+//!
+//! is a lower bound of `min_{x in R_u} v(x)`, where `v(x)` is the primal value: on `R_u`,
+//! `v(x) >= phi_a(x)` for every `a` and `phi_a(x) = phi_a(x; s^a)` there. (`Q >= 0` is
+//! valid because the objective is a sum of squares.) The l1 budget uses the split
+//! `x = x+ - x-`, equivalent to the paper's `-z <= x <= z, sum z <= P` with fewer rows
+//! (one budget row instead of `2 M K + 1`).
+//!
+//! The relaxed duals of the children of `u` share all rows of `u`: the LP of `u` (whose
+//! optimum is `u`'s own point) is solved once and each child adds its qualifying rows and
+//! one Lagrangian row, warm-started from `u`'s optimal basis ([`lp_backend::WarmLp`]).
+
+use lp_backend::{Cmp, LinearProgram, Row, Sense};
+
+use crate::arrangement::{Filtered, SignedHyperplane, Term};
+use crate::lagrangian::{Affine, Lagrangian};
+
+/// The lower-bounding data of one expanded iterate: its filtered qualifying constraints
+/// and Lagrangian constant.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Level {
+    /// The filtered hyperplanes.
+    pub filtered: Filtered,
+    /// `c_t` plus the constants of zero hyperplanes minus the duplicate remainders.
+    pub constant: f64,
+    /// `(component, sample)` of every original qualifying constraint.
+    pub origin: Vec<(usize, usize)>,
+}
+
+impl Level {
+    /// Builds the level from the Lagrangian at an iterate (`budget = P`, relative `tol`).
+    #[must_use]
+    pub fn new(lagrangian: &Lagrangian, budget: f64, tol: f64) -> Self {
+        let affines: Vec<Affine> = lagrangian.qualifying.iter().map(|q| q.g.clone()).collect();
+        let filtered = crate::arrangement::filter(&affines, budget, tol);
+        let mut constant = lagrangian.constant;
+        for t in &filtered.terms {
+            match *t {
+                Term::Zero { bound } => constant += bound,
+                Term::Rep { error, .. } => constant -= error,
+            }
+        }
+        Self {
+            filtered,
+            constant,
+            origin: lagrangian
+                .qualifying
+                .iter()
+                .map(|q| (q.component, q.sample))
+                .collect(),
+        }
+    }
+
+    /// Number of representative hyperplanes.
+    #[must_use]
+    pub fn num_hyperplanes(&self) -> usize {
+        self.filtered.reps.len()
+    }
+
+    /// `theta^B` of the cell `signs`: `1` for an original `g_i` that is `<= 0` on the cell,
+    /// else `0` (zero hyperplanes get `0`). Indexed like [`Level::origin`].
+    #[must_use]
+    pub fn theta_b(&self, signs: &[i8]) -> Vec<f64> {
+        self.filtered
+            .terms
+            .iter()
+            .map(|t| match *t {
+                Term::Rep { rep, factor, .. } if factor * f64::from(signs[rep]) < 0.0 => 1.0,
+                _ => 0.0,
+            })
+            .collect()
+    }
+
+    /// The affine function `phi(x; s) = q0 + q^T x` that equals `phi_t(x)` (up to the
+    /// filtering bounds) on the cell `signs`.
+    #[must_use]
+    pub fn lagrangian_row(&self, signs: &[i8]) -> Affine {
+        let mut weight = vec![0.0; self.filtered.reps.len()];
+        for t in &self.filtered.terms {
+            if let Term::Rep { rep, factor, .. } = *t
+                && factor * f64::from(signs[rep]) < 0.0
+            {
+                weight[rep] += factor;
+            }
+        }
+        let mut offset = self.constant;
+        let mut coeffs: Vec<(usize, f64)> = Vec::new();
+        for (rep, w) in self.filtered.reps.iter().zip(&weight) {
+            if *w != 0.0 {
+                offset += w * rep.offset;
+                coeffs.extend(rep.coeffs.iter().map(|&(i, a)| (i, w * a)));
+            }
+        }
+        coeffs.sort_unstable_by_key(|&(i, _)| i);
+        let mut merged: Vec<(usize, f64)> = Vec::with_capacity(coeffs.len());
+        for (i, a) in coeffs {
+            match merged.last_mut() {
+                Some((j, b)) if *j == i => *b += a,
+                _ => merged.push((i, a)),
+            }
+        }
+        Affine {
+            coeffs: merged,
+            offset,
+        }
+    }
+
+    /// The qualifying rows `s_h g_h(x) >= 0` of the cell `signs`.
+    #[must_use]
+    pub fn signed(&self, signs: &[i8]) -> Vec<SignedHyperplane> {
+        self.filtered
+            .reps
+            .iter()
+            .zip(signs)
+            .map(|(g, &sign)| SignedHyperplane { g: g.clone(), sign })
+            .collect()
+    }
+}
+
+/// Variable layout of the relaxed dual LP: `Q` at 0, `x+` at `1..=mk`, `x-` after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DualLayout {
+    /// `M K`.
+    pub mk: usize,
+}
+
+impl DualLayout {
+    /// `x = x+ - x-` from an LP solution.
+    #[must_use]
+    pub fn x(&self, values: &[f64]) -> Vec<f64> {
+        (0..self.mk)
+            .map(|i| values[1 + i] - values[1 + self.mk + i])
+            .collect()
+    }
+
+    /// The row `sign * g(x) >= 0`.
+    #[must_use]
+    pub fn qualifying_row(&self, g: &Affine, sign: i8) -> Row {
+        let s = f64::from(sign);
+        let mut coeffs = Vec::with_capacity(2 * g.coeffs.len());
+        for &(i, a) in &g.coeffs {
+            coeffs.push((1 + i, s * a));
+            coeffs.push((1 + self.mk + i, -s * a));
+        }
+        Row::new(coeffs, Cmp::Ge, -s * g.offset)
+    }
+
+    /// The row `Q >= phi(x)` for an affine `phi`.
+    #[must_use]
+    pub fn lagrangian_row(&self, phi: &Affine) -> Row {
+        let mut coeffs = Vec::with_capacity(1 + 2 * phi.coeffs.len());
+        coeffs.push((0, 1.0));
+        for &(i, a) in &phi.coeffs {
+            coeffs.push((1 + i, -a));
+            coeffs.push((1 + self.mk + i, a));
+        }
+        Row::new(coeffs, Cmp::Ge, phi.offset)
+    }
+
+    /// The base LP of a node: `min Q` over the l1 ball with the qualifying rows and
+    /// Lagrangian rows of its path.
+    #[must_use]
+    pub fn base_program(
+        &self,
+        budget: f64,
+        region: &[SignedHyperplane],
+        lagrangians: &[Affine],
+    ) -> LinearProgram {
+        let mut lp = LinearProgram::new(Sense::Minimize);
+        lp.add_var(0.0, f64::INFINITY, 1.0);
+        for _ in 0..2 * self.mk {
+            lp.add_var(0.0, budget, 0.0);
+        }
+        lp.push_row(Row::new(
+            (1..=2 * self.mk).map(|i| (i, 1.0)).collect(),
+            Cmp::Le,
+            budget,
+        ));
+        for r in region {
+            lp.push_row(self.qualifying_row(&r.g, r.sign));
+        }
+        for phi in lagrangians {
+            lp.push_row(self.lagrangian_row(phi));
+        }
+        lp
+    }
+
+    /// The rows a child cell adds to its parent's base LP.
+    #[must_use]
+    pub fn cell_rows(&self, level: &Level, signs: &[i8]) -> Vec<Row> {
+        let mut rows: Vec<Row> = level
+            .filtered
+            .reps
+            .iter()
+            .zip(signs)
+            .map(|(g, &s)| self.qualifying_row(g, s))
+            .collect();
+        rows.push(self.lagrangian_row(&level.lagrangian_row(signs)));
+        rows
+    }
+}

@@ -1,0 +1,646 @@
+//! The GOP branch and bound (Sec. 3.4 and 4).
+//!
+//! One iteration expands the open node with the smallest lower bound (best first; the
+//! root at iteration 1):
+//!
+//! 1. **Primal**: solve (3) at the node's point `x^t`; its value updates the upper bound
+//!    `PUBD` (the best primal value seen).
+//! 2. **Pre**: build the Lagrangian (7) and qualifying constraints (8) at `x^t` and filter
+//!    zero and duplicate hyperplanes ([`crate::arrangement::filter`]).
+//! 3. **URI**: enumerate the cells of the arrangement inside the node's region
+//!    ([`crate::arrangement::enumerate_cells`]).
+//! 4. **Dual**: solve one relaxed dual LP per cell ([`crate::dual`]), in parallel and
+//!    warm-started from the node's own LP; each cell becomes a child with that lower bound
+//!    (at least the parent's) and the LP's `x` as its point. A child whose bound is
+//!    `>= PUBD - eps` is pruned.
+//!
+//! The lower bound `RLBD` is the smallest bound over all leaves (open, pruned, or expanded
+//! without children), which is a valid lower bound of (2) because the leaves' regions cover
+//! the feasible set. The loop stops when `PUBD - RLBD <= eps` or a limit is hit; the
+//! shared iteration engine of `bl-core` owns the iteration and time limits.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bl_core::engine::{Progress, StoppingRule, TerminationReason, Trace, run};
+use faer::{Mat, MatRef};
+use lp_backend::{LpError, LpOutcome, LpSolver};
+use rand::RngExt;
+use rayon::prelude::*;
+
+use crate::arrangement::{CellOptions, SignedHyperplane, enumerate_cells};
+use crate::dual::{DualLayout, Level};
+use crate::error::{GopError, Result};
+use crate::lagrangian::{Affine, Lagrangian};
+use crate::params::GopParams;
+use crate::primal::solve_primal;
+
+/// Wall-clock time of the components of one iteration (the columns of Table 1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Timing {
+    /// Primal problem (3), seconds.
+    pub primal: f64,
+    /// Lagrangian, qualifying constraints and filtering ("Pre"), seconds.
+    pub pre: f64,
+    /// Cell enumeration ("URI", unique region identification), seconds.
+    pub uri: f64,
+    /// Relaxed dual LPs, seconds.
+    pub dual: f64,
+    /// The whole iteration, seconds.
+    pub total: f64,
+    /// Relaxed duals solved ("Num").
+    pub num_duals: usize,
+    /// Interior-point LPs of the cell enumeration.
+    pub uri_lps: usize,
+    /// Whether the cell enumeration used the rank shortcut.
+    pub shortcut: bool,
+}
+
+/// What happened in one iteration.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IterationRecord {
+    /// 1-based iteration number.
+    pub iteration: usize,
+    /// The node expanded.
+    pub node: usize,
+    /// Its depth (root = 0).
+    pub depth: usize,
+    /// Its lower bound when selected.
+    pub node_lower_bound: f64,
+    /// The iterate `x^t` (`M x K`, column-major).
+    pub x: Vec<f64>,
+    /// The primal solution `theta^t` (`K x N`, column-major).
+    pub theta: Vec<f64>,
+    /// `lambda^t` (length `N`).
+    pub lambda: Vec<f64>,
+    /// `mu^t` (`K x N`, column-major).
+    pub mu: Vec<f64>,
+    /// Primal value at `x^t`.
+    pub primal_objective: f64,
+    /// `PUBD` after the iteration.
+    pub upper_bound: f64,
+    /// `RLBD` after the iteration.
+    pub lower_bound: f64,
+    /// Qualifying constraints before filtering (`K N`).
+    pub hyperplanes: usize,
+    /// Distinct hyperplanes kept.
+    pub kept_hyperplanes: usize,
+    /// Cells found (children created or pruned).
+    pub cells: usize,
+    /// Open nodes after the iteration.
+    pub open_nodes: usize,
+    /// Component times.
+    pub timing: Timing,
+}
+
+/// State of a tree node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum NodeState {
+    /// Waiting to be expanded.
+    Open,
+    /// Expanded at some iteration.
+    Expanded,
+    /// Its bound cannot beat the upper bound by more than `eps`.
+    Pruned,
+}
+
+/// A node of the branch-and-bound tree (for figures such as the paper's Fig. 2).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TreeNode {
+    /// Node id (index in [`GopFit::tree`]).
+    pub id: usize,
+    /// Parent id (`None` for the root).
+    pub parent: Option<usize>,
+    /// Depth (root = 0).
+    pub depth: usize,
+    /// The node's point: the starting `x` for the root, the relaxed dual's `x` otherwise.
+    pub x: Vec<f64>,
+    /// Lower bound of the node's region.
+    pub lower_bound: f64,
+    /// Final state.
+    pub state: NodeState,
+    /// Iteration at which it was expanded.
+    pub expanded_at: Option<usize>,
+    /// `theta^B` of the parent's cell that defines this node (`K x N`, column-major).
+    pub theta_b: Option<Vec<f64>>,
+}
+
+/// The bounds proven by a fit.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Certificate {
+    /// `RLBD`: no feasible point of (2) has a smaller objective.
+    pub lower_bound: f64,
+    /// `PUBD`: the objective of the returned `(x, theta)`.
+    pub upper_bound: f64,
+    /// `PUBD - RLBD`.
+    pub gap: f64,
+    /// The requested tolerance.
+    pub eps: f64,
+    /// Whether `gap <= eps` (the returned point is an `eps`-global optimum).
+    pub certified: bool,
+}
+
+/// A fitted GOP model: the best point found, the certificate and the history.
+#[derive(Debug, Clone)]
+pub struct GopFit {
+    x: Mat<f64>,
+    theta: Mat<f64>,
+    certificate: Certificate,
+    iterations: usize,
+    termination: TerminationReason,
+    trace: Trace,
+    history: Vec<IterationRecord>,
+    tree: Vec<TreeNode>,
+    elapsed_s: f64,
+}
+
+impl GopFit {
+    /// The best `x` found (`M x K`).
+    #[must_use]
+    pub fn x(&self) -> MatRef<'_, f64> {
+        self.x.as_ref()
+    }
+
+    /// Its primal `theta` (`K x N`).
+    #[must_use]
+    pub fn theta(&self) -> MatRef<'_, f64> {
+        self.theta.as_ref()
+    }
+
+    /// The proven bounds.
+    #[must_use]
+    pub fn certificate(&self) -> Certificate {
+        self.certificate
+    }
+
+    /// `PUBD`.
+    #[must_use]
+    pub fn upper_bound(&self) -> f64 {
+        self.certificate.upper_bound
+    }
+
+    /// `RLBD`.
+    #[must_use]
+    pub fn lower_bound(&self) -> f64 {
+        self.certificate.lower_bound
+    }
+
+    /// `PUBD - RLBD`.
+    #[must_use]
+    pub fn gap(&self) -> f64 {
+        self.certificate.gap
+    }
+
+    /// Iterations performed.
+    #[must_use]
+    pub fn n_iter(&self) -> usize {
+        self.iterations
+    }
+
+    /// Why the fit stopped.
+    #[must_use]
+    pub fn termination(&self) -> TerminationReason {
+        self.termination
+    }
+
+    /// The engine trace: objective `PUBD` per iteration, change = gap, extras
+    /// `lower_bound`, `num_duals`, `primal_s`, `pre_s`, `uri_s`, `dual_s`, `total_s`.
+    #[must_use]
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// Per-iteration records.
+    #[must_use]
+    pub fn history(&self) -> &[IterationRecord] {
+        &self.history
+    }
+
+    /// The branch-and-bound tree.
+    #[must_use]
+    pub fn tree(&self) -> &[TreeNode] {
+        &self.tree
+    }
+
+    /// Total wall-clock time, seconds.
+    #[must_use]
+    pub fn elapsed_s(&self) -> f64 {
+        self.elapsed_s
+    }
+}
+
+/// A relaxed dual's `(bound, x)`, `None` for an infeasible sliver.
+type ChildResult = std::result::Result<Option<(f64, Vec<f64>)>, LpError>;
+
+#[derive(Debug)]
+struct Node {
+    parent: Option<usize>,
+    depth: usize,
+    x: Vec<f64>,
+    lb: f64,
+    edge: Option<(Arc<Level>, Vec<i8>)>,
+    state: NodeState,
+    expanded_at: Option<usize>,
+}
+
+/// Min-heap entry by lower bound (ties by id, older first).
+#[derive(Debug, PartialEq)]
+struct Entry {
+    lb: f64,
+    id: usize,
+}
+
+impl Eq for Entry {}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .lb
+            .total_cmp(&self.lb)
+            .then_with(|| other.id.cmp(&self.id))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+struct Search<'a> {
+    y: Vec<f64>,
+    m: usize,
+    k: usize,
+    n: usize,
+    params: &'a GopParams,
+    solver: &'a dyn LpSolver,
+    nodes: Vec<Node>,
+    heap: BinaryHeap<Entry>,
+    pruned_min: f64,
+    childless_min: f64,
+    best: Option<(Vec<f64>, Vec<f64>, f64)>,
+    history: Vec<IterationRecord>,
+}
+
+impl Search<'_> {
+    fn upper(&self) -> f64 {
+        self.best.as_ref().map_or(f64::INFINITY, |b| b.2)
+    }
+
+    /// Pops open nodes that can no longer beat `PUBD - eps` (marking them pruned).
+    fn prune_top(&mut self) {
+        let cutoff = self.upper() - self.params.eps;
+        while let Some(top) = self.heap.peek() {
+            if top.lb >= cutoff {
+                let id = top.id;
+                self.heap.pop();
+                self.nodes[id].state = NodeState::Pruned;
+                self.pruned_min = self.pruned_min.min(self.nodes[id].lb);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// `RLBD`: the smallest bound over all leaves.
+    fn lower(&mut self) -> f64 {
+        self.prune_top();
+        let open = self.heap.peek().map_or(f64::INFINITY, |e| e.lb);
+        let lb = open.min(self.pruned_min).min(self.childless_min);
+        // Before any expansion only the trivial bound holds (the objective is >= 0).
+        if lb.is_finite() { lb } else { 0.0 }
+    }
+
+    /// Qualifying rows and Lagrangian rows along the path from the root to `id`.
+    fn path(&self, id: usize) -> (Vec<SignedHyperplane>, Vec<Affine>) {
+        let mut region = Vec::new();
+        let mut lagrangians = Vec::new();
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            if let Some((level, signs)) = &self.nodes[c].edge {
+                region.extend(level.signed(signs));
+                lagrangians.push(level.lagrangian_row(signs));
+            }
+            cur = self.nodes[c].parent;
+        }
+        (region, lagrangians)
+    }
+
+    fn theta_b_full(&self, level: &Level, signs: &[i8]) -> Vec<f64> {
+        let mut out = vec![0.0; self.k * self.n];
+        for (&(k, n), v) in level.origin.iter().zip(level.theta_b(signs)) {
+            out[n * self.k + k] = v;
+        }
+        out
+    }
+
+    fn expand(&mut self, id: usize, iteration: usize) -> Result<()> {
+        let (m, k, n) = (self.m, self.k, self.n);
+        let mk = m * k;
+        let budget = self.params.budget;
+        let start = Instant::now();
+        let x = self.nodes[id].x.clone();
+
+        let primal = solve_primal(&x, &self.y, m, k, n)?;
+        if primal.objective < self.upper() {
+            self.best = Some((x.clone(), primal.theta.clone(), primal.objective));
+        }
+        let t_primal = start.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let lagrangian = Lagrangian::at(&x, &primal);
+        let level = Arc::new(Level::new(&lagrangian, budget, self.params.filter_tol));
+        let t_pre = t.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let (region, lagrangians) = self.path(id);
+        let options = CellOptions {
+            min_slack: self.params.cell_slack * budget,
+            rank_shortcut: self.params.rank_shortcut,
+            parallel: true,
+        };
+        let cells = enumerate_cells(
+            self.solver,
+            mk,
+            budget,
+            &region,
+            &x,
+            &level.filtered.reps,
+            &options,
+        )?;
+        let t_uri = t.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let layout = DualLayout { mk };
+        let base = layout.base_program(budget, &region, &lagrangians);
+        let warm = self.solver.prepare(&base)?;
+        let results: Vec<ChildResult> = cells
+            .signs
+            .par_iter()
+            .enumerate()
+            .map(|(c, signs)| {
+                match warm.solve_with_rows(&layout.cell_rows(&level, signs))? {
+                    LpOutcome::Optimal(sol) => Ok(Some((sol.objective, layout.x(&sol.values)))),
+                    // A cell with an interior whose closed LP is infeasible can only be a
+                    // numerical sliver: it holds no feasible point worth a bound.
+                    LpOutcome::Infeasible => Ok(None),
+                    LpOutcome::Unbounded => Err(LpError::NotOptimal {
+                        context: format!(
+                            "relaxed dual of node {id}, cell {c} (iteration {iteration})"
+                        ),
+                        status: lp_backend::LpStatus::Unbounded,
+                    }),
+                }
+            })
+            .collect();
+        let t_dual = t.elapsed().as_secs_f64();
+
+        let parent_lb = self.nodes[id].lb;
+        let depth = self.nodes[id].depth + 1;
+        let cutoff = self.upper() - self.params.eps;
+        let mut children = 0;
+        for (signs, result) in cells.signs.iter().zip(results) {
+            let Some((q, cx)) = result? else { continue };
+            let lb = q.max(parent_lb);
+            let child = self.nodes.len();
+            let state = if lb >= cutoff {
+                self.pruned_min = self.pruned_min.min(lb);
+                NodeState::Pruned
+            } else {
+                self.heap.push(Entry { lb, id: child });
+                NodeState::Open
+            };
+            self.nodes.push(Node {
+                parent: Some(id),
+                depth,
+                x: cx,
+                lb,
+                edge: Some((Arc::clone(&level), signs.clone())),
+                state,
+                expanded_at: None,
+            });
+            children += 1;
+        }
+        if children == 0 {
+            self.childless_min = self.childless_min.min(parent_lb);
+        }
+        self.nodes[id].state = NodeState::Expanded;
+        self.nodes[id].expanded_at = Some(iteration);
+
+        let upper_bound = self.upper();
+        let lower_bound = self.lower();
+        self.history.push(IterationRecord {
+            iteration,
+            node: id,
+            depth: depth - 1,
+            node_lower_bound: parent_lb,
+            x,
+            theta: primal.theta,
+            lambda: primal.lambda,
+            mu: primal.mu,
+            primal_objective: primal.objective,
+            upper_bound,
+            lower_bound,
+            hyperplanes: lagrangian.qualifying.len(),
+            kept_hyperplanes: level.num_hyperplanes(),
+            cells: cells.signs.len(),
+            open_nodes: self.heap.len(),
+            timing: Timing {
+                primal: t_primal,
+                pre: t_pre,
+                uri: t_uri,
+                dual: t_dual,
+                total: start.elapsed().as_secs_f64(),
+                num_duals: cells.signs.len(),
+                uri_lps: cells.lp_solves,
+                shortcut: cells.shortcut,
+            },
+        });
+        Ok(())
+    }
+}
+
+fn starting_point(params: &GopParams, m: usize) -> Result<Vec<f64>> {
+    let mk = m * params.k;
+    match &params.initial_x {
+        Some(x) => {
+            if x.len() != mk {
+                return Err(GopError::ShapeMismatch {
+                    what: "initial_x",
+                    expected: format!("{m} x {} ({mk} values)", params.k),
+                    found: format!("{} values", x.len()),
+                });
+            }
+            bl_core::error::ensure_finite("initial_x", x)?;
+            let l1: f64 = x.iter().map(|v| v.abs()).sum();
+            if l1 > params.budget * (1.0 + 1e-12) {
+                return Err(GopError::InvalidParameter {
+                    name: "initial_x",
+                    value: format!("l1 norm {l1}"),
+                    expected: "inside the l1 ball (sum |x| <= budget)",
+                });
+            }
+            Ok(x.clone())
+        }
+        None => {
+            let mut rng = bl_core::random::seeded_rng(params.seed);
+            let mut x = vec![0.0; mk];
+            bl_core::random::fill_standard_normal(&mut rng, &mut x);
+            let l1: f64 = x.iter().map(|v| v.abs()).sum();
+            let radius = params.budget * rng.random_range(0.05..0.95);
+            if l1 > 0.0 {
+                for v in &mut x {
+                    *v *= radius / l1;
+                }
+            }
+            Ok(x)
+        }
+    }
+}
+
+impl GopParams {
+    /// Runs GOP on `y` (`M x N`) with the default LP backend ([`lp_backend::Microlp`]).
+    ///
+    /// # Errors
+    /// Invalid parameters, empty or non-finite `y`, a bad `initial_x`, an LP failure.
+    pub fn fit(&self, y: MatRef<'_, f64>) -> Result<GopFit> {
+        self.fit_with_solver(y, &lp_backend::Microlp)
+    }
+
+    /// Runs GOP with the given LP backend.
+    ///
+    /// # Errors
+    /// As [`GopParams::fit`].
+    pub fn fit_with_solver(&self, y: MatRef<'_, f64>, solver: &dyn LpSolver) -> Result<GopFit> {
+        self.check()?;
+        let (m, n) = (y.nrows(), y.ncols());
+        bl_core::error::ensure_nonempty("y", m * n)?;
+        bl_core::linalg::ensure_finite_mat("y", y)?;
+        let x0 = starting_point(self, m)?;
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        if self.threads > 0 {
+            pool = pool.num_threads(self.threads);
+        }
+        let pool = pool.build().map_err(|e| GopError::ThreadPool {
+            threads: self.threads,
+            message: e.to_string(),
+        })?;
+        pool.install(|| self.run(y, x0, solver))
+    }
+
+    fn run(&self, y: MatRef<'_, f64>, x0: Vec<f64>, solver: &dyn LpSolver) -> Result<GopFit> {
+        let (m, n, k) = (y.nrows(), y.ncols(), self.k);
+        let mut ycol = Vec::with_capacity(m * n);
+        for s in 0..n {
+            for j in 0..m {
+                ycol.push(y[(j, s)]);
+            }
+        }
+        let mut search = Search {
+            y: ycol,
+            m,
+            k,
+            n,
+            params: self,
+            solver,
+            nodes: vec![Node {
+                parent: None,
+                depth: 0,
+                x: x0,
+                lb: 0.0,
+                edge: None,
+                state: NodeState::Open,
+                expanded_at: None,
+            }],
+            heap: BinaryHeap::new(),
+            pruned_min: f64::INFINITY,
+            childless_min: f64::INFINITY,
+            best: None,
+            history: Vec::new(),
+        };
+        let rule = StoppingRule {
+            max_iter: self.max_iter,
+            tol: self.eps,
+            time_limit: self.time_limit,
+        };
+        let mut trace = Trace::default();
+        let start = Instant::now();
+        let info = run(&rule, &mut [&mut trace], |iteration| {
+            let id = if iteration == 1 {
+                0
+            } else {
+                search.prune_top();
+                match search.heap.pop() {
+                    Some(e) => e.id,
+                    None => {
+                        let (ub, lb) = (search.upper(), search.lower());
+                        let mut p = Progress::new(ub, ub - lb);
+                        p.stop = true;
+                        return Ok::<_, GopError>(p);
+                    }
+                }
+            };
+            search.expand(id, iteration)?;
+            let rec = search
+                .history
+                .last()
+                .map(|r| (r.upper_bound, r.lower_bound, r.timing));
+            let (ub, lb, tm) = rec.unwrap_or((f64::INFINITY, 0.0, Timing::default()));
+            let mut p = Progress::new(ub, ub - lb)
+                .with("lower_bound", lb)
+                .with("num_duals", tm.num_duals as f64)
+                .with("primal_s", tm.primal)
+                .with("pre_s", tm.pre)
+                .with("uri_s", tm.uri)
+                .with("dual_s", tm.dual)
+                .with("total_s", tm.total);
+            p.stop = search.nodes.len() >= self.max_nodes;
+            Ok(p)
+        })?;
+        let elapsed_s = start.elapsed().as_secs_f64();
+        let upper_bound = search.upper();
+        let lower_bound = search.lower().min(upper_bound);
+        let gap = upper_bound - lower_bound;
+        let (bx, bt, _) = search
+            .best
+            .clone()
+            .unwrap_or_else(|| (vec![0.0; m * k], vec![0.0; k * n], f64::INFINITY));
+        let tree: Vec<TreeNode> = search
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(id, node)| TreeNode {
+                id,
+                parent: node.parent,
+                depth: node.depth,
+                x: node.x.clone(),
+                lower_bound: node.lb,
+                state: node.state,
+                expanded_at: node.expanded_at,
+                theta_b: node
+                    .edge
+                    .as_ref()
+                    .map(|(level, signs)| search.theta_b_full(level, signs)),
+            })
+            .collect();
+        Ok(GopFit {
+            x: Mat::from_fn(m, k, |j, a| bx[a * m + j]),
+            theta: Mat::from_fn(k, n, |a, s| bt[s * k + a]),
+            certificate: Certificate {
+                lower_bound,
+                upper_bound,
+                gap,
+                eps: self.eps,
+                certified: gap <= self.eps,
+            },
+            iterations: info.iterations,
+            termination: info.termination,
+            trace,
+            history: search.history,
+            tree,
+            elapsed_s,
+        })
+    }
+}
