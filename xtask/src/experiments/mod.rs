@@ -38,6 +38,13 @@
 //! See `docs/reproduction.md` for the contract the outputs follow.
 
 mod maxcut_quality;
+mod sblr_common;
+mod sblr_fig3;
+mod sblr_table1;
+mod sblr_table2;
+mod sblr_table3;
+mod sblr_table4;
+mod sblr_table5;
 
 pub use crate::reproduce::{Claim, Ctx, Scale, Series, VsRow, format_number};
 
@@ -61,5 +68,13 @@ pub trait Experiment {
 
 /// Every registered experiment, in the order `cargo xtask reproduce` runs them.
 pub fn registry() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(maxcut_quality::MaxcutQuality)]
+    vec![
+        Box::new(sblr_table1::SblrTable1),
+        Box::new(sblr_fig3::SblrFig3),
+        Box::new(sblr_table2::SblrTable2),
+        Box::new(sblr_table3::SblrTable3),
+        Box::new(sblr_table4::SblrTable4),
+        Box::new(sblr_table5::SblrTable5),
+        Box::new(maxcut_quality::MaxcutQuality),
+    ]
 }

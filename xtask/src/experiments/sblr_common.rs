@@ -1,0 +1,412 @@
+//! Shared pieces of the SBLR experiments (Shi, Xu, Baraniuk 2014): loading the real data
+//! sets, standardizing them, and the paper's comparison of LR, sparse LR, BLR and SBLR
+//! with model selection by cross-validation on the training set (Sec. 8.1.1).
+//!
+//! Preprocessing of every real set: each entry `(a, j)` is centred by its training mean,
+//! and each row `a` (sensor channel, coefficient, pixel row) is scaled by the training
+//! standard deviation of that row. Because centring makes the mean sample zero, SBLR and
+//! BLR start from the SVD of the label-weighted mean (`Init::LabelWeightedSvd`; one-vs-all
+//! uses the labels of each binary problem), not from the paper's mean-sample SVD, which
+//! would be noise here (see DESIGN.md, "Known traps").
+
+use anyhow::{Context as _, bail};
+use bl_core::data::{MatrixDataset, stratified_split};
+use bl_core::io::{CsvOptions, LengthPolicy, read_csv_from, read_ts};
+use bl_core::metrics::{accuracy, roc_auc};
+use sblr::cv::{CvStrategy, grid_search, penalty_grid};
+use sblr::{Init, LogisticParams, LogisticRegression, MultinomialSblr, OneVsAll, Sblr, SblrParams};
+
+use super::{Ctx, Scale, VsRow};
+
+/// A train/test split.
+pub(crate) struct Split {
+    pub train: MatrixDataset,
+    pub test: MatrixDataset,
+}
+
+fn ts_pair(ctx: &Ctx, name: &str, policy: LengthPolicy) -> anyhow::Result<Split> {
+    let files = ctx.data_files(name)?;
+    let pick = |tag: &str| {
+        files
+            .iter()
+            .find(|p| p.to_string_lossy().ends_with(&format!("_{tag}.ts")))
+            .cloned()
+            .with_context(|| format!("{name}: no *_{tag}.ts file among {files:?}"))
+    };
+    let train = read_ts(pick("TRAIN")?, policy)?;
+    let test = read_ts(pick("TEST")?, policy)?;
+    if train.class_names() != test.class_names() {
+        bail!("{name}: train and test class lists differ");
+    }
+    Ok(Split { train, test })
+}
+
+/// BasicMotions (sktime): 40 + 40 samples of 6 channels x 100 steps, 4 classes.
+pub(crate) fn basicmotions(ctx: &Ctx) -> anyhow::Result<Split> {
+    ts_pair(ctx, "basicmotions", LengthPolicy::Error)
+}
+
+/// JapaneseVowels (sktime): 270 + 370 samples of 12 coefficients x 7..29 steps, 9
+/// speakers; every series resampled to `len` steps by linear interpolation.
+pub(crate) fn japanese_vowels(ctx: &Ctx, len: usize) -> anyhow::Result<Split> {
+    ts_pair(ctx, "japanesevowels", LengthPolicy::Resample(len))
+}
+
+/// scikit-learn's digits (8 x 8 images, 10 classes), split by a seeded stratified split
+/// with `test_fraction`; at most `max_samples` samples are kept (a stratified subset).
+pub(crate) fn digits(
+    ctx: &Ctx,
+    seed: u64,
+    test_fraction: f64,
+    max_samples: usize,
+) -> anyhow::Result<Split> {
+    let files = ctx.data_files("digits")?;
+    let path = files
+        .iter()
+        .find(|p| p.to_string_lossy().ends_with("digits.csv.gz"))
+        .context("digits: no digits.csv.gz in the cache")?;
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let table = read_csv_from(flate2::read::GzDecoder::new(file), &CsvOptions::default())?;
+    if table.n_cols() != 65 {
+        bail!(
+            "digits: expected 65 columns (64 pixels + label), found {}",
+            table.n_cols()
+        );
+    }
+    let n = table.n_rows();
+    let mut data = vec![0.0; n * 64];
+    let mut labels = Vec::with_capacity(n);
+    for i in 0..n {
+        let row = table.row(i).context("digits: short table")?;
+        // Pixel (a, j) of an image is row[8 a + j]; samples are stored column-major.
+        for a in 0..8 {
+            for j in 0..8 {
+                data[i * 64 + j * 8 + a] = row[8 * a + j];
+            }
+        }
+        let label = row[64];
+        if !(0.0..=9.0).contains(&label) || label.fract() != 0.0 {
+            bail!("digits: bad label {label} on row {i}");
+        }
+        labels.push(label as usize);
+    }
+    let names = (0..10).map(|d| d.to_string()).collect();
+    let mut all = MatrixDataset::new(8, 8, data, labels, names)?;
+    if n > max_samples {
+        let (_, keep) = stratified_split(all.labels(), max_samples as f64 / n as f64, seed ^ 0xd1)?;
+        all = all.subset(&keep)?;
+    }
+    let (train, test) = stratified_split(all.labels(), test_fraction, seed)?;
+    Ok(Split {
+        train: all.subset(&train)?,
+        test: all.subset(&test)?,
+    })
+}
+
+/// Centres every entry by its training mean and scales every row by its training
+/// standard deviation (rows with zero spread are left unscaled).
+pub(crate) fn standardize(split: &Split) -> anyhow::Result<Split> {
+    let (s, t) = split.train.shape();
+    let n = split.train.n_samples();
+    let st = s * t;
+    let mut mean = vec![0.0; st];
+    for x in split.train.as_slice().chunks_exact(st) {
+        mean.iter_mut().zip(x).for_each(|(m, v)| *m += v / n as f64);
+    }
+    let mut scale = vec![0.0; s];
+    for x in split.train.as_slice().chunks_exact(st) {
+        for (e, v) in x.iter().enumerate() {
+            let d = v - mean[e];
+            scale[e % s] += d * d;
+        }
+    }
+    for v in &mut scale {
+        let sd = (*v / (n * t) as f64).sqrt();
+        *v = if sd > 0.0 { 1.0 / sd } else { 1.0 };
+    }
+    let apply = |d: &MatrixDataset| -> anyhow::Result<MatrixDataset> {
+        let mut values = d.as_slice().to_vec();
+        for x in values.chunks_exact_mut(st) {
+            for (e, v) in x.iter_mut().enumerate() {
+                *v = (*v - mean[e]) * scale[e % s];
+            }
+        }
+        Ok(MatrixDataset::new(
+            s,
+            t,
+            values,
+            d.labels().to_vec(),
+            d.class_names().to_vec(),
+        )?)
+    };
+    Ok(Split {
+        train: apply(&split.train)?,
+        test: apply(&split.test)?,
+    })
+}
+
+/// Model-selection grids per scale.
+pub(crate) struct Grids {
+    pub folds: usize,
+    pub lr_l2: Vec<f64>,
+    pub lr_l1: Vec<f64>,
+    pub ranks: Vec<usize>,
+    pub mu1: Vec<f64>,
+    pub mu2: Vec<f64>,
+    pub max_iter: usize,
+}
+
+impl Grids {
+    /// The grids of each scale. At paper scale the penalty grid is 6 x 5 x 6 x 5 (Sec.
+    /// 8.1.1): `mu1, nu1` in {0, 1e-4, 1e-3, 1e-2, 0.05, 0.1}, `mu2, nu2` in
+    /// {0, 1e-3, 1e-2, 0.1, 1} (the paper does not list its values).
+    pub(crate) fn for_scale(scale: Scale, max_rank: usize) -> Self {
+        let ranks: Vec<usize> = scale
+            .pick(vec![1], vec![1, 2, 3], vec![1, 2, 3, 4, 5])
+            .into_iter()
+            .filter(|&r| r <= max_rank)
+            .collect();
+        Self {
+            folds: scale.pick(2, 3, 5),
+            lr_l2: scale.pick(
+                vec![1e-2],
+                vec![1e-3, 1e-2, 1e-1],
+                vec![1e-4, 1e-3, 1e-2, 1e-1, 1.0],
+            ),
+            lr_l1: scale.pick(
+                vec![1e-2],
+                vec![1e-3, 1e-2, 5e-2],
+                vec![1e-4, 1e-3, 1e-2, 5e-2, 1e-1],
+            ),
+            ranks,
+            mu1: scale.pick(
+                vec![1e-2],
+                vec![1e-3, 1e-2],
+                vec![0.0, 1e-4, 1e-3, 1e-2, 0.05, 0.1],
+            ),
+            mu2: scale.pick(vec![0.1], vec![1e-2, 0.1], vec![0.0, 1e-3, 1e-2, 0.1, 1.0]),
+            max_iter: scale.pick(100, 300, 500),
+        }
+    }
+}
+
+/// One method's result on the test set.
+pub(crate) struct MethodResult {
+    pub name: &'static str,
+    pub accuracy: f64,
+    pub auc: Option<f64>,
+    pub chosen: String,
+}
+
+fn predict_lr(
+    params: LogisticParams,
+    train: &MatrixDataset,
+    test: &MatrixDataset,
+) -> sblr::Result<(Vec<usize>, Option<Vec<f64>>)> {
+    if train.n_classes() == 2 {
+        let m = params.fit(train)?;
+        Ok((m.predict(test)?, Some(m.decision_function(test)?)))
+    } else {
+        Ok((OneVsAll::new(params).fit(train)?.predict(test)?, None))
+    }
+}
+
+fn predict_sblr(
+    params: &SblrParams,
+    train: &MatrixDataset,
+    test: &MatrixDataset,
+) -> sblr::Result<(Vec<usize>, Option<Vec<f64>>)> {
+    if train.n_classes() == 2 {
+        let m = params.fit(train)?;
+        Ok((m.predict(test)?, Some(m.decision_function(test)?)))
+    } else {
+        let valid = params.check_ref()?.clone();
+        Ok((OneVsAll::new(valid).fit(train)?.predict(test)?, None))
+    }
+}
+
+fn score(
+    pred: sblr::Result<(Vec<usize>, Option<Vec<f64>>)>,
+    test: &MatrixDataset,
+) -> sblr::Result<f64> {
+    Ok(accuracy(test.labels(), &pred?.0)?)
+}
+
+fn result(
+    name: &'static str,
+    pred: (Vec<usize>, Option<Vec<f64>>),
+    test: &MatrixDataset,
+    chosen: String,
+) -> anyhow::Result<MethodResult> {
+    let acc = accuracy(test.labels(), &pred.0)?;
+    let auc = match pred.1 {
+        Some(f) => {
+            let positives: Vec<bool> = test.labels().iter().map(|&l| l == 1).collect();
+            Some(roc_auc(&f, &positives)?)
+        }
+        None => None,
+    };
+    Ok(MethodResult {
+        name,
+        accuracy: acc,
+        auc,
+        chosen,
+    })
+}
+
+/// LR (L2), sparse LR (l1), BLR (rank by CV) and SBLR (rank then penalties by CV, the
+/// paper's protocol), each selected by stratified k-fold CV on the training set, refitted
+/// on the whole training set and scored on the test set. Multi-class sets use one-vs-all;
+/// with `multinomial`, the multinomial model (Alg. 3) at SBLR's chosen parameters is added.
+pub(crate) fn compare_methods(
+    train: &MatrixDataset,
+    test: &MatrixDataset,
+    grids: &Grids,
+    seed: u64,
+    multinomial: bool,
+) -> anyhow::Result<Vec<MethodResult>> {
+    let cv = CvStrategy::KFold {
+        k: grids.folds,
+        seed,
+    };
+    let lr = |l1: f64, l2: f64| {
+        LogisticRegression::params()
+            .l1(l1)
+            .l2(l2)
+            .tol(1e-6)
+            .max_iter(5000)
+    };
+    let base = Sblr::params()
+        .init(Init::LabelWeightedSvd)
+        .max_iter(grids.max_iter)
+        .tol(1e-3);
+    let mut out = Vec::new();
+
+    let g = grid_search(train, grids.lr_l2.clone(), cv, |&l2, tr, te| {
+        score(predict_lr(lr(0.0, l2), tr, te), te)
+    })?;
+    let l2 = *g.best().0;
+    out.push(result(
+        "LR",
+        predict_lr(lr(0.0, l2), train, test)?,
+        test,
+        format!("l2 = {l2}"),
+    )?);
+
+    let g = grid_search(train, grids.lr_l1.clone(), cv, |&l1, tr, te| {
+        score(predict_lr(lr(l1, 1e-6), tr, te), te)
+    })?;
+    let l1 = *g.best().0;
+    out.push(result(
+        "sparse LR",
+        predict_lr(lr(l1, 1e-6), train, test)?,
+        test,
+        format!("l1 = {l1}"),
+    )?);
+
+    let g = grid_search(train, grids.ranks.clone(), cv, |&r, tr, te| {
+        score(
+            predict_sblr(&base.clone().rank(r).unregularized(), tr, te),
+            te,
+        )
+    })?;
+    let r_blr = *g.best().0;
+    let blr = base.clone().rank(r_blr).unregularized();
+    out.push(result(
+        "BLR",
+        predict_sblr(&blr, train, test)?,
+        test,
+        format!("r = {r_blr}"),
+    )?);
+
+    // SBLR: the rank of BLR's search (step 1 of the protocol), then the penalty grid.
+    let pens = penalty_grid(&grids.mu1, &grids.mu2, &grids.mu1, &grids.mu2)?;
+    let g = grid_search(train, pens, cv, |&(a, b, c, d), tr, te| {
+        score(
+            predict_sblr(&base.clone().rank(r_blr).penalties(a, b, c, d), tr, te),
+            te,
+        )
+    })?;
+    let (a, b, c, d) = *g.best().0;
+    let sblr_params = base.clone().rank(r_blr).penalties(a, b, c, d);
+    out.push(result(
+        "SBLR",
+        predict_sblr(&sblr_params, train, test)?,
+        test,
+        format!("r = {r_blr}, (mu1, mu2, nu1, nu2) = ({a}, {b}, {c}, {d})"),
+    )?);
+
+    if multinomial {
+        let model = MultinomialSblr::fit(&sblr_params, train)?;
+        out.push(result(
+            "SBLR multinomial (Alg. 3)",
+            (model.predict(test)?, None),
+            test,
+            "SBLR's parameters".into(),
+        )?);
+    }
+    Ok(out)
+}
+
+/// Writes the comparison: a table beside the paper's (the paper's numbers are for its own
+/// data sets, which are not redistributable; see the report text), a CSV, figures and
+/// the claims `SBLR >= BLR` and `BLR >= LR` in test accuracy.
+pub(crate) fn report_methods(
+    ctx: &mut Ctx,
+    results: &[MethodResult],
+    paper_accuracy: &[Option<f64>],
+) -> anyhow::Result<()> {
+    let rows: Vec<VsRow> = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| VsRow {
+            label: r.name.to_string(),
+            ours: vec![Some(r.accuracy), r.auc],
+            paper: vec![paper_accuracy.get(i).copied().flatten(), None],
+        })
+        .collect();
+    ctx.table_vs_paper("method", &["test accuracy", "test AUC"], &rows)?;
+    ctx.md("\nChosen by cross-validation on the training set:\n");
+    ctx.table(
+        &["method", "chosen"],
+        results
+            .iter()
+            .map(|r| vec![r.name.to_string(), r.chosen.clone()]),
+    );
+    ctx.write_csv(
+        "methods",
+        &["method", "accuracy", "auc", "chosen"],
+        results
+            .iter()
+            .map(|r| {
+                vec![
+                    r.name.to_string(),
+                    r.accuracy.to_string(),
+                    r.auc.map_or_else(String::new, |a| a.to_string()),
+                    r.chosen.clone(),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    )?;
+    let get = |name: &str| results.iter().find(|r| r.name == name).map(|r| r.accuracy);
+    for r in results {
+        let key = r.name.to_lowercase().replace([' ', '.', '(', ')'], "_");
+        ctx.figure(&format!("accuracy_{key}"), r.accuracy);
+        if let Some(auc) = r.auc {
+            ctx.figure(&format!("auc_{key}"), auc);
+        }
+    }
+    if let (Some(s), Some(b), Some(l)) = (get("SBLR"), get("BLR"), get("LR")) {
+        ctx.claim(
+            "SBLR >= BLR in test accuracy",
+            s >= b,
+            format!("SBLR {s:.4}, BLR {b:.4}"),
+        );
+        ctx.claim(
+            "BLR >= LR in test accuracy",
+            b >= l,
+            format!("BLR {b:.4}, LR {l:.4}"),
+        );
+    }
+    Ok(())
+}
