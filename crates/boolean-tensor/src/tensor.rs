@@ -397,6 +397,26 @@ pub(crate) fn unfold_into(data: &[f64], shape: [usize; 3], mode: usize, mut out:
     }
 }
 
+/// Writes the tensor whose mode-`mode` unfolding is `m` into `out` (inverse of
+/// [`unfold_into`]).
+pub(crate) fn refold_into(m: MatRef<'_, f64>, shape: [usize; 3], mode: usize, out: &mut [f64]) {
+    let [d0, d1, d2] = shape;
+    match mode {
+        0 => MatMut::from_column_major_slice_mut(out, d0, d1 * d2).copy_from(m),
+        1 => {
+            for k in 0..d2 {
+                MatMut::from_column_major_slice_mut(
+                    &mut out[k * d0 * d1..(k + 1) * d0 * d1],
+                    d0,
+                    d1,
+                )
+                .copy_from(m.subcols(k * d0, d0).transpose());
+            }
+        }
+        _ => MatMut::from_column_major_slice_mut(out, d0 * d1, d2).copy_from(m.transpose()),
+    }
+}
+
 /// `out = data x_mode M` for column-major `data` of shape `shape`; `out` has the shape
 /// with `d_mode` replaced by `M.nrows()`.
 pub(crate) fn mode_product_into(

@@ -1,0 +1,127 @@
+//! Shared numerical helpers of the baselines: MTTKRP, leading left singular vectors,
+//! EM imputation of missing entries.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
+
+use crate::error::{Result, TensorError};
+use crate::tensor::{Tensor, khatri_rao_into, other_modes, unfold_into, unfolded_shape};
+
+/// Reusable buffers for [`mttkrp`].
+#[derive(Debug)]
+pub(crate) struct MttkrpWork {
+    kr: Mat<f64>,
+    unfolded: Mat<f64>,
+}
+
+impl Default for MttkrpWork {
+    fn default() -> Self {
+        Self {
+            kr: Mat::zeros(0, 0),
+            unfolded: Mat::zeros(0, 0),
+        }
+    }
+}
+
+/// `out = X_(n) (F_b (.) F_a)` (`d_n x R`), where `a < b` are the other two modes: the
+/// matricized tensor times Khatri–Rao product of CP-ALS. `X_(0)` and `X_(2)` are read in
+/// place; `X_(1)` is unfolded into the workspace.
+pub(crate) fn mttkrp(
+    data: &[f64],
+    shape: [usize; 3],
+    mode: usize,
+    factors: [MatRef<'_, f64>; 3],
+    work: &mut MttkrpWork,
+    out: MatMut<'_, f64>,
+    par: Par,
+) {
+    let (a, b) = other_modes(mode);
+    let r = factors[0].ncols();
+    let [d0, d1, d2] = shape;
+    work.kr.resize_with(shape[a] * shape[b], r, |_, _| 0.0);
+    khatri_rao_into(factors[b], factors[a], work.kr.as_mut());
+    let x: MatRef<'_, f64> = match mode {
+        0 => MatRef::from_column_major_slice(data, d0, d1 * d2),
+        2 => MatRef::from_column_major_slice(data, d0 * d1, d2).transpose(),
+        _ => {
+            let (rows, cols) = unfolded_shape(shape, 1);
+            work.unfolded.resize_with(rows, cols, |_, _| 0.0);
+            unfold_into(data, shape, 1, work.unfolded.as_mut());
+            work.unfolded.as_ref()
+        }
+    };
+    matmul(out, Accum::Replace, x, work.kr.as_ref(), 1.0, par);
+}
+
+/// The `r` leading left singular vectors of `a` (`m x n`), from the eigenvectors of
+/// `A A^T` (`m x m`); at most `m` columns are returned.
+pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize, par: Par) -> Result<Mat<f64>> {
+    let m = a.nrows();
+    let mut gram = Mat::<f64>::zeros(m, m);
+    matmul(gram.as_mut(), Accum::Replace, a, a.transpose(), 1.0, par);
+    let evd = gram
+        .self_adjoint_eigen(Side::Lower)
+        .map_err(|e| TensorError::Numerical {
+            context: "leading_left_vectors",
+            message: format!("{e:?}"),
+        })?;
+    // Eigenvalues in nondecreasing order: take the last r columns, largest first.
+    let u = evd.U();
+    Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))
+}
+
+/// Copies the observed entries of `x` and fills the missing ones from `model` (the EM
+/// imputation step used by the baselines for completion).
+pub(crate) fn impute(x: &Tensor, model: &[f64], out: &mut [f64]) {
+    match x.mask() {
+        None => out.copy_from_slice(x.data()),
+        Some(mask) => {
+            for (((o, &xv), &mv), &m) in out.iter_mut().zip(x.data()).zip(model).zip(mask) {
+                *o = if m { xv } else { mv };
+            }
+        }
+    }
+}
+
+/// `1/2 ||P_Omega(X - W)||^2`.
+pub(crate) fn masked_loss(x: &Tensor, model: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, (&xv, &mv)) in x.data().iter().zip(model).enumerate() {
+        if x.is_observed(i) {
+            s += (xv - mv) * (xv - mv);
+        }
+    }
+    0.5 * s
+}
+
+/// Solves `X G = B` for `X` (`G` symmetric positive semidefinite, `k x k`; `B` `n x k`)
+/// by Cholesky with a small ridge fallback; returns `X` (`n x k`).
+pub(crate) fn solve_right_spd(g: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
+    use faer::linalg::solvers::Solve;
+    let k = g.nrows();
+    let max_diag = (0..k)
+        .map(|i| g[(i, i)])
+        .fold(0.0_f64, f64::max)
+        .max(f64::MIN_POSITIVE);
+    for ridge in [0.0, 1e-12, 1e-8, 1e-4] {
+        let mut gr = g.to_owned();
+        for i in 0..k {
+            gr[(i, i)] += ridge * max_diag;
+        }
+        if let Ok(llt) = gr.llt(Side::Lower) {
+            let sol = llt.solve(b.transpose().to_owned());
+            let out = sol.transpose().to_owned();
+            if (0..out.ncols()).all(|j| (0..out.nrows()).all(|i| out[(i, j)].is_finite())) {
+                return Ok(out);
+            }
+        }
+    }
+    Err(TensorError::Numerical {
+        context: "normal equations",
+        message: format!("the {k} x {k} Gram matrix is not positive definite"),
+    })
+}
+
+pub(crate) fn hadamard(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
+    Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)] * b[(i, j)])
+}

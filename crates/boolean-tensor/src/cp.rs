@@ -1,0 +1,344 @@
+//! CP-ALS: the CANDECOMP/PARAFAC baseline of Sec. 6 of Chang et al., fitted by
+//! alternating least squares (Kolda & Bader 2009, Fig. 3.3), with EM imputation of the
+//! missing entries for completion.
+//!
+//! Each sweep updates `F_n = X_(n) (F_b (.) F_a) [(F_a^T F_a) * (F_b^T F_b)]^{-1}` for
+//! `n = 0, 1, 2`, then moves the column norms of `F_0, F_1` into `F_2`. With a mask the
+//! missing entries of `X` are replaced by the current model before every sweep (EM;
+//! the observed loss never increases). Starts: the first from the HOSVD (leading left
+//! singular vectors of each unfolding, padded with Gaussian columns when the rank
+//! exceeds a mode's length), the others from Gaussian factors; the start with the lowest
+//! loss on the observed entries is kept.
+//!
+//! Boolean factors (for the Hamming error): CP has none, so each factor column of each
+//! mode is binarized by its best scaled Boolean fit
+//! ([`crate::metrics::best_boolean_fit`]) and all `3 R` of them are offered to the
+//! matching; the matching only pairs factors of the same mode.
+
+use faer::{Mat, MatRef, Par};
+
+use crate::atom::{BooleanFactor, Decomposition};
+use crate::common::{
+    MttkrpWork, hadamard, impute, leading_left_vectors, masked_loss, mttkrp, solve_right_spd,
+};
+use crate::error::{Result, invalid};
+use crate::metrics::best_boolean_fit;
+use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor, other_modes};
+
+/// CP-ALS. Start with [`CpAls::params`].
+#[derive(Debug, Clone, Copy)]
+pub struct CpAls;
+
+impl CpAls {
+    /// Default hyperparameters (table at [`CpAlsParams`]).
+    pub fn params() -> CpAlsParams {
+        CpAlsParams::default()
+    }
+}
+
+/// Hyperparameters of CP-ALS.
+///
+/// | name | default | meaning | valid range |
+/// |---|---|---|---|
+/// | `rank` | `10` | `R`, number of rank-1 components | `>= 1` |
+/// | `max_iter` | `300` | ALS sweeps per start | `>= 1` |
+/// | `tol` | `1e-9` | stop a start when the loss decreases by a fraction `<= tol` | finite, `>= 0` |
+/// | `n_starts` | `3` | starts: HOSVD, then Gaussian | `>= 1` |
+/// | `seed` | `0` | seeds the Gaussian starts | any |
+///
+/// ```
+/// use boolean_tensor::{CpAls, Decomposition, Tensor, cp_to_tensor};
+/// let a = faer::mat![[1.0, 0.5], [0.0, 1.0], [2.0, -1.0]];
+/// let b = faer::mat![[1.0, 1.0], [-1.0, 0.0]];
+/// let c = faer::mat![[0.5, 2.0], [1.0, 1.0], [0.0, 3.0], [1.0, -1.0]];
+/// let x = cp_to_tensor([a.as_ref(), b.as_ref(), c.as_ref()])?;
+/// let fit = CpAls::params().rank(2).fit(&x)?;
+/// let err = boolean_tensor::metrics::rmse(&fit.reconstruct()?, &x)?;
+/// assert!(err < 1e-6);
+/// # Ok::<(), boolean_tensor::TensorError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpAlsParams {
+    rank: usize,
+    max_iter: usize,
+    tol: f64,
+    n_starts: usize,
+    seed: u64,
+}
+
+impl Default for CpAlsParams {
+    fn default() -> Self {
+        Self {
+            rank: 10,
+            max_iter: 300,
+            tol: 1e-9,
+            n_starts: 3,
+            seed: 0,
+        }
+    }
+}
+
+impl CpAlsParams {
+    /// Sets the rank `R`.
+    #[must_use]
+    pub fn rank(mut self, rank: usize) -> Self {
+        self.rank = rank;
+        self
+    }
+    /// Sets the number of ALS sweeps per start.
+    #[must_use]
+    pub fn max_iter(mut self, n: usize) -> Self {
+        self.max_iter = n;
+        self
+    }
+    /// Sets the relative tolerance on the loss decrease.
+    #[must_use]
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+    /// Sets the number of starts.
+    #[must_use]
+    pub fn n_starts(mut self, n: usize) -> Self {
+        self.n_starts = n;
+        self
+    }
+    /// Sets the seed.
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// [`crate::TensorError::InvalidParameter`].
+    pub fn check(&self) -> Result<()> {
+        if self.rank == 0 {
+            return Err(invalid("rank", 0, ">= 1"));
+        }
+        if self.max_iter == 0 {
+            return Err(invalid("max_iter", 0, ">= 1"));
+        }
+        if self.n_starts == 0 {
+            return Err(invalid("n_starts", 0, ">= 1"));
+        }
+        if !(self.tol.is_finite() && self.tol >= 0.0) {
+            return Err(invalid("tol", self.tol, "finite and >= 0"));
+        }
+        Ok(())
+    }
+
+    /// Fits CP-ALS to `x` (its mask marks the observed entries).
+    ///
+    /// # Errors
+    /// Invalid parameters; [`crate::TensorError::Numerical`] for a failed solve.
+    pub fn fit(&self, x: &Tensor) -> Result<FittedCp> {
+        self.check()?;
+        let par = faer::get_global_parallelism();
+        let mut best: Option<FittedCp> = None;
+        for start in 0..self.n_starts {
+            let init = if start == 0 {
+                hosvd_init(x, self.rank, self.seed, par)?
+            } else {
+                gaussian_init(x.shape(), self.rank, self.seed.wrapping_add(start as u64))
+            };
+            let fitted = als(x, init, self.max_iter, self.tol, par, start)?;
+            if best.as_ref().is_none_or(|b| fitted.loss < b.loss) {
+                best = Some(fitted);
+            }
+        }
+        best.ok_or_else(|| invalid("n_starts", 0, ">= 1"))
+    }
+}
+
+fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> [Mat<f64>; 3] {
+    let mut rng = bl_core::random::seeded_rng(seed);
+    [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank))
+}
+
+fn hosvd_init(x: &Tensor, rank: usize, seed: u64, par: Par) -> Result<[Mat<f64>; 3]> {
+    let mut rng = bl_core::random::seeded_rng(seed);
+    let mut out = gaussian_init(x.shape(), rank, seed);
+    for (m, f) in out.iter_mut().enumerate() {
+        let unf = x.unfold(m)?;
+        let u = leading_left_vectors(unf.as_ref(), rank.min(x.shape()[m]), par)?;
+        for j in 0..rank {
+            for i in 0..f.nrows() {
+                f[(i, j)] = if j < u.ncols() {
+                    u[(i, j)]
+                } else {
+                    bl_core::random::standard_normal(&mut rng)
+                };
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn gram(f: MatRef<'_, f64>) -> Mat<f64> {
+    f.transpose() * f
+}
+
+fn als(
+    x: &Tensor,
+    mut f: [Mat<f64>; 3],
+    max_iter: usize,
+    tol: f64,
+    par: Par,
+    start: usize,
+) -> Result<FittedCp> {
+    let shape = x.shape();
+    let rank = f[0].ncols();
+    let masked = x.mask().is_some();
+    let mut filled = x.data().to_vec();
+    let mut model = vec![0.0; x.len()];
+    let mut kr = Mat::zeros(0, 0);
+    let mut work = MttkrpWork::default();
+    let norm_sq: f64 = x.data().iter().map(|v| v * v).sum();
+    let mut m = Mat::zeros(0, 0);
+    let mut loss = f64::INFINITY;
+    let mut iterations = 0;
+    for it in 1..=max_iter {
+        iterations = it;
+        for n in 0..3 {
+            let (a, b) = other_modes(n);
+            m.resize_with(shape[n], rank, |_, _| 0.0);
+            mttkrp(
+                &filled,
+                shape,
+                n,
+                [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
+                &mut work,
+                m.as_mut(),
+                par,
+            );
+            let g = hadamard(gram(f[a].as_ref()).as_ref(), gram(f[b].as_ref()).as_ref());
+            f[n] = solve_right_spd(g.as_ref(), m.as_ref())?;
+        }
+        let new_loss = if masked {
+            cp_reconstruct_into(
+                [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
+                &mut kr,
+                &mut model,
+                par,
+            );
+            let l = masked_loss(x, &model);
+            impute(x, &model, &mut filled);
+            l
+        } else {
+            // ||X - W||^2 = ||X||^2 - 2 <X, W> + ||W||^2, with <X, W> = sum(F2 .* M2),
+            // M2 the last MTTKRP (it does not depend on F2).
+            let g01 = hadamard(gram(f[0].as_ref()).as_ref(), gram(f[1].as_ref()).as_ref());
+            let ww = hadamard(g01.as_ref(), gram(f[2].as_ref()).as_ref());
+            let w_sq: f64 = (0..rank)
+                .flat_map(|i| (0..rank).map(move |j| (i, j)))
+                .map(|(i, j)| ww[(i, j)])
+                .sum();
+            let xw: f64 = (0..rank)
+                .flat_map(|r| (0..shape[2]).map(move |k| (k, r)))
+                .map(|(k, r)| f[2][(k, r)] * m[(k, r)])
+                .sum();
+            0.5 * (norm_sq - 2.0 * xw + w_sq).max(0.0)
+        };
+        // Column norms of F0, F1 into F2 (keeps the factors balanced).
+        for r in 0..rank {
+            let mut scale = 1.0;
+            for fm in f.iter_mut().take(2) {
+                let nrm = fm.col(r).norm_l2();
+                if nrm > 0.0 {
+                    for i in 0..fm.nrows() {
+                        fm[(i, r)] /= nrm;
+                    }
+                    scale *= nrm;
+                }
+            }
+            for i in 0..f[2].nrows() {
+                f[2][(i, r)] *= scale;
+            }
+        }
+        // Relative decrease, with a floor at the rounding level of ||X||^2 (the cheap
+        // loss formula cancels).
+        let change = if loss.is_finite() {
+            (loss - new_loss) / loss.max(1e-12 * norm_sq).max(f64::MIN_POSITIVE)
+        } else {
+            f64::INFINITY
+        };
+        loss = new_loss;
+        if !loss.is_finite() {
+            return Err(crate::TensorError::Numerical {
+                context: "CP-ALS",
+                message: "the loss became non-finite".into(),
+            });
+        }
+        if change.abs() <= tol || loss <= 1e-28 * norm_sq {
+            break;
+        }
+    }
+    if !masked {
+        // Report the exact observed loss.
+        cp_reconstruct_into(
+            [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
+            &mut kr,
+            &mut model,
+            par,
+        );
+        loss = masked_loss(x, &model);
+    }
+    Ok(FittedCp {
+        factors: f,
+        loss,
+        iterations,
+        start,
+    })
+}
+
+/// A fitted CP model `W = sum_r F0[:, r] (x) F1[:, r] (x) F2[:, r]`.
+#[derive(Debug, Clone)]
+pub struct FittedCp {
+    factors: [Mat<f64>; 3],
+    loss: f64,
+    iterations: usize,
+    start: usize,
+}
+
+impl FittedCp {
+    /// The factor matrices `F_n` (`d_n x R`); `F0`, `F1` have unit columns.
+    pub fn factors(&self) -> [MatRef<'_, f64>; 3] {
+        [
+            self.factors[0].as_ref(),
+            self.factors[1].as_ref(),
+            self.factors[2].as_ref(),
+        ]
+    }
+    /// `1/2 ||P_Omega(X - W)||^2` of the kept start.
+    pub fn loss(&self) -> f64 {
+        self.loss
+    }
+    /// ALS sweeps of the kept start.
+    pub fn n_iter(&self) -> usize {
+        self.iterations
+    }
+    /// Index of the kept start (0 = HOSVD).
+    pub fn start(&self) -> usize {
+        self.start
+    }
+}
+
+impl Decomposition for FittedCp {
+    fn reconstruct(&self) -> Result<Tensor> {
+        cp_to_tensor(self.factors())
+    }
+    fn boolean_factors(&self) -> Vec<BooleanFactor> {
+        let mut out = Vec::new();
+        for (mode, f) in self.factors.iter().enumerate() {
+            for r in 0..f.ncols() {
+                let col: Vec<f64> = (0..f.nrows()).map(|i| f[(i, r)]).collect();
+                let (z, _) = best_boolean_fit(&col);
+                out.push(BooleanFactor { mode, z });
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,235 @@
+//! Tucker decomposition by the truncated HOSVD (De Lathauwer, De Moor, Vandewalle 2000),
+//! the Tucker baseline of Sec. 6 of Chang et al.
+//!
+//! `U_n` = the `r_n` leading left singular vectors of `X_(n)`; core
+//! `G = X x_0 U_0^T x_1 U_1^T x_2 U_2^T`; model `W = G x_0 U_0 x_1 U_1 x_2 U_2`. With a
+//! mask, the missing entries are imputed from the current model and the HOSVD is
+//! repeated (EM, `max_iter` rounds, starting from zeros).
+//!
+//! **Atoms ↔ multilinear rank.** A tensor of model (1) with `k` atoms has multilinear
+//! rank at most `(k, k, k)` (each unfolding is a sum of `k` rank-1 matrices), so the
+//! baseline "with `k` atoms" is the HOSVD of multilinear rank
+//! `(min(k, d0), min(k, d1), min(k, d2))` ([`TuckerParams::for_atoms`]). Its core has up
+//! to `k^3` entries, so it has more parameters than `k` atoms; it is the Tucker model
+//! that can represent `k` atoms exactly.
+//!
+//! Tucker has no Boolean factors: [`Decomposition::boolean_factors`] is empty.
+
+use faer::{Mat, MatRef, Par};
+
+use crate::atom::{BooleanFactor, Decomposition};
+use crate::common::{impute, leading_left_vectors, masked_loss};
+use crate::error::{Result, invalid};
+use crate::tensor::{Tensor, mode_product_into};
+
+/// Tucker by HOSVD. Start with [`Tucker::params`].
+#[derive(Debug, Clone, Copy)]
+pub struct Tucker;
+
+impl Tucker {
+    /// Default hyperparameters (table at [`TuckerParams`]).
+    pub fn params() -> TuckerParams {
+        TuckerParams::default()
+    }
+}
+
+/// Hyperparameters of the HOSVD.
+///
+/// | name | default | meaning | valid range |
+/// |---|---|---|---|
+/// | `ranks` | `(5, 5, 5)` | multilinear rank `(r0, r1, r2)`, capped at the shape | each `>= 1` |
+/// | `max_iter` | `30` | EM rounds when entries are missing | `>= 1` |
+/// | `tol` | `1e-6` | stop EM when the loss decreases by a fraction `<= tol` | finite, `>= 0` |
+#[derive(Debug, Clone, PartialEq)]
+pub struct TuckerParams {
+    ranks: [usize; 3],
+    max_iter: usize,
+    tol: f64,
+}
+
+impl Default for TuckerParams {
+    fn default() -> Self {
+        Self {
+            ranks: [5, 5, 5],
+            max_iter: 30,
+            tol: 1e-6,
+        }
+    }
+}
+
+impl TuckerParams {
+    /// Sets the multilinear rank.
+    #[must_use]
+    pub fn ranks(mut self, ranks: [usize; 3]) -> Self {
+        self.ranks = ranks;
+        self
+    }
+    /// The multilinear rank `(k, k, k)` that represents `k` atoms (see the module docs).
+    #[must_use]
+    pub fn for_atoms(self, k: usize) -> Self {
+        self.ranks([k, k, k])
+    }
+    /// Sets the number of EM rounds.
+    #[must_use]
+    pub fn max_iter(mut self, n: usize) -> Self {
+        self.max_iter = n;
+        self
+    }
+    /// Sets the EM tolerance.
+    #[must_use]
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// [`crate::TensorError::InvalidParameter`].
+    pub fn check(&self) -> Result<()> {
+        if self.ranks.contains(&0) {
+            return Err(invalid("ranks", format!("{:?}", self.ranks), "each >= 1"));
+        }
+        if self.max_iter == 0 {
+            return Err(invalid("max_iter", 0, ">= 1"));
+        }
+        if !(self.tol.is_finite() && self.tol >= 0.0) {
+            return Err(invalid("tol", self.tol, "finite and >= 0"));
+        }
+        Ok(())
+    }
+
+    /// Fits the HOSVD to `x` (EM over the missing entries when masked).
+    ///
+    /// # Errors
+    /// Invalid parameters; a failed eigendecomposition.
+    pub fn fit(&self, x: &Tensor) -> Result<FittedTucker> {
+        self.check()?;
+        let par = faer::get_global_parallelism();
+        let shape = x.shape();
+        let ranks = [0, 1, 2].map(|m| self.ranks[m].min(shape[m]));
+        let rounds = if x.mask().is_some() { self.max_iter } else { 1 };
+        let mut filled = x.data().to_vec();
+        let mut model = vec![0.0; x.len()];
+        let mut loss = f64::INFINITY;
+        let mut factors: [Mat<f64>; 3] = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
+        let mut core = Vec::new();
+        let mut iterations = 0;
+        for it in 1..=rounds {
+            iterations = it;
+            let t = Tensor::from_vec(shape, filled.clone())?;
+            for m in 0..3 {
+                let unf = t.unfold(m)?;
+                factors[m] = leading_left_vectors(unf.as_ref(), ranks[m], par)?;
+            }
+            core = project(&filled, shape, &factors, par);
+            expand(&core, ranks, &factors, &mut model, par);
+            let new_loss = masked_loss(x, &model);
+            let change = if loss.is_finite() && loss > 0.0 {
+                (loss - new_loss) / loss
+            } else {
+                f64::INFINITY
+            };
+            loss = new_loss;
+            impute(x, &model, &mut filled);
+            if change <= self.tol {
+                break;
+            }
+        }
+        Ok(FittedTucker {
+            shape,
+            ranks,
+            factors,
+            core,
+            loss,
+            iterations,
+        })
+    }
+}
+
+/// `G = X x_0 U_0^T x_1 U_1^T x_2 U_2^T`.
+fn project(data: &[f64], shape: [usize; 3], u: &[Mat<f64>; 3], par: Par) -> Vec<f64> {
+    let mut cur = data.to_vec();
+    let mut s = shape;
+    for m in 0..3 {
+        let ut = u[m].transpose();
+        let mut ns = s;
+        ns[m] = ut.nrows();
+        let mut out = vec![0.0; ns.iter().product()];
+        mode_product_into(&cur, s, m, ut, &mut out, par);
+        cur = out;
+        s = ns;
+    }
+    cur
+}
+
+/// `W = G x_0 U_0 x_1 U_1 x_2 U_2` into `out`.
+fn expand(core: &[f64], ranks: [usize; 3], u: &[Mat<f64>; 3], out: &mut [f64], par: Par) {
+    let mut cur = core.to_vec();
+    let mut s = ranks;
+    for m in 0..3 {
+        let um: MatRef<'_, f64> = u[m].as_ref();
+        let mut ns = s;
+        ns[m] = um.nrows();
+        let mut next = vec![0.0; ns.iter().product()];
+        mode_product_into(&cur, s, m, um, &mut next, par);
+        cur = next;
+        s = ns;
+    }
+    out.copy_from_slice(&cur);
+}
+
+/// A fitted Tucker model.
+#[derive(Debug, Clone)]
+pub struct FittedTucker {
+    shape: [usize; 3],
+    ranks: [usize; 3],
+    factors: [Mat<f64>; 3],
+    core: Vec<f64>,
+    loss: f64,
+    iterations: usize,
+}
+
+impl FittedTucker {
+    /// The orthonormal factors `U_n` (`d_n x r_n`).
+    pub fn factors(&self) -> [MatRef<'_, f64>; 3] {
+        [
+            self.factors[0].as_ref(),
+            self.factors[1].as_ref(),
+            self.factors[2].as_ref(),
+        ]
+    }
+    /// The multilinear rank used (capped at the shape).
+    pub fn ranks(&self) -> [usize; 3] {
+        self.ranks
+    }
+    /// The core `G` (`r0 x r1 x r2`, mode 0 fastest).
+    pub fn core(&self) -> &[f64] {
+        &self.core
+    }
+    /// `1/2 ||P_Omega(X - W)||^2`.
+    pub fn loss(&self) -> f64 {
+        self.loss
+    }
+    /// EM rounds made (1 without a mask).
+    pub fn n_iter(&self) -> usize {
+        self.iterations
+    }
+}
+
+impl Decomposition for FittedTucker {
+    fn reconstruct(&self) -> Result<Tensor> {
+        let mut out = vec![0.0; self.shape.iter().product()];
+        expand(
+            &self.core,
+            self.ranks,
+            &self.factors,
+            &mut out,
+            faer::get_global_parallelism(),
+        );
+        Tensor::from_vec(self.shape, out)
+    }
+    fn boolean_factors(&self) -> Vec<BooleanFactor> {
+        Vec::new()
+    }
+}
