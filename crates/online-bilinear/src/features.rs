@@ -136,6 +136,23 @@ fn push_observation(out: &mut String, column: &[String], i: usize, offset: isize
     }
 }
 
+/// Writes a template index in decimal without the formatting machinery.
+fn push_index(out: &mut String, mut t: usize) {
+    let mut digits = [0u8; 20];
+    let mut n = 0;
+    loop {
+        digits[n] = b'0' + (t % 10) as u8;
+        n += 1;
+        t /= 10;
+        if t == 0 {
+            break;
+        }
+    }
+    for &d in digits[..n].iter().rev() {
+        out.push(d as char);
+    }
+}
+
 /// Calls `f` with each feature string of position `i`.
 fn for_each_feature(
     templates: &Templates,
@@ -146,7 +163,8 @@ fn for_each_feature(
 ) {
     for (t, template) in templates.list.iter().enumerate() {
         buffer.clear();
-        let _ = write!(buffer, "{t}\u{1}");
+        push_index(buffer, t);
+        buffer.push('\u{1}');
         match *template {
             Template::Bias => {}
             Template::Unigram { column, offset } => {

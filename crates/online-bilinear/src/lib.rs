@@ -16,11 +16,11 @@ pub mod viterbi;
 
 pub use data::{
     Corpus, Sentence, bmes_to_words, parse_char_tagged, parse_conll, parse_segmented_words,
-    read_char_tagged, read_conll, read_segmented_words, words_to_bmes,
+    read_char_tagged, read_conll, read_segmented_words, synthetic_segmentation, words_to_bmes,
 };
 pub use error::{OblError, Result};
 pub use features::{EncodedSentence, FeatureDict, Template, Templates};
-pub use model::{Evaluation, FittedTagger};
+pub use model::{Evaluation, FittedTagger, PreparedCorpus};
 pub use params::{Learner, TaggerParams};
 pub use rank_one::{BlockDiagonal, BlockRankOne, BlockUpdate};
 pub use train::EpochInfo;

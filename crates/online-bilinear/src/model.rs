@@ -133,23 +133,68 @@ impl TaggerParams {
     pub fn fit_with_callback(
         &self,
         corpus: &Corpus,
-        mut on_epoch: impl FnMut(&EpochInfo, &FittedTagger) -> Result<()>,
+        on_epoch: impl FnMut(&EpochInfo, &FittedTagger) -> Result<()>,
     ) -> Result<FittedTagger> {
         self.validate()?;
+        let started = Instant::now();
+        let prepared = self.prepare(corpus)?;
+        let setup_seconds = started.elapsed().as_secs_f64();
+        let mut model = self.fit_prepared_with_callback(&prepared, on_epoch)?;
+        model.train_seconds += setup_seconds;
+        Ok(model)
+    }
+
+    /// Feature extraction alone: builds the feature dictionary of `corpus` with these
+    /// parameters' templates and cutoff, and encodes the corpus, so that several learners
+    /// can be fitted on the same features ([`fit_prepared`](Self::fit_prepared)).
+    ///
+    /// # Errors
+    /// [`OblError::EmptyCorpus`]; [`OblError::TooFewColumns`]; invalid `cutoff`.
+    pub fn prepare(&self, corpus: &Corpus) -> Result<PreparedCorpus> {
         if corpus.n_tokens() == 0 {
             return Err(OblError::EmptyCorpus { what: "training" });
         }
-        let started = Instant::now();
         let dict = Arc::new(FeatureDict::build(corpus, &self.templates, self.cutoff)?);
         let tags = corpus.tag_set();
         let gold = tag_indices(corpus, &tags)?;
         let encoded = dict.encode_corpus(corpus)?;
-        let n_tags = tags.len();
-        let setup_seconds = started.elapsed().as_secs_f64();
-        let mut model = FittedTagger {
-            params: self.clone(),
-            dict: Arc::clone(&dict),
+        Ok(PreparedCorpus {
+            dict,
             tags,
+            encoded,
+            gold,
+        })
+    }
+
+    /// Fits on prepared features. The parameters' templates and cutoff are not read again:
+    /// the prepared dictionary is used as it is. `train_seconds` of the result excludes
+    /// feature extraction.
+    ///
+    /// # Errors
+    /// Invalid parameters; CRFsuite failures.
+    pub fn fit_prepared(&self, prepared: &PreparedCorpus) -> Result<FittedTagger> {
+        self.fit_prepared_with_callback(prepared, |_, _| Ok(()))
+    }
+
+    /// [`fit_prepared`](Self::fit_prepared) with the per-epoch callback of
+    /// [`fit_with_callback`](Self::fit_with_callback).
+    ///
+    /// # Errors
+    /// As [`fit_prepared`](Self::fit_prepared), and any error the callback returns.
+    pub fn fit_prepared_with_callback(
+        &self,
+        prepared: &PreparedCorpus,
+        mut on_epoch: impl FnMut(&EpochInfo, &FittedTagger) -> Result<()>,
+    ) -> Result<FittedTagger> {
+        self.validate()?;
+        let n_tags = prepared.tags.len();
+        let mut params = self.clone();
+        params.templates = prepared.dict.templates().clone();
+        params.cutoff = prepared.dict.cutoff();
+        let mut model = FittedTagger {
+            params,
+            dict: Arc::clone(&prepared.dict),
+            tags: prepared.tags.clone(),
             weights: Weights::Linear { w: Vec::new() },
             zero_order: None,
             history: Vec::new(),
@@ -157,38 +202,86 @@ impl TaggerParams {
         };
         if !self.learner.is_online() {
             let started = Instant::now();
-            let bytes = crate::crf::train(self, &encoded, &gold)?;
+            let bytes = crate::crf::train(self, &prepared.encoded, &prepared.gold)?;
             model.weights = Weights::Crf { model: bytes };
-            model.train_seconds = setup_seconds + started.elapsed().as_secs_f64();
+            model.train_seconds = started.elapsed().as_secs_f64();
             let info = EpochInfo {
                 epoch: 1,
                 mistakes: 0,
                 token_errors: 0,
-                tokens: corpus.n_tokens(),
+                tokens: prepared.n_tokens(),
                 seconds: model.train_seconds,
             };
             model.history.push(info);
             on_epoch(&info, &model)?;
             return Ok(model);
         }
-        let mut learner: Box<dyn Online> = new_online(dict.len(), n_tags, self)?;
+        let mut learner: Box<dyn Online> = new_online(prepared.dict.len(), n_tags, self)?;
         let history = run_online(
             learner.as_mut(),
             self,
-            &encoded,
-            &gold,
+            &prepared.encoded,
+            &prepared.gold,
             n_tags,
             |info, state| {
                 let (weights, zero) = state.snapshot();
                 model.weights = weights;
                 model.zero_order = zero;
-                model.train_seconds = setup_seconds + info.seconds;
+                model.train_seconds = info.seconds;
                 model.history.push(*info);
                 on_epoch(info, &model)
             },
         )?;
         model.history = history;
         Ok(model)
+    }
+}
+
+/// A training corpus after feature extraction: the dictionary, the tag set, the encoded
+/// sentences and their gold tag indices ([`TaggerParams::prepare`]).
+#[derive(Debug, Clone)]
+pub struct PreparedCorpus {
+    dict: Arc<FeatureDict>,
+    tags: Vec<String>,
+    encoded: Vec<EncodedSentence>,
+    gold: Vec<Vec<usize>>,
+}
+
+impl PreparedCorpus {
+    /// The feature dictionary.
+    pub fn features(&self) -> &FeatureDict {
+        &self.dict
+    }
+
+    /// The tag set (order of first appearance).
+    pub fn tags(&self) -> &[String] {
+        &self.tags
+    }
+
+    /// Number of sentences.
+    pub fn len(&self) -> usize {
+        self.encoded.len()
+    }
+
+    /// Whether there is no sentence.
+    pub fn is_empty(&self) -> bool {
+        self.encoded.is_empty()
+    }
+
+    /// Number of tokens.
+    pub fn n_tokens(&self) -> usize {
+        self.gold.iter().map(Vec::len).sum()
+    }
+
+    /// The first `n` sentences (all when `n >= len`), with the same dictionary and tags.
+    pub fn head(&self, n: usize) -> PreparedCorpus {
+        let n = n.min(self.len());
+        PreparedCorpus {
+            dict: Arc::clone(&self.dict),
+            tags: self.tags.clone(),
+            encoded: self.encoded[..n].to_vec(),
+            gold: self.gold[..n].to_vec(),
+        }
     }
 }
 

@@ -225,3 +225,20 @@ fn bad_input_gives_typed_errors() {
         2
     );
 }
+
+#[test]
+fn prepared_features_fit_the_same_model_and_synthetic_corpora_are_seeded() {
+    let corpus = online_bilinear::synthetic_segmentation(50, 200, 100, 3).unwrap();
+    assert_eq!(
+        corpus,
+        online_bilinear::synthetic_segmentation(50, 200, 100, 3).unwrap()
+    );
+    assert!(online_bilinear::synthetic_segmentation(0, 200, 100, 3).is_err());
+    let params = TaggerParams::bol().epochs(2).seed(5);
+    let prepared = params.prepare(&corpus).unwrap();
+    assert_eq!(prepared.n_tokens(), corpus.n_tokens());
+    let a = params.fit(&corpus).unwrap();
+    let b = params.fit_prepared(&prepared).unwrap();
+    assert_eq!(a.alpha(), b.alpha());
+    assert_eq!(prepared.head(10).len(), 10);
+}
