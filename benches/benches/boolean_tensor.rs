@@ -1,0 +1,83 @@
+//! Hot paths of `boolean-tensor` at the paper's size (150 x 150 x 150):
+//!
+//! - `atom_search`: one BMP atom search along one mode (unfold the residual, the Boolean
+//!   QP `max ||R_(n)^T z||^2` through maxcut-sdp, the singular-pair / exact-`z`
+//!   alternation), and BMP's first step (the three modes' searches in parallel, the
+//!   choice, the fully corrective solve);
+//! - `fully_corrective`: the coefficient solve for 15 atoms without and with a mask
+//!   (10% missing);
+//! - yardsticks: one full streaming pass over the tensor (sum of squares) and one
+//!   mode-1 unfolding copy, so the bench shows how many passes an atom search costs.
+//!
+//! Inputs: Syn2-like data (K = 15 atoms, noise N(0, 1)), seeded, built outside the timed
+//! closures.
+
+use std::hint::black_box;
+
+use boolean_tensor::{Bmp, QpSolver, SyntheticParams, fully_corrective_coefficients, search_atom};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+const SEED: u64 = 2018;
+const D: usize = 150;
+
+fn atom_search(c: &mut Criterion) {
+    let data = SyntheticParams::default()
+        .shape([D, D, D])
+        .n_atoms(15)
+        .noise_std(1.0)
+        .seed(SEED)
+        .generate()
+        .expect("valid synthetic parameters");
+    let x = data.observed();
+    let solver = QpSolver::default();
+    let size = format!("{D}x{D}x{D}");
+    let mut group = c.benchmark_group("boolean_tensor_atom_search");
+    group.sample_size(10);
+    group.bench_function(BenchmarkId::new("one_mode", &size), |b| {
+        b.iter(|| black_box(search_atom(x, 0, &solver, 10, SEED).expect("search")))
+    });
+    // One BMP step: the three modes' searches (rayon), the choice and the fully
+    // corrective solve, without refit sweeps.
+    let one_step = Bmp::params().n_atoms(1).refit_sweeps(0).seed(SEED);
+    group.bench_function(BenchmarkId::new("bmp_first_step_three_modes", &size), |b| {
+        b.iter(|| black_box(one_step.fit(x).expect("fit")))
+    });
+    group.bench_function(BenchmarkId::new("yardstick_full_pass", &size), |b| {
+        b.iter(|| black_box(x.data().iter().map(|v| v * v).sum::<f64>()))
+    });
+    group.bench_function(BenchmarkId::new("yardstick_unfold_mode1", &size), |b| {
+        b.iter(|| black_box(x.unfold(1).expect("unfold")))
+    });
+    group.finish();
+}
+
+fn fully_corrective(c: &mut Criterion) {
+    let params = SyntheticParams::default()
+        .shape([D, D, D])
+        .n_atoms(15)
+        .noise_std(1.0)
+        .seed(SEED);
+    let full = params.generate().expect("valid synthetic parameters");
+    let masked = params
+        .missing_fraction(0.1)
+        .generate()
+        .expect("valid synthetic parameters");
+    let atoms = full.atoms().to_vec();
+    let mut group = c.benchmark_group("boolean_tensor_fully_corrective");
+    group.sample_size(10);
+    group.bench_function(BenchmarkId::new("k15_no_mask", format!("{D}^3")), |b| {
+        b.iter(|| black_box(fully_corrective_coefficients(full.observed(), &atoms).expect("solve")))
+    });
+    group.bench_function(
+        BenchmarkId::new("k15_10pct_missing", format!("{D}^3")),
+        |b| {
+            b.iter(|| {
+                black_box(fully_corrective_coefficients(masked.observed(), &atoms).expect("solve"))
+            })
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, atom_search, fully_corrective);
+criterion_main!(benches);
