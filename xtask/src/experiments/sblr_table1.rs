@@ -26,6 +26,9 @@ pub struct SblrTable1;
 /// Penalties `(mu1, mu2, nu1, nu2)`.
 type Pens = (f64, f64, f64, f64);
 
+/// One fit: `(seconds, iterations, objective, inner iterations)`.
+type Run = (f64, f64, f64, f64);
+
 const SETS: [(&str, Pens); 2] = [
     ("set 1 (l2 dominates)", (0.01, 0.5, 0.01, 0.5)),
     ("set 2 (l1 dominates)", (0.05, 0.01, 0.05, 0.01)),
@@ -88,6 +91,7 @@ struct Cell {
     alg2_iter: f64,
     alg1_obj: f64,
     alg2_obj: f64,
+    alg1_inner: f64,
 }
 
 impl Experiment for SblrTable1 {
@@ -111,7 +115,7 @@ impl Experiment for SblrTable1 {
         let mut cells = Vec::new();
         let mut rows = Vec::new();
         for (si, &size) in sizes.iter().enumerate() {
-            let mut per_set: Vec<[Vec<(f64, f64, f64)>; 2]> = vec![Default::default(); SETS.len()];
+            let mut per_set: Vec<[Vec<Run>; 2]> = vec![Default::default(); SETS.len()];
             for run in 0..runs {
                 let seed = ctx.seed().wrapping_mul(1_000_003) + (si * 100 + run) as u64;
                 let data = synthetic_two_class(n, size, size, 1.0, seed)?;
@@ -127,7 +131,12 @@ impl Experiment for SblrTable1 {
                         let start = Instant::now();
                         let model = params.fit(&data)?;
                         let time = start.elapsed().as_secs_f64();
-                        per_set[k][j].push((time, model.n_iter() as f64, model.objective()));
+                        let inner: f64 = ["inner_u", "inner_v"]
+                            .iter()
+                            .flat_map(|name| model.trace().extra(name))
+                            .map(|(_, v)| v)
+                            .sum();
+                        per_set[k][j].push((time, model.n_iter() as f64, model.objective(), inner));
                         rows.push(vec![
                             size.to_string(),
                             k.to_string(),
@@ -136,6 +145,7 @@ impl Experiment for SblrTable1 {
                             time.to_string(),
                             model.n_iter().to_string(),
                             model.objective().to_string(),
+                            inner.to_string(),
                             format!("{:?}", model.termination()),
                         ]);
                     }
@@ -143,11 +153,9 @@ impl Experiment for SblrTable1 {
                 bar.inc(1);
             }
             for (k, algs) in per_set.iter().enumerate() {
-                let mean = |v: &[(f64, f64, f64)], f: fn(&(f64, f64, f64)) -> f64| {
-                    v.iter().map(f).sum::<f64>() / v.len() as f64
-                };
-                let med_iter =
-                    |v: &[(f64, f64, f64)]| median(&mut v.iter().map(|x| x.1).collect::<Vec<_>>());
+                let mean =
+                    |v: &[Run], f: fn(&Run) -> f64| v.iter().map(f).sum::<f64>() / v.len() as f64;
+                let med_iter = |v: &[Run]| median(&mut v.iter().map(|x| x.1).collect::<Vec<_>>());
                 cells.push(Cell {
                     set: k,
                     size,
@@ -157,6 +165,7 @@ impl Experiment for SblrTable1 {
                     alg2_iter: med_iter(&algs[1]),
                     alg1_obj: mean(&algs[0], |x| x.2),
                     alg2_obj: mean(&algs[1], |x| x.2),
+                    alg1_inner: median(&mut algs[0].iter().map(|x| x.3).collect::<Vec<_>>()),
                 });
             }
         }
@@ -171,6 +180,7 @@ impl Experiment for SblrTable1 {
                 "time_s",
                 "iterations",
                 "objective",
+                "inner_iterations",
                 "termination",
             ],
             &rows,
@@ -212,14 +222,20 @@ impl Experiment for SblrTable1 {
                 ],
                 &vs,
             )?;
-            ctx.md("\nFinal objectives (mean over runs):\n");
+            ctx.md("\nFinal objectives (mean over runs) and Alg. 1's FISTA iterations (median total):\n");
             ctx.table(
-                &["size", "Alg. 1 objective", "Alg. 2 objective"],
+                &[
+                    "size",
+                    "Alg. 1 objective",
+                    "Alg. 2 objective",
+                    "Alg. 1 inner iterations",
+                ],
                 cells.iter().filter(|c| c.set == k).map(|c| {
                     vec![
                         c.size.to_string(),
                         super::format_number(c.alg1_obj),
                         super::format_number(c.alg2_obj),
+                        super::format_number(c.alg1_inner),
                     ]
                 }),
             );
