@@ -44,19 +44,26 @@ fn alg2_iteration(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("one_iteration", &id), |b| {
         b.iter(|| black_box(solver.step().expect("step").objective))
     });
-    group.bench_function(BenchmarkId::new("yardstick_two_streaming_reads", &id), |b| {
-        b.iter(|| {
-            black_box(streaming_read(black_box(data.as_slice())))
-                + black_box(streaming_read(black_box(data.as_slice())))
-        })
-    });
+    group.bench_function(
+        BenchmarkId::new("yardstick_two_streaming_reads", &id),
+        |b| {
+            b.iter(|| {
+                black_box(streaming_read(black_box(data.as_slice())))
+                    + black_box(streaming_read(black_box(data.as_slice())))
+            })
+        },
+    );
     group.finish();
 }
 
 fn fista_l1(c: &mut Criterion) {
     let (n, s, t) = (200, 32, 32);
     let data = synthetic_two_class(n, s, t, 0.2, 1).expect("synthetic data");
-    let params = LogisticRegression::params().l1(0.01).l2(0.0).tol(1e-300).max_iter(100);
+    let params = LogisticRegression::params()
+        .l1(0.01)
+        .l2(0.0)
+        .tol(1e-300)
+        .max_iter(100);
     let mut group = c.benchmark_group("sblr_fista_l1_logistic");
     let id = format!("n{n}_d{}_100_iterations", s * t);
     group.bench_function(BenchmarkId::new("fit", &id), |b| {
