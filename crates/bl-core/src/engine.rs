@@ -296,10 +296,13 @@ pub fn relative_change(old: f64, new: f64) -> f64 {
     (new - old).abs() / old.abs().max(1.0)
 }
 
-/// SBLR's stopping quantity `q^k` of eq. (8) for a block of variables:
-/// `||x^k - x^{k-1}||_F / max(1, ||x^{k-1}||_F)`, over slices of equal length.
-/// Combine several blocks by summing the squared differences and norms of each block,
-/// see [`relative_change_blocks`].
+/// Iterate-based relative change `||x^k - x^{k-1}||_F / max(1, ||x^{k-1}||_F)` over slices of
+/// equal length. Combine several blocks by summing the squared differences and norms of
+/// each block, see [`relative_change_blocks`].
+///
+/// SBLR's stopping quantity `q^k` (eq. (8)) is a relative change; whether of the iterates
+/// (this function) or of the objective ([`relative_change`]) could not be confirmed from
+/// the text available to us, so `sblr` offers both and documents its default.
 #[must_use]
 pub fn relative_change_slices(old: &[f64], new: &[f64]) -> f64 {
     relative_change_blocks(&[(old, new)])
