@@ -308,7 +308,7 @@ pub fn relative_change_slices(old: &[f64], new: &[f64]) -> f64 {
     relative_change_blocks(&[(old, new)])
 }
 
-/// `q^k` over several blocks `(old, new)`:
+/// Iterate-based relative change over several blocks `(old, new)`:
 /// `sqrt(sum ||new - old||^2) / max(1, sqrt(sum ||old||^2))`.
 #[must_use]
 pub fn relative_change_blocks(blocks: &[(&[f64], &[f64])]) -> f64 {
