@@ -375,13 +375,31 @@ impl Search<'_> {
         let t = Instant::now();
         let layout = DualLayout { mk };
         let base = layout.base_program(budget, &region, &lagrangians);
-        let warm = self.solver.prepare(&base)?;
+        // Warm starts pay off once the shared base is large: microlp re-solves after every
+        // added row, so with a small base a cold solve of the whole child LP is cheaper
+        // (measured by the `gop` bench).
+        let added = level.num_hyperplanes() + 1;
+        let warm = if base.num_rows() >= 4 * added {
+            Some(self.solver.prepare(&base)?)
+        } else {
+            None
+        };
+        let solver = self.solver;
         let results: Vec<ChildResult> = cells
             .signs
             .par_iter()
             .enumerate()
             .map(|(c, signs)| {
-                match warm.solve_with_rows(&layout.cell_rows(&level, signs))? {
+                let rows = layout.cell_rows(&level, signs);
+                let outcome = match &warm {
+                    Some(w) => w.solve_with_rows(&rows)?,
+                    None => {
+                        let mut lp = base.clone();
+                        rows.into_iter().for_each(|r| lp.push_row(r));
+                        solver.solve(&lp)?
+                    }
+                };
+                match outcome {
                     LpOutcome::Optimal(sol) => Ok(Some((sol.objective, layout.x(&sol.values)))),
                     // A cell with an interior whose closed LP is infeasible can only be a
                     // numerical sliver: it holds no feasible point worth a bound.
