@@ -397,21 +397,30 @@ impl FittedTagger {
     ///
     /// # Errors
     /// [`OblError::EmptyCorpus`]; [`OblError::UnknownTag`] for a gold tag outside the
-    /// model's tag set; the errors of [`predict_corpus`](Self::predict_corpus).
+    /// model's tag set (see [`evaluate_lenient`](Self::evaluate_lenient)); the errors of
+    /// [`predict_corpus`](Self::predict_corpus).
     pub fn evaluate(&self, corpus: &Corpus) -> Result<Evaluation> {
+        tag_indices(corpus, &self.tags)?;
+        self.evaluate_lenient(corpus)
+    }
+
+    /// As [`evaluate`](Self::evaluate), but a gold tag the model has never seen (e.g. a
+    /// rare chunk type absent from a small training set) is scored as it is: its token
+    /// counts as a label error and its chunk as missed.
+    ///
+    /// # Errors
+    /// [`OblError::EmptyCorpus`]; the errors of [`predict_corpus`](Self::predict_corpus).
+    pub fn evaluate_lenient(&self, corpus: &Corpus) -> Result<Evaluation> {
         if corpus.n_tokens() == 0 {
             return Err(OblError::EmptyCorpus { what: "test" });
         }
-        let gold_idx = tag_indices(corpus, &self.tags)?;
-        let encoded = self.dict.encode_corpus(corpus)?;
-        let pred_idx = self.decode(&encoded)?;
-        let label_error_rate = crate::metrics::label_error_rate(&gold_idx, &pred_idx)?;
+        let pred = self.predict_corpus(corpus)?;
         let gold: Vec<Vec<String>> = corpus
             .sentences()
             .iter()
             .map(|s| s.tags().to_vec())
             .collect();
-        let pred = self.names(pred_idx);
+        let label_error_rate = crate::metrics::label_error_rate(&gold, &pred)?;
         let is_segmentation = self
             .tags
             .iter()

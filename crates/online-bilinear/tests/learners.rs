@@ -212,6 +212,9 @@ fn bad_input_gives_typed_errors() {
             ..
         })
     ));
+    // The lenient evaluation scores the unknown tag as an error instead.
+    let lenient = model.evaluate_lenient(&unknown).unwrap();
+    assert!(lenient.label_error_rate >= 0.5);
     assert!(matches!(
         model.evaluate(&Corpus::default()),
         Err(OblError::EmptyCorpus { .. })

@@ -37,6 +37,11 @@
 //!
 //! See `docs/reproduction.md` for the contract the outputs follow.
 
+mod bol_common;
+mod bol_fig1;
+mod bol_fig2;
+mod bol_fig3;
+mod bol_table1;
 mod maxcut_quality;
 mod sblr_common;
 mod sblr_fig3;
@@ -76,5 +81,9 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(sblr_table4::SblrTable4),
         Box::new(sblr_table5::SblrTable5),
         Box::new(maxcut_quality::MaxcutQuality),
+        Box::new(bol_table1::BolTable1),
+        Box::new(bol_fig1::BolFig1),
+        Box::new(bol_fig2::BolFig2),
+        Box::new(bol_fig3::BolFig3),
     ]
 }
