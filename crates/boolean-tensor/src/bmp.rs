@@ -230,6 +230,7 @@ impl BmpParams {
         let mut atoms: Vec<Atom> = Vec::new();
         let mut b: Vec<f64> = Vec::new();
         let mut path: Vec<Vec<f64>> = Vec::new();
+        let mut snapshots: Vec<Vec<Atom>> = Vec::new();
         let mut steps: Vec<AtomStep> = Vec::new();
         let mut kr = Mat::zeros(0, 0);
         let mut loss = 0.5 * x.frobenius_norm().powi(2);
@@ -330,6 +331,7 @@ impl BmpParams {
                 loss,
             });
             path.push(c);
+            snapshots.push(atoms.clone());
             let mut progress = Progress::new(loss, change);
             // The residual vanished (to rounding): nothing is left to explain.
             progress.stop = loss <= 1e-26 * initial_loss;
@@ -344,6 +346,7 @@ impl BmpParams {
             atoms,
             coefficients,
             path,
+            snapshots,
             steps,
             trace,
             info,
@@ -710,6 +713,7 @@ pub struct FittedBmp {
     atoms: Vec<Atom>,
     coefficients: Vec<f64>,
     path: Vec<Vec<f64>>,
+    snapshots: Vec<Vec<Atom>>,
     steps: Vec<AtomStep>,
     trace: Trace,
     info: RunInfo,
@@ -726,7 +730,8 @@ impl FittedBmp {
         &self.coefficients
     }
     /// The coefficients after each step: entry `t` holds the `t + 1` coefficients of the
-    /// model with the first `t + 1` atoms.
+    /// model after step `t + 1` (see [`FittedBmp::atoms_at`] for its atoms, which the
+    /// refit sweeps may have changed since).
     pub fn coefficient_path(&self) -> &[Vec<f64>] {
         &self.path
     }
@@ -762,8 +767,21 @@ impl FittedBmp {
     pub fn run_info(&self) -> &RunInfo {
         &self.info
     }
-    /// The model with the first `k` atoms and the coefficients of that step (`k = 0`
-    /// gives the zero tensor).
+    /// The atoms of the model after step `k` (`1 <= k <= n_atoms()`): the first `k`
+    /// atoms as they were then (later refit sweeps change earlier atoms).
+    pub fn atoms_at(&self, k: usize) -> Option<&[Atom]> {
+        k.checked_sub(1)
+            .and_then(|i| self.snapshots.get(i))
+            .map(Vec::as_slice)
+    }
+    /// The Boolean factors of the model after step `k` (empty for `k = 0` or too large).
+    pub fn boolean_factors_at(&self, k: usize) -> Vec<BooleanFactor> {
+        self.atoms_at(k)
+            .map(|a| a.iter().map(Atom::boolean_factor).collect())
+            .unwrap_or_default()
+    }
+    /// The model after step `k` (its atoms and coefficients; `k = 0` gives the zero
+    /// tensor).
     ///
     /// # Errors
     /// [`TensorError::InvalidParameter`] for `k > n_atoms()`.
@@ -774,7 +792,7 @@ impl FittedBmp {
         if k == 0 {
             return Tensor::zeros(self.shape);
         }
-        atoms_to_tensor(&self.atoms[..k], &self.path[k - 1])
+        atoms_to_tensor(&self.snapshots[k - 1], &self.path[k - 1])
     }
 }
 

@@ -240,3 +240,32 @@ fn bmp_stops_when_the_residual_vanishes() {
     );
     assert!(fitted.termination().is_converged());
 }
+
+#[test]
+fn models_along_the_path_match_the_trace() {
+    let data = SyntheticParams::default()
+        .shape([12, 11, 10])
+        .n_atoms(4)
+        .noise_std(0.3)
+        .missing_fraction(0.1)
+        .seed(14)
+        .generate()
+        .unwrap();
+    let x = data.observed();
+    let fitted = Bmp::params().n_atoms(5).tol(0.0).fit(x).unwrap();
+    let losses = fitted.trace().objectives();
+    for k in 1..=fitted.n_atoms() {
+        let w = fitted.reconstruct_first(k).unwrap();
+        let loss: f64 = (0..x.len())
+            .filter(|&i| x.is_observed(i))
+            .map(|i| 0.5 * (x.data()[i] - w.data()[i]).powi(2))
+            .sum();
+        assert!(
+            (loss - losses[k - 1]).abs() <= 1e-9 * losses[k - 1],
+            "k = {k}"
+        );
+        assert_eq!(fitted.boolean_factors_at(k).len(), k);
+    }
+    assert!(fitted.reconstruct_first(fitted.n_atoms() + 1).is_err());
+    assert!(fitted.atoms_at(0).is_none());
+}

@@ -37,6 +37,10 @@
 //!
 //! See `docs/reproduction.md` for the contract the outputs follow.
 
+mod bmp_common;
+mod bmp_fig1;
+mod bmp_fig2;
+mod bmp_fig4;
 mod bol_common;
 mod bol_fig1;
 mod bol_fig2;
@@ -85,5 +89,8 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(bol_fig1::BolFig1),
         Box::new(bol_fig2::BolFig2),
         Box::new(bol_fig3::BolFig3),
+        Box::new(bmp_fig1::BmpFig1),
+        Box::new(bmp_fig2::BmpFig2),
+        Box::new(bmp_fig4::BmpFig4),
     ]
 }

@@ -1,0 +1,227 @@
+//! Shared code of the BMP experiments (`bmp-fig1`, `bmp-fig2`, `bmp-fig4`): the six
+//! methods at a given number of atoms, their budgets per scale, the real tensor.
+//!
+//! "k atoms" per method (see each method's module docs in `boolean-tensor`):
+//! BMP = its first `k` greedy atoms (one run to the largest `k`, models along the path);
+//! CP-ALS = rank `k`; Tucker = HOSVD of multilinear rank `(k, k, k)` (capped);
+//! LFM = `k` Boolean columns of the best mode (chosen by training loss);
+//! LFMmix = `k` Boolean columns over all modes; SUSTain = rank `k` with one Boolean mode.
+
+use anyhow::Context as _;
+use boolean_tensor::{
+    Bmp, BooleanFactor, CpAls, Decomposition, Lfm, Sustain, Tensor, Tucker, metrics,
+};
+
+use super::{Ctx, Scale};
+
+/// The methods, in the order of the plots and tables.
+pub const METHODS: [&str; 6] = ["BMP", "CP-ALS", "Tucker", "LFM", "LFMmix", "SUSTain"];
+
+/// Iteration budgets of the baselines per scale (the same for every data set).
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub cp_starts: usize,
+    pub cp_iter: usize,
+    pub sustain_starts: usize,
+    pub sustain_iter: usize,
+    pub bmp_refit: usize,
+    pub bmp_refit_tol: f64,
+}
+
+impl Budget {
+    pub fn for_scale(scale: Scale) -> Self {
+        Self {
+            cp_starts: scale.pick(2, 3, 2),
+            cp_iter: scale.pick(100, 300, 150),
+            sustain_starts: 1,
+            sustain_iter: scale.pick(30, 60, 40),
+            bmp_refit: scale.pick(30, 30, 5),
+            bmp_refit_tol: 1e-9,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "CP-ALS: {} starts (HOSVD + Gaussian), at most {} sweeps, tol 1e-9; Tucker: HOSVD \
+             (EM, at most 30 rounds, with missing entries); LFM / LFMmix: greedy Boolean \
+             columns, mixing-method QP, 10 alternations, 5 EM rounds per solve; SUSTain: each \
+             mode tried as the Boolean mode, {} start(s) each, at most {} sweeps; BMP: \
+             mixing-method QP (tol 1e-4, 32 roundings), 10 alternations, at most {} refit \
+             sweeps per step (until a sweep gains less than a fraction {:e} of the loss).",
+            self.cp_starts,
+            self.cp_iter,
+            self.sustain_starts,
+            self.sustain_iter,
+            self.bmp_refit,
+            self.bmp_refit_tol
+        )
+    }
+}
+
+/// One method at one number of atoms: the fitted tensor and its Boolean factors
+/// (`None` for a method without any).
+pub struct Evaluated {
+    pub method: usize,
+    pub atoms: usize,
+    pub tensor: Tensor,
+    pub factors: Option<Vec<BooleanFactor>>,
+    pub seconds: f64,
+}
+
+/// Fits the six methods to `x` at every number of atoms in `grid` (increasing) and hands
+/// each result to `sink`.
+pub fn run_methods(
+    x: &Tensor,
+    grid: &[usize],
+    budget: Budget,
+    seed: u64,
+    mut sink: impl FnMut(Evaluated) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let kmax = *grid.iter().max().context("empty grid of atom counts")?;
+    // BMP: one run to kmax, models along the path.
+    let t = std::time::Instant::now();
+    let bmp = Bmp::params()
+        .n_atoms(kmax)
+        .tol(0.0)
+        .refit_sweeps(budget.bmp_refit)
+        .refit_tol(budget.bmp_refit_tol)
+        .seed(seed)
+        .fit(x)?;
+    let bmp_time = t.elapsed().as_secs_f64();
+    for &k in grid {
+        let kk = k.min(bmp.n_atoms());
+        sink(Evaluated {
+            method: 0,
+            atoms: k,
+            tensor: bmp.reconstruct_first(kk)?,
+            factors: Some(bmp.boolean_factors_at(kk)),
+            seconds: bmp_time * kk as f64 / kmax as f64,
+        })?;
+    }
+    for &k in grid {
+        let timed = |f: &dyn Fn() -> Fitted| {
+            let t = std::time::Instant::now();
+            let r = f()?;
+            Ok::<_, anyhow::Error>((r, t.elapsed().as_secs_f64()))
+        };
+        let fits: [&dyn Fn() -> Fitted; 5] = [
+            &|| {
+                let f = CpAls::params()
+                    .rank(k)
+                    .n_starts(budget.cp_starts)
+                    .max_iter(budget.cp_iter)
+                    .seed(seed)
+                    .fit(x)?;
+                Ok((f.reconstruct()?, Some(f.boolean_factors())))
+            },
+            &|| {
+                let f = Tucker::params().for_atoms(k).fit(x)?;
+                Ok((f.reconstruct()?, None))
+            },
+            &|| {
+                let f = Lfm::params().n_atoms(k).seed(seed).fit_best_mode(x)?;
+                Ok((f.reconstruct()?, Some(f.boolean_factors())))
+            },
+            &|| {
+                let f = Lfm::params().n_atoms(k).seed(seed).fit_mix(x)?;
+                Ok((f.reconstruct()?, Some(f.boolean_factors())))
+            },
+            &|| {
+                let f = Sustain::params()
+                    .rank(k)
+                    .n_starts(budget.sustain_starts)
+                    .max_iter(budget.sustain_iter)
+                    .seed(seed)
+                    .fit(x)?;
+                Ok((f.reconstruct()?, Some(f.boolean_factors())))
+            },
+        ];
+        for (i, fit) in fits.iter().enumerate() {
+            let ((tensor, factors), seconds) =
+                timed(*fit).with_context(|| format!("{} with {k} atoms", METHODS[i + 1]))?;
+            sink(Evaluated {
+                method: i + 1,
+                atoms: k,
+                tensor,
+                factors,
+                seconds,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// A fitted model as the experiments use it: the tensor and the Boolean factors.
+type Fitted = anyhow::Result<(Tensor, Option<Vec<BooleanFactor>>)>;
+
+/// `n` atom counts spread evenly over `1..=kmax` (always including `kmax`).
+pub fn atom_grid(kmax: usize, n: usize) -> Vec<usize> {
+    let mut g: Vec<usize> = (1..=n)
+        .map(|i| ((i as f64 * kmax as f64 / n as f64).round() as usize).max(1))
+        .collect();
+    g.dedup();
+    g
+}
+
+/// RMSE against `truth` of the model `w`.
+pub fn rmse(w: &Tensor, truth: &Tensor) -> anyhow::Result<f64> {
+    Ok(metrics::rmse(w, truth)?)
+}
+
+/// The Indian Pines tensor (`145 x 145 x 200`), subsampled by `(spatial, band)`
+/// strides, scaled to unit root-mean-square.
+pub fn indian_pines(ctx: &Ctx, spatial: usize, band: usize) -> anyhow::Result<Tensor> {
+    let dir = ctx.data("indian-pines")?;
+    let path = dir.join("Indian_pines_corrected.npy");
+    let arr =
+        bl_core::io::read_npy(&path).with_context(|| format!("reading {}", path.display()))?;
+    let [h, w, b] = match arr.shape[..] {
+        [h, w, b] => [h, w, b],
+        _ => anyhow::bail!("Indian Pines: expected 3 axes, found {:?}", arr.shape),
+    };
+    let shape = [h.div_ceil(spatial), w.div_ceil(spatial), b.div_ceil(band)];
+    // C order in the file: entry (i, j, k) at (i w + j) b + k.
+    let mut t = Tensor::from_fn(shape, |i, j, k| {
+        arr.data[(i * spatial * w + j * spatial) * b + k * band]
+    })?;
+    let rms = (t.data().iter().map(|v| v * v).sum::<f64>() / t.len() as f64).sqrt();
+    anyhow::ensure!(rms > 0.0, "Indian Pines: all-zero tensor");
+    for v in t.data_mut() {
+        *v /= rms;
+    }
+    Ok(t)
+}
+
+/// Whether BMP (method 0) has the lowest value, and the evidence text. Values at or
+/// below `floor` count as exact (equal): differences at the rounding level of a
+/// noiseless fit are not a ranking. Ties within 1e-9 relative count as lowest.
+pub fn bmp_lowest(label: &str, values: &[(usize, f64)], floor: f64) -> (bool, String) {
+    let clamp = |v: f64| v.max(floor);
+    let bmp = values
+        .iter()
+        .find(|(m, _)| *m == 0)
+        .map_or(f64::NAN, |v| clamp(v.1));
+    let best_other = values
+        .iter()
+        .filter(|(m, v)| *m != 0 && v.is_finite())
+        .map(|&(m, v)| (m, clamp(v)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let holds = match best_other {
+        Some((_, o)) => bmp <= o * (1.0 + 1e-9),
+        None => bmp.is_finite(),
+    };
+    let list = values
+        .iter()
+        .map(|(m, v)| format!("{} {}", METHODS[*m], super::format_number(*v)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let note = if floor > 0.0 {
+        format!(
+            " (values <= {} count as exact)",
+            super::format_number(floor)
+        )
+    } else {
+        String::new()
+    };
+    (holds, format!("{label}: {list}{note}"))
+}
