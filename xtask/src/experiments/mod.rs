@@ -46,6 +46,9 @@ mod bol_fig1;
 mod bol_fig2;
 mod bol_fig3;
 mod bol_table1;
+mod gop_example;
+mod gop_fig3;
+mod gop_table1;
 mod maxcut_quality;
 mod sblr_common;
 mod sblr_fig3;
@@ -85,6 +88,9 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(sblr_table4::SblrTable4),
         Box::new(sblr_table5::SblrTable5),
         Box::new(maxcut_quality::MaxcutQuality),
+        Box::new(gop_example::GopExample),
+        Box::new(gop_fig3::GopFig3),
+        Box::new(gop_table1::GopTable1),
         Box::new(bol_table1::BolTable1),
         Box::new(bol_fig1::BolFig1),
         Box::new(bol_fig2::BolFig2),

@@ -1,0 +1,122 @@
+//! Hot paths of `gop-mmf` on Table 1 shapes (`K = 2`, synthetic `x*`, `theta*`):
+//!
+//! - one relaxed dual LP of the root's children (`M = 80`, `N = 6`: 321 variables), solved
+//!   cold by `microlp`, cold through good_lp, and warm-started from the parent's LP (what
+//!   the fit does); the primal solve at the same point is the yardstick (one iteration's
+//!   upper-bound work);
+//! - one cell enumeration of the root arrangement by the interior-point walk, beside the
+//!   rank shortcut that decides the same cells without LPs when it applies.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use gop_mmf::arrangement::{CellOptions, enumerate_cells};
+use gop_mmf::dual::{DualLayout, Level};
+use gop_mmf::lagrangian::Lagrangian;
+use gop_mmf::primal::solve_primal;
+use lp_backend::{GoodLpMicrolp, LpSolver, Microlp};
+
+const SEED: u64 = 20_161_019;
+
+/// `y = x* theta*` of Table 1 (column-major), a random start inside the ball, and `P`.
+fn instance(m: usize, n: usize) -> (Vec<f64>, Vec<f64>, f64) {
+    let mut rng = bl_core::random::seeded_rng(SEED);
+    let mut xs = vec![0.0; 2 * m];
+    for j in 0..m {
+        if j < m / 4 {
+            xs[j] = 1.0;
+        } else if j < m / 2 {
+            xs[m + j] = -1.0;
+        } else {
+            xs[j] = 0.5 * bl_core::random::standard_normal(&mut rng);
+            xs[m + j] = 0.5 * bl_core::random::standard_normal(&mut rng);
+        }
+    }
+    let budget: f64 = xs.iter().map(|v| v.abs()).sum();
+    let mut y = vec![0.0; m * n];
+    for s in 0..n {
+        let t = s as f64 / (n - 1) as f64;
+        for j in 0..m {
+            y[s * m + j] = xs[j] * t + xs[m + j] * (1.0 - t);
+        }
+    }
+    let mut x0 = vec![0.0; 2 * m];
+    bl_core::random::fill_standard_normal(&mut rng, &mut x0);
+    let l1: f64 = x0.iter().map(|v| v.abs()).sum();
+    x0.iter_mut().for_each(|v| *v *= 0.5 * budget / l1);
+    (y, x0, budget)
+}
+
+fn relaxed_dual(c: &mut Criterion) {
+    let (m, n) = (80, 6);
+    let (y, x0, budget) = instance(m, n);
+    let primal = solve_primal(&x0, &y, m, 2, n).expect("valid instance");
+    let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+    let layout = DualLayout { mk: 2 * m };
+    let base = layout.base_program(budget, &[], &[]);
+    let signs: Vec<i8> = (0..level.num_hyperplanes())
+        .map(|h| if h % 3 == 0 { -1 } else { 1 })
+        .collect();
+    let rows = layout.cell_rows(&level, &signs);
+    let mut full = base.clone();
+    for r in &rows {
+        full.push_row(r.clone());
+    }
+    let warm = Microlp.prepare(&base).expect("base LP");
+    let id = format!("M{m}_N{n}_vars{}_rows{}", full.num_vars(), full.num_rows());
+
+    let mut group = c.benchmark_group("gop_relaxed_dual");
+    group.sample_size(20);
+    group.bench_function(BenchmarkId::new("microlp_cold", &id), |b| {
+        b.iter(|| black_box(Microlp.solve(black_box(&full)).expect("solves")))
+    });
+    group.bench_function(BenchmarkId::new("good_lp_cold", &id), |b| {
+        b.iter(|| black_box(GoodLpMicrolp.solve(black_box(&full)).expect("solves")))
+    });
+    group.bench_function(BenchmarkId::new("microlp_warm_from_parent", &id), |b| {
+        b.iter(|| black_box(warm.solve_with_rows(black_box(&rows)).expect("solves")))
+    });
+    group.bench_function(
+        BenchmarkId::new("yardstick_primal", format!("M{m}_N{n}")),
+        |b| b.iter(|| black_box(solve_primal(black_box(&x0), &y, m, 2, n).expect("solves"))),
+    );
+    group.finish();
+}
+
+fn cell_enumeration(c: &mut Criterion) {
+    let mut group = c.benchmark_group("gop_cell_enumeration");
+    group.sample_size(10);
+    for (m, n) in [(20, 4), (80, 6)] {
+        let (y, x0, budget) = instance(m, n);
+        let primal = solve_primal(&x0, &y, m, 2, n).expect("valid instance");
+        let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+        let reps = &level.filtered.reps;
+        let walk = CellOptions {
+            rank_shortcut: false,
+            parallel: false,
+            ..CellOptions::default()
+        };
+        let cells = enumerate_cells(&Microlp, 2 * m, budget, &[], &x0, reps, &walk).expect("cells");
+        let id = format!("M{m}_N{n}_H{}_cells{}", reps.len(), cells.signs.len());
+        group.bench_function(BenchmarkId::new("interior_point_walk", &id), |b| {
+            b.iter(|| {
+                black_box(
+                    enumerate_cells(&Microlp, 2 * m, budget, &[], &x0, reps, &walk).expect("cells"),
+                )
+            })
+        });
+        let shortcut = CellOptions::default();
+        group.bench_function(BenchmarkId::new("rank_shortcut_or_walk", &id), |b| {
+            b.iter(|| {
+                black_box(
+                    enumerate_cells(&Microlp, 2 * m, budget, &[], &x0, reps, &shortcut)
+                        .expect("cells"),
+                )
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, relaxed_dual, cell_enumeration);
+criterion_main!(benches);
