@@ -40,6 +40,16 @@ impl Budget {
         }
     }
 
+    /// The budget for the real tensor: it has no exact low-rank structure, so the BMP refit
+    /// sweeps would run to their cap at every step; fewer, with a looser tolerance.
+    pub fn for_real_data(scale: Scale) -> Self {
+        Self {
+            bmp_refit: scale.pick(5, 3, 2),
+            bmp_refit_tol: 1e-6,
+            ..Self::for_scale(scale)
+        }
+    }
+
     pub fn describe(&self) -> String {
         format!(
             "CP-ALS: {} starts (HOSVD + Gaussian), at most {} sweeps, tol 1e-9; Tucker: HOSVD \

@@ -37,7 +37,7 @@ impl Experiment for BmpFig2 {
         let scale = ctx.scale();
         let (spatial, band) = scale.pick((7, 10), (3, 4), (1, 1));
         let grid: Vec<usize> = scale.pick(vec![2, 5], vec![2, 5, 10, 15], vec![5, 10, 20, 30]);
-        let budget = Budget::for_scale(scale);
+        let budget = Budget::for_real_data(scale);
         let clean = indian_pines(ctx, spatial, band)?;
         let shape = clean.shape();
         let seed = ctx.seed();

@@ -41,7 +41,7 @@ impl Experiment for BmpFig4 {
         let scale = ctx.scale();
         let (spatial, band) = scale.pick((7, 10), (3, 4), (1, 1));
         let k = scale.pick(6, 12, 20);
-        let budget = Budget::for_scale(scale);
+        let budget = Budget::for_real_data(scale);
         let x = indian_pines(ctx, spatial, band)?;
         let shape = x.shape();
         let spinner = ctx.spinner("BMP");
