@@ -154,3 +154,28 @@ fn bad_updates_are_rejected() {
     state.update(&BlockUpdate::new(2, 3), 1).unwrap();
     assert!(state.alpha().iter().all(|&x| x == 0.0));
 }
+
+#[test]
+fn an_update_touches_only_the_blocks_of_its_features() {
+    // 100k features: one mistake touching 2 features allocates 2 blocks of Theta and changes
+    // only their entries of alpha and beta.
+    let (n_blocks, l, p) = (100_000, 4, 5);
+    let mut state = BlockRankOne::new(n_blocks, l, p, true).unwrap();
+    let mut d = BlockUpdate::new(l, p);
+    d.add(17, 0, 4, 1.0);
+    d.add(17, 2, 4, -1.0);
+    d.add(99_999, 1, 0, 1.0);
+    state.update(&d, 4).unwrap();
+    state.record_step();
+    assert_eq!(state.theta().n_allocated(), 2);
+    let changed: Vec<usize> = state
+        .alpha()
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x != 0.0)
+        .map(|(j, _)| j / l)
+        .collect();
+    assert!(!changed.is_empty() && changed.iter().all(|&k| k == 17 || k == 99_999));
+    let (avg_alpha, _) = state.averaged_alpha_beta().unwrap();
+    assert_eq!(avg_alpha, state.alpha());
+}

@@ -3,7 +3,7 @@
 //! (Algorithm 2), bcd (Algorithm 1), the structured perceptron and CRFs with L2 (L-BFGS) and
 //! L1 (OWL-QN) regularization, all on the same features (the paper's segmentation templates,
 //! extracted once and shared). Every 10th sentence is a test sentence; smoke and quick scale
-//! read the first 600 and 3000 lines.
+//! read the first 600 and 2000 lines.
 
 use online_bilinear::{Learner, TaggerParams, Templates};
 
@@ -24,7 +24,7 @@ impl Experiment for BolTable1 {
 
     fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
         let scale = ctx.scale();
-        let n_lines = scale.pick(Some(600), Some(3000), None);
+        let n_lines = scale.pick(Some(600), Some(2000), None);
         let (train, test) = bol_common::pku(ctx, n_lines)?;
         let templates = Templates::segmentation();
         let seed = ctx.seed();
