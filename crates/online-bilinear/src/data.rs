@@ -14,12 +14,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::{OblError, Result};
 
 /// One tagged sequence: observation columns (column-major) and one tag per token.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Sentence {
     columns: Vec<Vec<String>>,
     tags: Vec<String>,
@@ -121,7 +121,7 @@ impl Sentence {
 }
 
 /// A list of sentences.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Corpus {
     sentences: Vec<Sentence>,
 }
@@ -444,14 +444,13 @@ pub fn words_to_bmes<S: AsRef<str>>(words: &[S]) -> (Vec<String>, Vec<String>) {
 
 /// Joins characters into words at the boundaries given by BMES tags: a word starts at `b`
 /// or `s`, or after `e` or `s`. Ill-formed sequences (e.g. `m` after `s`) are read with the
-/// same rule, so every tag sequence yields a segmentation.
+/// same rule, so every tag sequence yields a segmentation. Extra tags (beyond the
+/// characters) are ignored.
 pub fn bmes_to_words<S: AsRef<str>, T: AsRef<str>>(chars: &[S], tags: &[T]) -> Vec<String> {
     let mut words = Vec::new();
     for (start, end) in crate::metrics::bmes_spans(tags) {
-        let word: String = chars[start..end.min(chars.len())]
-            .iter()
-            .map(|c| c.as_ref())
-            .collect();
+        let (start, end) = (start.min(chars.len()), end.min(chars.len()));
+        let word: String = chars[start..end].iter().map(|c| c.as_ref()).collect();
         words.push(word);
     }
     words

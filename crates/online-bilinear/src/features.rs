@@ -288,6 +288,19 @@ impl FeatureDict {
         })
     }
 
+    /// Whether the ids are exactly `0..len()` (true for every dictionary this crate builds;
+    /// checked when a saved model is loaded).
+    pub fn ids_are_dense(&self) -> bool {
+        let mut seen = vec![false; self.ids.len()];
+        for &id in self.ids.values() {
+            match seen.get_mut(id as usize) {
+                Some(s) if !*s => *s = true,
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// Number of kept features `K`.
     pub fn len(&self) -> usize {
         self.ids.len()

@@ -470,6 +470,7 @@ impl FittedTagger {
         }
         let (k, l) = (saved.dict.len(), saved.tags.len());
         let consistent = l > 0
+            && saved.dict.ids_are_dense()
             && match &saved.weights {
                 Weights::Bilinear { alpha, beta } => {
                     alpha.len() == k * l && beta.len() == k * (l + 1)

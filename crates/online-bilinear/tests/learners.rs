@@ -149,6 +149,17 @@ fn save_and_load_give_the_same_predictions() {
         online_bilinear::FittedTagger::from_json("{\"format\": 3}"),
         Err(OblError::Serde(_))
     ));
+    // A dictionary whose ids do not index the weights is rejected, not trusted.
+    let json = model.to_json().unwrap();
+    let at = json.find("\"ids\":{").unwrap();
+    let colon = at + 7 + json[at + 7..].find("\":").unwrap() + 1;
+    let end = colon + json[colon..].find([',', '}']).unwrap();
+    let broken = format!("{}:99999999{}", &json[..colon], &json[end..]);
+    assert_ne!(broken, json);
+    assert!(matches!(
+        online_bilinear::FittedTagger::from_json(&broken),
+        Err(OblError::Serde(_))
+    ));
 }
 
 #[test]
