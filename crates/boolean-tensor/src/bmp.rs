@@ -536,13 +536,33 @@ fn update_residual(
     sq
 }
 
+/// Above this smaller dimension the leading pair comes from power iteration instead of
+/// a full thin SVD.
+const THIN_SVD_MAX: usize = 400;
+
 /// The leading singular triplet `(u, w, sigma)` with `u^T V w = sigma >= 0`.
+///
+/// A thin SVD (robust also when `V` is exactly low rank, as in noiseless data, where a
+/// Krylov partial SVD can stall) up to `min(d_a, d_b) = 400`; power iteration on
+/// `V^T V` beyond.
 fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
-    let svd = bl_core::linalg::top_singular_vectors(v, 1)?;
-    let u: Vec<f64> = (0..v.nrows()).map(|i| svd.u[(i, 0)]).collect();
-    let w: Vec<f64> = (0..v.ncols()).map(|i| svd.v[(i, 0)]).collect();
-    let sigma = svd.s[0];
-    Ok((u, w, sigma))
+    let (m, n) = (v.nrows(), v.ncols());
+    if m.min(n) <= THIN_SVD_MAX {
+        let svd = v.thin_svd().map_err(|e| TensorError::Numerical {
+            context: "atom search: leading singular pair",
+            message: format!("{e:?}"),
+        })?;
+        let u: Vec<f64> = (0..m).map(|i| svd.U()[(i, 0)]).collect();
+        let w: Vec<f64> = (0..n).map(|i| svd.V()[(i, 0)]).collect();
+        return Ok((u, w, svd.S()[0]));
+    }
+    let params = bl_core::linalg::PowerIterationParams {
+        max_iter: 500,
+        tol: 1e-12,
+        seed: 0,
+    };
+    let t = bl_core::linalg::power_iteration(&v, None, &params)?;
+    Ok((t.u, t.v, t.sigma))
 }
 
 /// `<X, M>` over the stored data (zeros at missing entries, so this is `<X, M>_Omega`),

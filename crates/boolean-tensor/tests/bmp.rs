@@ -269,3 +269,17 @@ fn models_along_the_path_match_the_trace() {
     assert!(fitted.reconstruct_first(fitted.n_atoms() + 1).is_err());
     assert!(fitted.atoms_at(0).is_none());
 }
+
+#[test]
+fn atom_search_handles_exactly_low_rank_slices_above_the_krylov_cutoff() {
+    // V = R_(0)^T z reshaped to 100 x 100 is exactly rank 1 here: the leading pair must
+    // come out quickly and exactly (a Krylov partial SVD can stall on such matrices).
+    let z: Vec<f64> = (0..6).map(|i| f64::from(u8::from(i != 2))).collect();
+    let u: Vec<f64> = (0..100).map(|i| 1.0 + (i as f64 * 0.1).sin()).collect();
+    let w: Vec<f64> = (0..100).map(|i| (i as f64 * 0.37).cos()).collect();
+    let planted = Atom::new(0, z.clone(), u, w).unwrap();
+    let residual = planted.to_tensor(1.0).unwrap();
+    let found = search_atom(&residual, 0, &QpSolver::default(), 10, 0).unwrap();
+    assert_eq!(found.atom.z(), &z[..]);
+    assert!((found.score - residual.frobenius_norm()).abs() < 1e-9 * found.score);
+}
