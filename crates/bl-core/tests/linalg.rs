@@ -218,3 +218,17 @@ fn least_squares_bad_input() {
         Err(BlError::NonFinite { .. })
     ));
 }
+
+/// Exactly low-rank input (rank 1, asked for r = 2 > rank) on the Krylov path: the leading
+/// value is exact and the second singular value is zero.
+#[test]
+fn top_singular_vectors_exactly_low_rank() {
+    let mut rng = seeded_rng(11);
+    let left = standard_normal_mat(&mut rng, 300, 1);
+    let right = standard_normal_mat(&mut rng, 200, 1);
+    let a = &left * right.transpose();
+    let top = top_singular_vectors(a.as_ref(), 2).unwrap();
+    let sigma = left.norm_l2() * right.norm_l2();
+    assert!((top.s[0] - sigma).abs() < 1e-8 * sigma);
+    assert!(top.s[1].abs() < 1e-8 * sigma);
+}
