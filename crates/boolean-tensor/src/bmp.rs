@@ -18,7 +18,12 @@
 //!    maximize the same quantity, `<R, M> / ||M||_F` for `M = z (x) u (x) w`, so the
 //!    alternation never lowers it. Without this step the QP alone prefers supersets of
 //!    the true support under noise (every added row adds its own squared norm to
-//!    `||R^T z||^2`); with `alternations = 0` the QP's `z` is kept as is.
+//!    `||R^T z||^2`); with `alternations = 0` the QP's `z` is kept as is. The
+//!    alternation is local: from a QP `z` that is the union of two atoms' supports it can
+//!    stall on a mixture, so it is also started from 8 single rows of `R_(n)` spread
+//!    over the heavier half by norm (a row of one atom alone leads straight to that
+//!    atom; the very heaviest rows tend to lie where atoms overlap), and the start with
+//!    the best score is kept.
 //! 3. **Selection.** Among the three modes' candidates keep the one with the most
 //!    negative `<grad F, M / ||M||_F>` (= the largest `<R, M> / ||M||_F`, the score).
 //! 4. **Fully corrective step** (eq. (9)): the coefficients `c` of all atoms solve
@@ -437,9 +442,34 @@ fn search_in(
         z[row] = 1.0;
     }
     let mut cand = refine(g.as_ref(), shape, mode, z.clone(), alternations)?;
+    if alternations > 0 {
+        // Extra starts from single heavy rows: a row of one atom alone is that atom's
+        // slab, whose singular pair leads the alternation straight to it, while the QP's
+        // `z` can be a union of several atoms on which the alternation stalls.
+        let mut rows: Vec<(usize, f64)> = (0..dn).map(|i| (i, g.row(i).norm_l2())).collect();
+        rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Spread over the heavier half: the very heaviest rows tend to lie in overlaps.
+        let picks: Vec<(usize, f64)> = (0..ROW_STARTS)
+            .map(|j| rows[(j * dn / (2 * ROW_STARTS)).min(dn - 1)])
+            .collect();
+        for &(row, norm) in &picks {
+            if norm <= 0.0 {
+                break;
+            }
+            let mut z0 = vec![0.0; dn];
+            z0[row] = 1.0;
+            let c = refine(g.as_ref(), shape, mode, z0, alternations)?;
+            if c.score > cand.score * (1.0 + 1e-12) {
+                cand = c;
+            }
+        }
+    }
     cand.qp_z = z;
     Ok(cand)
 }
+
+/// Single-row starts of the alternation besides the QP's `z` (see `search_in`).
+const ROW_STARTS: usize = 8;
 
 /// The alternation of step 2 from a given `z`, on the unfolded target `g = T_(mode)`.
 fn refine(
