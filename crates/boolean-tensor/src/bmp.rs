@@ -568,13 +568,13 @@ fn update_residual(
 
 /// Above this smaller dimension the leading pair comes from power iteration instead of
 /// a full thin SVD.
-const THIN_SVD_MAX: usize = 400;
+const THIN_SVD_MAX: usize = 32;
 
 /// The leading singular triplet `(u, w, sigma)` with `u^T V w = sigma >= 0`.
 ///
-/// A thin SVD (robust also when `V` is exactly low rank, as in noiseless data, where a
-/// Krylov partial SVD can stall) up to `min(d_a, d_b) = 400`; power iteration on
-/// `V^T V` beyond.
+/// A thin SVD up to `min(d_a, d_b) = 32`; power iteration on `V^T V` beyond (a few
+/// matrix-vector products; exact after one step when `V` is rank 1, as for a true atom).
+/// Not a Krylov partial SVD: those can stall on exactly low-rank `V` (noiseless data).
 fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
     let (m, n) = (v.nrows(), v.ncols());
     if m.min(n) <= THIN_SVD_MAX {
@@ -587,8 +587,8 @@ fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
         return Ok((u, w, svd.S()[0]));
     }
     let params = bl_core::linalg::PowerIterationParams {
-        max_iter: 500,
-        tol: 1e-12,
+        max_iter: 1000,
+        tol: 1e-14,
         seed: 0,
     };
     let t = bl_core::linalg::power_iteration(&v, None, &params)?;
