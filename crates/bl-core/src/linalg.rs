@@ -82,7 +82,7 @@ pub struct TopSvd {
 }
 
 /// Below this smaller dimension a full thin SVD is cheaper than a Krylov partial SVD.
-const DENSE_SVD_CUTOFF: usize = 96;
+const DENSE_SVD_CUTOFF: usize = 512;
 
 /// The leading `r` singular values and vectors of `a` (`A ≈ U diag(s) V^T`).
 ///
@@ -111,7 +111,12 @@ pub fn top_singular_vectors(a: MatRef<'_, f64>, r: usize) -> Result<TopSvd> {
         // Deterministic, generic start vector: a fixed-seed Gaussian.
         let mut rng = StdRng::seed_from_u64(0x5eed_5fd0);
         let v0 = Col::<f64>::from_fn(n, |_| StandardNormal.sample(&mut rng));
-        let params = PartialEigenParams::default();
+        // Few restarts: on exactly low-rank input the Krylov method can restart for minutes;
+        // when it has not converged by then, the thin SVD below takes over.
+        let params = PartialEigenParams {
+            max_restarts: 20,
+            ..PartialEigenParams::default()
+        };
         let par = Par::Seq;
         let mut mem = MemBuffer::new(partial_svd_scratch::<f64>(&a, r, par, params));
         let info = partial_svd(

@@ -159,7 +159,7 @@ fn top_singular_vectors_small_dense_path() {
 
 #[test]
 fn top_singular_vectors_partial_svd_path() {
-    check_top_svd(300, 200, 2);
+    check_top_svd(700, 600, 2);
 }
 
 #[test]
@@ -224,8 +224,8 @@ fn least_squares_bad_input() {
 #[test]
 fn top_singular_vectors_exactly_low_rank() {
     let mut rng = seeded_rng(11);
-    let left = standard_normal_mat(&mut rng, 300, 1);
-    let right = standard_normal_mat(&mut rng, 200, 1);
+    let left = standard_normal_mat(&mut rng, 700, 1);
+    let right = standard_normal_mat(&mut rng, 600, 1);
     let a = &left * right.transpose();
     let top = top_singular_vectors(a.as_ref(), 2).unwrap();
     let sigma = left.norm_l2() * right.norm_l2();
