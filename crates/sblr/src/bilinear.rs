@@ -31,7 +31,7 @@ use crate::block::{
     BlockState, BlockStepInfo, BlockUpdate, BlockWork, ExactBlockSolve, LinearBlock,
     ProxLinearStep, entry_residual,
 };
-use crate::error::{Result, SblrError};
+use crate::error::{Result, SblrError, invalid};
 use crate::params::{Init, SblrValidParams, Solver, StopCriterion};
 
 /// The `±1` labels of a binary data set (class 1 is `+1`).
@@ -373,6 +373,11 @@ pub fn initial_point(
             }
             Ok((u.clone(), v.clone(), *intercept))
         }
+        Init::WarmMultinomial { .. } => Err(invalid(
+            "init",
+            "WarmMultinomial",
+            "MeanSvd, LabelWeightedSvd, Random or Warm for the binary model",
+        )),
     }
 }
 

@@ -16,8 +16,9 @@
 //! `X_i [V_1 ... V_m]` per sample and `[U_1 ... U_m]^T [X_1 ... X_n]` in one product.
 //!
 //! The hyperparameters are those of [`SblrParams`]; the solver must be
-//! [`Solver::Alg2`] (Algorithm 3 is its multinomial form) and [`Init::Warm`] is not
-//! supported. [`Init::MeanSvd`] starts every class at the paper's binary start;
+//! [`Solver::Alg2`] (Algorithm 3 is its multinomial form). A warm start is
+//! [`Init::WarmMultinomial`] ([`FittedMultinomialSblr::warm_start`]); the binary
+//! [`Init::Warm`] is rejected. [`Init::MeanSvd`] starts every class at the paper's binary start;
 //! [`Init::LabelWeightedSvd`] starts class `c` at the top singular pairs of
 //! `mean(X | c) - mean(X | reference)`.
 
@@ -54,7 +55,8 @@ impl MultinomialSblr {
     /// the reference class.
     ///
     /// # Errors
-    /// Invalid parameters (including [`Solver::Alg1`] and [`Init::Warm`]);
+    /// Invalid parameters (including [`Solver::Alg1`] and the binary [`Init::Warm`]);
+    /// [`SblrError::ShapeMismatch`] for an [`Init::WarmMultinomial`] of the wrong size;
     /// [`SblrError::MissingClass`] when a class has no sample; [`SblrError::InvalidRank`];
     /// [`SblrError::Numerical`].
     pub fn fit(params: &SblrParams, data: &MatrixDataset) -> Result<FittedMultinomialSblr> {
@@ -306,10 +308,12 @@ impl<'a> MultinomialSolver<'a> {
         let m = data.n_classes() - 1;
         let stacked = data.stacked();
         let labels = data.labels().to_vec();
-        let (u_all, v_all) = initial_factors(&params.init, data, r, params.seed)?;
+        let (u_all, v_all, b0) = initial_factors(&params.init, data, r, params.seed)?;
         let mut xu = vec![0.0; s * m * r + m];
         xu[..s * m * r].copy_from_slice(&u_all);
+        xu[s * m * r..].copy_from_slice(&b0);
         let mut xv = vec![0.0; m * r * t + m];
+        xv[m * r * t..].copy_from_slice(&b0);
         // v_all: class c's V_c (t x r) at c*t*r; xv holds [V_1..V_m]^T (m r x t).
         for c in 0..m {
             for k in 0..r {
@@ -446,8 +450,7 @@ impl<'a> MultinomialSolver<'a> {
                 &mut self.work,
             )?;
         }
-        let b: Vec<f64> = self.xu[du..].to_vec();
-        self.xv[dv..].copy_from_slice(&b);
+        self.xv[dv..].copy_from_slice(&self.xu[du..]);
         self.compute_zv();
         let loss = {
             let block = MultiBlock {
@@ -471,8 +474,7 @@ impl<'a> MultinomialSolver<'a> {
             )?;
             block.loss(&self.scores)
         };
-        let b: Vec<f64> = self.xv[dv..].to_vec();
-        self.xu[du..].copy_from_slice(&b);
+        self.xu[du..].copy_from_slice(&self.xv[dv..]);
         self.loss = loss;
         self.objective = loss + self.penalty();
         if !self.objective.is_finite() {
@@ -492,13 +494,14 @@ impl<'a> MultinomialSolver<'a> {
     }
 }
 
-/// Initial `[U_1..U_m]` (`s x m r`, column-major) and the `V_c` (class `c` at `c t r`).
+/// Initial `[U_1..U_m]` (`s x m r`, column-major), the `V_c` (class `c` at `c t r`) and
+/// the intercepts `b_1..b_m` (zero except for a warm start).
 fn initial_factors(
     init: &Init,
     data: &MatrixDataset,
     r: usize,
     seed: u64,
-) -> Result<(Vec<f64>, Vec<f64>)> {
+) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
     let (s, t) = data.shape();
     let m = data.n_classes() - 1;
     let n = data.n_samples();
@@ -573,11 +576,37 @@ fn initial_factors(
             return Err(invalid(
                 "init",
                 "Warm",
-                "MeanSvd, LabelWeightedSvd or Random for the multinomial model",
+                "MeanSvd, LabelWeightedSvd, Random or WarmMultinomial for the multinomial model",
             ));
         }
+        Init::WarmMultinomial { u, v, intercepts } => {
+            for (context, found, expected, what) in [
+                (
+                    "warm start U",
+                    u.len(),
+                    s * m * r,
+                    format!("{m} x {s} x {r}"),
+                ),
+                (
+                    "warm start V",
+                    v.len(),
+                    t * m * r,
+                    format!("{m} x {t} x {r}"),
+                ),
+                ("warm start intercepts", intercepts.len(), m, format!("{m}")),
+            ] {
+                if found != expected {
+                    return Err(SblrError::ShapeMismatch {
+                        context,
+                        expected: format!("{what} = {expected} values"),
+                        found: format!("{found} values"),
+                    });
+                }
+            }
+            return Ok((u.clone(), v.clone(), intercepts.clone()));
+        }
     }
-    Ok((u_all, v_all))
+    Ok((u_all, v_all, vec![0.0; m]))
 }
 
 /// A fitted multinomial SBLR model; the last class is the zero-score reference.
@@ -621,6 +650,16 @@ impl FittedMultinomialSblr {
     #[must_use]
     pub fn intercepts(&self) -> &[f64] {
         &self.intercepts
+    }
+
+    /// An [`Init::WarmMultinomial`] start at this model (e.g. along a regularization path).
+    #[must_use]
+    pub fn warm_start(&self) -> Init {
+        Init::WarmMultinomial {
+            u: self.u.clone(),
+            v: self.v.clone(),
+            intercepts: self.intercepts.clone(),
+        }
     }
     /// Number of classes `m + 1`.
     #[must_use]

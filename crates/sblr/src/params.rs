@@ -90,6 +90,16 @@ pub enum Init {
         /// `b^0`.
         intercept: f64,
     },
+    /// A given start of the multinomial model, e.g. from a fitted one
+    /// ([`crate::FittedMultinomialSblr::warm_start`]); `m` = number of classes - 1.
+    WarmMultinomial {
+        /// `U_1, ..., U_m`, each `s x r` column-major, class `c` at offset `c s r`.
+        u: Vec<f64>,
+        /// `V_1, ..., V_m`, each `t x r` column-major, class `c` at offset `c t r`.
+        v: Vec<f64>,
+        /// `b_1, ..., b_m`.
+        intercepts: Vec<f64>,
+    },
 }
 
 /// Checked hyperparameters of [`crate::Sblr`]; built by [`SblrParams::check`].
@@ -210,6 +220,15 @@ impl SblrValidParams {
                 bl_core::error::ensure_finite(what, values)?;
             }
             bl_core::error::ensure_finite("warm start intercept", &[*intercept])?;
+        }
+        if let Init::WarmMultinomial { u, v, intercepts } = &self.init {
+            for (what, values) in [
+                ("warm start U", u.as_slice()),
+                ("warm start V", v.as_slice()),
+                ("warm start intercepts", intercepts.as_slice()),
+            ] {
+                bl_core::error::ensure_finite(what, values)?;
+            }
         }
         Ok(())
     }

@@ -4,6 +4,7 @@
 mod common;
 
 use bl_core::data::MatrixDataset;
+use bl_core::engine::TerminationReason;
 use bl_core::random::{fill_standard_normal, seeded_rng, synthetic_two_class};
 use proptest::prelude::*;
 use sblr::cv::{paper_protocol, penalty_grid, sblr_accuracy};
@@ -276,4 +277,104 @@ fn cross_validation_and_grid_search() {
     assert_eq!(result.penalties.candidates.len(), 4);
     assert!(result.best.check_ref().is_ok());
     assert!(penalty_grid(&[], &[1.0], &[1.0], &[1.0]).is_err());
+}
+
+/// A warm start resumes where the fitted model stopped: the first iteration starts at its
+/// objective (so the monotone Algorithm 3 can only go down from there), a converged model
+/// stays put, and starts of the wrong size or kind are typed errors.
+#[test]
+fn multinomial_warm_start_resumes_and_is_validated() {
+    let data = three_class(20, 5);
+    let params = MultinomialSblr::params()
+        .rank(1)
+        .penalties(0.005, 0.05, 0.005, 0.05)
+        .init(Init::LabelWeightedSvd);
+    let rough = MultinomialSblr::fit(&params.clone().tol(1e-3), &data).unwrap();
+    let resumed = MultinomialSblr::fit(
+        &params
+            .clone()
+            .tol(1e-9)
+            .max_iter(5000)
+            .init(rough.warm_start()),
+        &data,
+    )
+    .unwrap();
+    let first = resumed.trace().objectives()[0];
+    assert!(
+        first <= rough.objective() + 1e-12,
+        "resumed run starts above the rough fit: {first} > {}",
+        rough.objective()
+    );
+    assert!(resumed.objective() < rough.objective());
+    // From a converged model the resumed run stops at once and changes nothing material.
+    let again =
+        MultinomialSblr::fit(&params.clone().tol(1e-9).init(resumed.warm_start()), &data).unwrap();
+    assert_eq!(resumed.termination(), TerminationReason::Converged);
+    assert!(
+        again.n_iter() <= 3,
+        "{} iterations from a converged start",
+        again.n_iter()
+    );
+    // Each of those iterations moves the objective by at most tol (relative).
+    let moved = (again.objective() - resumed.objective()).abs() / resumed.objective();
+    assert!(moved <= 3e-9, "objective moved by {moved:e} (relative)");
+    // A cold start needs many more iterations to get there.
+    assert!(resumed.n_iter() + rough.n_iter() > again.n_iter());
+
+    // Wrong sizes (a model of other data) and the binary warm start are rejected.
+    let Init::WarmMultinomial { u, v, intercepts } = resumed.warm_start() else {
+        panic!("warm_start of a multinomial model is WarmMultinomial");
+    };
+    let short = Init::WarmMultinomial {
+        u: u[1..].to_vec(),
+        v: v.clone(),
+        intercepts: intercepts.clone(),
+    };
+    let err = MultinomialSblr::fit(&params.clone().init(short), &data).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SblrError::ShapeMismatch {
+                context: "warm start U",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let few_b = Init::WarmMultinomial {
+        u: u.clone(),
+        v: v.clone(),
+        intercepts: vec![0.0],
+    };
+    let err = MultinomialSblr::fit(&params.clone().init(few_b), &data).unwrap_err();
+    assert!(matches!(err, SblrError::ShapeMismatch { .. }), "{err}");
+    let mut nan_u = u.clone();
+    nan_u[0] = f64::NAN;
+    let nan = Init::WarmMultinomial {
+        u: nan_u,
+        v,
+        intercepts,
+    };
+    assert!(MultinomialSblr::fit(&params.clone().init(nan.clone()), &data).is_err());
+    let binary_start = Init::Warm {
+        u: vec![0.0; 6],
+        v: vec![0.0; 5],
+        intercept: 0.0,
+    };
+    let err = MultinomialSblr::fit(&params.clone().init(binary_start), &data).unwrap_err();
+    assert!(
+        matches!(err, SblrError::InvalidParameter { name: "init", .. }),
+        "{err}"
+    );
+    // ... and the binary model rejects the multinomial start.
+    let two = synthetic_two_class(10, 6, 5, 1.0, 1).unwrap();
+    let err = Sblr::params()
+        .rank(1)
+        .init(resumed.warm_start())
+        .fit(&two)
+        .unwrap_err();
+    assert!(
+        matches!(err, SblrError::InvalidParameter { name: "init", .. }),
+        "{err}"
+    );
 }
