@@ -381,6 +381,21 @@ pub fn initial_point(
     }
 }
 
+/// One block step of (7a)-(7d): the scores of the block's current iterate, then `update`
+/// on the elastic-net logistic block with features `z` and penalties `(l1, l2)`.
+fn update_block(
+    update: &dyn BlockUpdate,
+    z: MatRef<'_, f64>,
+    y: &[f64],
+    (l1, l2): (f64, f64),
+    mut state: BlockState<'_>,
+    work: &mut BlockWork,
+) -> Result<BlockStepInfo> {
+    let block = LinearBlock { z, y, l1, l2 };
+    block.scores(state.x, state.scores);
+    update.update(&block, &mut state, work)
+}
+
 /// What one iteration of [`BinarySolver`] reports.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepReport {
@@ -619,41 +634,35 @@ impl<'a> BinarySolver<'a> {
             self.compute_zu();
         }
         self.zu_fresh = false;
-        let u_step = {
-            let block = LinearBlock {
-                z: MatRef::from_column_major_slice(&self.zu, sr, n),
-                y: &self.y,
-                l1: self.penalties.mu1,
-                l2: self.penalties.mu2,
-            };
-            block.scores(&self.xu, &mut self.scores);
-            let mut state = BlockState {
+        let u_step = update_block(
+            update,
+            MatRef::from_column_major_slice(&self.zu, sr, n),
+            &self.y,
+            (self.penalties.mu1, self.penalties.mu2),
+            BlockState {
                 x: &mut self.xu,
                 scores: &mut self.scores,
                 lipschitz: &mut self.l_u,
-            };
-            update.update(&block, &mut state, &mut self.work)?
-        };
+            },
+            &mut self.work,
+        )?;
         let intercept_half = self.xu[sr];
         self.xv[rt] = intercept_half;
 
         // (V, b) block with U fixed.
         self.compute_zv();
-        let v_step = {
-            let block = LinearBlock {
-                z: MatRef::from_column_major_slice(&self.zv, rt, n),
-                y: &self.y,
-                l1: self.penalties.nu1,
-                l2: self.penalties.nu2,
-            };
-            block.scores(&self.xv, &mut self.scores);
-            let mut state = BlockState {
+        let v_step = update_block(
+            update,
+            MatRef::from_column_major_slice(&self.zv, rt, n),
+            &self.y,
+            (self.penalties.nu1, self.penalties.nu2),
+            BlockState {
                 x: &mut self.xv,
                 scores: &mut self.scores,
                 lipschitz: &mut self.l_v,
-            };
-            update.update(&block, &mut state, &mut self.work)?
-        };
+            },
+            &mut self.work,
+        )?;
         self.xu[sr] = self.xv[rt];
         self.loss = v_step.loss_after;
         self.objective = self.loss + self.penalty();

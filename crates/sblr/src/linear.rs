@@ -17,13 +17,13 @@
 //! | `l_min`, `eta` | 1e-3, 2 | backtracking start and growth factor | `> 0`, `> 1` |
 
 use bl_core::data::MatrixDataset;
-use bl_core::logistic::sigmoid;
 use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::bilinear::binary_signs;
 use crate::block::{BlockState, BlockUpdate, BlockWork, ExactBlockSolve, LinearBlock};
 use crate::error::{Result, SblrError, check_penalty, invalid};
+use crate::model::{positive_class, probabilities};
 use crate::params::validate_step_rule;
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
@@ -274,11 +274,7 @@ impl FittedLogisticRegression {
     /// # Errors
     /// As [`FittedLogisticRegression::decision_function`].
     pub fn predict_proba(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
-        Ok(self
-            .decision_function(data)?
-            .into_iter()
-            .map(sigmoid)
-            .collect())
+        Ok(probabilities(self.decision_function(data)?))
     }
 
     /// Predicted class indices (1 when the decision value is positive).
@@ -286,10 +282,6 @@ impl FittedLogisticRegression {
     /// # Errors
     /// As [`FittedLogisticRegression::decision_function`].
     pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
-        Ok(self
-            .decision_function(data)?
-            .into_iter()
-            .map(|f| usize::from(f > 0.0))
-            .collect())
+        Ok(positive_class(self.decision_function(data)?))
     }
 }

@@ -253,11 +253,7 @@ impl FittedSblr {
     /// # Errors
     /// As [`FittedSblr::decision_function`].
     pub fn predict_proba(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
-        Ok(self
-            .decision_function(data)?
-            .into_iter()
-            .map(sigmoid)
-            .collect())
+        Ok(probabilities(self.decision_function(data)?))
     }
 
     /// Predicted class indices (1 when the decision value is positive, else 0), in the
@@ -266,11 +262,7 @@ impl FittedSblr {
     /// # Errors
     /// As [`FittedSblr::decision_function`].
     pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
-        Ok(self
-            .decision_function(data)?
-            .into_iter()
-            .map(|f| usize::from(f > 0.0))
-            .collect())
+        Ok(positive_class(self.decision_function(data)?))
     }
 
     /// Predicted class names.
@@ -284,4 +276,14 @@ impl FittedSblr {
             .map(|k| self.class_names[k].clone())
             .collect())
     }
+}
+
+/// `sigmoid` of each binary decision value: `P(class 1 | X_i)`.
+pub(crate) fn probabilities(decision: Vec<f64>) -> Vec<f64> {
+    decision.into_iter().map(sigmoid).collect()
+}
+
+/// Class index 1 where the decision value is positive, else 0.
+pub(crate) fn positive_class(decision: Vec<f64>) -> Vec<usize> {
+    decision.into_iter().map(|f| usize::from(f > 0.0)).collect()
 }

@@ -116,7 +116,27 @@ struct MultiBlock<'a> {
     l2: f64,
 }
 
-impl MultiBlock<'_> {
+impl<'a> MultiBlock<'a> {
+    /// The block of the variables whose classes are `class_of` (so `dim = class_of.len()`),
+    /// with per-sample features `z` and penalties `(l1, l2)`.
+    fn new(
+        z: &'a [f64],
+        class_of: &'a [usize],
+        labels: &'a [usize],
+        m: usize,
+        (l1, l2): (f64, f64),
+    ) -> Self {
+        MultiBlock {
+            z,
+            dim: class_of.len(),
+            class_of,
+            labels,
+            m,
+            l1,
+            l2,
+        }
+    }
+
     /// Scores `f[i*m + c] = b_c + sum_{e in class c} x_e z_i[e]` of `x = (w, b_1..b_m)`.
     fn scores(&self, x: &[f64], out: &mut [f64]) {
         let (d, m) = (self.dim, self.m);
@@ -374,15 +394,7 @@ impl<'a> MultinomialSolver<'a> {
     }
 
     fn u_block(&self) -> MultiBlock<'_> {
-        MultiBlock {
-            z: &self.zu,
-            dim: self.s * self.m * self.r,
-            class_of: &self.class_u,
-            labels: &self.labels,
-            m: self.m,
-            l1: self.mu.0,
-            l2: self.mu.1,
-        }
+        MultiBlock::new(&self.zu, &self.class_u, &self.labels, self.m, self.mu)
     }
 
     fn penalty(&self) -> f64 {
@@ -429,39 +441,21 @@ impl<'a> MultinomialSolver<'a> {
         self.prev_u.copy_from_slice(&self.xu);
         self.prev_v.copy_from_slice(&self.xv);
         self.compute_zu();
-        {
-            let block = MultiBlock {
-                z: &self.zu,
-                dim: du,
-                class_of: &self.class_u,
-                labels: &self.labels,
-                m,
-                l1: self.mu.0,
-                l2: self.mu.1,
-            };
-            block.scores(&self.xu, &mut self.scores);
-            prox_step(
-                &block,
-                &mut self.xu,
-                &mut self.scores,
-                &mut self.l_u,
-                self.l_min,
-                self.eta,
-                &mut self.work,
-            )?;
-        }
+        let block = MultiBlock::new(&self.zu, &self.class_u, &self.labels, m, self.mu);
+        block.scores(&self.xu, &mut self.scores);
+        prox_step(
+            &block,
+            &mut self.xu,
+            &mut self.scores,
+            &mut self.l_u,
+            self.l_min,
+            self.eta,
+            &mut self.work,
+        )?;
         self.xv[dv..].copy_from_slice(&self.xu[du..]);
         self.compute_zv();
         let loss = {
-            let block = MultiBlock {
-                z: &self.zv,
-                dim: dv,
-                class_of: &self.class_v,
-                labels: &self.labels,
-                m,
-                l1: self.nu.0,
-                l2: self.nu.1,
-            };
+            let block = MultiBlock::new(&self.zv, &self.class_v, &self.labels, m, self.nu);
             block.scores(&self.xv, &mut self.scores);
             prox_step(
                 &block,
