@@ -57,9 +57,7 @@ use crate::atom::{Atom, BooleanFactor, Decomposition, atom_factor_mats, atoms_to
 use crate::error::{Result, TensorError, invalid};
 use crate::metrics::best_boolean_fit;
 use crate::qp::QpSolver;
-use crate::tensor::{
-    Tensor, check_mode, cp_reconstruct_into, other_modes, unfold_into, unfolded_shape,
-};
+use crate::tensor::{Tensor, check_mode, cp_reconstruct_into, other_modes, unfolded_view};
 
 /// Boolean Matching Pursuit. Start with [`Bmp::params`].
 #[derive(Debug, Clone, Copy)]
@@ -224,14 +222,12 @@ impl BmpParams {
         let mut model = vec![0.0; x.len()];
         let mut work: Vec<ModeWork> = modes
             .iter()
-            .map(|&m| {
-                let (r, c) = unfolded_shape(shape, m);
-                ModeWork {
-                    mode: m,
-                    g: Mat::zeros(r, c),
-                }
+            .map(|&m| ModeWork {
+                mode: m,
+                buf: Mat::zeros(0, 0),
             })
             .collect();
+        let mut refit_buf = Mat::zeros(0, 0);
         let mut atoms: Vec<Atom> = Vec::new();
         let mut b: Vec<f64> = Vec::new();
         let mut path: Vec<Vec<f64>> = Vec::new();
@@ -257,7 +253,7 @@ impl BmpParams {
                         &residual,
                         shape,
                         mw.mode,
-                        &mut mw.g,
+                        &mut mw.buf,
                         &self.solver,
                         self.alternations,
                         seed.wrapping_add(mw.mode as u64),
@@ -284,19 +280,12 @@ impl BmpParams {
                 let before = sq;
                 for i in 0..atoms.len() {
                     let mode = atoms[i].mode();
-                    let mut local;
-                    let g = match work.iter_mut().find(|w| w.mode == mode) {
-                        Some(w) => &mut w.g,
-                        None => {
-                            let (r, cols) = unfolded_shape(shape, mode);
-                            local = Mat::zeros(r, cols);
-                            &mut local
-                        }
-                    };
-                    add_atom_in_place(&mut residual, shape, &atoms[i], c[i]);
-                    unfold_into(&residual, shape, mode, g.as_mut());
+                    // The partial residual T = R + c_i M_i (filled with the model at the
+                    // missing entries), atom i re-searched on it, then R = P_Omega(T - c M).
+                    add_atom_in_place(&mut residual, shape, &atoms[i], c[i], None);
+                    let g = unfolded_view(&residual, shape, mode, &mut refit_buf);
                     let cand = refine(
-                        g.as_ref(),
+                        g,
                         shape,
                         mode,
                         atoms[i].z().to_vec(),
@@ -304,12 +293,7 @@ impl BmpParams {
                     )?;
                     let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
                     let ci = cand.score / size.sqrt();
-                    add_atom_in_place(&mut residual, shape, &cand.atom, -ci);
-                    for (idx, r) in residual.iter_mut().enumerate() {
-                        if !x.is_observed(idx) {
-                            *r = 0.0;
-                        }
-                    }
+                    add_atom_in_place(&mut residual, shape, &cand.atom, -ci, x.mask());
                     atoms[i] = cand.atom;
                     c[i] = ci;
                 }
@@ -360,9 +344,11 @@ impl BmpParams {
     }
 }
 
+/// A mode searched in parallel and its unfolding buffer (used by mode 1 only, see
+/// [`unfolded_view`]).
 struct ModeWork {
     mode: usize,
-    g: Mat<f64>,
+    buf: Mat<f64>,
 }
 
 /// The result of one atom search along one mode.
@@ -394,13 +380,11 @@ pub fn search_atom(
 ) -> Result<Candidate> {
     check_mode(mode)?;
     solver.check()?;
-    let (r, c) = unfolded_shape(residual.shape(), mode);
-    let mut g = Mat::zeros(r, c);
     search_in(
         residual.data(),
         residual.shape(),
         mode,
-        &mut g,
+        &mut Mat::zeros(0, 0),
         solver,
         alternations,
         seed,
@@ -422,31 +406,28 @@ fn search_in(
     data: &[f64],
     shape: [usize; 3],
     mode: usize,
-    g: &mut Mat<f64>,
+    buf: &mut Mat<f64>,
     solver: &QpSolver,
     alternations: usize,
     seed: u64,
 ) -> Result<Candidate> {
-    unfold_into(data, shape, mode, g.as_mut());
+    let g = unfolded_view(data, shape, mode, buf);
     let dn = g.nrows();
-    let mut z = solver.maximize(g.as_ref(), seed)?;
+    let mut z = solver.maximize(g, seed)?;
+    let norms = row_norms(g);
     if z.iter().all(|&v| v == 0.0) {
         // Only when R_(n) = 0 (or the solver failed to move): take the heaviest row.
         let row = (0..dn)
-            .max_by(|&i, &j| {
-                let ni = g.row(i).norm_l2();
-                let nj = g.row(j).norm_l2();
-                ni.total_cmp(&nj)
-            })
+            .max_by(|&i, &j| norms[i].total_cmp(&norms[j]))
             .unwrap_or(0);
         z[row] = 1.0;
     }
-    let mut cand = refine(g.as_ref(), shape, mode, z.clone(), alternations)?;
+    let mut cand = refine(g, shape, mode, z.clone(), alternations)?;
     if alternations > 0 {
         // Extra starts from single heavy rows: a row of one atom alone is that atom's
         // slab, whose singular pair leads the alternation straight to it, while the QP's
         // `z` can be a union of several atoms on which the alternation stalls.
-        let mut rows: Vec<(usize, f64)> = (0..dn).map(|i| (i, g.row(i).norm_l2())).collect();
+        let mut rows: Vec<(usize, f64)> = norms.iter().copied().enumerate().collect();
         rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         // Spread over the heavier half: the very heaviest rows tend to lie in overlaps.
         let picks: Vec<(usize, f64)> = (0..ROW_STARTS)
@@ -458,7 +439,7 @@ fn search_in(
             }
             let mut z0 = vec![0.0; dn];
             z0[row] = 1.0;
-            let c = refine(g.as_ref(), shape, mode, z0, alternations)?;
+            let c = refine(g, shape, mode, z0, alternations)?;
             if c.score > cand.score * (1.0 + 1e-12) {
                 cand = c;
             }
@@ -516,19 +497,50 @@ fn refine(
     })
 }
 
-/// `data += coefficient * atom` over all entries.
-fn add_atom_in_place(data: &mut [f64], shape: [usize; 3], atom: &Atom, coefficient: f64) {
+/// The Euclidean norms of the rows of `g`, in one pass over its storage order.
+fn row_norms(g: MatRef<'_, f64>) -> Vec<f64> {
+    if g.row_stride() == 1 {
+        // Column-major: accumulate column by column (a row is strided).
+        let mut sq = vec![0.0; g.nrows()];
+        for j in 0..g.ncols() {
+            for (s, &v) in sq.iter_mut().zip(g.col(j).iter()) {
+                *s += v * v;
+            }
+        }
+        sq.into_iter().map(f64::sqrt).collect()
+    } else {
+        (0..g.nrows()).map(|i| g.row(i).norm_l2()).collect()
+    }
+}
+
+/// `data += coefficient * atom` over all entries; with a mask, the missing entries are
+/// then set to zero (`data = P_Omega(data + coefficient * atom)`), in the same pass.
+fn add_atom_in_place(
+    data: &mut [f64],
+    shape: [usize; 3],
+    atom: &Atom,
+    coefficient: f64,
+    mask: Option<&[bool]>,
+) {
     let [d0, d1, d2] = shape;
     let (f0, f1, f2) = (atom.factor(0), atom.factor(1), atom.factor(2));
     for k in 0..d2 {
         for j in 0..d1 {
             let s = coefficient * f1[j] * f2[k];
-            if s == 0.0 {
-                continue;
-            }
-            let col = &mut data[d0 * (j + d1 * k)..d0 * (j + d1 * k + 1)];
-            for (x, &a) in col.iter_mut().zip(f0) {
-                *x += s * a;
+            let range = d0 * (j + d1 * k)..d0 * (j + d1 * k + 1);
+            match mask {
+                None if s == 0.0 => {}
+                None => {
+                    for (x, &a) in data[range].iter_mut().zip(f0) {
+                        *x += s * a;
+                    }
+                }
+                Some(mask) => {
+                    let observed = &mask[range.clone()];
+                    for ((x, &a), &o) in data[range].iter_mut().zip(f0).zip(observed) {
+                        *x = if o { *x + s * a } else { 0.0 };
+                    }
+                }
             }
         }
     }

@@ -5,7 +5,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
 use crate::error::{Result, TensorError};
-use crate::tensor::{Tensor, khatri_rao_into, other_modes, unfold_into, unfolded_shape};
+use crate::tensor::{Tensor, khatri_rao_into, other_modes, unfolded_view};
 
 /// Reusable buffers for [`mttkrp`].
 #[derive(Debug)]
@@ -37,19 +37,9 @@ pub(crate) fn mttkrp(
 ) {
     let (a, b) = other_modes(mode);
     let r = factors[0].ncols();
-    let [d0, d1, d2] = shape;
     work.kr.resize_with(shape[a] * shape[b], r, |_, _| 0.0);
     khatri_rao_into(factors[b], factors[a], work.kr.as_mut());
-    let x: MatRef<'_, f64> = match mode {
-        0 => MatRef::from_column_major_slice(data, d0, d1 * d2),
-        2 => MatRef::from_column_major_slice(data, d0 * d1, d2).transpose(),
-        _ => {
-            let (rows, cols) = unfolded_shape(shape, 1);
-            work.unfolded.resize_with(rows, cols, |_, _| 0.0);
-            unfold_into(data, shape, 1, work.unfolded.as_mut());
-            work.unfolded.as_ref()
-        }
-    };
+    let x = unfolded_view(data, shape, mode, &mut work.unfolded);
     matmul(out, Accum::Replace, x, work.kr.as_ref(), 1.0, par);
 }
 

@@ -397,6 +397,29 @@ pub(crate) fn unfold_into(data: &[f64], shape: [usize; 3], mode: usize, mut out:
     }
 }
 
+/// `X_(mode)` of the column-major data `data` as a matrix view, without a copy where the
+/// layout allows: `X_(0)` is the data as a `d0 x d1 d2` column-major matrix and `X_(2)`
+/// the transpose of the data as a `d0 d1 x d2` one; `X_(1)` is unfolded into `buf`
+/// (resized as needed).
+pub(crate) fn unfolded_view<'a>(
+    data: &'a [f64],
+    shape: [usize; 3],
+    mode: usize,
+    buf: &'a mut Mat<f64>,
+) -> MatRef<'a, f64> {
+    let [d0, d1, d2] = shape;
+    match mode {
+        0 => MatRef::from_column_major_slice(data, d0, d1 * d2),
+        1 => {
+            let (rows, cols) = unfolded_shape(shape, 1);
+            buf.resize_with(rows, cols, |_, _| 0.0);
+            unfold_into(data, shape, 1, buf.as_mut());
+            buf.as_ref()
+        }
+        _ => MatRef::from_column_major_slice(data, d0 * d1, d2).transpose(),
+    }
+}
+
 /// Writes the tensor whose mode-`mode` unfolding is `m` into `out` (inverse of
 /// [`unfold_into`]).
 pub(crate) fn refold_into(m: MatRef<'_, f64>, shape: [usize; 3], mode: usize, out: &mut [f64]) {
@@ -547,4 +570,26 @@ pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
     let mut kr = Mat::zeros(0, 0);
     cp_reconstruct_into(factors, &mut kr, &mut out, Par::Seq);
     Tensor::from_vec(shape, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unfolded_view_equals_the_copied_unfolding() {
+        let shape = [4, 3, 5];
+        let t = Tensor::from_fn(shape, |i, j, k| (i + 10 * j + 100 * k) as f64).unwrap();
+        for mode in 0..3 {
+            let copied = t.unfold(mode).unwrap();
+            let mut buf = Mat::zeros(0, 0);
+            let view = unfolded_view(t.data(), shape, mode, &mut buf);
+            assert_eq!(view.shape(), copied.shape(), "mode {mode}");
+            for j in 0..view.ncols() {
+                for i in 0..view.nrows() {
+                    assert_eq!(view[(i, j)], copied[(i, j)], "mode {mode} ({i}, {j})");
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,72 @@
+//! Timing probe (not a test): the pieces of one BMP atom search and a whole BMP fit on
+//! Syn2-like data (`d^3`, K = 15, noise N(0, 1)). Run in release:
+//! `cargo run --release -p boolean-tensor --example bmp_timing -- 150`.
+
+use std::time::Instant;
+
+use boolean_tensor::{Bmp, Decomposition, QpSolver, SyntheticParams, metrics, search_atom};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let d: usize = std::env::args().nth(1).map_or(Ok(150), |s| s.parse())?;
+    let what = std::env::args().nth(2).unwrap_or_else(|| "all".into());
+    let data = SyntheticParams::default()
+        .shape([d, d, d])
+        .n_atoms(15)
+        .noise_std(1.0)
+        .seed(2018)
+        .generate()?;
+    let x = data.observed();
+    let solver = QpSolver::default();
+    if what == "all" || what == "search" {
+        let t = Instant::now();
+        let s: f64 = x.data().iter().map(|v| v * v).sum();
+        println!(
+            "one pass: {:.2} ms ({s:.1})",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+        for mode in 0..3 {
+            let t = Instant::now();
+            let g = x.unfold(mode)?;
+            let tu = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let _z = solver.maximize(g.as_ref(), 7)?;
+            let tq = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let c0 = search_atom(x, mode, &solver, 0, 7)?;
+            let t0 = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let c = search_atom(x, mode, &solver, 10, 7)?;
+            let t10 = t.elapsed().as_secs_f64();
+            println!(
+                "mode {mode}: unfold {:.1} ms, QP {:.1} ms, search(alt 0) {:.1} ms score {:.3}, \
+                 search(alt 10) {:.1} ms score {:.3} alternations {}",
+                tu * 1e3,
+                tq * 1e3,
+                t0 * 1e3,
+                c0.score,
+                t10 * 1e3,
+                c.score,
+                c.alternations
+            );
+        }
+    }
+    if what == "all" || what == "fit" {
+        let sweeps: usize = std::env::args().nth(3).map_or(Ok(5), |s| s.parse())?;
+        let t = Instant::now();
+        let fit = Bmp::params()
+            .n_atoms(15)
+            .tol(0.0)
+            .refit_sweeps(sweeps)
+            .refit_tol(1e-9)
+            .seed(0)
+            .fit(x)?;
+        let el = t.elapsed().as_secs_f64();
+        let rmse = metrics::rmse(&fit.reconstruct()?, data.clean())?;
+        let ham = metrics::hamming_error(&data.boolean_factors(), &fit.boolean_factors())?;
+        println!(
+            "BMP fit K=15 refit {sweeps}: {el:.1} s, denoise rmse {rmse:.4}, hamming {}",
+            ham.rate
+        );
+    }
+    Ok(())
+}
