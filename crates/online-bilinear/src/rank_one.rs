@@ -174,14 +174,24 @@ impl LinearOperator for BlockDiagonal {
 }
 
 /// A sparse update `D` of a [`BlockDiagonal`]: dense values for a list of distinct blocks.
+///
+/// Blocks are found through a dense position table indexed by block id (a sparse set):
+/// it grows to the largest id seen (4 bytes per feature, allocated once) and [`clear`]
+/// resets only the touched entries, so an update costs O(touched blocks), with no hashing.
+///
+/// [`clear`]: BlockUpdate::clear
 #[derive(Debug, Clone, Default)]
 pub struct BlockUpdate {
     rows: usize,
     cols: usize,
     blocks: Vec<u32>,
     values: Vec<f64>,
-    index: std::collections::HashMap<u32, usize>,
+    /// `position[k]` = index of block `k` in `blocks`, or [`UNTOUCHED`].
+    position: Vec<u32>,
 }
+
+/// Marks a block that the current update does not touch.
+const UNTOUCHED: u32 = u32::MAX;
 
 impl BlockUpdate {
     /// An empty update for blocks of `rows x cols`.
@@ -195,20 +205,30 @@ impl BlockUpdate {
 
     /// Removes every entry (keeps the allocations).
     pub fn clear(&mut self) {
+        for &k in &self.blocks {
+            self.position[k as usize] = UNTOUCHED;
+        }
         self.blocks.clear();
         self.values.clear();
-        self.index.clear();
     }
 
     /// Adds `value` at `(r, c)` of block `k`.
     pub fn add(&mut self, k: u32, r: usize, c: usize, value: f64) {
         let size = self.rows * self.cols;
-        let slot = *self.index.entry(k).or_insert_with(|| {
+        let k_index = k as usize;
+        if k_index >= self.position.len() {
+            self.position.resize(k_index + 1, UNTOUCHED);
+        }
+        let mut slot = self.position[k_index];
+        if slot == UNTOUCHED {
+            // Fewer than 2^32 - 1 blocks: ids are u32 and the feature dictionary keeps
+            // fewer than u32::MAX features.
+            slot = self.blocks.len() as u32;
+            self.position[k_index] = slot;
             self.blocks.push(k);
             self.values.extend(std::iter::repeat_n(0.0, size));
-            self.blocks.len() - 1
-        });
-        self.values[slot * size + r * self.cols + c] += value;
+        }
+        self.values[slot as usize * size + r * self.cols + c] += value;
     }
 
     /// The blocks touched, in order of first addition.

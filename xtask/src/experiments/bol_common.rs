@@ -104,9 +104,30 @@ pub fn proportions(scale: Scale) -> Vec<f64> {
     )
 }
 
+/// The whole "F1 vs training proportion" experiment of Figures 1 and 3: fits every learner
+/// on each head fraction of `train`, reports (see [`report_f1_vs_proportion`]) and records
+/// the figure `<learner>_f1_full` of each learner at 100%. `bol` must be the first learner.
+pub fn run_f1_vs_proportion(
+    ctx: &mut Ctx,
+    task: &str,
+    train: &Corpus,
+    test: &Corpus,
+    learners: &[(&str, TaggerParams)],
+) -> anyhow::Result<()> {
+    let rows = f1_vs_proportion(ctx, train, test, learners)?;
+    let names: Vec<&str> = learners.iter().map(|(n, _)| *n).collect();
+    report_f1_vs_proportion(ctx, task, &names, &rows)?;
+    if let Some((_, f1s)) = rows.last() {
+        for (name, f1) in names.iter().zip(f1s) {
+            ctx.figure(&format!("{name}_f1_full"), *f1);
+        }
+    }
+    Ok(())
+}
+
 /// F1 (percent) per learner and proportion, plus the per-proportion average, for the
 /// "F1 vs training proportion" figures. Returns rows `(proportion, [f1 per learner])`.
-pub fn f1_vs_proportion(
+fn f1_vs_proportion(
     ctx: &mut Ctx,
     train: &Corpus,
     test: &Corpus,
@@ -133,7 +154,7 @@ pub fn f1_vs_proportion(
 /// Writes the CSV, the "offset from the average" plot (the layout of the paper's Figures 1
 /// and 3), the table, and checks "bol is best on most proportions, especially the small
 /// ones". `bol` must be the first learner.
-pub fn report_f1_vs_proportion(
+fn report_f1_vs_proportion(
     ctx: &mut Ctx,
     task: &str,
     names: &[&str],

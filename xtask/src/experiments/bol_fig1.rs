@@ -43,16 +43,7 @@ impl Experiment for BolFig1 {
             bol_common::epochs(scale),
             seed
         ));
-        let rows = bol_common::f1_vs_proportion(ctx, &train, &test, &learners)?;
-        bol_common::report_f1_vs_proportion(
-            ctx,
-            "segmentation (pku)",
-            &["bol", "bcd", "sp"],
-            &rows,
-        )?;
-        if let Some((_, f)) = rows.last() {
-            ctx.figure("bol_f1_full", f[0]);
-        }
+        bol_common::run_f1_vs_proportion(ctx, "segmentation (pku)", &train, &test, &learners)?;
         Ok(())
     }
 }

@@ -56,18 +56,13 @@ impl Experiment for BolFig3 {
             bol_common::epochs(scale),
             seed
         ));
-        let rows = bol_common::f1_vs_proportion(ctx, &train, &test, &learners)?;
-        bol_common::report_f1_vs_proportion(
+        bol_common::run_f1_vs_proportion(
             ctx,
             "chunking (CoNLL-2000 subset)",
-            &["bol", "bcd", "sp"],
-            &rows,
+            &train,
+            &test,
+            &learners,
         )?;
-        if let Some((_, f)) = rows.last() {
-            ctx.figure("bol_f1_full", f[0]);
-            ctx.figure("bcd_f1_full", f[1]);
-            ctx.figure("sp_f1_full", f[2]);
-        }
         Ok(())
     }
 }
