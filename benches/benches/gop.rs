@@ -4,8 +4,9 @@
 //!   cold by `microlp`, cold through good_lp, and warm-started from the parent's LP (what
 //!   the fit does); the primal solve at the same point is the yardstick (one iteration's
 //!   upper-bound work);
-//! - one cell enumeration of the root arrangement by the interior-point walk, beside the
-//!   rank shortcut that decides the same cells without LPs when it applies.
+//! - one cell enumeration of the root arrangement: the interior-point walk on the whole
+//!   region (LPs in `2 M K + 1` variables), the tangent-cone enumeration block by block (LPs
+//!   in the span of each block's normals), and the default (rank shortcut, then the cone).
 
 use std::hint::black_box;
 
@@ -93,27 +94,31 @@ fn cell_enumeration(c: &mut Criterion) {
         let reps = &level.filtered.reps;
         let walk = CellOptions {
             rank_shortcut: false,
+            local: false,
+            parallel: false,
+            ..CellOptions::default()
+        };
+        let cone = CellOptions {
+            rank_shortcut: false,
             parallel: false,
             ..CellOptions::default()
         };
         let cells = enumerate_cells(&Microlp, 2 * m, budget, &[], &x0, reps, &walk).expect("cells");
         let id = format!("M{m}_N{n}_H{}_cells{}", reps.len(), cells.signs.len());
-        group.bench_function(BenchmarkId::new("interior_point_walk", &id), |b| {
-            b.iter(|| {
-                black_box(
-                    enumerate_cells(&Microlp, 2 * m, budget, &[], &x0, reps, &walk).expect("cells"),
-                )
-            })
-        });
-        let shortcut = CellOptions::default();
-        group.bench_function(BenchmarkId::new("rank_shortcut_or_walk", &id), |b| {
-            b.iter(|| {
-                black_box(
-                    enumerate_cells(&Microlp, 2 * m, budget, &[], &x0, reps, &shortcut)
-                        .expect("cells"),
-                )
-            })
-        });
+        for (name, options) in [
+            ("interior_point_walk", walk),
+            ("tangent_cone_blocks", cone),
+            ("default", CellOptions::default()),
+        ] {
+            group.bench_function(BenchmarkId::new(name, &id), |b| {
+                b.iter(|| {
+                    black_box(
+                        enumerate_cells(&Microlp, 2 * m, budget, &[], &x0, reps, &options)
+                            .expect("cells"),
+                    )
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -24,10 +24,49 @@
 //! 2. breadth-first walk: for every cell found and every hyperplane `h`, the sign vector
 //!    with `s_h` flipped is tested (once) by an interior-point LP; it is a cell exactly when
 //!    `h` is a strict (facet) hyperplane of the current cell. Adjacent cells of an
-//!    arrangement differ in one sign, so the walk reaches every cell; the LPs of one
-//!    breadth level run in parallel.
+//!    arrangement of distinct hyperplanes differ in one sign, so the walk reaches every
+//!    cell; the LPs of one breadth level run in parallel.
 //!
-//! A shortcut, used when it applies: the arrangement is central at the node's point `x^t`.
+//! This walk on the whole region is the reference path; its LPs have `2 M K + 1` variables.
+//!
+//! # Cells in the tangent cone (the default when it applies)
+//!
+//! The arrangement is central at the node's point `x^t` (every `g_h(x^t) = 0`), and `x^t`
+//! lies in the closed region `R` (it is the relaxed dual's optimum of the node). For an
+//! open cone `C = x^t + {v : s_h a_h^T v > 0}` and a convex `R` containing `x^t`, `C` meets
+//! the interior of `R` exactly when some direction `v` of the cone points into the interior
+//! of `R` from `x^t` (if `x^t + v` is interior, so is `x^t + tau v` for every
+//! `0 < tau <= 1`). When `x^t` is strictly inside the l1 ball, the directions that point
+//! into `R` are those with `sigma_i c_i^T v > 0` for the region rows *active* at `x^t`;
+//! inactive rows and the ball do not matter. So the cells are the sign vectors `s` for which
+//! the homogeneous system
+//!
+//! ```text
+//! s_h a_h^T v > 0 (new hyperplanes),   sigma_i c_i^T v > 0 (active region rows)
+//! ```
+//!
+//! has a solution, a question about the span of those normals only. Two more reductions
+//! make it cheap:
+//!
+//! - *Blocks*: normals that share no variable (transitively) form independent blocks (in
+//!   GOP, one per component `k`: `g_kn` involves only column `k` of `x`). The system
+//!   separates, and the cells are the Cartesian product of the blocks' cells.
+//! - *Span*: in each block, `v` is written in an orthonormal basis of the span of the
+//!   block's normals (dimension at most its number of rows), so each test is an
+//!   interior-point LP with a handful of variables (`v` in the unit box, slack capped at
+//!   1) instead of `2 M K + 1`.
+//!
+//! Each block is walked like the region (root cell at a generic direction inside its active
+//! cone, then sign flips). A cell counts when its cone holds a ball of radius
+//! `min_slack / P` around a direction of the unit box, the angular reading of the region
+//! walk's `min_slack`. The path steps aside (the walk on the region decides) when `x^t` is
+//! not strictly inside the ball, lies outside the region, or a hyperplane misses it, all up
+//! to `min_slack`; *checked* against brute force on random central arrangements with active
+//! rows and several blocks.
+//!
+//! # Rank shortcut
+//!
+//! Used first when it applies: the arrangement is central at the node's point `x^t`.
 //! If `x^t` lies in the interior of `R` and the representative normals are linearly
 //! independent, every one of the `2^H` sign vectors is a cell (for any `s` the direction
 //! `v = A^T (A A^T)^{-1} s` has `sign(A v) = s`, and `x^t + tau v` stays inside `R` for a
@@ -185,6 +224,8 @@ pub struct Cells {
     pub lp_solves: usize,
     /// Whether the rank shortcut decided (then `lp_solves == 0`).
     pub shortcut: bool,
+    /// Whether the tangent-cone enumeration decided (its LPs are the small ones).
+    pub local: bool,
 }
 
 /// Options of [`enumerate_cells`].
@@ -194,6 +235,9 @@ pub struct CellOptions {
     pub min_slack: f64,
     /// Try the rank shortcut first.
     pub rank_shortcut: bool,
+    /// Enumerate in the tangent cone at the center when it applies (center inside the
+    /// region, every hyperplane through it), block by block; else the walk on the region.
+    pub local: bool,
     /// Run the LPs of one breadth level in parallel (rayon).
     pub parallel: bool,
 }
@@ -203,6 +247,7 @@ impl Default for CellOptions {
         Self {
             min_slack: 1e-9,
             rank_shortcut: true,
+            local: true,
             parallel: true,
         }
     }
@@ -299,7 +344,9 @@ fn all_sign_vectors(h: usize) -> Vec<Vec<i8>> {
 
 /// Enumerates the cells of the arrangement `hyperplanes` inside the region `{||x||_1 <=
 /// budget} ∩ region` (see the module docs). `center` is the node's point `x^t`, where the
-/// arrangement is central; it is used only by the rank shortcut. `mk = M K`.
+/// arrangement is central; it is used by the rank shortcut and the tangent-cone
+/// enumeration. The hyperplanes must be pairwise distinct (as [`filter`] returns them):
+/// the walk flips one sign at a time. `mk = M K`.
 ///
 /// # Errors
 /// An LP failure.
@@ -318,6 +365,7 @@ pub fn enumerate_cells(
             signs: vec![Vec::new()],
             lp_solves: 0,
             shortcut: true,
+            local: false,
         });
     }
     if options.rank_shortcut
@@ -330,7 +378,13 @@ pub fn enumerate_cells(
             signs: all_sign_vectors(h),
             lp_solves: 0,
             shortcut: true,
+            local: false,
         });
+    }
+    if options.local
+        && let Some(cells) = local_cells(solver, mk, budget, region, center, hyperplanes, options)?
+    {
+        return Ok(cells);
     }
     let bounds = vec![(0.0, budget); 2 * mk];
     let base = region_rows(mk, budget, region);
@@ -341,6 +395,7 @@ pub fn enumerate_cells(
             signs: Vec::new(),
             lp_solves,
             shortcut: false,
+            local: false,
         });
     };
     let xc: Vec<f64> = (0..mk)
@@ -384,6 +439,30 @@ pub fn enumerate_cells(
         });
     };
 
+    let (cells, walk_lps) = walk(root, visited, h, options.parallel, &test)?;
+    Ok(Cells {
+        signs: cells,
+        lp_solves: lp_solves + walk_lps,
+        shortcut: false,
+        local: false,
+    })
+}
+
+/// Breadth-first walk over the cell adjacency graph from the cell `root`: every neighbour
+/// (one sign flipped) not yet in `visited` is tested once by `test`. Returns the cells found
+/// (root first) and the number of tests.
+fn walk<F>(
+    root: Vec<i8>,
+    mut visited: HashSet<Vec<i8>>,
+    h: usize,
+    parallel: bool,
+    test: &F,
+) -> Result<(Vec<Vec<i8>>, usize)>
+where
+    F: Fn(&Vec<i8>) -> Result<bool> + Sync,
+{
+    visited.insert(root.clone());
+    let mut lp_solves = 0;
     let mut cells = vec![root.clone()];
     let mut frontier = vec![root];
     while !frontier.is_empty() {
@@ -398,10 +477,10 @@ pub fn enumerate_cells(
             }
         }
         lp_solves += candidates.len();
-        let verdicts: Vec<Result<bool>> = if options.parallel {
-            candidates.par_iter().map(&test).collect()
+        let verdicts: Vec<Result<bool>> = if parallel {
+            candidates.par_iter().map(test).collect()
         } else {
-            candidates.iter().map(&test).collect()
+            candidates.iter().map(test).collect()
         };
         frontier = Vec::new();
         for (s, v) in candidates.into_iter().zip(verdicts) {
@@ -411,11 +490,316 @@ pub fn enumerate_cells(
         }
         cells.extend(frontier.iter().cloned());
     }
-    Ok(Cells {
-        signs: cells,
+    Ok((cells, lp_solves))
+}
+
+/// Union-find root of `i` (path halving).
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+/// Orthonormal basis of the span of `vectors` (modified Gram-Schmidt, applied twice);
+/// a vector whose remainder is below `1e-10` of its norm adds nothing.
+fn orthonormal_basis(vectors: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut basis: Vec<Vec<f64>> = Vec::new();
+    for v in vectors {
+        let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+        let mut u = v.clone();
+        for _ in 0..2 {
+            for q in &basis {
+                let d: f64 = q.iter().zip(&u).map(|(a, b)| a * b).sum();
+                u.iter_mut().zip(q).for_each(|(a, b)| *a -= d * b);
+            }
+        }
+        let rest = u.iter().map(|a| a * a).sum::<f64>().sqrt();
+        if rest > 1e-10 * norm {
+            u.iter_mut().for_each(|a| *a /= rest);
+            basis.push(u);
+        }
+    }
+    basis
+}
+
+/// One independent block of the tangent cone: its hyperplanes (indices into the
+/// arrangement) and the coordinates of their normals and of the active region rows in an
+/// orthonormal basis of their span.
+struct ConeBlock {
+    hyperplanes: Vec<usize>,
+    normals: Vec<Vec<f64>>,
+    active: Vec<Vec<f64>>,
+}
+
+/// A fixed, generic direction (no random choice involved): components from the golden
+/// ratio sequence, so no coordinate hyperplane or simple ratio contains it.
+fn generic_direction(r: usize) -> Vec<f64> {
+    let phi = 0.5 * (1.0 + 5f64.sqrt());
+    (0..r)
+        .map(|i| ((i as f64 + 1.0) * phi).fract() - 0.5)
+        .collect()
+}
+
+/// What the enumeration of one cone block found.
+enum BlockVerdict {
+    /// The cells (sign vectors over the block's hyperplanes), root first.
+    Cells(Vec<Vec<i8>>),
+    /// The active rows leave no open cone: the region has no interior near the center.
+    EmptyCone,
+    /// No root cell near a generic interior direction (numerically degenerate block).
+    NoRoot,
+}
+
+/// The cells of one cone block, by the walk over sign vectors of its hyperplanes; each
+/// candidate is tested by an interior-point LP in the block's coordinates (`r` variables
+/// in `[-1, 1]` plus the slack). Returns the verdict and the LPs solved.
+fn block_cells(
+    solver: &dyn LpSolver,
+    block: &ConeBlock,
+    angle_tol: f64,
+    parallel: bool,
+) -> Result<(BlockVerdict, usize)> {
+    let r = block
+        .normals
+        .first()
+        .or(block.active.first())
+        .map_or(0, Vec::len);
+    let dense_row = |a: &[f64], s: f64| {
+        Row::new(
+            a.iter()
+                .enumerate()
+                .filter(|&(_, &v)| v != 0.0)
+                .map(|(j, &v)| (j, s * v))
+                .collect(),
+            Cmp::Ge,
+            0.0,
+        )
+    };
+    let base: Vec<Row> = block.active.iter().map(|a| dense_row(a, 1.0)).collect();
+    let bounds = vec![(-1.0, 1.0); r];
+    let search = InteriorPointSearch::new(solver, &bounds, &base, 1.0, angle_tol)?;
+    let mut lp_solves = 1;
+    let Some(deepest) = search.base()? else {
+        return Ok((BlockVerdict::EmptyCone, lp_solves));
+    };
+    let h = block.hyperplanes.len();
+    if h == 0 {
+        return Ok((BlockVerdict::Cells(vec![Vec::new()]), lp_solves));
+    }
+    let test = |s: &Vec<i8>| -> Result<bool> {
+        let rows: Vec<Row> = block
+            .normals
+            .iter()
+            .zip(s)
+            .map(|(a, &si)| dense_row(a, f64::from(si)))
+            .collect();
+        Ok(search.with_extra(&rows)?.is_some())
+    };
+    // Root candidate: a generic point inside the active cone, near its deepest point.
+    let d = generic_direction(r);
+    let dn = d.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let tau = 0.5 * deepest.slack / dn;
+    let w: Vec<f64> = deepest
+        .point
+        .iter()
+        .zip(&d)
+        .map(|(p, q)| p + tau * q)
+        .collect();
+    let values: Vec<f64> = block
+        .normals
+        .iter()
+        .map(|a| a.iter().zip(&w).map(|(u, v)| u * v).sum())
+        .collect();
+    let ties: Vec<usize> = (0..h)
+        .filter(|&i| values[i].abs() <= 1e-9 * deepest.slack)
+        .collect();
+    let s0: Vec<i8> = values
+        .iter()
+        .map(|&v| if v < 0.0 { -1 } else { 1 })
+        .collect();
+    let mut visited: HashSet<Vec<i8>> = HashSet::new();
+    let mut root = None;
+    for bits in 0..1u64 << ties.len().min(12) {
+        let mut s = s0.clone();
+        for (t, &i) in ties.iter().enumerate().take(12) {
+            if bits & (1 << t) != 0 {
+                s[i] = -s[i];
+            }
+        }
+        visited.insert(s.clone());
+        lp_solves += 1;
+        if test(&s)? {
+            root = Some(s);
+            break;
+        }
+    }
+    let Some(root) = root else {
+        return Ok((BlockVerdict::NoRoot, lp_solves));
+    };
+    let (cells, walk_lps) = walk(root, visited, h, parallel, &test)?;
+    Ok((BlockVerdict::Cells(cells), lp_solves + walk_lps))
+}
+
+/// Cell enumeration in the tangent cone at `center` (see the module docs), or `None` when
+/// it does not apply: the center is not strictly inside the l1 ball, lies outside the
+/// region, or a hyperplane does not pass through it (all up to `min_slack`).
+fn local_cells(
+    solver: &dyn LpSolver,
+    mk: usize,
+    budget: f64,
+    region: &[SignedHyperplane],
+    center: &[f64],
+    hyperplanes: &[Affine],
+    options: &CellOptions,
+) -> Result<Option<Cells>> {
+    if center.len() != mk || budget.is_nan() || budget <= 0.0 {
+        return Ok(None);
+    }
+    let cnorm = center.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let tol = options.min_slack.max(1e-10 * (1.0 + cnorm));
+    let l1: f64 = center.iter().map(|v| v.abs()).sum();
+    if l1 >= budget - tol {
+        return Ok(None);
+    }
+    // Signed distances of the center to the hyperplanes and region rows.
+    let distance = |g: &Affine| {
+        let n = g.norm();
+        (n > 0.0).then(|| g.eval(center) / n)
+    };
+    for g in hyperplanes {
+        match distance(g) {
+            Some(d) if d.abs() <= tol => {}
+            _ => return Ok(None),
+        }
+    }
+    let mut active: Vec<&SignedHyperplane> = Vec::new();
+    for r in region {
+        match distance(&r.g) {
+            Some(d) if f64::from(r.sign) * d > tol => {}
+            Some(d) if f64::from(r.sign) * d >= -tol => active.push(r),
+            _ => return Ok(None),
+        }
+    }
+    let angle_tol = (options.min_slack / budget).max(1e-12);
+
+    // Blocks: hyperplanes and active rows that share a variable, transitively.
+    let mut parent: Vec<usize> = (0..mk).collect();
+    let supports = hyperplanes
+        .iter()
+        .chain(active.iter().map(|r| &r.g))
+        .map(|g| g.coeffs.iter().map(|&(i, _)| i).collect::<Vec<_>>());
+    for support in supports {
+        if support.iter().any(|&i| i >= mk) {
+            return Ok(None);
+        }
+        for w in support.windows(2) {
+            let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+            parent[a] = b;
+        }
+    }
+    let root_of = |parent: &mut Vec<usize>, g: &Affine| find(parent, g.coeffs[0].0);
+    let mut block_ids: Vec<usize> = Vec::new();
+    let mut members: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    let mut block_of = |root: usize, members: &mut Vec<(Vec<usize>, Vec<usize>)>| match block_ids
+        .iter()
+        .position(|&b| b == root)
+    {
+        Some(i) => i,
+        None => {
+            block_ids.push(root);
+            members.push((Vec::new(), Vec::new()));
+            members.len() - 1
+        }
+    };
+    for (i, g) in hyperplanes.iter().enumerate() {
+        let b = block_of(root_of(&mut parent, g), &mut members);
+        members[b].0.push(i);
+    }
+    for (i, r) in active.iter().enumerate() {
+        let b = block_of(root_of(&mut parent, &r.g), &mut members);
+        members[b].1.push(i);
+    }
+    let blocks: Vec<ConeBlock> = members
+        .into_iter()
+        .map(|(hs, rows)| {
+            let mut vars: Vec<usize> = hs
+                .iter()
+                .flat_map(|&i| hyperplanes[i].coeffs.iter().map(|&(j, _)| j))
+                .chain(
+                    rows.iter()
+                        .flat_map(|&i| active[i].g.coeffs.iter().map(|&(j, _)| j)),
+                )
+                .collect();
+            vars.sort_unstable();
+            vars.dedup();
+            let dense = |g: &Affine, s: f64| {
+                let mut v = vec![0.0; vars.len()];
+                for &(j, a) in &g.coeffs {
+                    if let Ok(p) = vars.binary_search(&j) {
+                        v[p] += s * a;
+                    }
+                }
+                v
+            };
+            let hv: Vec<Vec<f64>> = hs.iter().map(|&i| dense(&hyperplanes[i], 1.0)).collect();
+            let av: Vec<Vec<f64>> = rows
+                .iter()
+                .map(|&i| dense(&active[i].g, f64::from(active[i].sign)))
+                .collect();
+            let basis = orthonormal_basis(&hv.iter().chain(&av).cloned().collect::<Vec<_>>());
+            let coords = |v: &Vec<f64>| -> Vec<f64> {
+                basis
+                    .iter()
+                    .map(|q| q.iter().zip(v).map(|(a, b)| a * b).sum())
+                    .collect()
+            };
+            ConeBlock {
+                hyperplanes: hs,
+                normals: hv.iter().map(coords).collect(),
+                active: av.iter().map(coords).collect(),
+            }
+        })
+        .collect();
+
+    let mut lp_solves = 0;
+    let mut signs: Vec<Vec<i8>> = vec![vec![0; hyperplanes.len()]];
+    for block in &blocks {
+        let (verdict, solves) = block_cells(solver, block, angle_tol, options.parallel)?;
+        lp_solves += solves;
+        let cells = match verdict {
+            BlockVerdict::Cells(cells) => cells,
+            // The region has no interior near the center, so none at all (it is convex).
+            BlockVerdict::EmptyCone => {
+                return Ok(Some(Cells {
+                    signs: Vec::new(),
+                    lp_solves,
+                    shortcut: false,
+                    local: true,
+                }));
+            }
+            // Numerically degenerate: leave it to the walk on the whole region.
+            BlockVerdict::NoRoot => return Ok(None),
+        };
+        let mut next = Vec::with_capacity(signs.len() * cells.len());
+        for partial in &signs {
+            for cell in &cells {
+                let mut s = partial.clone();
+                for (&i, &v) in block.hyperplanes.iter().zip(cell) {
+                    s[i] = v;
+                }
+                next.push(s);
+            }
+        }
+        signs = next;
+    }
+    Ok(Some(Cells {
+        signs,
         lp_solves,
         shortcut: false,
-    })
+        local: true,
+    }))
 }
 
 /// Tests every one of the `2^H` sign vectors with an interior-point LP (for tests and as a
@@ -445,5 +829,6 @@ pub fn brute_force_cells(
         signs,
         lp_solves: all.len() + 1,
         shortcut: false,
+        local: false,
     })
 }

@@ -359,6 +359,7 @@ impl Search<'_> {
         let options = CellOptions {
             min_slack: self.params.cell_slack * budget,
             rank_shortcut: self.params.rank_shortcut,
+            local: self.params.tangent_cone_cells,
             parallel: true,
         };
         let cells = enumerate_cells(

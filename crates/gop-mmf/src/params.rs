@@ -22,6 +22,7 @@
 //! | `filter_tol` | `1e-9` | relative tolerance for zero / duplicate hyperplanes | `[0, 1e-3]` |
 //! | `cell_slack` | `1e-9` | smallest interior-point slack of a cell, relative to `P` | `[0, 1e-3]` |
 //! | `rank_shortcut` | `true` | skip the cell LPs when all sign vectors are provably cells | |
+//! | `tangent_cone_cells` | `true` | enumerate cells in the tangent cone at `x^t`, block by block, when `x^t` is inside the region (small LPs); else on the whole region | |
 
 use std::time::Duration;
 
@@ -51,6 +52,7 @@ pub struct GopParams {
     pub(crate) filter_tol: f64,
     pub(crate) cell_slack: f64,
     pub(crate) rank_shortcut: bool,
+    pub(crate) tangent_cone_cells: bool,
 }
 
 impl GopParams {
@@ -70,6 +72,7 @@ impl GopParams {
             filter_tol: 1e-9,
             cell_slack: 1e-9,
             rank_shortcut: true,
+            tangent_cone_cells: true,
         }
     }
 
@@ -140,6 +143,15 @@ impl GopParams {
     #[must_use]
     pub fn rank_shortcut(mut self, on: bool) -> Self {
         self.rank_shortcut = on;
+        self
+    }
+
+    /// Enables or disables the tangent-cone cell enumeration (see
+    /// [`crate::arrangement`]); when off, every node's cells are found by the walk on its
+    /// whole region (the slower reference path).
+    #[must_use]
+    pub fn tangent_cone_cells(mut self, on: bool) -> Self {
+        self.tangent_cone_cells = on;
         self
     }
 

@@ -84,6 +84,7 @@ fn walk_finds_the_cells_brute_force_finds() {
             let options = CellOptions {
                 min_slack: 1e-9,
                 rank_shortcut: shortcut,
+                local: seed % 3 != 0,
                 parallel: seed % 2 == 0,
             };
             let walk =
@@ -226,4 +227,140 @@ fn filtering_merges_duplicates_and_drops_zeros_with_valid_bounds() {
             }
         }
     }
+}
+
+/// A hyperplane through `center` whose normal is random on the variables `block` only.
+fn through_on(center: &[f64], block: &[usize], rng: &mut bl_core::random::Rng) -> Affine {
+    let coeffs: Vec<(usize, f64)> = block.iter().map(|&i| (i, standard_normal(rng))).collect();
+    let offset = -coeffs.iter().map(|&(i, a)| a * center[i]).sum::<f64>();
+    unit(&Affine { coeffs, offset })
+}
+
+#[test]
+fn tangent_cone_cells_match_brute_force_with_active_rows_and_blocks() {
+    // Central arrangements whose hyperplanes each live on one block of variables, inside
+    // regions cut by rows through the center (active there) and rows through other points:
+    // the tangent-cone enumeration (block by block, in the span of the normals) must find
+    // exactly the cells the brute-force test of all sign vectors finds on the whole region.
+    let solver = Microlp;
+    let (mut checked, mut with_active, mut multi_block) = (0, 0, 0);
+    for seed in 0..40u64 {
+        let mut rng = seeded_rng(1000 + seed);
+        let d = 2 + (seed as usize) % 6;
+        // At least two variables per block: hyperplanes through the center on a single
+        // variable would coincide, and the arrangement must have distinct hyperplanes.
+        let nblocks = (1 + (seed as usize) % 3).min(d / 2);
+        // Variables dealt round-robin to the blocks.
+        let blocks: Vec<Vec<usize>> = (0..nblocks)
+            .map(|b| (0..d).filter(|i| i % nblocks == b).collect())
+            .collect();
+        let budget = 1.0;
+        let mut center: Vec<f64> = (0..d).map(|_| standard_normal(&mut rng)).collect();
+        let l1: f64 = center.iter().map(|v| v.abs()).sum();
+        let r = rng.random_range(0.0..0.9);
+        center.iter_mut().for_each(|v| *v *= r * budget / l1);
+        let h = 2 + (seed as usize) % 4;
+        let mut hyperplanes: Vec<Affine> = (0..h)
+            .map(|i| through_on(&center, &blocks[i % nblocks], &mut rng))
+            .collect();
+        if seed % 4 == 3 && blocks[0].len() >= 2 {
+            // A dependent normal in block 0: the sum of block 0's first two hyperplanes.
+            let mut g = through_on(&center, &blocks[0], &mut rng);
+            let (a, b) = (&hyperplanes[0], &hyperplanes[nblocks.min(h - 1)]);
+            if b.coeffs.iter().all(|&(i, _)| blocks[0].contains(&i)) {
+                g = Affine {
+                    coeffs: a
+                        .coeffs
+                        .iter()
+                        .zip(&b.coeffs)
+                        .map(|(&(i, u), &(_, v))| (i, u + 0.5 * v))
+                        .collect(),
+                    offset: a.offset + 0.5 * b.offset,
+                };
+            }
+            hyperplanes.push(unit(&g));
+        }
+        // Region rows: some through the center (active), some through other points.
+        let mut region: Vec<SignedHyperplane> = Vec::new();
+        for i in 0..(seed as usize) % 3 {
+            let g = through_on(&center, &blocks[(i + 1) % nblocks], &mut rng);
+            let sign = if rng.random_bool(0.5) { 1 } else { -1 };
+            region.push(SignedHyperplane { g, sign });
+        }
+        for _ in 0..(seed as usize / 3) % 2 {
+            let other: Vec<f64> = (0..d).map(|_| 0.3 * standard_normal(&mut rng)).collect();
+            let g = unit(&through(&other, &mut rng));
+            let sign = if g.eval(&center) >= 0.0 { 1 } else { -1 };
+            region.push(SignedHyperplane { g, sign });
+        }
+        let brute = brute_force_cells(&solver, d, budget, &region, &hyperplanes, 1e-9).unwrap();
+        let options = CellOptions {
+            min_slack: 1e-9,
+            rank_shortcut: false,
+            local: true,
+            parallel: seed % 2 == 0,
+        };
+        let local =
+            enumerate_cells(&solver, d, budget, &region, &center, &hyperplanes, &options).unwrap();
+        let global = enumerate_cells(
+            &solver,
+            d,
+            budget,
+            &region,
+            &center,
+            &hyperplanes,
+            &CellOptions {
+                local: false,
+                ..options
+            },
+        )
+        .unwrap();
+        let label = format!(
+            "seed {seed} (d = {d}, blocks = {nblocks}, h = {}, rows = {})",
+            hyperplanes.len(),
+            region.len()
+        );
+        assert!(local.local, "{label}: the tangent-cone path must apply");
+        assert!(!global.local);
+        assert_eq!(as_set(&local.signs), as_set(&brute.signs), "{label}");
+        assert_eq!(as_set(&global.signs), as_set(&brute.signs), "{label}");
+        assert_eq!(local.signs.len(), as_set(&local.signs).len(), "{label}");
+        checked += brute.signs.len();
+        with_active += usize::from(region.iter().any(|r| r.g.eval(&center).abs() < 1e-12));
+        multi_block += usize::from(nblocks > 1);
+    }
+    assert!(checked > 200, "{checked}");
+    assert!(
+        with_active >= 10 && multi_block >= 10,
+        "{with_active} {multi_block}"
+    );
+}
+
+#[test]
+fn tangent_cone_cells_step_aside_when_the_center_is_not_inside() {
+    // Center on the ball's boundary, or a hyperplane that misses the center: the walk on
+    // the whole region decides, with the same answer as brute force.
+    let solver = Microlp;
+    let hyperplanes = vec![
+        Affine {
+            coeffs: vec![(0, 1.0)],
+            offset: -1.0,
+        },
+        Affine {
+            coeffs: vec![(1, 1.0)],
+            offset: 0.0,
+        },
+    ];
+    let options = CellOptions {
+        rank_shortcut: false,
+        ..CellOptions::default()
+    };
+    let on_boundary =
+        enumerate_cells(&solver, 2, 1.0, &[], &[1.0, 0.0], &hyperplanes, &options).unwrap();
+    assert!(!on_boundary.local);
+    let missing =
+        enumerate_cells(&solver, 2, 1.0, &[], &[0.2, 0.0], &hyperplanes, &options).unwrap();
+    assert!(!missing.local);
+    let brute = brute_force_cells(&solver, 2, 1.0, &[], &hyperplanes, 1e-9).unwrap();
+    assert_eq!(as_set(&missing.signs), as_set(&brute.signs));
 }

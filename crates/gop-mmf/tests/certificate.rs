@@ -293,3 +293,40 @@ proptest! {
         prop_assert!(fit.lower_bound() <= fit.upper_bound());
     }
 }
+
+#[test]
+fn tangent_cone_cells_do_not_change_the_certificate() {
+    // The same fits with the cells of every node found on its whole region (the reference
+    // walk) and in the tangent cone at its point: same cells at the root, and certified
+    // intervals that agree (the trees may differ in the order of equal-bound nodes).
+    for seed in 0..6u64 {
+        let (m, n) = (1 + (seed as usize) % 2, 3);
+        let y = random_y(300 + seed, m, n);
+        let params = GopParams::new(2, 1.5).eps(1e-2).seed(seed).threads(1);
+        let (fast, reference) = if m == 1 {
+            (params.clone(), params.clone().tangent_cone_cells(false))
+        } else {
+            let p = params.max_iter(60);
+            (p.clone(), p.tangent_cone_cells(false))
+        };
+        let a = fast.fit(y.as_ref()).unwrap();
+        let b = reference.fit(y.as_ref()).unwrap();
+        assert_eq!(a.history()[0].cells, b.history()[0].cells, "seed {seed}");
+        let (ca, cb) = (a.certificate(), b.certificate());
+        let tol = 1e-9 * (1.0 + cb.upper_bound.abs());
+        assert!(
+            ca.lower_bound <= cb.upper_bound + tol,
+            "seed {seed}: {ca:?} vs {cb:?}"
+        );
+        assert!(
+            cb.lower_bound <= ca.upper_bound + tol,
+            "seed {seed}: {ca:?} vs {cb:?}"
+        );
+        if m == 1 {
+            assert!(
+                ca.certified && cb.certified,
+                "seed {seed}: {ca:?} vs {cb:?}"
+            );
+        }
+    }
+}
