@@ -77,7 +77,7 @@ impl Bmp {
 /// | `n_atoms` | `10` | `K`, maximum number of atoms | `>= 1` |
 /// | `tol` | `1e-6` | stop when `(F_prev - F) / F_prev <= tol` | finite, `>= 0` |
 /// | `alternations` | `10` | rounds of the exact `z` update / singular pair alternation per candidate | any |
-/// | `refit_sweeps` | `10` | at most this many sweeps refitting every atom's `(z, u, w)` after each step, fewer when a sweep lowers `F` by less than a fraction `refit_tol` (step 4b of the module docs; `0` = coefficients only, as in the paper) | any |
+/// | `refit_sweeps` | `10` | at most this many sweeps refitting every atom's `(z, u, w)` after each step, fewer when a sweep lowers `F` by less than a fraction `refit_tol` or `F` vanishes (`<= 1e-26 F(0)`) (step 4b of the module docs; `0` = coefficients only, as in the paper) | any |
 /// | `refit_tol` | `1e-6` | relative decrease of `F` below which the refit sweeps stop | finite, `>= 0` |
 /// | `solver` | [`QpSolver::default_mixing`] | the Boolean QP solver of the atom search | |
 /// | `modes` | `[0, 1, 2]` | modes whose atoms are searched | non-empty subset of `{0, 1, 2}` |
@@ -236,6 +236,7 @@ impl BmpParams {
         let mut kr = Mat::zeros(0, 0);
         let mut loss = 0.5 * x.frobenius_norm().powi(2);
         let initial_loss = loss;
+        let initial_sq = 2.0 * loss;
         let n_obs = x.n_observed() as f64;
         let mut trace = Trace::default();
         let rule = StoppingRule {
@@ -276,7 +277,9 @@ impl BmpParams {
             atoms.push(best.atom);
             let mut c = fully_corrective(&atoms, &b, shape, &entries)?;
             let mut sq = update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
+            let mut sweeps_made = 0;
             for _ in 0..self.refit_sweeps {
+                sweeps_made += 1;
                 let before = sq;
                 for i in 0..atoms.len() {
                     let mode = atoms[i].mode();
@@ -302,7 +305,7 @@ impl BmpParams {
                 }
                 c = fully_corrective(&atoms, &b, shape, &entries)?;
                 sq = update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
-                if before - sq <= self.refit_tol * before {
+                if before - sq <= self.refit_tol * before || sq <= VANISHED * initial_sq {
                     break;
                 }
             }
@@ -317,13 +320,14 @@ impl BmpParams {
                 mode: best.mode,
                 score: best.score,
                 alternations: best.alternations,
+                refit_sweeps: sweeps_made,
                 loss,
             });
             path.push(c);
             snapshots.push(atoms.clone());
             let mut progress = Progress::new(loss, change);
             // The residual vanished (to rounding): nothing is left to explain.
-            progress.stop = loss <= 1e-26 * initial_loss;
+            progress.stop = loss <= VANISHED * initial_loss;
             Ok(progress
                 .with("rmse", (2.0 * loss / n_obs).sqrt())
                 .with("mode", best.mode as f64)
@@ -343,6 +347,10 @@ impl BmpParams {
         })
     }
 }
+
+/// The loss counts as vanished (exact fit to rounding) at this fraction of `F(0)`: the
+/// greedy loop and the refit sweeps stop there.
+const VANISHED: f64 = 1e-26;
 
 /// A mode searched in parallel and its unfolding buffer (used by mode 1 only, see
 /// [`unfolded_view`]).
@@ -764,7 +772,9 @@ pub struct AtomStep {
     pub score: f64,
     /// `z` updates made by the alternation.
     pub alternations: usize,
-    /// `F` after the fully corrective step.
+    /// Refit sweeps made after the fully corrective step.
+    pub refit_sweeps: usize,
+    /// `F` after the fully corrective step and the refit sweeps.
     pub loss: f64,
 }
 

@@ -202,6 +202,36 @@ fn masked_entries_never_influence_the_fit() {
 }
 
 #[test]
+fn refit_sweeps_stop_once_a_completion_is_exact() {
+    // Noiseless, 10% missing: the EM refit converges linearly to an exact fit, where the
+    // relative-decrease rule alone (tol 0) would keep sweeping; the vanished-loss rule
+    // stops it. The missing entries are then recovered.
+    let data = SyntheticParams::default()
+        .shape([14, 13, 12])
+        .n_atoms(3)
+        .missing_fraction(0.1)
+        .seed(5)
+        .generate()
+        .unwrap();
+    let cap = 5000;
+    let fitted = Bmp::params()
+        .n_atoms(3)
+        .refit_sweeps(cap)
+        .refit_tol(0.0)
+        .seed(1)
+        .fit(data.observed())
+        .unwrap();
+    let mask = data.observed().mask().unwrap();
+    let completion =
+        metrics::completion_rmse(&fitted.reconstruct().unwrap(), data.clean(), mask).unwrap();
+    assert!(completion < 1e-8, "completion RMSE {completion}");
+    let last = fitted.steps().last().unwrap();
+    assert!(last.refit_sweeps < cap, "{} sweeps", last.refit_sweeps);
+    let clean_sq: f64 = data.clean().data().iter().map(|v| v * v).sum();
+    assert!(last.loss <= 1e-20 * clean_sq, "loss {}", last.loss);
+}
+
+#[test]
 fn bmp_is_deterministic_for_a_seed() {
     let data = SyntheticParams::default()
         .shape([12, 12, 12])
