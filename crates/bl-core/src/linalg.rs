@@ -269,6 +269,54 @@ pub fn power_iteration<A: LinearOperator + ?Sized>(
     params: &PowerIterationParams,
 ) -> Result<SingularTriplet> {
     let (m, n) = (a.nrows(), a.ncols());
+    let mut v = match v0 {
+        Some(v0) => {
+            ensure_len("power_iteration: v0", n, v0.len())?;
+            v0.to_vec()
+        }
+        None => {
+            let mut rng = StdRng::seed_from_u64(params.seed);
+            (0..n).map(|_| StandardNormal.sample(&mut rng)).collect()
+        }
+    };
+    let mut u = vec![0.0; m];
+    let info = power_iteration_in_place(a, &mut u, &mut v, params)?;
+    Ok(SingularTriplet {
+        sigma: info.sigma,
+        u,
+        v,
+        iterations: info.iterations,
+        converged: info.converged,
+    })
+}
+
+/// What [`power_iteration_in_place`] reports; the singular vectors are in the caller's
+/// buffers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PowerIterationInfo {
+    /// The singular value estimate `sigma = ||A^T u||`.
+    pub sigma: f64,
+    /// Iterations performed.
+    pub iterations: usize,
+    /// Whether the tolerance was met before `max_iter`.
+    pub converged: bool,
+}
+
+/// [`power_iteration`] in caller-provided buffers, allocating nothing (for hot loops such as
+/// the online bilinear learner's per-block updates): `v` (length `A.ncols()`) holds the
+/// start vector on entry, and on success `u` (length `A.nrows()`) and `v` hold the left and
+/// right singular vectors. `params.seed` is unused: the start is always `v`.
+///
+/// # Errors
+/// As [`power_iteration`]; also buffers of the wrong length. On error the contents of `u`
+/// and `v` are unspecified.
+pub fn power_iteration_in_place<A: LinearOperator + ?Sized>(
+    a: &A,
+    u: &mut [f64],
+    v: &mut [f64],
+    params: &PowerIterationParams,
+) -> Result<PowerIterationInfo> {
+    let (m, n) = (a.nrows(), a.ncols());
     if m == 0 || n == 0 {
         return Err(BlError::Empty {
             what: "power_iteration: operator",
@@ -282,40 +330,29 @@ pub fn power_iteration<A: LinearOperator + ?Sized>(
         });
     }
     ensure_positive("tol", params.tol)?;
-    let mut v = match v0 {
-        Some(v0) => {
-            ensure_len("power_iteration: v0", n, v0.len())?;
-            crate::error::ensure_finite("power_iteration: v0", v0)?;
-            v0.to_vec()
-        }
-        None => {
-            let mut rng = StdRng::seed_from_u64(params.seed);
-            (0..n).map(|_| StandardNormal.sample(&mut rng)).collect()
-        }
-    };
-    if normalize(&mut v) == 0.0 {
+    ensure_len("power_iteration: u", m, u.len())?;
+    ensure_len("power_iteration: v0", n, v.len())?;
+    crate::error::ensure_finite("power_iteration: v0", v)?;
+    if normalize(v) == 0.0 {
         return Err(BlError::InvalidParameter {
             name: "v0",
             value: "zero vector".into(),
             expected: "a nonzero start vector",
         });
     }
-    let mut u = vec![0.0; m];
     let mut sigma = 0.0;
     for iter in 1..=params.max_iter {
-        a.apply(&v, &mut u);
-        if normalize(&mut u) == 0.0 {
+        a.apply(v, u);
+        if normalize(u) == 0.0 {
             // v lies in the null space: A v = 0. For a zero operator sigma = 0 is exact.
-            return Ok(SingularTriplet {
+            return Ok(PowerIterationInfo {
                 sigma: 0.0,
-                u,
-                v,
                 iterations: iter,
                 converged: true,
             });
         }
-        a.apply_transpose(&u, &mut v);
-        let new_sigma = normalize(&mut v);
+        a.apply_transpose(u, v);
+        let new_sigma = normalize(v);
         if !new_sigma.is_finite() {
             return Err(BlError::Numerical {
                 context: "power_iteration",
@@ -325,19 +362,15 @@ pub fn power_iteration<A: LinearOperator + ?Sized>(
         let done = (new_sigma - sigma).abs() <= params.tol * new_sigma;
         sigma = new_sigma;
         if done {
-            return Ok(SingularTriplet {
+            return Ok(PowerIterationInfo {
                 sigma,
-                u,
-                v,
                 iterations: iter,
                 converged: true,
             });
         }
     }
-    Ok(SingularTriplet {
+    Ok(PowerIterationInfo {
         sigma,
-        u,
-        v,
         iterations: params.max_iter,
         converged: false,
     })

@@ -3,7 +3,7 @@
 use bl_core::BlError;
 use bl_core::linalg::{
     LinearOperator, PowerIterationParams, frobenius_inner, frobenius_norm, least_squares,
-    power_iteration, top_singular_vectors,
+    power_iteration, power_iteration_in_place, top_singular_vectors,
 };
 use bl_core::random::{seeded_rng, standard_normal_mat};
 use faer::Mat;
@@ -128,6 +128,44 @@ fn power_iteration_bad_input() {
     assert!(matches!(
         power_iteration(&empty, None, &p),
         Err(BlError::Empty { .. })
+    ));
+}
+
+/// The in-place variant is the same iteration: same start, same iterates, same result;
+/// its buffers are checked.
+#[test]
+fn power_iteration_in_place_equals_the_allocating_one() {
+    let mut rng = seeded_rng(9);
+    let a = standard_normal_mat(&mut rng, 6, 4);
+    let start = [0.3, -1.0, 2.0, 0.5];
+    for max_iter in [1, 3, 50] {
+        let params = PowerIterationParams {
+            max_iter,
+            tol: 1e-12,
+            seed: 0,
+        };
+        let t = power_iteration(&a, Some(&start), &params).unwrap();
+        let (mut u, mut v) = (vec![f64::NAN; 6], start.to_vec());
+        let info = power_iteration_in_place(&a, &mut u, &mut v, &params).unwrap();
+        assert_eq!(info.sigma, t.sigma);
+        assert_eq!(info.iterations, t.iterations);
+        assert_eq!(info.converged, t.converged);
+        assert_eq!(u, t.u);
+        assert_eq!(v, t.v);
+    }
+    let p = PowerIterationParams::default();
+    let mut v = start.to_vec();
+    assert!(matches!(
+        power_iteration_in_place(&a, &mut [0.0; 5], &mut v, &p),
+        Err(BlError::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        power_iteration_in_place(&a, &mut [0.0; 6], &mut [1.0; 3], &p),
+        Err(BlError::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        power_iteration_in_place(&a, &mut [0.0; 6], &mut [0.0; 4], &p),
+        Err(BlError::InvalidParameter { .. })
     ));
 }
 

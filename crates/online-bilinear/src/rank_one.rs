@@ -30,12 +30,12 @@
 //!
 //! A mistake adds `D = C DeltaPhi_t`, which touches only the blocks of the features active
 //! where the decoded transition differs from the gold one. For each touched block, `R` power
-//! steps ([`bl_core::linalg::power_iteration`] on the `L x (L + 1)` block, warm-started at the
+//! steps ([`bl_core::linalg::power_iteration_in_place`] on the `L x (L + 1)` block, warm-started at the
 //! previous `v_k`; a new block starts from the uniform vector) give `(sigma_k, u_k, v_k)`.
 //! Cost per mistake: `O(|B| R L^2)` for `|B|` touched blocks, independent of `K`; memory:
 //! blocks are allocated when first touched.
 
-use bl_core::linalg::{LinearOperator, PowerIterationParams, power_iteration};
+use bl_core::linalg::{LinearOperator, PowerIterationParams, power_iteration_in_place};
 
 use crate::average::LazyAverage;
 use crate::error::Result;
@@ -416,24 +416,27 @@ impl BlockRankOne {
                 rows: l,
                 cols: p,
             };
-            let triplet = power_iteration(&op, Some(&self.v[k * p..(k + 1) * p]), &params)?;
-            let root = triplet.sigma.sqrt();
-            self.sigma[k] = triplet.sigma;
+            // The previous u_k, v_k are only needed as the warm start v_k: iterate in place.
+            let (u_k, v_k) = (
+                &mut self.u[k * l..(k + 1) * l],
+                &mut self.v[k * p..(k + 1) * p],
+            );
+            let info = power_iteration_in_place(&op, u_k, v_k, &params)?;
+            let root = info.sigma.sqrt();
+            self.sigma[k] = info.sigma;
             for a in 0..l {
                 let j = k * l + a;
                 if let Some((aa, _)) = self.averages.as_mut() {
                     aa.touch(j, self.alpha[j]);
                 }
-                self.u[j] = triplet.u[a];
-                self.alpha[j] = root * triplet.u[a];
+                self.alpha[j] = root * self.u[j];
             }
             for b in 0..p {
                 let j = k * p + b;
                 if let Some((_, ab)) = self.averages.as_mut() {
                     ab.touch(j, self.beta[j]);
                 }
-                self.v[j] = triplet.v[b];
-                self.beta[j] = root * triplet.v[b];
+                self.beta[j] = root * self.v[j];
             }
         }
         Ok(())
