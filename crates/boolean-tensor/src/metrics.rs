@@ -214,3 +214,17 @@ pub fn best_boolean_fit(r: &[f64]) -> (Vec<f64>, f64) {
     };
     (z, c)
 }
+
+/// How far a real vector is from a scaled Boolean vector: `min_{S, c} ||r - c 1_S|| /
+/// ||r||`, from [`best_boolean_fit`]. `0` for `r = c 1_S` (and for `r = 0`), at most `1`.
+/// The experiments use it on CP factor columns to ask whether a tensor has Boolean-factor
+/// structure at all.
+pub fn boolean_residual(r: &[f64]) -> f64 {
+    let norm_sq: f64 = r.iter().map(|v| v * v).sum();
+    if norm_sq == 0.0 {
+        return 0.0;
+    }
+    let (z, c) = best_boolean_fit(r);
+    let res_sq: f64 = r.iter().zip(&z).map(|(v, zi)| (v - c * zi).powi(2)).sum();
+    (res_sq / norm_sq).sqrt().min(1.0)
+}

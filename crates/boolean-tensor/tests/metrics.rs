@@ -1,7 +1,9 @@
 //! Metrics: Hamming error after optimal matching (vs brute force), RMSE, completion RMSE,
 //! the synthetic generator.
 
-use boolean_tensor::metrics::{best_boolean_fit, completion_rmse, hamming_error, rmse};
+use boolean_tensor::metrics::{
+    best_boolean_fit, boolean_residual, completion_rmse, hamming_error, rmse,
+};
 use boolean_tensor::{BooleanFactor, SyntheticParams, Tensor};
 use rand::{RngExt, SeedableRng};
 
@@ -122,6 +124,33 @@ fn hamming_only_matches_within_a_mode() {
         z: vec![0.5, 1.0, 0.0],
     }];
     assert!(hamming_error(&truth, &not_boolean).is_err());
+}
+
+#[test]
+fn boolean_residual_matches_enumeration_and_vanishes_on_scaled_boolean_vectors() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+    for _ in 0..30 {
+        let r: Vec<f64> = (0..7).map(|_| rng.random_range(-2.0..3.0)).collect();
+        // Every support S with its best scale (the mean over S); S = {} gives ||r||.
+        let norm_sq: f64 = r.iter().map(|v| v * v).sum();
+        let mut best = norm_sq;
+        for bits in 1u32..(1 << r.len()) {
+            let s: Vec<usize> = (0..r.len()).filter(|&i| bits >> i & 1 == 1).collect();
+            let c = s.iter().map(|&i| r[i]).sum::<f64>() / s.len() as f64;
+            let res: f64 = (0..r.len())
+                .map(|i| {
+                    let fit = if bits >> i & 1 == 1 { c } else { 0.0 };
+                    (r[i] - fit).powi(2)
+                })
+                .sum();
+            best = best.min(res);
+        }
+        let expected = (best / norm_sq).sqrt();
+        let ours = boolean_residual(&r);
+        assert!((ours - expected).abs() <= 1e-12, "{ours} vs {expected}");
+    }
+    assert_eq!(boolean_residual(&[0.0, -2.5, -2.5, 0.0]), 0.0);
+    assert_eq!(boolean_residual(&[0.0; 3]), 0.0);
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 use anyhow::Context as _;
 use boolean_tensor::{
-    Bmp, BooleanFactor, CpAls, Decomposition, Lfm, Sustain, Tensor, Tucker, metrics,
+    Bmp, BooleanFactor, CpAls, Decomposition, FittedCp, Lfm, Sustain, Tensor, Tucker, metrics,
 };
 
 use super::{Ctx, Scale};
@@ -78,7 +78,44 @@ pub struct Evaluated {
     pub atoms: usize,
     pub tensor: Tensor,
     pub factors: Option<Vec<BooleanFactor>>,
+    /// CP-ALS only: [`cp_boolean_residual`] of its factors.
+    pub boolean_residual: Option<f64>,
     pub seconds: f64,
+}
+
+/// A fitted model as [`run_methods`] hands it on.
+struct Model {
+    tensor: Tensor,
+    factors: Option<Vec<BooleanFactor>>,
+    boolean_residual: Option<f64>,
+}
+
+impl Model {
+    fn new(tensor: Tensor, factors: Option<Vec<BooleanFactor>>) -> Self {
+        Self {
+            tensor,
+            factors,
+            boolean_residual: None,
+        }
+    }
+}
+
+/// How Boolean a tensor's CP factors are: for each component, the smallest
+/// `metrics::boolean_residual` (`||f - c 1_S|| / ||f||`) of its three factor columns,
+/// averaged over the components. Near 0 when every component has a (scaled) Boolean factor
+/// along some mode, as on data of model (1); up to 1 otherwise.
+pub fn cp_boolean_residual(fit: &FittedCp) -> f64 {
+    let f = fit.factors();
+    let rank = f[0].ncols();
+    let per_component = (0..rank).map(|r| {
+        f.iter()
+            .map(|fm| {
+                let col: Vec<f64> = (0..fm.nrows()).map(|i| fm[(i, r)]).collect();
+                metrics::boolean_residual(&col)
+            })
+            .fold(f64::INFINITY, f64::min)
+    });
+    per_component.sum::<f64>() / rank.max(1) as f64
 }
 
 /// Fits the six methods to `x` at every number of atoms in `grid` (increasing) and hands
@@ -108,6 +145,7 @@ pub fn run_methods(
             atoms: k,
             tensor: bmp.reconstruct_first(kk)?,
             factors: Some(bmp.boolean_factors_at(kk)),
+            boolean_residual: None,
             seconds: bmp_time * kk as f64 / kmax as f64,
         })?;
     }
@@ -125,19 +163,22 @@ pub fn run_methods(
                     .max_iter(budget.cp_iter)
                     .seed(seed)
                     .fit(x)?;
-                Ok((f.reconstruct()?, Some(f.boolean_factors())))
+                Ok(Model {
+                    boolean_residual: Some(cp_boolean_residual(&f)),
+                    ..Model::new(f.reconstruct()?, Some(f.boolean_factors()))
+                })
             },
             &|| {
                 let f = Tucker::params().for_atoms(k).fit(x)?;
-                Ok((f.reconstruct()?, None))
+                Ok(Model::new(f.reconstruct()?, None))
             },
             &|| {
                 let f = Lfm::params().n_atoms(k).seed(seed).fit_best_mode(x)?;
-                Ok((f.reconstruct()?, Some(f.boolean_factors())))
+                Ok(Model::new(f.reconstruct()?, Some(f.boolean_factors())))
             },
             &|| {
                 let f = Lfm::params().n_atoms(k).seed(seed).fit_mix(x)?;
-                Ok((f.reconstruct()?, Some(f.boolean_factors())))
+                Ok(Model::new(f.reconstruct()?, Some(f.boolean_factors())))
             },
             &|| {
                 let f = Sustain::params()
@@ -146,17 +187,18 @@ pub fn run_methods(
                     .max_iter(budget.sustain_iter)
                     .seed(seed)
                     .fit(x)?;
-                Ok((f.reconstruct()?, Some(f.boolean_factors())))
+                Ok(Model::new(f.reconstruct()?, Some(f.boolean_factors())))
             },
         ];
         for (i, fit) in fits.iter().enumerate() {
-            let ((tensor, factors), seconds) =
+            let (model, seconds) =
                 timed(*fit).with_context(|| format!("{} with {k} atoms", METHODS[i + 1]))?;
             sink(Evaluated {
                 method: i + 1,
                 atoms: k,
-                tensor,
-                factors,
+                tensor: model.tensor,
+                factors: model.factors,
+                boolean_residual: model.boolean_residual,
                 seconds,
             })?;
         }
@@ -164,8 +206,8 @@ pub fn run_methods(
     Ok(())
 }
 
-/// A fitted model as the experiments use it: the tensor and the Boolean factors.
-type Fitted = anyhow::Result<(Tensor, Option<Vec<BooleanFactor>>)>;
+/// A fitted model or the error of its fit.
+type Fitted = anyhow::Result<Model>;
 
 /// `n` atom counts spread evenly over `1..=kmax` (always including `kmax`).
 pub fn atom_grid(kmax: usize, n: usize) -> Vec<usize> {

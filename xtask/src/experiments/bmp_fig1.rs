@@ -31,6 +31,7 @@ struct Cell {
     denoise: f64,
     hamming: Option<f64>,
     completion: f64,
+    boolean_residual: Option<f64>,
     seconds: f64,
 }
 
@@ -78,6 +79,7 @@ impl Experiment for BmpFig1 {
                     Some(f) => Some(metrics::hamming_error(&truth, f)?.rate),
                     None => None,
                 };
+                cell.boolean_residual = e.boolean_residual;
                 cell.seconds += e.seconds;
                 Ok(())
             })?;
@@ -163,6 +165,10 @@ impl Experiment for BmpFig1 {
                 ctx.figure(&format!("{lower}_{key}_completion_rmse"), c.completion);
                 if let Some(hm) = c.hamming {
                     ctx.figure(&format!("{lower}_{key}_hamming"), hm);
+                }
+                if let Some(b) = c.boolean_residual {
+                    // The contrast for bmp-fig2: how Boolean CP's factors are on model (1).
+                    ctx.figure(&format!("{lower}_{key}_boolean_residual"), b);
                 }
             }
             finals.push((name.to_string(), last));
