@@ -6,7 +6,9 @@
 //!   upper-bound work);
 //! - one cell enumeration of the root arrangement: the interior-point walk on the whole
 //!   region (LPs in `2 M K + 1` variables), the tangent-cone enumeration block by block (LPs
-//!   in the span of each block's normals), and the default (rank shortcut, then the cone).
+//!   in the span of each block's normals), and the default (rank shortcut, then the cone);
+//! - one whole GOP iteration at the root with 1 and 2 threads (the relaxed duals dominate
+//!   it: their parallel speed-up).
 
 use std::hint::black_box;
 
@@ -123,5 +125,32 @@ fn cell_enumeration(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, relaxed_dual, cell_enumeration);
+/// One GOP iteration at the root (primal, Lagrangian, cells, one relaxed dual per cell) with
+/// 1 and 2 worker threads: the cell enumeration is small beside the relaxed duals, so the
+/// ratio of the two times is the parallel speed-up of the relaxed-dual stage (a slight
+/// underestimate).
+fn one_iteration(c: &mut Criterion) {
+    let mut group = c.benchmark_group("gop_one_iteration");
+    group.sample_size(10);
+    let (m, n) = (80, 6);
+    let (y, x0, budget) = instance(m, n);
+    let y = faer::Mat::from_fn(m, n, |j, s| y[s * m + j]);
+    for threads in [1, 2] {
+        let params = gop_mmf::GopParams::new(2, budget)
+            .initial_x(x0.clone())
+            .threads(threads)
+            .max_iter(1);
+        let cells = params.fit(y.as_ref()).expect("fit").history()[0].cells;
+        group.bench_function(
+            BenchmarkId::new(
+                format!("threads{threads}"),
+                format!("M{m}_N{n}_cells{cells}"),
+            ),
+            |b| b.iter(|| black_box(params.fit(black_box(y.as_ref())).expect("fit"))),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, relaxed_dual, cell_enumeration, one_iteration);
 criterion_main!(benches);

@@ -26,12 +26,11 @@ use std::time::Instant;
 
 use bl_core::engine::{Progress, StoppingRule, TerminationReason, Trace, run};
 use faer::{Mat, MatRef};
-use lp_backend::{LpError, LpOutcome, LpSolver};
+use lp_backend::LpSolver;
 use rand::RngExt;
-use rayon::prelude::*;
 
 use crate::arrangement::{CellOptions, SignedHyperplane, enumerate_cells};
-use crate::dual::{DualLayout, Level};
+use crate::dual::{DualLayout, Level, solve_relaxed_duals};
 use crate::error::{GopError, Result};
 use crate::lagrangian::{Affine, Lagrangian};
 use crate::params::GopParams;
@@ -231,9 +230,6 @@ impl GopFit {
     }
 }
 
-/// A relaxed dual's `(bound, x)`, `None` for an infeasible sliver.
-type ChildResult = std::result::Result<Option<(f64, Vec<f64>)>, LpError>;
-
 #[derive(Debug)]
 struct Node {
     parent: Option<usize>,
@@ -376,44 +372,14 @@ impl Search<'_> {
         let t = Instant::now();
         let layout = DualLayout { mk };
         let base = layout.base_program(budget, &region, &lagrangians);
-        // Warm starts pay off once the shared base is large: microlp re-solves after every
-        // added row, so with a small base a cold solve of the whole child LP is cheaper
-        // (measured by the `gop` bench).
-        let added = level.num_hyperplanes() + 1;
-        let warm = if base.num_rows() >= 4 * added {
-            Some(self.solver.prepare(&base)?)
-        } else {
-            None
-        };
-        let solver = self.solver;
-        let results: Vec<ChildResult> = cells
-            .signs
-            .par_iter()
-            .enumerate()
-            .map(|(c, signs)| {
-                let rows = layout.cell_rows(&level, signs);
-                let outcome = match &warm {
-                    Some(w) => w.solve_with_rows(&rows)?,
-                    None => {
-                        let mut lp = base.clone();
-                        rows.into_iter().for_each(|r| lp.push_row(r));
-                        solver.solve(&lp)?
-                    }
-                };
-                match outcome {
-                    LpOutcome::Optimal(sol) => Ok(Some((sol.objective, layout.x(&sol.values)))),
-                    // A cell with an interior whose closed LP is infeasible can only be a
-                    // numerical sliver: it holds no feasible point worth a bound.
-                    LpOutcome::Infeasible => Ok(None),
-                    LpOutcome::Unbounded => Err(LpError::NotOptimal {
-                        context: format!(
-                            "relaxed dual of node {id}, cell {c} (iteration {iteration})"
-                        ),
-                        status: lp_backend::LpStatus::Unbounded,
-                    }),
-                }
-            })
-            .collect();
+        let results = solve_relaxed_duals(
+            self.solver,
+            &layout,
+            &base,
+            &level,
+            &cells.signs,
+            &format!("node {id} (iteration {iteration})"),
+        )?;
         let t_dual = t.elapsed().as_secs_f64();
 
         let parent_lb = self.nodes[id].lb;
@@ -421,7 +387,7 @@ impl Search<'_> {
         let cutoff = self.upper() - self.params.eps;
         let mut children = 0;
         for (signs, result) in cells.signs.iter().zip(results) {
-            let Some((q, cx)) = result? else { continue };
+            let Some((q, cx)) = result else { continue };
             let lb = q.max(parent_lb);
             let child = self.nodes.len();
             let state = if lb >= cutoff {

@@ -1,0 +1,89 @@
+//! Probe: the relaxed-dual stage of the root node of a Table 1 instance with 1 and 2 rayon
+//! threads, interleaved repeats (min and median), for a noisy shared machine.
+//!
+//! `cargo run --release -p gop-mmf --example dual_threads -- M N REPEATS`
+use std::time::Instant;
+
+use gop_mmf::arrangement::{CellOptions, enumerate_cells};
+use gop_mmf::dual::{DualLayout, Level, solve_relaxed_duals};
+use gop_mmf::lagrangian::Lagrangian;
+use gop_mmf::primal::solve_primal;
+use lp_backend::Microlp;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let (m, n, repeats) = (
+        args.first().copied().unwrap_or(80),
+        args.get(1).copied().unwrap_or(6),
+        args.get(2).copied().unwrap_or(10),
+    );
+    let mut rng = bl_core::random::seeded_rng(1);
+    let mut xs = vec![0.0; 2 * m];
+    for j in 0..m {
+        if j < m / 4 {
+            xs[j] = 1.0;
+        } else if j < m / 2 {
+            xs[m + j] = -1.0;
+        } else {
+            xs[j] = 0.5 * bl_core::random::standard_normal(&mut rng);
+        }
+    }
+    let budget: f64 = xs.iter().map(|v| v.abs()).sum();
+    let mut y = vec![0.0; m * n];
+    for s in 0..n {
+        let t = s as f64 / (n - 1) as f64;
+        for j in 0..m {
+            y[s * m + j] = xs[j] * t + xs[m + j] * (1.0 - t);
+        }
+    }
+    let mut x0 = vec![0.0; 2 * m];
+    bl_core::random::fill_standard_normal(&mut rng, &mut x0);
+    let l1: f64 = x0.iter().map(|v| v.abs()).sum();
+    x0.iter_mut().for_each(|v| *v *= 0.5 * budget / l1);
+    let primal = solve_primal(&x0, &y, m, 2, n)?;
+    let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+    let reps = &level.filtered.reps;
+    let cells = enumerate_cells(
+        &Microlp,
+        2 * m,
+        budget,
+        &[],
+        &x0,
+        reps,
+        &CellOptions::default(),
+    )?;
+    let layout = DualLayout { mk: 2 * m };
+    let base = layout.base_program(budget, &[], &[]);
+    let pools: Vec<rayon::ThreadPool> = [1, 2]
+        .iter()
+        .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build())
+        .collect::<Result<_, _>>()?;
+    let mut times = [Vec::new(), Vec::new()];
+    for _ in 0..repeats {
+        for (p, pool) in pools.iter().enumerate() {
+            let t = Instant::now();
+            pool.install(|| {
+                solve_relaxed_duals(&Microlp, &layout, &base, &level, &cells.signs, "probe")
+            })?;
+            times[p].push(t.elapsed().as_secs_f64());
+        }
+    }
+    for t in &mut times {
+        t.sort_by(f64::total_cmp);
+    }
+    let (one, two) = (&times[0], &times[1]);
+    println!(
+        "M {m} N {n} cells {}: 1 thread min {:.4} median {:.4} s; 2 threads min {:.4} median {:.4} s; speed-up min/min {:.2}, median/median {:.2}",
+        cells.signs.len(),
+        one[0],
+        one[one.len() / 2],
+        two[0],
+        two[two.len() / 2],
+        one[0] / two[0],
+        one[one.len() / 2] / two[two.len() / 2]
+    );
+    Ok(())
+}
