@@ -187,12 +187,7 @@ pub fn atoms_to_tensor(atoms: &[Atom], coefficients: &[f64]) -> Result<Tensor> {
     let f = atom_factor_mats(atoms, coefficients, shape);
     let mut out = vec![0.0; shape.iter().product()];
     let mut kr = Mat::zeros(0, 0);
-    cp_reconstruct_into(
-        [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
-        &mut kr,
-        &mut out,
-        Par::Seq,
-    );
+    cp_reconstruct_into(f.each_ref().map(Mat::as_ref), &mut kr, &mut out, Par::Seq);
     Tensor::from_vec(shape, out)
 }
 

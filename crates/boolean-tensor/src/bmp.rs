@@ -49,12 +49,12 @@ use std::time::Duration;
 
 use bl_core::engine::{Progress, RunInfo, StoppingRule, TerminationReason, Trace, run};
 use faer::linalg::matmul::matmul;
-use faer::linalg::solvers::Solve;
-use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par, Side};
+use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
 use rayon::prelude::*;
 
 use crate::atom::{Atom, BooleanFactor, Decomposition, atom_factor_mats, atoms_to_tensor};
-use crate::error::{Result, TensorError, invalid};
+use crate::common::solve_right_spd_ridged;
+use crate::error::{Result, TensorError, check_count, check_modes, check_tol, invalid};
 use crate::metrics::best_boolean_fit;
 use crate::qp::QpSolver;
 use crate::tensor::{Tensor, check_mode, cp_reconstruct_into, other_modes, unfolded_view};
@@ -188,21 +188,10 @@ impl BmpParams {
     /// [`TensorError::InvalidParameter`], [`TensorError::InvalidMode`], or the QP
     /// solver's parameter error.
     pub fn check(&self) -> Result<()> {
-        if self.n_atoms == 0 {
-            return Err(invalid("n_atoms", 0, ">= 1"));
-        }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(invalid("tol", self.tol, "finite and >= 0"));
-        }
-        if !(self.refit_tol.is_finite() && self.refit_tol >= 0.0) {
-            return Err(invalid("refit_tol", self.refit_tol, "finite and >= 0"));
-        }
-        if self.modes.is_empty() {
-            return Err(invalid("modes", "[]", "a non-empty subset of {0, 1, 2}"));
-        }
-        for &m in &self.modes {
-            check_mode(m)?;
-        }
+        check_count("n_atoms", self.n_atoms)?;
+        check_tol("tol", self.tol)?;
+        check_tol("refit_tol", self.refit_tol)?;
+        check_modes("modes", &self.modes)?;
         self.solver.check()
     }
 
@@ -567,12 +556,7 @@ fn update_residual(
 ) -> f64 {
     let shape = x.shape();
     let f = atom_factor_mats(atoms, c, shape);
-    cp_reconstruct_into(
-        [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
-        kr,
-        model,
-        par,
-    );
+    cp_reconstruct_into(f.each_ref().map(Mat::as_ref), kr, model, par);
     let mut sq = 0.0;
     for (idx, ((r, &xv), &wv)) in residual
         .iter_mut()
@@ -700,37 +684,10 @@ pub(crate) fn masked_gram(atoms: &[Atom], shape: [usize; 3], entries: &EntrySet)
     }
 }
 
-/// Solves the symmetric positive (semi)definite system `Q c = b` by Cholesky, with a
-/// tiny ridge (`1e-12` times the largest diagonal entry, then `1e-8`) if `Q` is singular
-/// (repeated atoms).
-pub(crate) fn solve_spd(q: MatRef<'_, f64>, b: &[f64]) -> Result<Vec<f64>> {
-    let k = q.nrows();
-    let rhs = Mat::from_fn(k, 1, |i, _| b[i]);
-    let max_diag = (0..k)
-        .map(|i| q[(i, i)])
-        .fold(0.0_f64, f64::max)
-        .max(f64::MIN_POSITIVE);
-    for ridge in [0.0, 1e-12, 1e-8] {
-        let mut qr = q.to_owned();
-        for i in 0..k {
-            qr[(i, i)] += ridge * max_diag;
-        }
-        if let Ok(llt) = qr.llt(Side::Lower) {
-            let sol = llt.solve(&rhs);
-            let c: Vec<f64> = (0..k).map(|i| sol[(i, 0)]).collect();
-            if c.iter().all(|v| v.is_finite()) {
-                return Ok(c);
-            }
-        }
-    }
-    Err(TensorError::Numerical {
-        context: "fully corrective least squares",
-        message: format!("the {k} x {k} Gram matrix of the atoms is not positive definite"),
-    })
-}
-
 /// The fully corrective coefficients (eq. (9)): `argmin_c 1/2 ||P_Omega(X - sum_i c_i
-/// M_i)||^2` given `b_i = <X, M_i>_Omega`.
+/// M_i)||^2` given `b_i = <X, M_i>_Omega`, i.e. `Q c = b` by Cholesky, with a tiny ridge
+/// (`1e-12` times the largest diagonal entry, then `1e-8`) if `Q` is singular (repeated
+/// atoms).
 pub(crate) fn fully_corrective(
     atoms: &[Atom],
     b: &[f64],
@@ -738,7 +695,15 @@ pub(crate) fn fully_corrective(
     entries: &EntrySet,
 ) -> Result<Vec<f64>> {
     let q = masked_gram(atoms, shape, entries);
-    solve_spd(q.as_ref(), b)
+    // Q is symmetric: c^T Q = b^T.
+    let rhs = Mat::from_fn(1, b.len(), |_, j| b[j]);
+    let c = solve_right_spd_ridged(
+        q.as_ref(),
+        rhs.as_ref(),
+        &[0.0, 1e-12, 1e-8],
+        "fully corrective least squares",
+    )?;
+    Ok((0..b.len()).map(|j| c[(0, j)]).collect())
 }
 
 /// The fully corrective coefficients of `atoms` for the data `x` (its mask respected):

@@ -1,11 +1,11 @@
-//! Shared numerical helpers of the baselines: MTTKRP, leading left singular vectors,
-//! EM imputation of missing entries.
+//! Shared numerical helpers of the baselines: MTTKRP and the ALS factor update, leading
+//! left singular vectors, EM imputation of missing entries.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
 use crate::error::{Result, TensorError};
-use crate::tensor::{Tensor, khatri_rao_into, other_modes, unfolded_view};
+use crate::tensor::{Tensor, cp_reconstruct_into, khatri_rao_into, other_modes, unfolded_view};
 
 /// Reusable buffers for [`mttkrp`].
 #[derive(Debug)]
@@ -41,6 +41,54 @@ pub(crate) fn mttkrp(
     khatri_rao_into(factors[b], factors[a], work.kr.as_mut());
     let x = unfolded_view(data, shape, mode, &mut work.unfolded);
     matmul(out, Accum::Replace, x, work.kr.as_ref(), 1.0, par);
+}
+
+/// One ALS update of the CP factor along `mode` for fixed other factors (Kolda & Bader
+/// 2009, Fig. 3.3): `F_n = X_(n) (F_b (.) F_a) [(F_a^T F_a) * (F_b^T F_b)]^{-1}`, with `m`
+/// the buffer of the MTTKRP.
+pub(crate) fn als_update(
+    data: &[f64],
+    shape: [usize; 3],
+    mode: usize,
+    f: &[Mat<f64>; 3],
+    work: &mut MttkrpWork,
+    m: &mut Mat<f64>,
+    par: Par,
+) -> Result<Mat<f64>> {
+    let (a, b) = other_modes(mode);
+    m.resize_with(shape[mode], f[0].ncols(), |_, _| 0.0);
+    mttkrp(
+        data,
+        shape,
+        mode,
+        f.each_ref().map(Mat::as_ref),
+        work,
+        m.as_mut(),
+        par,
+    );
+    let g = hadamard(gram(f[a].as_ref()).as_ref(), gram(f[b].as_ref()).as_ref());
+    solve_right_spd(g.as_ref(), m.as_ref())
+}
+
+/// `F^T F`.
+pub(crate) fn gram(f: MatRef<'_, f64>) -> Mat<f64> {
+    f.transpose() * f
+}
+
+/// One EM step of a CP model with missing entries: rebuilds `model` from the factors,
+/// refills the missing entries of `filled` from it, and returns the loss
+/// `1/2 ||P_Omega(X - W)||^2` on the observed entries.
+pub(crate) fn cp_em_step(
+    x: &Tensor,
+    f: &[Mat<f64>; 3],
+    kr: &mut Mat<f64>,
+    model: &mut [f64],
+    filled: &mut [f64],
+    par: Par,
+) -> f64 {
+    cp_reconstruct_into(f.each_ref().map(Mat::as_ref), kr, model, par);
+    impute(x, model, filled);
+    masked_loss(x, model)
 }
 
 /// The `r` leading left singular vectors of `a` (`m x n`), from the eigenvectors of
@@ -87,13 +135,25 @@ pub(crate) fn masked_loss(x: &Tensor, model: &[f64]) -> f64 {
 /// Solves `X G = B` for `X` (`G` symmetric positive semidefinite, `k x k`; `B` `n x k`)
 /// by Cholesky with a small ridge fallback; returns `X` (`n x k`).
 pub(crate) fn solve_right_spd(g: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
+    solve_right_spd_ridged(g, b, &[0.0, 1e-12, 1e-8, 1e-4], "normal equations")
+}
+
+/// [`solve_right_spd`] with the ridges to try in turn (fractions of the largest diagonal
+/// entry of `G`, added when the Cholesky factorization fails or gives non-finite values)
+/// and the context of the error when all fail.
+pub(crate) fn solve_right_spd_ridged(
+    g: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    ridges: &[f64],
+    context: &'static str,
+) -> Result<Mat<f64>> {
     use faer::linalg::solvers::Solve;
     let k = g.nrows();
     let max_diag = (0..k)
         .map(|i| g[(i, i)])
         .fold(0.0_f64, f64::max)
         .max(f64::MIN_POSITIVE);
-    for ridge in [0.0, 1e-12, 1e-8, 1e-4] {
+    for &ridge in ridges {
         let mut gr = g.to_owned();
         for i in 0..k {
             gr[(i, i)] += ridge * max_diag;
@@ -107,7 +167,7 @@ pub(crate) fn solve_right_spd(g: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<
         }
     }
     Err(TensorError::Numerical {
-        context: "normal equations",
+        context,
         message: format!("the {k} x {k} Gram matrix is not positive definite"),
     })
 }

@@ -19,11 +19,11 @@ use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
-    MttkrpWork, hadamard, impute, leading_left_vectors, masked_loss, mttkrp, solve_right_spd,
+    MttkrpWork, als_update, cp_em_step, gram, hadamard, leading_left_vectors, masked_loss,
 };
-use crate::error::{Result, invalid};
+use crate::error::{Result, check_count, check_tol, invalid};
 use crate::metrics::best_boolean_fit;
-use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor, other_modes};
+use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor};
 
 /// CP-ALS. Start with [`CpAls::params`].
 #[derive(Debug, Clone, Copy)]
@@ -115,19 +115,10 @@ impl CpAlsParams {
     /// # Errors
     /// [`crate::TensorError::InvalidParameter`].
     pub fn check(&self) -> Result<()> {
-        if self.rank == 0 {
-            return Err(invalid("rank", 0, ">= 1"));
-        }
-        if self.max_iter == 0 {
-            return Err(invalid("max_iter", 0, ">= 1"));
-        }
-        if self.n_starts == 0 {
-            return Err(invalid("n_starts", 0, ">= 1"));
-        }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(invalid("tol", self.tol, "finite and >= 0"));
-        }
-        Ok(())
+        check_count("rank", self.rank)?;
+        check_count("max_iter", self.max_iter)?;
+        check_count("n_starts", self.n_starts)?;
+        check_tol("tol", self.tol)
     }
 
     /// Fits CP-ALS to `x` (its mask marks the observed entries).
@@ -177,10 +168,6 @@ fn hosvd_init(x: &Tensor, rank: usize, seed: u64, par: Par) -> Result<[Mat<f64>;
     Ok(out)
 }
 
-fn gram(f: MatRef<'_, f64>) -> Mat<f64> {
-    f.transpose() * f
-}
-
 fn als(
     x: &Tensor,
     mut f: [Mat<f64>; 3],
@@ -203,30 +190,10 @@ fn als(
     for it in 1..=max_iter {
         iterations = it;
         for n in 0..3 {
-            let (a, b) = other_modes(n);
-            m.resize_with(shape[n], rank, |_, _| 0.0);
-            mttkrp(
-                &filled,
-                shape,
-                n,
-                [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
-                &mut work,
-                m.as_mut(),
-                par,
-            );
-            let g = hadamard(gram(f[a].as_ref()).as_ref(), gram(f[b].as_ref()).as_ref());
-            f[n] = solve_right_spd(g.as_ref(), m.as_ref())?;
+            f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m, par)?;
         }
         let new_loss = if masked {
-            cp_reconstruct_into(
-                [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
-                &mut kr,
-                &mut model,
-                par,
-            );
-            let l = masked_loss(x, &model);
-            impute(x, &model, &mut filled);
-            l
+            cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
         } else {
             // ||X - W||^2 = ||X||^2 - 2 <X, W> + ||W||^2, with <X, W> = sum(F2 .* M2),
             // M2 the last MTTKRP (it does not depend on F2).
@@ -278,12 +245,7 @@ fn als(
     }
     if !masked {
         // Report the exact observed loss.
-        cp_reconstruct_into(
-            [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
-            &mut kr,
-            &mut model,
-            par,
-        );
+        cp_reconstruct_into(f.each_ref().map(Mat::as_ref), &mut kr, &mut model, par);
         loss = masked_loss(x, &model);
     }
     Ok(FittedCp {
@@ -306,11 +268,7 @@ pub struct FittedCp {
 impl FittedCp {
     /// The factor matrices `F_n` (`d_n x R`); `F0`, `F1` have unit columns.
     pub fn factors(&self) -> [MatRef<'_, f64>; 3] {
-        [
-            self.factors[0].as_ref(),
-            self.factors[1].as_ref(),
-            self.factors[2].as_ref(),
-        ]
+        self.factors.each_ref().map(Mat::as_ref)
     }
     /// `1/2 ||P_Omega(X - W)||^2` of the kept start.
     pub fn loss(&self) -> f64 {

@@ -105,3 +105,27 @@ pub(crate) fn invalid(
         expected,
     }
 }
+
+/// `n >= 1` for a count parameter (`rank`, `max_iter`, ...).
+pub(crate) fn check_count(name: &'static str, n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(invalid(name, 0, ">= 1"));
+    }
+    Ok(())
+}
+
+/// A finite, non-negative tolerance.
+pub(crate) fn check_tol(name: &'static str, tol: f64) -> Result<()> {
+    if !(tol.is_finite() && tol >= 0.0) {
+        return Err(invalid(name, tol, "finite and >= 0"));
+    }
+    Ok(())
+}
+
+/// A non-empty list of valid modes (each in `{0, 1, 2}`).
+pub(crate) fn check_modes(name: &'static str, modes: &[usize]) -> Result<()> {
+    if modes.is_empty() {
+        return Err(invalid(name, "[]", "a non-empty subset of {0, 1, 2}"));
+    }
+    modes.iter().try_for_each(|&m| crate::tensor::check_mode(m))
+}

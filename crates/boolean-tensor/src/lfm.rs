@@ -25,7 +25,7 @@ use rayon::prelude::*;
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{impute, masked_loss, solve_right_spd};
-use crate::error::{Result, invalid};
+use crate::error::{Result, check_count, invalid};
 use crate::qp::QpSolver;
 use crate::tensor::{Tensor, check_mode, refold_into, unfold_into, unfolded_shape};
 
@@ -116,15 +116,9 @@ impl LfmParams {
     /// # Errors
     /// [`crate::TensorError::InvalidParameter`] or the QP solver's parameter error.
     pub fn check(&self) -> Result<()> {
-        if self.n_atoms == 0 {
-            return Err(invalid("n_atoms", 0, ">= 1"));
-        }
-        if self.em_iter == 0 {
-            return Err(invalid("em_iter", 0, ">= 1"));
-        }
-        if self.sweeps == 0 {
-            return Err(invalid("sweeps", 0, ">= 1"));
-        }
+        check_count("n_atoms", self.n_atoms)?;
+        check_count("em_iter", self.em_iter)?;
+        check_count("sweeps", self.sweeps)?;
         self.solver.check()
     }
 

@@ -15,9 +15,9 @@ use faer::{Mat, MatRef};
 use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{MttkrpWork, hadamard, impute, masked_loss, mttkrp, solve_right_spd};
-use crate::error::{Result, invalid};
-use crate::tensor::{Tensor, check_mode, cp_reconstruct_into, cp_to_tensor, other_modes};
+use crate::common::{MttkrpWork, als_update, cp_em_step};
+use crate::error::{Result, check_count, check_modes, check_tol, invalid};
+use crate::tensor::{Tensor, cp_to_tensor, other_modes};
 
 /// SUSTain-style ALS. Start with [`Sustain::params`].
 #[derive(Debug, Clone, Copy)]
@@ -106,29 +106,11 @@ impl SustainParams {
     /// # Errors
     /// [`crate::TensorError::InvalidParameter`], [`crate::TensorError::InvalidMode`].
     pub fn check(&self) -> Result<()> {
-        if self.rank == 0 {
-            return Err(invalid("rank", 0, ">= 1"));
-        }
-        if self.max_iter == 0 {
-            return Err(invalid("max_iter", 0, ">= 1"));
-        }
-        if self.n_starts == 0 {
-            return Err(invalid("n_starts", 0, ">= 1"));
-        }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(invalid("tol", self.tol, "finite and >= 0"));
-        }
-        if self.boolean_modes.is_empty() {
-            return Err(invalid(
-                "boolean_modes",
-                "[]",
-                "a non-empty subset of {0, 1, 2}",
-            ));
-        }
-        for &m in &self.boolean_modes {
-            check_mode(m)?;
-        }
-        Ok(())
+        check_count("rank", self.rank)?;
+        check_count("max_iter", self.max_iter)?;
+        check_count("n_starts", self.n_starts)?;
+        check_tol("tol", self.tol)?;
+        check_modes("boolean_modes", &self.boolean_modes)
     }
 
     /// Fits the model to `x`.
@@ -177,21 +159,7 @@ impl SustainParams {
         let order = [a0, b0, bm];
         for _ in 0..self.max_iter {
             for &n in &order {
-                let (a, b) = other_modes(n);
-                m.resize_with(shape[n], rank, |_, _| 0.0);
-                mttkrp(
-                    &filled,
-                    shape,
-                    n,
-                    [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
-                    &mut work,
-                    m.as_mut(),
-                    par,
-                );
-                let ga = f[a].transpose() * f[a].as_ref();
-                let gb = f[b].transpose() * f[b].as_ref();
-                let g = hadamard(ga.as_ref(), gb.as_ref());
-                f[n] = solve_right_spd(g.as_ref(), m.as_ref())?;
+                f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m, par)?;
                 if n == bm {
                     for j in 0..rank {
                         for i in 0..shape[n] {
@@ -200,18 +168,11 @@ impl SustainParams {
                     }
                 }
             }
-            cp_reconstruct_into(
-                [f[0].as_ref(), f[1].as_ref(), f[2].as_ref()],
-                &mut kr,
-                &mut model,
-                par,
-            );
-            let loss = masked_loss(x, &model);
+            let loss = cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par);
             if loss < best_loss {
                 best_loss = loss;
                 best_f = f.clone();
             }
-            impute(x, &model, &mut filled);
             if prev.is_finite() && (prev - loss).abs() <= self.tol * prev.max(f64::MIN_POSITIVE) {
                 break;
             }
@@ -240,11 +201,7 @@ impl FittedSustain {
     }
     /// The factors (`d_n x R`); the one along [`FittedSustain::boolean_mode`] is 0/1.
     pub fn factors(&self) -> [MatRef<'_, f64>; 3] {
-        [
-            self.factors[0].as_ref(),
-            self.factors[1].as_ref(),
-            self.factors[2].as_ref(),
-        ]
+        self.factors.each_ref().map(Mat::as_ref)
     }
     /// `1/2 ||P_Omega(X - W)||^2` of the kept iterate.
     pub fn loss(&self) -> f64 {

@@ -18,7 +18,7 @@ use rand::RngExt;
 use rand::seq::SliceRandom;
 
 use crate::atom::{Atom, atoms_to_tensor};
-use crate::error::{Result, TensorError, invalid};
+use crate::error::{Result, TensorError, check_count, check_tol, invalid};
 use crate::tensor::{Tensor, other_modes};
 
 /// Parameters of the synthetic generator (table in the module docs).
@@ -103,15 +103,11 @@ impl SyntheticParams {
                 shape: self.shape,
             });
         }
-        if self.n_atoms == 0 {
-            return Err(invalid("n_atoms", 0, ">= 1"));
-        }
+        check_count("n_atoms", self.n_atoms)?;
         if !(self.p_one > 0.0 && self.p_one <= 1.0) {
             return Err(invalid("p_one", self.p_one, "in (0, 1]"));
         }
-        if !(self.noise_std.is_finite() && self.noise_std >= 0.0) {
-            return Err(invalid("noise_std", self.noise_std, "finite and >= 0"));
-        }
+        check_tol("noise_std", self.noise_std)?;
         if !(self.missing_fraction >= 0.0 && self.missing_fraction < 1.0) {
             return Err(invalid(
                 "missing_fraction",

@@ -19,7 +19,7 @@ use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{impute, leading_left_vectors, masked_loss};
-use crate::error::{Result, invalid};
+use crate::error::{Result, check_count, check_tol, invalid};
 use crate::tensor::{Tensor, mode_product_into};
 
 /// Tucker by HOSVD. Start with [`Tucker::params`].
@@ -90,13 +90,8 @@ impl TuckerParams {
         if self.ranks.contains(&0) {
             return Err(invalid("ranks", format!("{:?}", self.ranks), "each >= 1"));
         }
-        if self.max_iter == 0 {
-            return Err(invalid("max_iter", 0, ">= 1"));
-        }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(invalid("tol", self.tol, "finite and >= 0"));
-        }
-        Ok(())
+        check_count("max_iter", self.max_iter)?;
+        check_tol("tol", self.tol)
     }
 
     /// Fits the HOSVD to `x` (EM over the missing entries when masked).
@@ -193,11 +188,7 @@ pub struct FittedTucker {
 impl FittedTucker {
     /// The orthonormal factors `U_n` (`d_n x r_n`).
     pub fn factors(&self) -> [MatRef<'_, f64>; 3] {
-        [
-            self.factors[0].as_ref(),
-            self.factors[1].as_ref(),
-            self.factors[2].as_ref(),
-        ]
+        self.factors.each_ref().map(Mat::as_ref)
     }
     /// The multilinear rank used (capped at the shape).
     pub fn ranks(&self) -> [usize; 3] {

@@ -6,6 +6,8 @@ use boolean_tensor::{
 };
 use faer::Mat;
 
+mod common;
+
 fn planted_cp(shape: [usize; 3], rank: usize, seed: u64) -> (Tensor, [Mat<f64>; 3]) {
     let mut rng = bl_core::random::seeded_rng(seed);
     let f = [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank));
@@ -208,14 +210,7 @@ fn masked_entries_never_influence_the_baselines() {
         .generate()
         .unwrap();
     let x = data.observed();
-    let mask = x.mask().unwrap().to_vec();
-    let mut garbage = x.data().to_vec();
-    for (i, v) in garbage.iter_mut().enumerate() {
-        if !mask[i] {
-            *v = 1e9 * (i as f64).sin();
-        }
-    }
-    let y = Tensor::from_vec_masked(x.shape(), garbage, mask).unwrap();
+    let y = common::with_garbage_at_missing(x, |i| 1e9 * (i as f64).sin());
     let same = |a: Tensor, b: Tensor| assert_eq!(a.data(), b.data());
     let cp = CpAls::params().rank(3).max_iter(30);
     same(

@@ -6,6 +6,8 @@ use boolean_tensor::{
 };
 use faer::Mat;
 
+mod common;
+
 #[test]
 fn atom_search_recovers_a_planted_atom_along_each_mode() {
     for mode in 0..3 {
@@ -180,13 +182,7 @@ fn masked_entries_never_influence_the_fit() {
     let x = data.observed();
     let mask = x.mask().unwrap().to_vec();
     // Same observed values, garbage (even NaN) at the missing entries.
-    let mut garbage = x.data().to_vec();
-    for (i, v) in garbage.iter_mut().enumerate() {
-        if !mask[i] {
-            *v = if i % 2 == 0 { f64::NAN } else { 1e6 };
-        }
-    }
-    let y = Tensor::from_vec_masked(x.shape(), garbage, mask.clone()).unwrap();
+    let y = common::with_garbage_at_missing(x, |i| if i % 2 == 0 { f64::NAN } else { 1e6 });
     let params = Bmp::params()
         .n_atoms(3)
         .refit_sweeps(200)
