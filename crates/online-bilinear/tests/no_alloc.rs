@@ -22,7 +22,11 @@ fn updates_of_existing_blocks_do_not_allocate() {
         let fill = |d: &mut BlockUpdate, round: usize| {
             d.clear();
             for (i, &k) in touched.iter().enumerate() {
-                let sign = if (i + round).is_multiple_of(2) { 1.0 } else { -1.0 };
+                let sign = if (i + round).is_multiple_of(2) {
+                    1.0
+                } else {
+                    -1.0
+                };
                 d.add(k, (i + round) % l, (2 * i + round) % p, sign);
                 d.add(k, (i + 1) % l, i % p, 0.5 * sign);
             }
