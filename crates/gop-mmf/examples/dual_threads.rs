@@ -1,5 +1,7 @@
 //! Probe: the relaxed-dual stage of the root node of a Table 1 instance with 1 and 2 rayon
-//! threads, interleaved repeats (min and median), for a noisy shared machine.
+//! threads, interleaved repeats (min and median), for a noisy shared machine; then the
+//! process CPU time per run of each (from `/proc/self/stat`, Linux only), which other
+//! processes do not inflate: equal CPU times mean the parallel stage does no extra work.
 //!
 //! `cargo run --release -p gop-mmf --example dual_threads -- M N REPEATS`
 use std::time::Instant;
@@ -71,6 +73,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             times[p].push(t.elapsed().as_secs_f64());
         }
     }
+    // CPU time (all threads) per run, in blocks of `4 * repeats` runs per pool.
+    let mut cpu = [f64::NAN; 2];
+    for (p, pool) in pools.iter().enumerate() {
+        let before = process_cpu_seconds();
+        for _ in 0..4 * repeats {
+            pool.install(|| {
+                solve_relaxed_duals(&Microlp, &layout, &base, &level, &cells.signs, "probe")
+            })?;
+        }
+        if let (Some(a), Some(b)) = (before, process_cpu_seconds()) {
+            cpu[p] = (b - a) / (4 * repeats) as f64;
+        }
+    }
+    println!(
+        "CPU time per run: 1 thread {:.4} s, 2 threads {:.4} s (ratio {:.2})",
+        cpu[0],
+        cpu[1],
+        cpu[1] / cpu[0]
+    );
     for t in &mut times {
         t.sort_by(f64::total_cmp);
     }
@@ -86,4 +107,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         one[one.len() / 2] / two[two.len() / 2]
     );
     Ok(())
+}
+
+/// User + system CPU seconds of this process so far (`None` off Linux). Clock ticks are
+/// taken as 100 per second, the Linux default.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which ends with ')'): utime and stime are 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
