@@ -49,7 +49,7 @@ use std::time::Duration;
 
 use bl_core::engine::{Progress, RunInfo, StoppingRule, TerminationReason, Trace, run};
 use faer::linalg::matmul::matmul;
-use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
+use faer::{Accum, ColMut, ColRef, Mat, MatMut, MatRef, Par};
 use rayon::prelude::*;
 
 use crate::atom::{Atom, BooleanFactor, Decomposition, atom_factor_mats, atoms_to_tensor};
@@ -419,7 +419,7 @@ fn search_in(
             .unwrap_or(0);
         z[row] = 1.0;
     }
-    let mut cand = refine(g, shape, mode, z.clone(), alternations)?;
+    let mut starts = vec![z.clone()];
     if alternations > 0 {
         // Extra starts from single heavy rows: a row of one atom alone is that atom's
         // slab, whose singular pair leads the alternation straight to it, while the QP's
@@ -427,21 +427,27 @@ fn search_in(
         let mut rows: Vec<(usize, f64)> = norms.iter().copied().enumerate().collect();
         rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         // Spread over the heavier half: the very heaviest rows tend to lie in overlaps.
-        let picks: Vec<(usize, f64)> = (0..ROW_STARTS)
-            .map(|j| rows[(j * dn / (2 * ROW_STARTS)).min(dn - 1)])
-            .collect();
-        for &(row, norm) in &picks {
+        let picks = (0..ROW_STARTS).map(|j| rows[(j * dn / (2 * ROW_STARTS)).min(dn - 1)]);
+        for (row, norm) in picks {
             if norm <= 0.0 {
                 break;
             }
             let mut z0 = vec![0.0; dn];
             z0[row] = 1.0;
-            let c = refine(g, shape, mode, z0, alternations)?;
-            if c.score > cand.score * (1.0 + 1e-12) {
-                cand = c;
-            }
+            starts.push(z0);
         }
     }
+    // The QP's start first; a row start replaces it only when strictly better.
+    let mut best: Option<Candidate> = None;
+    for c in refine_all(g, shape, mode, starts, alternations)? {
+        if best
+            .as_ref()
+            .is_none_or(|b| c.score > b.score * (1.0 + 1e-12))
+        {
+            best = Some(c);
+        }
+    }
+    let mut cand = best.ok_or_else(|| invalid("starts", "[]", "at least one start"))?;
     cand.qp_z = z;
     Ok(cand)
 }
@@ -454,44 +460,116 @@ fn refine(
     g: MatRef<'_, f64>,
     shape: [usize; 3],
     mode: usize,
-    mut z: Vec<f64>,
+    z: Vec<f64>,
     alternations: usize,
 ) -> Result<Candidate> {
+    refine_all(g, shape, mode, vec![z], alternations)?
+        .pop()
+        .ok_or_else(|| invalid("starts", "[]", "at least one start"))
+}
+
+/// The alternation of step 2 from each of `starts` (one candidate per start, in order),
+/// on the unfolded target `g = T_(mode)`. The starts still moving advance together: a
+/// round is two matrix products with `g` (`V = g^T Z`, then `g K` for the rank-1 pairs
+/// `K`), so it reads `g` twice whatever the number of starts, where one alternation per
+/// start would read it twice per start. Each start's result is that of its own
+/// alternation.
+fn refine_all(
+    g: MatRef<'_, f64>,
+    shape: [usize; 3],
+    mode: usize,
+    mut starts: Vec<Vec<f64>>,
+    alternations: usize,
+) -> Result<Vec<Candidate>> {
     let (dn, m) = (g.nrows(), g.ncols());
     let (a, b) = other_modes(mode);
     let (da, db) = (shape[a], shape[b]);
-    let mut v = vec![0.0; m];
-    let mut kron = vec![0.0; m];
-    let mut r = vec![0.0; dn];
-    let mut made = 0;
-    let (u, w, sigma) = loop {
-        matvec(&mut v, g.as_ref().transpose(), &z);
-        let (u, w, sigma) = leading_pair(MatRef::from_column_major_slice(&v, da, db))?;
-        if made >= alternations {
-            break (u, w, sigma);
+    let mut done: Vec<Option<Candidate>> = vec![None; starts.len()];
+    let mut made = vec![0; starts.len()];
+    let mut active: Vec<usize> = (0..starts.len()).collect();
+    let (mut zmat, mut v, mut kron, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    while !active.is_empty() {
+        let s = active.len();
+        zmat.clear();
+        for &i in &active {
+            zmat.extend_from_slice(&starts[i]);
         }
-        for (ib, &wb) in w.iter().enumerate() {
-            for (ia, &ua) in u.iter().enumerate() {
-                kron[ia + da * ib] = ua * wb;
+        v.resize(m * s, 0.0);
+        product(&mut v, g.transpose(), &zmat, s);
+        // Singular pairs; the starts out of rounds are finished here.
+        let mut moving = Vec::with_capacity(s);
+        kron.clear();
+        for (j, &i) in active.iter().enumerate() {
+            let vj = MatRef::from_column_major_slice(&v[j * m..(j + 1) * m], da, db);
+            let (u, w, sigma) = leading_pair(vj)?;
+            if made[i] >= alternations {
+                done[i] = Some(finish(
+                    mode,
+                    std::mem::take(&mut starts[i]),
+                    u,
+                    w,
+                    sigma,
+                    made[i],
+                ));
+                continue;
+            }
+            kron.extend(w.iter().flat_map(|&wb| u.iter().map(move |&ua| ua * wb)));
+            moving.push((i, u, w, sigma));
+        }
+        // The exact z update of each moving start.
+        r.resize(dn * moving.len(), 0.0);
+        product(&mut r, g, &kron, moving.len());
+        active.clear();
+        for (j, (i, u, w, sigma)) in moving.into_iter().enumerate() {
+            let (z_new, _) = best_boolean_fit(&r[j * dn..(j + 1) * dn]);
+            if z_new == starts[i] || z_new.iter().all(|&x| x == 0.0) {
+                done[i] = Some(finish(
+                    mode,
+                    std::mem::take(&mut starts[i]),
+                    u,
+                    w,
+                    sigma,
+                    made[i],
+                ));
+            } else {
+                starts[i] = z_new;
+                made[i] += 1;
+                active.push(i);
             }
         }
-        matvec(&mut r, g.as_ref(), &kron);
-        let (z_new, _) = best_boolean_fit(&r);
-        if z_new == z || z_new.iter().all(|&x| x == 0.0) {
-            break (u, w, sigma);
-        }
-        z = z_new;
-        made += 1;
-    };
+    }
+    Ok(done.into_iter().flatten().collect())
+}
+
+/// The candidate of a finished alternation: score `sigma / sqrt(|z|)`.
+fn finish(
+    mode: usize,
+    z: Vec<f64>,
+    u: Vec<f64>,
+    w: Vec<f64>,
+    sigma: f64,
+    made: usize,
+) -> Candidate {
     let size = z.iter().filter(|&&x| x != 0.0).count() as f64;
-    let score = sigma / size.sqrt();
-    Ok(Candidate {
+    Candidate {
         atom: Atom::new_unchecked(mode, z, u, w),
-        score,
+        score: sigma / size.sqrt(),
         mode,
         qp_z: Vec::new(),
         alternations: made,
-    })
+    }
+}
+
+/// `out = a X` for `X` given column-major with `cols` columns (`out` likewise).
+fn product(out: &mut [f64], a: MatRef<'_, f64>, x: &[f64], cols: usize) {
+    matmul(
+        MatMut::from_column_major_slice_mut(out, a.nrows(), cols),
+        Accum::Replace,
+        a,
+        MatRef::from_column_major_slice(x, a.ncols(), cols),
+        1.0,
+        Par::Seq,
+    );
 }
 
 /// The Euclidean norms of the rows of `g`, in one pass over its storage order.
