@@ -23,7 +23,8 @@
 //!    stall on a mixture, so it is also started from 8 single rows of `R_(n)` spread
 //!    over the heavier half by norm (a row of one atom alone leads straight to that
 //!    atom; the very heaviest rows tend to lie where atoms overlap), and the start with
-//!    the best score is kept.
+//!    the best score is kept. The nine alternations advance together, so a round reads
+//!    `R_(n)` twice (two matrix products) rather than twice per start.
 //! 3. **Selection.** Among the three modes' candidates keep the one with the most
 //!    negative `<grad F, M / ||M||_F>` (= the largest `<R, M> / ||M||_F`, the score).
 //! 4. **Fully corrective step** (eq. (9)): the coefficients `c` of all atoms solve
@@ -473,7 +474,7 @@ fn refine(
 /// round is two matrix products with `g` (`V = g^T Z`, then `g K` for the rank-1 pairs
 /// `K`), so it reads `g` twice whatever the number of starts, where one alternation per
 /// start would read it twice per start. Each start's result is that of its own
-/// alternation.
+/// alternation (up to the rounding of the products).
 fn refine_all(
     g: MatRef<'_, f64>,
     shape: [usize; 3],
