@@ -253,13 +253,13 @@ impl Default for CellOptions {
     }
 }
 
-/// Variables of the interior-point LPs: `x+` at `0..mk`, `x-` at `mk..2mk`.
+/// Variables of the interior-point LPs: `x+` at `0..mk`, `x-` at `mk..2mk`. All `x+`
+/// terms come before the `x-` terms, so the row's indices are increasing when `g`'s are
+/// (the backend then skips sorting them).
 fn split_row(g: &Affine, sign: f64, mk: usize) -> Row {
     let mut coeffs = Vec::with_capacity(2 * g.coeffs.len());
-    for &(i, a) in &g.coeffs {
-        coeffs.push((i, sign * a));
-        coeffs.push((mk + i, -sign * a));
-    }
+    coeffs.extend(g.coeffs.iter().map(|&(i, a)| (i, sign * a)));
+    coeffs.extend(g.coeffs.iter().map(|&(i, a)| (mk + i, -sign * a)));
     Row::new(coeffs, Cmp::Ge, -sign * g.offset)
 }
 

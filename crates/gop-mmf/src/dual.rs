@@ -86,7 +86,7 @@ impl Level {
     }
 
     /// The affine function `phi(x; s) = q0 + q^T x` that equals `phi_t(x)` (up to the
-    /// filtering bounds) on the cell `signs`.
+    /// filtering bounds) on the cell `signs`; its terms are in increasing index order.
     #[must_use]
     pub fn lagrangian_row(&self, signs: &[i8]) -> Affine {
         let mut weight = vec![0.0; self.filtered.reps.len()];
@@ -97,24 +97,31 @@ impl Level {
                 weight[rep] += factor;
             }
         }
+        // Dense accumulation over the indices the representatives use (no sort).
+        let dim = self
+            .filtered
+            .reps
+            .iter()
+            .flat_map(|r| r.coeffs.iter().map(|&(i, _)| i + 1))
+            .max()
+            .unwrap_or(0);
+        let mut dense = vec![0.0; dim];
+        let mut used = vec![false; dim];
         let mut offset = self.constant;
-        let mut coeffs: Vec<(usize, f64)> = Vec::new();
-        for (rep, w) in self.filtered.reps.iter().zip(&weight) {
-            if *w != 0.0 {
+        for (rep, &w) in self.filtered.reps.iter().zip(&weight) {
+            if w != 0.0 {
                 offset += w * rep.offset;
-                coeffs.extend(rep.coeffs.iter().map(|&(i, a)| (i, w * a)));
-            }
-        }
-        coeffs.sort_unstable_by_key(|&(i, _)| i);
-        let mut merged: Vec<(usize, f64)> = Vec::with_capacity(coeffs.len());
-        for (i, a) in coeffs {
-            match merged.last_mut() {
-                Some((j, b)) if *j == i => *b += a,
-                _ => merged.push((i, a)),
+                for &(i, a) in &rep.coeffs {
+                    dense[i] += w * a;
+                    used[i] = true;
+                }
             }
         }
         Affine {
-            coeffs: merged,
+            coeffs: (0..dim)
+                .filter(|&i| used[i])
+                .map(|i| (i, dense[i]))
+                .collect(),
             offset,
         }
     }
@@ -147,27 +154,24 @@ impl DualLayout {
             .collect()
     }
 
-    /// The row `sign * g(x) >= 0`.
+    /// The row `sign * g(x) >= 0`. The `x+` terms come before the `x-` terms, so the
+    /// indices increase when `g`'s do (the LP backend then needs no sort).
     #[must_use]
     pub fn qualifying_row(&self, g: &Affine, sign: i8) -> Row {
         let s = f64::from(sign);
         let mut coeffs = Vec::with_capacity(2 * g.coeffs.len());
-        for &(i, a) in &g.coeffs {
-            coeffs.push((1 + i, s * a));
-            coeffs.push((1 + self.mk + i, -s * a));
-        }
+        coeffs.extend(g.coeffs.iter().map(|&(i, a)| (1 + i, s * a)));
+        coeffs.extend(g.coeffs.iter().map(|&(i, a)| (1 + self.mk + i, -s * a)));
         Row::new(coeffs, Cmp::Ge, -s * g.offset)
     }
 
-    /// The row `Q >= phi(x)` for an affine `phi`.
+    /// The row `Q >= phi(x)` for an affine `phi` (indices increasing when `phi`'s do).
     #[must_use]
     pub fn lagrangian_row(&self, phi: &Affine) -> Row {
         let mut coeffs = Vec::with_capacity(1 + 2 * phi.coeffs.len());
         coeffs.push((0, 1.0));
-        for &(i, a) in &phi.coeffs {
-            coeffs.push((1 + i, -a));
-            coeffs.push((1 + self.mk + i, a));
-        }
+        coeffs.extend(phi.coeffs.iter().map(|&(i, a)| (1 + i, -a)));
+        coeffs.extend(phi.coeffs.iter().map(|&(i, a)| (1 + self.mk + i, a)));
         Row::new(coeffs, Cmp::Ge, phi.offset)
     }
 

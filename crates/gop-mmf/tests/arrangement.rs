@@ -364,3 +364,63 @@ fn tangent_cone_cells_step_aside_when_the_center_is_not_inside() {
     let brute = brute_force_cells(&solver, 2, 1.0, &[], &hyperplanes, 1e-9).unwrap();
     assert_eq!(as_set(&missing.signs), as_set(&brute.signs));
 }
+
+#[test]
+fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
+    // On the cell that contains x, the affine row phi(x; s) equals the filtered bound
+    // constant + sum_i min(0, c_i g_rep(x)) computed term by term; the LP rows built from it
+    // list their variables in increasing order (the LP backend relies on it to skip sorts).
+    use gop_mmf::dual::{DualLayout, Level};
+    use gop_mmf::lagrangian::Lagrangian;
+    use gop_mmf::primal::solve_primal;
+    let increasing = |row: &lp_backend::Row| row.coeffs.windows(2).all(|w| w[0].0 < w[1].0);
+    for seed in 0..12u64 {
+        let mut rng = seeded_rng(500 + seed);
+        let (m, k, n) = (1 + seed as usize % 3, 2, 2 + seed as usize % 3);
+        let budget = 2.0;
+        let y: Vec<f64> = (0..m * n).map(|_| standard_normal(&mut rng)).collect();
+        let ball_point = |rng: &mut bl_core::random::Rng| {
+            let mut x: Vec<f64> = (0..m * k).map(|_| standard_normal(rng)).collect();
+            let l1: f64 = x.iter().map(|v| v.abs()).sum();
+            let r = budget * rng.random_range(0.05..0.95) / l1;
+            x.iter_mut().for_each(|v| *v *= r);
+            x
+        };
+        let x0 = ball_point(&mut rng);
+        let primal = solve_primal(&x0, &y, m, k, n).unwrap();
+        let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+        let layout = DualLayout { mk: m * k };
+        for _ in 0..20 {
+            let x = ball_point(&mut rng);
+            let signs: Vec<i8> = level
+                .filtered
+                .reps
+                .iter()
+                .map(|g| if g.eval(&x) < 0.0 { -1 } else { 1 })
+                .collect();
+            let expected = level.constant
+                + level
+                    .filtered
+                    .terms
+                    .iter()
+                    .map(|t| match *t {
+                        Term::Rep { rep, factor, .. } => {
+                            (factor * level.filtered.reps[rep].eval(&x)).min(0.0)
+                        }
+                        Term::Zero { .. } => 0.0,
+                    })
+                    .sum::<f64>();
+            let phi = level.lagrangian_row(&signs);
+            let scale = 1.0 + expected.abs();
+            assert!(
+                (phi.eval(&x) - expected).abs() <= 1e-10 * scale,
+                "seed {seed}: {} vs {expected}",
+                phi.eval(&x)
+            );
+            assert!(phi.coeffs.windows(2).all(|w| w[0].0 < w[1].0));
+            for row in layout.cell_rows(&level, &signs) {
+                assert!(increasing(&row), "seed {seed}: {row:?}");
+            }
+        }
+    }
+}

@@ -251,8 +251,8 @@ pub(crate) fn validate_row(row: &Row, num_vars: usize, name: &str) -> Result<(),
             message: format!("{name} has a non-finite right-hand side {}", row.rhs),
         });
     }
-    let mut seen = Vec::with_capacity(row.coeffs.len());
-    for &(j, a) in &row.coeffs {
+    let mut increasing = true;
+    for (t, &(j, a)) in row.coeffs.iter().enumerate() {
         if j >= num_vars {
             return Err(LpError::InvalidModel {
                 message: format!("{name} uses variable {j}, but the model has {num_vars}"),
@@ -263,8 +263,13 @@ pub(crate) fn validate_row(row: &Row, num_vars: usize, name: &str) -> Result<(),
                 message: format!("{name} has a non-finite coefficient {a} on variable {j}"),
             });
         }
-        seen.push(j);
+        increasing &= t == 0 || row.coeffs[t - 1].0 < j;
     }
+    // Strictly increasing indices cannot repeat; otherwise sort a copy to find repeats.
+    if increasing {
+        return Ok(());
+    }
+    let mut seen: Vec<usize> = row.coeffs.iter().map(|&(j, _)| j).collect();
     seen.sort_unstable();
     if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
         return Err(LpError::InvalidModel {

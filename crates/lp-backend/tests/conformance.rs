@@ -77,3 +77,32 @@ fn broken_backends_fail_conformance() {
             .any(|f| f.starts_with("infeasible_is_reported"))
     );
 }
+
+#[test]
+fn repeated_variables_are_found_in_any_order() {
+    use lp_backend::{Cmp, LinearProgram, Row, Sense};
+    // Compared with a brute-force pairwise check on rows with increasing, unsorted and
+    // repeated indices (the validation skips its sort when the indices increase).
+    let rows: [&[usize]; 7] = [
+        &[0, 1, 2, 3],
+        &[3, 1, 0, 2],
+        &[0, 1, 1, 2],
+        &[2, 0, 3, 0],
+        &[3, 3],
+        &[],
+        &[1, 3, 2],
+    ];
+    for idx in rows {
+        let mut lp = LinearProgram::new(Sense::Minimize);
+        for _ in 0..4 {
+            lp.add_var(0.0, 1.0, 1.0);
+        }
+        lp.push_row(Row::new(
+            idx.iter().map(|&j| (j, 1.0)).collect(),
+            Cmp::Le,
+            1.0,
+        ));
+        let repeated = (0..idx.len()).any(|a| (a + 1..idx.len()).any(|b| idx[a] == idx[b]));
+        assert_eq!(lp.validate().is_err(), repeated, "{idx:?}");
+    }
+}
