@@ -223,13 +223,10 @@ impl DualLayout {
 pub type CellBound = Option<(f64, Vec<f64>)>;
 
 /// Solves the relaxed duals of the cells `signs` of one node, in parallel on the current
-/// rayon pool: the node's `base` program ([`DualLayout::base_program`]) plus each cell's
-/// rows ([`DualLayout::cell_rows`] of `level`). Results are in the order of `signs`.
-///
-/// Warm starts pay off only once the shared base is large: microlp re-solves after every
-/// added row, so with a small base a cold solve of the whole child LP is cheaper (measured
-/// by the `gop` bench); the base is prepared once when it has at least four times as many
-/// rows as a cell adds.
+/// rayon pool: the node's `base` program ([`DualLayout::base_program`]), prepared once, plus
+/// each cell's rows ([`DualLayout::cell_rows`] of `level`). The backend decides between a
+/// warm start from the base and a cold solve ([`lp_backend::WarmLp`]). Results are in the
+/// order of `signs`.
 ///
 /// # Errors
 /// A backend failure, or an unbounded relaxed dual (impossible for a valid model), named
@@ -242,33 +239,19 @@ pub fn solve_relaxed_duals(
     signs: &[Vec<i8>],
     context: &str,
 ) -> Result<Vec<CellBound>, LpError> {
-    let added = level.num_hyperplanes() + 1;
-    let warm = if base.num_rows() >= 4 * added {
-        Some(solver.prepare(base)?)
-    } else {
-        None
-    };
+    let prepared = solver.prepare(base)?;
     signs
         .par_iter()
         .enumerate()
-        .map(|(c, s)| {
-            let rows = layout.cell_rows(level, s);
-            let outcome = match &warm {
-                Some(w) => w.solve_with_rows(&rows)?,
-                None => {
-                    let mut lp = base.clone();
-                    rows.into_iter().for_each(|r| lp.push_row(r));
-                    solver.solve(&lp)?
-                }
-            };
-            match outcome {
+        .map(
+            |(c, s)| match prepared.solve_with_rows(&layout.cell_rows(level, s))? {
                 LpOutcome::Optimal(sol) => Ok(Some((sol.objective, layout.x(&sol.values)))),
                 LpOutcome::Infeasible => Ok(None),
                 LpOutcome::Unbounded => Err(LpError::NotOptimal {
                     context: format!("relaxed dual of {context}, cell {c}"),
                     status: LpStatus::Unbounded,
                 }),
-            }
-        })
+            },
+        )
         .collect()
 }

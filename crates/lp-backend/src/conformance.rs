@@ -38,6 +38,10 @@ pub const CASES: &[Case] = &[
         "extensions_of_infeasible_base_are_infeasible",
         warm_infeasible_base,
     ),
+    (
+        "extensions_of_unbounded_base_are_solved",
+        warm_unbounded_base,
+    ),
     ("malformed_models_are_rejected", malformed),
     ("interior_point_helper", interior),
 ];
@@ -404,6 +408,32 @@ fn warm_infeasible_base(solver: &dyn LpSolver) -> Result<(), String> {
             "expected infeasible base and extension, got {other:?}"
         )),
     }
+}
+
+fn warm_unbounded_base(solver: &dyn LpSolver) -> Result<(), String> {
+    // max x + y  s.t. x - y <= 1, x, y >= 0 is unbounded; with y <= 2 the optimum is
+    // (3, 2), 5; with x + y <= 1 it is 1.
+    let mut lp = LinearProgram::new(Sense::Maximize);
+    let x = lp.add_var(0.0, f64::INFINITY, 1.0);
+    let y = lp.add_var(0.0, f64::INFINITY, 1.0);
+    lp.add_row(&[(x, 1.0), (y, -1.0)], Cmp::Le, 1.0);
+    let warm = solver.prepare(&lp).map_err(|e| e.to_string())?;
+    if warm.base_outcome().status() != LpStatus::Unbounded {
+        return Err(format!(
+            "expected an unbounded base, got {:?}",
+            warm.base_outcome().status()
+        ));
+    }
+    for (rows, want) in [
+        (vec![Row::new(vec![(1, 1.0)], Cmp::Le, 2.0)], 5.0),
+        (vec![Row::new(vec![(0, 1.0), (1, 1.0)], Cmp::Le, 1.0)], 1.0),
+    ] {
+        match warm.solve_with_rows(&rows) {
+            Ok(LpOutcome::Optimal(s)) => close("extended objective", s.objective, want)?,
+            other => return Err(format!("expected an optimum, got {:?}", status_of(&other))),
+        }
+    }
+    Ok(())
 }
 
 fn malformed(solver: &dyn LpSolver) -> Result<(), String> {

@@ -51,8 +51,6 @@ fn with_slack(row: &Row, t: usize) -> Result<Row, LpError> {
 /// A base set of half-spaces whose extensions are tested for strictly interior points,
 /// reusing one solve of the base (warm starts where the backend supports them).
 pub struct InteriorPointSearch<'a> {
-    solver: &'a dyn LpSolver,
-    base: LinearProgram,
     warm: Box<dyn WarmLp + 'a>,
     dim: usize,
     min_slack: f64,
@@ -101,8 +99,6 @@ impl<'a> InteriorPointSearch<'a> {
         }
         let warm = solver.prepare(&lp)?;
         Ok(Self {
-            solver,
-            base: lp,
             warm,
             dim,
             min_slack,
@@ -136,9 +132,8 @@ impl<'a> InteriorPointSearch<'a> {
 
     /// The deepest interior point of the base set intersected with `extra` half-spaces.
     ///
-    /// Extensions are warm-started from the base solve when the base is at least four times
-    /// as large as the extension; otherwise the whole program is solved from scratch, which
-    /// is cheaper for backends that re-solve after every added row.
+    /// Extensions reuse the prepared base ([`WarmLp::solve_with_rows`]; the backend decides
+    /// between a warm start and a cold solve).
     ///
     /// # Errors
     /// [`LpError::InvalidModel`] for malformed rows, [`LpError::Failed`] on backend failure.
@@ -147,13 +142,7 @@ impl<'a> InteriorPointSearch<'a> {
             .iter()
             .map(|r| with_slack(r, self.dim))
             .collect::<Result<Vec<_>, _>>()?;
-        let outcome = if self.base.num_rows() >= 4 * rows.len() {
-            self.warm.solve_with_rows(&rows)?
-        } else {
-            let mut lp = self.base.clone();
-            rows.into_iter().for_each(|r| lp.push_row(r));
-            self.solver.solve(&lp)?
-        };
+        let outcome = self.warm.solve_with_rows(&rows)?;
         self.interpret(&outcome)
     }
 }

@@ -15,9 +15,10 @@ const NAME: &str = "microlp";
 const CHECK_TOL: f64 = 1e-6;
 
 /// The `microlp` 0.6 simplex solver (the same solver good_lp's `microlp` feature uses),
-/// with warm-started row extensions: [`LpSolver::prepare`] solves the base program once,
-/// and each extension clones the solved state and adds rows (dual simplex from the base
-/// optimum).
+/// with row extensions of a prepared base: [`LpSolver::prepare`] translates and solves the
+/// base program once; an extension by few rows clones the solved state and adds them (dual
+/// simplex from the base optimum), an extension by many rows clones the translated base
+/// and solves from scratch (microlp re-solves after every added row).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Microlp;
 
@@ -159,7 +160,7 @@ impl LpSolver for Microlp {
             };
             Ok(Box::new(MicrolpWarm {
                 base: base.clone(),
-                vars: built.vars,
+                built,
                 outcome,
                 state,
             }) as Box<dyn WarmLp + 'a>)
@@ -167,12 +168,53 @@ impl LpSolver for Microlp {
     }
 }
 
-/// A solved microlp base program.
+/// A solved microlp base program, with its translation kept for cold extensions.
 struct MicrolpWarm {
     base: LinearProgram,
-    vars: Vec<microlp::Variable>,
+    built: Built,
     outcome: LpOutcome,
     state: Option<microlp::Solution>,
+}
+
+impl MicrolpWarm {
+    /// Dual simplex from the base optimum, one added row at a time.
+    fn warm(&self, state: &microlp::Solution, rows: &[Row]) -> Result<LpOutcome, LpError> {
+        let mut current = state.clone();
+        for row in rows {
+            match current.add_constraint(expr(row, &self.built.vars), cmp_op(row.cmp), row.rhs) {
+                Ok(SolveOutcome::Solution(s)) => current = s,
+                Ok(SolveOutcome::Interrupted(_)) => {
+                    return Err(failed("warm-started solve interrupted"));
+                }
+                Err(microlp::Error::Infeasible) => return Ok(LpOutcome::Infeasible),
+                Err(microlp::Error::Unbounded) => return Ok(LpOutcome::Unbounded),
+                Err(e) => return Err(failed(e.to_string())),
+            }
+        }
+        let extra: Vec<&Row> = rows.iter().collect();
+        extract(&extra, &self.base, &current, &self.built.vars)
+    }
+
+    /// A copy of the translated base with the rows added, solved from scratch (the base
+    /// rows are neither validated nor translated again).
+    fn cold(&self, rows: &[Row]) -> Result<LpOutcome, LpError> {
+        let mut built = Built {
+            problem: self.built.problem.clone(),
+            vars: self.built.vars.clone(),
+        };
+        for row in rows {
+            built
+                .problem
+                .add_constraint(expr(row, &built.vars), cmp_op(row.cmp), row.rhs);
+        }
+        match solve_built(&built)? {
+            Ok(solution) => {
+                let extra: Vec<&Row> = rows.iter().collect();
+                extract(&extra, &self.base, &solution, &built.vars)
+            }
+            Err(verdict) => Ok(verdict),
+        }
+    }
 }
 
 impl WarmLp for MicrolpWarm {
@@ -180,36 +222,21 @@ impl WarmLp for MicrolpWarm {
         &self.outcome
     }
 
+    /// Warm (dual simplex from the base optimum) when the base has at least four times as
+    /// many rows as the extension; otherwise cold from the stored translation, which is
+    /// cheaper because microlp re-solves after every added row (measured by the `gop`
+    /// bench of `bilinear-benches`).
     fn solve_with_rows(&self, rows: &[Row]) -> Result<LpOutcome, LpError> {
         for (i, row) in rows.iter().enumerate() {
             validate_row(row, self.base.num_vars(), &format!("extra row {i}"))?;
         }
         match (&self.outcome, &self.state) {
             (LpOutcome::Infeasible, _) => Ok(LpOutcome::Infeasible),
-            (LpOutcome::Optimal(_), Some(state)) => guarded(|| {
-                let mut current = state.clone();
-                for row in rows {
-                    match current.add_constraint(expr(row, &self.vars), cmp_op(row.cmp), row.rhs) {
-                        Ok(SolveOutcome::Solution(s)) => current = s,
-                        Ok(SolveOutcome::Interrupted(_)) => {
-                            return Err(failed("warm-started solve interrupted"));
-                        }
-                        Err(microlp::Error::Infeasible) => return Ok(LpOutcome::Infeasible),
-                        Err(microlp::Error::Unbounded) => return Ok(LpOutcome::Unbounded),
-                        Err(e) => return Err(failed(e.to_string())),
-                    }
-                }
-                let extra: Vec<&Row> = rows.iter().collect();
-                extract(&extra, &self.base, &current, &self.vars)
-            }),
-            // Unbounded base (or no stored state): extend and solve from scratch.
-            _ => {
-                let mut lp = self.base.clone();
-                for row in rows {
-                    lp.push_row(row.clone());
-                }
-                Microlp.solve(&lp)
+            (LpOutcome::Optimal(_), Some(state)) if self.base.num_rows() >= 4 * rows.len() => {
+                guarded(|| self.warm(state, rows))
             }
+            // Small base, unbounded base, or no stored state: cold.
+            _ => guarded(|| self.cold(rows)),
         }
     }
 }
