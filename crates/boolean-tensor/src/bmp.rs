@@ -273,20 +273,28 @@ impl BmpParams {
                 let before = sq;
                 for i in 0..atoms.len() {
                     let mode = atoms[i].mode();
-                    // The partial residual T = R + c_i M_i (filled with the model at the
-                    // missing entries), atom i re-searched on it, then R = P_Omega(T - c M).
-                    add_atom_in_place(&mut residual, shape, &atoms[i], c[i], None);
+                    // Atom i re-searched on the partial residual T = R + c_i M_i (the
+                    // model's values at the missing entries), read as R plus the rank-1
+                    // correction; then R = P_Omega(T - c M) in one pass.
                     let g = unfolded_view(&residual, shape, mode, &mut refit_buf);
-                    let cand = refine(
+                    let cand = refine_all(
                         g,
+                        Some((&atoms[i], c[i])),
                         shape,
                         mode,
-                        atoms[i].z().to_vec(),
+                        vec![atoms[i].z().to_vec()],
                         self.alternations.max(1),
-                    )?;
+                    )?
+                    .pop()
+                    .ok_or_else(|| invalid("starts", "[]", "at least one start"))?;
                     let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
                     let ci = cand.score / size.sqrt();
-                    add_atom_in_place(&mut residual, shape, &cand.atom, -ci, x.mask());
+                    add_atoms_in_place(
+                        &mut residual,
+                        shape,
+                        &[(&atoms[i], c[i]), (&cand.atom, -ci)],
+                        x.mask(),
+                    );
                     atoms[i] = cand.atom;
                     c[i] = ci;
                 }
@@ -440,7 +448,7 @@ fn search_in(
     }
     // The QP's start first; a row start replaces it only when strictly better.
     let mut best: Option<Candidate> = None;
-    for c in refine_all(g, shape, mode, starts, alternations)? {
+    for c in refine_all(g, None, shape, mode, starts, alternations)? {
         if best
             .as_ref()
             .is_none_or(|b| c.score > b.score * (1.0 + 1e-12))
@@ -456,27 +464,17 @@ fn search_in(
 /// Single-row starts of the alternation besides the QP's `z` (see `search_in`).
 const ROW_STARTS: usize = 8;
 
-/// The alternation of step 2 from a given `z`, on the unfolded target `g = T_(mode)`.
-fn refine(
-    g: MatRef<'_, f64>,
-    shape: [usize; 3],
-    mode: usize,
-    z: Vec<f64>,
-    alternations: usize,
-) -> Result<Candidate> {
-    refine_all(g, shape, mode, vec![z], alternations)?
-        .pop()
-        .ok_or_else(|| invalid("starts", "[]", "at least one start"))
-}
-
 /// The alternation of step 2 from each of `starts` (one candidate per start, in order),
-/// on the unfolded target `g = T_(mode)`. The starts still moving advance together: a
-/// round is two matrix products with `g` (`V = g^T Z`, then `g K` for the rank-1 pairs
-/// `K`), so it reads `g` twice whatever the number of starts, where one alternation per
-/// start would read it twice per start. Each start's result is that of its own
-/// alternation (up to the rounding of the products).
+/// on the unfolded target `T_(mode) = g + c M_(mode)`, where `(M, c)` is an optional
+/// atom along `mode` and its coefficient (the refit adds the atom back this way without
+/// a pass over the tensor: `M_(mode) = z_M (w_M (x) u_M)^T` is rank 1). The starts still
+/// moving advance together: a round is two matrix products with `g` (`V = g^T Z`, then
+/// `g K` for the rank-1 pairs `K`), so it reads `g` twice whatever the number of starts,
+/// where one alternation per start would read it twice per start. Each start's result is
+/// that of its own alternation (up to the rounding of the products).
 fn refine_all(
     g: MatRef<'_, f64>,
+    correction: Option<(&Atom, f64)>,
     shape: [usize; 3],
     mode: usize,
     mut starts: Vec<Vec<f64>>,
@@ -485,6 +483,18 @@ fn refine_all(
     let (dn, m) = (g.nrows(), g.ncols());
     let (a, b) = other_modes(mode);
     let (da, db) = (shape[a], shape[b]);
+    // The correction as `c z_M` and `w_M (x) u_M` (empty without one).
+    let (cz, kron_m): (Vec<f64>, Vec<f64>) = match correction {
+        Some((atom, c)) if atom.mode() == mode => (
+            atom.z().iter().map(|&zi| c * zi).collect(),
+            atom.w()
+                .iter()
+                .flat_map(|&wb| atom.u().iter().map(move |&ua| ua * wb))
+                .collect(),
+        ),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f64>();
     let mut done: Vec<Option<Candidate>> = vec![None; starts.len()];
     let mut made = vec![0; starts.len()];
     let mut active: Vec<usize> = (0..starts.len()).collect();
@@ -497,6 +507,15 @@ fn refine_all(
         }
         v.resize(m * s, 0.0);
         product(&mut v, g.transpose(), &zmat, s);
+        if !cz.is_empty() {
+            // + (c M_(mode))^T z = (c z_M . z) (w_M (x) u_M).
+            for (j, &i) in active.iter().enumerate() {
+                let t = dot(&cz, &starts[i]);
+                for (vv, &km) in v[j * m..(j + 1) * m].iter_mut().zip(&kron_m) {
+                    *vv += t * km;
+                }
+            }
+        }
         // Singular pairs; the starts out of rounds are finished here.
         let mut moving = Vec::with_capacity(s);
         kron.clear();
@@ -520,6 +539,15 @@ fn refine_all(
         // The exact z update of each moving start.
         r.resize(dn * moving.len(), 0.0);
         product(&mut r, g, &kron, moving.len());
+        if !cz.is_empty() {
+            // + c M_(mode) k = ((w_M (x) u_M) . k) c z_M.
+            for j in 0..moving.len() {
+                let t = dot(&kron_m, &kron[j * m..(j + 1) * m]);
+                for (rr, &czi) in r[j * dn..(j + 1) * dn].iter_mut().zip(&cz) {
+                    *rr += t * czi;
+                }
+            }
+        }
         active.clear();
         for (j, (i, u, w, sigma)) in moving.into_iter().enumerate() {
             let (z_new, _) = best_boolean_fit(&r[j * dn..(j + 1) * dn]);
@@ -589,32 +617,32 @@ fn row_norms(g: MatRef<'_, f64>) -> Vec<f64> {
     }
 }
 
-/// `data += coefficient * atom` over all entries; with a mask, the missing entries are
-/// then set to zero (`data = P_Omega(data + coefficient * atom)`), in the same pass.
-fn add_atom_in_place(
+/// `data += sum_t c_t M_t` over all entries for the `(M_t, c_t)` in `terms`; with a mask,
+/// the missing entries are then set to zero (`data = P_Omega(data + sum_t c_t M_t)`). One
+/// pass over `data`.
+fn add_atoms_in_place(
     data: &mut [f64],
     shape: [usize; 3],
-    atom: &Atom,
-    coefficient: f64,
+    terms: &[(&Atom, f64)],
     mask: Option<&[bool]>,
 ) {
     let [d0, d1, d2] = shape;
-    let (f0, f1, f2) = (atom.factor(0), atom.factor(1), atom.factor(2));
     for k in 0..d2 {
         for j in 0..d1 {
-            let s = coefficient * f1[j] * f2[k];
             let range = d0 * (j + d1 * k)..d0 * (j + d1 * k + 1);
-            match mask {
-                None if s == 0.0 => {}
-                None => {
-                    for (x, &a) in data[range].iter_mut().zip(f0) {
+            let col = &mut data[range.clone()];
+            for &(atom, c) in terms {
+                let s = c * atom.factor(1)[j] * atom.factor(2)[k];
+                if s != 0.0 {
+                    for (x, &a) in col.iter_mut().zip(atom.factor(0)) {
                         *x += s * a;
                     }
                 }
-                Some(mask) => {
-                    let observed = &mask[range.clone()];
-                    for ((x, &a), &o) in data[range].iter_mut().zip(f0).zip(observed) {
-                        *x = if o { *x + s * a } else { 0.0 };
+            }
+            if let Some(mask) = mask {
+                for (x, &o) in col.iter_mut().zip(&mask[range]) {
+                    if !o {
+                        *x = 0.0;
                     }
                 }
             }
