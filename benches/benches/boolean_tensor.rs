@@ -11,6 +11,9 @@
 //!
 //! Inputs: Syn2-like data (K = 15 atoms, noise N(0, 1)), seeded, built outside the timed
 //! closures.
+//!
+//! On a shared machine run it with `RAYON_NUM_THREADS=1`: the QP's parallel rounding
+//! trials otherwise wait on busy cores and the atom search time follows the load.
 
 use std::hint::black_box;
 
