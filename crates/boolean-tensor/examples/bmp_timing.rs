@@ -75,17 +75,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let arg =
             |i: usize, default: u64| std::env::args().nth(i).map_or(Ok(default), |s| s.parse());
         let (k, seed, starts, iters) = (arg(3, 9)?, arg(4, 1)?, arg(5, 2)?, arg(6, 150)?);
-        let masked = SyntheticParams::default()
-            .shape([d, d, d])
-            .n_atoms(k as usize)
-            .missing_fraction(0.1)
-            .seed(seed)
-            .generate()?;
-        let mask = masked
-            .observed()
-            .mask()
-            .map(<[bool]>::to_vec)
-            .unwrap_or_default();
+        let (masked, mask) = completion_data(d, k as usize, seed)?;
         let t = Instant::now();
         let fit = boolean_tensor::CpAls::params()
             .rank(k as usize)
@@ -106,17 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Completion of the noiseless tensor with 10% missing entries.
         let sweeps: usize = std::env::args().nth(3).map_or(Ok(5), |s| s.parse())?;
         let refit_tol: f64 = std::env::args().nth(4).map_or(Ok(1e-9), |s| s.parse())?;
-        let masked = SyntheticParams::default()
-            .shape([d, d, d])
-            .n_atoms(15)
-            .missing_fraction(0.1)
-            .seed(2018)
-            .generate()?;
-        let mask = masked
-            .observed()
-            .mask()
-            .map(<[bool]>::to_vec)
-            .unwrap_or_default();
+        let (masked, mask) = completion_data(d, 15, 2018)?;
         let t = Instant::now();
         let fit = Bmp::params()
             .n_atoms(15)
@@ -134,4 +114,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
+}
+
+/// The noiseless `d^3` tensor of `k` atoms with 10% of the entries missing, and its mask.
+fn completion_data(
+    d: usize,
+    k: usize,
+    seed: u64,
+) -> Result<(boolean_tensor::SyntheticData, Vec<bool>), boolean_tensor::TensorError> {
+    let data = SyntheticParams::default()
+        .shape([d, d, d])
+        .n_atoms(k)
+        .missing_fraction(0.1)
+        .seed(seed)
+        .generate()?;
+    let mask = data
+        .observed()
+        .mask()
+        .map(<[bool]>::to_vec)
+        .unwrap_or_default();
+    Ok((data, mask))
 }
