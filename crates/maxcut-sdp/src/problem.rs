@@ -7,6 +7,7 @@
 //! | [`Problem::low_rank`] (`C = G G^T`) | `G` | `O(n m k)` implicit, or `O(n^2 k)` after forming `C` (see [`LowRankMode`](crate::LowRankMode)) |
 
 use faer::linalg::matmul::matmul;
+use faer::linalg::matmul::triangular::{self, BlockStructure};
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 use crate::error::{MaxcutError, Result};
@@ -54,23 +55,25 @@ impl LowRankFactor {
         MatRef::from_column_major_slice(&self.gt, self.m, self.n)
     }
 
-    /// Forms `C = G G^T` densely (column-major `n x n`, exactly symmetric).
+    /// Forms `C = G G^T` densely (column-major `n x n`, exactly symmetric): the lower
+    /// triangle by one triangular product (half the work of a full product), mirrored.
     pub(crate) fn form(&self, par: Par) -> Vec<f64> {
         let n = self.n;
         let mut c = vec![0.0; n * n];
-        matmul(
+        triangular::matmul(
             MatMut::from_column_major_slice_mut(&mut c, n, n),
+            BlockStructure::TriangularLower,
             Accum::Replace,
             self.gt_ref().transpose(),
+            BlockStructure::Rectangular,
             self.gt_ref(),
+            BlockStructure::Rectangular,
             1.0,
             par,
         );
         for j in 0..n {
             for i in 0..j {
-                let s = 0.5 * (c[i + j * n] + c[j + i * n]);
-                c[i + j * n] = s;
-                c[j + i * n] = s;
+                c[i + j * n] = c[j + i * n];
             }
         }
         c
@@ -594,12 +597,8 @@ pub(crate) fn low_rank_factor(
     let offset = usize::from(homogenize);
     let n = rows + offset;
     let mut gt = vec![0.0; m * n];
-    for i in 0..rows {
-        let col = &mut gt[(i + offset) * m..(i + offset + 1) * m];
-        for (l, x) in col.iter_mut().enumerate() {
-            *x = g[(i, l)];
-        }
-    }
+    // Columns `offset..` of `G^T` are the rows of `G`: faer's blocked transposed copy.
+    MatMut::from_column_major_slice_mut(&mut gt[offset * m..], m, rows).copy_from(g.transpose());
     if offset == 1 {
         let (head, tail) = gt.split_at_mut(m);
         for i in 0..rows {
