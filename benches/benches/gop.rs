@@ -24,31 +24,17 @@ const SEED: u64 = 20_161_019;
 
 /// `y = x* theta*` of Table 1 (column-major), a random start inside the ball, and `P`.
 fn instance(m: usize, n: usize) -> (Vec<f64>, Vec<f64>, f64) {
-    let mut rng = bl_core::random::seeded_rng(SEED);
-    let mut xs = vec![0.0; 2 * m];
-    for j in 0..m {
-        if j < m / 4 {
-            xs[j] = 1.0;
-        } else if j < m / 2 {
-            xs[m + j] = -1.0;
-        } else {
-            xs[j] = 0.5 * bl_core::random::standard_normal(&mut rng);
-            xs[m + j] = 0.5 * bl_core::random::standard_normal(&mut rng);
-        }
-    }
-    let budget: f64 = xs.iter().map(|v| v.abs()).sum();
-    let mut y = vec![0.0; m * n];
-    for s in 0..n {
-        let t = s as f64 / (n - 1) as f64;
-        for j in 0..m {
-            y[s * m + j] = xs[j] * t + xs[m + j] * (1.0 - t);
-        }
-    }
+    let inst = gop_mmf::table1_instance(m, n, SEED).expect("Table 1 sizes are valid");
+    let y = (0..n)
+        .flat_map(|s| (0..m).map(move |j| (s, j)))
+        .map(|(s, j)| inst.y[(j, s)])
+        .collect();
+    let mut rng = bl_core::random::seeded_rng(SEED + 1);
     let mut x0 = vec![0.0; 2 * m];
     bl_core::random::fill_standard_normal(&mut rng, &mut x0);
     let l1: f64 = x0.iter().map(|v| v.abs()).sum();
-    x0.iter_mut().for_each(|v| *v *= 0.5 * budget / l1);
-    (y, x0, budget)
+    x0.iter_mut().for_each(|v| *v *= 0.5 * inst.budget / l1);
+    (y, x0, inst.budget)
 }
 
 fn relaxed_dual(c: &mut Criterion) {

@@ -22,25 +22,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.get(1).copied().unwrap_or(6),
         args.get(2).copied().unwrap_or(10),
     );
-    let mut rng = bl_core::random::seeded_rng(1);
-    let mut xs = vec![0.0; 2 * m];
-    for j in 0..m {
-        if j < m / 4 {
-            xs[j] = 1.0;
-        } else if j < m / 2 {
-            xs[m + j] = -1.0;
-        } else {
-            xs[j] = 0.5 * bl_core::random::standard_normal(&mut rng);
-        }
-    }
-    let budget: f64 = xs.iter().map(|v| v.abs()).sum();
-    let mut y = vec![0.0; m * n];
-    for s in 0..n {
-        let t = s as f64 / (n - 1) as f64;
-        for j in 0..m {
-            y[s * m + j] = xs[j] * t + xs[m + j] * (1.0 - t);
-        }
-    }
+    let inst = gop_mmf::table1_instance(m, n, 1)?;
+    let budget = inst.budget;
+    let y: Vec<f64> = (0..n)
+        .flat_map(|s| (0..m).map(move |j| (s, j)))
+        .map(|(s, j)| inst.y[(j, s)])
+        .collect();
+    let mut rng = bl_core::random::seeded_rng(2);
     let mut x0 = vec![0.0; 2 * m];
     bl_core::random::fill_standard_normal(&mut rng, &mut x0);
     let l1: f64 = x0.iter().map(|v| v.abs()).sum();

@@ -8,26 +8,6 @@
 use faer::Mat;
 use gop_mmf::{GopParams, Timing};
 
-/// `y = x* theta*` and `P` as in the xtask experiment `gop-table1`.
-fn instance(m: usize, n: usize, seed: u64) -> (Mat<f64>, f64) {
-    let mut rng = bl_core::random::seeded_rng(seed);
-    let xs = Mat::from_fn(m, 2, |j, k| {
-        if j < m / 4 {
-            if k == 0 { 1.0 } else { 0.0 }
-        } else if j < m / 2 {
-            if k == 1 { -1.0 } else { 0.0 }
-        } else {
-            0.5 * bl_core::random::standard_normal(&mut rng)
-        }
-    });
-    let theta = Mat::from_fn(2, n, |k, s| {
-        let t = s as f64 / (n - 1) as f64;
-        if k == 0 { t } else { 1.0 - t }
-    });
-    let budget: f64 = (0..m).map(|j| xs[(j, 0)].abs() + xs[(j, 1)].abs()).sum();
-    (&xs * &theta, budget)
-}
-
 /// Mean component times over the iterations of one fit.
 fn mean(params: &GopParams, y: &Mat<f64>) -> Result<Timing, gop_mmf::GopError> {
     let fit = params.fit(y.as_ref())?;
@@ -69,7 +49,8 @@ fn main() -> Result<(), gop_mmf::GopError> {
     println!("M,N,variant,primal_s,pre_s,uri_s,num,dual_s,total_s");
     for n in [4, 5, 6] {
         for m in [20, 40, 60, 80] {
-            let (y, budget) = instance(m, n, (m * 10 + n) as u64);
+            let gop_mmf::Table1Instance { y, budget, .. } =
+                gop_mmf::table1_instance(m, n, (m * 10 + n) as u64)?;
             let params = GopParams::new(2, budget).seed(0).threads(1).max_iter(iters);
             let variants = [
                 ("walk", params.clone().tangent_cone_cells(false)),

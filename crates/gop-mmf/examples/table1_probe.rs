@@ -1,5 +1,4 @@
 //! Timing probe: component times of the first iterations at Table 1 sizes.
-use faer::Mat;
 use gop_mmf::GopParams;
 
 fn main() -> Result<(), gop_mmf::GopError> {
@@ -8,22 +7,7 @@ fn main() -> Result<(), gop_mmf::GopError> {
         .filter_map(|a| a.parse().ok())
         .collect();
     let (m, n, threads, iters) = (args[0], args[1], args[2], args.get(3).copied().unwrap_or(2));
-    let mut rng = bl_core::random::seeded_rng(1);
-    let xs = Mat::from_fn(m, 2, |j, k| {
-        if j < m / 4 {
-            if k == 0 { 1.0 } else { 0.0 }
-        } else if j < m / 2 {
-            if k == 1 { -1.0 } else { 0.0 }
-        } else {
-            0.5 * bl_core::random::standard_normal(&mut rng)
-        }
-    });
-    let th = Mat::from_fn(2, n, |k, s| {
-        let t = s as f64 / (n - 1) as f64;
-        if k == 0 { t } else { 1.0 - t }
-    });
-    let y = &xs * &th;
-    let p: f64 = (0..m).map(|j| xs[(j, 0)].abs() + xs[(j, 1)].abs()).sum();
+    let gop_mmf::Table1Instance { y, budget: p, .. } = gop_mmf::table1_instance(m, n, 1)?;
     let fit = GopParams::new(2, p)
         .seed(3)
         .threads(threads)

@@ -8,7 +8,9 @@ pub mod gop;
 pub mod lagrangian;
 pub mod params;
 pub mod primal;
+pub mod synthetic;
 
 pub use error::{GopError, Result};
 pub use gop::{Certificate, GopFit, IterationRecord, NodeState, Timing, TreeNode};
 pub use params::GopParams;
+pub use synthetic::{Table1Instance, table1_instance};

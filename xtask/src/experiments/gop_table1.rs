@@ -24,25 +24,6 @@ pub struct GopTable1;
 
 const PAPER_DUAL_S_PER_LP: f64 = 0.060;
 
-fn instance(m: usize, n: usize, seed: u64) -> (Mat<f64>, f64) {
-    let mut rng = bl_core::random::seeded_rng(seed);
-    let xs = Mat::from_fn(m, 2, |j, k| {
-        if j < m / 4 {
-            if k == 0 { 1.0 } else { 0.0 }
-        } else if j < m / 2 {
-            if k == 1 { -1.0 } else { 0.0 }
-        } else {
-            0.5 * bl_core::random::standard_normal(&mut rng)
-        }
-    });
-    let theta = Mat::from_fn(2, n, |k, s| {
-        let t = s as f64 / (n - 1) as f64;
-        if k == 0 { t } else { 1.0 - t }
-    });
-    let budget: f64 = (0..m).map(|j| xs[(j, 0)].abs() + xs[(j, 1)].abs()).sum();
-    (&xs * &theta, budget)
-}
-
 fn run_fit(
     y: &Mat<f64>,
     budget: f64,
@@ -121,7 +102,8 @@ impl Experiment for GopTable1 {
         let mut worst_ratio = f64::INFINITY;
         for &n in &ns {
             for &m in &ms {
-                let (y, budget) = instance(m, n, seed.wrapping_add((m * 10 + n) as u64));
+                let gop_mmf::Table1Instance { y, budget, .. } =
+                    gop_mmf::table1_instance(m, n, seed.wrapping_add((m * 10 + n) as u64))?;
                 let fit = run_fit(&y, budget, iters, 1, seed)?;
                 let t = mean_timing(&fit);
                 let per_lp = if t.num_duals > 0 {
@@ -198,7 +180,8 @@ impl Experiment for GopTable1 {
         // fits interleaved, the fastest of each kept (other processes on a shared machine
         // only ever slow a run down).
         let (m, n) = (*ms.last().unwrap_or(&20), *ns.last().unwrap_or(&4));
-        let (y, budget) = instance(m, n, seed.wrapping_add((m * 10 + n) as u64));
+        let gop_mmf::Table1Instance { y, budget, .. } =
+            gop_mmf::table1_instance(m, n, seed.wrapping_add((m * 10 + n) as u64))?;
         let repeats = ctx.scale().pick(2, 7, 7);
         let load_before = load_average();
         let (mut ones, mut twos) = (Vec::new(), Vec::new());
