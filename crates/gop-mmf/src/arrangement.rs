@@ -409,26 +409,9 @@ pub fn enumerate_cells(
     let values: Vec<f64> = hyperplanes.iter().map(|g| g.eval(&xc)).collect();
     let tie_tol = 1e-9 * (1.0 + center_point.slack);
     let ties: Vec<usize> = (0..h).filter(|&i| values[i].abs() <= tie_tol).collect();
-    let s0: Vec<i8> = values
-        .iter()
-        .map(|&v| if v < 0.0 { -1 } else { 1 })
-        .collect();
     let mut visited: HashSet<Vec<i8>> = HashSet::new();
-    let mut root = None;
-    for bits in 0..1u64 << ties.len().min(12) {
-        let mut s = s0.clone();
-        for (t, &i) in ties.iter().enumerate().take(12) {
-            if bits & (1 << t) != 0 {
-                s[i] = -s[i];
-            }
-        }
-        visited.insert(s.clone());
-        lp_solves += 1;
-        if test(&s)? {
-            root = Some(s);
-            break;
-        }
-    }
+    let (root, tests) = find_root(&values, &ties, &mut visited, &test)?;
+    lp_solves += tests;
     let Some(root) = root else {
         // No cell from the deepest point's neighbourhood: fall back to testing every sign
         // vector (only reachable for degenerate regions).
@@ -446,6 +429,40 @@ pub fn enumerate_cells(
         shortcut: false,
         local: false,
     })
+}
+
+/// The root cell of a walk: the sign vector of the hyperplane `values` at a deep point,
+/// with the near-ties (`ties`, at most the first 12) tried both ways until `test` accepts
+/// one. Every vector tried is added to `visited`. Returns the cell (if any) and the number
+/// of tests.
+fn find_root<F>(
+    values: &[f64],
+    ties: &[usize],
+    visited: &mut HashSet<Vec<i8>>,
+    test: &F,
+) -> Result<(Option<Vec<i8>>, usize)>
+where
+    F: Fn(&Vec<i8>) -> Result<bool>,
+{
+    let s0: Vec<i8> = values
+        .iter()
+        .map(|&v| if v < 0.0 { -1 } else { 1 })
+        .collect();
+    let mut tests = 0;
+    for bits in 0..1u64 << ties.len().min(12) {
+        let mut s = s0.clone();
+        for (t, &i) in ties.iter().enumerate().take(12) {
+            if bits & (1 << t) != 0 {
+                s[i] = -s[i];
+            }
+        }
+        visited.insert(s.clone());
+        tests += 1;
+        if test(&s)? {
+            return Ok((Some(s), tests));
+        }
+    }
+    Ok((None, tests))
 }
 
 /// Breadth-first walk over the cell adjacency graph from the cell `root`: every neighbour
@@ -615,26 +632,9 @@ fn block_cells(
     let ties: Vec<usize> = (0..h)
         .filter(|&i| values[i].abs() <= 1e-9 * deepest.slack)
         .collect();
-    let s0: Vec<i8> = values
-        .iter()
-        .map(|&v| if v < 0.0 { -1 } else { 1 })
-        .collect();
     let mut visited: HashSet<Vec<i8>> = HashSet::new();
-    let mut root = None;
-    for bits in 0..1u64 << ties.len().min(12) {
-        let mut s = s0.clone();
-        for (t, &i) in ties.iter().enumerate().take(12) {
-            if bits & (1 << t) != 0 {
-                s[i] = -s[i];
-            }
-        }
-        visited.insert(s.clone());
-        lp_solves += 1;
-        if test(&s)? {
-            root = Some(s);
-            break;
-        }
-    }
+    let (root, tests) = find_root(&values, &ties, &mut visited, &test)?;
+    lp_solves += tests;
     let Some(root) = root else {
         return Ok((BlockVerdict::NoRoot, lp_solves));
     };
