@@ -10,20 +10,7 @@ use gop_mmf::{GopParams, Timing};
 
 /// Mean component times over the iterations of one fit.
 fn mean(params: &GopParams, y: &Mat<f64>) -> Result<Timing, gop_mmf::GopError> {
-    let fit = params.fit(y.as_ref())?;
-    let h = fit.history();
-    let k = h.len().max(1) as f64;
-    let mut t = Timing::default();
-    for r in h {
-        t.primal += r.timing.primal / k;
-        t.pre += r.timing.pre / k;
-        t.uri += r.timing.uri / k;
-        t.dual += r.timing.dual / k;
-        t.total += r.timing.total / k;
-        t.num_duals += r.timing.num_duals;
-    }
-    t.num_duals = (t.num_duals as f64 / k).round() as usize;
-    Ok(t)
+    Ok(params.fit(y.as_ref())?.mean_timing())
 }
 
 fn fastest(a: Timing, b: Timing) -> Timing {

@@ -217,6 +217,29 @@ impl GopFit {
         &self.history
     }
 
+    /// The component times of Table 1 averaged over the iterations, with `Num` and the
+    /// cell-enumeration LPs as rounded means (`shortcut`: whether any iteration used the
+    /// rank shortcut). All zero for a fit without iterations.
+    #[must_use]
+    pub fn mean_timing(&self) -> Timing {
+        let k = self.history.len().max(1) as f64;
+        let mut t = Timing::default();
+        let (mut num, mut lps) = (0, 0);
+        for r in &self.history {
+            t.primal += r.timing.primal / k;
+            t.pre += r.timing.pre / k;
+            t.uri += r.timing.uri / k;
+            t.dual += r.timing.dual / k;
+            t.total += r.timing.total / k;
+            t.shortcut |= r.timing.shortcut;
+            num += r.timing.num_duals;
+            lps += r.timing.uri_lps;
+        }
+        t.num_duals = (num as f64 / k).round() as usize;
+        t.uri_lps = (lps as f64 / k).round() as usize;
+        t
+    }
+
     /// The branch-and-bound tree.
     #[must_use]
     pub fn tree(&self) -> &[TreeNode] {

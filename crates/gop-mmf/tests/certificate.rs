@@ -193,6 +193,16 @@ fn illustrative_example_reaches_the_global_optimum_from_twenty_starts() {
             fit.upper_bound()
         );
         assert!(fit.lower_bound() <= 1e-12);
+        // The Table 1 summary is the mean of the per-iteration records.
+        let h = fit.history();
+        let mean = fit.mean_timing();
+        let total: f64 = h.iter().map(|r| r.timing.total).sum::<f64>() / h.len() as f64;
+        assert!((mean.total - total).abs() <= 1e-12 * (1.0 + total));
+        let num: usize = h.iter().map(|r| r.timing.num_duals).sum();
+        assert_eq!(
+            mean.num_duals,
+            (num as f64 / h.len() as f64).round() as usize
+        );
     }
 }
 

@@ -61,25 +61,6 @@ fn load_average() -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
-/// Mean component times and Num over the iterations of a fit.
-fn mean_timing(fit: &GopFit) -> Timing {
-    let h = fit.history();
-    let k = h.len().max(1) as f64;
-    let mut t = Timing::default();
-    for r in h {
-        t.primal += r.timing.primal / k;
-        t.pre += r.timing.pre / k;
-        t.uri += r.timing.uri / k;
-        t.dual += r.timing.dual / k;
-        t.total += r.timing.total / k;
-        t.num_duals += r.timing.num_duals;
-        t.uri_lps += r.timing.uri_lps;
-    }
-    t.num_duals = (t.num_duals as f64 / k).round() as usize;
-    t.uri_lps = (t.uri_lps as f64 / k).round() as usize;
-    t
-}
-
 impl Experiment for GopTable1 {
     fn id(&self) -> &'static str {
         "gop-table1"
@@ -105,7 +86,7 @@ impl Experiment for GopTable1 {
                 let gop_mmf::Table1Instance { y, budget, .. } =
                     gop_mmf::table1_instance(m, n, seed.wrapping_add((m * 10 + n) as u64))?;
                 let fit = run_fit(&y, budget, iters, 1, seed)?;
-                let t = mean_timing(&fit);
+                let t = fit.mean_timing();
                 let per_lp = if t.num_duals > 0 {
                     t.dual / t.num_duals as f64
                 } else {
@@ -186,8 +167,8 @@ impl Experiment for GopTable1 {
         let load_before = load_average();
         let (mut ones, mut twos) = (Vec::new(), Vec::new());
         for _ in 0..repeats {
-            ones.push(mean_timing(&run_fit(&y, budget, iters, 1, seed)?));
-            twos.push(mean_timing(&run_fit(&y, budget, iters, 2, seed)?));
+            ones.push(run_fit(&y, budget, iters, 1, seed)?.mean_timing());
+            twos.push(run_fit(&y, budget, iters, 2, seed)?.mean_timing());
         }
         let load_after = load_average();
         let (dual1, dual2) = (fastest(&ones, |t| t.dual), fastest(&twos, |t| t.dual));
@@ -203,13 +184,14 @@ impl Experiment for GopTable1 {
         ));
         // The cell enumeration by the walk on each node's whole region (the reference path,
         // before the tangent-cone enumeration), for scale.
-        let walk = mean_timing(&run_fit_with(
+        let walk = run_fit_with(
             &y,
             GopParams::new(2, budget).tangent_cone_cells(false),
             iters,
             1,
             seed,
-        )?);
+        )?
+        .mean_timing();
         let cone_uri = fastest(&ones, |t| t.uri);
         ctx.md(&format!(
             "\nCell enumeration (M = {m}, N = {n}, 1 thread): walk on the region {:.4} s ({} LPs \
