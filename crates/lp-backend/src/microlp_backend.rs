@@ -59,6 +59,7 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, LpError>) -> Result<T, LpError> {
 }
 
 /// A model translated into microlp, with the variable handles.
+#[derive(Clone)]
 struct Built {
     problem: Problem,
     vars: Vec<microlp::Variable>,
@@ -198,10 +199,7 @@ impl MicrolpWarm {
     /// A copy of the translated base with the rows added, solved from scratch (the base
     /// rows are neither validated nor translated again).
     fn cold(&self, rows: &[Row]) -> Result<LpOutcome, LpError> {
-        let mut built = Built {
-            problem: self.built.problem.clone(),
-            vars: self.built.vars.clone(),
-        };
+        let mut built = self.built.clone();
         for row in rows {
             built
                 .problem

@@ -60,6 +60,22 @@ pub fn params(learner: Learner, scale: Scale, seed: u64, templates: &Templates) 
         .seed(seed)
 }
 
+/// The three online learners of Figures 1-3, named, with [`params`] each.
+pub fn online_learners(
+    scale: Scale,
+    seed: u64,
+    templates: &Templates,
+) -> Vec<(&'static str, TaggerParams)> {
+    [
+        ("bol", Learner::Bol),
+        ("bcd", Learner::Bcd),
+        ("sp", Learner::Sp),
+    ]
+    .into_iter()
+    .map(|(name, learner)| (name, params(learner, scale, seed, templates)))
+    .collect()
+}
+
 /// One fitted learner and its test scores.
 pub struct Run {
     /// Row label.

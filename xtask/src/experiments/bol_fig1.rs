@@ -4,7 +4,7 @@
 //! as in the paper. People's Daily 1998, every 10th sentence to test; smoke and quick scale
 //! read the first 300 and 2000 lines.
 
-use online_bilinear::{Learner, TaggerParams, Templates};
+use online_bilinear::Templates;
 
 use super::bol_common;
 use super::{Ctx, Experiment};
@@ -26,14 +26,7 @@ impl Experiment for BolFig1 {
         let (train, test) = bol_common::pku(ctx, scale.pick(Some(300), Some(2000), None))?;
         let templates = Templates::segmentation();
         let seed = ctx.seed();
-        let learners: Vec<(&str, TaggerParams)> = [
-            ("bol", Learner::Bol),
-            ("bcd", Learner::Bcd),
-            ("sp", Learner::Sp),
-        ]
-        .into_iter()
-        .map(|(n, l)| (n, bol_common::params(l, scale, seed, &templates)))
-        .collect();
+        let learners = bol_common::online_learners(scale, seed, &templates);
         ctx.md(&format!(
             "## Figure 1 (segmentation, pku)\n\n{} training sentences at 100%, {} test \
              sentences; T = {}, C = 1, R = 4, seed {}. The paper plots each learner's F1 minus \

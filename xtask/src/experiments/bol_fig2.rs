@@ -3,7 +3,7 @@
 //! segmentation split (every 10th sentence to test; smoke and quick scale read the first
 //! 300 and 2000 lines). For bcd one iteration is a pass over `alpha` then one over `beta`.
 
-use online_bilinear::{Learner, Templates};
+use online_bilinear::Templates;
 
 use super::bol_common;
 use super::{Ctx, Experiment, Series};
@@ -26,16 +26,12 @@ impl Experiment for BolFig2 {
         let templates = Templates::segmentation();
         let seed = ctx.seed();
         let epochs = scale.pick(3, 10, 20);
-        let learners = [
-            ("bol", Learner::Bol),
-            ("bcd", Learner::Bcd),
-            ("sp", Learner::Sp),
-        ];
-        let prepared = bol_common::params(Learner::Bol, scale, seed, &templates).prepare(&train)?;
+        let learners = bol_common::online_learners(scale, seed, &templates);
+        let prepared = learners[0].1.prepare(&train)?;
         let bar = ctx.progress((learners.len() * epochs) as u64, "epochs");
         let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-        for (name, learner) in learners {
-            let params = bol_common::params(learner, scale, seed, &templates).epochs(epochs);
+        for (name, params) in learners {
+            let params = params.epochs(epochs);
             let mut points = Vec::new();
             params.fit_prepared_with_callback(&prepared, |info, model| {
                 let e = model.evaluate_lenient(&test)?;

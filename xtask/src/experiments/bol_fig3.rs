@@ -3,7 +3,7 @@
 //! 4.3), for bol, bcd and the structured perceptron. The data set is the CoNLL-2000 subset
 //! shipped with libwapiti (823 training and 77 test sentences), not the full corpus.
 
-use online_bilinear::{Learner, TaggerParams, Templates};
+use online_bilinear::{TaggerParams, Templates};
 
 use super::bol_common;
 use super::{Ctx, Experiment};
@@ -29,21 +29,11 @@ impl Experiment for BolFig3 {
         };
         let templates = Templates::chunking();
         let seed = ctx.seed();
-        let learners: Vec<(&str, TaggerParams)> = [
-            ("bol", Learner::Bol),
-            ("bcd", Learner::Bcd),
-            ("sp", Learner::Sp),
-        ]
-        .into_iter()
-        .map(|(n, l)| {
-            (
-                n,
-                bol_common::params(l, scale, seed, &templates)
-                    .zero_order(true)
-                    .averaging(true),
-            )
-        })
-        .collect();
+        let learners: Vec<(&str, TaggerParams)> =
+            bol_common::online_learners(scale, seed, &templates)
+                .into_iter()
+                .map(|(n, p)| (n, p.zero_order(true).averaging(true)))
+                .collect();
         ctx.md(&format!(
             "## Figure 3 (chunking, CoNLL-2000 subset)\n\n{} training sentences at 100% ({} \
              tokens), {} test sentences; templates W-2..W2, W-1W0, W0W1, P-2..P2, P-2P-1, \
