@@ -36,6 +36,11 @@ fn sweeps_do_not_allocate() {
             let params = MixingParams::default().low_rank(*mode).order(order);
             let mut mixing = Mixing::new(problem, &params).unwrap();
             mixing.sweep();
+            // `Mixing::new` may start the rayon pool (the initial `W` uses faer's global
+            // parallelism); its workers allocate while they start up, asynchronously.
+            // Run one job on every worker so that they are all up before counting (on a
+            // loaded machine the race showed up as 2 allocations in about 1 run in 13).
+            rayon::broadcast(|_| ());
             let region = Region::new(GLOBAL);
             for _ in 0..3 {
                 mixing.sweep();
