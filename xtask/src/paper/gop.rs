@@ -1,0 +1,1 @@
+//! Numbers and statements printed in the paper (filled in per experiment).
