@@ -15,6 +15,8 @@ use crate::params::{Learner, TaggerParams};
 use crate::scoring::{bilinear_scores, linear_scores};
 use crate::train::{EpochInfo, Online, new_online, run_online};
 
+mod crf_file;
+
 /// The parameters of a fitted model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Weights {
@@ -119,63 +121,6 @@ fn row_max_abs(x: &[f64], width: usize) -> impl Iterator<Item = f64> + '_ {
         .map(|row| row.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
 }
 
-/// Checks of a CRFsuite model file (`crf1d_model.c`): the 48-byte header's magic, model
-/// type, size and section offsets, so that CRFsuite's reader, which trusts them, never
-/// reads outside the bytes; and the label count.
-fn check_crf_header(model: &[u8], n_tags: usize) -> Result<()> {
-    const HEADER: usize = 48;
-    let field = "weights.Crf.model";
-    if model.len() <= HEADER || &model[..4] != b"lCRF" || &model[8..12] != b"FOMC" {
-        return Err(bad_field(
-            field,
-            format!(
-                "expected a CRFsuite CRF1d model (magic `lCRF`, type `FOMC`, more than \
-                 {HEADER} bytes), found {} bytes",
-                model.len()
-            ),
-        ));
-    }
-    let word = |i: usize| {
-        let b = &model[4 * i..4 * i + 4];
-        u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64
-    };
-    let size = model.len() as u64;
-    if word(1) != size {
-        return Err(bad_field(
-            field,
-            format!("the header says {} bytes, found {size}", word(1)),
-        ));
-    }
-    let (num_features, num_labels, num_attrs) = (word(4), word(5), word(6));
-    // Sections: features (12-byte chunk header, 20 bytes per feature), the label and
-    // attribute databases, and the label / attribute reference tables (12-byte chunk
-    // header, one 4-byte offset per label / attribute).
-    let sections = [
-        ("features", word(7), 12 + 20 * num_features),
-        ("labels", word(8), 1),
-        ("attributes", word(9), 1),
-        ("label references", word(10), 12 + 4 * num_labels),
-        ("attribute references", word(11), 12 + 4 * num_attrs),
-    ];
-    for (name, offset, len) in sections {
-        if offset < HEADER as u64 || offset.saturating_add(len) > size {
-            return Err(bad_field(
-                field,
-                format!(
-                    "the {name} section ({len} bytes at offset {offset}) lies outside the {size} bytes"
-                ),
-            ));
-        }
-    }
-    if num_labels != n_tags as u64 {
-        return Err(bad_field(
-            field,
-            format!("expected {n_tags} labels (one per tag), found {num_labels}"),
-        ));
-    }
-    Ok(())
-}
-
 impl Saved {
     /// The checks of [`FittedTagger::from_json`] (after the format tag).
     fn validate(&self) -> Result<()> {
@@ -215,7 +160,9 @@ impl Saved {
                 check_finite("weights.Linear.w", w)?;
                 bound += row_max_abs(w, l * p).sum::<f64>();
             }
-            Weights::Crf { model } => check_crf_header(model, l)?,
+            Weights::Crf { model } => {
+                crf_file::check(model, l).map_err(|e| bad_field("weights.Crf.model", e))?;
+            }
         }
         if let Some(z) = &self.zero_order {
             check_len("zero_order", &[k, l], "K x L", z.len())?;
@@ -633,9 +580,10 @@ impl FittedTagger {
     /// format tag; valid parameters; at least one tag, no two equal; feature ids exactly
     /// `0..K`; weights of the sizes the feature count `K` and tag count `L` give (`alpha`
     /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`), finite and with
-    /// a finite bound on the score of one position; for a CRF model, a CRFsuite header
-    /// whose size and section offsets lie inside the bytes and whose label count is `L`;
-    /// a finite, non-negative training time.
+    /// a finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
+    /// every size, offset and index the tagger reads stays inside them (header, feature
+    /// table, reference lists, string databases) and whose label count is `L`; a finite,
+    /// non-negative training time.
     ///
     /// # Errors
     /// [`OblError::Serde`] for malformed text, another format, or a check above failing;
