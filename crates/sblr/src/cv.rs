@@ -60,33 +60,84 @@ impl Folds {
     }
 }
 
+/// A fold whose fit or scoring failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoldFailure {
+    /// Index of the fold.
+    pub fold: usize,
+    /// The error's message (or why the score was rejected, e.g. a NaN score).
+    pub error: String,
+}
+
 /// Scores of one candidate over the folds.
+///
+/// A failed fold is never hidden: its score is `None` and its error is in `failures`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CvScores {
-    /// Score on each fold (NaN where the fit failed).
-    pub per_fold: Vec<f64>,
-    /// Mean over the folds that did not fail (NaN if all failed). For leave-one-out with
-    /// accuracy this is the LOO accuracy.
-    pub mean: f64,
+    /// Score on each fold, in fold order; `None` where the fold failed.
+    pub per_fold: Vec<Option<f64>>,
+    /// Mean over the folds that succeeded (for leave-one-out with accuracy this is the LOO
+    /// accuracy); `None` only when every fold failed, which [`cross_val_score`] reports as
+    /// [`SblrError::AllFoldsFailed`] instead.
+    pub mean: Option<f64>,
+    /// The folds that failed, in fold order.
+    pub failures: Vec<FoldFailure>,
 }
 
 impl CvScores {
-    fn from_scores(per_fold: Vec<f64>) -> Self {
-        let ok: Vec<f64> = per_fold.iter().copied().filter(|s| s.is_finite()).collect();
-        let mean = if ok.is_empty() {
-            f64::NAN
-        } else {
-            ok.iter().sum::<f64>() / ok.len() as f64
-        };
-        Self { per_fold, mean }
+    /// Scores from each fold's result; a non-finite score counts as a failure. Returns the
+    /// first error too (the scores keep its message).
+    fn from_results(results: Vec<Result<f64>>) -> (Self, Option<(usize, SblrError)>) {
+        let mut first = None;
+        let mut failures = Vec::new();
+        let per_fold = results
+            .into_iter()
+            .enumerate()
+            .map(|(fold, r)| {
+                let err = match r {
+                    Ok(v) if v.is_finite() => return Some(v),
+                    Ok(v) => SblrError::Numerical {
+                        context: "cross-validation",
+                        message: format!("the score of fold {fold} is {v}, not a finite number"),
+                    },
+                    Err(e) => e,
+                };
+                failures.push(FoldFailure {
+                    fold,
+                    error: err.to_string(),
+                });
+                if first.is_none() {
+                    first = Some((fold, err));
+                }
+                None
+            })
+            .collect::<Vec<_>>();
+        let ok: Vec<f64> = per_fold.iter().flatten().copied().collect();
+        let mean = (!ok.is_empty()).then(|| ok.iter().sum::<f64>() / ok.len() as f64);
+        (
+            Self {
+                per_fold,
+                mean,
+                failures,
+            },
+            first,
+        )
+    }
+
+    /// Whether every fold succeeded.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.failures.is_empty()
     }
 }
 
 /// Cross-validated score of one estimator: `fit_score(train, test)` on each fold, in
-/// parallel. A fold whose `fit_score` errs scores NaN.
+/// parallel. A fold whose `fit_score` errs (or returns a non-finite score) is recorded in
+/// [`CvScores::failures`] and left out of the mean.
 ///
 /// # Errors
-/// As [`Folds::new`].
+/// As [`Folds::new`]; [`SblrError::AllFoldsFailed`] (with the first fold's error) when
+/// every fold failed.
 pub fn cross_val_score<F>(
     data: &MatrixDataset,
     strategy: CvStrategy,
@@ -96,12 +147,20 @@ where
     F: Fn(&MatrixDataset, &MatrixDataset) -> Result<f64> + Sync,
 {
     let folds = Folds::new(data, strategy)?;
-    let per_fold = folds
+    let results = folds
         .pairs()
         .par_iter()
-        .map(|(train, test)| fit_score(train, test).unwrap_or(f64::NAN))
+        .map(|(train, test)| fit_score(train, test))
         .collect();
-    Ok(CvScores::from_scores(per_fold))
+    let (scores, first) = CvScores::from_results(results);
+    match (scores.mean, first) {
+        (None, Some((fold, error))) => Err(SblrError::AllFoldsFailed {
+            fits: scores.per_fold.len(),
+            fold,
+            first: Box::new(error),
+        }),
+        _ => Ok(scores),
+    }
 }
 
 /// Result of [`grid_search`].
@@ -125,9 +184,15 @@ impl<P> GridSearchResult<P> {
 /// Grid search: every `(candidate, fold)` pair is fitted and scored in parallel; folds are
 /// materialized once.
 ///
+/// Failed folds are kept in each candidate's [`CvScores::failures`]. The best candidate is
+/// the one with the largest mean among those with the fewest failed folds (a mean over
+/// fewer folds is not comparable; with no failure anywhere this is simply the largest
+/// mean), ties going to the earliest.
+///
 /// # Errors
 /// [`SblrError::EmptyGrid`] with no candidate; as [`Folds::new`];
-/// [`SblrError::Numerical`] when every fit of every candidate failed.
+/// [`SblrError::AllFoldsFailed`] (with the first error) when every fit of every candidate
+/// failed.
 pub fn grid_search<P, F>(
     data: &MatrixDataset,
     candidates: Vec<P>,
@@ -143,36 +208,52 @@ where
     }
     let folds = Folds::new(data, strategy)?;
     let k = folds.pairs().len();
-    let scores: Vec<f64> = (0..candidates.len() * k)
+    let results: Vec<Result<f64>> = (0..candidates.len() * k)
         .into_par_iter()
         .map(|job| {
             let (c, f) = (job / k, job % k);
             let (train, test) = &folds.pairs()[f];
-            fit_score(&candidates[c], train, test).unwrap_or(f64::NAN)
+            fit_score(&candidates[c], train, test)
         })
         .collect();
-    let results: Vec<(P, CvScores)> = candidates
-        .into_iter()
-        .enumerate()
-        .map(|(c, p)| {
-            (
-                p,
-                CvScores::from_scores(scores[c * k..(c + 1) * k].to_vec()),
-            )
-        })
-        .collect();
+    let mut first = None;
+    let mut scored = Vec::with_capacity(candidates.len());
+    let mut results = results.into_iter();
+    for p in candidates {
+        let (scores, err) = CvScores::from_results(results.by_ref().take(k).collect());
+        if first.is_none() {
+            first = err.map(|(f, e)| (scored.len() * k + f, e));
+        }
+        scored.push((p, scores));
+    }
     let mut best: Option<usize> = None;
-    for (i, (_, s)) in results.iter().enumerate() {
-        if s.mean.is_finite() && best.is_none_or(|b| s.mean > results[b].1.mean) {
+    for (i, (_, s)) in scored.iter().enumerate() {
+        let Some(mean) = s.mean else { continue };
+        let better = best.is_none_or(|b| {
+            let other = &scored[b].1;
+            let (nf, nb) = (s.failures.len(), other.failures.len());
+            nf < nb || (nf == nb && other.mean.is_some_and(|m| mean > m))
+        });
+        if better {
             best = Some(i);
         }
     }
-    let best = best.ok_or_else(|| SblrError::Numerical {
-        context: "grid_search",
-        message: "every fit of every candidate failed".into(),
-    })?;
+    let Some(best) = best else {
+        let (fold, error) = first.unwrap_or((
+            0,
+            SblrError::Numerical {
+                context: "grid_search",
+                message: "no fold was scored".into(),
+            },
+        ));
+        return Err(SblrError::AllFoldsFailed {
+            fits: scored.len() * k,
+            fold,
+            first: Box::new(error),
+        });
+    };
     Ok(GridSearchResult {
-        candidates: results,
+        candidates: scored,
         best,
     })
 }

@@ -81,6 +81,41 @@ pub enum SblrError {
         /// What happened.
         message: String,
     },
+    /// A saved model whose fields do not fit together (a factor one entry too long, a rank
+    /// that does not match the factors, a non-finite or overflowing weight, fewer than two
+    /// class names, ...). Raised when a model is deserialized, by any serde format.
+    #[error("invalid saved model {model}: field `{field}`: expected {expected}, found {found}")]
+    InvalidModel {
+        /// The model type, e.g. `"FittedSblr"`.
+        model: &'static str,
+        /// The offending field, e.g. `"u"` or `"class_names"`.
+        field: &'static str,
+        /// What the field must be, e.g. `"8 values (s x rank = 8 x 1)"`.
+        expected: String,
+        /// What the field is.
+        found: String,
+    },
+    /// A saved model that is not valid JSON of the model's layout (syntax error, missing
+    /// or mistyped field), or a file that cannot be read.
+    #[error("cannot load {model}: {message}")]
+    ModelFormat {
+        /// The model type.
+        model: &'static str,
+        /// What went wrong (the JSON parser's message, with line and column).
+        message: String,
+    },
+    /// Cross-validation (or a grid search) in which every fit failed; carries the first
+    /// error.
+    #[error("all {fits} cross-validation fits failed; the first (fit {fold}): {first}")]
+    AllFoldsFailed {
+        /// Number of fits (folds, times candidates for a grid search).
+        fits: usize,
+        /// Index of the fit whose error is carried (`candidate * folds + fold` for a grid
+        /// search).
+        fold: usize,
+        /// That fit's error.
+        first: Box<SblrError>,
+    },
     /// A grid search with no candidate, or a grid axis with no value.
     #[error("empty grid `{axis}`: give at least one value")]
     EmptyGrid {

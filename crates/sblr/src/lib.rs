@@ -11,6 +11,7 @@ pub mod model;
 pub mod multinomial;
 pub mod ova;
 pub mod params;
+mod saved;
 
 pub use bilinear::{BinarySolver, Penalties, StepReport};
 pub use block::{BlockUpdate, ExactBlockSolve, LinearBlock, ProxLinearStep};

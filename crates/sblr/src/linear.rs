@@ -14,7 +14,9 @@
 //! | `l2` | 1e-2 | squared-l2 weight (L2 LR) | `>= 0` |
 //! | `tol` | 1e-6 | FISTA stops when the gradient-mapping norm is `<= tol * max(1, first)` | `> 0` |
 //! | `max_iter` | 10000 | FISTA iterations | `>= 1` |
-//! | `l_min`, `eta` | 1e-3, 2 | backtracking start and growth factor | `> 0`, `> 1` |
+//! | `l_min`, `eta` | 1e-3, 2 | backtracking floor and growth factor | `[1e-10, 1]`, `[1.5, 10]` (as [`crate::params`]) |
+
+use std::path::Path;
 
 use bl_core::data::MatrixDataset;
 use faer::MatRef;
@@ -25,6 +27,7 @@ use crate::block::{BlockState, BlockUpdate, BlockWork, ExactBlockSolve, LinearBl
 use crate::error::{Result, SblrError, check_penalty, invalid};
 use crate::model::{positive_class, probabilities};
 use crate::params::validate_step_rule;
+use crate::saved;
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
 #[derive(Debug, Clone, Copy, Default)]
@@ -39,7 +42,9 @@ impl LogisticRegression {
 }
 
 /// Hyperparameters of [`LogisticRegression`] (see the [module table](self)).
+/// Deserializing runs [`LogisticParams::check`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawLogisticParams")]
 pub struct LogisticParams {
     l1: f64,
     l2: f64,
@@ -47,6 +52,34 @@ pub struct LogisticParams {
     max_iter: usize,
     l_min: f64,
     eta: f64,
+}
+
+/// The fields of saved [`LogisticParams`], before validation.
+#[derive(Deserialize)]
+struct RawLogisticParams {
+    l1: f64,
+    l2: f64,
+    tol: f64,
+    max_iter: usize,
+    l_min: f64,
+    eta: f64,
+}
+
+impl TryFrom<RawLogisticParams> for LogisticParams {
+    type Error = SblrError;
+
+    fn try_from(raw: RawLogisticParams) -> Result<Self> {
+        let params = LogisticParams {
+            l1: raw.l1,
+            l2: raw.l2,
+            tol: raw.tol,
+            max_iter: raw.max_iter,
+            l_min: raw.l_min,
+            eta: raw.eta,
+        };
+        params.check()?;
+        Ok(params)
+    }
 }
 
 impl Default for LogisticParams {
@@ -189,7 +222,11 @@ impl LogisticParams {
 }
 
 /// A fitted (sparse) logistic regression on vectorized samples.
+///
+/// Serializes with serde ([`FittedLogisticRegression::to_json`]); deserializing, by any
+/// serde format, validates the model (see [`FittedLogisticRegression::from_json`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawFittedLogisticRegression")]
 pub struct FittedLogisticRegression {
     s: usize,
     t: usize,
@@ -202,7 +239,112 @@ pub struct FittedLogisticRegression {
     params: LogisticParams,
 }
 
+/// The fields of a saved [`FittedLogisticRegression`], before validation.
+#[derive(Deserialize)]
+struct RawFittedLogisticRegression {
+    s: usize,
+    t: usize,
+    weights: Vec<f64>,
+    intercept: f64,
+    objective: f64,
+    n_iter: usize,
+    converged: bool,
+    class_names: Vec<String>,
+    params: LogisticParams,
+}
+
+impl TryFrom<RawFittedLogisticRegression> for FittedLogisticRegression {
+    type Error = SblrError;
+
+    fn try_from(raw: RawFittedLogisticRegression) -> Result<Self> {
+        let model = FittedLogisticRegression {
+            s: raw.s,
+            t: raw.t,
+            weights: raw.weights,
+            intercept: raw.intercept,
+            objective: raw.objective,
+            n_iter: raw.n_iter,
+            converged: raw.converged,
+            class_names: raw.class_names,
+            params: raw.params,
+        };
+        model.validate()?;
+        Ok(model)
+    }
+}
+
 impl FittedLogisticRegression {
+    const MODEL: &'static str = "FittedLogisticRegression";
+
+    /// The checks of [`FittedLogisticRegression::from_json`].
+    fn validate(&self) -> Result<()> {
+        let m = Self::MODEL;
+        let (s, t) = (self.s, self.t);
+        saved::positive(m, "s", s)?;
+        saved::positive(m, "t", t)?;
+        let len = saved::product(m, "weights", &[s, t])?;
+        saved::length(
+            m,
+            "weights",
+            len,
+            &format!("s x t = {s} x {t}"),
+            self.weights.len(),
+        )?;
+        saved::finite(m, "weights", &self.weights)?;
+        saved::finite_scalar(m, "intercept", self.intercept)?;
+        let bound = self.weights.iter().map(|w| w.abs()).sum::<f64>() + self.intercept.abs();
+        saved::scores_bounded(m, "weights, intercept", bound)?;
+        saved::class_names(m, &self.class_names, Some(2))?;
+        saved::finite_scalar(m, "objective", self.objective)?;
+        self.params.check()
+    }
+
+    /// The model as JSON text (the serde layout of the struct).
+    ///
+    /// # Errors
+    /// [`SblrError::ModelFormat`] if encoding fails.
+    pub fn to_json(&self) -> Result<String> {
+        saved::to_json(Self::MODEL, self)
+    }
+
+    /// A model from the JSON text of [`FittedLogisticRegression::to_json`], checked:
+    /// `s, t >= 1`; `weights` of length `s t`, finite, and with a finite bound
+    /// `sum |w| + |b|` on the decision value of a sample with entries in `[-1, 1]`; a finite
+    /// intercept and objective; exactly two distinct class names; valid parameters
+    /// ([`LogisticParams::check`]). `serde` deserialization of any format runs the same
+    /// checks.
+    ///
+    /// # Errors
+    /// [`SblrError::ModelFormat`] for text that is not JSON of the model's layout (or
+    /// invalid parameters); [`SblrError::InvalidModel`] naming the first field that fails
+    /// a check above.
+    pub fn from_json(text: &str) -> Result<Self> {
+        saved::from_json::<RawFittedLogisticRegression, _>(Self::MODEL, text)
+    }
+
+    /// Writes [`FittedLogisticRegression::to_json`] to a file.
+    ///
+    /// # Errors
+    /// [`SblrError::Core`] with the I/O error.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        saved::write_file(path.as_ref(), &self.to_json()?)
+    }
+
+    /// Reads a model written by [`FittedLogisticRegression::save`], with the checks of
+    /// [`FittedLogisticRegression::from_json`].
+    ///
+    /// # Errors
+    /// [`SblrError::Core`] with the I/O error; as [`FittedLogisticRegression::from_json`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        Self::from_json(&saved::read_file(path.as_ref())?)
+    }
+
+    /// The sample shape `(s, t)` the model was fitted on.
+    #[must_use]
+    pub fn shape(&self) -> (usize, usize) {
+        (self.s, self.t)
+    }
+
     /// The weights as an `s x t` matrix (`w = vec(W)`).
     #[must_use]
     pub fn weights(&self) -> MatRef<'_, f64> {
@@ -247,7 +389,8 @@ impl FittedLogisticRegression {
     /// Decision values `<w, vec(X_i)> + b`.
     ///
     /// # Errors
-    /// [`SblrError::ShapeMismatch`] for samples of another shape.
+    /// [`SblrError::ShapeMismatch`] for samples of another shape; [`SblrError::Numerical`]
+    /// when a decision value overflows.
     pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
         if data.shape() != (self.s, self.t) {
             return Err(SblrError::ShapeMismatch {
@@ -266,6 +409,7 @@ impl FittedLogisticRegression {
         x.push(self.intercept);
         let mut out = vec![0.0; data.n_samples()];
         block.scores(&x, &mut out);
+        saved::finite_scores("FittedLogisticRegression::decision_function", &out)?;
         Ok(out)
     }
 
@@ -283,5 +427,29 @@ impl FittedLogisticRegression {
     /// As [`FittedLogisticRegression::decision_function`].
     pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
         Ok(positive_class(self.decision_function(data)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Formats other than JSON can carry NaN and infinities: the checks catch them.
+    #[test]
+    fn non_finite_entries_are_rejected_by_name() {
+        let data = bl_core::random::synthetic_two_class(12, 3, 3, 1.0, 0).unwrap();
+        let model = LogisticRegression::params().fit(&data).unwrap();
+        model.validate().unwrap();
+        let mut bad = model.clone();
+        bad.weights[4] = f64::NAN;
+        let mut bad_b = model.clone();
+        bad_b.intercept = f64::INFINITY;
+        for (field, m) in [("weights", bad), ("intercept", bad_b)] {
+            let err = m.validate().unwrap_err();
+            assert!(
+                matches!(err, SblrError::InvalidModel { field: f, .. } if f == field),
+                "{err}"
+            );
+        }
     }
 }

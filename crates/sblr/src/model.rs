@@ -3,12 +3,15 @@
 use bl_core::data::MatrixDataset;
 use bl_core::engine::{Progress, StoppingRule, TerminationReason, Trace, run};
 use bl_core::logistic::sigmoid;
+use std::path::Path;
+
 use faer::{Mat, MatRef};
 use serde::{Deserialize, Serialize};
 
 use crate::bilinear::{BinarySolver, Penalties, binary_signs, decision_values};
 use crate::error::{Result, SblrError};
 use crate::params::{Init, SblrParams, SblrValidParams};
+use crate::saved;
 
 /// Sparse bilinear logistic regression for matrix samples (Shi, Xu, Baraniuk 2014):
 /// `p(y = +1 | X) = sigmoid(tr(U^T X V) + b)`.
@@ -100,9 +103,12 @@ pub(crate) fn fit_stacked(
 
 /// A fitted binary (sparse) bilinear logistic regression model.
 ///
-/// Serializes with serde (e.g. to JSON) and can warm-start another fit
-/// ([`FittedSblr::warm_start`]).
+/// Serializes with serde (e.g. to JSON; [`FittedSblr::to_json`], [`FittedSblr::save`]) and
+/// can warm-start another fit ([`FittedSblr::warm_start`]). Deserializing, by any serde
+/// format, validates the model (see [`FittedSblr::from_json`] for the checks), so a
+/// loaded model never panics in `predict`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawFittedSblr")]
 pub struct FittedSblr {
     s: usize,
     t: usize,
@@ -119,7 +125,138 @@ pub struct FittedSblr {
     params: SblrValidParams,
 }
 
+/// The fields of a saved [`FittedSblr`], before validation.
+#[derive(Deserialize)]
+struct RawFittedSblr {
+    s: usize,
+    t: usize,
+    rank: usize,
+    u: Vec<f64>,
+    v: Vec<f64>,
+    intercept: f64,
+    objective: f64,
+    n_iter: usize,
+    termination: TerminationReason,
+    elapsed_s: f64,
+    trace: Trace,
+    class_names: Vec<String>,
+    params: SblrValidParams,
+}
+
+impl TryFrom<RawFittedSblr> for FittedSblr {
+    type Error = SblrError;
+
+    fn try_from(raw: RawFittedSblr) -> Result<Self> {
+        let model = FittedSblr {
+            s: raw.s,
+            t: raw.t,
+            rank: raw.rank,
+            u: raw.u,
+            v: raw.v,
+            intercept: raw.intercept,
+            objective: raw.objective,
+            n_iter: raw.n_iter,
+            termination: raw.termination,
+            elapsed_s: raw.elapsed_s,
+            trace: raw.trace,
+            class_names: raw.class_names,
+            params: raw.params,
+        };
+        model.validate()?;
+        Ok(model)
+    }
+}
+
 impl FittedSblr {
+    const MODEL: &'static str = "FittedSblr";
+
+    /// The checks of [`FittedSblr::from_json`].
+    fn validate(&self) -> Result<()> {
+        let m = Self::MODEL;
+        let (s, t, r) = (self.s, self.t, self.rank);
+        saved::positive(m, "s", s)?;
+        saved::positive(m, "t", t)?;
+        if r == 0 || r > s.min(t) {
+            return Err(saved::bad(
+                m,
+                "rank",
+                format!("1..=min(s, t) = 1..={}", s.min(t)),
+                r.to_string(),
+            ));
+        }
+        if self.params.rank != r {
+            return Err(saved::bad(
+                m,
+                "params.rank",
+                format!("the model's rank {r}"),
+                self.params.rank.to_string(),
+            ));
+        }
+        let len = saved::product(m, "u", &[s, r])?;
+        saved::length(m, "u", len, &format!("s x rank = {s} x {r}"), self.u.len())?;
+        let len = saved::product(m, "v", &[t, r])?;
+        saved::length(m, "v", len, &format!("t x rank = {t} x {r}"), self.v.len())?;
+        saved::finite(m, "u", &self.u)?;
+        saved::finite(m, "v", &self.v)?;
+        saved::finite_scalar(m, "intercept", self.intercept)?;
+        saved::scores_bounded(
+            m,
+            "u, v, intercept",
+            saved::bilinear_bound(&self.u, &self.v, s, t, self.intercept),
+        )?;
+        saved::class_names(m, &self.class_names, Some(2))?;
+        saved::finite_scalar(m, "objective", self.objective)?;
+        if !(self.elapsed_s.is_finite() && self.elapsed_s >= 0.0) {
+            return Err(saved::bad(
+                m,
+                "elapsed_s",
+                "a finite value >= 0",
+                self.elapsed_s.to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The model as JSON text (the serde layout of the struct).
+    ///
+    /// # Errors
+    /// [`SblrError::ModelFormat`] if encoding fails.
+    pub fn to_json(&self) -> Result<String> {
+        saved::to_json(Self::MODEL, self)
+    }
+
+    /// A model from the JSON text of [`FittedSblr::to_json`] (or of `serde_json`), checked:
+    /// `s, t >= 1`; `rank` in `1..=min(s, t)` and equal to `params.rank`; `u` of length
+    /// `s * rank` and `v` of length `t * rank`; `u`, `v`, `intercept` and `objective`
+    /// finite; weights whose decision value on a sample with entries in `[-1, 1]` cannot
+    /// overflow; exactly two distinct class names; valid parameters. `serde` deserialization
+    /// of any format runs the same checks.
+    ///
+    /// # Errors
+    /// [`SblrError::ModelFormat`] for text that is not JSON of the model's layout (or
+    /// invalid parameters); [`SblrError::InvalidModel`] naming the first field that fails
+    /// a check above.
+    pub fn from_json(text: &str) -> Result<Self> {
+        saved::from_json::<RawFittedSblr, _>(Self::MODEL, text)
+    }
+
+    /// Writes [`FittedSblr::to_json`] to a file.
+    ///
+    /// # Errors
+    /// [`SblrError::Core`] with the I/O error.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        saved::write_file(path.as_ref(), &self.to_json()?)
+    }
+
+    /// Reads a model written by [`FittedSblr::save`], with the checks of
+    /// [`FittedSblr::from_json`].
+    ///
+    /// # Errors
+    /// [`SblrError::Core`] with the I/O error; as [`FittedSblr::from_json`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        Self::from_json(&saved::read_file(path.as_ref())?)
+    }
+
     /// The left factor `U` (`s x r`).
     #[must_use]
     pub fn u(&self) -> MatRef<'_, f64> {
@@ -217,17 +354,21 @@ impl FittedSblr {
     /// Decision values `tr(U^T X_i V) + b`; positive means class 1.
     ///
     /// # Errors
-    /// [`SblrError::ShapeMismatch`] when the samples are not `s x t`.
+    /// [`SblrError::ShapeMismatch`] when the samples are not `s x t`;
+    /// [`SblrError::Numerical`] when a decision value overflows.
     pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
         self.check_shape(data)?;
-        decision_values(data, self.u(), self.v(), self.intercept)
+        let f = decision_values(data, self.u(), self.v(), self.intercept)?;
+        saved::finite_scores("FittedSblr::decision_function", &f)?;
+        Ok(f)
     }
 
     /// The decision value of one sample.
     ///
     /// # Errors
     /// [`SblrError::ShapeMismatch`] for a sample that is not `s x t`;
-    /// [`SblrError::Core`] for a non-finite entry.
+    /// [`SblrError::Core`] for a non-finite entry; [`SblrError::Numerical`] when the
+    /// decision value overflows.
     pub fn decision_function_sample(&self, x: MatRef<'_, f64>) -> Result<f64> {
         if (x.nrows(), x.ncols()) != (self.s, self.t) {
             return Err(SblrError::ShapeMismatch {
@@ -245,6 +386,7 @@ impl FittedSblr {
                 f += u[(a, k)] * xv[(a, k)];
             }
         }
+        saved::finite_scores("FittedSblr::decision_function_sample", &[f])?;
         Ok(f)
     }
 
@@ -286,4 +428,44 @@ pub(crate) fn probabilities(decision: Vec<f64>) -> Vec<f64> {
 /// Class index 1 where the decision value is positive, else 0.
 pub(crate) fn positive_class(decision: Vec<f64>) -> Vec<usize> {
     decision.into_iter().map(|f| usize::from(f > 0.0)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Formats other than JSON can carry NaN and infinities: the checks catch them.
+    #[test]
+    fn non_finite_entries_are_rejected_by_name() {
+        let data = bl_core::random::synthetic_two_class(12, 3, 3, 1.0, 0).unwrap();
+        let model = Sblr::params().max_iter(5).fit(&data).unwrap();
+        model.validate().unwrap();
+        for (field, value) in [("u", f64::NAN), ("v", f64::INFINITY)] {
+            let mut bad = model.clone();
+            if field == "u" {
+                bad.u[1] = value;
+            } else {
+                bad.v[0] = value;
+            }
+            let err = bad.validate().unwrap_err();
+            assert!(
+                matches!(err, SblrError::InvalidModel { field: f, .. } if f == field),
+                "{err}"
+            );
+            assert!(err.to_string().contains("index"), "{err}");
+        }
+        for field in ["intercept", "objective"] {
+            let mut bad = model.clone();
+            *(if field == "intercept" {
+                &mut bad.intercept
+            } else {
+                &mut bad.objective
+            }) = f64::NAN;
+            let err = bad.validate().unwrap_err();
+            assert!(
+                matches!(err, SblrError::InvalidModel { field: f, .. } if f == field),
+                "{err}"
+            );
+        }
+    }
 }

@@ -33,12 +33,14 @@ use bl_core::random::{fill_standard_normal, seeded_rng};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 use crate::bilinear::check_rank;
 use crate::block::{DECREASE_SLACK, MAX_TRIALS};
 use crate::error::{Result, SblrError, invalid};
 use crate::ova::argmax;
 use crate::params::{Init, SblrParams, SblrValidParams, Solver, StopCriterion};
+use crate::saved;
 
 /// Multinomial sparse bilinear logistic regression (Algorithm 3).
 #[derive(Debug, Clone, Copy, Default)]
@@ -604,7 +606,12 @@ fn initial_factors(
 }
 
 /// A fitted multinomial SBLR model; the last class is the zero-score reference.
+///
+/// Serializes with serde ([`FittedMultinomialSblr::to_json`], [`FittedMultinomialSblr::save`]);
+/// deserializing, by any serde format, validates the model (see
+/// [`FittedMultinomialSblr::from_json`]), so a loaded model never panics in `predict`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawFittedMultinomialSblr")]
 pub struct FittedMultinomialSblr {
     s: usize,
     t: usize,
@@ -621,24 +628,188 @@ pub struct FittedMultinomialSblr {
     params: SblrValidParams,
 }
 
-impl FittedMultinomialSblr {
-    /// `U_c` (`s x r`) of explicit class `c < n_classes() - 1`.
-    ///
-    /// # Panics
-    /// When `c` is the reference class or out of range.
-    #[must_use]
-    pub fn u(&self, c: usize) -> MatRef<'_, f64> {
-        let len = self.s * self.rank;
-        MatRef::from_column_major_slice(&self.u[c * len..(c + 1) * len], self.s, self.rank)
+/// The fields of a saved [`FittedMultinomialSblr`], before validation.
+#[derive(Deserialize)]
+struct RawFittedMultinomialSblr {
+    s: usize,
+    t: usize,
+    rank: usize,
+    m: usize,
+    u: Vec<f64>,
+    v: Vec<f64>,
+    intercepts: Vec<f64>,
+    objective: f64,
+    n_iter: usize,
+    termination: TerminationReason,
+    trace: Trace,
+    class_names: Vec<String>,
+    params: SblrValidParams,
+}
+
+impl TryFrom<RawFittedMultinomialSblr> for FittedMultinomialSblr {
+    type Error = SblrError;
+
+    fn try_from(raw: RawFittedMultinomialSblr) -> Result<Self> {
+        let model = FittedMultinomialSblr {
+            s: raw.s,
+            t: raw.t,
+            rank: raw.rank,
+            m: raw.m,
+            u: raw.u,
+            v: raw.v,
+            intercepts: raw.intercepts,
+            objective: raw.objective,
+            n_iter: raw.n_iter,
+            termination: raw.termination,
+            trace: raw.trace,
+            class_names: raw.class_names,
+            params: raw.params,
+        };
+        model.validate()?;
+        Ok(model)
     }
-    /// `V_c` (`t x r`) of explicit class `c`.
+}
+
+impl FittedMultinomialSblr {
+    const MODEL: &'static str = "FittedMultinomialSblr";
+
+    /// The checks of [`FittedMultinomialSblr::from_json`].
+    fn validate(&self) -> Result<()> {
+        let name = Self::MODEL;
+        let (s, t, r, m) = (self.s, self.t, self.rank, self.m);
+        saved::positive(name, "s", s)?;
+        saved::positive(name, "t", t)?;
+        if r == 0 || r > s.min(t) {
+            return Err(saved::bad(
+                name,
+                "rank",
+                format!("1..=min(s, t) = 1..={}", s.min(t)),
+                r.to_string(),
+            ));
+        }
+        if self.params.rank != r {
+            return Err(saved::bad(
+                name,
+                "params.rank",
+                format!("the model's rank {r}"),
+                self.params.rank.to_string(),
+            ));
+        }
+        saved::positive(name, "m", m)?;
+        saved::class_names(name, &self.class_names, m.checked_add(1))?;
+        let len = saved::product(name, "u", &[m, s, r])?;
+        saved::length(
+            name,
+            "u",
+            len,
+            &format!("m x s x rank = {m} x {s} x {r}"),
+            self.u.len(),
+        )?;
+        let len = saved::product(name, "v", &[m, t, r])?;
+        saved::length(
+            name,
+            "v",
+            len,
+            &format!("m x t x rank = {m} x {t} x {r}"),
+            self.v.len(),
+        )?;
+        saved::length(
+            name,
+            "intercepts",
+            m,
+            &format!("m = {m}, one per class but the reference"),
+            self.intercepts.len(),
+        )?;
+        saved::finite(name, "u", &self.u)?;
+        saved::finite(name, "v", &self.v)?;
+        saved::finite(name, "intercepts", &self.intercepts)?;
+        for c in 0..m {
+            let (du, dv) = (s * r, t * r);
+            saved::scores_bounded(
+                name,
+                "u, v, intercepts",
+                saved::bilinear_bound(
+                    &self.u[c * du..(c + 1) * du],
+                    &self.v[c * dv..(c + 1) * dv],
+                    s,
+                    t,
+                    self.intercepts[c],
+                ),
+            )?;
+        }
+        saved::finite_scalar(name, "objective", self.objective)?;
+        Ok(())
+    }
+
+    /// The model as JSON text (the serde layout of the struct).
     ///
-    /// # Panics
-    /// When `c` is the reference class or out of range.
+    /// # Errors
+    /// [`SblrError::ModelFormat`] if encoding fails.
+    pub fn to_json(&self) -> Result<String> {
+        saved::to_json(Self::MODEL, self)
+    }
+
+    /// A model from the JSON text of [`FittedMultinomialSblr::to_json`], checked:
+    /// `s, t, m >= 1`; `rank` in `1..=min(s, t)` and equal to `params.rank`; `m + 1`
+    /// distinct class names; `u` of length `m s rank`, `v` of length `m t rank`,
+    /// `intercepts` of length `m`, all finite; weights whose decision values on a sample
+    /// with entries in `[-1, 1]` cannot overflow; a finite objective; valid parameters.
+    /// `serde` deserialization of any format runs the same checks.
+    ///
+    /// # Errors
+    /// [`SblrError::ModelFormat`] for text that is not JSON of the model's layout (or
+    /// invalid parameters); [`SblrError::InvalidModel`] naming the first field that fails
+    /// a check above.
+    pub fn from_json(text: &str) -> Result<Self> {
+        saved::from_json::<RawFittedMultinomialSblr, _>(Self::MODEL, text)
+    }
+
+    /// Writes [`FittedMultinomialSblr::to_json`] to a file.
+    ///
+    /// # Errors
+    /// [`SblrError::Core`] with the I/O error.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        saved::write_file(path.as_ref(), &self.to_json()?)
+    }
+
+    /// Reads a model written by [`FittedMultinomialSblr::save`], with the checks of
+    /// [`FittedMultinomialSblr::from_json`].
+    ///
+    /// # Errors
+    /// [`SblrError::Core`] with the I/O error; as [`FittedMultinomialSblr::from_json`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        Self::from_json(&saved::read_file(path.as_ref())?)
+    }
+
+    /// `U_c` (`s x r`) of explicit class `c < n_classes() - 1`; `None` for the reference
+    /// class or an index out of range.
     #[must_use]
-    pub fn v(&self, c: usize) -> MatRef<'_, f64> {
+    pub fn u(&self, c: usize) -> Option<MatRef<'_, f64>> {
+        let len = self.s * self.rank;
+        let block = self
+            .u
+            .get(c.checked_mul(len)?..c.checked_add(1)?.checked_mul(len)?)?;
+        Some(MatRef::from_column_major_slice(block, self.s, self.rank))
+    }
+    /// `V_c` (`t x r`) of explicit class `c`; `None` for the reference class or an index
+    /// out of range.
+    #[must_use]
+    pub fn v(&self, c: usize) -> Option<MatRef<'_, f64>> {
         let len = self.t * self.rank;
-        MatRef::from_column_major_slice(&self.v[c * len..(c + 1) * len], self.t, self.rank)
+        let block = self
+            .v
+            .get(c.checked_mul(len)?..c.checked_add(1)?.checked_mul(len)?)?;
+        Some(MatRef::from_column_major_slice(block, self.t, self.rank))
+    }
+    /// The shape `(s, t)` of the samples the model was fitted on.
+    #[must_use]
+    pub fn shape(&self) -> (usize, usize) {
+        (self.s, self.t)
+    }
+    /// The rank `r` of every class's factors.
+    #[must_use]
+    pub fn rank(&self) -> usize {
+        self.rank
     }
     /// Intercepts `b_c` of the explicit classes.
     #[must_use]
@@ -694,7 +865,8 @@ impl FittedMultinomialSblr {
     /// Scores `f_ic` (0 for the reference class), `scores[i][c]`.
     ///
     /// # Errors
-    /// [`SblrError::ShapeMismatch`] for samples of another shape.
+    /// [`SblrError::ShapeMismatch`] for samples of another shape; [`SblrError::Numerical`]
+    /// when a score overflows.
     pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<Vec<f64>>> {
         let (s, t) = (self.s, self.t);
         if data.shape() != (s, t) {
@@ -706,6 +878,7 @@ impl FittedMultinomialSblr {
         }
         let (r, m, n) = (self.rank, self.m, data.n_samples());
         let u_all = MatRef::from_column_major_slice(&self.u, s, m * r);
+        let tr = t * r;
         let mut p = Mat::<f64>::zeros(m * r, t * n);
         matmul(
             p.as_mut(),
@@ -715,11 +888,12 @@ impl FittedMultinomialSblr {
             1.0,
             Par::Seq,
         );
-        Ok((0..n)
+        let scores: Vec<Vec<f64>> = (0..n)
             .map(|i| {
                 let mut row: Vec<f64> = (0..m)
                     .map(|c| {
-                        let v = self.v(c);
+                        let v =
+                            MatRef::from_column_major_slice(&self.v[c * tr..(c + 1) * tr], t, r);
                         let mut f = self.intercepts[c];
                         for j in 0..t {
                             for k in 0..r {
@@ -732,7 +906,17 @@ impl FittedMultinomialSblr {
                 row.push(0.0);
                 row
             })
-            .collect())
+            .collect();
+        for (i, row) in scores.iter().enumerate() {
+            if let Some(&f) = row.iter().find(|f| !f.is_finite()) {
+                return Err(saved::overflow(
+                    "FittedMultinomialSblr::decision_function",
+                    i,
+                    f,
+                ));
+            }
+        }
+        Ok(scores)
     }
 
     /// Class probabilities `p[i][c]` (eq. (29)).
@@ -762,5 +946,31 @@ impl FittedMultinomialSblr {
             .iter()
             .map(|row| argmax(row))
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Formats other than JSON can carry NaN and infinities: the checks catch them.
+    #[test]
+    fn non_finite_entries_are_rejected_by_name() {
+        let data = bl_core::random::synthetic_two_class(12, 3, 3, 1.0, 0).unwrap();
+        let model = MultinomialSblr::fit(&MultinomialSblr::params().max_iter(5), &data).unwrap();
+        model.validate().unwrap();
+        let mut bad = model.clone();
+        bad.u[0] = f64::NAN;
+        let mut bad_v = model.clone();
+        bad_v.v[2] = f64::NEG_INFINITY;
+        let mut bad_b = model.clone();
+        bad_b.intercepts[0] = f64::NAN;
+        for (field, m) in [("u", bad), ("v", bad_v), ("intercepts", bad_b)] {
+            let err = m.validate().unwrap_err();
+            assert!(
+                matches!(err, SblrError::InvalidModel { field: f, .. } if f == field),
+                "{err}"
+            );
+        }
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{Result, SblrError};
 use crate::linear::{FittedLogisticRegression, LogisticParams};
 use crate::model::{FittedSblr, fit_stacked};
 use crate::params::{SblrParams, SblrValidParams};
+use crate::saved;
 
 /// A binary estimator that can be fitted with explicit `±1` labels.
 pub trait BinaryEstimator: Sync {
@@ -33,6 +34,9 @@ pub trait BinaryDecision {
     /// # Errors
     /// Samples of the wrong shape.
     fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>>;
+
+    /// The sample shape `(s, t)` the model takes.
+    fn sample_shape(&self) -> (usize, usize);
 }
 
 impl BinaryEstimator for SblrValidParams {
@@ -55,6 +59,9 @@ impl BinaryDecision for FittedSblr {
     fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
         self.decision_function(data)
     }
+    fn sample_shape(&self) -> (usize, usize) {
+        self.shape()
+    }
 }
 
 impl BinaryEstimator for LogisticParams {
@@ -67,6 +74,9 @@ impl BinaryEstimator for LogisticParams {
 impl BinaryDecision for FittedLogisticRegression {
     fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
         self.decision_function(data)
+    }
+    fn sample_shape(&self) -> (usize, usize) {
+        self.shape()
     }
 }
 
@@ -117,10 +127,63 @@ impl<E: BinaryEstimator> OneVsAll<E> {
 }
 
 /// One fitted binary model per class.
+///
+/// Deserializing (by any serde format; each binary model validates itself) checks that
+/// there are as many models as class names, at least two, with distinct names, and that
+/// every model takes samples of the same shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    try_from = "RawFittedOneVsAll<M>",
+    bound(deserialize = "M: BinaryDecision + Deserialize<'de>")
+)]
 pub struct FittedOneVsAll<M> {
     models: Vec<M>,
     class_names: Vec<String>,
+}
+
+/// The fields of a saved [`FittedOneVsAll`], before validation.
+#[derive(Deserialize)]
+struct RawFittedOneVsAll<M> {
+    models: Vec<M>,
+    class_names: Vec<String>,
+}
+
+impl<M: BinaryDecision> TryFrom<RawFittedOneVsAll<M>> for FittedOneVsAll<M> {
+    type Error = SblrError;
+
+    fn try_from(raw: RawFittedOneVsAll<M>) -> Result<Self> {
+        const MODEL: &str = "FittedOneVsAll";
+        saved::class_names(MODEL, &raw.class_names, None)?;
+        saved::length(
+            MODEL,
+            "models",
+            raw.class_names.len(),
+            "one binary model per class name",
+            raw.models.len(),
+        )?;
+        let shape = raw.models[0].sample_shape();
+        if let Some((c, other)) = raw
+            .models
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.sample_shape() != shape)
+        {
+            let (s, t) = other.sample_shape();
+            return Err(saved::bad(
+                MODEL,
+                "models",
+                format!(
+                    "every model on {} x {} samples (as model 0)",
+                    shape.0, shape.1
+                ),
+                format!("model {c} on {s} x {t} samples"),
+            ));
+        }
+        Ok(Self {
+            models: raw.models,
+            class_names: raw.class_names,
+        })
+    }
 }
 
 impl<M: BinaryDecision> FittedOneVsAll<M> {

@@ -16,8 +16,8 @@
 //! | `mu1`, `nu1` | 0.01 | l1 weights on `U`, `V` | `>= 0` |
 //! | `mu2`, `nu2` | 0.5 | squared-l2 weights on `U`, `V` | `>= 0` |
 //! | `solver` | [`Solver::Alg2`] | block coordinate proximal descent (Alg. 2) or exact block coordinate descent (Alg. 1) | |
-//! | `l_min` | 1e-3 | `L_min` of the step rule (13)/(15) | `> 0` |
-//! | `eta` | 2 | growth factor `eta` of the step rule | `> 1` |
+//! | `l_min` | 1e-3 | `L_min` of the step rule (13)/(15) | `[1e-10, 1]` ([`L_MIN_RANGE`]) |
+//! | `eta` | 2 | growth factor `eta` of the step rule | `[1.5, 10]` ([`ETA_RANGE`]) |
 //! | `max_iter` | 500 | outer iterations | `>= 1` |
 //! | `tol` | 1e-3 | stop when `q^k <= tol` (eq. (8)) | `>= 0` |
 //! | `stop` | [`StopCriterion::ObjectiveChange`] | which `q^k` | |
@@ -28,6 +28,28 @@
 //! | `time_limit` | none | wall-clock limit of a fit | any |
 //!
 //! The defaults of `mu1, mu2, nu1, nu2` are the regularized setting of the paper's Fig. 3.
+//!
+//! The paper only asks `L_min > 0` and `eta > 1` (Sec. 3, after eq. (13)). The bounds here
+//! keep the step rule meaningful in floating point and within the search's budget of
+//! [`crate::block::MAX_TRIALS`] = 100 trials per step:
+//!
+//! - the step is `1/L` with `L >= L_min`, so `L_min` caps the longest step (below `1e-10`
+//!   a step on a flat loss can overflow). An `L_min` above the block's Lipschitz constant
+//!   shortens every step, and a large floor is never needed (the search raises `L`
+//!   itself). The curvature of the mean logistic loss along the intercept,
+//!   `(1/n) sum_i p_i (1 - p_i)`, is at most 1/4 whatever the data, so a floor above 1
+//!   would keep every intercept step at least 4 times shorter than the loss allows: hence
+//!   the cap 1 (with `L_min = 1e3` a fit on unit-scale data barely moves in 300
+//!   iterations);
+//! - the search multiplies `L` by `eta` until the decrease test holds: an accepted `L` can
+//!   exceed the smallest sufficient one by a factor `eta` (hence the cap 10), and 100
+//!   trials span a factor `eta^100` (`4e17` for `eta = 1.5`, hence the floor 1.5: the first
+//!   step starts at `L = L_min` and must reach the block's Lipschitz constant; with
+//!   `eta = 1.001` the search gives up after raising `L` by 10%).
+//!
+//! With `L_min = 1e300` or `eta = 1e300` the first steps are so short that the objective
+//! does not move and the fit would stop at once reporting convergence; such values are
+//! rejected.
 
 use std::time::Duration;
 
@@ -104,8 +126,10 @@ pub enum Init {
 
 /// Checked hyperparameters of [`crate::Sblr`]; built by [`SblrParams::check`].
 ///
-/// See the [module documentation](self) for the table of parameters.
+/// See the [module documentation](self) for the table of parameters. Deserializing (by any
+/// serde format) runs the same checks, so a `SblrValidParams` is always valid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawParams")]
 pub struct SblrValidParams {
     pub(crate) rank: usize,
     pub(crate) mu1: f64,
@@ -123,6 +147,54 @@ pub struct SblrValidParams {
     pub(crate) inner_tol: f64,
     pub(crate) inner_max_iter: usize,
     pub(crate) time_limit: Option<Duration>,
+}
+
+/// The fields of a saved [`SblrValidParams`], before validation.
+#[derive(Deserialize)]
+struct RawParams {
+    rank: usize,
+    mu1: f64,
+    mu2: f64,
+    nu1: f64,
+    nu2: f64,
+    solver: Solver,
+    l_min: f64,
+    eta: f64,
+    max_iter: usize,
+    tol: f64,
+    stop: StopCriterion,
+    init: Init,
+    seed: u64,
+    inner_tol: f64,
+    inner_max_iter: usize,
+    time_limit: Option<Duration>,
+}
+
+impl TryFrom<RawParams> for SblrValidParams {
+    type Error = crate::SblrError;
+
+    fn try_from(raw: RawParams) -> Result<Self> {
+        let params = SblrValidParams {
+            rank: raw.rank,
+            mu1: raw.mu1,
+            mu2: raw.mu2,
+            nu1: raw.nu1,
+            nu2: raw.nu2,
+            solver: raw.solver,
+            l_min: raw.l_min,
+            eta: raw.eta,
+            max_iter: raw.max_iter,
+            tol: raw.tol,
+            stop: raw.stop,
+            init: raw.init,
+            seed: raw.seed,
+            inner_tol: raw.inner_tol,
+            inner_max_iter: raw.inner_max_iter,
+            time_limit: raw.time_limit,
+        };
+        params.validate()?;
+        Ok(params)
+    }
 }
 
 impl Default for SblrValidParams {
@@ -234,12 +306,19 @@ impl SblrValidParams {
     }
 }
 
+/// The valid range of `L_min` (inclusive), for SBLR and [`crate::LogisticRegression`].
+pub const L_MIN_RANGE: (f64, f64) = (1e-10, 1.0);
+
+/// The valid range of the growth factor `eta` (inclusive), for SBLR and
+/// [`crate::LogisticRegression`].
+pub const ETA_RANGE: (f64, f64) = (1.5, 10.0);
+
 pub(crate) fn validate_step_rule(l_min: f64, eta: f64) -> Result<()> {
-    if !(l_min.is_finite() && l_min > 0.0) {
-        return Err(invalid("l_min", l_min, "finite and > 0"));
+    if !(l_min >= L_MIN_RANGE.0 && l_min <= L_MIN_RANGE.1) {
+        return Err(invalid("l_min", l_min, "in [1e-10, 1] (see sblr::params)"));
     }
-    if !(eta.is_finite() && eta > 1.0) {
-        return Err(invalid("eta", eta, "finite and > 1"));
+    if !(eta >= ETA_RANGE.0 && eta <= ETA_RANGE.1) {
+        return Err(invalid("eta", eta, "in [1.5, 10] (see sblr::params)"));
     }
     Ok(())
 }
@@ -374,7 +453,8 @@ impl SblrParams {
     /// checked at fit time).
     ///
     /// # Errors
-    /// [`crate::SblrError::InvalidParameter`] for `rank == 0`, `l_min <= 0`, `eta <= 1`,
+    /// [`crate::SblrError::InvalidParameter`] for `rank == 0`, `l_min` outside
+    /// [`L_MIN_RANGE`], `eta` outside [`ETA_RANGE`],
     /// `max_iter == 0`, a negative `tol`, a bad `inner_tol` / `inner_max_iter`;
     /// [`crate::SblrError::InvalidPenalty`] for a negative or non-finite penalty;
     /// [`crate::SblrError::Core`] for a non-finite warm start.
