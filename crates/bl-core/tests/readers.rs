@@ -689,3 +689,38 @@ fn ts_other_errors() {
     assert_eq!(ds.n_classes(), 3);
     assert_eq!(ds.class_counts(), [1, 0, 1]);
 }
+
+/// The real Indian Pines cube (`<u2`, Fortran order) read by `read_npy` and by npyz agree
+/// value for value; skipped when `BILINEAR_DATA_DIR` does not hold it.
+#[test]
+fn npy_real_file_agrees_with_npyz() {
+    let Some(dir) = std::env::var_os("BILINEAR_DATA_DIR") else {
+        return;
+    };
+    let path = Path::new(&dir).join("indian-pines/Indian_pines_corrected.npy");
+    if !path.exists() {
+        return;
+    }
+    let ours = read_npy(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let npy = npyz::NpyFile::new(bytes.as_slice()).unwrap();
+    let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+    let fortran = npy.order() == Order::Fortran;
+    let stored: Vec<f64> = npy
+        .into_vec::<u16>()
+        .unwrap()
+        .into_iter()
+        .map(f64::from)
+        .collect();
+    assert_eq!(ours.shape, shape);
+    assert!(fortran);
+    // C index of (i, j, k) against the Fortran storage position
+    let [a, b, c] = [shape[0], shape[1], shape[2]];
+    for i in 0..a {
+        for j in 0..b {
+            for k in 0..c {
+                assert_eq!(ours.data[(i * b + j) * c + k], stored[i + a * (j + b * k)]);
+            }
+        }
+    }
+}
