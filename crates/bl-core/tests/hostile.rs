@@ -10,11 +10,16 @@
 
 #[path = "hostile/guard.rs"]
 mod guard;
+#[path = "hostile/mutate.rs"]
+mod mutate;
 
 use std::io::Read;
 
 use bl_core::BlError;
-use bl_core::io::{CsvOptions, LengthPolicy, parse_ts, read_csv_from, read_npy, read_npy_from};
+use bl_core::io::{
+    CsvOptions, LengthPolicy, parse_ts, read_csv_from, read_npy, read_npy_from, write_npy_to,
+};
+use proptest::test_runner::{TestCaseError, TestRunner};
 
 use guard::guarded;
 
@@ -317,5 +322,177 @@ fn csv_carriage_return_line_endings_name_the_line() {
             Err(BlError::Parse { line, .. }) => assert_eq!(line, want, "{text:?}"),
             other => panic!("{text:?}: expected a Parse error, got {other:?}"),
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The mutation suite
+
+/// Cases per reader and option set: a few thousand mutated files per reader in total.
+const CASES: u32 = 1500;
+
+/// Runs `read` on `cases` mutations of `seeds` under the guards (no panic, at most
+/// 100 ms, at most 64 MiB requested); the first failure is shrunk and reported.
+fn mutation_suite<F>(name: &str, seeds: Vec<Vec<u8>>, cases: u32, seed: u64, read: F)
+where
+    F: Fn(&[u8]) -> Option<String> + Send + Sync + Clone + 'static,
+{
+    let seeds = std::sync::Arc::new(seeds);
+    let mut runner = TestRunner::new(mutate::config(cases, seed));
+    let start = std::time::Instant::now();
+    let worst = std::cell::Cell::new((std::time::Duration::ZERO, 0usize));
+    let result = runner.run(&mutate::mutation(seeds.len()), |(index, edits)| {
+        let bytes = std::sync::Arc::new(mutate::apply(&seeds[index], &edits));
+        let (b, read) = (bytes.clone(), read.clone());
+        let measured = guarded(guard::ALLOC_LIMIT, move || read(&b)).map_err(|e| {
+            TestCaseError::fail(format!(
+                "{name}: {e} on {:?}",
+                String::from_utf8_lossy(&bytes)
+            ))
+        })?;
+        let (time, bytes) = worst.get();
+        worst.set((time.max(measured.elapsed), bytes.max(measured.allocated)));
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{name}: {e}");
+    }
+    eprintln!(
+        "{name}: {cases} mutated files in {:?}; slowest call {:?}, most bytes requested {}",
+        start.elapsed(),
+        worst.get().0,
+        worst.get().1
+    );
+}
+
+/// The text of a reader's result (formatting the error exercises its message too).
+fn outcome<T: std::fmt::Debug>(r: bl_core::Result<T>) -> Option<String> {
+    r.err().map(|e| e.to_string())
+}
+
+fn npy_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for (shape, n) in [
+        (&[2usize, 3][..], 6),
+        (&[4][..], 4),
+        (&[][..], 1),
+        (&[0, 3][..], 0),
+    ] {
+        let mut bytes = Vec::new();
+        let data: Vec<f64> = (0..n).map(|i| i as f64 - 1.5).collect();
+        write_npy_to(&mut bytes, shape, &data).unwrap();
+        seeds.push(bytes);
+    }
+    for (descr, fortran, shape, data) in [
+        ("'<u2'", true, "(2, 2)", &[0u8, 0, 2, 0, 1, 0, 3, 0][..]),
+        ("'>f4'", false, "(2,)", &[63, 128, 0, 0, 64, 0, 0, 0][..]),
+        ("'|b1'", false, "(3,)", &[1, 0, 1][..]),
+        ("'|i1'", true, "(1, 2, 2)", &[1, 255, 3, 4][..]),
+        ("'<i8'", false, "(1,)", &[255; 8][..]),
+        ("[('a', '<f8'), ('b', '<i4')]", false, "(1,)", &[0; 12][..]),
+    ] {
+        let mut bytes = npy_dict(descr, fortran, shape);
+        bytes.extend_from_slice(data);
+        seeds.push(bytes);
+    }
+    let mut v2 = npy_with_header(
+        2,
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }\n",
+    );
+    v2.extend_from_slice(&2.5f64.to_le_bytes());
+    seeds.push(v2);
+    let mut v3 = npy_with_header(
+        3,
+        "{'descr': '<u4', 'fortran_order': False, 'shape': (2,), }\n",
+    );
+    v3.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
+    seeds.push(v3);
+    seeds
+}
+
+#[test]
+fn npy_mutation_suite() {
+    // every seed reads (or, the structured one, fails) as expected before mutation
+    let seeds = npy_seeds();
+    assert!(read_npy_from(seeds[0].as_slice()).is_ok());
+    mutation_suite("read_npy_from", seeds, 3 * CASES, 1, |bytes| {
+        outcome(read_npy_from(bytes))
+    });
+}
+
+const CSV_SEEDS: &[&str] = &[
+    "1,2,3\n4,5,6\n",
+    "x,y\n1.5,-2e3\n\n3,4\n",
+    "# comment\n1\t2\n# more\n3\t4\n",
+    "1\t2\n3\t4\n",
+    "1;2\r\n3;4\r\n",
+    "\"1\",\"2\"\n3,4\r5,6",
+    "nan,inf\n-inf,0\n",
+];
+
+#[test]
+fn csv_mutation_suite() {
+    let seeds: Vec<Vec<u8>> = CSV_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
+    for (k, options) in [
+        CsvOptions::default(),
+        CsvOptions {
+            has_header: true,
+            comment: Some(b'#'),
+            ..CsvOptions::default()
+        },
+        CsvOptions {
+            delimiter: b'\t',
+            allow_non_finite: true,
+            ..CsvOptions::default()
+        },
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // some seed reads under these options before mutation
+        assert!(
+            seeds
+                .iter()
+                .any(|s| read_csv_from(s.as_slice(), &options).is_ok())
+        );
+        mutation_suite(
+            &format!("read_csv_from (options {k})"),
+            seeds.clone(),
+            CASES,
+            10 + k as u64,
+            move |bytes| outcome(read_csv_from(bytes, &options)),
+        );
+    }
+}
+
+const TS_SEEDS: &[&str] = &[
+    "# toy\n@problemName Toy\n@timeStamps false\n@missing false\n@univariate false\n\
+     @dimensions 2\n@equalLength true\n@seriesLength 3\n@classLabel true up down flat\n\
+     @data\n1,2,3:4,5,6:up\n3,2,1:6,5,4:down\n0.5,0.5,0.5:1e1,-2,3.25:up\n",
+    "@problemName Var\n@univariate false\n@dimensions 2\n@equalLength false\n\
+     @classLabel true a b\n@data\n0,1,2,3,4:10,11,12,13,14:a\n0,2,4:5,5,5:b\n",
+    "@problemName x\r\n@classLabel true\r\n@data\r\n1,2:b\r\n\r\n3,4:a\r\n",
+    "@univariate true\n@classLabel true 1 2\n@data\n1.0,2.0,3.0,4.0:1\n4,3,2,1:2\n",
+];
+
+#[test]
+fn ts_mutation_suite() {
+    let seeds: Vec<Vec<u8>> = TS_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
+    for (k, policy) in [
+        LengthPolicy::Error,
+        LengthPolicy::Truncate(3),
+        LengthPolicy::Resample(50),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert!(TS_SEEDS.iter().any(|s| parse_ts(s, policy).is_ok()));
+        mutation_suite(
+            &format!("parse_ts ({policy:?})"),
+            seeds.clone(),
+            CASES,
+            20 + k as u64,
+            move |bytes| outcome(parse_ts(&String::from_utf8_lossy(bytes), policy)),
+        );
     }
 }

@@ -20,6 +20,8 @@ static MEASURE: Mutex<()> = Mutex::new(());
 
 /// The limits every reader call must meet.
 pub const TIME_LIMIT: Duration = Duration::from_millis(100);
+/// No call of the mutation suite may request more than this many bytes in total.
+pub const ALLOC_LIMIT: usize = 64 << 20;
 /// A call still running after this long is reported as a hang (and left running).
 const HANG_LIMIT: Duration = Duration::from_secs(5);
 
