@@ -324,6 +324,16 @@ fn npy_errors() {
         write_npy_to(Vec::new(), &[usize::MAX, 2], &[1.0]),
         Err(BlError::ShapeMismatch { .. })
     ));
+    // at most 64 axes (numpy's limit), and 64 axes round-trip
+    assert!(matches!(
+        write_npy_to(Vec::new(), &[1; 65], &[1.0]),
+        Err(BlError::InvalidParameter { .. })
+    ));
+    let mut bytes = Vec::new();
+    write_npy_to(&mut bytes, &[1; 64], &[2.5]).unwrap();
+    assert_eq!((bytes.len() - 8) % 64, 0, "data start 64-byte aligned");
+    let back = read_npy_from(bytes.as_slice()).unwrap();
+    assert_eq!((back.shape, back.data), (vec![1; 64], vec![2.5]));
     let nowhere = dir.join("no-such-dir").join("x.npy");
     assert!(matches!(
         write_npy(&nowhere, &[1], &[1.0]),
