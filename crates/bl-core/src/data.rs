@@ -240,7 +240,7 @@ impl MatrixDataset {
     ///
     /// # Errors
     /// [`BlError::Empty`] when `indices` is empty; [`BlError::InvalidParameter`] when an
-    /// index is out of range.
+    /// index is out of range or the copy would not fit in memory.
     pub fn subset(&self, indices: &[usize]) -> Result<Self> {
         ensure_nonempty("subset indices", indices.len())?;
         let n = self.n_samples();
@@ -252,7 +252,7 @@ impl MatrixDataset {
             });
         }
         let len = self.rows * self.cols;
-        let mut data = Vec::with_capacity(len * indices.len());
+        let mut data = try_buffer(len.checked_mul(indices.len()), "subset size")?;
         for &i in indices {
             data.extend_from_slice(&self.data[i * len..(i + 1) * len]);
         }
@@ -319,6 +319,21 @@ impl MatrixDataset {
             self.class_names,
         )
     }
+}
+
+/// An empty vector with room for exactly `len` values, or a typed error instead of a
+/// capacity-overflow panic or an out-of-memory abort (`len` is `None` when its
+/// computation overflowed).
+pub(crate) fn try_buffer<T>(len: Option<usize>, what: &'static str) -> Result<Vec<T>> {
+    let too_large = |len: Option<usize>| BlError::InvalidParameter {
+        name: what,
+        value: len.map_or_else(|| "more than 2^64".into(), |n| n.to_string()),
+        expected: "a number of values that fits in memory",
+    };
+    let n = len.ok_or_else(|| too_large(len))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| too_large(len))?;
+    Ok(v)
 }
 
 /// Shape and value checks shared by the constructors (everything but the classes).
@@ -463,9 +478,12 @@ impl KFold {
     ///
     /// # Errors
     /// [`BlError::Empty`] when `n_samples == 0`; [`BlError::InvalidParameter`] unless
-    /// `2 <= k <= n_samples`.
+    /// `2 <= k <= n_samples`, or when `n_samples` fold indices do not fit in memory.
     pub fn new(n_samples: usize, k: usize, seed: u64) -> Result<Self> {
-        Self::stratified(&vec![0; n_samples], k, seed)
+        check_k(n_samples, k)?;
+        let mut labels = try_buffer(Some(n_samples), "n_samples")?;
+        labels.resize(n_samples, 0);
+        Self::stratified(&labels, k, seed)
     }
 
     /// Stratified shuffled k-fold: folds keep the class proportions of `labels`.
@@ -477,21 +495,7 @@ impl KFold {
     /// `2 <= k <= labels.len()`.
     pub fn stratified(labels: &[usize], k: usize, seed: u64) -> Result<Self> {
         let n = labels.len();
-        ensure_nonempty("labels", n)?;
-        if k < 2 {
-            return Err(BlError::InvalidParameter {
-                name: "k",
-                value: k.to_string(),
-                expected: ">= 2",
-            });
-        }
-        if k > n {
-            return Err(BlError::InvalidParameter {
-                name: "k",
-                value: format!("{k} (with {n} samples)"),
-                expected: "<= the number of samples",
-            });
-        }
+        check_k(n, k)?;
         let mut rng = StdRng::seed_from_u64(seed);
         let mut fold_of = vec![0; n];
         let mut position = 0;
@@ -530,6 +534,26 @@ impl KFold {
     }
 }
 
+/// `2 <= k <= n` and `n >= 1`.
+fn check_k(n: usize, k: usize) -> Result<()> {
+    ensure_nonempty("labels", n)?;
+    if k < 2 {
+        return Err(BlError::InvalidParameter {
+            name: "k",
+            value: k.to_string(),
+            expected: ">= 2",
+        });
+    }
+    if k > n {
+        return Err(BlError::InvalidParameter {
+            name: "k",
+            value: format!("{k} (with {n} samples)"),
+            expected: "<= the number of samples",
+        });
+    }
+    Ok(())
+}
+
 impl Iterator for KFold {
     type Item = (Vec<usize>, Vec<usize>);
 
@@ -558,7 +582,9 @@ impl LeaveOneOut {
     /// Leave-one-out over `n_samples` indices.
     ///
     /// # Errors
-    /// [`BlError::InvalidParameter`] when `n_samples < 2` (nothing would be left to train on).
+    /// [`BlError::InvalidParameter`] when `n_samples < 2` (nothing would be left to train
+    /// on), or when a training list of `n_samples - 1` indices does not fit in memory (it
+    /// is allocated once here as a check, so that iterating cannot abort).
     pub fn new(n_samples: usize) -> Result<Self> {
         if n_samples < 2 {
             return Err(BlError::InvalidParameter {
@@ -567,6 +593,7 @@ impl LeaveOneOut {
                 expected: ">= 2",
             });
         }
+        drop(try_buffer::<usize>(Some(n_samples - 1), "n_samples")?);
         Ok(Self {
             n: n_samples,
             next: 0,

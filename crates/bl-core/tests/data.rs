@@ -400,3 +400,32 @@ proptest! {
         prop_assert!(seen.iter().all(|&c| c == 1));
     }
 }
+
+/// Sizes given by the caller are checked before anything is allocated from them: typed
+/// errors instead of a capacity-overflow panic or an out-of-memory abort.
+#[test]
+fn absurd_sizes_are_typed_errors() {
+    for n in [usize::MAX, usize::MAX / 8, 1 << 60, 1 << 42] {
+        assert!(
+            matches!(KFold::new(n, 2, 0), Err(BlError::InvalidParameter { .. })),
+            "KFold::new({n})"
+        );
+        assert!(
+            matches!(LeaveOneOut::new(n), Err(BlError::InvalidParameter { .. })),
+            "LeaveOneOut::new({n})"
+        );
+    }
+    // one 2000 x 2000 sample repeated a million times would be 32 TB
+    let s = 2000;
+    let ds =
+        MatrixDataset::new(s, s, vec![0.0; s * s * 2], vec![0, 1], names(&["a", "b"])).unwrap();
+    let indices = vec![0; 1_000_000];
+    assert!(matches!(
+        ds.subset(&indices),
+        Err(BlError::InvalidParameter { .. })
+    ));
+    // the same constructors with sane sizes
+    assert_eq!(KFold::new(10, 3, 0).unwrap().count(), 3);
+    assert_eq!(LeaveOneOut::new(4).unwrap().count(), 4);
+    assert_eq!(ds.subset(&[1, 0, 1]).unwrap().n_samples(), 3);
+}

@@ -324,6 +324,16 @@ fn npy_errors() {
         write_npy_to(Vec::new(), &[usize::MAX, 2], &[1.0]),
         Err(BlError::ShapeMismatch { .. })
     ));
+    // at most 64 axes (numpy's limit), and 64 axes round-trip
+    assert!(matches!(
+        write_npy_to(Vec::new(), &[1; 65], &[1.0]),
+        Err(BlError::InvalidParameter { .. })
+    ));
+    let mut bytes = Vec::new();
+    write_npy_to(&mut bytes, &[1; 64], &[2.5]).unwrap();
+    assert_eq!((bytes.len() - 8) % 64, 0, "data start 64-byte aligned");
+    let back = read_npy_from(bytes.as_slice()).unwrap();
+    assert_eq!((back.shape, back.data), (vec![1; 64], vec![2.5]));
     let nowhere = dir.join("no-such-dir").join("x.npy");
     assert!(matches!(
         write_npy(&nowhere, &[1], &[1.0]),
@@ -688,4 +698,39 @@ fn ts_other_errors() {
     .unwrap();
     assert_eq!(ds.n_classes(), 3);
     assert_eq!(ds.class_counts(), [1, 0, 1]);
+}
+
+/// The real Indian Pines cube (`<u2`, Fortran order) read by `read_npy` and by npyz agree
+/// value for value; skipped when `BILINEAR_DATA_DIR` does not hold it.
+#[test]
+fn npy_real_file_agrees_with_npyz() {
+    let Some(dir) = std::env::var_os("BILINEAR_DATA_DIR") else {
+        return;
+    };
+    let path = Path::new(&dir).join("indian-pines/Indian_pines_corrected.npy");
+    if !path.exists() {
+        return;
+    }
+    let ours = read_npy(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let npy = npyz::NpyFile::new(bytes.as_slice()).unwrap();
+    let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+    let fortran = npy.order() == Order::Fortran;
+    let stored: Vec<f64> = npy
+        .into_vec::<u16>()
+        .unwrap()
+        .into_iter()
+        .map(f64::from)
+        .collect();
+    assert_eq!(ours.shape, shape);
+    assert!(fortran);
+    // C index of (i, j, k) against the Fortran storage position
+    let [a, b, c] = [shape[0], shape[1], shape[2]];
+    for i in 0..a {
+        for j in 0..b {
+            for k in 0..c {
+                assert_eq!(ours.data[(i * b + j) * c + k], stored[i + a * (j + b * k)]);
+            }
+        }
+    }
 }

@@ -48,6 +48,8 @@ pub struct Tensor {
     n_observed: usize,
 }
 
+/// The number of entries of `shape`, after checking that no mode is empty and that the
+/// entries, as `f64`, fit in the address space (so no size computation overflows).
 fn check_shape(shape: [usize; 3]) -> Result<usize> {
     if let Some(mode) = shape.iter().position(|&d| d == 0) {
         return Err(TensorError::EmptyMode { mode, shape });
@@ -55,11 +57,39 @@ fn check_shape(shape: [usize; 3]) -> Result<usize> {
     shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| TensorError::ShapeMismatch {
-            what: "tensor shape",
-            expected: "a shape whose product fits in usize".into(),
-            found: format!("{shape:?}"),
-        })
+        .filter(|&n| n <= isize::MAX as usize / 8)
+        .ok_or_else(|| too_large("tensor shape", format!("{shape:?}")))
+}
+
+fn too_large(what: &'static str, found: String) -> TensorError {
+    TensorError::ShapeMismatch {
+        what,
+        expected: "a size whose f64 entries fit in memory".into(),
+        found,
+    }
+}
+
+/// `n` zeros, or a typed error when the memory is refused (instead of an abort).
+fn try_zeros(n: usize, what: &'static str) -> Result<Vec<f64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| too_large(what, format!("{n} entries")))?;
+    v.resize(n, 0.0);
+    Ok(v)
+}
+
+/// Checks that an `rows x cols` matrix of `f64` can be allocated, by reserving and
+/// releasing it, so that faer's allocation that follows cannot abort on a refused size.
+fn check_matrix_size(rows: usize, cols: usize, what: &'static str) -> Result<()> {
+    let n = rows
+        .checked_mul(cols)
+        .filter(|&n| n <= isize::MAX as usize / 8)
+        .ok_or_else(|| too_large(what, format!("{rows} x {cols}")))?;
+    let mut probe: Vec<f64> = Vec::new();
+    probe
+        .try_reserve_exact(n)
+        .map_err(|_| too_large(what, format!("{rows} x {cols}")))?;
+    Ok(())
 }
 
 pub(crate) fn check_mode(mode: usize) -> Result<()> {
@@ -140,7 +170,8 @@ impl Tensor {
         mut f: impl FnMut(usize, usize, usize) -> f64,
     ) -> Result<Self> {
         let n = check_shape(shape)?;
-        let mut data = Vec::with_capacity(n);
+        let mut data = try_zeros(n, "tensor shape")?;
+        data.clear();
         for k in 0..shape[2] {
             for j in 0..shape[1] {
                 for i in 0..shape[0] {
@@ -154,12 +185,13 @@ impl Tensor {
     /// The zero tensor, fully observed.
     ///
     /// # Errors
-    /// [`TensorError::EmptyMode`].
+    /// [`TensorError::EmptyMode`]; [`TensorError::ShapeMismatch`] when the entries do not
+    /// fit in memory.
     pub fn zeros(shape: [usize; 3]) -> Result<Self> {
         let n = check_shape(shape)?;
         Ok(Self {
             shape,
-            data: vec![0.0; n],
+            data: try_zeros(n, "tensor shape")?,
             mask: None,
             n_observed: n,
         })
@@ -319,7 +351,7 @@ impl Tensor {
                 found: format!("{} x {}", m.nrows(), m.ncols()),
             });
         }
-        let mut data = vec![0.0; n];
+        let mut data = try_zeros(n, "refold: tensor shape")?;
         let [d0, d1, d2] = shape;
         for k in 0..d2 {
             for j in 0..d1 {
@@ -351,7 +383,7 @@ impl Tensor {
         let mut shape = self.shape;
         shape[mode] = m.nrows();
         let n = check_shape(shape)?;
-        let mut out = vec![0.0; n];
+        let mut out = try_zeros(n, "mode_product: result shape")?;
         mode_product_into(&self.data, self.shape, mode, m, &mut out, Par::Seq);
         Self::from_vec(shape, out)
     }
@@ -493,7 +525,8 @@ pub(crate) fn mode_product_into(
 /// `a_r (x) b_r`, i.e. entry `(i J + j, r) = A[i, r] B[j, r]` (Kolda–Bader convention).
 ///
 /// # Errors
-/// [`TensorError::ShapeMismatch`] when the column counts differ.
+/// [`TensorError::ShapeMismatch`] when the column counts differ or the product does not
+/// fit in memory.
 pub fn khatri_rao(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
     if a.ncols() != b.ncols() {
         return Err(TensorError::ShapeMismatch {
@@ -502,7 +535,14 @@ pub fn khatri_rao(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
             found: b.ncols().to_string(),
         });
     }
-    let mut out = Mat::zeros(a.nrows() * b.nrows(), a.ncols());
+    let rows = a.nrows().checked_mul(b.nrows()).ok_or_else(|| {
+        too_large(
+            "khatri_rao: result",
+            format!("{} x {} rows", a.nrows(), b.nrows()),
+        )
+    })?;
+    check_matrix_size(rows, a.ncols(), "khatri_rao: result")?;
+    let mut out = Mat::zeros(rows, a.ncols());
     khatri_rao_into(a, b, out.as_mut());
     Ok(out)
 }
@@ -551,8 +591,9 @@ pub(crate) fn cp_reconstruct_into(
 /// `F_n` of size `d_n x R` (weights folded into the factors).
 ///
 /// # Errors
-/// [`TensorError::ShapeMismatch`] when the column counts differ;
-/// [`TensorError::EmptyMode`] for a factor with no rows; [`TensorError::NonFinite`].
+/// [`TensorError::ShapeMismatch`] when the column counts differ or the tensor does not fit
+/// in memory; [`TensorError::EmptyMode`] for a factor with no rows;
+/// [`TensorError::NonFinite`].
 pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
     let r = factors[0].ncols();
     for f in &factors[1..] {
@@ -566,9 +607,31 @@ pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
     }
     let shape = [factors[0].nrows(), factors[1].nrows(), factors[2].nrows()];
     let n = check_shape(shape)?;
-    let mut out = vec![0.0; n];
+    let mut out = try_zeros(n, "cp_to_tensor: tensor shape")?;
+    // Blocks of at most d0 components, so the Khatri-Rao workspace (d1 d2 x block) is no
+    // larger than the tensor itself, whatever the rank.
+    let [f0, f1, f2] = factors;
+    let [d0, d1, d2] = shape;
     let mut kr = Mat::zeros(0, 0);
-    cp_reconstruct_into(factors, &mut kr, &mut out, Par::Seq);
+    let mut start = 0;
+    while start < r {
+        let w = d0.min(r - start);
+        kr.resize_with(d1 * d2, w, |_, _| 0.0);
+        khatri_rao_into(f2.subcols(start, w), f1.subcols(start, w), kr.as_mut());
+        matmul(
+            MatMut::from_column_major_slice_mut(&mut out, d0, d1 * d2),
+            if start == 0 {
+                Accum::Replace
+            } else {
+                Accum::Add
+            },
+            f0.subcols(start, w),
+            kr.as_ref().transpose(),
+            1.0,
+            Par::Seq,
+        );
+        start += w;
+    }
     Tensor::from_vec(shape, out)
 }
 
@@ -588,6 +651,64 @@ mod tests {
             for j in 0..view.ncols() {
                 for i in 0..view.nrows() {
                     assert_eq!(view[(i, j)], copied[(i, j)], "mode {mode} ({i}, {j})");
+                }
+            }
+        }
+    }
+
+    /// Sizes taken from the caller are checked before anything is allocated from them.
+    #[test]
+    fn absurd_shapes_are_typed_errors_not_aborts() {
+        let huge = [1usize << 21, 1 << 21, 1 << 21]; // product overflows usize
+        let refused = [1usize << 20, 1 << 20, 1 << 10]; // 2^53 bytes: refused by the system
+        for shape in [huge, refused] {
+            assert!(
+                matches!(Tensor::zeros(shape), Err(TensorError::ShapeMismatch { .. })),
+                "{shape:?}"
+            );
+            assert!(
+                matches!(
+                    Tensor::from_fn(shape, |_, _, _| 0.0),
+                    Err(TensorError::ShapeMismatch { .. })
+                ),
+                "{shape:?}"
+            );
+        }
+        // 8 MB tensor times a 8 MB matrix would be 8 TB
+        let t = Tensor::zeros([1000, 1000, 1]).unwrap();
+        let m = Mat::<f64>::zeros(1_000_000, 1);
+        assert!(matches!(
+            t.mode_product(2, m.as_ref()),
+            Err(TensorError::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            khatri_rao(m.as_ref(), m.as_ref()),
+            Err(TensorError::ShapeMismatch { .. })
+        ));
+        let f = Mat::<f64>::zeros(100_000, 1);
+        assert!(matches!(
+            cp_to_tensor([f.as_ref(), f.as_ref(), f.as_ref()]),
+            Err(TensorError::ShapeMismatch { .. })
+        ));
+    }
+
+    /// `cp_to_tensor` in rank blocks (rank above d0) equals the sum of outer products.
+    #[test]
+    fn cp_to_tensor_with_rank_above_the_first_mode_matches_brute_force() {
+        let shape = [2usize, 3, 4];
+        let r = 7;
+        let value = |n: usize, i: usize, c: usize| ((n * 31 + i * 7 + c * 3) % 11) as f64 - 5.0;
+        let f: Vec<Mat<f64>> = (0..3)
+            .map(|n| Mat::from_fn(shape[n], r, |i, c| value(n, i, c)))
+            .collect();
+        let t = cp_to_tensor([f[0].as_ref(), f[1].as_ref(), f[2].as_ref()]).unwrap();
+        for k in 0..4 {
+            for j in 0..3 {
+                for i in 0..2 {
+                    let want: f64 = (0..r)
+                        .map(|c| f[0][(i, c)] * f[1][(j, c)] * f[2][(k, c)])
+                        .sum();
+                    assert!((t.get(i, j, k) - want).abs() < 1e-12, "({i}, {j}, {k})");
                 }
             }
         }

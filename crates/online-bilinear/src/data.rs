@@ -10,7 +10,9 @@
 //! | [`read_segmented_words`] | one sentence per line of space-separated words, converted to characters with BMES tags | `迈向 新 世纪` |
 //!
 //! Malformed lines give [`OblError::Parse`] or [`OblError::MissingColumns`] with the
-//! 1-based line number.
+//! 1-based line number; so does a file that is not UTF-8 (the line of the first bad
+//! byte). Lines may end in `\n`, `\r\n` or a lone `\r`. The readers are linear in the
+//! input and allocate only for the tokens they read (see `docs/reliability.md`).
 
 use std::path::{Path, PathBuf};
 
@@ -247,11 +249,25 @@ impl FromIterator<Sentence> for Corpus {
     }
 }
 
+/// The file as text; a byte that is not UTF-8 is a parse error naming its line.
 fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| OblError::Io {
+    let bytes = std::fs::read(path).map_err(|source| OblError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    })?;
+    match bl_core::io::text::decode_utf8(&bytes) {
+        Ok(_) => Ok(String::from_utf8(bytes).unwrap_or_default()),
+        Err(e) => Err(OblError::Parse {
+            path: path.to_path_buf(),
+            line: e.line,
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// Lines ended by `\n`, `\r\n` or a lone `\r`.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    bl_core::io::text::lines(text)
 }
 
 fn strip_bom(text: &str) -> &str {
@@ -261,7 +277,8 @@ fn strip_bom(text: &str) -> &str {
 /// Reads a CoNLL-style column file: see [`parse_conll`].
 ///
 /// # Errors
-/// I/O errors, and those of [`parse_conll`].
+/// I/O errors; [`OblError::Parse`] at the line of the first byte that is not UTF-8; and
+/// those of [`parse_conll`].
 pub fn read_conll(path: impl AsRef<Path>) -> Result<Corpus> {
     let path = path.as_ref();
     parse_conll(&read_text(path)?, path)
@@ -292,7 +309,7 @@ pub fn parse_conll(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
             });
         }
     };
-    for (index, line) in strip_bom(text).lines().enumerate() {
+    for (index, line) in lines(strip_bom(text)).enumerate() {
         let line_no = index + 1;
         let fields: Vec<&str> = line.split_whitespace().collect();
         if fields.is_empty() {
@@ -329,7 +346,8 @@ pub fn parse_conll(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
 /// Reads a `char/tag` segmented corpus: see [`parse_char_tagged`].
 ///
 /// # Errors
-/// I/O errors, and those of [`parse_char_tagged`].
+/// I/O errors; [`OblError::Parse`] at the line of the first byte that is not UTF-8; and
+/// those of [`parse_char_tagged`].
 pub fn read_char_tagged(path: impl AsRef<Path>) -> Result<Corpus> {
     let path = path.as_ref();
     parse_char_tagged(&read_text(path)?, path)
@@ -345,7 +363,7 @@ pub fn read_char_tagged(path: impl AsRef<Path>) -> Result<Corpus> {
 pub fn parse_char_tagged(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
     let source = source.as_ref();
     let mut sentences = Vec::new();
-    for (index, line) in strip_bom(text).lines().enumerate() {
+    for (index, line) in lines(strip_bom(text)).enumerate() {
         let mut chars = Vec::new();
         let mut tags = Vec::new();
         for item in line.split_whitespace() {
@@ -390,7 +408,8 @@ pub fn parse_char_tagged(text: &str, source: impl AsRef<Path>) -> Result<Corpus>
 /// Reads a word-segmented corpus: see [`parse_segmented_words`].
 ///
 /// # Errors
-/// I/O errors, and those of [`parse_segmented_words`].
+/// I/O errors; [`OblError::Parse`] at the line of the first byte that is not UTF-8; and
+/// those of [`parse_segmented_words`].
 pub fn read_segmented_words(path: impl AsRef<Path>) -> Result<Corpus> {
     let path = path.as_ref();
     parse_segmented_words(&read_text(path)?, path)
@@ -403,7 +422,7 @@ pub fn read_segmented_words(path: impl AsRef<Path>) -> Result<Corpus> {
 /// [`OblError::EmptyCorpus`] when there is no word at all.
 pub fn parse_segmented_words(text: &str, _source: impl AsRef<Path>) -> Result<Corpus> {
     let mut sentences = Vec::new();
-    for line in strip_bom(text).lines() {
+    for line in lines(strip_bom(text)) {
         let words: Vec<&str> = line.split_whitespace().collect();
         if words.is_empty() {
             continue;

@@ -120,7 +120,8 @@ pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<NumericT
 /// Errors name the path `<input>`.
 ///
 /// # Errors
-/// - [`BlError::Parse`] with the 1-based line number (blank and comment lines counted)
+/// - [`BlError::Parse`] with the 1-based line number (blank and comment lines counted;
+///   lines end at `\n`, `\r\n` or a lone `\r`)
 ///   when a row has a different number of fields than the first, a field is empty or not
 ///   a number, a field is `nan`/`inf` (unless [`CsvOptions::allow_non_finite`]), or the
 ///   text is not UTF-8;
@@ -218,7 +219,8 @@ fn read_csv_impl<R: Read>(
     })
 }
 
-/// Physical 1-based line numbers from byte offsets, scanning the input once.
+/// Physical 1-based line numbers from byte offsets, scanning the input once. Lines end
+/// at `\n`, `\r\n` or a lone `\r`.
 struct LineCounter<'a> {
     bytes: &'a [u8],
     scanned: usize,
@@ -242,9 +244,15 @@ impl<'a> LineCounter<'a> {
             .saturating_sub(1)
             .min(self.bytes.len())
             .max(self.scanned);
-        self.newlines += self.bytes[self.scanned..stop]
-            .iter()
-            .filter(|&&b| b == b'\n')
+        // A line ends at `\n`, at `\r\n` (counted at its `\n`) or at a lone `\r`, as
+        // in the csv crate's default terminator.
+        let bytes = self.bytes;
+        self.newlines += (self.scanned..stop)
+            .filter(|&i| match bytes[i] {
+                b'\n' => true,
+                b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+                _ => false,
+            })
             .count();
         self.scanned = stop;
         self.newlines + 1

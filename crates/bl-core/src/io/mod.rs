@@ -8,9 +8,16 @@
 //!
 //! Library code never fetches files: these functions read paths or readers they are given.
 //! The `*_from` variants take any [`std::io::Read`], so callers can wrap a decompressor.
+//!
+//! Every reader is written for untrusted input: malformed files give typed errors (with
+//! the line for the text formats), sizes taken from a file or a caller are checked before
+//! anything is allocated from them, and parsing is linear in the input (see
+//! `docs/reliability.md`). [`text`] holds the line splitting and UTF-8 checks the text
+//! readers share.
 
 pub mod csv;
 pub mod npy;
+pub mod text;
 pub mod ts;
 
 pub use self::csv::{CsvOptions, NumericTable, read_csv, read_csv_from};

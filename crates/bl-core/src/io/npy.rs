@@ -1,18 +1,45 @@
 //! NumPy `.npy` arrays, read into `f64` in C (row-major) order; written from `f64`.
 //!
-//! Parsing of the format is left to the [`npyz`] crate. Supported element types: `f4`,
-//! `f8`, every signed and unsigned integer width (`i1`..`i8`, `u1`..`u8`) and `b1`
-//! (bool, read as 0/1), in either byte order, with C or Fortran axis order. Integers wider
-//! than 53 bits are rounded to the nearest `f64`. Structured, string, object (pickled),
-//! complex, half-precision and date/time arrays are rejected with [`BlError::Npy`].
+//! Supported element types: `f4`, `f8`, every signed and unsigned integer width
+//! (`i1`..`i8`, `u1`..`u8`) and `b1` (bool, read as 0/1), in either byte order, with C or
+//! Fortran axis order, in format versions 1.0, 2.0 and 3.0. Integers wider than 53 bits
+//! are rounded to the nearest `f64`. Structured, string, object (pickled), complex,
+//! half-precision and date/time arrays are rejected with [`BlError::Npy`].
+//!
+//! # Hostile files
+//!
+//! The reader is written for untrusted input (see `docs/reliability.md`):
+//!
+//! - The header (a Python dict literal with the keys `descr`, `fortran_order` and
+//!   `shape`) is parsed by a small tokenizer of this module in one pass, with nesting
+//!   limited to [`MAX_NESTING`] levels, so its time is linear in the header length.
+//! - A header longer than [`MAX_HEADER_LEN`] bytes is refused before it is read (numpy's
+//!   own reader refuses headers over 10000 bytes by default, its `max_header_size`).
+//! - A shape may have at most [`MAX_NDIM`] axes, and the product of its non-zero axes
+//!   times the item size (and times 8, the size of the `f64` result) must fit in `isize`
+//!   (numpy's own "array is too big" rule), so no size computation can overflow.
+//! - Exactly the bytes the header announces are read: [`read_npy`] compares them with the
+//!   file size before reading any; [`read_npy_from`] reads them in chunks, growing its
+//!   buffer only as data arrive, then reads one byte more to reject trailing data.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use npyz::{DType, Deserialize, NpyFile, NpyHeader, Order, TypeChar, WriteOptions, WriterBuilder};
-
 use crate::error::{BlError, Result};
+
+/// Longest header (the dict text after the length field) the reader accepts, in bytes.
+pub const MAX_HEADER_LEN: usize = 10_000;
+/// Most axes a shape may have (numpy 2's limit).
+pub const MAX_NDIM: usize = 64;
+/// Deepest nesting of brackets accepted in a header.
+pub const MAX_NESTING: usize = 8;
+
+/// Longest axis of an empty array that [`NpyArray::to_mat`] turns into a matrix.
+pub const MAX_EMPTY_AXIS: usize = 1 << 20;
+
+/// Bytes decoded per read of the data section.
+const CHUNK: usize = 64 * 1024;
 
 /// An n-dimensional array of `f64` in C (row-major) order.
 ///
@@ -49,6 +76,17 @@ impl NpyArray {
     /// hold `shape[0] * shape[1]` values.
     pub fn to_mat(&self) -> Result<faer::Mat<f64>> {
         match *self.shape.as_slice() {
+            // faer walks every column even of a matrix with no rows, so an empty array
+            // with a huge axis (numpy allows `(0, 2**59)`) would take forever.
+            [rows, cols] if self.data.is_empty() && rows.max(cols) > MAX_EMPTY_AXIS => {
+                Err(BlError::ShapeMismatch {
+                    context: "NpyArray::to_mat",
+                    expected: format!(
+                        "an empty array with axes of at most {MAX_EMPTY_AXIS} entries"
+                    ),
+                    found: format!("shape {:?}", self.shape),
+                })
+            }
             [rows, cols] if rows.checked_mul(cols) == Some(self.data.len()) => {
                 Ok(faer::Mat::from_fn(rows, cols, |i, j| {
                     self.data[i * cols + j]
@@ -65,32 +103,44 @@ impl NpyArray {
 
 /// Reads a `.npy` file.
 ///
+/// The file size is checked against the header before any data are read.
+///
 /// # Errors
 /// [`BlError::Io`] when the file cannot be opened; [`BlError::Npy`] (naming the path) when
-/// it is malformed, truncated or of an unsupported element type.
+/// it is malformed, truncated, longer than its header announces or of an unsupported
+/// element type.
 pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
     let path = path.as_ref();
     let file = File::open(path).map_err(|source| BlError::Io {
         path: path.to_owned(),
         source,
     })?;
-    read_npy_impl(BufReader::new(file), path)
+    let file_len = file
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    read_npy_impl(BufReader::new(file), path, file_len)
 }
 
 /// Reads a `.npy` array from any reader (e.g. a decompressor or an in-memory buffer).
 ///
-/// Errors name the path `<input>`.
+/// Reads the header, exactly the data bytes it announces, and one byte more (to reject
+/// trailing data); never reads to the end of an arbitrary stream. Errors name the path
+/// `<input>`.
 ///
 /// # Errors
-/// [`BlError::Npy`] when the stream is malformed, truncated or of an unsupported type.
+/// [`BlError::Npy`] when the stream is malformed, truncated, has bytes after the data or
+/// is of an unsupported type.
 pub fn read_npy_from<R: Read>(reader: R) -> Result<NpyArray> {
-    read_npy_impl(reader, Path::new("<input>"))
+    read_npy_impl(reader, Path::new("<input>"), None)
 }
 
 /// Writes `data` (C order, `f64`) with the given shape to a `.npy` file (`<f8`, C order).
 ///
 /// # Errors
 /// [`BlError::ShapeMismatch`] when the product of `shape` is not `data.len()`;
+/// [`BlError::InvalidParameter`] when `shape` has more than [`MAX_NDIM`] axes;
 /// [`BlError::Io`] when the file cannot be written.
 pub fn write_npy(path: impl AsRef<Path>, shape: &[usize], data: &[f64]) -> Result<()> {
     let path = path.as_ref();
@@ -98,12 +148,10 @@ pub fn write_npy(path: impl AsRef<Path>, shape: &[usize], data: &[f64]) -> Resul
         path: path.to_owned(),
         source,
     };
+    let header = npy_header_bytes(shape, data)?;
     let file = File::create(path).map_err(io_err)?;
     let mut writer = BufWriter::new(file);
-    write_npy_to(&mut writer, shape, data).map_err(|e| match e {
-        BlError::Io { source, .. } => io_err(source),
-        other => other,
-    })?;
+    write_payload(&mut writer, &header, data).map_err(io_err)?;
     writer.flush().map_err(io_err)
 }
 
@@ -113,8 +161,26 @@ pub fn write_npy(path: impl AsRef<Path>, shape: &[usize], data: &[f64]) -> Resul
 ///
 /// # Errors
 /// [`BlError::ShapeMismatch`] when the product of `shape` is not `data.len()`;
+/// [`BlError::InvalidParameter`] when `shape` has more than [`MAX_NDIM`] axes;
 /// [`BlError::Io`] when writing fails.
-pub fn write_npy_to<W: Write>(writer: W, shape: &[usize], data: &[f64]) -> Result<()> {
+pub fn write_npy_to<W: Write>(mut writer: W, shape: &[usize], data: &[f64]) -> Result<()> {
+    let header = npy_header_bytes(shape, data)?;
+    write_payload(&mut writer, &header, data).map_err(|source| BlError::Io {
+        path: PathBuf::from("<output>"),
+        source,
+    })
+}
+
+/// The magic string, version, header length and header of a `<f8` C-order array, after
+/// checking that `shape` describes `data`.
+fn npy_header_bytes(shape: &[usize], data: &[f64]) -> Result<Vec<u8>> {
+    if shape.len() > MAX_NDIM {
+        return Err(BlError::InvalidParameter {
+            name: "shape",
+            value: format!("{} axes", shape.len()),
+            expected: "at most 64 axes (numpy's limit)",
+        });
+    }
     let expected = shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
@@ -126,19 +192,46 @@ pub fn write_npy_to<W: Write>(writer: W, shape: &[usize], data: &[f64]) -> Resul
             found: format!("{} values", data.len()),
         });
     }
-    let io_err = |source| BlError::Io {
-        path: PathBuf::from("<output>"),
-        source,
+    // Python's repr of a tuple: `()`, `(3,)`, `(2, 3)`.
+    let shape_text = match shape {
+        [] => "()".to_string(),
+        [d] => format!("({d},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
-    let shape_u64: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-    let mut npy = WriteOptions::<f64>::new()
-        .default_dtype()
-        .shape(&shape_u64)
-        .writer(writer)
-        .begin_nd()
-        .map_err(io_err)?;
-    npy.extend(data.iter().copied()).map_err(io_err)?;
-    npy.finish().map_err(io_err)
+    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape_text}, }}");
+    // Pad with spaces and end with a newline so the data start at a multiple of 64 bytes.
+    // With at most 64 axes of at most 20 digits the dict is far below the 65535 bytes of
+    // a version 1.0 header.
+    let unpadded = 6 + 2 + 2 + dict.len() + 1;
+    let padding = (64 - unpadded % 64) % 64;
+    let header_len = dict.len() + padding + 1;
+    let mut bytes = Vec::with_capacity(unpadded + padding);
+    bytes.extend_from_slice(b"\x93NUMPY\x01\x00");
+    bytes.extend_from_slice(&(header_len as u16).to_le_bytes());
+    bytes.extend_from_slice(dict.as_bytes());
+    bytes.resize(bytes.len() + padding, b' ');
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+fn write_payload<W: Write>(writer: &mut W, header: &[u8], data: &[f64]) -> std::io::Result<()> {
+    writer.write_all(header)?;
+    let mut buf = Vec::with_capacity(CHUNK);
+    for chunk in data.chunks(CHUNK / 8) {
+        buf.clear();
+        for v in chunk {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        writer.write_all(&buf)?;
+    }
+    Ok(())
 }
 
 /// The product of a shape as text, saturating instead of overflowing.
@@ -156,94 +249,366 @@ fn npy_error(path: &Path, message: impl Into<String>) -> BlError {
     }
 }
 
-fn read_npy_impl<R: Read>(mut reader: R, path: &Path) -> Result<NpyArray> {
-    let header = NpyHeader::from_reader(&mut reader)
-        .map_err(|e| npy_error(path, format!("invalid .npy header: {e}")))?;
-    let shape: Vec<usize> = header
-        .shape()
-        .iter()
-        .map(|&d| usize::try_from(d))
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|_| npy_error(path, "shape does not fit in memory"))?;
-    let DType::Plain(type_str) = header.dtype() else {
-        return Err(npy_error(
-            path,
-            format!(
-                "unsupported dtype {}: only plain numeric arrays are supported",
-                header.dtype().descr()
-            ),
-        ));
-    };
-    let unsupported = || {
-        npy_error(
-            path,
-            format!("unsupported dtype '{type_str}': expected a float, integer or bool type"),
-        )
-    };
-    let item_size = match (type_str.type_char(), type_str.size_field()) {
-        (TypeChar::Float, 4 | 8)
-        | (TypeChar::Int | TypeChar::Uint, 1 | 2 | 4 | 8)
-        | (TypeChar::Bool, 1) => type_str.size_field() as usize,
-        _ => return Err(unsupported()),
-    };
-
-    // Read the payload first and check its length, so a corrupt header cannot make us
-    // allocate for data that is not there.
-    let n_items = usize::try_from(header.len())
-        .map_err(|_| npy_error(path, "array too large for this platform"))?;
-    let n_bytes = n_items
-        .checked_mul(item_size)
-        .ok_or_else(|| npy_error(path, "array too large for this platform"))?;
-    let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| npy_error(path, format!("cannot read the data: {e}")))?;
-    if bytes.len() != n_bytes {
-        return Err(npy_error(
-            path,
-            format!(
-                "shape {:?} of '{type_str}' needs {n_bytes} data bytes, found {}",
-                shape,
-                bytes.len()
-            ),
-        ));
-    }
-
-    let order = header.order();
-    let file = NpyFile::with_header(header, bytes.as_slice());
-    let stored = match (type_str.type_char(), item_size) {
-        (TypeChar::Float, 4) => convert::<f32>(file, f64::from),
-        (TypeChar::Float, _) => convert::<f64>(file, |v| v),
-        (TypeChar::Int, 1) => convert::<i8>(file, f64::from),
-        (TypeChar::Int, 2) => convert::<i16>(file, f64::from),
-        (TypeChar::Int, 4) => convert::<i32>(file, f64::from),
-        (TypeChar::Int, _) => convert::<i64>(file, |v| v as f64),
-        (TypeChar::Uint, 1) => convert::<u8>(file, f64::from),
-        (TypeChar::Uint, 2) => convert::<u16>(file, f64::from),
-        (TypeChar::Uint, 4) => convert::<u32>(file, f64::from),
-        (TypeChar::Uint, _) => convert::<u64>(file, |v| v as f64),
-        _ => convert::<bool>(file, |v| if v { 1.0 } else { 0.0 }),
-    }
-    .map_err(|e| npy_error(path, format!("cannot decode the data: {e}")))?;
-
-    let data = match order {
-        Order::C => stored,
-        Order::Fortran => fortran_to_c(&shape, &stored),
-    };
-    Ok(NpyArray { shape, data })
+/// The element types the reader decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Float,
+    Int,
+    Uint,
+    Bool,
 }
 
-fn convert<T: Deserialize>(
-    file: NpyFile<&[u8]>,
-    to_f64: impl Fn(T) -> f64,
-) -> std::io::Result<Vec<f64>> {
-    let reader = file
-        .data::<T>()
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
-    reader.map(|v| v.map(&to_f64)).collect()
+/// A parsed `descr`: kind, item size and byte order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Dtype {
+    kind: Kind,
+    size: usize,
+    big_endian: bool,
+}
+
+/// What the header says.
+#[derive(Debug)]
+struct Header {
+    dtype: Dtype,
+    fortran: bool,
+    shape: Vec<usize>,
+    /// Product of the shape.
+    len: usize,
+    /// `len * dtype.size`.
+    n_bytes: usize,
+    /// Bytes before the data (magic string, version, length field and header).
+    offset: u64,
+}
+
+fn read_npy_impl<R: Read>(mut reader: R, path: &Path, file_len: Option<u64>) -> Result<NpyArray> {
+    let header = read_header(&mut reader).map_err(|m| npy_error(path, m))?;
+    if let Some(file_len) = file_len {
+        let data_len = file_len.saturating_sub(header.offset);
+        if data_len != header.n_bytes as u64 {
+            return Err(npy_error(
+                path,
+                format!(
+                    "shape {:?} of {} needs {} data bytes, the file has {data_len} after \
+                     its header",
+                    header.shape,
+                    describe(header.dtype),
+                    header.n_bytes
+                ),
+            ));
+        }
+    }
+    let stored = read_data(&mut reader, &header).map_err(|m| npy_error(path, m))?;
+    let data = if header.fortran {
+        fortran_to_c(&header.shape, &stored)
+    } else {
+        stored
+    };
+    Ok(NpyArray {
+        shape: header.shape,
+        data,
+    })
+}
+
+/// `'<f8'`-style text of a dtype, for messages.
+fn describe(dtype: Dtype) -> String {
+    let kind = match dtype.kind {
+        Kind::Float => 'f',
+        Kind::Int => 'i',
+        Kind::Uint => 'u',
+        Kind::Bool => 'b',
+    };
+    let order = if dtype.size == 1 {
+        '|'
+    } else if dtype.big_endian {
+        '>'
+    } else {
+        '<'
+    };
+    format!("'{order}{kind}{}'", dtype.size)
+}
+
+/// Reads exactly `buf.len()` bytes; `what` names them in the error.
+fn read_exact(reader: &mut impl Read, buf: &mut [u8], what: &str) -> Result<(), String> {
+    reader.read_exact(buf).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => format!("truncated file: it ends inside the {what}"),
+        _ => format!("cannot read the {what}: {e}"),
+    })
+}
+
+fn read_header(reader: &mut impl Read) -> Result<Header, String> {
+    let mut magic = [0u8; 8];
+    read_exact(reader, &mut magic, "magic string")?;
+    if &magic[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file: the magic string \\x93NUMPY is missing".into());
+    }
+    let (major, minor) = (magic[6], magic[7]);
+    let header_len = match major {
+        1 => {
+            let mut len = [0u8; 2];
+            read_exact(reader, &mut len, "header length")?;
+            usize::from(u16::from_le_bytes(len))
+        }
+        2 | 3 => {
+            let mut len = [0u8; 4];
+            read_exact(reader, &mut len, "header length")?;
+            usize::try_from(u32::from_le_bytes(len)).unwrap_or(usize::MAX)
+        }
+        _ => {
+            return Err(format!(
+                "unsupported .npy format version {major}.{minor} (1.0, 2.0 and 3.0 are read)"
+            ));
+        }
+    };
+    if header_len > MAX_HEADER_LEN {
+        return Err(format!(
+            "header of {header_len} bytes is longer than the {MAX_HEADER_LEN} bytes accepted"
+        ));
+    }
+    let mut text = vec![0u8; header_len];
+    read_exact(reader, &mut text, "header")?;
+    // Versions 1 and 2 are latin-1 (every byte is a character); version 3 is UTF-8. The
+    // literal itself is ASCII in both, so a UTF-8 check is only needed for version 3.
+    if major == 3 && std::str::from_utf8(&text).is_err() {
+        return Err("the header of a version 3.0 file is not valid UTF-8".into());
+    }
+    let offset = (if major == 1 { 10 } else { 12 }) + header_len as u64;
+    let dict = literal::parse(&text).map_err(|e| format!("invalid .npy header: {e}"))?;
+    let mut header = interpret(dict)?;
+    header.offset = offset;
+    Ok(header)
+}
+
+/// Checks the three keys of the header dict and the size of the array.
+fn interpret(dict: literal::Value) -> Result<Header, String> {
+    use literal::Value;
+    let Value::Dict(entries) = dict else {
+        return Err("invalid .npy header: it is not a dict".into());
+    };
+    let (mut descr, mut fortran, mut shape) = (None, None, None);
+    for (key, value) in entries {
+        let Value::Str(key) = key else {
+            return Err("invalid .npy header: a key is not a string".into());
+        };
+        let slot = match key.as_str() {
+            "descr" => &mut descr,
+            "fortran_order" => &mut fortran,
+            "shape" => &mut shape,
+            other => {
+                return Err(format!(
+                    "invalid .npy header: unexpected key '{}' (expected descr, fortran_order \
+                     and shape)",
+                    other.escape_debug()
+                ));
+            }
+        };
+        if slot.replace(value).is_some() {
+            return Err(format!("invalid .npy header: key '{key}' appears twice"));
+        }
+    }
+    let missing = |key: &str| format!("invalid .npy header: key '{key}' is missing");
+    let descr = descr.ok_or_else(|| missing("descr"))?;
+    let fortran = match fortran.ok_or_else(|| missing("fortran_order"))? {
+        Value::Bool(b) => b,
+        _ => return Err("invalid .npy header: fortran_order is not True or False".into()),
+    };
+    let Value::Tuple(axes) = shape.ok_or_else(|| missing("shape"))? else {
+        return Err("invalid .npy header: shape is not a tuple".into());
+    };
+    let dtype = match descr {
+        Value::Str(s) => parse_descr(&s)?,
+        Value::List(_) | Value::Tuple(_) => {
+            return Err(
+                "unsupported dtype: structured arrays are not supported, only plain numeric \
+                 arrays"
+                    .into(),
+            );
+        }
+        _ => return Err("invalid .npy header: descr is not a string".into()),
+    };
+    if axes.len() > MAX_NDIM {
+        return Err(format!(
+            "shape has {} axes; at most {MAX_NDIM} are accepted",
+            axes.len()
+        ));
+    }
+    let mut dims = Vec::with_capacity(axes.len());
+    for axis in axes {
+        match axis {
+            Value::Int(d) => dims
+                .push(usize::try_from(d).map_err(|_| {
+                    format!("shape entry {d} is not a length (0 <= length < 2^64)")
+                })?),
+            Value::BigInt => {
+                return Err("shape entry too large: it does not fit in 64 bits".into());
+            }
+            _ => return Err("invalid .npy header: a shape entry is not an integer".into()),
+        }
+    }
+    // numpy's rule: the product of the non-zero axes times the item size must fit in a
+    // signed size, even when some axis is 0. Times 8 too: the result is f64.
+    let limit = isize::MAX as u128;
+    let mut nonzero: u128 = 1;
+    for &d in &dims {
+        if d > 0 {
+            nonzero = nonzero.saturating_mul(d as u128);
+        }
+    }
+    let stored = nonzero.saturating_mul(dtype.size as u128);
+    let decoded = nonzero.saturating_mul(8);
+    if stored > limit || decoded > limit {
+        return Err(format!(
+            "shape {dims:?} of {} is too large for this platform",
+            describe(dtype)
+        ));
+    }
+    let len = if dims.contains(&0) {
+        0
+    } else {
+        nonzero as usize
+    };
+    Ok(Header {
+        dtype,
+        fortran,
+        shape: dims,
+        len,
+        n_bytes: len * dtype.size,
+        offset: 0,
+    })
+}
+
+/// Parses a type string such as `'<f8'`, `'|u1'`, `'>i2'`, `'b1'`.
+fn parse_descr(descr: &str) -> Result<Dtype, String> {
+    let unsupported = || {
+        format!(
+            "unsupported dtype '{}': expected a float, integer or bool type",
+            descr.escape_debug()
+        )
+    };
+    let (order, rest) = match descr.as_bytes().first() {
+        Some(b'<' | b'>' | b'|' | b'=') => (descr.as_bytes()[0], &descr[1..]),
+        _ => (b'=', descr),
+    };
+    let mut chars = rest.chars();
+    let kind = match chars.next() {
+        Some('f') => Kind::Float,
+        Some('i') => Kind::Int,
+        Some('u') => Kind::Uint,
+        Some('b') => Kind::Bool,
+        _ => return Err(unsupported()),
+    };
+    let size = match chars.as_str() {
+        "1" => 1,
+        "2" => 2,
+        "4" => 4,
+        "8" => 8,
+        _ => return Err(unsupported()),
+    };
+    match (kind, size) {
+        (Kind::Float, 4 | 8) | (Kind::Int | Kind::Uint, _) | (Kind::Bool, 1) => {}
+        _ => return Err(unsupported()),
+    }
+    let big_endian = match order {
+        b'>' => true,
+        b'<' => false,
+        _ => cfg!(target_endian = "big"),
+    };
+    Ok(Dtype {
+        kind,
+        size,
+        big_endian,
+    })
+}
+
+/// Reads and decodes exactly `header.n_bytes` bytes, then checks that no byte follows.
+///
+/// The buffer grows with the data that actually arrive (never by more than the bytes
+/// read so far, nor past the announced size), so a header announcing gigabytes of a
+/// short stream costs only what the stream holds.
+fn read_data(reader: &mut impl Read, header: &Header) -> Result<Vec<f64>, String> {
+    let Dtype {
+        kind,
+        size,
+        big_endian,
+    } = header.dtype;
+    let mut out: Vec<f64> = Vec::with_capacity(header.len.min(CHUNK));
+    let mut buf = vec![0u8; CHUNK.min(header.n_bytes.max(1))];
+    let mut left = header.n_bytes;
+    while left > 0 {
+        let want = left.min(buf.len());
+        let chunk = &mut buf[..want];
+        if let Err(e) = reader.read_exact(chunk) {
+            let got = header.n_bytes - left;
+            return Err(match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => format!(
+                    "shape {:?} of {} needs {} data bytes, found fewer (truncated after at \
+                     least {got})",
+                    header.shape,
+                    describe(header.dtype),
+                    header.n_bytes
+                ),
+                _ => format!("cannot read the data: {e}"),
+            });
+        }
+        if out.capacity() - out.len() < want / size {
+            // Double what we have, but never past the announced length.
+            let grow = (want / size).max(out.len()).min(header.len - out.len());
+            out.reserve_exact(grow);
+        }
+        decode(chunk, kind, size, big_endian, &mut out);
+        left -= want;
+    }
+    let mut extra = [0u8; 1];
+    loop {
+        match reader.read(&mut extra) {
+            Ok(0) => break,
+            Ok(_) => {
+                return Err(format!(
+                    "unexpected bytes after the {} data bytes of shape {:?}",
+                    header.n_bytes, header.shape
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("cannot read the data: {e}")),
+        }
+    }
+    Ok(out)
+}
+
+/// Appends the values of `bytes` (whole items) to `out`.
+fn decode(bytes: &[u8], kind: Kind, size: usize, big_endian: bool, out: &mut Vec<f64>) {
+    macro_rules! items {
+        ($t:ty, $n:literal, $conv:expr) => {
+            out.extend(bytes.chunks_exact($n).map(|c| {
+                let mut a = [0u8; $n];
+                a.copy_from_slice(c);
+                let v = if big_endian {
+                    <$t>::from_be_bytes(a)
+                } else {
+                    <$t>::from_le_bytes(a)
+                };
+                $conv(v)
+            }))
+        };
+    }
+    match (kind, size) {
+        (Kind::Float, 4) => items!(f32, 4, f64::from),
+        (Kind::Float, _) => items!(f64, 8, |v: f64| v),
+        (Kind::Int, 1) => items!(i8, 1, f64::from),
+        (Kind::Int, 2) => items!(i16, 2, f64::from),
+        (Kind::Int, 4) => items!(i32, 4, f64::from),
+        (Kind::Int, _) => items!(i64, 8, |v: i64| v as f64),
+        (Kind::Uint, 1) => items!(u8, 1, f64::from),
+        (Kind::Uint, 2) => items!(u16, 2, f64::from),
+        (Kind::Uint, 4) => items!(u32, 4, f64::from),
+        (Kind::Uint, _) => items!(u64, 8, |v: u64| v as f64),
+        (Kind::Bool, _) => out.extend(bytes.iter().map(|&b| if b != 0 { 1.0 } else { 0.0 })),
+    }
 }
 
 /// Reorders column-major (first axis fastest) data of `shape` into row-major order.
+///
+/// `stored.len()` is the product of `shape` (checked by the header parser), so no
+/// stride below overflows.
 fn fortran_to_c(shape: &[usize], stored: &[f64]) -> Vec<f64> {
     let d = shape.len();
     if d < 2 || stored.is_empty() {
@@ -271,4 +636,306 @@ fn fortran_to_c(shape: &[usize], stored: &[f64]) -> Vec<f64> {
         }
     }
     out
+}
+
+/// A bounded parser of the Python literals that appear in `.npy` headers.
+///
+/// Grammar (a subset of Python's): `value := str | int | True | False | None | tuple |
+/// list | dict`; strings in single or double quotes with backslash escapes (an optional
+/// `u` or `b` prefix); integers with an optional sign and an optional `L` suffix (written
+/// by Python 2); tuples `(a, b)` (a parenthesised single value without a comma is that
+/// value, as in Python); whitespace between tokens. Every byte is looked at a bounded
+/// number of times and nesting is limited to [`MAX_NESTING`], so parsing is linear in the
+/// text length and cannot exhaust the stack.
+mod literal {
+    use super::MAX_NESTING;
+
+    /// A parsed literal.
+    #[derive(Debug, Clone, PartialEq)]
+    pub(super) enum Value {
+        Str(String),
+        /// An integer that fits in `i128`.
+        Int(i128),
+        /// An integer too large for `i128`.
+        BigInt,
+        Bool(bool),
+        None,
+        Tuple(Vec<Value>),
+        List(Vec<Value>),
+        Dict(Vec<(Value, Value)>),
+    }
+
+    struct Parser<'a> {
+        text: &'a [u8],
+        pos: usize,
+    }
+
+    /// Parses `text` as one literal followed only by whitespace.
+    pub(super) fn parse(text: &[u8]) -> Result<Value, String> {
+        let mut p = Parser { text, pos: 0 };
+        let value = p.value(0)?;
+        p.skip_space();
+        if p.pos < text.len() {
+            return Err(format!("unexpected text at byte {} after the dict", p.pos));
+        }
+        Ok(value)
+    }
+
+    impl Parser<'_> {
+        fn peek(&self) -> Option<u8> {
+            self.text.get(self.pos).copied()
+        }
+
+        fn skip_space(&mut self) {
+            while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')) {
+                self.pos += 1;
+            }
+        }
+
+        fn error(&self, what: &str) -> String {
+            match self.peek() {
+                Some(b) => format!("{what} at byte {} (found {:?})", self.pos, b as char),
+                None => format!("{what} at the end of the header"),
+            }
+        }
+
+        fn value(&mut self, depth: usize) -> Result<Value, String> {
+            self.skip_space();
+            match self.peek() {
+                Some(b'{') => self.nested(depth, b'}', true),
+                Some(b'[') => self.nested(depth, b']', false),
+                Some(b'(') => self.nested(depth, b')', false),
+                Some(b'\'' | b'"') => self.string(),
+                Some(b'u' | b'b' | b'U' | b'B')
+                    if matches!(self.text.get(self.pos + 1), Some(b'\'' | b'"')) =>
+                {
+                    self.pos += 1;
+                    self.string()
+                }
+                Some(b'-' | b'+' | b'0'..=b'9') => self.integer(),
+                Some(b'A'..=b'Z' | b'a'..=b'z' | b'_') => self.name(),
+                _ => Err(self.error("expected a value")),
+            }
+        }
+
+        /// A dict, list or tuple; the opening bracket is at `pos`.
+        fn nested(&mut self, depth: usize, close: u8, dict: bool) -> Result<Value, String> {
+            if depth >= MAX_NESTING {
+                return Err(format!(
+                    "brackets nested more than {MAX_NESTING} levels deep at byte {}",
+                    self.pos
+                ));
+            }
+            let open = self.text[self.pos];
+            self.pos += 1;
+            let mut items = Vec::new();
+            let mut pairs = Vec::new();
+            let mut trailing_comma = false;
+            loop {
+                self.skip_space();
+                if self.peek() == Some(close) {
+                    self.pos += 1;
+                    break;
+                }
+                let item = self.value(depth + 1)?;
+                if dict {
+                    self.skip_space();
+                    if self.peek() != Some(b':') {
+                        return Err(self.error("expected `:` after a dict key"));
+                    }
+                    self.pos += 1;
+                    let value = self.value(depth + 1)?;
+                    pairs.push((item, value));
+                } else {
+                    items.push(item);
+                }
+                self.skip_space();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        trailing_comma = true;
+                    }
+                    Some(c) if c == close => {
+                        self.pos += 1;
+                        trailing_comma = false;
+                        break;
+                    }
+                    _ => {
+                        return Err(self.error(&format!(
+                            "expected `,` or `{}` in a literal opened by `{}`",
+                            close as char, open as char
+                        )));
+                    }
+                }
+            }
+            Ok(match open {
+                b'{' => Value::Dict(pairs),
+                b'[' => Value::List(items),
+                // `(x)` is x; `(x,)` and `()` are tuples
+                _ if items.len() == 1 && !trailing_comma => items.pop().unwrap_or(Value::None),
+                _ => Value::Tuple(items),
+            })
+        }
+
+        fn string(&mut self) -> Result<Value, String> {
+            let quote = self.text[self.pos];
+            let start = self.pos;
+            self.pos += 1;
+            let mut out = Vec::new();
+            loop {
+                match self.peek() {
+                    None | Some(b'\n') => {
+                        self.pos = start;
+                        return Err(self.error("unterminated string"));
+                    }
+                    Some(b'\\') => {
+                        // Keep the escaped byte as it is: no key or dtype needs escapes.
+                        match self.text.get(self.pos + 1) {
+                            Some(&b) => out.push(b),
+                            None => {
+                                self.pos = start;
+                                return Err(self.error("unterminated string"));
+                            }
+                        }
+                        self.pos += 2;
+                    }
+                    Some(b) if b == quote => {
+                        self.pos += 1;
+                        break;
+                    }
+                    Some(b) => {
+                        out.push(b);
+                        self.pos += 1;
+                    }
+                }
+            }
+            // Latin-1 bytes of a version 1/2 header are characters of their own.
+            Ok(Value::Str(out.iter().map(|&b| b as char).collect()))
+        }
+
+        fn integer(&mut self) -> Result<Value, String> {
+            let negative = self.peek() == Some(b'-');
+            if matches!(self.peek(), Some(b'-' | b'+')) {
+                self.pos += 1;
+            }
+            let digits_start = self.pos;
+            let mut value: Option<i128> = Some(0);
+            while let Some(b @ b'0'..=b'9') = self.peek() {
+                value = value
+                    .and_then(|v| v.checked_mul(10))
+                    .and_then(|v| v.checked_add(i128::from(b - b'0')));
+                self.pos += 1;
+            }
+            if self.pos == digits_start {
+                return Err(self.error("expected digits"));
+            }
+            if matches!(self.peek(), Some(b'L' | b'l')) {
+                self.pos += 1;
+            }
+            if matches!(
+                self.peek(),
+                Some(b'.' | b'e' | b'E' | b'x' | b'X' | b'_' | b'j' | b'J')
+            ) {
+                return Err(self.error("only plain integers are accepted"));
+            }
+            Ok(match value {
+                Some(v) if negative => Value::Int(-v),
+                Some(v) => Value::Int(v),
+                None => Value::BigInt,
+            })
+        }
+
+        fn name(&mut self) -> Result<Value, String> {
+            let start = self.pos;
+            while matches!(
+                self.peek(),
+                Some(b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_')
+            ) {
+                self.pos += 1;
+            }
+            match &self.text[start..self.pos] {
+                b"True" => Ok(Value::Bool(true)),
+                b"False" => Ok(Value::Bool(false)),
+                b"None" => Ok(Value::None),
+                _ => {
+                    self.pos = start;
+                    Err(self.error("expected True, False, None or a literal"))
+                }
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn parses_the_header_literals() {
+            let v =
+                parse(b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }  \n").unwrap();
+            assert_eq!(
+                v,
+                Value::Dict(vec![
+                    (Value::Str("descr".into()), Value::Str("<f8".into())),
+                    (Value::Str("fortran_order".into()), Value::Bool(false)),
+                    (
+                        Value::Str("shape".into()),
+                        Value::Tuple(vec![Value::Int(2), Value::Int(3)])
+                    ),
+                ])
+            );
+            assert_eq!(parse(b"()").unwrap(), Value::Tuple(vec![]));
+            assert_eq!(parse(b"(3,)").unwrap(), Value::Tuple(vec![Value::Int(3)]));
+            assert_eq!(parse(b"(3)").unwrap(), Value::Int(3));
+            assert_eq!(
+                parse(b"(3L, -4)").unwrap(),
+                Value::Tuple(vec![Value::Int(3), Value::Int(-4)])
+            );
+            assert_eq!(parse(b"u'a\\'b'").unwrap(), Value::Str("a'b".into()));
+            assert_eq!(parse(b"\"x\"").unwrap(), Value::Str("x".into()));
+            assert_eq!(parse(&[b'9'; 60]).unwrap(), Value::BigInt);
+            assert_eq!(
+                parse(b"[('a', '<f8'), ('b', '<i4', (2,))]").unwrap(),
+                Value::List(vec![
+                    Value::Tuple(vec![Value::Str("a".into()), Value::Str("<f8".into())]),
+                    Value::Tuple(vec![
+                        Value::Str("b".into()),
+                        Value::Str("<i4".into()),
+                        Value::Tuple(vec![Value::Int(2)])
+                    ]),
+                ])
+            );
+        }
+
+        #[test]
+        fn rejects_malformed_literals() {
+            for bad in [
+                &b""[..],
+                b"{",
+                b"{'a' 1}",
+                b"{'a': }",
+                b"(1 2)",
+                b"'abc",
+                b"'ab\ncd'",
+                b"1.5",
+                b"0x10",
+                b"1e3",
+                b"-",
+                b"Truth",
+                b"{'a': 1} {",
+                b"[1,,]",
+                b"\xff",
+            ] {
+                assert!(parse(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+            }
+            let deep = format!(
+                "{}{}",
+                "[".repeat(MAX_NESTING + 1),
+                "]".repeat(MAX_NESTING + 1)
+            );
+            assert!(parse(deep.as_bytes()).unwrap_err().contains("nested"));
+            let ok = format!("{}{}", "[".repeat(MAX_NESTING), "]".repeat(MAX_NESTING));
+            assert!(parse(ok.as_bytes()).is_ok());
+        }
+    }
 }

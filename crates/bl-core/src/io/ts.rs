@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 
 use crate::data::MatrixDataset;
 use crate::error::{BlError, Result};
+use crate::io::text::{decode_utf8, lines};
 
 /// What to do when series differ in length (between cases or between the dimensions of
 /// one case).
@@ -47,32 +48,48 @@ pub enum LengthPolicy {
     Truncate(usize),
     /// Resample every series (each dimension separately) onto `len` evenly spaced points
     /// by linear interpolation, keeping the first and last values (for `len = 1`, the
-    /// value at the middle of the series).
+    /// value at the middle of the series). `len` is at most [`MAX_RESAMPLE_LENGTH`].
     Resample(usize),
 }
+
+/// Longest series [`LengthPolicy::Resample`] produces (2^20 points, 8 MiB per series).
+///
+/// Resampling is the one policy whose output can be larger than the file, so its length
+/// is capped: the longest series of the UCR and UEA archives have under 20,000 points.
+pub const MAX_RESAMPLE_LENGTH: usize = 1 << 20;
 
 /// Reads a `.ts` file into a labelled data set.
 ///
 /// # Errors
-/// [`BlError::Io`] when the file cannot be read; otherwise as [`parse_ts`], with the path
-/// in the error.
+/// [`BlError::Io`] when the file cannot be read; [`BlError::Parse`] with the line of the
+/// first byte that is not UTF-8; otherwise as [`parse_ts`], with the path in the error.
 pub fn read_ts(path: impl AsRef<Path>, policy: LengthPolicy) -> Result<MatrixDataset> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| BlError::Io {
+    let bytes = std::fs::read(path).map_err(|source| BlError::Io {
         path: path.to_owned(),
         source,
     })?;
-    parse_ts_impl(&text, policy, path)
+    let text = decode_utf8(&bytes).map_err(|e| BlError::Parse {
+        path: path.to_owned(),
+        line: e.line,
+        message: e.to_string(),
+    })?;
+    parse_ts_impl(text, policy, path)
 }
 
 /// Parses the text of a `.ts` file into a labelled data set. Errors name the path `<input>`.
+///
+/// Lines may end in `\n`, `\r\n` or a lone `\r`. The policy length is checked against the
+/// file before the data set is allocated: a truncation length longer than a series, or a
+/// resampling length over [`MAX_RESAMPLE_LENGTH`], is an error, not an allocation.
 ///
 /// # Errors
 /// - [`BlError::Parse`] with the 1-based line number for a malformed header or case line,
 ///   a non-numeric or infinite value, a wrong number of dimensions, a label not declared
 ///   in `@classLabel`, a length that breaks the policy, or a missing `@data` section;
 /// - [`BlError::MissingValue`] for a `?` or `NaN` value;
-/// - [`BlError::InvalidParameter`] when the policy length is 0;
+/// - [`BlError::InvalidParameter`] when the policy length is 0, a resampling length is
+///   over [`MAX_RESAMPLE_LENGTH`], or the data set would not fit in memory;
 /// - [`BlError::Empty`] when there are no cases;
 /// - [`BlError::TooFewClasses`] when fewer than two classes are declared or found.
 pub fn parse_ts(text: &str, policy: LengthPolicy) -> Result<MatrixDataset> {
@@ -107,6 +124,13 @@ fn parse_ts_impl(text: &str, policy: LengthPolicy, path: &Path) -> Result<Matrix
                 expected: ">= 1",
             });
         }
+        LengthPolicy::Resample(len) if len > MAX_RESAMPLE_LENGTH => {
+            return Err(BlError::InvalidParameter {
+                name: "LengthPolicy::Resample length",
+                value: len.to_string(),
+                expected: "<= MAX_RESAMPLE_LENGTH (2^20)",
+            });
+        }
         _ => {}
     }
     let err = |line: usize, message: String| BlError::Parse {
@@ -119,7 +143,7 @@ fn parse_ts_impl(text: &str, policy: LengthPolicy, path: &Path) -> Result<Matrix
     let mut in_data = false;
     let mut cases = Vec::new();
     let mut last_line = 0;
-    for (index, raw) in text.lines().enumerate() {
+    for (index, raw) in lines(text).enumerate() {
         let line_no = index + 1;
         last_line = line_no;
         let line = raw.trim_start_matches('\u{feff}').trim();
@@ -151,18 +175,17 @@ fn parse_ts_impl(text: &str, policy: LengthPolicy, path: &Path) -> Result<Matrix
     }
 
     let dims = cases[0].series.len();
+    // Checks every series against the policy, so under Error and Truncate the data set
+    // is no larger than the values read; only Resample can grow it (up to its cap).
     let length = target_length(&cases, &header, policy, &err)?;
-    let mut data = Vec::with_capacity(dims * length * cases.len());
+    let mut data = allocate(dims, length, cases.len())?;
     for case in &cases {
-        let fitted: Vec<Vec<f64>> = case
-            .series
-            .iter()
-            .enumerate()
-            .map(|(d, values)| fit_length(values, length, policy, case.line, d, &err))
-            .collect::<Result<_>>()?;
         for j in 0..length {
-            for series in &fitted {
-                data.push(series[j]);
+            for values in &case.series {
+                data.push(match policy {
+                    LengthPolicy::Resample(_) => resample_at(values, length, j),
+                    _ => values[j],
+                });
             }
         }
     }
@@ -374,7 +397,22 @@ fn target_length(
         ));
     }
     match policy {
-        LengthPolicy::Truncate(len) | LengthPolicy::Resample(len) => Ok(len),
+        LengthPolicy::Truncate(len) => {
+            for case in cases {
+                if let Some((d, s)) = case.series.iter().enumerate().find(|(_, s)| s.len() < len) {
+                    return Err(err(
+                        case.line,
+                        format!(
+                            "dimension {} has {} values, fewer than the truncation length {len}",
+                            d + 1,
+                            s.len()
+                        ),
+                    ));
+                }
+            }
+            Ok(len)
+        }
+        LengthPolicy::Resample(len) => Ok(len),
         LengthPolicy::Error => {
             let declared = header
                 .series_length
@@ -410,49 +448,41 @@ fn target_length(
     }
 }
 
-/// One series brought to `length` values under the policy.
-fn fit_length(
-    values: &[f64],
-    length: usize,
-    policy: LengthPolicy,
-    line: usize,
-    dimension: usize,
-    err: &impl Fn(usize, String) -> BlError,
-) -> Result<Vec<f64>> {
-    match policy {
-        LengthPolicy::Error => Ok(values.to_vec()),
-        LengthPolicy::Truncate(_) => values.get(..length).map(<[f64]>::to_vec).ok_or_else(|| {
-            err(
-                line,
-                format!(
-                    "dimension {} has {} values, fewer than the truncation length {length}",
-                    dimension + 1,
-                    values.len()
-                ),
-            )
-        }),
-        LengthPolicy::Resample(_) => Ok(resample_linear(values, length)),
-    }
+/// An empty buffer for `n` samples of `dims x length` values.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] when the size overflows or the memory is refused.
+fn allocate(dims: usize, length: usize, n: usize) -> Result<Vec<f64>> {
+    let too_large = || BlError::InvalidParameter {
+        name: "data set size",
+        value: format!("{n} cases x {dims} dimensions x {length} values"),
+        expected: "a data set that fits in memory",
+    };
+    let len = dims
+        .checked_mul(length)
+        .and_then(|v| v.checked_mul(n))
+        .filter(|&v| v <= isize::MAX as usize / 8)
+        .ok_or_else(too_large)?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(len).map_err(|_| too_large())?;
+    Ok(data)
 }
 
-/// Linear interpolation of `values` (at positions `0..L`) onto `length` evenly spaced
-/// points spanning `[0, L - 1]` (the middle point when `length == 1`). `values` must not
-/// be empty.
-fn resample_linear(values: &[f64], length: usize) -> Vec<f64> {
+/// Point `k` of `length` of the linear interpolation of `values` (at positions `0..L`)
+/// onto `length` evenly spaced points spanning `[0, L - 1]` (the middle point when
+/// `length == 1`). `values` must not be empty.
+fn resample_at(values: &[f64], length: usize, k: usize) -> f64 {
     let last = values.len() - 1;
     if last == 0 {
-        return vec![values[0]; length];
+        return values[0];
     }
-    (0..length)
-        .map(|k| {
-            let x = if length == 1 {
-                last as f64 / 2.0
-            } else {
-                (k * last) as f64 / (length - 1) as f64
-            };
-            let lo = (x.floor() as usize).min(last - 1);
-            let frac = x - lo as f64;
-            values[lo] * (1.0 - frac) + values[lo + 1] * frac
-        })
-        .collect()
+    let x = if length == 1 {
+        last as f64 / 2.0
+    } else {
+        // k * last as f64 products: no integer overflow for any length
+        k as f64 * last as f64 / (length - 1) as f64
+    };
+    let lo = (x.floor() as usize).min(last - 1);
+    let frac = x - lo as f64;
+    values[lo] * (1.0 - frac) + values[lo + 1] * frac
 }
