@@ -300,9 +300,9 @@ pub fn relative_change(old: f64, new: f64) -> f64 {
 /// equal length. Combine several blocks by summing the squared differences and norms of
 /// each block, see [`relative_change_blocks`].
 ///
-/// SBLR's stopping quantity `q^k` (eq. (8)) is a relative change; whether of the iterates
-/// (this function) or of the objective ([`relative_change`]) could not be confirmed from
-/// the text available to us, so `sblr` offers both and documents its default.
+/// SBLR's stopping quantity `q^k` (Shi, Xu, Baraniuk 2014, eq. (8)) is the larger of an
+/// iterate change and an objective change, each with a `1 +` denominator instead of
+/// `max(1, .)`; `sblr::StopCriterion` implements it and offers these two as options.
 #[must_use]
 pub fn relative_change_slices(old: &[f64], new: &[f64]) -> f64 {
     relative_change_blocks(&[(old, new)])

@@ -20,7 +20,6 @@
 //! [`BinarySolver`] is built.
 
 use bl_core::data::MatrixDataset;
-use bl_core::engine::{relative_change, relative_change_blocks};
 use bl_core::linalg::top_singular_vectors;
 use bl_core::prox::elastic_net_penalty;
 use bl_core::random::{fill_standard_normal, seeded_rng};
@@ -667,13 +666,14 @@ impl<'a> BinarySolver<'a> {
         self.loss = v_step.loss_after;
         self.objective = self.loss + self.penalty();
         self.iterations += 1;
-        let change = match self.stop {
-            StopCriterion::ObjectiveChange => relative_change(objective_before, self.objective),
-            StopCriterion::IterateChange => relative_change_blocks(&[
+        let change = self.stop.quantity(
+            &[
                 (&self.prev_u[..], &self.xu[..]),
                 (&self.prev_v[..rt], &self.xv[..rt]),
-            ]),
-        };
+            ],
+            objective_before,
+            self.objective,
+        );
         if !self.objective.is_finite() {
             return Err(SblrError::Numerical {
                 context: "BinarySolver::step",

@@ -23,9 +23,7 @@
 //! `mean(X | c) - mean(X | reference)`.
 
 use bl_core::data::MatrixDataset;
-use bl_core::engine::{
-    Progress, StoppingRule, TerminationReason, Trace, relative_change, relative_change_blocks, run,
-};
+use bl_core::engine::{Progress, StoppingRule, TerminationReason, Trace, run};
 use bl_core::linalg::top_singular_vectors;
 use bl_core::logistic::{log_sum_exp_with_zero, softmax_with_zero};
 use bl_core::prox::{elastic_net_penalty, soft_threshold};
@@ -479,13 +477,14 @@ impl<'a> MultinomialSolver<'a> {
                 message: "the objective is not finite".into(),
             });
         }
-        let change = match self.stop {
-            StopCriterion::ObjectiveChange => relative_change(before, self.objective),
-            StopCriterion::IterateChange => relative_change_blocks(&[
+        let change = self.stop.quantity(
+            &[
                 (&self.prev_u[..], &self.xu[..]),
                 (&self.prev_v[..dv], &self.xv[..dv]),
-            ]),
-        };
+            ],
+            before,
+            self.objective,
+        );
         Ok((self.objective, change, self.l_u, self.l_v))
     }
 }

@@ -1,4 +1,4 @@
-//! Memory bound of the issue: fitting never copies the data set; the peak heap use of a
+//! Memory bound of the crate: fitting never copies the data set; the peak heap use of a
 //! fit is at most `0.2 x` the data size plus `O((s + t) r n)`.
 //!
 //! The test binary counts heap bytes with `dhat` in testing mode. Only allocations made

@@ -1,31 +1,32 @@
-//! `sblr-fig3` — [SBLR Fig. 3] convergence of Alg. 2 on the binary real data set
-//! (BasicMotions, Badminton vs Walking, training split, standardized as in `sblr_common`):
-//! the objective and `||W^k - W*||_F` (`W = U V^T`) per iteration, for the unregularized
-//! model (600 iterations at paper scale) and the regularized one (`mu1 = nu1 = 0.01`,
-//! `mu2 = nu2 = 0.5`, 1e4 iterations), `r = 1`, label-weighted SVD start.
+//! `sblr-fig3` — [SBLR Fig. 3] convergence of Alg. 2: the objective and `||W^k - W*||_F`
+//! per iteration, `W = (U, V, b)` as in eq. (8), for the unregularized model (600
+//! iterations) and the regularized one (`mu1 = nu1 = 0.01`, `mu2 = nu2 = 0.5`, 1e4
+//! iterations), `r = 1` (Sec. 7.3; settings in [`crate::paper::sblr`]).
 //!
-//! `W*` is the iterate after 1.5 times the plotted number of iterations (the run is
-//! repeated deterministically to measure the distances), so the tail is not pinned to
-//! zero by construction.
+//! Data: the paper uses its binary EEG set (Sec. 8.1.1); we use the substitute of
+//! `sblr-table2`, BasicMotions Badminton vs Walking, training split, standardized as in
+//! `sblr_common`, started at the label-weighted SVD (see `docs/papers/sblr.md`).
+//!
+//! `W*` is, as in the paper, the last plotted iterate. Measured against it, the distance is
+//! pinned to zero at the end, so its last steps look superlinear whatever the true rate;
+//! the rate claim is therefore checked against an independent `W**`, the iterate after 1.5
+//! times the plotted number of iterations, and both curves are drawn.
 
 use sblr::{BinarySolver, Init, Sblr};
 
 use super::sblr_common::{Split, basicmotions, standardize};
 use super::{Ctx, Experiment, Series};
+use crate::paper::sblr as paper;
 
 /// The experiment.
 pub struct SblrFig3;
 
-/// `W = U V^T`, column-major `s x t`.
-fn weight(solver: &BinarySolver<'_>) -> Vec<f64> {
-    let (u, v) = (solver.u(), solver.v());
-    let (s, t, r) = (u.nrows(), v.nrows(), u.ncols());
-    let mut w = vec![0.0; s * t];
-    for j in 0..t {
-        for a in 0..s {
-            w[j * s + a] = (0..r).map(|k| u[(a, k)] * v[(j, k)]).sum();
-        }
-    }
+/// `W = (U, V, b)` flattened.
+fn flat_w(solver: &BinarySolver<'_>) -> Vec<f64> {
+    let (u, v) = solver.factors();
+    let mut w = u;
+    w.extend(v);
+    w.push(solver.intercept());
     w
 }
 
@@ -37,31 +38,46 @@ fn distance(a: &[f64], b: &[f64]) -> f64 {
         .sqrt()
 }
 
-/// Objectives and distances to `W*` for `iters` iterations.
+/// One model's run: objective and `q^k` per iteration (index 0 = start, `q^0` = NaN), and
+/// the distances to the paper's `W*` (last plotted iterate) and to the independent `W**`.
+struct Trajectory {
+    objective: Vec<f64>,
+    q: Vec<f64>,
+    to_last: Vec<f64>,
+    to_later: Vec<f64>,
+}
+
 fn trajectory(
     data: &bl_core::data::MatrixDataset,
-    pens: (f64, f64, f64, f64),
+    pens: paper::Penalties,
     iters: usize,
-) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+) -> anyhow::Result<Trajectory> {
     let params = Sblr::params()
-        .rank(1)
+        .rank(paper::FIG3_RANK)
         .penalties(pens.0, pens.1, pens.2, pens.3)
         .init(Init::LabelWeightedSvd)
         .check()?;
     let mut solver = BinarySolver::new(data, &params)?;
-    for _ in 0..iters + iters / 2 {
-        solver.step()?;
-    }
-    let w_star = weight(&solver);
-    let mut solver = BinarySolver::new(data, &params)?;
+    let mut ws = vec![flat_w(&solver)];
     let mut objective = vec![solver.objective()];
-    let mut dist = vec![distance(&weight(&solver), &w_star)];
+    let mut q = vec![f64::NAN];
     for _ in 0..iters {
         let report = solver.step()?;
+        ws.push(flat_w(&solver));
         objective.push(report.objective);
-        dist.push(distance(&weight(&solver), &w_star));
+        q.push(report.change);
     }
-    Ok((objective, dist))
+    let w_last = ws[iters].clone();
+    for _ in 0..iters / 2 {
+        solver.step()?;
+    }
+    let w_later = flat_w(&solver);
+    Ok(Trajectory {
+        objective,
+        q,
+        to_last: ws.iter().map(|w| distance(w, &w_last)).collect(),
+        to_later: ws.iter().map(|w| distance(w, &w_later)).collect(),
+    })
 }
 
 /// Largest relative increase of the objective between consecutive iterations.
@@ -72,34 +88,45 @@ fn worst_increase(objective: &[f64]) -> f64 {
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
-/// Geometric rate of the distance over the tail: the exponential of the least-squares
-/// slope of `ln ||W^k - W*||` over the second half of the iterations before the distance
-/// reaches the rounding floor (`1e-10` times its start), and the fraction of those steps
-/// where the distance grew.
-fn tail_rate(distance: &[f64]) -> (f64, f64) {
+/// Geometric rate `exp(slope)` of the least-squares fit of `ln d_k` on `k` over `range`
+/// (NaN with fewer than two positive points).
+fn rate(distance: &[f64], range: std::ops::Range<usize>) -> f64 {
+    let pts: Vec<(f64, f64)> = range
+        .filter(|&k| distance.get(k).is_some_and(|&d| d > 0.0))
+        .map(|k| (k as f64, distance[k].ln()))
+        .collect();
+    if pts.len() < 2 {
+        return f64::NAN;
+    }
+    let m = pts.len() as f64;
+    let (mx, my) = (
+        pts.iter().map(|p| p.0).sum::<f64>() / m,
+        pts.iter().map(|p| p.1).sum::<f64>() / m,
+    );
+    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
+        / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
+    slope.exp()
+}
+
+/// Rates of the distance curve: over the first half and over the last quarter of the
+/// iterations before it reaches the rounding floor (`1e-10` times its start).
+fn early_late_rates(distance: &[f64]) -> (f64, f64, usize) {
     let floor = 1e-10 * distance.first().copied().unwrap_or(0.0);
     let end = distance
         .iter()
         .position(|&d| d <= floor)
         .unwrap_or(distance.len());
-    let tail: Vec<(f64, f64)> = distance[..end]
-        .iter()
-        .enumerate()
-        .skip(end / 2)
-        .map(|(k, &d)| (k as f64, d.ln()))
-        .collect();
-    if tail.len() < 2 {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = tail.len() as f64;
-    let (mx, my) = (
-        tail.iter().map(|p| p.0).sum::<f64>() / m,
-        tail.iter().map(|p| p.1).sum::<f64>() / m,
-    );
-    let slope = tail.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
-        / tail.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
-    let grew = tail.windows(2).filter(|w| w[1].1 > w[0].1).count() as f64 / (m - 1.0);
-    (slope.exp(), grew)
+    (
+        rate(distance, 0..end / 2),
+        rate(distance, 3 * end / 4..end),
+        end,
+    )
+}
+
+/// "Linear at first and superlinear eventually": the early rate is below 1 and the late
+/// log-rate is at least twice the early one (`ln late <= 2 ln early`).
+fn linear_then_superlinear(early: f64, late: f64) -> bool {
+    early < 1.0 && late.ln() <= 2.0 * early.ln()
 }
 
 impl Experiment for SblrFig3 {
@@ -111,6 +138,7 @@ impl Experiment for SblrFig3 {
         "[SBLR Fig. 3] Alg. 2 convergence: objective and ||W^k - W*||_F per iteration"
     }
 
+    #[allow(clippy::too_many_lines)]
     fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
         let raw = basicmotions(ctx)?;
         let split = standardize(&Split {
@@ -122,12 +150,12 @@ impl Experiment for SblrFig3 {
             (
                 "unregularized",
                 (0.0, 0.0, 0.0, 0.0),
-                ctx.scale().pick(60, 600, 600),
+                ctx.scale().pick(60, 600, paper::FIG3_ITERS_UNREGULARIZED),
             ),
             (
                 "regularized",
-                (0.01, 0.5, 0.01, 0.5),
-                ctx.scale().pick(300, 2000, 10_000),
+                paper::FIG3_PENALTIES,
+                ctx.scale().pick(300, 2000, paper::FIG3_ITERS_REGULARIZED),
             ),
         ];
         let mut obj_series = Vec::new();
@@ -135,53 +163,92 @@ impl Experiment for SblrFig3 {
         let mut rows = Vec::new();
         let mut all_monotone = true;
         let mut evidence_mono = Vec::new();
-        let mut all_linear = true;
-        let mut evidence_lin = Vec::new();
+        let mut all_fast = true;
+        let mut evidence_fast = Vec::new();
+        let mut all_rate = true;
+        let mut evidence_rate = Vec::new();
+        let mut evidence_pinned = Vec::new();
         for (name, pens, iters) in runs {
-            let (objective, distance) = trajectory(&data, pens, iters)?;
-            for (k, (o, d)) in objective.iter().zip(&distance).enumerate() {
+            let tr = trajectory(&data, pens, iters)?;
+            for k in 0..=iters {
                 rows.push(vec![
                     name.to_string(),
                     k.to_string(),
-                    o.to_string(),
-                    d.to_string(),
+                    tr.objective[k].to_string(),
+                    tr.q[k].to_string(),
+                    tr.to_last[k].to_string(),
+                    tr.to_later[k].to_string(),
                 ]);
             }
-            obj_series.push(Series::new(
-                name,
-                objective
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &o)| (k as f64, o))
-                    .collect(),
+            let series = |v: &[f64]| -> Vec<(f64, f64)> {
+                v.iter().enumerate().map(|(k, &d)| (k as f64, d)).collect()
+            };
+            obj_series.push(Series::new(name, series(&tr.objective)));
+            dist_series.push(Series::new(
+                format!("{name}, W* = last iterate (paper)"),
+                series(&tr.to_last[..iters]),
             ));
             dist_series.push(Series::new(
-                name,
-                distance
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &d)| (k as f64, d))
-                    .collect(),
+                format!("{name}, W** = iterate {}", iters + iters / 2),
+                series(&tr.to_later),
             ));
-            let worst = worst_increase(&objective);
+
+            let worst = worst_increase(&tr.objective);
             all_monotone &= worst <= 1e-12;
             evidence_mono.push(format!("{name}: largest relative increase {worst:.2e}"));
-            let (rate, grew) = tail_rate(&distance);
-            all_linear &= rate < 1.0;
-            evidence_lin.push(format!(
-                "{name}: tail rate {rate:.6} per iteration, distance grew in {:.1}% of tail steps, final {:.3e}",
-                100.0 * grew,
-                distance.last().copied().unwrap_or(f64::NAN)
+
+            let final_obj = tr.objective[iters];
+            let stop = tr.q.iter().position(|&q| q <= paper::TOL);
+            let fast = stop.is_some_and(|k| k <= 100);
+            all_fast &= fast;
+            evidence_fast.push(match stop {
+                Some(k) => format!(
+                    "{name}: eq. (8) q^k <= {} at iteration {k}, objective {} there vs {} \
+                     after {iters}",
+                    paper::TOL,
+                    super::format_number(tr.objective[k]),
+                    super::format_number(final_obj)
+                ),
+                None => format!("{name}: eq. (8) q^k never fell to {}", paper::TOL),
+            });
+            if let Some(k) = stop {
+                ctx.figure(&format!("eq8_stop_iteration_{name}"), k as f64);
+            }
+
+            let (early, late, end) = early_late_rates(&tr.to_later);
+            all_rate &= linear_then_superlinear(early, late);
+            evidence_rate.push(format!(
+                "{name}: to W**, rate {early:.4} per iteration over iterations 0..{} and \
+                 {late:.4} over {}..{end}; final distance {:.3e}",
+                end / 2,
+                3 * end / 4,
+                tr.to_later[iters]
             ));
+            let (pe, pl, pend) = early_late_rates(&tr.to_last[..iters]);
+            evidence_pinned.push(format!(
+                "{name}: to the last iterate (paper's W*), rate {pe:.4} over 0..{} and {pl:.4} \
+                 over {}..{pend}",
+                pend / 2,
+                3 * pend / 4
+            ));
+            ctx.figure(&format!("final_objective_{name}"), final_obj);
+            ctx.figure(&format!("early_rate_{name}"), early);
+            ctx.figure(&format!("late_rate_{name}"), late);
             ctx.figure(
-                &format!("final_objective_{name}"),
-                *objective.last().unwrap_or(&f64::NAN),
+                &format!("final_distance_to_w_later_{name}"),
+                tr.to_later[iters],
             );
-            ctx.figure(&format!("tail_rate_{name}"), rate);
         }
         ctx.write_csv(
             "trajectories",
-            &["model", "iteration", "objective", "distance_to_w_star"],
+            &[
+                "model",
+                "iteration",
+                "objective",
+                "q_eq8",
+                "distance_to_last_iterate",
+                "distance_to_w_later",
+            ],
             &rows,
         )?;
         ctx.line_plot(
@@ -194,30 +261,58 @@ impl Experiment for SblrFig3 {
         )?;
         ctx.line_plot(
             "distance",
-            "||W^k - W*||_F per iteration",
+            "||W^k - W*||_F per iteration, W = (U, V, b)",
             "iteration",
             "distance",
             &dist_series,
             true,
         )?;
+        ctx.md("## Fig. 3\n\nThe paper's setting:\n");
+        ctx.quote(&paper::FIG3_SETUP);
         ctx.md(&format!(
-            "## Fig. 3\n\nAlg. 2 on BasicMotions Badminton vs Walking (training split, {} samples \
-             of {} x {}), `r = 1`, label-weighted SVD start; `W*` is the iterate after 1.5x the \
-             plotted iterations. The paper's curves are on its EEG data; its claims are checked \
-             below.\n\n![objective](objective.svg)\n\n![distance](distance.svg)\n",
+            "Ours: Alg. 2 on the substitute of Table 2's EEG data, BasicMotions Badminton vs \
+             Walking (training split, {} samples of {} x {}), `r = {}`, label-weighted SVD \
+             start, the paper's iteration counts at paper scale (this run: see the CSV). \
+             `W = (U, V, b)` as defined with eq. (8). The distance is drawn twice: to the last \
+             plotted iterate, as in the paper, and to the iterate after 1.5x as many \
+             iterations (`W**`), which is not pinned to zero at the end of the plot.\n\n\
+             ![objective](objective.svg)\n\n![distance](distance.svg)\n",
             data.n_samples(),
             data.shape().0,
-            data.shape().1
+            data.shape().1,
+            paper::FIG3_RANK
         ));
-        ctx.claim(
-            "the objective never increases",
+        ctx.md(&format!(
+            "\nThe same rates measured to the paper's `W*` (the last iterate): {}.\n",
+            evidence_pinned.join("; ")
+        ));
+        ctx.paper_claim(
+            &paper::MONOTONE,
             all_monotone,
-            evidence_mono.join("; "),
+            format!(
+                "held if no relative increase exceeds 1e-12; {}",
+                evidence_mono.join("; ")
+            ),
         );
-        ctx.claim(
-            "||W^k - W*||_F decreases at least linearly in the tail",
-            all_linear,
-            evidence_lin.join("; "),
+        ctx.paper_claim(
+            &paper::FIG3_FAST,
+            all_fast,
+            format!(
+                "held if the paper's stopping rule (eq. (8), q^k <= {}) is met within 100 \
+                 iterations for both models; {}",
+                paper::TOL,
+                evidence_fast.join("; ")
+            ),
+        );
+        ctx.paper_claim(
+            &paper::FIG3_RATE,
+            all_rate,
+            format!(
+                "held if, measured to W**, the distance shrinks geometrically over the first \
+                 half (rate < 1) and the log-rate over the last quarter is at least twice that \
+                 of the first half, for both models; {}",
+                evidence_rate.join("; ")
+            ),
         );
         Ok(())
     }
