@@ -1,6 +1,10 @@
 //! Trains learners on the first sentences of a `char/tag` corpus (every 10th to test) and
 //! prints test F1 per epoch.
 //! `cargo run --release -p online-bilinear --example segment -- FILE N_SENTENCES EPOCHS [learners]`
+//! where `learners` is a comma-separated list of `bol`, `bcd`, `sp`, `crf2`, `crf1`, each
+//! optionally followed by `:avg`, `:zero`, `:R<steps>`, `:C<c>`, `:exact` or `:alg2` (bol's
+//! [`online_bilinear::Reading`]s), `:alg1` (bcd's [`online_bilinear::BcdSolver`]), e.g.
+//! `bol:alg2:R4`.
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let corpus = online_bilinear::read_char_tagged(&args[1])?;
@@ -30,6 +34,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             match *e {
                 "avg" => p = p.averaging(true),
                 "zero" => p = p.zero_order(true),
+                "exact" => p = p.reading(online_bilinear::Reading::SpectralExact),
+                "alg2" => p = p.reading(online_bilinear::Reading::SpectralAlgorithm2),
+                "alg1" => p = p.bcd_solver(online_bilinear::BcdSolver::Algorithm1),
                 s if s.starts_with('R') => p = p.power_steps(s[1..].parse()?),
                 s if s.starts_with('C') => p = p.c(s[1..].parse()?),
                 _ => {}

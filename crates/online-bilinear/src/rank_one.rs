@@ -231,6 +231,11 @@ impl BlockUpdate {
         self.values[slot as usize * size + r * self.cols + c] += value;
     }
 
+    /// The shape `(rows, cols)` of one block.
+    pub fn block_shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
     /// The blocks touched, in order of first addition.
     pub fn blocks(&self) -> &[u32] {
         &self.blocks
