@@ -9,9 +9,10 @@
 //! - [`SpectralMode::Exact`]: `W_t` is the exact gradient. `Theta` is block diagonal (one
 //!   block per feature, Sec. 3.3), so its leading singular triple is the leading triple of
 //!   the block with the largest `sigma_1(Theta_k)`, and `W_t` is that block's best rank-1
-//!   approximation with every other block zero: the model keeps one feature. Touched blocks
-//!   are decomposed to convergence (power steps until `sigma` changes by less than `1e-12`
-//!   relatively, warm-started).
+//!   approximation with every other block zero: the model keeps one feature. A block that
+//!   may lead (its Frobenius norm, an upper bound of `sigma_1`, exceeds the largest known
+//!   value) is decomposed to convergence (power steps until `sigma` changes by less than
+//!   `1e-12` relatively, warm-started).
 //! - [`SpectralMode::Algorithm2`]: Algorithm 2 as printed. `alpha` and `beta` are single unit
 //!   vectors of the whole space (line 1: `1 / ||1||`); a mistake runs `R` steps of eqs.
 //!   (9)-(12), `Delta alpha = (C DeltaPhi beta + Theta_t Delta beta) / sigma_1` and
@@ -54,14 +55,17 @@ pub enum SpectralMode {
 pub struct SpectralRankOne {
     mode: SpectralMode,
     theta: BlockDiagonal,
-    /// `sigma_1(Theta_k)` of every block, and its singular vectors `u_k`, `v_k` (concatenated),
-    /// computed to convergence.
+    /// `sigma_1(Theta_k)` of every block (`exact[k]`) or an upper bound of it, and the
+    /// singular vectors `u_k`, `v_k` (concatenated) of the blocks whose value is exact,
+    /// computed to convergence. The largest entry of `order` is always exact.
     sigma: Vec<f64>,
+    exact: Vec<bool>,
+    scratch: Vec<f64>,
     u: Vec<f64>,
     v: Vec<f64>,
     /// A fixed generic vector added to each warm start.
     mix: Vec<f64>,
-    /// The blocks with `sigma_1 > 0` ordered by it: `(sigma bits, u32::MAX - k)`, so the
+    /// The blocks with `sigma_1 > 0` ordered by their entry of `sigma`: `(sigma bits, u32::MAX - k)`, so the
     /// last entry is the largest value, ties broken towards the smallest block index.
     order: BTreeSet<(u64, u32)>,
     /// `alpha = scale_a * a`, `beta = scale_b * b`.
@@ -169,6 +173,8 @@ impl SpectralRankOne {
             mode,
             theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
             sigma: vec![0.0; n_blocks],
+            exact: vec![true; n_blocks],
+            scratch: vec![0.0; rows * cols],
             u: vec![0.0; m],
             v: vec![0.0; n],
             mix: {
@@ -322,10 +328,12 @@ impl SpectralRankOne {
         }
     }
 
-    fn set_sigma(&mut self, k: usize, sigma: f64) {
+    /// Sets block `k`'s entry in the order: its exact `sigma_1`, or an upper bound.
+    fn set_sigma(&mut self, k: usize, sigma: f64, exact: bool) {
         let key = u32::MAX - k as u32;
         self.order.remove(&(self.sigma[k].to_bits(), key));
         self.sigma[k] = sigma;
+        self.exact[k] = exact;
         if sigma > 0.0 {
             self.order.insert((sigma.to_bits(), key));
         }
@@ -368,21 +376,33 @@ impl SpectralRankOne {
             return Ok(());
         }
         let sigma_prev = self.sigma_max();
+        // A touched block enters the order with the upper bound ||Theta_k||_F >= sigma_1;
+        // then the largest entries are made exact until the largest is exact, so that only
+        // blocks that may lead are decomposed.
         for (i, &k) in d.blocks().iter().enumerate() {
             let k = k as usize;
             let block = self.theta.block_mut(k);
             for (x, dx) in block.iter_mut().zip(d.values(i)) {
                 *x += dx;
             }
+            let bound = block.iter().map(|x| x * x).sum::<f64>().sqrt();
+            self.set_sigma(k, bound, false);
+        }
+        while let Some(&(_, key)) = self.order.last() {
+            let k = (u32::MAX - key) as usize;
+            if self.exact[k] {
+                break;
+            }
+            self.theta.copy_block(k, &mut self.scratch);
             let sigma = converged_triple(
-                block,
+                &self.scratch,
                 l,
                 p,
                 &mut self.u[k * l..(k + 1) * l],
                 &mut self.v[k * p..(k + 1) * p],
                 &self.mix,
             )?;
-            self.set_sigma(k, sigma);
+            self.set_sigma(k, sigma, true);
         }
         match self.mode {
             SpectralMode::Exact => self.set_top_block(),
@@ -552,7 +572,7 @@ mod tests {
                     }
                 }
             }
-            s.set_sigma(0, sigma);
+            s.set_sigma(0, sigma, true);
             s.a.fill(0.0);
             s.b.fill(0.0);
             s.a[..l].copy_from_slice(&x);
