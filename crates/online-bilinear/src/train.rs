@@ -6,16 +6,21 @@
 //! `DeltaPhi = Phi(x, y) - Phi(x, y_hat)`; after each sentence the current parameters enter
 //! the running averages.
 //!
-//! - bol (Algorithm 2): `Theta += C DeltaPhi`, then `R` warm-started power steps on each
-//!   touched block ([`crate::rank_one::BlockRankOne::update`]);
-//!   `alpha_k = sqrt(sigma_k) u_k`, `beta_k = sqrt(sigma_k) v_k`. 0-order weights (Sec. 4.3) are the
-//!   gradient of `1/2 ||theta_w||^2`, i.e. `w += C DeltaPhi_0`.
+//! - bol (Algorithm 2): `Theta += C DeltaPhi`, then, with the default
+//!   [`Reading::PerBlock`], `R` warm-started power steps on each touched block
+//!   ([`crate::rank_one::BlockRankOne::update`]); `alpha_k = sqrt(sigma_k) u_k`,
+//!   `beta_k = sqrt(sigma_k) v_k`. The paper's literal readings are in [`crate::spectral`].
+//!   0-order weights (Sec. 4.3) are the gradient of `1/2 ||theta_w||^2`, i.e.
+//!   `w += C DeltaPhi_0`.
 //! - bcd (Algorithm 1): within each epoch one pass updates `alpha` with `beta` fixed and
 //!   a second pass updates `beta` with `alpha` fixed. Each is a linear structured
 //!   SVM solved online in the dual (Shalev-Shwartz and Singer 2006): with
-//!   `g = DeltaPhi beta` (or `DeltaPhi^T alpha`), Hamming loss `l(y, y_hat)` and margin
-//!   `m = <params, g>`, the dual step is `tau = min(C, (l - m) / ||g||^2)` when `l > m`.
-//!   It starts from `alpha = 0`, `beta = 1`.
+//!   `g = DeltaPhi beta` (or `DeltaPhi^T alpha`) and margin `m = <params, g>`, the dual step
+//!   is `tau = min(C / lambda, (l - m) / ||g||^2)` when `l > m`. With the default
+//!   [`BcdSolver::Hamming`], `l` is the Hamming loss, `lambda = 1`, and it starts from
+//!   `alpha = 0`, `beta = 1`; with [`BcdSolver::Algorithm1`] (the paper as printed), `l = 1`
+//!   (the hinge of eq. (7)), `lambda` is the squared norm of the fixed factor (the
+//!   regularizer `1/2 ||alpha beta^T||_F^2`), and it starts from `alpha = beta = 1 / ||1||`.
 //! - sp: the structured perceptron on the full (not rank-1) matrix features:
 //!   `W += DeltaPhi` (and `w += DeltaPhi_0`).
 

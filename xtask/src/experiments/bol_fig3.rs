@@ -44,7 +44,7 @@ impl Experiment for BolFig3 {
              tokens), {} test sentences of the CoNLL-2000 subset shipped with libwapiti, in \
              place of the full CoNLL-2000 data (8,936 training and 2,012 test sentences: \
              docs/papers/bol.md); templates W-2..W2, W-1W0, W0W1, P-2..P2, P-2P-1, P-1P0, \
-             P0P1, P1P2 and a bias; 0-order features and averaging on; T = {}, C = {}, R = {}, \
+             P0P1, P1P2 (no bias feature); 0-order features and averaging on; T = {}, C = {}, R = {}, \
              seed {}. F1 by conlleval's rules. The paper prints no numbers for this figure. \
              Its setting and statements:\n",
             train.len(),
@@ -57,7 +57,7 @@ impl Experiment for BolFig3 {
         ));
         ctx.quote(&paper::FIG3_SETTING);
         ctx.quote(&paper::FIG3_TAGS);
-        ctx.quote(&paper::FIG3_SIMILAR);
+        ctx.quote(&paper::FIG3_STATEMENT);
         ctx.quote(&paper::FIG3_CAPTION);
         ctx.table_vs_paper(
             "data",

@@ -97,7 +97,7 @@ impl Experiment for BolTable1 {
             "## Table 1 (segmentation, pku)\n\n{} training sentences ({} characters), {} test \
              sentences of People's Daily 1998 (every 10th sentence to test), in place of the \
              SIGHAN 2005 pku training and test sets (docs/papers/bol.md). {} features \
-             (templates C-2..C2, C-2C-1, C-1C0, C0C1, C1C2, C-1C1 and a bias, cutoff 1). Online \
+             (templates C-2..C2, C-2C-1, C-1C0, C0C1, C1C2, C-1C1, no bias feature, cutoff 1). Online \
              learners: T = {}, C = {}, R = {} (bol), seed {}, no averaging and no 0-order \
              features (as in the paper's segmentation runs). CRFs: CRFsuite's 1st-order CRF, \
              c = 1, at most {} iterations (the paper used CRF++). Times exclude feature \

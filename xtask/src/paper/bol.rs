@@ -232,11 +232,17 @@ pub const FIG3_TAGS: Quote = Quote {
 /// The size of the CoNLL-2000 chunk tag set (Sec. 6.2).
 pub const FIG3_TAG_SET_SIZE: usize = 23;
 
-/// The statement about Figure 3.
-pub const FIG3_SIMILAR: Quote = Quote {
+/// The statement about Figure 3, whole.
+pub const FIG3_STATEMENT: Quote = Quote {
     place: "Sec. 6.2",
     text: "The results (Figure 3) are similar to the task of word segmentation in general, \
            which means that the two extensions to the basic bilinear model are effective.",
+};
+
+/// The first half of [`FIG3_STATEMENT`]: chunking behaves like segmentation (Figure 1).
+pub const FIG3_SIMILAR: Quote = Quote {
+    place: "Sec. 6.2",
+    text: "The results (Figure 3) are similar to the task of word segmentation in general",
 };
 
 /// The conclusion the paper draws from Figure 3 about the Sec. 4.3 extensions.
