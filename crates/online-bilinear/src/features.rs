@@ -82,11 +82,12 @@ impl Templates {
         Ok(Self { list })
     }
 
-    /// The paper's segmentation templates (Sec. 5): characters `C-2 .. C2` and the bigrams
-    /// `C-2C-1`, `C-1C0`, `C0C1`, `C1C2`, `C-1C1`, plus [`Template::Bias`].
+    /// The paper's segmentation templates (Sec. 6.1: "words at i-2, i-1, i, i+1, i+2 and
+    /// bigrams of them", the words being the characters of the input): characters
+    /// `C-2 .. C2` and the bigrams `C-2C-1`, `C-1C0`, `C0C1`, `C1C2`, `C-1C1`. Like the
+    /// paper's list it has no bias feature (add [`Template::Bias`] with [`Templates::new`]).
     pub fn segmentation() -> Self {
-        let mut list = vec![Template::Bias];
-        list.extend((-2..=2).map(|o| uni(0, o)));
+        let mut list: Vec<Template> = (-2..=2).map(|o| uni(0, o)).collect();
         list.extend([
             bi(0, -2, -1),
             bi(0, -1, 0),
@@ -97,12 +98,12 @@ impl Templates {
         Self { list }
     }
 
-    /// Chunking templates over (word, part of speech) columns: words `W-2 .. W2`, word
-    /// bigrams `W-1W0`, `W0W1`, tags `P-2 .. P2`, tag bigrams `P-2P-1`, `P-1P0`, `P0P1`,
-    /// `P1P2`, plus [`Template::Bias`].
+    /// Chunking templates over (word, part of speech) columns (the paper lists none for
+    /// chunking): words `W-2 .. W2`, word bigrams `W-1W0`, `W0W1`, tags `P-2 .. P2`, tag
+    /// bigrams `P-2P-1`, `P-1P0`, `P0P1`, `P1P2`; no bias feature, as in
+    /// [`Templates::segmentation`].
     pub fn chunking() -> Self {
-        let mut list = vec![Template::Bias];
-        list.extend((-2..=2).map(|o| uni(0, o)));
+        let mut list: Vec<Template> = (-2..=2).map(|o| uni(0, o)).collect();
         list.extend([bi(0, -1, 0), bi(0, 0, 1)]);
         list.extend((-2..=2).map(|o| uni(1, o)));
         list.extend([bi(1, -2, -1), bi(1, -1, 0), bi(1, 0, 1), bi(1, 1, 2)]);

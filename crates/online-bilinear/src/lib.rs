@@ -11,6 +11,7 @@ pub mod model;
 pub mod params;
 pub mod rank_one;
 mod scoring;
+pub mod spectral;
 pub mod train;
 pub mod viterbi;
 
@@ -21,7 +22,8 @@ pub use data::{
 pub use error::{OblError, Result};
 pub use features::{EncodedSentence, FeatureDict, Template, Templates};
 pub use model::{Evaluation, FittedTagger, PreparedCorpus};
-pub use params::{Learner, TaggerParams};
+pub use params::{BcdSolver, Learner, Reading, TaggerParams};
 pub use rank_one::{BlockDiagonal, BlockRankOne, BlockUpdate};
+pub use spectral::{SpectralMode, SpectralRankOne};
 pub use train::EpochInfo;
 pub use viterbi::viterbi;

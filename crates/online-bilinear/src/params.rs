@@ -8,6 +8,8 @@
 //! | `epochs` | 20 | `T`, passes over the training data (bcd: one pass for `alpha` then one for `beta` per epoch) | bol, bcd, sp | `>= 1` |
 //! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | all | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |
+//! | `reading` | [`Reading::PerBlock`] | which `F*` bol reads `W` from: per block (ours), or the paper's `1/2 \|\|Theta\|\|_2^2` exactly or through eqs. (9)-(12) as printed | bol | |
+//! | `bcd_solver` | [`BcdSolver::Hamming`] | bcd's start and dual step: ours (Hamming loss, `alpha = 0`, `beta = 1`) or Algorithm 1 with the SVM (7) as printed | bcd | |
 //! | `averaging` | false | average the parameters over all steps (bol and bcd: `alpha` and `beta` separately, Sec. 4.3) | bol, bcd, sp | |
 //! | `zero_order` | false | add 0-order features `w[k, y_i]` with linear weights (Sec. 4.3) | bol, bcd, sp | |
 //! | `templates` | [`Templates::segmentation`] | feature templates | all | non-empty |
@@ -63,6 +65,59 @@ impl Learner {
     }
 }
 
+/// Which conjugate `F*` bol reads its rank-1 parameters from (README, "Where we differ from
+/// the paper").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Reading {
+    /// `F*(Theta) = 1/2 sum_k sigma_1(Theta_k)^2`: one rank-1 block `alpha_k beta_k^T` per
+    /// feature, `R` warm-started power steps per touched block ([`crate::rank_one`]).
+    #[default]
+    PerBlock,
+    /// The paper's `F_1*(Theta) = 1/2 ||Theta||_2^2` (Proposition 1) with its exact gradient
+    /// `sigma_1 u_1 v_1^T` (Proposition 2): for the block-diagonal `Theta` of Sec. 3.3 this
+    /// keeps one feature's block ([`crate::spectral`]).
+    SpectralExact,
+    /// Algorithm 2 as printed: global unit `alpha`, `beta` updated by `R` steps of eqs.
+    /// (9)-(12) with the normalization by `sigma_1(Theta_{t-1})` ([`crate::spectral`]).
+    SpectralAlgorithm2,
+}
+
+impl Reading {
+    /// Short name: `per-block`, `spectral-exact`, `spectral-algorithm2`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reading::PerBlock => "per-block",
+            Reading::SpectralExact => "spectral-exact",
+            Reading::SpectralAlgorithm2 => "spectral-algorithm2",
+        }
+    }
+}
+
+/// How bcd (Algorithm 1) starts and which SVM its online dual steps solve (README, "Where
+/// we differ from the paper").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum BcdSolver {
+    /// Ours: start at `alpha = 0`, `beta = 1` (all ones); each step is a PA-I dual step with
+    /// the Hamming loss, `tau = min(C, (loss - margin) / ||g||^2)`.
+    #[default]
+    Hamming,
+    /// Algorithm 1 and eq. (7) as printed: start at `alpha = beta = 1 / ||1||`; with `beta`
+    /// fixed, the SVM `1/2 ||alpha beta^T||_F^2 + C sum [1 - <alpha beta^T, DeltaPhi>]_+`,
+    /// whose dual step is `tau = min(C / ||beta||^2, (1 - margin) / ||g||^2)` (and the
+    /// same with the roles swapped).
+    Algorithm1,
+}
+
+impl BcdSolver {
+    /// Short name: `hamming`, `algorithm1`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BcdSolver::Hamming => "hamming",
+            BcdSolver::Algorithm1 => "algorithm1",
+        }
+    }
+}
+
 /// Hyperparameters of a tagger: see the [module docs](self) for the table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaggerParams {
@@ -70,6 +125,10 @@ pub struct TaggerParams {
     pub(crate) epochs: usize,
     pub(crate) c: f64,
     pub(crate) power_steps: usize,
+    #[serde(default)]
+    pub(crate) reading: Reading,
+    #[serde(default)]
+    pub(crate) bcd_solver: BcdSolver,
     pub(crate) averaging: bool,
     pub(crate) zero_order: bool,
     pub(crate) templates: Templates,
@@ -87,6 +146,8 @@ impl TaggerParams {
             epochs: 20,
             c: 1.0,
             power_steps: 4,
+            reading: Reading::PerBlock,
+            bcd_solver: BcdSolver::Hamming,
             averaging: false,
             zero_order: false,
             templates: Templates::segmentation(),
@@ -146,6 +207,18 @@ impl TaggerParams {
         self
     }
 
+    /// Sets which `F*` bol reads its parameters from ([`Reading`]).
+    pub fn reading(mut self, reading: Reading) -> Self {
+        self.reading = reading;
+        self
+    }
+
+    /// Sets bcd's start and dual step ([`BcdSolver`]).
+    pub fn bcd_solver(mut self, solver: BcdSolver) -> Self {
+        self.bcd_solver = solver;
+        self
+    }
+
     /// Turns parameter averaging on or off.
     pub fn averaging(mut self, on: bool) -> Self {
         self.averaging = on;
@@ -191,6 +264,11 @@ impl TaggerParams {
     /// The learner.
     pub fn get_learner(&self) -> Learner {
         self.learner
+    }
+
+    /// Which `F*` bol reads its parameters from.
+    pub fn get_reading(&self) -> Reading {
+        self.reading
     }
 
     /// The number of epochs.

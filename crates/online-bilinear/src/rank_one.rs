@@ -21,10 +21,13 @@
 //! and `grad F*(Theta) = blockdiag(sigma_1(Theta_k) u_k v_k^T)`, i.e.
 //! `alpha_k = sqrt(sigma_k) u_k`, `beta_k = sqrt(sigma_k) v_k`.
 //!
-//! Reading `F` on the whole of `W` instead (`F*(Theta) = 1/2 ||Theta||_2^2`) is degenerate
-//! for a block-diagonal `Theta`: its leading singular pair lives in the single block of
-//! largest `sigma_1(Theta_k)`, so `W` would keep one feature. (Both readings agree on that
-//! block; the tests check it against a dense SVD of the whole `Theta`.)
+//! The paper reads `F` on the whole of `W` (`F_1*(Theta) = 1/2 ||Theta||_2^2`,
+//! Proposition 1). Its exact gradient is degenerate for a block-diagonal `Theta`: the
+//! leading singular pair lives in the single block of largest `sigma_1(Theta_k)`, so `W`
+//! keeps one feature. (Both readings agree on that block; the tests check it against a
+//! dense SVD of the whole `Theta`.) That reading, and Algorithm 2's eqs. (9)-(12) as
+//! printed, are kept in [`crate::spectral`] for comparison ([`crate::Reading`]); the crate
+//! README and `docs/papers/bol.md` give the measured effect.
 //!
 //! # The update
 //!
@@ -229,6 +232,11 @@ impl BlockUpdate {
             self.values.extend(std::iter::repeat_n(0.0, size));
         }
         self.values[slot as usize * size + r * self.cols + c] += value;
+    }
+
+    /// The shape `(rows, cols)` of one block.
+    pub fn block_shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
     }
 
     /// The blocks touched, in order of first addition.

@@ -6,16 +6,21 @@
 //! `DeltaPhi = Phi(x, y) - Phi(x, y_hat)`; after each sentence the current parameters enter
 //! the running averages.
 //!
-//! - bol (Algorithm 2): `Theta += C DeltaPhi`, then `R` warm-started power steps on each
-//!   touched block ([`crate::rank_one::BlockRankOne::update`]);
-//!   `alpha_k = sqrt(sigma_k) u_k`, `beta_k = sqrt(sigma_k) v_k`. 0-order weights (Sec. 4.3) are the
-//!   gradient of `1/2 ||theta_w||^2`, i.e. `w += C DeltaPhi_0`.
+//! - bol (Algorithm 2): `Theta += C DeltaPhi`, then, with the default
+//!   [`Reading::PerBlock`], `R` warm-started power steps on each touched block
+//!   ([`crate::rank_one::BlockRankOne::update`]); `alpha_k = sqrt(sigma_k) u_k`,
+//!   `beta_k = sqrt(sigma_k) v_k`. The paper's literal readings are in [`crate::spectral`].
+//!   0-order weights (Sec. 4.3) are the gradient of `1/2 ||theta_w||^2`, i.e.
+//!   `w += C DeltaPhi_0`.
 //! - bcd (Algorithm 1): within each epoch one pass updates `alpha` with `beta` fixed and
 //!   a second pass updates `beta` with `alpha` fixed. Each is a linear structured
 //!   SVM solved online in the dual (Shalev-Shwartz and Singer 2006): with
-//!   `g = DeltaPhi beta` (or `DeltaPhi^T alpha`), Hamming loss `l(y, y_hat)` and margin
-//!   `m = <params, g>`, the dual step is `tau = min(C, (l - m) / ||g||^2)` when `l > m`.
-//!   It starts from `alpha = 0`, `beta = 1`.
+//!   `g = DeltaPhi beta` (or `DeltaPhi^T alpha`) and margin `m = <params, g>`, the dual step
+//!   is `tau = min(C / lambda, (l - m) / ||g||^2)` when `l > m`. With the default
+//!   [`BcdSolver::Hamming`], `l` is the Hamming loss, `lambda = 1`, and it starts from
+//!   `alpha = 0`, `beta = 1`; with [`BcdSolver::Algorithm1`] (the paper as printed), `l = 1`
+//!   (the hinge of eq. (7)), `lambda` is the squared norm of the fixed factor (the
+//!   regularizer `1/2 ||alpha beta^T||_F^2`), and it starts from `alpha = beta = 1 / ||1||`.
 //! - sp: the structured perceptron on the full (not rank-1) matrix features:
 //!   `W += DeltaPhi` (and `w += DeltaPhi_0`).
 
@@ -29,9 +34,10 @@ use crate::average::LazyAverage;
 use crate::error::Result;
 use crate::features::EncodedSentence;
 use crate::model::Weights;
-use crate::params::{Learner, TaggerParams};
+use crate::params::{BcdSolver, Learner, Reading, TaggerParams};
 use crate::rank_one::{BlockRankOne, BlockUpdate};
 use crate::scoring::{bilinear_scores, linear_scores};
+use crate::spectral::{SpectralMode, SpectralRankOne};
 
 /// What happened in one training epoch.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -134,12 +140,18 @@ fn zero_order_update(
     }
 }
 
+/// bol's dual state under one of the [`Reading`]s.
+enum BolState {
+    PerBlock(BlockRankOne),
+    Spectral(SpectralRankOne),
+}
+
 /// bol: Algorithm 2.
 pub(crate) struct Bol {
     l: usize,
     c: f64,
     steps: usize,
-    state: BlockRankOne,
+    state: BolState,
     delta: BlockUpdate,
     zero: Option<Linear>,
     averaging: bool,
@@ -147,11 +159,22 @@ pub(crate) struct Bol {
 
 impl Bol {
     pub(crate) fn new(n_features: usize, l: usize, params: &TaggerParams) -> Result<Self> {
+        let spectral = |mode| {
+            SpectralRankOne::new(n_features, l, l + 1, mode, params.averaging)
+                .map(BolState::Spectral)
+        };
+        let state = match params.reading {
+            Reading::PerBlock => {
+                BolState::PerBlock(BlockRankOne::new(n_features, l, l + 1, params.averaging)?)
+            }
+            Reading::SpectralExact => spectral(SpectralMode::Exact)?,
+            Reading::SpectralAlgorithm2 => spectral(SpectralMode::Algorithm2)?,
+        };
         Ok(Self {
             l,
             c: params.c,
             steps: params.power_steps,
-            state: BlockRankOne::new(n_features, l, l + 1, params.averaging)?,
+            state,
             delta: BlockUpdate::new(l, l + 1),
             zero: params
                 .zero_order
@@ -162,17 +185,19 @@ impl Bol {
 }
 
 impl Online for Bol {
+    fn begin_pass(&mut self, _pass: usize) {
+        if let BolState::Spectral(s) = &mut self.state {
+            s.renormalize();
+        }
+    }
+
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
         let zero = self.zero.as_ref().map(|z| z.w.as_slice());
-        bilinear_scores(
-            enc,
-            self.l,
-            self.state.alpha(),
-            self.state.beta(),
-            1.0,
-            zero,
-            out,
-        );
+        let (alpha, beta, factor) = match &self.state {
+            BolState::PerBlock(s) => (s.alpha(), s.beta(), 1.0),
+            BolState::Spectral(s) => s.raw(),
+        };
+        bilinear_scores(enc, self.l, alpha, beta, factor, zero, out);
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
@@ -183,22 +208,34 @@ impl Online for Bol {
             delta.add(k as u32, ag, bg, c);
             delta.add(k as u32, ap, bp, -c);
         });
-        self.state.update(&self.delta, self.steps)?;
+        match &mut self.state {
+            BolState::PerBlock(s) => s.update(&self.delta, self.steps)?,
+            BolState::Spectral(s) => s.update(&self.delta, self.steps)?,
+        }
         zero_order_update(&mut self.zero, enc, gold, pred, self.l, c);
         Ok(())
     }
 
     fn record(&mut self) {
-        self.state.record_step();
+        match &mut self.state {
+            BolState::PerBlock(s) => s.record_step(),
+            BolState::Spectral(s) => s.record_step(),
+        }
         if let Some(z) = self.zero.as_mut() {
             z.record();
         }
     }
 
     fn snapshot(&self) -> (Weights, Option<Vec<f64>>) {
-        let (alpha, beta) = match self.state.averaged_alpha_beta() {
-            Some(averaged) if self.averaging => averaged,
-            _ => (self.state.alpha().to_vec(), self.state.beta().to_vec()),
+        let (alpha, beta) = match &self.state {
+            BolState::PerBlock(s) => match s.averaged_alpha_beta() {
+                Some(averaged) if self.averaging => averaged,
+                _ => (s.alpha().to_vec(), s.beta().to_vec()),
+            },
+            BolState::Spectral(s) => match s.averaged_alpha_beta() {
+                Some(averaged) if self.averaging => averaged,
+                _ => s.alpha_beta(),
+            },
         };
         (
             Weights::Bilinear { alpha, beta },
@@ -262,6 +299,10 @@ impl Online for Sp {
 pub(crate) struct Bcd {
     l: usize,
     c: f64,
+    solver: BcdSolver,
+    /// `||beta||^2` during an `alpha` pass, `||alpha||^2` during a `beta` pass (the scale of
+    /// the regularizer of the SVM (7) with the other factor fixed).
+    fixed_norm2: f64,
     alpha: Linear,
     beta: Linear,
     zero: Option<Linear>,
@@ -272,11 +313,18 @@ pub(crate) struct Bcd {
 
 impl Bcd {
     pub(crate) fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
+        let (m, n) = (n_features * l, n_features * (l + 1));
+        let (alpha0, beta0) = match params.bcd_solver {
+            BcdSolver::Hamming => (0.0, 1.0),
+            BcdSolver::Algorithm1 => (1.0 / (m as f64).sqrt(), 1.0 / (n as f64).sqrt()),
+        };
         Self {
             l,
             c: params.c,
-            alpha: Linear::new(vec![0.0; n_features * l], params.averaging),
-            beta: Linear::new(vec![1.0; n_features * (l + 1)], params.averaging),
+            solver: params.bcd_solver,
+            fixed_norm2: 1.0,
+            alpha: Linear::new(vec![alpha0; m], params.averaging),
+            beta: Linear::new(vec![beta0; n], params.averaging),
             zero: params
                 .zero_order
                 .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
@@ -294,6 +342,12 @@ impl Online for Bcd {
 
     fn begin_pass(&mut self, pass: usize) {
         self.update_alpha = pass.is_multiple_of(2);
+        let fixed = if self.update_alpha {
+            &self.beta.w
+        } else {
+            &self.alpha.w
+        };
+        self.fixed_norm2 = fixed.iter().map(|x| x * x).sum();
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
@@ -341,20 +395,33 @@ impl Online for Bcd {
             margin += self.g0.iter().map(|(&j, &x)| z.w[j] * x).sum::<f64>();
             norm2 += self.g0.values().map(|x| x * x).sum::<f64>();
         }
-        let loss = gold.iter().zip(pred).filter(|(a, b)| a != b).count() as f64;
-        if loss > margin && norm2 > 0.0 {
-            let tau = self.c.min((loss - margin) / norm2);
+        // The dual step on the concatenation (params, w) whose regularizer is
+        // `lambda/2 ||params||^2 + 1/2 ||w||^2` (lambda = 1 for ours, the fixed factor's
+        // squared norm for Algorithm 1): `eta = min(C, (loss - margin) / (||g||^2 / lambda +
+        // ||g0||^2))`, `params += eta / lambda g`, `w += eta g0`.
+        let (loss, lambda) = match self.solver {
+            BcdSolver::Hamming => (
+                gold.iter().zip(pred).filter(|(a, b)| a != b).count() as f64,
+                1.0,
+            ),
+            BcdSolver::Algorithm1 => (1.0, self.fixed_norm2),
+        };
+        let norm2_g: f64 = self.g.values().map(|x| x * x).sum();
+        let norm2_g0 = norm2 - norm2_g;
+        let denominator = norm2_g / lambda + norm2_g0;
+        if loss > margin && denominator > 0.0 && lambda > 0.0 {
+            let eta = self.c.min((loss - margin) / denominator);
             let target = if self.update_alpha {
                 &mut self.alpha
             } else {
                 &mut self.beta
             };
             for (&j, &x) in &self.g {
-                target.add(j, tau * x);
+                target.add(j, eta / lambda * x);
             }
             if let Some(z) = self.zero.as_mut() {
                 for (&j, &x) in &self.g0 {
-                    z.add(j, tau * x);
+                    z.add(j, eta * x);
                 }
             }
         }

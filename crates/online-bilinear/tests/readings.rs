@@ -1,0 +1,193 @@
+//! The paper's literal readings kept beside ours (README, "Where we differ from the paper"):
+//! bol with `F_1*(Theta) = 1/2 ||Theta||_2^2` (exact gradient, and Algorithm 2's eqs.
+//! (9)-(12) as printed) and bcd with Algorithm 1's start and the SVM (7) as printed.
+
+use bl_core::linalg::top_singular_vectors;
+use bl_core::random::{seeded_rng, standard_normal};
+use online_bilinear::{
+    BcdSolver, BlockUpdate, Corpus, Reading, Sentence, SpectralMode, SpectralRankOne, TaggerParams,
+    Templates, words_to_bmes,
+};
+use rand::RngExt;
+
+fn random_update(
+    rng: &mut bl_core::random::Rng,
+    n_blocks: usize,
+    l: usize,
+    p: usize,
+) -> BlockUpdate {
+    let mut d = BlockUpdate::new(l, p);
+    for _ in 0..2 {
+        let k = rng.random_range(0..n_blocks) as u32;
+        for _ in 0..3 {
+            let (a, b) = (rng.random_range(0..l), rng.random_range(0..p));
+            d.add(k, a, b, standard_normal(rng));
+        }
+    }
+    d
+}
+
+/// The exact reading's `W = alpha beta^T` is `sigma_1 u_1 v_1^T` of the dense block-diagonal
+/// `Theta` (Proposition 2): one block, checked against a dense SVD after every update.
+#[test]
+fn exact_reading_is_the_dense_leading_singular_pair_and_keeps_one_block() {
+    let (n_blocks, l, p) = (5, 3, 4);
+    let mut state = SpectralRankOne::new(n_blocks, l, p, SpectralMode::Exact, false).unwrap();
+    let mut rng = seeded_rng(11);
+    for _ in 0..25 {
+        state
+            .update(&random_update(&mut rng, n_blocks, l, p), 1)
+            .unwrap();
+        let dense = state.theta().to_dense();
+        let svd = top_singular_vectors(dense.as_ref(), 1).unwrap();
+        let sigma = svd.s[0];
+        assert!((state.sigma_max() - sigma).abs() < 1e-9 * sigma);
+        let (alpha, beta) = state.alpha_beta();
+        for i in 0..n_blocks * l {
+            for j in 0..n_blocks * p {
+                if i / l != j / p {
+                    continue; // the score reads only the diagonal blocks
+                }
+                let whole = sigma * svd.u[(i, 0)] * svd.v[(j, 0)];
+                assert!(
+                    (alpha[i] * beta[j] - whole).abs() < 1e-5 * sigma,
+                    "entry ({i}, {j})"
+                );
+            }
+        }
+        assert_eq!(state.nonzero_blocks(), 1);
+        assert_eq!(
+            state.top_block().map(|k| k * l),
+            Some(
+                (0..n_blocks * l)
+                    .max_by(|&a, &b| svd.u[(a, 0)].abs().total_cmp(&svd.u[(b, 0)].abs()))
+                    .unwrap()
+                    / l
+                    * l
+            )
+        );
+    }
+}
+
+/// Algorithm 2 keeps `alpha` and `beta` unit vectors (line 12) with the bookkeeping of the
+/// global scale, and touches only the blocks of the update.
+#[test]
+fn algorithm2_keeps_unit_vectors_and_touches_only_the_updated_blocks() {
+    let (n_blocks, l, p) = (6, 2, 3);
+    let mut state = SpectralRankOne::new(n_blocks, l, p, SpectralMode::Algorithm2, false).unwrap();
+    let mut rng = seeded_rng(12);
+    for _ in 0..40 {
+        let d = random_update(&mut rng, n_blocks, l, p);
+        let (before_a, before_b) = state.alpha_beta();
+        let sigma_before = state.sigma_max();
+        state.update(&d, 4).unwrap();
+        let (a, b) = state.alpha_beta();
+        // alpha_beta() is sqrt(sigma_1) times the unit vectors.
+        let root = state.sigma_max().sqrt();
+        let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt() / root;
+        let nb: f64 = b.iter().map(|x| x * x).sum::<f64>().sqrt() / root;
+        assert!(
+            (na - 1.0).abs() < 1e-9 && (nb - 1.0).abs() < 1e-9,
+            "{na} {nb}"
+        );
+        if sigma_before > 0.0 {
+            // Untouched blocks keep their direction: only the global scale changed.
+            let touched: Vec<usize> = d.blocks().iter().map(|&k| k as usize).collect();
+            let ratio = |new: &[f64], old: &[f64], width: usize| -> Vec<f64> {
+                (0..n_blocks)
+                    .filter(|k| !touched.contains(k))
+                    .flat_map(|k| (k * width..(k + 1) * width).collect::<Vec<_>>())
+                    .filter(|&j| old[j].abs() > 1e-9)
+                    .map(|j| new[j] / old[j])
+                    .collect()
+            };
+            for r in [ratio(&a, &before_a, l), ratio(&b, &before_b, p)] {
+                if let Some(first) = r.first() {
+                    assert!(r.iter().all(|x| (x - first).abs() < 1e-9 * first.abs()));
+                }
+            }
+        }
+    }
+}
+
+fn synthetic(n_sentences: usize, seed: u64) -> Corpus {
+    let mut rng = seeded_rng(seed);
+    let alphabet: Vec<char> = "abcdefghijklmnop".chars().collect();
+    let mut lexicon_rng = seeded_rng(1234);
+    let lexicon: Vec<String> = (0..24)
+        .map(|i| {
+            let len = 1 + i % 3;
+            (0..len)
+                .map(|_| alphabet[lexicon_rng.random_range(0..alphabet.len())])
+                .collect()
+        })
+        .collect();
+    (0..n_sentences)
+        .map(|_| {
+            let n_words = rng.random_range(2..9);
+            let words: Vec<&str> = (0..n_words)
+                .map(|_| lexicon[rng.random_range(0..lexicon.len())].as_str())
+                .collect();
+            let (chars, tags) = words_to_bmes(&words);
+            Sentence::from_tokens(&chars, &tags).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn literal_readings_train_and_the_exact_one_keeps_a_single_feature() {
+    let train = synthetic(300, 1);
+    let test = synthetic(100, 2);
+    let fit = |p: TaggerParams| {
+        let model = p.epochs(8).fit(&train).unwrap();
+        let e = model.evaluate(&test).unwrap();
+        (model, e.label_error_rate)
+    };
+    // Algorithm 2 as printed learns the task (it is a normalized bilinear perceptron).
+    let (_, error) = fit(TaggerParams::bol().reading(Reading::SpectralAlgorithm2));
+    assert!(
+        error < 0.1,
+        "Algorithm 2 as printed: test label error {error}"
+    );
+    let (_, error) = fit(TaggerParams::bol()
+        .reading(Reading::SpectralAlgorithm2)
+        .averaging(true)
+        .zero_order(true));
+    assert!(
+        error < 0.1,
+        "Algorithm 2 + extensions: test label error {error}"
+    );
+    // bcd as Algorithm 1 prints it learns it too.
+    let (_, error) = fit(TaggerParams::bcd().bcd_solver(BcdSolver::Algorithm1));
+    assert!(
+        error < 0.1,
+        "bcd, Algorithm 1 as printed: test label error {error}"
+    );
+    // The exact gradient of 1/2 ||Theta||_2^2 keeps one feature's block.
+    let (model, error) = fit(TaggerParams::bol().reading(Reading::SpectralExact));
+    let (alpha, beta) = (model.alpha().unwrap(), model.beta().unwrap());
+    let l = model.tags().len();
+    let nonzero = (0..model.n_features())
+        .filter(|&k| {
+            alpha[k * l..(k + 1) * l].iter().any(|&x| x != 0.0)
+                && beta[k * (l + 1)..(k + 2) * (l + 1) - (l + 1)]
+                    .iter()
+                    .any(|&x| x != 0.0)
+        })
+        .count();
+    assert_eq!(nonzero, 1);
+    let (_, ours) = fit(TaggerParams::bol());
+    assert!(error > ours + 0.2, "exact {error} vs per-block {ours}");
+}
+
+#[test]
+fn parameters_saved_before_the_readings_existed_still_load() {
+    let params = TaggerParams::bol().templates(Templates::segmentation());
+    let mut json: serde_json::Value = serde_json::to_value(&params).unwrap();
+    let object = json.as_object_mut().unwrap();
+    assert!(object.remove("reading").is_some());
+    assert!(object.remove("bcd_solver").is_some());
+    let back: TaggerParams = serde_json::from_value(json).unwrap();
+    assert_eq!(back, params);
+    assert_eq!(back.get_reading(), Reading::PerBlock);
+}
