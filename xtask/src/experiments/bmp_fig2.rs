@@ -156,8 +156,8 @@ impl Experiment for BmpFig2 {
         ctx.quote(&paper::ECOG_DATA);
         ctx.quote(&paper::FIG2_SETTING);
         ctx.md(&format!(
-            "The ECoG recordings are not available to this project (no package registry we \
-             fetch from ships them); we run the same tasks on the Indian Pines hyperspectral \
+            "No package registry this project fetches from ships the ECoG recordings, so we \
+             run the same tasks on the Indian Pines hyperspectral \
              image, {title} (strides {spatial} spatial, {band} spectral), scaled to unit RMS \
              (the paper does not state the scale of its tensor). Its modes are image rows x \
              image columns x spectral bands, not the paper's space x time x trial, so the \
