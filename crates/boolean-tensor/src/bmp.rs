@@ -8,7 +8,8 @@
 //!    `R = -grad F = P_Omega(X - W)` to `R_(n)` (`d_n x d_a d_b`) and choose Boolean `z`
 //!    **maximizing** `||R_(n)^T z||^2 = z^T R_(n) R_(n)^T z` with the Boolean QP of
 //!    `maxcut-sdp` in its implicit `G G^T` form ([`crate::QpSolver`]). (The paper writes
-//!    `C = -G G^T` and maximizes; that picks `z = 0`. See DESIGN.md "Known traps".)
+//!    `C = -G G^T` and maximizes; that picks `z = 0`. See `docs/papers/bmp.md`, "Known
+//!    traps".)
 //! 2. **Rank-1 atom.** `v = R_(n)^T z` reshaped to `d_a x d_b` is not rank-1 in general;
 //!    we take its leading singular pair `(u, w)` (unit vectors). We then **alternate**
 //!    with the exact update of `z` for fixed `u, w`: with `r = R_(n) (w (x) u)`, the
@@ -41,7 +42,9 @@
 //!    residual `T = R + c_i M_i` (no QP), replaced by the result, and the coefficients
 //!    are solved again. With a mask, `T` fills the missing entries with the current
 //!    model (an EM / majorization step), so the masked loss still never increases.
-//!    `refit_sweeps = 0` gives the paper's Algorithm 1 exactly.
+//!    `refit_sweeps = 0` keeps only the coefficient correction of Algorithm 1 (the atom
+//!    search of step 1-3 remains ours; the measured effect of each difference is in
+//!    `docs/papers/bmp.md`).
 //! 5. **Stop** at `n_atoms` atoms, when the relative decrease of `F` falls to `tol`, or
 //!    when no atom has a positive score (`R = 0`). The trace records `F` and the RMSE
 //!    on the observed entries after each atom.

@@ -1,7 +1,7 @@
 //! The Boolean QP behind the BMP atom search: `max_{z in {0,1}^n} ||G^T z||^2 =
-//! z^T G G^T z` (Algorithm 2 of Chang et al., with the sign fixed: the paper writes
-//! `C = -G G^T` and maximizes, which would pick `z = 0`; a descent atom needs the
-//! maximum of `||G^T z||`, see DESIGN.md "Known traps").
+//! z^T G G^T z` (Algorithm 2 and eq. (6) of Chang et al., with the sign fixed: the paper
+//! writes `C = -G G^T` and maximizes, which would pick `z = 0`; a descent atom needs the
+//! maximum of `||G^T z||`. The derivation is in `docs/papers/bmp.md`, "Known traps".)
 //!
 //! The solver is replaceable: [`QpSolver::Custom`] takes any implementation of
 //! `maxcut-sdp`'s [`BooleanQpSolver`] trait (whose conformance suite lives in

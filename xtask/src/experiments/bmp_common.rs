@@ -60,7 +60,8 @@ impl Budget {
             "CP-ALS: {} starts (HOSVD + Gaussian), at most {} sweeps, tol 1e-9; Tucker: HOSVD \
              (EM, at most 30 rounds, with missing entries); LFM / LFMmix: greedy Boolean \
              columns, mixing-method QP, 10 alternations, 5 EM rounds per solve; SUSTain: each \
-             mode tried as the Boolean mode, {} start(s) each, at most {} sweeps; BMP: \
+             mode tried as the Boolean mode, {} start(s) each, at most {} sweeps, the Boolean \
+             factor updated column by column (hierarchical); BMP: \
              mixing-method QP (tol 1e-4, 32 roundings), 10 alternations, at most {} refit \
              sweeps per step (until a sweep gains less than a fraction {:e} of the loss).",
             self.cp_starts,
@@ -82,6 +83,9 @@ pub struct Evaluated {
     pub factors: Option<Vec<BooleanFactor>>,
     /// CP-ALS only: [`cp_boolean_residual`] of its factors.
     pub boolean_residual: Option<f64>,
+    /// BMP only: the loss `F(W^j) = 1/2 ||P_Omega(X - W^j)||^2` for `j = 0, 1, ...,` up
+    /// to the largest number of atoms of the run (`F(W^0) = F(0)`).
+    pub loss_path: Option<Vec<f64>>,
     pub seconds: f64,
 }
 
@@ -140,6 +144,10 @@ pub fn run_methods(
         .seed(seed)
         .fit(x)?;
     let bmp_time = t.elapsed().as_secs_f64();
+    let n_obs = x.n_observed() as f64;
+    let loss_path: Vec<f64> = std::iter::once(bmp.initial_loss())
+        .chain(bmp.rmse_path().iter().map(|r| 0.5 * n_obs * r * r))
+        .collect();
     for &k in grid {
         let kk = k.min(bmp.n_atoms());
         sink(Evaluated {
@@ -148,6 +156,7 @@ pub fn run_methods(
             tensor: bmp.reconstruct_first(kk)?,
             factors: Some(bmp.boolean_factors_at(kk)),
             boolean_residual: None,
+            loss_path: Some(loss_path.clone()),
             seconds: bmp_time * kk as f64 / kmax as f64,
         })?;
     }
@@ -201,6 +210,7 @@ pub fn run_methods(
                 tensor: model.tensor,
                 factors: model.factors,
                 boolean_residual: model.boolean_residual,
+                loss_path: None,
                 seconds,
             })?;
         }
