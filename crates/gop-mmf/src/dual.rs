@@ -37,6 +37,9 @@ pub struct Level {
     pub filtered: Filtered,
     /// `c_t` plus the constants of zero hyperplanes minus the duplicate remainders.
     pub constant: f64,
+    /// The `x`-dependent part of the constant ([`Lagrangian::slope`]; empty for the
+    /// product linearization).
+    pub slope: Vec<(usize, f64)>,
     /// `(component, sample)` of every original qualifying constraint.
     pub origin: Vec<(usize, usize)>,
 }
@@ -57,6 +60,7 @@ impl Level {
         Self {
             filtered,
             constant,
+            slope: lagrangian.slope.clone(),
             origin: lagrangian
                 .qualifying
                 .iter()
@@ -103,10 +107,15 @@ impl Level {
             .reps
             .iter()
             .flat_map(|r| r.coeffs.iter().map(|&(i, _)| i + 1))
+            .chain(self.slope.iter().map(|&(i, _)| i + 1))
             .max()
             .unwrap_or(0);
         let mut dense = vec![0.0; dim];
         let mut used = vec![false; dim];
+        for &(i, a) in &self.slope {
+            dense[i] += a;
+            used[i] = true;
+        }
         let mut offset = self.constant;
         for (rep, &w) in self.filtered.reps.iter().zip(&weight) {
             if w != 0.0 {
@@ -176,7 +185,7 @@ impl DualLayout {
     }
 
     /// The base LP of a node: `min Q` over the l1 ball with the qualifying rows and
-    /// Lagrangian rows of its path.
+    /// Lagrangian rows of its path, and `Q >= 0`.
     #[must_use]
     pub fn base_program(
         &self,
@@ -184,8 +193,22 @@ impl DualLayout {
         region: &[SignedHyperplane],
         lagrangians: &[Affine],
     ) -> LinearProgram {
+        self.base_program_with_floor(budget, region, lagrangians, true)
+    }
+
+    /// [`DualLayout::base_program`], with the row `Q >= 0` only when `floor` is set
+    /// (without it `Q` is free, as in the paper's relaxed dual).
+    #[must_use]
+    pub fn base_program_with_floor(
+        &self,
+        budget: f64,
+        region: &[SignedHyperplane],
+        lagrangians: &[Affine],
+        floor: bool,
+    ) -> LinearProgram {
         let mut lp = LinearProgram::new(Sense::Minimize);
-        lp.add_var(0.0, f64::INFINITY, 1.0);
+        let q_min = if floor { 0.0 } else { f64::NEG_INFINITY };
+        lp.add_var(q_min, f64::INFINITY, 1.0);
         for _ in 0..2 * self.mk {
             lp.add_var(0.0, budget, 0.0);
         }

@@ -370,6 +370,7 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
     // On the cell that contains x, the affine row phi(x; s) equals the filtered bound
     // constant + sum_i min(0, c_i g_rep(x)) computed term by term; the LP rows built from it
     // list their variables in increasing order (the LP backend relies on it to skip sorts).
+    use gop_mmf::Linearization;
     use gop_mmf::dual::{DualLayout, Level};
     use gop_mmf::lagrangian::Lagrangian;
     use gop_mmf::primal::solve_primal;
@@ -388,7 +389,17 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
         };
         let x0 = ball_point(&mut rng);
         let primal = solve_primal(&x0, &y, m, k, n).unwrap();
-        let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+        // Both linearizations: the paper's adds an x-dependent constant (its slope).
+        let linearization = if seed % 2 == 0 {
+            Linearization::Product
+        } else {
+            Linearization::Paper
+        };
+        let level = Level::new(
+            &Lagrangian::build(linearization, &x0, &primal),
+            budget,
+            1e-9,
+        );
         let layout = DualLayout { mk: m * k };
         for _ in 0..20 {
             let x = ball_point(&mut rng);
@@ -398,7 +409,9 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
                 .iter()
                 .map(|g| if g.eval(&x) < 0.0 { -1 } else { 1 })
                 .collect();
+            let slope: f64 = level.slope.iter().map(|&(i, a)| a * x[i]).sum();
             let expected = level.constant
+                + slope
                 + level
                     .filtered
                     .terms
