@@ -78,7 +78,7 @@
 
 use std::collections::HashSet;
 
-use lp_backend::{Cmp, InteriorPointSearch, LpSolver, Row};
+use lp_backend::{Cmp, InteriorPointSearch, LinearProgram, LpOutcome, LpSolver, Row, Sense};
 use rayon::prelude::*;
 
 use crate::error::Result;
@@ -649,18 +649,20 @@ fn block_cells(
 /// the l1 ball from `center`, a point on its boundary: the directional derivative
 /// `f(w) = sum_{x_i != 0} sign(x_i) w_i + sum_{x_i = 0} |w_i|` of `||x||_1` is negative.
 /// The candidate is the projection of `-sign(center)` onto the orthogonal complement of
-/// the normals' span (a sufficient test: `false` may miss a direction that exists).
+/// the normals' span; when it is not inward, an LP minimizes `f` over that complement (in
+/// the unit box). Returns the verdict and the LPs solved.
 ///
 /// When such a `w` exists, the ball does not restrict the tangent cone's cells: for a
 /// direction `v` of a cell (signs fixed by the normals only), `v + t w` has the same signs
 /// for every `t`, and `f(v + t w) <= f(v) + t f(w) < 0` for `t` large (`f` is sublinear), so
 /// `center + tau (v + t w)` is strictly inside the ball for small `tau`.
 fn inward_direction_exists<'a>(
+    solver: &dyn LpSolver,
     center: &[f64],
     normals: impl Iterator<Item = &'a Affine>,
     mk: usize,
     tol: f64,
-) -> bool {
+) -> Result<(bool, usize)> {
     let dense: Vec<Vec<f64>> = normals
         .map(|g| {
             let mut v = vec![0.0; mk];
@@ -695,7 +697,38 @@ fn inward_direction_exists<'a>(
         })
         .sum();
     let scale: f64 = w.iter().map(|v| v.abs()).sum();
-    f < -1e-9 * scale.max(1.0)
+    if f < -1e-9 * scale.max(1.0) {
+        return Ok((true, 0));
+    }
+    // The projection can miss (e.g. at a vertex of the ball); an LP decides:
+    // min f(w) over w = w+ - w- in the unit box with q^T w = 0 for every basis vector q.
+    let mut lp = LinearProgram::new(Sense::Minimize);
+    for &x in center {
+        lp.add_var(0.0, 1.0, if x.abs() > tol { x.signum() } else { 1.0 });
+    }
+    for &x in center {
+        lp.add_var(0.0, 1.0, if x.abs() > tol { -x.signum() } else { 1.0 });
+    }
+    for q in &basis {
+        let coeffs: Vec<(usize, f64)> = q
+            .iter()
+            .enumerate()
+            .filter(|&(_, &a)| a != 0.0)
+            .map(|(i, &a)| (i, a))
+            .chain(
+                q.iter()
+                    .enumerate()
+                    .filter(|&(_, &a)| a != 0.0)
+                    .map(|(i, &a)| (mk + i, -a)),
+            )
+            .collect();
+        lp.push_row(Row::new(coeffs, Cmp::Eq, 0.0));
+    }
+    let inward = match solver.solve(&lp)? {
+        LpOutcome::Optimal(sol) => sol.objective < -1e-7,
+        LpOutcome::Infeasible | LpOutcome::Unbounded => false,
+    };
+    Ok((inward, 1))
 }
 
 /// Cell enumeration in the tangent cone at `center` (see the module docs), or `None` when
@@ -741,15 +774,19 @@ fn local_cells(
             _ => return Ok(None),
         }
     }
-    if on_ball_boundary
-        && !inward_direction_exists(
+    let mut lp_solves = 0;
+    if on_ball_boundary {
+        let (inward, solves) = inward_direction_exists(
+            solver,
             center,
             hyperplanes.iter().chain(active.iter().map(|r| &r.g)),
             mk,
             tol,
-        )
-    {
-        return Ok(None);
+        )?;
+        lp_solves += solves;
+        if !inward {
+            return Ok(None);
+        }
     }
     let angle_tol = (options.min_slack / budget).max(1e-12);
 
@@ -832,7 +869,6 @@ fn local_cells(
         })
         .collect();
 
-    let mut lp_solves = 0;
     let mut signs: Vec<Vec<i8>> = vec![vec![0; hyperplanes.len()]];
     for block in &blocks {
         let (verdict, solves) = block_cells(solver, block, angle_tol, options.parallel)?;

@@ -10,12 +10,15 @@
 //! LB(u) = min_{Q, x, x+, x-}  Q                                            (relaxed dual)
 //!         s.t.  Q >= phi_a(x; s^a)          for every ancestor a           (Lagrangian rows)
 //!               s^a_h g^a_h(x) >= 0         for every ancestor a, h        (qualifying rows)
-//!               x = x+ - x-,  x+, x- >= 0,  sum (x+ + x-) <= P,  Q >= 0
+//!               x = x+ - x-,  x+, x- >= 0,  sum (x+ + x-) <= P
+//!               [Q >= 0, only with `GopParams::nonnegative_bound(true)`]
 //! ```
 //!
 //! is a lower bound of `min_{x in R_u} v(x)`, where `v(x)` is the primal value: on `R_u`,
 //! `v(x) >= phi_a(x)` for every `a` and `phi_a(x) = phi_a(x; s^a)` there. (`Q >= 0` is
-//! valid because the objective is a sum of squares.) The l1 budget uses the split
+//! valid because the objective is a sum of squares, but the paper's relaxed dual has no
+//! such row and it hurts node selection: every bound below 0 becomes a tie at 0; it is
+//! off by default.) The l1 budget uses the split
 //! `x = x+ - x-`, equivalent to the paper's `-z <= x <= z, sum z <= P` with fewer rows
 //! (one budget row instead of `2 M K + 1`).
 //!
@@ -185,7 +188,8 @@ impl DualLayout {
     }
 
     /// The base LP of a node: `min Q` over the l1 ball with the qualifying rows and
-    /// Lagrangian rows of its path, and `Q >= 0`.
+    /// Lagrangian rows of its path, and `Q >= 0` (see
+    /// [`DualLayout::base_program_with_floor`] for the paper's free `Q`).
     #[must_use]
     pub fn base_program(
         &self,

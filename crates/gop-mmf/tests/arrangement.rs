@@ -344,15 +344,22 @@ fn tangent_cone_cells_with_the_center_on_the_ball_boundary_match_brute_force() {
     // the tangent-cone path applies and must find exactly the brute-force cells; when it
     // steps aside, the walk must.
     let solver = Microlp;
-    let (mut local_used, mut checked) = (0, 0);
+    let (mut local_used, mut checked, mut vertices) = (0, 0, 0);
     for seed in 0..30u64 {
         let mut rng = seeded_rng(4000 + seed);
         let d = 4 + (seed as usize) % 5;
         let budget = 1.0;
         let mut center: Vec<f64> = (0..d).map(|_| standard_normal(&mut rng)).collect();
-        // A face of the ball: zero out a coordinate on every third seed.
+        // A face of the ball: zero out a coordinate on every third seed; a vertex (one
+        // nonzero coordinate) on every fifth, where the projection test misses the inward
+        // directions and the LP has to find them.
         if seed % 3 == 0 {
             center[0] = 0.0;
+        }
+        if seed % 5 == 4 {
+            let keep = center[1];
+            center.iter_mut().for_each(|v| *v = 0.0);
+            center[1] = keep;
         }
         let l1: f64 = center.iter().map(|v| v.abs()).sum();
         center.iter_mut().for_each(|v| *v *= budget / l1);
@@ -384,9 +391,13 @@ fn tangent_cone_cells_with_the_center_on_the_ball_boundary_match_brute_force() {
             cells.local
         );
         local_used += usize::from(cells.local);
+        vertices += usize::from(cells.local && seed % 5 == 4);
         checked += brute.signs.len();
     }
-    assert!(local_used >= 15 && checked > 100, "{local_used} {checked}");
+    assert!(
+        local_used >= 15 && vertices >= 2 && checked > 100,
+        "{local_used} {vertices} {checked}"
+    );
 }
 
 #[test]

@@ -242,7 +242,7 @@ impl Experiment for GopFig3 {
         ctx.quote(&paper::FIG3_CONVERGENCE);
         ctx.quote(&paper::FIG3_RLBD);
         ctx.md(&format!(
-            "Ours ({} threads available): {} iterations in {:.3} s, {} tree nodes; bounds \
+            "Ours ({} threads available): {} iterations in {:.2e} s, {} tree nodes; bounds \
              [{:.5}, {:.5}], final x = ({:.4}, {:.4}). Same start with the paper's eq. (7)-(8) \
              cuts: {} iterations (budget {paper_iter}), bounds [{:.5}, {:.5}]. The paper's \
              \"-0.17 duality gap\" is its RLBD at iteration 89 (its optimum is 0, as ours); we \
