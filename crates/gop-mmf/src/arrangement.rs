@@ -59,9 +59,12 @@
 //! Each block is walked like the region (root cell at a generic direction inside its active
 //! cone, then sign flips). A cell counts when its cone holds a ball of radius
 //! `min_slack / P` around a direction of the unit box, the angular reading of the region
-//! walk's `min_slack`. The path steps aside (the walk on the region decides) when `x^t` is
-//! not strictly inside the ball, lies outside the region, or a hyperplane misses it, all up
-//! to `min_slack`; *checked* against brute force on random central arrangements with active
+//! walk's `min_slack`. When `x^t` is on the ball's boundary (a relaxed dual's optimum
+//! often is), the ball does not restrict the cells if some direction orthogonal to every
+//! normal and active row points into the ball: adding it to a cell's direction keeps the
+//! signs and brings the point inside. The path steps aside (the walk on the region
+//! decides) when no such direction is found, when `x^t` lies outside the ball or the
+//! region, or when a hyperplane misses it, all up to `min_slack`; *checked* against brute force on random central arrangements with active
 //! rows and several blocks.
 //!
 //! # Rank shortcut
@@ -75,7 +78,7 @@
 
 use std::collections::HashSet;
 
-use lp_backend::{Cmp, InteriorPointSearch, LpSolver, Row};
+use lp_backend::{Cmp, InteriorPointSearch, LinearProgram, LpOutcome, LpSolver, Row, Sense};
 use rayon::prelude::*;
 
 use crate::error::Result;
@@ -642,9 +645,97 @@ fn block_cells(
     Ok((BlockVerdict::Cells(cells), lp_solves + walk_lps))
 }
 
+/// Whether some direction `w` orthogonal to every normal in `normals` points strictly into
+/// the l1 ball from `center`, a point on its boundary: the directional derivative
+/// `f(w) = sum_{x_i != 0} sign(x_i) w_i + sum_{x_i = 0} |w_i|` of `||x||_1` is negative.
+/// The candidate is the projection of `-sign(center)` onto the orthogonal complement of
+/// the normals' span; when it is not inward, an LP minimizes `f` over that complement (in
+/// the unit box). Returns the verdict and the LPs solved.
+///
+/// When such a `w` exists, the ball does not restrict the tangent cone's cells: for a
+/// direction `v` of a cell (signs fixed by the normals only), `v + t w` has the same signs
+/// for every `t`, and `f(v + t w) <= f(v) + t f(w) < 0` for `t` large (`f` is sublinear), so
+/// `center + tau (v + t w)` is strictly inside the ball for small `tau`.
+fn inward_direction_exists<'a>(
+    solver: &dyn LpSolver,
+    center: &[f64],
+    normals: impl Iterator<Item = &'a Affine>,
+    mk: usize,
+    tol: f64,
+) -> Result<(bool, usize)> {
+    let dense: Vec<Vec<f64>> = normals
+        .map(|g| {
+            let mut v = vec![0.0; mk];
+            for &(i, a) in &g.coeffs {
+                if i < mk {
+                    v[i] += a;
+                }
+            }
+            v
+        })
+        .collect();
+    let basis = orthonormal_basis(&dense);
+    let mut w: Vec<f64> = center
+        .iter()
+        .map(|&x| if x.abs() > tol { -x.signum() } else { 0.0 })
+        .collect();
+    for _ in 0..2 {
+        for q in &basis {
+            let d: f64 = q.iter().zip(&w).map(|(a, b)| a * b).sum();
+            w.iter_mut().zip(q).for_each(|(a, b)| *a -= d * b);
+        }
+    }
+    let f: f64 = center
+        .iter()
+        .zip(&w)
+        .map(|(&x, &wi)| {
+            if x.abs() > tol {
+                x.signum() * wi
+            } else {
+                wi.abs()
+            }
+        })
+        .sum();
+    let scale: f64 = w.iter().map(|v| v.abs()).sum();
+    if f < -1e-9 * scale.max(1.0) {
+        return Ok((true, 0));
+    }
+    // The projection can miss (e.g. at a vertex of the ball); an LP decides:
+    // min f(w) over w = w+ - w- in the unit box with q^T w = 0 for every basis vector q.
+    let mut lp = LinearProgram::new(Sense::Minimize);
+    for &x in center {
+        lp.add_var(0.0, 1.0, if x.abs() > tol { x.signum() } else { 1.0 });
+    }
+    for &x in center {
+        lp.add_var(0.0, 1.0, if x.abs() > tol { -x.signum() } else { 1.0 });
+    }
+    for q in &basis {
+        let coeffs: Vec<(usize, f64)> = q
+            .iter()
+            .enumerate()
+            .filter(|&(_, &a)| a != 0.0)
+            .map(|(i, &a)| (i, a))
+            .chain(
+                q.iter()
+                    .enumerate()
+                    .filter(|&(_, &a)| a != 0.0)
+                    .map(|(i, &a)| (mk + i, -a)),
+            )
+            .collect();
+        lp.push_row(Row::new(coeffs, Cmp::Eq, 0.0));
+    }
+    let inward = match solver.solve(&lp)? {
+        LpOutcome::Optimal(sol) => sol.objective < -1e-7,
+        LpOutcome::Infeasible | LpOutcome::Unbounded => false,
+    };
+    Ok((inward, 1))
+}
+
 /// Cell enumeration in the tangent cone at `center` (see the module docs), or `None` when
-/// it does not apply: the center is not strictly inside the l1 ball, lies outside the
-/// region, or a hyperplane does not pass through it (all up to `min_slack`).
+/// it does not apply: the center lies outside the l1 ball or the region, a hyperplane does
+/// not pass through it (all up to `min_slack`), or the center is on the ball's boundary and
+/// no direction orthogonal to the normals points into the ball
+/// ([`inward_direction_exists`]).
 fn local_cells(
     solver: &dyn LpSolver,
     mk: usize,
@@ -660,9 +751,10 @@ fn local_cells(
     let cnorm = center.iter().map(|v| v * v).sum::<f64>().sqrt();
     let tol = options.min_slack.max(1e-10 * (1.0 + cnorm));
     let l1: f64 = center.iter().map(|v| v.abs()).sum();
-    if l1 >= budget - tol {
+    if l1 > budget + tol {
         return Ok(None);
     }
+    let on_ball_boundary = l1 >= budget - tol;
     // Signed distances of the center to the hyperplanes and region rows.
     let distance = |g: &Affine| {
         let n = g.norm();
@@ -680,6 +772,20 @@ fn local_cells(
             Some(d) if f64::from(r.sign) * d > tol => {}
             Some(d) if f64::from(r.sign) * d >= -tol => active.push(r),
             _ => return Ok(None),
+        }
+    }
+    let mut lp_solves = 0;
+    if on_ball_boundary {
+        let (inward, solves) = inward_direction_exists(
+            solver,
+            center,
+            hyperplanes.iter().chain(active.iter().map(|r| &r.g)),
+            mk,
+            tol,
+        )?;
+        lp_solves += solves;
+        if !inward {
+            return Ok(None);
         }
     }
     let angle_tol = (options.min_slack / budget).max(1e-12);
@@ -763,7 +869,6 @@ fn local_cells(
         })
         .collect();
 
-    let mut lp_solves = 0;
     let mut signs: Vec<Vec<i8>> = vec![vec![0; hyperplanes.len()]];
     for block in &blocks {
         let (verdict, solves) = block_cells(solver, block, angle_tol, options.parallel)?;

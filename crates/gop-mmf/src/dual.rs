@@ -10,12 +10,15 @@
 //! LB(u) = min_{Q, x, x+, x-}  Q                                            (relaxed dual)
 //!         s.t.  Q >= phi_a(x; s^a)          for every ancestor a           (Lagrangian rows)
 //!               s^a_h g^a_h(x) >= 0         for every ancestor a, h        (qualifying rows)
-//!               x = x+ - x-,  x+, x- >= 0,  sum (x+ + x-) <= P,  Q >= 0
+//!               x = x+ - x-,  x+, x- >= 0,  sum (x+ + x-) <= P
+//!               [Q >= 0, only with `GopParams::nonnegative_bound(true)`]
 //! ```
 //!
 //! is a lower bound of `min_{x in R_u} v(x)`, where `v(x)` is the primal value: on `R_u`,
 //! `v(x) >= phi_a(x)` for every `a` and `phi_a(x) = phi_a(x; s^a)` there. (`Q >= 0` is
-//! valid because the objective is a sum of squares.) The l1 budget uses the split
+//! valid because the objective is a sum of squares, but the paper's relaxed dual has no
+//! such row and it hurts node selection: every bound below 0 becomes a tie at 0; it is
+//! off by default.) The l1 budget uses the split
 //! `x = x+ - x-`, equivalent to the paper's `-z <= x <= z, sum z <= P` with fewer rows
 //! (one budget row instead of `2 M K + 1`).
 //!
@@ -37,6 +40,9 @@ pub struct Level {
     pub filtered: Filtered,
     /// `c_t` plus the constants of zero hyperplanes minus the duplicate remainders.
     pub constant: f64,
+    /// The `x`-dependent part of the constant ([`Lagrangian::slope`]; empty for the
+    /// product linearization).
+    pub slope: Vec<(usize, f64)>,
     /// `(component, sample)` of every original qualifying constraint.
     pub origin: Vec<(usize, usize)>,
 }
@@ -57,6 +63,7 @@ impl Level {
         Self {
             filtered,
             constant,
+            slope: lagrangian.slope.clone(),
             origin: lagrangian
                 .qualifying
                 .iter()
@@ -103,10 +110,15 @@ impl Level {
             .reps
             .iter()
             .flat_map(|r| r.coeffs.iter().map(|&(i, _)| i + 1))
+            .chain(self.slope.iter().map(|&(i, _)| i + 1))
             .max()
             .unwrap_or(0);
         let mut dense = vec![0.0; dim];
         let mut used = vec![false; dim];
+        for &(i, a) in &self.slope {
+            dense[i] += a;
+            used[i] = true;
+        }
         let mut offset = self.constant;
         for (rep, &w) in self.filtered.reps.iter().zip(&weight) {
             if w != 0.0 {
@@ -176,7 +188,8 @@ impl DualLayout {
     }
 
     /// The base LP of a node: `min Q` over the l1 ball with the qualifying rows and
-    /// Lagrangian rows of its path.
+    /// Lagrangian rows of its path, and `Q >= 0` (see
+    /// [`DualLayout::base_program_with_floor`] for the paper's free `Q`).
     #[must_use]
     pub fn base_program(
         &self,
@@ -184,8 +197,22 @@ impl DualLayout {
         region: &[SignedHyperplane],
         lagrangians: &[Affine],
     ) -> LinearProgram {
+        self.base_program_with_floor(budget, region, lagrangians, true)
+    }
+
+    /// [`DualLayout::base_program`], with the row `Q >= 0` only when `floor` is set
+    /// (without it `Q` is free, as in the paper's relaxed dual).
+    #[must_use]
+    pub fn base_program_with_floor(
+        &self,
+        budget: f64,
+        region: &[SignedHyperplane],
+        lagrangians: &[Affine],
+        floor: bool,
+    ) -> LinearProgram {
         let mut lp = LinearProgram::new(Sense::Minimize);
-        lp.add_var(0.0, f64::INFINITY, 1.0);
+        let q_min = if floor { 0.0 } else { f64::NEG_INFINITY };
+        lp.add_var(q_min, f64::INFINITY, 1.0);
         for _ in 0..2 * self.mk {
             lp.add_var(0.0, budget, 0.0);
         }

@@ -328,8 +328,15 @@ impl Search<'_> {
         self.prune_top();
         let open = self.heap.peek().map_or(f64::INFINITY, |e| e.lb);
         let lb = open.min(self.pruned_min).min(self.childless_min);
-        // Before any expansion only the trivial bound holds (the objective is >= 0).
-        if lb.is_finite() { lb } else { 0.0 }
+        // Before any expansion only the trivial bound holds (the objective is >= 0; without
+        // the floor `Q >= 0` none is claimed).
+        if lb.is_finite() {
+            lb
+        } else if self.params.nonnegative_bound {
+            0.0
+        } else {
+            f64::NEG_INFINITY
+        }
     }
 
     /// Qualifying rows and Lagrangian rows along the path from the root to `id`.
@@ -369,7 +376,7 @@ impl Search<'_> {
         let t_primal = start.elapsed().as_secs_f64();
 
         let t = Instant::now();
-        let lagrangian = Lagrangian::at(&x, &primal);
+        let lagrangian = Lagrangian::build(self.params.linearization, &x, &primal);
         let level = Arc::new(Level::new(&lagrangian, budget, self.params.filter_tol));
         let t_pre = t.elapsed().as_secs_f64();
 
@@ -394,7 +401,12 @@ impl Search<'_> {
 
         let t = Instant::now();
         let layout = DualLayout { mk };
-        let base = layout.base_program(budget, &region, &lagrangians);
+        let base = layout.base_program_with_floor(
+            budget,
+            &region,
+            &lagrangians,
+            self.params.nonnegative_bound,
+        );
         let results = solve_relaxed_duals(
             self.solver,
             &layout,
@@ -557,7 +569,11 @@ impl GopParams {
                 parent: None,
                 depth: 0,
                 x: x0,
-                lb: 0.0,
+                lb: if self.nonnegative_bound {
+                    0.0
+                } else {
+                    f64::NEG_INFINITY
+                },
                 edge: None,
                 state: NodeState::Open,
                 expanded_at: None,

@@ -30,6 +30,20 @@
 
 use crate::primal::PrimalSolution;
 
+/// How the Lagrangian is linearized to make the qualifying constraints affine in `x`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Linearization {
+    /// The tangent of `||y - w||^2` in the product `w = x theta` (this crate's choice,
+    /// [`Lagrangian::at`]): a lower bound of the objective for every `x`, and `g_kn`
+    /// involves only column `k` of `x`.
+    #[default]
+    Product,
+    /// The paper's eqs. (6)-(8): linearized in `x` about `x^t`, then in `theta` about
+    /// `theta^t` ([`Lagrangian::paper_at`]). Not a valid lower bound in general; kept to
+    /// measure what the paper's construction does.
+    Paper,
+}
+
 /// An affine function `g(x) = a^T x + b` of the flattened `x` (`M x K` column-major, entry
 /// `(j, k)` at `k * M + j`), with a sparse `a`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -76,11 +90,15 @@ pub struct Qualifying {
     pub g: Affine,
 }
 
-/// The linearized Lagrangian `L_t = c_t + sum theta_kn g_kn(x)` at one iterate.
+/// The linearized Lagrangian `L_t = c_t + s_t^T x + sum theta_kn g_kn(x)` at one iterate.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Lagrangian {
     /// The constant `c_t`.
     pub constant: f64,
+    /// The `theta`-free part that depends on `x`, `s_t^T x` as `(flat index, coefficient)`
+    /// pairs in increasing index order: empty for [`Linearization::Product`], the term
+    /// `-2 sum_n theta^t_n^T x^T x^t theta^t_n` of eq. (7) for [`Linearization::Paper`].
+    pub slope: Vec<(usize, f64)>,
     /// The qualifying constraints, ordered by sample then component.
     pub qualifying: Vec<Qualifying>,
 }
@@ -122,14 +140,111 @@ impl Lagrangian {
         }
         Self {
             constant,
+            slope: Vec::new(),
             qualifying,
         }
+    }
+
+    /// Builds the paper's linearization at `x^t` (eqs. (6)-(8) as printed): the Lagrangian
+    /// (3) linearized in `x` about `x^t`, then in `theta_n` about `theta^t_n`. With this
+    /// crate's sign of `lambda` (`+lambda_n (1^T theta_n - 1)`; the paper writes
+    /// `-lambda_n`), residual `r_n = y_n - x^t theta^t_n` and `w_n = x^t theta^t_n`:
+    ///
+    /// ```text
+    /// L_t(x, theta) = sum_n [ y_n^T y_n + ||w_n||^2 - 2 w_n^T x theta^t_n - lambda_n ]
+    ///                 + sum_{k,n} theta_kn g_kn(x),                                 (7)
+    /// g_kn(x) = -2 x_{.k}^T r_n + 2 x^t_{.k}^T (x - x^t) theta^t_n + lambda_n - mu_kn.  (8)
+    /// ```
+    ///
+    /// Unlike [`Lagrangian::at`], `g_kn` involves every column of `x` (through
+    /// `x theta^t_n`), and `L_t` is **not** a lower bound of (3) everywhere: the
+    /// linearization in `theta` is taken of (6), which is not convex in `theta` away from
+    /// `x^t` (the paper's App. A.1 notes that `2 x^t^T x - x^t^T x^t` may be indefinite).
+    /// It exists to compare with the paper (the number of cells, and how often the bound
+    /// fails); `GopParams::linearization` selects it.
+    #[must_use]
+    pub fn paper_at(x: &[f64], primal: &PrimalSolution) -> Self {
+        let (m, k, n) = (primal.m, primal.k, primal.n);
+        let mut constant = 0.0;
+        let mut slope = vec![0.0; m * k];
+        let mut qualifying = Vec::with_capacity(k * n);
+        for s in 0..n {
+            let r = &primal.residual[s * m..(s + 1) * m];
+            let th = &primal.theta[s * k..(s + 1) * k];
+            // w_n = x^t theta^t_n and y_n = r_n + w_n.
+            let w: Vec<f64> = (0..m)
+                .map(|j| (0..k).map(|a| x[a * m + j] * th[a]).sum())
+                .collect();
+            let yy: f64 = r.iter().zip(&w).map(|(a, b)| (a + b) * (a + b)).sum();
+            let ww: f64 = w.iter().map(|v| v * v).sum();
+            let lambda = primal.lambda[s];
+            constant += yy + ww - lambda;
+            for a in 0..k {
+                for j in 0..m {
+                    slope[a * m + j] -= 2.0 * th[a] * w[j];
+                }
+            }
+            for c in 0..k {
+                // Coefficient of x_{ja}: 2 theta^t_an x^t_jc, plus -2 r_jn when a = c.
+                let mut coeffs = Vec::with_capacity(m * k);
+                for a in 0..k {
+                    for j in 0..m {
+                        let mut v = 2.0 * th[a] * x[c * m + j];
+                        if a == c {
+                            v -= 2.0 * r[j];
+                        }
+                        if v != 0.0 {
+                            coeffs.push((a * m + j, v));
+                        }
+                    }
+                }
+                // Offset: -2 x^t_{.c}^T w_n + lambda_n - mu_cn.
+                let xw: f64 = (0..m).map(|j| x[c * m + j] * w[j]).sum();
+                qualifying.push(Qualifying {
+                    component: c,
+                    sample: s,
+                    g: Affine {
+                        coeffs,
+                        offset: -2.0 * xw + lambda - primal.mu[s * k + c],
+                    },
+                });
+            }
+        }
+        Self {
+            constant,
+            slope: slope
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, v)| v != 0.0)
+                .collect(),
+            qualifying,
+        }
+    }
+
+    /// Builds the Lagrangian of the chosen linearization at `x`.
+    #[must_use]
+    pub fn build(linearization: Linearization, x: &[f64], primal: &PrimalSolution) -> Self {
+        match linearization {
+            Linearization::Product => Self::at(x, primal),
+            Linearization::Paper => Self::paper_at(x, primal),
+        }
+    }
+
+    /// The `theta`-free part `c_t + s_t^T x`.
+    #[must_use]
+    pub fn constant_at(&self, x: &[f64]) -> f64 {
+        self.constant
+            + self
+                .slope
+                .iter()
+                .map(|&(i, a)| a * x.get(i).copied().unwrap_or(0.0))
+                .sum::<f64>()
     }
 
     /// `L_t(x, theta)` for `theta` (`K x N` column-major, any values).
     #[must_use]
     pub fn eval(&self, x: &[f64], theta: &[f64], k: usize) -> f64 {
-        self.constant
+        self.constant_at(x)
             + self
                 .qualifying
                 .iter()
@@ -140,7 +255,7 @@ impl Lagrangian {
     /// The lower-bounding function `phi_t(x) = c_t + sum min(0, g_kn(x))`.
     #[must_use]
     pub fn lower_bound(&self, x: &[f64]) -> f64 {
-        self.constant
+        self.constant_at(x)
             + self
                 .qualifying
                 .iter()

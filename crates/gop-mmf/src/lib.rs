@@ -12,5 +12,6 @@ pub mod synthetic;
 
 pub use error::{GopError, Result};
 pub use gop::{Certificate, GopFit, IterationRecord, NodeState, Timing, TreeNode};
+pub use lagrangian::Linearization;
 pub use params::GopParams;
-pub use synthetic::{Table1Instance, table1_instance};
+pub use synthetic::{Planted, Table1Instance, fig3_instance, table1_instance};

@@ -1,18 +1,27 @@
-//! The synthetic instances of the paper's Table 1 (Sec. 5): `K = 2`, `y = x* theta*`.
+//! The synthetic instances of the paper's Sec. 5, `K = 2`, `y = x* theta*` (the paper
+//! states no noise).
 //!
-//! `x*` (`M x 2`): the first quarter of the rows is `(1, 0)`, the second quarter `(0, -1)`,
-//! and every entry of the second half is `N(0, 0.5^2)` (drawn column by column from a
-//! seeded generator). `theta*` (`2 x N`): component 1 is evenly spaced on `[0, 1]`,
-//! component 2 its complement, so every column lies on the simplex. The l1 budget `P` is
+//! Table 1 (Sec. 5.3.2), [`table1_instance`]: `x*` (`M x 2`): the first quarter of the rows
+//! is `(1, 0)`, the second quarter `(0, -1)`, and every entry of the second half is
+//! `N(0, 0.5^2)` (drawn column by column from a seeded generator). `theta*` (`2 x N`):
+//! component 1 is `N` evenly spaced samples over `[0, 1]`, component 2 over `[1, 0]`, so
+//! every column lies on the simplex. The paper does not state the l1 budget `P`; we use
 //! `||x*||_1`, so `x*` is feasible.
+//!
+//! Fig. 3 (Sec. 5.2), [`fig3_instance`]: `M = 1`, `x* = (0, -1)` (the caption of Fig. 3b),
+//! `theta*_1n` uniform on `[0, 1]` (seeded; the paper says only that the data are "randomly
+//! generated" and that "the true theta is (0.22, 0.78)" in the plot of one `theta_n`),
+//! `theta*_2n = 1 - theta*_1n`, `P = ||x*||_1 = 1`.
 
 use faer::Mat;
 
+use rand::RngExt;
+
 use crate::error::{GopError, Result};
 
-/// A Table 1 instance: the data and the planted factors.
+/// A planted instance: the data and the factors that generated it.
 #[derive(Debug, Clone)]
-pub struct Table1Instance {
+pub struct Planted {
     /// `y = x* theta*` (`M x N`).
     pub y: Mat<f64>,
     /// The planted `x*` (`M x 2`).
@@ -21,6 +30,41 @@ pub struct Table1Instance {
     pub theta_star: Mat<f64>,
     /// `P = ||x*||_1`.
     pub budget: f64,
+}
+
+/// The instances of Table 1 are [`Planted`] instances.
+pub type Table1Instance = Planted;
+
+fn planted(x_star: Mat<f64>, theta_star: Mat<f64>) -> Planted {
+    let budget = (0..x_star.nrows())
+        .flat_map(|j| (0..x_star.ncols()).map(move |k| (j, k)))
+        .map(|(j, k)| x_star[(j, k)].abs())
+        .sum();
+    Planted {
+        y: &x_star * &theta_star,
+        x_star,
+        theta_star,
+        budget,
+    }
+}
+
+/// The Fig. 3 instance with `n` samples (the paper: `n = 10`), drawn with `seed`.
+///
+/// # Errors
+/// [`GopError::InvalidParameter`] for `n < 1`.
+pub fn fig3_instance(n: usize, seed: u64) -> Result<Planted> {
+    if n < 1 {
+        return Err(GopError::InvalidParameter {
+            name: "N",
+            value: n.to_string(),
+            expected: ">= 1",
+        });
+    }
+    let mut rng = bl_core::random::seeded_rng(seed);
+    let first: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..1.0)).collect();
+    let theta_star = Mat::from_fn(2, n, |k, s| if k == 0 { first[s] } else { 1.0 - first[s] });
+    let x_star = Mat::from_fn(1, 2, |_, k| if k == 0 { 0.0 } else { -1.0 });
+    Ok(planted(x_star, theta_star))
 }
 
 /// The Table 1 instance with `m` features and `n` samples, drawn with `seed`.
@@ -57,15 +101,7 @@ pub fn table1_instance(m: usize, n: usize, seed: u64) -> Result<Table1Instance> 
         let t = s as f64 / (n - 1) as f64;
         if k == 0 { t } else { 1.0 - t }
     });
-    let budget = (0..m)
-        .map(|j| x_star[(j, 0)].abs() + x_star[(j, 1)].abs())
-        .sum();
-    Ok(Table1Instance {
-        y: &x_star * &theta_star,
-        x_star,
-        theta_star,
-        budget,
-    })
+    Ok(planted(x_star, theta_star))
 }
 
 #[cfg(test)]
@@ -103,5 +139,22 @@ mod tests {
             table1_instance(m, 1, 0),
             Err(GopError::InvalidParameter { name: "N", .. })
         ));
+    }
+
+    #[test]
+    fn fig3_instance_matches_its_definition() {
+        let inst = fig3_instance(10, 5).unwrap();
+        assert_eq!(inst.y.shape(), (1, 10));
+        assert_eq!((inst.x_star[(0, 0)], inst.x_star[(0, 1)]), (0.0, -1.0));
+        assert_eq!(inst.budget, 1.0);
+        for s in 0..10 {
+            let (a, b) = (inst.theta_star[(0, s)], inst.theta_star[(1, s)]);
+            assert!((0.0..=1.0).contains(&a) && (a + b - 1.0).abs() < 1e-15);
+            // y_n = x* theta*_n = -theta*_2n.
+            assert!((inst.y[(0, s)] + b).abs() < 1e-15);
+        }
+        assert_eq!(fig3_instance(10, 5).unwrap().y, inst.y);
+        assert_ne!(fig3_instance(10, 6).unwrap().y, inst.y);
+        assert!(fig3_instance(0, 5).is_err());
     }
 }

@@ -337,6 +337,70 @@ fn tangent_cone_cells_match_brute_force_with_active_rows_and_blocks() {
 }
 
 #[test]
+fn tangent_cone_cells_with_the_center_on_the_ball_boundary_match_brute_force() {
+    // Centers on the boundary of the l1 ball (some on a lower-dimensional face, with zero
+    // coordinates), hyperplanes through them spanning fewer dimensions than the space, and
+    // active region rows: when a direction orthogonal to all normals points into the ball,
+    // the tangent-cone path applies and must find exactly the brute-force cells; when it
+    // steps aside, the walk must.
+    let solver = Microlp;
+    let (mut local_used, mut checked, mut vertices) = (0, 0, 0);
+    for seed in 0..30u64 {
+        let mut rng = seeded_rng(4000 + seed);
+        let d = 4 + (seed as usize) % 5;
+        let budget = 1.0;
+        let mut center: Vec<f64> = (0..d).map(|_| standard_normal(&mut rng)).collect();
+        // A face of the ball: zero out a coordinate on every third seed; a vertex (one
+        // nonzero coordinate) on every fifth, where the projection test misses the inward
+        // directions and the LP has to find them.
+        if seed % 3 == 0 {
+            center[0] = 0.0;
+        }
+        if seed % 5 == 4 {
+            let keep = center[1];
+            center.iter_mut().for_each(|v| *v = 0.0);
+            center[1] = keep;
+        }
+        let l1: f64 = center.iter().map(|v| v.abs()).sum();
+        center.iter_mut().for_each(|v| *v *= budget / l1);
+        let blocks: Vec<Vec<usize>> = (0..2)
+            .map(|b| (0..d).filter(|i| i % 2 == b).collect())
+            .collect();
+        let h = 2 + (seed as usize) % (d - 2);
+        let hyperplanes: Vec<Affine> = (0..h)
+            .map(|i| through_on(&center, &blocks[i % 2], &mut rng))
+            .collect();
+        let mut region = Vec::new();
+        if seed % 2 == 1 {
+            let g = through_on(&center, &blocks[1], &mut rng);
+            region.push(SignedHyperplane { g, sign: 1 });
+        }
+        let brute = brute_force_cells(&solver, d, budget, &region, &hyperplanes, 1e-9).unwrap();
+        let options = CellOptions {
+            min_slack: 1e-9,
+            rank_shortcut: false,
+            local: true,
+            parallel: false,
+        };
+        let cells =
+            enumerate_cells(&solver, d, budget, &region, &center, &hyperplanes, &options).unwrap();
+        assert_eq!(
+            as_set(&cells.signs),
+            as_set(&brute.signs),
+            "seed {seed} (d = {d}, h = {h}, local = {})",
+            cells.local
+        );
+        local_used += usize::from(cells.local);
+        vertices += usize::from(cells.local && seed % 5 == 4);
+        checked += brute.signs.len();
+    }
+    assert!(
+        local_used >= 15 && vertices >= 2 && checked > 100,
+        "{local_used} {vertices} {checked}"
+    );
+}
+
+#[test]
 fn tangent_cone_cells_step_aside_when_the_center_is_not_inside() {
     // Center on the ball's boundary, or a hyperplane that misses the center: the walk on
     // the whole region decides, with the same answer as brute force.
@@ -370,6 +434,7 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
     // On the cell that contains x, the affine row phi(x; s) equals the filtered bound
     // constant + sum_i min(0, c_i g_rep(x)) computed term by term; the LP rows built from it
     // list their variables in increasing order (the LP backend relies on it to skip sorts).
+    use gop_mmf::Linearization;
     use gop_mmf::dual::{DualLayout, Level};
     use gop_mmf::lagrangian::Lagrangian;
     use gop_mmf::primal::solve_primal;
@@ -388,7 +453,17 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
         };
         let x0 = ball_point(&mut rng);
         let primal = solve_primal(&x0, &y, m, k, n).unwrap();
-        let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+        // Both linearizations: the paper's adds an x-dependent constant (its slope).
+        let linearization = if seed % 2 == 0 {
+            Linearization::Product
+        } else {
+            Linearization::Paper
+        };
+        let level = Level::new(
+            &Lagrangian::build(linearization, &x0, &primal),
+            budget,
+            1e-9,
+        );
         let layout = DualLayout { mk: m * k };
         for _ in 0..20 {
             let x = ball_point(&mut rng);
@@ -398,7 +473,9 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
                 .iter()
                 .map(|g| if g.eval(&x) < 0.0 { -1 } else { 1 })
                 .collect();
+            let slope: f64 = level.slope.iter().map(|&(i, a)| a * x[i]).sum();
             let expected = level.constant
+                + slope
                 + level
                     .filtered
                     .terms

@@ -100,19 +100,41 @@ fn check_instance(
     steps: usize,
     (eps, max_iter, require_convergence): (f64, usize, bool),
 ) {
+    // Both relaxed duals: with `Q` free (the paper's, the default) and with `Q >= 0`.
+    for floor in [false, true] {
+        check_variant(
+            seed,
+            (m, k, n),
+            budget,
+            steps,
+            (eps, max_iter, require_convergence),
+            floor,
+        );
+    }
+}
+
+fn check_variant(
+    seed: u64,
+    (m, k, n): (usize, usize, usize),
+    budget: f64,
+    steps: usize,
+    (eps, max_iter, require_convergence): (f64, usize, bool),
+    floor: bool,
+) {
     let y = random_y(seed, m, n);
     let fit = GopParams::new(k, budget)
         .eps(eps)
         .seed(seed)
         .threads(1)
         .max_iter(max_iter)
+        .nonnegative_bound(floor)
         .fit(y.as_ref())
         .unwrap();
     let c = fit.certificate();
     let opt = exhaustive_min(&colmajor(&y), m, k, n, budget, steps);
     let tol = 1e-9 * (1.0 + opt);
     eprintln!(
-        "seed {seed} (M={m}, K={k}, N={n}): [{:.6}, {:.6}] optimum {opt:.6}, {} iterations",
+        "seed {seed} (M={m}, K={k}, N={n}, Q >= 0: {floor}): [{:.6}, {:.6}] optimum {opt:.6}, {} iterations",
         c.lower_bound,
         c.upper_bound,
         fit.n_iter()

@@ -2,9 +2,9 @@
 //! qualifying constraints and Lagrangian lower bound built from them.
 
 use bl_core::random::{seeded_rng, standard_normal};
-use gop_mmf::GopError;
 use gop_mmf::lagrangian::Lagrangian;
 use gop_mmf::primal::{PrimalSolution, objective, solve_primal, solve_sample};
+use gop_mmf::{GopError, Linearization};
 use proptest::prelude::*;
 
 fn random_instance(seed: u64, m: usize, k: usize, n: usize) -> (Vec<f64>, Vec<f64>) {
@@ -123,6 +123,119 @@ fn every_qualifying_hyperplane_contains_the_current_x() {
         assert!((lag.eval(&x, &p.theta, k) - p.objective).abs() < 1e-9 * scale);
         assert!((lag.lower_bound(&x) - p.objective).abs() < 1e-9 * scale);
     }
+}
+
+/// Eq. (6) of the paper, per sample summed (this crate's sign of `lambda`): the Lagrangian
+/// (3) with `theta^T x^T x theta` linearized in `x` about `x0`.
+fn eq6(x: &[f64], theta: &[f64], x0: &[f64], y: &[f64], p: &PrimalSolution) -> f64 {
+    let (m, k, n) = (p.m, p.k, p.n);
+    let mut total = 0.0;
+    for s in 0..n {
+        let th = &theta[s * k..(s + 1) * k];
+        let yn = &y[s * m..(s + 1) * m];
+        let x0t: Vec<f64> = (0..m)
+            .map(|j| (0..k).map(|a| x0[a * m + j] * th[a]).sum())
+            .collect();
+        let xt: Vec<f64> = (0..m)
+            .map(|j| (0..k).map(|a| x[a * m + j] * th[a]).sum())
+            .collect();
+        let yy: f64 = yn.iter().map(|v| v * v).sum();
+        let q0: f64 = x0t.iter().map(|v| v * v).sum();
+        let yx: f64 = yn.iter().zip(&xt).map(|(a, b)| a * b).sum();
+        let cross: f64 = x0t.iter().zip(&xt).map(|(a, b)| a * b).sum();
+        let ones: f64 = th.iter().sum::<f64>() - 1.0;
+        let mu: f64 = (0..k).map(|a| p.mu[s * k + a] * th[a]).sum();
+        total += yy - q0 - 2.0 * yx + 2.0 * cross + p.lambda[s] * ones - mu;
+    }
+    total
+}
+
+#[test]
+fn paper_linearization_is_eq7_built_from_eq6_by_finite_differences() {
+    // Independent construction of the paper's eq. (7): eq. (6) at theta^t plus its
+    // gradient in theta (central differences, exact for a quadratic up to rounding) times
+    // (theta - theta^t), evaluated at random (x, theta); and the properties the fit needs:
+    // every g_kn vanishes at x^t and the bound is tight at (x^t, theta^t).
+    for seed in 0..20u64 {
+        let m = 1 + (seed as usize) % 4;
+        let (k, n) = (2 + (seed as usize) % 2, 3);
+        let (x0, y) = random_instance(700 + seed, m, k, n);
+        let p = solve_primal(&x0, &y, m, k, n).unwrap();
+        let lag = Lagrangian::paper_at(&x0, &p);
+        let scale =
+            1.0 + x0.iter().map(|v| v * v).sum::<f64>() + y.iter().map(|v| v * v).sum::<f64>();
+        for q in &lag.qualifying {
+            assert!(q.g.eval(&x0).abs() < 1e-10 * scale, "seed {seed}");
+        }
+        assert!((lag.eval(&x0, &p.theta, k) - p.objective).abs() < 1e-9 * scale);
+        assert!((lag.lower_bound(&x0) - p.objective).abs() < 1e-9 * scale);
+        let mut rng = seeded_rng(seed ^ 0x5eed);
+        for _ in 0..10 {
+            let x: Vec<f64> = (0..m * k).map(|_| standard_normal(&mut rng)).collect();
+            let theta: Vec<f64> = (0..k * n).map(|_| rng_unit(&mut rng)).collect();
+            let h = 1e-4;
+            let mut direct = eq6(&x, &p.theta, &x0, &y, &p);
+            for i in 0..k * n {
+                let (mut up, mut down) = (p.theta.clone(), p.theta.clone());
+                up[i] += h;
+                down[i] -= h;
+                let d = (eq6(&x, &up, &x0, &y, &p) - eq6(&x, &down, &x0, &y, &p)) / (2.0 * h);
+                direct += d * (theta[i] - p.theta[i]);
+            }
+            let ours = lag.eval(&x, &theta, k);
+            assert!(
+                (ours - direct).abs() < 1e-6 * scale,
+                "seed {seed}: {ours} vs {direct}"
+            );
+        }
+    }
+}
+
+fn rng_unit(rng: &mut bl_core::random::Rng) -> f64 {
+    use rand::RngExt;
+    rng.random_range(0.0..1.0)
+}
+
+#[test]
+fn paper_linearization_can_exceed_the_primal_value() {
+    // The trap of eqs. (6)-(8): the linearization in theta is taken of (6), which is not
+    // convex in theta away from x^t, so phi_t(x) = min over the theta box of (7) can lie
+    // above v(x) = min over the simplex of ||y - x theta||^2. On the Sec. 5.1 instance a
+    // few random pairs (x^t, x) of the l1 ball show it; the product linearization never
+    // does on the same pairs.
+    let y = [0.0, -1.0, -0.5];
+    let (m, k, n, budget) = (1, 2, 3, 1.0);
+    let mut rng = seeded_rng(11);
+    let ball = |rng: &mut bl_core::random::Rng| {
+        let x: Vec<f64> = (0..m * k).map(|_| standard_normal(rng)).collect();
+        let l1: f64 = x.iter().map(|v| v.abs()).sum();
+        let r = budget * (0.05 + 0.9 * rng_unit(rng)) / l1;
+        x.iter().map(|v| v * r).collect::<Vec<f64>>()
+    };
+    let (mut paper_bad, mut product_bad, mut worst) = (0, 0, 0.0_f64);
+    for _ in 0..100 {
+        let xt = ball(&mut rng);
+        let pt = solve_primal(&xt, &y, m, k, n).unwrap();
+        let paper = Lagrangian::build(Linearization::Paper, &xt, &pt);
+        let product = Lagrangian::build(Linearization::Product, &xt, &pt);
+        for _ in 0..20 {
+            let x = ball(&mut rng);
+            let v = solve_primal(&x, &y, m, k, n).unwrap().objective;
+            let tol = 1e-9 * (1.0 + v);
+            if paper.lower_bound(&x) > v + tol {
+                paper_bad += 1;
+                worst = worst.max(paper.lower_bound(&x) - v);
+            }
+            if product.lower_bound(&x) > v + tol {
+                product_bad += 1;
+            }
+        }
+    }
+    assert_eq!(product_bad, 0);
+    assert!(
+        paper_bad > 0 && worst > 1e-3,
+        "{paper_bad} violations, worst {worst}"
+    );
 }
 
 #[test]

@@ -1,28 +1,32 @@
 //! `gop-table1`: per-iteration component times of GOP and the number of relaxed duals
 //! (the GOP paper's Table 1), `K = 2`, `M` in {20, 40, 60, 80}, `N` in {4, 5, 6}.
 //!
-//! Data: `x*` has 1 in component 1 on the first quarter of the rows, -1 in component 2 on
-//! the second quarter, and N(0, 0.5^2) entries on the second half; `theta*_{1n}` evenly
-//! spaced on `[0, 1]`, `theta*_{2n} = 1 - theta*_{1n}` (the paper's text is cut off here);
-//! `y = x* theta*` without noise; `P = ||x*||_1`. Each size runs a few GOP iterations from a
-//! seeded start with 1 thread, and the mean time of the components per iteration is
-//! reported. The largest size is rerun several times with 1 and 2 threads, interleaved, for
-//! the parallel speed-up of the relaxed-dual stage (fastest run of each), and once with the
-//! cells found by the walk on each node's region (the reference path) for scale.
+//! Data as in Sec. 5.3.2 (`gop_mmf::table1_instance`): `x*` has 1 in component 1 on the
+//! first quarter of the rows, -1 in component 2 on the second quarter, and N(0, 0.5^2)
+//! entries on the second half; `theta*_{1n}` is `N` evenly spaced samples over `[0, 1]`,
+//! `theta*_{2n}` over `[1, 0]`; `y = x* theta*` (the paper states no noise); `P = ||x*||_1`
+//! (the paper states no `P`). Each size runs a few GOP iterations from a seeded start with
+//! 1 thread ("A single processor is used") and reports the mean wall-clock time of the
+//! components per iteration beside the paper's printed row (`crate::paper::gop::TABLE1`).
 //!
-//! The paper's Table 1 values are not available to us; the issue gives its relaxed-dual
-//! cost as about 60 ms per LP (Gurobi), so the paper-equivalent dual time of an iteration
-//! is estimated as `Num x 60 ms` and shown beside ours.
+//! The number of relaxed duals (`Num`, the cells of the arrangement) is explained beside
+//! the paper's: at the root, with the paper's eq. (8) cuts, with noise added to `y`, and
+//! the bound that noise-free data impose (see `docs/papers/gop.md`). The largest size is
+//! rerun with 1 and 2 threads, interleaved, for the parallel speed-up of the relaxed-dual
+//! stage, and once with the cells found by the walk on each node's region, for scale.
 
 use faer::Mat;
-use gop_mmf::{GopFit, GopParams, Timing};
+use gop_mmf::{GopFit, GopParams, Linearization, Timing};
 
 use super::{Ctx, Experiment, VsRow};
+use crate::paper::gop as paper;
 
 /// The experiment.
 pub struct GopTable1;
 
-const PAPER_DUAL_S_PER_LP: f64 = 0.060;
+/// Standard deviation of the noise added to `y` for the "noisy" cell count (any noise of
+/// full rank gives the same count).
+const NOISE: f64 = 0.1;
 
 fn run_fit(
     y: &Mat<f64>,
@@ -31,7 +35,13 @@ fn run_fit(
     threads: usize,
     seed: u64,
 ) -> anyhow::Result<GopFit> {
-    run_fit_with(y, GopParams::new(2, budget), iters, threads, seed)
+    run_fit_with(
+        y,
+        GopParams::new(paper::TABLE1_K, budget),
+        iters,
+        threads,
+        seed,
+    )
 }
 
 fn run_fit_with(
@@ -61,6 +71,56 @@ fn load_average() -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
+/// `C(n, k)`.
+fn binomial(n: usize, k: usize) -> usize {
+    if k > n {
+        return 0;
+    }
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+/// The most cells `n` central hyperplanes can make when their normals span at most
+/// `rank` dimensions: `2 sum_{i < rank} C(n - 1, i)` (general position in `R^rank`).
+fn central_cells(n: usize, rank: usize) -> usize {
+    2 * (0..rank.min(n)).map(|i| binomial(n - 1, i)).sum::<usize>()
+}
+
+/// The bound on `Num` for the noise-free Table 1 data: the qualifying constraints of
+/// component `k` have normals `r_n` (column `k` of `x`), and every residual
+/// `r_n = y_n - x theta_n` lies in the span of `x*_2 - x_2`, `x*_1 - x*_2` and `x_1 - x_2`
+/// (both `theta*_n` and `theta_n` are on the simplex, and `theta*_{1n}` is affine in `n`),
+/// so each component contributes at most `central_cells(N, 3)` cells.
+fn noise_free_bound(n: usize) -> usize {
+    central_cells(n, 3).pow(2)
+}
+
+/// Pearson correlation and least-squares slope of `(x, y)` pairs.
+fn correlation_and_slope(points: &[(f64, f64)]) -> (f64, f64) {
+    let k = points.len() as f64;
+    let (mx, my) = points
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x / k, b + y / k));
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for &(x, y) in points {
+        sxy += (x - mx) * (y - my);
+        sxx += (x - mx) * (x - mx);
+        syy += (y - my) * (y - my);
+    }
+    (sxy / (sxx * syy).sqrt(), sxy / sxx)
+}
+
+/// One size's measurements.
+struct SizeResult {
+    m: usize,
+    n: usize,
+    mean: Timing,
+    iterations: usize,
+    root_num: usize,
+    root_num_paper_cuts: usize,
+    root_num_noisy: usize,
+    max_num: usize,
+}
+
 impl Experiment for GopTable1 {
     fn id(&self) -> &'static str {
         "gop-table1"
@@ -77,30 +137,62 @@ impl Experiment for GopTable1 {
             (vec![20, 40, 60, 80], vec![4, 5, 6], 4),
         );
         let seed = ctx.seed();
+        let k = paper::TABLE1_K;
         let bar = ctx.progress((ms.len() * ns.len()) as u64, "sizes");
-        let mut csv = Vec::new();
-        let mut vs = Vec::new();
-        let mut worst_ratio = f64::INFINITY;
+        let mut results = Vec::new();
         for &n in &ns {
             for &m in &ms {
                 let gop_mmf::Table1Instance { y, budget, .. } =
                     gop_mmf::table1_instance(m, n, seed.wrapping_add((m * 10 + n) as u64))?;
                 let fit = run_fit(&y, budget, iters, 1, seed)?;
-                let t = fit.mean_timing();
-                let per_lp = if t.num_duals > 0 {
-                    t.dual / t.num_duals as f64
-                } else {
-                    f64::NAN
-                };
-                let paper_dual = t.num_duals as f64 * PAPER_DUAL_S_PER_LP;
-                let ratio = paper_dual / t.total;
-                if t.num_duals > 0 {
-                    worst_ratio = worst_ratio.min(ratio);
-                }
-                csv.push(vec![
-                    m as f64,
-                    n as f64,
-                    fit.n_iter() as f64,
+                let root_num = fit.history().first().map_or(0, |r| r.timing.num_duals);
+                let max_num = fit
+                    .history()
+                    .iter()
+                    .map(|r| r.timing.num_duals)
+                    .max()
+                    .unwrap_or(0);
+                // The root's cells with the paper's eq. (8) cuts, same start.
+                let paper_cuts = run_fit_with(
+                    &y,
+                    GopParams::new(k, budget).linearization(Linearization::Paper),
+                    1,
+                    1,
+                    seed,
+                )?;
+                // The root's cells when y carries noise.
+                let mut rng = bl_core::random::seeded_rng(seed ^ 0x006e_6f69_7365);
+                let noisy_y = Mat::from_fn(m, n, |j, s| {
+                    y[(j, s)] + NOISE * bl_core::random::standard_normal(&mut rng)
+                });
+                let noisy = run_fit(&noisy_y, budget, 1, 1, seed)?;
+                let first_num = |f: &GopFit| f.history().first().map_or(0, |r| r.timing.num_duals);
+                results.push(SizeResult {
+                    m,
+                    n,
+                    mean: fit.mean_timing(),
+                    iterations: fit.n_iter(),
+                    root_num,
+                    root_num_paper_cuts: first_num(&paper_cuts),
+                    root_num_noisy: first_num(&noisy),
+                    max_num,
+                });
+                bar.inc(1);
+            }
+        }
+        bar.finish_and_clear();
+
+        // CSV: ours and the paper's row side by side.
+        let nan = f64::NAN;
+        let csv: Vec<Vec<f64>> = results
+            .iter()
+            .map(|r| {
+                let p = paper::table1_row(r.m, r.n);
+                let t = r.mean;
+                vec![
+                    r.m as f64,
+                    r.n as f64,
+                    r.iterations as f64,
                     t.primal,
                     t.pre,
                     t.uri,
@@ -108,25 +200,19 @@ impl Experiment for GopTable1 {
                     t.num_duals as f64,
                     t.dual,
                     t.total,
-                    per_lp,
-                    paper_dual,
-                ]);
-                vs.push(VsRow {
-                    label: format!("M = {m}, N = {n}"),
-                    ours: vec![
-                        Some(t.primal),
-                        Some(t.pre),
-                        Some(t.uri),
-                        Some(t.num_duals as f64),
-                        Some(t.dual),
-                        Some(t.total),
-                    ],
-                    paper: vec![None, None, None, None, Some(paper_dual), None],
-                });
-                bar.inc(1);
-            }
-        }
-        bar.finish_and_clear();
+                    r.root_num as f64,
+                    r.root_num_paper_cuts as f64,
+                    r.root_num_noisy as f64,
+                    noise_free_bound(r.n) as f64,
+                    p.map_or(nan, |p| p.primal),
+                    p.map_or(nan, |p| p.pre),
+                    p.map_or(nan, |p| p.uri),
+                    p.map_or(nan, |p| p.num as f64),
+                    p.map_or(nan, |p| p.dual),
+                    p.map_or(nan, |p| p.total),
+                ]
+            })
+            .collect();
         ctx.write_csv(
             "table1",
             &[
@@ -140,22 +226,268 @@ impl Experiment for GopTable1 {
                 "num",
                 "dual_s",
                 "total_s",
-                "dual_s_per_lp",
-                "paper_equiv_dual_s",
+                "root_num",
+                "root_num_paper_eq8_cuts",
+                "root_num_noisy_y",
+                "num_bound_noise_free",
+                "paper_primal_s",
+                "paper_pre_s",
+                "paper_uri_s",
+                "paper_num",
+                "paper_dual_s",
+                "paper_total_s",
             ],
             &csv,
         )?;
+
         ctx.md(&format!(
-            "## Table 1: mean time per iteration (seconds) over the first {iters} iteration(s), 1 thread\n\n\
-             The paper's values are not available to us. The `Dual (paper)` column is an estimate \
-             from the issue's figure of about 60 ms per relaxed-dual LP (Gurobi): `Num x 0.06 s`. \
-             `Num` is the number of relaxed duals solved per iteration (= cells found).\n"
+            "## Table 1: time per iteration (seconds), K = {k}, 1 thread\n\n\
+             Ours: mean wall-clock time of each component over the first {iters} \
+             iteration(s) (the paper times \"one iteration\" and does not say which); `Num` is \
+             the mean number of relaxed duals (cells) per iteration; — where this scale does \
+             not run the size. Paper: Table 1 as printed, all 12 rows (seconds; Gurobi LPs, \
+             Python, CPU time, one processor).\n"
         ));
+        ctx.quote(&paper::TABLE1_SETUP);
+        ctx.quote(&paper::TABLE1_LEGEND);
+        // All 12 rows of the paper's Table 1, in its order; ours where this scale runs them.
+        let ours_at = |m: usize, n: usize| results.iter().find(|r| r.m == m && r.n == n);
+        let vs: Vec<VsRow> = paper::TABLE1
+            .iter()
+            .map(|p| {
+                let t = ours_at(p.m, p.n).map(|r| r.mean);
+                VsRow {
+                    label: format!("M = {}, N = {}", p.m, p.n),
+                    ours: vec![
+                        t.map(|t| t.primal),
+                        t.map(|t| t.pre),
+                        t.map(|t| t.uri),
+                        t.map(|t| t.num_duals as f64),
+                        t.map(|t| t.dual),
+                        t.map(|t| t.total),
+                    ],
+                    paper: vec![
+                        Some(p.primal),
+                        Some(p.pre),
+                        Some(p.uri),
+                        Some(p.num as f64),
+                        Some(p.dual),
+                        Some(p.total),
+                    ],
+                }
+            })
+            .collect();
         ctx.table_vs_paper(
             "size",
             &["Primal", "Pre", "URI", "Num", "Dual", "Total"],
             &vs,
         )?;
+
+        // Per relaxed dual and share of the iteration.
+        ctx.md(
+            "\nThe relaxed duals: share of the iteration (the paper's percentage) and time per \
+             relaxed dual (`Dual / Num`, milliseconds; the paper's from its printed row).\n",
+        );
+        let per_lp: Vec<VsRow> = paper::TABLE1
+            .iter()
+            .map(|p| {
+                let t = ours_at(p.m, p.n).map(|r| r.mean);
+                VsRow {
+                    label: format!("M = {}, N = {}", p.m, p.n),
+                    ours: vec![
+                        t.map(|t| 100.0 * t.dual / t.total),
+                        t.filter(|t| t.num_duals > 0)
+                            .map(|t| 1e3 * t.dual / t.num_duals as f64),
+                    ],
+                    paper: vec![Some(p.dual_pct), Some(1e3 * p.dual_per_lp())],
+                }
+            })
+            .collect();
+        ctx.table_vs_paper("size", &["Dual share (%)", "ms per relaxed dual"], &per_lp)?;
+
+        // Num explained.
+        ctx.md(&format!(
+            "\n### Num: why our count of relaxed duals differs from the paper's\n\n\
+             `Num` is the number of cells of the `KN` qualifying hyperplanes (all through the \
+             node's `x`) inside the node's region. Columns: our mean per iteration; our root \
+             (iteration 1); the root with the paper's eq. (8) cuts instead of ours (same start); \
+             the root when `y` carries N(0, {NOISE}^2) noise; the most cells the noise-free data \
+             allow at any iteration, `(2 sum_{{i<3}} C(N-1, i))^2` (each component's \
+             hyperplanes have normals `r_n`, and every residual lies in a 3-dimensional span \
+             because `theta*_1n` is affine in `n`); `2^(KN)`; the paper's.\n"
+        ));
+        ctx.table(
+            &[
+                "size",
+                "Num (ours, mean)",
+                "root",
+                "root, eq. (8) cuts",
+                "root, noisy y",
+                "noise-free bound",
+                "2^(KN)",
+                "Num (paper)",
+            ],
+            paper::TABLE1.iter().map(|p| {
+                let dash = || "—".to_string();
+                let r = ours_at(p.m, p.n);
+                vec![
+                    format!("M = {}, N = {}", p.m, p.n),
+                    r.map_or_else(dash, |r| r.mean.num_duals.to_string()),
+                    r.map_or_else(dash, |r| r.root_num.to_string()),
+                    r.map_or_else(dash, |r| r.root_num_paper_cuts.to_string()),
+                    r.map_or_else(dash, |r| r.root_num_noisy.to_string()),
+                    noise_free_bound(p.n).to_string(),
+                    (1usize << (k * p.n)).to_string(),
+                    p.num.to_string(),
+                ]
+            }),
+        );
+        let above_bound: Vec<String> = paper::TABLE1
+            .iter()
+            .filter(|p| p.num > noise_free_bound(p.n))
+            .map(|p| format!("{} (M = {}, N = {})", p.num, p.m, p.n))
+            .collect();
+        let same_cuts = results
+            .iter()
+            .filter(|r| r.root_num == r.root_num_paper_cuts)
+            .count();
+        ctx.md(&format!(
+            "\nThe paper's count exceeds the noise-free bound in {} of 12 rows ({}), so its \
+             residuals spanned more than 3 dimensions per component: its `y` was not exactly \
+             `x* theta*` as the text describes it (noise, or primal solutions not exact to the \
+             last digit, would do it; the text says neither). With noise every sign vector is \
+             a cell at the root (`2^(KN)`), more than the paper's counts, which lie between \
+             the two. The paper's own cuts (eq. (8)) give the same count as ours at {same_cuts} \
+             of {} roots: the difference in Num is the data, not the linearization.\n",
+            above_bound.len(),
+            above_bound.join(", "),
+            results.len(),
+        ));
+        let within_bound = results.iter().all(|r| r.max_num <= noise_free_bound(r.n));
+        let worst = results
+            .iter()
+            .map(|r| (r.max_num, noise_free_bound(r.n), 1usize << (k * r.n)))
+            .max_by_key(|&(a, b, _)| a * 1_000_000 / b.max(1));
+        ctx.paper_claim(
+            &paper::REGIONS_AT_MOST_2_POW_KN,
+            within_bound,
+            format!(
+                "every iteration of every size has at most the noise-free bound of cells, \
+                 itself below 2^(KN); closest: {:?} (Num, bound, 2^(KN))",
+                worst
+            ),
+        );
+
+        // The paper's claims about Table 1, on our numbers (and, for reference, on the
+        // paper's own).
+        let mut linear_ours = Vec::new();
+        let mut linear_paper = Vec::new();
+        let mut linear_holds = true;
+        for &n in &ns {
+            let ours: Vec<(f64, f64)> = results
+                .iter()
+                .filter(|r| r.n == n)
+                .map(|r| (r.m as f64, r.mean.total))
+                .collect();
+            let theirs: Vec<(f64, f64)> = paper::TABLE1
+                .iter()
+                .filter(|p| p.n == n)
+                .map(|p| (p.m as f64, p.total))
+                .collect();
+            let (r_o, s_o) = correlation_and_slope(&ours);
+            let (r_p, s_p) = correlation_and_slope(&theirs);
+            linear_holds &= r_o >= 0.8 && s_o > 0.0;
+            linear_ours.push(format!(
+                "N = {n}: r = {r_o:.2}, slope {s_o:.2e} s per unit M"
+            ));
+            linear_paper.push(format!("N = {n}: r = {r_p:.2}, slope {s_p:.2e}"));
+        }
+        if ms.len() >= 3 {
+            ctx.paper_claim(
+                &paper::TABLE1_LINEAR_IN_M,
+                linear_holds,
+                format!(
+                    "read as: correlation r >= 0.8 and a positive slope of Total against M for \
+                     every N. Ours: {}. The paper's own rows: {}. Our Total follows Num, which \
+                     depends on the instance (see the Num table), not on M.",
+                    linear_ours.join("; "),
+                    linear_paper.join("; ")
+                ),
+            );
+        } else {
+            ctx.md(&format!(
+                "\nNot checked at this scale (only {} values of M): \"{}\"\n",
+                ms.len(),
+                paper::TABLE1_LINEAR_IN_M.text
+            ));
+        }
+        if ns.len() >= 2 {
+            let mean_dual = |n: usize| {
+                let v: Vec<f64> = results
+                    .iter()
+                    .filter(|r| r.n == n)
+                    .map(|r| r.mean.dual)
+                    .collect();
+                v.iter().sum::<f64>() / v.len().max(1) as f64
+            };
+            let duals: Vec<f64> = ns.iter().map(|&n| mean_dual(n)).collect();
+            let grows = duals.windows(2).all(|w| w[1] > w[0]);
+            ctx.paper_claim(
+                &paper::TABLE1_DUAL_GROWS_WITH_N,
+                grows,
+                format!(
+                    "mean Dual over M for N = {:?}: {}",
+                    ns,
+                    duals
+                        .iter()
+                        .map(|d| format!("{d:.4} s"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+        let six: Vec<f64> = results
+            .iter()
+            .filter(|r| r.n == 6)
+            .map(|r| r.mean.dual / r.mean.total)
+            .collect();
+        if !six.is_empty() {
+            let least = six.iter().copied().fold(f64::INFINITY, f64::min);
+            ctx.paper_claim(
+                &paper::TABLE1_DUAL_SHARE_AND_PARALLEL,
+                least > 0.9,
+                format!(
+                    "first part (more than 90% at N = 6): our smallest share at N = 6 is {:.1}%; \
+                     the second part (parallel) is the next claim",
+                    100.0 * least
+                ),
+            );
+        }
+
+        // Ours against the paper's printed times.
+        let ratios: Vec<(f64, f64)> = results
+            .iter()
+            .filter_map(|r| {
+                let p = paper::table1_row(r.m, r.n)?;
+                let t = r.mean;
+                let per_lp =
+                    (t.num_duals > 0).then(|| p.dual_per_lp() / (t.dual / t.num_duals as f64));
+                Some((p.total / t.total, per_lp.unwrap_or(f64::NAN)))
+            })
+            .collect();
+        let smallest_total = ratios.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
+        let smallest_per_lp = ratios
+            .iter()
+            .map(|r| r.1)
+            .filter(|v| v.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        ctx.md(&format!(
+            "\nAgainst the paper's printed times (another machine, Gurobi, Python): the paper's \
+             Total is at least {smallest_total:.0}x ours and its time per relaxed dual at least \
+             {smallest_per_lp:.0}x ours at every size run.\n"
+        ));
+        ctx.figure("smallest_paper_total_over_ours", smallest_total);
+        ctx.figure("smallest_paper_per_lp_over_ours", smallest_per_lp);
 
         // 2-thread speed-up of the relaxed-dual stage at the largest size: 1- and 2-thread
         // fits interleaved, the fastest of each kept (other processes on a shared machine
@@ -186,7 +518,7 @@ impl Experiment for GopTable1 {
         // before the tangent-cone enumeration), for scale.
         let walk = run_fit_with(
             &y,
-            GopParams::new(2, budget).tangent_cone_cells(false),
+            GopParams::new(k, budget).tangent_cone_cells(false),
             iters,
             1,
             seed,
@@ -204,18 +536,37 @@ impl Experiment for GopTable1 {
         ctx.figure("uri_walk_over_cone", walk.uri / cone_uri);
         ctx.figure("dual_speedup_2_threads", dual_speedup);
         ctx.figure("uri_speedup_2_threads", uri_speedup);
-        ctx.figure("worst_paper_equiv_over_total", worst_ratio);
         ctx.figure("largest_total_s", fastest(&ones, |t| t.total));
         ctx.claim(
-            "per-iteration time is at least 20x below the paper's (estimated as Num x 60 ms) at the same Num",
-            worst_ratio >= 20.0,
-            format!("smallest ratio of the paper-equivalent dual time to our total: {worst_ratio:.1}x"),
-        );
-        ctx.claim(
-            "the relaxed-dual stage is at least 1.7x faster with 2 threads than with 1",
+            "\"our algorithm is easily parallelized to solve the relaxed dual problems\" (Sec. 5.3.2), read as: the relaxed-dual stage is at least 1.7x faster with 2 threads than with 1",
             dual_speedup >= 1.7,
             format!("{dual_speedup:.2}x at M = {m}, N = {n}"),
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn central_cell_counts_match_known_values() {
+        // n lines through the origin of the plane: 2n cells; n generic planes through the
+        // origin of R^3: n^2 - n + 2 cells; full rank: 2^n.
+        for n in 1..8 {
+            assert_eq!(central_cells(n, 2), 2 * n);
+            assert_eq!(central_cells(n, 3), n * n - n + 2);
+            assert_eq!(central_cells(n, n), 1 << n);
+        }
+        assert_eq!(noise_free_bound(4), 196);
+        assert_eq!(noise_free_bound(5), 484);
+        assert_eq!(noise_free_bound(6), 1024);
+    }
+
+    #[test]
+    fn correlation_of_a_line_is_one() {
+        let (r, s) = correlation_and_slope(&[(1.0, 3.0), (2.0, 5.0), (4.0, 9.0)]);
+        assert!((r - 1.0).abs() < 1e-12 && (s - 2.0).abs() < 1e-12);
     }
 }
