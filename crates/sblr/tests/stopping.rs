@@ -241,7 +241,7 @@ fn multinomial_change_matches_recomputation() {
         let mut w = Vec::new();
         for c in 0..m.n_classes() - 1 {
             w.extend(flat(
-                m.u(c),
+                m.u(c).expect("class index below m"),
                 MatRef::from_column_major_slice(&[], 0, 0),
                 &[],
             ));
@@ -249,7 +249,7 @@ fn multinomial_change_matches_recomputation() {
         for c in 0..m.n_classes() - 1 {
             w.extend(flat(
                 MatRef::from_column_major_slice(&[], 0, 0),
-                m.v(c),
+                m.v(c).expect("class index below m"),
                 &[],
             ));
         }
