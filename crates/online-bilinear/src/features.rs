@@ -48,10 +48,31 @@ impl Template {
     }
 }
 
-/// An ordered list of templates.
+/// Largest observation column a template may read.
+pub const MAX_TEMPLATE_COLUMN: usize = 1 << 10;
+/// Largest distance from the current position a template may read.
+pub const MAX_TEMPLATE_OFFSET: isize = 1 << 16;
+
+/// An ordered list of templates (non-empty, columns at most [`MAX_TEMPLATE_COLUMN`],
+/// offsets within `±`[`MAX_TEMPLATE_OFFSET`]; a saved list is checked when read).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawTemplates")]
 pub struct Templates {
     list: Vec<Template>,
+}
+
+/// The serialized form of [`Templates`], checked by [`Templates::new`] on the way in.
+#[derive(Deserialize)]
+struct RawTemplates {
+    list: Vec<Template>,
+}
+
+impl TryFrom<RawTemplates> for Templates {
+    type Error = OblError;
+
+    fn try_from(raw: RawTemplates) -> Result<Self> {
+        Templates::new(raw.list)
+    }
 }
 
 fn uni(column: usize, offset: isize) -> Template {
@@ -70,7 +91,8 @@ impl Templates {
     /// Templates from a list.
     ///
     /// # Errors
-    /// [`OblError::InvalidParameter`] when the list is empty.
+    /// [`OblError::InvalidParameter`] when the list is empty, a column exceeds
+    /// [`MAX_TEMPLATE_COLUMN`] or an offset lies outside `±`[`MAX_TEMPLATE_OFFSET`].
     pub fn new(list: Vec<Template>) -> Result<Self> {
         if list.is_empty() {
             return Err(crate::error::invalid(
@@ -78,6 +100,31 @@ impl Templates {
                 "[]",
                 "at least one template",
             ));
+        }
+        for template in &list {
+            let (column, offsets) = match *template {
+                Template::Bias => continue,
+                Template::Unigram { column, offset } => (column, [offset, offset]),
+                Template::Bigram {
+                    column,
+                    first,
+                    second,
+                } => (column, [first, second]),
+            };
+            if column > MAX_TEMPLATE_COLUMN {
+                return Err(crate::error::invalid(
+                    "template column",
+                    column,
+                    "at most 1024",
+                ));
+            }
+            if let Some(&offset) = offsets.iter().find(|o| o.unsigned_abs() > MAX_TEMPLATE_OFFSET.unsigned_abs()) {
+                return Err(crate::error::invalid(
+                    "template offset",
+                    offset,
+                    "within -65536 ..= 65536",
+                ));
+            }
         }
         Ok(Self { list })
     }

@@ -132,6 +132,22 @@ fn a_bilinear_tagger_round_trips_and_rejects_every_wrong_shape() {
                 ids[&key] = json!(99_999_999);
             }),
         ),
+        (
+            "a template reading column 2^64 - 1",
+            "template column",
+            Box::new(|v| {
+                v["dict"]["templates"]["list"][0] =
+                    json!({"Unigram": {"column": u64::MAX, "offset": 0}});
+            }),
+        ),
+        (
+            "a template offset of -2^63 in the parameters",
+            "template offset",
+            Box::new(|v| {
+                v["params"]["templates"]["list"][0] =
+                    json!({"Bigram": {"column": 0, "first": i64::MIN, "second": 1}});
+            }),
+        ),
     ];
     for (case, field, edit) in &cases {
         rejects(&edited(&json, edit), field, case);
