@@ -83,7 +83,7 @@ impl MatrixDataset {
                 return Err(BlError::InvalidParameter {
                     name: "class_names",
                     value: format!("{name:?} (repeated)"),
-                    expected: "distinct class names",
+                    expected: "distinct class names".into(),
                 });
             }
         }
@@ -95,7 +95,7 @@ impl MatrixDataset {
             return Err(BlError::InvalidParameter {
                 name: "labels",
                 value: format!("{label} at sample {index}"),
-                expected: "a class index below the number of class names",
+                expected: "a class index below the number of class names".into(),
             });
         }
         Ok(Self {
@@ -225,7 +225,7 @@ impl MatrixDataset {
             return Err(BlError::InvalidParameter {
                 name: "n_classes",
                 value: self.n_classes().to_string(),
-                expected: "exactly 2 classes for ±1 labels (use restrict_to_classes first)",
+                expected: "exactly 2 classes for ±1 labels (use restrict_to_classes first)".into(),
             });
         }
         Ok(self
@@ -248,7 +248,7 @@ impl MatrixDataset {
             return Err(BlError::InvalidParameter {
                 name: "indices",
                 value: bad.to_string(),
-                expected: "sample indices below the number of samples",
+                expected: "sample indices below the number of samples".into(),
             });
         }
         let len = self.rows * self.cols;
@@ -287,13 +287,13 @@ impl MatrixDataset {
                 .ok_or_else(|| BlError::InvalidParameter {
                     name: "classes",
                     value: format!("{name:?}"),
-                    expected: "names of classes of this data set",
+                    expected: "names of classes of this data set".into(),
                 })?;
             if new_label[old].replace(k).is_some() {
                 return Err(BlError::InvalidParameter {
                     name: "classes",
                     value: format!("{name:?} (repeated)"),
-                    expected: "distinct class names",
+                    expected: "distinct class names".into(),
                 });
             }
         }
@@ -328,7 +328,7 @@ pub(crate) fn try_buffer<T>(len: Option<usize>, what: &'static str) -> Result<Ve
     let too_large = |len: Option<usize>| BlError::InvalidParameter {
         name: what,
         value: len.map_or_else(|| "more than 2^64".into(), |n| n.to_string()),
-        expected: "a number of values that fits in memory",
+        expected: "a number of values that fits in memory".into(),
     };
     let n = len.ok_or_else(|| too_large(len))?;
     let mut v = Vec::new();
@@ -342,14 +342,14 @@ fn check_shape(rows: usize, cols: usize, data_len: usize, n: usize) -> Result<()
         return Err(BlError::InvalidParameter {
             name: "rows",
             value: "0".into(),
-            expected: ">= 1",
+            expected: ">= 1".into(),
         });
     }
     if cols == 0 {
         return Err(BlError::InvalidParameter {
             name: "cols",
             value: "0".into(),
-            expected: ">= 1",
+            expected: ">= 1".into(),
         });
     }
     ensure_nonempty("labels", n)?;
@@ -359,7 +359,7 @@ fn check_shape(rows: usize, cols: usize, data_len: usize, n: usize) -> Result<()
         .ok_or_else(|| BlError::InvalidParameter {
             name: "rows * cols * n_samples",
             value: format!("{rows} * {cols} * {n}"),
-            expected: "a number of values that fits in memory",
+            expected: "a number of values that fits in memory".into(),
         })?;
     if expected != data_len {
         return Err(BlError::ShapeMismatch {
@@ -405,7 +405,7 @@ pub fn stratified_split(
         return Err(BlError::InvalidParameter {
             name: "test_fraction",
             value: test_fraction.to_string(),
-            expected: "in the open interval (0, 1)",
+            expected: "in the open interval (0, 1)".into(),
         });
     }
     let n = labels.len();
@@ -415,7 +415,7 @@ pub fn stratified_split(
         return Err(BlError::InvalidParameter {
             name: "labels",
             value: format!("{n} samples in {} classes", groups.len()),
-            expected: "at least one class with 2 or more samples to draw a test set from",
+            expected: "at least one class with 2 or more samples to draw a test set from".into(),
         });
     }
     // n * test_fraction < n, so the cast is in range.
@@ -541,14 +541,14 @@ fn check_k(n: usize, k: usize) -> Result<()> {
         return Err(BlError::InvalidParameter {
             name: "k",
             value: k.to_string(),
-            expected: ">= 2",
+            expected: ">= 2".into(),
         });
     }
     if k > n {
         return Err(BlError::InvalidParameter {
             name: "k",
             value: format!("{k} (with {n} samples)"),
-            expected: "<= the number of samples",
+            expected: "<= the number of samples".into(),
         });
     }
     Ok(())
@@ -590,7 +590,7 @@ impl LeaveOneOut {
             return Err(BlError::InvalidParameter {
                 name: "n_samples",
                 value: n_samples.to_string(),
-                expected: ">= 2",
+                expected: ">= 2".into(),
             });
         }
         drop(try_buffer::<usize>(Some(n_samples - 1), "n_samples")?);

@@ -42,7 +42,7 @@ pub enum BlError {
         /// Given value, formatted.
         value: String,
         /// Description of the valid range, e.g. `"> 0"`.
-        expected: &'static str,
+        expected: std::borrow::Cow<'static, str>,
     },
     /// A classification data set with fewer than two classes.
     #[error("labels have only {found} distinct class(es): at least 2 are needed")]
@@ -141,38 +141,6 @@ pub fn ensure_len(context: &'static str, expected: usize, found: usize) -> Resul
             context,
             expected: expected.to_string(),
             found: found.to_string(),
-        })
-    }
-}
-
-/// Returns an error unless `value` is finite and `> 0`.
-///
-/// # Errors
-/// [`BlError::InvalidParameter`] otherwise.
-pub fn ensure_positive(name: &'static str, value: f64) -> Result<()> {
-    if value.is_finite() && value > 0.0 {
-        Ok(())
-    } else {
-        Err(BlError::InvalidParameter {
-            name,
-            value: value.to_string(),
-            expected: "finite and > 0",
-        })
-    }
-}
-
-/// Returns an error unless `value` is finite and `>= 0`.
-///
-/// # Errors
-/// [`BlError::InvalidParameter`] otherwise.
-pub fn ensure_nonnegative(name: &'static str, value: f64) -> Result<()> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
-        Err(BlError::InvalidParameter {
-            name,
-            value: value.to_string(),
-            expected: "finite and >= 0",
         })
     }
 }

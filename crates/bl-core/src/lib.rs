@@ -4,11 +4,16 @@
 pub mod data;
 pub mod engine;
 pub mod error;
+pub mod fit;
 pub mod io;
 pub mod linalg;
 pub mod logistic;
 pub mod metrics;
+pub mod params;
 pub mod prox;
 pub mod random;
 
+pub use engine::{FitReport, Observer, StoppingRule, TerminationReason};
 pub use error::{BlError, Result};
+pub use fit::{Fit, Fitted};
+pub use params::ParamGuard;

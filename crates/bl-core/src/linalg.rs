@@ -10,7 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::error::{BlError, Result, ensure_len, ensure_positive};
+use crate::error::{BlError, Result, ensure_len};
 
 fn shape(r: usize, c: usize) -> String {
     format!("{r} x {c}")
@@ -100,7 +100,7 @@ pub fn top_singular_vectors(a: MatRef<'_, f64>, r: usize) -> Result<TopSvd> {
         return Err(BlError::InvalidParameter {
             name: "r",
             value: r.to_string(),
-            expected: "in 1..=min(nrows, ncols)",
+            expected: "in 1..=min(nrows, ncols)".into(),
         });
     }
     ensure_finite_mat("top_singular_vectors: a", a)?;
@@ -326,10 +326,10 @@ pub fn power_iteration_in_place<A: LinearOperator + ?Sized>(
         return Err(BlError::InvalidParameter {
             name: "max_iter",
             value: "0".into(),
-            expected: ">= 1",
+            expected: ">= 1".into(),
         });
     }
-    ensure_positive("tol", params.tol)?;
+    crate::params::positive("tol", params.tol)?;
     ensure_len("power_iteration: u", m, u.len())?;
     ensure_len("power_iteration: v0", n, v.len())?;
     crate::error::ensure_finite("power_iteration: v0", v)?;
@@ -337,7 +337,7 @@ pub fn power_iteration_in_place<A: LinearOperator + ?Sized>(
         return Err(BlError::InvalidParameter {
             name: "v0",
             value: "zero vector".into(),
-            expected: "a nonzero start vector",
+            expected: "a nonzero start vector".into(),
         });
     }
     let mut sigma = 0.0;

@@ -192,7 +192,7 @@ pub fn confusion_matrix(
         return Err(BlError::InvalidParameter {
             name: "n_classes",
             value: "0".into(),
-            expected: ">= 1",
+            expected: ">= 1".into(),
         });
     }
     for (name, labels) in [("truth", truth), ("pred", pred)] {
@@ -200,7 +200,7 @@ pub fn confusion_matrix(
             return Err(BlError::InvalidParameter {
                 name,
                 value: format!("{l} at index {i}"),
-                expected: "class indices below n_classes",
+                expected: "class indices below n_classes".into(),
             });
         }
     }

@@ -9,9 +9,7 @@
 //! * [`project_l1_ball`]: Euclidean projection onto `{||x||_1 <= radius}` through the
 //!   simplex projection of `|v|`.
 
-use crate::error::{
-    Result, ensure_finite, ensure_len, ensure_nonempty, ensure_nonnegative, ensure_positive,
-};
+use crate::error::{Result, ensure_finite, ensure_len, ensure_nonempty};
 
 /// Soft-thresholding `S_tau(x) = sign(x) max(|x| - tau, 0)`, the prox of `tau |.|`.
 ///
@@ -34,7 +32,7 @@ pub fn soft_threshold(x: f64, tau: f64) -> f64 {
 /// Shape mismatch between `x` and `out`; `tau` negative or not finite.
 pub fn soft_threshold_slice(x: &[f64], tau: f64, out: &mut [f64]) -> Result<()> {
     ensure_len("soft_threshold_slice: out", x.len(), out.len())?;
-    ensure_nonnegative("tau", tau)?;
+    crate::params::nonnegative("tau", tau)?;
     for (o, &v) in out.iter_mut().zip(x) {
         *o = soft_threshold(v, tau);
     }
@@ -46,7 +44,7 @@ pub fn soft_threshold_slice(x: &[f64], tau: f64, out: &mut [f64]) -> Result<()> 
 /// # Errors
 /// `tau` negative or not finite.
 pub fn soft_threshold_in_place(x: &mut [f64], tau: f64) -> Result<()> {
-    ensure_nonnegative("tau", tau)?;
+    crate::params::nonnegative("tau", tau)?;
     for v in x.iter_mut() {
         *v = soft_threshold(*v, tau);
     }
@@ -73,9 +71,9 @@ pub fn elastic_net_prox_step(
 ) -> Result<()> {
     ensure_len("elastic_net_prox_step: grad", z.len(), grad.len())?;
     ensure_len("elastic_net_prox_step: out", z.len(), out.len())?;
-    ensure_positive("lipschitz", lipschitz)?;
-    ensure_nonnegative("l1", l1)?;
-    ensure_nonnegative("l2", l2)?;
+    crate::params::positive("lipschitz", lipschitz)?;
+    crate::params::nonnegative("l1", l1)?;
+    crate::params::nonnegative("l2", l2)?;
     let denom = lipschitz + l2;
     let tau = l1 / denom;
     for ((o, &zi), &gi) in out.iter_mut().zip(z).zip(grad) {
@@ -104,7 +102,7 @@ pub fn project_simplex(v: &[f64], radius: f64, out: &mut [f64]) -> Result<()> {
     ensure_nonempty("project_simplex: v", v.len())?;
     ensure_len("project_simplex: out", v.len(), out.len())?;
     ensure_finite("project_simplex: v", v)?;
-    ensure_positive("radius", radius)?;
+    crate::params::positive("radius", radius)?;
     let theta = simplex_threshold(v, radius);
     for (o, &x) in out.iter_mut().zip(v) {
         *o = (x - theta).max(0.0);
@@ -141,7 +139,7 @@ pub fn project_l1_ball(v: &[f64], radius: f64, out: &mut [f64]) -> Result<()> {
     ensure_nonempty("project_l1_ball: v", v.len())?;
     ensure_len("project_l1_ball: out", v.len(), out.len())?;
     ensure_finite("project_l1_ball: v", v)?;
-    ensure_positive("radius", radius)?;
+    crate::params::positive("radius", radius)?;
     let norm1: f64 = v.iter().map(|x| x.abs()).sum();
     if norm1 <= radius {
         out.copy_from_slice(v);

@@ -78,7 +78,7 @@ pub fn synthetic_two_class(
         return Err(crate::BlError::InvalidParameter {
             name: "n",
             value: n.to_string(),
-            expected: ">= 2 (one sample per class at least)",
+            expected: ">= 2 (one sample per class at least)".into(),
         });
     }
     crate::error::ensure_finite("shift", &[shift])?;

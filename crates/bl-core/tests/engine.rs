@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use bl_core::BlError;
 use bl_core::engine::{
-    IterationView, Observer, Progress, StoppingRule, TerminationReason, Trace, relative_change,
-    relative_change_blocks, relative_change_slices, run,
+    IterationView, Observer, Progress, Solver, Stop, StoppingRule, TerminationReason, Trace,
+    relative_change, relative_change_blocks, relative_change_slices, run, run_solver,
 };
 
 fn rule(max_iter: usize, tol: f64) -> StoppingRule {
@@ -26,6 +26,10 @@ fn stops_on_max_iterations() {
     assert_eq!(info.termination, TerminationReason::MaxIterations);
     assert_eq!(info.iterations, 7);
     assert_eq!(trace.records().len(), 7);
+    assert_eq!(
+        info.trace, trace,
+        "the report keeps the same trace as an observer"
+    );
     assert_eq!(trace.objectives()[6], 1.0 / 7.0);
     assert_eq!(trace.extra("step")[2], (3, 6.0));
     assert!(trace.extra("missing").is_empty());
@@ -69,13 +73,56 @@ fn stops_on_numerical_failure_and_on_request() {
     assert_eq!(info.iterations, 4);
 
     let info = run(&rule(100, 0.0), &mut [], |k| {
-        let mut p = Progress::new(1.0, 1.0);
-        p.stop = k == 2;
-        Ok::<_, BlError>(p)
+        Ok::<_, BlError>(Progress::new(1.0, 1.0).stop_if((k == 2).then_some(Stop::Solved)))
     })
     .unwrap();
-    assert_eq!(info.termination, TerminationReason::Stopped);
+    assert_eq!(info.termination, TerminationReason::Solved);
     assert_eq!(info.iterations, 2);
+    assert!(info.converged());
+}
+
+#[test]
+fn an_exhausted_budget_is_not_convergence() {
+    let info = run(&rule(100, 0.0), &mut [], |k| {
+        Ok::<_, BlError>(Progress::new(1.0, 1.0).stop_if((k == 3).then_some(Stop::BudgetExhausted)))
+    })
+    .unwrap();
+    assert_eq!(info.termination, TerminationReason::BudgetExhausted);
+    assert_eq!(info.iterations, 3);
+    assert!(!info.converged());
+    // A saved report of the previous engine said `Stopped` for a solved run.
+    let old: TerminationReason = serde_json::from_str("\"Stopped\"").unwrap();
+    assert_eq!(old, TerminationReason::Solved);
+}
+
+/// Halves the distance to the problem's target each step.
+struct Halving;
+
+impl Solver for Halving {
+    type Problem = f64;
+    type State = f64;
+    type Error = BlError;
+
+    fn step(&mut self, target: &f64, x: &mut f64, _: usize) -> Result<Progress, BlError> {
+        let previous = *x;
+        *x = 0.5 * (*x + target);
+        Ok(Progress::new((*x - target).abs(), (*x - previous).abs()))
+    }
+}
+
+#[test]
+fn a_solver_runs_from_the_callers_state_and_warm_starts() {
+    let mut x = 0.0;
+    let cold = run_solver(&mut Halving, &8.0, &mut x, &rule(200, 1e-6), &mut []).unwrap();
+    assert_eq!(cold.termination, TerminationReason::Converged);
+    // |x_k - x_{k-1}| = 8 / 2^k <= 1e-6 first at k = 23.
+    assert_eq!(cold.iterations, 23);
+    assert!((x - 8.0).abs() <= 1e-6);
+    let warm = run_solver(&mut Halving, &8.0, &mut x, &rule(200, 1e-6), &mut []).unwrap();
+    assert_eq!(
+        warm.iterations, 1,
+        "a converged state needs one step to confirm"
+    );
 }
 
 #[test]
@@ -127,6 +174,13 @@ fn every_observer_sees_every_iteration() {
     })
     .unwrap();
     assert_eq!(a.seen, vec![1, 2, 3, 4]);
+    let mut changes = Vec::new();
+    let mut closure = |v: &IterationView<'_>| changes.push(v.change);
+    run(&rule(2, 0.0), &mut [&mut closure], |k| {
+        Ok::<_, BlError>(Progress::new(0.5, k as f64))
+    })
+    .unwrap();
+    assert_eq!(changes, vec![1.0, 2.0]);
     assert_eq!(b.records().len(), 4);
     let elapsed: Vec<f64> = b.records().iter().map(|r| r.elapsed_s).collect();
     assert!(elapsed.windows(2).all(|w| w[0] <= w[1]));

@@ -51,7 +51,7 @@
 
 use std::time::Duration;
 
-use bl_core::engine::{Progress, RunInfo, StoppingRule, TerminationReason, Trace, run};
+use bl_core::engine::{FitReport, Progress, Stop, StoppingRule, TerminationReason, Trace, run};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, Mat, MatMut, MatRef, Par};
 use rayon::prelude::*;
@@ -262,9 +262,8 @@ impl BmpParams {
                 }
             }
             let Some(best) = best.filter(|c| c.score > 0.0 && c.score.is_finite()) else {
-                let mut p = Progress::new(loss, 0.0).with("rmse", (2.0 * loss / n_obs).sqrt());
-                p.stop = true;
-                return Ok(p);
+                let p = Progress::new(loss, 0.0).with("rmse", (2.0 * loss / n_obs).sqrt());
+                return Ok(p.stop_if(Some(Stop::Solved)));
             };
             b.push(inner_with_data(x, &best.atom));
             atoms.push(best.atom);
@@ -326,9 +325,9 @@ impl BmpParams {
             });
             path.push(c);
             snapshots.push(atoms.clone());
-            let mut progress = Progress::new(loss, change);
             // The residual vanished (to rounding): nothing is left to explain.
-            progress.stop = loss <= VANISHED * initial_loss;
+            let vanished = loss <= VANISHED * initial_loss;
+            let progress = Progress::new(loss, change).stop_if(vanished.then_some(Stop::Solved));
             Ok(progress
                 .with("rmse", (2.0 * loss / n_obs).sqrt())
                 .with("mode", best.mode as f64)
@@ -863,7 +862,7 @@ pub struct FittedBmp {
     snapshots: Vec<Vec<Atom>>,
     steps: Vec<AtomStep>,
     trace: Trace,
-    info: RunInfo,
+    info: FitReport,
     initial_loss: f64,
 }
 
@@ -911,7 +910,7 @@ impl FittedBmp {
         self.info.termination
     }
     /// Iterations and time of the run.
-    pub fn run_info(&self) -> &RunInfo {
+    pub fn run_info(&self) -> &FitReport {
         &self.info
     }
     /// The atoms of the model after step `k` (`1 <= k <= n_atoms()`): the first `k`

@@ -24,7 +24,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bl_core::engine::{Progress, StoppingRule, TerminationReason, Trace, run};
+use bl_core::engine::{Progress, Stop, StoppingRule, TerminationReason, Trace, run};
 use faer::{Mat, MatRef};
 use lp_backend::LpSolver;
 use rand::RngExt;
@@ -600,8 +600,7 @@ impl GopParams {
                     Some(e) => e.id,
                     None => {
                         let (ub, lb) = (search.upper(), search.lower());
-                        let mut p = Progress::new(ub, ub - lb);
-                        p.stop = true;
+                        let p = Progress::new(ub, ub - lb).stop_if(Some(Stop::Solved));
                         return Ok::<_, GopError>(p);
                     }
                 }
@@ -612,7 +611,7 @@ impl GopParams {
                 .last()
                 .map(|r| (r.upper_bound, r.lower_bound, r.timing));
             let (ub, lb, tm) = rec.unwrap_or((f64::INFINITY, 0.0, Timing::default()));
-            let mut p = Progress::new(ub, ub - lb)
+            let p = Progress::new(ub, ub - lb)
                 .with("lower_bound", lb)
                 .with("num_duals", tm.num_duals as f64)
                 .with("primal_s", tm.primal)
@@ -620,8 +619,9 @@ impl GopParams {
                 .with("uri_s", tm.uri)
                 .with("dual_s", tm.dual)
                 .with("total_s", tm.total);
-            p.stop = search.nodes.len() >= self.max_nodes;
-            Ok(p)
+            // Out of nodes before the gap closed: not converged.
+            let exhausted = search.nodes.len() >= self.max_nodes && ub - lb > self.eps;
+            Ok(p.stop_if(exhausted.then_some(Stop::BudgetExhausted)))
         })?;
         let elapsed_s = start.elapsed().as_secs_f64();
         let upper_bound = search.upper();

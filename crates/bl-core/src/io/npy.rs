@@ -178,7 +178,7 @@ fn npy_header_bytes(shape: &[usize], data: &[f64]) -> Result<Vec<u8>> {
         return Err(BlError::InvalidParameter {
             name: "shape",
             value: format!("{} axes", shape.len()),
-            expected: "at most 64 axes (numpy's limit)",
+            expected: "at most 64 axes (numpy's limit)".into(),
         });
     }
     let expected = shape

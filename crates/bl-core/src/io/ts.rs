@@ -121,14 +121,14 @@ fn parse_ts_impl(text: &str, policy: LengthPolicy, path: &Path) -> Result<Matrix
             return Err(BlError::InvalidParameter {
                 name: "LengthPolicy length",
                 value: "0".into(),
-                expected: ">= 1",
+                expected: ">= 1".into(),
             });
         }
         LengthPolicy::Resample(len) if len > MAX_RESAMPLE_LENGTH => {
             return Err(BlError::InvalidParameter {
                 name: "LengthPolicy::Resample length",
                 value: len.to_string(),
-                expected: "<= MAX_RESAMPLE_LENGTH (2^20)",
+                expected: "<= MAX_RESAMPLE_LENGTH (2^20)".into(),
             });
         }
         _ => {}
@@ -456,7 +456,7 @@ fn allocate(dims: usize, length: usize, n: usize) -> Result<Vec<f64>> {
     let too_large = || BlError::InvalidParameter {
         name: "data set size",
         value: format!("{n} cases x {dims} dimensions x {length} values"),
-        expected: "a data set that fits in memory",
+        expected: "a data set that fits in memory".into(),
     };
     let len = dims
         .checked_mul(length)

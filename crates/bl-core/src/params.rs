@@ -1,0 +1,139 @@
+//! The parameter convention of the workspace, and the shared validators.
+//!
+//! Every algorithm has a builder of unchecked parameters (`XParams`, `Default` + one
+//! setter per field) and a checked form (`XValidParams`): [`ParamGuard::check`] validates
+//! every field with the functions below and returns the checked form, so a fit never reads
+//! an unchecked value. `Fit` (see [`crate::fit`]) is implemented on the builder and checks
+//! first. Errors are [`BlError::InvalidParameter`], naming the field, the value and the
+//! valid range.
+//!
+//! ```
+//! use bl_core::params::{self, ParamGuard};
+//!
+//! #[derive(Debug, Clone)]
+//! struct RidgeParams { alpha: f64, max_iter: usize }
+//! #[derive(Debug, Clone)]
+//! struct RidgeValidParams(RidgeParams);
+//!
+//! impl ParamGuard for RidgeParams {
+//!     type Checked = RidgeValidParams;
+//!     type Error = bl_core::BlError;
+//!     fn check(&self) -> bl_core::Result<RidgeValidParams> {
+//!         params::positive("alpha", self.alpha)?;
+//!         params::at_least("max_iter", self.max_iter, 1)?;
+//!         Ok(RidgeValidParams(self.clone()))
+//!     }
+//! }
+//!
+//! assert!(RidgeParams { alpha: 1.0, max_iter: 10 }.check().is_ok());
+//! let err = RidgeParams { alpha: -1.0, max_iter: 10 }.check().unwrap_err();
+//! assert_eq!(err.to_string(), "invalid parameter `alpha` = -1: must be finite and > 0");
+//! ```
+
+use std::fmt::Display;
+
+use crate::error::{BlError, Result};
+
+/// Unchecked parameters that validate into a checked form.
+pub trait ParamGuard {
+    /// The checked parameters a fit reads.
+    type Checked;
+    /// The error of a failed check; [`BlError`] converts into it.
+    type Error: From<BlError>;
+
+    /// Validates every field and returns the checked parameters.
+    ///
+    /// # Errors
+    /// The first invalid field, as [`BlError::InvalidParameter`] (or a crate error
+    /// wrapping it).
+    fn check(&self) -> std::result::Result<Self::Checked, Self::Error>;
+}
+
+/// [`BlError::InvalidParameter`] for `name` = `value`, which must be `expected`.
+pub fn invalid(name: &'static str, value: impl Display, expected: impl Into<String>) -> BlError {
+    BlError::InvalidParameter {
+        name,
+        value: value.to_string(),
+        expected: expected.into().into(),
+    }
+}
+
+/// `value` must be finite.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise.
+pub fn finite(name: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(invalid(name, value, "finite"))
+    }
+}
+
+/// `value` must be finite and `> 0`.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise.
+pub fn positive(name: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(name, value, "finite and > 0"))
+    }
+}
+
+/// `value` must be finite and `>= 0`.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise.
+pub fn nonnegative(name: &'static str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(name, value, "finite and >= 0"))
+    }
+}
+
+/// `value` must lie in the closed interval `[low, high]`.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise (NaN included).
+pub fn in_range(name: &'static str, value: f64, low: f64, high: f64) -> Result<()> {
+    if (low..=high).contains(&value) {
+        Ok(())
+    } else {
+        Err(invalid(name, value, format!("in [{low}, {high}]")))
+    }
+}
+
+/// `value` must be a probability, in `[0, 1]`.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise.
+pub fn probability(name: &'static str, value: f64) -> Result<()> {
+    in_range(name, value, 0.0, 1.0)
+}
+
+/// A count must be at least `min`.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise.
+pub fn at_least(name: &'static str, value: usize, min: usize) -> Result<()> {
+    if value >= min {
+        Ok(())
+    } else {
+        Err(invalid(name, value, format!(">= {min}")))
+    }
+}
+
+/// A count must lie in `[min, max]`.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] otherwise.
+pub fn count_in(name: &'static str, value: usize, min: usize, max: usize) -> Result<()> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(invalid(name, value, format!("in {min} ..= {max}")))
+    }
+}
