@@ -10,10 +10,11 @@
 //!
 //! - [`sblr`]: J. V. Shi, Y. Xu, R. G. Baraniuk, *Sparse bilinear logistic regression*
 //!   (2014).
-//! - [`bol`]: P. Wu, X. Sun, *An online learning algorithm for bilinear models*, ICML 2015.
-//! - [`bmp`]: Chang et al., *Efficient tensor decomposition with Boolean factors*.
-//! - [`gop`]: Zhang et al., *A global optimization algorithm for sparse mixed membership
-//!   matrix factorization*.
+//! - [`bol`]: Y. Wu, S. Sun, *An online learning algorithm for bilinear models*, ICML 2015.
+//! - [`bmp`]: S.-E. Chang, X. Zheng, I. E. H. Yen, P. Ravikumar, R. Yu, *Efficient tensor
+//!   decomposition with Boolean factors*.
+//! - [`gop`]: F. Zhang, C. Wang, A. C. Trapp, P. Flaherty, *A global optimization algorithm
+//!   for sparse mixed membership matrix factorization*.
 
 pub mod bmp;
 pub mod bol;
