@@ -3,24 +3,23 @@
 
 use bl_core::engine::TerminationReason;
 use faer::Mat;
-use gop_mmf::{Fit, Fitted, GopParams};
+use gop_mmf::{Fit, Fitted, FittedGop, GopParams};
 
-fn example() -> Mat<f64> {
-    // Sec. 5.1: y = [0, -1, -0.5], K = 2, P = 1.
-    Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n])
+/// The Sec. 5.1 instance (y = [0, -1, -0.5], K = 2, P = 1, eps = 0.01) from start `seed`.
+fn fit_example(seed: u64, max_nodes: Option<usize>) -> FittedGop {
+    let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
+    let params = GopParams::default().eps(0.01).seed(seed).threads(1);
+    let params = match max_nodes {
+        Some(limit) => params.max_nodes(limit),
+        None => params,
+    };
+    params.fit(&y.as_ref()).unwrap()
 }
 
 #[test]
 fn a_run_out_of_nodes_is_budget_exhausted_and_not_converged() {
-    let y = example();
     for seed in 0..4 {
-        let fitted = GopParams::default()
-            .eps(0.01)
-            .seed(seed)
-            .threads(1)
-            .max_nodes(2)
-            .fit(&y.as_ref())
-            .unwrap();
+        let fitted = fit_example(seed, Some(2));
         let report = fitted.report();
         let c = fitted.certificate();
         assert!(!c.certified, "seed {seed}: {c:?}");
@@ -36,14 +35,8 @@ fn a_run_out_of_nodes_is_budget_exhausted_and_not_converged() {
 
 #[test]
 fn a_run_that_closes_the_gap_is_converged() {
-    let y = example();
     for seed in 0..4 {
-        let fitted = GopParams::default()
-            .eps(0.01)
-            .seed(seed)
-            .threads(1)
-            .fit(&y.as_ref())
-            .unwrap();
+        let fitted = fit_example(seed, None);
         let report = fitted.report();
         assert!(fitted.certificate().certified, "seed {seed}");
         assert!(
