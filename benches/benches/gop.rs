@@ -14,6 +14,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use gop_mmf::Fit;
 use gop_mmf::arrangement::{CellOptions, enumerate_cells};
 use gop_mmf::dual::{DualLayout, Level};
 use gop_mmf::lagrangian::Lagrangian;
@@ -43,7 +44,8 @@ fn relaxed_dual(c: &mut Criterion) {
     let primal = solve_primal(&x0, &y, m, 2, n).expect("valid instance");
     let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
     let layout = DualLayout { mk: 2 * m };
-    let base = layout.base_program(budget, &[], &[]);
+    // `Q` free, as the fit builds it by default (`GopParams::nonnegative_bound(false)`).
+    let base = layout.base_program(budget, &[], &[], false);
     let signs: Vec<i8> = (0..level.num_hyperplanes())
         .map(|h| if h % 3 == 0 { -1 } else { 1 })
         .collect();
@@ -123,17 +125,19 @@ fn one_iteration(c: &mut Criterion) {
     let (y, x0, budget) = instance(m, n);
     let y = faer::Mat::from_fn(m, n, |j, s| y[s * m + j]);
     for threads in [1, 2] {
-        let params = gop_mmf::GopParams::new(2, budget)
+        let params = gop_mmf::GopParams::default()
+            .k(2)
+            .budget(budget)
             .initial_x(x0.clone())
             .threads(threads)
             .max_iter(1);
-        let cells = params.fit(y.as_ref()).expect("fit").history()[0].cells;
+        let cells = params.fit(&y.as_ref()).expect("fit").history()[0].cells;
         group.bench_function(
             BenchmarkId::new(
                 format!("threads{threads}"),
                 format!("M{m}_N{n}_cells{cells}"),
             ),
-            |b| b.iter(|| black_box(params.fit(black_box(y.as_ref())).expect("fit"))),
+            |b| b.iter(|| black_box(params.fit(&black_box(y.as_ref())).expect("fit"))),
         );
     }
     group.finish();

@@ -46,7 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &CellOptions::default(),
     )?;
     let layout = DualLayout { mk: 2 * m };
-    let base = layout.base_program(budget, &[], &[]);
+    // `Q` free, as the fit builds it by default (`GopParams::nonnegative_bound(false)`).
+    let base = layout.base_program(budget, &[], &[], false);
     let pools: Vec<rayon::ThreadPool> = [1, 2]
         .iter()
         .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build())

@@ -1,25 +1,27 @@
 //! The illustrative instance of Sec. 5.1: y = [0, -1, -0.5], K = 2, P = 1, eps = 0.01.
 use faer::Mat;
-use gop_mmf::GopParams;
+use gop_mmf::{Fit, Fitted, GopParams};
 
 fn main() -> Result<(), gop_mmf::GopError> {
     let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
     for seed in 0..5 {
-        let fit = GopParams::new(2, 1.0)
+        let fit = GopParams::default()
+            .k(2)
+            .budget(1.0)
             .eps(0.01)
             .seed(seed)
             .threads(1)
-            .fit(y.as_ref())?;
+            .fit(&y.as_ref())?;
         println!(
             "seed {seed}: iters {} LB {:.5} UB {:.5} x = [{:.4}, {:.4}] nodes {} time {:.3}s {:?}",
-            fit.n_iter(),
+            fit.report().iterations,
             fit.lower_bound(),
             fit.upper_bound(),
             fit.x()[(0, 0)],
             fit.x()[(0, 1)],
             fit.tree().len(),
-            fit.elapsed_s(),
-            fit.termination()
+            fit.report().seconds(),
+            fit.report().termination
         );
         if seed == 0 {
             for r in fit.history().iter().take(8) {

@@ -6,11 +6,11 @@
 //!
 //! `cargo run --release -p gop-mmf --example table1_compare -- [ITERATIONS] [REPEATS]`
 use faer::Mat;
-use gop_mmf::{GopParams, Timing};
+use gop_mmf::{Fit, GopParams, Timing};
 
 /// Mean component times over the iterations of one fit.
 fn mean(params: &GopParams, y: &Mat<f64>) -> Result<Timing, gop_mmf::GopError> {
-    Ok(params.fit(y.as_ref())?.mean_timing())
+    Ok(params.fit(&y.as_ref())?.mean_timing())
 }
 
 fn fastest(a: Timing, b: Timing) -> Timing {
@@ -38,7 +38,12 @@ fn main() -> Result<(), gop_mmf::GopError> {
         for m in [20, 40, 60, 80] {
             let gop_mmf::Table1Instance { y, budget, .. } =
                 gop_mmf::table1_instance(m, n, (m * 10 + n) as u64)?;
-            let params = GopParams::new(2, budget).seed(0).threads(1).max_iter(iters);
+            let params = GopParams::default()
+                .k(2)
+                .budget(budget)
+                .seed(0)
+                .threads(1)
+                .max_iter(iters);
             let variants = [
                 ("walk", params.clone().tangent_cone_cells(false)),
                 ("cone", params),

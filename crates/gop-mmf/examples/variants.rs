@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release -p gop-mmf --example variants -- [FIG3_MAX_ITER]`
 use faer::Mat;
-use gop_mmf::{GopParams, Linearization};
+use gop_mmf::{Fit, Fitted, GopParams, Linearization};
 
 fn main() -> Result<(), gop_mmf::GopError> {
     let fig3_iters: usize = std::env::args()
@@ -19,15 +19,17 @@ fn main() -> Result<(), gop_mmf::GopError> {
             let mut certified = 0;
             let mut first_lb = Vec::new();
             for seed in 1..=20 {
-                let fit = GopParams::new(2, 1.0)
+                let fit = GopParams::default()
+                    .k(2)
+                    .budget(1.0)
                     .eps(0.01)
                     .seed(seed)
                     .threads(1)
                     .max_iter(5000)
                     .linearization(lin)
                     .nonnegative_bound(floor)
-                    .fit(y.as_ref())?;
-                its.push(fit.n_iter());
+                    .fit(&y.as_ref())?;
+                its.push(fit.report().iterations);
                 worst_ub = worst_ub.max(fit.upper_bound());
                 max_lb = max_lb.max(fit.lower_bound());
                 certified += usize::from(fit.certificate().certified);
@@ -47,14 +49,16 @@ fn main() -> Result<(), gop_mmf::GopError> {
         let inst = gop_mmf::fig3_instance(10, seed)?;
         for lin in [Linearization::Product, Linearization::Paper] {
             for floor in [true, false] {
-                let fit = GopParams::new(2, inst.budget)
+                let fit = GopParams::default()
+                    .k(2)
+                    .budget(inst.budget)
                     .eps(0.01)
                     .seed(seed)
                     .threads(1)
                     .max_iter(fig3_iters)
                     .linearization(lin)
                     .nonnegative_bound(floor)
-                    .fit(inst.y.as_ref())?;
+                    .fit(&inst.y.as_ref())?;
                 let h = fit.history();
                 let to_017 = h
                     .iter()
@@ -62,8 +66,8 @@ fn main() -> Result<(), gop_mmf::GopError> {
                     .map(|i| i + 1);
                 println!(
                     "fig3 seed {seed} {lin:?} floor {floor}: {} iterations {:.2}s, first LB {:.3}, final [{:.4}, {:.4}], gap <= 0.17 at iteration {to_017:?}, x = ({:.3}, {:.3}), cells/iter {:.1}",
-                    fit.n_iter(),
-                    fit.elapsed_s(),
+                    fit.report().iterations,
+                    fit.report().seconds(),
                     h[0].lower_bound,
                     fit.lower_bound(),
                     fit.upper_bound(),

@@ -188,22 +188,11 @@ impl DualLayout {
     }
 
     /// The base LP of a node: `min Q` over the l1 ball with the qualifying rows and
-    /// Lagrangian rows of its path, and `Q >= 0` (see
-    /// [`DualLayout::base_program_with_floor`] for the paper's free `Q`).
+    /// Lagrangian rows of its path, with the row `Q >= 0` only when `floor` is set (without
+    /// it `Q` is free, as in the paper's relaxed dual and the fit's default; see
+    /// [`GopParams::nonnegative_bound`](crate::GopParams::nonnegative_bound)).
     #[must_use]
     pub fn base_program(
-        &self,
-        budget: f64,
-        region: &[SignedHyperplane],
-        lagrangians: &[Affine],
-    ) -> LinearProgram {
-        self.base_program_with_floor(budget, region, lagrangians, true)
-    }
-
-    /// [`DualLayout::base_program`], with the row `Q >= 0` only when `floor` is set
-    /// (without it `Q` is free, as in the paper's relaxed dual).
-    #[must_use]
-    pub fn base_program_with_floor(
         &self,
         budget: f64,
         region: &[SignedHyperplane],

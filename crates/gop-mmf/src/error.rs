@@ -2,37 +2,18 @@
 
 /// Everything that can go wrong in a GOP fit.
 ///
-/// Lower-level errors come in through `#[from]`: input checks of `bl-core` and LP failures
-/// of `lp-backend` (the LP's context names the node and cell).
+/// The generic input errors (invalid parameters, shapes, empty or non-finite data) are
+/// `bl-core`'s [`BlError`](bl_core::BlError), wrapped as [`GopError::Core`]; LP failures of
+/// `lp-backend` come in as [`GopError::Lp`] (the LP's context names the node and cell).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GopError {
-    /// An input check failed (non-finite data, empty data, shapes).
+    /// An input or parameter check failed (see [`bl_core::BlError`]).
     #[error(transparent)]
-    Input(#[from] bl_core::BlError),
+    Core(#[from] bl_core::BlError),
     /// An LP could not be solved.
     #[error("LP failure: {0}")]
     Lp(#[from] lp_backend::LpError),
-    /// A hyperparameter is outside its valid range.
-    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
-    InvalidParameter {
-        /// Parameter name.
-        name: &'static str,
-        /// The given value, formatted.
-        value: String,
-        /// The valid range.
-        expected: &'static str,
-    },
-    /// Two shapes that must agree do not.
-    #[error("shape mismatch for {what}: expected {expected}, found {found}")]
-    ShapeMismatch {
-        /// Which input.
-        what: &'static str,
-        /// Expected shape, e.g. `"3 x 2"`.
-        expected: String,
-        /// Given shape.
-        found: String,
-    },
     /// The exact primal solver found no KKT point (numerically degenerate data).
     #[error(
         "primal of sample {sample} has no KKT point within tolerance (violation {violation:.3e})"
@@ -51,6 +32,18 @@ pub enum GopError {
         /// The error.
         message: String,
     },
+}
+
+impl GopError {
+    /// The name of the invalid parameter, when this is
+    /// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter).
+    #[must_use]
+    pub fn invalid_parameter(&self) -> Option<&'static str> {
+        match self {
+            Self::Core(bl_core::BlError::InvalidParameter { name, .. }) => Some(name),
+            _ => None,
+        }
+    }
 }
 
 /// Shorthand for results of this crate.

@@ -24,7 +24,10 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bl_core::engine::{Progress, Stop, StoppingRule, TerminationReason, Trace, run};
+use bl_core::BlError;
+use bl_core::engine::{Observer, Progress, Stop, StoppingRule, run};
+use bl_core::fit::Fit;
+use bl_core::params::{ParamGuard, invalid};
 use faer::{Mat, MatRef};
 use lp_backend::LpSolver;
 use rand::RngExt;
@@ -32,226 +35,10 @@ use rand::RngExt;
 use crate::arrangement::{CellOptions, SignedHyperplane, enumerate_cells};
 use crate::dual::{DualLayout, Level, solve_relaxed_duals};
 use crate::error::{GopError, Result};
+use crate::fitted::{Certificate, FittedGop, IterationRecord, NodeState, Timing, TreeNode};
 use crate::lagrangian::{Affine, Lagrangian};
-use crate::params::GopParams;
+use crate::params::{GopParams, GopValidParams};
 use crate::primal::solve_primal;
-
-/// Wall-clock time of the components of one iteration (the columns of Table 1).
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Timing {
-    /// Primal problem (3), seconds.
-    pub primal: f64,
-    /// Lagrangian, qualifying constraints and filtering ("Pre"), seconds.
-    pub pre: f64,
-    /// Cell enumeration ("URI", unique region identification), seconds.
-    pub uri: f64,
-    /// Relaxed dual LPs, seconds.
-    pub dual: f64,
-    /// The whole iteration, seconds.
-    pub total: f64,
-    /// Relaxed duals solved ("Num").
-    pub num_duals: usize,
-    /// Interior-point LPs of the cell enumeration.
-    pub uri_lps: usize,
-    /// Whether the cell enumeration used the rank shortcut.
-    pub shortcut: bool,
-}
-
-/// What happened in one iteration.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct IterationRecord {
-    /// 1-based iteration number.
-    pub iteration: usize,
-    /// The node expanded.
-    pub node: usize,
-    /// Its depth (root = 0).
-    pub depth: usize,
-    /// Its lower bound when selected.
-    pub node_lower_bound: f64,
-    /// The iterate `x^t` (`M x K`, column-major).
-    pub x: Vec<f64>,
-    /// The primal solution `theta^t` (`K x N`, column-major).
-    pub theta: Vec<f64>,
-    /// `lambda^t` (length `N`).
-    pub lambda: Vec<f64>,
-    /// `mu^t` (`K x N`, column-major).
-    pub mu: Vec<f64>,
-    /// Primal value at `x^t`.
-    pub primal_objective: f64,
-    /// `PUBD` after the iteration.
-    pub upper_bound: f64,
-    /// `RLBD` after the iteration.
-    pub lower_bound: f64,
-    /// Qualifying constraints before filtering (`K N`).
-    pub hyperplanes: usize,
-    /// Distinct hyperplanes kept.
-    pub kept_hyperplanes: usize,
-    /// Cells found (children created or pruned).
-    pub cells: usize,
-    /// Open nodes after the iteration.
-    pub open_nodes: usize,
-    /// Component times.
-    pub timing: Timing,
-}
-
-/// State of a tree node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum NodeState {
-    /// Waiting to be expanded.
-    Open,
-    /// Expanded at some iteration.
-    Expanded,
-    /// Its bound cannot beat the upper bound by more than `eps`.
-    Pruned,
-}
-
-/// A node of the branch-and-bound tree (for figures such as the paper's Fig. 2).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TreeNode {
-    /// Node id (index in [`GopFit::tree`]).
-    pub id: usize,
-    /// Parent id (`None` for the root).
-    pub parent: Option<usize>,
-    /// Depth (root = 0).
-    pub depth: usize,
-    /// The node's point: the starting `x` for the root, the relaxed dual's `x` otherwise.
-    pub x: Vec<f64>,
-    /// Lower bound of the node's region.
-    pub lower_bound: f64,
-    /// Final state.
-    pub state: NodeState,
-    /// Iteration at which it was expanded.
-    pub expanded_at: Option<usize>,
-    /// `theta^B` of the parent's cell that defines this node (`K x N`, column-major).
-    pub theta_b: Option<Vec<f64>>,
-}
-
-/// The bounds proven by a fit.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Certificate {
-    /// `RLBD`: no feasible point of (2) has a smaller objective.
-    pub lower_bound: f64,
-    /// `PUBD`: the objective of the returned `(x, theta)`.
-    pub upper_bound: f64,
-    /// `PUBD - RLBD`.
-    pub gap: f64,
-    /// The requested tolerance.
-    pub eps: f64,
-    /// Whether `gap <= eps` (the returned point is an `eps`-global optimum).
-    pub certified: bool,
-}
-
-/// A fitted GOP model: the best point found, the certificate and the history.
-#[derive(Debug, Clone)]
-pub struct GopFit {
-    x: Mat<f64>,
-    theta: Mat<f64>,
-    certificate: Certificate,
-    iterations: usize,
-    termination: TerminationReason,
-    trace: Trace,
-    history: Vec<IterationRecord>,
-    tree: Vec<TreeNode>,
-    elapsed_s: f64,
-}
-
-impl GopFit {
-    /// The best `x` found (`M x K`).
-    #[must_use]
-    pub fn x(&self) -> MatRef<'_, f64> {
-        self.x.as_ref()
-    }
-
-    /// Its primal `theta` (`K x N`).
-    #[must_use]
-    pub fn theta(&self) -> MatRef<'_, f64> {
-        self.theta.as_ref()
-    }
-
-    /// The proven bounds.
-    #[must_use]
-    pub fn certificate(&self) -> Certificate {
-        self.certificate
-    }
-
-    /// `PUBD`.
-    #[must_use]
-    pub fn upper_bound(&self) -> f64 {
-        self.certificate.upper_bound
-    }
-
-    /// `RLBD`.
-    #[must_use]
-    pub fn lower_bound(&self) -> f64 {
-        self.certificate.lower_bound
-    }
-
-    /// `PUBD - RLBD`.
-    #[must_use]
-    pub fn gap(&self) -> f64 {
-        self.certificate.gap
-    }
-
-    /// Iterations performed.
-    #[must_use]
-    pub fn n_iter(&self) -> usize {
-        self.iterations
-    }
-
-    /// Why the fit stopped.
-    #[must_use]
-    pub fn termination(&self) -> TerminationReason {
-        self.termination
-    }
-
-    /// The engine trace: objective `PUBD` per iteration, change = gap, extras
-    /// `lower_bound`, `num_duals`, `primal_s`, `pre_s`, `uri_s`, `dual_s`, `total_s`.
-    #[must_use]
-    pub fn trace(&self) -> &Trace {
-        &self.trace
-    }
-
-    /// Per-iteration records.
-    #[must_use]
-    pub fn history(&self) -> &[IterationRecord] {
-        &self.history
-    }
-
-    /// The component times of Table 1 averaged over the iterations, with `Num` and the
-    /// cell-enumeration LPs as rounded means (`shortcut`: whether any iteration used the
-    /// rank shortcut). All zero for a fit without iterations.
-    #[must_use]
-    pub fn mean_timing(&self) -> Timing {
-        let k = self.history.len().max(1) as f64;
-        let mut t = Timing::default();
-        let (mut num, mut lps) = (0, 0);
-        for r in &self.history {
-            t.primal += r.timing.primal / k;
-            t.pre += r.timing.pre / k;
-            t.uri += r.timing.uri / k;
-            t.dual += r.timing.dual / k;
-            t.total += r.timing.total / k;
-            t.shortcut |= r.timing.shortcut;
-            num += r.timing.num_duals;
-            lps += r.timing.uri_lps;
-        }
-        t.num_duals = (num as f64 / k).round() as usize;
-        t.uri_lps = (lps as f64 / k).round() as usize;
-        t
-    }
-
-    /// The branch-and-bound tree.
-    #[must_use]
-    pub fn tree(&self) -> &[TreeNode] {
-        &self.tree
-    }
-
-    /// Total wall-clock time, seconds.
-    #[must_use]
-    pub fn elapsed_s(&self) -> f64 {
-        self.elapsed_s
-    }
-}
 
 #[derive(Debug)]
 struct Node {
@@ -401,12 +188,8 @@ impl Search<'_> {
 
         let t = Instant::now();
         let layout = DualLayout { mk };
-        let base = layout.base_program_with_floor(
-            budget,
-            &region,
-            &lagrangians,
-            self.params.nonnegative_bound,
-        );
+        let base =
+            layout.base_program(budget, &region, &lagrangians, self.params.nonnegative_bound);
         let results = solve_relaxed_duals(
             self.solver,
             &layout,
@@ -487,20 +270,22 @@ fn starting_point(params: &GopParams, m: usize) -> Result<Vec<f64>> {
     match &params.initial_x {
         Some(x) => {
             if x.len() != mk {
-                return Err(GopError::ShapeMismatch {
-                    what: "initial_x",
+                return Err(BlError::ShapeMismatch {
+                    context: "initial_x",
                     expected: format!("{m} x {} ({mk} values)", params.k),
                     found: format!("{} values", x.len()),
-                });
+                }
+                .into());
             }
             bl_core::error::ensure_finite("initial_x", x)?;
             let l1: f64 = x.iter().map(|v| v.abs()).sum();
             if l1 > params.budget * (1.0 + 1e-12) {
-                return Err(GopError::InvalidParameter {
-                    name: "initial_x",
-                    value: format!("l1 norm {l1}"),
-                    expected: "inside the l1 ball (sum |x| <= budget)",
-                });
+                return Err(invalid(
+                    "initial_x",
+                    format!("l1 norm {l1}"),
+                    "inside the l1 ball (sum |x| <= budget)",
+                )
+                .into());
             }
             Ok(x.clone())
         }
@@ -520,25 +305,26 @@ fn starting_point(params: &GopParams, m: usize) -> Result<Vec<f64>> {
     }
 }
 
-impl GopParams {
-    /// Runs GOP on `y` (`M x N`) with the default LP backend ([`lp_backend::Microlp`]).
-    ///
-    /// # Errors
-    /// Invalid parameters, empty or non-finite `y`, a bad `initial_x`, an LP failure.
-    pub fn fit(&self, y: MatRef<'_, f64>) -> Result<GopFit> {
-        self.fit_with_solver(y, &lp_backend::Microlp)
-    }
+/// GOP on `y` (`M x N`): checks the parameters (`ParamGuard::check`) and the data, runs the
+/// branch and bound with the LP backend of [`GopParams::lp_solver`], and shows every
+/// iteration to `observers`.
+///
+/// Errors: invalid parameters, empty or non-finite `y`, a bad `initial_x`, an LP failure.
+impl<'a> Fit<MatRef<'a, f64>> for GopParams {
+    type Fitted = FittedGop;
+    type Error = GopError;
 
-    /// Runs GOP with the given LP backend.
-    ///
-    /// # Errors
-    /// As [`GopParams::fit`].
-    pub fn fit_with_solver(&self, y: MatRef<'_, f64>, solver: &dyn LpSolver) -> Result<GopFit> {
-        self.check()?;
+    fn fit_observed(
+        &self,
+        y: &MatRef<'a, f64>,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedGop> {
+        let valid = self.check()?;
+        let y = *y;
         let (m, n) = (y.nrows(), y.ncols());
         bl_core::error::ensure_nonempty("y", m * n)?;
         bl_core::linalg::ensure_finite_mat("y", y)?;
-        let x0 = starting_point(self, m)?;
+        let x0 = starting_point(&valid.params, m)?;
         let mut pool = rayon::ThreadPoolBuilder::new();
         if self.threads > 0 {
             pool = pool.num_threads(self.threads);
@@ -547,11 +333,20 @@ impl GopParams {
             threads: self.threads,
             message: e.to_string(),
         })?;
-        pool.install(|| self.run(y, x0, solver))
+        valid.run(y, x0, &pool, observers)
     }
+}
 
-    fn run(&self, y: MatRef<'_, f64>, x0: Vec<f64>, solver: &dyn LpSolver) -> Result<GopFit> {
-        let (m, n, k) = (y.nrows(), y.ncols(), self.k);
+impl GopValidParams {
+    fn run(
+        &self,
+        y: MatRef<'_, f64>,
+        x0: Vec<f64>,
+        pool: &rayon::ThreadPool,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedGop> {
+        let params = &self.params;
+        let (m, n, k) = (y.nrows(), y.ncols(), params.k);
         let mut ycol = Vec::with_capacity(m * n);
         for s in 0..n {
             for j in 0..m {
@@ -563,13 +358,13 @@ impl GopParams {
             m,
             k,
             n,
-            params: self,
-            solver,
+            params,
+            solver: params.lp_solver.as_ref(),
             nodes: vec![Node {
                 parent: None,
                 depth: 0,
                 x: x0,
-                lb: if self.nonnegative_bound {
+                lb: if params.nonnegative_bound {
                     0.0
                 } else {
                     f64::NEG_INFINITY
@@ -585,13 +380,11 @@ impl GopParams {
             history: Vec::new(),
         };
         let rule = StoppingRule {
-            max_iter: self.max_iter,
-            tol: self.eps,
-            time_limit: self.time_limit,
+            max_iter: params.max_iter,
+            tol: params.eps,
+            time_limit: params.time_limit,
         };
-        let mut trace = Trace::default();
-        let start = Instant::now();
-        let info = run(&rule, &mut [&mut trace], |iteration| {
+        let report = run(&rule, observers, |iteration| {
             let id = if iteration == 1 {
                 0
             } else {
@@ -600,12 +393,20 @@ impl GopParams {
                     Some(e) => e.id,
                     None => {
                         let (ub, lb) = (search.upper(), search.lower());
-                        let p = Progress::new(ub, ub - lb).stop_if(Some(Stop::Solved));
-                        return Ok::<_, GopError>(p);
+                        // No open node: solved when the gap closed. With the gap open the
+                        // relaxed duals were inconsistent (the cells of a node cover its
+                        // region, so some child exists): a NaN change makes the engine
+                        // report a numerical failure, never convergence.
+                        let p = if ub - lb <= params.eps {
+                            Progress::new(ub, ub - lb).stop_if(Some(Stop::Solved))
+                        } else {
+                            Progress::new(ub, f64::NAN)
+                        };
+                        return Ok::<_, GopError>(p.with("lower_bound", lb));
                     }
                 }
             };
-            search.expand(id, iteration)?;
+            pool.install(|| search.expand(id, iteration))?;
             let rec = search
                 .history
                 .last()
@@ -620,10 +421,9 @@ impl GopParams {
                 .with("dual_s", tm.dual)
                 .with("total_s", tm.total);
             // Out of nodes before the gap closed: not converged.
-            let exhausted = search.nodes.len() >= self.max_nodes && ub - lb > self.eps;
+            let exhausted = search.nodes.len() >= params.max_nodes && ub - lb > params.eps;
             Ok(p.stop_if(exhausted.then_some(Stop::BudgetExhausted)))
         })?;
-        let elapsed_s = start.elapsed().as_secs_f64();
         let upper_bound = search.upper();
         let lower_bound = search.lower().min(upper_bound);
         let gap = upper_bound - lower_bound;
@@ -649,22 +449,19 @@ impl GopParams {
                     .map(|(level, signs)| search.theta_b_full(level, signs)),
             })
             .collect();
-        Ok(GopFit {
+        Ok(FittedGop {
             x: Mat::from_fn(m, k, |j, a| bx[a * m + j]),
             theta: Mat::from_fn(k, n, |a, s| bt[s * k + a]),
             certificate: Certificate {
                 lower_bound,
                 upper_bound,
                 gap,
-                eps: self.eps,
-                certified: gap <= self.eps,
+                eps: params.eps,
+                certified: gap <= params.eps,
             },
-            iterations: info.iterations,
-            termination: info.termination,
-            trace,
+            report,
             history: search.history,
             tree,
-            elapsed_s,
         })
     }
 }

@@ -10,8 +10,8 @@
 //!
 //! | name | default | meaning | valid range |
 //! |---|---|---|---|
-//! | `k` | required | number of components `K` | `2..=12` |
-//! | `budget` | required | l1 budget `P` on `x` | finite, `> 0` |
+//! | `k` | `2` | number of components `K` | `2..=12` |
+//! | `budget` | `1.0` | l1 budget `P` on `x` | finite, `> 0` |
 //! | `eps` | `0.01` | stop when `PUBD - RLBD <= eps` (absolute gap) | finite, `> 0` |
 //! | `max_iter` | `1000` | iterations (node expansions) | `>= 1` |
 //! | `time_limit` | none | wall-clock limit | any |
@@ -24,24 +24,38 @@
 //! | `rank_shortcut` | `true` | skip the cell LPs when all sign vectors are provably cells | |
 //! | `linearization` | `Product` | how the Lagrangian is linearized: `Product` (tangent in `x theta`, a valid bound) or `Paper` (eqs. (6)-(8) as printed; not a valid bound in general) | |
 //! | `nonnegative_bound` | `false` | add `Q >= 0` to every relaxed dual (valid: the objective is a sum of squares); `false` leaves `Q` free, as the paper's relaxed dual does | |
+//! | `lp_solver` | [`lp_backend::Microlp`] | the LP backend of the cell enumeration and the relaxed duals: any [`LpSolver`] | must pass [`lp_backend::conformance::check_solver`] |
 //! | `tangent_cone_cells` | `true` | enumerate cells in the tangent cone at `x^t`, block by block, when `x^t` is inside the region (small LPs); else on the whole region | |
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::{GopError, Result};
+use bl_core::params::{ParamGuard, at_least, count_in, in_range, positive};
+use lp_backend::LpSolver;
+
+use crate::error::GopError;
 use crate::lagrangian::Linearization;
 use crate::primal::MAX_COMPONENTS;
 
-/// Hyperparameters of [`GopParams::fit`]. Build with [`GopParams::new`] and the chainable
-/// setters; [`GopParams::check`] validates (the fit calls it).
+/// Unchecked hyperparameters of the GOP fit: `Default` and one chainable setter per field;
+/// [`ParamGuard::check`] validates them into [`GopValidParams`] (the fit calls it).
+///
+/// The LP backend is a setting like any other: [`GopParams::lp_solver`] takes any
+/// [`LpSolver`] (the plug-in point of this crate), and the normal
+/// [`fit`](bl_core::Fit::fit) runs every LP of the fit through it.
 ///
 /// ```
-/// use gop_mmf::GopParams;
-/// let params = GopParams::new(2, 1.0).eps(1e-3).max_iter(50).seed(3).threads(1);
-/// assert!(params.check().is_ok());
-/// assert!(GopParams::new(1, 1.0).check().is_err());
+/// use gop_mmf::{GopParams, ParamGuard};
+/// let params = GopParams::default().k(2).budget(1.0).eps(1e-3).max_iter(50).seed(3).threads(1);
+/// let checked = params.check()?;
+/// assert_eq!((checked.k(), checked.budget(), checked.eps()), (2, 1.0, 1e-3));
+/// assert_eq!(checked.lp_solver().name(), "microlp");
+/// let err = GopParams::default().k(1).check().unwrap_err();
+/// assert_eq!(err.invalid_parameter(), Some("k"));
+/// # Ok::<(), gop_mmf::GopError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct GopParams {
     pub(crate) k: usize,
     pub(crate) budget: f64,
@@ -58,15 +72,14 @@ pub struct GopParams {
     pub(crate) tangent_cone_cells: bool,
     pub(crate) linearization: Linearization,
     pub(crate) nonnegative_bound: bool,
+    pub(crate) lp_solver: Arc<dyn LpSolver>,
 }
 
-impl GopParams {
-    /// Parameters for `K = k` components and l1 budget `P = budget`, other values default.
-    #[must_use]
-    pub fn new(k: usize, budget: f64) -> Self {
+impl Default for GopParams {
+    fn default() -> Self {
         Self {
-            k,
-            budget,
+            k: 2,
+            budget: 1.0,
             eps: 0.01,
             max_iter: 1000,
             time_limit: None,
@@ -80,7 +93,47 @@ impl GopParams {
             tangent_cone_cells: true,
             linearization: Linearization::Product,
             nonnegative_bound: false,
+            lp_solver: Arc::new(lp_backend::default_solver()),
         }
+    }
+}
+
+impl fmt::Debug for GopParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GopParams")
+            .field("k", &self.k)
+            .field("budget", &self.budget)
+            .field("eps", &self.eps)
+            .field("max_iter", &self.max_iter)
+            .field("time_limit", &self.time_limit)
+            .field("max_nodes", &self.max_nodes)
+            .field("seed", &self.seed)
+            .field("threads", &self.threads)
+            .field("initial_x", &self.initial_x)
+            .field("filter_tol", &self.filter_tol)
+            .field("cell_slack", &self.cell_slack)
+            .field("rank_shortcut", &self.rank_shortcut)
+            .field("tangent_cone_cells", &self.tangent_cone_cells)
+            .field("linearization", &self.linearization)
+            .field("nonnegative_bound", &self.nonnegative_bound)
+            .field("lp_solver", &self.lp_solver.name())
+            .finish()
+    }
+}
+
+impl GopParams {
+    /// Sets the number of components `K`.
+    #[must_use]
+    pub fn k(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
+
+    /// Sets the l1 budget `P`.
+    #[must_use]
+    pub fn budget(mut self, budget: f64) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// Sets the absolute gap tolerance `eps`.
@@ -104,7 +157,8 @@ impl GopParams {
         self
     }
 
-    /// Sets the largest number of tree nodes.
+    /// Sets the largest number of tree nodes; a fit that reaches it before the gap closes
+    /// ends with [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason).
     #[must_use]
     pub fn max_nodes(mut self, max_nodes: usize) -> Self {
         self.max_nodes = max_nodes;
@@ -172,66 +226,72 @@ impl GopParams {
     /// Adds (`true`) or leaves out (`false`, the default, as in the paper's relaxed dual)
     /// the row `Q >= 0` of the relaxed duals. Without it the lower bound may be negative
     /// (as in the paper's Fig. 3). With it every bound below 0 is lifted to 0, so nodes tie
-    /// at 0 and best-first selection degrades to oldest-first: on the Sec. 5.1 instance the
-    /// median number of iterations over 20 starts rises from 5 to 21.
+    /// at 0 and best-first selection degrades to oldest-first (more iterations; see
+    /// `docs/measurements/gop-mmf.md`).
     #[must_use]
     pub fn nonnegative_bound(mut self, on: bool) -> Self {
         self.nonnegative_bound = on;
         self
     }
 
+    /// Sets the LP backend (default [`lp_backend::Microlp`]). Any [`LpSolver`] that passes
+    /// [`lp_backend::conformance::check_solver`] may be used; a backend without warm starts
+    /// gets them from the trait's default [`LpSolver::prepare`] (cold solves).
+    #[must_use]
+    pub fn lp_solver<S: LpSolver + 'static>(mut self, solver: S) -> Self {
+        self.lp_solver = Arc::new(solver);
+        self
+    }
+}
+
+/// Checked GOP hyperparameters (from [`ParamGuard::check`] on [`GopParams`]).
+#[derive(Debug, Clone)]
+pub struct GopValidParams {
+    pub(crate) params: GopParams,
+}
+
+impl GopValidParams {
     /// Number of components `K`.
     #[must_use]
     pub fn k(&self) -> usize {
-        self.k
+        self.params.k
     }
 
     /// The l1 budget `P`.
     #[must_use]
     pub fn budget(&self) -> f64 {
-        self.budget
+        self.params.budget
     }
 
     /// The gap tolerance `eps`.
     #[must_use]
-    pub fn gap_tolerance(&self) -> f64 {
-        self.eps
+    pub fn eps(&self) -> f64 {
+        self.params.eps
     }
 
-    /// Checks every value against the table in the module docs (shapes of `initial_x` are
-    /// checked by the fit, which knows `M`).
-    ///
-    /// # Errors
-    /// [`GopError::InvalidParameter`] naming the first bad value.
-    pub fn check(&self) -> Result<()> {
-        let bad = |name: &'static str, value: String, expected: &'static str| {
-            Err(GopError::InvalidParameter {
-                name,
-                value,
-                expected,
-            })
-        };
-        if self.k < 2 || self.k > MAX_COMPONENTS {
-            return bad("k", self.k.to_string(), "between 2 and 12");
-        }
-        if !(self.budget.is_finite() && self.budget > 0.0) {
-            return bad("budget", self.budget.to_string(), "finite and > 0");
-        }
-        if !(self.eps.is_finite() && self.eps > 0.0) {
-            return bad("eps", self.eps.to_string(), "finite and > 0");
-        }
-        if self.max_iter == 0 {
-            return bad("max_iter", "0".into(), ">= 1");
-        }
-        if self.max_nodes == 0 {
-            return bad("max_nodes", "0".into(), ">= 1");
-        }
-        if !(0.0..=1e-3).contains(&self.filter_tol) {
-            return bad("filter_tol", self.filter_tol.to_string(), "in [0, 1e-3]");
-        }
-        if !(0.0..=1e-3).contains(&self.cell_slack) {
-            return bad("cell_slack", self.cell_slack.to_string(), "in [0, 1e-3]");
-        }
-        Ok(())
+    /// The LP backend.
+    #[must_use]
+    pub fn lp_solver(&self) -> &dyn LpSolver {
+        self.params.lp_solver.as_ref()
+    }
+}
+
+impl ParamGuard for GopParams {
+    type Checked = GopValidParams;
+    type Error = GopError;
+
+    /// Checks every value against the table in the module docs (the shape of `initial_x`
+    /// is checked by the fit, which knows `M`).
+    fn check(&self) -> Result<GopValidParams, GopError> {
+        count_in("k", self.k, 2, MAX_COMPONENTS)?;
+        positive("budget", self.budget)?;
+        positive("eps", self.eps)?;
+        at_least("max_iter", self.max_iter, 1)?;
+        at_least("max_nodes", self.max_nodes, 1)?;
+        in_range("filter_tol", self.filter_tol, 0.0, 1e-3)?;
+        in_range("cell_slack", self.cell_slack, 0.0, 1e-3)?;
+        Ok(GopValidParams {
+            params: self.clone(),
+        })
     }
 }

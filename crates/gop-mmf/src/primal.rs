@@ -28,6 +28,9 @@
 //! rounding, clamped at zero), so every qualifying constraint of [`crate::lagrangian`]
 //! passes through the current `x`.
 
+use bl_core::BlError;
+use bl_core::params::invalid;
+
 use crate::error::{GopError, Result};
 
 /// Largest number of components `K` the exact primal accepts (it enumerates `2^K - 1`
@@ -255,18 +258,15 @@ fn finish(
 
 fn check_shapes(x_len: usize, m: usize, k: usize) -> Result<()> {
     if !(1..=MAX_COMPONENTS).contains(&k) {
-        return Err(GopError::InvalidParameter {
-            name: "k",
-            value: k.to_string(),
-            expected: "between 1 and 12 for the exact primal",
-        });
+        return Err(invalid("k", k, "between 1 and 12 for the exact primal").into());
     }
     if x_len != m * k {
-        return Err(GopError::ShapeMismatch {
-            what: "x",
+        return Err(BlError::ShapeMismatch {
+            context: "x",
             expected: format!("{m} x {k} ({} values)", m * k),
             found: format!("{x_len} values"),
-        });
+        }
+        .into());
     }
     Ok(())
 }

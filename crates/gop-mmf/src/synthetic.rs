@@ -13,11 +13,13 @@
 //! generated" and that "the true theta is (0.22, 0.78)" in the plot of one `theta_n`),
 //! `theta*_2n = 1 - theta*_1n`, `P = ||x*||_1 = 1`.
 
-use faer::Mat;
+use faer::{Mat, MatRef};
 
 use rand::RngExt;
 
-use crate::error::{GopError, Result};
+use bl_core::params::{at_least, nonnegative};
+
+use crate::error::Result;
 
 /// A planted instance: the data and the factors that generated it.
 #[derive(Debug, Clone)]
@@ -51,15 +53,9 @@ fn planted(x_star: Mat<f64>, theta_star: Mat<f64>) -> Planted {
 /// The Fig. 3 instance with `n` samples (the paper: `n = 10`), drawn with `seed`.
 ///
 /// # Errors
-/// [`GopError::InvalidParameter`] for `n < 1`.
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for `n < 1`.
 pub fn fig3_instance(n: usize, seed: u64) -> Result<Planted> {
-    if n < 1 {
-        return Err(GopError::InvalidParameter {
-            name: "N",
-            value: n.to_string(),
-            expected: ">= 1",
-        });
-    }
+    at_least("N", n, 1)?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let first: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..1.0)).collect();
     let theta_star = Mat::from_fn(2, n, |k, s| if k == 0 { first[s] } else { 1.0 - first[s] });
@@ -70,23 +66,11 @@ pub fn fig3_instance(n: usize, seed: u64) -> Result<Planted> {
 /// The Table 1 instance with `m` features and `n` samples, drawn with `seed`.
 ///
 /// # Errors
-/// [`GopError::InvalidParameter`] for `m < 4` (the quarters would be empty) or `n < 2`
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for `m < 4` (the quarters would be empty) or `n < 2`
 /// (`theta*` is evenly spaced over at least two samples).
 pub fn table1_instance(m: usize, n: usize, seed: u64) -> Result<Table1Instance> {
-    if m < 4 {
-        return Err(GopError::InvalidParameter {
-            name: "M",
-            value: m.to_string(),
-            expected: ">= 4",
-        });
-    }
-    if n < 2 {
-        return Err(GopError::InvalidParameter {
-            name: "N",
-            value: n.to_string(),
-            expected: ">= 2",
-        });
-    }
+    at_least("M", m, 4)?;
+    at_least("N", n, 2)?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let x_star = Mat::from_fn(m, 2, |j, k| {
         if j < m / 4 {
@@ -102,6 +86,20 @@ pub fn table1_instance(m: usize, n: usize, seed: u64) -> Result<Table1Instance> 
         if k == 0 { t } else { 1.0 - t }
     });
     Ok(planted(x_star, theta_star))
+}
+
+/// `y` plus independent `N(0, sd^2)` noise on every entry, drawn column by column from a
+/// generator seeded with `seed` (the noisy variant of the Table 1 data).
+///
+/// # Errors
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for a negative or
+/// non-finite `sd`.
+pub fn with_noise(y: MatRef<'_, f64>, sd: f64, seed: u64) -> Result<Mat<f64>> {
+    nonnegative("sd", sd)?;
+    let mut rng = bl_core::random::seeded_rng(seed);
+    Ok(Mat::from_fn(y.nrows(), y.ncols(), |j, s| {
+        y[(j, s)] + sd * bl_core::random::standard_normal(&mut rng)
+    }))
 }
 
 #[cfg(test)]
@@ -132,12 +130,12 @@ mod tests {
         assert_eq!(table1_instance(m, n, 3).unwrap().y, inst.y);
         assert_ne!(table1_instance(m, n, 4).unwrap().y, inst.y);
         assert!(matches!(
-            table1_instance(3, n, 0),
-            Err(GopError::InvalidParameter { name: "M", .. })
+            table1_instance(3, n, 0).map_err(|e| e.invalid_parameter()),
+            Err(Some("M"))
         ));
         assert!(matches!(
-            table1_instance(m, 1, 0),
-            Err(GopError::InvalidParameter { name: "N", .. })
+            table1_instance(m, 1, 0).map_err(|e| e.invalid_parameter()),
+            Err(Some("N"))
         ));
     }
 
@@ -156,5 +154,21 @@ mod tests {
         assert_eq!(fig3_instance(10, 5).unwrap().y, inst.y);
         assert_ne!(fig3_instance(10, 6).unwrap().y, inst.y);
         assert!(fig3_instance(0, 5).is_err());
+    }
+
+    #[test]
+    fn noise_is_seeded_and_has_the_asked_scale() {
+        let y = fig3_instance(400, 1).unwrap().y;
+        assert_eq!(with_noise(y.as_ref(), 0.0, 9).unwrap(), y);
+        let a = with_noise(y.as_ref(), 0.1, 9).unwrap();
+        assert_eq!(with_noise(y.as_ref(), 0.1, 9).unwrap(), a);
+        assert_ne!(with_noise(y.as_ref(), 0.1, 10).unwrap(), a);
+        // The sample standard deviation of 400 draws is within 20 % of 0.1.
+        let d: Vec<f64> = (0..400).map(|s| a[(0, s)] - y[(0, s)]).collect();
+        let mean = d.iter().sum::<f64>() / 400.0;
+        let sd = (d.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 399.0).sqrt();
+        assert!((sd - 0.1).abs() < 0.02, "{sd}");
+        assert!(with_noise(y.as_ref(), -1.0, 9).is_err());
+        assert!(with_noise(y.as_ref(), f64::NAN, 9).is_err());
     }
 }

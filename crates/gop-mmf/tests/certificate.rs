@@ -4,7 +4,7 @@
 use bl_core::random::{seeded_rng, standard_normal};
 use faer::Mat;
 use gop_mmf::primal::solve_primal;
-use gop_mmf::{GopError, GopParams};
+use gop_mmf::{Fit, Fitted, GopError, GopParams};
 use proptest::prelude::*;
 
 fn random_y(seed: u64, m: usize, n: usize) -> Mat<f64> {
@@ -122,13 +122,15 @@ fn check_variant(
     floor: bool,
 ) {
     let y = random_y(seed, m, n);
-    let fit = GopParams::new(k, budget)
+    let fit = GopParams::default()
+        .k(k)
+        .budget(budget)
         .eps(eps)
         .seed(seed)
         .threads(1)
         .max_iter(max_iter)
         .nonnegative_bound(floor)
-        .fit(y.as_ref())
+        .fit(&y.as_ref())
         .unwrap();
     let c = fit.certificate();
     let opt = exhaustive_min(&colmajor(&y), m, k, n, budget, steps);
@@ -137,7 +139,7 @@ fn check_variant(
         "seed {seed} (M={m}, K={k}, N={n}, Q >= 0: {floor}): [{:.6}, {:.6}] optimum {opt:.6}, {} iterations",
         c.lower_bound,
         c.upper_bound,
-        fit.n_iter()
+        fit.report().iterations
     );
     if !require_convergence && !c.certified {
         assert!(
@@ -150,7 +152,7 @@ fn check_variant(
     assert!(
         c.certified,
         "seed {seed}: not certified, {c:?} after {} iterations",
-        fit.n_iter()
+        fit.report().iterations
     );
     assert!(
         c.lower_bound <= opt + tol,
@@ -202,11 +204,13 @@ fn illustrative_example_reaches_the_global_optimum_from_twenty_starts() {
     // Sec. 5.1: y = [0, -1, -0.5], K = 2, P = 1, eps = 0.01; the optimum is 0.
     let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
     for seed in 0..20 {
-        let fit = GopParams::new(2, 1.0)
+        let fit = GopParams::default()
+            .k(2)
+            .budget(1.0)
             .eps(0.01)
             .seed(seed)
             .threads(1)
-            .fit(y.as_ref())
+            .fit(&y.as_ref())
             .unwrap();
         assert!(fit.certificate().certified, "seed {seed}");
         assert!(
@@ -231,21 +235,25 @@ fn illustrative_example_reaches_the_global_optimum_from_twenty_starts() {
 #[test]
 fn threads_do_not_change_the_result() {
     let y = random_y(42, 3, 3);
-    let one = GopParams::new(2, 1.5)
+    let one = GopParams::default()
+        .k(2)
+        .budget(1.5)
         .eps(1e-2)
         .seed(1)
         .threads(1)
         .max_iter(60)
-        .fit(y.as_ref())
+        .fit(&y.as_ref())
         .unwrap();
-    let two = GopParams::new(2, 1.5)
+    let two = GopParams::default()
+        .k(2)
+        .budget(1.5)
         .eps(1e-2)
         .seed(1)
         .threads(2)
         .max_iter(60)
-        .fit(y.as_ref())
+        .fit(&y.as_ref())
         .unwrap();
-    assert_eq!(one.n_iter(), two.n_iter());
+    assert_eq!(one.report().iterations, two.report().iterations);
     assert_eq!(one.lower_bound(), two.lower_bound());
     assert_eq!(one.upper_bound(), two.upper_bound());
     assert_eq!(one.tree().len(), two.tree().len());
@@ -257,49 +265,68 @@ fn bad_input_gives_typed_errors() {
     let mut nan = y.clone();
     nan[(1, 2)] = f64::NAN;
     assert!(matches!(
-        GopParams::new(2, 1.0).fit(nan.as_ref()),
-        Err(GopError::Input(_))
+        GopParams::default().k(2).budget(1.0).fit(&nan.as_ref()),
+        Err(GopError::Core(_))
     ));
     assert!(matches!(
-        GopParams::new(1, 1.0).fit(y.as_ref()),
-        Err(GopError::InvalidParameter { name: "k", .. })
+        GopParams::default().k(1).budget(1.0).fit(&y.as_ref()),
+        Err(GopError::Core(bl_core::BlError::InvalidParameter {
+            name: "k",
+            ..
+        }))
     ));
     for p in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         assert!(matches!(
-            GopParams::new(2, p).fit(y.as_ref()),
-            Err(GopError::InvalidParameter { name: "budget", .. })
+            GopParams::default().k(2).budget(p).fit(&y.as_ref()),
+            Err(GopError::Core(bl_core::BlError::InvalidParameter {
+                name: "budget",
+                ..
+            }))
         ));
     }
     assert!(matches!(
-        GopParams::new(2, 1.0).eps(0.0).fit(y.as_ref()),
-        Err(GopError::InvalidParameter { name: "eps", .. })
-    ));
-    assert!(matches!(
-        GopParams::new(2, 1.0)
-            .initial_x(vec![0.0; 3])
-            .fit(y.as_ref()),
-        Err(GopError::ShapeMismatch {
-            what: "initial_x",
+        GopParams::default()
+            .k(2)
+            .budget(1.0)
+            .eps(0.0)
+            .fit(&y.as_ref()),
+        Err(GopError::Core(bl_core::BlError::InvalidParameter {
+            name: "eps",
             ..
-        })
+        }))
     ));
     assert!(matches!(
-        GopParams::new(2, 1.0)
+        GopParams::default()
+            .k(2)
+            .budget(1.0)
+            .initial_x(vec![0.0; 3])
+            .fit(&y.as_ref()),
+        Err(GopError::Core(bl_core::BlError::ShapeMismatch {
+            context: "initial_x",
+            ..
+        }))
+    ));
+    assert!(matches!(
+        GopParams::default()
+            .k(2)
+            .budget(1.0)
             .initial_x(vec![1.0; 4])
-            .fit(y.as_ref()),
-        Err(GopError::InvalidParameter {
+            .fit(&y.as_ref()),
+        Err(GopError::Core(bl_core::BlError::InvalidParameter {
             name: "initial_x",
             ..
-        })
+        }))
     ));
     let empty = Mat::<f64>::zeros(0, 3);
     assert!(matches!(
-        GopParams::new(2, 1.0).fit(empty.as_ref()),
-        Err(GopError::Input(_))
+        GopParams::default().k(2).budget(1.0).fit(&empty.as_ref()),
+        Err(GopError::Core(_))
     ));
     // Messages say what to fix.
-    let msg = GopParams::new(2, -1.0)
-        .fit(y.as_ref())
+    let msg = GopParams::default()
+        .k(2)
+        .budget(-1.0)
+        .fit(&y.as_ref())
         .unwrap_err()
         .to_string();
     assert!(msg.contains("budget") && msg.contains("> 0"), "{msg}");
@@ -312,7 +339,7 @@ proptest! {
     #[test]
     fn bounds_never_cross(seed in 0u64..10_000, m in 1usize..3, n in 2usize..4, budget in 0.3f64..3.0) {
         let y = random_y(seed, m, n);
-        let fit = GopParams::new(2, budget).eps(1e-3).seed(seed).threads(1).max_iter(40).fit(y.as_ref()).unwrap();
+        let fit = GopParams::default().k(2).budget(budget).eps(1e-3).seed(seed).threads(1).max_iter(40).fit(&y.as_ref()).unwrap();
         let mut prev: Option<(f64, f64)> = None;
         for r in fit.history() {
             prop_assert!(r.lower_bound <= r.upper_bound + 1e-12, "iteration {}: {} > {}", r.iteration, r.lower_bound, r.upper_bound);
@@ -334,15 +361,20 @@ fn tangent_cone_cells_do_not_change_the_certificate() {
     for seed in 0..6u64 {
         let (m, n) = (1 + (seed as usize) % 2, 3);
         let y = random_y(300 + seed, m, n);
-        let params = GopParams::new(2, 1.5).eps(1e-2).seed(seed).threads(1);
+        let params = GopParams::default()
+            .k(2)
+            .budget(1.5)
+            .eps(1e-2)
+            .seed(seed)
+            .threads(1);
         let (fast, reference) = if m == 1 {
             (params.clone(), params.clone().tangent_cone_cells(false))
         } else {
             let p = params.max_iter(60);
             (p.clone(), p.tangent_cone_cells(false))
         };
-        let a = fast.fit(y.as_ref()).unwrap();
-        let b = reference.fit(y.as_ref()).unwrap();
+        let a = fast.fit(&y.as_ref()).unwrap();
+        let b = reference.fit(&y.as_ref()).unwrap();
         assert_eq!(a.history()[0].cells, b.history()[0].cells, "seed {seed}");
         let (ca, cb) = (a.certificate(), b.certificate());
         let tol = 1e-9 * (1.0 + cb.upper_bound.abs());

@@ -242,19 +242,22 @@ fn paper_linearization_can_exceed_the_primal_value() {
 fn bad_input_is_rejected() {
     assert!(matches!(
         solve_sample(&[1.0, f64::NAN], 1, 2, &[0.0]),
-        Err(GopError::Input(_))
+        Err(GopError::Core(_))
     ));
     assert!(matches!(
         solve_sample(&[1.0, 2.0, 3.0], 1, 2, &[0.0]),
-        Err(GopError::ShapeMismatch { .. })
+        Err(GopError::Core(bl_core::BlError::ShapeMismatch { .. }))
     ));
     assert!(matches!(
         solve_primal(&[1.0, 2.0], &[0.0, 1.0, 2.0], 1, 2, 2),
-        Err(GopError::Input(_))
+        Err(GopError::Core(_))
     ));
     assert!(matches!(
         solve_sample(&[], 0, 0, &[]),
-        Err(GopError::InvalidParameter { name: "k", .. })
+        Err(GopError::Core(bl_core::BlError::InvalidParameter {
+            name: "k",
+            ..
+        }))
     ));
 }
 

@@ -387,7 +387,7 @@ fn warm_vs_cold(solver: &dyn LpSolver) -> Result<(), String> {
             }
         }
         // The base itself is unchanged by extensions.
-        if warm.solve_with_rows(&[]).map(|o| o.status()) != Ok(LpStatus::Optimal) {
+        if status_of(&warm.solve_with_rows(&[])) != LpStatus::Optimal {
             return Err(format!("case {case}: base changed after extensions"));
         }
     }

@@ -7,10 +7,16 @@ use crate::solver::LpStatus;
 /// A solve that *finishes* with an infeasible or unbounded verdict is not an error: it is an
 /// [`LpOutcome`](crate::LpOutcome). Errors are malformed models, solver failures and (through
 /// [`LpOutcome::into_optimal`](crate::LpOutcome::into_optimal)) a verdict the caller cannot
-/// use, each with the context needed to find the cause.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// use, each with the context needed to find the cause. Invalid parameters of the helpers
+/// (e.g. the slack cap of [`interior_point`](crate::interior_point)) are `bl-core`'s
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter), wrapped as
+/// [`LpError::Core`].
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LpError {
+    /// A generic input check failed (see [`bl_core::BlError`]).
+    #[error(transparent)]
+    Core(#[from] bl_core::BlError),
     /// The model is malformed: a non-finite coefficient, an unknown variable, crossed bounds.
     #[error("invalid LP model: {message}")]
     InvalidModel {
@@ -36,8 +42,8 @@ pub enum LpError {
 }
 
 impl LpError {
-    /// The status this error stands for: [`LpStatus::Failed`] for malformed models and
-    /// backend failures, the verdict itself for [`LpError::NotOptimal`].
+    /// The status this error stands for: [`LpStatus::Failed`] for malformed models, invalid
+    /// parameters and backend failures, the verdict itself for [`LpError::NotOptimal`].
     #[must_use]
     pub fn status(&self) -> LpStatus {
         match self {

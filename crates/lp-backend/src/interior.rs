@@ -72,8 +72,9 @@ impl<'a> InteriorPointSearch<'a> {
     /// `min_slack >= 0`.
     ///
     /// # Errors
-    /// [`LpError::InvalidModel`] for malformed rows, bounds or parameters;
-    /// [`LpError::Failed`] when the backend fails.
+    /// [`LpError::InvalidModel`] for malformed rows or bounds, [`LpError::Core`]
+    /// (an invalid parameter) for `cap` or `min_slack` out of range, [`LpError::Failed`]
+    /// when the backend fails.
     pub fn new(
         solver: &'a dyn LpSolver,
         bounds: &[(f64, f64)],
@@ -81,13 +82,8 @@ impl<'a> InteriorPointSearch<'a> {
         cap: f64,
         min_slack: f64,
     ) -> Result<Self, LpError> {
-        if !(cap.is_finite() && cap > 0.0 && min_slack.is_finite() && min_slack >= 0.0) {
-            return Err(LpError::InvalidModel {
-                message: format!(
-                    "interior point: need a finite cap > 0 and min_slack >= 0, got cap = {cap}, min_slack = {min_slack}"
-                ),
-            });
-        }
+        bl_core::params::positive("cap", cap)?;
+        bl_core::params::nonnegative("min_slack", min_slack)?;
         let dim = bounds.len();
         let mut lp = LinearProgram::new(Sense::Maximize);
         for &(lo, hi) in bounds {

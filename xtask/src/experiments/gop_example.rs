@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use faer::Mat;
-use gop_mmf::{GopFit, GopParams, IterationRecord, Linearization, NodeState};
+use gop_mmf::{Fit, Fitted, FittedGop, GopParams, IterationRecord, Linearization, NodeState};
 
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::gop as paper;
@@ -23,19 +23,21 @@ pub struct GopExample;
 const K: usize = paper::EXAMPLE_K;
 const N: usize = paper::EXAMPLE_Y.len();
 
-fn fit(seed: u64, linearization: Linearization) -> anyhow::Result<GopFit> {
+fn fit(seed: u64, linearization: Linearization) -> anyhow::Result<FittedGop> {
     let y = Mat::from_fn(1, N, |_, n| paper::EXAMPLE_Y[n]);
-    Ok(GopParams::new(K, paper::EXAMPLE_P)
+    Ok(GopParams::default()
+        .k(K)
+        .budget(paper::EXAMPLE_P)
         .eps(paper::EXAMPLE_EPS)
         .seed(seed)
         .threads(1)
         .max_iter(5000)
         .linearization(linearization)
-        .fit(y.as_ref())?)
+        .fit(&y.as_ref())?)
 }
 
 /// The first `levels` levels of the tree as Graphviz DOT.
-fn tree_dot(fit: &GopFit, levels: usize) -> String {
+fn tree_dot(fit: &FittedGop, levels: usize) -> String {
     let mut dot = String::from("digraph gop_tree {\n  node [shape=box, fontsize=10];\n");
     for node in fit.tree().iter().filter(|n| n.depth < levels) {
         let state = match node.state {
@@ -68,7 +70,7 @@ fn tree_dot(fit: &GopFit, levels: usize) -> String {
 
 /// The iteration at which `PUBD` first came within `eps` of its final value, and the
 /// number of iterations.
-fn upper_bound_settled(fit: &GopFit) -> (usize, usize) {
+fn upper_bound_settled(fit: &FittedGop) -> (usize, usize) {
     let h = fit.history();
     let last = fit.upper_bound();
     let at = h
@@ -79,7 +81,7 @@ fn upper_bound_settled(fit: &GopFit) -> (usize, usize) {
 }
 
 /// The record whose primal value is the final upper bound (the point the fit returns).
-fn best_record(fit: &GopFit) -> Option<&IterationRecord> {
+fn best_record(fit: &FittedGop) -> Option<&IterationRecord> {
     let ub = fit.upper_bound();
     fit.history().iter().find(|r| r.primal_objective <= ub)
 }
@@ -143,7 +145,7 @@ impl Experiment for GopExample {
         header.extend(["lambda1", "lambda2", "lambda3"]);
         header.extend(["mu11", "mu21", "mu12", "mu22", "mu13", "mu23"]);
         ctx.write_csv("iterations", &header, &rows)?;
-        let bounds = |f: &GopFit, upper: bool| -> Vec<(f64, f64)> {
+        let bounds = |f: &FittedGop, upper: bool| -> Vec<(f64, f64)> {
             f.history()
                 .iter()
                 .map(|r| {
@@ -214,7 +216,7 @@ impl Experiment for GopExample {
                 .iter()
                 .filter(|r| r.lower_bound > r.upper_bound)
                 .count();
-            iters.push(f.n_iter());
+            iters.push(f.report().iterations);
             let (at, total) = upper_bound_settled(&f);
             settled_sum += total - at;
             total_sum += total;
@@ -231,11 +233,14 @@ impl Experiment for GopExample {
             let mut paper_row = (String::new(), String::new());
             if (s as usize) < paper_starts {
                 let p = fit(start_seed, Linearization::Paper)?;
-                paper_iters.push(p.n_iter());
+                paper_iters.push(p.report().iterations);
                 if p.certificate().certified && p.upper_bound() <= paper::EXAMPLE_OPTIMUM + eps {
                     paper_reached += 1;
                 }
-                paper_row = (p.n_iter().to_string(), format!("{:.6}", p.upper_bound()));
+                paper_row = (
+                    p.report().iterations.to_string(),
+                    format!("{:.6}", p.upper_bound()),
+                );
             }
             start_rows.push(vec![
                 s.to_string(),
@@ -245,7 +250,7 @@ impl Experiment for GopExample {
                 f.history()
                     .first()
                     .map_or(String::new(), |r| format!("{:.4}", r.x[1])),
-                f.n_iter().to_string(),
+                f.report().iterations.to_string(),
                 format!("{:.6}", c.lower_bound),
                 format!("{:.6}", c.upper_bound),
                 format!("{:.4}", f.x()[(0, 0)]),
@@ -285,12 +290,12 @@ impl Experiment for GopExample {
         let mut vs = vec![
             VsRow::new(
                 "iterations (seeded start)",
-                &[main.n_iter() as f64],
+                &[main.report().iterations as f64],
                 &[paper::EXAMPLE_ITERATIONS as f64],
             ),
             VsRow::new(
                 "iterations, same start, the paper's eq. (7)-(8) cuts",
-                &[paper_cuts.n_iter() as f64],
+                &[paper_cuts.report().iterations as f64],
                 &[paper::EXAMPLE_ITERATIONS as f64],
             ),
             VsRow::new(
@@ -341,8 +346,11 @@ impl Experiment for GopExample {
                 });
             }
         }
-        ctx.figure("iterations", main.n_iter() as f64);
-        ctx.figure("iterations_eq7_8_cuts", paper_cuts.n_iter() as f64);
+        ctx.figure("iterations", main.report().iterations as f64);
+        ctx.figure(
+            "iterations_eq7_8_cuts",
+            paper_cuts.report().iterations as f64,
+        );
         ctx.figure("final_upper_bound", c.upper_bound);
         ctx.figure("final_lower_bound", c.lower_bound);
         ctx.figure("starts_reaching_global", reached as f64);
@@ -367,12 +375,12 @@ impl Experiment for GopExample {
              (ours), median {} with the paper's cuts ({} starts, {} of them reaching the \
              optimum). The paper does not give its starting point, so its 72 iterations are one \
              draw of a distribution (see `docs/papers/gop.md`).\n",
-            main.n_iter(),
+            main.report().iterations,
             main.tree().len(),
             c.lower_bound,
             c.upper_bound,
             c.gap,
-            paper_cuts.n_iter(),
+            paper_cuts.report().iterations,
             paper_cuts.lower_bound(),
             paper_cuts.upper_bound(),
             paper::EXAMPLE_STARTS,
@@ -470,7 +478,7 @@ impl Experiment for GopExample {
                  PUBD settled at iteration {} of {}; with the paper's cuts at {p_at} of {p_total}",
                 100.0 * share,
                 upper_bound_settled(&main).0,
-                main.n_iter()
+                main.report().iterations
             ),
         );
         ctx.paper_claim(

@@ -11,7 +11,7 @@
 //! eq. (7)-(8) cuts.
 
 use faer::Mat;
-use gop_mmf::{GopFit, GopParams, Linearization};
+use gop_mmf::{Fit, Fitted, FittedGop, GopParams, Linearization};
 
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::gop as paper;
@@ -33,13 +33,15 @@ fn run(
     seed: u64,
     max_iter: usize,
     lin: Linearization,
-) -> anyhow::Result<GopFit> {
-    Ok(GopParams::new(paper::FIG3_K, budget)
+) -> anyhow::Result<FittedGop> {
+    Ok(GopParams::default()
+        .k(paper::FIG3_K)
+        .budget(budget)
         .eps(EPS)
         .seed(seed)
         .max_iter(max_iter)
         .linearization(lin)
-        .fit(y.as_ref())?)
+        .fit(&y.as_ref())?)
 }
 
 /// Numbers of one run for the paper's comparison.
@@ -50,7 +52,7 @@ struct Summary {
     modes_visited: usize,
 }
 
-fn summarize(fit: &GopFit) -> Summary {
+fn summarize(fit: &FittedGop) -> Summary {
     let h = fit.history();
     let gap = -paper::FIG3_RLBD_AT_89;
     let mut elapsed = 0.0;
@@ -160,7 +162,7 @@ impl Experiment for GopFig3 {
             &[Series::new("gap", gap)],
             true,
         )?;
-        let rlbd = |f: &GopFit| -> Vec<(f64, f64)> {
+        let rlbd = |f: &FittedGop| -> Vec<(f64, f64)> {
             f.history()
                 .iter()
                 .map(|r| (r.iteration as f64, r.lower_bound))
@@ -216,8 +218,8 @@ impl Experiment for GopFig3 {
         let c = fit.certificate();
         let ours = summarize(&fit);
         let theirs = summarize(&paper_cuts);
-        ctx.figure("iterations", fit.n_iter() as f64);
-        ctx.figure("seconds", fit.elapsed_s());
+        ctx.figure("iterations", fit.report().iterations as f64);
+        ctx.figure("seconds", fit.report().seconds());
         ctx.figure("final_gap", c.gap);
         ctx.figure("lower_bound", c.lower_bound);
         ctx.figure("upper_bound", c.upper_bound);
@@ -248,14 +250,14 @@ impl Experiment for GopFig3 {
              \"-0.17 duality gap\" is its RLBD at iteration 89 (its optimum is 0, as ours); we \
              compare the gap PUBD - RLBD with 0.17. The paper used 64 processors and Gurobi.\n",
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-            fit.n_iter(),
-            fit.elapsed_s(),
+            fit.report().iterations,
+            fit.report().seconds(),
             fit.tree().len(),
             c.lower_bound,
             c.upper_bound,
             fit.x()[(0, 0)],
             fit.x()[(0, 1)],
-            paper_cuts.n_iter(),
+            paper_cuts.report().iterations,
             paper_cuts.lower_bound(),
             paper_cuts.upper_bound(),
         ));
@@ -323,9 +325,9 @@ impl Experiment for GopFig3 {
                  minimizers (0, -1) and (-1, 0). Ours visit {} of 2 in {} iterations; with the \
                  paper's cuts {} of 2 in {} iterations",
                 ours.modes_visited,
-                fit.n_iter(),
+                fit.report().iterations,
                 theirs.modes_visited,
-                paper_cuts.n_iter()
+                paper_cuts.report().iterations
             ),
         );
         ctx.claim(
@@ -334,7 +336,7 @@ impl Experiment for GopFig3 {
             format!(
                 "gap {:.3e} after {} iterations (eps {EPS})",
                 c.gap,
-                fit.n_iter()
+                fit.report().iterations
             ),
         );
         let never_cross = h.iter().all(|r| r.lower_bound <= r.upper_bound);

@@ -16,7 +16,7 @@
 //! stage, and once with the cells found by the walk on each node's region, for scale.
 
 use faer::Mat;
-use gop_mmf::{GopFit, GopParams, Linearization, Timing};
+use gop_mmf::{Fit, Fitted, FittedGop, GopParams, Linearization, Timing};
 
 use super::{Ctx, Experiment, VsRow};
 use crate::paper::gop as paper;
@@ -34,10 +34,10 @@ fn run_fit(
     iters: usize,
     threads: usize,
     seed: u64,
-) -> anyhow::Result<GopFit> {
+) -> anyhow::Result<FittedGop> {
     run_fit_with(
         y,
-        GopParams::new(paper::TABLE1_K, budget),
+        GopParams::default().k(paper::TABLE1_K).budget(budget),
         iters,
         threads,
         seed,
@@ -50,12 +50,12 @@ fn run_fit_with(
     iters: usize,
     threads: usize,
     seed: u64,
-) -> anyhow::Result<GopFit> {
+) -> anyhow::Result<FittedGop> {
     Ok(params
         .seed(seed)
         .threads(threads)
         .max_iter(iters)
-        .fit(y.as_ref())?)
+        .fit(&y.as_ref())?)
 }
 
 /// The smallest value of `f` over the runs (the run least disturbed by other processes).
@@ -155,23 +155,25 @@ impl Experiment for GopTable1 {
                 // The root's cells with the paper's eq. (8) cuts, same start.
                 let paper_cuts = run_fit_with(
                     &y,
-                    GopParams::new(k, budget).linearization(Linearization::Paper),
+                    GopParams::default()
+                        .k(k)
+                        .budget(budget)
+                        .linearization(Linearization::Paper),
                     1,
                     1,
                     seed,
                 )?;
                 // The root's cells when y carries noise.
-                let mut rng = bl_core::random::seeded_rng(seed ^ 0x006e_6f69_7365);
-                let noisy_y = Mat::from_fn(m, n, |j, s| {
-                    y[(j, s)] + NOISE * bl_core::random::standard_normal(&mut rng)
-                });
+                let noisy_y =
+                    gop_mmf::synthetic::with_noise(y.as_ref(), NOISE, seed ^ 0x006e_6f69_7365)?;
                 let noisy = run_fit(&noisy_y, budget, 1, 1, seed)?;
-                let first_num = |f: &GopFit| f.history().first().map_or(0, |r| r.timing.num_duals);
+                let first_num =
+                    |f: &FittedGop| f.history().first().map_or(0, |r| r.timing.num_duals);
                 results.push(SizeResult {
                     m,
                     n,
                     mean: fit.mean_timing(),
-                    iterations: fit.n_iter(),
+                    iterations: fit.report().iterations,
                     root_num,
                     root_num_paper_cuts: first_num(&paper_cuts),
                     root_num_noisy: first_num(&noisy),
@@ -518,7 +520,10 @@ impl Experiment for GopTable1 {
         // before the tangent-cone enumeration), for scale.
         let walk = run_fit_with(
             &y,
-            GopParams::new(k, budget).tangent_cone_cells(false),
+            GopParams::default()
+                .k(k)
+                .budget(budget)
+                .tangent_cone_cells(false),
             iters,
             1,
             seed,

@@ -1,0 +1,404 @@
+//! Cells in the tangent cone at the node's point, block by block (see the module docs of
+//! [`crate::arrangement`], "Cells in the tangent cone").
+
+use std::collections::HashSet;
+
+use lp_backend::{Cmp, InteriorPointSearch, LinearProgram, LpOutcome, LpSolver, Row, Sense};
+
+use super::{CellOptions, Cells, SignedHyperplane, find_root, walk};
+use crate::error::Result;
+use crate::lagrangian::Affine;
+
+/// Union-find root of `i` (path halving).
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+/// Orthonormal basis of the span of `vectors` (modified Gram-Schmidt, applied twice);
+/// a vector whose remainder is below `1e-10` of its norm adds nothing.
+fn orthonormal_basis(vectors: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut basis: Vec<Vec<f64>> = Vec::new();
+    for v in vectors {
+        let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+        let mut u = v.clone();
+        for _ in 0..2 {
+            for q in &basis {
+                let d: f64 = q.iter().zip(&u).map(|(a, b)| a * b).sum();
+                u.iter_mut().zip(q).for_each(|(a, b)| *a -= d * b);
+            }
+        }
+        let rest = u.iter().map(|a| a * a).sum::<f64>().sqrt();
+        if rest > 1e-10 * norm {
+            u.iter_mut().for_each(|a| *a /= rest);
+            basis.push(u);
+        }
+    }
+    basis
+}
+
+/// One independent block of the tangent cone: its hyperplanes (indices into the
+/// arrangement) and the coordinates of their normals and of the active region rows in an
+/// orthonormal basis of their span.
+struct ConeBlock {
+    hyperplanes: Vec<usize>,
+    normals: Vec<Vec<f64>>,
+    active: Vec<Vec<f64>>,
+}
+
+/// A fixed, generic direction (no random choice involved): components from the golden
+/// ratio sequence, so no coordinate hyperplane or simple ratio contains it.
+fn generic_direction(r: usize) -> Vec<f64> {
+    let phi = 0.5 * (1.0 + 5f64.sqrt());
+    (0..r)
+        .map(|i| ((i as f64 + 1.0) * phi).fract() - 0.5)
+        .collect()
+}
+
+/// What the enumeration of one cone block found.
+enum BlockVerdict {
+    /// The cells (sign vectors over the block's hyperplanes), root first.
+    Cells(Vec<Vec<i8>>),
+    /// The active rows leave no open cone: the region has no interior near the center.
+    EmptyCone,
+    /// No root cell near a generic interior direction (numerically degenerate block).
+    NoRoot,
+}
+
+/// The cells of one cone block, by the walk over sign vectors of its hyperplanes; each
+/// candidate is tested by an interior-point LP in the block's coordinates (`r` variables
+/// in `[-1, 1]` plus the slack). Returns the verdict and the LPs solved.
+fn block_cells(
+    solver: &dyn LpSolver,
+    block: &ConeBlock,
+    angle_tol: f64,
+    parallel: bool,
+) -> Result<(BlockVerdict, usize)> {
+    let r = block
+        .normals
+        .first()
+        .or(block.active.first())
+        .map_or(0, Vec::len);
+    let dense_row = |a: &[f64], s: f64| {
+        Row::new(
+            a.iter()
+                .enumerate()
+                .filter(|&(_, &v)| v != 0.0)
+                .map(|(j, &v)| (j, s * v))
+                .collect(),
+            Cmp::Ge,
+            0.0,
+        )
+    };
+    let base: Vec<Row> = block.active.iter().map(|a| dense_row(a, 1.0)).collect();
+    let bounds = vec![(-1.0, 1.0); r];
+    let search = InteriorPointSearch::new(solver, &bounds, &base, 1.0, angle_tol)?;
+    let mut lp_solves = 1;
+    let Some(deepest) = search.base()? else {
+        return Ok((BlockVerdict::EmptyCone, lp_solves));
+    };
+    let h = block.hyperplanes.len();
+    if h == 0 {
+        return Ok((BlockVerdict::Cells(vec![Vec::new()]), lp_solves));
+    }
+    let test = |s: &Vec<i8>| -> Result<bool> {
+        let rows: Vec<Row> = block
+            .normals
+            .iter()
+            .zip(s)
+            .map(|(a, &si)| dense_row(a, f64::from(si)))
+            .collect();
+        Ok(search.with_extra(&rows)?.is_some())
+    };
+    // Root candidate: a generic point inside the active cone, near its deepest point.
+    let d = generic_direction(r);
+    let dn = d.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let tau = 0.5 * deepest.slack / dn;
+    let w: Vec<f64> = deepest
+        .point
+        .iter()
+        .zip(&d)
+        .map(|(p, q)| p + tau * q)
+        .collect();
+    let values: Vec<f64> = block
+        .normals
+        .iter()
+        .map(|a| a.iter().zip(&w).map(|(u, v)| u * v).sum())
+        .collect();
+    let ties: Vec<usize> = (0..h)
+        .filter(|&i| values[i].abs() <= 1e-9 * deepest.slack)
+        .collect();
+    let mut visited: HashSet<Vec<i8>> = HashSet::new();
+    let (root, tests) = find_root(&values, &ties, &mut visited, &test)?;
+    lp_solves += tests;
+    let Some(root) = root else {
+        return Ok((BlockVerdict::NoRoot, lp_solves));
+    };
+    let (cells, walk_lps) = walk(root, visited, h, parallel, &test)?;
+    Ok((BlockVerdict::Cells(cells), lp_solves + walk_lps))
+}
+
+/// Whether some direction `w` orthogonal to every normal in `normals` points strictly into
+/// the l1 ball from `center`, a point on its boundary: the directional derivative
+/// `f(w) = sum_{x_i != 0} sign(x_i) w_i + sum_{x_i = 0} |w_i|` of `||x||_1` is negative.
+/// The candidate is the projection of `-sign(center)` onto the orthogonal complement of
+/// the normals' span; when it is not inward, an LP minimizes `f` over that complement (in
+/// the unit box). Returns the verdict and the LPs solved.
+///
+/// When such a `w` exists, the ball does not restrict the tangent cone's cells: for a
+/// direction `v` of a cell (signs fixed by the normals only), `v + t w` has the same signs
+/// for every `t`, and `f(v + t w) <= f(v) + t f(w) < 0` for `t` large (`f` is sublinear), so
+/// `center + tau (v + t w)` is strictly inside the ball for small `tau`.
+fn inward_direction_exists<'a>(
+    solver: &dyn LpSolver,
+    center: &[f64],
+    normals: impl Iterator<Item = &'a Affine>,
+    mk: usize,
+    tol: f64,
+) -> Result<(bool, usize)> {
+    let dense: Vec<Vec<f64>> = normals
+        .map(|g| {
+            let mut v = vec![0.0; mk];
+            for &(i, a) in &g.coeffs {
+                if i < mk {
+                    v[i] += a;
+                }
+            }
+            v
+        })
+        .collect();
+    let basis = orthonormal_basis(&dense);
+    let mut w: Vec<f64> = center
+        .iter()
+        .map(|&x| if x.abs() > tol { -x.signum() } else { 0.0 })
+        .collect();
+    for _ in 0..2 {
+        for q in &basis {
+            let d: f64 = q.iter().zip(&w).map(|(a, b)| a * b).sum();
+            w.iter_mut().zip(q).for_each(|(a, b)| *a -= d * b);
+        }
+    }
+    let f: f64 = center
+        .iter()
+        .zip(&w)
+        .map(|(&x, &wi)| {
+            if x.abs() > tol {
+                x.signum() * wi
+            } else {
+                wi.abs()
+            }
+        })
+        .sum();
+    let scale: f64 = w.iter().map(|v| v.abs()).sum();
+    if f < -1e-9 * scale.max(1.0) {
+        return Ok((true, 0));
+    }
+    // The projection can miss (e.g. at a vertex of the ball); an LP decides:
+    // min f(w) over w = w+ - w- in the unit box with q^T w = 0 for every basis vector q.
+    let mut lp = LinearProgram::new(Sense::Minimize);
+    for &x in center {
+        lp.add_var(0.0, 1.0, if x.abs() > tol { x.signum() } else { 1.0 });
+    }
+    for &x in center {
+        lp.add_var(0.0, 1.0, if x.abs() > tol { -x.signum() } else { 1.0 });
+    }
+    for q in &basis {
+        let coeffs: Vec<(usize, f64)> = q
+            .iter()
+            .enumerate()
+            .filter(|&(_, &a)| a != 0.0)
+            .map(|(i, &a)| (i, a))
+            .chain(
+                q.iter()
+                    .enumerate()
+                    .filter(|&(_, &a)| a != 0.0)
+                    .map(|(i, &a)| (mk + i, -a)),
+            )
+            .collect();
+        lp.push_row(Row::new(coeffs, Cmp::Eq, 0.0));
+    }
+    let inward = match solver.solve(&lp)? {
+        LpOutcome::Optimal(sol) => sol.objective < -1e-7,
+        LpOutcome::Infeasible | LpOutcome::Unbounded => false,
+    };
+    Ok((inward, 1))
+}
+
+/// Cell enumeration in the tangent cone at `center` (see the module docs), or `None` when
+/// it does not apply: the center lies outside the l1 ball or the region, a hyperplane does
+/// not pass through it (all up to `min_slack`), or the center is on the ball's boundary and
+/// no direction orthogonal to the normals points into the ball
+/// ([`inward_direction_exists`]).
+pub(super) fn local_cells(
+    solver: &dyn LpSolver,
+    mk: usize,
+    budget: f64,
+    region: &[SignedHyperplane],
+    center: &[f64],
+    hyperplanes: &[Affine],
+    options: &CellOptions,
+) -> Result<Option<Cells>> {
+    if center.len() != mk || budget.is_nan() || budget <= 0.0 {
+        return Ok(None);
+    }
+    let cnorm = center.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let tol = options.min_slack.max(1e-10 * (1.0 + cnorm));
+    let l1: f64 = center.iter().map(|v| v.abs()).sum();
+    if l1 > budget + tol {
+        return Ok(None);
+    }
+    let on_ball_boundary = l1 >= budget - tol;
+    // Signed distances of the center to the hyperplanes and region rows.
+    let distance = |g: &Affine| {
+        let n = g.norm();
+        (n > 0.0).then(|| g.eval(center) / n)
+    };
+    for g in hyperplanes {
+        match distance(g) {
+            Some(d) if d.abs() <= tol => {}
+            _ => return Ok(None),
+        }
+    }
+    let mut active: Vec<&SignedHyperplane> = Vec::new();
+    for r in region {
+        match distance(&r.g) {
+            Some(d) if f64::from(r.sign) * d > tol => {}
+            Some(d) if f64::from(r.sign) * d >= -tol => active.push(r),
+            _ => return Ok(None),
+        }
+    }
+    let mut lp_solves = 0;
+    if on_ball_boundary {
+        let (inward, solves) = inward_direction_exists(
+            solver,
+            center,
+            hyperplanes.iter().chain(active.iter().map(|r| &r.g)),
+            mk,
+            tol,
+        )?;
+        lp_solves += solves;
+        if !inward {
+            return Ok(None);
+        }
+    }
+    let angle_tol = (options.min_slack / budget).max(1e-12);
+
+    // Blocks: hyperplanes and active rows that share a variable, transitively.
+    let mut parent: Vec<usize> = (0..mk).collect();
+    let supports = hyperplanes
+        .iter()
+        .chain(active.iter().map(|r| &r.g))
+        .map(|g| g.coeffs.iter().map(|&(i, _)| i).collect::<Vec<_>>());
+    for support in supports {
+        if support.iter().any(|&i| i >= mk) {
+            return Ok(None);
+        }
+        for w in support.windows(2) {
+            let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+            parent[a] = b;
+        }
+    }
+    let root_of = |parent: &mut Vec<usize>, g: &Affine| find(parent, g.coeffs[0].0);
+    let mut block_ids: Vec<usize> = Vec::new();
+    let mut members: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    let mut block_of = |root: usize, members: &mut Vec<(Vec<usize>, Vec<usize>)>| match block_ids
+        .iter()
+        .position(|&b| b == root)
+    {
+        Some(i) => i,
+        None => {
+            block_ids.push(root);
+            members.push((Vec::new(), Vec::new()));
+            members.len() - 1
+        }
+    };
+    for (i, g) in hyperplanes.iter().enumerate() {
+        let b = block_of(root_of(&mut parent, g), &mut members);
+        members[b].0.push(i);
+    }
+    for (i, r) in active.iter().enumerate() {
+        let b = block_of(root_of(&mut parent, &r.g), &mut members);
+        members[b].1.push(i);
+    }
+    let blocks: Vec<ConeBlock> = members
+        .into_iter()
+        .map(|(hs, rows)| {
+            let mut vars: Vec<usize> = hs
+                .iter()
+                .flat_map(|&i| hyperplanes[i].coeffs.iter().map(|&(j, _)| j))
+                .chain(
+                    rows.iter()
+                        .flat_map(|&i| active[i].g.coeffs.iter().map(|&(j, _)| j)),
+                )
+                .collect();
+            vars.sort_unstable();
+            vars.dedup();
+            let dense = |g: &Affine, s: f64| {
+                let mut v = vec![0.0; vars.len()];
+                for &(j, a) in &g.coeffs {
+                    if let Ok(p) = vars.binary_search(&j) {
+                        v[p] += s * a;
+                    }
+                }
+                v
+            };
+            let hv: Vec<Vec<f64>> = hs.iter().map(|&i| dense(&hyperplanes[i], 1.0)).collect();
+            let av: Vec<Vec<f64>> = rows
+                .iter()
+                .map(|&i| dense(&active[i].g, f64::from(active[i].sign)))
+                .collect();
+            let basis = orthonormal_basis(&hv.iter().chain(&av).cloned().collect::<Vec<_>>());
+            let coords = |v: &Vec<f64>| -> Vec<f64> {
+                basis
+                    .iter()
+                    .map(|q| q.iter().zip(v).map(|(a, b)| a * b).sum())
+                    .collect()
+            };
+            ConeBlock {
+                hyperplanes: hs,
+                normals: hv.iter().map(coords).collect(),
+                active: av.iter().map(coords).collect(),
+            }
+        })
+        .collect();
+
+    let mut signs: Vec<Vec<i8>> = vec![vec![0; hyperplanes.len()]];
+    for block in &blocks {
+        let (verdict, solves) = block_cells(solver, block, angle_tol, options.parallel)?;
+        lp_solves += solves;
+        let cells = match verdict {
+            BlockVerdict::Cells(cells) => cells,
+            // The region has no interior near the center, so none at all (it is convex).
+            BlockVerdict::EmptyCone => {
+                return Ok(Some(Cells {
+                    signs: Vec::new(),
+                    lp_solves,
+                    shortcut: false,
+                    local: true,
+                }));
+            }
+            // Numerically degenerate: leave it to the walk on the whole region.
+            BlockVerdict::NoRoot => return Ok(None),
+        };
+        let mut next = Vec::with_capacity(signs.len() * cells.len());
+        for partial in &signs {
+            for cell in &cells {
+                let mut s = partial.clone();
+                for (&i, &v) in block.hyperplanes.iter().zip(cell) {
+                    s[i] = v;
+                }
+                next.push(s);
+            }
+        }
+        signs = next;
+    }
+    Ok(Some(Cells {
+        signs,
+        lp_solves,
+        shortcut: false,
+        local: true,
+    }))
+}

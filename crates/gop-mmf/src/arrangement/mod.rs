@@ -1,0 +1,427 @@
+//! Hyperplane filtering and cell enumeration (Sec. 4.1 and App. C).
+//!
+//! # Filtering (the role of eqs. (47)-(49))
+//!
+//! The `K N` qualifying constraints of one iterate often coincide: with `M = 1` every
+//! `g_kn` of one component `k` has a normal along the same axis. [`filter`] keeps one
+//! representative per distinct hyperplane (scaled to a unit normal) and maps each original
+//! `g_i` onto it as `g_i = c_i g_h + e_i`, where `|e_i(x)| <= eps_i` on the l1 ball
+//! `||x||_1 <= P` (`eps_i = ||a_i - c_i a_h||_inf P + |b_i - c_i b_h|`, so it is rigorous
+//! for any tolerance). A hyperplane whose normal is (numerically) zero is dropped and its
+//! term `min(0, g_i(x))` is replaced by the constant `min(0, b_i - ||a_i||_inf P)`, a lower
+//! bound on the ball. Both replacements keep the relaxed duals valid lower bounds.
+//!
+//! # Cells
+//!
+//! A cell is a sign vector `s` over the representatives whose open region
+//! `{x : s_h g_h(x) > 0 for all h}` meets the interior of the node's region `R` (the l1
+//! ball intersected with the cells chosen at every ancestor). [`enumerate_cells`] finds all
+//! of them without trying the `2^H` sign vectors:
+//!
+//! 1. an interior-point LP on `R` alone (maximize a common slack) gives a point `x_c`;
+//!    the signs of `g_h(x_c)` give a candidate root cell, confirmed by an interior-point LP
+//!    on the cell (ties are resolved by trying both signs);
+//! 2. breadth-first walk: for every cell found and every hyperplane `h`, the sign vector
+//!    with `s_h` flipped is tested (once) by an interior-point LP; it is a cell exactly when
+//!    `h` is a strict (facet) hyperplane of the current cell. Adjacent cells of an
+//!    arrangement of distinct hyperplanes differ in one sign, so the walk reaches every
+//!    cell; the LPs of one breadth level run in parallel.
+//!
+//! This walk on the whole region is the reference path; its LPs have `2 M K + 1` variables.
+//!
+//! # Cells in the tangent cone (the default when it applies)
+//!
+//! The arrangement is central at the node's point `x^t` (every `g_h(x^t) = 0`), and `x^t`
+//! lies in the closed region `R` (it is the relaxed dual's optimum of the node). For an
+//! open cone `C = x^t + {v : s_h a_h^T v > 0}` and a convex `R` containing `x^t`, `C` meets
+//! the interior of `R` exactly when some direction `v` of the cone points into the interior
+//! of `R` from `x^t` (if `x^t + v` is interior, so is `x^t + tau v` for every
+//! `0 < tau <= 1`). When `x^t` is strictly inside the l1 ball, the directions that point
+//! into `R` are those with `sigma_i c_i^T v > 0` for the region rows *active* at `x^t`;
+//! inactive rows and the ball do not matter. So the cells are the sign vectors `s` for which
+//! the homogeneous system
+//!
+//! ```text
+//! s_h a_h^T v > 0 (new hyperplanes),   sigma_i c_i^T v > 0 (active region rows)
+//! ```
+//!
+//! has a solution, a question about the span of those normals only. Two more reductions
+//! make it cheap:
+//!
+//! - *Blocks*: normals that share no variable (transitively) form independent blocks (in
+//!   GOP, one per component `k`: `g_kn` involves only column `k` of `x`). The system
+//!   separates, and the cells are the Cartesian product of the blocks' cells.
+//! - *Span*: in each block, `v` is written in an orthonormal basis of the span of the
+//!   block's normals (dimension at most its number of rows), so each test is an
+//!   interior-point LP with a handful of variables (`v` in the unit box, slack capped at
+//!   1) instead of `2 M K + 1`.
+//!
+//! Each block is walked like the region (root cell at a generic direction inside its active
+//! cone, then sign flips). A cell counts when its cone holds a ball of radius
+//! `min_slack / P` around a direction of the unit box, the angular reading of the region
+//! walk's `min_slack`. When `x^t` is on the ball's boundary (a relaxed dual's optimum
+//! often is), the ball does not restrict the cells if some direction orthogonal to every
+//! normal and active row points into the ball: adding it to a cell's direction keeps the
+//! signs and brings the point inside. The path steps aside (the walk on the region
+//! decides) when no such direction is found, when `x^t` lies outside the ball or the
+//! region, or when a hyperplane misses it, all up to `min_slack`; *checked* against brute force on random central arrangements with active
+//! rows and several blocks.
+//!
+//! # Rank shortcut
+//!
+//! Used first when it applies: the arrangement is central at the node's point `x^t`.
+//! If `x^t` lies in the interior of `R` and the representative normals are linearly
+//! independent, every one of the `2^H` sign vectors is a cell (for any `s` the direction
+//! `v = A^T (A A^T)^{-1} s` has `sign(A v) = s`, and `x^t + tau v` stays inside `R` for a
+//! small `tau`), so no LP is needed. [`brute_force_cells`] tests all `2^H` sign vectors and
+//! exists for tests.
+
+mod cone;
+mod filter;
+
+use std::collections::HashSet;
+
+use lp_backend::{Cmp, InteriorPointSearch, LpSolver, Row};
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::lagrangian::Affine;
+
+pub use filter::{Filtered, Term, filter};
+
+use cone::local_cells;
+
+/// A constraint `sign * g(x) >= 0` of a node's region.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SignedHyperplane {
+    /// The hyperplane.
+    pub g: Affine,
+    /// `+1` or `-1`.
+    pub sign: i8,
+}
+
+/// The result of a cell enumeration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cells {
+    /// Sign vectors (`+1` / `-1` per representative) of the cells found, root cell first.
+    pub signs: Vec<Vec<i8>>,
+    /// Interior-point LPs solved.
+    pub lp_solves: usize,
+    /// Whether the rank shortcut decided (then `lp_solves == 0`).
+    pub shortcut: bool,
+    /// Whether the tangent-cone enumeration decided (its LPs are the small ones).
+    pub local: bool,
+}
+
+/// Options of [`enumerate_cells`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellOptions {
+    /// Smallest common slack (absolute, in the units of `x`) that counts as an interior.
+    pub min_slack: f64,
+    /// Try the rank shortcut first.
+    pub rank_shortcut: bool,
+    /// Enumerate in the tangent cone at the center when it applies (center inside the
+    /// region, every hyperplane through it), block by block; else the walk on the region.
+    pub local: bool,
+    /// Run the LPs of one breadth level in parallel (rayon).
+    pub parallel: bool,
+}
+
+impl Default for CellOptions {
+    fn default() -> Self {
+        Self {
+            min_slack: 1e-9,
+            rank_shortcut: true,
+            local: true,
+            parallel: true,
+        }
+    }
+}
+
+/// Variables of the interior-point LPs: `x+` at `0..mk`, `x-` at `mk..2mk`. All `x+`
+/// terms come before the `x-` terms, so the row's indices are increasing when `g`'s are
+/// (the backend then skips sorting them).
+fn split_row(g: &Affine, sign: f64, mk: usize) -> Row {
+    let mut coeffs = Vec::with_capacity(2 * g.coeffs.len());
+    coeffs.extend(g.coeffs.iter().map(|&(i, a)| (i, sign * a)));
+    coeffs.extend(g.coeffs.iter().map(|&(i, a)| (mk + i, -sign * a)));
+    Row::new(coeffs, Cmp::Ge, -sign * g.offset)
+}
+
+/// The base half-spaces of a region: the l1 budget and the ancestors' signed hyperplanes.
+fn region_rows(mk: usize, budget: f64, region: &[SignedHyperplane]) -> Vec<Row> {
+    let mut rows = Vec::with_capacity(region.len() + 1);
+    rows.push(Row::new(
+        (0..2 * mk).map(|i| (i, 1.0)).collect(),
+        Cmp::Le,
+        budget,
+    ));
+    for r in region {
+        rows.push(split_row(&r.g, f64::from(r.sign), mk));
+    }
+    rows
+}
+
+fn sign_rows(hyperplanes: &[Affine], signs: &[i8], mk: usize) -> Vec<Row> {
+    hyperplanes
+        .iter()
+        .zip(signs)
+        .map(|(g, &s)| split_row(g, f64::from(s), mk))
+        .collect()
+}
+
+/// Whether `x` is inside the region with margin `tol` (budget and every signed row).
+fn strictly_inside(x: &[f64], budget: f64, region: &[SignedHyperplane], tol: f64) -> bool {
+    let l1: f64 = x.iter().map(|v| v.abs()).sum();
+    l1 < budget - tol
+        && region
+            .iter()
+            .all(|r| f64::from(r.sign) * r.g.eval(x) > tol * (1.0 + r.g.norm()))
+}
+
+/// Whether the unit normals are linearly independent (Cholesky of their Gram matrix).
+fn independent(hyperplanes: &[Affine], mk: usize) -> bool {
+    let h = hyperplanes.len();
+    if h > mk {
+        return false;
+    }
+    let dense: Vec<Vec<f64>> = hyperplanes
+        .iter()
+        .map(|g| {
+            let mut v = vec![0.0; mk];
+            for &(i, a) in &g.coeffs {
+                v[i] += a;
+            }
+            v
+        })
+        .collect();
+    let mut l = vec![0.0; h * h];
+    for i in 0..h {
+        for j in 0..=i {
+            let mut s: f64 = dense[i].iter().zip(&dense[j]).map(|(a, b)| a * b).sum();
+            for t in 0..j {
+                s -= l[i * h + t] * l[j * h + t];
+            }
+            if i == j {
+                // Unit normals: a pivot this small means (near) dependence.
+                if s <= 1e-8 {
+                    return false;
+                }
+                l[i * h + i] = s.sqrt();
+            } else {
+                l[i * h + j] = s / l[j * h + j];
+            }
+        }
+    }
+    true
+}
+
+/// All `2^h` sign vectors, in binary order.
+fn all_sign_vectors(h: usize) -> Vec<Vec<i8>> {
+    (0..1u64 << h)
+        .map(|bits| {
+            (0..h)
+                .map(|i| if bits & (1 << i) != 0 { -1 } else { 1 })
+                .collect()
+        })
+        .collect()
+}
+
+/// Enumerates the cells of the arrangement `hyperplanes` inside the region `{||x||_1 <=
+/// budget} ∩ region` (see the module docs). `center` is the node's point `x^t`, where the
+/// arrangement is central; it is used by the rank shortcut and the tangent-cone
+/// enumeration. The hyperplanes must be pairwise distinct (as [`filter`] returns them):
+/// the walk flips one sign at a time. `mk = M K`.
+///
+/// # Errors
+/// An LP failure.
+pub fn enumerate_cells(
+    solver: &dyn LpSolver,
+    mk: usize,
+    budget: f64,
+    region: &[SignedHyperplane],
+    center: &[f64],
+    hyperplanes: &[Affine],
+    options: &CellOptions,
+) -> Result<Cells> {
+    let h = hyperplanes.len();
+    if h == 0 {
+        return Ok(Cells {
+            signs: vec![Vec::new()],
+            lp_solves: 0,
+            shortcut: true,
+            local: false,
+        });
+    }
+    if options.rank_shortcut
+        && h < 31
+        && center.len() == mk
+        && strictly_inside(center, budget, region, options.min_slack.max(1e-12))
+        && independent(hyperplanes, mk)
+    {
+        return Ok(Cells {
+            signs: all_sign_vectors(h),
+            lp_solves: 0,
+            shortcut: true,
+            local: false,
+        });
+    }
+    if options.local
+        && let Some(cells) = local_cells(solver, mk, budget, region, center, hyperplanes, options)?
+    {
+        return Ok(cells);
+    }
+    let bounds = vec![(0.0, budget); 2 * mk];
+    let base = region_rows(mk, budget, region);
+    let search = InteriorPointSearch::new(solver, &bounds, &base, budget, options.min_slack)?;
+    let mut lp_solves = 1;
+    let Some(center_point) = search.base()? else {
+        return Ok(Cells {
+            signs: Vec::new(),
+            lp_solves,
+            shortcut: false,
+            local: false,
+        });
+    };
+    let xc: Vec<f64> = (0..mk)
+        .map(|i| center_point.point[i] - center_point.point[mk + i])
+        .collect();
+    let test = |s: &Vec<i8>| -> Result<bool> {
+        Ok(search.with_extra(&sign_rows(hyperplanes, s, mk))?.is_some())
+    };
+
+    // Root cell: signs at the region's deepest point; near-ties tried both ways.
+    let values: Vec<f64> = hyperplanes.iter().map(|g| g.eval(&xc)).collect();
+    let tie_tol = 1e-9 * (1.0 + center_point.slack);
+    let ties: Vec<usize> = (0..h).filter(|&i| values[i].abs() <= tie_tol).collect();
+    let mut visited: HashSet<Vec<i8>> = HashSet::new();
+    let (root, tests) = find_root(&values, &ties, &mut visited, &test)?;
+    lp_solves += tests;
+    let Some(root) = root else {
+        // No cell from the deepest point's neighbourhood: fall back to testing every sign
+        // vector (only reachable for degenerate regions).
+        let cells = brute_force_cells(solver, mk, budget, region, hyperplanes, options.min_slack)?;
+        return Ok(Cells {
+            lp_solves: lp_solves + cells.lp_solves,
+            ..cells
+        });
+    };
+
+    let (cells, walk_lps) = walk(root, visited, h, options.parallel, &test)?;
+    Ok(Cells {
+        signs: cells,
+        lp_solves: lp_solves + walk_lps,
+        shortcut: false,
+        local: false,
+    })
+}
+
+/// The root cell of a walk: the sign vector of the hyperplane `values` at a deep point,
+/// with the near-ties (`ties`, at most the first 12) tried both ways until `test` accepts
+/// one. Every vector tried is added to `visited`. Returns the cell (if any) and the number
+/// of tests.
+fn find_root<F>(
+    values: &[f64],
+    ties: &[usize],
+    visited: &mut HashSet<Vec<i8>>,
+    test: &F,
+) -> Result<(Option<Vec<i8>>, usize)>
+where
+    F: Fn(&Vec<i8>) -> Result<bool>,
+{
+    let s0: Vec<i8> = values
+        .iter()
+        .map(|&v| if v < 0.0 { -1 } else { 1 })
+        .collect();
+    let mut tests = 0;
+    for bits in 0..1u64 << ties.len().min(12) {
+        let mut s = s0.clone();
+        for (t, &i) in ties.iter().enumerate().take(12) {
+            if bits & (1 << t) != 0 {
+                s[i] = -s[i];
+            }
+        }
+        visited.insert(s.clone());
+        tests += 1;
+        if test(&s)? {
+            return Ok((Some(s), tests));
+        }
+    }
+    Ok((None, tests))
+}
+
+/// Breadth-first walk over the cell adjacency graph from the cell `root`: every neighbour
+/// (one sign flipped) not yet in `visited` is tested once by `test`. Returns the cells found
+/// (root first) and the number of tests.
+fn walk<F>(
+    root: Vec<i8>,
+    mut visited: HashSet<Vec<i8>>,
+    h: usize,
+    parallel: bool,
+    test: &F,
+) -> Result<(Vec<Vec<i8>>, usize)>
+where
+    F: Fn(&Vec<i8>) -> Result<bool> + Sync,
+{
+    visited.insert(root.clone());
+    let mut lp_solves = 0;
+    let mut cells = vec![root.clone()];
+    let mut frontier = vec![root];
+    while !frontier.is_empty() {
+        let mut candidates = Vec::new();
+        for s in &frontier {
+            for i in 0..h {
+                let mut t = s.clone();
+                t[i] = -t[i];
+                if visited.insert(t.clone()) {
+                    candidates.push(t);
+                }
+            }
+        }
+        lp_solves += candidates.len();
+        let verdicts: Vec<Result<bool>> = if parallel {
+            candidates.par_iter().map(test).collect()
+        } else {
+            candidates.iter().map(test).collect()
+        };
+        frontier = Vec::new();
+        for (s, v) in candidates.into_iter().zip(verdicts) {
+            if v? {
+                frontier.push(s);
+            }
+        }
+        cells.extend(frontier.iter().cloned());
+    }
+    Ok((cells, lp_solves))
+}
+
+/// Tests every one of the `2^H` sign vectors with an interior-point LP (for tests and as a
+/// fallback for degenerate regions).
+///
+/// # Errors
+/// An LP failure.
+pub fn brute_force_cells(
+    solver: &dyn LpSolver,
+    mk: usize,
+    budget: f64,
+    region: &[SignedHyperplane],
+    hyperplanes: &[Affine],
+    min_slack: f64,
+) -> Result<Cells> {
+    let bounds = vec![(0.0, budget); 2 * mk];
+    let base = region_rows(mk, budget, region);
+    let search = InteriorPointSearch::new(solver, &bounds, &base, budget, min_slack)?;
+    let all = all_sign_vectors(hyperplanes.len().min(20));
+    let mut signs = Vec::new();
+    for s in &all {
+        if search.with_extra(&sign_rows(hyperplanes, s, mk))?.is_some() {
+            signs.push(s.clone());
+        }
+    }
+    Ok(Cells {
+        signs,
+        lp_solves: all.len() + 1,
+        shortcut: false,
+        local: false,
+    })
+}

@@ -1,0 +1,126 @@
+//! A user's LP backend, written outside the crates, runs through the normal `fit`: it
+//! passes the public conformance suite of `lp-backend` and gives the same certificate as
+//! the built-in backend on the same data.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bl_core::engine::TerminationReason;
+use faer::Mat;
+use gop_mmf::{Fit, Fitted, GopParams};
+use lp_backend::conformance::check_solver;
+use lp_backend::{LinearProgram, LpError, LpOutcome, LpSolver, Microlp};
+
+/// A backend that counts its solves and has no warm starts of its own: every extension of
+/// a base program is solved from scratch through the trait's default `prepare`. The simplex
+/// arithmetic is delegated to the `microlp` solver.
+#[derive(Debug, Default)]
+struct CountingColdBackend {
+    solves: Arc<AtomicUsize>,
+}
+
+impl LpSolver for CountingColdBackend {
+    fn name(&self) -> &'static str {
+        "counting-cold"
+    }
+
+    fn solve(&self, lp: &LinearProgram) -> Result<LpOutcome, LpError> {
+        self.solves.fetch_add(1, Ordering::Relaxed);
+        Microlp.solve(lp)
+    }
+}
+
+/// A backend that calls every program infeasible: the suite must reject it.
+#[derive(Debug)]
+struct AlwaysInfeasible;
+
+impl LpSolver for AlwaysInfeasible {
+    fn name(&self) -> &'static str {
+        "always-infeasible"
+    }
+
+    fn solve(&self, lp: &LinearProgram) -> Result<LpOutcome, LpError> {
+        lp.validate()?;
+        Ok(LpOutcome::Infeasible)
+    }
+}
+
+#[test]
+fn the_outside_backend_passes_the_conformance_suite() {
+    check_solver(&CountingColdBackend::default())
+        .unwrap_or_else(|failures| panic!("{}", failures.join("\n")));
+    let failures = check_solver(&AlwaysInfeasible).expect_err("a wrong verdict is caught");
+    assert!(failures.iter().any(|f| f.starts_with("textbook_maximum")));
+}
+
+#[test]
+fn the_outside_backend_runs_through_fit_and_matches_the_built_in() {
+    // The illustrative instance of Sec. 5.1 (y = [0, -1, -0.5], K = 2, P = 1, eps = 0.01)
+    // and a random 2 x 3 instance with an iteration budget.
+    let mut rng = bl_core::random::seeded_rng(11);
+    let random = Mat::from_fn(2, 3, |_, _| bl_core::random::standard_normal(&mut rng));
+    let cases = [
+        (
+            Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]),
+            GopParams::default().k(2).budget(1.0).eps(0.01).seed(4),
+        ),
+        (
+            random,
+            GopParams::default()
+                .k(2)
+                .budget(1.5)
+                .eps(0.01)
+                .seed(2)
+                .max_iter(12),
+        ),
+    ];
+    for (y, params) in cases {
+        let params = params.threads(1);
+        let solves = Arc::new(AtomicUsize::new(0));
+        let custom = params
+            .clone()
+            .lp_solver(CountingColdBackend {
+                solves: Arc::clone(&solves),
+            })
+            .fit(&y.as_ref())
+            .expect("fit with the outside backend");
+        let built_in = params
+            .fit(&y.as_ref())
+            .expect("fit with the built-in backend");
+        assert!(
+            solves.load(Ordering::Relaxed) > 0,
+            "the fit did not use the outside backend"
+        );
+        // Same LPs, solved cold instead of warm: same tree, same bounds (up to LP round-off).
+        let (a, b) = (custom.certificate(), built_in.certificate());
+        let tol = 1e-7 * (1.0 + b.upper_bound.abs());
+        assert_eq!(custom.report().iterations, built_in.report().iterations);
+        assert_eq!(custom.report().termination, built_in.report().termination);
+        assert!(
+            (a.upper_bound - b.upper_bound).abs() <= tol,
+            "{a:?} vs {b:?}"
+        );
+        assert!(
+            (a.lower_bound - b.lower_bound).abs() <= tol,
+            "{a:?} vs {b:?}"
+        );
+        assert_eq!(a.certified, b.certified);
+    }
+}
+
+#[test]
+fn an_inconsistent_backend_is_never_reported_converged() {
+    // Every relaxed dual "infeasible": the root gets no children although its cells cover
+    // the l1 ball, so the tree empties with the gap open. That is a numerical failure of
+    // the LPs, not a solved problem.
+    let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
+    let fitted = GopParams::default()
+        .threads(1)
+        .lp_solver(AlwaysInfeasible)
+        .fit(&y.as_ref())
+        .expect("LP verdicts are not errors");
+    let report = fitted.report();
+    assert!(!fitted.certificate().certified);
+    assert!(!report.converged(), "{:?}", report.termination);
+    assert_eq!(report.termination, TerminationReason::NumericalFailure);
+}
