@@ -10,7 +10,7 @@ use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{self, BlockStructure};
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
-use crate::error::{MaxcutError, Result};
+use crate::error::{MaxcutError, Result, empty, non_finite, shape_mismatch};
 
 /// Relative tolerance of the symmetry checks: `|C_ij - C_ji| <= SYMMETRY_TOL * max |C|`.
 pub const SYMMETRY_TOL: f64 = 1e-10;
@@ -140,7 +140,7 @@ impl Problem {
     /// [`MaxcutError::NonFinite`].
     pub fn sparse_from_edges(n: usize, edges: &[(usize, usize, f64)]) -> Result<Self> {
         if n == 0 {
-            return Err(MaxcutError::Empty { what: "C" });
+            return Err(empty("C"));
         }
         let mut triplets = Vec::with_capacity(2 * edges.len());
         for (e, &(i, j, w)) in edges.iter().enumerate() {
@@ -170,7 +170,7 @@ impl Problem {
         values: &[f64],
     ) -> Result<Self> {
         if n == 0 {
-            return Err(MaxcutError::Empty { what: "C" });
+            return Err(empty("C"));
         }
         if row_ptr.len() != n + 1 {
             return Err(MaxcutError::InvalidCsr {
@@ -228,7 +228,7 @@ impl Problem {
     /// As [`Problem::sparse_from_edges`].
     pub fn maxcut(n: usize, edges: &[(usize, usize, f64)]) -> Result<Self> {
         if n == 0 {
-            return Err(MaxcutError::Empty { what: "graph" });
+            return Err(empty("graph"));
         }
         let mut triplets = Vec::with_capacity(2 * edges.len() + n);
         for (e, &(i, j, w)) in edges.iter().enumerate() {
@@ -480,11 +480,11 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
     if expected == found {
         Ok(())
     } else {
-        Err(MaxcutError::ShapeMismatch {
+        Err(shape_mismatch(
             what,
-            expected: format!("length {expected}"),
-            found: format!("length {found}"),
-        })
+            format!("length {expected}"),
+            format!("length {found}"),
+        ))
     }
 }
 
@@ -507,12 +507,7 @@ fn check_edge(what: &'static str, e: usize, i: usize, j: usize, w: f64, n: usize
         }
     }
     if !w.is_finite() {
-        return Err(MaxcutError::NonFinite {
-            what,
-            row: e,
-            col: 0,
-            value: w,
-        });
+        return Err(non_finite(what, e, w));
     }
     Ok(())
 }
@@ -531,19 +526,14 @@ pub(crate) fn dense_symmetric(
     }
     let n = rows;
     if n == 0 {
-        return Err(MaxcutError::Empty { what });
+        return Err(empty(what));
     }
     let mut max_abs = 0.0f64;
     for j in 0..n {
         for i in 0..n {
             let v = c[(i, j)];
             if !v.is_finite() {
-                return Err(MaxcutError::NonFinite {
-                    what,
-                    row: i,
-                    col: j,
-                    value: v,
-                });
+                return Err(non_finite(what, i + j * rows, v));
             }
             max_abs = max_abs.max(v.abs());
         }
@@ -579,18 +569,13 @@ pub(crate) fn low_rank_factor(
 ) -> Result<LowRankFactor> {
     let (rows, m) = (g.nrows(), g.ncols());
     if rows == 0 {
-        return Err(MaxcutError::Empty { what });
+        return Err(empty(what));
     }
     for j in 0..m {
         for i in 0..rows {
             let v = g[(i, j)];
             if !v.is_finite() {
-                return Err(MaxcutError::NonFinite {
-                    what,
-                    row: i,
-                    col: j,
-                    value: v,
-                });
+                return Err(non_finite(what, i + j * rows, v));
             }
         }
     }
