@@ -3,8 +3,8 @@
 
 use maxcut_sdp::conformance::{bqp_solver as conformance, sweep_order};
 use maxcut_sdp::{
-    BooleanQp, BooleanQpSolver, BqpOutcome, Cyclic, ExactBqp, MixingParams, RandomPermutation,
-    Result, SweepOrder,
+    BooleanQp, BooleanQpSolver, BqpOutcome, Cyclic, ExactBqp, Fit, MaxcutError, MixingParams,
+    Problem, RandomPermutation, Result, SweepOrder,
 };
 use rand::rngs::StdRng;
 
@@ -104,4 +104,26 @@ fn sweep_order_suite_rejects_broken_orders() {
     assert!(err.contains("not a permutation"), "{err}");
     let err = sweep_order::check(&FalseIdentity).unwrap_err();
     assert!(err.contains("claims to be the identity"), "{err}");
+}
+
+#[test]
+fn a_faulty_order_is_a_typed_error_not_a_panic() {
+    let edges = maxcut_sdp::synthetic::gnp_weighted(5, 0.9, 2).unwrap();
+    let problem = Problem::maxcut(5, &edges).unwrap();
+    let err = MixingParams::default()
+        .order(Repeats)
+        .fit(&problem)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MaxcutError::InvalidSweepOrder {
+                sweep: 1,
+                index: 4,
+                value: 0,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }

@@ -21,36 +21,9 @@ fn column_norm_errors(v: MatRef<'_, f64>) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn problems() -> Vec<(&'static str, Problem, MixingParams)> {
-    let g = random_gaussian(30, 12, 5);
-    let base = MixingParams::default().seed(11);
-    vec![
-        (
-            "dense mixed signs",
-            Problem::dense(random_symmetric(40, 1).as_ref()).unwrap(),
-            base.clone(),
-        ),
-        (
-            "sparse maxcut",
-            Problem::maxcut(60, &gnp_weighted(60, 0.1, 2)).unwrap(),
-            base.clone().order(RandomPermutation),
-        ),
-        (
-            "low rank implicit",
-            Problem::low_rank(g.as_ref()).unwrap(),
-            base.clone().low_rank(LowRankMode::Implicit),
-        ),
-        (
-            "low rank formed",
-            Problem::low_rank(g.as_ref()).unwrap(),
-            base.clone().low_rank(LowRankMode::Formed),
-        ),
-    ]
-}
-
 #[test]
 fn columns_stay_unit_norm_and_objective_never_decreases() {
-    for (name, problem, params) in problems() {
+    for (name, problem, params) in problems(&MixingParams::default().seed(11)) {
         let mut mixing = Mixing::new(&problem, &params).unwrap();
         let n = problem.n() as f64;
         assert!(column_norm_errors(mixing.v()) < 1e-14, "{name}: initial V");

@@ -3,11 +3,12 @@
 //! never falls (each coordinate update is an exact maximization, Wang et al. 2017, eq. (4))
 //! and stays below the certified dual bound (weak duality), which brackets it from above.
 
+mod common;
+
 use bl_core::engine::IterationView;
-use maxcut_sdp::synthetic::{gaussian, gnp_weighted, random_symmetric};
-use maxcut_sdp::{
-    BooleanQp, Fit, FitReport, Fitted, LowRankMode, MixingParams, Problem, RandomPermutation,
-};
+use common::problems;
+use maxcut_sdp::synthetic::gaussian;
+use maxcut_sdp::{BooleanQp, Fit, FitReport, Fitted, MixingParams};
 
 #[derive(Default)]
 struct Seen {
@@ -56,36 +57,9 @@ impl Seen {
     }
 }
 
-fn problems() -> Vec<(&'static str, Problem, MixingParams)> {
-    let base = MixingParams::default().seed(5).certify(true);
-    let g = gaussian(25, 60, 3);
-    vec![
-        (
-            "sparse max-cut",
-            Problem::maxcut(50, &gnp_weighted(50, 0.2, 1).unwrap()).unwrap(),
-            base.clone(),
-        ),
-        (
-            "dense indefinite, random order",
-            Problem::dense(random_symmetric(40, 2).as_ref()).unwrap(),
-            base.clone().order(RandomPermutation),
-        ),
-        (
-            "low rank implicit",
-            Problem::low_rank(g.as_ref()).unwrap(),
-            base.clone().low_rank(LowRankMode::Implicit),
-        ),
-        (
-            "low rank formed",
-            Problem::low_rank(g.as_ref()).unwrap(),
-            base.low_rank(LowRankMode::Formed),
-        ),
-    ]
-}
-
 #[test]
 fn observed_problem_fits_match_their_reports_and_ascend_below_the_dual_bound() {
-    for (case, problem, params) in problems() {
+    for (case, problem, params) in problems(&MixingParams::default().seed(5).certify(true)) {
         let mut seen = Seen::default();
         let mut observer = |v: &IterationView<'_>| seen.record(v);
         let solution = params.fit_observed(&problem, &mut [&mut observer]).unwrap();

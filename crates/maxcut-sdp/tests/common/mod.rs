@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use faer::Mat;
+use maxcut_sdp::{LowRankMode, MixingParams, Problem, RandomPermutation};
 
 /// Weighted Erdős–Rényi graph G(n, p) ([`maxcut_sdp::synthetic::gnp_weighted`]).
 pub fn gnp_weighted(n: usize, p: f64, seed: u64) -> Vec<(usize, usize, f64)> {
@@ -88,4 +89,32 @@ pub fn abs_sum(c: &Mat<f64>) -> f64 {
         }
     }
     s
+}
+
+/// One problem of each form of `C` (dense, sparse, implicit and formed low rank) with
+/// parameters seeded by `base`.
+pub fn problems(base: &MixingParams) -> Vec<(&'static str, Problem, MixingParams)> {
+    let g = random_gaussian(30, 12, 5);
+    vec![
+        (
+            "dense mixed signs",
+            Problem::dense(random_symmetric(40, 1).as_ref()).unwrap(),
+            base.clone(),
+        ),
+        (
+            "sparse maxcut",
+            Problem::maxcut(60, &gnp_weighted(60, 0.1, 2)).unwrap(),
+            base.clone().order(RandomPermutation),
+        ),
+        (
+            "low rank implicit",
+            Problem::low_rank(g.as_ref()).unwrap(),
+            base.clone().low_rank(LowRankMode::Implicit),
+        ),
+        (
+            "low rank formed",
+            Problem::low_rank(g.as_ref()).unwrap(),
+            base.clone().low_rank(LowRankMode::Formed),
+        ),
+    ]
 }
