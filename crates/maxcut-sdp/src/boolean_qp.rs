@@ -49,8 +49,8 @@ impl BooleanQp {
     /// symmetric part `(A + A^T) / 2` has the same quadratic form and is what is stored.
     ///
     /// # Errors
-    /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
-    /// [`MaxcutError::NonFinite`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
+    /// [`bl_core::BlError::NonFinite`].
     pub fn dense(a: MatRef<'_, f64>) -> Result<Self> {
         let (n, a) = dense_symmetric("A", a, false)?;
         let m = n + 1;
@@ -77,7 +77,7 @@ impl BooleanQp {
     /// formed here.
     ///
     /// # Errors
-    /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::NonFinite`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`bl_core::BlError::NonFinite`].
     pub fn low_rank(g: MatRef<'_, f64>) -> Result<Self> {
         let factor = low_rank_factor("G", g, true)?;
         Ok(Self {
@@ -101,7 +101,7 @@ impl BooleanQp {
     /// `z^T A z` for `z in {0, 1}^n`.
     ///
     /// # Errors
-    /// [`MaxcutError::ShapeMismatch`] for a wrong length; [`MaxcutError::NotDiscrete`]
+    /// [`bl_core::BlError::ShapeMismatch`] for a wrong length; [`MaxcutError::NotDiscrete`]
     /// for entries other than `0.0` or `1.0`.
     pub fn value(&self, z: &[f64]) -> Result<f64> {
         check_len("z", self.n, z.len())?;

@@ -30,9 +30,9 @@ impl Problem {
     /// optimal.
     ///
     /// # Errors
-    /// [`MaxcutError::ShapeMismatch`] if `V` does not have `n` columns or has no rows,
-    /// [`MaxcutError::NonFinite`], [`MaxcutError::TooLargeForExact`] for
-    /// `n > MAX_DUAL_BOUND_N`, [`MaxcutError::Numerical`] if the eigenvalue solver fails.
+    /// [`bl_core::BlError::ShapeMismatch`] if `V` does not have `n` columns or has no rows,
+    /// [`bl_core::BlError::NonFinite`], [`MaxcutError::TooLargeForExact`] for
+    /// `n > MAX_DUAL_BOUND_N`, [`bl_core::BlError::Numerical`] if the eigenvalue solver fails.
     pub fn dual_bound(&self, v: MatRef<'_, f64>) -> Result<f64> {
         let n = self.n();
         let k = v.nrows();

@@ -66,7 +66,7 @@ pub enum MaxcutError {
     /// Exact enumeration was asked for a problem that is too large.
     #[error(
         "exact enumeration supports n <= {max} variables, found n = {n}; use the mixing method \
-         (`solve`) for larger problems"
+         (`MixingParams::fit`) for larger problems"
     )]
     TooLargeForExact {
         /// Number of variables given.

@@ -7,6 +7,7 @@ pub mod certificate;
 pub mod conformance;
 pub mod error;
 pub mod exact;
+mod input;
 pub mod mixing;
 pub mod params;
 pub mod problem;
