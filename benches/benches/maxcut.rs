@@ -13,38 +13,25 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
+use faer::{Accum, MatMut, MatRef, Par};
+use maxcut_sdp::synthetic::{dense_maxcut_cost, gaussian, random_edges};
 use maxcut_sdp::{BooleanQp, LowRankMode, Mixing, MixingParams, Problem};
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 
 const SEED: u64 = 20_170_901;
 
 fn dense(c: &mut Criterion) {
     let n = 1000;
-    let mut rng = StdRng::seed_from_u64(SEED);
-    let mut cost = Mat::<f64>::zeros(n, n);
-    for i in 0..n {
-        for j in i + 1..n {
-            if rng.random_range(0.0..1.0) < 0.5 {
-                let w = 0.25 * rng.random_range(0.0..1.0);
-                cost[(i, j)] = -w;
-                cost[(j, i)] = -w;
-                cost[(i, i)] += w;
-                cost[(j, j)] += w;
-            }
-        }
-    }
+    let cost = dense_maxcut_cost(n, 0.5, SEED).expect("valid p");
     let problem = Problem::dense(cost.as_ref()).expect("valid dense C");
     let params = MixingParams::default().seed(SEED);
     let mut mixing = Mixing::new(&problem, &params).expect("valid params");
     let k = mixing.rank();
-    let x: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let x: Vec<f64> = gaussian(n, 1, SEED + 1).col(0).iter().copied().collect();
     let mut out = vec![0.0; n];
 
     let mut group = c.benchmark_group("maxcut_dense");
     group.bench_function(BenchmarkId::new("sweep", format!("n{n}_k{k}")), |b| {
-        b.iter(|| black_box(mixing.sweep()))
+        b.iter(|| black_box(mixing.sweep().expect("built-in order")))
     });
     group.bench_function(BenchmarkId::new("yardstick_matvec", format!("n{n}")), |b| {
         b.iter(|| problem.apply(black_box(&x), &mut out))
@@ -54,29 +41,19 @@ fn dense(c: &mut Criterion) {
 
 fn sparse(c: &mut Criterion) {
     let (n, m) = (10_000, 50_000);
-    let mut rng = StdRng::seed_from_u64(SEED);
-    let edges: Vec<(usize, usize, f64)> = (0..m)
-        .map(|_| {
-            let i = rng.random_range(0..n);
-            let mut j = rng.random_range(0..n - 1);
-            if j >= i {
-                j += 1;
-            }
-            (i, j, rng.random_range(0.0..1.0))
-        })
-        .collect();
+    let edges = random_edges(n, m, SEED).expect("n >= 2");
     let problem = Problem::maxcut(n, &edges).expect("valid graph");
     let params = MixingParams::default().seed(SEED);
     let mut mixing = Mixing::new(&problem, &params).expect("valid params");
     let k = mixing.rank();
     let nnz = problem.nnz();
-    let x: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let x: Vec<f64> = gaussian(n, 1, SEED + 1).col(0).iter().copied().collect();
     let mut out = vec![0.0; n];
 
     let mut group = c.benchmark_group("maxcut_sparse");
     group.bench_function(
         BenchmarkId::new("sweep", format!("n{n}_nnz{nnz}_k{k}")),
-        |b| b.iter(|| black_box(mixing.sweep())),
+        |b| b.iter(|| black_box(mixing.sweep().expect("built-in order"))),
     );
     group.bench_function(
         BenchmarkId::new("yardstick_matvec", format!("n{n}_nnz{nnz}")),
@@ -87,8 +64,7 @@ fn sparse(c: &mut Criterion) {
 
 fn boolean_qp_low_rank(c: &mut Criterion) {
     let (n, m) = (150, 22_500);
-    let mut rng = StdRng::seed_from_u64(SEED);
-    let g = Mat::from_fn(n, m, |_, _| rng.random_range(-1.0..1.0));
+    let g = gaussian(n, m, SEED);
     let qp = BooleanQp::low_rank(g.as_ref()).expect("valid G");
     let problem = qp.homogenized();
     let params = MixingParams::default().seed(SEED);
@@ -104,10 +80,10 @@ fn boolean_qp_low_rank(c: &mut Criterion) {
     group.sample_size(20);
     let size = format!("n{n}_m{m}_k{k}");
     group.bench_function(BenchmarkId::new("sweep_formed", &size), |b| {
-        b.iter(|| black_box(mixing_formed.sweep()))
+        b.iter(|| black_box(mixing_formed.sweep().expect("built-in order")))
     });
     group.bench_function(BenchmarkId::new("sweep_implicit", &size), |b| {
-        b.iter(|| black_box(mixing_implicit.sweep()))
+        b.iter(|| black_box(mixing_implicit.sweep().expect("built-in order")))
     });
     // The one-off price of the formed path: G~ G~^T (151 x 22500 x 151) plus the random
     // start and the initial objective.

@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use faer::MatRef;
-use maxcut_sdp::{BooleanQp, BooleanQpSolver, ExactBqp, MixingParams};
+use maxcut_sdp::{BooleanQp, BooleanQpSolver, ExactBqp, MixingParams, ParamGuard};
 
 use crate::error::Result;
 

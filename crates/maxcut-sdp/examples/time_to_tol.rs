@@ -6,43 +6,8 @@
 
 use std::time::Instant;
 
-use faer::Mat;
-use maxcut_sdp::{BooleanQp, LowRankMode, Mixing, MixingParams, Problem};
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
-use rand_distr::{Distribution, StandardNormal};
-
-fn dense_maxcut(n: usize, seed: u64) -> Mat<f64> {
-    // C = L / 4 of a weighted G(n, 0.5).
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut c = Mat::zeros(n, n);
-    for i in 0..n {
-        for j in i + 1..n {
-            if rng.random_range(0.0..1.0) < 0.5 {
-                let w = 0.25 * rng.random_range(0.0..1.0);
-                c[(i, j)] = -w;
-                c[(j, i)] = -w;
-                c[(i, i)] += w;
-                c[(j, j)] += w;
-            }
-        }
-    }
-    c
-}
-
-fn sparse_graph(n: usize, edges: usize, seed: u64) -> Vec<(usize, usize, f64)> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    (0..edges)
-        .map(|_| {
-            let i = rng.random_range(0..n);
-            let mut j = rng.random_range(0..n - 1);
-            if j >= i {
-                j += 1;
-            }
-            (i, j, rng.random_range(0.0..1.0))
-        })
-        .collect()
-}
+use maxcut_sdp::synthetic::{dense_maxcut_cost, gaussian, random_edges};
+use maxcut_sdp::{BooleanQp, Fit, LowRankMode, Mixing, MixingParams, ParamGuard, Problem};
 
 fn report(
     name: &str,
@@ -52,23 +17,24 @@ fn report(
     let start = Instant::now();
     let mut mixing = Mixing::new(problem, params)?;
     let setup = start.elapsed();
-    let termination = mixing.run()?;
+    let run = mixing.run(&mut [])?;
     let to_tol = start.elapsed();
     let start = Instant::now();
-    let solution = problem.solve(params)?;
+    let solution = params.fit(problem)?;
+    let checked = params.check()?;
     let total = start.elapsed();
     println!(
         "{name}, tol {:e}: form {:?}, rank {}, setup {:.3} s, to tol {:.3} s ({} sweeps, {:?}, {:.3} ms/sweep), \
          full solve with {} roundings + local search {:.3} s; sdp {:.6e}, rounded {:.6e}",
-        params.get_tol(),
+        checked.tol(),
         mixing.form(),
         mixing.rank(),
         setup.as_secs_f64(),
         to_tol.as_secs_f64(),
         mixing.sweeps(),
-        termination,
+        run.termination,
         1e3 * (to_tol - setup).as_secs_f64() / mixing.sweeps() as f64,
-        params.get_trials(),
+        checked.trials(),
         total.as_secs_f64(),
         solution.sdp_value(),
         solution.value(),
@@ -77,12 +43,11 @@ fn report(
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let c = dense_maxcut(1000, 1);
+    let c = dense_maxcut_cost(1000, 0.5, 1)?;
     let dense = Problem::dense(c.as_ref())?;
-    let edges = sparse_graph(10_000, 50_000, 2);
+    let edges = random_edges(10_000, 50_000, 2)?;
     let sparse = Problem::maxcut(10_000, &edges)?;
-    let mut rng = StdRng::seed_from_u64(3);
-    let g = Mat::from_fn(150, 22_500, |_, _| StandardNormal.sample(&mut rng));
+    let g = gaussian(150, 22_500, 3);
     let qp = BooleanQp::low_rank(g.as_ref())?;
     for tol in [1e-3, 1e-6] {
         let params = MixingParams::default().tol(tol).seed(1).max_sweeps(100_000);

@@ -12,6 +12,8 @@
 //! `C~ = G~ G~^T` with `G~ = [1^T G; G]`, so the low-rank form is kept: `C~` is formed
 //! or not exactly as for [`Problem::low_rank`] (see [`LowRankMode`](crate::LowRankMode)).
 
+use bl_core::engine::{FitReport, Observer};
+use bl_core::{Fit, Fitted};
 use faer::MatRef;
 use faer::Par;
 
@@ -19,18 +21,18 @@ use crate::error::{MaxcutError, Result};
 use crate::exact::{MAX_EXACT_N, dense_quad, gray_binary};
 use crate::params::MixingParams;
 use crate::problem::{Problem, Repr, check_len, dense_symmetric, dot, low_rank_factor};
-use crate::solve::MixingInfo;
+use crate::solution::MixingInfo;
 
 /// A Boolean quadratic program `max z^T A z`, `z in {0, 1}^n`, held as its homogenized
 /// ±1 problem over `n + 1` variables.
 ///
 /// ```
 /// use faer::mat;
-/// use maxcut_sdp::{BooleanQp, MixingParams};
+/// use maxcut_sdp::{BooleanQp, Fit, MixingParams};
 /// // z^T A z = 2 z0 + z1 - 3 z0 z1 (off-diagonal -1.5 twice): best z = (1, 0), value 2.
 /// let a = mat![[2.0, -1.5], [-1.5, 1.0]];
 /// let qp = BooleanQp::dense(a.as_ref())?;
-/// let solution = qp.solve(&MixingParams::default())?;
+/// let solution = MixingParams::default().fit(&qp)?;
 /// assert_eq!(solution.z(), &[1.0, 0.0]);
 /// assert_eq!(solution.value(), 2.0);
 /// assert_eq!(qp.solve_exact()?.value(), 2.0);
@@ -47,8 +49,8 @@ impl BooleanQp {
     /// symmetric part `(A + A^T) / 2` has the same quadratic form and is what is stored.
     ///
     /// # Errors
-    /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
-    /// [`MaxcutError::NonFinite`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
+    /// [`bl_core::BlError::NonFinite`].
     pub fn dense(a: MatRef<'_, f64>) -> Result<Self> {
         let (n, a) = dense_symmetric("A", a, false)?;
         let m = n + 1;
@@ -75,7 +77,7 @@ impl BooleanQp {
     /// formed here.
     ///
     /// # Errors
-    /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::NonFinite`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`bl_core::BlError::NonFinite`].
     pub fn low_rank(g: MatRef<'_, f64>) -> Result<Self> {
         let factor = low_rank_factor("G", g, true)?;
         Ok(Self {
@@ -99,7 +101,7 @@ impl BooleanQp {
     /// `z^T A z` for `z in {0, 1}^n`.
     ///
     /// # Errors
-    /// [`MaxcutError::ShapeMismatch`] for a wrong length; [`MaxcutError::NotDiscrete`]
+    /// [`bl_core::BlError::ShapeMismatch`] for a wrong length; [`MaxcutError::NotDiscrete`]
     /// for entries other than `0.0` or `1.0`.
     pub fn value(&self, z: &[f64]) -> Result<f64> {
         check_len("z", self.n, z.len())?;
@@ -160,25 +162,6 @@ impl BooleanQp {
         }
     }
 
-    /// Solves the homogenized ±1 problem with [`Problem::solve`] and maps the signs back.
-    ///
-    /// # Errors
-    /// As [`Problem::solve`].
-    pub fn solve(&self, params: &MixingParams) -> Result<BqpSolution> {
-        let solution = self.homogenized.solve(params)?;
-        let z = Self::binary_from_signs(solution.y());
-        let value = self.value_unchecked(&z);
-        let info = solution.info().clone();
-        Ok(BqpSolution {
-            z,
-            value,
-            sdp_value: 0.25 * info.sdp_value,
-            upper_bound: info.upper_bound().map(|b| 0.25 * b),
-            certified_bound: info.certified_bound.map(|b| 0.25 * b),
-            info,
-        })
-    }
-
     /// Solves `max z^T A z` exactly by enumerating all `2^n` vectors `z` in Gray-code order
     /// (directly in 0/1 form, independent of the reduction).
     ///
@@ -222,7 +205,37 @@ impl BooleanQp {
     }
 }
 
-/// The result of [`BooleanQp::solve`].
+impl Fit<BooleanQp> for MixingParams {
+    type Fitted = BqpSolution;
+    type Error = MaxcutError;
+
+    /// Fits the homogenized ±1 problem (see [`Fit<Problem>`](Fit) for [`MixingParams`]) and
+    /// maps the signs back. The observers see the sweeps of the ±1 problem (objective in
+    /// ±1 units, 4 times `z^T A z`).
+    ///
+    /// # Errors
+    /// As the fit of a [`Problem`].
+    fn fit_observed(
+        &self,
+        qp: &BooleanQp,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<BqpSolution> {
+        let solution = self.fit_observed(&qp.homogenized, observers)?;
+        let z = BooleanQp::binary_from_signs(solution.y());
+        let value = qp.value_unchecked(&z);
+        let info = solution.info().clone();
+        Ok(BqpSolution {
+            z,
+            value,
+            sdp_value: 0.25 * info.sdp_value,
+            upper_bound: info.upper_bound().map(|b| 0.25 * b),
+            certified_bound: info.certified_bound.map(|b| 0.25 * b),
+            info,
+        })
+    }
+}
+
+/// The result of fitting a [`BooleanQp`] with [`MixingParams`].
 #[derive(Debug, Clone)]
 pub struct BqpSolution {
     z: Vec<f64>,
@@ -266,6 +279,13 @@ impl BqpSolution {
     /// `z^T A z`).
     pub fn info(&self) -> &MixingInfo {
         &self.info
+    }
+}
+
+impl Fitted for BqpSolution {
+    /// The sweeps of the mixing method on the homogenized ±1 problem.
+    fn report(&self) -> &FitReport {
+        &self.info.report
     }
 }
 

@@ -13,7 +13,7 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Side};
 
-use crate::error::{MaxcutError, Result};
+use crate::error::{MaxcutError, Result, non_finite, numerical, shape_mismatch};
 use crate::problem::{Problem, dot};
 
 /// Largest `n` accepted by [`Problem::dual_bound`] (it solves a dense `n x n` symmetric
@@ -30,18 +30,18 @@ impl Problem {
     /// optimal.
     ///
     /// # Errors
-    /// [`MaxcutError::ShapeMismatch`] if `V` does not have `n` columns or has no rows,
-    /// [`MaxcutError::NonFinite`], [`MaxcutError::TooLargeForExact`] for
-    /// `n > MAX_DUAL_BOUND_N`, [`MaxcutError::Numerical`] if the eigenvalue solver fails.
+    /// [`bl_core::BlError::ShapeMismatch`] if `V` does not have `n` columns or has no rows,
+    /// [`bl_core::BlError::NonFinite`], [`MaxcutError::TooLargeForExact`] for
+    /// `n > MAX_DUAL_BOUND_N`, [`bl_core::BlError::Numerical`] if the eigenvalue solver fails.
     pub fn dual_bound(&self, v: MatRef<'_, f64>) -> Result<f64> {
         let n = self.n();
         let k = v.nrows();
         if v.ncols() != n || k == 0 {
-            return Err(MaxcutError::ShapeMismatch {
-                what: "V",
-                expected: format!("k x {n} with k >= 1"),
-                found: format!("{} x {}", v.nrows(), v.ncols()),
-            });
+            return Err(shape_mismatch(
+                "V",
+                format!("k x {n} with k >= 1"),
+                format!("{} x {}", v.nrows(), v.ncols()),
+            ));
         }
         if n > MAX_DUAL_BOUND_N {
             return Err(MaxcutError::TooLargeForExact {
@@ -54,12 +54,7 @@ impl Problem {
             for r in 0..k {
                 let value = v[(r, i)];
                 if !value.is_finite() {
-                    return Err(MaxcutError::NonFinite {
-                        what: "V",
-                        row: r,
-                        col: i,
-                        value,
-                    });
+                    return Err(non_finite("V", r + i * k, value));
                 }
                 vv[r + i * k] = value;
             }
@@ -87,12 +82,12 @@ impl Problem {
         let m = Mat::from_fn(n, n, |i, j| {
             c[i + j * n] - if i == j { lambda[i] } else { 0.0 }
         });
-        let eigenvalues =
-            m.self_adjoint_eigenvalues(Side::Lower)
-                .map_err(|e| MaxcutError::Numerical {
-                    context: "dual bound",
-                    message: format!("symmetric eigenvalue solver failed: {e:?}"),
-                })?;
+        let eigenvalues = m.self_adjoint_eigenvalues(Side::Lower).map_err(|e| {
+            numerical(
+                "dual bound",
+                format!("symmetric eigenvalue solver failed: {e:?}"),
+            )
+        })?;
         let lambda_max = eigenvalues.last().copied().unwrap_or(0.0);
         let frobenius = m.norm_l2();
         let margin = 4.0 * n as f64 * f64::EPSILON * frobenius;
@@ -100,10 +95,7 @@ impl Problem {
         if bound.is_finite() {
             Ok(bound)
         } else {
-            Err(MaxcutError::Numerical {
-                context: "dual bound",
-                message: format!("bound = {bound}"),
-            })
+            Err(numerical("dual bound", format!("bound = {bound}")))
         }
     }
 }

@@ -5,15 +5,9 @@
 /// Every public entry point validates its input and returns one of these instead of
 /// panicking. Variants carry the offending value or shapes; the messages say how to fix
 /// the input.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MaxcutError {
-    /// An input that must have at least one variable has none.
-    #[error("{what} is empty: the problem needs at least one variable (n >= 1)")]
-    Empty {
-        /// What was empty.
-        what: &'static str,
-    },
     /// A matrix that must be square is not.
     #[error("{what} must be square, found {rows} x {cols}")]
     NotSquare {
@@ -41,18 +35,6 @@ pub enum MaxcutError {
         /// The value at `(col, row)`.
         lower: f64,
     },
-    /// A NaN or infinite value where finite numbers are required.
-    #[error("{what} contains a non-finite value ({value}) at ({row}, {col})")]
-    NonFinite {
-        /// Which input.
-        what: &'static str,
-        /// Row (or index, for vectors and edge lists) of the first offending entry.
-        row: usize,
-        /// Column of the first offending entry (0 for vectors and edge lists).
-        col: usize,
-        /// The offending value.
-        value: f64,
-    },
     /// A vertex or column index outside `0..n`.
     #[error("{what}: index {index} is out of range for n = {n} (valid: 0..{n})")]
     IndexOutOfBounds {
@@ -62,16 +44,6 @@ pub enum MaxcutError {
         index: usize,
         /// The number of variables.
         n: usize,
-    },
-    /// Two shapes that must agree do not.
-    #[error("shape mismatch in {what}: expected {expected}, found {found}")]
-    ShapeMismatch {
-        /// Which input.
-        what: &'static str,
-        /// The shape or length that was expected, e.g. `"18 x 150"`.
-        expected: String,
-        /// The shape or length that was given.
-        found: String,
     },
     /// A compressed-sparse-row structure that is not well formed.
     #[error("invalid CSR matrix: {message}")]
@@ -91,20 +63,10 @@ pub enum MaxcutError {
         /// The allowed values, e.g. `"-1 or +1"`.
         expected: &'static str,
     },
-    /// A parameter outside its valid range.
-    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
-    InvalidParameter {
-        /// Parameter name.
-        name: &'static str,
-        /// Given value, formatted.
-        value: String,
-        /// Description of the valid range, e.g. `">= 1"`.
-        expected: &'static str,
-    },
     /// Exact enumeration was asked for a problem that is too large.
     #[error(
         "exact enumeration supports n <= {max} variables, found n = {n}; use the mixing method \
-         (`solve`) for larger problems"
+         (`MixingParams::fit`) for larger problems"
     )]
     TooLargeForExact {
         /// Number of variables given.
@@ -112,16 +74,62 @@ pub enum MaxcutError {
         /// The largest supported number of variables.
         max: usize,
     },
-    /// A computation produced a non-finite value (the input is finite but too large in
-    /// magnitude, so products overflow).
-    #[error("numerical failure in {context}: {message}; rescale the input")]
-    Numerical {
-        /// Which routine.
-        context: &'static str,
-        /// What happened.
-        message: String,
+    /// A sweep order ([`crate::SweepOrder`]) that did not leave a permutation of
+    /// `0..n`.
+    #[error(
+        "sweep order `{order}` is not a permutation of 0..{n} at sweep {sweep}: entry {index} \
+         is {value} (out of range or repeated)"
+    )]
+    InvalidSweepOrder {
+        /// The order's name.
+        order: String,
+        /// The sweep (1-based, counted from the start of the [`crate::Mixing`]).
+        sweep: usize,
+        /// The number of coordinates.
+        n: usize,
+        /// Position of the first offending entry.
+        index: usize,
+        /// The offending entry.
+        value: usize,
     },
+    /// An error shared with the rest of the workspace: empty input, non-finite value,
+    /// shape mismatch, invalid parameter, numerical failure.
+    #[error(transparent)]
+    Core(#[from] bl_core::BlError),
 }
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = MaxcutError> = std::result::Result<T, E>;
+
+/// [`BlError::Empty`](bl_core::BlError::Empty) as a [`MaxcutError`].
+pub(crate) fn empty(what: &'static str) -> MaxcutError {
+    bl_core::BlError::Empty { what }.into()
+}
+
+/// [`BlError::NonFinite`](bl_core::BlError::NonFinite) at column-major flat `index`.
+pub(crate) fn non_finite(what: &'static str, index: usize, value: f64) -> MaxcutError {
+    bl_core::BlError::NonFinite { what, index, value }.into()
+}
+
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch).
+pub(crate) fn shape_mismatch(
+    context: &'static str,
+    expected: impl Into<String>,
+    found: impl Into<String>,
+) -> MaxcutError {
+    bl_core::BlError::ShapeMismatch {
+        context,
+        expected: expected.into(),
+        found: found.into(),
+    }
+    .into()
+}
+
+/// [`BlError::Numerical`](bl_core::BlError::Numerical).
+pub(crate) fn numerical(context: &'static str, message: impl Into<String>) -> MaxcutError {
+    bl_core::BlError::Numerical {
+        context,
+        message: message.into(),
+    }
+    .into()
+}

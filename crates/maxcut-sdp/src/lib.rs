@@ -2,23 +2,29 @@
 #![warn(missing_docs)]
 
 pub mod boolean_qp;
+pub mod bqp_solver;
 pub mod certificate;
+pub mod conformance;
 pub mod error;
 pub mod exact;
+mod input;
 pub mod mixing;
 pub mod params;
 pub mod problem;
 pub mod rounding;
-pub mod solve;
-pub mod solver;
+pub mod solution;
+pub mod sweep_order;
+pub mod synthetic;
 
+pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard, TerminationReason};
 pub use boolean_qp::{BooleanQp, BqpExactSolution, BqpSolution};
+pub use bqp_solver::{BooleanQpSolver, BqpOutcome, ExactBqp};
 pub use certificate::MAX_DUAL_BOUND_N;
 pub use error::{MaxcutError, Result};
 pub use exact::{ExactSolution, MAX_EXACT_N};
-pub use mixing::{Mixing, SweepForm, Termination};
-pub use params::{LowRankMode, MixingParams, Order, auto_rank};
+pub use mixing::{Mixing, SweepForm};
+pub use params::{LowRankMode, MixingParams, MixingValidParams, auto_rank};
 pub use problem::{CostForm, Problem};
 pub use rounding::Rounding;
-pub use solve::{MixingInfo, MixingSolution};
-pub use solver::{BooleanQpSolver, BqpOutcome, ExactBqp};
+pub use solution::{MixingInfo, MixingSolution};
+pub use sweep_order::{Cyclic, RandomPermutation, SweepOrder};

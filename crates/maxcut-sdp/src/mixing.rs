@@ -15,18 +15,22 @@
 //! (`m x k`) current: `g_i = W^T G_i^T - ||G_i||^2 v_i` (the `j = i` term removed), then
 //! `W += G_i^T (v_i^new - v_i^old)^T`. A sweep allocates nothing.
 
+use std::sync::Arc;
+
+use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, TerminationReason, run};
+use bl_core::params::{ParamGuard, invalid};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{MaxcutError, Result};
-use crate::params::{AUTO_FORM_MAX_N, LowRankMode, MixingParams, Order};
+use crate::error::{MaxcutError, Result, non_finite, numerical, shape_mismatch};
+use crate::params::{AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams};
 use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, dot};
 use crate::rounding::{Rounding, hyperplane_rounding};
+use crate::sweep_order::{SweepOrder, first_non_permutation};
 
 /// Seed offsets of the independent random streams derived from [`MixingParams::seed`].
 pub(crate) const ORDER_STREAM: u64 = 0x5851_F42D_4C95_7F2D;
@@ -43,15 +47,6 @@ pub enum SweepForm {
     LowRankImplicit,
     /// `C = G G^T` formed densely once before the sweeps.
     LowRankFormed,
-}
-
-/// Why the sweeps stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Termination {
-    /// The last sweep raised the objective by at most `tol * |objective|`.
-    Converged,
-    /// `max_sweeps` sweeps ran without meeting the tolerance.
-    MaxSweeps,
 }
 
 #[derive(Debug)]
@@ -236,16 +231,20 @@ fn implicit_w(lr: &LowRankFactor, v: &[f64], k: usize, w: &mut [f64], par: Par) 
 
 /// The state of the mixing method: the factor `V`, its workspace and the tracked
 /// objective. This is the low-level layer: [`Mixing::sweep`] runs exactly one sweep and
-/// allocates nothing, so it can be observed, benchmarked or interleaved with other work.
-/// [`Problem::solve`] is the high-level layer built on it.
+/// allocates nothing, so it can be observed, benchmarked or interleaved with other work;
+/// [`Mixing::run`] runs the sweeps on the shared engine ([`bl_core::engine`]). Fitting a
+/// [`Problem`] with [`MixingParams`] (through [`bl_core::Fit`]) is the high-level layer
+/// built on it.
 ///
 /// ```
 /// use maxcut_sdp::{Mixing, MixingParams, Problem};
 /// let problem = Problem::maxcut(4, &[(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0), (3, 0, 1.0)])?;
 /// let mut mixing = Mixing::new(&problem, &MixingParams::default().seed(3))?;
 /// let before = mixing.objective();
-/// mixing.sweep();
+/// mixing.sweep()?;
 /// assert!(mixing.objective() >= before);
+/// let report = mixing.run(&mut [])?;
+/// assert!(report.converged());
 /// # Ok::<(), maxcut_sdp::MaxcutError>(())
 /// ```
 #[derive(Debug)]
@@ -258,8 +257,10 @@ pub struct Mixing<'a> {
     g: Vec<f64>,
     dv: Vec<f64>,
     order: Vec<usize>,
-    order_mode: Order,
+    order_rule: Arc<dyn SweepOrder>,
     order_rng: StdRng,
+    /// Scratch of the permutation check of each sweep's order.
+    seen: Vec<bool>,
     /// Workspace of the blocked dense sweep: `G_B` (`k x b`), `dV_B` (`k x b`) and the
     /// gathered columns `C_{:,B}` (`n x b`, random order only).
     block_g: Vec<f64>,
@@ -269,7 +270,6 @@ pub struct Mixing<'a> {
     sweeps: usize,
     tol: f64,
     max_sweeps: usize,
-    trace: Vec<f64>,
 }
 
 impl<'a> Mixing<'a> {
@@ -277,12 +277,12 @@ impl<'a> Mixing<'a> {
     /// (i.i.d. Gaussian, normalized).
     ///
     /// # Errors
-    /// [`MaxcutError::InvalidParameter`] from [`MixingParams::check`].
+    /// [`bl_core::BlError::InvalidParameter`] from [`ParamGuard::check`].
     pub fn new(problem: &'a Problem, params: &MixingParams) -> Result<Self> {
-        params.check()?;
+        let params = params.check()?;
         let n = problem.n();
         let k = params.rank_for(n);
-        let mut rng = StdRng::seed_from_u64(params.get_seed());
+        let mut rng = StdRng::seed_from_u64(params.seed());
         let mut v = vec![0.0; k * n];
         for col in v.chunks_exact_mut(k) {
             for x in col.iter_mut() {
@@ -290,31 +290,31 @@ impl<'a> Mixing<'a> {
             }
             normalize_or_e1(col);
         }
-        Self::from_parts(problem, params, k, v)
+        Self::from_parts(problem, &params, k, v)
     }
 
     /// Starts from a given `V` (`k x n`, warm start); its columns are normalized. The
     /// rank is `v0.nrows()`.
     ///
     /// # Errors
-    /// [`MaxcutError::ShapeMismatch`] if `v0` does not have `n` columns, or has a row
+    /// [`bl_core::BlError::ShapeMismatch`] if `v0` does not have `n` columns, or has a row
     /// count different from an explicitly set [`MixingParams::rank`];
-    /// [`MaxcutError::NonFinite`]; [`MaxcutError::InvalidParameter`] for a zero column
-    /// or an invalid parameter.
+    /// [`bl_core::BlError::NonFinite`] (column-major flat index);
+    /// [`bl_core::BlError::InvalidParameter`] for a zero column or an invalid parameter.
     pub fn with_start(
         problem: &'a Problem,
         params: &MixingParams,
         v0: MatRef<'_, f64>,
     ) -> Result<Self> {
-        params.check()?;
+        let params = params.check()?;
         let n = problem.n();
         let k = v0.nrows();
-        if v0.ncols() != n || k == 0 || params.get_rank().is_some_and(|r| r != k) {
-            return Err(MaxcutError::ShapeMismatch {
-                what: "v0",
-                expected: format!("{} x {n}", params.get_rank().unwrap_or(k).max(1)),
-                found: format!("{} x {}", v0.nrows(), v0.ncols()),
-            });
+        if v0.ncols() != n || k == 0 || params.rank().is_some_and(|r| r != k) {
+            return Err(shape_mismatch(
+                "v0",
+                format!("{} x {n}", params.rank().unwrap_or(k).max(1)),
+                format!("{} x {}", v0.nrows(), v0.ncols()),
+            ));
         }
         let mut v = vec![0.0; k * n];
         for i in 0..n {
@@ -322,31 +322,27 @@ impl<'a> Mixing<'a> {
             for (r, x) in col.iter_mut().enumerate() {
                 let value = v0[(r, i)];
                 if !value.is_finite() {
-                    return Err(MaxcutError::NonFinite {
-                        what: "v0",
-                        row: r,
-                        col: i,
-                        value,
-                    });
+                    return Err(non_finite("v0", r + i * k, value));
                 }
                 *x = value;
             }
             let norm = dot(col, col).sqrt();
             if !(norm > 0.0 && norm.is_finite()) {
-                return Err(MaxcutError::InvalidParameter {
-                    name: "v0",
-                    value: format!("column {i} with norm {norm}"),
-                    expected: "columns with finite nonzero norm",
-                });
+                return Err(invalid(
+                    "v0",
+                    format!("column {i} with norm {norm}"),
+                    "columns with finite nonzero norm",
+                )
+                .into());
             }
             col.iter_mut().for_each(|x| *x /= norm);
         }
-        Self::from_parts(problem, params, k, v)
+        Self::from_parts(problem, &params, k, v)
     }
 
     fn from_parts(
         problem: &'a Problem,
-        params: &MixingParams,
+        params: &MixingValidParams,
         k: usize,
         v: Vec<f64>,
     ) -> Result<Self> {
@@ -355,7 +351,7 @@ impl<'a> Mixing<'a> {
             Repr::Dense { n, c } => Kernel::Dense { n: *n, c },
             Repr::Sparse(s) => Kernel::Sparse(s),
             Repr::LowRank(lr) => {
-                let form = match params.get_low_rank() {
+                let form = match params.low_rank() {
                     LowRankMode::Formed => true,
                     LowRankMode::Implicit => false,
                     LowRankMode::Auto => 2 * lr.m >= lr.n && lr.n <= AUTO_FORM_MAX_N,
@@ -374,7 +370,8 @@ impl<'a> Mixing<'a> {
         };
         let is_dense = matches!(kernel, Kernel::Dense { .. } | Kernel::Formed { .. });
         let block = if is_dense { DENSE_BLOCK.min(n) } else { 0 };
-        let gather = if is_dense && params.get_order() == Order::RandomPermutation {
+        let order_rule = Arc::clone(params.order());
+        let gather = if is_dense && !order_rule.is_identity() {
             n * block
         } else {
             0
@@ -390,24 +387,58 @@ impl<'a> Mixing<'a> {
             g: vec![0.0; k],
             dv: vec![0.0; k],
             order: (0..n).collect(),
-            order_mode: params.get_order(),
-            order_rng: StdRng::seed_from_u64(params.get_seed() ^ ORDER_STREAM),
+            order_rule,
+            order_rng: StdRng::seed_from_u64(params.seed() ^ ORDER_STREAM),
+            seen: vec![false; n],
             objective: 0.0,
             sweeps: 0,
-            tol: params.get_tol(),
-            max_sweeps: params.get_max_sweeps(),
-            trace: Vec::new(),
+            tol: params.tol(),
+            max_sweeps: params.max_sweeps(),
         };
         mixing.objective = mixing.exact_objective();
         if !mixing.objective.is_finite() {
-            return Err(numerical("the initial objective is not finite"));
+            return Err(numerical(
+                "mixing method",
+                "the initial objective is not finite",
+            ));
         }
         Ok(mixing)
     }
 
-    /// Runs one sweep over all `n` columns (in the configured order) and returns the
-    /// increase of the objective. Allocates nothing.
-    pub fn sweep(&mut self) -> f64 {
+    /// Runs one sweep over all `n` columns (in the order given by the configured
+    /// [`SweepOrder`]) and returns the increase of the objective. Allocates nothing.
+    ///
+    /// # Errors
+    /// [`MaxcutError::InvalidSweepOrder`] if the sweep order did not give a permutation
+    /// of `0..n` (or claimed to be the identity and was not); `V` is then unchanged.
+    pub fn sweep(&mut self) -> Result<f64> {
+        let sweep = self.sweeps + 1;
+        self.order_rule
+            .arrange(sweep, &mut self.order_rng, &mut self.order);
+        let identity = self.order_rule.is_identity();
+        let bad = if identity {
+            self.order
+                .iter()
+                .enumerate()
+                .find(|&(position, &i)| position != i)
+                .map(|(position, &i)| (position, i))
+        } else {
+            first_non_permutation(&self.order, &mut self.seen)
+        };
+        if let Some((index, value)) = bad {
+            return Err(MaxcutError::InvalidSweepOrder {
+                order: self.order_rule.name().to_string(),
+                sweep,
+                n: self.n,
+                index,
+                value,
+            });
+        }
+        Ok(self.sweep_in_order(identity))
+    }
+
+    /// One sweep in the order held in `self.order`.
+    fn sweep_in_order(&mut self, contiguous: bool) -> f64 {
         let Self {
             kernel,
             k,
@@ -415,15 +446,9 @@ impl<'a> Mixing<'a> {
             g,
             dv,
             order,
-            order_mode,
-            order_rng,
             ..
         } = self;
         let k = *k;
-        if *order_mode == Order::RandomPermutation {
-            order.shuffle(order_rng);
-        }
-        let contiguous = *order_mode == Order::Cyclic;
         let dense = match kernel {
             Kernel::Dense { n, c } => Some((*n, &**c)),
             Kernel::Formed { n, c } => Some((*n, c.as_slice())),
@@ -477,30 +502,40 @@ impl<'a> Mixing<'a> {
         increase
     }
 
-    /// Sweeps until the relative increase of one sweep is at most `tol` or `max_sweeps`
-    /// sweeps have run in total; records the objective after each sweep in
-    /// [`Mixing::trace`]. Refreshes the tracked objective (and `W`) exactly at the end.
+    /// Runs the sweeps on the shared engine ([`bl_core::engine::run`]), one sweep per
+    /// iteration, until one sweep raises the objective by at most `tol * |objective|`
+    /// (reported as [`TerminationReason::Converged`]) or `max_sweeps` sweeps have run in
+    /// this call ([`TerminationReason::MaxIterations`]). Each iteration reports the
+    /// tracked objective, the change measure `increase / |objective|` and the extra
+    /// `"increase"`, and is shown to `observers`. Refreshes the tracked objective (and
+    /// `W`) exactly at the end.
     ///
     /// # Errors
-    /// [`MaxcutError::Numerical`] if the objective stops being finite (input too large).
-    pub fn run(&mut self) -> Result<Termination> {
-        let mut termination = Termination::MaxSweeps;
-        while self.sweeps < self.max_sweeps {
-            let increase = self.sweep();
-            self.trace.push(self.objective);
-            if !self.objective.is_finite() {
-                return Err(numerical("the objective became non-finite during a sweep"));
-            }
-            if increase <= self.tol * self.objective.abs() {
-                termination = Termination::Converged;
-                break;
-            }
+    /// [`bl_core::BlError::Numerical`] if the objective stops being finite (input too
+    /// large); [`MaxcutError::InvalidSweepOrder`] from [`Mixing::sweep`].
+    pub fn run(&mut self, observers: &mut [&mut dyn Observer]) -> Result<FitReport> {
+        let tol = self.tol;
+        let rule = StoppingRule::new(self.max_sweeps, tol);
+        let report = run(&rule, observers, |_| {
+            let increase = self.sweep()?;
+            let objective = self.objective;
+            let change = sweep_change(increase, objective, tol);
+            Ok::<_, MaxcutError>(Progress::new(objective, change).with("increase", increase))
+        })?;
+        if report.termination == TerminationReason::NumericalFailure {
+            return Err(numerical(
+                "mixing method",
+                "the objective became non-finite during a sweep; rescale the input",
+            ));
         }
         self.refresh();
         if !self.objective.is_finite() {
-            return Err(numerical("the final objective is not finite"));
+            return Err(numerical(
+                "mixing method",
+                "the final objective is not finite; rescale the input",
+            ));
         }
-        Ok(termination)
+        Ok(report)
     }
 
     /// Recomputes `W = G^T V^T` (implicit form) and the objective from `V`, removing the
@@ -555,11 +590,6 @@ impl<'a> Mixing<'a> {
         self.sweeps
     }
 
-    /// The objective after each sweep of [`Mixing::run`].
-    pub fn trace(&self) -> &[f64] {
-        &self.trace
-    }
-
     /// How the sweeps access `C`.
     pub fn form(&self) -> SweepForm {
         self.kernel.form()
@@ -570,15 +600,9 @@ impl<'a> Mixing<'a> {
     /// Trials run in parallel; the result does not depend on the number of threads.
     ///
     /// # Errors
-    /// [`MaxcutError::InvalidParameter`] for `trials = 0`.
+    /// [`bl_core::BlError::InvalidParameter`] for `trials = 0`.
     pub fn round(&self, trials: usize, seed: u64) -> Result<Rounding> {
-        if trials == 0 {
-            return Err(MaxcutError::InvalidParameter {
-                name: "trials",
-                value: "0".into(),
-                expected: ">= 1",
-            });
-        }
+        bl_core::params::at_least("trials", trials, 1)?;
         Ok(hyperplane_rounding(
             self.kernel.view(),
             &self.v,
@@ -603,9 +627,23 @@ fn normalize_or_e1(col: &mut [f64]) {
     }
 }
 
-fn numerical(message: &str) -> MaxcutError {
-    MaxcutError::Numerical {
-        context: "mixing method",
-        message: message.to_string(),
+/// The change measure of a sweep for the engine's `change <= tol` test: the relative
+/// gain `increase / |objective|`, clamped at `tol` so that the engine's decision is
+/// exactly the stop rule `increase <= tol * |objective|` (also at `objective = 0`).
+fn sweep_change(increase: f64, objective: f64, tol: f64) -> f64 {
+    let scale = objective.abs();
+    let ratio = if scale > 0.0 {
+        increase / scale
+    } else if increase <= 0.0 {
+        0.0
+    } else {
+        f64::INFINITY
+    };
+    if increase <= tol * scale {
+        ratio.min(tol)
+    } else if ratio.is_nan() {
+        ratio
+    } else {
+        ratio.max(tol.next_up())
     }
 }

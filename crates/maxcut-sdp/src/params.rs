@@ -17,24 +17,18 @@
 //! | `max_sweeps` | `1000` | stop after this many sweeps | `>= 1` |
 //! | `trials` | `100` | random hyperplanes tried by the rounding | `>= 1` |
 //! | `seed` | `0` | seeds the initial `V`, the sweep orders and the hyperplanes | any |
-//! | `order` | [`Order::Cyclic`] | order of the coordinates within a sweep | |
+//! | `order` | [`Cyclic`] | order of the coordinates within a sweep, any [`SweepOrder`] (built in: [`Cyclic`], [`crate::RandomPermutation`]) | |
 //! | `low_rank` | [`LowRankMode::Auto`] | how `C = G G^T` is handled | |
 //! | `local_search` | `true` | 1-flip local search after rounding | |
 //! | `certify` | `false` | also compute the certified dual bound ([`crate::Problem::dual_bound`], `O(n^3)`) | `n <= 4096` when on |
 
+use std::sync::Arc;
+
+use bl_core::params::{self, ParamGuard};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{MaxcutError, Result};
-
-/// Order in which the coordinates `v_1, ..., v_n` are updated within one sweep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Order {
-    /// `0, 1, ..., n - 1` in every sweep (the paper's Alg. 1).
-    #[default]
-    Cyclic,
-    /// A fresh uniformly random permutation in every sweep (seeded).
-    RandomPermutation,
-}
+use crate::error::MaxcutError;
+use crate::sweep_order::{Cyclic, SweepOrder};
 
 /// How an implicit low-rank cost `C = G G^T` (`G` of size `n x m`) is handled.
 ///
@@ -57,24 +51,29 @@ pub enum LowRankMode {
 /// Largest `n` for which [`LowRankMode::Auto`] forms `C = G G^T` densely.
 pub const AUTO_FORM_MAX_N: usize = 4096;
 
-/// Hyperparameters of [`crate::Problem::solve`] and [`crate::BooleanQp::solve`].
+/// Hyperparameters of the mixing method and the rounding: `fit` a [`crate::Problem`]
+/// (through [`bl_core::Fit`]) to get a [`crate::MixingSolution`], or a
+/// [`crate::BooleanQp`] to get a [`crate::BqpSolution`].
 ///
-/// Build with [`MixingParams::default`] and the chainable setters; every setter takes and
-/// returns `self`. Values are validated by [`MixingParams::check`], which the solvers call.
+/// Build with [`MixingParams::default`] and the chainable setters (unchecked);
+/// [`ParamGuard::check`] validates them into [`MixingValidParams`], which every fit does
+/// first.
 ///
 /// ```
-/// use maxcut_sdp::{MixingParams, Order};
-/// let params = MixingParams::default().tol(1e-4).trials(50).seed(7).order(Order::RandomPermutation);
-/// assert!(params.check().is_ok());
+/// use maxcut_sdp::{MixingParams, ParamGuard, RandomPermutation};
+/// let params = MixingParams::default().tol(1e-4).trials(50).seed(7).order(RandomPermutation);
+/// assert_eq!(params.check()?.trials(), 50);
+/// assert!(MixingParams::default().trials(0).check().is_err());
+/// # Ok::<(), maxcut_sdp::MaxcutError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct MixingParams {
     rank: Option<usize>,
     tol: f64,
     max_sweeps: usize,
     trials: usize,
     seed: u64,
-    order: Order,
+    order: Arc<dyn SweepOrder>,
     low_rank: LowRankMode,
     local_search: bool,
     certify: bool,
@@ -88,7 +87,7 @@ impl Default for MixingParams {
             max_sweeps: 1000,
             trials: 100,
             seed: 0,
-            order: Order::Cyclic,
+            order: Arc::new(Cyclic),
             low_rank: LowRankMode::Auto,
             local_search: true,
             certify: false,
@@ -133,10 +132,11 @@ impl MixingParams {
         self
     }
 
-    /// Sets the coordinate order within a sweep.
+    /// Sets the coordinate order within a sweep: a built-in ([`Cyclic`],
+    /// [`crate::RandomPermutation`]) or any type implementing [`SweepOrder`].
     #[must_use]
-    pub fn order(mut self, order: Order) -> Self {
-        self.order = order;
+    pub fn order(mut self, order: impl SweepOrder + 'static) -> Self {
+        self.order = Arc::new(order);
         self
     }
 
@@ -161,79 +161,102 @@ impl MixingParams {
         self.certify = on;
         self
     }
+}
 
+/// Two parameter sets are equal when every value is, and their sweep orders have the
+/// same [`SweepOrder::name`] and [`SweepOrder::is_identity`].
+impl PartialEq for MixingParams {
+    fn eq(&self, other: &Self) -> bool {
+        self.rank == other.rank
+            && self.tol == other.tol
+            && self.max_sweeps == other.max_sweeps
+            && self.trials == other.trials
+            && self.seed == other.seed
+            && self.order.name() == other.order.name()
+            && self.order.is_identity() == other.order.is_identity()
+            && self.low_rank == other.low_rank
+            && self.local_search == other.local_search
+            && self.certify == other.certify
+    }
+}
+
+/// [`MixingParams`] after [`ParamGuard::check`]: every value is in its valid range.
+#[derive(Debug, Clone)]
+pub struct MixingValidParams(MixingParams);
+
+impl ParamGuard for MixingParams {
+    type Checked = MixingValidParams;
+    type Error = MaxcutError;
+
+    /// Checks every parameter against its valid range.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (as [`MaxcutError::Core`]) naming the first
+    /// parameter out of range.
+    fn check(&self) -> Result<MixingValidParams, MaxcutError> {
+        if let Some(rank) = self.rank {
+            params::at_least("rank", rank, 1)?;
+        }
+        params::nonnegative("tol", self.tol)?;
+        params::at_least("max_sweeps", self.max_sweeps, 1)?;
+        params::at_least("trials", self.trials, 1)?;
+        Ok(MixingValidParams(self.clone()))
+    }
+}
+
+impl MixingValidParams {
     /// The requested rank (`None`: automatic).
-    pub fn get_rank(&self) -> Option<usize> {
-        self.rank
+    pub fn rank(&self) -> Option<usize> {
+        self.0.rank
     }
 
-    /// The relative tolerance.
-    pub fn get_tol(&self) -> f64 {
-        self.tol
+    /// The relative tolerance on the gain of one sweep.
+    pub fn tol(&self) -> f64 {
+        self.0.tol
     }
 
     /// The maximum number of sweeps.
-    pub fn get_max_sweeps(&self) -> usize {
-        self.max_sweeps
+    pub fn max_sweeps(&self) -> usize {
+        self.0.max_sweeps
     }
 
     /// The number of rounding trials.
-    pub fn get_trials(&self) -> usize {
-        self.trials
+    pub fn trials(&self) -> usize {
+        self.0.trials
     }
 
     /// The seed.
-    pub fn get_seed(&self) -> u64 {
-        self.seed
+    pub fn seed(&self) -> u64 {
+        self.0.seed
     }
 
-    /// The coordinate order.
-    pub fn get_order(&self) -> Order {
-        self.order
+    /// The sweep order.
+    pub fn order(&self) -> &Arc<dyn SweepOrder> {
+        &self.0.order
     }
 
     /// The low-rank handling.
-    pub fn get_low_rank(&self) -> LowRankMode {
-        self.low_rank
+    pub fn low_rank(&self) -> LowRankMode {
+        self.0.low_rank
     }
 
     /// Whether the 1-flip local search runs.
-    pub fn get_local_search(&self) -> bool {
-        self.local_search
+    pub fn local_search(&self) -> bool {
+        self.0.local_search
     }
 
     /// Whether the certified dual bound is computed.
-    pub fn get_certify(&self) -> bool {
-        self.certify
+    pub fn certify(&self) -> bool {
+        self.0.certify
     }
 
     /// The rank used for a problem with `n` variables: the requested rank or
     /// `ceil(sqrt(2 n))`, capped at `n` (at least 1).
     pub fn rank_for(&self, n: usize) -> usize {
-        match self.rank {
+        match self.0.rank {
             Some(k) => k.clamp(1, n.max(1)),
             None => auto_rank(n),
         }
-    }
-
-    /// Checks every parameter against its valid range.
-    ///
-    /// # Errors
-    /// [`MaxcutError::InvalidParameter`] naming the first parameter out of range.
-    pub fn check(&self) -> Result<()> {
-        if self.rank == Some(0) {
-            return Err(invalid("rank", "0", ">= 1 (or None for ceil(sqrt(2 n)))"));
-        }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(invalid("tol", &self.tol.to_string(), "finite and >= 0"));
-        }
-        if self.max_sweeps == 0 {
-            return Err(invalid("max_sweeps", "0", ">= 1"));
-        }
-        if self.trials == 0 {
-            return Err(invalid("trials", "0", ">= 1"));
-        }
-        Ok(())
     }
 }
 
@@ -251,12 +274,4 @@ pub fn auto_rank(n: usize) -> usize {
         k += 1;
     }
     k.clamp(1, n.max(1))
-}
-
-fn invalid(name: &'static str, value: &str, expected: &'static str) -> MaxcutError {
-    MaxcutError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        expected,
-    }
 }

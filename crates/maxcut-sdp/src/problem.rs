@@ -10,7 +10,11 @@ use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{self, BlockStructure};
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
-use crate::error::{MaxcutError, Result};
+use crate::error::{MaxcutError, Result, empty};
+pub(crate) use crate::input::{
+    build_sparse, check_edge, check_len, check_signs, dense_symmetric, low_rank_factor,
+    symmetrize_sparse,
+};
 
 /// Relative tolerance of the symmetry checks: `|C_ij - C_ji| <= SYMMETRY_TOL * max |C|`.
 pub const SYMMETRY_TOL: f64 = 1e-10;
@@ -103,9 +107,9 @@ pub(crate) enum CostView<'a> {
 /// The cost matrix `C` of the SDP `max <C, Y> s.t. diag(Y) = 1, Y psd` and of its
 /// integer version `max y^T C y` over `y in {-1, +1}^n`.
 ///
-/// Build it once (the constructors validate and copy the input), then call
-/// [`Problem::solve`] (mixing method + rounding) or [`Problem::solve_exact`]
-/// (enumeration, `n <= 24`).
+/// Build it once (the constructors validate and copy the input), then fit it with
+/// [`crate::MixingParams`] (mixing method + rounding, through [`bl_core::Fit`]) or call
+/// [`Problem::solve_exact`] (enumeration, `n <= 24`).
 ///
 /// For max-cut with weights `w_ij`, [`Problem::maxcut`] builds `C = L / 4` (`L` the graph
 /// Laplacian), so `y^T C y` is exactly the weight of the cut `{i : y_i = +1}`.
@@ -122,8 +126,8 @@ impl Problem {
     /// product is fine.
     ///
     /// # Errors
-    /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
-    /// [`MaxcutError::NonFinite`], [`MaxcutError::NotSymmetric`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
+    /// [`bl_core::BlError::NonFinite`], [`MaxcutError::NotSymmetric`].
     pub fn dense(c: MatRef<'_, f64>) -> Result<Self> {
         let (n, c) = dense_symmetric("C", c, true)?;
         Ok(Self {
@@ -136,11 +140,11 @@ impl Problem {
     /// summed. An empty list gives `C = 0`.
     ///
     /// # Errors
-    /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::IndexOutOfBounds`],
-    /// [`MaxcutError::NonFinite`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::IndexOutOfBounds`],
+    /// [`bl_core::BlError::NonFinite`].
     pub fn sparse_from_edges(n: usize, edges: &[(usize, usize, f64)]) -> Result<Self> {
         if n == 0 {
-            return Err(MaxcutError::Empty { what: "C" });
+            return Err(empty("C"));
         }
         let mut triplets = Vec::with_capacity(2 * edges.len());
         for (e, &(i, j, w)) in edges.iter().enumerate() {
@@ -160,8 +164,8 @@ impl Problem {
     /// Both triangles must be present (full symmetric storage); duplicates are summed.
     ///
     /// # Errors
-    /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::InvalidCsr`] for a malformed
-    /// structure, [`MaxcutError::IndexOutOfBounds`], [`MaxcutError::NonFinite`],
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::InvalidCsr`] for a malformed
+    /// structure, [`MaxcutError::IndexOutOfBounds`], [`bl_core::BlError::NonFinite`],
     /// [`MaxcutError::NotSymmetric`].
     pub fn sparse_from_csr(
         n: usize,
@@ -170,7 +174,7 @@ impl Problem {
         values: &[f64],
     ) -> Result<Self> {
         if n == 0 {
-            return Err(MaxcutError::Empty { what: "C" });
+            return Err(empty("C"));
         }
         if row_ptr.len() != n + 1 {
             return Err(MaxcutError::InvalidCsr {
@@ -228,7 +232,7 @@ impl Problem {
     /// As [`Problem::sparse_from_edges`].
     pub fn maxcut(n: usize, edges: &[(usize, usize, f64)]) -> Result<Self> {
         if n == 0 {
-            return Err(MaxcutError::Empty { what: "graph" });
+            return Err(empty("graph"));
         }
         let mut triplets = Vec::with_capacity(2 * edges.len() + n);
         for (e, &(i, j, w)) in edges.iter().enumerate() {
@@ -251,7 +255,7 @@ impl Problem {
     /// decides whether a solve forms it. `m = 0` gives `C = 0`.
     ///
     /// # Errors
-    /// [`MaxcutError::Empty`] for `n = 0`, [`MaxcutError::NonFinite`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`bl_core::BlError::NonFinite`].
     pub fn low_rank(g: MatRef<'_, f64>) -> Result<Self> {
         Ok(Self {
             repr: Repr::LowRank(low_rank_factor("G", g, false)?),
@@ -289,7 +293,7 @@ impl Problem {
     /// `y^T C y` for a sign vector `y in {-1, +1}^n`.
     ///
     /// # Errors
-    /// [`MaxcutError::ShapeMismatch`] for a wrong length, [`MaxcutError::NotDiscrete`]
+    /// [`bl_core::BlError::ShapeMismatch`] for a wrong length, [`MaxcutError::NotDiscrete`]
     /// for an entry other than `-1.0` or `+1.0`.
     pub fn value(&self, y: &[f64]) -> Result<f64> {
         check_len("y", self.n(), y.len())?;
@@ -300,7 +304,7 @@ impl Problem {
     /// `out = C x` (a plain matrix-vector product; for `C = G G^T` it is `G (G^T x)`).
     ///
     /// # Errors
-    /// [`MaxcutError::ShapeMismatch`] unless `x` and `out` have length `n`.
+    /// [`bl_core::BlError::ShapeMismatch`] unless `x` and `out` have length `n`.
     pub fn apply(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
         check_len("x", self.n(), x.len())?;
         check_len("out", self.n(), out.len())?;
@@ -474,227 +478,4 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
         s += a[p] * b[p];
     }
     s
-}
-
-pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(MaxcutError::ShapeMismatch {
-            what,
-            expected: format!("length {expected}"),
-            found: format!("length {found}"),
-        })
-    }
-}
-
-pub(crate) fn check_signs(what: &'static str, y: &[f64]) -> Result<()> {
-    match y.iter().position(|&v| v != 1.0 && v != -1.0) {
-        Some(index) => Err(MaxcutError::NotDiscrete {
-            what,
-            index,
-            value: y[index],
-            expected: "-1.0 or +1.0",
-        }),
-        None => Ok(()),
-    }
-}
-
-fn check_edge(what: &'static str, e: usize, i: usize, j: usize, w: f64, n: usize) -> Result<()> {
-    for index in [i, j] {
-        if index >= n {
-            return Err(MaxcutError::IndexOutOfBounds { what, index, n });
-        }
-    }
-    if !w.is_finite() {
-        return Err(MaxcutError::NonFinite {
-            what,
-            row: e,
-            col: 0,
-            value: w,
-        });
-    }
-    Ok(())
-}
-
-/// Validates a dense square matrix and returns a column-major copy. With `require_sym`
-/// the matrix must be symmetric up to [`SYMMETRY_TOL`]; either way the copy is the exact
-/// symmetric part `(C + C^T) / 2`.
-pub(crate) fn dense_symmetric(
-    what: &'static str,
-    c: MatRef<'_, f64>,
-    require_sym: bool,
-) -> Result<(usize, Vec<f64>)> {
-    let (rows, cols) = (c.nrows(), c.ncols());
-    if rows != cols {
-        return Err(MaxcutError::NotSquare { what, rows, cols });
-    }
-    let n = rows;
-    if n == 0 {
-        return Err(MaxcutError::Empty { what });
-    }
-    let mut max_abs = 0.0f64;
-    for j in 0..n {
-        for i in 0..n {
-            let v = c[(i, j)];
-            if !v.is_finite() {
-                return Err(MaxcutError::NonFinite {
-                    what,
-                    row: i,
-                    col: j,
-                    value: v,
-                });
-            }
-            max_abs = max_abs.max(v.abs());
-        }
-    }
-    let tol = SYMMETRY_TOL * max_abs;
-    let mut out = vec![0.0; n * n];
-    for j in 0..n {
-        for i in 0..=j {
-            let (upper, lower) = (c[(i, j)], c[(j, i)]);
-            if require_sym && (upper - lower).abs() > tol {
-                return Err(MaxcutError::NotSymmetric {
-                    what,
-                    row: i,
-                    col: j,
-                    upper,
-                    lower,
-                });
-            }
-            let s = 0.5 * (upper + lower);
-            out[i + j * n] = s;
-            out[j + i * n] = s;
-        }
-    }
-    Ok((n, out))
-}
-
-/// Validates `G` (`n x m`) and copies it as `G^T`. With `homogenize`, a first row
-/// `1^T G` is added (the homogenized factor of a Boolean QP).
-pub(crate) fn low_rank_factor(
-    what: &'static str,
-    g: MatRef<'_, f64>,
-    homogenize: bool,
-) -> Result<LowRankFactor> {
-    let (rows, m) = (g.nrows(), g.ncols());
-    if rows == 0 {
-        return Err(MaxcutError::Empty { what });
-    }
-    for j in 0..m {
-        for i in 0..rows {
-            let v = g[(i, j)];
-            if !v.is_finite() {
-                return Err(MaxcutError::NonFinite {
-                    what,
-                    row: i,
-                    col: j,
-                    value: v,
-                });
-            }
-        }
-    }
-    let offset = usize::from(homogenize);
-    let n = rows + offset;
-    let mut gt = vec![0.0; m * n];
-    // Columns `offset..` of `G^T` are the rows of `G`: faer's blocked transposed copy.
-    MatMut::from_column_major_slice_mut(&mut gt[offset * m..], m, rows).copy_from(g.transpose());
-    if offset == 1 {
-        let (head, tail) = gt.split_at_mut(m);
-        for i in 0..rows {
-            for (h, x) in head.iter_mut().zip(&tail[i * m..(i + 1) * m]) {
-                *h += *x;
-            }
-        }
-    }
-    let row_sq = (0..n)
-        .map(|i| {
-            let r = &gt[i * m..(i + 1) * m];
-            dot(r, r)
-        })
-        .collect();
-    Ok(LowRankFactor { n, m, gt, row_sq })
-}
-
-/// Builds the canonical form from `(i, j, C_ij)` triplets (duplicates summed, explicit
-/// zeros dropped).
-fn build_sparse(n: usize, mut triplets: Vec<(usize, usize, f64)>) -> SparseSym {
-    triplets.sort_unstable_by_key(|t| (t.0, t.1));
-    let mut diag = vec![0.0; n];
-    let mut row_ptr = vec![0usize; n + 1];
-    let mut col_idx: Vec<usize> = Vec::with_capacity(triplets.len());
-    let mut values: Vec<f64> = Vec::with_capacity(triplets.len());
-    let mut rows: Vec<usize> = Vec::with_capacity(triplets.len());
-    for (i, j, w) in triplets {
-        if i == j {
-            diag[i] += w;
-        } else if rows.last() == Some(&i) && col_idx.last() == Some(&j) {
-            if let Some(last) = values.last_mut() {
-                *last += w;
-            }
-        } else {
-            rows.push(i);
-            col_idx.push(j);
-            values.push(w);
-        }
-    }
-    // Drop entries that cancelled to exactly zero.
-    let mut keep = 0;
-    for p in 0..values.len() {
-        if values[p] != 0.0 {
-            rows[keep] = rows[p];
-            col_idx[keep] = col_idx[p];
-            values[keep] = values[p];
-            keep += 1;
-        }
-    }
-    rows.truncate(keep);
-    col_idx.truncate(keep);
-    values.truncate(keep);
-    for &i in &rows {
-        row_ptr[i + 1] += 1;
-    }
-    for i in 0..n {
-        row_ptr[i + 1] += row_ptr[i];
-    }
-    SparseSym {
-        n,
-        row_ptr,
-        col_idx,
-        values,
-        diag,
-    }
-}
-
-/// Checks that a canonical sparse matrix is symmetric up to [`SYMMETRY_TOL`] and makes it
-/// exactly symmetric.
-fn symmetrize_sparse(mut s: SparseSym) -> Result<SparseSym> {
-    let max_abs = s.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let tol = SYMMETRY_TOL * max_abs;
-    let lookup = |s: &SparseSym, i: usize, j: usize| -> f64 {
-        let row = &s.col_idx[s.row_ptr[i]..s.row_ptr[i + 1]];
-        match row.binary_search(&j) {
-            Ok(p) => s.values[s.row_ptr[i] + p],
-            Err(_) => 0.0,
-        }
-    };
-    let mut averaged = s.values.clone();
-    for i in 0..s.n {
-        for p in s.row_ptr[i]..s.row_ptr[i + 1] {
-            let j = s.col_idx[p];
-            let (upper, lower) = (s.values[p], lookup(&s, j, i));
-            if (upper - lower).abs() > tol {
-                return Err(MaxcutError::NotSymmetric {
-                    what: "C",
-                    row: i,
-                    col: j,
-                    upper,
-                    lower,
-                });
-            }
-            averaged[p] = 0.5 * (upper + lower);
-        }
-    }
-    s.values = averaged;
-    Ok(s)
 }

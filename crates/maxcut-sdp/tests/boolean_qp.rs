@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use faer::Mat;
-use maxcut_sdp::{BooleanQp, LowRankMode, MixingParams, SweepForm};
+use maxcut_sdp::{BooleanQp, Fit, LowRankMode, MixingParams, SweepForm};
 use proptest::prelude::*;
 
 fn matrix(n: usize, cols: usize, entries: &[f64]) -> Mat<f64> {
@@ -111,11 +111,13 @@ fn low_rank_boolean_qp_forms_agree_and_auto_forms_wide_g() {
     let qp = BooleanQp::low_rank(g.as_ref()).unwrap();
     let dense = BooleanQp::dense(gram(&g).as_ref()).unwrap();
     let params = MixingParams::default().seed(4).tol(0.0).max_sweeps(10);
-    let auto = qp.solve(&params).unwrap();
-    let implicit = qp
-        .solve(&params.clone().low_rank(LowRankMode::Implicit))
+    let auto = params.fit(&qp).unwrap();
+    let implicit = params
+        .clone()
+        .low_rank(LowRankMode::Implicit)
+        .fit(&qp)
         .unwrap();
-    let reference = dense.solve(&params).unwrap();
+    let reference = params.fit(&dense).unwrap();
     assert_eq!(auto.info().form, SweepForm::LowRankFormed);
     assert_eq!(implicit.info().form, SweepForm::LowRankImplicit);
     assert_eq!(reference.info().form, SweepForm::Dense);
@@ -126,6 +128,6 @@ fn low_rank_boolean_qp_forms_agree_and_auto_forms_wide_g() {
     }
     // Tall G (m < n / 2): Auto stays implicit.
     let tall = BooleanQp::low_rank(random_gaussian(30, 4, 1).as_ref()).unwrap();
-    let solution = tall.solve(&MixingParams::default()).unwrap();
+    let solution = MixingParams::default().fit(&tall).unwrap();
     assert_eq!(solution.info().form, SweepForm::LowRankImplicit);
 }

@@ -1,8 +1,12 @@
-//! Every shipped Boolean QP solver passes the conformance suite, and the suite rejects a
-//! solver that breaks its contract (so the suite itself can fail).
+//! Every built-in implementation of each plug-in point passes its conformance suite, and
+//! each suite rejects an implementation that breaks its contract (so the suites can fail).
 
-use maxcut_sdp::solver::conformance;
-use maxcut_sdp::{BooleanQp, BooleanQpSolver, BqpOutcome, ExactBqp, MixingParams, Result};
+use maxcut_sdp::conformance::{bqp_solver as conformance, sweep_order};
+use maxcut_sdp::{
+    BooleanQp, BooleanQpSolver, BqpOutcome, Cyclic, ExactBqp, Fit, MaxcutError, MixingParams,
+    Problem, RandomPermutation, Result, SweepOrder,
+};
+use rand::rngs::StdRng;
 
 #[test]
 fn mixing_method_conforms() {
@@ -55,4 +59,71 @@ fn suite_rejects_broken_solvers() {
     assert!(err.contains("below"), "{err}");
     let err = conformance::check(&Liar).unwrap_err();
     assert!(err.contains("reported value"), "{err}");
+}
+
+#[test]
+fn built_in_sweep_orders_conform() {
+    sweep_order::check(&Cyclic).unwrap();
+    sweep_order::check(&RandomPermutation).unwrap();
+}
+
+/// Visits coordinate 0 twice and never visits the last one.
+#[derive(Debug, Clone)]
+struct Repeats;
+
+impl SweepOrder for Repeats {
+    fn name(&self) -> &str {
+        "repeats"
+    }
+    fn arrange(&self, _sweep: usize, _rng: &mut StdRng, order: &mut [usize]) {
+        if let Some(last) = order.last_mut() {
+            *last = 0;
+        }
+    }
+}
+
+/// Reverses the order every sweep but claims to be the identity.
+#[derive(Debug, Clone)]
+struct FalseIdentity;
+
+impl SweepOrder for FalseIdentity {
+    fn name(&self) -> &str {
+        "false identity"
+    }
+    fn arrange(&self, _sweep: usize, _rng: &mut StdRng, order: &mut [usize]) {
+        order.reverse();
+    }
+    fn is_identity(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn sweep_order_suite_rejects_broken_orders() {
+    let err = sweep_order::check(&Repeats).unwrap_err();
+    assert!(err.contains("not a permutation"), "{err}");
+    let err = sweep_order::check(&FalseIdentity).unwrap_err();
+    assert!(err.contains("claims to be the identity"), "{err}");
+}
+
+#[test]
+fn a_faulty_order_is_a_typed_error_not_a_panic() {
+    let edges = maxcut_sdp::synthetic::gnp_weighted(5, 0.9, 2).unwrap();
+    let problem = Problem::maxcut(5, &edges).unwrap();
+    let err = MixingParams::default()
+        .order(Repeats)
+        .fit(&problem)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MaxcutError::InvalidSweepOrder {
+                sweep: 1,
+                index: 4,
+                value: 0,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }

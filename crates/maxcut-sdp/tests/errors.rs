@@ -1,7 +1,8 @@
 //! Bad input for every public entry point: typed errors, never panics.
 
+use bl_core::BlError;
 use faer::{Mat, mat};
-use maxcut_sdp::{BooleanQp, MaxcutError, Mixing, MixingParams, Problem};
+use maxcut_sdp::{BooleanQp, Fit, MaxcutError, Mixing, MixingParams, ParamGuard, Problem};
 
 fn is<T: std::fmt::Debug>(result: Result<T, MaxcutError>, check: impl Fn(&MaxcutError) -> bool) {
     match result {
@@ -27,15 +28,15 @@ fn dense_cost_rejects_bad_matrices() {
         )
     });
     is(Problem::dense(Mat::<f64>::zeros(0, 0).as_ref()), |e| {
-        matches!(e, MaxcutError::Empty { .. })
+        matches!(e, MaxcutError::Core(BlError::Empty { .. }))
     });
     is(
         Problem::dense(mat![[1.0, f64::NAN], [f64::NAN, 1.0]].as_ref()),
-        |e| matches!(e, MaxcutError::NonFinite { row: 1, col: 0, .. }),
+        |e| matches!(e, MaxcutError::Core(BlError::NonFinite { index: 1, .. })),
     );
     is(
         Problem::dense(mat![[1.0, 0.0], [0.0, f64::INFINITY]].as_ref()),
-        |e| matches!(e, MaxcutError::NonFinite { row: 1, col: 1, .. }),
+        |e| matches!(e, MaxcutError::Core(BlError::NonFinite { index: 3, .. })),
     );
     is(Problem::dense(mat![[1.0, 2.0], [2.5, 1.0]].as_ref()), |e| {
         matches!(e, MaxcutError::NotSymmetric { row: 0, col: 1, .. })
@@ -47,27 +48,27 @@ fn dense_cost_rejects_bad_matrices() {
 #[test]
 fn sparse_costs_reject_bad_structure() {
     is(Problem::sparse_from_edges(0, &[]), |e| {
-        matches!(e, MaxcutError::Empty { .. })
+        matches!(e, MaxcutError::Core(BlError::Empty { .. }))
     });
     is(Problem::sparse_from_edges(3, &[(0, 3, 1.0)]), |e| {
         matches!(e, MaxcutError::IndexOutOfBounds { index: 3, n: 3, .. })
     });
     is(Problem::sparse_from_edges(3, &[(0, 1, f64::NAN)]), |e| {
-        matches!(e, MaxcutError::NonFinite { .. })
+        matches!(e, MaxcutError::Core(BlError::NonFinite { .. }))
     });
     is(Problem::maxcut(0, &[]), |e| {
-        matches!(e, MaxcutError::Empty { .. })
+        matches!(e, MaxcutError::Core(BlError::Empty { .. }))
     });
     is(Problem::maxcut(2, &[(5, 0, 1.0)]), |e| {
         matches!(e, MaxcutError::IndexOutOfBounds { index: 5, .. })
     });
     is(Problem::maxcut(2, &[(0, 1, f64::NEG_INFINITY)]), |e| {
-        matches!(e, MaxcutError::NonFinite { .. })
+        matches!(e, MaxcutError::Core(BlError::NonFinite { .. }))
     });
 
     let ok_rows = [0usize, 1, 2];
     is(Problem::sparse_from_csr(0, &[0], &[], &[]), |e| {
-        matches!(e, MaxcutError::Empty { .. })
+        matches!(e, MaxcutError::Core(BlError::Empty { .. }))
     });
     is(Problem::sparse_from_csr(2, &[0, 1], &[1], &[1.0]), |e| {
         matches!(e, MaxcutError::InvalidCsr { .. })
@@ -89,7 +90,7 @@ fn sparse_costs_reject_bad_structure() {
     );
     is(
         Problem::sparse_from_csr(2, &ok_rows, &[1, 0], &[1.0, f64::NAN]),
-        |e| matches!(e, MaxcutError::NonFinite { .. }),
+        |e| matches!(e, MaxcutError::Core(BlError::NonFinite { .. })),
     );
     is(
         Problem::sparse_from_csr(2, &ok_rows, &[1, 0], &[1.0, 2.0]),
@@ -105,14 +106,14 @@ fn sparse_costs_reject_bad_structure() {
 #[test]
 fn low_rank_cost_rejects_bad_factors() {
     is(Problem::low_rank(Mat::<f64>::zeros(0, 4).as_ref()), |e| {
-        matches!(e, MaxcutError::Empty { .. })
+        matches!(e, MaxcutError::Core(BlError::Empty { .. }))
     });
     is(Problem::low_rank(mat![[1.0, f64::NAN]].as_ref()), |e| {
-        matches!(e, MaxcutError::NonFinite { row: 0, col: 1, .. })
+        matches!(e, MaxcutError::Core(BlError::NonFinite { index: 1, .. }))
     });
     // m = 0 is C = 0: valid, and solvable.
     let zero = Problem::low_rank(Mat::<f64>::zeros(3, 0).as_ref()).unwrap();
-    let solution = zero.solve(&MixingParams::default()).unwrap();
+    let solution = MixingParams::default().fit(&zero).unwrap();
     assert_eq!(solution.value(), 0.0);
     assert_eq!(solution.sdp_value(), 0.0);
 }
@@ -121,7 +122,7 @@ fn low_rank_cost_rejects_bad_factors() {
 fn problem_methods_reject_bad_vectors_and_params() {
     let problem = Problem::maxcut(3, &[(0, 1, 1.0), (1, 2, 1.0)]).unwrap();
     is(problem.value(&[1.0, -1.0]), |e| {
-        matches!(e, MaxcutError::ShapeMismatch { .. })
+        matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. }))
     });
     is(problem.value(&[1.0, 0.5, -1.0]), |e| {
         matches!(e, MaxcutError::NotDiscrete { index: 1, .. })
@@ -131,26 +132,26 @@ fn problem_methods_reject_bad_vectors_and_params() {
     });
     let mut out = [0.0; 3];
     is(problem.apply(&[1.0; 2], &mut out), |e| {
-        matches!(e, MaxcutError::ShapeMismatch { .. })
+        matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. }))
     });
     is(problem.apply(&[1.0; 3], &mut [0.0; 4]), |e| {
-        matches!(e, MaxcutError::ShapeMismatch { .. })
+        matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. }))
     });
     is(problem.local_search(&mut [1.0; 4]), |e| {
-        matches!(e, MaxcutError::ShapeMismatch { .. })
+        matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. }))
     });
     is(problem.local_search(&mut [1.0, 2.0, 1.0]), |e| {
         matches!(e, MaxcutError::NotDiscrete { .. })
     });
     is(problem.dual_bound(Mat::<f64>::zeros(2, 4).as_ref()), |e| {
-        matches!(e, MaxcutError::ShapeMismatch { .. })
+        matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. }))
     });
     is(problem.dual_bound(Mat::<f64>::zeros(0, 3).as_ref()), |e| {
-        matches!(e, MaxcutError::ShapeMismatch { .. })
+        matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. }))
     });
     is(
         problem.dual_bound(mat![[1.0, f64::NAN, 1.0]].as_ref()),
-        |e| matches!(e, MaxcutError::NonFinite { .. }),
+        |e| matches!(e, MaxcutError::Core(BlError::NonFinite { .. })),
     );
 
     let invalid = [
@@ -163,13 +164,13 @@ fn problem_methods_reject_bad_vectors_and_params() {
     ];
     for params in &invalid {
         is(params.check(), |e| {
-            matches!(e, MaxcutError::InvalidParameter { .. })
+            matches!(e, MaxcutError::Core(BlError::InvalidParameter { .. }))
         });
-        is(problem.solve(params), |e| {
-            matches!(e, MaxcutError::InvalidParameter { .. })
+        is(params.fit(&problem), |e| {
+            matches!(e, MaxcutError::Core(BlError::InvalidParameter { .. }))
         });
         is(Mixing::new(&problem, params), |e| {
-            matches!(e, MaxcutError::InvalidParameter { .. })
+            matches!(e, MaxcutError::Core(BlError::InvalidParameter { .. }))
         });
     }
 
@@ -179,7 +180,10 @@ fn problem_methods_reject_bad_vectors_and_params() {
     });
     let huge = Problem::maxcut(4097, &[(0, 1, 1.0)]).unwrap();
     is(
-        huge.solve(&MixingParams::default().certify(true).max_sweeps(1)),
+        MixingParams::default()
+            .certify(true)
+            .max_sweeps(1)
+            .fit(&huge),
         |e| matches!(e, MaxcutError::TooLargeForExact { n: 4097, .. }),
     );
 }
@@ -190,11 +194,11 @@ fn mixing_low_level_rejects_bad_starts() {
     let params = MixingParams::default();
     is(
         Mixing::with_start(&problem, &params, Mat::<f64>::zeros(2, 4).as_ref()),
-        |e| matches!(e, MaxcutError::ShapeMismatch { .. }),
+        |e| matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. })),
     );
     is(
         Mixing::with_start(&problem, &params, Mat::<f64>::zeros(0, 3).as_ref()),
-        |e| matches!(e, MaxcutError::ShapeMismatch { .. }),
+        |e| matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. })),
     );
     is(
         Mixing::with_start(
@@ -202,19 +206,24 @@ fn mixing_low_level_rejects_bad_starts() {
             &params.clone().rank(3),
             Mat::<f64>::ones(2, 3).as_ref(),
         ),
-        |e| matches!(e, MaxcutError::ShapeMismatch { .. }),
+        |e| matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. })),
     );
     is(
         Mixing::with_start(&problem, &params, mat![[1.0, 0.0, 1.0]].as_ref()),
-        |e| matches!(e, MaxcutError::InvalidParameter { name: "v0", .. }),
+        |e| {
+            matches!(
+                e,
+                MaxcutError::Core(BlError::InvalidParameter { name: "v0", .. })
+            )
+        },
     );
     is(
         Mixing::with_start(&problem, &params, mat![[1.0, f64::NAN, 1.0]].as_ref()),
-        |e| matches!(e, MaxcutError::NonFinite { .. }),
+        |e| matches!(e, MaxcutError::Core(BlError::NonFinite { .. })),
     );
     let mixing = Mixing::new(&problem, &params).unwrap();
     is(mixing.round(0, 1), |e| {
-        matches!(e, MaxcutError::InvalidParameter { .. })
+        matches!(e, MaxcutError::Core(BlError::InvalidParameter { .. }))
     });
     assert!(mixing.round(1, 1).is_ok());
 }
@@ -223,8 +232,8 @@ fn mixing_low_level_rejects_bad_starts() {
 fn overflowing_input_is_a_numerical_error_not_a_panic() {
     let c = mat![[0.0, 1e308], [1e308, 0.0]];
     let problem = Problem::dense(c.as_ref()).unwrap();
-    is(problem.solve(&MixingParams::default()), |e| {
-        matches!(e, MaxcutError::Numerical { .. })
+    is(MixingParams::default().fit(&problem), |e| {
+        matches!(e, MaxcutError::Core(BlError::Numerical { .. }))
     });
 }
 
@@ -234,26 +243,26 @@ fn boolean_qp_rejects_bad_input() {
         matches!(e, MaxcutError::NotSquare { .. })
     });
     is(BooleanQp::dense(Mat::<f64>::zeros(0, 0).as_ref()), |e| {
-        matches!(e, MaxcutError::Empty { .. })
+        matches!(e, MaxcutError::Core(BlError::Empty { .. }))
     });
     is(BooleanQp::dense(mat![[f64::NAN]].as_ref()), |e| {
-        matches!(e, MaxcutError::NonFinite { .. })
+        matches!(e, MaxcutError::Core(BlError::NonFinite { .. }))
     });
     is(BooleanQp::low_rank(Mat::<f64>::zeros(0, 2).as_ref()), |e| {
-        matches!(e, MaxcutError::Empty { .. })
+        matches!(e, MaxcutError::Core(BlError::Empty { .. }))
     });
     is(BooleanQp::low_rank(mat![[f64::INFINITY]].as_ref()), |e| {
-        matches!(e, MaxcutError::NonFinite { .. })
+        matches!(e, MaxcutError::Core(BlError::NonFinite { .. }))
     });
     let qp = BooleanQp::dense(mat![[1.0, -2.0], [0.0, 1.0]].as_ref()).unwrap();
     is(qp.value(&[1.0]), |e| {
-        matches!(e, MaxcutError::ShapeMismatch { .. })
+        matches!(e, MaxcutError::Core(BlError::ShapeMismatch { .. }))
     });
     is(qp.value(&[1.0, -1.0]), |e| {
         matches!(e, MaxcutError::NotDiscrete { index: 1, .. })
     });
-    is(qp.solve(&MixingParams::default().trials(0)), |e| {
-        matches!(e, MaxcutError::InvalidParameter { .. })
+    is(MixingParams::default().trials(0).fit(&qp), |e| {
+        matches!(e, MaxcutError::Core(BlError::InvalidParameter { .. }))
     });
     let big = BooleanQp::low_rank(Mat::<f64>::ones(25, 2).as_ref()).unwrap();
     is(big.solve_exact(), |e| {

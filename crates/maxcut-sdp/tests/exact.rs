@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use maxcut_sdp::{BooleanQp, Problem};
+use maxcut_sdp::{BooleanQp, Fit, Problem};
 
 #[test]
 fn gray_code_signs_match_brute_force() {
@@ -60,6 +60,6 @@ fn exact_solvers_accept_n_24() {
     let graph = Problem::maxcut(24, &edges).unwrap();
     let exact = graph.solve_exact().unwrap();
     assert!((exact.value() - cut_weight(&edges, exact.y())).abs() < 1e-9);
-    let solution = graph.solve(&maxcut_sdp::MixingParams::default()).unwrap();
+    let solution = maxcut_sdp::MixingParams::default().fit(&graph).unwrap();
     assert!(solution.value() <= exact.value() + 1e-9);
 }

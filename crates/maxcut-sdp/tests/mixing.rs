@@ -5,8 +5,11 @@ mod common;
 
 use common::*;
 use faer::{Mat, MatRef};
+use std::sync::Arc;
+
 use maxcut_sdp::{
-    LowRankMode, Mixing, MixingParams, Order, Problem, SweepForm, Termination, auto_rank,
+    Cyclic, Fit, Fitted, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation, SweepForm,
+    SweepOrder, TerminationReason, auto_rank,
 };
 
 fn column_norm_errors(v: MatRef<'_, f64>) -> f64 {
@@ -18,42 +21,15 @@ fn column_norm_errors(v: MatRef<'_, f64>) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn problems() -> Vec<(&'static str, Problem, MixingParams)> {
-    let g = random_gaussian(30, 12, 5);
-    let base = MixingParams::default().seed(11);
-    vec![
-        (
-            "dense mixed signs",
-            Problem::dense(random_symmetric(40, 1).as_ref()).unwrap(),
-            base.clone(),
-        ),
-        (
-            "sparse maxcut",
-            Problem::maxcut(60, &gnp_weighted(60, 0.1, 2)).unwrap(),
-            base.clone().order(Order::RandomPermutation),
-        ),
-        (
-            "low rank implicit",
-            Problem::low_rank(g.as_ref()).unwrap(),
-            base.clone().low_rank(LowRankMode::Implicit),
-        ),
-        (
-            "low rank formed",
-            Problem::low_rank(g.as_ref()).unwrap(),
-            base.clone().low_rank(LowRankMode::Formed),
-        ),
-    ]
-}
-
 #[test]
 fn columns_stay_unit_norm_and_objective_never_decreases() {
-    for (name, problem, params) in problems() {
+    for (name, problem, params) in problems(&MixingParams::default().seed(11)) {
         let mut mixing = Mixing::new(&problem, &params).unwrap();
         let n = problem.n() as f64;
         assert!(column_norm_errors(mixing.v()) < 1e-14, "{name}: initial V");
         let mut previous = mixing.exact_objective();
         for sweep in 0..30 {
-            let increase = mixing.sweep();
+            let increase = mixing.sweep().unwrap();
             let exact = mixing.exact_objective();
             let scale = 1e-12 * n * (1.0 + exact.abs());
             assert!(
@@ -93,10 +69,13 @@ fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
         (&low_rank, LowRankMode::Implicit, SweepForm::LowRankImplicit),
         (&low_rank, LowRankMode::Formed, SweepForm::LowRankFormed),
     ] {
-        let solution = problem.solve(&params.clone().low_rank(mode)).unwrap();
+        let solution = params.clone().low_rank(mode).fit(problem).unwrap();
         assert_eq!(solution.info().form, form);
-        assert_eq!(solution.sweeps(), 15);
-        assert_eq!(solution.termination(), Termination::MaxSweeps);
+        assert_eq!(solution.report().iterations, 15);
+        assert_eq!(
+            solution.report().termination,
+            TerminationReason::MaxIterations
+        );
         assert_eq!(solution.upper_bound(), None, "not converged: no bound");
         results.push(solution);
     }
@@ -148,21 +127,23 @@ fn blocked_dense_sweeps_match_the_sequential_sparse_ones_in_both_orders() {
     let dense = Problem::dense(c.as_ref()).unwrap();
     let sparse = Problem::sparse_from_csr(150, &row_ptr, &col_idx, &values).unwrap();
     let low_rank = Problem::low_rank(g.as_ref()).unwrap();
-    for order in [Order::Cyclic, Order::RandomPermutation] {
+    let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(RandomPermutation)];
+    for order in orders {
         let params = MixingParams::default()
             .seed(5)
-            .order(order)
+            .order(Arc::clone(&order))
             .low_rank(LowRankMode::Implicit);
         let mut runs: Vec<Mixing<'_>> = [&dense, &sparse, &low_rank]
             .into_iter()
             .map(|p| Mixing::new(p, &params).unwrap())
             .collect();
         for _ in 0..8 {
-            let increases: Vec<f64> = runs.iter_mut().map(|m| m.sweep()).collect();
+            let increases: Vec<f64> = runs.iter_mut().map(|m| m.sweep().unwrap()).collect();
             for inc in &increases[1..] {
                 assert!(
                     (inc - increases[0]).abs() <= 1e-9 * abs_sum(&c),
-                    "{order:?}"
+                    "{}",
+                    order.name()
                 );
             }
         }
@@ -170,7 +151,7 @@ fn blocked_dense_sweeps_match_the_sequential_sparse_ones_in_both_orders() {
             for i in 0..150 {
                 for r in 0..other.rank() {
                     let d = (other.v()[(r, i)] - runs[0].v()[(r, i)]).abs();
-                    assert!(d < 1e-8, "{order:?}: V differs by {d}");
+                    assert!(d < 1e-8, "{}: V differs by {d}", order.name());
                 }
             }
         }
@@ -213,7 +194,7 @@ fn sdp_values_match_closed_forms_for_cycles_and_complete_graphs() {
     let params = MixingParams::default().tol(1e-12).max_sweeps(100_000);
     for n in [5usize, 7, 9, 15] {
         let edges: Vec<_> = (0..n).map(|i| (i, (i + 1) % n, 1.0)).collect();
-        let solution = Problem::maxcut(n, &edges).unwrap().solve(&params).unwrap();
+        let solution = params.fit(&Problem::maxcut(n, &edges).unwrap()).unwrap();
         let expected = n as f64 * (1.0 + (std::f64::consts::PI / n as f64).cos()) / 2.0;
         let bound = solution.upper_bound().expect("converged");
         assert!(
@@ -226,7 +207,7 @@ fn sdp_values_match_closed_forms_for_cycles_and_complete_graphs() {
         let edges: Vec<_> = (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j, 1.0)))
             .collect();
-        let solution = Problem::maxcut(n, &edges).unwrap().solve(&params).unwrap();
+        let solution = params.fit(&Problem::maxcut(n, &edges).unwrap()).unwrap();
         let expected = (n * n) as f64 / 4.0;
         assert!((solution.sdp_value() - expected).abs() < 1e-6);
         assert_eq!(solution.value(), ((n / 2) * (n - n / 2)) as f64);
@@ -240,19 +221,14 @@ fn same_seed_same_result_whatever_the_thread_count() {
     let graph = Problem::maxcut(80, &gnp_weighted(80, 0.2, 4)).unwrap();
     let params = MixingParams::default()
         .seed(99)
-        .order(Order::RandomPermutation)
+        .order(RandomPermutation)
         .tol(1e-4);
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| {
-            (
-                problem.solve(&params).unwrap(),
-                graph.solve(&params).unwrap(),
-            )
-        })
+        pool.install(|| (params.fit(&problem).unwrap(), params.fit(&graph).unwrap()))
     };
     let (a1, b1) = run(1);
     let (a3, b3) = run(3);
@@ -260,11 +236,18 @@ fn same_seed_same_result_whatever_the_thread_count() {
         assert_eq!(x.y(), y.y());
         assert_eq!(x.value(), y.value());
         assert_eq!(x.sdp_value(), y.sdp_value());
-        assert_eq!(x.info(), y.info());
+        assert_eq!(x.info().rounded_value, y.info().rounded_value);
+        assert_eq!(x.info().best_trial, y.info().best_trial);
+        assert_eq!(x.info().local_search_flips, y.info().local_search_flips);
+        assert_eq!(x.report().iterations, y.report().iterations);
+        assert_eq!(x.report().trace.objectives(), y.report().trace.objectives());
     }
     // A different seed starts elsewhere.
-    let other = graph.solve(&params.clone().seed(100)).unwrap();
-    assert_ne!(other.info().trace, b1.info().trace);
+    let other = params.clone().seed(100).fit(&graph).unwrap();
+    assert_ne!(
+        other.report().trace.objectives(),
+        b1.report().trace.objectives()
+    );
 }
 
 #[test]
@@ -273,14 +256,14 @@ fn warm_start_continues_from_the_given_factor() {
     let params = MixingParams::default().seed(1);
     let mut first = Mixing::new(&problem, &params).unwrap();
     for _ in 0..5 {
-        first.sweep();
+        first.sweep().unwrap();
     }
     // Scale the columns: with_start normalizes them again.
     let scaled = Mat::from_fn(first.rank(), 30, |r, i| 3.0 * first.v()[(r, i)]);
     let mut second = Mixing::with_start(&problem, &params, scaled.as_ref()).unwrap();
     assert!((second.objective() - first.objective()).abs() < 1e-9);
-    first.sweep();
-    second.sweep();
+    first.sweep().unwrap();
+    second.sweep().unwrap();
     assert!((second.objective() - first.objective()).abs() < 1e-9);
 }
 
@@ -310,23 +293,33 @@ fn auto_rank_is_ceil_sqrt_2n_capped_at_n() {
 #[test]
 fn convergence_is_reported_and_max_sweeps_respected() {
     let problem = Problem::maxcut(50, &gnp_weighted(50, 0.5, 12)).unwrap();
-    let loose = problem
-        .solve(&MixingParams::default().tol(1e-3).seed(2))
+    let loose = MixingParams::default()
+        .tol(1e-3)
+        .seed(2)
+        .fit(&problem)
         .unwrap();
-    assert_eq!(loose.termination(), Termination::Converged);
+    let report = loose.report();
+    assert_eq!(report.termination, TerminationReason::Converged);
     assert_eq!(loose.upper_bound(), Some(loose.sdp_value()));
-    assert_eq!(loose.info().trace.len(), loose.sweeps());
-    let last = loose.info().trace[loose.sweeps() - 1];
-    let before = if loose.sweeps() > 1 {
-        loose.info().trace[loose.sweeps() - 2]
+    let trace = report.trace.objectives();
+    assert_eq!(trace.len(), report.iterations);
+    let last = trace[report.iterations - 1];
+    let before = if report.iterations > 1 {
+        trace[report.iterations - 2]
     } else {
         f64::NAN
     };
-    assert!(last - before <= 1e-3 * last.abs() || loose.sweeps() == 1);
-    let capped = problem
-        .solve(&MixingParams::default().tol(0.0).max_sweeps(3).seed(2))
+    assert!(last - before <= 1e-3 * last.abs() || report.iterations == 1);
+    let capped = MixingParams::default()
+        .tol(0.0)
+        .max_sweeps(3)
+        .seed(2)
+        .fit(&problem)
         .unwrap();
-    assert_eq!(capped.sweeps(), 3);
-    assert_eq!(capped.termination(), Termination::MaxSweeps);
+    assert_eq!(capped.report().iterations, 3);
+    assert_eq!(
+        capped.report().termination,
+        TerminationReason::MaxIterations
+    );
     assert_eq!(capped.upper_bound(), None);
 }

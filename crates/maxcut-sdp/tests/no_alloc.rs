@@ -4,7 +4,11 @@
 use std::alloc::System;
 
 use faer::Mat;
-use maxcut_sdp::{LowRankMode, Mixing, MixingParams, Order, Problem};
+use std::sync::Arc;
+
+use maxcut_sdp::{
+    Cyclic, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation, SweepOrder,
+};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -32,10 +36,13 @@ fn sweeps_do_not_allocate() {
         (wide, LowRankMode::Formed),
     ];
     for (problem, mode) in &cases {
-        for order in [Order::Cyclic, Order::RandomPermutation] {
-            let params = MixingParams::default().low_rank(*mode).order(order);
+        let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(RandomPermutation)];
+        for order in orders {
+            let params = MixingParams::default()
+                .low_rank(*mode)
+                .order(Arc::clone(&order));
             let mut mixing = Mixing::new(problem, &params).unwrap();
-            mixing.sweep();
+            mixing.sweep().unwrap();
             // `Mixing::new` may start the rayon pool (the initial `W` uses faer's global
             // parallelism); its workers allocate while they start up, asynchronously.
             // Run one job on every worker so that they are all up before counting (on a
@@ -43,7 +50,8 @@ fn sweeps_do_not_allocate() {
             rayon::broadcast(|_| ());
             let region = Region::new(GLOBAL);
             for _ in 0..3 {
-                mixing.sweep();
+                let gain = mixing.sweep();
+                assert!(gain.is_ok());
             }
             let stats = region.change();
             assert_eq!(

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use faer::Mat;
-use maxcut_sdp::{BooleanQp, MixingParams, Problem};
+use maxcut_sdp::{BooleanQp, Fit, MixingParams, Problem};
 use proptest::prelude::*;
 
 /// Slack for "rounded <= SDP value": the mixing value approaches the SDP optimum from
@@ -31,7 +31,7 @@ proptest! {
             1 => Problem::dense(random_symmetric(n, seed).as_ref()).unwrap(),
             _ => Problem::low_rank(random_gaussian(n, 3, seed).as_ref()).unwrap(),
         };
-        let solution = problem.solve(&params).unwrap();
+        let solution = params.fit(&problem).unwrap();
         let bound = solution.upper_bound().expect("converged within 20000 sweeps");
         let certified = solution.certified_bound().unwrap();
         let slack = bound_slack(bound);
@@ -57,7 +57,7 @@ fn rounding_reaches_95_percent_of_the_optimum_on_random_graphs() {
             let edges = gnp_weighted(n, 0.5, 1000 * n as u64 + seed);
             let problem = Problem::maxcut(n, &edges).unwrap();
             let exact = problem.solve_exact().unwrap();
-            let solution = problem.solve(&params.clone().seed(seed)).unwrap();
+            let solution = params.clone().seed(seed).fit(&problem).unwrap();
             let bound = solution.upper_bound().expect("converged");
             assert!(
                 exact.value() <= bound + bound_slack(bound),
@@ -85,7 +85,7 @@ fn boolean_qp_rounding_against_exact_and_bound() {
             let indefinite = BooleanQp::dense(random_symmetric(n, seed + 50).as_ref()).unwrap();
             for qp in [&psd, &indefinite] {
                 let exact = qp.solve_exact().unwrap();
-                let solution = qp.solve(&params.clone().seed(seed)).unwrap();
+                let solution = params.clone().seed(seed).fit(qp).unwrap();
                 let bound = solution.upper_bound().expect("converged");
                 assert!(exact.value() <= bound + bound_slack(bound));
                 assert!(exact.value() <= solution.certified_bound().unwrap());
@@ -146,8 +146,8 @@ fn more_trials_never_give_a_worse_rounding() {
     // Trials are drawn from one stream, so 200 trials include the first 10.
     let problem = Problem::maxcut(40, &gnp_weighted(40, 0.5, 3)).unwrap();
     let base = MixingParams::default().local_search(false).seed(8);
-    let few = problem.solve(&base.clone().trials(10)).unwrap();
-    let many = problem.solve(&base.clone().trials(200)).unwrap();
+    let few = base.clone().trials(10).fit(&problem).unwrap();
+    let many = base.clone().trials(200).fit(&problem).unwrap();
     assert!(many.info().rounded_value >= few.info().rounded_value);
     assert_eq!(few.info().local_search_flips, 0);
     assert_eq!(few.value(), few.info().rounded_value);

@@ -19,46 +19,14 @@
 use std::time::Instant;
 
 use anyhow::Context as _;
-use bl_core::random::seeded_rng;
-use maxcut_sdp::{BooleanQp, MixingParams, Problem};
-use rand::RngExt;
+use maxcut_sdp::synthetic::{gaussian, gnp_weighted, sparse_graph};
+use maxcut_sdp::{BooleanQp, Fit, Fitted, MixingParams, Problem};
 
 use super::{Ctx, Experiment, Series};
 use crate::paper::bmp::MU;
 
 /// The experiment.
 pub struct MaxcutQuality;
-
-fn weighted_graph(n: usize, p: f64, seed: u64) -> Vec<(usize, usize, f64)> {
-    let mut rng = seeded_rng(seed);
-    let mut edges = Vec::new();
-    for i in 0..n {
-        for j in i + 1..n {
-            if rng.random::<f64>() < p {
-                // Uniform on (0, 1].
-                edges.push((i, j, 1.0 - rng.random::<f64>()));
-            }
-        }
-    }
-    edges
-}
-
-/// A sparse graph with about `n * degree / 2` edges drawn uniformly (duplicates merged).
-fn sparse_graph(n: usize, degree: usize, seed: u64) -> Vec<(usize, usize, f64)> {
-    let mut rng = seeded_rng(seed);
-    let m = n * degree / 2;
-    let mut edges = std::collections::BTreeMap::new();
-    while edges.len() < m {
-        let i = rng.random_range(0..n);
-        let j = rng.random_range(0..n);
-        if i != j {
-            edges
-                .entry((i.min(j), i.max(j)))
-                .or_insert_with(|| 1.0 - rng.random::<f64>());
-        }
-    }
-    edges.into_iter().map(|((i, j), w)| (i, j, w)).collect()
-}
 
 /// One small instance solved both ways.
 struct SmallResult {
@@ -74,10 +42,10 @@ struct SmallResult {
 }
 
 fn small_maxcut(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallResult> {
-    let problem = Problem::maxcut(n, &weighted_graph(n, 0.5, seed))?;
+    let problem = Problem::maxcut(n, &gnp_weighted(n, 0.5, seed)?)?;
     let exact = problem.solve_exact()?.value();
     let params = MixingParams::default().seed(seed).certify(true);
-    let sol = problem.solve(&params)?;
+    let sol = params.fit(&problem)?;
     Ok(SmallResult {
         family: "maxcut G(n,0.5)",
         n,
@@ -87,16 +55,16 @@ fn small_maxcut(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallRes
         sdp: sol.sdp_value(),
         converged: sol.upper_bound().is_some(),
         certified: sol.certified_bound().context("certificate requested")?,
-        sweeps: sol.sweeps(),
+        sweeps: sol.report().iterations,
     })
 }
 
 fn small_bqp(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallResult> {
-    let g = bl_core::random::standard_normal_mat(&mut seeded_rng(seed), n, 2 * n);
+    let g = gaussian(n, 2 * n, seed);
     let qp = BooleanQp::low_rank(g.as_ref())?;
     let exact = qp.solve_exact()?.value();
     let params = MixingParams::default().seed(seed).certify(true);
-    let sol = qp.solve(&params)?;
+    let sol = params.fit(&qp)?;
     Ok(SmallResult {
         family: "BQP z^T G G^T z",
         n,
@@ -106,7 +74,7 @@ fn small_bqp(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallResult
         sdp: sol.sdp_value(),
         converged: sol.upper_bound().is_some(),
         certified: sol.certified_bound().context("certificate requested")?,
-        sweeps: sol.info().sweeps,
+        sweeps: sol.report().iterations,
     })
 }
 
@@ -307,17 +275,17 @@ impl Experiment for MaxcutQuality {
         let mut large = Vec::new();
         let bar = ctx.progress(large_ns.len() as u64, "time vs n");
         for &n in &large_ns {
-            let edges = sparse_graph(n, 10, seed.wrapping_add(n as u64));
+            let edges = sparse_graph(n, 10, seed.wrapping_add(n as u64))?;
             let problem = Problem::maxcut(n, &edges)?;
             let params = MixingParams::default().seed(seed).tol(1e-4);
             let start = Instant::now();
-            let sol = problem.solve(&params)?;
+            let sol = params.fit(&problem)?;
             let elapsed = start.elapsed().as_secs_f64();
             large.push((
                 n,
                 edges.len(),
                 elapsed,
-                sol.sweeps(),
+                sol.report().iterations,
                 sol.sdp_value(),
                 sol.value(),
             ));

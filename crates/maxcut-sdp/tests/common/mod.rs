@@ -2,43 +2,15 @@
 #![allow(dead_code)]
 
 use faer::Mat;
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
-use rand_distr::{Distribution, StandardNormal};
+use maxcut_sdp::{LowRankMode, MixingParams, Problem, RandomPermutation};
 
-/// Weighted Erdős–Rényi graph G(n, p) with weights uniform in (0, 1].
+/// Weighted Erdős–Rényi graph G(n, p) ([`maxcut_sdp::synthetic::gnp_weighted`]).
 pub fn gnp_weighted(n: usize, p: f64, seed: u64) -> Vec<(usize, usize, f64)> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut edges = Vec::new();
-    for i in 0..n {
-        for j in i + 1..n {
-            if rng.random_range(0.0..1.0) < p {
-                edges.push((i, j, 1.0 - rng.random_range(0.0..1.0)));
-            }
-        }
-    }
-    edges
+    maxcut_sdp::synthetic::gnp_weighted(n, p, seed).expect("p in [0, 1]")
 }
 
-/// Random symmetric matrix with standard normal entries (mixed signs, nonzero diagonal).
-pub fn random_symmetric(n: usize, seed: u64) -> Mat<f64> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut c = Mat::zeros(n, n);
-    for j in 0..n {
-        for i in 0..=j {
-            let x: f64 = StandardNormal.sample(&mut rng);
-            c[(i, j)] = x;
-            c[(j, i)] = x;
-        }
-    }
-    c
-}
-
-/// Random `rows x cols` matrix with standard normal entries.
-pub fn random_gaussian(rows: usize, cols: usize, seed: u64) -> Mat<f64> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    Mat::from_fn(rows, cols, |_, _| StandardNormal.sample(&mut rng))
-}
+#[allow(unused_imports)]
+pub use maxcut_sdp::synthetic::{gaussian as random_gaussian, random_symmetric};
 
 /// `sum_ij C_ij y_i y_j` by the definition.
 pub fn naive_quad(c: &Mat<f64>, y: &[f64]) -> f64 {
@@ -117,4 +89,32 @@ pub fn abs_sum(c: &Mat<f64>) -> f64 {
         }
     }
     s
+}
+
+/// One problem of each form of `C` (dense, sparse, implicit and formed low rank) with
+/// parameters seeded by `base`.
+pub fn problems(base: &MixingParams) -> Vec<(&'static str, Problem, MixingParams)> {
+    let g = random_gaussian(30, 12, 5);
+    vec![
+        (
+            "dense mixed signs",
+            Problem::dense(random_symmetric(40, 1).as_ref()).unwrap(),
+            base.clone(),
+        ),
+        (
+            "sparse maxcut",
+            Problem::maxcut(60, &gnp_weighted(60, 0.1, 2)).unwrap(),
+            base.clone().order(RandomPermutation),
+        ),
+        (
+            "low rank implicit",
+            Problem::low_rank(g.as_ref()).unwrap(),
+            base.clone().low_rank(LowRankMode::Implicit),
+        ),
+        (
+            "low rank formed",
+            Problem::low_rank(g.as_ref()).unwrap(),
+            base.clone().low_rank(LowRankMode::Formed),
+        ),
+    ]
 }

@@ -1,15 +1,17 @@
-//! The high-level solve: mixing method, then rounding, then local search.
+//! The high-level fit: mixing method, then rounding, then local search, and its result.
 
+use bl_core::engine::{FitReport, Observer};
+use bl_core::{Fit, Fitted, ParamGuard};
 use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{MaxcutError, Result};
-use crate::mixing::{Mixing, SweepForm, Termination};
+use crate::error::{MaxcutError, Result, numerical};
+use crate::mixing::{Mixing, SweepForm};
 use crate::params::MixingParams;
 use crate::problem::{Problem, check_len, check_signs};
 use crate::rounding::local_search;
 
-/// Diagnostics of a solve.
+/// Diagnostics of a fit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MixingInfo {
     /// `<C, V^T V>` at the final `V`, recomputed exactly. It approaches the SDP optimum
@@ -20,16 +22,13 @@ pub struct MixingInfo {
     /// duality at the final `V` ([`Problem::dual_bound`]); `None` unless
     /// [`MixingParams::certify`] was on. Valid whether or not the sweeps converged.
     pub certified_bound: Option<f64>,
-    /// Why the sweeps stopped.
-    pub termination: Termination,
-    /// Number of sweeps run.
-    pub sweeps: usize,
+    /// The run of the sweeps on the engine: sweeps (`iterations`), why they stopped, time,
+    /// and the tracked objective, change measure and `"increase"` of every sweep.
+    pub report: FitReport,
     /// The rank `k` of `V`.
     pub rank: usize,
     /// How the sweeps accessed `C`.
     pub form: SweepForm,
-    /// The tracked objective after each sweep.
-    pub trace: Vec<f64>,
     /// Best `y^T C y` over the hyperplanes, before the local search.
     pub rounded_value: f64,
     /// Index of the hyperplane that gave `rounded_value`.
@@ -49,11 +48,11 @@ impl MixingInfo {
     /// certificate (use [`MixingInfo::certified_bound`] for that). Without convergence
     /// the value may be far below the optimum and is no bound at all.
     pub fn upper_bound(&self) -> Option<f64> {
-        (self.termination == Termination::Converged).then_some(self.sdp_value)
+        self.report.converged().then_some(self.sdp_value)
     }
 }
 
-/// The result of [`Problem::solve`].
+/// The result of fitting a [`Problem`] with [`MixingParams`].
 #[derive(Debug, Clone)]
 pub struct MixingSolution {
     y: Vec<f64>,
@@ -96,16 +95,6 @@ impl MixingSolution {
         self.info.certified_bound
     }
 
-    /// Number of sweeps run.
-    pub fn sweeps(&self) -> usize {
-        self.info.sweeps
-    }
-
-    /// Why the sweeps stopped.
-    pub fn termination(&self) -> Termination {
-        self.info.termination
-    }
-
     /// The final factor `V` (`k x n`, unit columns).
     pub fn v(&self) -> MatRef<'_, f64> {
         MatRef::from_column_major_slice(&self.v, self.rank, self.y.len())
@@ -117,50 +106,61 @@ impl MixingSolution {
     }
 }
 
-impl Problem {
-    /// Solves `max y^T C y` over `y in {-1, +1}^n` approximately: the mixing method on the
-    /// SDP relaxation, Goemans–Williamson rounding (best of `trials` hyperplanes), then
-    /// the 1-flip local search (unless disabled). Deterministic for a given seed,
-    /// whatever the number of threads.
+impl Fitted for MixingSolution {
+    /// The sweeps of the mixing method (one iteration per sweep).
+    fn report(&self) -> &FitReport {
+        &self.info.report
+    }
+}
+
+impl Fit<Problem> for MixingParams {
+    type Fitted = MixingSolution;
+    type Error = MaxcutError;
+
+    /// Solves `max y^T C y` over `y in {-1, +1}^n` approximately: the mixing method on
+    /// the SDP relaxation (one engine iteration per sweep, shown to `observers`),
+    /// Goemans–Williamson rounding (best of `trials` hyperplanes), then the 1-flip local
+    /// search (unless disabled). Deterministic for a given seed, whatever the number of
+    /// threads.
     ///
     /// # Errors
-    /// [`MaxcutError::InvalidParameter`] for invalid `params`;
-    /// [`MaxcutError::Numerical`] if the objective overflows;
+    /// [`bl_core::BlError::InvalidParameter`] for invalid parameters;
+    /// [`bl_core::BlError::Numerical`] if the objective overflows;
     /// [`MaxcutError::TooLargeForExact`] with [`MixingParams::certify`] on and
-    /// `n > 4096`.
-    pub fn solve(&self, params: &MixingParams) -> Result<MixingSolution> {
-        let mut mixing = Mixing::new(self, params)?;
-        let termination = mixing.run()?;
+    /// `n > 4096`; [`MaxcutError::InvalidSweepOrder`] for a faulty user sweep order.
+    fn fit_observed(
+        &self,
+        problem: &Problem,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<MixingSolution> {
+        let params = self.check()?;
+        let mut mixing = Mixing::new(problem, self)?;
+        let report = mixing.run(observers)?;
         let sdp_value = mixing.objective();
-        let rounding = mixing.round(params.get_trials(), params.get_seed())?;
+        let rounding = mixing.round(params.trials(), params.seed())?;
         let mut y = rounding.y;
         let view = mixing.cost_view();
-        let flips = if params.get_local_search() {
+        let flips = if params.local_search() {
             local_search(view, &mut y)
         } else {
             0
         };
-        // Evaluate on the problem as given, so that `value == self.value(y)` exactly.
-        let value = self.view().quad_form(&y);
+        // Evaluate on the problem as given, so that `value == problem.value(y)` exactly.
+        let value = problem.view().quad_form(&y);
         if !value.is_finite() {
-            return Err(MaxcutError::Numerical {
-                context: "rounding",
-                message: format!("y^T C y = {value}"),
-            });
+            return Err(numerical("rounding", format!("y^T C y = {value}")));
         }
-        let certified_bound = if params.get_certify() {
-            Some(self.dual_bound(mixing.v())?)
+        let certified_bound = if params.certify() {
+            Some(problem.dual_bound(mixing.v())?)
         } else {
             None
         };
         let info = MixingInfo {
             sdp_value,
             certified_bound,
-            termination,
-            sweeps: mixing.sweeps(),
+            report,
             rank: mixing.rank(),
             form: mixing.form(),
-            trace: mixing.trace().to_vec(),
             rounded_value: rounding.value,
             best_trial: rounding.trial,
             local_search_flips: flips,
@@ -178,12 +178,14 @@ impl Problem {
             info,
         })
     }
+}
 
+impl Problem {
     /// Improves a sign vector in place by the 1-flip local search (flip `y_i` while that
     /// strictly raises `y^T C y`); returns the number of flips. Never lowers the value.
     ///
     /// # Errors
-    /// [`MaxcutError::ShapeMismatch`] for a wrong length; [`MaxcutError::NotDiscrete`]
+    /// [`bl_core::BlError::ShapeMismatch`] for a wrong length; [`MaxcutError::NotDiscrete`]
     /// for entries other than `-1.0` or `+1.0`.
     pub fn local_search(&self, y: &mut [f64]) -> Result<usize> {
         check_len("y", self.n(), y.len())?;
