@@ -13,14 +13,20 @@ pub use synthetic::{SyntheticData, SyntheticParams};
 pub use tensor::{Tensor, cp_to_tensor, khatri_rao};
 pub mod bmp;
 pub mod qp;
-pub use bmp::{Bmp, BmpParams, FittedBmp, fully_corrective_coefficients, search_atom};
-pub use qp::QpSolver;
+pub use bmp::{
+    AtomStep, Bmp, BmpParams, BmpValidParams, Candidate, FittedBmp, fully_corrective_coefficients,
+    search_atom,
+};
+pub use qp::{ExactQp, MixingQp, QpSolver};
 mod common;
 pub mod cp;
 pub mod lfm;
 pub mod sustain;
 pub mod tucker;
-pub use cp::{CpAls, CpAlsParams, FittedCp};
-pub use lfm::{FittedLfm, FittedLfmMix, Lfm, LfmParams};
-pub use sustain::{FittedSustain, Sustain, SustainParams};
-pub use tucker::{FittedTucker, Tucker, TuckerParams};
+pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
+pub use cp::{CpAls, CpAlsParams, CpAlsValidParams, FittedCp};
+pub use lfm::{
+    FittedLfm, FittedLfmMix, Lfm, LfmMixParams, LfmMixValidParams, LfmParams, LfmValidParams,
+};
+pub use sustain::{FittedSustain, Sustain, SustainParams, SustainValidParams};
+pub use tucker::{FittedTucker, Tucker, TuckerParams, TuckerValidParams};

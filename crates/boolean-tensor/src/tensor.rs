@@ -24,7 +24,7 @@ use faer::linalg::matmul::matmul;
 use faer::reborrow::ReborrowMut;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
-use crate::error::{Result, TensorError};
+use crate::error::{Result, TensorError, shape_mismatch};
 
 /// A dense 3-way tensor of `f64` with an optional observation mask.
 ///
@@ -62,11 +62,7 @@ fn check_shape(shape: [usize; 3]) -> Result<usize> {
 }
 
 fn too_large(what: &'static str, found: String) -> TensorError {
-    TensorError::ShapeMismatch {
-        what,
-        expected: "a size whose f64 entries fit in memory".into(),
-        found,
-    }
+    shape_mismatch(what, "a size whose f64 entries fit in memory", found)
 }
 
 /// `n` zeros, or a typed error when the memory is refused (instead of an abort).
@@ -113,17 +109,17 @@ impl Tensor {
     /// A fully observed tensor from its entries in the layout above (`i` fastest).
     ///
     /// # Errors
-    /// [`TensorError::EmptyMode`] for a zero-length mode; [`TensorError::ShapeMismatch`]
-    /// when `data.len() != d0 d1 d2`; [`TensorError::NonFinite`] at the first NaN or
+    /// [`TensorError::EmptyMode`] for a zero-length mode; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch)
+    /// when `data.len() != d0 d1 d2`; [`BlError::NonFinite`](bl_core::BlError::NonFinite) at the first NaN or
     /// infinite entry.
     pub fn from_vec(shape: [usize; 3], data: Vec<f64>) -> Result<Self> {
         let n = check_shape(shape)?;
         if data.len() != n {
-            return Err(TensorError::ShapeMismatch {
-                what: "tensor data",
-                expected: format!("{n} = {} x {} x {}", shape[0], shape[1], shape[2]),
-                found: data.len().to_string(),
-            });
+            return Err(shape_mismatch(
+                "tensor data",
+                format!("{n} = {} x {} x {}", shape[0], shape[1], shape[2]),
+                data.len(),
+            ));
         }
         let t = Self {
             shape,
@@ -131,7 +127,7 @@ impl Tensor {
             mask: None,
             n_observed: n,
         };
-        t.check_finite("tensor data")?;
+        t.check_finite("tensor data (flat index i + d0 (j + d1 k))")?;
         Ok(t)
     }
 
@@ -140,16 +136,12 @@ impl Tensor {
     ///
     /// # Errors
     /// As [`Tensor::from_vec`] for the shape and the observed values;
-    /// [`TensorError::ShapeMismatch`] when the mask length differs from the data length;
+    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the mask length differs from the data length;
     /// [`TensorError::AllMissing`] when nothing is observed.
     pub fn from_vec_masked(shape: [usize; 3], data: Vec<f64>, mask: Vec<bool>) -> Result<Self> {
         let n = check_shape(shape)?;
         if data.len() != n {
-            return Err(TensorError::ShapeMismatch {
-                what: "tensor data",
-                expected: n.to_string(),
-                found: data.len().to_string(),
-            });
+            return Err(shape_mismatch("tensor data", n, data.len()));
         }
         let mut t = Self {
             shape,
@@ -185,7 +177,7 @@ impl Tensor {
     /// The zero tensor, fully observed.
     ///
     /// # Errors
-    /// [`TensorError::EmptyMode`]; [`TensorError::ShapeMismatch`] when the entries do not
+    /// [`TensorError::EmptyMode`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the entries do not
     /// fit in memory.
     pub fn zeros(shape: [usize; 3]) -> Result<Self> {
         let n = check_shape(shape)?;
@@ -201,8 +193,8 @@ impl Tensor {
     /// `0.0`.
     ///
     /// # Errors
-    /// [`TensorError::ShapeMismatch`] for a mask of the wrong length,
-    /// [`TensorError::AllMissing`] when nothing is observed, [`TensorError::NonFinite`]
+    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) for a mask of the wrong length,
+    /// [`TensorError::AllMissing`] when nothing is observed, [`BlError::NonFinite`](bl_core::BlError::NonFinite)
     /// at a non-finite observed entry.
     pub fn with_mask(mut self, mask: Vec<bool>) -> Result<Self> {
         self.set_mask(mask)?;
@@ -212,14 +204,14 @@ impl Tensor {
     fn set_mask(&mut self, mask: Vec<bool>) -> Result<()> {
         let n = self.data.len();
         if mask.len() != n {
-            return Err(TensorError::ShapeMismatch {
-                what: "mask",
-                expected: format!(
+            return Err(shape_mismatch(
+                "mask",
+                format!(
                     "{n} = {} x {} x {} entries",
                     self.shape[0], self.shape[1], self.shape[2]
                 ),
-                found: mask.len().to_string(),
-            });
+                mask.len(),
+            ));
         }
         let n_observed = mask.iter().filter(|&&m| m).count();
         if n_observed == 0 {
@@ -232,19 +224,17 @@ impl Tensor {
         }
         self.n_observed = n_observed;
         self.mask = if n_observed == n { None } else { Some(mask) };
-        self.check_finite("tensor data")
+        self.check_finite("tensor data (flat index i + d0 (j + d1 k))")
     }
 
     fn check_finite(&self, what: &'static str) -> Result<()> {
         if let Some(idx) = self.data.iter().position(|v| !v.is_finite()) {
-            let (i, j, k) = self.coords(idx);
-            return Err(TensorError::NonFinite {
+            return Err(bl_core::BlError::NonFinite {
                 what,
-                i,
-                j,
-                k,
+                index: idx,
                 value: self.data[idx],
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -338,18 +328,18 @@ impl Tensor {
     ///
     /// # Errors
     /// [`TensorError::InvalidMode`], [`TensorError::EmptyMode`],
-    /// [`TensorError::ShapeMismatch`] when `m` is not `d_n x prod_{other}`,
-    /// [`TensorError::NonFinite`].
+    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when `m` is not `d_n x prod_{other}`,
+    /// [`BlError::NonFinite`](bl_core::BlError::NonFinite).
     pub fn refold(mode: usize, m: MatRef<'_, f64>, shape: [usize; 3]) -> Result<Self> {
         check_mode(mode)?;
         let n = check_shape(shape)?;
         let (r, c) = unfolded_shape(shape, mode);
         if (m.nrows(), m.ncols()) != (r, c) {
-            return Err(TensorError::ShapeMismatch {
-                what: "refold: unfolded matrix",
-                expected: format!("{r} x {c}"),
-                found: format!("{} x {}", m.nrows(), m.ncols()),
-            });
+            return Err(shape_mismatch(
+                "refold: unfolded matrix",
+                format!("{r} x {c}"),
+                format!("{} x {}", m.nrows(), m.ncols()),
+            ));
         }
         let mut data = try_zeros(n, "refold: tensor shape")?;
         let [d0, d1, d2] = shape;
@@ -369,16 +359,16 @@ impl Tensor {
     /// as their stored `0.0`; the result is fully observed.
     ///
     /// # Errors
-    /// [`TensorError::InvalidMode`]; [`TensorError::ShapeMismatch`] when
+    /// [`TensorError::InvalidMode`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when
     /// `M.ncols() != d_n`; [`TensorError::EmptyMode`] for `p = 0`.
     pub fn mode_product(&self, mode: usize, m: MatRef<'_, f64>) -> Result<Self> {
         check_mode(mode)?;
         if m.ncols() != self.shape[mode] {
-            return Err(TensorError::ShapeMismatch {
-                what: "mode_product: matrix columns",
-                expected: self.shape[mode].to_string(),
-                found: m.ncols().to_string(),
-            });
+            return Err(shape_mismatch(
+                "mode_product: matrix columns",
+                self.shape[mode],
+                m.ncols(),
+            ));
         }
         let mut shape = self.shape;
         shape[mode] = m.nrows();
@@ -525,15 +515,15 @@ pub(crate) fn mode_product_into(
 /// `a_r (x) b_r`, i.e. entry `(i J + j, r) = A[i, r] B[j, r]` (Kolda–Bader convention).
 ///
 /// # Errors
-/// [`TensorError::ShapeMismatch`] when the column counts differ or the product does not
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the column counts differ or the product does not
 /// fit in memory.
 pub fn khatri_rao(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
     if a.ncols() != b.ncols() {
-        return Err(TensorError::ShapeMismatch {
-            what: "khatri_rao: column counts",
-            expected: a.ncols().to_string(),
-            found: b.ncols().to_string(),
-        });
+        return Err(shape_mismatch(
+            "khatri_rao: column counts",
+            a.ncols(),
+            b.ncols(),
+        ));
     }
     let rows = a.nrows().checked_mul(b.nrows()).ok_or_else(|| {
         too_large(
@@ -591,18 +581,18 @@ pub(crate) fn cp_reconstruct_into(
 /// `F_n` of size `d_n x R` (weights folded into the factors).
 ///
 /// # Errors
-/// [`TensorError::ShapeMismatch`] when the column counts differ or the tensor does not fit
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the column counts differ or the tensor does not fit
 /// in memory; [`TensorError::EmptyMode`] for a factor with no rows;
-/// [`TensorError::NonFinite`].
+/// [`BlError::NonFinite`](bl_core::BlError::NonFinite).
 pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
     let r = factors[0].ncols();
     for f in &factors[1..] {
         if f.ncols() != r {
-            return Err(TensorError::ShapeMismatch {
-                what: "cp_to_tensor: factor column counts",
-                expected: r.to_string(),
-                found: f.ncols().to_string(),
-            });
+            return Err(shape_mismatch(
+                "cp_to_tensor: factor column counts",
+                r,
+                f.ncols(),
+            ));
         }
     }
     let shape = [factors[0].nrows(), factors[1].nrows(), factors[2].nrows()];
@@ -663,13 +653,16 @@ mod tests {
         let refused = [1usize << 20, 1 << 20, 1 << 10]; // 2^53 bytes: refused by the system
         for shape in [huge, refused] {
             assert!(
-                matches!(Tensor::zeros(shape), Err(TensorError::ShapeMismatch { .. })),
+                matches!(
+                    Tensor::zeros(shape),
+                    Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
+                ),
                 "{shape:?}"
             );
             assert!(
                 matches!(
                     Tensor::from_fn(shape, |_, _, _| 0.0),
-                    Err(TensorError::ShapeMismatch { .. })
+                    Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
                 ),
                 "{shape:?}"
             );
@@ -679,16 +672,16 @@ mod tests {
         let m = Mat::<f64>::zeros(1_000_000, 1);
         assert!(matches!(
             t.mode_product(2, m.as_ref()),
-            Err(TensorError::ShapeMismatch { .. })
+            Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
         ));
         assert!(matches!(
             khatri_rao(m.as_ref(), m.as_ref()),
-            Err(TensorError::ShapeMismatch { .. })
+            Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
         ));
         let f = Mat::<f64>::zeros(100_000, 1);
         assert!(matches!(
             cp_to_tensor([f.as_ref(), f.as_ref(), f.as_ref()]),
-            Err(TensorError::ShapeMismatch { .. })
+            Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
         ));
     }
 
