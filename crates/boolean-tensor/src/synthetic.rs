@@ -199,3 +199,22 @@ impl SyntheticData {
         self.atoms.iter().map(Atom::boolean_factor).collect()
     }
 }
+
+/// `x` with the same observed values and mask, and `value(i)` stored at each missing
+/// entry `i` (flat index): a probe that a fit never reads the missing entries, whatever
+/// they hold (NaN included). A fully observed `x` is returned as it is.
+///
+/// # Errors
+/// Those of [`Tensor::from_vec_masked`] (none for a valid `x`: its mask is kept).
+pub fn with_values_at_missing(x: &Tensor, value: impl Fn(usize) -> f64) -> Result<Tensor> {
+    let Some(mask) = x.mask() else {
+        return Ok(x.clone());
+    };
+    let data = x
+        .data()
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| if mask[i] { v } else { value(i) })
+        .collect();
+    Tensor::from_vec_masked(x.shape(), data, mask.to_vec())
+}

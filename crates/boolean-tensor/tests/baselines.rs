@@ -6,8 +6,6 @@ use boolean_tensor::{
 };
 use faer::Mat;
 
-mod common;
-
 fn planted_cp(shape: [usize; 3], rank: usize, seed: u64) -> (Tensor, [Mat<f64>; 3]) {
     let mut rng = bl_core::random::seeded_rng(seed);
     let f = [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank));
@@ -216,7 +214,8 @@ fn masked_entries_never_influence_the_baselines() {
         .generate()
         .unwrap();
     let x = data.observed();
-    let y = common::with_garbage_at_missing(x, |i| 1e9 * (i as f64).sin());
+    let y =
+        boolean_tensor::synthetic::with_values_at_missing(x, |i| 1e9 * (i as f64).sin()).unwrap();
     let same = |a: Tensor, b: Tensor| assert_eq!(a.data(), b.data());
     let cp = CpAls::params().rank(3).max_iter(30);
     same(

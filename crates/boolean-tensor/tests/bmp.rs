@@ -6,8 +6,6 @@ use boolean_tensor::{
 };
 use faer::Mat;
 
-mod common;
-
 #[test]
 fn atom_search_recovers_a_planted_atom_along_each_mode() {
     for mode in 0..3 {
@@ -179,7 +177,10 @@ fn masked_entries_never_influence_the_fit() {
     let x = data.observed();
     let mask = x.mask().unwrap().to_vec();
     // Same observed values, garbage (even NaN) at the missing entries.
-    let y = common::with_garbage_at_missing(x, |i| if i % 2 == 0 { f64::NAN } else { 1e6 });
+    let y = boolean_tensor::synthetic::with_values_at_missing(x, |i| {
+        if i % 2 == 0 { f64::NAN } else { 1e6 }
+    })
+    .unwrap();
     let params = Bmp::params()
         .n_atoms(3)
         .refit_sweeps(200)

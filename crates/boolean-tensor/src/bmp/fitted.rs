@@ -16,8 +16,13 @@ pub struct AtomStep {
     pub score: f64,
     /// `z` updates made by the alternation.
     pub alternations: usize,
-    /// Refit sweeps made after the fully corrective step.
+    /// Refit sweeps made after the fully corrective step (iterations of the inner engine
+    /// run).
     pub refit_sweeps: usize,
+    /// Why the refit sweeps stopped (`None` with `refit_sweeps(0)`): `Converged` at a
+    /// relative decrease `<= refit_tol`, `Solved` when the loss vanished, `MaxIterations`
+    /// at the budget.
+    pub refit_termination: Option<bl_core::TerminationReason>,
     /// `F` after the fully corrective step and the refit sweeps.
     pub loss: f64,
 }

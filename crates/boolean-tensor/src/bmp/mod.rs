@@ -309,45 +309,53 @@ impl BmpParams {
             atoms.push(best.atom);
             let mut c = fully_corrective(&atoms, &b, shape, &entries)?;
             let mut sq = update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
-            let mut sweeps_made = 0;
-            for _ in 0..self.refit_sweeps {
-                sweeps_made += 1;
-                let before = sq;
-                for i in 0..atoms.len() {
-                    let mode = atoms[i].mode();
-                    // Atom i re-searched on the partial residual T = R + c_i M_i (the
-                    // model's values at the missing entries), read as R plus the rank-1
-                    // correction; then R = P_Omega(T - c M) in one pass.
-                    let g = unfolded_view(&residual, shape, mode, &mut refit_buf);
-                    let cand = refine_all(
-                        g,
-                        Some((&atoms[i], c[i])),
-                        shape,
-                        mode,
-                        vec![atoms[i].z().to_vec()],
-                        self.alternations.max(1),
-                    )?
-                    .pop()
-                    .ok_or_else(|| invalid("starts", "[]", "at least one start"))?;
-                    let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
-                    let ci = cand.score / size.sqrt();
-                    add_atoms_in_place(
-                        &mut residual,
-                        shape,
-                        &[(&atoms[i], c[i]), (&cand.atom, -ci)],
-                        x.mask(),
-                    );
-                    atoms[i] = cand.atom;
-                    c[i] = ci;
-                }
-                for (bi, a) in b.iter_mut().zip(&atoms) {
-                    *bi = inner_with_data(x, a);
-                }
-                c = fully_corrective(&atoms, &b, shape, &entries)?;
-                sq = update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
-                if before - sq <= self.refit_tol * before || sq <= VANISHED * initial_sq {
-                    break;
-                }
+            // The refit sweeps: an inner engine run, one iteration per sweep over the
+            // atoms, until the loss decreases by a fraction <= refit_tol or vanishes.
+            let mut refit = None;
+            if self.refit_sweeps > 0 {
+                let inner = StoppingRule::new(self.refit_sweeps, self.refit_tol);
+                refit = Some(run(&inner, &mut [], |_| -> Result<Progress> {
+                    let before = sq;
+                    for i in 0..atoms.len() {
+                        let mode = atoms[i].mode();
+                        // Atom i re-searched on the partial residual T = R + c_i M_i (the
+                        // model's values at the missing entries), read as R plus the
+                        // rank-1 correction; then R = P_Omega(T - c M) in one pass.
+                        let g = unfolded_view(&residual, shape, mode, &mut refit_buf);
+                        let cand = refine_all(
+                            g,
+                            Some((&atoms[i], c[i])),
+                            shape,
+                            mode,
+                            vec![atoms[i].z().to_vec()],
+                            self.alternations.max(1),
+                        )?
+                        .pop()
+                        .ok_or_else(|| invalid("starts", "[]", "at least one start"))?;
+                        let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
+                        let ci = cand.score / size.sqrt();
+                        add_atoms_in_place(
+                            &mut residual,
+                            shape,
+                            &[(&atoms[i], c[i]), (&cand.atom, -ci)],
+                            x.mask(),
+                        );
+                        atoms[i] = cand.atom;
+                        c[i] = ci;
+                    }
+                    for (bi, a) in b.iter_mut().zip(&atoms) {
+                        *bi = inner_with_data(x, a);
+                    }
+                    c = fully_corrective(&atoms, &b, shape, &entries)?;
+                    sq = update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
+                    let change = if before > 0.0 {
+                        (before - sq) / before
+                    } else {
+                        0.0
+                    };
+                    let vanished = sq <= VANISHED * initial_sq;
+                    Ok(Progress::new(0.5 * sq, change).stop_if(vanished.then_some(Stop::Solved)))
+                })?);
             }
             let new_loss = 0.5 * sq;
             let change = if loss > 0.0 {
@@ -360,7 +368,8 @@ impl BmpParams {
                 mode: best.mode,
                 score: best.score,
                 alternations: best.alternations,
-                refit_sweeps: sweeps_made,
+                refit_sweeps: refit.as_ref().map_or(0, |r| r.iterations),
+                refit_termination: refit.map(|r| r.termination),
                 loss,
             });
             path.push(c);
