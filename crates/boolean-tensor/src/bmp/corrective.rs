@@ -1,23 +1,13 @@
 //! The fully corrective step of BMP (eq. (9) of Chang et al.) and the residual updates.
 
+use bl_core::linalg::LinearOperator;
 use faer::linalg::matmul::matmul;
-use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
+use faer::{Accum, Mat, MatRef, Par};
 
 use crate::atom::{Atom, atom_factor_mats};
 use crate::common::solve_right_spd_ridged;
 use crate::error::{Result, invalid, shape_mismatch};
 use crate::tensor::{Tensor, cp_reconstruct_into};
-
-fn matvec(out: &mut [f64], a: MatRef<'_, f64>, x: &[f64]) {
-    matmul(
-        ColMut::from_slice_mut(out).as_mat_mut(),
-        Accum::Replace,
-        a,
-        ColRef::from_slice(x).as_mat(),
-        1.0,
-        Par::Seq,
-    );
-}
 
 /// `data += sum_t c_t M_t` over all entries for the `(M_t, c_t)` in `terms`; with a mask,
 /// the missing entries are then set to zero (`data = P_Omega(data + sum_t c_t M_t)`). One
@@ -84,11 +74,8 @@ pub(super) fn update_residual(
 pub(crate) fn inner_with_data(x: &Tensor, atom: &Atom) -> f64 {
     let [d0, d1, d2] = x.shape();
     let mut y = vec![0.0; d1 * d2];
-    matvec(
-        &mut y,
-        MatRef::from_column_major_slice(x.data(), d0, d1 * d2).transpose(),
-        atom.factor(0),
-    );
+    // y = X_(0)^T f0.
+    MatRef::from_column_major_slice(x.data(), d0, d1 * d2).apply_transpose(atom.factor(0), &mut y);
     let (f1, f2) = (atom.factor(1), atom.factor(2));
     let mut s = 0.0;
     for k in 0..d2 {
