@@ -19,12 +19,20 @@ fn data(noise: f64, missing: f64) -> boolean_tensor::SyntheticData {
         .unwrap()
 }
 
-/// The observer's records equal the report's trace and iteration count.
-fn same_as_report(seen: &Trace, fitted: &impl Fitted) {
+/// Fits with an observer attached and checks that its records equal the report's trace
+/// and iteration count.
+fn observed<P>(params: &P, x: &Tensor) -> P::Fitted
+where
+    P: Fit<Tensor, Error = boolean_tensor::TensorError>,
+    P::Fitted: Fitted,
+{
+    let mut seen = Trace::default();
+    let fitted = params.fit_observed(x, &mut [&mut seen]).unwrap();
     let report = fitted.report();
     assert_eq!(seen.records(), report.trace.records());
     assert_eq!(report.iterations, report.trace.len());
     assert!(report.iterations >= 1);
+    fitted
 }
 
 /// `1/2 ||P_Omega(X - W)||^2`, computed independently of the crate.
@@ -75,13 +83,7 @@ fn bmp_observed_loss_never_increases_and_rmse_matches_it() {
     for missing in [0.0, 0.2] {
         let d = data(0.2, missing);
         let x = d.observed();
-        let mut seen = Trace::default();
-        let fitted = Bmp::params()
-            .n_atoms(5)
-            .tol(0.0)
-            .fit_observed(x, &mut [&mut seen])
-            .unwrap();
-        same_as_report(&seen, &fitted);
+        let fitted = observed(&Bmp::params().n_atoms(5).tol(0.0), x);
         let objectives = fitted.report().trace.objectives();
         non_increasing(
             std::iter::once(fitted.initial_loss()).chain(objectives.iter().copied()),
@@ -109,14 +111,7 @@ fn cp_als_sweeps_never_increase_the_loss_and_the_best_start_is_kept() {
     for missing in [0.0, 0.2] {
         let d = data(0.3, missing);
         let x = d.observed();
-        let mut seen = Trace::default();
-        let fitted = CpAls::params()
-            .rank(3)
-            .n_starts(3)
-            .max_iter(60)
-            .fit_observed(x, &mut [&mut seen])
-            .unwrap();
-        same_as_report(&seen, &fitted);
+        let fitted = observed(&CpAls::params().rank(3).n_starts(3).max_iter(60), x);
         let norm_sq = x.frobenius_norm().powi(2);
         let runs = segments(fitted.report().trace.records(), "start");
         assert_eq!(runs.len(), 3);
@@ -140,14 +135,7 @@ fn cp_als_sweeps_never_increase_the_loss_and_the_best_start_is_kept() {
 fn sustain_sweeps_never_increase_the_loss_on_a_fully_observed_tensor() {
     let d = data(0.2, 0.0);
     let x = d.observed();
-    let mut seen = Trace::default();
-    let fitted = Sustain::params()
-        .rank(3)
-        .n_starts(2)
-        .max_iter(40)
-        .fit_observed(x, &mut [&mut seen])
-        .unwrap();
-    same_as_report(&seen, &fitted);
+    let fitted = observed(&Sustain::params().rank(3).n_starts(2).max_iter(40), x);
     let norm_sq = x.frobenius_norm().powi(2);
     let runs = segments(fitted.report().trace.records(), "start");
     assert_eq!(runs.len(), 6, "3 Boolean modes x 2 starts");
@@ -171,20 +159,9 @@ fn lfm_columns_never_increase_the_loss_on_a_fully_observed_tensor() {
     let x = d.observed();
     let half_sq = 0.5 * x.frobenius_norm().powi(2);
     // One mode, every mode (observed: in turn), and LFMmix.
-    let mut seen = Trace::default();
-    let one = Lfm::params()
-        .n_atoms(4)
-        .mode(Some(1))
-        .fit_observed(x, &mut [&mut seen])
-        .unwrap();
-    same_as_report(&seen, &one);
+    let one = observed(&Lfm::params().n_atoms(4).mode(Some(1)), x);
     assert_eq!(one.report().iterations, 4);
-    let mut seen = Trace::default();
-    let best = Lfm::params()
-        .n_atoms(4)
-        .fit_observed(x, &mut [&mut seen])
-        .unwrap();
-    same_as_report(&seen, &best);
+    let best = observed(&Lfm::params().n_atoms(4), x);
     let runs = segments(best.report().trace.records(), "mode");
     assert_eq!(runs.len(), 3);
     for run in &runs {
@@ -199,13 +176,7 @@ fn lfm_columns_never_increase_the_loss_on_a_fully_observed_tensor() {
     let unobserved = Lfm::params().n_atoms(4).fit(x).unwrap();
     assert_eq!(unobserved.loss(), best.loss());
     assert_eq!(unobserved.mode(), best.mode());
-    let mut seen = Trace::default();
-    let mix = Lfm::params()
-        .n_atoms(4)
-        .mix()
-        .fit_observed(x, &mut [&mut seen])
-        .unwrap();
-    same_as_report(&seen, &mix);
+    let mix = observed(&Lfm::params().n_atoms(4).mix(), x);
     non_increasing(
         std::iter::once(half_sq).chain(mix.report().trace.objectives()),
         1e-9 * half_sq,
@@ -219,12 +190,7 @@ fn lfm_columns_never_increase_the_loss_on_a_fully_observed_tensor() {
 fn tucker_is_one_converged_hosvd_without_a_mask_and_em_rounds_with_one() {
     let d = data(0.2, 0.0);
     let x = d.observed();
-    let mut seen = Trace::default();
-    let fitted = Tucker::params()
-        .for_atoms(3)
-        .fit_observed(x, &mut [&mut seen])
-        .unwrap();
-    same_as_report(&seen, &fitted);
+    let fitted = observed(&Tucker::params().for_atoms(3), x);
     assert_eq!(fitted.report().iterations, 1);
     assert_eq!(fitted.report().termination, TerminationReason::Converged);
     let direct = observed_loss(x, &fitted.reconstruct().unwrap());
@@ -235,13 +201,7 @@ fn tucker_is_one_converged_hosvd_without_a_mask_and_em_rounds_with_one() {
 
     let d = data(0.2, 0.2);
     let x = d.observed();
-    let mut seen = Trace::default();
-    let fitted = Tucker::params()
-        .for_atoms(3)
-        .max_iter(8)
-        .fit_observed(x, &mut [&mut seen])
-        .unwrap();
-    same_as_report(&seen, &fitted);
+    let fitted = observed(&Tucker::params().for_atoms(3).max_iter(8), x);
     assert!(fitted.report().iterations > 1);
     let rmse = metrics::rmse(&fitted.reconstruct().unwrap(), d.clean()).unwrap();
     assert!(rmse.is_finite());
