@@ -103,7 +103,7 @@ fn hamming(a: &[f64], b: &[f64]) -> usize {
 /// ```
 ///
 /// # Errors
-/// [`TensorError::InvalidMode`]; [`TensorError::NotBoolean`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch)
+/// [`TensorError::InvalidMode`](crate::TensorError::InvalidMode); [`TensorError::NotBoolean`](crate::TensorError::NotBoolean); [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch)
 /// when factors of one mode have different lengths; [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
 /// for an empty `truth`.
 pub fn hamming_error(truth: &[BooleanFactor], learned: &[BooleanFactor]) -> Result<HammingMatch> {

@@ -79,7 +79,7 @@ pub(crate) fn cp_reconstruct_into(
 ///
 /// # Errors
 /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the column counts differ or the tensor does not fit
-/// in memory; [`TensorError::EmptyMode`] for a factor with no rows;
+/// in memory; [`TensorError::EmptyMode`](crate::TensorError::EmptyMode) for a factor with no rows;
 /// [`BlError::NonFinite`](bl_core::BlError::NonFinite).
 pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
     let r = factors[0].ncols();
