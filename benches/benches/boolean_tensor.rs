@@ -17,7 +17,9 @@
 
 use std::hint::black_box;
 
-use boolean_tensor::{Bmp, QpSolver, SyntheticParams, fully_corrective_coefficients, search_atom};
+use boolean_tensor::{
+    Bmp, Fit, MixingQp, SyntheticParams, fully_corrective_coefficients, search_atom,
+};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const SEED: u64 = 2018;
@@ -32,7 +34,7 @@ fn atom_search(c: &mut Criterion) {
         .generate()
         .expect("valid synthetic parameters");
     let x = data.observed();
-    let solver = QpSolver::default();
+    let solver = MixingQp::default();
     let size = format!("{D}x{D}x{D}");
     let mut group = c.benchmark_group("boolean_tensor_atom_search");
     group.sample_size(10);

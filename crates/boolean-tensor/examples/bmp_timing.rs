@@ -4,7 +4,9 @@
 
 use std::time::Instant;
 
-use boolean_tensor::{Bmp, Decomposition, QpSolver, SyntheticParams, metrics, search_atom};
+use boolean_tensor::{
+    Bmp, Decomposition, Fit, Fitted, MixingQp, QpSolver, SyntheticParams, metrics, search_atom,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let d: usize = std::env::args().nth(1).map_or(Ok(150), |s| s.parse())?;
@@ -16,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .seed(2018)
         .generate()?;
     let x = data.observed();
-    let solver = QpSolver::default();
+    let solver = MixingQp::default();
     if what == "all" || what == "search" {
         // Minimum over repetitions: the machine is shared, the minimum is the least
         // disturbed run.
@@ -89,7 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             t.elapsed().as_secs_f64(),
             metrics::completion_rmse(&fit.reconstruct()?, masked.clean(), &mask)?,
             fit.start(),
-            fit.n_iter()
+            fit.report().iterations
         );
     }
     if what == "complete" {

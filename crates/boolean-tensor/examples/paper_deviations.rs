@@ -35,8 +35,8 @@
 use std::time::Instant;
 
 use boolean_tensor::{
-    Atom, Bmp, BooleanFactor, Decomposition, Lfm, QpSolver, Sustain, SyntheticParams, Tensor,
-    atoms_to_tensor, fully_corrective_coefficients, metrics, search_atom,
+    Atom, Bmp, BooleanFactor, Decomposition, Fit, Lfm, MixingQp, QpSolver, Sustain,
+    SyntheticParams, Tensor, atoms_to_tensor, fully_corrective_coefficients, metrics, search_atom,
 };
 use faer::Mat;
 
@@ -115,7 +115,7 @@ fn paper_bmp(
     seed: u64,
 ) -> Result<(Tensor, Vec<BooleanFactor>), Box<dyn std::error::Error>> {
     let shape = x.shape();
-    let solver = QpSolver::default();
+    let solver = MixingQp::default();
     let mut dense: Vec<Vec<f64>> = Vec::new();
     let mut factors = Vec::new();
     let mut rank1_atoms: Vec<Atom> = Vec::new();
@@ -233,7 +233,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             Ok((f.reconstruct()?, f.boolean_factors()))
                         }
                         "lfm-train" => {
-                            let f = Lfm::params().n_atoms(k).seed(seed).fit_best_mode(x)?;
+                            let f = Lfm::params().n_atoms(k).seed(seed).fit(x)?;
                             Ok((f.reconstruct()?, f.boolean_factors()))
                         }
                         _ => {
@@ -271,8 +271,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
         for mode in 0..3 {
             let p = Lfm::params().n_atoms(k).seed(seed);
-            let fd = p.fit_mode(noisy.observed(), mode)?;
-            let fc = p.fit_mode(masked.observed(), mode)?;
+            let fd = p.clone().mode(Some(mode)).fit(noisy.observed())?;
+            let fc = p.clone().mode(Some(mode)).fit(masked.observed())?;
             let wc = fc.reconstruct()?;
             denoise = denoise.min(metrics::rmse(&fd.reconstruct()?, noisy.clean())?);
             hamming = hamming.min(metrics::hamming_error(&truth, &fd.boolean_factors())?.rate);

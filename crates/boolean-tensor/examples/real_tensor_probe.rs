@@ -9,7 +9,7 @@
 //! `cargo run --release -p boolean-tensor --example real_tensor_probe -- \
 //!   data/indian-pines/Indian_pines_corrected.npy 3 4 5,10,15`
 
-use boolean_tensor::{Bmp, CpAls, Decomposition, SyntheticParams, Tensor, metrics};
+use boolean_tensor::{Bmp, CpAls, Decomposition, Fit, SyntheticParams, Tensor, metrics};
 
 fn booleanness(fit: &boolean_tensor::FittedCp) -> f64 {
     let f = fit.factors();

@@ -3,7 +3,7 @@
 
 use faer::{Mat, Par};
 
-use crate::error::{Result, TensorError};
+use crate::error::{Result, TensorError, invalid, shape_mismatch};
 use crate::tensor::{Tensor, check_mode, cp_reconstruct_into, other_modes};
 
 /// A rank-1 atom `z (x) u (x) w` of model (1) of Chang et al., placed in a 3-way tensor:
@@ -114,7 +114,7 @@ impl Atom {
     /// The dense tensor `coefficient * z (x) u (x) w`.
     ///
     /// # Errors
-    /// [`TensorError::NonFinite`] when the product overflows.
+    /// [`BlError::NonFinite`](bl_core::BlError::NonFinite) when the product overflows.
     pub fn to_tensor(&self, coefficient: f64) -> Result<Tensor> {
         atoms_to_tensor(std::slice::from_ref(self), &[coefficient])
     }
@@ -158,31 +158,27 @@ pub(crate) fn atom_factor_mats(
 /// The tensor `sum_i c_i z_i (x) u_i (x) w_i` (fully observed).
 ///
 /// # Errors
-/// [`TensorError::ShapeMismatch`] when the atoms live in different shapes or the number
-/// of coefficients differs from the number of atoms; [`TensorError::InvalidParameter`]
-/// for an empty list; [`TensorError::NonFinite`].
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the atoms live in different shapes or the number
+/// of coefficients differs from the number of atoms; [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
+/// for an empty list; [`BlError::NonFinite`](bl_core::BlError::NonFinite).
 pub fn atoms_to_tensor(atoms: &[Atom], coefficients: &[f64]) -> Result<Tensor> {
     let Some(first) = atoms.first() else {
-        return Err(TensorError::InvalidParameter {
-            name: "atoms",
-            value: "[]".into(),
-            expected: "at least one atom",
-        });
+        return Err(invalid("atoms", "[]", "at least one atom"));
     };
     if coefficients.len() != atoms.len() {
-        return Err(TensorError::ShapeMismatch {
-            what: "atoms_to_tensor: coefficients",
-            expected: atoms.len().to_string(),
-            found: coefficients.len().to_string(),
-        });
+        return Err(shape_mismatch(
+            "atoms_to_tensor: coefficients",
+            atoms.len(),
+            coefficients.len(),
+        ));
     }
     let shape = first.shape();
     if let Some(bad) = atoms.iter().find(|a| a.shape() != shape) {
-        return Err(TensorError::ShapeMismatch {
-            what: "atoms_to_tensor: atom shapes",
-            expected: format!("{shape:?}"),
-            found: format!("{:?}", bad.shape()),
-        });
+        return Err(shape_mismatch(
+            "atoms_to_tensor: atom shapes",
+            format!("{shape:?}"),
+            format!("{:?}", bad.shape()),
+        ));
     }
     let f = atom_factor_mats(atoms, coefficients, shape);
     let mut out = vec![0.0; shape.iter().product()];
@@ -206,7 +202,7 @@ pub trait Decomposition {
     /// The fitted tensor `W` (fully observed: missing entries are predicted).
     ///
     /// # Errors
-    /// [`TensorError::NonFinite`] if the model overflows.
+    /// [`BlError::NonFinite`](bl_core::BlError::NonFinite) if the model overflows.
     fn reconstruct(&self) -> Result<Tensor>;
     /// The model's Boolean factors (empty for methods without any, e.g. Tucker).
     fn boolean_factors(&self) -> Vec<BooleanFactor>;

@@ -4,7 +4,7 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
-use crate::error::{Result, TensorError};
+use crate::error::{Result, numerical};
 use crate::tensor::{Tensor, cp_reconstruct_into, khatri_rao_into, other_modes, unfolded_view};
 
 /// Reusable buffers for [`mttkrp`].
@@ -99,10 +99,7 @@ pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize, par: Par) -> Re
     matmul(gram.as_mut(), Accum::Replace, a, a.transpose(), 1.0, par);
     let evd = gram
         .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| TensorError::Numerical {
-            context: "leading_left_vectors",
-            message: format!("{e:?}"),
-        })?;
+        .map_err(|e| numerical("leading_left_vectors", format!("{e:?}")))?;
     // Eigenvalues in nondecreasing order: take the last r columns, largest first.
     let u = evd.U();
     Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))
@@ -166,12 +163,43 @@ pub(crate) fn solve_right_spd_ridged(
             }
         }
     }
-    Err(TensorError::Numerical {
+    Err(numerical(
         context,
-        message: format!("the {k} x {k} Gram matrix is not positive definite"),
-    })
+        format!("the {k} x {k} Gram matrix is not positive definite"),
+    ))
 }
 
 pub(crate) fn hadamard(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)] * b[(i, j)])
+}
+
+/// One report for a fit made of several engine runs (starts, modes): every run's
+/// iterations in order (each run numbers its own from 1 and tags them with an extra, e.g.
+/// `start`), their total count and time, and the termination and objective of the run
+/// `kept`.
+pub(crate) fn combine_reports(
+    reports: Vec<bl_core::engine::FitReport>,
+    kept: usize,
+) -> bl_core::engine::FitReport {
+    let mut trace = bl_core::engine::Trace::default();
+    let (mut iterations, mut elapsed) = (0, std::time::Duration::ZERO);
+    let (mut termination, mut objective) = (bl_core::TerminationReason::MaxIterations, f64::NAN);
+    for (i, report) in reports.into_iter().enumerate() {
+        iterations += report.iterations;
+        elapsed += report.elapsed;
+        if i == kept {
+            termination = report.termination;
+            objective = report.objective;
+        }
+        for record in report.trace.records() {
+            trace.push(record.clone());
+        }
+    }
+    bl_core::engine::FitReport {
+        iterations,
+        termination,
+        objective,
+        elapsed,
+        trace,
+    }
 }

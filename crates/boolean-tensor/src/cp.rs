@@ -15,13 +15,16 @@
 //! ([`crate::metrics::best_boolean_fit`]) and all `3 R` of them are offered to the
 //! matching; the matching only pairs factors of the same mode.
 
+use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, run};
+use bl_core::{Fit, Fitted, ParamGuard};
 use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
-    MttkrpWork, als_update, cp_em_step, gram, hadamard, leading_left_vectors, masked_loss,
+    MttkrpWork, als_update, combine_reports, cp_em_step, gram, hadamard, leading_left_vectors,
+    masked_loss,
 };
-use crate::error::{Result, check_count, check_tol, invalid};
+use crate::error::{Result, TensorError, invalid, numerical};
 use crate::metrics::best_boolean_fit;
 use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor};
 
@@ -47,7 +50,7 @@ impl CpAls {
 /// | `seed` | `0` | seeds the Gaussian starts | any |
 ///
 /// ```
-/// use boolean_tensor::{CpAls, Decomposition, Tensor, cp_to_tensor};
+/// use boolean_tensor::{CpAls, Decomposition, Fit, Tensor, cp_to_tensor};
 /// let a = faer::mat![[1.0, 0.5], [0.0, 1.0], [2.0, -1.0]];
 /// let b = faer::mat![[1.0, 1.0], [-1.0, 0.0]];
 /// let c = faer::mat![[0.5, 2.0], [1.0, 1.0], [0.0, 3.0], [1.0, -1.0]];
@@ -109,39 +112,72 @@ impl CpAlsParams {
         self.seed = seed;
         self
     }
+}
+
+/// [`CpAlsParams`] after [`ParamGuard::check`].
+#[derive(Debug, Clone)]
+pub struct CpAlsValidParams(CpAlsParams);
+
+impl ParamGuard for CpAlsParams {
+    type Checked = CpAlsValidParams;
+    type Error = TensorError;
 
     /// Checks the parameters.
     ///
     /// # Errors
-    /// [`crate::TensorError::InvalidParameter`].
-    pub fn check(&self) -> Result<()> {
-        check_count("rank", self.rank)?;
-        check_count("max_iter", self.max_iter)?;
-        check_count("n_starts", self.n_starts)?;
-        check_tol("tol", self.tol)
+    /// [`bl_core::BlError::InvalidParameter`].
+    fn check(&self) -> Result<CpAlsValidParams> {
+        bl_core::params::at_least("rank", self.rank, 1)?;
+        bl_core::params::at_least("max_iter", self.max_iter, 1)?;
+        bl_core::params::at_least("n_starts", self.n_starts, 1)?;
+        bl_core::params::nonnegative("tol", self.tol)?;
+        Ok(CpAlsValidParams(self.clone()))
     }
+}
 
-    /// Fits CP-ALS to `x` (its mask marks the observed entries).
+impl Fit<Tensor> for CpAlsParams {
+    type Fitted = FittedCp;
+    type Error = TensorError;
+
+    /// Fits CP-ALS to `x` (its mask marks the observed entries). Every start runs on the
+    /// engine, one iteration per ALS sweep (objective: the observed loss; extra `start`);
+    /// the report holds the sweeps of all starts in order and the termination of the kept
+    /// one.
     ///
     /// # Errors
-    /// Invalid parameters; [`crate::TensorError::Numerical`] for a failed solve.
-    pub fn fit(&self, x: &Tensor) -> Result<FittedCp> {
-        self.check()?;
+    /// Invalid parameters; [`bl_core::BlError::Numerical`] for a failed solve.
+    fn fit_observed(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
+        let p = self.check()?.0;
         let par = faer::get_global_parallelism();
-        let mut best: Option<FittedCp> = None;
-        for start in 0..self.n_starts {
+        let rule = StoppingRule::new(p.max_iter, p.tol);
+        let mut best: Option<(usize, StartFit)> = None;
+        let mut reports = Vec::with_capacity(p.n_starts);
+        for start in 0..p.n_starts {
             let init = if start == 0 {
-                hosvd_init(x, self.rank, self.seed, par)?
+                hosvd_init(x, p.rank, p.seed, par)?
             } else {
-                gaussian_init(x.shape(), self.rank, self.seed.wrapping_add(start as u64))
+                gaussian_init(x.shape(), p.rank, p.seed.wrapping_add(start as u64))
             };
-            let fitted = als(x, init, self.max_iter, self.tol, par, start)?;
-            if best.as_ref().is_none_or(|b| fitted.loss < b.loss) {
-                best = Some(fitted);
+            let (fitted, report) = als(x, init, &rule, par, start, observers)?;
+            reports.push(report);
+            if best.as_ref().is_none_or(|(_, b)| fitted.loss < b.loss) {
+                best = Some((start, fitted));
             }
         }
-        best.ok_or_else(|| invalid("n_starts", 0, ">= 1"))
+        let (start, fitted) = best.ok_or_else(|| invalid("n_starts", 0, ">= 1"))?;
+        Ok(FittedCp {
+            factors: fitted.factors,
+            loss: fitted.loss,
+            start,
+            report: combine_reports(reports, start),
+        })
     }
+}
+
+/// The result of one start.
+struct StartFit {
+    factors: [Mat<f64>; 3],
+    loss: f64,
 }
 
 fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> [Mat<f64>; 3] {
@@ -171,11 +207,11 @@ fn hosvd_init(x: &Tensor, rank: usize, seed: u64, par: Par) -> Result<[Mat<f64>;
 fn als(
     x: &Tensor,
     mut f: [Mat<f64>; 3],
-    max_iter: usize,
-    tol: f64,
+    rule: &StoppingRule,
     par: Par,
     start: usize,
-) -> Result<FittedCp> {
+    observers: &mut [&mut dyn Observer],
+) -> Result<(StartFit, FitReport)> {
     let shape = x.shape();
     let rank = f[0].ncols();
     let masked = x.mask().is_some();
@@ -186,9 +222,7 @@ fn als(
     let norm_sq: f64 = x.data().iter().map(|v| v * v).sum();
     let mut m = Mat::zeros(0, 0);
     let mut loss = f64::INFINITY;
-    let mut iterations = 0;
-    for it in 1..=max_iter {
-        iterations = it;
+    let report = run(rule, observers, |_| -> Result<Progress> {
         for n in 0..3 {
             f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m, par)?;
         }
@@ -234,26 +268,20 @@ fn als(
         };
         loss = new_loss;
         if !loss.is_finite() {
-            return Err(crate::TensorError::Numerical {
-                context: "CP-ALS",
-                message: "the loss became non-finite".into(),
-            });
+            return Err(numerical("CP-ALS", "the loss became non-finite"));
         }
-        if change.abs() <= tol || loss <= 1e-28 * norm_sq {
-            break;
-        }
-    }
+        // An exact fit (to rounding) is an optimum: nothing is left to explain.
+        let exact = loss <= 1e-28 * norm_sq;
+        Ok(Progress::new(loss, change.abs())
+            .stop_if(exact.then_some(Stop::Solved))
+            .with("start", start as f64))
+    })?;
     if !masked {
         // Report the exact observed loss.
         cp_reconstruct_into(f.each_ref().map(Mat::as_ref), &mut kr, &mut model, par);
         loss = masked_loss(x, &model);
     }
-    Ok(FittedCp {
-        factors: f,
-        loss,
-        iterations,
-        start,
-    })
+    Ok((StartFit { factors: f, loss }, report))
 }
 
 /// A fitted CP model `W = sum_r F0[:, r] (x) F1[:, r] (x) F2[:, r]`.
@@ -261,8 +289,8 @@ fn als(
 pub struct FittedCp {
     factors: [Mat<f64>; 3],
     loss: f64,
-    iterations: usize,
     start: usize,
+    report: FitReport,
 }
 
 impl FittedCp {
@@ -274,13 +302,17 @@ impl FittedCp {
     pub fn loss(&self) -> f64 {
         self.loss
     }
-    /// ALS sweeps of the kept start.
-    pub fn n_iter(&self) -> usize {
-        self.iterations
-    }
     /// Index of the kept start (0 = HOSVD).
     pub fn start(&self) -> usize {
         self.start
+    }
+}
+
+impl Fitted for FittedCp {
+    /// The ALS sweeps of every start in order (extra `start`), the termination and
+    /// objective of the kept start.
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 

@@ -4,7 +4,9 @@
 ///
 /// Every public entry point validates its input and returns one of these instead of
 /// panicking. Variants carry the offending value or shapes; the messages say how to fix
-/// the input. Errors of the lower crates come in through `#[from]`.
+/// the input. The generic errors (invalid parameters, shape mismatches, non-finite values,
+/// numerical failures) are [`bl_core::BlError`]s, carried by [`TensorError::Core`]; the
+/// variants here are specific to tensors.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TensorError {
@@ -15,33 +17,6 @@ pub enum TensorError {
         mode: usize,
         /// The shape given.
         shape: [usize; 3],
-    },
-    /// A data vector, factor or mask whose length does not match the shape.
-    #[error("shape mismatch in {what}: expected {expected}, found {found}")]
-    ShapeMismatch {
-        /// Which input.
-        what: &'static str,
-        /// The expected length or shape.
-        expected: String,
-        /// The length or shape given.
-        found: String,
-    },
-    /// A NaN or infinite value in an observed entry.
-    #[error(
-        "{what} has a non-finite value ({value}) at entry ({i}, {j}, {k}); mark it missing \
-         in the mask or replace it"
-    )]
-    NonFinite {
-        /// Which input.
-        what: &'static str,
-        /// Mode-0 index.
-        i: usize,
-        /// Mode-1 index.
-        j: usize,
-        /// Mode-2 index.
-        k: usize,
-        /// The offending value.
-        value: f64,
     },
     /// A mask with no observed entry.
     #[error("all {n} entries are missing: the mask must observe at least one entry")]
@@ -55,16 +30,6 @@ pub enum TensorError {
         /// The offending mode.
         mode: usize,
     },
-    /// A hyperparameter outside its valid range.
-    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
-    InvalidParameter {
-        /// Parameter name.
-        name: &'static str,
-        /// Given value, formatted.
-        value: String,
-        /// Description of the valid range.
-        expected: &'static str,
-    },
     /// A vector that must be Boolean (entries `0.0` or `1.0`) is not.
     #[error("{what}[{index}] = {value}: Boolean factors must have entries 0.0 or 1.0")]
     NotBoolean {
@@ -74,14 +39,6 @@ pub enum TensorError {
         index: usize,
         /// The offending value.
         value: f64,
-    },
-    /// A numerical failure (non-finite iterate, failed factorization).
-    #[error("numerical failure in {context}: {message}")]
-    Numerical {
-        /// Which routine.
-        context: &'static str,
-        /// What happened.
-        message: String,
     },
     /// An error of `bl-core`.
     #[error(transparent)]
@@ -94,32 +51,36 @@ pub enum TensorError {
 /// Shorthand for results of this crate.
 pub type Result<T, E = TensorError> = std::result::Result<T, E>;
 
+/// [`bl_core::BlError::InvalidParameter`] for `name` = `value`, which must be `expected`.
 pub(crate) fn invalid(
     name: &'static str,
-    value: impl ToString,
-    expected: &'static str,
+    value: impl std::fmt::Display,
+    expected: impl Into<String>,
 ) -> TensorError {
-    TensorError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        expected,
-    }
+    bl_core::params::invalid(name, value, expected).into()
 }
 
-/// `n >= 1` for a count parameter (`rank`, `max_iter`, ...).
-pub(crate) fn check_count(name: &'static str, n: usize) -> Result<()> {
-    if n == 0 {
-        return Err(invalid(name, 0, ">= 1"));
+/// [`bl_core::BlError::ShapeMismatch`] in `context`.
+pub(crate) fn shape_mismatch(
+    context: &'static str,
+    expected: impl std::fmt::Display,
+    found: impl std::fmt::Display,
+) -> TensorError {
+    bl_core::BlError::ShapeMismatch {
+        context,
+        expected: expected.to_string(),
+        found: found.to_string(),
     }
-    Ok(())
+    .into()
 }
 
-/// A finite, non-negative tolerance.
-pub(crate) fn check_tol(name: &'static str, tol: f64) -> Result<()> {
-    if !(tol.is_finite() && tol >= 0.0) {
-        return Err(invalid(name, tol, "finite and >= 0"));
+/// [`bl_core::BlError::Numerical`] in `context`.
+pub(crate) fn numerical(context: &'static str, message: impl Into<String>) -> TensorError {
+    bl_core::BlError::Numerical {
+        context,
+        message: message.into(),
     }
-    Ok(())
+    .into()
 }
 
 /// A non-empty list of valid modes (each in `{0, 1, 2}`).

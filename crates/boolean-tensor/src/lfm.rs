@@ -6,11 +6,11 @@
 //! same Boolean QP ([`crate::QpSolver`]), refines it by alternating `v = R^T z / |z|` with
 //! the exact row-wise update `z_i = [2 r_i . v > ||v||^2]` (both minimize
 //! `||R - z v^T||^2`), appends it to `Z`, and solves `S = (Z^T Z)^{-1} Z^T X_(n)`. Run on
-//! every mode, the mode with the lowest loss **on the observed entries** is kept (no
-//! peeking at the ground truth). Each atom carries a whole real row `v` (`d_a d_b`
+//! every mode (the default, `mode(None)`), the mode with the lowest loss **on the observed
+//! entries** is kept (no peeking at the ground truth). Each atom carries a whole real row `v` (`d_a d_b`
 //! numbers), not a rank-1 pair.
 //!
-//! **LFMmix** mixes LFM components of all three modes: `W = sum_n refold_n(Z_n S_n)`.
+//! **LFMmix** ([`LfmParams::mix`]) mixes LFM components of all three modes: `W = sum_n refold_n(Z_n S_n)`.
 //! Each step searches all modes (in parallel) on the residual and adds the Boolean column
 //! with the largest loss decrease `||R_(n)^T z||^2 / |z|` to its mode; the weights are
 //! then refitted by block coordinate descent over the three modes (`sweeps` rounds of
@@ -19,14 +19,18 @@
 //! With a mask, both impute the missing entries from the current model before every
 //! least-squares solve (EM).
 
+use std::sync::Arc;
+
+use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, relative_change, run};
+use bl_core::{Fit, Fitted, ParamGuard};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
 use rayon::prelude::*;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{impute, masked_loss, solve_right_spd};
-use crate::error::{Result, check_count, invalid};
-use crate::qp::QpSolver;
+use crate::common::{combine_reports, impute, masked_loss, solve_right_spd};
+use crate::error::{Result, TensorError, numerical};
+use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, check_mode, refold_into, unfold_into, unfolded_shape};
 
 /// LFM and LFMmix. Start with [`Lfm::params`].
@@ -40,23 +44,35 @@ impl Lfm {
     }
 }
 
-/// Hyperparameters of LFM and LFMmix.
+/// Hyperparameters of LFM (and, through [`LfmParams::mix`], LFMmix).
 ///
 /// | name | default | meaning | valid range |
 /// |---|---|---|---|
 /// | `n_atoms` | `10` | Boolean columns in total | `>= 1` |
+/// | `mode` | `None` | LFM: the mode factorized (`None`: every mode, the lowest observed loss kept); LFMmix ignores it | `None` or `Some(0..=2)` |
 /// | `alternations` | `10` | `z` / `v` alternations per atom | any |
 /// | `em_iter` | `5` | EM rounds per least-squares solve when entries are missing | `>= 1` |
 /// | `sweeps` | `3` | LFMmix: block sweeps of the weight refit per step | `>= 1` |
-/// | `solver` | [`QpSolver::default_mixing`] | Boolean QP solver | |
+/// | `solver` | [`MixingQp::default`] | Boolean QP solver (any [`QpSolver`]) | passes its own `check` |
 /// | `seed` | `0` | seeds the QP solver | any |
-#[derive(Debug, Clone, PartialEq)]
+///
+/// ```
+/// use boolean_tensor::{Decomposition, Fit, Fitted, Lfm, SyntheticParams};
+/// let data = SyntheticParams::default().shape([8, 7, 6]).n_atoms(2).seed(2).generate()?;
+/// let lfm = Lfm::params().n_atoms(4).fit(data.observed())?;
+/// let mix = Lfm::params().n_atoms(4).mix().fit(data.observed())?;
+/// assert_eq!(lfm.report().iterations, lfm.report().trace.len());
+/// assert!(mix.loss() <= 0.5 * data.observed().frobenius_norm().powi(2));
+/// # Ok::<(), boolean_tensor::TensorError>(())
+/// ```
+#[derive(Debug, Clone)]
 pub struct LfmParams {
     n_atoms: usize,
+    mode: Option<usize>,
     alternations: usize,
     em_iter: usize,
     sweeps: usize,
-    solver: QpSolver,
+    solver: Arc<dyn QpSolver>,
     seed: u64,
 }
 
@@ -64,10 +80,11 @@ impl Default for LfmParams {
     fn default() -> Self {
         Self {
             n_atoms: 10,
+            mode: None,
             alternations: 10,
             em_iter: 5,
             sweeps: 3,
-            solver: QpSolver::default(),
+            solver: Arc::new(MixingQp::default()),
             seed: 0,
         }
     }
@@ -78,6 +95,12 @@ impl LfmParams {
     #[must_use]
     pub fn n_atoms(mut self, k: usize) -> Self {
         self.n_atoms = k;
+        self
+    }
+    /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
+    #[must_use]
+    pub fn mode(mut self, mode: Option<usize>) -> Self {
+        self.mode = mode;
         self
     }
     /// Sets the alternations per atom.
@@ -98,10 +121,11 @@ impl LfmParams {
         self.sweeps = n;
         self
     }
-    /// Sets the Boolean QP solver.
+    /// Sets the Boolean QP solver: a built-in one or any user type implementing
+    /// [`QpSolver`] (it should pass [`crate::qp::conformance`]).
     #[must_use]
-    pub fn solver(mut self, solver: QpSolver) -> Self {
-        self.solver = solver;
+    pub fn solver(mut self, solver: impl QpSolver + 'static) -> Self {
+        self.solver = Arc::new(solver);
         self
     }
     /// Sets the seed.
@@ -110,25 +134,84 @@ impl LfmParams {
         self.seed = seed;
         self
     }
+    /// LFMmix with these parameters (`mode` is not used).
+    #[must_use]
+    pub fn mix(self) -> LfmMixParams {
+        LfmMixParams(self)
+    }
+}
+
+/// [`LfmParams`] after [`ParamGuard::check`].
+#[derive(Debug, Clone)]
+pub struct LfmValidParams(LfmParams);
+
+impl ParamGuard for LfmParams {
+    type Checked = LfmValidParams;
+    type Error = TensorError;
 
     /// Checks the parameters.
     ///
     /// # Errors
-    /// [`crate::TensorError::InvalidParameter`] or the QP solver's parameter error.
-    pub fn check(&self) -> Result<()> {
-        check_count("n_atoms", self.n_atoms)?;
-        check_count("em_iter", self.em_iter)?;
-        check_count("sweeps", self.sweeps)?;
-        self.solver.check()
+    /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`] or the QP
+    /// solver's parameter error.
+    fn check(&self) -> Result<LfmValidParams> {
+        bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
+        bl_core::params::at_least("em_iter", self.em_iter, 1)?;
+        bl_core::params::at_least("sweeps", self.sweeps, 1)?;
+        if let Some(mode) = self.mode {
+            check_mode(mode)?;
+        }
+        self.solver.check()?;
+        Ok(LfmValidParams(self.clone()))
     }
+}
 
-    /// LFM on one mode.
+impl Fit<Tensor> for LfmParams {
+    type Fitted = FittedLfm;
+    type Error = TensorError;
+
+    /// LFM on `mode`, or on every mode (in parallel when no observer is attached, in turn
+    /// otherwise; the result is the same) with the lowest observed loss kept. One engine
+    /// iteration per Boolean column (objective: the observed loss; extra `mode`); the
+    /// report holds the iterations of every mode tried, in order, and the termination of
+    /// the kept one.
     ///
     /// # Errors
-    /// Invalid parameters or mode; QP or least-squares failures.
-    pub fn fit_mode(&self, x: &Tensor, mode: usize) -> Result<FittedLfm> {
-        self.check()?;
-        check_mode(mode)?;
+    /// Invalid parameters; QP or least-squares failures; data that are zero.
+    fn fit_observed(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
+        let p = self.check()?.0;
+        let modes: Vec<usize> = p.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
+        let fits: Vec<Result<FittedLfm>> = if observers.is_empty() {
+            modes
+                .par_iter()
+                .map(|&m| p.fit_mode(x, m, &mut []))
+                .collect()
+        } else {
+            modes.iter().map(|&m| p.fit_mode(x, m, observers)).collect()
+        };
+        let mut best: Option<(usize, FittedLfm)> = None;
+        let mut reports = Vec::with_capacity(fits.len());
+        for (i, f) in fits.into_iter().enumerate() {
+            let f = f?;
+            if best.as_ref().is_none_or(|(_, b)| f.loss < b.loss) {
+                best = Some((i, f.clone()));
+            }
+            reports.push(f.report);
+        }
+        let (kept, mut fitted) = best.ok_or_else(|| numerical("LFM", "no mode was fitted"))?;
+        fitted.report = combine_reports(reports, kept);
+        Ok(fitted)
+    }
+}
+
+impl LfmParams {
+    /// LFM on one mode (parameters checked).
+    fn fit_mode(
+        &self,
+        x: &Tensor,
+        mode: usize,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedLfm> {
         let shape = x.shape();
         let (d, m) = unfolded_shape(shape, mode);
         let par = Par::Seq;
@@ -138,7 +221,9 @@ impl LfmParams {
         let mut r = Mat::zeros(d, m);
         let mut z = Mat::<f64>::zeros(d, 0);
         let mut s = Mat::<f64>::zeros(0, m);
-        for t in 0..self.n_atoms {
+        let mut loss = masked_loss(x, &model);
+        let rule = StoppingRule::new(self.n_atoms, 0.0);
+        let report = run(&rule, observers, |t| -> Result<Progress> {
             // R = X~_(n) - Z S.
             unfold_into(&filled, shape, mode, xu.as_mut());
             r.copy_from(&xu);
@@ -147,12 +232,14 @@ impl LfmParams {
             }
             let Some((zc, _)) = matrix_atom(
                 r.as_ref(),
-                &self.solver,
+                self.solver.as_ref(),
                 self.alternations,
-                self.seed.wrapping_add(t as u64),
+                self.seed.wrapping_add(t as u64 - 1),
             )?
             else {
-                break;
+                // R = 0: nothing is left to explain.
+                let done = Progress::new(loss, 0.0).with("mode", mode as f64);
+                return Ok(done.stop_if(Some(Stop::Solved)));
             };
             let mut nz = Mat::zeros(d, z.ncols() + 1);
             nz.as_mut().subcols_mut(0, z.ncols()).copy_from(&z);
@@ -168,48 +255,66 @@ impl LfmParams {
                 refold_into(w.as_ref(), shape, mode, &mut model);
                 impute(x, &model, &mut filled);
             }
-        }
+            let new_loss = masked_loss(x, &model);
+            let change = relative_change(loss, new_loss);
+            loss = new_loss;
+            Ok(Progress::new(loss, change).with("mode", mode as f64))
+        })?;
         if z.ncols() == 0 {
-            return Err(crate::TensorError::Numerical {
-                context: "LFM",
-                message: "no Boolean atom found (the data are zero)".into(),
-            });
+            return Err(numerical(
+                "LFM",
+                "no Boolean atom found (the data are zero)",
+            ));
         }
-        let loss = masked_loss(x, &model);
         Ok(FittedLfm {
             shape,
             mode,
             z,
             s,
             loss,
+            report,
         })
     }
+}
 
-    /// LFM on every mode (in parallel); the mode with the lowest observed loss is kept.
+/// LFMmix parameters: [`LfmParams`] read by the LFMmix fit (start with
+/// [`LfmParams::mix`]).
+#[derive(Debug, Clone)]
+pub struct LfmMixParams(LfmParams);
+
+/// [`LfmMixParams`] after [`ParamGuard::check`].
+#[derive(Debug, Clone)]
+pub struct LfmMixValidParams(LfmParams);
+
+impl ParamGuard for LfmMixParams {
+    type Checked = LfmMixValidParams;
+    type Error = TensorError;
+
+    /// Checks the parameters (as [`LfmParams`]).
     ///
     /// # Errors
-    /// As [`LfmParams::fit_mode`].
-    pub fn fit_best_mode(&self, x: &Tensor) -> Result<FittedLfm> {
-        let fits: Vec<Result<FittedLfm>> = (0..3)
-            .into_par_iter()
-            .map(|m| self.fit_mode(x, m))
-            .collect();
-        let mut best: Option<FittedLfm> = None;
-        for f in fits {
-            let f = f?;
-            if best.as_ref().is_none_or(|b| f.loss < b.loss) {
-                best = Some(f);
-            }
-        }
-        best.ok_or_else(|| invalid("modes", "[]", "at least one mode"))
+    /// As [`LfmParams`]' check.
+    fn check(&self) -> Result<LfmMixValidParams> {
+        Ok(LfmMixValidParams(self.0.check()?.0))
     }
+}
 
-    /// LFMmix: LFM components of all three modes, added greedily (module docs).
+impl Fit<Tensor> for LfmMixParams {
+    type Fitted = FittedLfmMix;
+    type Error = TensorError;
+
+    /// LFMmix: LFM components of all three modes, added greedily (module docs). One
+    /// engine iteration per Boolean column (objective: the observed loss; extra `mode`,
+    /// the mode the column was added to).
     ///
     /// # Errors
-    /// As [`LfmParams::fit_mode`].
-    pub fn fit_mix(&self, x: &Tensor) -> Result<FittedLfmMix> {
-        self.check()?;
+    /// Invalid parameters; QP or least-squares failures.
+    fn fit_observed(
+        &self,
+        x: &Tensor,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedLfmMix> {
+        let p = self.check()?.0;
         let shape = x.shape();
         let n = x.len();
         let mut filled = x.data().to_vec();
@@ -226,7 +331,10 @@ impl LfmParams {
                 Mat::zeros(r, c)
             })
             .collect();
-        for t in 0..self.n_atoms {
+        let mut loss = masked_loss(x, &model);
+        let rule = StoppingRule::new(p.n_atoms, 0.0);
+        let report = run(&rule, observers, |it| -> Result<Progress> {
+            let t = it - 1;
             for (i, r) in resid.iter_mut().enumerate() {
                 *r = filled[i] - model[i];
             }
@@ -237,9 +345,9 @@ impl LfmParams {
                     unfold_into(&resid, shape, m, g.as_mut());
                     matrix_atom(
                         g.as_ref(),
-                        &self.solver,
-                        self.alternations,
-                        self.seed.wrapping_add(3 * t as u64 + m as u64),
+                        p.solver.as_ref(),
+                        p.alternations,
+                        p.seed.wrapping_add(3 * t as u64 + m as u64),
                     )
                 })
                 .collect();
@@ -252,7 +360,8 @@ impl LfmParams {
                 }
             }
             let Some((mode, zc, _)) = best else {
-                break;
+                // R = 0: nothing is left to explain.
+                return Ok(Progress::new(loss, 0.0).stop_if(Some(Stop::Solved)));
             };
             let old = &zs[mode];
             let mut nz = Mat::zeros(old.nrows(), old.ncols() + 1);
@@ -261,7 +370,7 @@ impl LfmParams {
                 nz[(i, old.ncols())] = zc[i];
             }
             zs[mode] = nz;
-            let rounds = self.sweeps * if x.mask().is_some() { self.em_iter } else { 1 };
+            let rounds = p.sweeps * if x.mask().is_some() { p.em_iter } else { 1 };
             for _ in 0..rounds {
                 for m in 0..3 {
                     if zs[m].ncols() == 0 {
@@ -283,13 +392,17 @@ impl LfmParams {
                 }
                 impute(x, &model, &mut filled);
             }
-        }
-        let loss = masked_loss(x, &model);
+            let new_loss = masked_loss(x, &model);
+            let change = relative_change(loss, new_loss);
+            loss = new_loss;
+            Ok(Progress::new(loss, change).with("mode", mode as f64))
+        })?;
         Ok(FittedLfmMix {
             shape,
             z: zs,
             s: ss,
             loss,
+            report,
         })
     }
 }
@@ -310,7 +423,7 @@ fn fit_weights(z: MatRef<'_, f64>, x: MatRef<'_, f64>) -> Result<Mat<f64>> {
 /// `R = 0`.
 fn matrix_atom(
     r: MatRef<'_, f64>,
-    solver: &QpSolver,
+    solver: &dyn QpSolver,
     alternations: usize,
     seed: u64,
 ) -> Result<Option<MatrixAtom>> {
@@ -373,6 +486,7 @@ pub struct FittedLfm {
     z: Mat<f64>,
     s: Mat<f64>,
     loss: f64,
+    report: FitReport,
 }
 
 impl FittedLfm {
@@ -391,6 +505,14 @@ impl FittedLfm {
     /// `1/2 ||P_Omega(X - W)||^2`.
     pub fn loss(&self) -> f64 {
         self.loss
+    }
+}
+
+impl Fitted for FittedLfm {
+    /// One iteration per Boolean column of every mode tried, in order (extra `mode`), and
+    /// the termination of the kept mode.
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 
@@ -422,6 +544,7 @@ pub struct FittedLfmMix {
     z: Vec<Mat<f64>>,
     s: Vec<Mat<f64>>,
     loss: f64,
+    report: FitReport,
 }
 
 impl FittedLfmMix {
@@ -432,6 +555,13 @@ impl FittedLfmMix {
     /// `1/2 ||P_Omega(X - W)||^2`.
     pub fn loss(&self) -> f64 {
         self.loss
+    }
+}
+
+impl Fitted for FittedLfmMix {
+    /// One iteration per Boolean column (extra `mode`: where it was added).
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 

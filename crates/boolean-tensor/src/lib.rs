@@ -2,25 +2,31 @@
 #![warn(missing_docs)]
 
 pub mod atom;
-pub mod error;
-pub mod metrics;
-pub mod synthetic;
-pub mod tensor;
-
-pub use atom::{Atom, BooleanFactor, Decomposition, atoms_to_tensor};
-pub use error::{Result, TensorError};
-pub use synthetic::{SyntheticData, SyntheticParams};
-pub use tensor::{Tensor, cp_to_tensor, khatri_rao};
 pub mod bmp;
-pub mod qp;
-pub use bmp::{Bmp, BmpParams, FittedBmp, fully_corrective_coefficients, search_atom};
-pub use qp::QpSolver;
 mod common;
 pub mod cp;
+pub mod error;
 pub mod lfm;
+pub mod metrics;
+pub mod qp;
 pub mod sustain;
+pub mod synthetic;
+pub mod tensor;
 pub mod tucker;
-pub use cp::{CpAls, CpAlsParams, FittedCp};
-pub use lfm::{FittedLfm, FittedLfmMix, Lfm, LfmParams};
-pub use sustain::{FittedSustain, Sustain, SustainParams};
-pub use tucker::{FittedTucker, Tucker, TuckerParams};
+
+pub use atom::{Atom, BooleanFactor, Decomposition, atoms_to_tensor};
+pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
+pub use bmp::{
+    AtomStep, Bmp, BmpParams, BmpValidParams, Candidate, FittedBmp, fully_corrective_coefficients,
+    search_atom,
+};
+pub use cp::{CpAls, CpAlsParams, CpAlsValidParams, FittedCp};
+pub use error::{Result, TensorError};
+pub use lfm::{
+    FittedLfm, FittedLfmMix, Lfm, LfmMixParams, LfmMixValidParams, LfmParams, LfmValidParams,
+};
+pub use qp::{ExactQp, MixingQp, QpSolver};
+pub use sustain::{FittedSustain, Sustain, SustainParams, SustainValidParams};
+pub use synthetic::{SyntheticData, SyntheticParams};
+pub use tensor::{Tensor, cp_to_tensor, khatri_rao};
+pub use tucker::{FittedTucker, Tucker, TuckerParams, TuckerValidParams};

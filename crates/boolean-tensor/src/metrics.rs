@@ -16,25 +16,25 @@ use pathfinding::kuhn_munkres::kuhn_munkres_min;
 use pathfinding::matrix::Matrix;
 
 use crate::atom::{BooleanFactor, check_boolean};
-use crate::error::{Result, TensorError};
+use crate::error::{Result, invalid, shape_mismatch};
 use crate::tensor::{Tensor, check_mode};
 
 fn check_same_shape(a: &Tensor, b: &Tensor) -> Result<()> {
     if a.shape() == b.shape() {
         Ok(())
     } else {
-        Err(TensorError::ShapeMismatch {
-            what: "metric: tensor shapes",
-            expected: format!("{:?}", a.shape()),
-            found: format!("{:?}", b.shape()),
-        })
+        Err(shape_mismatch(
+            "metric: tensor shapes",
+            format!("{:?}", a.shape()),
+            format!("{:?}", b.shape()),
+        ))
     }
 }
 
 /// RMSE over all entries of two tensors of the same shape (masks ignored).
 ///
 /// # Errors
-/// [`TensorError::ShapeMismatch`].
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch).
 pub fn rmse(estimate: &Tensor, truth: &Tensor) -> Result<f64> {
     check_same_shape(estimate, truth)?;
     Ok(bl_core::metrics::rmse(estimate.data(), truth.data())?)
@@ -44,16 +44,16 @@ pub fn rmse(estimate: &Tensor, truth: &Tensor) -> Result<f64> {
 /// task).
 ///
 /// # Errors
-/// [`TensorError::ShapeMismatch`] for different shapes or a mask of the wrong length;
-/// [`TensorError::InvalidParameter`] when no entry is missing.
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) for different shapes or a mask of the wrong length;
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) when no entry is missing.
 pub fn completion_rmse(estimate: &Tensor, truth: &Tensor, mask: &[bool]) -> Result<f64> {
     check_same_shape(estimate, truth)?;
     if mask.len() != truth.len() {
-        return Err(TensorError::ShapeMismatch {
-            what: "completion_rmse: mask",
-            expected: truth.len().to_string(),
-            found: mask.len().to_string(),
-        });
+        return Err(shape_mismatch(
+            "completion_rmse: mask",
+            truth.len(),
+            mask.len(),
+        ));
     }
     let (mut sum, mut count) = (0.0, 0usize);
     for ((e, t), &m) in estimate.data().iter().zip(truth.data()).zip(mask) {
@@ -63,11 +63,11 @@ pub fn completion_rmse(estimate: &Tensor, truth: &Tensor, mask: &[bool]) -> Resu
         }
     }
     if count == 0 {
-        return Err(TensorError::InvalidParameter {
-            name: "mask",
-            value: "no missing entry".into(),
-            expected: "at least one missing (false) entry",
-        });
+        return Err(invalid(
+            "mask",
+            "no missing entry",
+            "at least one missing (false) entry",
+        ));
     }
     Ok((sum / count as f64).sqrt())
 }
@@ -103,16 +103,12 @@ fn hamming(a: &[f64], b: &[f64]) -> usize {
 /// ```
 ///
 /// # Errors
-/// [`TensorError::InvalidMode`]; [`TensorError::NotBoolean`]; [`TensorError::ShapeMismatch`]
-/// when factors of one mode have different lengths; [`TensorError::InvalidParameter`]
+/// [`TensorError::InvalidMode`](crate::TensorError::InvalidMode); [`TensorError::NotBoolean`](crate::TensorError::NotBoolean); [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch)
+/// when factors of one mode have different lengths; [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
 /// for an empty `truth`.
 pub fn hamming_error(truth: &[BooleanFactor], learned: &[BooleanFactor]) -> Result<HammingMatch> {
     if truth.is_empty() {
-        return Err(TensorError::InvalidParameter {
-            name: "truth",
-            value: "[]".into(),
-            expected: "at least one true Boolean factor",
-        });
+        return Err(invalid("truth", "[]", "at least one true Boolean factor"));
     }
     let mut lengths = [None; 3];
     for f in truth.iter().chain(learned) {
@@ -121,11 +117,11 @@ pub fn hamming_error(truth: &[BooleanFactor], learned: &[BooleanFactor]) -> Resu
         match lengths[f.mode] {
             None => lengths[f.mode] = Some(f.z.len()),
             Some(len) if len != f.z.len() => {
-                return Err(TensorError::ShapeMismatch {
-                    what: "hamming_error: factors of one mode",
-                    expected: len.to_string(),
-                    found: f.z.len().to_string(),
-                });
+                return Err(shape_mismatch(
+                    "hamming_error: factors of one mode",
+                    len,
+                    f.z.len(),
+                ));
             }
             Some(_) => {}
         }

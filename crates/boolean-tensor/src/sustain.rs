@@ -19,12 +19,14 @@
 //! observed entries is kept. Missing entries are imputed from the current model before
 //! every sweep (EM).
 
+use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
+use bl_core::{Fit, Fitted, ParamGuard};
 use faer::{Mat, MatMut, MatRef};
 use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{MttkrpWork, als_update, cp_em_step, gram, hadamard, mttkrp};
-use crate::error::{Result, check_count, check_modes, check_tol, invalid};
+use crate::common::{MttkrpWork, als_update, combine_reports, cp_em_step, gram, hadamard, mttkrp};
+use crate::error::{Result, TensorError, check_modes, invalid};
 use crate::tensor::{Tensor, cp_to_tensor, other_modes};
 
 /// SUSTain-style ALS. Start with [`Sustain::params`].
@@ -118,42 +120,78 @@ impl SustainParams {
         self.seed = seed;
         self
     }
+}
+
+/// [`SustainParams`] after [`ParamGuard::check`].
+#[derive(Debug, Clone)]
+pub struct SustainValidParams(SustainParams);
+
+impl ParamGuard for SustainParams {
+    type Checked = SustainValidParams;
+    type Error = TensorError;
 
     /// Checks the parameters.
     ///
     /// # Errors
-    /// [`crate::TensorError::InvalidParameter`], [`crate::TensorError::InvalidMode`].
-    pub fn check(&self) -> Result<()> {
-        check_count("rank", self.rank)?;
-        check_count("max_iter", self.max_iter)?;
-        check_count("n_starts", self.n_starts)?;
-        check_tol("tol", self.tol)?;
-        check_modes("boolean_modes", &self.boolean_modes)
+    /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`].
+    fn check(&self) -> Result<SustainValidParams> {
+        bl_core::params::at_least("rank", self.rank, 1)?;
+        bl_core::params::at_least("max_iter", self.max_iter, 1)?;
+        bl_core::params::at_least("n_starts", self.n_starts, 1)?;
+        bl_core::params::nonnegative("tol", self.tol)?;
+        check_modes("boolean_modes", &self.boolean_modes)?;
+        Ok(SustainValidParams(self.clone()))
     }
+}
 
-    /// Fits the model to `x`.
+impl Fit<Tensor> for SustainParams {
+    type Fitted = FittedSustain;
+    type Error = TensorError;
+
+    /// Fits the model to `x`. Every (Boolean mode, start) pair runs on the engine, one
+    /// iteration per sweep (objective: the observed loss; extras `boolean_mode`, `start`);
+    /// the report holds the sweeps of all runs in order and the termination of the kept
+    /// one.
     ///
     /// # Errors
     /// Invalid parameters; a failed least-squares solve.
-    pub fn fit(&self, x: &Tensor) -> Result<FittedSustain> {
-        self.check()?;
-        let mut best: Option<FittedSustain> = None;
-        for &bm in &self.boolean_modes {
-            for start in 0..self.n_starts {
-                let seed = self
+    fn fit_observed(
+        &self,
+        x: &Tensor,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedSustain> {
+        let p = self.check()?.0;
+        let mut best: Option<(usize, FittedSustain)> = None;
+        let mut reports = Vec::new();
+        for &bm in &p.boolean_modes {
+            for start in 0..p.n_starts {
+                let seed = p
                     .seed
                     .wrapping_add(1000 * bm as u64)
                     .wrapping_add(start as u64);
-                let f = self.fit_one(x, bm, seed)?;
-                if best.as_ref().is_none_or(|b| f.loss < b.loss) {
-                    best = Some(f);
+                let f = p.fit_one(x, bm, seed, start, observers)?;
+                if best.as_ref().is_none_or(|(_, b)| f.loss < b.loss) {
+                    best = Some((reports.len(), f.clone()));
                 }
+                reports.push(f.report);
             }
         }
-        best.ok_or_else(|| invalid("boolean_modes", "[]", "at least one mode"))
+        let (kept, mut fitted) =
+            best.ok_or_else(|| invalid("boolean_modes", "[]", "at least one mode"))?;
+        fitted.report = combine_reports(reports, kept);
+        Ok(fitted)
     }
+}
 
-    fn fit_one(&self, x: &Tensor, bm: usize, seed: u64) -> Result<FittedSustain> {
+impl SustainParams {
+    fn fit_one(
+        &self,
+        x: &Tensor,
+        bm: usize,
+        seed: u64,
+        start: usize,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedSustain> {
         let shape = x.shape();
         let rank = self.rank;
         let par = faer::get_global_parallelism();
@@ -175,7 +213,8 @@ impl SustainParams {
         let mut prev = f64::INFINITY;
         let (a0, b0) = other_modes(bm);
         let order = [a0, b0, bm];
-        for _ in 0..self.max_iter {
+        let rule = StoppingRule::new(self.max_iter, self.tol);
+        let report = run(&rule, observers, |_| -> Result<Progress> {
             for &n in &order {
                 if n == bm && self.hierarchical {
                     m.resize_with(shape[n], rank, |_, _| 0.0);
@@ -206,15 +245,21 @@ impl SustainParams {
                 best_loss = loss;
                 best_f = f.clone();
             }
-            if prev.is_finite() && (prev - loss).abs() <= self.tol * prev.max(f64::MIN_POSITIVE) {
-                break;
-            }
+            let change = if prev.is_finite() {
+                (prev - loss).abs() / prev.max(f64::MIN_POSITIVE)
+            } else {
+                f64::INFINITY
+            };
             prev = loss;
-        }
+            Ok(Progress::new(loss, change)
+                .with("boolean_mode", bm as f64)
+                .with("start", start as f64))
+        })?;
         Ok(FittedSustain {
             boolean_mode: bm,
             factors: best_f,
             loss: best_loss,
+            report,
         })
     }
 }
@@ -254,6 +299,7 @@ pub struct FittedSustain {
     boolean_mode: usize,
     factors: [Mat<f64>; 3],
     loss: f64,
+    report: FitReport,
 }
 
 impl FittedSustain {
@@ -268,6 +314,15 @@ impl FittedSustain {
     /// `1/2 ||P_Omega(X - W)||^2` of the kept iterate.
     pub fn loss(&self) -> f64 {
         self.loss
+    }
+}
+
+impl Fitted for FittedSustain {
+    /// The sweeps of every (Boolean mode, start) run in order (extras `boolean_mode`,
+    /// `start`), the termination of the kept run. Its objective is the loss of the last
+    /// sweep; the model is the best sweep's ([`FittedSustain::loss`]).
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 

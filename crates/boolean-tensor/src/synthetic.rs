@@ -18,7 +18,7 @@ use rand::RngExt;
 use rand::seq::SliceRandom;
 
 use crate::atom::{Atom, atoms_to_tensor};
-use crate::error::{Result, TensorError, check_count, check_tol, invalid};
+use crate::error::{Result, TensorError, invalid};
 use crate::tensor::{Tensor, other_modes};
 
 /// Parameters of the synthetic generator (table in the module docs).
@@ -95,7 +95,7 @@ impl SyntheticParams {
     /// Checks the parameters.
     ///
     /// # Errors
-    /// [`TensorError::EmptyMode`] or [`TensorError::InvalidParameter`].
+    /// [`TensorError::EmptyMode`] or [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter).
     pub fn check(&self) -> Result<()> {
         if let Some(mode) = self.shape.iter().position(|&d| d == 0) {
             return Err(TensorError::EmptyMode {
@@ -103,11 +103,11 @@ impl SyntheticParams {
                 shape: self.shape,
             });
         }
-        check_count("n_atoms", self.n_atoms)?;
+        bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
         if !(self.p_one > 0.0 && self.p_one <= 1.0) {
             return Err(invalid("p_one", self.p_one, "in (0, 1]"));
         }
-        check_tol("noise_std", self.noise_std)?;
+        bl_core::params::nonnegative("noise_std", self.noise_std)?;
         if !(self.missing_fraction >= 0.0 && self.missing_fraction < 1.0) {
             return Err(invalid(
                 "missing_fraction",
@@ -198,4 +198,23 @@ impl SyntheticData {
     pub fn boolean_factors(&self) -> Vec<crate::atom::BooleanFactor> {
         self.atoms.iter().map(Atom::boolean_factor).collect()
     }
+}
+
+/// `x` with the same observed values and mask, and `value(i)` stored at each missing
+/// entry `i` (flat index): a probe that a fit never reads the missing entries, whatever
+/// they hold (NaN included). A fully observed `x` is returned as it is.
+///
+/// # Errors
+/// Those of [`Tensor::from_vec_masked`] (none for a valid `x`: its mask is kept).
+pub fn with_values_at_missing(x: &Tensor, value: impl Fn(usize) -> f64) -> Result<Tensor> {
+    let Some(mask) = x.mask() else {
+        return Ok(x.clone());
+    };
+    let data = x
+        .data()
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| if mask[i] { v } else { value(i) })
+        .collect();
+    Tensor::from_vec_masked(x.shape(), data, mask.to_vec())
 }

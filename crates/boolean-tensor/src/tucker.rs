@@ -15,11 +15,13 @@
 //!
 //! Tucker has no Boolean factors: [`Decomposition::boolean_factors`] is empty.
 
+use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
+use bl_core::{Fit, Fitted, ParamGuard};
 use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{impute, leading_left_vectors, masked_loss};
-use crate::error::{Result, check_count, check_tol, invalid};
+use crate::error::{Result, TensorError, invalid};
 use crate::tensor::{Tensor, mode_product_into};
 
 /// Tucker by HOSVD. Start with [`Tucker::params`].
@@ -81,37 +83,58 @@ impl TuckerParams {
         self.tol = tol;
         self
     }
+}
+
+/// [`TuckerParams`] after [`ParamGuard::check`].
+#[derive(Debug, Clone)]
+pub struct TuckerValidParams(TuckerParams);
+
+impl ParamGuard for TuckerParams {
+    type Checked = TuckerValidParams;
+    type Error = TensorError;
 
     /// Checks the parameters.
     ///
     /// # Errors
-    /// [`crate::TensorError::InvalidParameter`].
-    pub fn check(&self) -> Result<()> {
+    /// [`bl_core::BlError::InvalidParameter`].
+    fn check(&self) -> Result<TuckerValidParams> {
         if self.ranks.contains(&0) {
             return Err(invalid("ranks", format!("{:?}", self.ranks), "each >= 1"));
         }
-        check_count("max_iter", self.max_iter)?;
-        check_tol("tol", self.tol)
+        bl_core::params::at_least("max_iter", self.max_iter, 1)?;
+        bl_core::params::nonnegative("tol", self.tol)?;
+        Ok(TuckerValidParams(self.clone()))
     }
+}
 
-    /// Fits the HOSVD to `x` (EM over the missing entries when masked).
+impl Fit<Tensor> for TuckerParams {
+    type Fitted = FittedTucker;
+    type Error = TensorError;
+
+    /// The truncated HOSVD of `x`, on the engine: one iteration per HOSVD (objective: the
+    /// observed loss). A fully observed tensor takes one HOSVD, reported as converged (a
+    /// second one would give the same model); with a mask, EM rounds until the loss
+    /// decreases by a fraction `<= tol` or `max_iter` rounds.
     ///
     /// # Errors
     /// Invalid parameters; a failed eigendecomposition.
-    pub fn fit(&self, x: &Tensor) -> Result<FittedTucker> {
-        self.check()?;
+    fn fit_observed(
+        &self,
+        x: &Tensor,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedTucker> {
+        let p = self.check()?.0;
         let par = faer::get_global_parallelism();
         let shape = x.shape();
-        let ranks = [0, 1, 2].map(|m| self.ranks[m].min(shape[m]));
-        let rounds = if x.mask().is_some() { self.max_iter } else { 1 };
+        let ranks = [0, 1, 2].map(|m| p.ranks[m].min(shape[m]));
+        let masked = x.mask().is_some();
         let mut filled = x.data().to_vec();
         let mut model = vec![0.0; x.len()];
         let mut loss = f64::INFINITY;
         let mut factors: [Mat<f64>; 3] = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
         let mut core = Vec::new();
-        let mut iterations = 0;
-        for it in 1..=rounds {
-            iterations = it;
+        let rule = StoppingRule::new(if masked { p.max_iter } else { 1 }, p.tol);
+        let report = run(&rule, observers, |_| -> Result<Progress> {
             let t = Tensor::from_vec(shape, filled.clone())?;
             for m in 0..3 {
                 let unf = t.unfold(m)?;
@@ -120,29 +143,28 @@ impl TuckerParams {
             core = project(&filled, shape, &factors, par);
             expand(&core, ranks, &factors, &mut model, par);
             let new_loss = masked_loss(x, &model);
-            let change = if loss.is_finite() && loss > 0.0 {
+            let change = if !masked {
+                0.0
+            } else if loss.is_finite() && loss > 0.0 {
                 (loss - new_loss) / loss
             } else {
                 f64::INFINITY
             };
             loss = new_loss;
             impute(x, &model, &mut filled);
-            if change <= self.tol {
-                break;
-            }
-        }
+            Ok(Progress::new(loss, change))
+        })?;
         Ok(FittedTucker {
             shape,
             ranks,
             factors,
             core,
             loss,
-            iterations,
+            report,
         })
     }
 }
 
-/// `G = X x_0 U_0^T x_1 U_1^T x_2 U_2^T`.
 fn project(data: &[f64], shape: [usize; 3], u: &[Mat<f64>; 3], par: Par) -> Vec<f64> {
     let mut cur = data.to_vec();
     let mut s = shape;
@@ -182,7 +204,7 @@ pub struct FittedTucker {
     factors: [Mat<f64>; 3],
     core: Vec<f64>,
     loss: f64,
-    iterations: usize,
+    report: FitReport,
 }
 
 impl FittedTucker {
@@ -202,9 +224,12 @@ impl FittedTucker {
     pub fn loss(&self) -> f64 {
         self.loss
     }
-    /// EM rounds made (1 without a mask).
-    pub fn n_iter(&self) -> usize {
-        self.iterations
+}
+
+impl Fitted for FittedTucker {
+    /// One iteration per HOSVD (EM round).
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 

@@ -1,12 +1,10 @@
 //! Baselines: CP-ALS, Tucker (HOSVD), LFM, LFMmix, SUSTain-style ALS.
 
 use boolean_tensor::{
-    CpAls, Decomposition, Lfm, Sustain, SyntheticParams, Tensor, TensorError, Tucker, cp_to_tensor,
-    metrics,
+    CpAls, Decomposition, Fit, Lfm, Sustain, SyntheticParams, Tensor, TensorError, Tucker,
+    cp_to_tensor, metrics,
 };
 use faer::Mat;
-
-mod common;
 
 fn planted_cp(shape: [usize; 3], rank: usize, seed: u64) -> (Tensor, [Mat<f64>; 3]) {
     let mut rng = bl_core::random::seeded_rng(seed);
@@ -116,11 +114,11 @@ fn lfm_recovers_a_boolean_matrix_factorization_of_one_unfolding() {
     let s = bl_core::random::standard_normal_mat(&mut rng, 2, 20);
     let x1 = &z * &s;
     let x = Tensor::refold(1, x1.as_ref(), shape).unwrap();
-    let fit = Lfm::params().n_atoms(3).fit_mode(&x, 1).unwrap();
+    let fit = Lfm::params().n_atoms(3).mode(Some(1)).fit(&x).unwrap();
     let err = metrics::rmse(&fit.reconstruct().unwrap(), &x).unwrap();
     assert!(err < 1e-9, "rmse {err}");
     assert_eq!(fit.boolean_factors().len(), 3);
-    let best = Lfm::params().n_atoms(3).fit_best_mode(&x).unwrap();
+    let best = Lfm::params().n_atoms(3).fit(&x).unwrap();
     assert!(best.loss() <= fit.loss() + 1e-12);
 }
 
@@ -137,13 +135,18 @@ fn lfm_and_lfmmix_losses_do_not_increase_with_atoms() {
     let mut prev_lfm = f64::INFINITY;
     let mut prev_mix = f64::INFINITY;
     for k in 1..=4 {
-        let l = Lfm::params().n_atoms(k).fit_mode(x, 0).unwrap().loss();
+        let l = Lfm::params()
+            .n_atoms(k)
+            .mode(Some(0))
+            .fit(x)
+            .unwrap()
+            .loss();
         assert!(
             l <= prev_lfm * (1.0 + 1e-9),
             "LFM k = {k}: {l} > {prev_lfm}"
         );
         prev_lfm = l;
-        let m = Lfm::params().n_atoms(k).fit_mix(x).unwrap().loss();
+        let m = Lfm::params().n_atoms(k).mix().fit(x).unwrap().loss();
         assert!(
             m <= prev_mix * (1.0 + 1e-9),
             "LFMmix k = {k}: {m} > {prev_mix}"
@@ -163,7 +166,8 @@ fn lfmmix_fits_noiseless_model_one_data() {
     let fit = Lfm::params()
         .n_atoms(3)
         .sweeps(10)
-        .fit_mix(data.observed())
+        .mix()
+        .fit(data.observed())
         .unwrap();
     let err = metrics::rmse(&fit.reconstruct().unwrap(), data.clean()).unwrap();
     let scale = metrics::rmse(&Tensor::zeros([12, 11, 10]).unwrap(), data.clean()).unwrap();
@@ -210,7 +214,8 @@ fn masked_entries_never_influence_the_baselines() {
         .generate()
         .unwrap();
     let x = data.observed();
-    let y = common::with_garbage_at_missing(x, |i| 1e9 * (i as f64).sin());
+    let y =
+        boolean_tensor::synthetic::with_values_at_missing(x, |i| 1e9 * (i as f64).sin()).unwrap();
     let same = |a: Tensor, b: Tensor| assert_eq!(a.data(), b.data());
     let cp = CpAls::params().rank(3).max_iter(30);
     same(
@@ -224,12 +229,22 @@ fn masked_entries_never_influence_the_baselines() {
     );
     let lfm = Lfm::params().n_atoms(3);
     same(
-        lfm.fit_mode(x, 2).unwrap().reconstruct().unwrap(),
-        lfm.fit_mode(&y, 2).unwrap().reconstruct().unwrap(),
+        lfm.clone()
+            .mode(Some(2))
+            .fit(x)
+            .unwrap()
+            .reconstruct()
+            .unwrap(),
+        lfm.clone()
+            .mode(Some(2))
+            .fit(&y)
+            .unwrap()
+            .reconstruct()
+            .unwrap(),
     );
     same(
-        lfm.fit_mix(x).unwrap().reconstruct().unwrap(),
-        lfm.fit_mix(&y).unwrap().reconstruct().unwrap(),
+        lfm.clone().mix().fit(x).unwrap().reconstruct().unwrap(),
+        lfm.mix().fit(&y).unwrap().reconstruct().unwrap(),
     );
     let su = Sustain::params().rank(3).max_iter(20).n_starts(1);
     same(
@@ -256,13 +271,13 @@ fn baselines_are_deterministic_and_reject_bad_parameters() {
     assert_eq!(a.reconstruct().unwrap(), b.reconstruct().unwrap());
     assert!(matches!(
         CpAls::params().rank(0).fit(x),
-        Err(TensorError::InvalidParameter { .. })
+        Err(TensorError::Core(bl_core::BlError::InvalidParameter { .. }))
     ));
     assert!(CpAls::params().n_starts(0).fit(x).is_err());
     assert!(Tucker::params().ranks([0, 1, 1]).fit(x).is_err());
-    assert!(Lfm::params().n_atoms(0).fit_mix(x).is_err());
+    assert!(Lfm::params().n_atoms(0).mix().fit(x).is_err());
     assert!(matches!(
-        Lfm::params().fit_mode(x, 3),
+        Lfm::params().mode(Some(3)).fit(x),
         Err(TensorError::InvalidMode { mode: 3 })
     ));
     assert!(Sustain::params().boolean_modes(&[]).fit(x).is_err());

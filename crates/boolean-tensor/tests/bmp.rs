@@ -1,12 +1,10 @@
 //! Boolean Matching Pursuit: atom search, fully corrective step, recovery, masks.
 
 use boolean_tensor::{
-    Atom, Bmp, Decomposition, QpSolver, SyntheticParams, Tensor, fully_corrective_coefficients,
-    metrics, search_atom,
+    Atom, Bmp, Decomposition, ExactQp, Fit, Fitted, MixingQp, QpSolver, SyntheticParams, Tensor,
+    fully_corrective_coefficients, metrics, search_atom,
 };
 use faer::Mat;
-
-mod common;
 
 #[test]
 fn atom_search_recovers_a_planted_atom_along_each_mode() {
@@ -28,12 +26,9 @@ fn atom_search_recovers_a_planted_atom_along_each_mode() {
             .collect();
         let planted = Atom::new(mode, z.clone(), u, w).unwrap();
         let residual = planted.to_tensor(2.0).unwrap();
-        for solver in [
-            QpSolver::default(),
-            QpSolver::Exact,
-            QpSolver::Custom(std::sync::Arc::new(maxcut_sdp::ExactBqp)),
-        ] {
-            let found = search_atom(&residual, mode, &solver, 10, 1).unwrap();
+        let solvers: [&dyn QpSolver; 2] = [&MixingQp::default(), &ExactQp];
+        for solver in solvers {
+            let found = search_atom(&residual, mode, solver, 10, 1).unwrap();
             assert_eq!(found.atom.z(), &z[..], "mode {mode}, {solver:?}");
             // A descent direction: <grad F, M> = -<R, M> < 0 with R = -grad F.
             let m = found.atom.to_tensor(1.0).unwrap();
@@ -61,7 +56,7 @@ fn qp_alone_without_alternation_still_gives_a_descent_atom() {
         .generate()
         .unwrap();
     for mode in 0..3 {
-        let c = search_atom(data.observed(), mode, &QpSolver::default(), 0, 0).unwrap();
+        let c = search_atom(data.observed(), mode, &MixingQp::default(), 0, 0).unwrap();
         assert_eq!(c.alternations, 0);
         assert_eq!(c.qp_z, c.atom.z());
         let m = c.atom.to_tensor(1.0).unwrap();
@@ -137,7 +132,7 @@ fn bmp_recovers_small_noiseless_synthetic_data() {
         let h = metrics::hamming_error(&data.boolean_factors(), &fitted.boolean_factors()).unwrap();
         assert_eq!(h.errors, 0, "K = {k}");
         // Loss never increases with the number of atoms.
-        let losses = fitted.trace().objectives();
+        let losses = fitted.report().trace.objectives();
         assert!(losses.windows(2).all(|p| p[1] <= p[0] * (1.0 + 1e-12)));
     }
 }
@@ -182,7 +177,10 @@ fn masked_entries_never_influence_the_fit() {
     let x = data.observed();
     let mask = x.mask().unwrap().to_vec();
     // Same observed values, garbage (even NaN) at the missing entries.
-    let y = common::with_garbage_at_missing(x, |i| if i % 2 == 0 { f64::NAN } else { 1e6 });
+    let y = boolean_tensor::synthetic::with_values_at_missing(x, |i| {
+        if i % 2 == 0 { f64::NAN } else { 1e6 }
+    })
+    .unwrap();
     let params = Bmp::params()
         .n_atoms(3)
         .refit_sweeps(200)
@@ -264,7 +262,7 @@ fn bmp_stops_when_the_residual_vanishes() {
         "stopped after {} atoms",
         fitted.n_atoms()
     );
-    assert!(fitted.termination().is_converged());
+    assert!(fitted.report().termination.is_converged());
 }
 
 #[test]
@@ -279,7 +277,7 @@ fn models_along_the_path_match_the_trace() {
         .unwrap();
     let x = data.observed();
     let fitted = Bmp::params().n_atoms(5).tol(0.0).fit(x).unwrap();
-    let losses = fitted.trace().objectives();
+    let losses = fitted.report().trace.objectives();
     for k in 1..=fitted.n_atoms() {
         let w = fitted.reconstruct_first(k).unwrap();
         let loss: f64 = (0..x.len())
@@ -305,7 +303,7 @@ fn atom_search_handles_exactly_low_rank_slices_above_the_krylov_cutoff() {
     let w: Vec<f64> = (0..100).map(|i| (i as f64 * 0.37).cos()).collect();
     let planted = Atom::new(0, z.clone(), u, w).unwrap();
     let residual = planted.to_tensor(1.0).unwrap();
-    let found = search_atom(&residual, 0, &QpSolver::default(), 10, 0).unwrap();
+    let found = search_atom(&residual, 0, &MixingQp::default(), 10, 0).unwrap();
     assert_eq!(found.atom.z(), &z[..]);
     assert!((found.score - residual.frobenius_norm()).abs() < 1e-9 * found.score);
 }
@@ -324,7 +322,7 @@ fn atom_search_separates_two_overlapping_atoms_of_one_mode() {
     let (a, b) = (&data.atoms()[0], &data.atoms()[3]);
     assert_eq!((a.mode(), b.mode()), (0, 0));
     let r = boolean_tensor::atoms_to_tensor(&[a.clone(), b.clone()], &[1.0, 1.0]).unwrap();
-    let found = search_atom(&r, 0, &QpSolver::default(), 10, 0).unwrap();
+    let found = search_atom(&r, 0, &MixingQp::default(), 10, 0).unwrap();
     assert!(found.atom.z() == a.z() || found.atom.z() == b.z());
     assert!(found.score >= a.norm().max(b.norm()) * (1.0 - 1e-9));
 }

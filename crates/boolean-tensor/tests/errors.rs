@@ -1,6 +1,9 @@
 //! Bad input gives typed errors, never a panic.
 
-use boolean_tensor::{Atom, Bmp, QpSolver, SyntheticParams, Tensor, TensorError, search_atom};
+use bl_core::BlError;
+use boolean_tensor::{
+    Atom, Bmp, ExactQp, Fit, MixingQp, SyntheticParams, Tensor, TensorError, search_atom,
+};
 
 #[test]
 fn zero_size_modes_are_rejected() {
@@ -15,12 +18,16 @@ fn zero_size_modes_are_rejected() {
 #[test]
 fn wrong_lengths_and_nan_are_rejected() {
     let err = Tensor::from_vec([2, 2, 2], vec![0.0; 7]).unwrap_err();
-    assert!(matches!(err, TensorError::ShapeMismatch { .. }));
+    assert!(matches!(
+        err,
+        TensorError::Core(BlError::ShapeMismatch { .. })
+    ));
     let mut data = vec![1.0; 8];
     data[5] = f64::NAN;
     let err = Tensor::from_vec([2, 2, 2], data.clone()).unwrap_err();
     match err {
-        TensorError::NonFinite { i, j, k, .. } => assert_eq!((i, j, k), (1, 0, 1)),
+        // Entry (1, 0, 1) of a 2 x 2 x 2 tensor: flat index 1 + 2 (0 + 2 * 1) = 5.
+        TensorError::Core(BlError::NonFinite { index, .. }) => assert_eq!(index, 5),
         other => panic!("{other}"),
     }
     // NaN at a missing entry is fine; at an observed entry it is not.
@@ -34,7 +41,10 @@ fn wrong_lengths_and_nan_are_rejected() {
 fn masks_of_the_wrong_shape_or_all_missing_are_rejected() {
     let x = Tensor::zeros([2, 3, 4]).unwrap();
     let err = x.clone().with_mask(vec![true; 23]).unwrap_err();
-    assert!(matches!(err, TensorError::ShapeMismatch { .. }), "{err}");
+    assert!(
+        matches!(err, TensorError::Core(BlError::ShapeMismatch { .. })),
+        "{err}"
+    );
     let err = x.with_mask(vec![false; 24]).unwrap_err();
     assert!(matches!(err, TensorError::AllMissing { n: 24 }), "{err}");
 }
@@ -50,10 +60,10 @@ fn invalid_parameters_are_rejected() {
     assert!(
         matches!(
             err,
-            TensorError::InvalidParameter {
+            TensorError::Core(BlError::InvalidParameter {
                 name: "n_atoms",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -63,7 +73,7 @@ fn invalid_parameters_are_rejected() {
         Bmp::params().modes(&[3]).fit(x).unwrap_err(),
         TensorError::InvalidMode { mode: 3 }
     ));
-    let bad_solver = QpSolver::Mixing(maxcut_sdp::MixingParams::default().trials(0));
+    let bad_solver = MixingQp(maxcut_sdp::MixingParams::default().trials(0));
     assert!(matches!(
         Bmp::params().solver(bad_solver).fit(x).unwrap_err(),
         TensorError::Maxcut(_)
@@ -72,7 +82,7 @@ fn invalid_parameters_are_rejected() {
         x.unfold(3).unwrap_err(),
         TensorError::InvalidMode { mode: 3 }
     ));
-    assert!(search_atom(x, 5, &QpSolver::default(), 1, 0).is_err());
+    assert!(search_atom(x, 5, &MixingQp::default(), 1, 0).is_err());
     assert!(SyntheticParams::default().n_atoms(0).generate().is_err());
     assert!(
         SyntheticParams::default()
@@ -94,6 +104,6 @@ fn invalid_parameters_are_rejected() {
         .shape([30, 4, 4])
         .generate()
         .unwrap();
-    let err = search_atom(big.observed(), 0, &QpSolver::Exact, 1, 0).unwrap_err();
+    let err = search_atom(big.observed(), 0, &ExactQp, 1, 0).unwrap_err();
     assert!(matches!(err, TensorError::Maxcut(_)), "{err}");
 }

@@ -9,7 +9,7 @@
 
 use anyhow::Context as _;
 use boolean_tensor::{
-    Bmp, BooleanFactor, CpAls, Decomposition, FittedCp, Lfm, Sustain, Tensor, Tucker, metrics,
+    Bmp, BooleanFactor, CpAls, Decomposition, Fit, FittedCp, Lfm, Sustain, Tensor, Tucker, metrics,
 };
 
 use super::{Ctx, Scale};
@@ -184,11 +184,11 @@ pub fn run_methods(
                 Ok(Model::new(f.reconstruct()?, None))
             },
             &|| {
-                let f = Lfm::params().n_atoms(k).seed(seed).fit_best_mode(x)?;
+                let f = Lfm::params().n_atoms(k).seed(seed).fit(x)?;
                 Ok(Model::new(f.reconstruct()?, Some(f.boolean_factors())))
             },
             &|| {
-                let f = Lfm::params().n_atoms(k).seed(seed).fit_mix(x)?;
+                let f = Lfm::params().n_atoms(k).seed(seed).mix().fit(x)?;
                 Ok(Model::new(f.reconstruct()?, Some(f.boolean_factors())))
             },
             &|| {

@@ -12,7 +12,7 @@
 //! bands (few runs of ones), which is what makes them readable. Atoms 2 and 4 (in the
 //! order BMP found them) are listed as the paper's figure lists its two.
 
-use boolean_tensor::{Bmp, Decomposition, metrics};
+use boolean_tensor::{Bmp, Decomposition, Fit, metrics};
 
 use super::bmp_common::{Budget, indian_pines};
 use super::{Ctx, Experiment};

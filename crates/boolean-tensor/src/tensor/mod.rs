@@ -20,11 +20,18 @@
 //! `a (x) b (x) c`, `X_(0) = a (c (.) b)^T`, `X_(1) = b (c (.) a)^T`,
 //! `X_(2) = c (b (.) a)^T`, with `(.)` the Khatri–Rao product ([`khatri_rao`]).
 
-use faer::linalg::matmul::matmul;
-use faer::reborrow::ReborrowMut;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
+use faer::{Mat, MatRef, Par};
 
-use crate::error::{Result, TensorError};
+mod products;
+mod unfold;
+
+pub(crate) use products::{cp_reconstruct_into, khatri_rao_into};
+pub use products::{cp_to_tensor, khatri_rao};
+pub(crate) use unfold::{
+    mode_product_into, refold_into, unfold_into, unfolded_position, unfolded_shape, unfolded_view,
+};
+
+use crate::error::{Result, TensorError, shape_mismatch};
 
 /// A dense 3-way tensor of `f64` with an optional observation mask.
 ///
@@ -62,11 +69,7 @@ fn check_shape(shape: [usize; 3]) -> Result<usize> {
 }
 
 fn too_large(what: &'static str, found: String) -> TensorError {
-    TensorError::ShapeMismatch {
-        what,
-        expected: "a size whose f64 entries fit in memory".into(),
-        found,
-    }
+    shape_mismatch(what, "a size whose f64 entries fit in memory", found)
 }
 
 /// `n` zeros, or a typed error when the memory is refused (instead of an abort).
@@ -113,17 +116,17 @@ impl Tensor {
     /// A fully observed tensor from its entries in the layout above (`i` fastest).
     ///
     /// # Errors
-    /// [`TensorError::EmptyMode`] for a zero-length mode; [`TensorError::ShapeMismatch`]
-    /// when `data.len() != d0 d1 d2`; [`TensorError::NonFinite`] at the first NaN or
+    /// [`TensorError::EmptyMode`] for a zero-length mode; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch)
+    /// when `data.len() != d0 d1 d2`; [`BlError::NonFinite`](bl_core::BlError::NonFinite) at the first NaN or
     /// infinite entry.
     pub fn from_vec(shape: [usize; 3], data: Vec<f64>) -> Result<Self> {
         let n = check_shape(shape)?;
         if data.len() != n {
-            return Err(TensorError::ShapeMismatch {
-                what: "tensor data",
-                expected: format!("{n} = {} x {} x {}", shape[0], shape[1], shape[2]),
-                found: data.len().to_string(),
-            });
+            return Err(shape_mismatch(
+                "tensor data",
+                format!("{n} = {} x {} x {}", shape[0], shape[1], shape[2]),
+                data.len(),
+            ));
         }
         let t = Self {
             shape,
@@ -131,7 +134,7 @@ impl Tensor {
             mask: None,
             n_observed: n,
         };
-        t.check_finite("tensor data")?;
+        t.check_finite("tensor data (flat index i + d0 (j + d1 k))")?;
         Ok(t)
     }
 
@@ -140,16 +143,12 @@ impl Tensor {
     ///
     /// # Errors
     /// As [`Tensor::from_vec`] for the shape and the observed values;
-    /// [`TensorError::ShapeMismatch`] when the mask length differs from the data length;
+    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the mask length differs from the data length;
     /// [`TensorError::AllMissing`] when nothing is observed.
     pub fn from_vec_masked(shape: [usize; 3], data: Vec<f64>, mask: Vec<bool>) -> Result<Self> {
         let n = check_shape(shape)?;
         if data.len() != n {
-            return Err(TensorError::ShapeMismatch {
-                what: "tensor data",
-                expected: n.to_string(),
-                found: data.len().to_string(),
-            });
+            return Err(shape_mismatch("tensor data", n, data.len()));
         }
         let mut t = Self {
             shape,
@@ -185,7 +184,7 @@ impl Tensor {
     /// The zero tensor, fully observed.
     ///
     /// # Errors
-    /// [`TensorError::EmptyMode`]; [`TensorError::ShapeMismatch`] when the entries do not
+    /// [`TensorError::EmptyMode`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the entries do not
     /// fit in memory.
     pub fn zeros(shape: [usize; 3]) -> Result<Self> {
         let n = check_shape(shape)?;
@@ -201,8 +200,8 @@ impl Tensor {
     /// `0.0`.
     ///
     /// # Errors
-    /// [`TensorError::ShapeMismatch`] for a mask of the wrong length,
-    /// [`TensorError::AllMissing`] when nothing is observed, [`TensorError::NonFinite`]
+    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) for a mask of the wrong length,
+    /// [`TensorError::AllMissing`] when nothing is observed, [`BlError::NonFinite`](bl_core::BlError::NonFinite)
     /// at a non-finite observed entry.
     pub fn with_mask(mut self, mask: Vec<bool>) -> Result<Self> {
         self.set_mask(mask)?;
@@ -212,14 +211,14 @@ impl Tensor {
     fn set_mask(&mut self, mask: Vec<bool>) -> Result<()> {
         let n = self.data.len();
         if mask.len() != n {
-            return Err(TensorError::ShapeMismatch {
-                what: "mask",
-                expected: format!(
+            return Err(shape_mismatch(
+                "mask",
+                format!(
                     "{n} = {} x {} x {} entries",
                     self.shape[0], self.shape[1], self.shape[2]
                 ),
-                found: mask.len().to_string(),
-            });
+                mask.len(),
+            ));
         }
         let n_observed = mask.iter().filter(|&&m| m).count();
         if n_observed == 0 {
@@ -232,19 +231,17 @@ impl Tensor {
         }
         self.n_observed = n_observed;
         self.mask = if n_observed == n { None } else { Some(mask) };
-        self.check_finite("tensor data")
+        self.check_finite("tensor data (flat index i + d0 (j + d1 k))")
     }
 
     fn check_finite(&self, what: &'static str) -> Result<()> {
         if let Some(idx) = self.data.iter().position(|v| !v.is_finite()) {
-            let (i, j, k) = self.coords(idx);
-            return Err(TensorError::NonFinite {
+            return Err(bl_core::BlError::NonFinite {
                 what,
-                i,
-                j,
-                k,
+                index: idx,
                 value: self.data[idx],
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -338,18 +335,18 @@ impl Tensor {
     ///
     /// # Errors
     /// [`TensorError::InvalidMode`], [`TensorError::EmptyMode`],
-    /// [`TensorError::ShapeMismatch`] when `m` is not `d_n x prod_{other}`,
-    /// [`TensorError::NonFinite`].
+    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when `m` is not `d_n x prod_{other}`,
+    /// [`BlError::NonFinite`](bl_core::BlError::NonFinite).
     pub fn refold(mode: usize, m: MatRef<'_, f64>, shape: [usize; 3]) -> Result<Self> {
         check_mode(mode)?;
         let n = check_shape(shape)?;
         let (r, c) = unfolded_shape(shape, mode);
         if (m.nrows(), m.ncols()) != (r, c) {
-            return Err(TensorError::ShapeMismatch {
-                what: "refold: unfolded matrix",
-                expected: format!("{r} x {c}"),
-                found: format!("{} x {}", m.nrows(), m.ncols()),
-            });
+            return Err(shape_mismatch(
+                "refold: unfolded matrix",
+                format!("{r} x {c}"),
+                format!("{} x {}", m.nrows(), m.ncols()),
+            ));
         }
         let mut data = try_zeros(n, "refold: tensor shape")?;
         let [d0, d1, d2] = shape;
@@ -369,16 +366,16 @@ impl Tensor {
     /// as their stored `0.0`; the result is fully observed.
     ///
     /// # Errors
-    /// [`TensorError::InvalidMode`]; [`TensorError::ShapeMismatch`] when
+    /// [`TensorError::InvalidMode`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when
     /// `M.ncols() != d_n`; [`TensorError::EmptyMode`] for `p = 0`.
     pub fn mode_product(&self, mode: usize, m: MatRef<'_, f64>) -> Result<Self> {
         check_mode(mode)?;
         if m.ncols() != self.shape[mode] {
-            return Err(TensorError::ShapeMismatch {
-                what: "mode_product: matrix columns",
-                expected: self.shape[mode].to_string(),
-                found: m.ncols().to_string(),
-            });
+            return Err(shape_mismatch(
+                "mode_product: matrix columns",
+                self.shape[mode],
+                m.ncols(),
+            ));
         }
         let mut shape = self.shape;
         shape[mode] = m.nrows();
@@ -387,252 +384,6 @@ impl Tensor {
         mode_product_into(&self.data, self.shape, mode, m, &mut out, Par::Seq);
         Self::from_vec(shape, out)
     }
-}
-
-/// `(d_n, prod_{m != n} d_m)`.
-pub(crate) fn unfolded_shape(shape: [usize; 3], mode: usize) -> (usize, usize) {
-    let (a, b) = other_modes(mode);
-    (shape[mode], shape[a] * shape[b])
-}
-
-/// Row and column of `(i, j, k)` in `X_(mode)`.
-pub(crate) fn unfolded_position(
-    shape: [usize; 3],
-    mode: usize,
-    i: usize,
-    j: usize,
-    k: usize,
-) -> (usize, usize) {
-    let [d0, d1, _] = shape;
-    match mode {
-        0 => (i, j + d1 * k),
-        1 => (j, i + d0 * k),
-        _ => (k, i + d0 * j),
-    }
-}
-
-/// Writes `X_(mode)` of the column-major data `data` into `out` (`d_n x rest`).
-pub(crate) fn unfold_into(data: &[f64], shape: [usize; 3], mode: usize, mut out: MatMut<'_, f64>) {
-    let [d0, d1, d2] = shape;
-    match mode {
-        0 => out.copy_from(MatRef::from_column_major_slice(data, d0, d1 * d2)),
-        1 => {
-            for k in 0..d2 {
-                let slab =
-                    MatRef::from_column_major_slice(&data[k * d0 * d1..(k + 1) * d0 * d1], d0, d1);
-                out.rb_mut()
-                    .subcols_mut(k * d0, d0)
-                    .copy_from(slab.transpose());
-            }
-        }
-        _ => out.copy_from(MatRef::from_column_major_slice(data, d0 * d1, d2).transpose()),
-    }
-}
-
-/// `X_(mode)` of the column-major data `data` as a matrix view, without a copy where the
-/// layout allows: `X_(0)` is the data as a `d0 x d1 d2` column-major matrix and `X_(2)`
-/// the transpose of the data as a `d0 d1 x d2` one; `X_(1)` is unfolded into `buf`
-/// (resized as needed).
-pub(crate) fn unfolded_view<'a>(
-    data: &'a [f64],
-    shape: [usize; 3],
-    mode: usize,
-    buf: &'a mut Mat<f64>,
-) -> MatRef<'a, f64> {
-    let [d0, d1, d2] = shape;
-    match mode {
-        0 => MatRef::from_column_major_slice(data, d0, d1 * d2),
-        1 => {
-            let (rows, cols) = unfolded_shape(shape, 1);
-            buf.resize_with(rows, cols, |_, _| 0.0);
-            unfold_into(data, shape, 1, buf.as_mut());
-            buf.as_ref()
-        }
-        _ => MatRef::from_column_major_slice(data, d0 * d1, d2).transpose(),
-    }
-}
-
-/// Writes the tensor whose mode-`mode` unfolding is `m` into `out` (inverse of
-/// [`unfold_into`]).
-pub(crate) fn refold_into(m: MatRef<'_, f64>, shape: [usize; 3], mode: usize, out: &mut [f64]) {
-    let [d0, d1, d2] = shape;
-    match mode {
-        0 => MatMut::from_column_major_slice_mut(out, d0, d1 * d2).copy_from(m),
-        1 => {
-            for k in 0..d2 {
-                MatMut::from_column_major_slice_mut(
-                    &mut out[k * d0 * d1..(k + 1) * d0 * d1],
-                    d0,
-                    d1,
-                )
-                .copy_from(m.subcols(k * d0, d0).transpose());
-            }
-        }
-        _ => MatMut::from_column_major_slice_mut(out, d0 * d1, d2).copy_from(m.transpose()),
-    }
-}
-
-/// `out = data x_mode M` for column-major `data` of shape `shape`; `out` has the shape
-/// with `d_mode` replaced by `M.nrows()`.
-pub(crate) fn mode_product_into(
-    data: &[f64],
-    shape: [usize; 3],
-    mode: usize,
-    m: MatRef<'_, f64>,
-    out: &mut [f64],
-    par: Par,
-) {
-    let [d0, d1, d2] = shape;
-    let p = m.nrows();
-    match mode {
-        0 => matmul(
-            MatMut::from_column_major_slice_mut(out, p, d1 * d2),
-            Accum::Replace,
-            m,
-            MatRef::from_column_major_slice(data, d0, d1 * d2),
-            1.0,
-            par,
-        ),
-        1 => {
-            for k in 0..d2 {
-                matmul(
-                    MatMut::from_column_major_slice_mut(
-                        &mut out[k * d0 * p..(k + 1) * d0 * p],
-                        d0,
-                        p,
-                    ),
-                    Accum::Replace,
-                    MatRef::from_column_major_slice(&data[k * d0 * d1..(k + 1) * d0 * d1], d0, d1),
-                    m.transpose(),
-                    1.0,
-                    par,
-                );
-            }
-        }
-        _ => matmul(
-            MatMut::from_column_major_slice_mut(out, d0 * d1, p),
-            Accum::Replace,
-            MatRef::from_column_major_slice(data, d0 * d1, d2),
-            m.transpose(),
-            1.0,
-            par,
-        ),
-    }
-}
-
-/// The Khatri–Rao (column-wise Kronecker) product `A (.) B` of `A` (`I x R`) and `B`
-/// (`J x R`): the `I J x R` matrix whose column `r` is the Kronecker product
-/// `a_r (x) b_r`, i.e. entry `(i J + j, r) = A[i, r] B[j, r]` (Kolda–Bader convention).
-///
-/// # Errors
-/// [`TensorError::ShapeMismatch`] when the column counts differ or the product does not
-/// fit in memory.
-pub fn khatri_rao(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
-    if a.ncols() != b.ncols() {
-        return Err(TensorError::ShapeMismatch {
-            what: "khatri_rao: column counts",
-            expected: a.ncols().to_string(),
-            found: b.ncols().to_string(),
-        });
-    }
-    let rows = a.nrows().checked_mul(b.nrows()).ok_or_else(|| {
-        too_large(
-            "khatri_rao: result",
-            format!("{} x {} rows", a.nrows(), b.nrows()),
-        )
-    })?;
-    check_matrix_size(rows, a.ncols(), "khatri_rao: result")?;
-    let mut out = Mat::zeros(rows, a.ncols());
-    khatri_rao_into(a, b, out.as_mut());
-    Ok(out)
-}
-
-pub(crate) fn khatri_rao_into(a: MatRef<'_, f64>, b: MatRef<'_, f64>, mut out: MatMut<'_, f64>) {
-    let jn = b.nrows();
-    for r in 0..a.ncols() {
-        let mut col = out.rb_mut().col_mut(r);
-        for i in 0..a.nrows() {
-            let ai = a[(i, r)];
-            for j in 0..jn {
-                col[i * jn + j] = ai * b[(j, r)];
-            }
-        }
-    }
-}
-
-/// Writes `sum_r f0[:, r] (x) f1[:, r] (x) f2[:, r]` (CP form, factors `d_n x R`) into
-/// `out` (column-major, shape `(d0, d1, d2)`), by one product
-/// `X_(0) = F0 (F2 (.) F1)^T`. `kr` is workspace of size `d1 d2 x R`.
-pub(crate) fn cp_reconstruct_into(
-    factors: [MatRef<'_, f64>; 3],
-    kr: &mut Mat<f64>,
-    out: &mut [f64],
-    par: Par,
-) {
-    let [f0, f1, f2] = factors;
-    let (d0, d1, d2, r) = (f0.nrows(), f1.nrows(), f2.nrows(), f0.ncols());
-    if r == 0 {
-        out.fill(0.0);
-        return;
-    }
-    kr.resize_with(d1 * d2, r, |_, _| 0.0);
-    khatri_rao_into(f2, f1, kr.as_mut());
-    matmul(
-        MatMut::from_column_major_slice_mut(out, d0, d1 * d2),
-        Accum::Replace,
-        f0,
-        kr.as_ref().transpose(),
-        1.0,
-        par,
-    );
-}
-
-/// The tensor `sum_r f0[:, r] (x) f1[:, r] (x) f2[:, r]` of a CP model with factors
-/// `F_n` of size `d_n x R` (weights folded into the factors).
-///
-/// # Errors
-/// [`TensorError::ShapeMismatch`] when the column counts differ or the tensor does not fit
-/// in memory; [`TensorError::EmptyMode`] for a factor with no rows;
-/// [`TensorError::NonFinite`].
-pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
-    let r = factors[0].ncols();
-    for f in &factors[1..] {
-        if f.ncols() != r {
-            return Err(TensorError::ShapeMismatch {
-                what: "cp_to_tensor: factor column counts",
-                expected: r.to_string(),
-                found: f.ncols().to_string(),
-            });
-        }
-    }
-    let shape = [factors[0].nrows(), factors[1].nrows(), factors[2].nrows()];
-    let n = check_shape(shape)?;
-    let mut out = try_zeros(n, "cp_to_tensor: tensor shape")?;
-    // Blocks of at most d0 components, so the Khatri-Rao workspace (d1 d2 x block) is no
-    // larger than the tensor itself, whatever the rank.
-    let [f0, f1, f2] = factors;
-    let [d0, d1, d2] = shape;
-    let mut kr = Mat::zeros(0, 0);
-    let mut start = 0;
-    while start < r {
-        let w = d0.min(r - start);
-        kr.resize_with(d1 * d2, w, |_, _| 0.0);
-        khatri_rao_into(f2.subcols(start, w), f1.subcols(start, w), kr.as_mut());
-        matmul(
-            MatMut::from_column_major_slice_mut(&mut out, d0, d1 * d2),
-            if start == 0 {
-                Accum::Replace
-            } else {
-                Accum::Add
-            },
-            f0.subcols(start, w),
-            kr.as_ref().transpose(),
-            1.0,
-            Par::Seq,
-        );
-        start += w;
-    }
-    Tensor::from_vec(shape, out)
 }
 
 #[cfg(test)]
@@ -663,13 +414,16 @@ mod tests {
         let refused = [1usize << 20, 1 << 20, 1 << 10]; // 2^53 bytes: refused by the system
         for shape in [huge, refused] {
             assert!(
-                matches!(Tensor::zeros(shape), Err(TensorError::ShapeMismatch { .. })),
+                matches!(
+                    Tensor::zeros(shape),
+                    Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
+                ),
                 "{shape:?}"
             );
             assert!(
                 matches!(
                     Tensor::from_fn(shape, |_, _, _| 0.0),
-                    Err(TensorError::ShapeMismatch { .. })
+                    Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
                 ),
                 "{shape:?}"
             );
@@ -679,16 +433,16 @@ mod tests {
         let m = Mat::<f64>::zeros(1_000_000, 1);
         assert!(matches!(
             t.mode_product(2, m.as_ref()),
-            Err(TensorError::ShapeMismatch { .. })
+            Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
         ));
         assert!(matches!(
             khatri_rao(m.as_ref(), m.as_ref()),
-            Err(TensorError::ShapeMismatch { .. })
+            Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
         ));
         let f = Mat::<f64>::zeros(100_000, 1);
         assert!(matches!(
             cp_to_tensor([f.as_ref(), f.as_ref(), f.as_ref()]),
-            Err(TensorError::ShapeMismatch { .. })
+            Err(TensorError::Core(bl_core::BlError::ShapeMismatch { .. }))
         ));
     }
 

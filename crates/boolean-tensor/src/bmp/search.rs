@@ -1,0 +1,289 @@
+//! The atom search of BMP (Algorithm 2 of Chang et al. plus the rank-1 refinement of the
+//! module docs of [`crate::bmp`]): the Boolean QP start, the single-row starts, the
+//! alternation of the exact `z` update with the leading singular pair.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+
+use crate::atom::Atom;
+use crate::error::{Result, invalid, numerical};
+use crate::metrics::best_boolean_fit;
+use crate::qp::QpSolver;
+use crate::tensor::{Tensor, check_mode, other_modes, unfolded_view};
+
+/// The result of one atom search along one mode.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The atom (`u`, `w` of unit norm).
+    pub atom: Atom,
+    /// `<R, M> / ||M||_F` (`= -<grad F, M / ||M||_F>`); larger is better.
+    pub score: f64,
+    /// The mode searched.
+    pub mode: usize,
+    /// The Boolean QP's `z` before the alternation.
+    pub qp_z: Vec<f64>,
+    /// Number of `z` updates made by the alternation.
+    pub alternations: usize,
+}
+
+/// One atom search (Algorithm 2 plus the rank-1 refinement, see the module docs) along
+/// `mode` for the residual `residual` (the negative gradient `P_Omega(X - W)`).
+///
+/// # Errors
+/// [`crate::TensorError::InvalidMode`]; errors of the QP solver and of the SVD.
+pub fn search_atom(
+    residual: &Tensor,
+    mode: usize,
+    solver: &dyn QpSolver,
+    alternations: usize,
+    seed: u64,
+) -> Result<Candidate> {
+    check_mode(mode)?;
+    solver.check()?;
+    search_in(
+        residual.data(),
+        residual.shape(),
+        mode,
+        &mut Mat::zeros(0, 0),
+        solver,
+        alternations,
+        seed,
+    )
+}
+
+pub(super) fn search_in(
+    data: &[f64],
+    shape: [usize; 3],
+    mode: usize,
+    buf: &mut Mat<f64>,
+    solver: &dyn QpSolver,
+    alternations: usize,
+    seed: u64,
+) -> Result<Candidate> {
+    let g = unfolded_view(data, shape, mode, buf);
+    let dn = g.nrows();
+    let mut z = solver.maximize(g, seed)?;
+    let norms = row_norms(g);
+    if z.iter().all(|&v| v == 0.0) {
+        // Only when R_(n) = 0 (or the solver failed to move): take the heaviest row.
+        let row = (0..dn)
+            .max_by(|&i, &j| norms[i].total_cmp(&norms[j]))
+            .unwrap_or(0);
+        z[row] = 1.0;
+    }
+    let mut starts = vec![z.clone()];
+    if alternations > 0 {
+        // Extra starts from single heavy rows: a row of one atom alone is that atom's
+        // slab, whose singular pair leads the alternation straight to it, while the QP's
+        // `z` can be a union of several atoms on which the alternation stalls.
+        let mut rows: Vec<(usize, f64)> = norms.iter().copied().enumerate().collect();
+        rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Spread over the heavier half: the very heaviest rows tend to lie in overlaps.
+        let picks = (0..ROW_STARTS).map(|j| rows[(j * dn / (2 * ROW_STARTS)).min(dn - 1)]);
+        for (row, norm) in picks {
+            if norm <= 0.0 {
+                break;
+            }
+            let mut z0 = vec![0.0; dn];
+            z0[row] = 1.0;
+            starts.push(z0);
+        }
+    }
+    // The QP's start first; a row start replaces it only when strictly better.
+    let mut best: Option<Candidate> = None;
+    for c in refine_all(g, None, shape, mode, starts, alternations)? {
+        if best
+            .as_ref()
+            .is_none_or(|b| c.score > b.score * (1.0 + 1e-12))
+        {
+            best = Some(c);
+        }
+    }
+    let mut cand = best.ok_or_else(|| invalid("starts", "[]", "at least one start"))?;
+    cand.qp_z = z;
+    Ok(cand)
+}
+
+/// Single-row starts of the alternation besides the QP's `z` (see `search_in`).
+const ROW_STARTS: usize = 8;
+
+/// The alternation of step 2 from each of `starts` (one candidate per start, in order),
+/// on the unfolded target `T_(mode) = g + c M_(mode)`, where `(M, c)` is an optional
+/// atom along `mode` and its coefficient (the refit adds the atom back this way without
+/// a pass over the tensor: `M_(mode) = z_M (w_M (x) u_M)^T` is rank 1). The starts still
+/// moving advance together: a round is two matrix products with `g` (`V = g^T Z`, then
+/// `g K` for the rank-1 pairs `K`), so it reads `g` twice whatever the number of starts,
+/// where one alternation per start would read it twice per start. Each start's result is
+/// that of its own alternation (up to the rounding of the products).
+pub(super) fn refine_all(
+    g: MatRef<'_, f64>,
+    correction: Option<(&Atom, f64)>,
+    shape: [usize; 3],
+    mode: usize,
+    mut starts: Vec<Vec<f64>>,
+    alternations: usize,
+) -> Result<Vec<Candidate>> {
+    let (dn, m) = (g.nrows(), g.ncols());
+    let (a, b) = other_modes(mode);
+    let (da, db) = (shape[a], shape[b]);
+    // The correction as `c z_M` and `w_M (x) u_M` (empty without one).
+    let (cz, kron_m): (Vec<f64>, Vec<f64>) = match correction {
+        Some((atom, c)) if atom.mode() == mode => (
+            atom.z().iter().map(|&zi| c * zi).collect(),
+            atom.w()
+                .iter()
+                .flat_map(|&wb| atom.u().iter().map(move |&ua| ua * wb))
+                .collect(),
+        ),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f64>();
+    let mut done: Vec<Option<Candidate>> = vec![None; starts.len()];
+    let mut made = vec![0; starts.len()];
+    let mut active: Vec<usize> = (0..starts.len()).collect();
+    let (mut zmat, mut v, mut kron, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    while !active.is_empty() {
+        let s = active.len();
+        zmat.clear();
+        for &i in &active {
+            zmat.extend_from_slice(&starts[i]);
+        }
+        v.resize(m * s, 0.0);
+        product(&mut v, g.transpose(), &zmat, s);
+        if !cz.is_empty() {
+            // + (c M_(mode))^T z = (c z_M . z) (w_M (x) u_M).
+            for (j, &i) in active.iter().enumerate() {
+                let t = dot(&cz, &starts[i]);
+                for (vv, &km) in v[j * m..(j + 1) * m].iter_mut().zip(&kron_m) {
+                    *vv += t * km;
+                }
+            }
+        }
+        // Singular pairs; the starts out of rounds are finished here.
+        let mut moving = Vec::with_capacity(s);
+        kron.clear();
+        for (j, &i) in active.iter().enumerate() {
+            let vj = MatRef::from_column_major_slice(&v[j * m..(j + 1) * m], da, db);
+            let (u, w, sigma) = leading_pair(vj)?;
+            if made[i] >= alternations {
+                done[i] = Some(finish(
+                    mode,
+                    std::mem::take(&mut starts[i]),
+                    u,
+                    w,
+                    sigma,
+                    made[i],
+                ));
+                continue;
+            }
+            kron.extend(w.iter().flat_map(|&wb| u.iter().map(move |&ua| ua * wb)));
+            moving.push((i, u, w, sigma));
+        }
+        // The exact z update of each moving start.
+        r.resize(dn * moving.len(), 0.0);
+        product(&mut r, g, &kron, moving.len());
+        if !cz.is_empty() {
+            // + c M_(mode) k = ((w_M (x) u_M) . k) c z_M.
+            for j in 0..moving.len() {
+                let t = dot(&kron_m, &kron[j * m..(j + 1) * m]);
+                for (rr, &czi) in r[j * dn..(j + 1) * dn].iter_mut().zip(&cz) {
+                    *rr += t * czi;
+                }
+            }
+        }
+        active.clear();
+        for (j, (i, u, w, sigma)) in moving.into_iter().enumerate() {
+            let (z_new, _) = best_boolean_fit(&r[j * dn..(j + 1) * dn]);
+            if z_new == starts[i] || z_new.iter().all(|&x| x == 0.0) {
+                done[i] = Some(finish(
+                    mode,
+                    std::mem::take(&mut starts[i]),
+                    u,
+                    w,
+                    sigma,
+                    made[i],
+                ));
+            } else {
+                starts[i] = z_new;
+                made[i] += 1;
+                active.push(i);
+            }
+        }
+    }
+    Ok(done.into_iter().flatten().collect())
+}
+
+/// The candidate of a finished alternation: score `sigma / sqrt(|z|)`.
+fn finish(
+    mode: usize,
+    z: Vec<f64>,
+    u: Vec<f64>,
+    w: Vec<f64>,
+    sigma: f64,
+    made: usize,
+) -> Candidate {
+    let size = z.iter().filter(|&&x| x != 0.0).count() as f64;
+    Candidate {
+        atom: Atom::new_unchecked(mode, z, u, w),
+        score: sigma / size.sqrt(),
+        mode,
+        qp_z: Vec::new(),
+        alternations: made,
+    }
+}
+
+/// `out = a X` for `X` given column-major with `cols` columns (`out` likewise).
+fn product(out: &mut [f64], a: MatRef<'_, f64>, x: &[f64], cols: usize) {
+    matmul(
+        MatMut::from_column_major_slice_mut(out, a.nrows(), cols),
+        Accum::Replace,
+        a,
+        MatRef::from_column_major_slice(x, a.ncols(), cols),
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// The Euclidean norms of the rows of `g`, in one pass over its storage order.
+fn row_norms(g: MatRef<'_, f64>) -> Vec<f64> {
+    if g.row_stride() == 1 {
+        // Column-major: accumulate column by column (a row is strided).
+        let mut sq = vec![0.0; g.nrows()];
+        for j in 0..g.ncols() {
+            for (s, &v) in sq.iter_mut().zip(g.col(j).iter()) {
+                *s += v * v;
+            }
+        }
+        sq.into_iter().map(f64::sqrt).collect()
+    } else {
+        (0..g.nrows()).map(|i| g.row(i).norm_l2()).collect()
+    }
+}
+
+/// Above this smaller dimension the leading pair comes from power iteration instead of
+/// a full thin SVD.
+const THIN_SVD_MAX: usize = 32;
+
+/// The leading singular triplet `(u, w, sigma)` with `u^T V w = sigma >= 0`.
+///
+/// A thin SVD up to `min(d_a, d_b) = 32`; power iteration on `V^T V` beyond (a few
+/// matrix-vector products; exact after one step when `V` is rank 1, as for a true atom).
+/// Not a Krylov partial SVD: those can stall on exactly low-rank `V` (noiseless data).
+fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+    let (m, n) = (v.nrows(), v.ncols());
+    if m.min(n) <= THIN_SVD_MAX {
+        let svd = v
+            .thin_svd()
+            .map_err(|e| numerical("atom search: leading singular pair", format!("{e:?}")))?;
+        let u: Vec<f64> = (0..m).map(|i| svd.U()[(i, 0)]).collect();
+        let w: Vec<f64> = (0..n).map(|i| svd.V()[(i, 0)]).collect();
+        return Ok((u, w, svd.S()[0]));
+    }
+    let params = bl_core::linalg::PowerIterationParams {
+        max_iter: 1000,
+        tol: 1e-14,
+        seed: 0,
+    };
+    let t = bl_core::linalg::power_iteration(&v, None, &params)?;
+    Ok((t.u, t.v, t.sigma))
+}

@@ -1,0 +1,228 @@
+//! The QP plug-in point: a Boolean QP solver written outside the crate, checked by the
+//! conformance suite, run through the normal BMP and LFM fits, and compared with a
+//! built-in solver on the same data. The suite is also applied to every built-in solver
+//! and shown to reject broken ones.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use boolean_tensor::qp::{self, QpSolver};
+use boolean_tensor::{
+    Bmp, Decomposition, ExactQp, Fit, Lfm, MixingQp, SyntheticParams, TensorError, metrics,
+};
+use faer::MatRef;
+use rand::RngExt;
+
+/// Randomized 1-flip local search: `starts` seeded random Boolean starts plus every
+/// single row, each improved by single flips until none raises `||G^T z||^2`; the best
+/// local optimum wins. Counts its calls.
+#[derive(Debug, Default)]
+struct FlipSearch {
+    starts: usize,
+    calls: Arc<AtomicUsize>,
+}
+
+impl FlipSearch {
+    fn climb(g: MatRef<'_, f64>, mut z: Vec<f64>) -> (f64, Vec<f64>) {
+        let mut value = qp::objective(g, &z);
+        let mut improved = true;
+        while improved {
+            improved = false;
+            for i in 0..z.len() {
+                z[i] = 1.0 - z[i];
+                let flipped = qp::objective(g, &z);
+                if flipped > value * (1.0 + 1e-12) {
+                    value = flipped;
+                    improved = true;
+                } else {
+                    z[i] = 1.0 - z[i];
+                }
+            }
+        }
+        (value, z)
+    }
+}
+
+impl QpSolver for FlipSearch {
+    fn maximize(&self, g: MatRef<'_, f64>, seed: u64) -> Result<Vec<f64>, TensorError> {
+        qp::validate_input(g)?;
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let n = g.nrows();
+        let mut rng = bl_core::random::seeded_rng(seed);
+        let mut best = (f64::NEG_INFINITY, vec![0.0; n]);
+        let singles = (0..n).map(|i| (0..n).map(|j| f64::from(u8::from(i == j))).collect());
+        let randoms: Vec<Vec<f64>> = (0..self.starts)
+            .map(|_| {
+                (0..n)
+                    .map(|_| f64::from(u8::from(rng.random_bool(0.5))))
+                    .collect()
+            })
+            .collect();
+        for start in singles.chain(randoms) {
+            let (value, z) = Self::climb(g, start);
+            if value > best.0 {
+                best = (value, z);
+            }
+        }
+        Ok(best.1)
+    }
+
+    fn check(&self) -> Result<(), TensorError> {
+        bl_core::params::at_least("starts", self.starts, 1)?;
+        Ok(())
+    }
+}
+
+#[test]
+fn the_built_in_solvers_pass_the_conformance_suite() {
+    qp::conformance(&MixingQp::default()).unwrap();
+    qp::conformance(&ExactQp).unwrap();
+}
+
+#[test]
+fn the_outside_solver_passes_the_conformance_suite() {
+    qp::conformance(&FlipSearch {
+        starts: 4,
+        ..FlipSearch::default()
+    })
+    .unwrap();
+}
+
+#[test]
+fn the_suite_rejects_broken_solvers() {
+    #[derive(Debug)]
+    struct AllRows;
+    impl QpSolver for AllRows {
+        fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
+            qp::validate_input(g)?;
+            Ok(vec![1.0; g.nrows()])
+        }
+    }
+    #[derive(Debug)]
+    struct Halves;
+    impl QpSolver for Halves {
+        fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
+            qp::validate_input(g)?;
+            Ok(vec![0.5; g.nrows()])
+        }
+    }
+    #[derive(Debug)]
+    struct NoValidation;
+    impl QpSolver for NoValidation {
+        fn maximize(&self, g: MatRef<'_, f64>, seed: u64) -> Result<Vec<f64>, TensorError> {
+            if g.nrows() == 0 {
+                return Ok(Vec::new());
+            }
+            // Exact on valid input, but answers for a NaN matrix as well.
+            let clean = faer::Mat::from_fn(g.nrows(), g.ncols(), |i, j| {
+                if g[(i, j)].is_finite() {
+                    g[(i, j)]
+                } else {
+                    0.0
+                }
+            });
+            ExactQp.maximize(clean.as_ref(), seed)
+        }
+    }
+    #[derive(Debug)]
+    struct Unseeded(AtomicUsize);
+    impl QpSolver for Unseeded {
+        fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
+            // A different answer on every call when G = 0 is not allowed either: here it
+            // differs on every call for the first instance, which has one row.
+            let z = ExactQp.maximize(g, 0)?;
+            let calls = self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(if g.nrows() == 1 && calls % 2 == 1 {
+                vec![0.0]
+            } else {
+                z
+            })
+        }
+    }
+    assert!(qp::conformance(&AllRows).is_err());
+    assert!(qp::conformance(&Halves).is_err());
+    assert!(qp::conformance(&NoValidation).is_err());
+    assert!(qp::conformance(&Unseeded(AtomicUsize::new(0))).is_err());
+    // Its own parameter check runs first.
+    assert!(qp::conformance(&FlipSearch::default()).is_err());
+}
+
+#[test]
+fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one() {
+    let data = SyntheticParams::default()
+        .shape([12, 11, 10])
+        .n_atoms(3)
+        .seed(5)
+        .generate()
+        .unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let custom = FlipSearch {
+        starts: 4,
+        calls: Arc::clone(&calls),
+    };
+    let outside = Bmp::params()
+        .n_atoms(3)
+        .solver(custom)
+        .fit(data.observed())
+        .unwrap();
+    assert!(
+        calls.load(Ordering::Relaxed) > 0,
+        "the solver was not called"
+    );
+    let built_in = Bmp::params().n_atoms(3).fit(data.observed()).unwrap();
+    for fitted in [&outside, &built_in] {
+        let rmse = metrics::rmse(&fitted.reconstruct().unwrap(), data.clean()).unwrap();
+        assert!(rmse < 1e-4, "rmse {rmse}");
+        let h = metrics::hamming_error(&data.boolean_factors(), &fitted.boolean_factors()).unwrap();
+        assert_eq!(h.errors, 0);
+    }
+    // Same model along the path (the atoms are recovered exactly by both).
+    for (a, b) in outside.rmse_path().iter().zip(built_in.rmse_path()) {
+        assert!((a - b).abs() <= 1e-4 * (1.0 + b), "{a} vs {b}");
+    }
+}
+
+#[test]
+fn an_outside_solver_runs_through_the_normal_lfm_fits() {
+    let data = SyntheticParams::default()
+        .shape([9, 8, 7])
+        .n_atoms(2)
+        .noise_std(0.1)
+        .seed(8)
+        .generate()
+        .unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let custom = FlipSearch {
+        starts: 2,
+        calls: Arc::clone(&calls),
+    };
+    let lfm = Lfm::params().n_atoms(3).solver(custom);
+    let outside = lfm.clone().fit(data.observed()).unwrap();
+    let mix = lfm.mix().fit(data.observed()).unwrap();
+    assert!(calls.load(Ordering::Relaxed) > 0);
+    let built_in = Lfm::params().n_atoms(3).fit(data.observed()).unwrap();
+    // Both find Boolean columns that explain most of the data.
+    let f0 = 0.5 * data.observed().frobenius_norm().powi(2);
+    for loss in [outside.loss(), mix.loss(), built_in.loss()] {
+        assert!(loss < 0.2 * f0, "loss {loss} of F(0) = {f0}");
+    }
+}
+
+#[test]
+fn an_invalid_outside_solver_is_rejected_by_the_fit() {
+    let data = SyntheticParams::default()
+        .shape([5, 5, 5])
+        .generate()
+        .unwrap();
+    let err = Bmp::params()
+        .solver(FlipSearch::default())
+        .fit(data.observed())
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TensorError::Core(bl_core::BlError::InvalidParameter { name: "starts", .. })
+        ),
+        "{err}"
+    );
+}
