@@ -5,15 +5,21 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use bl_core::engine::TerminationReason;
+use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, Trace, TraceRecord};
 use bl_core::metrics::PrecisionRecallF1;
+use bl_core::{Fit, Fitted, ParamGuard};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Corpus, Sentence};
 use crate::error::{OblError, Result};
 use crate::features::{EncodedSentence, FeatureDict};
+use crate::learner::{
+    BuiltIn, LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
+};
 use crate::params::{Learner, TaggerParams};
 use crate::scoring::{bilinear_scores, linear_scores};
-use crate::train::{EpochInfo, Online, new_online, run_online};
+use crate::train::{EpochInfo, run_online};
 
 mod crf_file;
 
@@ -26,6 +32,15 @@ pub(crate) enum Weights {
     Linear { w: Vec<f64> },
     /// A CRFsuite model file.
     Crf { model: Vec<u8> },
+}
+
+impl From<OnlineWeights> for Weights {
+    fn from(weights: OnlineWeights) -> Self {
+        match weights {
+            OnlineWeights::Bilinear { alpha, beta } => Weights::Bilinear { alpha, beta },
+            OnlineWeights::Linear { w } => Weights::Linear { w },
+        }
+    }
 }
 
 /// Scores of a corpus from [`FittedTagger::evaluate`].
@@ -47,6 +62,11 @@ impl Evaluation {
 }
 
 /// A fitted sequence tagger: the feature dictionary, the tag set and the learned weights.
+///
+/// Its [`report`](Fitted::report) has one iteration per epoch of an online learner (trace
+/// objective: the epoch's online token error rate; extras `mistakes`, `token_errors`,
+/// `tokens`, `train_seconds`), and one iteration for a CRF (objective: the trained CRF's
+/// token error rate on the training data).
 #[derive(Debug, Clone)]
 pub struct FittedTagger {
     params: TaggerParams,
@@ -54,8 +74,14 @@ pub struct FittedTagger {
     tags: Vec<String>,
     weights: Weights,
     zero_order: Option<Vec<f64>>,
-    history: Vec<EpochInfo>,
+    report: FitReport,
     train_seconds: f64,
+}
+
+impl Fitted for FittedTagger {
+    fn report(&self) -> &FitReport {
+        &self.report
+    }
 }
 
 #[derive(Serialize)]
@@ -66,7 +92,7 @@ struct SavedRef<'a> {
     tags: &'a [String],
     weights: &'a Weights,
     zero_order: &'a Option<Vec<f64>>,
-    history: &'a [EpochInfo],
+    report: &'a FitReport,
     train_seconds: f64,
 }
 
@@ -78,8 +104,41 @@ struct Saved {
     tags: Vec<String>,
     weights: Weights,
     zero_order: Option<Vec<f64>>,
+    /// The run's report (models saved before reports existed have `history` instead).
+    #[serde(default)]
+    report: Option<FitReport>,
+    /// Per-epoch statistics of models saved before `report`.
+    #[serde(default)]
     history: Vec<EpochInfo>,
     train_seconds: f64,
+}
+
+/// The report of a model saved with per-epoch `history` only: one iteration per epoch, the
+/// objective the epoch's online token error rate, the end reason the epoch budget.
+fn report_from_history(history: &[EpochInfo]) -> FitReport {
+    let mut trace = Trace::default();
+    for info in history {
+        trace.push(TraceRecord {
+            iteration: info.epoch,
+            objective: info.token_errors as f64 / info.tokens.max(1) as f64,
+            change: f64::NAN,
+            elapsed_s: info.seconds,
+            extras: vec![
+                ("mistakes".into(), info.mistakes as f64),
+                ("token_errors".into(), info.token_errors as f64),
+                ("tokens".into(), info.tokens as f64),
+                ("train_seconds".into(), info.seconds),
+            ],
+        });
+    }
+    FitReport {
+        iterations: history.len(),
+        termination: TerminationReason::MaxIterations,
+        objective: trace.objectives().last().copied().unwrap_or(f64::NAN),
+        elapsed: std::time::Duration::try_from_secs_f64(history.last().map_or(0.0, |h| h.seconds))
+            .unwrap_or_default(),
+        trace,
+    }
 }
 
 const FORMAT: &str = "online-bilinear/1";
@@ -124,7 +183,17 @@ fn row_max_abs(x: &[f64], width: usize) -> impl Iterator<Item = f64> + '_ {
 impl Saved {
     /// The checks of [`FittedTagger::from_json`] (after the format tag).
     fn validate(&self) -> Result<()> {
-        self.params.validate().map_err(|e| bad_field("params", e))?;
+        self.params
+            .check_values()
+            .map_err(|e| bad_field("params", e))?;
+        for info in &self.history {
+            if !(info.seconds.is_finite() && info.seconds >= 0.0) {
+                return Err(bad_field(
+                    "history",
+                    format!("expected finite times >= 0, found {}", info.seconds),
+                ));
+            }
+        }
         let (k, l) = (self.dict.len(), self.tags.len());
         if l == 0 {
             return Err(bad_field("tags", "expected at least one tag, found none"));
@@ -216,47 +285,69 @@ fn tag_indices(corpus: &Corpus, tags: &[String]) -> Result<Vec<Vec<usize>>> {
         .collect()
 }
 
-impl TaggerParams {
-    /// Fits a tagger on `corpus` (builds the feature dictionary, then trains).
-    ///
-    /// # Errors
-    /// Invalid parameters; [`OblError::EmptyCorpus`]; [`OblError::TooFewColumns`] when a
-    /// sentence lacks a column a template reads; CRFsuite failures for the CRF learners.
-    pub fn fit(&self, corpus: &Corpus) -> Result<FittedTagger> {
-        self.fit_with_callback(corpus, |_, _| Ok(()))
-    }
+/// The snapshot callback of [`TaggerParams::fit_with_snapshots`].
+type SnapshotCallback<'a> = dyn FnMut(&EpochInfo, &FittedTagger) -> Result<()> + 'a;
 
-    /// As [`fit`](Self::fit), calling `on_epoch` after every epoch of an online learner
-    /// with the epoch's statistics and a snapshot of the model as it would be returned now
-    /// (e.g. to trace the test error per iteration, the paper's Fig. 2). The time spent in
-    /// the callback is not counted as training time. The CRF learners call it once, at the
-    /// end.
+impl Fit<Corpus> for TaggerParams {
+    type Fitted = FittedTagger;
+    type Error = OblError;
+
+    /// Checks the parameters, builds the feature dictionary of `corpus`, then trains,
+    /// showing every epoch to `observers`. `train_seconds` of the result includes feature
+    /// extraction.
     ///
     /// # Errors
-    /// As [`fit`](Self::fit), and any error the callback returns.
-    pub fn fit_with_callback(
+    /// Invalid parameters; [`bl_core::BlError::Empty`]; [`OblError::TooFewColumns`] when
+    /// a sentence lacks a column a template reads; [`OblError::Learner`] when a custom
+    /// learner breaks its contract; CRFsuite failures for the CRF learners.
+    fn fit_observed(
         &self,
         corpus: &Corpus,
-        on_epoch: impl FnMut(&EpochInfo, &FittedTagger) -> Result<()>,
+        observers: &mut [&mut dyn Observer],
     ) -> Result<FittedTagger> {
-        self.validate()?;
+        self.check()?;
         let started = Instant::now();
         let prepared = self.prepare(corpus)?;
         let setup_seconds = started.elapsed().as_secs_f64();
-        let mut model = self.fit_prepared_with_callback(&prepared, on_epoch)?;
+        let mut model = self.fit_checked(&prepared, observers, None)?;
         model.train_seconds += setup_seconds;
         Ok(model)
     }
+}
 
-    /// Feature extraction alone: builds the feature dictionary of `corpus` with these
-    /// parameters' templates and cutoff, and encodes the corpus, so that several learners
-    /// can be fitted on the same features ([`fit_prepared`](Self::fit_prepared)).
+impl Fit<PreparedCorpus> for TaggerParams {
+    type Fitted = FittedTagger;
+    type Error = OblError;
+
+    /// Fits on prepared features ([`TaggerParams::prepare`]), so that several learners
+    /// can be fitted on the same features. The parameters' templates and cutoff are not
+    /// read again: the prepared dictionary is used as it is. `train_seconds` of the result
+    /// excludes feature extraction.
     ///
     /// # Errors
-    /// [`OblError::EmptyCorpus`]; [`OblError::TooFewColumns`]; invalid `cutoff`.
+    /// Invalid parameters; [`OblError::Learner`]; CRFsuite failures.
+    fn fit_observed(
+        &self,
+        prepared: &PreparedCorpus,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedTagger> {
+        self.check()?;
+        self.fit_checked(prepared, observers, None)
+    }
+}
+
+impl TaggerParams {
+    /// Feature extraction alone: builds the feature dictionary of `corpus` with these
+    /// parameters' templates and cutoff, and encodes the corpus, so that several learners
+    /// can be fitted on the same features (`Fit<PreparedCorpus>`).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::Empty`]; [`OblError::TooFewColumns`]; invalid `cutoff`.
     pub fn prepare(&self, corpus: &Corpus) -> Result<PreparedCorpus> {
         if corpus.n_tokens() == 0 {
-            return Err(OblError::EmptyCorpus { what: "training" });
+            return Err(OblError::Core(bl_core::BlError::Empty {
+                what: "training corpus",
+            }));
         }
         let dict = Arc::new(FeatureDict::build(corpus, &self.templates, self.cutoff)?);
         let tags = corpus.tag_set();
@@ -270,27 +361,45 @@ impl TaggerParams {
         })
     }
 
-    /// Fits on prepared features. The parameters' templates and cutoff are not read again:
-    /// the prepared dictionary is used as it is. `train_seconds` of the result excludes
-    /// feature extraction.
+    /// As the fit on a [`PreparedCorpus`], and after every epoch of an online learner
+    /// calls `on_epoch` with the epoch's statistics and the model as it would be returned
+    /// now (e.g. to trace the test error per epoch, the paper's Fig. 2). The time spent in
+    /// the callback is not counted as training time. The CRF learners call it once, at the
+    /// end.
     ///
     /// # Errors
-    /// Invalid parameters; CRFsuite failures.
-    pub fn fit_prepared(&self, prepared: &PreparedCorpus) -> Result<FittedTagger> {
-        self.fit_prepared_with_callback(prepared, |_, _| Ok(()))
-    }
-
-    /// [`fit_prepared`](Self::fit_prepared) with the per-epoch callback of
-    /// [`fit_with_callback`](Self::fit_with_callback).
-    ///
-    /// # Errors
-    /// As [`fit_prepared`](Self::fit_prepared), and any error the callback returns.
-    pub fn fit_prepared_with_callback(
+    /// As the fit, and any error the callback returns.
+    pub fn fit_with_snapshots(
         &self,
         prepared: &PreparedCorpus,
+        observers: &mut [&mut dyn Observer],
         mut on_epoch: impl FnMut(&EpochInfo, &FittedTagger) -> Result<()>,
     ) -> Result<FittedTagger> {
-        self.validate()?;
+        self.check()?;
+        self.fit_checked(prepared, observers, Some(&mut on_epoch))
+    }
+
+    /// The fit after the parameter check, with the learner the parameters name.
+    fn fit_checked(
+        &self,
+        prepared: &PreparedCorpus,
+        observers: &mut [&mut dyn Observer],
+        on_epoch: Option<&mut SnapshotCallback<'_>>,
+    ) -> Result<FittedTagger> {
+        match &self.custom {
+            Some(custom) => self.fit_with_factory(prepared, &*custom.0, observers, on_epoch),
+            None => self.fit_with_factory(prepared, &BuiltIn, observers, on_epoch),
+        }
+    }
+
+    /// The fit after the parameter check; an online learner is built by `factory`.
+    pub(crate) fn fit_with_factory(
+        &self,
+        prepared: &PreparedCorpus,
+        factory: &dyn LearnerFactory,
+        observers: &mut [&mut dyn Observer],
+        mut on_epoch: Option<&mut SnapshotCallback<'_>>,
+    ) -> Result<FittedTagger> {
         let n_tags = prepared.tags.len();
         let mut params = self.clone();
         params.templates = prepared.dict.templates().clone();
@@ -301,42 +410,76 @@ impl TaggerParams {
             tags: prepared.tags.clone(),
             weights: Weights::Linear { w: Vec::new() },
             zero_order: None,
-            history: Vec::new(),
+            report: report_from_history(&[]),
             train_seconds: 0.0,
         };
         if !self.learner.is_online() {
-            let started = Instant::now();
-            let bytes = crate::crf::train(self, &prepared.encoded, &prepared.gold)?;
-            model.weights = Weights::Crf { model: bytes };
-            model.train_seconds = started.elapsed().as_secs_f64();
-            let info = EpochInfo {
-                epoch: 1,
-                mistakes: 0,
-                token_errors: 0,
-                tokens: prepared.n_tokens(),
-                seconds: model.train_seconds,
-            };
-            model.history.push(info);
-            on_epoch(&info, &model)?;
+            let rule = StoppingRule::new(1, 0.0);
+            model.report = bl_core::engine::run(&rule, observers, |_| {
+                let started = Instant::now();
+                let bytes = crate::crf::train(self, &prepared.encoded, &prepared.gold)?;
+                model.train_seconds = started.elapsed().as_secs_f64();
+                let paths = crate::crf::tag(&bytes, &prepared.encoded, n_tags)?;
+                model.weights = Weights::Crf { model: bytes };
+                let tokens = prepared.n_tokens();
+                let errors: usize = paths
+                    .iter()
+                    .zip(&prepared.gold)
+                    .map(|(p, g)| p.iter().zip(g).filter(|(a, b)| a != b).count())
+                    .sum();
+                let info = EpochInfo {
+                    epoch: 1,
+                    mistakes: 0,
+                    token_errors: errors,
+                    tokens,
+                    seconds: model.train_seconds,
+                };
+                if let Some(callback) = on_epoch.as_mut() {
+                    callback(&info, &model)?;
+                }
+                Ok::<_, OblError>(
+                    Progress::new(errors as f64 / tokens.max(1) as f64, 1.0)
+                        .with("token_errors", errors as f64)
+                        .with("tokens", tokens as f64)
+                        .with("train_seconds", model.train_seconds),
+                )
+            })?;
             return Ok(model);
         }
-        let mut learner: Box<dyn Online> = new_online(prepared.dict.len(), n_tags, self)?;
-        let history = run_online(
+        let shape = LearnerShape {
+            n_features: prepared.dict.len(),
+            n_tags,
+        };
+        let mut learner: Box<dyn OnlineLearner> = factory.build(shape, self)?;
+        let take = |model: &mut FittedTagger, snapshot: Snapshot| -> Result<()> {
+            crate::learner::check_snapshot(&snapshot, shape)?;
+            model.weights = snapshot.weights.into();
+            model.zero_order = snapshot.zero_order;
+            Ok(())
+        };
+        let mut train_seconds = 0.0;
+        let report = run_online(
             learner.as_mut(),
             self,
             &prepared.encoded,
             &prepared.gold,
             n_tags,
-            |info, state| {
-                let (weights, zero) = state.snapshot();
-                model.weights = weights;
-                model.zero_order = zero;
-                model.train_seconds = info.seconds;
-                model.history.push(*info);
-                on_epoch(info, &model)
+            observers,
+            &mut |info, state| {
+                train_seconds = info.seconds;
+                match on_epoch.as_mut() {
+                    Some(callback) => {
+                        take(&mut model, state.snapshot())?;
+                        model.train_seconds = info.seconds;
+                        callback(info, &model)
+                    }
+                    None => Ok(()),
+                }
             },
         )?;
-        model.history = history;
+        take(&mut model, learner.snapshot())?;
+        model.train_seconds = train_seconds;
+        model.report = report;
         Ok(model)
     }
 }
@@ -347,8 +490,8 @@ impl TaggerParams {
 pub struct PreparedCorpus {
     dict: Arc<FeatureDict>,
     tags: Vec<String>,
-    encoded: Vec<EncodedSentence>,
-    gold: Vec<Vec<usize>>,
+    pub(crate) encoded: Vec<EncodedSentence>,
+    pub(crate) gold: Vec<Vec<usize>>,
 }
 
 impl PreparedCorpus {
@@ -437,11 +580,6 @@ impl FittedTagger {
         self.zero_order.as_deref()
     }
 
-    /// Per-epoch training statistics.
-    pub fn history(&self) -> &[EpochInfo] {
-        &self.history
-    }
-
     /// Training time in seconds (feature extraction included, callbacks excluded).
     pub fn train_seconds(&self) -> f64 {
         self.train_seconds
@@ -517,7 +655,7 @@ impl FittedTagger {
     /// Label error rate and the task's precision/recall/F1 on a tagged corpus.
     ///
     /// # Errors
-    /// [`OblError::EmptyCorpus`]; [`OblError::UnknownTag`] for a gold tag outside the
+    /// [`bl_core::BlError::Empty`]; [`OblError::UnknownTag`] for a gold tag outside the
     /// model's tag set (see [`evaluate_lenient`](Self::evaluate_lenient)); the errors of
     /// [`predict_corpus`](Self::predict_corpus).
     pub fn evaluate(&self, corpus: &Corpus) -> Result<Evaluation> {
@@ -530,10 +668,12 @@ impl FittedTagger {
     /// counts as a label error and its chunk as missed.
     ///
     /// # Errors
-    /// [`OblError::EmptyCorpus`]; the errors of [`predict_corpus`](Self::predict_corpus).
+    /// [`bl_core::BlError::Empty`]; the errors of [`predict_corpus`](Self::predict_corpus).
     pub fn evaluate_lenient(&self, corpus: &Corpus) -> Result<Evaluation> {
         if corpus.n_tokens() == 0 {
-            return Err(OblError::EmptyCorpus { what: "test" });
+            return Err(OblError::Core(bl_core::BlError::Empty {
+                what: "test corpus",
+            }));
         }
         let pred = self.predict_corpus(corpus)?;
         let gold: Vec<Vec<String>> = corpus
@@ -570,7 +710,7 @@ impl FittedTagger {
             tags: &self.tags,
             weights: &self.weights,
             zero_order: &self.zero_order,
-            history: &self.history,
+            report: &self.report,
             train_seconds: self.train_seconds,
         })
         .map_err(|e| OblError::Serde(e.to_string()))
@@ -599,13 +739,17 @@ impl FittedTagger {
             )));
         }
         saved.validate()?;
+        let report = match saved.report {
+            Some(report) => report,
+            None => report_from_history(&saved.history),
+        };
         Ok(Self {
+            report,
             params: saved.params,
             dict: Arc::new(saved.dict),
             tags: saved.tags,
             weights: saved.weights,
             zero_order: saved.zero_order,
-            history: saved.history,
             train_seconds: saved.train_seconds,
         })
     }

@@ -306,7 +306,7 @@ impl BlockRankOne {
     /// `average`, running averages of `alpha` and `beta` are kept.
     ///
     /// # Errors
-    /// [`crate::OblError::InvalidParameter`] for a zero dimension.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, average: bool) -> Result<Self> {
         if n_blocks == 0 || rows == 0 || cols == 0 {
             return Err(crate::error::invalid(
@@ -380,7 +380,7 @@ impl BlockRankOne {
     /// the block's previous `v_k` (see the module docs). An empty `D` changes nothing.
     ///
     /// # Errors
-    /// [`crate::OblError::InvalidParameter`] when `D`'s block shape differs from `Theta`'s, a
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a
     /// block index is out of range or `steps == 0`; `bl_core::BlError::NonFinite` (as
     /// [`crate::OblError::Core`]) when `D` has a non-finite value.
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {

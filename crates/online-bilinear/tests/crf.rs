@@ -1,6 +1,7 @@
 //! The CRF baselines through CRFsuite on a small learnable task.
 #![cfg(feature = "crf")]
 
+use online_bilinear::Fit as _;
 use online_bilinear::{Corpus, Learner, Sentence, TaggerParams, words_to_bmes};
 
 fn corpus(n: usize, offset: usize) -> Corpus {

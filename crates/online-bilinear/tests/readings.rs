@@ -4,6 +4,7 @@
 
 use bl_core::linalg::top_singular_vectors;
 use bl_core::random::{seeded_rng, standard_normal};
+use online_bilinear::Fit as _;
 use online_bilinear::{
     BcdSolver, BlockUpdate, Corpus, Reading, Sentence, SpectralMode, SpectralRankOne, TaggerParams,
     Templates, words_to_bmes,

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use online_bilinear::Fit as _;
 use online_bilinear::{Corpus, FittedTagger, OblError, Sentence, TaggerParams, words_to_bmes};
 use serde_json::{Value, json};
 
