@@ -267,7 +267,10 @@ impl SpectralRankOne {
         match self.mode {
             SpectralMode::Exact => (1.0, 1.0),
             SpectralMode::Algorithm2 => {
-                let root = self.sigma_max().sqrt().max(f64::MIN_POSITIVE);
+                // As in `factor`: before the first update (`sigma_1 = 0`) the score is
+                // `a^T Phi b` of the start vectors, so the split must give them unscaled.
+                let s = self.sigma_max();
+                let root = if s > 0.0 { s.sqrt() } else { 1.0 };
                 (root * self.scale_a, root * self.scale_b)
             }
         }

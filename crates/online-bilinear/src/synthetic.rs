@@ -85,3 +85,60 @@ pub fn token_function(n_sentences: usize, n_tags: usize, seed: u64) -> Result<Co
         .collect::<Result<Vec<_>>>()?;
     Ok(Corpus::new(sentences))
 }
+
+/// Sentences of 2 to 8 words drawn uniformly from a fixed lexicon of 24 words (1 to 3
+/// letters over `a..p`, the same lexicon for every seed), tagged BMES: characters are
+/// shared between words, so a tagger needs context, but the lexicon makes the task
+/// learnable. `seed` draws the sentences.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when
+/// `n_sentences == 0`.
+pub fn lexicon(n_sentences: usize, seed: u64) -> Result<Corpus> {
+    use rand::RngExt;
+    bl_core::params::at_least("n_sentences", n_sentences, 1)?;
+    let mut rng = bl_core::random::seeded_rng(seed);
+    let alphabet: Vec<char> = "abcdefghijklmnop".chars().collect();
+    let mut lexicon_rng = bl_core::random::seeded_rng(1234);
+    let lexicon: Vec<String> = (0..24)
+        .map(|i| {
+            let len = 1 + i % 3;
+            (0..len)
+                .map(|_| alphabet[lexicon_rng.random_range(0..alphabet.len())])
+                .collect()
+        })
+        .collect();
+    let sentences = (0..n_sentences)
+        .map(|_| {
+            let n_words = rng.random_range(2..9);
+            let words: Vec<&str> = (0..n_words)
+                .map(|_| lexicon[rng.random_range(0..lexicon.len())].as_str())
+                .collect();
+            let (chars, tags) = words_to_bmes(&words);
+            Sentence::from_tokens(&chars, &tags)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Corpus::new(sentences))
+}
+
+/// `n_sentences` sentences of 4 words each from the lexicon `ab c dea fb g hic`, in a fixed
+/// cyclic order shifted by `offset` (no randomness): a tiny segmentation corpus for tests
+/// of saved models and baselines.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when
+/// `n_sentences == 0`.
+pub fn cyclic(n_sentences: usize, offset: usize) -> Result<Corpus> {
+    bl_core::params::at_least("n_sentences", n_sentences, 1)?;
+    let lexicon = ["ab", "c", "dea", "fb", "g", "hic"];
+    let sentences = (0..n_sentences)
+        .map(|i| {
+            let words: Vec<&str> = (0..4)
+                .map(|j| lexicon[(i * 7 + j * 3 + offset) % lexicon.len()])
+                .collect();
+            let (chars, tags) = words_to_bmes(&words);
+            Sentence::from_tokens(&chars, &tags)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Corpus::new(sentences))
+}

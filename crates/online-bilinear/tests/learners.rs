@@ -1,42 +1,16 @@
 //! The learners on a small synthetic segmentation task that a first-order tagger can learn:
 //! low error, determinism with a seed, averaging, 0-order features, save/load, bad input.
 
+mod common;
+
 use bl_core::random::seeded_rng;
-use online_bilinear::{
-    Corpus, Learner, OblError, Sentence, TaggerParams, Template, Templates, words_to_bmes,
-};
+use online_bilinear::{Corpus, Learner, OblError, Sentence, TaggerParams, Template, Templates};
 use online_bilinear::{Fit as _, Fitted as _};
 use rand::RngExt;
 
-/// Sentences of words drawn from a fixed lexicon over a small alphabet; characters are
-/// shared between words, so the tagger needs context, but the lexicon makes it learnable.
-fn synthetic(n_sentences: usize, seed: u64) -> Corpus {
-    let mut rng = seeded_rng(seed);
-    let alphabet: Vec<char> = "abcdefghijklmnop".chars().collect();
-    let mut lexicon_rng = seeded_rng(1234);
-    let lexicon: Vec<String> = (0..24)
-        .map(|i| {
-            let len = 1 + i % 3;
-            (0..len)
-                .map(|_| alphabet[lexicon_rng.random_range(0..alphabet.len())])
-                .collect()
-        })
-        .collect();
-    (0..n_sentences)
-        .map(|_| {
-            let n_words = rng.random_range(2..9);
-            let words: Vec<&str> = (0..n_words)
-                .map(|_| lexicon[rng.random_range(0..lexicon.len())].as_str())
-                .collect();
-            let (chars, tags) = words_to_bmes(&words);
-            Sentence::from_tokens(&chars, &tags).unwrap()
-        })
-        .collect()
-}
-
 fn fit_and_score(params: TaggerParams) -> (f64, f64) {
-    let train = synthetic(300, 1);
-    let test = synthetic(100, 2);
+    let train = common::lexicon_corpus(300, 1);
+    let test = common::lexicon_corpus(100, 2);
     let model = params.epochs(8).fit(&train).unwrap();
     let e = model.evaluate(&test).unwrap();
     (e.label_error_rate, e.f1())
@@ -101,7 +75,7 @@ fn bol_reaches_zero_training_error_on_a_separable_task() {
 
 #[test]
 fn training_is_deterministic_for_a_seed() {
-    let train = synthetic(120, 5);
+    let train = common::lexicon_corpus(120, 5);
     for learner in [Learner::Bol, Learner::Bcd, Learner::Sp] {
         let params = TaggerParams::new(learner)
             .epochs(3)
@@ -129,7 +103,7 @@ fn training_is_deterministic_for_a_seed() {
 
 #[test]
 fn save_and_load_give_the_same_predictions() {
-    let train = synthetic(60, 6);
+    let train = common::lexicon_corpus(60, 6);
     let model = TaggerParams::bol()
         .epochs(2)
         .zero_order(true)
@@ -163,8 +137,8 @@ fn save_and_load_give_the_same_predictions() {
 
 #[test]
 fn callback_sees_every_epoch() {
-    let train = synthetic(40, 7);
-    let test = synthetic(20, 8);
+    let train = common::lexicon_corpus(40, 7);
+    let test = common::lexicon_corpus(20, 8);
     let mut errors = Vec::new();
     let params = TaggerParams::sp().epochs(4);
     let prepared = params.prepare(&train).unwrap();
@@ -180,7 +154,7 @@ fn callback_sees_every_epoch() {
 
 #[test]
 fn bad_input_gives_typed_errors() {
-    let train = synthetic(20, 9);
+    let train = common::lexicon_corpus(20, 9);
     assert!(matches!(
         TaggerParams::bol().fit(&Corpus::default()),
         Err(OblError::Core(bl_core::BlError::Empty { .. }))
