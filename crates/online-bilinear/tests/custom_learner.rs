@@ -309,29 +309,22 @@ fn an_outside_passive_aggressive_learner_is_as_good_as_the_perceptron() {
 
 #[test]
 fn a_learner_that_breaks_the_contract_gets_a_typed_error() {
-    let err = check_learner(&BrokenFactory, &TaggerParams::sp()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            OblError::Learner {
-                check: "scores-shape",
-                ..
-            }
-        ),
-        "{err}"
-    );
     let train = common::lexicon_corpus(20, 1);
-    let err = TaggerParams::custom(BrokenFactory).fit(&train).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            OblError::Learner {
-                check: "scores-shape",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    for err in [
+        check_learner(&BrokenFactory, &TaggerParams::sp()).unwrap_err(),
+        TaggerParams::custom(BrokenFactory).fit(&train).unwrap_err(),
+    ] {
+        assert!(
+            matches!(
+                err,
+                OblError::Learner {
+                    check: "scores-shape",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
 }
 
 #[test]

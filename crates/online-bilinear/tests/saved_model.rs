@@ -441,3 +441,35 @@ fn randomly_edited_crf_models_never_crash() {
     eprintln!("edited CRF models that still loaded: {loaded} of {rounds}");
     assert!(loaded > 0 && loaded < rounds, "{loaded}");
 }
+
+/// A model saved before fits had a report (per-epoch `history` instead) still loads, with
+/// the report rebuilt from the history; a history with a bad time is rejected.
+#[test]
+fn a_model_saved_with_history_instead_of_a_report_loads() {
+    use online_bilinear::Fitted as _;
+    let train = common::cyclic_corpus(20, 0);
+    let model = TaggerParams::sp().epochs(2).fit(&train).unwrap();
+    let legacy = edited(&model.to_json().unwrap(), |v| {
+        let map = v.as_object_mut().unwrap();
+        map.remove("report");
+        map.insert(
+            "history".into(),
+            json!([
+                {"epoch": 1, "mistakes": 4, "token_errors": 10, "tokens": 80, "seconds": 0.5},
+                {"epoch": 2, "mistakes": 1, "token_errors": 2, "tokens": 80, "seconds": 0.9}
+            ]),
+        );
+    });
+    let back = FittedTagger::from_json(&legacy).unwrap();
+    let report = back.report();
+    assert_eq!(report.iterations, 2);
+    assert_eq!(report.trace.objectives(), [10.0 / 80.0, 2.0 / 80.0]);
+    assert_eq!(report.trace.extra("mistakes"), [(1, 4.0), (2, 1.0)]);
+    assert_eq!(
+        back.predict_corpus(&train).unwrap(),
+        model.predict_corpus(&train).unwrap()
+    );
+    let bad = legacy.replace("\"seconds\":0.9", "\"seconds\":-1.0");
+    assert_ne!(bad, legacy);
+    rejects(&bad, "history", "a negative epoch time");
+}
