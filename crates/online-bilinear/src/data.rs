@@ -33,7 +33,7 @@ impl Sentence {
     ///
     /// # Errors
     /// [`OblError::RaggedSentence`] when a column and the tags differ in length;
-    /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) when there is no observation column.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when there is no observation column.
     pub fn new(columns: Vec<Vec<String>>, tags: Vec<String>) -> Result<Self> {
         if columns.is_empty() {
             return Err(crate::error::invalid(
@@ -106,7 +106,7 @@ impl Sentence {
     /// The same observations with other tags.
     ///
     /// # Errors
-    /// [`bl_core::BlError::ShapeMismatch`] (in [`OblError::Core`]) when `tags` has the wrong length.
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) when `tags` has the wrong length.
     pub fn with_tags(&self, tags: Vec<String>) -> Result<Self> {
         if tags.len() != self.len() {
             return Err(crate::error::shape(
@@ -175,7 +175,7 @@ impl Corpus {
     /// is the training set. `k = 10` is the paper's split of the People's Daily corpus.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) when `k < 2`.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `k < 2`.
     pub fn split_every(&self, k: usize) -> Result<(Corpus, Corpus)> {
         if k < 2 {
             return Err(crate::error::invalid("k", k, ">= 2"));
@@ -195,7 +195,7 @@ impl Corpus {
     /// empty).
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) unless `0 < fraction <= 1`.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) unless `0 < fraction <= 1`.
     pub fn head_fraction(&self, fraction: f64) -> Result<Corpus> {
         if !(fraction > 0.0 && fraction <= 1.0) {
             return Err(crate::error::invalid("fraction", fraction, "in (0, 1]"));

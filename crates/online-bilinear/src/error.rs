@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// Everything that can go wrong in `online-bilinear`.
 ///
 /// Variants carry the offending value, file and line, so the message says how to fix the
-/// input. Errors of the shared numerical floor come in through [`OblError::Core`].
+/// input. Errors of the shared numerical floor come in through [`crate::OblError::Core`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OblError {

@@ -59,7 +59,7 @@ fn prf(tp: usize, found_predicted: usize, found_gold: usize) -> PrecisionRecallF
 /// Fraction of tokens whose predicted tag differs from the gold tag.
 ///
 /// # Errors
-/// [`bl_core::BlError::ShapeMismatch`] (in [`OblError::Core`]) when sentence counts or lengths differ;
+/// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) when sentence counts or lengths differ;
 /// [`bl_core::BlError::Empty`] when there is no token.
 pub fn label_error_rate<S: PartialEq>(gold: &[Vec<S>], predicted: &[Vec<S>]) -> Result<f64> {
     check("label_error_rate", gold, predicted)?;

@@ -1,10 +1,11 @@
 //! Hyperparameters of the taggers.
 //!
-//! One parameter set serves every learner; each field says which learners read it.
+//! One parameter set serves every learner; each field says which learners read it (a
+//! custom learner reads what it wants through the getters).
 //!
 //! | name | default | meaning | learners | valid range |
 //! |---|---|---|---|---|
-//! | `learner` | | [`Learner::Bol`], [`Learner::Bcd`], [`Learner::Sp`], [`Learner::CrfL2`], [`Learner::CrfL1`] | | |
+//! | `learner` | | [`Learner::Bol`], [`Learner::Bcd`], [`Learner::Sp`], [`Learner::CrfL2`], [`Learner::CrfL1`], [`Learner::Custom`] (with [`TaggerParams::custom`]) | | a custom implementation exactly when `Custom` |
 //! | `epochs` | 20 | `T`, passes over the training data (bcd: one pass for `alpha` then one for `beta` per epoch) | bol, bcd, sp | `>= 1` |
 //! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | all | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |

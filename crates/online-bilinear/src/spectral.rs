@@ -107,7 +107,7 @@ impl SpectralRankOne {
     /// `beta` are kept.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) for a zero dimension.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
     pub fn new(
         n_blocks: usize,
         rows: usize,
@@ -304,7 +304,7 @@ impl SpectralRankOne {
     /// (9)-(12) (unused by the exact reading). An empty `D` changes nothing.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a block
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a block
     /// index is out of range or `steps == 0`; non-finite values in `D`.
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {
         let (l, p) = (self.theta.block_rows(), self.theta.block_cols());

@@ -10,7 +10,7 @@ use crate::error::Result;
 /// between words, so context matters, as in real segmentation.
 ///
 /// # Errors
-/// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) when a size is zero or `alphabet_size > 20000`.
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when a size is zero or `alphabet_size > 20000`.
 pub fn segmentation(
     n_sentences: usize,
     lexicon_size: usize,

@@ -25,9 +25,9 @@ pub struct ViterbiWorkspace {
 /// The highest-scoring tag sequence for a flat score table (see the module docs).
 ///
 /// # Errors
-/// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) when `n_tags == 0` or the table does not have
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `n_tags == 0` or the table does not have
 /// `n * (n_tags + 1) * n_tags` entries; `bl_core::BlError::NonFinite` (through
-/// [`OblError::Core`]) when a score read is NaN.
+/// [`crate::OblError::Core`]) when a score read is NaN.
 pub fn viterbi(scores: &[f64], n: usize, n_tags: usize) -> Result<Vec<usize>> {
     if n_tags == 0 {
         return Err(crate::error::invalid("n_tags", 0, ">= 1"));
@@ -110,8 +110,8 @@ pub fn viterbi_into(
 /// The score of a tag path under a flat table (the quantity [`viterbi`] maximizes).
 ///
 /// # Errors
-/// [`bl_core::BlError::ShapeMismatch`] (in [`OblError::Core`]) when the path or the table has the wrong length;
-/// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) for a tag `>= n_tags`.
+/// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) when the path or the table has the wrong length;
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a tag `>= n_tags`.
 pub fn path_score(scores: &[f64], path: &[usize], n_tags: usize) -> Result<f64> {
     let n = path.len();
     if scores.len() != n * (n_tags + 1) * n_tags {
