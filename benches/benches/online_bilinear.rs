@@ -8,11 +8,11 @@ use std::hint::black_box;
 use bl_core::random::{fill_standard_normal, seeded_rng};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use online_bilinear::viterbi::{ViterbiWorkspace, viterbi_into};
-use online_bilinear::{TaggerParams, synthetic_segmentation};
+use online_bilinear::{Fit, TaggerParams, synthetic};
 
 fn epoch(c: &mut Criterion) {
     let n_sentences = 2000;
-    let corpus = synthetic_segmentation(n_sentences, 5000, 3000, 7).expect("corpus");
+    let corpus = synthetic::segmentation(n_sentences, 5000, 3000, 7).expect("corpus");
     let tokens = corpus.n_tokens();
     let base = TaggerParams::bol().epochs(1).shuffle(false);
     let prepared = base.prepare(&corpus).expect("features");
@@ -22,11 +22,11 @@ fn epoch(c: &mut Criterion) {
     group.throughput(Throughput::Elements(tokens as u64));
     let id = format!("{n_sentences}_sentences_{tokens}_tokens");
     group.bench_function(BenchmarkId::new("bol_one_epoch_R4", &id), |b| {
-        b.iter(|| base.fit_prepared(black_box(&prepared)).expect("fit"))
+        b.iter(|| base.fit(black_box(&prepared)).expect("fit"))
     });
     let sp = TaggerParams::sp().epochs(1).shuffle(false);
     group.bench_function(BenchmarkId::new("sp_one_epoch", &id), |b| {
-        b.iter(|| sp.fit_prepared(black_box(&prepared)).expect("fit"))
+        b.iter(|| sp.fit(black_box(&prepared)).expect("fit"))
     });
     // Yardstick: one pass of feature extraction over the same corpus.
     group.bench_function(BenchmarkId::new("yardstick_feature_extraction", &id), |b| {

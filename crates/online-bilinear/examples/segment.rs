@@ -78,7 +78,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 _ => return Err(format!("unknown option `{e}`").into()),
             }
         }
-        let model = p.fit_with_callback(&train, |info, m| {
+        let prepared = p.prepare(&train)?;
+        let model = p.fit_with_snapshots(&prepared, &mut [], |info, m| {
             let e = m.evaluate_lenient(&test)?;
             println!(
                 "  {name} epoch {} train-err {:.4} test-F1 {:.4} ({:.2}s)",

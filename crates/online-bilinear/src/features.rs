@@ -91,7 +91,7 @@ impl Templates {
     /// Templates from a list.
     ///
     /// # Errors
-    /// [`OblError::InvalidParameter`] when the list is empty, a column exceeds
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when the list is empty, a column exceeds
     /// [`MAX_TEMPLATE_COLUMN`] or an offset lies outside `±`[`MAX_TEMPLATE_OFFSET`].
     pub fn new(list: Vec<Template>) -> Result<Self> {
         if list.is_empty() {
@@ -291,15 +291,17 @@ impl FeatureDict {
     /// Counts the features of `corpus` and keeps those seen at least `cutoff` times.
     ///
     /// # Errors
-    /// [`OblError::EmptyCorpus`]; [`OblError::InvalidParameter`] for `cutoff == 0`;
+    /// [`bl_core::BlError::Empty`]; [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for `cutoff == 0`;
     /// [`OblError::TooFewColumns`] when a sentence lacks a column a template reads;
-    /// [`OblError::InvalidParameter`] when more than `u32::MAX - 1` features are kept.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when more than `u32::MAX - 1` features are kept.
     pub fn build(corpus: &Corpus, templates: &Templates, cutoff: usize) -> Result<Self> {
         if cutoff == 0 {
             return Err(crate::error::invalid("cutoff", cutoff, ">= 1"));
         }
         if corpus.n_tokens() == 0 {
-            return Err(OblError::EmptyCorpus { what: "training" });
+            return Err(OblError::Core(bl_core::BlError::Empty {
+                what: "training corpus",
+            }));
         }
         let mut counts: HashMap<String, (u32, u32)> = HashMap::new();
         let mut order: Vec<String> = Vec::new();

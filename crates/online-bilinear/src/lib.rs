@@ -6,24 +6,28 @@ pub mod crf;
 pub mod data;
 pub mod error;
 pub mod features;
+pub mod learner;
 pub mod metrics;
 pub mod model;
 pub mod params;
 pub mod rank_one;
 mod scoring;
 pub mod spectral;
+pub mod synthetic;
 pub mod train;
 pub mod viterbi;
 
+pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
 pub use data::{
     Corpus, Sentence, bmes_to_words, parse_char_tagged, parse_conll, parse_segmented_words,
-    read_char_tagged, read_conll, read_segmented_words, synthetic_segmentation, words_to_bmes,
+    read_char_tagged, read_conll, read_segmented_words, words_to_bmes,
 };
 pub use error::{OblError, Result};
 pub use features::{EncodedSentence, FeatureDict, Template, Templates};
+pub use learner::{LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot};
 pub use model::{Evaluation, FittedTagger, PreparedCorpus};
-pub use params::{BcdSolver, Learner, Reading, TaggerParams};
+pub use params::{BcdSolver, Learner, Reading, TaggerParams, TaggerValidParams};
 pub use rank_one::{BlockDiagonal, BlockRankOne, BlockUpdate};
 pub use spectral::{SpectralMode, SpectralRankOne};
-pub use train::EpochInfo;
+pub use train::{Bcd, Bol, EpochInfo, Sp};
 pub use viterbi::viterbi;

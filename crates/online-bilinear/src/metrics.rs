@@ -12,25 +12,27 @@ use bl_core::metrics::PrecisionRecallF1;
 
 use crate::error::{OblError, Result};
 
-fn check<S>(context: &str, gold: &[Vec<S>], predicted: &[Vec<S>]) -> Result<()> {
+fn check<S>(context: &'static str, gold: &[Vec<S>], predicted: &[Vec<S>]) -> Result<()> {
     if gold.len() != predicted.len() {
-        return Err(OblError::LengthMismatch {
-            context: format!("{context}: number of sentences"),
-            gold: gold.len(),
-            predicted: predicted.len(),
-        });
+        return Err(crate::error::shape(
+            context,
+            format!("as many predicted sentences as gold ({})", gold.len()),
+            predicted.len(),
+        ));
     }
     for (i, (g, p)) in gold.iter().zip(predicted).enumerate() {
         if g.len() != p.len() {
-            return Err(OblError::LengthMismatch {
-                context: format!("{context}: sentence {i}"),
-                gold: g.len(),
-                predicted: p.len(),
-            });
+            return Err(crate::error::shape(
+                context,
+                format!("sentence {i}: as many predicted tags as gold ({})", g.len()),
+                p.len(),
+            ));
         }
     }
     if gold.iter().all(Vec::is_empty) {
-        return Err(OblError::EmptyCorpus { what: "evaluation" });
+        return Err(OblError::Core(bl_core::BlError::Empty {
+            what: "evaluation corpus",
+        }));
     }
     Ok(())
 }
@@ -57,8 +59,8 @@ fn prf(tp: usize, found_predicted: usize, found_gold: usize) -> PrecisionRecallF
 /// Fraction of tokens whose predicted tag differs from the gold tag.
 ///
 /// # Errors
-/// [`OblError::LengthMismatch`] when sentence counts or lengths differ;
-/// [`OblError::EmptyCorpus`] when there is no token.
+/// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) when sentence counts or lengths differ;
+/// [`bl_core::BlError::Empty`] when there is no token.
 pub fn label_error_rate<S: PartialEq>(gold: &[Vec<S>], predicted: &[Vec<S>]) -> Result<f64> {
     check("label_error_rate", gold, predicted)?;
     let (mut wrong, mut total) = (0usize, 0usize);

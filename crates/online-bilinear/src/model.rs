@@ -1,21 +1,28 @@
 //! Fitting and the fitted tagger.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use bl_core::engine::{FitReport, Observer, Progress, StoppingRule};
 use bl_core::metrics::PrecisionRecallF1;
+use bl_core::{Fit, Fitted, ParamGuard};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Corpus, Sentence};
 use crate::error::{OblError, Result};
 use crate::features::{EncodedSentence, FeatureDict};
+use crate::learner::{
+    BuiltIn, LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
+};
 use crate::params::{Learner, TaggerParams};
 use crate::scoring::{bilinear_scores, linear_scores};
-use crate::train::{EpochInfo, Online, new_online, run_online};
+use crate::train::{EpochInfo, run_online};
 
 mod crf_file;
+mod saved;
+
+use saved::report_from_history;
 
 /// The parameters of a fitted model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,6 +33,15 @@ pub(crate) enum Weights {
     Linear { w: Vec<f64> },
     /// A CRFsuite model file.
     Crf { model: Vec<u8> },
+}
+
+impl From<OnlineWeights> for Weights {
+    fn from(weights: OnlineWeights) -> Self {
+        match weights {
+            OnlineWeights::Bilinear { alpha, beta } => Weights::Bilinear { alpha, beta },
+            OnlineWeights::Linear { w } => Weights::Linear { w },
+        }
+    }
 }
 
 /// Scores of a corpus from [`FittedTagger::evaluate`].
@@ -47,6 +63,11 @@ impl Evaluation {
 }
 
 /// A fitted sequence tagger: the feature dictionary, the tag set and the learned weights.
+///
+/// Its [`report`](Fitted::report) has one iteration per epoch of an online learner (trace
+/// objective: the epoch's online token error rate; extras `mistakes`, `token_errors`,
+/// `tokens`, `train_seconds`), and one iteration for a CRF (objective: the trained CRF's
+/// token error rate on the training data).
 #[derive(Debug, Clone)]
 pub struct FittedTagger {
     params: TaggerParams,
@@ -54,135 +75,13 @@ pub struct FittedTagger {
     tags: Vec<String>,
     weights: Weights,
     zero_order: Option<Vec<f64>>,
-    history: Vec<EpochInfo>,
+    report: FitReport,
     train_seconds: f64,
 }
 
-#[derive(Serialize)]
-struct SavedRef<'a> {
-    format: &'static str,
-    params: &'a TaggerParams,
-    dict: &'a FeatureDict,
-    tags: &'a [String],
-    weights: &'a Weights,
-    zero_order: &'a Option<Vec<f64>>,
-    history: &'a [EpochInfo],
-    train_seconds: f64,
-}
-
-#[derive(Deserialize)]
-struct Saved {
-    format: String,
-    params: TaggerParams,
-    dict: FeatureDict,
-    tags: Vec<String>,
-    weights: Weights,
-    zero_order: Option<Vec<f64>>,
-    history: Vec<EpochInfo>,
-    train_seconds: f64,
-}
-
-const FORMAT: &str = "online-bilinear/1";
-
-/// ``field `NAME`: DETAIL`` as a load error.
-fn bad_field(field: &str, detail: impl std::fmt::Display) -> OblError {
-    OblError::Serde(format!("field `{field}`: {detail}"))
-}
-
-/// `found == expected` values, where `expected` is the product `dims` described by `what`.
-fn check_len(field: &str, dims: &[usize], what: &str, found: usize) -> Result<()> {
-    let expected = dims
-        .iter()
-        .try_fold(1_usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| bad_field(field, format!("the size {what} = {dims:?} overflows")))?;
-    if found != expected {
-        return Err(bad_field(
-            field,
-            format!("expected {expected} values ({what} = {dims:?}), found {found}"),
-        ));
-    }
-    Ok(())
-}
-
-/// Every value finite.
-fn check_finite(field: &str, values: &[f64]) -> Result<()> {
-    match values.iter().position(|v| !v.is_finite()) {
-        Some(i) => Err(bad_field(
-            field,
-            format!("expected finite values, found {} at index {i}", values[i]),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// `max_j |x_j|` of each row of `width` values.
-fn row_max_abs(x: &[f64], width: usize) -> impl Iterator<Item = f64> + '_ {
-    x.chunks_exact(width.max(1))
-        .map(|row| row.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
-}
-
-impl Saved {
-    /// The checks of [`FittedTagger::from_json`] (after the format tag).
-    fn validate(&self) -> Result<()> {
-        self.params.validate().map_err(|e| bad_field("params", e))?;
-        let (k, l) = (self.dict.len(), self.tags.len());
-        if l == 0 {
-            return Err(bad_field("tags", "expected at least one tag, found none"));
-        }
-        for (i, tag) in self.tags.iter().enumerate() {
-            if self.tags[..i].contains(tag) {
-                return Err(bad_field("tags", format!("tag `{tag}` appears twice")));
-            }
-        }
-        if !self.dict.ids_are_dense() {
-            return Err(bad_field(
-                "dict",
-                format!("expected feature ids 0..{k} (each once), found others"),
-            ));
-        }
-        let p = l + 1;
-        // Bound on |score| of one position: sum over features of the largest weight
-        // product a feature contributes (every feature is active at most once).
-        let mut bound = 0.0;
-        match &self.weights {
-            Weights::Bilinear { alpha, beta } => {
-                check_len("weights.Bilinear.alpha", &[k, l], "K x L", alpha.len())?;
-                check_len("weights.Bilinear.beta", &[k, p], "K x (L + 1)", beta.len())?;
-                check_finite("weights.Bilinear.alpha", alpha)?;
-                check_finite("weights.Bilinear.beta", beta)?;
-                bound += row_max_abs(alpha, l)
-                    .zip(row_max_abs(beta, p))
-                    .map(|(a, b)| a * b)
-                    .sum::<f64>();
-            }
-            Weights::Linear { w } => {
-                check_len("weights.Linear.w", &[k, l, p], "K x L x (L + 1)", w.len())?;
-                check_finite("weights.Linear.w", w)?;
-                bound += row_max_abs(w, l * p).sum::<f64>();
-            }
-            Weights::Crf { model } => {
-                crf_file::check(model, l).map_err(|e| bad_field("weights.Crf.model", e))?;
-            }
-        }
-        if let Some(z) = &self.zero_order {
-            check_len("zero_order", &[k, l], "K x L", z.len())?;
-            check_finite("zero_order", z)?;
-            bound += row_max_abs(z, l).sum::<f64>();
-        }
-        if !bound.is_finite() {
-            return Err(bad_field(
-                "weights",
-                "expected weights whose score of one position is finite, found weights \
-                 whose bound on it overflows f64",
-            ));
-        }
-        if !(self.train_seconds.is_finite() && self.train_seconds >= 0.0) {
-            return Err(bad_field(
-                "train_seconds",
-                format!("expected a finite value >= 0, found {}", self.train_seconds),
-            ));
-        }
-        Ok(())
+impl Fitted for FittedTagger {
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 
@@ -216,47 +115,69 @@ fn tag_indices(corpus: &Corpus, tags: &[String]) -> Result<Vec<Vec<usize>>> {
         .collect()
 }
 
-impl TaggerParams {
-    /// Fits a tagger on `corpus` (builds the feature dictionary, then trains).
-    ///
-    /// # Errors
-    /// Invalid parameters; [`OblError::EmptyCorpus`]; [`OblError::TooFewColumns`] when a
-    /// sentence lacks a column a template reads; CRFsuite failures for the CRF learners.
-    pub fn fit(&self, corpus: &Corpus) -> Result<FittedTagger> {
-        self.fit_with_callback(corpus, |_, _| Ok(()))
-    }
+/// The snapshot callback of [`TaggerParams::fit_with_snapshots`].
+type SnapshotCallback<'a> = dyn FnMut(&EpochInfo, &FittedTagger) -> Result<()> + 'a;
 
-    /// As [`fit`](Self::fit), calling `on_epoch` after every epoch of an online learner
-    /// with the epoch's statistics and a snapshot of the model as it would be returned now
-    /// (e.g. to trace the test error per iteration, the paper's Fig. 2). The time spent in
-    /// the callback is not counted as training time. The CRF learners call it once, at the
-    /// end.
+impl Fit<Corpus> for TaggerParams {
+    type Fitted = FittedTagger;
+    type Error = OblError;
+
+    /// Checks the parameters, builds the feature dictionary of `corpus`, then trains,
+    /// showing every epoch to `observers`. `train_seconds` of the result includes feature
+    /// extraction.
     ///
     /// # Errors
-    /// As [`fit`](Self::fit), and any error the callback returns.
-    pub fn fit_with_callback(
+    /// Invalid parameters; [`bl_core::BlError::Empty`]; [`OblError::TooFewColumns`] when
+    /// a sentence lacks a column a template reads; [`OblError::Learner`] when a custom
+    /// learner breaks its contract; CRFsuite failures for the CRF learners.
+    fn fit_observed(
         &self,
         corpus: &Corpus,
-        on_epoch: impl FnMut(&EpochInfo, &FittedTagger) -> Result<()>,
+        observers: &mut [&mut dyn Observer],
     ) -> Result<FittedTagger> {
-        self.validate()?;
+        self.check()?;
         let started = Instant::now();
         let prepared = self.prepare(corpus)?;
         let setup_seconds = started.elapsed().as_secs_f64();
-        let mut model = self.fit_prepared_with_callback(&prepared, on_epoch)?;
+        let mut model = self.fit_checked(&prepared, observers, None)?;
         model.train_seconds += setup_seconds;
         Ok(model)
     }
+}
 
-    /// Feature extraction alone: builds the feature dictionary of `corpus` with these
-    /// parameters' templates and cutoff, and encodes the corpus, so that several learners
-    /// can be fitted on the same features ([`fit_prepared`](Self::fit_prepared)).
+impl Fit<PreparedCorpus> for TaggerParams {
+    type Fitted = FittedTagger;
+    type Error = OblError;
+
+    /// Fits on prepared features ([`TaggerParams::prepare`]), so that several learners
+    /// can be fitted on the same features. The parameters' templates and cutoff are not
+    /// read again: the prepared dictionary is used as it is. `train_seconds` of the result
+    /// excludes feature extraction.
     ///
     /// # Errors
-    /// [`OblError::EmptyCorpus`]; [`OblError::TooFewColumns`]; invalid `cutoff`.
+    /// Invalid parameters; [`OblError::Learner`]; CRFsuite failures.
+    fn fit_observed(
+        &self,
+        prepared: &PreparedCorpus,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedTagger> {
+        self.check()?;
+        self.fit_checked(prepared, observers, None)
+    }
+}
+
+impl TaggerParams {
+    /// Feature extraction alone: builds the feature dictionary of `corpus` with these
+    /// parameters' templates and cutoff, and encodes the corpus, so that several learners
+    /// can be fitted on the same features (`Fit<PreparedCorpus>`).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::Empty`]; [`OblError::TooFewColumns`]; invalid `cutoff`.
     pub fn prepare(&self, corpus: &Corpus) -> Result<PreparedCorpus> {
         if corpus.n_tokens() == 0 {
-            return Err(OblError::EmptyCorpus { what: "training" });
+            return Err(OblError::Core(bl_core::BlError::Empty {
+                what: "training corpus",
+            }));
         }
         let dict = Arc::new(FeatureDict::build(corpus, &self.templates, self.cutoff)?);
         let tags = corpus.tag_set();
@@ -270,27 +191,45 @@ impl TaggerParams {
         })
     }
 
-    /// Fits on prepared features. The parameters' templates and cutoff are not read again:
-    /// the prepared dictionary is used as it is. `train_seconds` of the result excludes
-    /// feature extraction.
+    /// As the fit on a [`PreparedCorpus`], and after every epoch of an online learner
+    /// calls `on_epoch` with the epoch's statistics and the model as it would be returned
+    /// now (e.g. to trace the test error per epoch, the paper's Fig. 2). The time spent in
+    /// the callback is not counted as training time. The CRF learners call it once, at the
+    /// end.
     ///
     /// # Errors
-    /// Invalid parameters; CRFsuite failures.
-    pub fn fit_prepared(&self, prepared: &PreparedCorpus) -> Result<FittedTagger> {
-        self.fit_prepared_with_callback(prepared, |_, _| Ok(()))
-    }
-
-    /// [`fit_prepared`](Self::fit_prepared) with the per-epoch callback of
-    /// [`fit_with_callback`](Self::fit_with_callback).
-    ///
-    /// # Errors
-    /// As [`fit_prepared`](Self::fit_prepared), and any error the callback returns.
-    pub fn fit_prepared_with_callback(
+    /// As the fit, and any error the callback returns.
+    pub fn fit_with_snapshots(
         &self,
         prepared: &PreparedCorpus,
+        observers: &mut [&mut dyn Observer],
         mut on_epoch: impl FnMut(&EpochInfo, &FittedTagger) -> Result<()>,
     ) -> Result<FittedTagger> {
-        self.validate()?;
+        self.check()?;
+        self.fit_checked(prepared, observers, Some(&mut on_epoch))
+    }
+
+    /// The fit after the parameter check, with the learner the parameters name.
+    fn fit_checked(
+        &self,
+        prepared: &PreparedCorpus,
+        observers: &mut [&mut dyn Observer],
+        on_epoch: Option<&mut SnapshotCallback<'_>>,
+    ) -> Result<FittedTagger> {
+        match &self.custom {
+            Some(custom) => self.fit_with_factory(prepared, &*custom.0, observers, on_epoch),
+            None => self.fit_with_factory(prepared, &BuiltIn, observers, on_epoch),
+        }
+    }
+
+    /// The fit after the parameter check; an online learner is built by `factory`.
+    pub(crate) fn fit_with_factory(
+        &self,
+        prepared: &PreparedCorpus,
+        factory: &dyn LearnerFactory,
+        observers: &mut [&mut dyn Observer],
+        mut on_epoch: Option<&mut SnapshotCallback<'_>>,
+    ) -> Result<FittedTagger> {
         let n_tags = prepared.tags.len();
         let mut params = self.clone();
         params.templates = prepared.dict.templates().clone();
@@ -301,42 +240,76 @@ impl TaggerParams {
             tags: prepared.tags.clone(),
             weights: Weights::Linear { w: Vec::new() },
             zero_order: None,
-            history: Vec::new(),
+            report: report_from_history(&[]),
             train_seconds: 0.0,
         };
         if !self.learner.is_online() {
-            let started = Instant::now();
-            let bytes = crate::crf::train(self, &prepared.encoded, &prepared.gold)?;
-            model.weights = Weights::Crf { model: bytes };
-            model.train_seconds = started.elapsed().as_secs_f64();
-            let info = EpochInfo {
-                epoch: 1,
-                mistakes: 0,
-                token_errors: 0,
-                tokens: prepared.n_tokens(),
-                seconds: model.train_seconds,
-            };
-            model.history.push(info);
-            on_epoch(&info, &model)?;
+            let rule = StoppingRule::new(1, 0.0);
+            model.report = bl_core::engine::run(&rule, observers, |_| {
+                let started = Instant::now();
+                let bytes = crate::crf::train(self, &prepared.encoded, &prepared.gold)?;
+                model.train_seconds = started.elapsed().as_secs_f64();
+                let paths = crate::crf::tag(&bytes, &prepared.encoded, n_tags)?;
+                model.weights = Weights::Crf { model: bytes };
+                let tokens = prepared.n_tokens();
+                let errors: usize = paths
+                    .iter()
+                    .zip(&prepared.gold)
+                    .map(|(p, g)| p.iter().zip(g).filter(|(a, b)| a != b).count())
+                    .sum();
+                let info = EpochInfo {
+                    epoch: 1,
+                    mistakes: 0,
+                    token_errors: errors,
+                    tokens,
+                    seconds: model.train_seconds,
+                };
+                if let Some(callback) = on_epoch.as_mut() {
+                    callback(&info, &model)?;
+                }
+                Ok::<_, OblError>(
+                    Progress::new(errors as f64 / tokens.max(1) as f64, 1.0)
+                        .with("token_errors", errors as f64)
+                        .with("tokens", tokens as f64)
+                        .with("train_seconds", model.train_seconds),
+                )
+            })?;
             return Ok(model);
         }
-        let mut learner: Box<dyn Online> = new_online(prepared.dict.len(), n_tags, self)?;
-        let history = run_online(
+        let shape = LearnerShape {
+            n_features: prepared.dict.len(),
+            n_tags,
+        };
+        let mut learner: Box<dyn OnlineLearner> = factory.build(shape, self)?;
+        let take = |model: &mut FittedTagger, snapshot: Snapshot| -> Result<()> {
+            crate::learner::check_snapshot(&snapshot, shape)?;
+            model.weights = snapshot.weights.into();
+            model.zero_order = snapshot.zero_order;
+            Ok(())
+        };
+        let mut train_seconds = 0.0;
+        let report = run_online(
             learner.as_mut(),
             self,
             &prepared.encoded,
             &prepared.gold,
             n_tags,
-            |info, state| {
-                let (weights, zero) = state.snapshot();
-                model.weights = weights;
-                model.zero_order = zero;
-                model.train_seconds = info.seconds;
-                model.history.push(*info);
-                on_epoch(info, &model)
+            observers,
+            &mut |info, state| {
+                train_seconds = info.seconds;
+                match on_epoch.as_mut() {
+                    Some(callback) => {
+                        take(&mut model, state.snapshot())?;
+                        model.train_seconds = info.seconds;
+                        callback(info, &model)
+                    }
+                    None => Ok(()),
+                }
             },
         )?;
-        model.history = history;
+        take(&mut model, learner.snapshot())?;
+        model.train_seconds = train_seconds;
+        model.report = report;
         Ok(model)
     }
 }
@@ -347,8 +320,8 @@ impl TaggerParams {
 pub struct PreparedCorpus {
     dict: Arc<FeatureDict>,
     tags: Vec<String>,
-    encoded: Vec<EncodedSentence>,
-    gold: Vec<Vec<usize>>,
+    pub(crate) encoded: Vec<EncodedSentence>,
+    pub(crate) gold: Vec<Vec<usize>>,
 }
 
 impl PreparedCorpus {
@@ -437,11 +410,6 @@ impl FittedTagger {
         self.zero_order.as_deref()
     }
 
-    /// Per-epoch training statistics.
-    pub fn history(&self) -> &[EpochInfo] {
-        &self.history
-    }
-
     /// Training time in seconds (feature extraction included, callbacks excluded).
     pub fn train_seconds(&self) -> f64 {
         self.train_seconds
@@ -517,7 +485,7 @@ impl FittedTagger {
     /// Label error rate and the task's precision/recall/F1 on a tagged corpus.
     ///
     /// # Errors
-    /// [`OblError::EmptyCorpus`]; [`OblError::UnknownTag`] for a gold tag outside the
+    /// [`bl_core::BlError::Empty`]; [`OblError::UnknownTag`] for a gold tag outside the
     /// model's tag set (see [`evaluate_lenient`](Self::evaluate_lenient)); the errors of
     /// [`predict_corpus`](Self::predict_corpus).
     pub fn evaluate(&self, corpus: &Corpus) -> Result<Evaluation> {
@@ -530,10 +498,12 @@ impl FittedTagger {
     /// counts as a label error and its chunk as missed.
     ///
     /// # Errors
-    /// [`OblError::EmptyCorpus`]; the errors of [`predict_corpus`](Self::predict_corpus).
+    /// [`bl_core::BlError::Empty`]; the errors of [`predict_corpus`](Self::predict_corpus).
     pub fn evaluate_lenient(&self, corpus: &Corpus) -> Result<Evaluation> {
         if corpus.n_tokens() == 0 {
-            return Err(OblError::EmptyCorpus { what: "test" });
+            return Err(OblError::Core(bl_core::BlError::Empty {
+                what: "test corpus",
+            }));
         }
         let pred = self.predict_corpus(corpus)?;
         let gold: Vec<Vec<String>> = corpus
@@ -556,82 +526,5 @@ impl FittedTagger {
             segmentation,
             chunks,
         })
-    }
-
-    /// The model as JSON text.
-    ///
-    /// # Errors
-    /// [`OblError::Serde`] if encoding fails.
-    pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string(&SavedRef {
-            format: FORMAT,
-            params: &self.params,
-            dict: &self.dict,
-            tags: &self.tags,
-            weights: &self.weights,
-            zero_order: &self.zero_order,
-            history: &self.history,
-            train_seconds: self.train_seconds,
-        })
-        .map_err(|e| OblError::Serde(e.to_string()))
-    }
-
-    /// A model from the JSON text of [`to_json`](Self::to_json), checked before use: the
-    /// format tag; valid parameters; at least one tag, no two equal; feature ids exactly
-    /// `0..K`; weights of the sizes the feature count `K` and tag count `L` give (`alpha`
-    /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`), finite and with
-    /// a finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
-    /// every size, offset and index the tagger reads stays inside them (header, feature
-    /// table, reference lists, string databases) and whose label count is `L`; a finite,
-    /// non-negative training time.
-    ///
-    /// # Errors
-    /// [`OblError::Serde`] for malformed text, another format, or a check above failing;
-    /// the message names the field (e.g. ``field `alpha`: expected 480 values (K x L =
-    /// 120 x 4), found 481``).
-    pub fn from_json(text: &str) -> Result<Self> {
-        let saved: Saved =
-            serde_json::from_str(text).map_err(|e| OblError::Serde(e.to_string()))?;
-        if saved.format != FORMAT {
-            return Err(OblError::Serde(format!(
-                "format `{}`, expected `{FORMAT}`",
-                saved.format
-            )));
-        }
-        saved.validate()?;
-        Ok(Self {
-            params: saved.params,
-            dict: Arc::new(saved.dict),
-            tags: saved.tags,
-            weights: saved.weights,
-            zero_order: saved.zero_order,
-            history: saved.history,
-            train_seconds: saved.train_seconds,
-        })
-    }
-
-    /// Saves the model as JSON.
-    ///
-    /// # Errors
-    /// [`OblError::Io`], [`OblError::Serde`].
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref();
-        std::fs::write(path, self.to_json()?).map_err(|source| OblError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    }
-
-    /// Loads a model saved by [`save`](Self::save).
-    ///
-    /// # Errors
-    /// [`OblError::Io`], [`OblError::Serde`].
-    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| OblError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::from_json(&text)
     }
 }

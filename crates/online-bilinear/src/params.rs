@@ -1,10 +1,11 @@
 //! Hyperparameters of the taggers.
 //!
-//! One parameter set serves every learner; each field says which learners read it.
+//! One parameter set serves every learner; each field says which learners read it (a
+//! custom learner reads what it wants through the getters).
 //!
 //! | name | default | meaning | learners | valid range |
 //! |---|---|---|---|---|
-//! | `learner` | | [`Learner::Bol`], [`Learner::Bcd`], [`Learner::Sp`], [`Learner::CrfL2`], [`Learner::CrfL1`] | | |
+//! | `learner` | | [`Learner::Bol`], [`Learner::Bcd`], [`Learner::Sp`], [`Learner::CrfL2`], [`Learner::CrfL1`], [`Learner::Custom`] (with [`TaggerParams::custom`]) | | a custom implementation exactly when `Custom` |
 //! | `epochs` | 20 | `T`, passes over the training data (bcd: one pass for `alpha` then one for `beta` per epoch) | bol, bcd, sp | `>= 1` |
 //! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | all | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |
@@ -18,17 +19,27 @@
 //! | `seed` | 0 | seed of the shuffles | bol, bcd, sp | any |
 //! | `crf_max_iterations` | 100 | L-BFGS / OWL-QN iterations of CRFsuite | CRF | `>= 1` |
 //!
+//! A user's own update rule runs through the same fit: give it with
+//! [`TaggerParams::custom`] (see [`crate::learner`]); the learner is then
+//! [`Learner::Custom`] and reads the fields it wants.
+//!
 //! # Errors
-//! [`crate::TaggerParams::fit`] checks the parameters and returns
-//! [`crate::OblError::InvalidParameter`] for any value out of range.
+//! [`TaggerParams::check`](bl_core::ParamGuard::check) (called first by every fit) returns
+//! [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for any value out
+//! of range.
 //!
 //! # References
 //! Y. Wu and S. Sun, *An Online Learning Algorithm for Bilinear Models*, ICML 2015.
 
+use std::sync::Arc;
+
+use bl_core::ParamGuard;
+use bl_core::params::{at_least, invalid, positive};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, invalid};
+use crate::error::{OblError, Result};
 use crate::features::Templates;
+use crate::learner::LearnerFactory;
 
 /// Which learning algorithm fits the tagger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -45,6 +56,8 @@ pub enum Learner {
     CrfL2,
     /// A linear-chain CRF with L1 regularization trained by OWL-QN (CRFsuite).
     CrfL1,
+    /// A user's online learner, given with [`TaggerParams::custom`].
+    Custom,
 }
 
 impl Learner {
@@ -56,12 +69,16 @@ impl Learner {
             Learner::Sp => "sp",
             Learner::CrfL2 => "crf-l2",
             Learner::CrfL1 => "crf-l1",
+            Learner::Custom => "custom",
         }
     }
 
-    /// Whether this learner is one of the online learners (bol, bcd, sp).
+    /// Whether this learner is an online learner (bol, bcd, sp, or a custom one).
     pub fn is_online(self) -> bool {
-        matches!(self, Learner::Bol | Learner::Bcd | Learner::Sp)
+        matches!(
+            self,
+            Learner::Bol | Learner::Bcd | Learner::Sp | Learner::Custom
+        )
     }
 }
 
@@ -136,6 +153,27 @@ pub struct TaggerParams {
     pub(crate) shuffle: bool,
     pub(crate) seed: u64,
     pub(crate) crf_max_iterations: usize,
+    /// The user's learner of [`Learner::Custom`] (not saved with a model).
+    #[serde(skip)]
+    pub(crate) custom: Option<CustomLearner>,
+}
+
+/// A shared handle on a user's [`LearnerFactory`]: parameters stay `Clone` and one
+/// `TaggerParams` type serves every learner, so a list of parameter sets can mix built-in
+/// and custom learners.
+#[derive(Clone)]
+pub(crate) struct CustomLearner(pub(crate) Arc<dyn LearnerFactory>);
+
+impl std::fmt::Debug for CustomLearner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CustomLearner({:?})", self.0.name())
+    }
+}
+
+impl PartialEq for CustomLearner {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl TaggerParams {
@@ -155,6 +193,7 @@ impl TaggerParams {
             shuffle: true,
             seed: 0,
             crf_max_iterations: 100,
+            custom: None,
         }
     }
 
@@ -183,10 +222,19 @@ impl TaggerParams {
         Self::new(Learner::CrfL1)
     }
 
-    /// Sets the learner.
+    /// Sets the learner. [`Learner::Custom`] also needs [`custom`](Self::custom).
     pub fn learner(mut self, learner: Learner) -> Self {
         self.learner = learner;
         self
+    }
+
+    /// Defaults with a user's online learner ([`Learner::Custom`]): `factory` builds the
+    /// learner at the start of each fit, and the fit runs it through the same epochs,
+    /// decoding, observers and fitted model as the built-in learners.
+    pub fn custom(factory: impl LearnerFactory + 'static) -> Self {
+        let mut params = Self::new(Learner::Custom);
+        params.custom = Some(CustomLearner(Arc::new(factory)));
+        params
     }
 
     /// Sets `T`, the number of epochs.
@@ -276,33 +324,80 @@ impl TaggerParams {
         self.epochs
     }
 
-    /// Checks every value.
-    ///
-    /// # Errors
-    /// [`crate::OblError::InvalidParameter`] naming the first value out of range.
-    pub fn validate(&self) -> Result<()> {
-        if self.epochs == 0 {
-            return Err(invalid("epochs", self.epochs, ">= 1"));
-        }
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(invalid("c", self.c, "finite and > 0"));
-        }
-        if self.power_steps == 0 {
-            return Err(invalid("power_steps", self.power_steps, ">= 1"));
-        }
-        if self.cutoff == 0 {
-            return Err(invalid("cutoff", self.cutoff, ">= 1"));
-        }
-        if self.crf_max_iterations == 0 {
-            return Err(invalid(
-                "crf_max_iterations",
-                self.crf_max_iterations,
-                ">= 1",
-            ));
-        }
+    /// `C`.
+    pub fn get_c(&self) -> f64 {
+        self.c
+    }
+
+    /// `R`, the power steps per mistake of bol.
+    pub fn get_power_steps(&self) -> usize {
+        self.power_steps
+    }
+
+    /// Whether the parameters are averaged.
+    pub fn get_averaging(&self) -> bool {
+        self.averaging
+    }
+
+    /// Whether the 0-order features are on.
+    pub fn get_zero_order(&self) -> bool {
+        self.zero_order
+    }
+
+    /// The checks that do not need the learner's implementation (also run when a saved
+    /// model is loaded, whose custom learner is not saved).
+    pub(crate) fn check_values(&self) -> Result<()> {
+        at_least("epochs", self.epochs, 1)?;
+        positive("c", self.c)?;
+        at_least("power_steps", self.power_steps, 1)?;
+        at_least("cutoff", self.cutoff, 1)?;
+        at_least("crf_max_iterations", self.crf_max_iterations, 1)?;
         if self.templates.as_slice().is_empty() {
-            return Err(invalid("templates", "[]", "at least one template"));
+            return Err(invalid("templates", "[]", "at least one template").into());
         }
         Ok(())
+    }
+}
+
+impl Default for TaggerParams {
+    /// [`TaggerParams::bol`].
+    fn default() -> Self {
+        Self::bol()
+    }
+}
+
+/// Checked [`TaggerParams`]: every value in range, and a custom learner present exactly
+/// when the learner is [`Learner::Custom`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaggerValidParams(pub(crate) TaggerParams);
+
+impl TaggerValidParams {
+    /// The parameters.
+    pub fn params(&self) -> &TaggerParams {
+        &self.0
+    }
+}
+
+impl ParamGuard for TaggerParams {
+    type Checked = TaggerValidParams;
+    type Error = OblError;
+
+    fn check(&self) -> Result<TaggerValidParams> {
+        self.check_values()?;
+        match (self.learner, &self.custom) {
+            (Learner::Custom, None) => Err(invalid(
+                "learner",
+                "custom",
+                "given with TaggerParams::custom (no implementation was set)",
+            )
+            .into()),
+            (learner, Some(_)) if learner != Learner::Custom => Err(invalid(
+                "learner",
+                learner.name(),
+                "custom when a custom implementation is set",
+            )
+            .into()),
+            _ => Ok(TaggerValidParams(self.clone())),
+        }
     }
 }

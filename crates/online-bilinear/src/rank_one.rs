@@ -287,6 +287,66 @@ impl LinearOperator for BlockRef<'_> {
     }
 }
 
+/// At most `max_iter` power steps on one `rows x cols` block (row-major), warm-started at
+/// `v`, stopping when `sigma` changes by at most `tol` relatively; on return `u`, `v` hold
+/// the unit singular vectors. Returns `sigma`. The step of both bol states ([`BlockRankOne`]
+/// and [`crate::spectral::SpectralRankOne`]).
+pub(crate) fn block_power_steps(
+    block: &[f64],
+    (rows, cols): (usize, usize),
+    u: &mut [f64],
+    v: &mut [f64],
+    max_iter: usize,
+    tol: f64,
+) -> Result<f64> {
+    let op = BlockRef {
+        data: block,
+        rows,
+        cols,
+    };
+    let params = PowerIterationParams {
+        max_iter,
+        tol,
+        seed: 0,
+    };
+    Ok(power_iteration_in_place(&op, u, v, &params)?.sigma)
+}
+
+impl BlockUpdate {
+    /// Checks that `self` can update `theta` with `steps` power steps.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when the
+    /// block shapes differ, a block index is out of range or `steps == 0`;
+    /// [`bl_core::BlError::NonFinite`] for a non-finite value.
+    pub(crate) fn check_against(&self, theta: &BlockDiagonal, steps: usize) -> Result<()> {
+        if self.block_shape() != (theta.block_rows(), theta.block_cols()) {
+            let (r, c) = self.block_shape();
+            return Err(crate::error::invalid(
+                "update",
+                format!("blocks of {r} x {c}"),
+                "blocks of the same shape as Theta's",
+            ));
+        }
+        if steps == 0 {
+            return Err(crate::error::invalid("power_steps", 0, ">= 1"));
+        }
+        if let Some(&k) = self
+            .blocks
+            .iter()
+            .find(|&&k| k as usize >= theta.n_blocks())
+        {
+            return Err(crate::error::invalid(
+                "update",
+                format!("block {k}"),
+                "block indices below the number of features",
+            ));
+        }
+        bl_core::error::ensure_finite("update values", &self.values)?;
+        Ok(())
+    }
+}
+
 /// `Theta` and the rank-1 blocks read from it, with optional running averages of `alpha` and
 /// `beta` (Sec. 4.3): see the module docs.
 #[derive(Debug, Clone)]
@@ -306,7 +366,7 @@ impl BlockRankOne {
     /// `average`, running averages of `alpha` and `beta` are kept.
     ///
     /// # Errors
-    /// [`crate::OblError::InvalidParameter`] for a zero dimension.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, average: bool) -> Result<Self> {
         if n_blocks == 0 || rows == 0 || cols == 0 {
             return Err(crate::error::invalid(
@@ -380,38 +440,12 @@ impl BlockRankOne {
     /// the block's previous `v_k` (see the module docs). An empty `D` changes nothing.
     ///
     /// # Errors
-    /// [`crate::OblError::InvalidParameter`] when `D`'s block shape differs from `Theta`'s, a
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a
     /// block index is out of range or `steps == 0`; `bl_core::BlError::NonFinite` (as
     /// [`crate::OblError::Core`]) when `D` has a non-finite value.
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {
         let (l, p) = (self.theta.rows, self.theta.cols);
-        if d.rows != l || d.cols != p {
-            return Err(crate::error::invalid(
-                "update",
-                format!("blocks of {} x {}", d.rows, d.cols),
-                "blocks of the same shape as Theta's",
-            ));
-        }
-        if steps == 0 {
-            return Err(crate::error::invalid("power_steps", 0, ">= 1"));
-        }
-        if let Some(&k) = d
-            .blocks
-            .iter()
-            .find(|&&k| k as usize >= self.theta.n_blocks)
-        {
-            return Err(crate::error::invalid(
-                "update",
-                format!("block {k}"),
-                "block indices below the number of features",
-            ));
-        }
-        bl_core::error::ensure_finite("update values", &d.values)?;
-        let params = PowerIterationParams {
-            max_iter: steps,
-            tol: 1e-14,
-            seed: 0,
-        };
+        d.check_against(&self.theta, steps)?;
         for (i, &k) in d.blocks.iter().enumerate() {
             let k = k as usize;
             let block = self.theta.block_mut(k);
@@ -419,19 +453,17 @@ impl BlockRankOne {
                 *x += dx;
             }
             self.block.copy_from_slice(block);
-            let op = BlockRef {
-                data: &self.block,
-                rows: l,
-                cols: p,
-            };
             // The previous u_k, v_k are only needed as the warm start v_k: iterate in place.
-            let (u_k, v_k) = (
+            let sigma = block_power_steps(
+                &self.block,
+                (l, p),
                 &mut self.u[k * l..(k + 1) * l],
                 &mut self.v[k * p..(k + 1) * p],
-            );
-            let info = power_iteration_in_place(&op, u_k, v_k, &params)?;
-            let root = info.sigma.sqrt();
-            self.sigma[k] = info.sigma;
+                steps,
+                1e-14,
+            )?;
+            let root = sigma.sqrt();
+            self.sigma[k] = sigma;
             for a in 0..l {
                 let j = k * l + a;
                 if let Some((aa, _)) = self.averages.as_mut() {

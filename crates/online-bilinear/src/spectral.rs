@@ -35,11 +35,9 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use bl_core::linalg::{LinearOperator, PowerIterationParams, power_iteration_in_place};
-
 use crate::average::LazyAverage;
 use crate::error::Result;
-use crate::rank_one::{BlockDiagonal, BlockUpdate};
+use crate::rank_one::{BlockDiagonal, BlockUpdate, block_power_steps};
 
 /// Which literal reading [`SpectralRankOne`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -81,36 +79,6 @@ pub struct SpectralRankOne {
     averages: Option<(LazyAverage, LazyAverage)>,
 }
 
-/// One block of `Theta` (row-major `rows x cols`) as a linear operator.
-struct BlockRef<'a> {
-    data: &'a [f64],
-    rows: usize,
-    cols: usize,
-}
-
-impl LinearOperator for BlockRef<'_> {
-    fn nrows(&self) -> usize {
-        self.rows
-    }
-    fn ncols(&self) -> usize {
-        self.cols
-    }
-    fn apply(&self, x: &[f64], out: &mut [f64]) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = (0..self.cols)
-                .map(|j| self.data[i * self.cols + j] * x[j])
-                .sum();
-        }
-    }
-    fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
-        for (j, o) in out.iter_mut().enumerate() {
-            *o = (0..self.rows)
-                .map(|i| self.data[i * self.cols + j] * y[i])
-                .sum();
-        }
-    }
-}
-
 /// Power steps on one block until `sigma` changes by less than `1e-12` relatively (at most
 /// 10,000), from `v` plus a fixed generic vector `mix` (so that the start is not orthogonal
 /// to the leading right singular vector). On return `u`, `v` hold the vectors.
@@ -129,17 +97,7 @@ fn converged_triple(
     for (x, m) in v.iter_mut().zip(mix) {
         *x += m;
     }
-    let op = BlockRef {
-        data: block,
-        rows,
-        cols,
-    };
-    let params = PowerIterationParams {
-        max_iter: 10_000,
-        tol: 1e-12,
-        seed: 0,
-    };
-    Ok(power_iteration_in_place(&op, u, v, &params)?.sigma)
+    block_power_steps(block, (rows, cols), u, v, 10_000, 1e-12)
 }
 
 impl SpectralRankOne {
@@ -149,7 +107,7 @@ impl SpectralRankOne {
     /// `beta` are kept.
     ///
     /// # Errors
-    /// [`OblError::InvalidParameter`] for a zero dimension.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
     pub fn new(
         n_blocks: usize,
         rows: usize,
@@ -267,7 +225,10 @@ impl SpectralRankOne {
         match self.mode {
             SpectralMode::Exact => (1.0, 1.0),
             SpectralMode::Algorithm2 => {
-                let root = self.sigma_max().sqrt().max(f64::MIN_POSITIVE);
+                // As in `factor`: before the first update (`sigma_1 = 0`) the score is
+                // `a^T Phi b` of the start vectors, so the split must give them unscaled.
+                let s = self.sigma_max();
+                let root = if s > 0.0 { s.sqrt() } else { 1.0 };
                 (root * self.scale_a, root * self.scale_b)
             }
         }
@@ -343,35 +304,11 @@ impl SpectralRankOne {
     /// (9)-(12) (unused by the exact reading). An empty `D` changes nothing.
     ///
     /// # Errors
-    /// [`OblError::InvalidParameter`] when `D`'s block shape differs from `Theta`'s, a block
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a block
     /// index is out of range or `steps == 0`; non-finite values in `D`.
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {
         let (l, p) = (self.theta.block_rows(), self.theta.block_cols());
-        if d.block_shape() != (l, p) {
-            let (r, c) = d.block_shape();
-            return Err(crate::error::invalid(
-                "update",
-                format!("blocks of {r} x {c}"),
-                "blocks of the same shape as Theta's",
-            ));
-        }
-        if steps == 0 {
-            return Err(crate::error::invalid("power_steps", 0, ">= 1"));
-        }
-        if let Some(&k) = d
-            .blocks()
-            .iter()
-            .find(|&&k| k as usize >= self.theta.n_blocks())
-        {
-            return Err(crate::error::invalid(
-                "update",
-                format!("block {k}"),
-                "block indices below the number of features",
-            ));
-        }
-        for i in 0..d.blocks().len() {
-            bl_core::error::ensure_finite("update values", d.values(i))?;
-        }
+        d.check_against(&self.theta, steps)?;
         if d.is_empty() {
             return Ok(());
         }
@@ -550,6 +487,7 @@ impl SpectralRankOne {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bl_core::linalg::LinearOperator;
 
     /// When `alpha_{t-1}, beta_{t-1}` are the exact leading singular pair of `Theta_{t-1}`
     /// (the premise of Sec. 4.2), `R` steps of eqs. (9)-(12) and the normalization of line

@@ -1,6 +1,7 @@
-//! The online learners (bol, bcd, sp) and the shared training loop.
+//! The built-in online learners (bol, bcd, sp) and the shared training loop.
 //!
-//! Every learner runs the same loop: for each epoch, visit the training sentences (in a
+//! Every learner ([`OnlineLearner`]) runs the same loop, one epoch per iteration of
+//! [`bl_core::engine::run`]: for each epoch, visit the training sentences (in a
 //! seeded random order when `shuffle` is on), decode with the current parameters, and on a
 //! mistake (`y_hat != y`) apply the learner's update built from
 //! `DeltaPhi = Phi(x, y) - Phi(x, y_hat)`; after each sentence the current parameters enter
@@ -23,18 +24,27 @@
 //!   regularizer `1/2 ||alpha beta^T||_F^2`), and it starts from `alpha = beta = 1 / ||1||`.
 //! - sp: the structured perceptron on the full (not rank-1) matrix features:
 //!   `W += DeltaPhi` (and `w += DeltaPhi_0`).
+//!
+//! Each epoch reports to the engine the objective `token_errors / tokens` (the online
+//! training error of the epoch's first pass) and the change `mistakes / sentences` (the
+//! fraction of sentences that caused an update), with the extras `mistakes`,
+//! `token_errors`, `tokens` and `train_seconds`. The run stops after `epochs` epochs, or
+//! earlier ([`bl_core::engine::TerminationReason::Converged`]) after an epoch in which every
+//! training sentence was decoded correctly: no update was made, so the next epoch would
+//! decode them all with the same parameters again.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use bl_core::engine::{FitReport, Observer, Progress, StoppingRule};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::average::LazyAverage;
-use crate::error::Result;
+use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
-use crate::model::Weights;
-use crate::params::{BcdSolver, Learner, Reading, TaggerParams};
+use crate::learner::{OnlineLearner, OnlineWeights, Snapshot};
+use crate::params::{BcdSolver, Reading, TaggerParams};
 use crate::rank_one::{BlockRankOne, BlockUpdate};
 use crate::scoring::{bilinear_scores, linear_scores};
 use crate::spectral::{SpectralMode, SpectralRankOne};
@@ -86,19 +96,6 @@ impl Linear {
     }
 }
 
-/// One online learner's state.
-pub(crate) trait Online {
-    fn passes_per_epoch(&self) -> usize {
-        1
-    }
-    fn begin_pass(&mut self, _pass: usize) {}
-    fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>);
-    fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()>;
-    fn record(&mut self);
-    /// The parameters to predict with (averaged when averaging is on).
-    fn snapshot(&self) -> (Weights, Option<Vec<f64>>);
-}
-
 /// Calls `f(position, feature, (gold tag, gold previous), (predicted tag, predicted
 /// previous))` for every active feature at positions where the local transition differs.
 fn for_each_difference(
@@ -141,13 +138,15 @@ fn zero_order_update(
 }
 
 /// bol's dual state under one of the [`Reading`]s.
+#[derive(Debug)]
 enum BolState {
     PerBlock(BlockRankOne),
     Spectral(SpectralRankOne),
 }
 
 /// bol: Algorithm 2.
-pub(crate) struct Bol {
+#[derive(Debug)]
+pub struct Bol {
     l: usize,
     c: f64,
     steps: usize,
@@ -158,7 +157,13 @@ pub(crate) struct Bol {
 }
 
 impl Bol {
-    pub(crate) fn new(n_features: usize, l: usize, params: &TaggerParams) -> Result<Self> {
+    /// bol for `n_features` features and `l` tags with `params` (`c`, `power_steps`,
+    /// `reading`, `averaging`, `zero_order`).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
+    /// size.
+    pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Result<Self> {
         let spectral = |mode| {
             SpectralRankOne::new(n_features, l, l + 1, mode, params.averaging)
                 .map(BolState::Spectral)
@@ -184,7 +189,7 @@ impl Bol {
     }
 }
 
-impl Online for Bol {
+impl OnlineLearner for Bol {
     fn begin_pass(&mut self, _pass: usize) {
         if let BolState::Spectral(s) = &mut self.state {
             s.renormalize();
@@ -226,7 +231,7 @@ impl Online for Bol {
         }
     }
 
-    fn snapshot(&self) -> (Weights, Option<Vec<f64>>) {
+    fn snapshot(&self) -> Snapshot {
         let (alpha, beta) = match &self.state {
             BolState::PerBlock(s) => match s.averaged_alpha_beta() {
                 Some(averaged) if self.averaging => averaged,
@@ -237,22 +242,25 @@ impl Online for Bol {
                 _ => s.alpha_beta(),
             },
         };
-        (
-            Weights::Bilinear { alpha, beta },
-            self.zero.as_ref().map(Linear::value),
-        )
+        Snapshot {
+            weights: OnlineWeights::Bilinear { alpha, beta },
+            zero_order: self.zero.as_ref().map(Linear::value),
+        }
     }
 }
 
 /// sp: the structured perceptron on the matrix features.
-pub(crate) struct Sp {
+#[derive(Debug)]
+pub struct Sp {
     l: usize,
     w: Linear,
     zero: Option<Linear>,
 }
 
 impl Sp {
-    pub(crate) fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
+    /// sp for `n_features` features and `l` tags with `params` (`averaging`,
+    /// `zero_order`).
+    pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
         Self {
             l,
             w: Linear::new(vec![0.0; n_features * l * (l + 1)], params.averaging),
@@ -263,7 +271,7 @@ impl Sp {
     }
 }
 
-impl Online for Sp {
+impl OnlineLearner for Sp {
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
         let zero = self.zero.as_ref().map(|z| z.w.as_slice());
         linear_scores(enc, self.l, &self.w.w, zero, out);
@@ -287,16 +295,17 @@ impl Online for Sp {
         }
     }
 
-    fn snapshot(&self) -> (Weights, Option<Vec<f64>>) {
-        (
-            Weights::Linear { w: self.w.value() },
-            self.zero.as_ref().map(Linear::value),
-        )
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            weights: OnlineWeights::Linear { w: self.w.value() },
+            zero_order: self.zero.as_ref().map(Linear::value),
+        }
     }
 }
 
 /// bcd: Algorithm 1.
-pub(crate) struct Bcd {
+#[derive(Debug)]
+pub struct Bcd {
     l: usize,
     c: f64,
     solver: BcdSolver,
@@ -312,7 +321,9 @@ pub(crate) struct Bcd {
 }
 
 impl Bcd {
-    pub(crate) fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
+    /// bcd for `n_features` features and `l` tags with `params` (`c`, `bcd_solver`,
+    /// `averaging`, `zero_order`).
+    pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
         let (m, n) = (n_features * l, n_features * (l + 1));
         let (alpha0, beta0) = match params.bcd_solver {
             BcdSolver::Hamming => (0.0, 1.0),
@@ -335,7 +346,7 @@ impl Bcd {
     }
 }
 
-impl Online for Bcd {
+impl OnlineLearner for Bcd {
     fn passes_per_epoch(&self) -> usize {
         2
     }
@@ -436,51 +447,47 @@ impl Online for Bcd {
         }
     }
 
-    fn snapshot(&self) -> (Weights, Option<Vec<f64>>) {
-        (
-            Weights::Bilinear {
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            weights: OnlineWeights::Bilinear {
                 alpha: self.alpha.value(),
                 beta: self.beta.value(),
             },
-            self.zero.as_ref().map(Linear::value),
-        )
+            zero_order: self.zero.as_ref().map(Linear::value),
+        }
     }
 }
 
-pub(crate) fn new_online(
-    n_features: usize,
-    l: usize,
-    params: &TaggerParams,
-) -> Result<Box<dyn Online>> {
-    Ok(match params.learner {
-        Learner::Bol => Box::new(Bol::new(n_features, l, params)?),
-        Learner::Bcd => Box::new(Bcd::new(n_features, l, params)),
-        _ => Box::new(Sp::new(n_features, l, params)),
-    })
-}
+/// What one epoch did, and the parameters the fit read, for the per-epoch snapshot
+/// callback of [`TaggerParams::fit_with_snapshots`](crate::TaggerParams::fit_with_snapshots).
+/// The same numbers are in the report's trace (extras `mistakes`, `token_errors`, `tokens`,
+/// `train_seconds`).
+pub(crate) type EpochCallback<'a> = dyn FnMut(&EpochInfo, &dyn OnlineLearner) -> Result<()> + 'a;
 
-/// Runs the online loop; `on_epoch` receives each epoch's info and the learner (to
-/// snapshot).
+/// Runs the online loop on the engine, one epoch per iteration; `on_epoch` receives each
+/// epoch's info and the learner (to snapshot). Its time is not counted in `train_seconds`.
 pub(crate) fn run_online(
-    learner: &mut dyn Online,
+    learner: &mut dyn OnlineLearner,
     params: &TaggerParams,
     encoded: &[EncodedSentence],
     gold: &[Vec<usize>],
     n_tags: usize,
-    mut on_epoch: impl FnMut(&EpochInfo, &dyn Online) -> Result<()>,
-) -> Result<Vec<EpochInfo>> {
+    observers: &mut [&mut dyn Observer],
+    on_epoch: &mut EpochCallback<'_>,
+) -> Result<FitReport> {
     let mut rng = bl_core::random::seeded_rng(params.seed);
     let mut order: Vec<usize> = (0..encoded.len()).collect();
     let mut scores = Vec::new();
     let mut ws = crate::viterbi::ViterbiWorkspace::default();
     let mut pred = Vec::new();
-    let mut history = Vec::with_capacity(params.epochs);
     let mut elapsed = 0.0;
-    for epoch in 1..=params.epochs {
+    let passes = learner.passes_per_epoch().max(1);
+    let rule = StoppingRule::new(params.epochs, 0.0);
+    bl_core::engine::run(&rule, observers, |epoch| {
         let started = Instant::now();
         let (mut mistakes, mut token_errors, mut tokens) = (0, 0, 0);
-        for pass in 0..learner.passes_per_epoch() {
-            learner.begin_pass((epoch - 1) * learner.passes_per_epoch() + pass);
+        for pass in 0..passes {
+            learner.begin_pass((epoch - 1) * passes + pass);
             if params.shuffle {
                 order.shuffle(&mut rng);
             }
@@ -490,6 +497,17 @@ pub(crate) fn run_online(
                     continue;
                 }
                 learner.scores(enc, &mut scores);
+                let expected = enc.len() * (n_tags + 1) * n_tags;
+                if scores.len() != expected {
+                    return Err(OblError::Learner {
+                        check: "scores-shape",
+                        message: format!(
+                            "a sentence of {} tokens got {} scores, expected {expected}",
+                            enc.len(),
+                            scores.len()
+                        ),
+                    });
+                }
                 pred.clear();
                 pred.resize(enc.len(), 0);
                 crate::viterbi::viterbi_into(&scores, enc.len(), n_tags, &mut ws, &mut pred);
@@ -514,7 +532,33 @@ pub(crate) fn run_online(
             seconds: elapsed,
         };
         on_epoch(&info, &*learner)?;
-        history.push(info);
+        let sentences = encoded.iter().filter(|e| !e.is_empty()).count().max(1);
+        Ok(Progress::new(
+            token_errors as f64 / tokens.max(1) as f64,
+            mistakes as f64 / sentences as f64,
+        )
+        .with("mistakes", mistakes as f64)
+        .with("token_errors", token_errors as f64)
+        .with("tokens", tokens as f64)
+        .with("train_seconds", elapsed))
+    })
+}
+
+#[cfg(test)]
+mod defect_tests {
+    use crate::learner::{BuiltIn, LearnerFactory, LearnerShape};
+    use crate::params::TaggerParams;
+
+    /// The CRF learners are not online learners: building one must fail, not silently give
+    /// the perceptron.
+    #[test]
+    fn crf_learner_is_not_built_as_a_perceptron() {
+        let shape = LearnerShape {
+            n_features: 10,
+            n_tags: 3,
+        };
+        assert!(BuiltIn.build(shape, &TaggerParams::crf_l2()).is_err());
+        assert!(BuiltIn.build(shape, &TaggerParams::crf_l1()).is_err());
+        assert!(BuiltIn.build(shape, &TaggerParams::sp()).is_ok());
     }
-    Ok(history)
 }

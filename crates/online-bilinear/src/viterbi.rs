@@ -6,7 +6,7 @@
 //! chosen entries. Ties are broken towards the smaller tag index, so decoding is
 //! deterministic.
 
-use crate::error::{OblError, Result};
+use crate::error::Result;
 
 /// Index of score `[i][prev][cur]` in the flat table of [`viterbi`], `prev == n_tags` being
 /// the start state.
@@ -25,19 +25,19 @@ pub struct ViterbiWorkspace {
 /// The highest-scoring tag sequence for a flat score table (see the module docs).
 ///
 /// # Errors
-/// [`OblError::InvalidParameter`] when `n_tags == 0` or the table does not have
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `n_tags == 0` or the table does not have
 /// `n * (n_tags + 1) * n_tags` entries; `bl_core::BlError::NonFinite` (through
-/// [`OblError::Core`]) when a score read is NaN.
+/// [`crate::OblError::Core`]) when a score read is NaN.
 pub fn viterbi(scores: &[f64], n: usize, n_tags: usize) -> Result<Vec<usize>> {
     if n_tags == 0 {
         return Err(crate::error::invalid("n_tags", 0, ">= 1"));
     }
     if scores.len() != n * (n_tags + 1) * n_tags {
-        return Err(OblError::LengthMismatch {
-            context: "viterbi: score table (n * (n_tags + 1) * n_tags entries)".into(),
-            gold: n * (n_tags + 1) * n_tags,
-            predicted: scores.len(),
-        });
+        return Err(crate::error::shape(
+            "viterbi: score table (n * (n_tags + 1) * n_tags entries)",
+            n * (n_tags + 1) * n_tags,
+            scores.len(),
+        ));
     }
     if let Some(index) = scores.iter().position(|s| s.is_nan()) {
         return Err(bl_core::BlError::NonFinite {
@@ -110,16 +110,16 @@ pub fn viterbi_into(
 /// The score of a tag path under a flat table (the quantity [`viterbi`] maximizes).
 ///
 /// # Errors
-/// [`OblError::LengthMismatch`] when the path or the table has the wrong length;
-/// [`OblError::InvalidParameter`] for a tag `>= n_tags`.
+/// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) when the path or the table has the wrong length;
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a tag `>= n_tags`.
 pub fn path_score(scores: &[f64], path: &[usize], n_tags: usize) -> Result<f64> {
     let n = path.len();
     if scores.len() != n * (n_tags + 1) * n_tags {
-        return Err(OblError::LengthMismatch {
-            context: "path_score: score table".into(),
-            gold: n * (n_tags + 1) * n_tags,
-            predicted: scores.len(),
-        });
+        return Err(crate::error::shape(
+            "path_score: score table (n * (n_tags + 1) * n_tags entries)",
+            n * (n_tags + 1) * n_tags,
+            scores.len(),
+        ));
     }
     let mut total = 0.0;
     for (i, &a) in path.iter().enumerate() {

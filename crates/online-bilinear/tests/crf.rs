@@ -1,25 +1,15 @@
 //! The CRF baselines through CRFsuite on a small learnable task.
 #![cfg(feature = "crf")]
 
-use online_bilinear::{Corpus, Learner, Sentence, TaggerParams, words_to_bmes};
+mod common;
 
-fn corpus(n: usize, offset: usize) -> Corpus {
-    let lexicon = ["ab", "c", "dea", "fb", "g", "hic"];
-    (0..n)
-        .map(|i| {
-            let words: Vec<&str> = (0..4)
-                .map(|j| lexicon[(i * 7 + j * 3 + offset) % lexicon.len()])
-                .collect();
-            let (chars, tags) = words_to_bmes(&words);
-            Sentence::from_tokens(&chars, &tags).unwrap()
-        })
-        .collect()
-}
+use online_bilinear::Fit as _;
+use online_bilinear::{Learner, TaggerParams};
 
 #[test]
 fn crf_l2_and_l1_learn_a_small_segmentation_task() {
-    let train = corpus(60, 0);
-    let test = corpus(20, 1);
+    let train = common::cyclic_corpus(60, 0);
+    let test = common::cyclic_corpus(20, 1);
     for params in [TaggerParams::crf_l2().c(0.1), TaggerParams::crf_l1().c(0.1)] {
         let learner = params.get_learner();
         let model = params.crf_max_iterations(50).fit(&train).unwrap();

@@ -109,7 +109,7 @@ fn non_utf8_files_name_the_line() {
     for ((name, bytes, read), want) in readers.into_iter().zip([3, 2, 3]) {
         std::fs::write(&path, bytes).unwrap();
         match read(&path) {
-            Err(OblError::Parse { line, message, .. }) => {
+            Err(OblError::Core(bl_core::BlError::Parse { line, message, .. })) => {
                 assert_eq!(line, want, "{name}");
                 assert!(message.contains("UTF-8"), "{name}: {message}");
             }
@@ -129,7 +129,7 @@ fn carriage_return_line_ends_count_as_lines() {
         other => panic!("expected MissingColumns, got {other:?}"),
     }
     match parse_char_tagged("a/s\rb/x\r", "<input>") {
-        Err(OblError::Parse { line, .. }) => assert_eq!(line, 2),
+        Err(OblError::Core(bl_core::BlError::Parse { line, .. })) => assert_eq!(line, 2),
         other => panic!("expected a Parse error, got {other:?}"),
     }
     assert_eq!(

@@ -1,41 +1,16 @@
 //! The learners on a small synthetic segmentation task that a first-order tagger can learn:
 //! low error, determinism with a seed, averaging, 0-order features, save/load, bad input.
 
+mod common;
+
 use bl_core::random::seeded_rng;
-use online_bilinear::{
-    Corpus, Learner, OblError, Sentence, TaggerParams, Template, Templates, words_to_bmes,
-};
+use online_bilinear::{Corpus, Learner, OblError, Sentence, TaggerParams, Template, Templates};
+use online_bilinear::{Fit as _, Fitted as _};
 use rand::RngExt;
 
-/// Sentences of words drawn from a fixed lexicon over a small alphabet; characters are
-/// shared between words, so the tagger needs context, but the lexicon makes it learnable.
-fn synthetic(n_sentences: usize, seed: u64) -> Corpus {
-    let mut rng = seeded_rng(seed);
-    let alphabet: Vec<char> = "abcdefghijklmnop".chars().collect();
-    let mut lexicon_rng = seeded_rng(1234);
-    let lexicon: Vec<String> = (0..24)
-        .map(|i| {
-            let len = 1 + i % 3;
-            (0..len)
-                .map(|_| alphabet[lexicon_rng.random_range(0..alphabet.len())])
-                .collect()
-        })
-        .collect();
-    (0..n_sentences)
-        .map(|_| {
-            let n_words = rng.random_range(2..9);
-            let words: Vec<&str> = (0..n_words)
-                .map(|_| lexicon[rng.random_range(0..lexicon.len())].as_str())
-                .collect();
-            let (chars, tags) = words_to_bmes(&words);
-            Sentence::from_tokens(&chars, &tags).unwrap()
-        })
-        .collect()
-}
-
 fn fit_and_score(params: TaggerParams) -> (f64, f64) {
-    let train = synthetic(300, 1);
-    let test = synthetic(100, 2);
+    let train = common::lexicon_corpus(300, 1);
+    let test = common::lexicon_corpus(100, 2);
     let model = params.epochs(8).fit(&train).unwrap();
     let e = model.evaluate(&test).unwrap();
     (e.label_error_rate, e.f1())
@@ -89,14 +64,18 @@ fn bol_reaches_zero_training_error_on_a_separable_task() {
         .epochs(10)
         .fit(&corpus)
         .unwrap();
-    let last = model.history().last().unwrap();
-    assert_eq!(last.token_errors, 0, "online errors in the last epoch");
+    let last = model.report().trace.extra("token_errors");
+    assert_eq!(
+        last.last().unwrap().1,
+        0.0,
+        "online errors in the last epoch"
+    );
     assert_eq!(model.evaluate(&corpus).unwrap().label_error_rate, 0.0);
 }
 
 #[test]
 fn training_is_deterministic_for_a_seed() {
-    let train = synthetic(120, 5);
+    let train = common::lexicon_corpus(120, 5);
     for learner in [Learner::Bol, Learner::Bcd, Learner::Sp] {
         let params = TaggerParams::new(learner)
             .epochs(3)
@@ -108,14 +87,8 @@ fn training_is_deterministic_for_a_seed() {
         assert_eq!(a.alpha(), b.alpha());
         assert_eq!(a.beta(), b.beta());
         assert_eq!(
-            a.history()
-                .iter()
-                .map(|h| h.token_errors)
-                .collect::<Vec<_>>(),
-            b.history()
-                .iter()
-                .map(|h| h.token_errors)
-                .collect::<Vec<_>>()
+            a.report().trace.extra("token_errors"),
+            b.report().trace.extra("token_errors")
         );
         assert_eq!(
             a.predict_corpus(&train).unwrap(),
@@ -130,7 +103,7 @@ fn training_is_deterministic_for_a_seed() {
 
 #[test]
 fn save_and_load_give_the_same_predictions() {
-    let train = synthetic(60, 6);
+    let train = common::lexicon_corpus(60, 6);
     let model = TaggerParams::bol()
         .epochs(2)
         .zero_order(true)
@@ -164,12 +137,13 @@ fn save_and_load_give_the_same_predictions() {
 
 #[test]
 fn callback_sees_every_epoch() {
-    let train = synthetic(40, 7);
-    let test = synthetic(20, 8);
+    let train = common::lexicon_corpus(40, 7);
+    let test = common::lexicon_corpus(20, 8);
     let mut errors = Vec::new();
-    let model = TaggerParams::sp()
-        .epochs(4)
-        .fit_with_callback(&train, |info, snapshot| {
+    let params = TaggerParams::sp().epochs(4);
+    let prepared = params.prepare(&train).unwrap();
+    let model = params
+        .fit_with_snapshots(&prepared, &mut [], |info, snapshot| {
             errors.push((info.epoch, snapshot.evaluate(&test)?.label_error_rate));
             Ok(())
         })
@@ -180,29 +154,38 @@ fn callback_sees_every_epoch() {
 
 #[test]
 fn bad_input_gives_typed_errors() {
-    let train = synthetic(20, 9);
+    let train = common::lexicon_corpus(20, 9);
     assert!(matches!(
         TaggerParams::bol().fit(&Corpus::default()),
-        Err(OblError::EmptyCorpus { .. })
+        Err(OblError::Core(bl_core::BlError::Empty { .. }))
     ));
     assert!(matches!(
         TaggerParams::bol().epochs(0).fit(&train),
-        Err(OblError::InvalidParameter { name: "epochs", .. })
+        Err(OblError::Core(bl_core::BlError::InvalidParameter {
+            name: "epochs",
+            ..
+        }))
     ));
     assert!(matches!(
         TaggerParams::bcd().c(f64::NAN).fit(&train),
-        Err(OblError::InvalidParameter { name: "c", .. })
+        Err(OblError::Core(bl_core::BlError::InvalidParameter {
+            name: "c",
+            ..
+        }))
     ));
     assert!(matches!(
         TaggerParams::bol().power_steps(0).fit(&train),
-        Err(OblError::InvalidParameter {
+        Err(OblError::Core(bl_core::BlError::InvalidParameter {
             name: "power_steps",
             ..
-        })
+        }))
     ));
     assert!(matches!(
         TaggerParams::sp().cutoff(0).fit(&train),
-        Err(OblError::InvalidParameter { name: "cutoff", .. })
+        Err(OblError::Core(bl_core::BlError::InvalidParameter {
+            name: "cutoff",
+            ..
+        }))
     ));
     // Chunking templates read a second column that a character corpus does not have.
     assert!(matches!(
@@ -228,7 +211,7 @@ fn bad_input_gives_typed_errors() {
     assert!(lenient.label_error_rate >= 0.5);
     assert!(matches!(
         model.evaluate(&Corpus::default()),
-        Err(OblError::EmptyCorpus { .. })
+        Err(OblError::Core(bl_core::BlError::Empty { .. }))
     ));
     // Unseen characters are fine at prediction time.
     assert_eq!(
@@ -242,17 +225,17 @@ fn bad_input_gives_typed_errors() {
 
 #[test]
 fn prepared_features_fit_the_same_model_and_synthetic_corpora_are_seeded() {
-    let corpus = online_bilinear::synthetic_segmentation(50, 200, 100, 3).unwrap();
+    let corpus = online_bilinear::synthetic::segmentation(50, 200, 100, 3).unwrap();
     assert_eq!(
         corpus,
-        online_bilinear::synthetic_segmentation(50, 200, 100, 3).unwrap()
+        online_bilinear::synthetic::segmentation(50, 200, 100, 3).unwrap()
     );
-    assert!(online_bilinear::synthetic_segmentation(0, 200, 100, 3).is_err());
+    assert!(online_bilinear::synthetic::segmentation(0, 200, 100, 3).is_err());
     let params = TaggerParams::bol().epochs(2).seed(5);
     let prepared = params.prepare(&corpus).unwrap();
     assert_eq!(prepared.n_tokens(), corpus.n_tokens());
     let a = params.fit(&corpus).unwrap();
-    let b = params.fit_prepared(&prepared).unwrap();
+    let b = params.fit(&prepared).unwrap();
     assert_eq!(a.alpha(), b.alpha());
     assert_eq!(prepared.head(10).len(), 10);
 }

@@ -77,15 +77,15 @@ fn label_error_and_bad_input() {
     assert!((label_error_rate(&gold, &pred).unwrap() - 1.0 / 3.0).abs() < 1e-12);
     assert!(matches!(
         label_error_rate(&gold, &pred[..1]),
-        Err(OblError::LengthMismatch { .. })
+        Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
     ));
     assert!(matches!(
         chunk_prf(&[v(&["O"])], &[v(&["O", "O"])]),
-        Err(OblError::LengthMismatch { .. })
+        Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
     ));
     let empty: Vec<Vec<String>> = vec![vec![]];
     assert!(matches!(
         segmentation_prf(&empty, &empty),
-        Err(OblError::EmptyCorpus { .. })
+        Err(OblError::Core(bl_core::BlError::Empty { .. }))
     ));
 }

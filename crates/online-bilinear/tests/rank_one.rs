@@ -1,29 +1,13 @@
 //! bol's dual state: the warm-started block power steps against bl-core's power iteration
 //! and against a dense SVD of the whole block-diagonal Theta.
 
+mod common;
+
 use bl_core::linalg::{
     LinearOperator, PowerIterationParams, power_iteration, top_singular_vectors,
 };
 use bl_core::random::{seeded_rng, standard_normal};
 use online_bilinear::{BlockRankOne, BlockUpdate};
-use rand::RngExt;
-
-fn random_update(
-    rng: &mut bl_core::random::Rng,
-    n_blocks: usize,
-    l: usize,
-    p: usize,
-) -> BlockUpdate {
-    let mut d = BlockUpdate::new(l, p);
-    for _ in 0..2 {
-        let k = rng.random_range(0..n_blocks) as u32;
-        for _ in 0..3 {
-            let (a, b) = (rng.random_range(0..l), rng.random_range(0..p));
-            d.add(k, a, b, standard_normal(rng));
-        }
-    }
-    d
-}
 
 fn block(state: &BlockRankOne, k: usize) -> faer::Mat<f64> {
     let t = state.theta();
@@ -37,7 +21,7 @@ fn block_diagonal_operator_matches_its_dense_matrix() {
     let mut rng = seeded_rng(5);
     for _ in 0..6 {
         state
-            .update(&random_update(&mut rng, n_blocks, l, p), 2)
+            .update(&common::random_update(&mut rng, n_blocks, l, p), 2)
             .unwrap();
     }
     let theta = state.theta();
@@ -64,7 +48,7 @@ fn each_update_equals_r_warm_started_power_steps_on_the_touched_blocks() {
     let mut state = BlockRankOne::new(n_blocks, l, p, false).unwrap();
     let mut rng = seeded_rng(7);
     for _ in 0..30 {
-        let d = random_update(&mut rng, n_blocks, l, p);
+        let d = common::random_update(&mut rng, n_blocks, l, p);
         let previous_v = state.v().to_vec();
         state.update(&d, steps).unwrap();
         for &k in d.blocks() {
@@ -92,7 +76,7 @@ fn many_power_steps_give_the_dense_leading_singular_pairs() {
     let mut rng = seeded_rng(9);
     for _ in 0..40 {
         state
-            .update(&random_update(&mut rng, n_blocks, l, p), 2000)
+            .update(&common::random_update(&mut rng, n_blocks, l, p), 2000)
             .unwrap();
     }
     // Every touched block: alpha_k beta_k^T is the best rank-1 approximation of Theta_k.

@@ -66,7 +66,7 @@ fn conll_missing_column_reports_the_line() {
     ));
     assert!(matches!(
         parse_conll("\n\n", "<x>"),
-        Err(OblError::EmptyCorpus { .. })
+        Err(OblError::Core(bl_core::BlError::Empty { .. }))
     ));
     assert!(matches!(
         read_conll(dir.0.join("does-not-exist.txt")),
@@ -94,7 +94,7 @@ fn char_tagged_malformed_items_report_the_line() {
         ("/b\n", 1),
     ] {
         match parse_char_tagged(text, "corpus.txt") {
-            Err(OblError::Parse { line: l, path, .. }) => {
+            Err(OblError::Core(bl_core::BlError::Parse { line: l, path, .. })) => {
                 assert_eq!(l, line, "{text:?}");
                 assert_eq!(path, PathBuf::from("corpus.txt"));
             }

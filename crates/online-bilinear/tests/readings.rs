@@ -2,30 +2,12 @@
 //! bol with `F_1*(Theta) = 1/2 ||Theta||_2^2` (exact gradient, and Algorithm 2's eqs.
 //! (9)-(12) as printed) and bcd with Algorithm 1's start and the SVM (7) as printed.
 
-use bl_core::linalg::top_singular_vectors;
-use bl_core::random::{seeded_rng, standard_normal};
-use online_bilinear::{
-    BcdSolver, BlockUpdate, Corpus, Reading, Sentence, SpectralMode, SpectralRankOne, TaggerParams,
-    Templates, words_to_bmes,
-};
-use rand::RngExt;
+mod common;
 
-fn random_update(
-    rng: &mut bl_core::random::Rng,
-    n_blocks: usize,
-    l: usize,
-    p: usize,
-) -> BlockUpdate {
-    let mut d = BlockUpdate::new(l, p);
-    for _ in 0..2 {
-        let k = rng.random_range(0..n_blocks) as u32;
-        for _ in 0..3 {
-            let (a, b) = (rng.random_range(0..l), rng.random_range(0..p));
-            d.add(k, a, b, standard_normal(rng));
-        }
-    }
-    d
-}
+use bl_core::linalg::top_singular_vectors;
+use bl_core::random::seeded_rng;
+use online_bilinear::Fit as _;
+use online_bilinear::{BcdSolver, Reading, SpectralMode, SpectralRankOne, TaggerParams, Templates};
 
 /// The exact reading's `W = alpha beta^T` is `sigma_1 u_1 v_1^T` of the dense block-diagonal
 /// `Theta` (Proposition 2): one block, checked against a dense SVD after every update.
@@ -36,7 +18,7 @@ fn exact_reading_is_the_dense_leading_singular_pair_and_keeps_one_block() {
     let mut rng = seeded_rng(11);
     for _ in 0..25 {
         state
-            .update(&random_update(&mut rng, n_blocks, l, p), 1)
+            .update(&common::random_update(&mut rng, n_blocks, l, p), 1)
             .unwrap();
         let dense = state.theta().to_dense();
         let svd = top_singular_vectors(dense.as_ref(), 1).unwrap();
@@ -77,7 +59,7 @@ fn algorithm2_keeps_unit_vectors_and_touches_only_the_updated_blocks() {
     let mut state = SpectralRankOne::new(n_blocks, l, p, SpectralMode::Algorithm2, false).unwrap();
     let mut rng = seeded_rng(12);
     for _ in 0..40 {
-        let d = random_update(&mut rng, n_blocks, l, p);
+        let d = common::random_update(&mut rng, n_blocks, l, p);
         let (before_a, before_b) = state.alpha_beta();
         let sigma_before = state.sigma_max();
         state.update(&d, 4).unwrap();
@@ -110,34 +92,10 @@ fn algorithm2_keeps_unit_vectors_and_touches_only_the_updated_blocks() {
     }
 }
 
-fn synthetic(n_sentences: usize, seed: u64) -> Corpus {
-    let mut rng = seeded_rng(seed);
-    let alphabet: Vec<char> = "abcdefghijklmnop".chars().collect();
-    let mut lexicon_rng = seeded_rng(1234);
-    let lexicon: Vec<String> = (0..24)
-        .map(|i| {
-            let len = 1 + i % 3;
-            (0..len)
-                .map(|_| alphabet[lexicon_rng.random_range(0..alphabet.len())])
-                .collect()
-        })
-        .collect();
-    (0..n_sentences)
-        .map(|_| {
-            let n_words = rng.random_range(2..9);
-            let words: Vec<&str> = (0..n_words)
-                .map(|_| lexicon[rng.random_range(0..lexicon.len())].as_str())
-                .collect();
-            let (chars, tags) = words_to_bmes(&words);
-            Sentence::from_tokens(&chars, &tags).unwrap()
-        })
-        .collect()
-}
-
 #[test]
 fn literal_readings_train_and_the_exact_one_keeps_a_single_feature() {
-    let train = synthetic(300, 1);
-    let test = synthetic(100, 2);
+    let train = common::lexicon_corpus(300, 1);
+    let test = common::lexicon_corpus(100, 2);
     let fit = |p: TaggerParams| {
         let model = p.epochs(8).fit(&train).unwrap();
         let e = model.evaluate(&test).unwrap();

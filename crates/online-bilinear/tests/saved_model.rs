@@ -2,23 +2,13 @@
 //! quickly and without panicking; weights that overflow are typed errors, at load time or
 //! (for long sentences) at prediction time.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
-use online_bilinear::{Corpus, FittedTagger, OblError, Sentence, TaggerParams, words_to_bmes};
+use online_bilinear::Fit as _;
+use online_bilinear::{FittedTagger, OblError, Sentence, TaggerParams};
 use serde_json::{Value, json};
-
-fn corpus(n: usize, offset: usize) -> Corpus {
-    let lexicon = ["ab", "c", "dea", "fb", "g", "hic"];
-    (0..n)
-        .map(|i| {
-            let words: Vec<&str> = (0..4)
-                .map(|j| lexicon[(i * 7 + j * 3 + offset) % lexicon.len()])
-                .collect();
-            let (chars, tags) = words_to_bmes(&words);
-            Sentence::from_tokens(&chars, &tags).unwrap()
-        })
-        .collect()
-}
 
 fn edited(json: &str, edit: impl FnOnce(&mut Value)) -> String {
     let mut value: Value = serde_json::from_str(json).unwrap();
@@ -46,7 +36,7 @@ fn array<'a>(value: &'a mut Value, pointer: &str) -> &'a mut Vec<Value> {
 
 #[test]
 fn a_bilinear_tagger_round_trips_and_rejects_every_wrong_shape() {
-    let train = corpus(40, 0);
+    let train = common::cyclic_corpus(40, 0);
     let model = TaggerParams::bol()
         .epochs(2)
         .zero_order(true)
@@ -156,7 +146,7 @@ fn a_bilinear_tagger_round_trips_and_rejects_every_wrong_shape() {
 
 #[test]
 fn a_linear_tagger_rejects_wrong_weight_sizes() {
-    let train = corpus(40, 0);
+    let train = common::cyclic_corpus(40, 0);
     let model = TaggerParams::sp().epochs(2).fit(&train).unwrap();
     let json = model.to_json().unwrap();
     let back = FittedTagger::from_json(&json).unwrap();
@@ -184,7 +174,7 @@ fn a_linear_tagger_rejects_wrong_weight_sizes() {
 
 #[test]
 fn weights_that_overflow_on_a_long_sentence_are_an_error_at_predict_time() {
-    let train = corpus(40, 0);
+    let train = common::cyclic_corpus(40, 0);
     let model = TaggerParams::bol().epochs(1).fit(&train).unwrap();
     let k = model.n_features() as f64;
     // Every weight product p = MAX / (4 K): the load-time bound K p = MAX / 4 is finite,
@@ -220,7 +210,7 @@ fn weights_that_overflow_on_a_long_sentence_are_an_error_at_predict_time() {
 #[cfg(feature = "crf")]
 #[test]
 fn a_crf_tagger_with_damaged_model_bytes_is_rejected() {
-    let train = corpus(40, 0);
+    let train = common::cyclic_corpus(40, 0);
     let model = TaggerParams::crf_l2()
         .c(0.1)
         .crf_max_iterations(20)
@@ -346,12 +336,34 @@ fn mutate(value: &mut Value, rng: &mut Xorshift) {
     }
 }
 
+/// `rounds` seeded edits of `original` by `edit`: each edited model either fails to load
+/// or loads and is given to `probe` (which must not panic). Returns how many loaded.
+fn edit_and_load(
+    original: &Value,
+    rounds: usize,
+    rng: &mut Xorshift,
+    mut edit: impl FnMut(&mut Value, &mut Xorshift),
+    probe: impl Fn(&FittedTagger),
+) -> usize {
+    let mut loaded = 0;
+    for _ in 0..rounds {
+        let mut value = original.clone();
+        edit(&mut value, rng);
+        let text = serde_json::to_string(&value).unwrap();
+        if let Ok(model) = FittedTagger::from_json(&text) {
+            loaded += 1;
+            probe(&model);
+        }
+    }
+    loaded
+}
+
 /// A thousand seeded random edits of saved bilinear and linear taggers: each load either
 /// fails with an error or gives a model whose predictions return without panicking.
 #[test]
 fn randomly_edited_taggers_never_panic() {
-    let train = corpus(30, 0);
-    let test = corpus(10, 1);
+    let train = common::cyclic_corpus(30, 0);
+    let test = common::cyclic_corpus(10, 1);
     let originals: Vec<Value> = [
         TaggerParams::bol().epochs(1).zero_order(true),
         TaggerParams::sp().epochs(1),
@@ -360,20 +372,25 @@ fn randomly_edited_taggers_never_panic() {
     .map(|p| serde_json::from_str(&p.fit(&train).unwrap().to_json().unwrap()).unwrap())
     .collect();
     let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
-    let mut loaded = [0_usize; 2];
-    for round in 0..1000 {
-        let which = round % 2;
-        let mut value = originals[which].clone();
-        for _ in 0..1 + rng.below(3) {
-            mutate(&mut value, &mut rng);
-        }
-        let text = serde_json::to_string(&value).unwrap();
-        if let Ok(model) = FittedTagger::from_json(&text) {
-            loaded[which] += 1;
-            let _ = model.predict_corpus(&test);
-            let _ = model.evaluate_lenient(&test);
-        }
-    }
+    let loaded: Vec<usize> = originals
+        .iter()
+        .map(|original| {
+            edit_and_load(
+                original,
+                500,
+                &mut rng,
+                |value, rng| {
+                    for _ in 0..1 + rng.below(3) {
+                        mutate(value, rng);
+                    }
+                },
+                |model| {
+                    let _ = model.predict_corpus(&test);
+                    let _ = model.evaluate_lenient(&test);
+                },
+            )
+        })
+        .collect();
     eprintln!("edited taggers that still loaded: {loaded:?} of 500 each");
     assert!(loaded.iter().all(|&k| k > 0 && k < 500), "{loaded:?}");
 }
@@ -388,7 +405,7 @@ fn randomly_edited_taggers_never_panic() {
 #[cfg(feature = "crf")]
 #[test]
 fn randomly_edited_crf_models_never_crash() {
-    let train = corpus(30, 0);
+    let train = common::cyclic_corpus(30, 0);
     let model = TaggerParams::crf_l2()
         .c(0.1)
         .crf_max_iterations(10)
@@ -400,26 +417,59 @@ fn randomly_edited_crf_models_never_crash() {
         .unwrap()
         .len();
     let mut rng = Xorshift(0x0123_4567_89ab_cdef);
-    let mut loaded = 0;
     let rounds = 1500;
-    for _ in 0..rounds {
-        let mut value = original.clone();
-        let bytes = array(&mut value, "/weights/Crf/model");
-        for _ in 0..1 + rng.below(4) {
-            // Mostly small values and 0 / 255, which make offsets and ids go astray.
-            let byte = match rng.below(4) {
-                0 => 0,
-                1 => 255,
-                _ => rng.below(256),
-            };
-            bytes[rng.below(n)] = json!(byte);
-        }
-        let text = serde_json::to_string(&value).unwrap();
-        if let Ok(m) = FittedTagger::from_json(&text) {
-            loaded += 1;
+    let loaded = edit_and_load(
+        &original,
+        rounds,
+        &mut rng,
+        |value, rng| {
+            let bytes = array(value, "/weights/Crf/model");
+            for _ in 0..1 + rng.below(4) {
+                // Mostly small values and 0 / 255, which make offsets and ids go astray.
+                let byte = match rng.below(4) {
+                    0 => 0,
+                    1 => 255,
+                    _ => rng.below(256),
+                };
+                bytes[rng.below(n)] = json!(byte);
+            }
+        },
+        |m| {
             let _ = m.predict_corpus(&train);
-        }
-    }
+        },
+    );
     eprintln!("edited CRF models that still loaded: {loaded} of {rounds}");
     assert!(loaded > 0 && loaded < rounds, "{loaded}");
+}
+
+/// A model saved before fits had a report (per-epoch `history` instead) still loads, with
+/// the report rebuilt from the history; a history with a bad time is rejected.
+#[test]
+fn a_model_saved_with_history_instead_of_a_report_loads() {
+    use online_bilinear::Fitted as _;
+    let train = common::cyclic_corpus(20, 0);
+    let model = TaggerParams::sp().epochs(2).fit(&train).unwrap();
+    let legacy = edited(&model.to_json().unwrap(), |v| {
+        let map = v.as_object_mut().unwrap();
+        map.remove("report");
+        map.insert(
+            "history".into(),
+            json!([
+                {"epoch": 1, "mistakes": 4, "token_errors": 10, "tokens": 80, "seconds": 0.5},
+                {"epoch": 2, "mistakes": 1, "token_errors": 2, "tokens": 80, "seconds": 0.9}
+            ]),
+        );
+    });
+    let back = FittedTagger::from_json(&legacy).unwrap();
+    let report = back.report();
+    assert_eq!(report.iterations, 2);
+    assert_eq!(report.trace.objectives(), [10.0 / 80.0, 2.0 / 80.0]);
+    assert_eq!(report.trace.extra("mistakes"), [(1, 4.0), (2, 1.0)]);
+    assert_eq!(
+        back.predict_corpus(&train).unwrap(),
+        model.predict_corpus(&train).unwrap()
+    );
+    let bad = legacy.replace("\"seconds\":0.9", "\"seconds\":-1.0");
+    assert_ne!(bad, legacy);
+    rejects(&bad, "history", "a negative epoch time");
 }

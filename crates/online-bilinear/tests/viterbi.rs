@@ -66,11 +66,11 @@ fn viterbi_reads_the_start_row_at_position_zero_only() {
 fn viterbi_rejects_bad_tables() {
     assert!(matches!(
         viterbi(&[0.0; 5], 1, 2),
-        Err(OblError::LengthMismatch { .. })
+        Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
     ));
     assert!(matches!(
         viterbi(&[], 0, 0),
-        Err(OblError::InvalidParameter { .. })
+        Err(OblError::Core(bl_core::BlError::InvalidParameter { .. }))
     ));
     let mut scores = vec![0.0; 6];
     scores[2] = f64::NAN;

@@ -5,7 +5,9 @@
 //! and the readings of the paper are explained in `docs/papers/bol.md`.
 
 use anyhow::Context as _;
-use online_bilinear::{Corpus, FittedTagger, Learner, PreparedCorpus, TaggerParams, Templates};
+use online_bilinear::{
+    Corpus, Fit, FittedTagger, Learner, PreparedCorpus, TaggerParams, Templates,
+};
 
 use super::{Ctx, Scale};
 use crate::paper::Quote;
@@ -101,7 +103,7 @@ pub fn fit_and_score(
     test: &Corpus,
 ) -> anyhow::Result<Run> {
     let model = params
-        .fit_prepared(prepared)
+        .fit(prepared)
         .with_context(|| format!("fitting {name}"))?;
     let e = model.evaluate_lenient(test)?;
     Ok(Run {

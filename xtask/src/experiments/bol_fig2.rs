@@ -49,7 +49,7 @@ impl Experiment for BolFig2 {
         for (name, params) in learners {
             let params = params.epochs(epochs);
             let mut points = Vec::new();
-            params.fit_prepared_with_callback(&prepared, |info, model| {
+            params.fit_with_snapshots(&prepared, &mut [], |info, model| {
                 let e = model.evaluate_lenient(&test)?;
                 points.push((info.epoch as f64, 100.0 * e.label_error_rate));
                 bar.inc(1);

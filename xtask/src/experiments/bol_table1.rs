@@ -8,7 +8,7 @@
 //! readings of Algorithms 1 and 2 (README of `online-bilinear`, "Where we differ from the
 //! paper"), bol with other `R`, and the Sec. 4.3 extensions.
 
-use online_bilinear::{BcdSolver, Learner, Reading, TaggerParams, Templates};
+use online_bilinear::{BcdSolver, Fitted, Learner, Reading, TaggerParams, Templates};
 
 use super::bol_common::{self, Run, fit_and_score};
 use super::{Ctx, Experiment, VsRow};
@@ -223,7 +223,7 @@ impl Experiment for BolTable1 {
                     format!("{:.2}", r.f1),
                     format!("{:.2}", r.label_error),
                     format!("{:.2}", r.seconds),
-                    r.model.history().len().to_string(),
+                    r.model.report().iterations.to_string(),
                 ]
             }),
         );
@@ -244,7 +244,7 @@ impl Experiment for BolTable1 {
                     format!("{:.4}", r.label_error),
                     format!(
                         "{:.1}",
-                        tokens * r.model.history().len() as f64 / r.seconds.max(1e-9)
+                        tokens * r.model.report().iterations as f64 / r.seconds.max(1e-9)
                     ),
                 ]
             }),

@@ -1,0 +1,236 @@
+//! The plug-in point of the crate: the online update rule.
+//!
+//! Every online learner (the built-in bol, bcd and sp, and a user's own) implements
+//! [`OnlineLearner`]: it scores a sentence for Viterbi, updates itself on a mistake, and
+//! gives its current weights. The fit owns everything else: the epochs (one epoch is one
+//! iteration of [`bl_core::engine`]), the seeded shuffles, decoding, the observers, the
+//! trace and the fitted model. A [`LearnerFactory`] builds the learner once the feature and
+//! tag counts are known; give a user's factory with [`TaggerParams::custom`] and fit as
+//! usual. [`conformance::check_learner`] runs the checks every implementation must pass.
+//!
+//! ```
+//! use online_bilinear::learner::{LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot};
+//! use online_bilinear::{EncodedSentence, Fit, Fitted, TaggerParams, viterbi::score_index};
+//!
+//! /// The structured perceptron on the matrix features, written outside the crate.
+//! struct Perceptron { l: usize, w: Vec<f64> }
+//!
+//! impl OnlineLearner for Perceptron {
+//!     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+//!         let (l, p) = (self.l, self.l + 1);
+//!         out.clear();
+//!         out.resize(s.len() * p * l, 0.0);
+//!         for i in 0..s.len() {
+//!             let previous = if i == 0 { l..p } else { 0..l };
+//!             for &k in s.at(i) {
+//!                 for b in previous.clone() {
+//!                     for a in 0..l {
+//!                         out[score_index(i, b, a, l)] += self.w[k as usize * l * p + a * p + b];
+//!                     }
+//!                 }
+//!             }
+//!         }
+//!     }
+//!     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> online_bilinear::Result<()> {
+//!         let (l, p) = (self.l, self.l + 1);
+//!         for i in 0..s.len() {
+//!             let (bg, bp) = if i == 0 { (l, l) } else { (gold[i - 1], pred[i - 1]) };
+//!             for &k in s.at(i) {
+//!                 self.w[k as usize * l * p + gold[i] * p + bg] += 1.0;
+//!                 self.w[k as usize * l * p + pred[i] * p + bp] -= 1.0;
+//!             }
+//!         }
+//!         Ok(())
+//!     }
+//!     fn snapshot(&self) -> Snapshot {
+//!         Snapshot { weights: OnlineWeights::Linear { w: self.w.clone() }, zero_order: None }
+//!     }
+//! }
+//!
+//! struct PerceptronFactory;
+//! impl LearnerFactory for PerceptronFactory {
+//!     fn name(&self) -> &str { "my-perceptron" }
+//!     fn build(&self, shape: LearnerShape, _: &TaggerParams) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+//!         let size = shape.n_features * shape.n_tags * (shape.n_tags + 1);
+//!         Ok(Box::new(Perceptron { l: shape.n_tags, w: vec![0.0; size] }))
+//!     }
+//! }
+//!
+//! let corpus = online_bilinear::synthetic::segmentation(30, 40, 20, 1)?;
+//! let model = TaggerParams::custom(PerceptronFactory).epochs(3).fit(&corpus)?;
+//! assert_eq!(model.report().iterations, model.report().trace.len());
+//! assert!(model.evaluate(&corpus)?.label_error_rate < 0.5);
+//! # Ok::<(), online_bilinear::OblError>(())
+//! ```
+
+pub mod conformance;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{OblError, Result};
+use crate::features::EncodedSentence;
+use crate::params::{Learner, TaggerParams};
+use crate::train::{Bcd, Bol, Sp};
+
+/// The sizes a learner is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LearnerShape {
+    /// `K`, the number of features of the dictionary.
+    pub n_features: usize,
+    /// `L`, the number of tags (tag `L` in a score table's previous-tag rows is the start
+    /// state).
+    pub n_tags: usize,
+}
+
+/// The weights of an online learner, in the layout the fitted tagger decodes with (`L`
+/// tags, `P = L + 1` previous states, the last being the start state).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum OnlineWeights {
+    /// The rank-1 bilinear model `W_k = alpha_k beta_k^T`: `alpha[k * L + a]` (`K L`
+    /// values), `beta[k * P + b]` (`K P` values).
+    Bilinear {
+        /// `alpha`, `K x L` row-major.
+        alpha: Vec<f64>,
+        /// `beta`, `K x P` row-major.
+        beta: Vec<f64>,
+    },
+    /// Full matrix-feature weights `w[k * L * P + a * P + b]` (`K L P` values).
+    Linear {
+        /// `w`, `K x L x P` row-major.
+        w: Vec<f64>,
+    },
+}
+
+/// What a learner predicts with at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// The first-order weights.
+    pub weights: OnlineWeights,
+    /// The 0-order weights `z[k * L + a]` (`K L` values), when the learner has them.
+    pub zero_order: Option<Vec<f64>>,
+}
+
+/// An online update rule: the plug-in point of the crate's fit.
+///
+/// The fit calls, for each epoch `e` (1-based) and each pass `q` of it
+/// (`0..passes_per_epoch()`): [`begin_pass`](Self::begin_pass) with the running pass number
+/// `(e - 1) * passes_per_epoch() + q`; then, for each non-empty training sentence in the
+/// pass's order, [`scores`](Self::scores), Viterbi, [`update`](Self::update) when the
+/// prediction differs from the gold tags at some position, and [`record`](Self::record).
+/// At the end (and after every epoch when the caller asks for snapshots) it reads
+/// [`snapshot`](Self::snapshot). The contract [`conformance::check_learner`] checks:
+/// score tables of the right size and finite; a snapshot of the sizes [`LearnerShape`]
+/// gives, finite; without averaging, the snapshot scores a sentence as `scores` does;
+/// building twice and replaying the same updates gives the same scores; and the fit
+/// learns an easy task.
+pub trait OnlineLearner {
+    /// Passes over the training data per epoch (bcd: 2, one for `alpha`, one for `beta`).
+    fn passes_per_epoch(&self) -> usize {
+        1
+    }
+
+    /// Called before each pass with the running pass number (0-based).
+    fn begin_pass(&mut self, _pass: usize) {}
+
+    /// Writes the score table of `sentence` into `out` (cleared and resized by the
+    /// learner): `n (L + 1) L` values, entry
+    /// [`score_index(i, b, a, L)`](crate::viterbi::score_index) the score of tag `a` at
+    /// position `i` after previous tag `b` (`b = L` is the start state, read at `i = 0`).
+    fn scores(&self, sentence: &EncodedSentence, out: &mut Vec<f64>);
+
+    /// Updates the parameters on a mistake: `predicted` (the Viterbi path under the current
+    /// scores) differs from `gold` at some position. Both have `sentence.len()` tags.
+    ///
+    /// # Errors
+    /// Whatever the learner cannot recover from; the fit ends with it.
+    fn update(
+        &mut self,
+        sentence: &EncodedSentence,
+        gold: &[usize],
+        predicted: &[usize],
+    ) -> Result<()>;
+
+    /// Called after every sentence (for averaging over all steps).
+    fn record(&mut self) {}
+
+    /// The weights to predict with now (averaged when the learner averages).
+    fn snapshot(&self) -> Snapshot;
+}
+
+/// Builds an [`OnlineLearner`] for a fit.
+pub trait LearnerFactory: Send + Sync {
+    /// A short name for messages.
+    fn name(&self) -> &str;
+
+    /// A fresh learner for `shape`; `params` are the checked parameters of the fit (read
+    /// the fields that apply, e.g. [`TaggerParams::get_c`]).
+    ///
+    /// # Errors
+    /// A shape or parameter the learner cannot work with.
+    fn build(&self, shape: LearnerShape, params: &TaggerParams) -> Result<Box<dyn OnlineLearner>>;
+}
+
+/// The factory of the built-in online learners: builds bol, bcd or sp as
+/// `params.get_learner()` says.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuiltIn;
+
+impl LearnerFactory for BuiltIn {
+    fn name(&self) -> &str {
+        "built-in"
+    }
+
+    fn build(&self, shape: LearnerShape, params: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
+        let (k, l) = (shape.n_features, shape.n_tags);
+        Ok(match params.learner {
+            Learner::Bol => Box::new(Bol::new(k, l, params)?),
+            Learner::Bcd => Box::new(Bcd::new(k, l, params)),
+            Learner::Sp => Box::new(Sp::new(k, l, params)),
+            other @ (Learner::CrfL2 | Learner::CrfL1 | Learner::Custom) => {
+                return Err(bl_core::params::invalid(
+                    "learner",
+                    other.name(),
+                    "one of the built-in online learners bol, bcd, sp",
+                )
+                .into());
+            }
+        })
+    }
+}
+
+/// Checks that a snapshot has the sizes `shape` gives and finite values.
+///
+/// # Errors
+/// [`OblError::Learner`] naming the first wrong field.
+pub(crate) fn check_snapshot(snapshot: &Snapshot, shape: LearnerShape) -> Result<()> {
+    let (k, l) = (shape.n_features, shape.n_tags);
+    let p = l + 1;
+    let fields: Vec<(&str, &[f64], usize)> = match &snapshot.weights {
+        OnlineWeights::Bilinear { alpha, beta } => {
+            vec![("alpha", alpha, k * l), ("beta", beta, k * p)]
+        }
+        OnlineWeights::Linear { w } => vec![("w", w, k * l * p)],
+    };
+    let zero = snapshot
+        .zero_order
+        .as_deref()
+        .map(|z| ("zero_order", z, k * l));
+    for (name, values, expected) in fields.into_iter().chain(zero) {
+        if values.len() != expected {
+            return Err(OblError::Learner {
+                check: "snapshot-shape",
+                message: format!(
+                    "`{name}` has {} values, expected {expected} (K = {k}, L = {l})",
+                    values.len()
+                ),
+            });
+        }
+        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+            return Err(OblError::Learner {
+                check: "snapshot-finite",
+                message: format!("`{name}`[{i}] = {}", values[i]),
+            });
+        }
+    }
+    Ok(())
+}

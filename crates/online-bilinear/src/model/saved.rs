@@ -1,0 +1,267 @@
+//! The saved-model format of [`FittedTagger`]: JSON, checked field by field on load.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use bl_core::engine::{FitReport, TerminationReason, Trace, TraceRecord};
+use serde::{Deserialize, Serialize};
+
+use super::{FittedTagger, Weights, crf_file};
+use crate::error::{OblError, Result};
+use crate::features::FeatureDict;
+use crate::params::TaggerParams;
+use crate::train::EpochInfo;
+
+#[derive(Serialize)]
+struct SavedRef<'a> {
+    format: &'static str,
+    params: &'a TaggerParams,
+    dict: &'a FeatureDict,
+    tags: &'a [String],
+    weights: &'a Weights,
+    zero_order: &'a Option<Vec<f64>>,
+    report: &'a FitReport,
+    train_seconds: f64,
+}
+
+#[derive(Deserialize)]
+struct Saved {
+    format: String,
+    params: TaggerParams,
+    dict: FeatureDict,
+    tags: Vec<String>,
+    weights: Weights,
+    zero_order: Option<Vec<f64>>,
+    /// The run's report (models saved before reports existed have `history` instead).
+    #[serde(default)]
+    report: Option<FitReport>,
+    /// Per-epoch statistics of models saved before `report`.
+    #[serde(default)]
+    history: Vec<EpochInfo>,
+    train_seconds: f64,
+}
+
+/// The report of a model saved with per-epoch `history` only: one iteration per epoch, the
+/// objective the epoch's online token error rate, the end reason the epoch budget.
+pub(super) fn report_from_history(history: &[EpochInfo]) -> FitReport {
+    let mut trace = Trace::default();
+    for info in history {
+        trace.push(TraceRecord {
+            iteration: info.epoch,
+            objective: info.token_errors as f64 / info.tokens.max(1) as f64,
+            change: f64::NAN,
+            elapsed_s: info.seconds,
+            extras: vec![
+                ("mistakes".into(), info.mistakes as f64),
+                ("token_errors".into(), info.token_errors as f64),
+                ("tokens".into(), info.tokens as f64),
+                ("train_seconds".into(), info.seconds),
+            ],
+        });
+    }
+    FitReport {
+        iterations: history.len(),
+        termination: TerminationReason::MaxIterations,
+        objective: trace.objectives().last().copied().unwrap_or(f64::NAN),
+        elapsed: std::time::Duration::try_from_secs_f64(history.last().map_or(0.0, |h| h.seconds))
+            .unwrap_or_default(),
+        trace,
+    }
+}
+
+const FORMAT: &str = "online-bilinear/1";
+
+/// ``field `NAME`: DETAIL`` as a load error.
+fn bad_field(field: &str, detail: impl std::fmt::Display) -> OblError {
+    OblError::Serde(format!("field `{field}`: {detail}"))
+}
+
+/// `found == expected` values, where `expected` is the product `dims` described by `what`.
+fn check_len(field: &str, dims: &[usize], what: &str, found: usize) -> Result<()> {
+    let expected = dims
+        .iter()
+        .try_fold(1_usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| bad_field(field, format!("the size {what} = {dims:?} overflows")))?;
+    if found != expected {
+        return Err(bad_field(
+            field,
+            format!("expected {expected} values ({what} = {dims:?}), found {found}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Every value finite.
+fn check_finite(field: &str, values: &[f64]) -> Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(i) => Err(bad_field(
+            field,
+            format!("expected finite values, found {} at index {i}", values[i]),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `max_j |x_j|` of each row of `width` values.
+fn row_max_abs(x: &[f64], width: usize) -> impl Iterator<Item = f64> + '_ {
+    x.chunks_exact(width.max(1))
+        .map(|row| row.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
+}
+
+impl Saved {
+    /// The checks of [`FittedTagger::from_json`] (after the format tag).
+    fn validate(&self) -> Result<()> {
+        self.params
+            .check_values()
+            .map_err(|e| bad_field("params", e))?;
+        for info in &self.history {
+            if !(info.seconds.is_finite() && info.seconds >= 0.0) {
+                return Err(bad_field(
+                    "history",
+                    format!("expected finite times >= 0, found {}", info.seconds),
+                ));
+            }
+        }
+        let (k, l) = (self.dict.len(), self.tags.len());
+        if l == 0 {
+            return Err(bad_field("tags", "expected at least one tag, found none"));
+        }
+        for (i, tag) in self.tags.iter().enumerate() {
+            if self.tags[..i].contains(tag) {
+                return Err(bad_field("tags", format!("tag `{tag}` appears twice")));
+            }
+        }
+        if !self.dict.ids_are_dense() {
+            return Err(bad_field(
+                "dict",
+                format!("expected feature ids 0..{k} (each once), found others"),
+            ));
+        }
+        let p = l + 1;
+        // Bound on |score| of one position: sum over features of the largest weight
+        // product a feature contributes (every feature is active at most once).
+        let mut bound = 0.0;
+        match &self.weights {
+            Weights::Bilinear { alpha, beta } => {
+                check_len("weights.Bilinear.alpha", &[k, l], "K x L", alpha.len())?;
+                check_len("weights.Bilinear.beta", &[k, p], "K x (L + 1)", beta.len())?;
+                check_finite("weights.Bilinear.alpha", alpha)?;
+                check_finite("weights.Bilinear.beta", beta)?;
+                bound += row_max_abs(alpha, l)
+                    .zip(row_max_abs(beta, p))
+                    .map(|(a, b)| a * b)
+                    .sum::<f64>();
+            }
+            Weights::Linear { w } => {
+                check_len("weights.Linear.w", &[k, l, p], "K x L x (L + 1)", w.len())?;
+                check_finite("weights.Linear.w", w)?;
+                bound += row_max_abs(w, l * p).sum::<f64>();
+            }
+            Weights::Crf { model } => {
+                crf_file::check(model, l).map_err(|e| bad_field("weights.Crf.model", e))?;
+            }
+        }
+        if let Some(z) = &self.zero_order {
+            check_len("zero_order", &[k, l], "K x L", z.len())?;
+            check_finite("zero_order", z)?;
+            bound += row_max_abs(z, l).sum::<f64>();
+        }
+        if !bound.is_finite() {
+            return Err(bad_field(
+                "weights",
+                "expected weights whose score of one position is finite, found weights \
+                 whose bound on it overflows f64",
+            ));
+        }
+        if !(self.train_seconds.is_finite() && self.train_seconds >= 0.0) {
+            return Err(bad_field(
+                "train_seconds",
+                format!("expected a finite value >= 0, found {}", self.train_seconds),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl FittedTagger {
+    /// The model as JSON text.
+    ///
+    /// # Errors
+    /// [`OblError::Serde`] if encoding fails.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string(&SavedRef {
+            format: FORMAT,
+            params: &self.params,
+            dict: &self.dict,
+            tags: &self.tags,
+            weights: &self.weights,
+            zero_order: &self.zero_order,
+            report: &self.report,
+            train_seconds: self.train_seconds,
+        })
+        .map_err(|e| OblError::Serde(e.to_string()))
+    }
+
+    /// A model from the JSON text of [`to_json`](Self::to_json), checked before use: the
+    /// format tag; valid parameters; at least one tag, no two equal; feature ids exactly
+    /// `0..K`; weights of the sizes the feature count `K` and tag count `L` give (`alpha`
+    /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`), finite and with
+    /// a finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
+    /// every size, offset and index the tagger reads stays inside them (header, feature
+    /// table, reference lists, string databases) and whose label count is `L`; a finite,
+    /// non-negative training time.
+    ///
+    /// # Errors
+    /// [`OblError::Serde`] for malformed text, another format, or a check above failing;
+    /// the message names the field (e.g. ``field `alpha`: expected 480 values (K x L =
+    /// 120 x 4), found 481``).
+    pub fn from_json(text: &str) -> Result<Self> {
+        let saved: Saved =
+            serde_json::from_str(text).map_err(|e| OblError::Serde(e.to_string()))?;
+        if saved.format != FORMAT {
+            return Err(OblError::Serde(format!(
+                "format `{}`, expected `{FORMAT}`",
+                saved.format
+            )));
+        }
+        saved.validate()?;
+        let report = match saved.report {
+            Some(report) => report,
+            None => report_from_history(&saved.history),
+        };
+        Ok(Self {
+            report,
+            params: saved.params,
+            dict: Arc::new(saved.dict),
+            tags: saved.tags,
+            weights: saved.weights,
+            zero_order: saved.zero_order,
+            train_seconds: saved.train_seconds,
+        })
+    }
+
+    /// Saves the model as JSON.
+    ///
+    /// # Errors
+    /// [`OblError::Io`], [`OblError::Serde`].
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_json()?).map_err(|source| OblError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Loads a model saved by [`save`](Self::save).
+    ///
+    /// # Errors
+    /// [`OblError::Io`], [`OblError::Serde`].
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| OblError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_json(&text)
+    }
+}

@@ -1,0 +1,35 @@
+//! Fixtures shared by the integration tests (each test file uses some of them).
+#![allow(dead_code)]
+
+use bl_core::random::standard_normal;
+use online_bilinear::{BlockUpdate, Corpus, synthetic};
+use rand::RngExt;
+
+/// [`synthetic::lexicon`], which cannot fail for `n >= 1`.
+pub fn lexicon_corpus(n_sentences: usize, seed: u64) -> Corpus {
+    synthetic::lexicon(n_sentences, seed).expect("n_sentences >= 1")
+}
+
+/// [`synthetic::cyclic`], which cannot fail for `n >= 1`.
+pub fn cyclic_corpus(n_sentences: usize, offset: usize) -> Corpus {
+    synthetic::cyclic(n_sentences, offset).expect("n_sentences >= 1")
+}
+
+/// A random `DeltaPhi` on two of `n_blocks` feature blocks of shape `l x p`, three
+/// Gaussian entries each.
+pub fn random_update(
+    rng: &mut bl_core::random::Rng,
+    n_blocks: usize,
+    l: usize,
+    p: usize,
+) -> BlockUpdate {
+    let mut d = BlockUpdate::new(l, p);
+    for _ in 0..2 {
+        let k = rng.random_range(0..n_blocks) as u32;
+        for _ in 0..3 {
+            let (a, b) = (rng.random_range(0..l), rng.random_range(0..p));
+            d.add(k, a, b, standard_normal(rng));
+        }
+    }
+    d
+}

@@ -1,0 +1,347 @@
+//! The plug-in point: online learners written outside the crate run through the normal
+//! fit, pass the conformance suite, and agree with the built-in learners; every built-in
+//! passes the same suite; a learner that breaks the contract gets a typed error.
+
+mod common;
+
+use online_bilinear::learner::conformance::{check_learner, check_learns};
+use online_bilinear::learner::{
+    BuiltIn, LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
+};
+use online_bilinear::viterbi::score_index;
+use online_bilinear::{
+    BcdSolver, EncodedSentence, Fit, Fitted, Learner, OblError, Reading, TaggerParams,
+};
+
+/// Linear weights on the matrix features `w[k, a, b]` (current tag `a`, previous `b`).
+struct MatrixWeights {
+    l: usize,
+    w: Vec<f64>,
+}
+
+impl MatrixWeights {
+    fn new(shape: LearnerShape) -> Self {
+        let l = shape.n_tags;
+        Self {
+            l,
+            w: vec![0.0; shape.n_features * l * (l + 1)],
+        }
+    }
+
+    fn index(&self, k: u32, a: usize, b: usize) -> usize {
+        let p = self.l + 1;
+        k as usize * self.l * p + a * p + b
+    }
+
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+        let l = self.l;
+        out.clear();
+        out.resize(s.len() * (l + 1) * l, 0.0);
+        for i in 0..s.len() {
+            let previous = if i == 0 { l..l + 1 } else { 0..l };
+            for &k in s.at(i) {
+                for b in previous.clone() {
+                    for a in 0..l {
+                        out[score_index(i, b, a, l)] += self.w[self.index(k, a, b)];
+                    }
+                }
+            }
+        }
+    }
+
+    /// `(index, +1 / -1)` of `DeltaPhi = Phi(x, gold) - Phi(x, predicted)`.
+    fn delta(&self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Vec<(usize, f64)> {
+        let l = self.l;
+        let mut out = Vec::new();
+        for i in 0..s.len() {
+            let (bg, bp) = if i == 0 {
+                (l, l)
+            } else {
+                (gold[i - 1], pred[i - 1])
+            };
+            if gold[i] == pred[i] && bg == bp {
+                continue;
+            }
+            for &k in s.at(i) {
+                out.push((self.index(k, gold[i], bg), 1.0));
+                out.push((self.index(k, pred[i], bp), -1.0));
+            }
+        }
+        out
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            weights: OnlineWeights::Linear { w: self.w.clone() },
+            zero_order: None,
+        }
+    }
+}
+
+/// The structured perceptron, written here: `w += DeltaPhi`.
+struct Perceptron(MatrixWeights);
+
+impl OnlineLearner for Perceptron {
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+        self.0.scores(s, out);
+    }
+    fn update(
+        &mut self,
+        s: &EncodedSentence,
+        gold: &[usize],
+        pred: &[usize],
+    ) -> online_bilinear::Result<()> {
+        for (j, x) in self.0.delta(s, gold, pred) {
+            self.0.w[j] += x;
+        }
+        Ok(())
+    }
+    fn snapshot(&self) -> Snapshot {
+        self.0.snapshot()
+    }
+}
+
+/// Passive-aggressive (PA-I) steps with the Hamming loss:
+/// `tau = min(C, (loss - <w, DeltaPhi>) / ||DeltaPhi||^2)`, `w += tau DeltaPhi`.
+struct PassiveAggressive {
+    weights: MatrixWeights,
+    c: f64,
+}
+
+impl OnlineLearner for PassiveAggressive {
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+        self.weights.scores(s, out);
+    }
+    fn update(
+        &mut self,
+        s: &EncodedSentence,
+        gold: &[usize],
+        pred: &[usize],
+    ) -> online_bilinear::Result<()> {
+        let delta = self.weights.delta(s, gold, pred);
+        let mut dense = std::collections::BTreeMap::new();
+        for (j, x) in delta {
+            *dense.entry(j).or_insert(0.0) += x;
+        }
+        let margin: f64 = dense.iter().map(|(&j, x)| self.weights.w[j] * x).sum();
+        let norm2: f64 = dense.values().map(|x| x * x).sum();
+        let loss = gold.iter().zip(pred).filter(|(a, b)| a != b).count() as f64;
+        if loss > margin && norm2 > 0.0 {
+            let tau = self.c.min((loss - margin) / norm2);
+            for (j, x) in dense {
+                self.weights.w[j] += tau * x;
+            }
+        }
+        Ok(())
+    }
+    fn snapshot(&self) -> Snapshot {
+        self.weights.snapshot()
+    }
+}
+
+struct PerceptronFactory;
+
+impl LearnerFactory for PerceptronFactory {
+    fn name(&self) -> &str {
+        "outside perceptron"
+    }
+    fn build(
+        &self,
+        shape: LearnerShape,
+        _: &TaggerParams,
+    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+        Ok(Box::new(Perceptron(MatrixWeights::new(shape))))
+    }
+}
+
+struct PassiveAggressiveFactory;
+
+impl LearnerFactory for PassiveAggressiveFactory {
+    fn name(&self) -> &str {
+        "outside PA-I"
+    }
+    fn build(
+        &self,
+        shape: LearnerShape,
+        params: &TaggerParams,
+    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+        Ok(Box::new(PassiveAggressive {
+            weights: MatrixWeights::new(shape),
+            c: params.get_c(),
+        }))
+    }
+}
+
+/// Scores of the wrong size: breaks the contract.
+struct Broken;
+
+impl OnlineLearner for Broken {
+    fn scores(&self, _: &EncodedSentence, out: &mut Vec<f64>) {
+        out.clear();
+        out.push(0.0);
+    }
+    fn update(
+        &mut self,
+        _: &EncodedSentence,
+        _: &[usize],
+        _: &[usize],
+    ) -> online_bilinear::Result<()> {
+        Ok(())
+    }
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            weights: OnlineWeights::Linear { w: Vec::new() },
+            zero_order: None,
+        }
+    }
+}
+
+struct BrokenFactory;
+
+impl LearnerFactory for BrokenFactory {
+    fn name(&self) -> &str {
+        "broken"
+    }
+    fn build(
+        &self,
+        _: LearnerShape,
+        _: &TaggerParams,
+    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+        Ok(Box::new(Broken))
+    }
+}
+
+#[test]
+fn every_built_in_learner_passes_the_conformance_suite() {
+    let variants = [
+        TaggerParams::bol(),
+        TaggerParams::bol().reading(Reading::SpectralExact),
+        TaggerParams::bol().reading(Reading::SpectralAlgorithm2),
+        TaggerParams::bol().averaging(true).zero_order(true),
+        TaggerParams::bcd(),
+        TaggerParams::bcd().bcd_solver(BcdSolver::Algorithm1),
+        TaggerParams::bcd().zero_order(true),
+        TaggerParams::sp(),
+        TaggerParams::sp().averaging(true).zero_order(true),
+    ];
+    for params in variants {
+        let name = format!(
+            "{} ({:?}, averaging {})",
+            params.get_learner().name(),
+            params.get_reading(),
+            params.get_averaging()
+        );
+        check_learner(&BuiltIn, &params).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let learns = check_learns(&BuiltIn, &params);
+        if params.get_reading() == Reading::SpectralExact && params.get_learner() == Learner::Bol {
+            // The paper's exact gradient keeps a single feature's block: it cannot learn.
+            assert!(
+                matches!(
+                    learns,
+                    Err(OblError::Learner {
+                        check: "learns",
+                        ..
+                    })
+                ),
+                "{name}: {learns:?}"
+            );
+        } else {
+            learns.unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn outside_learners_pass_the_conformance_suite() {
+    check_learner(&PerceptronFactory, &TaggerParams::sp()).unwrap();
+    check_learns(&PerceptronFactory, &TaggerParams::sp()).unwrap();
+    check_learner(&PassiveAggressiveFactory, &TaggerParams::sp().c(0.5)).unwrap();
+    check_learns(&PassiveAggressiveFactory, &TaggerParams::sp().c(0.5)).unwrap();
+}
+
+#[test]
+fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
+    let train = common::lexicon_corpus(120, 1);
+    let test = common::lexicon_corpus(40, 2);
+    let built_in = TaggerParams::sp().epochs(4).seed(9).fit(&train).unwrap();
+    let outside = TaggerParams::custom(PerceptronFactory)
+        .epochs(4)
+        .seed(9)
+        .fit(&train)
+        .unwrap();
+    assert_eq!(outside.learner(), Learner::Custom);
+    assert_eq!(
+        outside.report().trace.extra("token_errors"),
+        built_in.report().trace.extra("token_errors")
+    );
+    assert_eq!(outside.report().iterations, built_in.report().iterations);
+    assert_eq!(
+        outside.predict_corpus(&test).unwrap(),
+        built_in.predict_corpus(&test).unwrap()
+    );
+    // The fitted model of an outside learner saves and loads like any other.
+    let back = online_bilinear::FittedTagger::from_json(&outside.to_json().unwrap()).unwrap();
+    assert_eq!(
+        back.predict_corpus(&test).unwrap(),
+        outside.predict_corpus(&test).unwrap()
+    );
+}
+
+#[test]
+fn an_outside_passive_aggressive_learner_is_as_good_as_the_perceptron() {
+    let train = common::lexicon_corpus(300, 1);
+    let test = common::lexicon_corpus(100, 2);
+    let sp = TaggerParams::sp().epochs(8).fit(&train).unwrap();
+    let pa = TaggerParams::custom(PassiveAggressiveFactory)
+        .epochs(8)
+        .fit(&train)
+        .unwrap();
+    let (sp_error, pa_error) = (
+        sp.evaluate(&test).unwrap().label_error_rate,
+        pa.evaluate(&test).unwrap().label_error_rate,
+    );
+    assert!(pa_error < 0.1, "PA-I test error {pa_error}");
+    assert!(
+        pa_error <= sp_error + 0.03,
+        "PA-I {pa_error} against sp {sp_error}"
+    );
+}
+
+#[test]
+fn a_learner_that_breaks_the_contract_gets_a_typed_error() {
+    let train = common::lexicon_corpus(20, 1);
+    for err in [
+        check_learner(&BrokenFactory, &TaggerParams::sp()).unwrap_err(),
+        TaggerParams::custom(BrokenFactory).fit(&train).unwrap_err(),
+    ] {
+        assert!(
+            matches!(
+                err,
+                OblError::Learner {
+                    check: "scores-shape",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn custom_learner_parameters_are_checked() {
+    let train = common::lexicon_corpus(20, 1);
+    // `Learner::Custom` without an implementation, and an implementation with another
+    // learner named, are both invalid.
+    for params in [
+        TaggerParams::new(Learner::Custom),
+        TaggerParams::custom(PerceptronFactory).learner(Learner::Bol),
+    ] {
+        assert!(matches!(
+            params.fit(&train),
+            Err(OblError::Core(bl_core::BlError::InvalidParameter {
+                name: "learner",
+                ..
+            }))
+        ));
+    }
+}
