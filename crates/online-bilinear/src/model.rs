@@ -24,8 +24,10 @@ pub(crate) enum Weights {
     Bilinear { alpha: Vec<f64>, beta: Vec<f64> },
     /// Full matrix-feature weights `w[k * L * (L + 1) + a * (L + 1) + b]`.
     Linear { w: Vec<f64> },
-    /// A CRFsuite model file.
-    Crf { model: Vec<u8> },
+    /// A linear-chain CRF of the Rust backend: dense state and transition weights.
+    Crf(crate::crf::CrfWeights),
+    /// A CRFsuite model file (the `crfsuite` backend).
+    Crfsuite { model: Vec<u8> },
 }
 
 /// Scores of a corpus from [`FittedTagger::evaluate`].
@@ -160,8 +162,20 @@ impl Saved {
                 check_finite("weights.Linear.w", w)?;
                 bound += row_max_abs(w, l * p).sum::<f64>();
             }
-            Weights::Crf { model } => {
-                crf_file::check(model, l).map_err(|e| bad_field("weights.Crf.model", e))?;
+            Weights::Crf(crf) => {
+                check_len("weights.Crf.state", &[k, l], "K x L", crf.state.len())?;
+                check_len(
+                    "weights.Crf.transition",
+                    &[l, l],
+                    "L x L",
+                    crf.transition.len(),
+                )?;
+                check_finite("weights.Crf.state", &crf.state)?;
+                check_finite("weights.Crf.transition", &crf.transition)?;
+                bound += crf.position_bound(l);
+            }
+            Weights::Crfsuite { model } => {
+                crf_file::check(model, l).map_err(|e| bad_field("weights.Crfsuite.model", e))?;
             }
         }
         if let Some(z) = &self.zero_order {
@@ -306,18 +320,30 @@ impl TaggerParams {
         };
         if !self.learner.is_online() {
             let started = Instant::now();
-            let bytes = crate::crf::train(self, &prepared.encoded, &prepared.gold)?;
-            model.weights = Weights::Crf { model: bytes };
+            let (weights, seconds) = crate::crf::fit(
+                self,
+                &prepared.encoded,
+                &prepared.gold,
+                prepared.dict.len(),
+                n_tags,
+            )?;
+            model.weights = weights;
             model.train_seconds = started.elapsed().as_secs_f64();
-            let info = EpochInfo {
-                epoch: 1,
-                mistakes: 0,
-                token_errors: 0,
-                tokens: prepared.n_tokens(),
-                seconds: model.train_seconds,
-            };
-            model.history.push(info);
-            on_epoch(&info, &model)?;
+            // One entry per optimizer iteration (CRFsuite: one in all).
+            model.history = seconds
+                .iter()
+                .enumerate()
+                .map(|(i, &seconds)| EpochInfo {
+                    epoch: i + 1,
+                    mistakes: 0,
+                    token_errors: 0,
+                    tokens: prepared.n_tokens(),
+                    seconds,
+                })
+                .collect();
+            if let Some(info) = model.history.last().copied() {
+                on_epoch(&info, &model)?;
+            }
             return Ok(model);
         }
         let mut learner: Box<dyn Online> = new_online(prepared.dict.len(), n_tags, self)?;
@@ -432,6 +458,14 @@ impl FittedTagger {
         }
     }
 
+    /// The weights of a CRF fitted by the Rust backend ([`crate::crf::CrfBackend::Rust`]).
+    pub fn crf_weights(&self) -> Option<&crate::crf::CrfWeights> {
+        match &self.weights {
+            Weights::Crf(crf) => Some(crf),
+            _ => None,
+        }
+    }
+
     /// The 0-order weights (`K x L`), when the extension is on.
     pub fn zero_order_weights(&self) -> Option<&[f64]> {
         self.zero_order.as_deref()
@@ -451,6 +485,7 @@ impl FittedTagger {
         let l = self.tags.len();
         let zero = self.zero_order.as_deref();
         let mut scores = Vec::new();
+        let mut row = Vec::new();
         let mut ws = crate::viterbi::ViterbiWorkspace::default();
         let mut out = Vec::with_capacity(encoded.len());
         for enc in encoded {
@@ -459,8 +494,9 @@ impl FittedTagger {
                     bilinear_scores(enc, l, alpha, beta, 1.0, zero, &mut scores)
                 }
                 Weights::Linear { w } => linear_scores(enc, l, w, zero, &mut scores),
-                Weights::Crf { model } => {
-                    return crate::crf::tag(model, encoded, l);
+                Weights::Crf(crf) => crf.scores(enc, l, &mut scores, &mut row),
+                Weights::Crfsuite { model } => {
+                    return crate::crf::tag_crfsuite(model, encoded, l);
                 }
             }
             // Every path score is a sum of one score per position, so this sum of the
@@ -580,7 +616,8 @@ impl FittedTagger {
     /// format tag; valid parameters; at least one tag, no two equal; feature ids exactly
     /// `0..K`; weights of the sizes the feature count `K` and tag count `L` give (`alpha`
     /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`), finite and with
-    /// a finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
+    /// a finite bound on the score of one position; for a CRF model, state weights `K L` and
+    /// transitions `L L`, finite, or (CRFsuite backend) CRFsuite bytes whose
     /// every size, offset and index the tagger reads stays inside them (header, feature
     /// table, reference lists, string databases) and whose label count is `L`; a finite,
     /// non-negative training time.

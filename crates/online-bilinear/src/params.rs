@@ -16,7 +16,8 @@
 //! | `cutoff` | 1 | keep features seen at least this often in training | all | `>= 1` |
 //! | `shuffle` | true | visit the training sentences in a fresh random order each epoch | bol, bcd, sp | |
 //! | `seed` | 0 | seed of the shuffles | bol, bcd, sp | any |
-//! | `crf_max_iterations` | 100 | L-BFGS / OWL-QN iterations of CRFsuite | CRF | `>= 1` |
+//! | `crf_max_iterations` | 100 | L-BFGS / OWL-QN iteration budget | CRF | `>= 1` |
+//! | `crf_backend` | [`CrfBackend::Rust`] | which implementation trains the CRF: ours, or CRFsuite (Cargo feature `crfsuite`) | CRF | available in this build |
 //!
 //! # Errors
 //! [`crate::TaggerParams::fit`] checks the parameters and returns
@@ -27,6 +28,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::crf::CrfBackend;
 use crate::error::{Result, invalid};
 use crate::features::Templates;
 
@@ -41,9 +43,9 @@ pub enum Learner {
     Bcd,
     /// The structured perceptron on the same (full, not rank-1) matrix features.
     Sp,
-    /// A linear-chain CRF with L2 regularization trained by L-BFGS (CRFsuite).
+    /// A linear-chain CRF with L2 regularization trained by L-BFGS ([`crate::crf`]).
     CrfL2,
-    /// A linear-chain CRF with L1 regularization trained by OWL-QN (CRFsuite).
+    /// A linear-chain CRF with L1 regularization trained by OWL-QN ([`crate::crf`]).
     CrfL1,
 }
 
@@ -136,6 +138,8 @@ pub struct TaggerParams {
     pub(crate) shuffle: bool,
     pub(crate) seed: u64,
     pub(crate) crf_max_iterations: usize,
+    #[serde(default)]
+    pub(crate) crf_backend: CrfBackend,
 }
 
 impl TaggerParams {
@@ -155,6 +159,7 @@ impl TaggerParams {
             shuffle: true,
             seed: 0,
             crf_max_iterations: 100,
+            crf_backend: CrfBackend::Rust,
         }
     }
 
@@ -261,6 +266,12 @@ impl TaggerParams {
         self
     }
 
+    /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
+    pub fn crf_backend(mut self, backend: CrfBackend) -> Self {
+        self.crf_backend = backend;
+        self
+    }
+
     /// The learner.
     pub fn get_learner(&self) -> Learner {
         self.learner
@@ -298,6 +309,13 @@ impl TaggerParams {
                 "crf_max_iterations",
                 self.crf_max_iterations,
                 ">= 1",
+            ));
+        }
+        if !self.crf_backend.is_available() {
+            return Err(invalid(
+                "crf_backend",
+                self.crf_backend.name(),
+                "`rust` (this build lacks the `crfsuite` Cargo feature)",
             ));
         }
         if self.templates.as_slice().is_empty() {

@@ -1,7 +1,7 @@
-//! The CRF baselines through CRFsuite on a small learnable task.
-#![cfg(feature = "crf")]
+//! The CRF baselines on a small learnable task: the Rust CRF, and (with the `crfsuite`
+//! feature) CRFsuite beside it.
 
-use online_bilinear::{Corpus, Learner, Sentence, TaggerParams, words_to_bmes};
+use online_bilinear::{Corpus, CrfBackend, Learner, Sentence, TaggerParams, words_to_bmes};
 
 fn corpus(n: usize, offset: usize) -> Corpus {
     let lexicon = ["ab", "c", "dea", "fb", "g", "hic"];
@@ -23,6 +23,7 @@ fn crf_l2_and_l1_learn_a_small_segmentation_task() {
     for params in [TaggerParams::crf_l2().c(0.1), TaggerParams::crf_l1().c(0.1)] {
         let learner = params.get_learner();
         let model = params.crf_max_iterations(50).fit(&train).unwrap();
+        assert!(model.crf_weights().is_some());
         assert_eq!(model.learner(), learner);
         let e = model.evaluate(&test).unwrap();
         assert!(
@@ -41,4 +42,76 @@ fn crf_l2_and_l1_learn_a_small_segmentation_task() {
         TaggerParams::crf_l1().get_learner(),
         Learner::CrfL1
     ));
+}
+
+#[test]
+fn crf_l1_has_exact_zeros_and_l2_has_none() {
+    let train = corpus(60, 0);
+    let l2 = TaggerParams::crf_l2().c(0.1).fit(&train).unwrap();
+    let l1 = TaggerParams::crf_l1().c(0.5).fit(&train).unwrap();
+    let (w2, w1) = (l2.crf_weights().unwrap(), l1.crf_weights().unwrap());
+    let n = w1.state.len() + w1.transition.len();
+    assert_eq!(w2.n_zeros(), 0);
+    assert!(w1.n_zeros() > n / 4, "{} zeros of {n}", w1.n_zeros());
+}
+
+#[test]
+fn crf_training_is_deterministic_for_a_thread_count() {
+    let train = corpus(80, 0);
+    let fit = || {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+            .install(|| TaggerParams::crf_l2().c(0.1).fit(&train).unwrap())
+    };
+    let (a, b) = (fit(), fit());
+    assert_eq!(a.crf_weights(), b.crf_weights());
+    assert_eq!(a.history().len(), b.history().len());
+}
+
+#[test]
+fn the_crf_stops_by_crfsuites_rule_before_a_large_budget() {
+    let train = corpus(60, 0);
+    let model = TaggerParams::crf_l2()
+        .c(1.0)
+        .crf_max_iterations(10_000)
+        .fit(&train)
+        .unwrap();
+    let iterations = model.history().len();
+    assert!((10..10_000).contains(&iterations), "{iterations}");
+}
+
+#[cfg(not(feature = "crfsuite"))]
+#[test]
+fn the_crfsuite_backend_is_a_typed_error_without_the_feature() {
+    let err = TaggerParams::crf_l2()
+        .crf_backend(CrfBackend::Crfsuite)
+        .fit(&corpus(10, 0))
+        .unwrap_err();
+    assert!(err.to_string().contains("crfsuite"), "{err}");
+}
+
+/// The Rust CRF against CRFsuite on the same data: the same objective, so nearly the same
+/// test F1.
+#[cfg(feature = "crfsuite")]
+#[test]
+fn the_rust_crf_and_crfsuite_reach_the_same_f1() {
+    let train = corpus(200, 0);
+    let test = corpus(60, 3);
+    for params in [TaggerParams::crf_l2().c(1.0), TaggerParams::crf_l1().c(1.0)] {
+        let ours = params.clone().fit(&train).unwrap().evaluate(&test).unwrap();
+        let theirs = params
+            .crf_backend(CrfBackend::Crfsuite)
+            .fit(&train)
+            .unwrap()
+            .evaluate(&test)
+            .unwrap();
+        assert!(
+            (ours.f1() - theirs.f1()).abs() <= 0.02,
+            "ours {} vs CRFsuite {}",
+            ours.f1(),
+            theirs.f1()
+        );
+    }
 }
