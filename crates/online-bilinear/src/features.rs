@@ -118,10 +118,7 @@ impl Templates {
                     "at most 1024",
                 ));
             }
-            if let Some(&offset) = offsets
-                .iter()
-                .find(|o| o.unsigned_abs() > MAX_TEMPLATE_OFFSET.unsigned_abs())
-            {
+            if let Some(&offset) = offsets.iter().find(|o| o.unsigned_abs() > MAX_TEMPLATE_OFFSET.unsigned_abs()) {
                 return Err(crate::error::invalid(
                     "template offset",
                     offset,
