@@ -45,14 +45,20 @@ fn crf_l2_and_l1_learn_a_small_segmentation_task() {
 }
 
 #[test]
-fn crf_l1_has_exact_zeros_and_l2_has_none() {
+fn crf_l1_has_many_more_exact_zeros_than_l2() {
     let train = corpus(60, 0);
     let l2 = TaggerParams::crf_l2().c(0.1).fit(&train).unwrap();
     let l1 = TaggerParams::crf_l1().c(0.5).fit(&train).unwrap();
     let (w2, w1) = (l2.crf_weights().unwrap(), l1.crf_weights().unwrap());
+    // Pairs (feature, tag) never seen in training keep the weight 0 in both; OWL-QN
+    // zeroes many of the others too.
     let n = w1.state.len() + w1.transition.len();
-    assert_eq!(w2.n_zeros(), 0);
-    assert!(w1.n_zeros() > n / 4, "{} zeros of {n}", w1.n_zeros());
+    assert!(
+        w1.n_zeros() > w2.n_zeros() + n / 10,
+        "L1 {} zeros, L2 {} of {n}",
+        w1.n_zeros(),
+        w2.n_zeros()
+    );
 }
 
 #[test]

@@ -237,13 +237,10 @@ fn fit_rust(
     n_tags: usize,
 ) -> Result<(CrfWeights, Vec<f64>)> {
     let started = Instant::now();
-    let mut objective = objective::Objective::new(
-        encoded,
-        gold,
-        n_features,
-        n_tags,
-        rayon::current_num_threads(),
-    );
+    let index = objective::StateIndex::observed(encoded, gold, n_features, n_tags);
+    let mut objective =
+        objective::Objective::new(encoded, gold, index, n_tags, rayon::current_num_threads());
+    let dim = objective.dim();
     let settings = match params.learner {
         Learner::CrfL1 => optim::Settings {
             c1: params.c,
@@ -255,7 +252,7 @@ fn fit_rust(
         },
     };
     let mut loss = |w: &[f64], g: &mut [f64]| objective.eval(w, g);
-    let x0 = vec![0.0; (n_features + n_tags) * n_tags];
+    let x0 = vec![0.0; dim];
     let mut qn = optim::QuasiNewton::new(settings, x0, &mut loss);
     let mut seconds = Vec::new();
     drive(params.crf_max_iterations, qn.objective(), || {
@@ -266,8 +263,13 @@ fn fit_rust(
             stop: outcome != optim::Outcome::Continue,
         })
     })?;
+    let w = qn.into_x();
+    let (state, transition) = w.split_at(objective.index().len());
     Ok((
-        CrfWeights::from_flat(qn.into_x(), n_features, n_tags),
+        CrfWeights {
+            state: objective.index().to_dense(state, n_tags),
+            transition: transition.to_vec(),
+        },
         seconds,
     ))
 }

@@ -17,15 +17,6 @@ pub struct CrfWeights {
 }
 
 impl CrfWeights {
-    /// Splits a flat vector (state weights then transitions) of `(K + L) L` values.
-    pub(crate) fn from_flat(mut w: Vec<f64>, n_features: usize, n_tags: usize) -> Self {
-        let transition = w.split_off(n_features * n_tags);
-        Self {
-            state: w,
-            transition,
-        }
-    }
-
     /// Number of weights equal to zero (OWL-QN makes many).
     pub fn n_zeros(&self) -> usize {
         self.state

@@ -38,7 +38,89 @@ pub(crate) fn exp_transitions(trans: &[f64]) -> (Vec<f64>, f64) {
     (trans.iter().map(|&v| (v - mt).exp()).collect(), mt)
 }
 
-/// State scores `out[i * L + a] = sum_{k in F_i} state[k * L + a]`.
+/// Which (feature, tag) pairs have a state weight, CSR by feature: the weights of feature
+/// `k` are `offsets[k]..offsets[k + 1]`, for the tags `tags[j]`. Like CRFsuite's `crf1d`
+/// (without its `possible_states` option), training uses the pairs seen in the training
+/// data; a pair never seen keeps the weight 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StateIndex {
+    offsets: Vec<usize>,
+    tags: Vec<u32>,
+}
+
+impl StateIndex {
+    /// Every pair: weight `j = k L + a` for `(k, a)`.
+    #[cfg(test)]
+    pub(crate) fn dense(n_features: usize, l: usize) -> Self {
+        Self {
+            offsets: (0..=n_features).map(|k| k * l).collect(),
+            tags: (0..n_features * l).map(|j| (j % l) as u32).collect(),
+        }
+    }
+
+    /// The pairs `(k, y_i)` with `k` active at a position `i` of tag `y_i`.
+    pub(crate) fn observed(
+        encoded: &[EncodedSentence],
+        gold: &[Vec<usize>],
+        n_features: usize,
+        l: usize,
+    ) -> Self {
+        let mut seen = vec![false; n_features * l];
+        for (enc, y) in encoded.iter().zip(gold) {
+            for (i, &a) in y.iter().enumerate() {
+                for &k in enc.at(i) {
+                    seen[k as usize * l + a] = true;
+                }
+            }
+        }
+        let mut offsets = Vec::with_capacity(n_features + 1);
+        let mut tags = Vec::new();
+        offsets.push(0);
+        for k in 0..n_features {
+            for a in 0..l {
+                if seen[k * l + a] {
+                    tags.push(a as u32);
+                }
+            }
+            offsets.push(tags.len());
+        }
+        Self { offsets, tags }
+    }
+
+    /// Number of state weights.
+    pub(crate) fn len(&self) -> usize {
+        self.tags.len()
+    }
+
+    /// The dense `K x L` state weights of the indexed weights `w`.
+    pub(crate) fn to_dense(&self, w: &[f64], l: usize) -> Vec<f64> {
+        let n_features = self.offsets.len() - 1;
+        let mut dense = vec![0.0; n_features * l];
+        for k in 0..n_features {
+            for j in self.offsets[k]..self.offsets[k + 1] {
+                dense[k * l + self.tags[j] as usize] = w[j];
+            }
+        }
+        dense
+    }
+
+    /// State scores `out[i * L + a] = sum_{k in F_i} w(k, a)` of the indexed weights.
+    pub(crate) fn scores(&self, enc: &EncodedSentence, l: usize, w: &[f64], out: &mut Vec<f64>) {
+        out.clear();
+        out.resize(enc.len() * l, 0.0);
+        for i in 0..enc.len() {
+            let row = &mut out[i * l..(i + 1) * l];
+            for &k in enc.at(i) {
+                let k = k as usize;
+                for j in self.offsets[k]..self.offsets[k + 1] {
+                    row[self.tags[j] as usize] += w[j];
+                }
+            }
+        }
+    }
+}
+
+/// State scores `out[i * L + a] = sum_{k in F_i} state[k * L + a]` of dense weights.
 pub(crate) fn state_scores(enc: &EncodedSentence, l: usize, state: &[f64], out: &mut Vec<f64>) {
     out.clear();
     out.resize(enc.len() * l, 0.0);
@@ -54,22 +136,29 @@ pub(crate) fn state_scores(enc: &EncodedSentence, l: usize, state: &[f64], out: 
 }
 
 impl Lattice {
-    /// Runs forward-backward for `enc` and returns `log Z`. Afterwards
-    /// [`state_marginal`](Self::state_marginal) and [`edge_marginal`](Self::edge_marginal)
-    /// read the marginals. `exp_trans`, `mt` come from [`exp_transitions`].
+    /// Runs forward-backward for `enc` with the state weights `state` of `index` and
+    /// returns `log Z` and the state part of the score of the path `gold` (0 without one).
+    /// Afterwards [`state_marginal`](Self::state_marginal) and
+    /// [`edge_marginal`](Self::edge_marginal) read the marginals. `exp_trans`, `mt` come
+    /// from [`exp_transitions`].
     pub(crate) fn forward_backward(
         &mut self,
         enc: &EncodedSentence,
         l: usize,
+        index: &StateIndex,
         state: &[f64],
         exp_trans: &[f64],
         mt: f64,
-    ) -> f64 {
+        gold: Option<&[usize]>,
+    ) -> (f64, f64) {
         let n = enc.len();
         if n == 0 {
-            return 0.0;
+            return (0.0, 0.0);
         }
-        state_scores(enc, l, state, &mut self.psi);
+        index.scores(enc, l, state, &mut self.psi);
+        let gold_state = gold.map_or(0.0, |y| {
+            y.iter().enumerate().map(|(i, &a)| self.psi[i * l + a]).sum()
+        });
         self.shift.clear();
         for i in 0..n {
             let row = &mut self.psi[i * l..(i + 1) * l];
@@ -133,7 +222,7 @@ impl Lattice {
         }
         let log_scales: f64 = self.scale.iter().map(|c| c.ln()).sum();
         let shifts: f64 = self.shift.iter().sum();
-        log_scales + shifts + (n - 1) as f64 * mt
+        (log_scales + shifts + (n - 1) as f64 * mt, gold_state)
     }
 
     /// `p(y_i = a | x)` after [`forward_backward`](Self::forward_backward).
@@ -161,7 +250,8 @@ impl Lattice {
     }
 }
 
-/// The score `s(x, y)` of a tag path.
+/// The score `s(x, y)` of a tag path under dense weights.
+#[cfg(test)]
 pub(crate) fn path_score(
     enc: &EncodedSentence,
     l: usize,
@@ -182,9 +272,11 @@ pub(crate) fn path_score(
 }
 
 /// Adds the gradient of the loss of one sentence (after
-/// [`Lattice::forward_backward`]) to `g_state` (`K x L`) and `g_trans` (`L x L`).
+/// [`Lattice::forward_backward`]) to `g_state` (the weights of `index`) and `g_trans`
+/// (`L x L`).
 fn add_gradient(
     lat: &Lattice,
+    index: &StateIndex,
     enc: &EncodedSentence,
     l: usize,
     y: &[usize],
@@ -199,9 +291,9 @@ fn add_gradient(
         }
         marg[y[i]] -= 1.0;
         for &k in enc.at(i) {
-            let g = &mut g_state[k as usize * l..(k as usize + 1) * l];
-            for a in 0..l {
-                g[a] += marg[a];
+            let k = k as usize;
+            for j in index.offsets[k]..index.offsets[k + 1] {
+                g_state[j] += marg[index.tags[j] as usize];
             }
         }
         if i > 0 {
@@ -230,23 +322,23 @@ struct Chunk {
 pub(crate) struct Objective<'a> {
     encoded: &'a [EncodedSentence],
     gold: &'a [Vec<usize>],
-    n_features: usize,
     n_tags: usize,
+    index: StateIndex,
     chunks: Vec<Chunk>,
 }
 
 impl<'a> Objective<'a> {
     /// An objective over `encoded` / `gold` (equal lengths, tags `< n_tags`, feature ids
-    /// `< n_features`: checked by the caller), split into `n_chunks >= 1` chunks of
-    /// (nearly) equal token counts.
+    /// `< n_features`: checked by the caller) with the state weights of `index`, split
+    /// into `n_chunks >= 1` chunks of (nearly) equal token counts.
     pub(crate) fn new(
         encoded: &'a [EncodedSentence],
         gold: &'a [Vec<usize>],
-        n_features: usize,
+        index: StateIndex,
         n_tags: usize,
         n_chunks: usize,
     ) -> Self {
-        let dim = (n_features + n_tags) * n_tags;
+        let dim = index.len() + n_tags * n_tags;
         let total: usize = encoded.iter().map(|e| e.n_active() + e.len()).sum();
         let n_chunks = n_chunks.max(1);
         let mut chunks = Vec::with_capacity(n_chunks);
@@ -269,22 +361,27 @@ impl<'a> Objective<'a> {
         Self {
             encoded,
             gold,
-            n_features,
             n_tags,
+            index,
             chunks,
         }
     }
 
-    /// Number of weights: `K L` state weights then `L L` transitions.
-    #[cfg(test)]
+    /// Number of weights: the state weights of the index, then `L L` transitions.
     pub(crate) fn dim(&self) -> usize {
-        (self.n_features + self.n_tags) * self.n_tags
+        self.index.len() + self.n_tags * self.n_tags
+    }
+
+    /// The index of the state weights.
+    pub(crate) fn index(&self) -> &StateIndex {
+        &self.index
     }
 
     /// The loss at `w` (state weights then transitions); writes its gradient into `grad`.
     pub(crate) fn eval(&mut self, w: &[f64], grad: &mut [f64]) -> f64 {
         let l = self.n_tags;
-        let split = self.n_features * l;
+        let split = self.index.len();
+        let index = &self.index;
         let (state, trans) = w.split_at(split);
         let (exp_trans, mt) = exp_transitions(trans);
         let (encoded, gold) = (self.encoded, self.gold);
@@ -301,12 +398,20 @@ impl<'a> Objective<'a> {
                     if enc.is_empty() {
                         continue;
                     }
-                    let log_z = chunk
-                        .lattice
-                        .forward_backward(enc, l, state, &exp_trans, mt);
-                    loss += log_z - path_score(enc, l, state, trans, y);
+                    let (log_z, gold_state) = chunk.lattice.forward_backward(
+                        enc,
+                        l,
+                        index,
+                        state,
+                        &exp_trans,
+                        mt,
+                        Some(y),
+                    );
+                    let gold_trans: f64 = y.windows(2).map(|p| trans[p[0] * l + p[1]]).sum();
+                    loss += log_z - gold_state - gold_trans;
                     add_gradient(
                         &chunk.lattice,
+                        index,
                         enc,
                         l,
                         y,
