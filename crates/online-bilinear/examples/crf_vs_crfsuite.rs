@@ -2,7 +2,7 @@
 //! iterations, wall and CPU time of each.
 //!
 //! `cargo run --release -p online-bilinear --features crfsuite --example crf_vs_crfsuite --
-//! FILE l2|l1 MAX_ITERATIONS [N_SENTENCES] [C]`
+//! FILE l2|l1 MAX_ITERATIONS [N_SENTENCES|all] [C] [rust|crfsuite|both]`
 //!
 //! FILE is a `char/tag` corpus (the pku1998 `data.txt`); every 10th sentence is a test
 //! sentence (as in `cargo xtask reproduce bol-table1`), features from
@@ -19,7 +19,12 @@ fn cpu_seconds() -> f64 {
     // Fields after the command name (which is in parentheses and may contain spaces).
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
     (ticks(11) + ticks(12)) / 100.0
 }
@@ -27,7 +32,7 @@ fn cpu_seconds() -> f64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        return Err("usage: crf_vs_crfsuite FILE l2|l1 MAX_ITERATIONS [N_SENTENCES] [C]".into());
+        return Err("usage: crf_vs_crfsuite FILE l2|l1 MAX_ITERATIONS [N_SENTENCES|all] [C] [rust|crfsuite|both]".into());
     }
     let corpus = online_bilinear::read_char_tagged(&args[1])?;
     let corpus = match args.get(4) {
@@ -55,7 +60,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     online_bilinear::crf::set_crfsuite_verbose(true);
     let mut rows = Vec::new();
-    for backend in [CrfBackend::Rust, CrfBackend::Crfsuite] {
+    let backends = match args.get(6).map(String::as_str) {
+        Some("rust") => vec![CrfBackend::Rust],
+        Some("crfsuite") => vec![CrfBackend::Crfsuite],
+        _ => vec![CrfBackend::Rust, CrfBackend::Crfsuite],
+    };
+    for backend in backends {
         let params = base.clone().crf_backend(backend);
         let (wall, cpu) = (Instant::now(), cpu_seconds());
         let model = params.fit_prepared(&prepared)?;
@@ -78,7 +88,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         rows.push((backend, e.f1(), wall, cpu));
     }
-    if let [(_, f_ours, w_ours, c_ours), (_, f_theirs, w_theirs, c_theirs)] = rows[..] {
+    if let [
+        (_, f_ours, w_ours, c_ours),
+        (_, f_theirs, w_theirs, c_theirs),
+    ] = rows[..]
+    {
         println!(
             "SUMMARY {}: F1 ours - CRFsuite = {:+.2}; wall ours / CRFsuite = {:.3}; CPU ours / \
              CRFsuite = {:.3}",

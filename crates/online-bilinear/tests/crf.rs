@@ -98,13 +98,36 @@ fn the_crfsuite_backend_is_a_typed_error_without_the_feature() {
     assert!(err.to_string().contains("crfsuite"), "{err}");
 }
 
-/// The Rust CRF against CRFsuite on the same data: the same objective, so nearly the same
-/// test F1.
+/// An ambiguous segmentation task: words over a 4-letter alphabet that overlap (`a`, `ab`,
+/// `abc`, `bc`, ...), drawn by a seeded generator, so no tagger is perfect.
+#[cfg(feature = "crfsuite")]
+fn ambiguous(n: usize, seed: u64) -> Corpus {
+    let lexicon = [
+        "ab", "a", "b", "abc", "bc", "c", "ca", "cab", "d", "da", "ad", "bd", "dcb",
+    ];
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move |m: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % m as u64) as usize
+    };
+    (0..n)
+        .map(|_| {
+            let words: Vec<&str> = (0..6).map(|_| lexicon[next(lexicon.len())]).collect();
+            let (chars, tags) = words_to_bmes(&words);
+            Sentence::from_tokens(&chars, &tags).unwrap()
+        })
+        .collect()
+}
+
+/// The Rust CRF against CRFsuite on the same data: the same model and objective, so
+/// nearly the same test F1 on a task neither tags perfectly.
 #[cfg(feature = "crfsuite")]
 #[test]
 fn the_rust_crf_and_crfsuite_reach_the_same_f1() {
-    let train = corpus(200, 0);
-    let test = corpus(60, 3);
+    let train = ambiguous(300, 1);
+    let test = ambiguous(100, 2);
     for params in [TaggerParams::crf_l2().c(1.0), TaggerParams::crf_l1().c(1.0)] {
         let ours = params.clone().fit(&train).unwrap().evaluate(&test).unwrap();
         let theirs = params
@@ -113,8 +136,10 @@ fn the_rust_crf_and_crfsuite_reach_the_same_f1() {
             .unwrap()
             .evaluate(&test)
             .unwrap();
+        eprintln!("F1 ours {} CRFsuite {}", ours.f1(), theirs.f1());
+        assert!(theirs.f1() < 0.99 && theirs.f1() > 0.5, "{}", theirs.f1());
         assert!(
-            (ours.f1() - theirs.f1()).abs() <= 0.02,
+            (ours.f1() - theirs.f1()).abs() <= 0.01,
             "ours {} vs CRFsuite {}",
             ours.f1(),
             theirs.f1()

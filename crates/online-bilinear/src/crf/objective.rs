@@ -157,7 +157,10 @@ impl Lattice {
         }
         index.scores(enc, l, state, &mut self.psi);
         let gold_state = gold.map_or(0.0, |y| {
-            y.iter().enumerate().map(|(i, &a)| self.psi[i * l + a]).sum()
+            y.iter()
+                .enumerate()
+                .map(|(i, &a)| self.psi[i * l + a])
+                .sum()
         });
         self.shift.clear();
         for i in 0..n {
