@@ -16,7 +16,7 @@
 //!   fixed number of chunks (one per rayon thread) reduced in a fixed order, so a run is
 //!   deterministic for a given thread count; L-BFGS / OWL-QN (`optim`) driven one
 //!   iteration per step by [`bl_core::engine::run`]; decoding by the crate's
-//!   [`crate::viterbi`].
+//!   [`mod@crate::viterbi`].
 //! - [`CrfBackend::Crfsuite`]: the CRFsuite binding (its C library is built with cmake),
 //!   only with the non-default Cargo feature `crfsuite`; kept to cross-check ours.
 //!
