@@ -471,7 +471,8 @@ impl FittedTagger {
         self.zero_order.as_deref()
     }
 
-    /// Per-epoch training statistics.
+    /// Per-epoch training statistics; for the CRF learners one entry per optimizer
+    /// iteration, with the training time so far (the CRFsuite backend: one entry).
     pub fn history(&self) -> &[EpochInfo] {
         &self.history
     }
