@@ -18,6 +18,7 @@ pub mod train;
 pub mod viterbi;
 
 pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
+pub use crf::{CrfBackend, CrfWeights};
 pub use data::{
     Corpus, Sentence, bmes_to_words, parse_char_tagged, parse_conll, parse_segmented_words,
     read_char_tagged, read_conll, read_segmented_words, words_to_bmes,

@@ -32,7 +32,9 @@ pub(crate) enum Weights {
     /// Full matrix-feature weights `w[k * L * (L + 1) + a * (L + 1) + b]`.
     Linear { w: Vec<f64> },
     /// A CRFsuite model file.
-    Crf { model: Vec<u8> },
+    Crf(crate::crf::CrfWeights),
+    /// A CRFsuite model file (the `crfsuite` backend).
+    Crfsuite { model: Vec<u8> },
 }
 
 impl From<OnlineWeights> for Weights {
@@ -247,10 +249,16 @@ impl TaggerParams {
             let rule = StoppingRule::new(1, 0.0);
             model.report = bl_core::engine::run(&rule, observers, |_| {
                 let started = Instant::now();
-                let bytes = crate::crf::train(self, &prepared.encoded, &prepared.gold)?;
+                let (weights, iteration_seconds) = crate::crf::fit(
+                    self,
+                    &prepared.encoded,
+                    &prepared.gold,
+                    prepared.dict.len(),
+                    n_tags,
+                )?;
                 model.train_seconds = started.elapsed().as_secs_f64();
-                let paths = crate::crf::tag(&bytes, &prepared.encoded, n_tags)?;
-                model.weights = Weights::Crf { model: bytes };
+                model.weights = weights;
+                let paths = model.decode(&prepared.encoded)?;
                 let tokens = prepared.n_tokens();
                 let errors: usize = paths
                     .iter()
@@ -271,7 +279,8 @@ impl TaggerParams {
                     Progress::new(errors as f64 / tokens.max(1) as f64, 1.0)
                         .with("token_errors", errors as f64)
                         .with("tokens", tokens as f64)
-                        .with("train_seconds", model.train_seconds),
+                        .with("train_seconds", model.train_seconds)
+                        .with("optimizer_iterations", iteration_seconds.len() as f64),
                 )
             })?;
             return Ok(model);
@@ -405,6 +414,14 @@ impl FittedTagger {
         }
     }
 
+    /// The weights of a CRF fitted by the Rust backend ([`crate::crf::CrfBackend::Rust`]).
+    pub fn crf_weights(&self) -> Option<&crate::crf::CrfWeights> {
+        match &self.weights {
+            Weights::Crf(crf) => Some(crf),
+            _ => None,
+        }
+    }
+
     /// The 0-order weights (`K x L`), when the extension is on.
     pub fn zero_order_weights(&self) -> Option<&[f64]> {
         self.zero_order.as_deref()
@@ -419,6 +436,7 @@ impl FittedTagger {
         let l = self.tags.len();
         let zero = self.zero_order.as_deref();
         let mut scores = Vec::new();
+        let mut row = Vec::new();
         let mut ws = crate::viterbi::ViterbiWorkspace::default();
         let mut out = Vec::with_capacity(encoded.len());
         for enc in encoded {
@@ -427,8 +445,9 @@ impl FittedTagger {
                     bilinear_scores(enc, l, alpha, beta, 1.0, zero, &mut scores)
                 }
                 Weights::Linear { w } => linear_scores(enc, l, w, zero, &mut scores),
-                Weights::Crf { model } => {
-                    return crate::crf::tag(model, encoded, l);
+                Weights::Crf(crf) => crf.scores(enc, l, &mut scores, &mut row),
+                Weights::Crfsuite { model } => {
+                    return crate::crf::tag_crfsuite(model, encoded, l);
                 }
             }
             // Every path score is a sum of one score per position, so this sum of the

@@ -17,7 +17,8 @@
 //! | `cutoff` | 1 | keep features seen at least this often in training | all | `>= 1` |
 //! | `shuffle` | true | visit the training sentences in a fresh random order each epoch | bol, bcd, sp | |
 //! | `seed` | 0 | seed of the shuffles | bol, bcd, sp | any |
-//! | `crf_max_iterations` | 100 | L-BFGS / OWL-QN iterations of CRFsuite | CRF | `>= 1` |
+//! | `crf_max_iterations` | 100 | L-BFGS / OWL-QN iteration budget | CRF | `>= 1` |
+//! | `crf_backend` | [`CrfBackend::Rust`] | which implementation trains the CRF: ours, or CRFsuite (Cargo feature `crfsuite`) | CRF | available in this build |
 //!
 //! A user's own update rule runs through the same fit: give it with
 //! [`TaggerParams::custom`] (see [`crate::learner`]); the learner is then
@@ -37,6 +38,7 @@ use bl_core::ParamGuard;
 use bl_core::params::{at_least, invalid, positive};
 use serde::{Deserialize, Serialize};
 
+use crate::crf::CrfBackend;
 use crate::error::{OblError, Result};
 use crate::features::Templates;
 use crate::learner::LearnerFactory;
@@ -52,9 +54,9 @@ pub enum Learner {
     Bcd,
     /// The structured perceptron on the same (full, not rank-1) matrix features.
     Sp,
-    /// A linear-chain CRF with L2 regularization trained by L-BFGS (CRFsuite).
+    /// A linear-chain CRF with L2 regularization trained by L-BFGS ([`crate::crf`]).
     CrfL2,
-    /// A linear-chain CRF with L1 regularization trained by OWL-QN (CRFsuite).
+    /// A linear-chain CRF with L1 regularization trained by OWL-QN ([`crate::crf`]).
     CrfL1,
     /// A user's online learner, given with [`TaggerParams::custom`].
     Custom,
@@ -153,6 +155,8 @@ pub struct TaggerParams {
     pub(crate) shuffle: bool,
     pub(crate) seed: u64,
     pub(crate) crf_max_iterations: usize,
+    #[serde(default)]
+    pub(crate) crf_backend: CrfBackend,
     /// The user's learner of [`Learner::Custom`] (not saved with a model).
     #[serde(skip)]
     pub(crate) custom: Option<CustomLearner>,
@@ -194,6 +198,7 @@ impl TaggerParams {
             seed: 0,
             crf_max_iterations: 100,
             custom: None,
+            crf_backend: CrfBackend::Rust,
         }
     }
 
@@ -309,6 +314,12 @@ impl TaggerParams {
         self
     }
 
+    /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
+    pub fn crf_backend(mut self, backend: CrfBackend) -> Self {
+        self.crf_backend = backend;
+        self
+    }
+
     /// The learner.
     pub fn get_learner(&self) -> Learner {
         self.learner
@@ -352,6 +363,14 @@ impl TaggerParams {
         at_least("power_steps", self.power_steps, 1)?;
         at_least("cutoff", self.cutoff, 1)?;
         at_least("crf_max_iterations", self.crf_max_iterations, 1)?;
+        if !self.crf_backend.is_available() {
+            return Err(invalid(
+                "crf_backend",
+                self.crf_backend.name(),
+                "`rust` (this build lacks the `crfsuite` Cargo feature)",
+            )
+            .into());
+        }
         if self.templates.as_slice().is_empty() {
             return Err(invalid("templates", "[]", "at least one template").into());
         }

@@ -190,7 +190,6 @@ fn a_custom_learner_reports_to_the_observer() {
 
 /// A CRF fit is one iteration; its objective is the trained CRF's training error, below
 /// that of the untrained model (every token the first tag).
-#[cfg(feature = "crf")]
 #[test]
 fn crf_fits_report_one_iteration_to_the_observer() {
     let corpus = common::cyclic_corpus(40, 0);

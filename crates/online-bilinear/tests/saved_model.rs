@@ -207,11 +207,12 @@ fn weights_that_overflow_on_a_long_sentence_are_an_error_at_predict_time() {
     assert!(started.elapsed() < Duration::from_secs(1));
 }
 
-#[cfg(feature = "crf")]
+#[cfg(feature = "crfsuite")]
 #[test]
-fn a_crf_tagger_with_damaged_model_bytes_is_rejected() {
+fn a_crfsuite_tagger_with_damaged_model_bytes_is_rejected() {
     let train = common::cyclic_corpus(40, 0);
     let model = TaggerParams::crf_l2()
+        .crf_backend(online_bilinear::CrfBackend::Crfsuite)
         .c(0.1)
         .crf_max_iterations(20)
         .fit(&train)
@@ -222,14 +223,14 @@ fn a_crf_tagger_with_damaged_model_bytes_is_rejected() {
         back.predict_corpus(&train).unwrap(),
         model.predict_corpus(&train).unwrap()
     );
-    let bytes = "/weights/Crf/model";
+    let bytes = "/weights/Crfsuite/model";
     let set_word = |v: &mut Value, word: usize, value: u32| {
         let b = array(v, bytes);
         for (i, byte) in value.to_le_bytes().into_iter().enumerate() {
             b[4 * word + i] = json!(byte);
         }
     };
-    let field = "weights.Crf.model";
+    let field = "weights.Crfsuite.model";
     rejects(
         &edited(&json, |v| drop(array(v, bytes).pop())),
         field,
@@ -255,7 +256,7 @@ fn a_crf_tagger_with_damaged_model_bytes_is_rejected() {
     // The feature count is the `num` of the feature table's chunk header (offset + 8).
     let off_features = {
         let v: Value = serde_json::from_str(&json).unwrap();
-        let b = &v["weights"]["Crf"]["model"];
+        let b = &v["weights"]["Crfsuite"]["model"];
         (0..4).fold(0, |acc, i| {
             acc | (b[28 + i].as_u64().unwrap() as usize) << (8 * i)
         })
@@ -270,6 +271,77 @@ fn a_crf_tagger_with_damaged_model_bytes_is_rejected() {
         field,
         "a tag fewer than labels",
     );
+}
+
+#[test]
+fn a_rust_crf_tagger_round_trips_and_rejects_every_wrong_shape() {
+    let train = common::cyclic_corpus(40, 0);
+    let model = TaggerParams::crf_l2()
+        .c(0.1)
+        .crf_max_iterations(20)
+        .fit(&train)
+        .unwrap();
+    let json = model.to_json().unwrap();
+    let back = FittedTagger::from_json(&json).unwrap();
+    assert_eq!(back.crf_weights(), model.crf_weights());
+    assert!(model.crf_weights().is_some());
+    assert_eq!(
+        back.predict_corpus(&train).unwrap(),
+        model.predict_corpus(&train).unwrap()
+    );
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let state = "/weights/Crf/state";
+    let trans = "/weights/Crf/transition";
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        (
+            "state one too long",
+            "weights.Crf.state",
+            Box::new(move |v| array(v, state).push(json!(0.5))),
+        ),
+        (
+            "state one too short",
+            "weights.Crf.state",
+            Box::new(move |v| drop(array(v, state).pop())),
+        ),
+        (
+            "transition one too long",
+            "weights.Crf.transition",
+            Box::new(move |v| array(v, trans).push(json!(0.5))),
+        ),
+        (
+            "transition empty",
+            "weights.Crf.transition",
+            Box::new(move |v| array(v, trans).clear()),
+        ),
+        (
+            "a tag fewer than the weights",
+            "weights.Crf.state",
+            Box::new(|v| drop(array(v, "/tags").pop())),
+        ),
+        (
+            "weights whose one-position score overflows",
+            "weights",
+            Box::new(move |v| {
+                for x in array(v, state).iter_mut() {
+                    *x = json!(1e308);
+                }
+            }),
+        ),
+        (
+            "a transition that is not a number",
+            "weights",
+            Box::new(move |v| array(v, trans)[0] = json!("x")),
+        ),
+    ];
+    for (case, field, edit) in cases {
+        let text = edited(&json, edit);
+        if field == "weights" && case.contains("not a number") {
+            // serde's own error: the variant and the position, not a field path.
+            assert!(FittedTagger::from_json(&text).is_err(), "{case}");
+        } else {
+            rejects(&text, field, case);
+        }
+    }
 }
 
 /// A small deterministic generator (xorshift64*), so that the edits are seeded.
@@ -402,17 +474,18 @@ fn randomly_edited_taggers_never_panic() {
 /// and 255, 42 576 edits, found no crash either: 22 776 loaded and tagged, the others
 /// were rejected; with only the header checked it aborted at byte 68, a feature's
 /// destination label.)
-#[cfg(feature = "crf")]
+#[cfg(feature = "crfsuite")]
 #[test]
-fn randomly_edited_crf_models_never_crash() {
+fn randomly_edited_crfsuite_models_never_crash() {
     let train = common::cyclic_corpus(30, 0);
     let model = TaggerParams::crf_l2()
+        .crf_backend(online_bilinear::CrfBackend::Crfsuite)
         .c(0.1)
         .crf_max_iterations(10)
         .fit(&train)
         .unwrap();
     let original: Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
-    let n = original["weights"]["Crf"]["model"]
+    let n = original["weights"]["Crfsuite"]["model"]
         .as_array()
         .unwrap()
         .len();
@@ -423,7 +496,7 @@ fn randomly_edited_crf_models_never_crash() {
         rounds,
         &mut rng,
         |value, rng| {
-            let bytes = array(value, "/weights/Crf/model");
+            let bytes = array(value, "/weights/Crfsuite/model");
             for _ in 0..1 + rng.below(4) {
                 // Mostly small values and 0 / 255, which make offsets and ids go astray.
                 let byte = match rng.below(4) {

@@ -1,10 +1,10 @@
 //! `bol-fig2` — [Wu and Sun 2015, Figure 2] test label error rate against the number of
 //! training iterations on pku: bol, bcd and the structured perceptron after each epoch
 //! (for bcd one iteration is a pass over `alpha` then one over `beta`), and the CRFs
-//! (CRF-L2 by L-BFGS, CRF-L1 by OWL-QN, CRFsuite) after a budget of iterations each. The
-//! caption's two statements ([`crate::paper::bol`]) are checked. People's Daily 1998 in
-//! place of the SIGHAN 2005 pku data, every 10th sentence to test (`docs/papers/bol.md`);
-//! smoke and quick scale read the first 300 and 2000 lines.
+//! (CRF-L2 by L-BFGS, CRF-L1 by OWL-QN, online-bilinear's Rust CRF) after a budget of
+//! iterations each. The caption's two statements ([`crate::paper::bol`]) are checked.
+//! People's Daily 1998 in place of the SIGHAN 2005 pku data, every 10th sentence to test
+//! (`docs/papers/bol.md`); smoke and quick scale read the first 300 and 2000 lines.
 
 use online_bilinear::{Learner, Templates};
 
@@ -73,7 +73,7 @@ impl Experiment for BolFig2 {
             "## Figure 2 (label error vs iteration, pku)\n\n{} training and {} test sentences \
              (People's Daily 1998 in place of the SIGHAN 2005 pku data: docs/papers/bol.md); \
              C = {}, R = {}, seed {}. Online learners: the test label error after each of {} \
-             epochs. CRFs (CRFsuite, c = 1): the test label error after {} L-BFGS / OWL-QN \
+             epochs. CRFs (our linear-chain CRF with CRFsuite's objective, c = 1): the test label error after {} L-BFGS / OWL-QN \
              iterations, each budget a separate run. The paper prints no numbers for this \
              figure; its caption:\n",
             train.len(),

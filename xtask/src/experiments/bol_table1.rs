@@ -99,8 +99,9 @@ impl Experiment for BolTable1 {
              SIGHAN 2005 pku training and test sets (docs/papers/bol.md). {} features \
              (templates C-2..C2, C-2C-1, C-1C0, C0C1, C1C2, C-1C1, no bias feature, cutoff 1). Online \
              learners: T = {}, C = {}, R = {} (bol), seed {}, no averaging and no 0-order \
-             features (as in the paper's segmentation runs). CRFs: CRFsuite's 1st-order CRF, \
-             c = 1, at most {} iterations (the paper used CRF++). Times exclude feature \
+             features (as in the paper's segmentation runs). CRFs: our 1st-order linear-chain CRF \
+             (CRFsuite's crf1d model and objective, L-BFGS / OWL-QN in Rust), c = 1, at most \
+             {} iterations (the paper used CRF++). Times exclude feature \
              extraction ({:.2} s, shared by all learners).\n",
             train.len(),
             train.n_tokens(),

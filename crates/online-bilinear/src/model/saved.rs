@@ -157,8 +157,20 @@ impl Saved {
                 check_finite("weights.Linear.w", w)?;
                 bound += row_max_abs(w, l * p).sum::<f64>();
             }
-            Weights::Crf { model } => {
-                crf_file::check(model, l).map_err(|e| bad_field("weights.Crf.model", e))?;
+            Weights::Crf(crf) => {
+                check_len("weights.Crf.state", &[k, l], "K x L", crf.state.len())?;
+                check_len(
+                    "weights.Crf.transition",
+                    &[l, l],
+                    "L x L",
+                    crf.transition.len(),
+                )?;
+                check_finite("weights.Crf.state", &crf.state)?;
+                check_finite("weights.Crf.transition", &crf.transition)?;
+                bound += crf.position_bound(l);
+            }
+            Weights::Crfsuite { model } => {
+                crf_file::check(model, l).map_err(|e| bad_field("weights.Crfsuite.model", e))?;
             }
         }
         if let Some(z) = &self.zero_order {

@@ -1,15 +1,17 @@
-//! The CRF baselines (CRF-L2 by L-BFGS, CRF-L1 by OWL-QN) through the CRFsuite binding.
-//!
-//! The CRF reads the same feature ids as the online learners (one CRFsuite attribute per
-//! active feature, named by its id) with CRFsuite's first-order model `crf1d`: state
-//! features (attribute, tag) and tag-bigram transition features. Available with the
-//! default Cargo feature `crf`; its C library is built with cmake.
+//! The CRFsuite backend ([`super::CrfBackend::Crfsuite`]): CRF-L2 by L-BFGS, CRF-L1 by
+//! OWL-QN through the CRFsuite binding, on the same feature ids as the online learners (one
+//! CRFsuite attribute per active feature, named by its id) with CRFsuite's first-order
+//! model `crf1d`. Only with the Cargo feature `crfsuite`; its C library is built with
+//! cmake.
 
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
 use crate::params::{Learner, TaggerParams};
 
-#[cfg(feature = "crf")]
+/// Whether CRFsuite prints its training log ([`super::set_crfsuite_verbose`]).
+pub(super) static VERBOSE: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 fn items(enc: &EncodedSentence) -> Vec<crfsuite::Item> {
     (0..enc.len())
         .map(|i| {
@@ -21,13 +23,11 @@ fn items(enc: &EncodedSentence) -> Vec<crfsuite::Item> {
         .collect()
 }
 
-#[cfg(feature = "crf")]
 fn crf_error(e: crfsuite::CrfError) -> OblError {
     OblError::Crf(e.to_string())
 }
 
 /// Trains a CRF and returns the CRFsuite model bytes.
-#[cfg(feature = "crf")]
 pub(crate) fn train(
     params: &TaggerParams,
     encoded: &[EncodedSentence],
@@ -38,7 +38,7 @@ pub(crate) fn train(
 
     // `select` must come before the first `append`: the binding's data initialisation
     // installs a logging callback on the trainer instance that `select` creates.
-    let mut trainer = crfsuite::Trainer::new(false);
+    let mut trainer = crfsuite::Trainer::new(VERBOSE.load(Ordering::Relaxed));
     trainer
         .select(crfsuite::Algorithm::LBFGS, crfsuite::GraphicalModel::CRF1D)
         .map_err(crf_error)?;
@@ -77,7 +77,6 @@ pub(crate) fn train(
 }
 
 /// Tags encoded sentences with CRFsuite model bytes.
-#[cfg(feature = "crf")]
 pub(crate) fn tag(
     model: &[u8],
     sentences: &[EncodedSentence],
@@ -104,26 +103,4 @@ pub(crate) fn tag(
         out.push(tags);
     }
     Ok(out)
-}
-
-#[cfg(not(feature = "crf"))]
-pub(crate) fn train(
-    _params: &TaggerParams,
-    _encoded: &[EncodedSentence],
-    _gold: &[Vec<usize>],
-) -> Result<Vec<u8>> {
-    Err(OblError::Crf(
-        "the CRF baselines need the `crf` Cargo feature of online-bilinear".into(),
-    ))
-}
-
-#[cfg(not(feature = "crf"))]
-pub(crate) fn tag(
-    _model: &[u8],
-    _sentences: &[EncodedSentence],
-    _n_tags: usize,
-) -> Result<Vec<Vec<usize>>> {
-    Err(OblError::Crf(
-        "the CRF baselines need the `crf` Cargo feature of online-bilinear".into(),
-    ))
 }

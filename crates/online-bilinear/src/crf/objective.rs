@@ -1,0 +1,444 @@
+//! The negative conditional log-likelihood of a linear-chain CRF and its exact gradient, by
+//! scaled forward-backward, summed over the sentences in parallel.
+//!
+//! For a sentence `x` of `n` positions with active feature sets `F_i` and tags `y`, the score
+//! is `s(x, y) = sum_i sum_{k in F_i} w[k, y_i] + sum_{i >= 1} t[y_{i-1}, y_i]` (CRFsuite's
+//! `crf1d`: state features and tag-bigram transitions, no start transitions), and the loss
+//! `log Z(x) - s(x, y)` with `log Z(x) = log sum_y' exp s(x, y')`. Its gradient is the
+//! expected feature counts under the model minus the gold counts: `p(y_i = a | x)` for the
+//! state weights of `F_i` and `p(y_{i-1} = b, y_i = a | x)` for the transitions.
+//!
+//! Forward-backward runs on `exp` of the scores shifted by their maximum (per position for
+//! the state scores, once for the transitions) with one normalizer per position, so nothing
+//! overflows and `log Z` is the sum of the logs of the normalizers plus the shifts.
+
+use rayon::prelude::*;
+
+use crate::features::EncodedSentence;
+
+/// Reusable buffers of the forward-backward pass of one sentence.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Lattice {
+    /// State scores `s_i(a)`, then `exp(s_i(a) - m_i)`: `n x L`.
+    psi: Vec<f64>,
+    /// Scaled forward variables: `n x L`.
+    alpha: Vec<f64>,
+    /// Scaled backward variables: `n x L`.
+    beta: Vec<f64>,
+    /// Normalizers `c_i`.
+    scale: Vec<f64>,
+    /// Shifts `m_i`.
+    shift: Vec<f64>,
+}
+
+/// `exp(t[b, a] - max t)` and `max t` of the transition weights (`L x L`).
+pub(crate) fn exp_transitions(trans: &[f64]) -> (Vec<f64>, f64) {
+    let mt = trans.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+    let mt = if mt.is_finite() { mt } else { 0.0 };
+    (trans.iter().map(|&v| (v - mt).exp()).collect(), mt)
+}
+
+/// Which (feature, tag) pairs have a state weight, CSR by feature: the weights of feature
+/// `k` are `offsets[k]..offsets[k + 1]`, for the tags `tags[j]`. Like CRFsuite's `crf1d`
+/// (without its `possible_states` option), training uses the pairs seen in the training
+/// data; a pair never seen keeps the weight 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StateIndex {
+    offsets: Vec<usize>,
+    tags: Vec<u32>,
+}
+
+impl StateIndex {
+    /// Every pair: weight `j = k L + a` for `(k, a)`.
+    #[cfg(test)]
+    pub(crate) fn dense(n_features: usize, l: usize) -> Self {
+        Self {
+            offsets: (0..=n_features).map(|k| k * l).collect(),
+            tags: (0..n_features * l).map(|j| (j % l) as u32).collect(),
+        }
+    }
+
+    /// The pairs `(k, y_i)` with `k` active at a position `i` of tag `y_i`.
+    pub(crate) fn observed(
+        encoded: &[EncodedSentence],
+        gold: &[Vec<usize>],
+        n_features: usize,
+        l: usize,
+    ) -> Self {
+        let mut seen = vec![false; n_features * l];
+        for (enc, y) in encoded.iter().zip(gold) {
+            for (i, &a) in y.iter().enumerate() {
+                for &k in enc.at(i) {
+                    seen[k as usize * l + a] = true;
+                }
+            }
+        }
+        let mut offsets = Vec::with_capacity(n_features + 1);
+        let mut tags = Vec::new();
+        offsets.push(0);
+        for k in 0..n_features {
+            for a in 0..l {
+                if seen[k * l + a] {
+                    tags.push(a as u32);
+                }
+            }
+            offsets.push(tags.len());
+        }
+        Self { offsets, tags }
+    }
+
+    /// Number of state weights.
+    pub(crate) fn len(&self) -> usize {
+        self.tags.len()
+    }
+
+    /// The dense `K x L` state weights of the indexed weights `w`.
+    pub(crate) fn to_dense(&self, w: &[f64], l: usize) -> Vec<f64> {
+        let n_features = self.offsets.len() - 1;
+        let mut dense = vec![0.0; n_features * l];
+        for k in 0..n_features {
+            for j in self.offsets[k]..self.offsets[k + 1] {
+                dense[k * l + self.tags[j] as usize] = w[j];
+            }
+        }
+        dense
+    }
+
+    /// State scores `out[i * L + a] = sum_{k in F_i} w(k, a)` of the indexed weights.
+    pub(crate) fn scores(&self, enc: &EncodedSentence, l: usize, w: &[f64], out: &mut Vec<f64>) {
+        out.clear();
+        out.resize(enc.len() * l, 0.0);
+        for i in 0..enc.len() {
+            let row = &mut out[i * l..(i + 1) * l];
+            for &k in enc.at(i) {
+                let k = k as usize;
+                for j in self.offsets[k]..self.offsets[k + 1] {
+                    row[self.tags[j] as usize] += w[j];
+                }
+            }
+        }
+    }
+}
+
+/// State scores `out[i * L + a] = sum_{k in F_i} state[k * L + a]` of dense weights.
+pub(crate) fn state_scores(enc: &EncodedSentence, l: usize, state: &[f64], out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(enc.len() * l, 0.0);
+    for i in 0..enc.len() {
+        let row = &mut out[i * l..(i + 1) * l];
+        for &k in enc.at(i) {
+            let w = &state[k as usize * l..(k as usize + 1) * l];
+            for a in 0..l {
+                row[a] += w[a];
+            }
+        }
+    }
+}
+
+impl Lattice {
+    /// Runs forward-backward for `enc` with the state weights `state` of `index` and
+    /// returns `log Z` and the state part of the score of the path `gold` (0 without one).
+    /// Afterwards [`state_marginal`](Self::state_marginal) and
+    /// [`edge_marginal`](Self::edge_marginal) read the marginals. `exp_trans`, `mt` come
+    /// from [`exp_transitions`].
+    pub(crate) fn forward_backward(
+        &mut self,
+        enc: &EncodedSentence,
+        l: usize,
+        index: &StateIndex,
+        state: &[f64],
+        exp_trans: &[f64],
+        mt: f64,
+        gold: Option<&[usize]>,
+    ) -> (f64, f64) {
+        let n = enc.len();
+        if n == 0 {
+            return (0.0, 0.0);
+        }
+        index.scores(enc, l, state, &mut self.psi);
+        let gold_state = gold.map_or(0.0, |y| {
+            y.iter()
+                .enumerate()
+                .map(|(i, &a)| self.psi[i * l + a])
+                .sum()
+        });
+        self.shift.clear();
+        for i in 0..n {
+            let row = &mut self.psi[i * l..(i + 1) * l];
+            let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+            for v in row.iter_mut() {
+                *v = (*v - m).exp();
+            }
+            self.shift.push(m);
+        }
+        self.alpha.clear();
+        self.alpha.resize(n * l, 0.0);
+        self.beta.clear();
+        self.beta.resize(n * l, 0.0);
+        self.scale.clear();
+        self.scale.resize(n, 0.0);
+        // Forward.
+        let mut c = 0.0;
+        for a in 0..l {
+            self.alpha[a] = self.psi[a];
+            c += self.psi[a];
+        }
+        self.scale[0] = c;
+        for a in 0..l {
+            self.alpha[a] /= c;
+        }
+        for i in 1..n {
+            let (prev, cur) = self.alpha.split_at_mut(i * l);
+            let prev = &prev[(i - 1) * l..];
+            let cur = &mut cur[..l];
+            let mut c = 0.0;
+            for a in 0..l {
+                let mut s = 0.0;
+                for b in 0..l {
+                    s += prev[b] * exp_trans[b * l + a];
+                }
+                let v = s * self.psi[i * l + a];
+                cur[a] = v;
+                c += v;
+            }
+            self.scale[i] = c;
+            for v in cur.iter_mut() {
+                *v /= c;
+            }
+        }
+        // Backward.
+        for a in 0..l {
+            self.beta[(n - 1) * l + a] = 1.0;
+        }
+        for i in (0..n - 1).rev() {
+            let (cur, next) = self.beta.split_at_mut((i + 1) * l);
+            let cur = &mut cur[i * l..];
+            let next = &next[..l];
+            let inv = 1.0 / self.scale[i + 1];
+            for b in 0..l {
+                let mut s = 0.0;
+                for a in 0..l {
+                    s += exp_trans[b * l + a] * self.psi[(i + 1) * l + a] * next[a];
+                }
+                cur[b] = s * inv;
+            }
+        }
+        let log_scales: f64 = self.scale.iter().map(|c| c.ln()).sum();
+        let shifts: f64 = self.shift.iter().sum();
+        (log_scales + shifts + (n - 1) as f64 * mt, gold_state)
+    }
+
+    /// `p(y_i = a | x)` after [`forward_backward`](Self::forward_backward).
+    #[inline]
+    pub(crate) fn state_marginal(&self, i: usize, a: usize, l: usize) -> f64 {
+        self.alpha[i * l + a] * self.beta[i * l + a]
+    }
+
+    /// `p(y_{i-1} = b, y_i = a | x)` (`i >= 1`) after
+    /// [`forward_backward`](Self::forward_backward).
+    #[inline]
+    pub(crate) fn edge_marginal(
+        &self,
+        i: usize,
+        b: usize,
+        a: usize,
+        l: usize,
+        exp_trans: &[f64],
+    ) -> f64 {
+        self.alpha[(i - 1) * l + b]
+            * exp_trans[b * l + a]
+            * self.psi[i * l + a]
+            * self.beta[i * l + a]
+            / self.scale[i]
+    }
+}
+
+/// The score `s(x, y)` of a tag path under dense weights.
+#[cfg(test)]
+pub(crate) fn path_score(
+    enc: &EncodedSentence,
+    l: usize,
+    state: &[f64],
+    trans: &[f64],
+    y: &[usize],
+) -> f64 {
+    let mut s = 0.0;
+    for (i, &a) in y.iter().enumerate() {
+        for &k in enc.at(i) {
+            s += state[k as usize * l + a];
+        }
+        if i > 0 {
+            s += trans[y[i - 1] * l + a];
+        }
+    }
+    s
+}
+
+/// Adds the gradient of the loss of one sentence (after
+/// [`Lattice::forward_backward`]) to `g_state` (the weights of `index`) and `g_trans`
+/// (`L x L`).
+fn add_gradient(
+    lat: &Lattice,
+    index: &StateIndex,
+    enc: &EncodedSentence,
+    l: usize,
+    y: &[usize],
+    exp_trans: &[f64],
+    g_state: &mut [f64],
+    g_trans: &mut [f64],
+    marg: &mut [f64],
+) {
+    for i in 0..enc.len() {
+        for a in 0..l {
+            marg[a] = lat.state_marginal(i, a, l);
+        }
+        marg[y[i]] -= 1.0;
+        for &k in enc.at(i) {
+            let k = k as usize;
+            for j in index.offsets[k]..index.offsets[k + 1] {
+                g_state[j] += marg[index.tags[j] as usize];
+            }
+        }
+        if i > 0 {
+            for b in 0..l {
+                for a in 0..l {
+                    g_trans[b * l + a] += lat.edge_marginal(i, b, a, l, exp_trans);
+                }
+            }
+            g_trans[y[i - 1] * l + y[i]] -= 1.0;
+        }
+    }
+}
+
+/// One worker's share: a fixed, contiguous range of sentences and its own gradient buffer.
+#[derive(Debug, Clone)]
+struct Chunk {
+    range: std::ops::Range<usize>,
+    grad: Vec<f64>,
+    lattice: Lattice,
+}
+
+/// The unregularized loss `sum_s (log Z(x_s) - s(x_s, y_s))` and its gradient over a corpus,
+/// computed by a fixed number of chunks in parallel and reduced in chunk order, so the
+/// result is the same bit for bit for a given number of chunks.
+#[derive(Debug, Clone)]
+pub(crate) struct Objective<'a> {
+    encoded: &'a [EncodedSentence],
+    gold: &'a [Vec<usize>],
+    n_tags: usize,
+    index: StateIndex,
+    chunks: Vec<Chunk>,
+}
+
+impl<'a> Objective<'a> {
+    /// An objective over `encoded` / `gold` (equal lengths, tags `< n_tags`, feature ids
+    /// `< n_features`: checked by the caller) with the state weights of `index`, split
+    /// into `n_chunks >= 1` chunks of (nearly) equal token counts.
+    pub(crate) fn new(
+        encoded: &'a [EncodedSentence],
+        gold: &'a [Vec<usize>],
+        index: StateIndex,
+        n_tags: usize,
+        n_chunks: usize,
+    ) -> Self {
+        let dim = index.len() + n_tags * n_tags;
+        let total: usize = encoded.iter().map(|e| e.n_active() + e.len()).sum();
+        let n_chunks = n_chunks.max(1);
+        let mut chunks = Vec::with_capacity(n_chunks);
+        let mut start = 0;
+        let mut acc = 0;
+        for c in 0..n_chunks {
+            let target = total * (c + 1) / n_chunks;
+            let mut end = start;
+            while end < encoded.len() && (acc < target || c + 1 == n_chunks) {
+                acc += encoded[end].n_active() + encoded[end].len();
+                end += 1;
+            }
+            chunks.push(Chunk {
+                range: start..end,
+                grad: vec![0.0; dim],
+                lattice: Lattice::default(),
+            });
+            start = end;
+        }
+        Self {
+            encoded,
+            gold,
+            n_tags,
+            index,
+            chunks,
+        }
+    }
+
+    /// Number of weights: the state weights of the index, then `L L` transitions.
+    pub(crate) fn dim(&self) -> usize {
+        self.index.len() + self.n_tags * self.n_tags
+    }
+
+    /// The index of the state weights.
+    pub(crate) fn index(&self) -> &StateIndex {
+        &self.index
+    }
+
+    /// The loss at `w` (state weights then transitions); writes its gradient into `grad`.
+    pub(crate) fn eval(&mut self, w: &[f64], grad: &mut [f64]) -> f64 {
+        let l = self.n_tags;
+        let split = self.index.len();
+        let index = &self.index;
+        let (state, trans) = w.split_at(split);
+        let (exp_trans, mt) = exp_transitions(trans);
+        let (encoded, gold) = (self.encoded, self.gold);
+        let losses: Vec<f64> = self
+            .chunks
+            .par_iter_mut()
+            .map(|chunk| {
+                chunk.grad.fill(0.0);
+                let (g_state, g_trans) = chunk.grad.split_at_mut(split);
+                let mut marg = vec![0.0; l];
+                let mut loss = 0.0;
+                for s in chunk.range.clone() {
+                    let (enc, y) = (&encoded[s], &gold[s]);
+                    if enc.is_empty() {
+                        continue;
+                    }
+                    let (log_z, gold_state) = chunk.lattice.forward_backward(
+                        enc,
+                        l,
+                        index,
+                        state,
+                        &exp_trans,
+                        mt,
+                        Some(y),
+                    );
+                    let gold_trans: f64 = y.windows(2).map(|p| trans[p[0] * l + p[1]]).sum();
+                    loss += log_z - gold_state - gold_trans;
+                    add_gradient(
+                        &chunk.lattice,
+                        index,
+                        enc,
+                        l,
+                        y,
+                        &exp_trans,
+                        g_state,
+                        g_trans,
+                        &mut marg,
+                    );
+                }
+                loss
+            })
+            .collect();
+        // Reduce in chunk order (deterministic), in parallel over the coordinates.
+        let chunks = &self.chunks;
+        grad.par_chunks_mut(4096).enumerate().for_each(|(j, out)| {
+            let base = j * 4096;
+            out.fill(0.0);
+            let len = out.len();
+            for chunk in chunks {
+                for (o, g) in out.iter_mut().zip(&chunk.grad[base..base + len]) {
+                    *o += g;
+                }
+            }
+        });
+        losses.iter().sum()
+    }
+}
