@@ -14,6 +14,7 @@ use crate::linear::{FittedLogisticRegression, LogisticParams};
 use crate::model::{FittedSblr, fit_stacked};
 use crate::params::{SblrParams, SblrValidParams};
 use crate::saved;
+use bl_core::ParamGuard;
 
 /// A binary estimator that can be fitted with explicit `±1` labels.
 pub trait BinaryEstimator: Sync {
@@ -44,14 +45,14 @@ impl BinaryEstimator for SblrValidParams {
     fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedSblr> {
         let (s, t) = data.shape();
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
-        fit_stacked(data.stacked(), s, t, y, self)
+        fit_stacked(data.stacked(), s, t, y, self, &mut [])
     }
 }
 
 impl BinaryEstimator for SblrParams {
     type Fitted = FittedSblr;
     fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedSblr> {
-        self.check_ref()?.fit_signs(data, y)
+        self.check()?.fit_signs(data, y)
     }
 }
 
@@ -67,7 +68,7 @@ impl BinaryDecision for FittedSblr {
 impl BinaryEstimator for LogisticParams {
     type Fitted = FittedLogisticRegression;
     fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedLogisticRegression> {
-        self.fit_signs_impl(data, &y)
+        self.fit_signs_impl(data, &y, &mut [])
     }
 }
 

@@ -10,6 +10,7 @@ use proptest::prelude::*;
 use sblr::bilinear::{self, Penalties};
 use sblr::block::DECREASE_SLACK;
 use sblr::{BinarySolver, FittedSblr, Init, Sblr, Solver, StopCriterion};
+use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
 fn frob_inner(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
     bl_core::linalg::frobenius_inner(a, b).unwrap()
@@ -159,7 +160,7 @@ fn stationarity_residual_small_at_convergence() {
             .fit(&data)
             .unwrap();
         assert_eq!(
-            model.termination(),
+            model.report().termination,
             TerminationReason::Converged,
             "{solver:?}"
         );
@@ -244,7 +245,7 @@ fn alg1_and_alg2_agree_on_table1_data() {
         a1.objective(),
         a2.objective()
     );
-    assert!(a1.n_iter() <= a2.n_iter());
+    assert!(a1.report().iterations <= a2.report().iterations);
     for m in [&a1, &a2] {
         let acc = bl_core::metrics::accuracy(data.labels(), &m.predict(&data).unwrap()).unwrap();
         assert_eq!(acc, 1.0);
@@ -291,7 +292,10 @@ fn fitted_model_roundtrips_through_json_and_warm_starts() {
         back.decision_function(&data).unwrap(),
         model.decision_function(&data).unwrap()
     );
-    assert_eq!(model.trace().records().len(), model.n_iter());
+    assert_eq!(
+        model.report().trace.records().len(),
+        model.report().iterations
+    );
     // A warm start from the fitted model starts at its objective.
     let params = Sblr::params().init(model.warm_start()).check().unwrap();
     let solver = BinarySolver::new(&data, &params).unwrap();
