@@ -331,13 +331,12 @@ impl BlockUpdate for ProxLinearStep {
         let buffers = Buffers {
             trial: &mut work.trial[..d + 1],
             delta: &mut work.delta[..d + 1],
-            trial_scores: &mut work.trial_scores[..n],
+            dscores: &mut work.trial_scores[..n],
         };
         let Some((l, _, _)) = backtrack(
             block,
             state.x,
             state.scores,
-            loss0,
             &work.g[..d + 1],
             rule,
             buffers,
@@ -354,7 +353,9 @@ impl BlockUpdate for ProxLinearStep {
             ));
         };
         state.x.copy_from_slice(&work.trial[..d + 1]);
-        state.scores.copy_from_slice(&work.trial_scores[..n]);
+        for (f, df) in state.scores.iter_mut().zip(&work.trial_scores[..n]) {
+            *f += df;
+        }
         let loss1 = block.loss(state.scores);
         *state.lipschitz = l;
         Ok(BlockStepInfo {
@@ -429,11 +430,10 @@ impl ExactBlockSolve {
             }
             let loss_y = block.loss_and_dscores(&work.y_scores[..n], &mut work.c[..n]);
             block.gradient(&work.c[..n], &mut work.g[..d1]);
-            let (trial_l, sq, loss_trial) = backtrack(
+            let (trial_l, sq, change) = backtrack(
                 block,
                 &work.y_point[..d1],
                 &work.y_scores[..n],
-                loss_y,
                 &work.g[..d1],
                 Trials::Growing {
                     from: l,
@@ -442,11 +442,11 @@ impl ExactBlockSolve {
                 Buffers {
                     trial: &mut work.trial[..d1],
                     delta: &mut work.delta[..d1],
-                    trial_scores: &mut work.trial_scores[..n],
+                    dscores: &mut work.trial_scores[..n],
                 },
                 &mut trials,
             )?
-            .filter(|&(_, _, loss)| loss.is_finite())
+            .filter(|&(_, _, change)| (loss_y + change).is_finite())
             .ok_or_else(|| {
                 numerical(
                     "ExactBlockSolve",
@@ -457,6 +457,10 @@ impl ExactBlockSolve {
                 )
             })?;
             l = trial_l;
+            let loss_trial = loss_y + change;
+            for i in 0..n {
+                work.trial_scores[i] += work.y_scores[i];
+            }
             let residual = l * sq.sqrt();
             if first_residual.is_nan() {
                 first_residual = residual;
@@ -561,31 +565,58 @@ impl Trials {
     }
 }
 
-/// Scratch of one backtracking search (each of length `d + 1`, `d + 1`, `n`).
+/// A block problem a backtracking proximal-gradient step can act on: the variable is
+/// `(w, intercepts)`, the decision values are linear in it.
+pub(crate) trait ProxBlock {
+    /// `out = prox_{h/L}(x - g/L)` (soft thresholding on `w`, a gradient step on the
+    /// intercepts).
+    fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()>;
+    /// The change of the decision values for a change `delta` of the variable.
+    fn score_change(&self, delta: &[f64], out: &mut [f64]);
+    /// `loss(x + delta) - loss(x)` from `base` (what the block keeps of `x`: its decision
+    /// values or probabilities) and the change of the decision values.
+    fn loss_change(&self, base: &[f64], dscores: &[f64]) -> f64;
+}
+
+impl ProxBlock for LinearBlock<'_> {
+    fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()> {
+        LinearBlock::prox_point(self, x, g, lipschitz, out)
+    }
+    fn score_change(&self, delta: &[f64], out: &mut [f64]) {
+        self.scores(delta, out);
+    }
+    fn loss_change(&self, base: &[f64], dscores: &[f64]) -> f64 {
+        LinearBlock::loss_change(self, base, dscores)
+    }
+}
+
+/// Scratch of one backtracking search (lengths: the variable's, the variable's, the
+/// decision values').
 pub(crate) struct Buffers<'w> {
     /// The trial point `prox(x - g / L)`.
     pub(crate) trial: &'w mut [f64],
     /// `trial - x`.
     pub(crate) delta: &'w mut [f64],
-    /// On success, the decision values of the trial point.
-    pub(crate) trial_scores: &'w mut [f64],
+    /// On success, the change of the decision values from `x` to the trial point.
+    pub(crate) dscores: &'w mut [f64],
 }
 
 /// The backtracking proximal-gradient step shared by Alg. 1 (FISTA), Alg. 2 and the
-/// multinomial model: from `x` with decision values `f` and loss `loss_x`, loss gradient
-/// `g`, tries `L` from `trials` until the sufficient-decrease test
+/// multinomial model (Alg. 3): from `x` (kept by the block as `base`), loss gradient `g`,
+/// tries `L` from `trials` until the sufficient-decrease test
 /// `loss(x+) - loss(x) <= <g, x+ - x> + L/2 ||x+ - x||^2` holds (up to
-/// [`DECREASE_SLACK`]), `x+ = prox_{h/L}(x - g/L)` ([`LinearBlock::prox_point`]).
+/// [`DECREASE_SLACK`]), `x+ = prox_{h/L}(x - g/L)`.
 ///
-/// Returns `(L, ||x+ - x||^2, loss(x+))` with `x+` in `buffers.trial` and its decision
-/// values in `buffers.trial_scores`, or `Ok(None)` after [`MAX_TRIALS`] trials or a NaN loss
-/// change. `count` is increased by the number of trials.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn backtrack(
-    block: &LinearBlock<'_>,
+/// Returns `(L, ||x+ - x||^2, loss(x+) - loss(x))` with `x+` in `buffers.trial` and the
+/// change of the decision values in `buffers.dscores`, or `Ok(None)` when no trial passes
+/// (budget spent, or a NaN loss change). `count` is increased by the number of trials.
+///
+/// # Errors
+/// The prox step's (a non-positive or non-finite `L`).
+pub(crate) fn backtrack<B: ProxBlock + ?Sized>(
+    block: &B,
     x: &[f64],
-    f: &[f64],
-    loss_x: f64,
+    base: &[f64],
     g: &[f64],
     trials: Trials,
     buffers: Buffers<'_>,
@@ -611,14 +642,10 @@ pub(crate) fn backtrack(
             lin += gj * *dj;
             sq += *dj * *dj;
         }
-        // trial_scores holds the change of the decision values first.
-        block.scores(buffers.delta, buffers.trial_scores);
-        let change = block.loss_change(f, buffers.trial_scores);
+        block.score_change(buffers.delta, buffers.dscores);
+        let change = block.loss_change(base, buffers.dscores);
         if change <= lin + 0.5 * l * sq + DECREASE_SLACK * (lin.abs() + 0.5 * l * sq) {
-            for (ts, &fi) in buffers.trial_scores.iter_mut().zip(f) {
-                *ts += fi;
-            }
-            return Ok(Some((l, sq, loss_x + change)));
+            return Ok(Some((l, sq, change)));
         }
         if change.is_nan() {
             return Ok(None);

@@ -26,7 +26,7 @@ use bl_core::data::MatrixDataset;
 use bl_core::engine::{FitReport, Observer, Progress, run};
 use bl_core::linalg::top_singular_vectors;
 use bl_core::logistic::{log_sum_exp_with_zero, softmax_with_zero};
-use bl_core::prox::{elastic_net_penalty, soft_threshold};
+use bl_core::prox::{elastic_net_penalty, elastic_net_prox_step};
 use bl_core::random::{fill_standard_normal, seeded_rng};
 use bl_core::{Fit, Fitted, ParamGuard};
 use faer::linalg::matmul::matmul;
@@ -35,8 +35,8 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::bilinear::check_rank;
-use crate::block::{DECREASE_SLACK, MAX_TRIALS};
-use crate::error::{Result, SblrError, invalid};
+use crate::block::{Buffers, ProxBlock, Trials, backtrack};
+use crate::error::{Result, SblrError, invalid, numerical};
 use crate::ova::argmax;
 use crate::params::{Init, SblrParams, SblrValidParams, Solver, StopCriterion};
 use crate::saved::{self, SavedReport};
@@ -274,46 +274,59 @@ fn prox_step(
     let d1 = d + m;
     let loss0 = block.loss_and_dscores(scores, &mut work.probs[..nm], &mut work.g_scores[..nm]);
     block.gradient(&work.g_scores[..nm], &mut work.grad[..d1]);
-    let mut last = f64::NAN;
-    for k in -1..(MAX_TRIALS as i32) {
-        let l = l_min.max(*lipschitz * eta.powi(k));
-        if l == last {
-            continue;
-        }
-        last = l;
-        let denom = l + block.l2;
-        let tau = block.l1 / denom;
-        let (mut lin, mut sq) = (0.0, 0.0);
-        for e in 0..d1 {
-            let g = work.grad[e];
-            work.trial[e] = if e < d {
-                soft_threshold((l * x[e] - g) / denom, tau)
-            } else {
-                x[e] - g / l
-            };
-            let delta = work.trial[e] - x[e];
-            work.delta[e] = delta;
-            lin += g * delta;
-            sq += delta * delta;
-        }
-        block.scores(&work.delta[..d1], &mut work.dscores[..nm]);
-        let change = block.loss_change(&work.probs[..nm], &work.dscores[..nm]);
-        if change <= lin + 0.5 * l * sq + DECREASE_SLACK * (lin.abs() + 0.5 * l * sq) {
-            x[..d1].copy_from_slice(&work.trial[..d1]);
-            for (f, df) in scores.iter_mut().zip(&work.dscores[..nm]) {
-                *f += df;
-            }
-            *lipschitz = l;
-            return Ok(loss0 + change);
-        }
-        if change.is_nan() {
-            break;
-        }
+    let mut trials = 0;
+    let rule = Trials::StepRule {
+        previous: *lipschitz,
+        l_min,
+        eta,
+    };
+    let buffers = Buffers {
+        trial: &mut work.trial[..d1],
+        delta: &mut work.delta[..d1],
+        dscores: &mut work.dscores[..nm],
+    };
+    let found = backtrack(
+        block,
+        &x[..d1],
+        &work.probs[..nm],
+        &work.grad[..d1],
+        rule,
+        buffers,
+        &mut trials,
+    )?;
+    let Some((l, _, change)) = found else {
+        return Err(numerical(
+            "multinomial prox step",
+            format!(
+                "no step size satisfied the sufficient-decrease test after {trials} trials \
+                 (from L = {})",
+                *lipschitz
+            ),
+        ));
+    };
+    x[..d1].copy_from_slice(&work.trial[..d1]);
+    for (f, df) in scores.iter_mut().zip(&work.dscores[..nm]) {
+        *f += df;
     }
-    Err(SblrError::Core(bl_core::BlError::Numerical {
-        context: "multinomial prox step",
-        message: format!("no step size satisfied the sufficient-decrease test (last L = {last})"),
-    }))
+    *lipschitz = l;
+    Ok(loss0 + change)
+}
+
+impl ProxBlock for MultiBlock<'_> {
+    fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()> {
+        let (d, m) = (self.dim, self.m);
+        elastic_net_prox_step(&x[..d], &g[..d], lipschitz, self.l1, self.l2, &mut out[..d])?;
+        for e in d..d + m {
+            out[e] = x[e] - g[e] / lipschitz;
+        }
+        Ok(())
+    }
+    fn score_change(&self, delta: &[f64], out: &mut [f64]) {
+        self.scores(delta, out);
+    }
+    fn loss_change(&self, base: &[f64], dscores: &[f64]) -> f64 {
+        MultiBlock::loss_change(self, base, dscores)
+    }
 }
 
 struct MultinomialSolver<'a> {
