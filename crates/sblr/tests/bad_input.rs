@@ -1,7 +1,5 @@
 //! Bad input gives typed errors naming the problem; nothing panics.
 
-mod common;
-
 use bl_core::BlError;
 use bl_core::data::MatrixDataset;
 use bl_core::random::synthetic_two_class;

@@ -1,8 +1,6 @@
 //! Baselines (FISTA logistic regression), one-vs-all, the multinomial model and model
 //! selection.
 
-mod common;
-
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
 use bl_core::random::{fill_standard_normal, seeded_rng, synthetic_two_class};
@@ -90,7 +88,7 @@ proptest! {
     /// FISTA's elastic-net solution is stationary: dist(0, grad + subdifferential) ~ 0.
     #[test]
     fn elastic_net_logistic_is_stationary(seed in 0u64..300, l1 in 0.0f64..0.1, l2 in 0.0f64..0.2) {
-        let data = common::planted(40, 3, 3, &[0], &[1], seed);
+        let data = sblr::synthetic::planted(40, 3, 3, &[0], &[1], seed).unwrap();
         let model = LogisticRegression::params().l1(l1).l2(l2.max(1e-3)).tol(1e-10).fit(&data).unwrap();
         prop_assert!(model.report().converged());
         // Recompute the residual independently.

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use bl_core::data::MatrixDataset;
-use bl_core::random::{fill_standard_normal, seeded_rng, synthetic_two_class};
+use bl_core::random::synthetic_two_class;
 use sblr::{Fit as _, ParamGuard as _};
 use sblr::{
     FittedLogisticRegression, FittedMultinomialSblr, FittedOneVsAll, FittedSblr,
@@ -14,19 +14,6 @@ use sblr::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-
-/// Three classes of `s x t` standard normal samples with class-dependent means.
-fn three_classes(n: usize, s: usize, t: usize, seed: u64) -> MatrixDataset {
-    let mut rng = seeded_rng(seed);
-    let mut data = vec![0.0; n * s * t];
-    fill_standard_normal(&mut rng, &mut data);
-    let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
-    for (i, &c) in labels.iter().enumerate() {
-        // Class c shifts entry (c, c) of its samples.
-        data[i * s * t + c * s + c] += 3.0;
-    }
-    MatrixDataset::new(s, t, data, labels, vec!["a".into(), "b".into(), "c".into()]).unwrap()
-}
 
 /// Applies `edit` to the JSON of a saved model.
 fn edited(json: &str, edit: impl FnOnce(&mut Value)) -> String {
@@ -283,7 +270,7 @@ fn non_finite_and_overflowing_scores_are_errors_at_predict_time() {
 
 #[test]
 fn fitted_multinomial_round_trips_and_rejects_every_wrong_shape() {
-    let data = three_classes(30, 4, 3, 2);
+    let data = sblr::synthetic::three_classes(30, 4, 3, 2).unwrap();
     let model = MultinomialSblr::params()
         .rank(1)
         .max_iter(30)
@@ -433,7 +420,7 @@ fn fitted_logistic_regression_round_trips_and_rejects_every_wrong_shape() {
 
 #[test]
 fn fitted_one_vs_all_round_trips_and_rejects_inconsistent_models() {
-    let data = three_classes(30, 4, 3, 6);
+    let data = sblr::synthetic::three_classes(30, 4, 3, 6).unwrap();
     let model = OneVsAll::new(Sblr::params().max_iter(20))
         .fit(&data)
         .unwrap();
@@ -575,7 +562,7 @@ fn mutate(value: &mut Value, rng: &mut Xorshift) {
 #[test]
 fn randomly_edited_models_never_panic() {
     let data = synthetic_two_class(16, 4, 3, 1.0, 1).unwrap();
-    let three = three_classes(18, 4, 3, 1);
+    let three = sblr::synthetic::three_classes(18, 4, 3, 1).unwrap();
     let sblr = Sblr::params().rank(2).max_iter(5).fit(&data).unwrap();
     let multi = MultinomialSblr::params()
         .max_iter(5)

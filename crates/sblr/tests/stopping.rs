@@ -2,8 +2,6 @@
 //! here from recorded iterates and objectives with code independent of the crate's, and
 //! the two optional criteria.
 
-mod common;
-
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
 use faer::MatRef;
@@ -137,7 +135,7 @@ fn quantity_closed_form() {
 /// the step, with the objectives recomputed by hand, for both algorithms and all criteria.
 #[test]
 fn binary_step_change_matches_recomputation() {
-    let data = common::planted(40, 6, 5, &[0, 3], &[1, 2], 5);
+    let data = sblr::synthetic::planted(40, 6, 5, &[0, 3], &[1, 2], 5).unwrap();
     let pens = (0.02, 0.3, 0.01, 0.2);
     for solver in [Solver::Alg2, Solver::Alg1] {
         for stop in [
@@ -189,7 +187,7 @@ fn binary_step_change_matches_recomputation() {
 /// so eq. (8) between the two fitted models is the last recorded change.
 #[test]
 fn fit_stops_at_first_small_eq8() {
-    let data = common::planted(50, 5, 4, &[0, 2], &[1, 3], 9);
+    let data = sblr::synthetic::planted(50, 5, 4, &[0, 2], &[1, 3], 9).unwrap();
     let base = Sblr::params()
         .rank(1)
         .penalties(0.01, 0.1, 0.01, 0.1)
@@ -231,7 +229,7 @@ fn fit_stops_at_first_small_eq8() {
 #[test]
 fn multinomial_change_matches_recomputation() {
     let (s, t, n) = (4, 3, 30);
-    let base = common::random_dataset(n, s, t, 21);
+    let base = sblr::synthetic::random_dataset(n, s, t, 21).unwrap();
     let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
     let data = MatrixDataset::new(
         s,
