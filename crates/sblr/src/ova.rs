@@ -141,7 +141,7 @@ impl<E: BinaryEstimator> Fit<MatrixDataset> for OneVsAll<E> {
                 iteration: record.iteration,
                 objective: record.objective,
                 change: record.change,
-                elapsed: Duration::from_secs_f64(record.elapsed_s),
+                elapsed: Duration::try_from_secs_f64(record.elapsed_s).unwrap_or_default(),
                 extras: &[],
             };
             for observer in observers.iter_mut() {
@@ -159,25 +159,26 @@ impl<E: BinaryEstimator> Fit<MatrixDataset> for OneVsAll<E> {
 /// The runs of the class models as one report: iterations, objectives and times summed;
 /// converged when every class converged, else the first other termination; the trace is
 /// the classes' records one after the other, numbered on, without extras (the
-/// per-class traces, with extras, are in each model's own report).
+/// per-class traces, with extras, are in each model's own report). Counts saturate, so a
+/// loaded model with absurd counts cannot overflow.
 fn combined_report<M: Fitted>(models: &[M]) -> FitReport {
     let mut trace = Trace::default();
-    let (mut iterations, mut objective, mut elapsed) = (0, 0.0, Duration::ZERO);
+    let (mut iterations, mut objective, mut elapsed) = (0_usize, 0.0, Duration::ZERO);
     let mut termination = TerminationReason::Converged;
     for model in models {
         let report = model.report();
         for record in report.trace.records() {
             trace.push(TraceRecord {
-                iteration: iterations + record.iteration,
+                iteration: iterations.saturating_add(record.iteration),
                 objective: record.objective,
                 change: record.change,
                 elapsed_s: elapsed.as_secs_f64() + record.elapsed_s,
                 extras: Vec::new(),
             });
         }
-        iterations += report.iterations;
+        iterations = iterations.saturating_add(report.iterations);
         objective += report.objective;
-        elapsed += report.elapsed;
+        elapsed = elapsed.saturating_add(report.elapsed);
         if termination.is_converged() && !report.termination.is_converged() {
             termination = report.termination;
         }

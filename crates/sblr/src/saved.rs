@@ -254,19 +254,19 @@ impl SavedReport {
             (None, None) => return Err(bad(model, "termination", "a termination", "none")),
         };
         let seconds = self.elapsed_s.unwrap_or(0.0);
-        if !(seconds.is_finite() && seconds >= 0.0) {
-            return Err(bad(
+        let elapsed = Duration::try_from_secs_f64(seconds).map_err(|_| {
+            bad(
                 model,
                 "elapsed_s",
                 "a finite value >= 0",
                 seconds.to_string(),
-            ));
-        }
+            )
+        })?;
         Ok(FitReport {
             iterations,
             termination,
             objective,
-            elapsed: Duration::from_secs_f64(seconds),
+            elapsed,
             trace: self.trace.unwrap_or_default(),
         })
     }
