@@ -12,6 +12,7 @@ use std::hint::black_box;
 use bl_core::random::synthetic_two_class;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sblr::{BinarySolver, LogisticRegression, Sblr};
+use sblr::{Fit as _, ParamGuard as _};
 
 /// Sum of every entry: one streaming read of the buffer.
 fn streaming_read(data: &[f64]) -> f64 {

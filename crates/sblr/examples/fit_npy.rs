@@ -16,6 +16,7 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use bl_core::io::{read_npy, write_npy};
+use sblr::{Fit as _, Fitted as _};
 use sblr::{Init, Sblr};
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -66,8 +67,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!(
         "{n} samples of {s} x {t}, classes {:?}; rank {rank}; {} iterations ({:?}); objective {:.6}",
         data.class_names(),
-        model.n_iter(),
-        model.termination(),
+        model.report().iterations,
+        model.report().termination,
         model.objective()
     );
     println!("training accuracy {accuracy:.4}");

@@ -27,11 +27,10 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 use crate::block::{
-    BlockState, BlockStepInfo, BlockUpdate, BlockWork, ExactBlockSolve, LinearBlock,
-    ProxLinearStep, entry_residual,
+    BlockState, BlockStepInfo, BlockUpdate, BlockWork, LinearBlock, entry_residual,
 };
 use crate::error::{Result, SblrError, invalid};
-use crate::params::{Init, SblrValidParams, Solver, StopCriterion};
+use crate::params::{Init, SblrValidParams, SharedUpdate, StopCriterion};
 
 /// The `±1` labels of a binary data set (class 1 is `+1`).
 ///
@@ -79,18 +78,18 @@ pub(crate) fn check_rank(rank: usize, s: usize, t: usize) -> Result<()> {
 }
 
 fn shape_err(context: &'static str, expected: (usize, usize), found: (usize, usize)) -> SblrError {
-    SblrError::ShapeMismatch {
+    SblrError::Core(bl_core::BlError::ShapeMismatch {
         context,
         expected: format!("{} x {}", expected.0, expected.1),
         found: format!("{} x {}", found.0, found.1),
-    }
+    })
 }
 
 /// Decision values `tr(U^T X_i V) + b` of every sample, by one product `U^T A` over the
 /// stacked data.
 ///
 /// # Errors
-/// [`SblrError::ShapeMismatch`] when `U` is not `s x r` or `V` not `t x r`.
+/// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when `U` is not `s x r` or `V` not `t x r`.
 pub fn decision_values(
     data: &MatrixDataset,
     u: MatRef<'_, f64>,
@@ -357,18 +356,18 @@ pub fn initial_point(
         }
         Init::Warm { u, v, intercept } => {
             if u.len() != s * rank {
-                return Err(SblrError::ShapeMismatch {
+                return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
                     context: "warm start U",
                     expected: format!("{s} x {rank} = {} values", s * rank),
                     found: format!("{} values", u.len()),
-                });
+                }));
             }
             if v.len() != t * rank {
-                return Err(SblrError::ShapeMismatch {
+                return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
                     context: "warm start V",
                     expected: format!("{t} x {rank} = {} values", t * rank),
                     found: format!("{} values", v.len()),
-                });
+                }));
             }
             Ok((u.clone(), v.clone(), *intercept))
         }
@@ -426,9 +425,7 @@ pub struct BinarySolver<'a> {
     r: usize,
     y: Vec<f64>,
     penalties: Penalties,
-    solver: Solver,
-    prox_step: ProxLinearStep,
-    exact: ExactBlockSolve,
+    update: SharedUpdate,
     stop: StopCriterion,
     /// `(vec(U), b)`, length `s r + 1`.
     xu: Vec<f64>,
@@ -464,7 +461,7 @@ impl<'a> BinarySolver<'a> {
     /// (used by one-vs-all, which relabels without copying the data).
     ///
     /// # Errors
-    /// As [`BinarySolver::new`]; [`SblrError::ShapeMismatch`] when the stacked matrix does
+    /// As [`BinarySolver::new`]; [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the stacked matrix does
     /// not hold `y.len()` samples of `s x t`.
     pub fn from_stacked(
         stacked: MatRef<'a, f64>,
@@ -473,7 +470,6 @@ impl<'a> BinarySolver<'a> {
         y: Vec<f64>,
         params: &SblrValidParams,
     ) -> Result<Self> {
-        params.validate()?;
         let n = y.len();
         if stacked.nrows() != s || stacked.ncols() != t * n || n == 0 {
             return Err(shape_err(
@@ -509,17 +505,7 @@ impl<'a> BinarySolver<'a> {
                 nu1: params.nu1,
                 nu2: params.nu2,
             },
-            solver: params.solver,
-            prox_step: ProxLinearStep {
-                l_min: params.l_min,
-                eta: params.eta,
-            },
-            exact: ExactBlockSolve {
-                l_min: params.l_min,
-                eta: params.eta,
-                tol: params.inner_tol,
-                max_iter: params.inner_max_iter,
-            },
+            update: params.block_updater(),
             stop: params.stop,
             prev_u: vec![0.0; s * r + 1],
             prev_v: vec![0.0; r * t + 1],
@@ -546,10 +532,10 @@ impl<'a> BinarySolver<'a> {
         solver.loss = loss;
         solver.objective = solver.loss + solver.penalty();
         if !solver.objective.is_finite() {
-            return Err(SblrError::Numerical {
+            return Err(SblrError::Core(bl_core::BlError::Numerical {
                 context: "BinarySolver",
                 message: "the objective at the starting point is not finite".into(),
-            });
+            }));
         }
         Ok(solver)
     }
@@ -599,29 +585,14 @@ impl<'a> BinarySolver<'a> {
         );
     }
 
-    /// One iteration with the configured algorithm (Alg. 2: (7a)-(7d); Alg. 1: (6a)-(6b)).
+    /// One iteration of the configured block update on `(U, b)` then `(V, b)` (Alg. 2:
+    /// (7a)-(7d); Alg. 1: (6a)-(6b); or the user's [`BlockUpdate`]).
     ///
     /// # Errors
-    /// [`SblrError::Numerical`] when a block update fails.
+    /// Whatever the block update returns (`BlError::Numerical` for the built-in ones when
+    /// no acceptable step is found).
     pub fn step(&mut self) -> Result<StepReport> {
-        match self.solver {
-            Solver::Alg2 => {
-                let update = self.prox_step;
-                self.step_with(&update)
-            }
-            Solver::Alg1 => {
-                let update = self.exact;
-                self.step_with(&update)
-            }
-        }
-    }
-
-    /// One iteration with a caller-provided block update (the extension point for new
-    /// block solvers; see [`BlockUpdate`]).
-    ///
-    /// # Errors
-    /// Whatever the block update returns.
-    pub fn step_with(&mut self, update: &dyn BlockUpdate) -> Result<StepReport> {
+        let update = self.update.clone();
         let (s, t, r, n) = (self.s, self.t, self.r, self.n);
         let (sr, rt) = (s * r, r * t);
         let objective_before = self.objective;
@@ -634,7 +605,7 @@ impl<'a> BinarySolver<'a> {
         }
         self.zu_fresh = false;
         let u_step = update_block(
-            update,
+            &*update.0,
             MatRef::from_column_major_slice(&self.zu, sr, n),
             &self.y,
             (self.penalties.mu1, self.penalties.mu2),
@@ -651,7 +622,7 @@ impl<'a> BinarySolver<'a> {
         // (V, b) block with U fixed.
         self.compute_zv();
         let v_step = update_block(
-            update,
+            &*update.0,
             MatRef::from_column_major_slice(&self.zv, rt, n),
             &self.y,
             (self.penalties.nu1, self.penalties.nu2),
@@ -675,10 +646,10 @@ impl<'a> BinarySolver<'a> {
             self.objective,
         );
         if !self.objective.is_finite() {
-            return Err(SblrError::Numerical {
+            return Err(SblrError::Core(bl_core::BlError::Numerical {
                 context: "BinarySolver::step",
                 message: "the objective is not finite".into(),
-            });
+            }));
         }
         Ok(StepReport {
             objective: self.objective,

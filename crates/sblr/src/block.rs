@@ -26,11 +26,13 @@
 //! Every function here works in caller-provided buffers: nothing allocates per iteration.
 
 use bl_core::logistic::{log1p_exp, sigmoid};
-use bl_core::prox::{elastic_net_penalty, soft_threshold};
+use bl_core::prox::{elastic_net_penalty, elastic_net_prox_step};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, MatRef, Par};
 
-use crate::error::{Result, SblrError};
+use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
+
+use crate::error::{Result, SblrError, numerical};
 
 /// Relative slack in the sufficient-decrease tests (14)/(16) and in FISTA's backtracking.
 ///
@@ -46,7 +48,7 @@ use crate::error::{Result, SblrError};
 pub const DECREASE_SLACK: f64 = 256.0 * f64::EPSILON;
 
 /// Most step-size trials in one backtracking search before giving up with
-/// [`SblrError::Numerical`]; with `eta = 2` this spans a factor `2^100` in `L`.
+/// [`bl_core::BlError::Numerical`] (as `SblrError::Core`); with `eta = 2` this spans a factor `2^100` in `L`.
 pub const MAX_TRIALS: usize = 100;
 
 /// An elastic-net logistic problem on fixed features: the `d x n` matrix `z` (column `i`
@@ -164,14 +166,14 @@ impl LinearBlock<'_> {
 
     /// The proximal-gradient point `out = prox_{h/L}(x - g/L)` of eq. (10) (closed form
     /// soft thresholding for `w`, a plain gradient step (9) for the intercept).
-    pub fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) {
+    ///
+    /// # Errors
+    /// `BlError` for slices of the wrong length or `lipschitz <= 0`.
+    pub fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()> {
         let d = self.dim();
-        let denom = lipschitz + self.l2;
-        let tau = self.l1 / denom;
-        for j in 0..d {
-            out[j] = soft_threshold((lipschitz * x[j] - g[j]) / denom, tau);
-        }
+        elastic_net_prox_step(&x[..d], &g[..d], lipschitz, self.l1, self.l2, &mut out[..d])?;
         out[d] = x[d] - g[d] / lipschitz;
+        Ok(())
     }
 
     /// `dist(0, grad + subdifferential of the penalty)` at `x`, from the loss gradient `g`:
@@ -273,15 +275,20 @@ impl BlockWork {
     }
 }
 
-/// One way of updating a block: a proximal-linear step (Alg. 2) or an exact minimization
-/// (Alg. 1). Implementations must never increase the block objective
-/// `loss + penalty` and must leave `state.scores` equal to the decision values of
-/// `state.x` (the conformance tests in `tests/block_conformance.rs` check both).
+/// One way of updating a block: the plug-in point of the SBLR solvers.
+///
+/// The built-in implementations are [`ProxLinearStep`] (Alg. 2) and [`ExactBlockSolve`]
+/// (Alg. 1), chosen by [`crate::Solver`]; a user's implementation is passed with
+/// [`crate::SblrParams::block_update`] and runs through the normal `fit`, which then
+/// returns a [`crate::FittedSblr`]. Implementations must never increase the block
+/// objective `loss + penalty`, must leave `state.scores` equal to the decision values of
+/// `state.x`, and repeated updates must reach the block minimizer:
+/// [`crate::conformance::check_block_update`] checks all three.
 pub trait BlockUpdate {
     /// Updates `state` for `block`, using `work` as scratch.
     ///
     /// # Errors
-    /// [`SblrError::Numerical`] when no acceptable step is found or a value is not finite.
+    /// [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when no acceptable step is found or a value is not finite.
     fn update(
         &self,
         block: &LinearBlock<'_>,
@@ -313,58 +320,50 @@ impl BlockUpdate for ProxLinearStep {
     ) -> Result<BlockStepInfo> {
         let d = block.dim();
         let n = block.n_samples();
-        let c = &mut work.c[..n];
-        let g = &mut work.g[..d + 1];
-        let trial = &mut work.trial[..d + 1];
-        let trial_scores = &mut work.trial_scores[..n];
-        let delta = &mut work.delta[..d + 1];
-        let loss0 = block.loss_and_dscores(state.scores, c);
-        block.gradient(c, g);
-        let mut last_l = f64::NAN;
+        let loss0 = block.loss_and_dscores(state.scores, &mut work.c[..n]);
+        block.gradient(&work.c[..n], &mut work.g[..d + 1]);
         let mut trials = 0;
-        for m in -1..(MAX_TRIALS as i32) {
-            let l = (self.l_min).max(*state.lipschitz * self.eta.powi(m));
-            if l == last_l {
-                continue;
-            }
-            last_l = l;
-            trials += 1;
-            block.prox_point(state.x, g, l, trial);
-            let (mut lin, mut sq) = (0.0, 0.0);
-            for j in 0..=d {
-                delta[j] = trial[j] - state.x[j];
-                lin += g[j] * delta[j];
-                sq += delta[j] * delta[j];
-            }
-            // trial_scores holds the change of the decision values first.
-            block.scores(delta, trial_scores);
-            let change = block.loss_change(state.scores, trial_scores);
-            let model = lin + 0.5 * l * sq;
-            if change <= model + DECREASE_SLACK * (lin.abs() + 0.5 * l * sq) {
-                state.x.copy_from_slice(trial);
-                for (f, df) in state.scores.iter_mut().zip(trial_scores.iter()) {
-                    *f += df;
-                }
-                let loss1 = block.loss(state.scores);
-                *state.lipschitz = l;
-                return Ok(BlockStepInfo {
-                    lipschitz: l,
-                    trials,
-                    inner_iterations: 1,
-                    loss_before: loss0,
-                    loss_after: loss1,
-                });
-            }
-            if change.is_nan() {
-                break;
-            }
+        let rule = Trials::StepRule {
+            previous: *state.lipschitz,
+            l_min: self.l_min,
+            eta: self.eta,
+        };
+        let buffers = Buffers {
+            trial: &mut work.trial[..d + 1],
+            delta: &mut work.delta[..d + 1],
+            dscores: &mut work.trial_scores[..n],
+        };
+        let Some((l, _, _)) = backtrack(
+            block,
+            state.x,
+            state.scores,
+            &work.g[..d + 1],
+            rule,
+            buffers,
+            &mut trials,
+        )?
+        else {
+            return Err(numerical(
+                "ProxLinearStep",
+                format!(
+                    "no step size satisfied the sufficient-decrease test (14)/(16) after \
+                     {trials} trials (from L = {}); check the data for huge values",
+                    *state.lipschitz
+                ),
+            ));
+        };
+        state.x.copy_from_slice(&work.trial[..d + 1]);
+        for (f, df) in state.scores.iter_mut().zip(&work.trial_scores[..n]) {
+            *f += df;
         }
-        Err(SblrError::Numerical {
-            context: "ProxLinearStep",
-            message: format!(
-                "no step size satisfied the sufficient-decrease test (14)/(16) after {trials} \
-                 trials (last L = {last_l}); check the data for huge values"
-            ),
+        let loss1 = block.loss(state.scores);
+        *state.lipschitz = l;
+        Ok(BlockStepInfo {
+            lipschitz: l,
+            trials,
+            inner_iterations: 1,
+            loss_before: loss0,
+            loss_after: loss1,
         })
     }
 }
@@ -390,13 +389,21 @@ pub struct ExactBlockSolve {
     pub max_iter: usize,
 }
 
-impl BlockUpdate for ExactBlockSolve {
-    fn update(
+impl ExactBlockSolve {
+    /// The block solve of [`BlockUpdate::update`], its FISTA iterations run by the engine
+    /// (`bl_core::engine::run`: change measure `L ||x^+ - y|| / max(1, first value)`
+    /// against `tol`, budget `max_iter`) and shown to `observers`; returns the engine's
+    /// report beside the step information.
+    ///
+    /// # Errors
+    /// `BlError::Numerical` when backtracking finds no step.
+    pub fn solve(
         &self,
         block: &LinearBlock<'_>,
         state: &mut BlockState<'_>,
         work: &mut BlockWork,
-    ) -> Result<BlockStepInfo> {
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<(BlockStepInfo, FitReport)> {
         let d = block.dim();
         let n = block.n_samples();
         let d1 = d + 1;
@@ -411,9 +418,8 @@ impl BlockUpdate for ExactBlockSolve {
         let mut t = 1.0_f64;
         let mut trials = 0;
         let mut first_residual = f64::NAN;
-        let mut iterations = 0;
-        for _ in 0..self.max_iter {
-            iterations += 1;
+        let rule = StoppingRule::new(self.max_iter, self.tol);
+        let report = run(&rule, observers, |_| {
             let t_next = 0.5 * (1.0 + (1.0 + 4.0 * t * t).sqrt());
             let beta = (t - 1.0) / t_next;
             for j in 0..d1 {
@@ -424,39 +430,36 @@ impl BlockUpdate for ExactBlockSolve {
             }
             let loss_y = block.loss_and_dscores(&work.y_scores[..n], &mut work.c[..n]);
             block.gradient(&work.c[..n], &mut work.g[..d1]);
-            let mut accepted = false;
-            let mut loss_trial = f64::NAN;
-            let mut sq = 0.0;
-            for _ in 0..MAX_TRIALS {
-                trials += 1;
-                block.prox_point(&work.y_point[..d1], &work.g[..d1], l, &mut work.trial[..d1]);
-                let mut lin = 0.0;
-                sq = 0.0;
-                for j in 0..d1 {
-                    let delta = work.trial[j] - work.y_point[j];
-                    work.delta[j] = delta;
-                    lin += work.g[j] * delta;
-                    sq += delta * delta;
-                }
-                block.scores(&work.delta[..d1], &mut work.trial_scores[..n]);
-                let change = block.loss_change(&work.y_scores[..n], &work.trial_scores[..n]);
-                if change <= lin + 0.5 * l * sq + DECREASE_SLACK * (lin.abs() + 0.5 * l * sq) {
-                    for i in 0..n {
-                        work.trial_scores[i] += work.y_scores[i];
-                    }
-                    loss_trial = loss_y + change;
-                    accepted = true;
-                    break;
-                }
-                l *= self.eta;
-            }
-            if !accepted || !loss_trial.is_finite() {
-                return Err(SblrError::Numerical {
-                    context: "ExactBlockSolve",
-                    message: format!(
-                        "backtracking found no step (last L = {l}); check the data for huge values"
+            let (trial_l, sq, change) = backtrack(
+                block,
+                &work.y_point[..d1],
+                &work.y_scores[..n],
+                &work.g[..d1],
+                Trials::Growing {
+                    from: l,
+                    eta: self.eta,
+                },
+                Buffers {
+                    trial: &mut work.trial[..d1],
+                    delta: &mut work.delta[..d1],
+                    dscores: &mut work.trial_scores[..n],
+                },
+                &mut trials,
+            )?
+            .filter(|&(_, _, change)| (loss_y + change).is_finite())
+            .ok_or_else(|| {
+                numerical(
+                    "ExactBlockSolve",
+                    format!(
+                        "backtracking found no step (from L = {l}); check the data for huge \
+                         values"
                     ),
-                });
+                )
+            })?;
+            l = trial_l;
+            let loss_trial = loss_y + change;
+            for i in 0..n {
+                work.trial_scores[i] += work.y_scores[i];
             }
             let residual = l * sq.sqrt();
             if first_residual.is_nan() {
@@ -473,10 +476,11 @@ impl BlockUpdate for ExactBlockSolve {
             state.x.copy_from_slice(&work.trial[..d1]);
             state.scores.copy_from_slice(&work.trial_scores[..n]);
             t = if uphill > 0.0 { 1.0 } else { t_next };
-            if residual <= self.tol * first_residual.max(1.0) {
-                break;
-            }
-        }
+            let objective = loss_trial + block.penalty(state.x);
+            Ok::<_, SblrError>(
+                Progress::new(objective, residual / first_residual.max(1.0)).with("lipschitz", l),
+            )
+        })?;
         let mut loss_x = block.loss(state.scores);
         // FISTA is not monotone: never return a point worse than the start (this can only
         // happen when the iteration budget ends the solve early).
@@ -486,12 +490,166 @@ impl BlockUpdate for ExactBlockSolve {
             loss_x = loss_start;
         }
         *state.lipschitz = l;
-        Ok(BlockStepInfo {
+        let info = BlockStepInfo {
             lipschitz: l,
             trials,
-            inner_iterations: iterations,
+            inner_iterations: report.iterations,
             loss_before: loss_start,
             loss_after: loss_x,
-        })
+        };
+        Ok((info, report))
     }
+}
+
+impl BlockUpdate for ExactBlockSolve {
+    fn update(
+        &self,
+        block: &LinearBlock<'_>,
+        state: &mut BlockState<'_>,
+        work: &mut BlockWork,
+    ) -> Result<BlockStepInfo> {
+        self.solve(block, state, work, &mut [])
+            .map(|(info, _)| info)
+    }
+}
+
+/// Which step parameters a backtracking search tries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Trials {
+    /// The step rule (13)/(15): `max(l_min, previous eta^m)` for `m = -1, 0, 1, ...`
+    /// (repeated values skipped).
+    StepRule {
+        /// `L^{k-1}`.
+        previous: f64,
+        /// `L_min`.
+        l_min: f64,
+        /// Growth factor.
+        eta: f64,
+    },
+    /// `from, from eta, from eta^2, ...` (FISTA's backtracking).
+    Growing {
+        /// The first `L`.
+        from: f64,
+        /// Growth factor.
+        eta: f64,
+    },
+}
+
+impl Trials {
+    /// How many values are tried at most: `m = -1 ..= MAX_TRIALS - 1` for the step rule,
+    /// [`MAX_TRIALS`] for FISTA.
+    fn limit(self) -> usize {
+        match self {
+            Self::StepRule { .. } => MAX_TRIALS + 1,
+            Self::Growing { .. } => MAX_TRIALS,
+        }
+    }
+
+    /// The `k`-th (0-based) step parameter, given the previous one `last` (FISTA's values
+    /// are products of the previous one and `eta`).
+    fn nth(self, k: usize, last: f64) -> f64 {
+        match self {
+            Self::StepRule {
+                previous,
+                l_min,
+                eta,
+            } => l_min.max(previous * eta.powi(k as i32 - 1)),
+            Self::Growing { from, eta } => {
+                if k == 0 {
+                    from
+                } else {
+                    last * eta
+                }
+            }
+        }
+    }
+}
+
+/// A block problem a backtracking proximal-gradient step can act on: the variable is
+/// `(w, intercepts)`, the decision values are linear in it.
+pub(crate) trait ProxBlock {
+    /// `out = prox_{h/L}(x - g/L)` (soft thresholding on `w`, a gradient step on the
+    /// intercepts).
+    fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()>;
+    /// The change of the decision values for a change `delta` of the variable.
+    fn score_change(&self, delta: &[f64], out: &mut [f64]);
+    /// `loss(x + delta) - loss(x)` from `base` (what the block keeps of `x`: its decision
+    /// values or probabilities) and the change of the decision values.
+    fn loss_change(&self, base: &[f64], dscores: &[f64]) -> f64;
+}
+
+impl ProxBlock for LinearBlock<'_> {
+    fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()> {
+        LinearBlock::prox_point(self, x, g, lipschitz, out)
+    }
+    fn score_change(&self, delta: &[f64], out: &mut [f64]) {
+        self.scores(delta, out);
+    }
+    fn loss_change(&self, base: &[f64], dscores: &[f64]) -> f64 {
+        LinearBlock::loss_change(self, base, dscores)
+    }
+}
+
+/// Scratch of one backtracking search (lengths: the variable's, the variable's, the
+/// decision values').
+pub(crate) struct Buffers<'w> {
+    /// The trial point `prox(x - g / L)`.
+    pub(crate) trial: &'w mut [f64],
+    /// `trial - x`.
+    pub(crate) delta: &'w mut [f64],
+    /// On success, the change of the decision values from `x` to the trial point.
+    pub(crate) dscores: &'w mut [f64],
+}
+
+/// The backtracking proximal-gradient step shared by Alg. 1 (FISTA), Alg. 2 and the
+/// multinomial model (Alg. 3): from `x` (kept by the block as `base`), loss gradient `g`,
+/// tries `L` from `trials` until the sufficient-decrease test
+/// `loss(x+) - loss(x) <= <g, x+ - x> + L/2 ||x+ - x||^2` holds (up to
+/// [`DECREASE_SLACK`]), `x+ = prox_{h/L}(x - g/L)`.
+///
+/// Returns `(L, ||x+ - x||^2, loss(x+) - loss(x))` with `x+` in `buffers.trial` and the
+/// change of the decision values in `buffers.dscores`, or `Ok(None)` when no trial passes
+/// (budget spent, or a NaN loss change). `count` is increased by the number of trials.
+///
+/// # Errors
+/// The prox step's (a non-positive or non-finite `L`).
+pub(crate) fn backtrack<B: ProxBlock + ?Sized>(
+    block: &B,
+    x: &[f64],
+    base: &[f64],
+    g: &[f64],
+    trials: Trials,
+    buffers: Buffers<'_>,
+    count: &mut usize,
+) -> Result<Option<(f64, f64, f64)>> {
+    let mut last_l = f64::NAN;
+    for k in 0..trials.limit() {
+        let l = trials.nth(k, last_l);
+        if l == last_l {
+            continue;
+        }
+        last_l = l;
+        *count += 1;
+        block.prox_point(x, g, l, buffers.trial)?;
+        let (mut lin, mut sq) = (0.0, 0.0);
+        for ((dj, &tj), (&xj, &gj)) in buffers
+            .delta
+            .iter_mut()
+            .zip(buffers.trial.iter())
+            .zip(x.iter().zip(g))
+        {
+            *dj = tj - xj;
+            lin += gj * *dj;
+            sq += *dj * *dj;
+        }
+        block.score_change(buffers.delta, buffers.dscores);
+        let change = block.loss_change(base, buffers.dscores);
+        if change <= lin + 0.5 * l * sq + DECREASE_SLACK * (lin.abs() + 0.5 * l * sq) {
+            return Ok(Some((l, sq, change)));
+        }
+        if change.is_nan() {
+            return Ok(None);
+        }
+    }
+    Ok(None)
 }

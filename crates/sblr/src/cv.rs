@@ -6,6 +6,7 @@
 //! of the fold's samples: `(k - 1) / k` of the data per training fold) and shared by every
 //! candidate; the fits themselves never copy their data.
 
+use bl_core::Fit;
 use bl_core::data::{KFold, LeaveOneOut, MatrixDataset};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -96,10 +97,10 @@ impl CvScores {
             .map(|(fold, r)| {
                 let err = match r {
                     Ok(v) if v.is_finite() => return Some(v),
-                    Ok(v) => SblrError::Numerical {
+                    Ok(v) => SblrError::Core(bl_core::BlError::Numerical {
                         context: "cross-validation",
                         message: format!("the score of fold {fold} is {v}, not a finite number"),
-                    },
+                    }),
                     Err(e) => e,
                 };
                 failures.push(FoldFailure {
@@ -241,10 +242,10 @@ where
     let Some(best) = best else {
         let (fold, error) = first.unwrap_or((
             0,
-            SblrError::Numerical {
+            SblrError::Core(bl_core::BlError::Numerical {
                 context: "grid_search",
                 message: "no fold was scored".into(),
-            },
+            }),
         ));
         return Err(SblrError::AllFoldsFailed {
             fits: scored.len() * k,
@@ -299,7 +300,7 @@ pub fn sblr_accuracy(
     let predicted = if train.n_classes() == 2 {
         params.fit(train)?.predict(test)?
     } else {
-        OneVsAll::new(params.check_ref()?.clone())
+        OneVsAll::new(bl_core::ParamGuard::check(params)?)
             .fit(train)?
             .predict(test)?
     };

@@ -10,7 +10,7 @@ use crate::error::{Result, SblrError};
 ///
 /// # Errors
 /// [`SblrError::Core`] for no samples, a non-finite entry or fewer than two distinct
-/// labels; [`SblrError::ShapeMismatch`] when the samples do not all have the shape of the
+/// labels; [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the samples do not all have the shape of the
 /// first one, or the number of labels differs from the number of samples.
 pub fn dataset_from_samples<S: AsRef<str>>(
     samples: &[MatRef<'_, f64>],
@@ -18,21 +18,21 @@ pub fn dataset_from_samples<S: AsRef<str>>(
 ) -> Result<MatrixDataset> {
     bl_core::error::ensure_nonempty("samples", samples.len())?;
     if labels.len() != samples.len() {
-        return Err(SblrError::ShapeMismatch {
+        return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
             context: "dataset_from_samples: labels",
             expected: format!("{} labels (one per sample)", samples.len()),
             found: format!("{} labels", labels.len()),
-        });
+        }));
     }
     let (s, t) = (samples[0].nrows(), samples[0].ncols());
     let mut data = Vec::with_capacity(s * t * samples.len());
     for (i, x) in samples.iter().enumerate() {
         if (x.nrows(), x.ncols()) != (s, t) {
-            return Err(SblrError::ShapeMismatch {
+            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
                 context: "dataset_from_samples: sample shape",
                 expected: format!("{s} x {t} (the shape of sample 0)"),
                 found: format!("{} x {} at sample {i}", x.nrows(), x.ncols()),
-            });
+            }));
         }
         for j in 0..t {
             for a in 0..s {
@@ -47,7 +47,7 @@ pub fn dataset_from_samples<S: AsRef<str>>(
 /// stack of matrices (`X[i, a, j]` at `i*s*t + a*t + j`), and one class name per sample.
 ///
 /// # Errors
-/// [`SblrError::ShapeMismatch`] when `values.len() != n s t` or the labels are not `n`;
+/// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when `values.len() != n s t` or the labels are not `n`;
 /// otherwise as [`MatrixDataset::from_label_names`].
 pub fn dataset_from_c_order<S: AsRef<str>>(
     s: usize,
@@ -57,11 +57,11 @@ pub fn dataset_from_c_order<S: AsRef<str>>(
 ) -> Result<MatrixDataset> {
     let n = labels.len();
     if s.checked_mul(t).and_then(|st| st.checked_mul(n)) != Some(values.len()) {
-        return Err(SblrError::ShapeMismatch {
+        return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
             context: "dataset_from_c_order",
             expected: format!("{n} samples of {s} x {t}"),
             found: format!("{} values", values.len()),
-        });
+        }));
     }
     let mut data = vec![0.0; values.len()];
     for i in 0..n {

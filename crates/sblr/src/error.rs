@@ -13,14 +13,6 @@ pub enum SblrError {
     /// An error from `bl-core` (bad data set, unreadable file, numerical kernel).
     #[error(transparent)]
     Core(#[from] BlError),
-    /// A penalty weight that is negative or not finite.
-    #[error("invalid penalty `{name}` = {value}: penalties must be finite and >= 0")]
-    InvalidPenalty {
-        /// Which penalty (`mu1`, `mu2`, `nu1`, `nu2`, `l1`, `l2`).
-        name: &'static str,
-        /// The value given.
-        value: f64,
-    },
     /// A rank outside `1..=min(s, t)`.
     #[error(
         "invalid rank {rank} for samples of shape {s} x {t}: the rank must be in 1..=min(s, t)"
@@ -32,16 +24,6 @@ pub enum SblrError {
         s: usize,
         /// Columns of each sample.
         t: usize,
-    },
-    /// Any other hyperparameter outside its valid range.
-    #[error("invalid parameter `{name}` = {value}: must be {expected}")]
-    InvalidParameter {
-        /// Parameter name.
-        name: &'static str,
-        /// The value given, formatted.
-        value: String,
-        /// The valid range.
-        expected: &'static str,
     },
     /// A class with no training sample (e.g. a binary problem whose samples all share
     /// one label).
@@ -61,25 +43,6 @@ pub enum SblrError {
     NotBinary {
         /// Number of classes of the data set.
         found: usize,
-    },
-    /// Two shapes that must agree do not (e.g. predicting on samples of another shape).
-    #[error("shape mismatch in {context}: expected {expected}, found {found}")]
-    ShapeMismatch {
-        /// Where the mismatch was found.
-        context: &'static str,
-        /// The expected shape.
-        expected: String,
-        /// The shape given.
-        found: String,
-    },
-    /// A numerical routine failed (e.g. the backtracking found no step, an iterate is
-    /// not finite).
-    #[error("numerical failure in {context}: {message}")]
-    Numerical {
-        /// Which routine.
-        context: &'static str,
-        /// What happened.
-        message: String,
     },
     /// A saved model whose fields do not fit together (a factor one entry too long, a rank
     /// that does not match the factors, a non-finite or overflowing weight, fewer than two
@@ -127,22 +90,20 @@ pub enum SblrError {
 /// Shorthand for results of this crate.
 pub type Result<T, E = SblrError> = std::result::Result<T, E>;
 
-pub(crate) fn check_penalty(name: &'static str, value: f64) -> Result<()> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
-        Err(SblrError::InvalidPenalty { name, value })
-    }
-}
-
+/// `SblrError::Core(BlError::InvalidParameter)` for `name` = `value`, which must be
+/// `expected`.
 pub(crate) fn invalid(
     name: &'static str,
-    value: impl ToString,
-    expected: &'static str,
+    value: impl std::fmt::Display,
+    expected: impl Into<String>,
 ) -> SblrError {
-    SblrError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        expected,
-    }
+    SblrError::Core(bl_core::params::invalid(name, value, expected))
+}
+
+/// `SblrError::Core(BlError::Numerical)` for a failure in `context`.
+pub(crate) fn numerical(context: &'static str, message: impl Into<String>) -> SblrError {
+    SblrError::Core(BlError::Numerical {
+        context,
+        message: message.into(),
+    })
 }

@@ -3,6 +3,7 @@
 
 pub mod bilinear;
 pub mod block;
+pub mod conformance;
 pub mod cv;
 pub mod data;
 pub mod error;
@@ -12,6 +13,7 @@ pub mod multinomial;
 pub mod ova;
 pub mod params;
 mod saved;
+pub mod synthetic;
 
 pub use bilinear::{BinarySolver, Penalties, StepReport};
 pub use block::{BlockUpdate, ExactBlockSolve, LinearBlock, ProxLinearStep};
@@ -19,6 +21,8 @@ pub use cv::{CvScores, CvStrategy, GridSearchResult, cross_val_score, grid_searc
 pub use error::{Result, SblrError};
 pub use linear::{FittedLogisticRegression, LogisticParams, LogisticRegression};
 pub use model::{FittedSblr, Sblr};
-pub use multinomial::{FittedMultinomialSblr, MultinomialSblr};
+pub use multinomial::{FittedMultinomialSblr, MultinomialParams, MultinomialSblr};
 pub use ova::{BinaryDecision, BinaryEstimator, FittedOneVsAll, OneVsAll};
-pub use params::{Init, SblrParams, SblrValidParams, Solver, StopCriterion};
+pub use params::{Init, SblrParams, SblrValidParams, SharedUpdate, Solver, StopCriterion};
+
+pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};

@@ -23,11 +23,15 @@ use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::bilinear::binary_signs;
-use crate::block::{BlockState, BlockUpdate, BlockWork, ExactBlockSolve, LinearBlock};
-use crate::error::{Result, SblrError, check_penalty, invalid};
+use bl_core::engine::{FitReport, Observer};
+use bl_core::params::{self, ParamGuard};
+use bl_core::{Fit, Fitted};
+
+use crate::block::{BlockState, BlockWork, ExactBlockSolve, LinearBlock};
+use crate::error::{Result, SblrError};
 use crate::model::{positive_class, probabilities};
-use crate::params::validate_step_rule;
-use crate::saved;
+use crate::params::check_step_rule;
+use crate::saved::{self, SavedReport};
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
 #[derive(Debug, Clone, Copy, Default)]
@@ -77,8 +81,7 @@ impl TryFrom<RawLogisticParams> for LogisticParams {
             l_min: raw.l_min,
             eta: raw.eta,
         };
-        params.check()?;
-        Ok(params)
+        params.check()
     }
 }
 
@@ -132,40 +135,53 @@ impl LogisticParams {
     pub fn penalties(&self) -> (f64, f64) {
         (self.l1, self.l2)
     }
+}
 
-    /// Checks the ranges.
+impl ParamGuard for LogisticParams {
+    type Checked = LogisticParams;
+    type Error = SblrError;
+
+    /// Checks the ranges of the [module table](self).
     ///
     /// # Errors
-    /// [`SblrError::InvalidPenalty`], [`SblrError::InvalidParameter`].
-    pub fn check(&self) -> Result<()> {
-        check_penalty("l1", self.l1)?;
-        check_penalty("l2", self.l2)?;
-        validate_step_rule(self.l_min, self.eta)?;
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(invalid("tol", self.tol, "finite and > 0"));
-        }
-        if self.max_iter == 0 {
-            return Err(invalid("max_iter", 0, ">= 1"));
-        }
-        Ok(())
+    /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field.
+    fn check(&self) -> Result<LogisticParams> {
+        params::nonnegative("l1", self.l1)?;
+        params::nonnegative("l2", self.l2)?;
+        check_step_rule(self.l_min, self.eta)?;
+        params::positive("tol", self.tol)?;
+        params::at_least("max_iter", self.max_iter, 1)?;
+        Ok(*self)
     }
+}
 
-    /// Fits on a binary data set (class 1 is `+1`).
+impl Fit<MatrixDataset> for LogisticParams {
+    type Fitted = FittedLogisticRegression;
+    type Error = SblrError;
+
+    /// Fits on a binary data set (class 1 is `+1`); observers see every FISTA iteration.
     ///
     /// # Errors
     /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`];
-    /// [`SblrError::Numerical`].
-    pub fn fit(&self, data: &MatrixDataset) -> Result<FittedLogisticRegression> {
+    /// `BlError::Numerical`.
+    fn fit_observed(
+        &self,
+        data: &MatrixDataset,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedLogisticRegression> {
         let y = binary_signs(data)?;
-        let mut model = self.fit_signs_impl(data, &y)?;
+        let mut model = self.fit_signs_impl(data, &y, observers)?;
         model.class_names = data.class_names().to_vec();
         Ok(model)
     }
+}
 
+impl LogisticParams {
     pub(crate) fn fit_signs_impl(
         &self,
         data: &MatrixDataset,
         y: &[f64],
+        observers: &mut [&mut dyn Observer],
     ) -> Result<FittedLogisticRegression> {
         self.check()?;
         crate::bilinear::check_signs(y)?;
@@ -188,7 +204,7 @@ impl LogisticParams {
             tol: self.tol,
             max_iter: self.max_iter,
         };
-        let info = solver.update(
+        let (info, report) = solver.solve(
             &block,
             &mut BlockState {
                 x: &mut x,
@@ -196,13 +212,14 @@ impl LogisticParams {
                 lipschitz: &mut lipschitz,
             },
             &mut work,
+            observers,
         )?;
         let objective = info.loss_after + block.penalty(&x);
         if !objective.is_finite() {
-            return Err(SblrError::Numerical {
+            return Err(SblrError::Core(bl_core::BlError::Numerical {
                 context: "LogisticRegression",
                 message: "the objective is not finite".into(),
-            });
+            }));
         }
         let intercept = x[d];
         x.truncate(d);
@@ -213,8 +230,7 @@ impl LogisticParams {
             weights: x,
             intercept,
             objective,
-            n_iter: info.inner_iterations,
-            converged: info.inner_iterations < self.max_iter,
+            report,
             class_names: vec!["-1".into(), "+1".into()],
             params: *self,
         })
@@ -233,8 +249,7 @@ pub struct FittedLogisticRegression {
     weights: Vec<f64>,
     intercept: f64,
     objective: f64,
-    n_iter: usize,
-    converged: bool,
+    report: FitReport,
     class_names: Vec<String>,
     params: LogisticParams,
 }
@@ -247,8 +262,8 @@ struct RawFittedLogisticRegression {
     weights: Vec<f64>,
     intercept: f64,
     objective: f64,
-    n_iter: usize,
-    converged: bool,
+    #[serde(flatten)]
+    report: SavedReport,
     class_names: Vec<String>,
     params: LogisticParams,
 }
@@ -263,13 +278,19 @@ impl TryFrom<RawFittedLogisticRegression> for FittedLogisticRegression {
             weights: raw.weights,
             intercept: raw.intercept,
             objective: raw.objective,
-            n_iter: raw.n_iter,
-            converged: raw.converged,
+            report: raw.report.into_report(Self::MODEL, raw.objective)?,
             class_names: raw.class_names,
             params: raw.params,
         };
         model.validate()?;
         Ok(model)
+    }
+}
+
+impl Fitted for FittedLogisticRegression {
+    /// The FISTA iterations (objective, gradient-mapping change measure, `lipschitz`).
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 
@@ -296,7 +317,7 @@ impl FittedLogisticRegression {
         saved::scores_bounded(m, "weights, intercept", bound)?;
         saved::class_names(m, &self.class_names, Some(2))?;
         saved::finite_scalar(m, "objective", self.objective)?;
-        self.params.check()
+        self.params.check().map(|_| ())
     }
 
     /// The model as JSON text (the serde layout of the struct).
@@ -360,16 +381,6 @@ impl FittedLogisticRegression {
     pub fn objective(&self) -> f64 {
         self.objective
     }
-    /// FISTA iterations.
-    #[must_use]
-    pub fn n_iter(&self) -> usize {
-        self.n_iter
-    }
-    /// Whether FISTA met its tolerance within the budget.
-    #[must_use]
-    pub fn converged(&self) -> bool {
-        self.converged
-    }
     /// Number of nonzero weights.
     #[must_use]
     pub fn n_nonzero(&self) -> usize {
@@ -389,15 +400,15 @@ impl FittedLogisticRegression {
     /// Decision values `<w, vec(X_i)> + b`.
     ///
     /// # Errors
-    /// [`SblrError::ShapeMismatch`] for samples of another shape; [`SblrError::Numerical`]
+    /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) for samples of another shape; [`bl_core::BlError::Numerical`] (as `SblrError::Core`)
     /// when a decision value overflows.
     pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
         if data.shape() != (self.s, self.t) {
-            return Err(SblrError::ShapeMismatch {
+            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
                 context: "FittedLogisticRegression: samples",
                 expected: format!("{} x {}", self.s, self.t),
                 found: format!("{} x {}", data.shape().0, data.shape().1),
-            });
+            }));
         }
         let block = LinearBlock {
             z: data.vectorized(),
@@ -438,7 +449,7 @@ mod tests {
     #[test]
     fn non_finite_entries_are_rejected_by_name() {
         let data = bl_core::random::synthetic_two_class(12, 3, 3, 1.0, 0).unwrap();
-        let model = LogisticRegression::params().fit(&data).unwrap();
+        let model = bl_core::Fit::fit(&LogisticRegression::params(), &data).unwrap();
         model.validate().unwrap();
         let mut bad = model.clone();
         bad.weights[4] = f64::NAN;

@@ -1,8 +1,9 @@
 //! The binary model: [`Sblr`] (entry point), fitting, and the fitted [`FittedSblr`].
 
 use bl_core::data::MatrixDataset;
-use bl_core::engine::{Progress, StoppingRule, TerminationReason, Trace, run};
+use bl_core::engine::{FitReport, Observer, Progress, run};
 use bl_core::logistic::sigmoid;
+use bl_core::{Fit, Fitted, ParamGuard};
 use std::path::Path;
 
 use faer::{Mat, MatRef};
@@ -11,12 +12,13 @@ use serde::{Deserialize, Serialize};
 use crate::bilinear::{BinarySolver, Penalties, binary_signs, decision_values};
 use crate::error::{Result, SblrError};
 use crate::params::{Init, SblrParams, SblrValidParams};
-use crate::saved;
+use crate::saved::{self, SavedReport};
 
 /// Sparse bilinear logistic regression for matrix samples (Shi, Xu, Baraniuk 2014):
 /// `p(y = +1 | X) = sigmoid(tr(U^T X V) + b)`.
 ///
-/// `Sblr::params()` gives a builder ([`SblrParams`]); its `fit` returns a [`FittedSblr`].
+/// `Sblr::params()` gives a builder ([`SblrParams`]); its [`Fit::fit`] returns a
+/// [`FittedSblr`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Sblr;
 
@@ -28,28 +30,28 @@ impl Sblr {
     }
 }
 
-impl SblrParams {
-    /// Validates the parameters and fits the model (see [`SblrValidParams::fit`]).
-    ///
-    /// # Errors
-    /// As [`SblrParams::check`] and [`SblrValidParams::fit`].
-    pub fn fit(&self, data: &MatrixDataset) -> Result<FittedSblr> {
-        self.check_ref()?.fit(data)
-    }
-}
+impl Fit<MatrixDataset> for SblrParams {
+    type Fitted = FittedSblr;
+    type Error = SblrError;
 
-impl SblrValidParams {
-    /// Fits the binary model on a data set with exactly two classes; class 1 is the
-    /// positive class (`y = +1`). The data are read in place, never copied.
+    /// Checks the parameters and fits the binary model on a data set with exactly two
+    /// classes; class 1 is the positive class (`y = +1`). The data are read in place, never
+    /// copied. Observers see every outer iteration.
     ///
     /// # Errors
-    /// [`SblrError::NotBinary`], [`SblrError::MissingClass`], [`SblrError::InvalidRank`]
-    /// (rank above `min(s, t)`), a warm start of the wrong shape, or
-    /// [`SblrError::Numerical`] when an iterate stops being finite.
-    pub fn fit(&self, data: &MatrixDataset) -> Result<FittedSblr> {
+    /// Invalid parameters ([`ParamGuard::check`]); [`SblrError::NotBinary`],
+    /// [`SblrError::MissingClass`], [`SblrError::InvalidRank`] (rank above `min(s, t)`), a
+    /// warm start of the wrong shape, or `BlError::Numerical` when an iterate stops being
+    /// finite.
+    fn fit_observed(
+        &self,
+        data: &MatrixDataset,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedSblr> {
+        let params = self.check()?;
         let y = binary_signs(data)?;
         let (s, t) = data.shape();
-        let mut model = fit_stacked(data.stacked(), s, t, y, self)?;
+        let mut model = fit_stacked(data.stacked(), s, t, y, &params, observers)?;
         model.class_names = data.class_names().to_vec();
         Ok(model)
     }
@@ -62,15 +64,10 @@ pub(crate) fn fit_stacked(
     t: usize,
     y: Vec<f64>,
     params: &SblrValidParams,
+    observers: &mut [&mut dyn Observer],
 ) -> Result<FittedSblr> {
     let mut solver = BinarySolver::from_stacked(stacked, s, t, y, params)?;
-    let mut trace = Trace::default();
-    let rule = StoppingRule {
-        max_iter: params.max_iter,
-        tol: params.tol,
-        time_limit: params.time_limit,
-    };
-    let info = run(&rule, &mut [&mut trace], |_| {
+    let report = run(&params.rule(), observers, |_| {
         let report = solver.step()?;
         Ok::<_, SblrError>(
             Progress::new(report.objective, report.change)
@@ -92,10 +89,7 @@ pub(crate) fn fit_stacked(
         v,
         intercept: solver.intercept(),
         objective: solver.objective(),
-        n_iter: info.iterations,
-        termination: info.termination,
-        elapsed_s: info.elapsed.as_secs_f64(),
-        trace,
+        report,
         class_names: vec!["-1".into(), "+1".into()],
         params: params.clone(),
     })
@@ -117,10 +111,7 @@ pub struct FittedSblr {
     v: Vec<f64>,
     intercept: f64,
     objective: f64,
-    n_iter: usize,
-    termination: TerminationReason,
-    elapsed_s: f64,
-    trace: Trace,
+    report: FitReport,
     class_names: Vec<String>,
     params: SblrValidParams,
 }
@@ -135,10 +126,8 @@ struct RawFittedSblr {
     v: Vec<f64>,
     intercept: f64,
     objective: f64,
-    n_iter: usize,
-    termination: TerminationReason,
-    elapsed_s: f64,
-    trace: Trace,
+    #[serde(flatten)]
+    report: SavedReport,
     class_names: Vec<String>,
     params: SblrValidParams,
 }
@@ -155,15 +144,21 @@ impl TryFrom<RawFittedSblr> for FittedSblr {
             v: raw.v,
             intercept: raw.intercept,
             objective: raw.objective,
-            n_iter: raw.n_iter,
-            termination: raw.termination,
-            elapsed_s: raw.elapsed_s,
-            trace: raw.trace,
+            report: raw.report.into_report(Self::MODEL, raw.objective)?,
             class_names: raw.class_names,
             params: raw.params,
         };
         model.validate()?;
         Ok(model)
+    }
+}
+
+impl Fitted for FittedSblr {
+    /// The outer iterations: objective (5), `q^k`, and extras `loss`, `l_u`, `l_v`,
+    /// `trials_u`, `trials_v`, `inner_u`, `inner_v` per iteration; the time covers the
+    /// iterations only (initialization excluded).
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 
@@ -205,16 +200,7 @@ impl FittedSblr {
             saved::bilinear_bound(&self.u, &self.v, s, t, self.intercept),
         )?;
         saved::class_names(m, &self.class_names, Some(2))?;
-        saved::finite_scalar(m, "objective", self.objective)?;
-        if !(self.elapsed_s.is_finite() && self.elapsed_s >= 0.0) {
-            return Err(saved::bad(
-                m,
-                "elapsed_s",
-                "a finite value >= 0",
-                self.elapsed_s.to_string(),
-            ));
-        }
-        Ok(())
+        saved::finite_scalar(m, "objective", self.objective)
     }
 
     /// The model as JSON text (the serde layout of the struct).
@@ -293,27 +279,6 @@ impl FittedSblr {
     pub fn objective(&self) -> f64 {
         self.objective
     }
-    /// Outer iterations performed.
-    #[must_use]
-    pub fn n_iter(&self) -> usize {
-        self.n_iter
-    }
-    /// Why the iteration stopped.
-    #[must_use]
-    pub fn termination(&self) -> TerminationReason {
-        self.termination
-    }
-    /// Wall-clock time of the fit in seconds (iterations only, initialization excluded).
-    #[must_use]
-    pub fn elapsed_s(&self) -> f64 {
-        self.elapsed_s
-    }
-    /// Per-iteration record: objective, `q^k`, and extras `loss`, `l_u`, `l_v`,
-    /// `trials_u`, `trials_v`, `inner_u`, `inner_v`.
-    #[must_use]
-    pub fn trace(&self) -> &Trace {
-        &self.trace
-    }
     /// Class names; index 1 is the positive class.
     #[must_use]
     pub fn class_names(&self) -> &[String] {
@@ -342,11 +307,11 @@ impl FittedSblr {
 
     fn check_shape(&self, data: &MatrixDataset) -> Result<()> {
         if data.shape() != (self.s, self.t) {
-            return Err(SblrError::ShapeMismatch {
+            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
                 context: "FittedSblr: samples",
                 expected: format!("{} x {}", self.s, self.t),
                 found: format!("{} x {}", data.shape().0, data.shape().1),
-            });
+            }));
         }
         Ok(())
     }
@@ -354,8 +319,8 @@ impl FittedSblr {
     /// Decision values `tr(U^T X_i V) + b`; positive means class 1.
     ///
     /// # Errors
-    /// [`SblrError::ShapeMismatch`] when the samples are not `s x t`;
-    /// [`SblrError::Numerical`] when a decision value overflows.
+    /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the samples are not `s x t`;
+    /// [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when a decision value overflows.
     pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
         self.check_shape(data)?;
         let f = decision_values(data, self.u(), self.v(), self.intercept)?;
@@ -366,16 +331,16 @@ impl FittedSblr {
     /// The decision value of one sample.
     ///
     /// # Errors
-    /// [`SblrError::ShapeMismatch`] for a sample that is not `s x t`;
-    /// [`SblrError::Core`] for a non-finite entry; [`SblrError::Numerical`] when the
+    /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) for a sample that is not `s x t`;
+    /// [`SblrError::Core`] for a non-finite entry; [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when the
     /// decision value overflows.
     pub fn decision_function_sample(&self, x: MatRef<'_, f64>) -> Result<f64> {
         if (x.nrows(), x.ncols()) != (self.s, self.t) {
-            return Err(SblrError::ShapeMismatch {
+            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
                 context: "FittedSblr: sample",
                 expected: format!("{} x {}", self.s, self.t),
                 found: format!("{} x {}", x.nrows(), x.ncols()),
-            });
+            }));
         }
         bl_core::linalg::ensure_finite_mat("sample", x)?;
         let xv = x * self.v();

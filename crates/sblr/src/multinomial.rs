@@ -23,52 +23,93 @@
 //! `mean(X | c) - mean(X | reference)`.
 
 use bl_core::data::MatrixDataset;
-use bl_core::engine::{Progress, StoppingRule, TerminationReason, Trace, run};
+use bl_core::engine::{FitReport, Observer, Progress, run};
 use bl_core::linalg::top_singular_vectors;
 use bl_core::logistic::{log_sum_exp_with_zero, softmax_with_zero};
-use bl_core::prox::{elastic_net_penalty, soft_threshold};
+use bl_core::prox::{elastic_net_penalty, elastic_net_prox_step};
 use bl_core::random::{fill_standard_normal, seeded_rng};
+use bl_core::{Fit, Fitted, ParamGuard};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::bilinear::check_rank;
-use crate::block::{DECREASE_SLACK, MAX_TRIALS};
-use crate::error::{Result, SblrError, invalid};
+use crate::block::{Buffers, ProxBlock, Trials, backtrack};
+use crate::error::{Result, SblrError, invalid, numerical};
 use crate::ova::argmax;
 use crate::params::{Init, SblrParams, SblrValidParams, Solver, StopCriterion};
-use crate::saved;
+use crate::saved::{self, SavedReport};
 
 /// Multinomial sparse bilinear logistic regression (Algorithm 3).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MultinomialSblr;
 
 impl MultinomialSblr {
-    /// The hyperparameter builder (shared with the binary model; see [`crate::params`]).
+    /// The hyperparameter builder (the parameters of the binary model, see
+    /// [`crate::params`]); [`SblrParams::multinomial`] turns it into the parameters of the
+    /// multinomial fit.
     #[must_use]
     pub fn params() -> SblrParams {
         SblrParams::default()
     }
+}
 
-    /// Validates `params` and fits the multinomial model; the last class of `data` is
-    /// the reference class.
+/// Hyperparameters of [`MultinomialSblr`]: the [`SblrParams`] of the binary model, fitted
+/// by Alg. 3 (`SblrParams::default().rank(2).multinomial().fit(&data)`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MultinomialParams(pub SblrParams);
+
+impl SblrParams {
+    /// These parameters for the multinomial model (Alg. 3).
+    #[must_use]
+    pub fn multinomial(self) -> MultinomialParams {
+        MultinomialParams(self)
+    }
+}
+
+impl ParamGuard for MultinomialParams {
+    type Checked = SblrValidParams;
+    type Error = SblrError;
+
+    /// The checks of [`SblrParams`] and no custom block update (Alg. 3 updates all classes
+    /// jointly); [`Solver::Alg1`] and a binary [`Init::Warm`] are refused by the fit.
+    ///
+    /// # Errors
+    /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field.
+    fn check(&self) -> Result<SblrValidParams> {
+        let params = self.0.check()?;
+        if params.block_update.is_some() {
+            return Err(invalid(
+                "block_update",
+                "a custom block update",
+                "none (Alg. 3 updates all classes jointly)",
+            ));
+        }
+        Ok(params)
+    }
+}
+
+impl Fit<MatrixDataset> for MultinomialParams {
+    type Fitted = FittedMultinomialSblr;
+    type Error = SblrError;
+
+    /// Validates the parameters and fits the multinomial model; the last class of `data`
+    /// is the reference class. Observers see every outer iteration.
     ///
     /// # Errors
     /// Invalid parameters (including [`Solver::Alg1`] and the binary [`Init::Warm`]);
-    /// [`SblrError::ShapeMismatch`] for an [`Init::WarmMultinomial`] of the wrong size;
+    /// `BlError::ShapeMismatch` for an [`Init::WarmMultinomial`] of the wrong size;
     /// [`SblrError::MissingClass`] when a class has no sample; [`SblrError::InvalidRank`];
-    /// [`SblrError::Numerical`].
-    pub fn fit(params: &SblrParams, data: &MatrixDataset) -> Result<FittedMultinomialSblr> {
-        let params = params.check_ref()?;
+    /// `BlError::Numerical`.
+    fn fit_observed(
+        &self,
+        data: &MatrixDataset,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedMultinomialSblr> {
+        let params = &self.check()?;
         let mut solver = MultinomialSolver::new(data, params)?;
-        let mut trace = Trace::default();
-        let rule = StoppingRule {
-            max_iter: params.max_iter,
-            tol: params.tol,
-            time_limit: params.time_limit,
-        };
-        let info = run(&rule, &mut [&mut trace], |_| {
+        let report = run(&params.rule(), observers, |_| {
             let (objective, change, l_u, l_v) = solver.step()?;
             Ok::<_, SblrError>(
                 Progress::new(objective, change)
@@ -95,9 +136,7 @@ impl MultinomialSblr {
             v,
             intercepts: solver.xu[s * m * r..].to_vec(),
             objective: solver.objective,
-            n_iter: info.iterations,
-            termination: info.termination,
-            trace,
+            report,
             class_names: data.class_names().to_vec(),
             params: params.clone(),
         })
@@ -235,46 +274,59 @@ fn prox_step(
     let d1 = d + m;
     let loss0 = block.loss_and_dscores(scores, &mut work.probs[..nm], &mut work.g_scores[..nm]);
     block.gradient(&work.g_scores[..nm], &mut work.grad[..d1]);
-    let mut last = f64::NAN;
-    for k in -1..(MAX_TRIALS as i32) {
-        let l = l_min.max(*lipschitz * eta.powi(k));
-        if l == last {
-            continue;
-        }
-        last = l;
-        let denom = l + block.l2;
-        let tau = block.l1 / denom;
-        let (mut lin, mut sq) = (0.0, 0.0);
-        for e in 0..d1 {
-            let g = work.grad[e];
-            work.trial[e] = if e < d {
-                soft_threshold((l * x[e] - g) / denom, tau)
-            } else {
-                x[e] - g / l
-            };
-            let delta = work.trial[e] - x[e];
-            work.delta[e] = delta;
-            lin += g * delta;
-            sq += delta * delta;
-        }
-        block.scores(&work.delta[..d1], &mut work.dscores[..nm]);
-        let change = block.loss_change(&work.probs[..nm], &work.dscores[..nm]);
-        if change <= lin + 0.5 * l * sq + DECREASE_SLACK * (lin.abs() + 0.5 * l * sq) {
-            x[..d1].copy_from_slice(&work.trial[..d1]);
-            for (f, df) in scores.iter_mut().zip(&work.dscores[..nm]) {
-                *f += df;
-            }
-            *lipschitz = l;
-            return Ok(loss0 + change);
-        }
-        if change.is_nan() {
-            break;
-        }
+    let mut trials = 0;
+    let rule = Trials::StepRule {
+        previous: *lipschitz,
+        l_min,
+        eta,
+    };
+    let buffers = Buffers {
+        trial: &mut work.trial[..d1],
+        delta: &mut work.delta[..d1],
+        dscores: &mut work.dscores[..nm],
+    };
+    let found = backtrack(
+        block,
+        &x[..d1],
+        &work.probs[..nm],
+        &work.grad[..d1],
+        rule,
+        buffers,
+        &mut trials,
+    )?;
+    let Some((l, _, change)) = found else {
+        return Err(numerical(
+            "multinomial prox step",
+            format!(
+                "no step size satisfied the sufficient-decrease test after {trials} trials \
+                 (from L = {})",
+                *lipschitz
+            ),
+        ));
+    };
+    x[..d1].copy_from_slice(&work.trial[..d1]);
+    for (f, df) in scores.iter_mut().zip(&work.dscores[..nm]) {
+        *f += df;
     }
-    Err(SblrError::Numerical {
-        context: "multinomial prox step",
-        message: format!("no step size satisfied the sufficient-decrease test (last L = {last})"),
-    })
+    *lipschitz = l;
+    Ok(loss0 + change)
+}
+
+impl ProxBlock for MultiBlock<'_> {
+    fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()> {
+        let (d, m) = (self.dim, self.m);
+        elastic_net_prox_step(&x[..d], &g[..d], lipschitz, self.l1, self.l2, &mut out[..d])?;
+        for e in d..d + m {
+            out[e] = x[e] - g[e] / lipschitz;
+        }
+        Ok(())
+    }
+    fn score_change(&self, delta: &[f64], out: &mut [f64]) {
+        self.scores(delta, out);
+    }
+    fn loss_change(&self, base: &[f64], dscores: &[f64]) -> f64 {
+        MultiBlock::loss_change(self, base, dscores)
+    }
 }
 
 struct MultinomialSolver<'a> {
@@ -472,10 +524,10 @@ impl<'a> MultinomialSolver<'a> {
         self.loss = loss;
         self.objective = loss + self.penalty();
         if !self.objective.is_finite() {
-            return Err(SblrError::Numerical {
+            return Err(SblrError::Core(bl_core::BlError::Numerical {
                 context: "MultinomialSblr",
                 message: "the objective is not finite".into(),
-            });
+            }));
         }
         let change = self.stop.quantity(
             &[
@@ -591,11 +643,11 @@ fn initial_factors(
                 ("warm start intercepts", intercepts.len(), m, format!("{m}")),
             ] {
                 if found != expected {
-                    return Err(SblrError::ShapeMismatch {
+                    return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
                         context,
                         expected: format!("{what} = {expected} values"),
                         found: format!("{found} values"),
-                    });
+                    }));
                 }
             }
             return Ok((u.clone(), v.clone(), intercepts.clone()));
@@ -620,9 +672,7 @@ pub struct FittedMultinomialSblr {
     v: Vec<f64>,
     intercepts: Vec<f64>,
     objective: f64,
-    n_iter: usize,
-    termination: TerminationReason,
-    trace: Trace,
+    report: FitReport,
     class_names: Vec<String>,
     params: SblrValidParams,
 }
@@ -638,9 +688,8 @@ struct RawFittedMultinomialSblr {
     v: Vec<f64>,
     intercepts: Vec<f64>,
     objective: f64,
-    n_iter: usize,
-    termination: TerminationReason,
-    trace: Trace,
+    #[serde(flatten)]
+    report: SavedReport,
     class_names: Vec<String>,
     params: SblrValidParams,
 }
@@ -658,14 +707,19 @@ impl TryFrom<RawFittedMultinomialSblr> for FittedMultinomialSblr {
             v: raw.v,
             intercepts: raw.intercepts,
             objective: raw.objective,
-            n_iter: raw.n_iter,
-            termination: raw.termination,
-            trace: raw.trace,
+            report: raw.report.into_report(Self::MODEL, raw.objective)?,
             class_names: raw.class_names,
             params: raw.params,
         };
         model.validate()?;
         Ok(model)
+    }
+}
+
+impl Fitted for FittedMultinomialSblr {
+    /// The outer iterations: objective (31), `q^k`, and extras `loss`, `l_u`, `l_v`.
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 
@@ -840,21 +894,6 @@ impl FittedMultinomialSblr {
     pub fn objective(&self) -> f64 {
         self.objective
     }
-    /// Iterations performed.
-    #[must_use]
-    pub fn n_iter(&self) -> usize {
-        self.n_iter
-    }
-    /// Why the iteration stopped.
-    #[must_use]
-    pub fn termination(&self) -> TerminationReason {
-        self.termination
-    }
-    /// Per-iteration record (objective, `q^k`, `loss`, `l_u`, `l_v`).
-    #[must_use]
-    pub fn trace(&self) -> &Trace {
-        &self.trace
-    }
     /// The hyperparameters.
     #[must_use]
     pub fn params(&self) -> &SblrValidParams {
@@ -864,16 +903,16 @@ impl FittedMultinomialSblr {
     /// Scores `f_ic` (0 for the reference class), `scores[i][c]`.
     ///
     /// # Errors
-    /// [`SblrError::ShapeMismatch`] for samples of another shape; [`SblrError::Numerical`]
+    /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) for samples of another shape; [`bl_core::BlError::Numerical`] (as `SblrError::Core`)
     /// when a score overflows.
     pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<Vec<f64>>> {
         let (s, t) = (self.s, self.t);
         if data.shape() != (s, t) {
-            return Err(SblrError::ShapeMismatch {
+            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
                 context: "FittedMultinomialSblr: samples",
                 expected: format!("{s} x {t}"),
                 found: format!("{} x {}", data.shape().0, data.shape().1),
-            });
+            }));
         }
         let (r, m, n) = (self.rank, self.m, data.n_samples());
         let u_all = MatRef::from_column_major_slice(&self.u, s, m * r);
@@ -956,7 +995,11 @@ mod tests {
     #[test]
     fn non_finite_entries_are_rejected_by_name() {
         let data = bl_core::random::synthetic_two_class(12, 3, 3, 1.0, 0).unwrap();
-        let model = MultinomialSblr::fit(&MultinomialSblr::params().max_iter(5), &data).unwrap();
+        let model = MultinomialSblr::params()
+            .max_iter(5)
+            .multinomial()
+            .fit(&data)
+            .unwrap();
         model.validate().unwrap();
         let mut bad = model.clone();
         bad.u[0] = f64::NAN;

@@ -5,7 +5,11 @@
 //! is the class with the largest decision value. The classes are fitted in parallel
 //! (rayon).
 
+use std::time::Duration;
+
 use bl_core::data::MatrixDataset;
+use bl_core::engine::{FitReport, IterationView, Observer, TerminationReason, Trace, TraceRecord};
+use bl_core::{Fit, Fitted};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -14,11 +18,12 @@ use crate::linear::{FittedLogisticRegression, LogisticParams};
 use crate::model::{FittedSblr, fit_stacked};
 use crate::params::{SblrParams, SblrValidParams};
 use crate::saved;
+use bl_core::ParamGuard;
 
 /// A binary estimator that can be fitted with explicit `±1` labels.
 pub trait BinaryEstimator: Sync {
     /// The fitted model.
-    type Fitted: BinaryDecision + Send;
+    type Fitted: BinaryDecision + Fitted + Send;
     /// Fits on `data` with the labels `y` (`±1`, one per sample), ignoring the data set's
     /// own labels.
     ///
@@ -44,14 +49,14 @@ impl BinaryEstimator for SblrValidParams {
     fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedSblr> {
         let (s, t) = data.shape();
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
-        fit_stacked(data.stacked(), s, t, y, self)
+        fit_stacked(data.stacked(), s, t, y, self, &mut [])
     }
 }
 
 impl BinaryEstimator for SblrParams {
     type Fitted = FittedSblr;
     fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedSblr> {
-        self.check_ref()?.fit_signs(data, y)
+        self.check()?.fit_signs(data, y)
     }
 }
 
@@ -67,7 +72,7 @@ impl BinaryDecision for FittedSblr {
 impl BinaryEstimator for LogisticParams {
     type Fitted = FittedLogisticRegression;
     fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedLogisticRegression> {
-        self.fit_signs_impl(data, &y)
+        self.fit_signs_impl(data, &y, &mut [])
     }
 }
 
@@ -96,12 +101,23 @@ impl<E: BinaryEstimator> OneVsAll<E> {
     pub fn estimator(&self) -> &E {
         &self.estimator
     }
+}
 
-    /// Fits one binary model per class, in parallel.
+impl<E: BinaryEstimator> Fit<MatrixDataset> for OneVsAll<E> {
+    type Fitted = FittedOneVsAll<E::Fitted>;
+    type Error = SblrError;
+
+    /// Fits one binary model per class, in parallel. The classes' runs are summed up in
+    /// one report ([`FittedOneVsAll`]'s [`Fitted::report`]); observers see its records,
+    /// class by class, once all fits are done.
     ///
     /// # Errors
     /// [`SblrError::MissingClass`] when a class has no sample; any binary fit's error.
-    pub fn fit(&self, data: &MatrixDataset) -> Result<FittedOneVsAll<E::Fitted>> {
+    fn fit_observed(
+        &self,
+        data: &MatrixDataset,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedOneVsAll<E::Fitted>> {
         let counts = data.class_counts();
         if let Some(k) = counts.iter().position(|&c| c == 0) {
             return Err(SblrError::MissingClass {
@@ -119,10 +135,60 @@ impl<E: BinaryEstimator> OneVsAll<E> {
                 self.estimator.fit_signs(data, y)
             })
             .collect::<Result<Vec<_>>>()?;
+        let report = combined_report(&models);
+        for record in report.trace.records() {
+            let view = IterationView {
+                iteration: record.iteration,
+                objective: record.objective,
+                change: record.change,
+                elapsed: Duration::try_from_secs_f64(record.elapsed_s).unwrap_or_default(),
+                extras: &[],
+            };
+            for observer in observers.iter_mut() {
+                observer.observe(&view);
+            }
+        }
         Ok(FittedOneVsAll {
             models,
             class_names: data.class_names().to_vec(),
+            report,
         })
+    }
+}
+
+/// The runs of the class models as one report: iterations, objectives and times summed;
+/// converged when every class converged, else the first other termination; the trace is
+/// the classes' records one after the other, numbered on, without extras (the
+/// per-class traces, with extras, are in each model's own report). Counts saturate, so a
+/// loaded model with absurd counts cannot overflow.
+fn combined_report<M: Fitted>(models: &[M]) -> FitReport {
+    let mut trace = Trace::default();
+    let (mut iterations, mut objective, mut elapsed) = (0_usize, 0.0, Duration::ZERO);
+    let mut termination = TerminationReason::Converged;
+    for model in models {
+        let report = model.report();
+        for record in report.trace.records() {
+            trace.push(TraceRecord {
+                iteration: iterations.saturating_add(record.iteration),
+                objective: record.objective,
+                change: record.change,
+                elapsed_s: elapsed.as_secs_f64() + record.elapsed_s,
+                extras: Vec::new(),
+            });
+        }
+        iterations = iterations.saturating_add(report.iterations);
+        objective += report.objective;
+        elapsed = elapsed.saturating_add(report.elapsed);
+        if termination.is_converged() && !report.termination.is_converged() {
+            termination = report.termination;
+        }
+    }
+    FitReport {
+        iterations,
+        termination,
+        objective,
+        elapsed,
+        trace,
     }
 }
 
@@ -134,11 +200,13 @@ impl<E: BinaryEstimator> OneVsAll<E> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     try_from = "RawFittedOneVsAll<M>",
-    bound(deserialize = "M: BinaryDecision + Deserialize<'de>")
+    bound(deserialize = "M: BinaryDecision + Fitted + Deserialize<'de>")
 )]
 pub struct FittedOneVsAll<M> {
     models: Vec<M>,
     class_names: Vec<String>,
+    #[serde(skip)]
+    report: FitReport,
 }
 
 /// The fields of a saved [`FittedOneVsAll`], before validation.
@@ -148,7 +216,7 @@ struct RawFittedOneVsAll<M> {
     class_names: Vec<String>,
 }
 
-impl<M: BinaryDecision> TryFrom<RawFittedOneVsAll<M>> for FittedOneVsAll<M> {
+impl<M: BinaryDecision + Fitted> TryFrom<RawFittedOneVsAll<M>> for FittedOneVsAll<M> {
     type Error = SblrError;
 
     fn try_from(raw: RawFittedOneVsAll<M>) -> Result<Self> {
@@ -180,9 +248,18 @@ impl<M: BinaryDecision> TryFrom<RawFittedOneVsAll<M>> for FittedOneVsAll<M> {
             ));
         }
         Ok(Self {
+            report: combined_report(&raw.models),
             models: raw.models,
             class_names: raw.class_names,
         })
+    }
+}
+
+impl<M> Fitted for FittedOneVsAll<M> {
+    /// The class fits summed up (see [`OneVsAll`]'s `fit_observed`); each class model has
+    /// its own report.
+    fn report(&self) -> &FitReport {
+        &self.report
     }
 }
 

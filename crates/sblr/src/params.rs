@@ -55,7 +55,14 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, check_penalty, invalid};
+use std::sync::Arc;
+
+use bl_core::engine::StoppingRule;
+use bl_core::error::ensure_finite;
+use bl_core::params::{self, ParamGuard};
+
+use crate::block::{BlockUpdate, ExactBlockSolve, ProxLinearStep};
+use crate::error::{Result, SblrError};
 
 /// Which algorithm solves the biconvex problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -161,13 +168,32 @@ pub enum Init {
     },
 }
 
-/// Checked hyperparameters of [`crate::Sblr`]; built by [`SblrParams::check`].
+/// A block update shared between clones of the parameters and the solver (a user's, see
+/// [`SblrParams::block_update`], or a built-in one).
+#[derive(Clone)]
+pub struct SharedUpdate(pub(crate) Arc<dyn BlockUpdate + Send + Sync>);
+
+impl std::fmt::Debug for SharedUpdate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedUpdate(..)")
+    }
+}
+
+impl PartialEq for SharedUpdate {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Hyperparameters of SBLR before validation: `SblrParams::default().rank(2)...`, then
+/// [`Fit::fit`](bl_core::Fit::fit) (binary model, [`crate::FittedSblr`]) or
+/// [`MultinomialParams`](crate::MultinomialParams) (Alg. 3). [`ParamGuard::check`] validates
+/// every field and returns [`SblrValidParams`].
 ///
-/// See the [module documentation](self) for the table of parameters. Deserializing (by any
-/// serde format) runs the same checks, so a `SblrValidParams` is always valid.
+/// See the [module documentation](self) for the table of parameters. Serializes with the
+/// field names of the table; a custom block update is not serialized.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawParams")]
-pub struct SblrValidParams {
+pub struct SblrParams {
     pub(crate) rank: usize,
     pub(crate) mu1: f64,
     pub(crate) mu2: f64,
@@ -184,57 +210,42 @@ pub struct SblrValidParams {
     pub(crate) inner_tol: f64,
     pub(crate) inner_max_iter: usize,
     pub(crate) time_limit: Option<Duration>,
+    #[serde(skip)]
+    pub(crate) block_update: Option<SharedUpdate>,
 }
 
-/// The fields of a saved [`SblrValidParams`], before validation.
-#[derive(Deserialize)]
-struct RawParams {
-    rank: usize,
-    mu1: f64,
-    mu2: f64,
-    nu1: f64,
-    nu2: f64,
-    solver: Solver,
-    l_min: f64,
-    eta: f64,
-    max_iter: usize,
-    tol: f64,
-    stop: StopCriterion,
-    init: Init,
-    seed: u64,
-    inner_tol: f64,
-    inner_max_iter: usize,
-    time_limit: Option<Duration>,
-}
+/// Checked hyperparameters of SBLR, built by [`ParamGuard::check`] on [`SblrParams`] (the
+/// fields are read through [`Deref`](std::ops::Deref) to it).
+///
+/// Deserializing (by any serde format) runs the same checks, so a `SblrValidParams` is
+/// always valid.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(try_from = "SblrParams", into = "SblrParams")]
+pub struct SblrValidParams(SblrParams);
 
-impl TryFrom<RawParams> for SblrValidParams {
-    type Error = crate::SblrError;
+impl TryFrom<SblrParams> for SblrValidParams {
+    type Error = SblrError;
 
-    fn try_from(raw: RawParams) -> Result<Self> {
-        let params = SblrValidParams {
-            rank: raw.rank,
-            mu1: raw.mu1,
-            mu2: raw.mu2,
-            nu1: raw.nu1,
-            nu2: raw.nu2,
-            solver: raw.solver,
-            l_min: raw.l_min,
-            eta: raw.eta,
-            max_iter: raw.max_iter,
-            tol: raw.tol,
-            stop: raw.stop,
-            init: raw.init,
-            seed: raw.seed,
-            inner_tol: raw.inner_tol,
-            inner_max_iter: raw.inner_max_iter,
-            time_limit: raw.time_limit,
-        };
-        params.validate()?;
-        Ok(params)
+    fn try_from(raw: SblrParams) -> Result<Self> {
+        raw.check()
     }
 }
 
-impl Default for SblrValidParams {
+impl From<SblrValidParams> for SblrParams {
+    fn from(valid: SblrValidParams) -> Self {
+        valid.0
+    }
+}
+
+impl std::ops::Deref for SblrValidParams {
+    type Target = SblrParams;
+
+    fn deref(&self) -> &SblrParams {
+        &self.0
+    }
+}
+
+impl Default for SblrParams {
     fn default() -> Self {
         Self {
             rank: 1,
@@ -253,6 +264,7 @@ impl Default for SblrValidParams {
             inner_tol: 1e-6,
             inner_max_iter: 5000,
             time_limit: None,
+            block_update: None,
         }
     }
 }
@@ -268,10 +280,15 @@ impl SblrValidParams {
     pub fn penalties(&self) -> (f64, f64, f64, f64) {
         (self.mu1, self.mu2, self.nu1, self.nu2)
     }
-    /// The algorithm.
+    /// The built-in algorithm (ignored when a custom block update is set).
     #[must_use]
     pub fn solver(&self) -> Solver {
         self.solver
+    }
+    /// Whether a custom block update is set ([`SblrParams::block_update`]).
+    #[must_use]
+    pub fn has_custom_update(&self) -> bool {
+        self.block_update.is_some()
     }
     /// `(L_min, eta)` of the step rule.
     #[must_use]
@@ -304,42 +321,84 @@ impl SblrValidParams {
         self.time_limit
     }
 
-    /// Checks the data-independent ranges.
-    pub(crate) fn validate(&self) -> Result<()> {
-        if self.rank == 0 {
-            return Err(invalid("rank", 0, ">= 1 (and <= min(s, t))"));
+    /// The checked parameters as a builder again (to change a field and check anew).
+    #[must_use]
+    pub fn to_params(&self) -> SblrParams {
+        self.0.clone()
+    }
+
+    /// The block update a fit runs: the user's ([`SblrParams::block_update`]) if set,
+    /// else the built-in one chosen by [`Solver`].
+    #[must_use]
+    pub fn block_updater(&self) -> SharedUpdate {
+        match (&self.block_update, self.solver) {
+            (Some(custom), _) => custom.clone(),
+            (None, Solver::Alg2) => SharedUpdate(Arc::new(ProxLinearStep {
+                l_min: self.l_min,
+                eta: self.eta,
+            })),
+            (None, Solver::Alg1) => SharedUpdate(Arc::new(ExactBlockSolve {
+                l_min: self.l_min,
+                eta: self.eta,
+                tol: self.inner_tol,
+                max_iter: self.inner_max_iter,
+            })),
         }
-        check_penalty("mu1", self.mu1)?;
-        check_penalty("mu2", self.mu2)?;
-        check_penalty("nu1", self.nu1)?;
-        check_penalty("nu2", self.nu2)?;
-        validate_step_rule(self.l_min, self.eta)?;
-        validate_stopping(self.max_iter, self.tol)?;
-        if !(self.inner_tol.is_finite() && self.inner_tol > 0.0) {
-            return Err(invalid("inner_tol", self.inner_tol, "finite and > 0"));
+    }
+}
+
+impl SblrParams {
+    /// The engine's stopping rule of the outer iteration.
+    pub(crate) fn rule(&self) -> StoppingRule {
+        StoppingRule {
+            max_iter: self.max_iter,
+            tol: self.tol,
+            time_limit: self.time_limit,
         }
-        if self.inner_max_iter == 0 {
-            return Err(invalid("inner_max_iter", 0, ">= 1"));
+    }
+}
+
+impl ParamGuard for SblrParams {
+    type Checked = SblrValidParams;
+    type Error = SblrError;
+
+    /// Validates the data-independent ranges (the rank against the sample shape is
+    /// checked at fit time).
+    ///
+    /// # Errors
+    /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field:
+    /// `rank == 0`, a negative or non-finite penalty, `l_min` outside [`L_MIN_RANGE`],
+    /// `eta` outside [`ETA_RANGE`], `max_iter == 0`, a negative `tol`, a bad `inner_tol` /
+    /// `inner_max_iter`; `SblrError::Core(BlError::NonFinite)` for a non-finite warm start.
+    fn check(&self) -> Result<SblrValidParams> {
+        params::at_least("rank", self.rank, 1)?;
+        for (name, value) in [
+            ("mu1", self.mu1),
+            ("mu2", self.mu2),
+            ("nu1", self.nu1),
+            ("nu2", self.nu2),
+        ] {
+            params::nonnegative(name, value)?;
         }
-        if let Init::Warm { u, v, intercept } = &self.init {
-            for (what, values) in [
-                ("warm start U", u.as_slice()),
-                ("warm start V", v.as_slice()),
-            ] {
-                bl_core::error::ensure_finite(what, values)?;
+        check_step_rule(self.l_min, self.eta)?;
+        params::at_least("max_iter", self.max_iter, 1)?;
+        params::nonnegative("tol", self.tol)?;
+        params::positive("inner_tol", self.inner_tol)?;
+        params::at_least("inner_max_iter", self.inner_max_iter, 1)?;
+        match &self.init {
+            Init::Warm { u, v, intercept } => {
+                ensure_finite("warm start U", u)?;
+                ensure_finite("warm start V", v)?;
+                ensure_finite("warm start intercept", &[*intercept])?;
             }
-            bl_core::error::ensure_finite("warm start intercept", &[*intercept])?;
-        }
-        if let Init::WarmMultinomial { u, v, intercepts } = &self.init {
-            for (what, values) in [
-                ("warm start U", u.as_slice()),
-                ("warm start V", v.as_slice()),
-                ("warm start intercepts", intercepts.as_slice()),
-            ] {
-                bl_core::error::ensure_finite(what, values)?;
+            Init::WarmMultinomial { u, v, intercepts } => {
+                ensure_finite("warm start U", u)?;
+                ensure_finite("warm start V", v)?;
+                ensure_finite("warm start intercepts", intercepts)?;
             }
+            Init::MeanSvd | Init::LabelWeightedSvd | Init::Random => {}
         }
-        Ok(())
+        Ok(SblrValidParams(self.clone()))
     }
 }
 
@@ -350,32 +409,12 @@ pub const L_MIN_RANGE: (f64, f64) = (1e-10, 1.0);
 /// [`crate::LogisticRegression`].
 pub const ETA_RANGE: (f64, f64) = (1.5, 10.0);
 
-pub(crate) fn validate_step_rule(l_min: f64, eta: f64) -> Result<()> {
-    if !(l_min >= L_MIN_RANGE.0 && l_min <= L_MIN_RANGE.1) {
-        return Err(invalid("l_min", l_min, "in [1e-10, 1] (see sblr::params)"));
-    }
-    if !(eta >= ETA_RANGE.0 && eta <= ETA_RANGE.1) {
-        return Err(invalid("eta", eta, "in [1.5, 10] (see sblr::params)"));
-    }
+/// `l_min` in [`L_MIN_RANGE`] and `eta` in [`ETA_RANGE`].
+pub(crate) fn check_step_rule(l_min: f64, eta: f64) -> Result<()> {
+    params::in_range("l_min", l_min, L_MIN_RANGE.0, L_MIN_RANGE.1)?;
+    params::in_range("eta", eta, ETA_RANGE.0, ETA_RANGE.1)?;
     Ok(())
 }
-
-pub(crate) fn validate_stopping(max_iter: usize, tol: f64) -> Result<()> {
-    if max_iter == 0 {
-        return Err(invalid("max_iter", 0, ">= 1"));
-    }
-    if !(tol.is_finite() && tol >= 0.0) {
-        return Err(invalid("tol", tol, "finite and >= 0"));
-    }
-    Ok(())
-}
-
-/// Builder of SBLR hyperparameters: `Sblr::params().rank(2).penalties(..)...`, then
-/// [`SblrParams::check`] (or [`SblrParams::fit`] directly, which checks first).
-///
-/// See the [module documentation](self) for the table of parameters.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SblrParams(pub(crate) SblrValidParams);
 
 impl SblrParams {
     /// The defaults of the table above.
@@ -383,16 +422,24 @@ impl SblrParams {
     pub fn new() -> Self {
         Self::default()
     }
+    /// Runs a user's block update in place of the built-in [`Solver`]: each outer
+    /// iteration updates `(U, b)` then `(V, b)` with it (eqs. (6a)/(6b) or (7a)-(7d)).
+    /// The update must pass [`crate::conformance::check_block_update`].
+    #[must_use]
+    pub fn block_update(mut self, update: impl BlockUpdate + Send + Sync + 'static) -> Self {
+        self.block_update = Some(SharedUpdate(Arc::new(update)));
+        self
+    }
     /// Sets the rank `r`.
     #[must_use]
     pub fn rank(mut self, rank: usize) -> Self {
-        self.0.rank = rank;
+        self.rank = rank;
         self
     }
     /// Sets all four penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
     #[must_use]
     pub fn penalties(mut self, mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
-        (self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2) = (mu1, mu2, nu1, nu2);
+        (self.mu1, self.mu2, self.nu1, self.nu2) = (mu1, mu2, nu1, nu2);
         self
     }
     /// Sets all penalties to zero: unregularized bilinear logistic regression (BLR).
@@ -403,109 +450,86 @@ impl SblrParams {
     /// Sets the l1 weight on `U`.
     #[must_use]
     pub fn mu1(mut self, value: f64) -> Self {
-        self.0.mu1 = value;
+        self.mu1 = value;
         self
     }
     /// Sets the squared-l2 weight on `U`.
     #[must_use]
     pub fn mu2(mut self, value: f64) -> Self {
-        self.0.mu2 = value;
+        self.mu2 = value;
         self
     }
     /// Sets the l1 weight on `V`.
     #[must_use]
     pub fn nu1(mut self, value: f64) -> Self {
-        self.0.nu1 = value;
+        self.nu1 = value;
         self
     }
     /// Sets the squared-l2 weight on `V`.
     #[must_use]
     pub fn nu2(mut self, value: f64) -> Self {
-        self.0.nu2 = value;
+        self.nu2 = value;
         self
     }
     /// Chooses Alg. 1 or Alg. 2.
     #[must_use]
     pub fn solver(mut self, solver: Solver) -> Self {
-        self.0.solver = solver;
+        self.solver = solver;
         self
     }
     /// Sets `L_min` of the step rule.
     #[must_use]
     pub fn l_min(mut self, value: f64) -> Self {
-        self.0.l_min = value;
+        self.l_min = value;
         self
     }
     /// Sets `eta` of the step rule.
     #[must_use]
     pub fn eta(mut self, value: f64) -> Self {
-        self.0.eta = value;
+        self.eta = value;
         self
     }
     /// Sets the outer iteration budget.
     #[must_use]
     pub fn max_iter(mut self, value: usize) -> Self {
-        self.0.max_iter = value;
+        self.max_iter = value;
         self
     }
     /// Sets the tolerance on `q^k`.
     #[must_use]
     pub fn tol(mut self, value: f64) -> Self {
-        self.0.tol = value;
+        self.tol = value;
         self
     }
     /// Chooses the stopping quantity `q^k`.
     #[must_use]
     pub fn stop(mut self, value: StopCriterion) -> Self {
-        self.0.stop = value;
+        self.stop = value;
         self
     }
     /// Chooses the initialization.
     #[must_use]
     pub fn init(mut self, value: Init) -> Self {
-        self.0.init = value;
+        self.init = value;
         self
     }
     /// Sets the seed (used by [`Init::Random`]).
     #[must_use]
     pub fn seed(mut self, value: u64) -> Self {
-        self.0.seed = value;
+        self.seed = value;
         self
     }
     /// Sets Alg. 1's block tolerance and iteration budget.
     #[must_use]
     pub fn inner(mut self, tol: f64, max_iter: usize) -> Self {
-        self.0.inner_tol = tol;
-        self.0.inner_max_iter = max_iter;
+        self.inner_tol = tol;
+        self.inner_max_iter = max_iter;
         self
     }
     /// Sets a wall-clock limit (the fit then ends with `TerminationReason::TimeLimit`).
     #[must_use]
     pub fn time_limit(mut self, value: Option<Duration>) -> Self {
-        self.0.time_limit = value;
+        self.time_limit = value;
         self
-    }
-
-    /// Validates the data-independent ranges (the rank against the sample shape is
-    /// checked at fit time).
-    ///
-    /// # Errors
-    /// [`crate::SblrError::InvalidParameter`] for `rank == 0`, `l_min` outside
-    /// [`L_MIN_RANGE`], `eta` outside [`ETA_RANGE`],
-    /// `max_iter == 0`, a negative `tol`, a bad `inner_tol` / `inner_max_iter`;
-    /// [`crate::SblrError::InvalidPenalty`] for a negative or non-finite penalty;
-    /// [`crate::SblrError::Core`] for a non-finite warm start.
-    pub fn check(self) -> Result<SblrValidParams> {
-        self.0.validate()?;
-        Ok(self.0)
-    }
-
-    /// Validates without consuming the builder.
-    ///
-    /// # Errors
-    /// As [`SblrParams::check`].
-    pub fn check_ref(&self) -> Result<&SblrValidParams> {
-        self.0.validate()?;
-        Ok(&self.0)
     }
 }

@@ -9,6 +9,9 @@
 //! [`SblrError::InvalidModel`] directly instead of a serde message.
 
 use std::path::Path;
+use std::time::Duration;
+
+use bl_core::engine::{FitReport, TerminationReason, Trace};
 
 use crate::error::{Result, SblrError};
 
@@ -156,13 +159,13 @@ pub(crate) fn class_names(
 
 /// The error for a decision value that overflowed.
 pub(crate) fn overflow(context: &'static str, sample: usize, value: f64) -> SblrError {
-    SblrError::Numerical {
+    SblrError::Core(bl_core::BlError::Numerical {
         context,
         message: format!(
             "the decision value of sample {sample} is {value} (the model's weights times the \
              sample overflow f64): rescale the samples"
         ),
-    }
+    })
 }
 
 /// Every decision value finite; otherwise names the first sample whose score overflowed.
@@ -214,4 +217,57 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<()> {
             source,
         })
     })
+}
+
+/// The run report of a saved model: the `report` field, or the separate fields
+/// `n_iter`, `termination` (or `converged`), `elapsed_s` and `trace` of the older layout.
+#[derive(serde::Deserialize)]
+pub(crate) struct SavedReport {
+    #[serde(default)]
+    report: Option<FitReport>,
+    #[serde(default)]
+    n_iter: Option<usize>,
+    #[serde(default)]
+    termination: Option<TerminationReason>,
+    #[serde(default)]
+    converged: Option<bool>,
+    #[serde(default)]
+    elapsed_s: Option<f64>,
+    #[serde(default)]
+    trace: Option<Trace>,
+}
+
+impl SavedReport {
+    /// The report; for the older layout it is rebuilt from its fields (`objective` is the
+    /// model's).
+    pub(crate) fn into_report(self, model: &'static str, objective: f64) -> Result<FitReport> {
+        if let Some(report) = self.report {
+            return Ok(report);
+        }
+        let iterations = self
+            .n_iter
+            .ok_or_else(|| bad(model, "report", "a run report", "none"))?;
+        let termination = match (self.termination, self.converged) {
+            (Some(reason), _) => reason,
+            (None, Some(true)) => TerminationReason::Converged,
+            (None, Some(false)) => TerminationReason::MaxIterations,
+            (None, None) => return Err(bad(model, "termination", "a termination", "none")),
+        };
+        let seconds = self.elapsed_s.unwrap_or(0.0);
+        let elapsed = Duration::try_from_secs_f64(seconds).map_err(|_| {
+            bad(
+                model,
+                "elapsed_s",
+                "a finite value >= 0",
+                seconds.to_string(),
+            )
+        })?;
+        Ok(FitReport {
+            iterations,
+            termination,
+            objective,
+            elapsed,
+            trace: self.trace.unwrap_or_default(),
+        })
+    }
 }

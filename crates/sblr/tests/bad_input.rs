@@ -1,11 +1,10 @@
 //! Bad input gives typed errors naming the problem; nothing panics.
 
-mod common;
-
 use bl_core::BlError;
 use bl_core::data::MatrixDataset;
 use bl_core::random::synthetic_two_class;
 use faer::Mat;
+use sblr::{Fit as _, ParamGuard as _};
 use sblr::{Init, Sblr, SblrError};
 
 fn toy() -> MatrixDataset {
@@ -85,7 +84,7 @@ fn samples_of_different_shapes_are_rejected() {
     let b = Mat::<f64>::zeros(3, 2);
     let err = sblr::data::dataset_from_samples(&[a.as_ref(), b.as_ref()], &["p", "q"]).unwrap_err();
     assert!(
-        matches!(err, SblrError::ShapeMismatch { ref found, .. } if found.contains("sample 1")),
+        matches!(err, SblrError::Core(bl_core::BlError::ShapeMismatch { ref found, .. }) if found.contains("sample 1")),
         "{err}"
     );
     // Predicting on samples of another shape.
@@ -93,11 +92,11 @@ fn samples_of_different_shapes_are_rejected() {
     let other = synthetic_two_class(4, 3, 4, 1.0, 1).unwrap();
     assert!(matches!(
         model.predict(&other),
-        Err(SblrError::ShapeMismatch { .. })
+        Err(SblrError::Core(bl_core::BlError::ShapeMismatch { .. }))
     ));
     assert!(matches!(
         model.decision_function_sample(a.as_ref()),
-        Err(SblrError::ShapeMismatch { .. })
+        Err(SblrError::Core(bl_core::BlError::ShapeMismatch { .. }))
     ));
     // A warm start of the wrong shape.
     let err = Sblr::params()
@@ -108,14 +107,20 @@ fn samples_of_different_shapes_are_rejected() {
         })
         .fit(&toy())
         .unwrap_err();
-    assert!(matches!(err, SblrError::ShapeMismatch { .. }), "{err}");
+    assert!(
+        matches!(err, SblrError::Core(bl_core::BlError::ShapeMismatch { .. })),
+        "{err}"
+    );
 }
 
 #[test]
 fn rank_out_of_range_is_rejected() {
     let err = Sblr::params().rank(0).fit(&toy()).unwrap_err();
     assert!(
-        matches!(err, SblrError::InvalidParameter { name: "rank", .. }),
+        matches!(
+            err,
+            SblrError::Core(bl_core::BlError::InvalidParameter { name: "rank", .. })
+        ),
         "{err}"
     );
     let err = Sblr::params().rank(4).fit(&toy()).unwrap_err(); // min(4, 3) = 3
@@ -144,7 +149,7 @@ fn negative_or_non_finite_penalties_are_rejected() {
             .unwrap_err();
         let name = ["mu1", "mu2", "nu1", "nu2"][k];
         assert!(
-            matches!(err, SblrError::InvalidPenalty { name: n, .. } if n == name),
+            matches!(err, SblrError::Core(bl_core::BlError::InvalidParameter { name: n, .. }) if n == name),
             "{err}"
         );
         assert!(err.to_string().contains(name));
@@ -156,37 +161,43 @@ fn bad_step_rule_and_stopping_are_rejected() {
     for eta in [1.0, 0.5, f64::NAN] {
         let err = Sblr::params().eta(eta).check().unwrap_err();
         assert!(
-            matches!(err, SblrError::InvalidParameter { name: "eta", .. }),
+            matches!(
+                err,
+                SblrError::Core(bl_core::BlError::InvalidParameter { name: "eta", .. })
+            ),
             "{err}"
         );
     }
     for l_min in [0.0, -1.0, f64::INFINITY] {
         let err = Sblr::params().l_min(l_min).check().unwrap_err();
         assert!(
-            matches!(err, SblrError::InvalidParameter { name: "l_min", .. }),
+            matches!(
+                err,
+                SblrError::Core(bl_core::BlError::InvalidParameter { name: "l_min", .. })
+            ),
             "{err}"
         );
     }
     let err = Sblr::params().max_iter(0).check().unwrap_err();
     assert!(matches!(
         err,
-        SblrError::InvalidParameter {
+        SblrError::Core(bl_core::BlError::InvalidParameter {
             name: "max_iter",
             ..
-        }
+        })
     ));
     let err = Sblr::params().tol(-1.0).check().unwrap_err();
     assert!(matches!(
         err,
-        SblrError::InvalidParameter { name: "tol", .. }
+        SblrError::Core(bl_core::BlError::InvalidParameter { name: "tol", .. })
     ));
     let err = Sblr::params().inner(0.0, 10).check().unwrap_err();
     assert!(matches!(
         err,
-        SblrError::InvalidParameter {
+        SblrError::Core(bl_core::BlError::InvalidParameter {
             name: "inner_tol",
             ..
-        }
+        })
     ));
     let err = Sblr::params()
         .init(Init::Warm {

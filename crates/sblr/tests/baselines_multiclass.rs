@@ -1,8 +1,6 @@
 //! Baselines (FISTA logistic regression), one-vs-all, the multinomial model and model
 //! selection.
 
-mod common;
-
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
 use bl_core::random::{fill_standard_normal, seeded_rng, synthetic_two_class};
@@ -12,6 +10,7 @@ use sblr::{
     CvStrategy, FittedMultinomialSblr, Init, LogisticRegression, MultinomialSblr, OneVsAll, Sblr,
     SblrError, cross_val_score, grid_search,
 };
+use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
 /// The fixed data set of the l1 reference test: 12 samples of 2 x 3, `vec(X_i)[j] =
 /// ((7 i + 5 j) mod 11 - 5) / 4` (exact in binary), labels below.
@@ -89,9 +88,9 @@ proptest! {
     /// FISTA's elastic-net solution is stationary: dist(0, grad + subdifferential) ~ 0.
     #[test]
     fn elastic_net_logistic_is_stationary(seed in 0u64..300, l1 in 0.0f64..0.1, l2 in 0.0f64..0.2) {
-        let data = common::planted(40, 3, 3, &[0], &[1], seed);
+        let data = sblr::synthetic::planted(40, 3, 3, &[0], &[1], seed).unwrap();
         let model = LogisticRegression::params().l1(l1).l2(l2.max(1e-3)).tol(1e-10).fit(&data).unwrap();
-        prop_assert!(model.converged());
+        prop_assert!(model.report().converged());
         // Recompute the residual independently.
         let y = data.signs().unwrap();
         let f = model.decision_function(&data).unwrap();
@@ -146,8 +145,8 @@ fn multinomial_classifies_three_classes_and_never_increases() {
         .init(Init::LabelWeightedSvd)
         .tol(1e-6)
         .max_iter(2000);
-    let model: FittedMultinomialSblr = MultinomialSblr::fit(&params, &train).unwrap();
-    let objectives = model.trace().objectives();
+    let model: FittedMultinomialSblr = params.clone().multinomial().fit(&train).unwrap();
+    let objectives = model.report().trace.objectives();
     for w in objectives.windows(2) {
         assert!(
             w[1] <= w[0] + 1e-12 * w[0].abs(),
@@ -195,7 +194,7 @@ fn two_class_multinomial_matches_binary_objective() {
         .tol(1e-12)
         .max_iter(20_000);
     let binary = base.fit(&data).unwrap();
-    let multi = MultinomialSblr::fit(&base, &data).unwrap();
+    let multi = base.clone().multinomial().fit(&data).unwrap();
     let rel = (binary.objective() - multi.objective()).abs() / binary.objective();
     assert!(
         rel < 1e-6,
@@ -210,14 +209,20 @@ fn two_class_multinomial_matches_binary_objective() {
 #[test]
 fn multinomial_rejects_alg1_and_missing_classes() {
     let data = three_class(5, 0);
-    let err = MultinomialSblr::fit(&MultinomialSblr::params().solver(sblr::Solver::Alg1), &data)
+    let err = MultinomialSblr::params()
+        .solver(sblr::Solver::Alg1)
+        .multinomial()
+        .fit(&data)
         .unwrap_err();
     assert!(matches!(
         err,
-        SblrError::InvalidParameter { name: "solver", .. }
+        SblrError::Core(bl_core::BlError::InvalidParameter { name: "solver", .. })
     ));
     let sub = data.subset(&[0, 1, 3, 4]).unwrap(); // no sample of class "c"
-    let err = MultinomialSblr::fit(&MultinomialSblr::params(), &sub).unwrap_err();
+    let err = MultinomialSblr::params()
+        .multinomial()
+        .fit(&sub)
+        .unwrap_err();
     assert!(
         matches!(err, SblrError::MissingClass { ref class } if class == "c"),
         "{err}"
@@ -280,7 +285,7 @@ fn cross_validation_and_grid_search() {
     .unwrap();
     assert_eq!(result.ranks.candidates.len(), 2);
     assert_eq!(result.penalties.candidates.len(), 4);
-    assert!(result.best.check_ref().is_ok());
+    assert!(result.best.check().is_ok());
     assert!(penalty_grid(&[], &[1.0], &[1.0], &[1.0]).is_err());
 }
 
@@ -294,17 +299,16 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         .rank(1)
         .penalties(0.005, 0.05, 0.005, 0.05)
         .init(Init::LabelWeightedSvd);
-    let rough = MultinomialSblr::fit(&params.clone().tol(1e-3), &data).unwrap();
-    let resumed = MultinomialSblr::fit(
-        &params
-            .clone()
-            .tol(1e-9)
-            .max_iter(5000)
-            .init(rough.warm_start()),
-        &data,
-    )
+    let rough = params.clone().tol(1e-3).multinomial().fit(&data).unwrap();
+    let resumed = (params
+        .clone()
+        .tol(1e-9)
+        .max_iter(5000)
+        .init(rough.warm_start()))
+    .multinomial()
+    .fit(&data)
     .unwrap();
-    let first = resumed.trace().objectives()[0];
+    let first = resumed.report().trace.objectives()[0];
     assert!(
         first <= rough.objective() + 1e-12,
         "resumed run starts above the rough fit: {first} > {}",
@@ -312,19 +316,24 @@ fn multinomial_warm_start_resumes_and_is_validated() {
     );
     assert!(resumed.objective() < rough.objective());
     // From a converged model the resumed run stops at once and changes nothing material.
-    let again =
-        MultinomialSblr::fit(&params.clone().tol(1e-9).init(resumed.warm_start()), &data).unwrap();
-    assert_eq!(resumed.termination(), TerminationReason::Converged);
+    let again = params
+        .clone()
+        .tol(1e-9)
+        .init(resumed.warm_start())
+        .multinomial()
+        .fit(&data)
+        .unwrap();
+    assert_eq!(resumed.report().termination, TerminationReason::Converged);
     assert!(
-        again.n_iter() <= 3,
+        again.report().iterations <= 3,
         "{} iterations from a converged start",
-        again.n_iter()
+        again.report().iterations
     );
     // Each of those iterations moves the objective by at most tol (relative).
     let moved = (again.objective() - resumed.objective()).abs() / resumed.objective();
     assert!(moved <= 3e-9, "objective moved by {moved:e} (relative)");
     // A cold start needs many more iterations to get there.
-    assert!(resumed.n_iter() + rough.n_iter() > again.n_iter());
+    assert!(resumed.report().iterations + rough.report().iterations > again.report().iterations);
 
     // Wrong sizes (a model of other data) and the binary warm start are rejected.
     let Init::WarmMultinomial { u, v, intercepts } = resumed.warm_start() else {
@@ -335,14 +344,19 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         v: v.clone(),
         intercepts: intercepts.clone(),
     };
-    let err = MultinomialSblr::fit(&params.clone().init(short), &data).unwrap_err();
+    let err = params
+        .clone()
+        .init(short)
+        .multinomial()
+        .fit(&data)
+        .unwrap_err();
     assert!(
         matches!(
             err,
-            SblrError::ShapeMismatch {
+            SblrError::Core(bl_core::BlError::ShapeMismatch {
                 context: "warm start U",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -351,8 +365,16 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         v: v.clone(),
         intercepts: vec![0.0],
     };
-    let err = MultinomialSblr::fit(&params.clone().init(few_b), &data).unwrap_err();
-    assert!(matches!(err, SblrError::ShapeMismatch { .. }), "{err}");
+    let err = params
+        .clone()
+        .init(few_b)
+        .multinomial()
+        .fit(&data)
+        .unwrap_err();
+    assert!(
+        matches!(err, SblrError::Core(bl_core::BlError::ShapeMismatch { .. })),
+        "{err}"
+    );
     let mut nan_u = u.clone();
     nan_u[0] = f64::NAN;
     let nan = Init::WarmMultinomial {
@@ -360,15 +382,30 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         v,
         intercepts,
     };
-    assert!(MultinomialSblr::fit(&params.clone().init(nan.clone()), &data).is_err());
+    assert!(
+        params
+            .clone()
+            .init(nan.clone())
+            .multinomial()
+            .fit(&data)
+            .is_err()
+    );
     let binary_start = Init::Warm {
         u: vec![0.0; 6],
         v: vec![0.0; 5],
         intercept: 0.0,
     };
-    let err = MultinomialSblr::fit(&params.clone().init(binary_start), &data).unwrap_err();
+    let err = params
+        .clone()
+        .init(binary_start)
+        .multinomial()
+        .fit(&data)
+        .unwrap_err();
     assert!(
-        matches!(err, SblrError::InvalidParameter { name: "init", .. }),
+        matches!(
+            err,
+            SblrError::Core(bl_core::BlError::InvalidParameter { name: "init", .. })
+        ),
         "{err}"
     );
     // ... and the binary model rejects the multinomial start.
@@ -379,7 +416,10 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         .fit(&two)
         .unwrap_err();
     assert!(
-        matches!(err, SblrError::InvalidParameter { name: "init", .. }),
+        matches!(
+            err,
+            SblrError::Core(bl_core::BlError::InvalidParameter { name: "init", .. })
+        ),
         "{err}"
     );
 }

@@ -1,8 +1,6 @@
 //! The binary model: gradients, Alg. 2's step rule and monotonicity, convergence,
 //! planted data, serde.
 
-mod common;
-
 use bl_core::engine::TerminationReason;
 use bl_core::random::{seeded_rng, standard_normal_mat, synthetic_two_class};
 use faer::{Mat, MatRef};
@@ -10,6 +8,7 @@ use proptest::prelude::*;
 use sblr::bilinear::{self, Penalties};
 use sblr::block::DECREASE_SLACK;
 use sblr::{BinarySolver, FittedSblr, Init, Sblr, Solver, StopCriterion};
+use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
 fn frob_inner(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
     bl_core::linalg::frobenius_inner(a, b).unwrap()
@@ -28,7 +27,7 @@ proptest! {
     #[test]
     fn gradients_match_central_differences(seed in 0u64..1000, r in 1usize..=2, b in -1.0f64..1.0) {
         let (s, t, n) = (4, 3, 7);
-        let data = common::random_dataset(n, s, t, seed);
+        let data = sblr::synthetic::random_dataset(n, s, t, seed).unwrap();
         let y = data.signs().unwrap();
         let mut rng = seeded_rng(seed + 1);
         let u = standard_normal_mat(&mut rng, s, r);
@@ -64,7 +63,7 @@ proptest! {
         r in 1usize..=3,
         random_init in proptest::bool::ANY,
     ) {
-        let data = common::random_dataset(12, 5, 4, seed);
+        let data = sblr::synthetic::random_dataset(12, 5, 4, seed).unwrap();
         let init = if random_init { Init::Random } else { Init::MeanSvd };
         let params = Sblr::params().rank(r).penalties(mu1, mu2, nu1, nu2).init(init).seed(seed).check().unwrap();
         let mut solver = BinarySolver::new(&data, &params).unwrap();
@@ -82,7 +81,7 @@ proptest! {
 /// checked with the reference loss and gradients, not the solver's internals.
 #[test]
 fn accepted_steps_satisfy_sufficient_decrease() {
-    let data = common::random_dataset(20, 6, 5, 3);
+    let data = sblr::synthetic::random_dataset(20, 6, 5, 3).unwrap();
     let y = data.signs().unwrap();
     for (r, pens) in [(1, (0.05, 0.1, 0.02, 0.3)), (2, (0.0, 0.0, 0.0, 0.0))] {
         let params = Sblr::params()
@@ -145,7 +144,7 @@ fn accepted_steps_satisfy_sufficient_decrease() {
 /// small, for both algorithms.
 #[test]
 fn stationarity_residual_small_at_convergence() {
-    let data = common::planted(60, 5, 4, &[0, 2], &[1, 3], 11);
+    let data = sblr::synthetic::planted(60, 5, 4, &[0, 2], &[1, 3], 11).unwrap();
     let y = data.signs().unwrap();
     for solver in [Solver::Alg2, Solver::Alg1] {
         let model = Sblr::params()
@@ -159,7 +158,7 @@ fn stationarity_residual_small_at_convergence() {
             .fit(&data)
             .unwrap();
         assert_eq!(
-            model.termination(),
+            model.report().termination,
             TerminationReason::Converged,
             "{solver:?}"
         );
@@ -197,8 +196,8 @@ fn stationarity_residual_small_at_convergence() {
 fn planted_sparse_low_rank_is_recovered() {
     let (s, t) = (12, 10);
     let (su, sv) = ([1, 4, 7], [0, 5, 8]);
-    let train = common::planted(300, s, t, &su, &sv, 5);
-    let test = common::planted(300, s, t, &su, &sv, 6);
+    let train = sblr::synthetic::planted(300, s, t, &su, &sv, 5).unwrap();
+    let test = sblr::synthetic::planted(300, s, t, &su, &sv, 6).unwrap();
     let model = Sblr::params()
         .rank(1)
         .penalties(0.02, 0.05, 0.02, 0.05)
@@ -244,7 +243,7 @@ fn alg1_and_alg2_agree_on_table1_data() {
         a1.objective(),
         a2.objective()
     );
-    assert!(a1.n_iter() <= a2.n_iter());
+    assert!(a1.report().iterations <= a2.report().iterations);
     for m in [&a1, &a2] {
         let acc = bl_core::metrics::accuracy(data.labels(), &m.predict(&data).unwrap()).unwrap();
         assert_eq!(acc, 1.0);
@@ -291,7 +290,10 @@ fn fitted_model_roundtrips_through_json_and_warm_starts() {
         back.decision_function(&data).unwrap(),
         model.decision_function(&data).unwrap()
     );
-    assert_eq!(model.trace().records().len(), model.n_iter());
+    assert_eq!(
+        model.report().trace.records().len(),
+        model.report().iterations
+    );
     // A warm start from the fitted model starts at its objective.
     let params = Sblr::params().init(model.warm_start()).check().unwrap();
     let solver = BinarySolver::new(&data, &params).unwrap();

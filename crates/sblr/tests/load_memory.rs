@@ -10,6 +10,7 @@
 use std::time::{Duration, Instant};
 
 use bl_core::random::synthetic_two_class;
+use sblr::Fit as _;
 use sblr::{FittedSblr, Sblr, SblrError};
 use serde_json::{Value, json};
 

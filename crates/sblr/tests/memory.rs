@@ -14,6 +14,7 @@
 
 use bl_core::data::MatrixDataset;
 use bl_core::random::synthetic_two_class;
+use sblr::{Fit as _, Fitted as _};
 use sblr::{Init, MultinomialSblr, Sblr, Solver};
 
 #[global_allocator]
@@ -45,7 +46,7 @@ fn fitting_never_copies_the_data() {
     ];
     for (name, params) in cases {
         let fitted = params.fit(&data).unwrap();
-        assert!(fitted.n_iter() >= 1, "{name}");
+        assert!(fitted.report().iterations >= 1, "{name}");
         eprintln!("{name}: peak so far {} B", dhat::HeapStats::get().max_bytes);
     }
     // The multinomial model (two classes here: m = 1) has the same bound.
@@ -53,7 +54,7 @@ fn fitting_never_copies_the_data() {
         .rank(r)
         .penalties(0.01, 0.5, 0.01, 0.5)
         .max_iter(10);
-    MultinomialSblr::fit(&params, &data).unwrap();
+    params.clone().multinomial().fit(&data).unwrap();
     let peak = dhat::HeapStats::get().max_bytes;
     eprintln!(
         "peak heap of the fits: {peak} B = {:.3} x the data ({data_bytes} B); budget {budget} B",

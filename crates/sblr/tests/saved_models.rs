@@ -6,26 +6,14 @@
 use std::time::{Duration, Instant};
 
 use bl_core::data::MatrixDataset;
-use bl_core::random::{fill_standard_normal, seeded_rng, synthetic_two_class};
+use bl_core::random::synthetic_two_class;
+use sblr::{Fit as _, ParamGuard as _};
 use sblr::{
     FittedLogisticRegression, FittedMultinomialSblr, FittedOneVsAll, FittedSblr,
     LogisticRegression, MultinomialSblr, OneVsAll, Sblr, SblrError, SblrValidParams,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-
-/// Three classes of `s x t` standard normal samples with class-dependent means.
-fn three_classes(n: usize, s: usize, t: usize, seed: u64) -> MatrixDataset {
-    let mut rng = seeded_rng(seed);
-    let mut data = vec![0.0; n * s * t];
-    fill_standard_normal(&mut rng, &mut data);
-    let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
-    for (i, &c) in labels.iter().enumerate() {
-        // Class c shifts entry (c, c) of its samples.
-        data[i * s * t + c * s + c] += 3.0;
-    }
-    MatrixDataset::new(s, t, data, labels, vec!["a".into(), "b".into(), "c".into()]).unwrap()
-}
 
 /// Applies `edit` to the JSON of a saved model.
 fn edited(json: &str, edit: impl FnOnce(&mut Value)) -> String {
@@ -171,9 +159,16 @@ fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
             }),
         ),
         (
-            "negative elapsed time",
+            "negative elapsed time (layout without `report`)",
             "elapsed_s",
-            Box::new(|v| v["elapsed_s"] = json!(-1.0)),
+            Box::new(|v| {
+                let report = v["report"].take();
+                v.as_object_mut().unwrap().remove("report");
+                v["n_iter"] = report["iterations"].clone();
+                v["termination"] = report["termination"].clone();
+                v["trace"] = report["trace"].clone();
+                v["elapsed_s"] = json!(-1.0);
+            }),
         ),
     ];
     for (case, field, edit) in &cases {
@@ -258,7 +253,10 @@ fn non_finite_and_overflowing_scores_are_errors_at_predict_time() {
         model.predict_proba(&huge).unwrap_err(),
         model.decision_function_sample(huge.sample(0)).unwrap_err(),
     ] {
-        assert!(matches!(err, SblrError::Numerical { .. }), "{err}");
+        assert!(
+            matches!(err, SblrError::Core(bl_core::BlError::Numerical { .. })),
+            "{err}"
+        );
         assert!(err.to_string().contains("sample 0"), "{err}");
     }
     assert_eq!(model.predict(&data).unwrap().len(), 20);
@@ -266,15 +264,19 @@ fn non_finite_and_overflowing_scores_are_errors_at_predict_time() {
     let other = synthetic_two_class(4, 3, 4, 1.0, 1).unwrap();
     assert!(matches!(
         fitted.predict_names(&other).unwrap_err(),
-        SblrError::ShapeMismatch { .. }
+        SblrError::Core(bl_core::BlError::ShapeMismatch { .. })
     ));
 }
 
 #[test]
 fn fitted_multinomial_round_trips_and_rejects_every_wrong_shape() {
-    let data = three_classes(30, 4, 3, 2);
-    let model =
-        MultinomialSblr::fit(&MultinomialSblr::params().rank(1).max_iter(30), &data).unwrap();
+    let data = sblr::synthetic::three_classes(30, 4, 3, 2).unwrap();
+    let model = MultinomialSblr::params()
+        .rank(1)
+        .max_iter(30)
+        .multinomial()
+        .fit(&data)
+        .unwrap();
     let json = model.to_json().unwrap();
     let back = FittedMultinomialSblr::from_json(&json).unwrap();
     assert_eq!(back, model);
@@ -418,7 +420,7 @@ fn fitted_logistic_regression_round_trips_and_rejects_every_wrong_shape() {
 
 #[test]
 fn fitted_one_vs_all_round_trips_and_rejects_inconsistent_models() {
-    let data = three_classes(30, 4, 3, 6);
+    let data = sblr::synthetic::three_classes(30, 4, 3, 6).unwrap();
     let model = OneVsAll::new(Sblr::params().max_iter(20))
         .fit(&data)
         .unwrap();
@@ -560,9 +562,13 @@ fn mutate(value: &mut Value, rng: &mut Xorshift) {
 #[test]
 fn randomly_edited_models_never_panic() {
     let data = synthetic_two_class(16, 4, 3, 1.0, 1).unwrap();
-    let three = three_classes(18, 4, 3, 1);
+    let three = sblr::synthetic::three_classes(18, 4, 3, 1).unwrap();
     let sblr = Sblr::params().rank(2).max_iter(5).fit(&data).unwrap();
-    let multi = MultinomialSblr::fit(&MultinomialSblr::params().max_iter(5), &three).unwrap();
+    let multi = MultinomialSblr::params()
+        .max_iter(5)
+        .multinomial()
+        .fit(&three)
+        .unwrap();
     let lr = LogisticRegression::params()
         .max_iter(50)
         .fit(&data)

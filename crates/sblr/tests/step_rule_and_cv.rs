@@ -6,13 +6,11 @@ use bl_core::engine::TerminationReason;
 use bl_core::random::synthetic_two_class;
 use sblr::cv::{paper_protocol, penalty_grid, sblr_accuracy};
 use sblr::params::{ETA_RANGE, L_MIN_RANGE};
-use sblr::{
-    CvStrategy, LogisticRegression, MultinomialSblr, Sblr, SblrError, Solver, cross_val_score,
-    grid_search,
-};
+use sblr::{CvStrategy, LogisticRegression, Sblr, SblrError, Solver, cross_val_score, grid_search};
+use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
 fn is_invalid(err: &SblrError, name: &str) -> bool {
-    matches!(err, SblrError::InvalidParameter { name: n, .. } if *n == name)
+    matches!(err, SblrError::Core(bl_core::BlError::InvalidParameter { name: n, .. }) if *n == name)
 }
 
 #[test]
@@ -82,7 +80,7 @@ fn absurd_step_constants_are_rejected_by_every_fit() {
     ] {
         let err = params.fit(&data).unwrap_err();
         assert!(is_invalid(&err, name), "{err}");
-        let err = MultinomialSblr::fit(&params, &data).unwrap_err();
+        let err = params.clone().multinomial().fit(&data).unwrap_err();
         assert!(is_invalid(&err, name), "{err}");
     }
     let err = LogisticRegression::params()
@@ -107,20 +105,20 @@ fn fits_at_the_step_rule_boundaries_reach_the_same_optimum() {
             .unwrap()
     };
     let reference = fit(1e-3, 2.0);
-    assert_eq!(reference.termination(), TerminationReason::Converged);
+    assert_eq!(reference.report().termination, TerminationReason::Converged);
     let (lo, hi) = L_MIN_RANGE;
     let (eta_lo, eta_hi) = ETA_RANGE;
     for (l_min, eta) in [(lo, eta_lo), (lo, eta_hi), (hi, eta_lo), (hi, eta_hi)] {
         let model = fit(l_min, eta);
         assert_eq!(
-            model.termination(),
+            model.report().termination,
             TerminationReason::Converged,
             "{l_min}, {eta}"
         );
         assert!(
-            model.n_iter() > 2,
+            model.report().iterations > 2,
             "{l_min}, {eta}: {} iterations",
-            model.n_iter()
+            model.report().iterations
         );
         let gap = (model.objective() - reference.objective()).abs();
         assert!(
@@ -171,10 +169,10 @@ fn cross_val_score_reports_each_failed_fold() {
     let first = data.sample(0)[(0, 0)];
     let scores = cross_val_score(&data, CvStrategy::LeaveOneOut, |train, _| {
         if (0..train.n_samples()).any(|i| train.sample(i)[(0, 0)] == first) {
-            Err(SblrError::Numerical {
+            Err(SblrError::Core(bl_core::BlError::Numerical {
                 context: "test",
                 message: "planted failure".into(),
-            })
+            }))
         } else {
             Ok(0.75)
         }

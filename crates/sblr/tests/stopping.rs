@@ -2,12 +2,11 @@
 //! here from recorded iterates and objectives with code independent of the crate's, and
 //! the two optional criteria.
 
-mod common;
-
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
 use faer::MatRef;
 use sblr::{BinarySolver, Init, MultinomialSblr, Sblr, Solver, StopCriterion};
+use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
 /// One recorded iterate: `(U, V, b)` flattened (each once) and the objective `F`.
 #[derive(Clone)]
@@ -136,7 +135,7 @@ fn quantity_closed_form() {
 /// the step, with the objectives recomputed by hand, for both algorithms and all criteria.
 #[test]
 fn binary_step_change_matches_recomputation() {
-    let data = common::planted(40, 6, 5, &[0, 3], &[1, 2], 5);
+    let data = sblr::synthetic::planted(40, 6, 5, &[0, 3], &[1, 2], 5).unwrap();
     let pens = (0.02, 0.3, 0.01, 0.2);
     for solver in [Solver::Alg2, Solver::Alg1] {
         for stop in [
@@ -188,22 +187,34 @@ fn binary_step_change_matches_recomputation() {
 /// so eq. (8) between the two fitted models is the last recorded change.
 #[test]
 fn fit_stops_at_first_small_eq8() {
-    let data = common::planted(50, 5, 4, &[0, 2], &[1, 3], 9);
+    let data = sblr::synthetic::planted(50, 5, 4, &[0, 2], &[1, 3], 9).unwrap();
     let base = Sblr::params()
         .rank(1)
         .penalties(0.01, 0.1, 0.01, 0.1)
         .tol(1e-4);
     let model = base.clone().fit(&data).unwrap();
-    assert_eq!(model.termination(), TerminationReason::Converged);
-    let changes: Vec<f64> = model.trace().records().iter().map(|r| r.change).collect();
-    assert_eq!(changes.len(), model.n_iter());
+    assert_eq!(model.report().termination, TerminationReason::Converged);
+    let changes: Vec<f64> = model
+        .report()
+        .trace
+        .records()
+        .iter()
+        .map(|r| r.change)
+        .collect();
+    assert_eq!(changes.len(), model.report().iterations);
     let (last, before) = changes.split_last().unwrap();
     assert!(*last <= 1e-4);
     assert!(before.iter().all(|&c| c > 1e-4), "{changes:?}");
-    assert!(model.n_iter() >= 2);
+    assert!(model.report().iterations >= 2);
 
-    let shorter = base.max_iter(model.n_iter() - 1).fit(&data).unwrap();
-    assert_eq!(shorter.termination(), TerminationReason::MaxIterations);
+    let shorter = base
+        .max_iter(model.report().iterations - 1)
+        .fit(&data)
+        .unwrap();
+    assert_eq!(
+        shorter.report().termination,
+        TerminationReason::MaxIterations
+    );
     let pens = (0.01, 0.1, 0.01, 0.1);
     let at = |m: &sblr::FittedSblr| Iterate {
         w: flat(m.u(), m.v(), &[m.intercept()]),
@@ -218,7 +229,7 @@ fn fit_stops_at_first_small_eq8() {
 #[test]
 fn multinomial_change_matches_recomputation() {
     let (s, t, n) = (4, 3, 30);
-    let base = common::random_dataset(n, s, t, 21);
+    let base = sblr::synthetic::random_dataset(n, s, t, 21).unwrap();
     let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
     let data = MatrixDataset::new(
         s,
@@ -259,11 +270,11 @@ fn multinomial_change_matches_recomputation() {
             f: m.objective(),
         }
     };
-    let mut prev = at(&MultinomialSblr::fit(&params(1), &data).unwrap());
+    let mut prev = at(&params(1).multinomial().fit(&data).unwrap());
     for k in 2..=6 {
-        let model = MultinomialSblr::fit(&params(k), &data).unwrap();
+        let model = params(k).multinomial().fit(&data).unwrap();
         let next = at(&model);
-        let recorded = model.trace().records()[k - 1].change;
+        let recorded = model.report().trace.records()[k - 1].change;
         let q = eq8(&prev, &next);
         assert!(
             (recorded - q).abs() <= 1e-10 * q + 1e-14,

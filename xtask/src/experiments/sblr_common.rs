@@ -17,7 +17,8 @@ use bl_core::data::{MatrixDataset, stratified_split};
 use bl_core::io::{CsvOptions, LengthPolicy, read_csv_from, read_ts};
 use bl_core::metrics::{accuracy, roc_auc};
 use sblr::cv::{CvStrategy, grid_search, penalty_grid};
-use sblr::{Init, LogisticParams, LogisticRegression, MultinomialSblr, OneVsAll, Sblr, SblrParams};
+use sblr::{Fit as _, ParamGuard as _};
+use sblr::{Init, LogisticParams, LogisticRegression, OneVsAll, Sblr, SblrParams};
 
 use super::{Ctx, Scale, VsRow};
 use crate::paper::sblr as paper;
@@ -226,7 +227,7 @@ fn predict_sblr(
         let m = params.fit(train)?;
         Ok((m.predict(test)?, Some(m.decision_function(test)?)))
     } else {
-        let valid = params.check_ref()?.clone();
+        let valid = params.check()?;
         Ok((OneVsAll::new(valid).fit(train)?.predict(test)?, None))
     }
 }
@@ -373,7 +374,7 @@ pub(crate) fn compare_methods(
     )?);
 
     if multinomial {
-        let model = MultinomialSblr::fit(&sblr_params, train)?;
+        let model = sblr_params.multinomial().fit(train)?;
         out.push(result(
             "SBLR multinomial (Alg. 3)",
             (model.predict(test)?, None),

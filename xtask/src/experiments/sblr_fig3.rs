@@ -12,6 +12,7 @@
 //! the rate claim is therefore checked against an independent `W**`, the iterate after 1.5
 //! times the plotted number of iterations, and both curves are drawn.
 
+use sblr::ParamGuard as _;
 use sblr::{BinarySolver, Init, Sblr};
 
 use super::sblr_common::{Split, basicmotions, standardize};

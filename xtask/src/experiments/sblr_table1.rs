@@ -18,6 +18,7 @@ use std::time::Instant;
 use bl_core::engine::TerminationReason;
 use bl_core::random::synthetic_two_class;
 use sblr::{BinarySolver, Init, Sblr, Solver, StopCriterion};
+use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::sblr as paper;
@@ -198,16 +199,16 @@ impl Experiment for SblrTable1 {
                         let time = start.elapsed().as_secs_f64();
                         let inner: f64 = ["inner_u", "inner_v"]
                             .iter()
-                            .flat_map(|name| model.trace().extra(name))
+                            .flat_map(|name| model.report().trace.extra(name))
                             .map(|(_, v)| v)
                             .sum();
-                        let ok = model.termination() == TerminationReason::Converged;
+                        let ok = model.report().termination == TerminationReason::Converged;
                         converged += usize::from(ok);
                         total_fits += 1;
-                        max_iter_seen = max_iter_seen.max(model.n_iter());
+                        max_iter_seen = max_iter_seen.max(model.report().iterations);
                         per_set[k][j].push((
                             time,
-                            model.n_iter() as f64,
+                            model.report().iterations as f64,
                             model.objective(),
                             inner,
                             ok,
@@ -218,10 +219,10 @@ impl Experiment for SblrTable1 {
                             run.to_string(),
                             format!("{solver:?}"),
                             time.to_string(),
-                            model.n_iter().to_string(),
+                            model.report().iterations.to_string(),
                             model.objective().to_string(),
                             inner.to_string(),
-                            format!("{:?}", model.termination()),
+                            format!("{:?}", model.report().termination),
                         ]);
                     }
                 }

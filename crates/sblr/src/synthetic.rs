@@ -1,0 +1,104 @@
+//! Seeded data generators of this crate's tests, examples, benches and experiments.
+
+use bl_core::data::MatrixDataset;
+use bl_core::random::{fill_standard_normal, seeded_rng, standard_normal};
+
+use crate::error::{Result, invalid};
+
+pub use bl_core::random::synthetic_two_class as two_class;
+
+/// A small two-class data set of `n` standard normal `s x t` samples with random labels
+/// (no structure: for identities that hold on any data).
+///
+/// # Errors
+/// As `MatrixDataset::new` (e.g. `n < 2`, a zero dimension).
+pub fn random_dataset(n: usize, s: usize, t: usize, seed: u64) -> Result<MatrixDataset> {
+    let mut rng = seeded_rng(seed);
+    let mut data = vec![0.0; n * s * t];
+    fill_standard_normal(&mut rng, &mut data);
+    let labels: Vec<usize> = (0..n).map(|i| i % 2).collect();
+    Ok(MatrixDataset::new(
+        s,
+        t,
+        data,
+        labels,
+        vec!["a".into(), "b".into()],
+    )?)
+}
+
+/// Planted sparse rank-1 model: `u*` supported on `u_support`, `v*` on `v_support`,
+/// `X_i ~ N(0, 1)`, `y_i = sign(u*^T X_i v* + 0.3 noise)`.
+///
+/// # Errors
+/// A support index out of range; as `MatrixDataset::new`.
+pub fn planted(
+    n: usize,
+    s: usize,
+    t: usize,
+    u_support: &[usize],
+    v_support: &[usize],
+    seed: u64,
+) -> Result<MatrixDataset> {
+    if let Some(&i) = u_support.iter().find(|&&i| i >= s) {
+        return Err(invalid("u_support", i, format!("< s = {s}")));
+    }
+    if let Some(&j) = v_support.iter().find(|&&j| j >= t) {
+        return Err(invalid("v_support", j, format!("< t = {t}")));
+    }
+    let mut rng = seeded_rng(seed);
+    let mut u = vec![0.0; s];
+    let mut v = vec![0.0; t];
+    for (k, &i) in u_support.iter().enumerate() {
+        u[i] = if k % 2 == 0 { 1.0 } else { -1.0 };
+    }
+    for (k, &j) in v_support.iter().enumerate() {
+        v[j] = if k % 3 == 1 { -1.0 } else { 1.0 };
+    }
+    let mut data = vec![0.0; n * s * t];
+    fill_standard_normal(&mut rng, &mut data);
+    let mut labels = Vec::with_capacity(n);
+    for i in 0..n {
+        let x = &data[i * s * t..(i + 1) * s * t];
+        let mut f = 0.0;
+        for j in 0..t {
+            for a in 0..s {
+                f += u[a] * x[j * s + a] * v[j];
+            }
+        }
+        f += 0.3 * standard_normal(&mut rng);
+        labels.push(usize::from(f > 0.0));
+    }
+    Ok(MatrixDataset::new(
+        s,
+        t,
+        data,
+        labels,
+        vec!["neg".into(), "pos".into()],
+    )?)
+}
+
+/// Three classes of `s x t` standard normal samples with class-dependent means (class `c`
+/// adds 3 to entry `(c, c)`; needs `s, t >= 3`).
+///
+/// # Errors
+/// `s < 3` or `t < 3`; `n < 3` (a class without samples).
+pub fn three_classes(n: usize, s: usize, t: usize, seed: u64) -> Result<MatrixDataset> {
+    bl_core::params::at_least("s", s, 3)?;
+    bl_core::params::at_least("t", t, 3)?;
+    bl_core::params::at_least("n", n, 3)?;
+    let mut rng = seeded_rng(seed);
+    let mut data = vec![0.0; n * s * t];
+    fill_standard_normal(&mut rng, &mut data);
+    let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
+    for (i, &c) in labels.iter().enumerate() {
+        // Class c shifts entry (c, c) of its samples.
+        data[i * s * t + c * s + c] += 3.0;
+    }
+    Ok(MatrixDataset::new(
+        s,
+        t,
+        data,
+        labels,
+        vec!["a".into(), "b".into(), "c".into()],
+    )?)
+}
