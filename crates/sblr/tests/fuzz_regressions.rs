@@ -26,5 +26,9 @@ fn every_fuzz_regression_is_rejected_on_load() {
         assert!(!loaded, "{} loads again", path.display());
         replayed += 1;
     }
-    assert!(replayed >= 1, "no regression input found in {}", dir.display());
+    assert!(
+        replayed >= 1,
+        "no regression input found in {}",
+        dir.display()
+    );
 }
