@@ -4,39 +4,30 @@
 use super::objective::{Lattice, Objective, StateIndex, exp_transitions, path_score};
 use super::optim::{Outcome, QuasiNewton, Settings};
 use crate::data::Corpus;
-use crate::features::{EncodedSentence, FeatureDict, Templates};
-use crate::{Sentence, words_to_bmes};
+use crate::features::EncodedSentence;
+use crate::{Sentence, TaggerParams, words_to_bmes};
 
-/// A small segmentation corpus: encoded sentences, gold tag ids, `K`, `L`.
+/// A small segmentation corpus: encoded sentences, gold tag ids, `K`, `L`, prepared as
+/// every fit prepares its corpus ([`TaggerParams::prepare`], segmentation templates,
+/// cutoff 1). The sentences come from a fixed lexicon, so building and preparing them
+/// cannot fail; a failure would be a bug of this fixture, hence `expect`.
 fn tiny(n: usize, words_per: usize) -> (Vec<EncodedSentence>, Vec<Vec<usize>>, usize, usize) {
     let lexicon = ["ab", "c", "dea", "fb", "g", "hic", "ba"];
-    let corpus: Corpus = (0..n)
+    let corpus = (0..n)
         .map(|i| {
             let words: Vec<&str> = (0..words_per)
                 .map(|j| lexicon[(i * 5 + j * 3 + j * j) % lexicon.len()])
                 .collect();
             let (chars, tags) = words_to_bmes(&words);
-            Sentence::from_tokens(&chars, &tags).unwrap()
+            Sentence::from_tokens(&chars, &tags)
         })
-        .collect();
-    let dict = FeatureDict::build(&corpus, &Templates::segmentation(), 1).unwrap();
-    let tags = corpus.tag_set();
-    let gold = corpus
-        .sentences()
-        .iter()
-        .map(|s| {
-            s.tags()
-                .iter()
-                .map(|t| tags.iter().position(|u| u == t).unwrap())
-                .collect()
-        })
-        .collect();
-    (
-        dict.encode_corpus(&corpus).unwrap(),
-        gold,
-        dict.len(),
-        tags.len(),
-    )
+        .collect::<crate::Result<Corpus>>()
+        .expect("the fixed lexicon gives well-formed sentences");
+    let prepared = TaggerParams::crf_l2()
+        .prepare(&corpus)
+        .expect("a non-empty tagged corpus prepares");
+    let (k, l) = (prepared.features().len(), prepared.tags().len());
+    (prepared.encoded, prepared.gold, k, l)
 }
 
 /// Deterministic pseudo-random weights in `[-scale, scale]`.
