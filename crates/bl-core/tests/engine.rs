@@ -90,6 +90,16 @@ fn an_exhausted_budget_is_not_convergence() {
     assert_eq!(info.termination, TerminationReason::BudgetExhausted);
     assert_eq!(info.iterations, 3);
     assert!(!info.converged());
+    // A step that meets the tolerance as its budget runs out has converged.
+    let info = run(&rule(100, 0.5), &mut [], |k| {
+        let change = if k == 3 { 0.1 } else { 1.0 };
+        Ok::<_, BlError>(
+            Progress::new(1.0, change).stop_if((k == 3).then_some(Stop::BudgetExhausted)),
+        )
+    })
+    .unwrap();
+    assert_eq!(info.termination, TerminationReason::Converged);
+    assert_eq!(info.iterations, 3);
     // A saved report of the previous engine said `Stopped` for a solved run.
     let old: TerminationReason = serde_json::from_str("\"Stopped\"").unwrap();
     assert_eq!(old, TerminationReason::Solved);

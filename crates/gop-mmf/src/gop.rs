@@ -420,8 +420,9 @@ impl GopValidParams {
                 .with("uri_s", tm.uri)
                 .with("dual_s", tm.dual)
                 .with("total_s", tm.total);
-            // Out of nodes before the gap closed: not converged.
-            let exhausted = search.nodes.len() >= params.max_nodes && ub - lb > params.eps;
+            // Out of nodes: the engine reports `BudgetExhausted` (not converged) unless
+            // the gap closed on this very node.
+            let exhausted = search.nodes.len() >= params.max_nodes;
             Ok(p.stop_if(exhausted.then_some(Stop::BudgetExhausted)))
         })?;
         let upper_bound = search.upper();

@@ -101,7 +101,9 @@ pub fn run_solver<S: Solver + ?Sized>(
 /// Every iteration is recorded in the report's trace and shown to every observer.
 ///
 /// Order of tests after each step: numerical failure (objective or change not finite),
-/// the step's own [`Stop`], convergence (`change <= tol`), time limit, iteration budget.
+/// [`Stop::Solved`], convergence (`change <= tol`), [`Stop::BudgetExhausted`] (so a step
+/// that meets the tolerance as its budget runs out is converged), time limit, iteration
+/// budget.
 ///
 /// # Errors
 /// An invalid [`StoppingRule`], or the first error returned by `step`.
@@ -135,13 +137,13 @@ where
         }
         let termination = if !objective.is_finite() || progress.change.is_nan() {
             Some(TerminationReason::NumericalFailure)
-        } else if let Some(stop) = progress.stop {
-            Some(match stop {
-                Stop::Solved => TerminationReason::Solved,
-                Stop::BudgetExhausted => TerminationReason::BudgetExhausted,
-            })
+        } else if progress.stop == Some(Stop::Solved) {
+            Some(TerminationReason::Solved)
         } else if progress.change <= rule.tol {
+            // Met the tolerance: converged, even if a budget of the step ran out with it.
             Some(TerminationReason::Converged)
+        } else if progress.stop == Some(Stop::BudgetExhausted) {
+            Some(TerminationReason::BudgetExhausted)
         } else if rule.time_limit.is_some_and(|limit| elapsed >= limit) {
             Some(TerminationReason::TimeLimit)
         } else {
