@@ -144,3 +144,82 @@ pub fn ensure_len(context: &'static str, expected: usize, found: usize) -> Resul
         })
     }
 }
+
+/// Constructors of the shared variants for any crate error that wraps [`BlError`].
+///
+/// Every crate of the workspace layers its own error over [`BlError`] (`From<BlError>`), so
+/// one set of constructors serves all of them: `Err(error::shape_mismatch(..))` in a
+/// function returning `Result<T, SblrError>` builds `SblrError::Core(ShapeMismatch ..)`.
+pub mod build {
+    use super::BlError;
+    use std::fmt::Display;
+
+    /// [`BlError::InvalidParameter`]: `name` = `value` must be `expected`.
+    pub fn invalid<E: From<BlError>>(
+        name: &'static str,
+        value: impl Display,
+        expected: impl Into<String>,
+    ) -> E {
+        crate::params::invalid(name, value, expected).into()
+    }
+
+    /// [`BlError::ShapeMismatch`] in `context`.
+    pub fn shape_mismatch<E: From<BlError>>(
+        context: &'static str,
+        expected: impl Display,
+        found: impl Display,
+    ) -> E {
+        BlError::ShapeMismatch {
+            context,
+            expected: expected.to_string(),
+            found: found.to_string(),
+        }
+        .into()
+    }
+
+    /// [`BlError::Numerical`] in `context`.
+    pub fn numerical<E: From<BlError>>(context: &'static str, message: impl Into<String>) -> E {
+        BlError::Numerical {
+            context,
+            message: message.into(),
+        }
+        .into()
+    }
+
+    /// [`BlError::NonFinite`]: entry `index` of `what` is `value`.
+    pub fn non_finite<E: From<BlError>>(what: &'static str, index: usize, value: f64) -> E {
+        BlError::NonFinite { what, index, value }.into()
+    }
+}
+
+#[cfg(test)]
+mod build_tests {
+    use super::{BlError, build};
+
+    #[derive(Debug)]
+    struct Wrapper(BlError);
+    impl From<BlError> for Wrapper {
+        fn from(e: BlError) -> Self {
+            Wrapper(e)
+        }
+    }
+
+    #[test]
+    fn constructors_wrap_the_shared_variant() {
+        let e: Wrapper = build::shape_mismatch("ctx", "3 x 4", "4 x 3");
+        assert!(matches!(e.0, BlError::ShapeMismatch { context: "ctx", .. }));
+        assert_eq!(
+            e.0.to_string(),
+            "shape mismatch in ctx: expected 3 x 4, found 4 x 3"
+        );
+        let e: Wrapper = build::numerical("svd", "did not converge");
+        assert!(matches!(e.0, BlError::Numerical { context: "svd", .. }));
+        let e: Wrapper = build::invalid("rank", 0, ">= 1");
+        assert_eq!(
+            e.0.to_string(),
+            "invalid parameter `rank` = 0: must be >= 1"
+        );
+        let e: Wrapper = build::non_finite("x", 2, f64::NAN);
+        assert!(matches!(e.0, BlError::NonFinite { index: 2, .. }));
+    }
+}
