@@ -9,7 +9,7 @@
 use sblr::cv::CvStrategy;
 
 use super::sblr_common::{
-    Grids, accuracy_of, basicmotions, compare_methods, evidence, kfold, report_methods, standardize,
+    Grids, basicmotions, compare_methods, evidence, four, kfold, report_methods, standardize,
 };
 use super::{Ctx, Experiment, Scale};
 use crate::paper::sblr as paper;
@@ -51,8 +51,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     ));
     ctx.quote(&paper::PROTOCOL);
     report_methods(ctx, &results, &paper::TABLE2)?;
-    let get = |name| accuracy_of(&results, name).unwrap_or(f64::NAN);
-    let (lr, blr, sblr) = (get("LR"), get("BLR"), get("SBLR"));
+    let [lr, _, blr, sblr] = four(&results);
     let ev = evidence(&results, &paper::TABLE2);
     ctx.paper_claim(
         &paper::TABLE2_BLR_LR,

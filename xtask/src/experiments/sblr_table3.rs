@@ -3,9 +3,7 @@
 //! `docs/papers/sblr.md`); one-vs-all for every method (Sec. 8.1.2), plus the multinomial
 //! model (Alg. 3) at SBLR's chosen parameters.
 
-use super::sblr_common::{
-    Grids, accuracy_of, basicmotions, compare_methods, evidence, kfold, report_methods, standardize,
-};
+use super::sblr_common::{basicmotions, compare_standardized, evidence, four, report_methods};
 use super::{Ctx, Experiment};
 use crate::paper::sblr as paper;
 
@@ -17,11 +15,8 @@ pub const EXPERIMENT: Experiment = Experiment {
 };
 
 fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
-    let split = standardize(&basicmotions(ctx)?)?;
+    let (split, grids, results) = compare_standardized(ctx, &basicmotions(ctx)?)?;
     let (s, t) = split.train.shape();
-    let grids = Grids::for_scale(ctx.scale(), s.min(t));
-    let cv = kfold(&grids, ctx.seed());
-    let results = compare_methods(&split.train, &split.test, &grids, cv, true)?;
     ctx.md(&format!(
         "## Table 3 (multi-class, one-vs-all)\n\nThe paper's Table 3 is on a three-class \
          EEG data set (64 channels, 100 Hz) that is not public. Substitute: BasicMotions \
@@ -34,8 +29,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     ));
     ctx.quote(&paper::ONE_VS_ALL);
     report_methods(ctx, &results, &paper::TABLE3)?;
-    let get = |name| accuracy_of(&results, name).unwrap_or(f64::NAN);
-    let (lr, blr, sblr) = (get("LR"), get("BLR"), get("SBLR"));
+    let [lr, _, blr, sblr] = four(&results);
     ctx.paper_claim(
         &paper::TABLE3_CLAIM,
         blr > lr && sblr > blr,

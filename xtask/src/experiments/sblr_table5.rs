@@ -3,10 +3,7 @@
 //! steps by linear interpolation (the recordings have 7..29 steps). See
 //! `docs/papers/sblr.md` for why.
 
-use super::sblr_common::{
-    Grids, accuracy_of, compare_methods, evidence, japanese_vowels, kfold, report_methods,
-    standardize,
-};
+use super::sblr_common::{compare_standardized, evidence, four, japanese_vowels, report_methods};
 use super::{Ctx, Experiment};
 use crate::paper::sblr as paper;
 
@@ -29,11 +26,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             *d = d.subset(&keep)?;
         }
     }
-    let split = standardize(&split)?;
+    let (split, grids, results) = compare_standardized(ctx, &split)?;
     let (s, t) = split.train.shape();
-    let grids = Grids::for_scale(ctx.scale(), s.min(t));
-    let cv = kfold(&grids, ctx.seed());
-    let results = compare_methods(&split.train, &split.test, &grids, cv, true)?;
     ctx.md(
         "## Table 5 (video features over time, one-vs-all)\n\nThe paper's Table 5 is on \
          SIFT-histogram features (400 x 55) of 30 UCF sports videos, 5 classes, scored by \
@@ -49,8 +43,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         grids.folds
     ));
     report_methods(ctx, &results, &paper::TABLE5)?;
-    let get = |name| accuracy_of(&results, name).unwrap_or(f64::NAN);
-    let (lr, slr, blr, sblr) = (get("LR"), get("sparse LR"), get("BLR"), get("SBLR"));
+    let [lr, slr, blr, sblr] = four(&results);
     ctx.paper_claim(
         &paper::TABLE5_CLAIM,
         sblr >= lr.max(slr).max(blr),
