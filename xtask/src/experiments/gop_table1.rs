@@ -114,6 +114,10 @@ fn correlation_and_slope(points: &[(f64, f64)]) -> (f64, f64) {
 }
 
 /// One size's measurements.
+/// Our cells (None where this scale does not run the size) and the paper's, of one
+/// printed row of Table 1.
+type Cells = dyn Fn(&paper::Table1Row, Option<&Timing>) -> (Vec<Option<f64>>, Vec<f64>);
+
 struct SizeResult {
     m: usize,
     n: usize,
@@ -248,31 +252,34 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     ctx.quote(&paper::TABLE1_LEGEND);
     // All 12 rows of the paper's Table 1, in its order; ours where this scale runs them.
     let ours_at = |m: usize, n: usize| results.iter().find(|r| r.m == m && r.n == n);
-    let vs: Vec<VsRow> = paper::TABLE1
-        .iter()
-        .map(|p| {
-            let t = ours_at(p.m, p.n).map(|r| r.mean);
-            VsRow {
-                label: format!("M = {}, N = {}", p.m, p.n),
-                ours: vec![
-                    t.map(|t| t.primal),
-                    t.map(|t| t.pre),
-                    t.map(|t| t.uri),
-                    t.map(|t| t.num_duals as f64),
-                    t.map(|t| t.dual),
-                    t.map(|t| t.total),
-                ],
-                paper: vec![
-                    Some(p.primal),
-                    Some(p.pre),
-                    Some(p.uri),
-                    Some(p.num as f64),
-                    Some(p.dual),
-                    Some(p.total),
-                ],
-            }
-        })
-        .collect();
+    // One row per printed (M, N): ours (None where this scale does not run it) beside
+    // the paper's.
+    let rows_vs = |cells: &Cells| {
+        paper::TABLE1
+            .iter()
+            .map(|p| {
+                let (ours, printed) = cells(p, ours_at(p.m, p.n).map(|r| &r.mean));
+                VsRow {
+                    label: format!("M = {}, N = {}", p.m, p.n),
+                    ours,
+                    paper: printed.into_iter().map(Some).collect(),
+                }
+            })
+            .collect::<Vec<VsRow>>()
+    };
+    let vs = rows_vs(&|p, t| {
+        (
+            vec![
+                t.map(|t| t.primal),
+                t.map(|t| t.pre),
+                t.map(|t| t.uri),
+                t.map(|t| t.num_duals as f64),
+                t.map(|t| t.dual),
+                t.map(|t| t.total),
+            ],
+            vec![p.primal, p.pre, p.uri, p.num as f64, p.dual, p.total],
+        )
+    });
     ctx.table_vs_paper(
         "size",
         &["Primal", "Pre", "URI", "Num", "Dual", "Total"],
@@ -284,21 +291,16 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         "\nThe relaxed duals: share of the iteration (the paper's percentage) and time per \
          relaxed dual (`Dual / Num`, milliseconds; the paper's from its printed row).\n",
     );
-    let per_lp: Vec<VsRow> = paper::TABLE1
-        .iter()
-        .map(|p| {
-            let t = ours_at(p.m, p.n).map(|r| r.mean);
-            VsRow {
-                label: format!("M = {}, N = {}", p.m, p.n),
-                ours: vec![
-                    t.map(|t| 100.0 * t.dual / t.total),
-                    t.filter(|t| t.num_duals > 0)
-                        .map(|t| 1e3 * t.dual / t.num_duals as f64),
-                ],
-                paper: vec![Some(p.dual_pct), Some(1e3 * p.dual_per_lp())],
-            }
-        })
-        .collect();
+    let per_lp = rows_vs(&|p, t| {
+        (
+            vec![
+                t.map(|t| 100.0 * t.dual / t.total),
+                t.filter(|t| t.num_duals > 0)
+                    .map(|t| 1e3 * t.dual / t.num_duals as f64),
+            ],
+            vec![p.dual_pct, 1e3 * p.dual_per_lp()],
+        )
+    });
     ctx.table_vs_paper("size", &["Dual share (%)", "ms per relaxed dual"], &per_lp)?;
 
     // Num explained.
