@@ -596,13 +596,9 @@ pub fn select(all: &[Experiment], ids: &[String]) -> anyhow::Result<Vec<Experime
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic with a non-string payload".to_string()
-    }
+    bl_core::error::panic_message(payload)
+        .unwrap_or("panic with a non-string payload")
+        .to_string()
 }
 
 /// Runs `experiments` in order into `config.out_dir`, writing each experiment's
