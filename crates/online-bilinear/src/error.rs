@@ -35,11 +35,15 @@ pub enum OblError {
         /// Number of columns on this line.
         found: usize,
     },
-    /// A sentence whose tokens have fewer observation columns than the feature templates read.
+    /// A sentence whose tokens have fewer observation columns than the feature templates
+    /// read, or a corpus whose named columns lack one the templates name.
     #[error(
-        "sentence {sentence}, token {token}: has {found} observation column(s), the templates read column {needed}"
+        "sentence {sentence}, token {token}: has {found} observation column(s), the templates read column {needed} ({column}): give the corpus that column (e.g. a part-of-speech column for `Templates::chunking`) or use templates that do not read it (e.g. `Templates::word_only`)"
     )]
     TooFewColumns {
+        /// The missing column as the templates name it (`` `pos` ``), or `"unnamed"`; for
+        /// a named corpus, also the names it has.
+        column: String,
         /// 0-based sentence index.
         sentence: usize,
         /// 0-based token index.
