@@ -1,5 +1,5 @@
-//! Hostile input for the corpus readers (CoNLL columns, `char/tag` lines, segmented
-//! words): regression tests of hand-made files and a mutation suite of a few thousand
+//! Hostile input for the corpus readers (CoNLL columns, also with a named or indexed
+//! label column, `word/TAG` lines, `char/tag` lines, segmented words): regression tests of hand-made files and a mutation suite of a few thousand
 //! mutated files per reader, each call checked for no panic, at most 100 ms and at most
 //! 64 MiB requested. The guard and the mutation strategies are those of `bl-core`'s
 //! reader suite.
@@ -9,11 +9,11 @@ mod guard;
 #[path = "../../bl-core/tests/hostile/mutate.rs"]
 mod mutate;
 
-use online_bilinear::OblError;
 use online_bilinear::data::{
-    parse_char_tagged, parse_conll, parse_segmented_words, read_char_tagged, read_conll,
-    read_segmented_words,
+    parse_char_tagged, parse_conll, parse_segmented_words, parse_word_tagged, read_char_tagged,
+    read_conll, read_segmented_words, read_word_tagged,
 };
+use online_bilinear::{ConllFormat, Corpus, LabelColumn, OblError};
 use proptest::prop_assert;
 use proptest::test_runner::{TestCaseError, TestRunner};
 
@@ -59,35 +59,78 @@ const CHAR_TAGGED: &[&str] = &[
 ];
 const SEGMENTED: &[&str] = &["迈向 新 世纪\n\n今天 是 好日子\n", "a bb ccc\r\ndddd\r"];
 
+/// The mutation suite of one text parser, after checking that its seeds parse.
+fn parser_suite(
+    name: &str,
+    seeds: &[&str],
+    seed: u64,
+    parse: fn(&str) -> online_bilinear::Result<Corpus>,
+) {
+    for text in seeds {
+        assert!(parse(text).is_ok(), "{name}: seed {text:?}");
+    }
+    mutation_suite(name, seeds, seed, move |text| outcome(parse(text)));
+}
+
+const WORD_TAGGED: &[&str] = &[
+    "The/DT 1/2/CD share/NN ./.\n\nHe/PRP left/VBD\n",
+    "a_DT b_c_NN\r\nd_VB\r",
+];
+const CONLL_HEADER: &[&str] = &[
+    "ID WORD POS CHUNK\n1 Confidence NN B-NP\n2 in IN B-PP\n\n1 He PRP B-NP\n",
+    "-DOCSTART- x\n\nid\tword\tpos\tchunk\r\n1\ta\tb\tO\r\n",
+];
+const CONLL_NAMED: &[&str] = &["a NN B-NP\nb VB B-VP\n\nc DT O\n", "x y z\r\ru v w\r"];
+
 #[test]
 fn conll_mutation_suite() {
-    assert!(CONLL.iter().all(|s| parse_conll(s, "<input>").is_ok()));
-    mutation_suite("parse_conll", CONLL, 31, |text| {
-        outcome(parse_conll(text, "<input>"))
-    });
+    parser_suite("parse_conll", CONLL, 31, |t| parse_conll(t, "<input>"));
 }
 
 #[test]
 fn char_tagged_mutation_suite() {
-    assert!(
-        CHAR_TAGGED
-            .iter()
-            .all(|s| parse_char_tagged(s, "<input>").is_ok())
-    );
-    mutation_suite("parse_char_tagged", CHAR_TAGGED, 32, |text| {
-        outcome(parse_char_tagged(text, "<input>"))
+    parser_suite("parse_char_tagged", CHAR_TAGGED, 32, |t| {
+        parse_char_tagged(t, "<input>")
     });
 }
 
 #[test]
 fn segmented_words_mutation_suite() {
-    assert!(
-        SEGMENTED
-            .iter()
-            .all(|s| parse_segmented_words(s, "<input>").is_ok())
-    );
-    mutation_suite("parse_segmented_words", SEGMENTED, 33, |text| {
-        outcome(parse_segmented_words(text, "<input>"))
+    parser_suite("parse_segmented_words", SEGMENTED, 33, |t| {
+        parse_segmented_words(t, "<input>")
+    });
+}
+
+#[test]
+fn word_tagged_mutation_suite() {
+    parser_suite("parse_word_tagged", WORD_TAGGED, 34, |t| {
+        parse_word_tagged(t, '/', "<input>").or_else(|_| parse_word_tagged(t, '_', "<input>"))
+    });
+}
+
+#[test]
+fn conll_format_header_mutation_suite() {
+    parser_suite("ConllFormat (header, named label)", CONLL_HEADER, 35, |t| {
+        ConllFormat::new()
+            .header(true)
+            .label(LabelColumn::Named("chunk".into()))
+            .parse(t, "<input>")
+            .or_else(|_| {
+                ConllFormat::new()
+                    .header(true)
+                    .label(LabelColumn::Named("CHUNK".into()))
+                    .parse(t, "<input>")
+            })
+    });
+}
+
+#[test]
+fn conll_format_named_mutation_suite() {
+    parser_suite("ConllFormat (names, indexed label)", CONLL_NAMED, 36, |t| {
+        ConllFormat::new()
+            .columns(&["word", "pos", "chunk"])
+            .label(LabelColumn::Index(1))
+            .parse(t, "<input>")
     });
 }
 
@@ -101,12 +144,24 @@ fn non_utf8_files_name_the_line() {
     let dir = std::env::temp_dir().join(format!("obl-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.txt");
-    let readers: [(&str, &[u8], Reader); 3] = [
-        ("conll", b"a B\n\nc \xff D\n", |p| read_conll(p)),
-        ("char", b"a/s\r\n\xfe/s\r\n", |p| read_char_tagged(p)),
-        ("words", b"ab\rcd\r\xc3", |p| read_segmented_words(p)),
+    let readers: [(&str, &[u8], Reader, usize); 5] = [
+        ("conll", b"a B\n\nc \xff D\n", |p| read_conll(p), 3),
+        ("char", b"a/s\r\n\xfe/s\r\n", |p| read_char_tagged(p), 2),
+        ("words", b"ab\rcd\r\xc3", |p| read_segmented_words(p), 3),
+        (
+            "word/TAG",
+            b"a/DT\r\rb/\x80NN\n",
+            |p| read_word_tagged(p, '/'),
+            3,
+        ),
+        (
+            "conll header",
+            b"w p c\n\xe9 NN O\n",
+            |p| ConllFormat::new().header(true).read(p),
+            2,
+        ),
     ];
-    for ((name, bytes, read), want) in readers.into_iter().zip([3, 2, 3]) {
+    for (name, bytes, read, want) in readers {
         std::fs::write(&path, bytes).unwrap();
         match read(&path) {
             Err(OblError::Core(bl_core::BlError::Parse { line, message, .. })) => {
@@ -136,4 +191,17 @@ fn carriage_return_line_ends_count_as_lines() {
         parse_segmented_words("ab\rc\r", "<input>").unwrap().len(),
         2
     );
+    let words = parse_word_tagged("a/A\rb/B\r\rc/C\r", '/', "<input>").unwrap();
+    assert_eq!((words.len(), words.n_tokens()), (3, 3));
+    match parse_word_tagged("a/A\rb/B\r\rc\r", '/', "<input>") {
+        Err(OblError::Core(bl_core::BlError::Parse { line, .. })) => assert_eq!(line, 4),
+        other => panic!("expected a Parse error, got {other:?}"),
+    }
+    let named = ConllFormat::new().header(true);
+    let corpus = named.parse("w t\ra B\rc D\r\re F\r", "<input>").unwrap();
+    assert_eq!((corpus.len(), corpus.n_tokens()), (2, 3));
+    match named.parse("w t\ra B\rc D\r\re F G\r", "<input>") {
+        Err(OblError::MissingColumns { line, .. }) => assert_eq!(line, 5),
+        other => panic!("expected MissingColumns, got {other:?}"),
+    }
 }
