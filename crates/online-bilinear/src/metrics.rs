@@ -239,22 +239,20 @@ fn split_tag(tag: &str) -> (&str, &str) {
     }
 }
 
-/// conlleval's `endOfChunk`: does a chunk end between the previous token and this one?
-fn end_of_chunk(prev_tag: &str, tag: &str, prev_type: &str, ty: &str) -> bool {
-    matches!(
+/// conlleval's `endOfChunk` and `startOfChunk`: does a chunk end between the previous
+/// token and this one, and does a chunk start at this token?
+fn chunk_boundaries(prev_tag: &str, tag: &str, prev_type: &str, ty: &str) -> (bool, bool) {
+    let ends = matches!(
         (prev_tag, tag),
         ("B", "B") | ("B", "O") | ("I", "B") | ("I", "O") | ("E", "E") | ("E", "I") | ("E", "O")
     ) || matches!(prev_tag, "]" | "[")
-        || (prev_tag != "O" && prev_tag != "." && prev_type != ty)
-}
-
-/// conlleval's `startOfChunk`: does a chunk start at this token?
-fn start_of_chunk(prev_tag: &str, tag: &str, prev_type: &str, ty: &str) -> bool {
-    matches!(
+        || (prev_tag != "O" && prev_tag != "." && prev_type != ty);
+    let starts = matches!(
         (prev_tag, tag),
         ("B", "B") | ("I", "B") | ("O", "B") | ("O", "I") | ("E", "E") | ("E", "I") | ("O", "E")
     ) || matches!(tag, "[" | "]")
-        || (tag != "O" && tag != "." && prev_type != ty)
+        || (tag != "O" && tag != "." && prev_type != ty);
+    (ends, starts)
 }
 
 /// Chunk precision, recall and F1 with the semantics of the CoNLL-2000 `conlleval` script
@@ -287,10 +285,8 @@ pub fn chunk_prf<S: AsRef<str>>(
             } else {
                 ("O", "")
             };
-            let end_c = end_of_chunk(last_c, c, last_ct, ct);
-            let end_g = end_of_chunk(last_g, q, last_gt, qt);
-            let start_c = start_of_chunk(last_c, c, last_ct, ct);
-            let start_g = start_of_chunk(last_g, q, last_gt, qt);
+            let (end_c, start_c) = chunk_boundaries(last_c, c, last_ct, ct);
+            let (end_g, start_g) = chunk_boundaries(last_g, q, last_gt, qt);
             if in_correct {
                 if end_c && end_g && last_gt == last_ct {
                     in_correct = false;

@@ -48,90 +48,83 @@ fn outcome<T: std::fmt::Debug>(r: online_bilinear::Result<T>) -> Option<String> 
     r.err().map(|e| e.to_string())
 }
 
-const CONLL: &[&str] = &[
-    "-DOCSTART- -X- O\n\nConfidence NN B-NP\nin IN B-PP\nthe DT B-NP\n\nHe PRP B-NP\n",
-    "a b\nc d\r\n\r\ne f\r\n",
-    "x\ty\tz\tO\nu\tv\tw\tB\n",
-];
-const CHAR_TAGGED: &[&str] = &[
-    "迈/b 向/e 新/s\n世/b 纪/e\n",
-    "//s a/B b/m c/E\r\n\r\nd/s\n",
-];
-const SEGMENTED: &[&str] = &["迈向 新 世纪\n\n今天 是 好日子\n", "a bb ccc\r\ndddd\r"];
+/// A text parser under test.
+type Parse = fn(&str) -> online_bilinear::Result<Corpus>;
 
-/// The mutation suite of one text parser, after checking that its seeds parse.
-fn parser_suite(
-    name: &str,
-    seeds: &[&str],
-    seed: u64,
-    parse: fn(&str) -> online_bilinear::Result<Corpus>,
-) {
-    for text in seeds {
-        assert!(parse(text).is_ok(), "{name}: seed {text:?}");
+/// Each reader: its name, valid files to mutate, the proptest seed, the call.
+const SUITES: &[(&str, &[&str], u64, Parse)] = &[
+    (
+        "parse_conll",
+        &[
+            "-DOCSTART- -X- O\n\nConfidence NN B-NP\nin IN B-PP\nthe DT B-NP\n\nHe PRP B-NP\n",
+            "a b\nc d\r\n\r\ne f\r\n",
+            "x\ty\tz\tO\nu\tv\tw\tB\n",
+        ],
+        31,
+        |t| parse_conll(t, "<input>"),
+    ),
+    (
+        "parse_char_tagged",
+        &[
+            "迈/b 向/e 新/s\n世/b 纪/e\n",
+            "//s a/B b/m c/E\r\n\r\nd/s\n",
+        ],
+        32,
+        |t| parse_char_tagged(t, "<input>"),
+    ),
+    (
+        "parse_segmented_words",
+        &["迈向 新 世纪\n\n今天 是 好日子\n", "a bb ccc\r\ndddd\r"],
+        33,
+        |t| parse_segmented_words(t, "<input>"),
+    ),
+    (
+        "parse_word_tagged (/, then _)",
+        &[
+            "The/DT 1/2/CD share/NN ./.\n\nHe/PRP left/VBD\n",
+            "a_DT b_c_NN\r\nd_VB\r",
+        ],
+        34,
+        |t| parse_word_tagged(t, '/', "<input>").or_else(|_| parse_word_tagged(t, '_', "<input>")),
+    ),
+    (
+        "ConllFormat (header, named label)",
+        &[
+            "ID WORD POS chunk\n1 Confidence NN B-NP\n2 in IN B-PP\n\n1 He PRP B-NP\n",
+            "-DOCSTART- x\n\nid\tword\tpos\tchunk\r\n1\ta\tb\tO\r\n",
+        ],
+        35,
+        |t| {
+            let label = LabelColumn::Named("chunk".into());
+            ConllFormat::new()
+                .header(true)
+                .label(label)
+                .parse(t, "<input>")
+        },
+    ),
+    (
+        "ConllFormat (names, indexed label)",
+        &["a NN B-NP\nb VB B-VP\n\nc DT O\n", "x y z\r\ru v w\r"],
+        36,
+        |t| {
+            let names = ["word", "pos", "chunk"];
+            let format = ConllFormat::new()
+                .columns(&names)
+                .label(LabelColumn::Index(1));
+            format.parse(t, "<input>")
+        },
+    ),
+];
+
+/// Every reader's mutation suite, after checking that its seed files parse.
+#[test]
+fn mutation_suites() {
+    for &(name, seeds, seed, parse) in SUITES {
+        for text in seeds {
+            assert!(parse(text).is_ok(), "{name}: seed {text:?}");
+        }
+        mutation_suite(name, seeds, seed, move |text| outcome(parse(text)));
     }
-    mutation_suite(name, seeds, seed, move |text| outcome(parse(text)));
-}
-
-const WORD_TAGGED: &[&str] = &[
-    "The/DT 1/2/CD share/NN ./.\n\nHe/PRP left/VBD\n",
-    "a_DT b_c_NN\r\nd_VB\r",
-];
-const CONLL_HEADER: &[&str] = &[
-    "ID WORD POS CHUNK\n1 Confidence NN B-NP\n2 in IN B-PP\n\n1 He PRP B-NP\n",
-    "-DOCSTART- x\n\nid\tword\tpos\tchunk\r\n1\ta\tb\tO\r\n",
-];
-const CONLL_NAMED: &[&str] = &["a NN B-NP\nb VB B-VP\n\nc DT O\n", "x y z\r\ru v w\r"];
-
-#[test]
-fn conll_mutation_suite() {
-    parser_suite("parse_conll", CONLL, 31, |t| parse_conll(t, "<input>"));
-}
-
-#[test]
-fn char_tagged_mutation_suite() {
-    parser_suite("parse_char_tagged", CHAR_TAGGED, 32, |t| {
-        parse_char_tagged(t, "<input>")
-    });
-}
-
-#[test]
-fn segmented_words_mutation_suite() {
-    parser_suite("parse_segmented_words", SEGMENTED, 33, |t| {
-        parse_segmented_words(t, "<input>")
-    });
-}
-
-#[test]
-fn word_tagged_mutation_suite() {
-    parser_suite("parse_word_tagged", WORD_TAGGED, 34, |t| {
-        parse_word_tagged(t, '/', "<input>").or_else(|_| parse_word_tagged(t, '_', "<input>"))
-    });
-}
-
-#[test]
-fn conll_format_header_mutation_suite() {
-    parser_suite("ConllFormat (header, named label)", CONLL_HEADER, 35, |t| {
-        ConllFormat::new()
-            .header(true)
-            .label(LabelColumn::Named("chunk".into()))
-            .parse(t, "<input>")
-            .or_else(|_| {
-                ConllFormat::new()
-                    .header(true)
-                    .label(LabelColumn::Named("CHUNK".into()))
-                    .parse(t, "<input>")
-            })
-    });
-}
-
-#[test]
-fn conll_format_named_mutation_suite() {
-    parser_suite("ConllFormat (names, indexed label)", CONLL_NAMED, 36, |t| {
-        ConllFormat::new()
-            .columns(&["word", "pos", "chunk"])
-            .label(LabelColumn::Index(1))
-            .parse(t, "<input>")
-    });
 }
 
 /// One of the file readers.
