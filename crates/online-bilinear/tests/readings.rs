@@ -14,16 +14,19 @@ use online_bilinear::{
 /// Checks a reading's state after one update: `(before, update, after, (n_blocks, l, p))`.
 type Check = fn(&SpectralRankOne, &BlockUpdate, &SpectralRankOne, (usize, usize, usize));
 
-/// Each reading's invariants after every one of a run of random updates (seeded): the
-/// mode, `(n_blocks, l, p)`, `(seed, updates, power steps)` and the check.
+/// A reading under test: the mode, `(n_blocks, l, p)`, `(seed, updates, power steps)`
+/// and the check.
+type Run = (
+    SpectralMode,
+    (usize, usize, usize),
+    (u64, usize, usize),
+    Check,
+);
+
+/// Each reading's invariants after every one of a run of random updates (seeded).
 #[test]
 fn spectral_readings_keep_their_invariants_under_random_updates() {
-    let runs: [(
-        SpectralMode,
-        (usize, usize, usize),
-        (u64, usize, usize),
-        Check,
-    ); 2] = [
+    let runs: [Run; 2] = [
         (
             SpectralMode::Exact,
             (5, 3, 4),
