@@ -302,8 +302,8 @@ impl Templates {
     /// [`Templates::segmentation`].
     ///
     /// Column 1 is named `pos` ([`Templates::with_column_names`]): a corpus without a
-    /// second column, or whose named columns put no `pos` there, is refused with
-    /// [`OblError::TooFewColumns`] naming it.
+    /// second column is refused with [`OblError::TooFewColumns`] naming it, and one whose
+    /// named columns put no `pos` there with [`OblError::MissingColumn`].
     pub fn chunking() -> Self {
         let mut list: Vec<Template> = (-2..=2).map(|o| uni(0, o)).collect();
         list.extend([bi(0, -1, 0), bi(0, 0, 1)]);
@@ -469,12 +469,10 @@ fn check_column_names(templates: &Templates, corpus: &Corpus) -> Result<()> {
     for (c, want) in templates.column_names.iter().enumerate() {
         let found = have.get(c).map_or("", String::as_str);
         if !want.is_empty() && !found.eq_ignore_ascii_case(want) {
-            return Err(OblError::TooFewColumns {
-                column: format!("`{want}`; the corpus's columns are {have:?}"),
-                sentence: 0,
-                token: 0,
-                found: have.len(),
-                needed: c,
+            return Err(OblError::MissingColumn {
+                name: want.clone(),
+                index: c,
+                columns: have.to_vec(),
             });
         }
     }
@@ -525,6 +523,8 @@ impl FeatureDict {
     /// # Errors
     /// [`bl_core::BlError::Empty`]; [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for `cutoff == 0`;
     /// [`OblError::TooFewColumns`] when a sentence lacks a column a template reads;
+    /// [`OblError::MissingColumn`] when the corpus's named columns lack one the templates
+    /// name ([`Templates::with_column_names`]);
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when more than `u32::MAX - 1` features are kept.
     pub fn build(corpus: &Corpus, templates: &Templates, cutoff: usize) -> Result<Self> {
         if cutoff == 0 {
@@ -654,7 +654,8 @@ impl FeatureDict {
     /// Encodes every sentence of a corpus.
     ///
     /// # Errors
-    /// As [`encode`](Self::encode), with the sentence index.
+    /// As [`encode`](Self::encode), with the sentence index; [`OblError::MissingColumn`]
+    /// as in [`build`](Self::build).
     pub fn encode_corpus(&self, corpus: &Corpus) -> Result<Vec<EncodedSentence>> {
         check_column_names(&self.templates, corpus)?;
         corpus
