@@ -12,13 +12,14 @@
 //!   same corpus in four columns, beside the **tokenize** yardstick: one pass over the
 //!   same text splitting lines and whitespace and finding the separator, allocating
 //!   nothing (the least any reader of the format must do).
-//! - `FeatureDict::encode_corpus` with `Templates::word_only()` (25 templates, 15 of them
-//!   transforms) beside the **words** yardstick: the same dictionary lookups for five
-//!   plain word templates `W-2 .. W2`, so the ratio is the cost of the word-only features
-//!   per plain word feature.
+//! - `FeatureDict::encode_corpus` with `Templates::word_only()` (25 templates, 17 of them
+//!   transforms) on a rayon pool of 1 and of 2 threads, beside the **words** yardstick:
+//!   encoding the same sentences one after another on the calling thread with five plain
+//!   word templates `W-2 .. W2`, so the ratio is the cost of the word-only features per
+//!   plain word feature, and its drop from 1 to 2 threads the parallel speed-up.
 //!
-//! The kernels are sequential (one pass over the text; one sentence after another), so
-//! the thread count does not change them.
+//! The readers are one sequential pass over the text, so the thread count does not change
+//! them; they run on the calling thread.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -147,19 +148,30 @@ fn main() -> Result<()> {
         );
         let rich = FeatureDict::build(&corpus, &Templates::word_only(), 1)?;
         let plain = FeatureDict::build(&corpus, &words, 1)?;
-        row(
-            "encode_corpus, word_only (25 templates)",
-            "encode_corpus, W-2..W2 (5)",
-            measure(
-                repeats,
-                || {
-                    black_box(rich.encode_corpus(black_box(&corpus)).ok());
-                },
-                || {
-                    black_box(plain.encode_corpus(black_box(&corpus)).ok());
-                },
-            ),
-        );
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| bl_core::BlError::Numerical {
+                    context: "readers_probe",
+                    message: e.to_string(),
+                })?;
+            row(
+                &format!("encode_corpus, word_only (25 templates), {threads} thread(s)"),
+                "encode one by one, W-2..W2 (5)",
+                measure(
+                    repeats,
+                    || {
+                        black_box(pool.install(|| rich.encode_corpus(black_box(&corpus)).ok()));
+                    },
+                    || {
+                        for s in corpus.sentences() {
+                            black_box(plain.encode(black_box(s)).ok());
+                        }
+                    },
+                ),
+            );
+        }
     }
     Ok(())
 }

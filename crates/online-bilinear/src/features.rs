@@ -653,16 +653,22 @@ impl FeatureDict {
 
     /// Encodes every sentence of a corpus.
     ///
+    /// The sentences are encoded in parallel on the current rayon pool (install a pool of
+    /// `n` threads around the call to choose `n`); the result is the same for any number
+    /// of threads, and so is the error: that of the first failing sentence.
+    ///
     /// # Errors
     /// As [`encode`](Self::encode), with the sentence index; [`OblError::MissingColumn`]
     /// as in [`build`](Self::build).
     pub fn encode_corpus(&self, corpus: &Corpus) -> Result<Vec<EncodedSentence>> {
+        use rayon::prelude::*;
         check_column_names(&self.templates, corpus)?;
-        corpus
+        let encoded: Vec<Result<EncodedSentence>> = corpus
             .sentences()
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(i, s)| self.encode_indexed(s, i))
-            .collect()
+            .collect();
+        encoded.into_iter().collect()
     }
 }

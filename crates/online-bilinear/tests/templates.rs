@@ -269,3 +269,43 @@ fn bioes_tags_are_scored_by_typed_spans() {
     // 7 gold chunks in the corpus (3 + 2 + 2), whatever the model predicts.
     assert_eq!(m.true_positives + m.false_negatives, 7);
 }
+
+/// `encode_corpus` runs on the rayon pool: the same encoding (the sequential one, sentence
+/// by sentence) and the same first error on 1 and 2 threads.
+#[test]
+fn corpus_encoding_is_the_same_on_any_number_of_threads() {
+    let corpus = parse_word_tagged(&pos_corpus_text(200, 5), '/', "<x>").unwrap();
+    let dict = FeatureDict::build(&corpus, &Templates::word_only(), 1).unwrap();
+    let sequential: Vec<_> = corpus
+        .sentences()
+        .iter()
+        .map(|s| dict.encode(s).unwrap())
+        .collect();
+    let pos = ConllFormat::new().parse(CHUNKS, "<x>").unwrap();
+    let chunk_dict = FeatureDict::build(&pos, &Templates::chunking(), 1).unwrap();
+    // Sentences 3 and 6 lack the part-of-speech column.
+    let mut mixed = pos.into_sentences();
+    let one_column = Sentence::from_tokens(&["a", "b"], &["O", "O"]).unwrap();
+    mixed.extend([
+        one_column.clone(),
+        mixed[0].clone(),
+        mixed[1].clone(),
+        one_column,
+    ]);
+    let mixed = Corpus::new(mixed);
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        assert_eq!(
+            pool.install(|| dict.encode_corpus(&corpus)).unwrap(),
+            sequential,
+            "{threads} threads"
+        );
+        match pool.install(|| chunk_dict.encode_corpus(&mixed)) {
+            Err(OblError::TooFewColumns { sentence, .. }) => assert_eq!(sentence, 3),
+            other => panic!("{threads} threads: expected TooFewColumns, got {other:?}"),
+        }
+    }
+}
