@@ -84,7 +84,8 @@ pub enum Transform {
     ShortShape,
     /// `1` when every character is a digit (`1984`), else `0`.
     IsDigit,
-    /// `1` when it has a letter and every letter is upper case (`NASA`, `U.S.`), else `0`.
+    /// `1` when it has an upper-case letter and no lower-case one (`NASA`, `U.S.`), else
+    /// `0` (also for letters without case, such as CJK characters).
     IsUpper,
     /// `1` when it starts with an upper-case letter and has no other upper-case letter
     /// (`London`), else `0`.
@@ -122,7 +123,7 @@ impl Transform {
             }
             Transform::IsUpper => flag(
                 out,
-                word.chars().any(char::is_alphabetic) && !word.chars().any(char::is_lowercase),
+                word.chars().any(char::is_uppercase) && !word.chars().any(char::is_lowercase),
             ),
             Transform::IsTitle => {
                 let mut chars = word.chars();

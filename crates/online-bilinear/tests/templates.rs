@@ -33,6 +33,8 @@ fn transforms_of_hand_picked_words() {
         ("U.S.", IsUpper, "1"),
         ("Nasa", IsUpper, "0"),
         ("123", IsUpper, "0"),
+        ("漢字", IsUpper, "0"),
+        ("漢字", Shape, "xx"),
         ("London", IsTitle, "1"),
         ("McDonald", IsTitle, "0"),
         ("london", IsTitle, "0"),
@@ -43,6 +45,45 @@ fn transforms_of_hand_picked_words() {
         let mut out = String::from(">");
         transform.write(word, &mut out);
         assert_eq!(out, format!(">{want}"), "{transform:?} of {word:?}");
+    }
+}
+
+/// A transform's output as a fresh string.
+fn transformed(transform: Transform, word: &str) -> String {
+    let mut out = String::new();
+    transform.write(word, &mut out);
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 400,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(17),
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Against independent computations: `str::to_lowercase`, affixes from the `char`
+    /// vector, the collapsed shape as the shape with repeats removed.
+    #[test]
+    fn transforms_agree_with_independent_computations(
+        word in "[A-Za-z0-9,.'ÉéÜüß漢-]{0,12}",
+        k in 1u8..=16,
+    ) {
+        let chars: Vec<char> = word.chars().collect();
+        let k_chars = usize::from(k).min(chars.len());
+        proptest::prop_assert_eq!(transformed(Transform::Lowercase, &word), word.to_lowercase());
+        let prefix: String = chars[..k_chars].iter().collect();
+        let suffix: String = chars[chars.len() - k_chars..].iter().collect();
+        proptest::prop_assert_eq!(transformed(Transform::Prefix(k), &word), prefix);
+        proptest::prop_assert_eq!(transformed(Transform::Suffix(k), &word), suffix);
+        let mut collapsed: Vec<char> = transformed(Transform::Shape, &word).chars().collect();
+        proptest::prop_assert_eq!(collapsed.len(), chars.len());
+        collapsed.dedup();
+        proptest::prop_assert_eq!(
+            transformed(Transform::ShortShape, &word),
+            collapsed.into_iter().collect::<String>()
+        );
     }
 }
 
