@@ -102,11 +102,10 @@ impl Transform {
             Transform::Lowercase => out.extend(word.chars().flat_map(char::to_lowercase)),
             Transform::Prefix(k) => out.extend(word.chars().take(usize::from(k))),
             Transform::Suffix(k) => {
-                let start = word
-                    .char_indices()
-                    .rev()
-                    .nth(usize::from(k).saturating_sub(1))
-                    .map_or(0, |(i, _)| i);
+                let start = match usize::from(k).checked_sub(1) {
+                    Some(back) => word.char_indices().rev().nth(back).map_or(0, |(i, _)| i),
+                    None => word.len(),
+                };
                 out.push_str(&word[start..]);
             }
             Transform::Shape | Transform::ShortShape => {

@@ -21,6 +21,8 @@ fn transforms_of_hand_picked_words() {
         ("walking", Suffix(3), "ing"),
         ("naïve", Suffix(3), "ïve"),
         ("a", Suffix(2), "a"),
+        ("abc", Suffix(0), ""), // refused by Templates::new, empty if called directly
+        ("abc", Prefix(0), ""),
         ("McDonald's", Shape, "XxXxxxxx'x"),
         ("McDonald's", ShortShape, "XxXx'x"),
         ("1,200", Shape, "d,ddd"),
