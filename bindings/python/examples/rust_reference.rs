@@ -1,0 +1,70 @@
+//! Writes data sets and the Rust crates' results on them as JSON (to stdout or the file
+//! given as the first argument), for the Python suite's "same data, same seed, same
+//! numbers" tests (`tests/test_rust_equality.py`).
+//!
+//! ```text
+//! cargo run -p bilinear-python --example rust_reference -- target/python-reference.json
+//! ```
+
+use bl_core::data::MatrixDataset;
+use bl_core::{Fit, Fitted};
+use faer::MatRef;
+use sblr::{OneVsAll, Sblr};
+use serde_json::{Value, json};
+
+type Error = Box<dyn std::error::Error>;
+
+fn mat(m: MatRef<'_, f64>) -> Value {
+    json!(
+        (0..m.nrows())
+            .map(|i| (0..m.ncols()).map(|j| m[(i, j)]).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    )
+}
+
+/// Samples as nested `(n, s, t)` lists, labels as class indices.
+fn samples(data: &MatrixDataset) -> Value {
+    let x: Vec<Value> = (0..data.n_samples()).map(|i| mat(data.sample(i))).collect();
+    json!({ "x": x, "y": data.labels() })
+}
+
+/// SBLR with the crate's default parameters (seed 0): binary, one-vs-all, multinomial.
+fn sblr_cases() -> Result<Value, Error> {
+    let params = Sblr::params();
+    let binary = sblr::synthetic::planted(60, 8, 6, &[0, 1], &[0, 2], 3)?;
+    let fitted = params.fit(&binary)?;
+    let three = sblr::synthetic::three_classes(45, 5, 4, 1)?;
+    let ova = OneVsAll::new(params.clone()).fit(&three)?;
+    let multi = params.clone().multinomial().fit(&three)?;
+    Ok(json!({
+        "params": {
+            "rank": 1, "mu1": 0.01, "mu2": 0.5, "nu1": 0.01, "nu2": 0.5, "solver": "alg2",
+            "tol": 1e-3, "max_iter": 500, "init": "mean_svd", "random_state": 0,
+        },
+        "binary": {
+            "data": samples(&binary),
+            "u": mat(fitted.u()),
+            "v": mat(fitted.v()),
+            "intercept": fitted.intercept(),
+            "decision": fitted.decision_function(&binary)?,
+            "n_iter": fitted.report().iterations,
+        },
+        "three": {
+            "data": samples(&three),
+            "ovr_decision": ova.decision_function(&three)?,
+            "ovr_n_iter": ova.report().iterations,
+            "multinomial_decision": multi.decision_function(&three)?,
+            "multinomial_proba": multi.predict_proba(&three)?,
+            "multinomial_n_iter": multi.report().iterations,
+        },
+    }))
+}
+
+fn main() -> Result<(), Error> {
+    let out = json!({ "sblr": sblr_cases()? }).to_string();
+    match std::env::args().nth(1) {
+        Some(path) => std::fs::write(path, out)?,
+        None => println!("{out}"),
+    }
+    Ok(())
+}

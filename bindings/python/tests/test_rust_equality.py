@@ -1,0 +1,54 @@
+"""Same data, same parameters, same seed: the Python estimators give the Rust crates'
+numbers (the reference is computed by ``examples/rust_reference.rs``)."""
+
+import numpy as np
+
+from bilinear import SparseBilinearLogisticRegression
+
+
+def _sblr(params, **extra):
+    return SparseBilinearLogisticRegression(**params, **extra)
+
+
+def _xy(case):
+    return np.array(case["data"]["x"]), np.array(case["data"]["y"])
+
+
+def test_sblr_binary_equals_rust(rust_reference):
+    ref = rust_reference["sblr"]
+    case = ref["binary"]
+    X, y = _xy(case)
+    model = _sblr(ref["params"]).fit(X, y)
+    np.testing.assert_array_equal(model.U_, np.array(case["u"]))
+    np.testing.assert_array_equal(model.V_, np.array(case["v"]))
+    np.testing.assert_array_equal(model.intercept_, [case["intercept"]])
+    np.testing.assert_array_equal(model.decision_function(X), case["decision"])
+    assert model.n_iter_ == case["n_iter"]
+
+
+def test_sblr_binary_equals_rust_through_matrix_shape(rust_reference):
+    ref = rust_reference["sblr"]
+    case = ref["binary"]
+    X, y = _xy(case)
+    n, s, t = X.shape
+    model = _sblr(ref["params"], matrix_shape=(s, t)).fit(X.reshape(n, s * t), y)
+    np.testing.assert_array_equal(model.decision_function(X.reshape(n, s * t)), case["decision"])
+
+
+def test_sblr_one_vs_all_equals_rust(rust_reference):
+    ref = rust_reference["sblr"]
+    case = ref["three"]
+    X, y = _xy(case)
+    model = _sblr(ref["params"], multi_class="ovr").fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), case["ovr_decision"])
+    assert model.n_iter_ == case["ovr_n_iter"]
+
+
+def test_sblr_multinomial_equals_rust(rust_reference):
+    ref = rust_reference["sblr"]
+    case = ref["three"]
+    X, y = _xy(case)
+    model = _sblr(ref["params"], multi_class="multinomial").fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), case["multinomial_decision"])
+    np.testing.assert_array_equal(model.predict_proba(X), case["multinomial_proba"])
+    assert model.n_iter_ == case["multinomial_n_iter"]
