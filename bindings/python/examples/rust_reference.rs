@@ -8,6 +8,7 @@
 
 use bl_core::data::MatrixDataset;
 use bl_core::{Fit, Fitted};
+use boolean_tensor::{Atom, Bmp, CpAls, Decomposition, SyntheticParams, Tensor, Tucker};
 use faer::MatRef;
 use sblr::{OneVsAll, Sblr};
 use serde_json::{Value, json};
@@ -60,8 +61,61 @@ fn sblr_cases() -> Result<Value, Error> {
     }))
 }
 
+/// A tensor as nested `(d0, d1, d2)` lists, `null` at missing entries.
+fn tensor(t: &Tensor) -> Value {
+    let [d0, d1, d2] = t.shape();
+    json!(
+        (0..d0)
+            .map(|i| (0..d1)
+                .map(|j| (0..d2)
+                    .map(|k| t.is_observed(t.index(i, j, k)).then(|| t.get(i, j, k)))
+                    .collect::<Vec<_>>())
+                .collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    )
+}
+
+/// BMP, CP-ALS and Tucker with the crate's defaults except the sizes, on a synthetic
+/// tensor with 20% missing entries.
+fn tensor_cases() -> Result<Value, Error> {
+    let data = SyntheticParams::default()
+        .shape([9, 8, 7])
+        .n_atoms(3)
+        .missing_fraction(0.2)
+        .noise_std(0.01)
+        .seed(3)
+        .generate()?;
+    let x = data.observed();
+    let bmp = Bmp::params().n_atoms(3).fit(x)?;
+    let cp = CpAls::params().rank(3).fit(x)?;
+    let tucker = Tucker::params().ranks([3, 3, 3]).fit(x)?;
+    Ok(json!({
+        "x": tensor(x),
+        "bmp": {
+            "params": { "n_atoms": 3 },
+            "modes": bmp.atoms().iter().map(Atom::mode).collect::<Vec<_>>(),
+            "z": bmp.atoms().iter().map(Atom::z).collect::<Vec<_>>(),
+            "coefficients": bmp.coefficients(),
+            "rmse_path": bmp.rmse_path(),
+            "reconstruction": tensor(&bmp.reconstruct()?),
+        },
+        "cp": {
+            "params": { "rank": 3 },
+            "factors": cp.factors().iter().map(|f| mat(*f)).collect::<Vec<_>>(),
+            "loss": cp.loss(),
+            "reconstruction": tensor(&cp.reconstruct()?),
+        },
+        "tucker": {
+            "params": { "ranks": [3, 3, 3] },
+            "core": tucker.core(),
+            "loss": tucker.loss(),
+            "reconstruction": tensor(&tucker.reconstruct()?),
+        },
+    }))
+}
+
 fn main() -> Result<(), Error> {
-    let out = json!({ "sblr": sblr_cases()? }).to_string();
+    let out = json!({ "sblr": sblr_cases()?, "tensor": tensor_cases()? }).to_string();
     match std::env::args().nth(1) {
         Some(path) => std::fs::write(path, out)?,
         None => println!("{out}"),

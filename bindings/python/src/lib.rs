@@ -7,6 +7,7 @@
 
 pub mod errors;
 pub mod sblr;
+pub mod tensor;
 
 use pyo3::prelude::*;
 
@@ -15,5 +16,6 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sblr::register(m)?;
+    tensor::register(m)?;
     Ok(())
 }

@@ -3,6 +3,7 @@ numbers (the reference is computed by ``examples/rust_reference.rs``)."""
 
 import numpy as np
 
+import bilinear
 from bilinear import SparseBilinearLogisticRegression
 
 
@@ -52,3 +53,40 @@ def test_sblr_multinomial_equals_rust(rust_reference):
     np.testing.assert_array_equal(model.decision_function(X), case["multinomial_decision"])
     np.testing.assert_array_equal(model.predict_proba(X), case["multinomial_proba"])
     assert model.n_iter_ == case["multinomial_n_iter"]
+
+
+def _tensor_case(rust_reference):
+    ref = rust_reference["tensor"]
+    return ref, np.array(ref["x"], dtype=float)
+
+
+def test_bmp_equals_rust(rust_reference):
+    ref, X = _tensor_case(rust_reference)
+    case = ref["bmp"]
+    model = bilinear.BooleanTensorDecomposition(**case["params"]).fit(X)
+    assert [m for m, *_ in model.factors_] == case["modes"]
+    for (_, z, _, _), z_rust in zip(model.factors_, case["z"]):
+        np.testing.assert_array_equal(z, z_rust)
+    np.testing.assert_array_equal(model.weights_, case["coefficients"])
+    np.testing.assert_array_equal(model.rmse_path_, case["rmse_path"])
+    np.testing.assert_allclose(model.reconstruct(), case["reconstruction"], rtol=0, atol=1e-12)
+
+
+def test_cp_equals_rust(rust_reference):
+    ref, X = _tensor_case(rust_reference)
+    case = ref["cp"]
+    model = bilinear.CPDecomposition(**case["params"]).fit(X)
+    for f, f_rust in zip(model.factors_, case["factors"]):
+        np.testing.assert_array_equal(f, f_rust)
+    assert model.loss_ == case["loss"]
+    np.testing.assert_allclose(model.reconstruct(), case["reconstruction"], rtol=0, atol=1e-12)
+
+
+def test_tucker_equals_rust(rust_reference):
+    ref, X = _tensor_case(rust_reference)
+    case = ref["tucker"]
+    model = bilinear.TuckerDecomposition(**case["params"]).fit(X)
+    # the crate stores the core with mode 0 fastest
+    np.testing.assert_array_equal(model.core_.ravel(order="F"), case["core"])
+    assert model.loss_ == case["loss"]
+    np.testing.assert_allclose(model.reconstruct(), case["reconstruction"], rtol=0, atol=1e-12)

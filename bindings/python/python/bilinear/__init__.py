@@ -4,10 +4,14 @@ workspace (see the package README)."""
 
 from . import _native
 from ._sblr import SparseBilinearLogisticRegression
+from ._tensor import BooleanTensorDecomposition, CPDecomposition, TuckerDecomposition
 
 __version__ = _native.__version__
 
 __all__ = [
+    "BooleanTensorDecomposition",
+    "CPDecomposition",
+    "TuckerDecomposition",
     "SparseBilinearLogisticRegression",
     "__version__",
 ]
