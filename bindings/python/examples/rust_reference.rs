@@ -10,6 +10,7 @@ use bl_core::data::MatrixDataset;
 use bl_core::{Fit, Fitted};
 use boolean_tensor::{Atom, Bmp, CpAls, Decomposition, SyntheticParams, Tensor, Tucker};
 use faer::MatRef;
+use maxcut_sdp::{MixingParams, Problem};
 use sblr::{OneVsAll, Sblr};
 use serde_json::{Value, json};
 
@@ -114,8 +115,31 @@ fn tensor_cases() -> Result<Value, Error> {
     }))
 }
 
+/// Max-cut of a seeded random weighted graph with the crate's defaults and the
+/// certificate on.
+fn maxcut_cases() -> Result<Value, Error> {
+    let n = 30;
+    let edges = maxcut_sdp::synthetic::gnp_weighted(n, 0.3, 4)?;
+    let solution = MixingParams::default()
+        .certify(true)
+        .fit(&Problem::maxcut(n, &edges)?)?;
+    Ok(json!({
+        "n": n,
+        "edges": edges.iter().map(|&(i, j, w)| json!([i, j, w])).collect::<Vec<_>>(),
+        "y": solution.y(),
+        "value": solution.value(),
+        "sdp_value": solution.sdp_value(),
+        "certified_bound": solution.certified_bound(),
+    }))
+}
+
 fn main() -> Result<(), Error> {
-    let out = json!({ "sblr": sblr_cases()?, "tensor": tensor_cases()? }).to_string();
+    let out = json!({
+        "sblr": sblr_cases()?,
+        "tensor": tensor_cases()?,
+        "maxcut": maxcut_cases()?,
+    })
+    .to_string();
     match std::env::args().nth(1) {
         Some(path) => std::fs::write(path, out)?,
         None => println!("{out}"),

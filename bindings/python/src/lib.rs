@@ -6,6 +6,7 @@
 //! classes in `python/bilinear/` over these functions.
 
 pub mod errors;
+pub mod maxcut;
 pub mod sblr;
 pub mod tensor;
 
@@ -16,6 +17,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sblr::register(m)?;
+    maxcut::register(m)?;
     tensor::register(m)?;
     Ok(())
 }

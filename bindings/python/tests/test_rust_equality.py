@@ -90,3 +90,12 @@ def test_tucker_equals_rust(rust_reference):
     np.testing.assert_array_equal(model.core_.ravel(order="F"), case["core"])
     assert model.loss_ == case["loss"]
     np.testing.assert_allclose(model.reconstruct(), case["reconstruction"], rtol=0, atol=1e-12)
+
+
+def test_maxcut_equals_rust(rust_reference):
+    case = rust_reference["maxcut"]
+    res = bilinear.maxcut(np.array(case["edges"]), n_nodes=case["n"])
+    np.testing.assert_array_equal(res.mixing.y, case["y"])
+    assert res.cut_value == case["value"]
+    assert res.sdp_value == case["sdp_value"]
+    assert res.certified_bound == case["certified_bound"]

@@ -4,6 +4,7 @@ workspace (see the package README)."""
 
 from . import _native
 from ._sblr import SparseBilinearLogisticRegression
+from ._sdp import MaxCutResult, MixingResult, maxcut, mixing_sdp
 from ._tensor import BooleanTensorDecomposition, CPDecomposition, TuckerDecomposition
 
 __version__ = _native.__version__
@@ -12,6 +13,10 @@ __all__ = [
     "BooleanTensorDecomposition",
     "CPDecomposition",
     "TuckerDecomposition",
+    "MaxCutResult",
+    "MixingResult",
+    "maxcut",
+    "mixing_sdp",
     "SparseBilinearLogisticRegression",
     "__version__",
 ]
