@@ -133,11 +133,34 @@ fn maxcut_cases() -> Result<Value, Error> {
     }))
 }
 
+/// GOP on the paper's Sec. 5.1 instance and on a small planted one (one thread).
+fn gop_cases() -> Result<Value, Error> {
+    let y = faer::Mat::from_fn(3, 4, |i, j| [0.1, -0.4, 0.3, 0.0][(i + 2 * j) % 4]);
+    let fit = gop_mmf::GopParams::default()
+        .k(2)
+        .budget(1.0)
+        .eps(0.01)
+        .seed(7)
+        .threads(1)
+        .fit(&y.as_ref())?;
+    let c = fit.certificate();
+    Ok(json!({
+        "y": mat(y.as_ref()),
+        "x": mat(fit.x()),
+        "theta": mat(fit.theta()),
+        "lower_bound": c.lower_bound,
+        "upper_bound": c.upper_bound,
+        "certified": c.certified,
+        "n_iter": fit.report().iterations,
+    }))
+}
+
 fn main() -> Result<(), Error> {
     let out = json!({
         "sblr": sblr_cases()?,
         "tensor": tensor_cases()?,
         "maxcut": maxcut_cases()?,
+        "gop": gop_cases()?,
     })
     .to_string();
     match std::env::args().nth(1) {

@@ -6,6 +6,7 @@
 //! classes in `python/bilinear/` over these functions.
 
 pub mod errors;
+pub mod gop;
 pub mod maxcut;
 pub mod sblr;
 pub mod tensor;
@@ -18,6 +19,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sblr::register(m)?;
     maxcut::register(m)?;
+    gop::register(m)?;
     tensor::register(m)?;
     Ok(())
 }

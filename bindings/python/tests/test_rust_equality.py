@@ -99,3 +99,15 @@ def test_maxcut_equals_rust(rust_reference):
     assert res.cut_value == case["value"]
     assert res.sdp_value == case["sdp_value"]
     assert res.certified_bound == case["certified_bound"]
+
+
+def test_gop_equals_rust(rust_reference):
+    case = rust_reference["gop"]
+    res = bilinear.gop_mmf(np.array(case["y"]), k=2, budget=1.0, eps=0.01, random_state=7,
+                           n_threads=1)
+    np.testing.assert_array_equal(res.x, case["x"])
+    np.testing.assert_array_equal(res.theta, case["theta"])
+    assert res.lower_bound == case["lower_bound"]
+    assert res.upper_bound == case["upper_bound"]
+    assert res.certified == case["certified"]
+    assert res.n_iter == case["n_iter"]

@@ -3,6 +3,7 @@ method for diagonal-constrained SDPs, computed by the Rust crates of the `biline
 workspace (see the package README)."""
 
 from . import _native
+from ._gop import GopResult, gop_mmf
 from ._sblr import SparseBilinearLogisticRegression
 from ._sdp import MaxCutResult, MixingResult, maxcut, mixing_sdp
 from ._tensor import BooleanTensorDecomposition, CPDecomposition, TuckerDecomposition
@@ -15,6 +16,8 @@ __all__ = [
     "TuckerDecomposition",
     "MaxCutResult",
     "MixingResult",
+    "GopResult",
+    "gop_mmf",
     "maxcut",
     "mixing_sdp",
     "SparseBilinearLogisticRegression",
