@@ -9,6 +9,7 @@ pub mod errors;
 pub mod gop;
 pub mod maxcut;
 pub mod sblr;
+pub mod tagger;
 pub mod tensor;
 
 use pyo3::prelude::*;
@@ -20,6 +21,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sblr::register(m)?;
     maxcut::register(m)?;
     gop::register(m)?;
+    tagger::register(m)?;
     tensor::register(m)?;
     Ok(())
 }

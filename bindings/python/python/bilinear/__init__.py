@@ -6,11 +6,13 @@ from . import _native
 from ._gop import GopResult, gop_mmf
 from ._sblr import SparseBilinearLogisticRegression
 from ._sdp import MaxCutResult, MixingResult, maxcut, mixing_sdp
+from ._tagger import BilinearTagger
 from ._tensor import BooleanTensorDecomposition, CPDecomposition, TuckerDecomposition
 
 __version__ = _native.__version__
 
 __all__ = [
+    "BilinearTagger",
     "BooleanTensorDecomposition",
     "CPDecomposition",
     "TuckerDecomposition",
