@@ -155,12 +155,34 @@ fn gop_cases() -> Result<Value, Error> {
     }))
 }
 
+/// bol (the crate's defaults but 10 epochs) on a three-sentence segmentation corpus.
+fn tagger_cases() -> Result<Value, Error> {
+    let text = "我/s 爱/s 北/b 京/e\n北/b 京/e 很/s 大/s\n我/s 在/s 北/b 京/e\n";
+    let corpus = online_bilinear::parse_char_tagged(text, "<reference>")?;
+    let model = online_bilinear::TaggerParams::bol()
+        .epochs(10)
+        .fit(&corpus)?;
+    let sentences: Vec<Vec<&str>> = corpus
+        .sentences()
+        .iter()
+        .map(|s| s.columns()[0].iter().map(String::as_str).collect())
+        .collect();
+    Ok(json!({
+        "x": sentences,
+        "y": corpus.sentences().iter().map(|s| s.tags()).collect::<Vec<_>>(),
+        "alpha": model.alpha(),
+        "beta": model.beta(),
+        "predicted": model.predict_corpus(&corpus)?,
+    }))
+}
+
 fn main() -> Result<(), Error> {
     let out = json!({
         "sblr": sblr_cases()?,
         "tensor": tensor_cases()?,
         "maxcut": maxcut_cases()?,
         "gop": gop_cases()?,
+        "tagger": tagger_cases()?,
     })
     .to_string();
     match std::env::args().nth(1) {

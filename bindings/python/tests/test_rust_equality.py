@@ -111,3 +111,11 @@ def test_gop_equals_rust(rust_reference):
     assert res.upper_bound == case["upper_bound"]
     assert res.certified == case["certified"]
     assert res.n_iter == case["n_iter"]
+
+
+def test_bol_tagger_equals_rust(rust_reference):
+    case = rust_reference["tagger"]
+    tagger = bilinear.BilinearTagger(learner="bol", epochs=10).fit(case["x"], case["y"])
+    assert tagger.model_.alpha == case["alpha"]
+    assert tagger.model_.beta == case["beta"]
+    assert tagger.predict(case["x"]) == case["predicted"]
