@@ -23,6 +23,9 @@ pub struct TestArgs {
     /// Skip `cargo test --workspace`; build the wheel and run the Python suite only.
     #[arg(long)]
     pub python_only: bool,
+    /// Pass `--locked` to every cargo command (CI: the lock file must be up to date).
+    #[arg(long)]
+    pub locked: bool,
     /// Build the wheel in the release profile (default: dev, faster to build).
     #[arg(long)]
     pub release: bool,
@@ -129,8 +132,14 @@ pub fn test(args: &TestArgs) -> anyhow::Result<()> {
     let root = crate::workspace_root();
     let target = target_dir(&root);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let locked: &[&str] = if args.locked { &["--locked"] } else { &[] };
     if !args.python_only {
-        run(&root, &cargo, ["test", "--workspace"], &[])?;
+        run(
+            &root,
+            &cargo,
+            ["test", "--workspace"].iter().chain(locked),
+            &[],
+        )?;
     }
     let python = args
         .python
@@ -147,7 +156,7 @@ pub fn test(args: &TestArgs) -> anyhow::Result<()> {
         &cargo,
         [
             OsStr::new("run"),
-            OsStr::new("-q"),
+            OsStr::new(if args.locked { "--locked" } else { "-q" }),
             OsStr::new("-p"),
             OsStr::new("bilinear-python"),
             OsStr::new("--example"),
@@ -173,7 +182,9 @@ pub fn test(args: &TestArgs) -> anyhow::Result<()> {
             manifest.as_os_str(),
             OsStr::new("--out"),
             wheels.as_os_str(),
-        ],
+        ]
+        .into_iter()
+        .chain(args.locked.then_some(OsStr::new("--locked"))),
         &[],
     )?;
     let wheel = newest_wheel(&wheels)?;
