@@ -22,5 +22,6 @@ def test_fit_releases_the_gil():
         time.sleep(0.001)
     worker.join()
     assert model.n_iter_ == 60
-    # a fit holding the GIL would block this loop until it returned (only the few milliseconds of Python validation around the Rust call could tick)
+    # a fit holding the GIL would block this loop until it returned: only the few
+    # milliseconds of Python validation around the Rust call could tick
     assert ticks >= 100, ticks
