@@ -65,6 +65,15 @@ where
     Ok(())
 }
 
+/// The whitespace-separated `words`, then `tail`, as the arguments of a command.
+fn argv<'a>(words: &'a str, tail: &[&'a OsStr]) -> Vec<&'a OsStr> {
+    words
+        .split_whitespace()
+        .map(OsStr::new)
+        .chain(tail.iter().copied())
+        .collect()
+}
+
 /// The target directory cargo uses (`$CARGO_TARGET_DIR` or `target/`).
 fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
@@ -79,24 +88,14 @@ fn ensure_venv(root: &Path, target: &Path, python: &OsStr) -> anyhow::Result<Pat
         .with_context(|| format!("cannot read {}", requirements.display()))?;
     let stamp = venv.join("requirements-installed.txt");
     if !venv.join("bin/python").exists() {
-        run(
-            root,
-            python,
-            [OsStr::new("-m"), OsStr::new("venv"), venv.as_os_str()],
-            &[],
-        )?;
+        run(root, python, argv("-m venv", &[venv.as_os_str()]), &[])?;
     }
     if fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
         let pip = venv.join("bin/pip");
         run(
             root,
             &pip,
-            [
-                OsStr::new("install"),
-                OsStr::new("-q"),
-                OsStr::new("-r"),
-                requirements.as_os_str(),
-            ],
+            argv("install -q -r", &[requirements.as_os_str()]),
             &[],
         )?;
         fs::write(&stamp, wanted)?;
@@ -132,12 +131,12 @@ pub fn test(args: &TestArgs) -> anyhow::Result<()> {
     let root = crate::workspace_root();
     let target = target_dir(&root);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let locked: &[&str] = if args.locked { &["--locked"] } else { &[] };
+    let locked = if args.locked { " --locked" } else { "" };
     if !args.python_only {
         run(
             &root,
             &cargo,
-            ["test", "--workspace"].iter().chain(locked),
+            argv(&format!("test --workspace{locked}"), &[]),
             &[],
         )?;
     }
@@ -151,55 +150,26 @@ pub fn test(args: &TestArgs) -> anyhow::Result<()> {
     let bin = venv.join("bin");
 
     let reference = target.join("python-reference.json");
-    run(
-        &root,
-        &cargo,
-        [
-            OsStr::new("run"),
-            OsStr::new(if args.locked { "--locked" } else { "-q" }),
-            OsStr::new("-p"),
-            OsStr::new("bilinear-python"),
-            OsStr::new("--example"),
-            OsStr::new("rust_reference"),
-            OsStr::new("--"),
-            reference.as_os_str(),
-        ],
-        &[],
-    )?;
+    let example = format!("run -q{locked} -p bilinear-python --example rust_reference --");
+    run(&root, &cargo, argv(&example, &[reference.as_os_str()]), &[])?;
 
     let wheels = target.join("python-wheels");
     let _ = fs::remove_dir_all(&wheels);
     let profile = if args.release { "release" } else { "dev" };
     let manifest = root.join("bindings/python/Cargo.toml");
-    run(
-        &root,
-        bin.join("maturin"),
-        [
-            OsStr::new("build"),
-            OsStr::new("--profile"),
-            OsStr::new(profile),
-            OsStr::new("--manifest-path"),
-            manifest.as_os_str(),
-            OsStr::new("--out"),
-            wheels.as_os_str(),
-        ]
-        .into_iter()
-        .chain(args.locked.then_some(OsStr::new("--locked"))),
-        &[],
-    )?;
+    let build = format!("build{locked} --profile {profile} --manifest-path");
+    let out = [
+        manifest.as_os_str(),
+        OsStr::new("--out"),
+        wheels.as_os_str(),
+    ];
+    run(&root, bin.join("maturin"), argv(&build, &out), &[])?;
     let wheel = newest_wheel(&wheels)?;
-    run(
-        &root,
-        bin.join("pip"),
-        [
-            OsStr::new("install"),
-            OsStr::new("-q"),
-            OsStr::new("--force-reinstall"),
-            OsStr::new("--no-deps"),
-            wheel.as_os_str(),
-        ],
-        &[],
-    )?;
+    let install = argv(
+        "install -q --force-reinstall --no-deps",
+        &[wheel.as_os_str()],
+    );
+    run(&root, bin.join("pip"), install, &[])?;
 
     let mut pytest: Vec<String> = vec!["-m".into(), "pytest".into(), "-q".into(), "tests".into()];
     pytest.extend(args.pytest_args.iter().cloned());

@@ -87,37 +87,18 @@ fn solve<'py>(
     Ok(d)
 }
 
-/// The mixing method on a dense symmetric `C`, then rounding and local search.
+/// The mixing method, then rounding and local search, on `C` given either as a dense
+/// symmetric array (`dense`) or by `edges` on `n` nodes: with `maxcut = false` each
+/// `(i, j, w)` adds `w` to `C_ij` and `C_ji`; with `maxcut = true`, `C` is the max-cut
+/// cost `L / 4` of the graph. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (c, *, rank, tol, max_sweeps, trials, local_search, certify, seed))]
+#[pyo3(signature = (*, dense=None, edges=None, n=0, maxcut=false, rank, tol, max_sweeps, trials, local_search, certify, seed))]
 #[allow(clippy::too_many_arguments)]
-pub fn mixing_dense<'py>(
+pub fn mixing<'py>(
     py: Python<'py>,
-    c: PyReadonlyArray2<'py, f64>,
-    rank: Option<usize>,
-    tol: f64,
-    max_sweeps: usize,
-    trials: usize,
-    local_search: bool,
-    certify: bool,
-    seed: u64,
-) -> PyResult<Bound<'py, PyDict>> {
-    let c = c.as_array();
-    let m = faer::Mat::from_fn(c.nrows(), c.ncols(), |i, j| c[(i, j)]);
-    let p = params(rank, tol, max_sweeps, trials, local_search, certify, seed);
-    solve(py, || Problem::dense(m.as_ref()), &p)
-}
-
-/// The mixing method on a sparse `C` given by edges (`maxcut = false`: each `(i, j, w)`
-/// adds `w` to `C_ij` and `C_ji`) or on the max-cut cost `L / 4` of the graph
-/// (`maxcut = true`).
-#[pyfunction]
-#[pyo3(signature = (n, edges, *, maxcut, rank, tol, max_sweeps, trials, local_search, certify, seed))]
-#[allow(clippy::too_many_arguments)]
-pub fn mixing_edges<'py>(
-    py: Python<'py>,
+    dense: Option<PyReadonlyArray2<'py, f64>>,
+    edges: Option<PyReadonlyArray2<'py, f64>>,
     n: usize,
-    edges: PyReadonlyArray2<'py, f64>,
     maxcut: bool,
     rank: Option<usize>,
     tol: f64,
@@ -127,24 +108,32 @@ pub fn mixing_edges<'py>(
     certify: bool,
     seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let edges = edge_list(edges.as_array())?;
     let p = params(rank, tol, max_sweeps, trials, local_search, certify, seed);
-    solve(
-        py,
-        || {
-            if maxcut {
-                Problem::maxcut(n, &edges)
-            } else {
-                Problem::sparse_from_edges(n, &edges)
-            }
-        },
-        &p,
-    )
+    match (dense, edges) {
+        (Some(c), None) => {
+            let c = c.as_array();
+            let m = faer::Mat::from_fn(c.nrows(), c.ncols(), |i, j| c[(i, j)]);
+            solve(py, || Problem::dense(m.as_ref()), &p)
+        }
+        (None, Some(e)) => {
+            let edges = edge_list(e.as_array())?;
+            let build = || {
+                if maxcut {
+                    Problem::maxcut(n, &edges)
+                } else {
+                    Problem::sparse_from_edges(n, &edges)
+                }
+            };
+            solve(py, build, &p)
+        }
+        _ => Err(PyValueError::new_err(
+            "give C either as `dense` or as `edges`, not both or neither",
+        )),
+    }
 }
 
 /// Adds the SDP items to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(mixing_dense, m)?)?;
-    m.add_function(wrap_pyfunction!(mixing_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(mixing, m)?)?;
     Ok(())
 }

@@ -52,6 +52,12 @@ fn array_to_mat(a: ArrayView2<'_, f64>) -> Mat<f64> {
     Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)])
 }
 
+/// Three factor matrices as a Python list of arrays.
+fn factor_list<'py>(py: Python<'py>, factors: [MatRef<'_, f64>; 3]) -> PyResult<Bound<'py, PyAny>> {
+    let arrays = factors.map(|f| mat_to_array(f).into_pyarray(py));
+    Ok(pyo3::types::PyList::new(py, arrays)?.into_any())
+}
+
 fn dict<'py>(
     py: Python<'py>,
     items: Vec<(&str, Bound<'py, PyAny>)>,
@@ -189,15 +195,10 @@ pub fn cp_fit<'py>(
         .n_starts(n_starts)
         .seed(seed);
     let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
-    let factors: Vec<_> = fitted
-        .factors()
-        .iter()
-        .map(|f| mat_to_array(*f).into_pyarray(py))
-        .collect();
     dict(
         py,
         vec![
-            ("factors", pyo3::types::PyList::new(py, factors)?.into_any()),
+            ("factors", factor_list(py, fitted.factors())?),
             ("loss", fitted.loss().into_pyobject(py)?.into_any()),
             ("start", fitted.start().into_pyobject(py)?.into_any()),
             (
@@ -236,17 +237,12 @@ pub fn tucker_fit<'py>(
     let x = x.as_array();
     let params = Tucker::params().ranks(ranks).max_iter(max_iter).tol(tol);
     let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
-    let factors: Vec<_> = fitted
-        .factors()
-        .iter()
-        .map(|f| mat_to_array(*f).into_pyarray(py))
-        .collect();
     let core =
         py.detach(|| guarded(|| Tensor::from_vec(fitted.ranks(), fitted.core().to_vec())))?;
     dict(
         py,
         vec![
-            ("factors", pyo3::types::PyList::new(py, factors)?.into_any()),
+            ("factors", factor_list(py, fitted.factors())?),
             ("core", from_tensor(&core).into_pyarray(py).into_any()),
             ("loss", fitted.loss().into_pyobject(py)?.into_any()),
             (

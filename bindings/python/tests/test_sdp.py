@@ -86,3 +86,12 @@ def test_bad_options():
         bilinear.maxcut([(0, 1)], trials=0)
     with pytest.raises(ValueError):
         bilinear.maxcut([(0, 1)], tol=-1.0)
+
+
+def test_native_needs_exactly_one_cost():
+    opts = dict(rank=None, tol=1e-6, max_sweeps=10, trials=1, local_search=True,
+                certify=False, seed=0)
+    with pytest.raises(ValueError):
+        bilinear._native.mixing(**opts)
+    with pytest.raises(ValueError):
+        bilinear._native.mixing(dense=np.eye(2), edges=np.ones((1, 2)), n=2, **opts)

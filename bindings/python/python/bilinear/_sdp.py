@@ -83,13 +83,12 @@ def mixing_sdp(C, *, rank=None, tol=1e-6, max_sweeps=1000, trials=100, local_sea
             raise ValueError(f"C must be square, got shape {coo.shape}")
         upper = coo.row <= coo.col
         edges = np.column_stack([coo.row[upper], coo.col[upper], coo.data[upper]])
-        out = _native.mixing_edges(coo.shape[0], _edges(edges.reshape(-1, 3)),
-                                   maxcut=False, **opts)
+        out = _native.mixing(edges=_edges(edges.reshape(-1, 3)), n=coo.shape[0], **opts)
     else:
         C = np.ascontiguousarray(np.asarray(C, dtype=np.float64))
         if C.ndim != 2:
             raise ValueError(f"C must be a 2-D array, got {C.ndim} dimensions")
-        out = _native.mixing_dense(C, **opts)
+        out = _native.mixing(dense=C, **opts)
     return _result(out)
 
 
@@ -106,7 +105,7 @@ def maxcut(edges, n_nodes=None, *, rank=None, tol=1e-6, max_sweeps=1000, trials=
         n_nodes = int(np.max(edges[:, :2])) + 1 if len(edges) and np.all(
             np.isfinite(edges[:, :2])) and np.min(edges[:, :2]) >= 0 else 0
     opts = _options(rank, tol, max_sweeps, trials, local_search, certify, random_state)
-    res = _result(_native.mixing_edges(int(n_nodes), edges, maxcut=True, **opts))
+    res = _result(_native.mixing(edges=edges, n=int(n_nodes), maxcut=True, **opts))
     return MaxCutResult(cut=res.y > 0, cut_value=res.value, sdp_value=res.sdp_value,
                         upper_bound=res.upper_bound, certified_bound=res.certified_bound,
                         mixing=res)
