@@ -30,6 +30,9 @@ pub enum Command {
         #[command(subcommand)]
         command: DataCommand,
     },
+    /// The workspace's test command: `cargo test --workspace`, then the Python package's
+    /// wheel and its pytest suite (see bindings/python/README.md).
+    Test(crate::test_cmd::TestArgs),
 }
 
 /// Arguments of `cargo xtask reproduce`.
@@ -92,6 +95,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Data {
             command: DataCommand::Fetch { names },
         } => data_fetch(&names),
+        Command::Test(args) => crate::test_cmd::test(&args).map(|()| ExitCode::SUCCESS),
     }
 }
 

@@ -25,6 +25,7 @@ pub mod experiments;
 pub mod paper;
 pub mod plot;
 pub mod reproduce;
+pub mod test_cmd;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,27 @@
+"""Sparse bilinear logistic regression, Boolean tensor factorization and the mixing
+method for diagonal-constrained SDPs, computed by the Rust crates of the `bilinear`
+workspace (see the package README)."""
+
+from . import _native
+from ._gop import GopResult, gop_mmf
+from ._sblr import SparseBilinearLogisticRegression
+from ._sdp import MaxCutResult, MixingResult, maxcut, mixing_sdp
+from ._tagger import BilinearTagger
+from ._tensor import BooleanTensorDecomposition, CPDecomposition, TuckerDecomposition
+
+__version__ = _native.__version__
+
+__all__ = [
+    "BilinearTagger",
+    "BooleanTensorDecomposition",
+    "CPDecomposition",
+    "TuckerDecomposition",
+    "MaxCutResult",
+    "MixingResult",
+    "GopResult",
+    "gop_mmf",
+    "maxcut",
+    "mixing_sdp",
+    "SparseBilinearLogisticRegression",
+    "__version__",
+]

@@ -1,0 +1,223 @@
+"""scikit-learn classifier over the `sblr` crate (Shi, Xu, Baraniuk 2014)."""
+
+import numbers
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from . import _native
+
+_DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+def _seed(random_state):
+    """An integer seed for the Rust crate: the int itself, 0 for None, or one draw."""
+    if random_state is None:
+        return 0
+    if isinstance(random_state, numbers.Integral):
+        if random_state < 0:
+            raise ValueError(f"random_state must be non-negative, got {random_state}")
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
+    """Sparse bilinear logistic regression on matrix-valued samples.
+
+    ``p(y = 1 | X) = sigmoid(tr(U^T X V) + b)`` with elastic-net penalties
+    ``mu1 |U|_1 + mu2/2 ||U||_F^2 + nu1 |V|_1 + nu2/2 ||V||_F^2`` (eqs. (3)-(5) of
+    Shi, Xu, Baraniuk, "Sparse Bilinear Logistic Regression", 2014).
+
+    Parameters
+    ----------
+    rank : int, default=1
+        Rank ``r`` of the factors ``U`` (``s x r``) and ``V`` (``t x r``).
+    mu1, mu2, nu1, nu2 : float, default=0.01
+        The l1 and squared-l2 penalties on ``U`` (mu) and ``V`` (nu). (The Rust crate's
+        defaults ``mu2 = nu2 = 0.5`` shrink every model to zero on standardized data, so
+        the estimator defaults to a weaker ridge.)
+    solver : {"alg2", "alg1"}, default="alg2"
+        Alg. 2 (proximal-linear block steps) or Alg. 1 (exact block solves).
+    tol : float, default=1e-3
+        Stopping tolerance on the quantity of eq. (8).
+    max_iter : int, default=500
+        Iteration cap.
+    init : {"mean_svd", "label_weighted_svd", "random"}, default="label_weighted_svd"
+        Starting point: the paper's mean-sample SVD (Sec. 7.1), which is noise once the
+        data are centred (as after ``StandardScaler``), the SVD of the label-weighted mean
+        sample, or seeded random factors.
+    multi_class : {"ovr", "multinomial"}, default="ovr"
+        One-vs-all binary models (the paper's protocol) or the multinomial model (Alg. 3,
+        the last class is the zero-score reference).
+    matrix_shape : (int, int) or None, default=None
+        ``(s, t)`` when ``X`` is given as ``(n, s*t)`` (row-major, ``X.reshape(n, s, t)``);
+        ``None`` reads 2-D ``X`` as ``1 x d`` matrices (a sparse linear classifier).
+        3-D ``X`` of shape ``(n, s, t)`` is always accepted.
+    random_state : int, RandomState or None, default=None
+        Seed of the random initialization (``None`` means seed 0).
+    dtype : {"float64", "float32"}, default="float64"
+        Dtype of the fitted arrays and the returned scores (the crate computes in f64).
+
+    Attributes
+    ----------
+    classes_, U_, V_, intercept_, n_iter_, n_features_in_, matrix_shape_
+        ``U_`` is ``(s, r)`` for two classes and ``(k, s, r)`` for ``k`` one-vs-all models
+        (multinomial: ``(k - 1, s, r)``, one per non-reference class); likewise ``V_``.
+    """
+
+    def __init__(
+        self,
+        rank=1,
+        mu1=0.01,
+        mu2=0.01,
+        nu1=0.01,
+        nu2=0.01,
+        solver="alg2",
+        tol=1e-3,
+        max_iter=500,
+        init="label_weighted_svd",
+        multi_class="ovr",
+        matrix_shape=None,
+        random_state=None,
+        dtype="float64",
+    ):
+        self.rank = rank
+        self.mu1 = mu1
+        self.mu2 = mu2
+        self.nu1 = nu1
+        self.nu2 = nu2
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.init = init
+        self.multi_class = multi_class
+        self.matrix_shape = matrix_shape
+        self.random_state = random_state
+        self.dtype = dtype
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.three_d_array = True
+        return tags
+
+    def _samples(self, X, reset):
+        """``X`` as a C-contiguous float64 ``(n, s, t)`` array (validated, no copy when
+        it is one already)."""
+        three_d = getattr(X, "ndim", None) == 3
+        if three_d:
+            X = validate_data(self, X, reset=reset, allow_nd=True, dtype=np.float64)
+            n, s, t = X.shape
+            return X, (s, t)
+        X = validate_data(self, X, reset=reset, dtype=np.float64)
+        n, d = X.shape
+        if self.matrix_shape is None:
+            shape = (1, d)
+        else:
+            try:
+                s, t = (int(v) for v in self.matrix_shape)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"matrix_shape must be a pair (s, t) of ints, got {self.matrix_shape!r}"
+                ) from None
+            if s < 1 or t < 1 or s * t != d:
+                raise ValueError(
+                    f"matrix_shape {self.matrix_shape!r} does not fit X with {d} features: "
+                    "need s * t == n_features"
+                )
+            shape = (s, t)
+        return X.reshape(n, *shape), shape
+
+    def fit(self, X, y):
+        """Fits on ``X`` (``(n, s, t)``, or ``(n, s*t)`` with ``matrix_shape``) and labels
+        ``y``."""
+        if self.dtype not in _DTYPES:
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
+        if getattr(X, "ndim", None) == 3:
+            X3, shape = self._samples(X, reset=True)
+            y = column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
+            check_consistent_length(X3, y)
+        else:
+            X2, y = validate_data(self, X, y, dtype=np.float64)
+            X3, shape = self._samples(X2, reset=False)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"SBLR needs samples of at least 2 classes; got {len(self.classes_)} class"
+            )
+        self._model = _native.sblr_fit(
+            np.ascontiguousarray(X3),
+            y_index.astype(np.int64),
+            len(self.classes_),
+            rank=int(self.rank),
+            mu1=float(self.mu1),
+            mu2=float(self.mu2),
+            nu1=float(self.nu1),
+            nu2=float(self.nu2),
+            solver=self.solver,
+            tol=float(self.tol),
+            max_iter=int(self.max_iter),
+            init=self.init,
+            seed=_seed(self.random_state),
+            multi_class=self.multi_class,
+        )
+        dtype = _DTYPES[self.dtype]
+        self.matrix_shape_ = shape
+        self.U_ = self._model.u.astype(dtype)
+        self.V_ = self._model.v.astype(dtype)
+        self.intercept_ = self._model.intercept.astype(dtype)
+        self.n_iter_ = self._model.n_iter
+        return self
+
+    def _predict_samples(self, X):
+        check_is_fitted(self)
+        X3, shape = self._samples(X, reset=False)
+        if tuple(shape) != tuple(self.matrix_shape_):
+            raise ValueError(
+                f"X has samples of shape {tuple(shape)}, but the model was fitted on "
+                f"{tuple(self.matrix_shape_)}"
+            )
+        return np.ascontiguousarray(X3)
+
+    def decision_function(self, X):
+        """Decision values: ``(n,)`` for two classes (positive means ``classes_[1]``),
+        ``(n, k)`` otherwise."""
+        X3 = self._predict_samples(X)
+        scores = self._model.decision_function(X3)
+        if scores.ndim == 2 and scores.shape[1] == 2:
+            # multinomial with two classes: class 1 is the zero-score reference
+            scores = scores[:, 1] - scores[:, 0]
+        return scores.astype(_DTYPES[self.dtype])
+
+    def predict_proba(self, X):
+        """Class probabilities ``(n, k)``; one-vs-all: the sigmoids of the class models
+        normalized to sum 1 (as scikit-learn's one-vs-rest logistic regression)."""
+        X3 = self._predict_samples(X)
+        p = self._model.predict_proba(X3)
+        if p is None:
+            scores = self._model.decision_function(X3)
+            p = expit(scores)
+            p /= p.sum(axis=1, keepdims=True)
+        elif p.ndim == 1:
+            p = np.column_stack([1.0 - p, p])
+        return p.astype(_DTYPES[self.dtype])
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Predicted class labels."""
+        X3 = self._predict_samples(X)
+        return self.classes_[self._model.predict(X3)]

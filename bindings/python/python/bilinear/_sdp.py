@@ -1,0 +1,111 @@
+"""The mixing method (Wang, Chang, Kolter, "The Mixing method: low-rank coordinate descent
+for semidefinite programming with diagonal constraints", 2017) of the `maxcut-sdp` crate:
+``max <C, Y>`` subject to ``diag(Y) = 1``, ``Y`` psd, with Goemans-Williamson rounding
+and a 1-flip local search."""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from . import _native
+
+
+@dataclass(frozen=True)
+class MixingResult:
+    """The rounded solution and the bounds.
+
+    ``y``: signs in ``{-1, +1}``; ``value = y^T C y``; ``sdp_value = <C, V^T V>`` at the
+    final ``V``; ``upper_bound``: ``sdp_value`` when the sweeps converged (an approximate
+    bound), else None; ``certified_bound``: a weak-duality upper bound (with
+    ``certify=True``); ``V``: the ``k x n`` factor with unit columns.
+    """
+
+    y: np.ndarray
+    value: float
+    sdp_value: float
+    upper_bound: Optional[float]
+    certified_bound: Optional[float]
+    n_iter: int
+    converged: bool
+    V: np.ndarray
+
+
+@dataclass(frozen=True)
+class MaxCutResult:
+    """A cut and its bounds: ``cut`` (True for the vertices on the ``+1`` side),
+    ``cut_value`` (total weight of the cut edges), ``sdp_value``, ``upper_bound``,
+    ``certified_bound`` as in :class:`MixingResult`, and the full ``mixing`` result."""
+
+    cut: np.ndarray
+    cut_value: float
+    sdp_value: float
+    upper_bound: Optional[float]
+    certified_bound: Optional[float]
+    mixing: MixingResult
+
+
+def _options(rank, tol, max_sweeps, trials, local_search, certify, random_state):
+    from ._sblr import _seed
+
+    return dict(rank=None if rank is None else int(rank), tol=float(tol),
+                max_sweeps=int(max_sweeps), trials=int(trials),
+                local_search=bool(local_search), certify=bool(certify),
+                seed=_seed(random_state))
+
+
+def _result(out):
+    return MixingResult(y=out["y"], value=out["value"], sdp_value=out["sdp_value"],
+                        upper_bound=out["upper_bound"],
+                        certified_bound=out["certified_bound"], n_iter=out["n_iter"],
+                        converged=out["converged"], V=out["v"])
+
+
+def _edges(edges):
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.ndim != 2 or edges.shape[1] not in (2, 3):
+        raise ValueError(f"edges must be an (m, 2) or (m, 3) array, got shape {edges.shape}")
+    return np.ascontiguousarray(edges)
+
+
+def mixing_sdp(C, *, rank=None, tol=1e-6, max_sweeps=1000, trials=100, local_search=True,
+               certify=False, random_state=None):
+    """Solves ``max <C, Y>, diag(Y) = 1, Y psd`` by the mixing method and rounds.
+
+    ``C``: a dense symmetric ``(n, n)`` array, or a SciPy sparse symmetric matrix (read
+    from its upper triangle). ``rank``: rows of ``V`` (default ``ceil(sqrt(2 n))``).
+    Returns a :class:`MixingResult`.
+    """
+    opts = _options(rank, tol, max_sweeps, trials, local_search, certify, random_state)
+    if hasattr(C, "tocoo"):
+        coo = C.tocoo()
+        if coo.shape[0] != coo.shape[1]:
+            raise ValueError(f"C must be square, got shape {coo.shape}")
+        upper = coo.row <= coo.col
+        edges = np.column_stack([coo.row[upper], coo.col[upper], coo.data[upper]])
+        out = _native.mixing(edges=_edges(edges.reshape(-1, 3)), n=coo.shape[0], **opts)
+    else:
+        C = np.ascontiguousarray(np.asarray(C, dtype=np.float64))
+        if C.ndim != 2:
+            raise ValueError(f"C must be a 2-D array, got {C.ndim} dimensions")
+        out = _native.mixing(dense=C, **opts)
+    return _result(out)
+
+
+def maxcut(edges, n_nodes=None, *, rank=None, tol=1e-6, max_sweeps=1000, trials=100,
+           local_search=True, certify=True, random_state=None):
+    """Max-cut of a weighted undirected graph by the mixing method on ``C = L / 4``.
+
+    ``edges``: ``(m, 2)`` node pairs (unit weights) or ``(m, 3)`` ``(i, j, weight)`` rows;
+    ``n_nodes`` defaults to the largest index + 1. ``certify`` (default on) computes the
+    weak-duality bound (``n <= 4096``). Returns a :class:`MaxCutResult`.
+    """
+    edges = _edges(edges)
+    if n_nodes is None:
+        n_nodes = int(np.max(edges[:, :2])) + 1 if len(edges) and np.all(
+            np.isfinite(edges[:, :2])) and np.min(edges[:, :2]) >= 0 else 0
+    opts = _options(rank, tol, max_sweeps, trials, local_search, certify, random_state)
+    res = _result(_native.mixing(edges=edges, n=int(n_nodes), maxcut=True, **opts))
+    return MaxCutResult(cut=res.y > 0, cut_value=res.value, sdp_value=res.sdp_value,
+                        upper_bound=res.upper_bound, certified_bound=res.certified_bound,
+                        mixing=res)

@@ -1,0 +1,169 @@
+"""Tensor decompositions of the `boolean-tensor` crate: Boolean Matching Pursuit (Chang,
+Zheng, Yen, Ravikumar, Yu, "Efficient Tensor Decomposition with Boolean Factors") and the
+CP-ALS and Tucker baselines of its Sec. 6, in scikit-learn's estimator style."""
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from . import _native
+from ._sblr import _seed
+
+
+def _tensor(X):
+    """``X`` as a float64 3-way array; NaN entries are missing (infinite ones are
+    rejected by the crate)."""
+    X = check_array(X, allow_nd=True, ensure_2d=False, dtype=np.float64,
+                    ensure_all_finite="allow-nan")
+    if X.ndim != 3:
+        raise ValueError(f"expected a 3-way array (d0, d1, d2), got {X.ndim} dimensions")
+    return X
+
+
+class BooleanTensorDecomposition(BaseEstimator):
+    """Boolean Matching Pursuit: ``X ~ sum_k c_k z_k (x) u_k (x) w_k`` with Boolean ``z_k``
+    along one mode per atom (model (1)), fitted greedily on the observed entries.
+
+    Parameters
+    ----------
+    n_atoms : int, default=10
+        Maximum number of atoms ``K``.
+    tol : float, default=1e-6
+        Stop when an atom decreases the loss by a relative amount below ``tol``.
+    alternations : int, default=10
+        Alternations between ``z`` and the rank-1 pair ``(u, w)`` per atom search.
+    refit_sweeps : int, default=10
+        Refit sweeps over all atoms after each fully corrective step.
+    refit_tol : float, default=1e-6
+        Relative tolerance of the refit sweeps.
+    modes : tuple of int, default=(0, 1, 2)
+        Modes the Boolean factors may lie along.
+    qp_solver : {"mixing", "exact"}, default="mixing"
+        The Boolean QP of the atom search: the mixing method (SDP relaxation, rounding,
+        local search) or exact enumeration (mode lengths up to 24).
+    random_state : int, RandomState or None, default=None
+        Seed of the randomized steps (``None`` means 0).
+
+    Attributes
+    ----------
+    factors_ : list of (mode, z, u, w)
+        The atoms: Boolean ``z`` (0/1 entries) along ``mode``, real ``u``, ``w`` along the
+        other two modes in increasing order.
+    weights_ : ndarray of shape (n_atoms_,)
+        The coefficients ``c_k``.
+    rmse_path_ : ndarray
+        RMSE on the observed entries after each atom.
+    n_iter_ : int
+        Atoms added.
+    """
+
+    def __init__(self, n_atoms=10, tol=1e-6, alternations=10, refit_sweeps=10,
+                 refit_tol=1e-6, modes=(0, 1, 2), qp_solver="mixing", random_state=None):
+        self.n_atoms = n_atoms
+        self.tol = tol
+        self.alternations = alternations
+        self.refit_sweeps = refit_sweeps
+        self.refit_tol = refit_tol
+        self.modes = modes
+        self.qp_solver = qp_solver
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
+        X = _tensor(X)
+        if self.qp_solver not in ("mixing", "exact"):
+            raise ValueError(f"qp_solver must be 'mixing' or 'exact', got {self.qp_solver!r}")
+        out = _native.bmp_fit(
+            X, n_atoms=int(self.n_atoms), tol=float(self.tol),
+            alternations=int(self.alternations), refit_sweeps=int(self.refit_sweeps),
+            refit_tol=float(self.refit_tol), modes=[int(m) for m in self.modes],
+            exact_qp=self.qp_solver == "exact", seed=_seed(self.random_state))
+        self.factors_ = list(zip(out["modes"], out["z"], out["u"], out["w"]))
+        self.weights_ = out["coefficients"]
+        self.rmse_path_ = out["rmse_path"]
+        self.n_iter_ = out["n_iter"]
+        self.shape_ = X.shape
+        return self
+
+    @property
+    def boolean_factors_(self):
+        """``[(mode, z)]``: the Boolean factor of each atom."""
+        check_is_fitted(self)
+        return [(mode, z) for mode, z, _, _ in self.factors_]
+
+    def reconstruct(self):
+        """The fitted tensor (missing entries predicted)."""
+        check_is_fitted(self)
+        modes, z, u, w = (list(c) for c in zip(*self.factors_)) if self.factors_ else ([],) * 4
+        if not modes:
+            return np.zeros(self.shape_)
+        return _native.bmp_reconstruct(modes, z, u, w, self.weights_)
+
+
+class CPDecomposition(BaseEstimator):
+    """CP decomposition by alternating least squares (the BMP paper's CP-ALS baseline),
+    EM over missing entries, the best of ``n_starts`` starts (the first is the HOSVD).
+
+    Attributes: ``factors_`` (three ``(d_n, rank)`` arrays), ``weights_`` (ones: the
+    weights are folded into the factors), ``loss_``, ``n_iter_``.
+    """
+
+    def __init__(self, rank=10, max_iter=300, tol=1e-9, n_starts=3, random_state=None):
+        self.rank = rank
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_starts = n_starts
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
+        X = _tensor(X)
+        out = _native.cp_fit(X, rank=int(self.rank), max_iter=int(self.max_iter),
+                             tol=float(self.tol), n_starts=int(self.n_starts),
+                             seed=_seed(self.random_state))
+        self.factors_ = list(out["factors"])
+        self.weights_ = np.ones(self.factors_[0].shape[1])
+        self.loss_ = out["loss"]
+        self.n_iter_ = out["n_iter"]
+        return self
+
+    def reconstruct(self):
+        """The fitted tensor ``sum_r F0[:, r] (x) F1[:, r] (x) F2[:, r]``."""
+        check_is_fitted(self)
+        return _native.cp_reconstruct(*self.factors_)
+
+
+class TuckerDecomposition(BaseEstimator):
+    """Tucker decomposition by truncated HOSVD (EM rounds over missing entries), the BMP
+    paper's Tucker baseline.
+
+    Attributes: ``factors_`` (three orthonormal ``(d_n, r_n)`` arrays), ``core_``
+    (``(r0, r1, r2)``), ``loss_``, ``n_iter_``.
+    """
+
+    def __init__(self, ranks=(5, 5, 5), max_iter=30, tol=1e-6):
+        self.ranks = ranks
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y=None):
+        """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
+        X = _tensor(X)
+        try:
+            ranks = [int(r) for r in self.ranks]
+        except (TypeError, ValueError):
+            raise ValueError(f"ranks must be three ints, got {self.ranks!r}") from None
+        if len(ranks) != 3 or min(ranks) < 0:
+            raise ValueError(f"ranks must be three non-negative ints, got {self.ranks!r}")
+        out = _native.tucker_fit(X, ranks=ranks, max_iter=int(self.max_iter),
+                                 tol=float(self.tol))
+        self.factors_ = list(out["factors"])
+        self.core_ = out["core"]
+        self.loss_ = out["loss"]
+        self.n_iter_ = out["n_iter"]
+        return self
+
+    def reconstruct(self):
+        """The fitted tensor ``G x_0 U_0 x_1 U_1 x_2 U_2``."""
+        check_is_fitted(self)
+        return _native.tucker_reconstruct(self.core_, *self.factors_)

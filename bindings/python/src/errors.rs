@@ -1,0 +1,74 @@
+//! Rust errors and panics to Python exceptions.
+//!
+//! Invalid input (parameters, shapes, non-finite values, class counts, saved models)
+//! becomes `ValueError`; numerical failures become `RuntimeError`; both carry the Rust
+//! message. A panic inside a call is caught at the boundary and becomes `RuntimeError`,
+//! so it never unwinds into the interpreter.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use bl_core::BlError;
+use pyo3::PyErr;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+
+/// `RuntimeError` for numerical failures, `ValueError` for everything else.
+fn core_to_py(e: &BlError) -> PyErr {
+    match e {
+        BlError::Numerical { .. } => PyRuntimeError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// An error of one of the workspace crates, as a Python exception.
+pub trait ToPyErr {
+    /// The Python exception carrying this error's message.
+    fn to_py(&self) -> PyErr;
+}
+
+impl ToPyErr for BlError {
+    fn to_py(&self) -> PyErr {
+        core_to_py(self)
+    }
+}
+
+macro_rules! wraps_core {
+    ($($ty:ty),*) => {$(
+        impl ToPyErr for $ty {
+            fn to_py(&self) -> PyErr {
+                match self {
+                    Self::Core(e) => core_to_py(e),
+                    other => PyValueError::new_err(other.to_string()),
+                }
+            }
+        }
+    )*};
+}
+
+wraps_core!(
+    sblr::SblrError,
+    boolean_tensor::TensorError,
+    maxcut_sdp::MaxcutError
+);
+
+/// A `serde_json` error (a malformed or invalid saved model) as `ValueError`.
+pub fn json_err(e: &serde_json::Error) -> PyErr {
+    PyValueError::new_err(format!("invalid saved model: {e}"))
+}
+
+/// Runs `f`, turning its error into a Python exception and a panic into `RuntimeError`.
+pub fn guarded<T, E: ToPyErr>(f: impl FnOnce() -> Result<T, E>) -> Result<T, PyErr> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.to_py()),
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            Err(PyRuntimeError::new_err(format!(
+                "internal error in the Rust library (please report): {msg}"
+            )))
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The mixing method for `max <C, Y>, diag(Y) = 1, Y psd` and max-cut, of the
+//! `maxcut-sdp` crate (Wang, Chang, Kolter 2017), behind `bilinear.mixing_sdp` and
+//! `bilinear.maxcut`.
+
+use maxcut_sdp::{Fit, Fitted, MaxcutError, MixingParams, MixingSolution, Problem};
+use numpy::ndarray::{Array1, Array2, ArrayView2};
+use numpy::{IntoPyArray, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::guarded;
+
+/// The largest integer a node index may have (exactly representable as `f64`).
+const MAX_INDEX: f64 = 9_007_199_254_740_992.0;
+
+fn index(value: f64, row: usize, col: usize) -> PyResult<usize> {
+    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value < MAX_INDEX {
+        // exact: a non-negative integer below 2^53
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(value as usize)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "edge {row}: node index {value} in column {col} is not a non-negative integer"
+        )))
+    }
+}
+
+/// `(i, j, w)` triples from an `(m, 2)` (unit weights) or `(m, 3)` array.
+fn edge_list(edges: ArrayView2<'_, f64>) -> PyResult<Vec<(usize, usize, f64)>> {
+    let cols = edges.ncols();
+    if cols != 2 && cols != 3 {
+        return Err(PyValueError::new_err(format!(
+            "edges must have 2 columns (i, j) or 3 (i, j, weight), got {cols}"
+        )));
+    }
+    edges
+        .rows()
+        .into_iter()
+        .enumerate()
+        .map(|(e, r)| {
+            let w = if cols == 3 { r[2] } else { 1.0 };
+            Ok((index(r[0], e, 0)?, index(r[1], e, 1)?, w))
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn params(
+    rank: Option<usize>,
+    tol: f64,
+    max_sweeps: usize,
+    trials: usize,
+    local_search: bool,
+    certify: bool,
+    seed: u64,
+) -> MixingParams {
+    MixingParams::default()
+        .rank(rank)
+        .tol(tol)
+        .max_sweeps(max_sweeps)
+        .trials(trials)
+        .local_search(local_search)
+        .certify(certify)
+        .seed(seed)
+}
+
+fn solve<'py>(
+    py: Python<'py>,
+    build: impl FnOnce() -> Result<Problem, MaxcutError> + Send,
+    params: &MixingParams,
+) -> PyResult<Bound<'py, PyDict>> {
+    let solution: MixingSolution = py.detach(|| guarded(|| params.fit(&build()?)))?;
+    let v = solution.v();
+    let d = PyDict::new(py);
+    d.set_item("y", Array1::from(solution.y().to_vec()).into_pyarray(py))?;
+    d.set_item("value", solution.value())?;
+    d.set_item("sdp_value", solution.sdp_value())?;
+    d.set_item("upper_bound", solution.upper_bound())?;
+    d.set_item("certified_bound", solution.certified_bound())?;
+    d.set_item("n_iter", solution.report().iterations)?;
+    d.set_item("converged", solution.report().converged())?;
+    d.set_item(
+        "v",
+        Array2::from_shape_fn((v.nrows(), v.ncols()), |(i, j)| v[(i, j)]).into_pyarray(py),
+    )?;
+    Ok(d)
+}
+
+/// The mixing method, then rounding and local search, on `C` given either as a dense
+/// symmetric array (`dense`) or by `edges` on `n` nodes: with `maxcut = false` each
+/// `(i, j, w)` adds `w` to `C_ij` and `C_ji`; with `maxcut = true`, `C` is the max-cut
+/// cost `L / 4` of the graph. Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (*, dense=None, edges=None, n=0, maxcut=false, rank, tol, max_sweeps, trials, local_search, certify, seed))]
+#[allow(clippy::too_many_arguments)]
+pub fn mixing<'py>(
+    py: Python<'py>,
+    dense: Option<PyReadonlyArray2<'py, f64>>,
+    edges: Option<PyReadonlyArray2<'py, f64>>,
+    n: usize,
+    maxcut: bool,
+    rank: Option<usize>,
+    tol: f64,
+    max_sweeps: usize,
+    trials: usize,
+    local_search: bool,
+    certify: bool,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let p = params(rank, tol, max_sweeps, trials, local_search, certify, seed);
+    match (dense, edges) {
+        (Some(c), None) => {
+            let c = c.as_array();
+            let m = faer::Mat::from_fn(c.nrows(), c.ncols(), |i, j| c[(i, j)]);
+            solve(py, || Problem::dense(m.as_ref()), &p)
+        }
+        (None, Some(e)) => {
+            let edges = edge_list(e.as_array())?;
+            let build = || {
+                if maxcut {
+                    Problem::maxcut(n, &edges)
+                } else {
+                    Problem::sparse_from_edges(n, &edges)
+                }
+            };
+            solve(py, build, &p)
+        }
+        _ => Err(PyValueError::new_err(
+            "give C either as `dense` or as `edges`, not both or neither",
+        )),
+    }
+}
+
+/// Adds the SDP items to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(mixing, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,288 @@
+//! Boolean Matching Pursuit, CP-ALS and Tucker of the `boolean-tensor` crate.
+//!
+//! The Python classes `bilinear.BooleanTensorDecomposition`, `CPDecomposition` and
+//! `TuckerDecomposition` call these functions. The fitted factors come back as NumPy
+//! arrays (the Python objects hold and pickle them); `*_reconstruct` rebuilds the tensor
+//! from them with the crate's own functions.
+
+use boolean_tensor::{
+    Atom, Bmp, CpAls, ExactQp, Fit, Fitted, Tensor, TensorError, Tucker, atoms_to_tensor,
+    cp_to_tensor,
+};
+use faer::{Mat, MatRef};
+use numpy::ndarray::{Array1, Array2, Array3, ArrayView2, ArrayView3};
+use numpy::{IntoPyArray, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::guarded;
+
+/// A `(d0, d1, d2)` array (any strides) as a tensor of the crate (mode 0 fastest); NaN
+/// entries become missing entries of the mask.
+fn to_tensor(x: ArrayView3<'_, f64>) -> Result<Tensor, TensorError> {
+    let (d0, d1, d2) = x.dim();
+    let mut data = Vec::with_capacity(d0 * d1 * d2);
+    for k in 0..d2 {
+        for j in 0..d1 {
+            for i in 0..d0 {
+                data.push(x[(i, j, k)]);
+            }
+        }
+    }
+    let shape = [d0, d1, d2];
+    if data.iter().any(|v| v.is_nan()) {
+        let mask = data.iter().map(|v| !v.is_nan()).collect();
+        Tensor::from_vec_masked(shape, data, mask)
+    } else {
+        Tensor::from_vec(shape, data)
+    }
+}
+
+/// A tensor of the crate as a `(d0, d1, d2)` array.
+fn from_tensor(t: &Tensor) -> Array3<f64> {
+    let [d0, d1, d2] = t.shape();
+    Array3::from_shape_fn((d0, d1, d2), |(i, j, k)| t.get(i, j, k))
+}
+
+fn mat_to_array(m: MatRef<'_, f64>) -> Array2<f64> {
+    Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)])
+}
+
+fn array_to_mat(a: ArrayView2<'_, f64>) -> Mat<f64> {
+    Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)])
+}
+
+/// Three factor matrices as a Python list of arrays.
+fn factor_list<'py>(py: Python<'py>, factors: [MatRef<'_, f64>; 3]) -> PyResult<Bound<'py, PyAny>> {
+    let arrays = factors.map(|f| mat_to_array(f).into_pyarray(py));
+    Ok(pyo3::types::PyList::new(py, arrays)?.into_any())
+}
+
+fn dict<'py>(
+    py: Python<'py>,
+    items: Vec<(&str, Bound<'py, PyAny>)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in items {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+/// Fits BMP (Chang et al., Algorithms 1-2) on `x` (NaN = missing). Returns a dict with
+/// the atoms (`modes`, `z`, `u`, `w`: one entry per atom), `coefficients`, `rmse_path`,
+/// `n_iter`. Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (x, *, n_atoms, tol, alternations, refit_sweeps, refit_tol, modes, exact_qp, seed))]
+#[allow(clippy::too_many_arguments)]
+pub fn bmp_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray3<'py, f64>,
+    n_atoms: usize,
+    tol: f64,
+    alternations: usize,
+    refit_sweeps: usize,
+    refit_tol: f64,
+    modes: Vec<usize>,
+    exact_qp: bool,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = x.as_array();
+    let mut params = Bmp::params()
+        .n_atoms(n_atoms)
+        .tol(tol)
+        .alternations(alternations)
+        .refit_sweeps(refit_sweeps)
+        .refit_tol(refit_tol)
+        .modes(&modes)
+        .seed(seed);
+    if exact_qp {
+        params = params.solver(ExactQp);
+    }
+    let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
+    let atoms = fitted.atoms();
+    let vecs = |f: fn(&Atom) -> &[f64]| -> PyResult<Bound<'py, PyAny>> {
+        let list: Vec<_> = atoms
+            .iter()
+            .map(|a| Array1::from(f(a).to_vec()).into_pyarray(py))
+            .collect();
+        Ok(pyo3::types::PyList::new(py, list)?.into_any())
+    };
+    let atom_modes: Vec<usize> = atoms.iter().map(Atom::mode).collect();
+    dict(
+        py,
+        vec![
+            ("modes", atom_modes.into_pyobject(py)?.into_any()),
+            ("z", vecs(Atom::z)?),
+            ("u", vecs(Atom::u)?),
+            ("w", vecs(Atom::w)?),
+            (
+                "coefficients",
+                Array1::from(fitted.coefficients().to_vec())
+                    .into_pyarray(py)
+                    .into_any(),
+            ),
+            (
+                "rmse_path",
+                Array1::from(fitted.rmse_path()).into_pyarray(py).into_any(),
+            ),
+            (
+                "n_iter",
+                fitted.report().iterations.into_pyobject(py)?.into_any(),
+            ),
+        ],
+    )
+}
+
+/// The tensor `sum_k c_k z_k (x) u_k (x) w_k` of BMP atoms (`z_k` along `modes[k]`).
+#[pyfunction]
+pub fn bmp_reconstruct<'py>(
+    py: Python<'py>,
+    modes: Vec<usize>,
+    z: Vec<PyReadonlyArray1<'py, f64>>,
+    u: Vec<PyReadonlyArray1<'py, f64>>,
+    w: Vec<PyReadonlyArray1<'py, f64>>,
+    coefficients: PyReadonlyArray1<'py, f64>,
+) -> PyResult<Bound<'py, PyArray3<f64>>> {
+    let vecs = |a: &[PyReadonlyArray1<'py, f64>]| -> Vec<Vec<f64>> {
+        a.iter().map(|v| v.as_array().to_vec()).collect()
+    };
+    let (z, u, w) = (vecs(&z), vecs(&u), vecs(&w));
+    let coefficients = coefficients.as_array().to_vec();
+    let t = py.detach(|| {
+        guarded(|| -> Result<Tensor, TensorError> {
+            if [z.len(), u.len(), w.len()]
+                .iter()
+                .any(|&n| n != modes.len())
+            {
+                return Err(bl_core::error::build::shape_mismatch(
+                    "BMP atoms",
+                    format!("{} z, u and w vectors (one per mode)", modes.len()),
+                    format!("{}, {} and {}", z.len(), u.len(), w.len()),
+                ));
+            }
+            let atoms = modes
+                .iter()
+                .zip(z)
+                .zip(u)
+                .zip(w)
+                .map(|(((&m, z), u), w)| Atom::new(m, z, u, w))
+                .collect::<Result<Vec<_>, _>>()?;
+            atoms_to_tensor(&atoms, &coefficients)
+        })
+    })?;
+    Ok(from_tensor(&t).into_pyarray(py))
+}
+
+/// Fits CP-ALS on `x` (NaN = missing; EM over the missing entries). Returns a dict with
+/// `factors` (three `(d_n, rank)` arrays), `loss`, `start`, `n_iter`.
+#[pyfunction]
+#[pyo3(signature = (x, *, rank, max_iter, tol, n_starts, seed))]
+pub fn cp_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray3<'py, f64>,
+    rank: usize,
+    max_iter: usize,
+    tol: f64,
+    n_starts: usize,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = x.as_array();
+    let params = CpAls::params()
+        .rank(rank)
+        .max_iter(max_iter)
+        .tol(tol)
+        .n_starts(n_starts)
+        .seed(seed);
+    let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
+    dict(
+        py,
+        vec![
+            ("factors", factor_list(py, fitted.factors())?),
+            ("loss", fitted.loss().into_pyobject(py)?.into_any()),
+            ("start", fitted.start().into_pyobject(py)?.into_any()),
+            (
+                "n_iter",
+                fitted.report().iterations.into_pyobject(py)?.into_any(),
+            ),
+        ],
+    )
+}
+
+/// The tensor of a CP model from its three factor matrices.
+#[pyfunction]
+pub fn cp_reconstruct<'py>(
+    py: Python<'py>,
+    f0: PyReadonlyArray2<'py, f64>,
+    f1: PyReadonlyArray2<'py, f64>,
+    f2: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, PyArray3<f64>>> {
+    let f = [f0, f1, f2].map(|a| array_to_mat(a.as_array()));
+    let t = py.detach(|| guarded(|| cp_to_tensor(f.each_ref().map(Mat::as_ref))))?;
+    Ok(from_tensor(&t).into_pyarray(py))
+}
+
+/// Fits Tucker (HOSVD; EM rounds over missing entries) on `x`. Returns a dict with
+/// `factors` (three orthonormal `(d_n, r_n)` arrays), `core` (`(r0, r1, r2)`), `loss`,
+/// `n_iter`.
+#[pyfunction]
+#[pyo3(signature = (x, *, ranks, max_iter, tol))]
+pub fn tucker_fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray3<'py, f64>,
+    ranks: [usize; 3],
+    max_iter: usize,
+    tol: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = x.as_array();
+    let params = Tucker::params().ranks(ranks).max_iter(max_iter).tol(tol);
+    let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
+    let core =
+        py.detach(|| guarded(|| Tensor::from_vec(fitted.ranks(), fitted.core().to_vec())))?;
+    dict(
+        py,
+        vec![
+            ("factors", factor_list(py, fitted.factors())?),
+            ("core", from_tensor(&core).into_pyarray(py).into_any()),
+            ("loss", fitted.loss().into_pyobject(py)?.into_any()),
+            (
+                "n_iter",
+                fitted.report().iterations.into_pyobject(py)?.into_any(),
+            ),
+        ],
+    )
+}
+
+/// The tensor `G x_0 U_0 x_1 U_1 x_2 U_2` of a Tucker model (mode products of the crate).
+#[pyfunction]
+pub fn tucker_reconstruct<'py>(
+    py: Python<'py>,
+    core: PyReadonlyArray3<'py, f64>,
+    u0: PyReadonlyArray2<'py, f64>,
+    u1: PyReadonlyArray2<'py, f64>,
+    u2: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, PyArray3<f64>>> {
+    let core = core.as_array();
+    let u = [u0, u1, u2].map(|a| array_to_mat(a.as_array()));
+    let t = py.detach(|| {
+        guarded(|| -> Result<Tensor, TensorError> {
+            let mut t = to_tensor(core)?;
+            for (mode, m) in u.iter().enumerate() {
+                t = t.mode_product(mode, m.as_ref())?;
+            }
+            Ok(t)
+        })
+    })?;
+    Ok(from_tensor(&t).into_pyarray(py))
+}
+
+/// Adds the tensor items to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(bmp_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(bmp_reconstruct, m)?)?;
+    m.add_function(wrap_pyfunction!(cp_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(cp_reconstruct, m)?)?;
+    m.add_function(wrap_pyfunction!(tucker_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(tucker_reconstruct, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,176 @@
+"""The SBLR classifier: shapes, pickling, float32, pipelines, and Python exceptions for
+bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import bilinear
+from bilinear import SparseBilinearLogisticRegression as SBLR
+
+
+def _data(n=60, s=6, t=5, classes=2, seed=0, shift=2.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, s, t))
+    y = np.arange(n) % classes
+    for c in range(classes):
+        X[y == c, c % s, c % t] += shift
+    return X, y
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_fit_predict_shapes(multi_class, classes):
+    X, y = _data(classes=classes)
+    labels = np.array(["walk", "run", "sit"])[y]
+    model = SBLR(rank=2, multi_class=multi_class).fit(X, labels)
+    assert model.score(X, labels) > 0.9
+    assert set(model.predict(X)) <= set(labels)
+    proba = model.predict_proba(X)
+    assert proba.shape == (len(X), classes)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    scores = model.decision_function(X)
+    assert scores.shape == ((len(X),) if classes == 2 else (len(X), classes))
+    if classes == 2 and multi_class == "ovr":
+        assert model.U_.shape == (6, 2) and model.V_.shape == (5, 2)
+    else:
+        k = classes if multi_class == "ovr" else classes - 1
+        assert model.U_.shape == (k, 6, 2) and model.V_.shape == (k, 5, 2)
+    assert model.n_iter_ >= 1
+
+
+def test_matrix_shape_equals_three_d():
+    X, y = _data()
+    n, s, t = X.shape
+    a = SBLR(rank=2).fit(X, y)
+    b = SBLR(rank=2, matrix_shape=(s, t)).fit(X.reshape(n, s * t), y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X.reshape(n, -1)))
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_pickle_round_trip(multi_class, classes):
+    X, y = _data(classes=classes)
+    model = SBLR(multi_class=multi_class).fit(X, y)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(again.U_, model.U_)
+    native = pickle.loads(pickle.dumps(model._model))
+    assert native.to_json() == model._model.to_json()
+
+
+def test_tampered_saved_model_is_value_error():
+    X, y = _data()
+    model = SBLR().fit(X, y)
+    text = model._model.to_json().replace('"s":6', '"s":7')
+    with pytest.raises(ValueError):
+        bilinear._native.SblrModel.from_json(text)
+    with pytest.raises(ValueError):
+        bilinear._native.SblrModel.from_json("{not json")
+    with pytest.raises(ValueError):
+        bilinear._native.SblrModel.from_json('{"kind": "other", "model": {}}')
+
+
+def test_float32_dtype():
+    X, y = _data()
+    model = SBLR(dtype="float32").fit(X.astype(np.float32), y)
+    assert model.U_.dtype == np.float32
+    assert model.decision_function(X).dtype == np.float32
+    assert model.predict_proba(X).dtype == np.float32
+
+
+def test_random_state_reproducible():
+    X, y = _data()
+    a = SBLR(init="random", random_state=5).fit(X, y)
+    b = SBLR(init="random", random_state=5).fit(X, y)
+    np.testing.assert_array_equal(a.U_, b.U_)
+
+
+def test_pipeline_and_grid_search():
+    X, y = _data(n=90, classes=3, shift=3.0)
+    n, s, t = X.shape
+    pipe = make_pipeline(StandardScaler(), SBLR(matrix_shape=(s, t)))
+    scores = cross_val_score(pipe, X.reshape(n, -1), y, cv=3)
+    assert scores.mean() > 0.8
+    grid = GridSearchCV(SBLR(matrix_shape=(s, t)), {"rank": [1, 2], "mu1": [0.0, 0.01]}, cv=3)
+    grid.fit(X.reshape(n, -1), y)
+    assert grid.best_params_["rank"] in (1, 2)
+
+
+BAD_FITS = [
+    ("rank above min(s, t)", dict(rank=9), None),
+    ("rank 0", dict(rank=0), None),
+    ("negative penalty", dict(mu1=-1.0), None),
+    ("bad solver", dict(solver="newton"), None),
+    ("bad init", dict(init="zeros"), None),
+    ("bad multi_class", dict(multi_class="ovo"), None),
+    ("bad dtype", dict(dtype="int8"), None),
+    ("matrix_shape not fitting", dict(matrix_shape=(4, 4)), "flat"),
+    ("matrix_shape not a pair", dict(matrix_shape="6x5"), "flat"),
+    ("zero max_iter", dict(max_iter=0), None),
+    ("NaN in X", {}, "nan"),
+    ("one class", {}, "one_class"),
+    ("wrong number of labels", {}, "short_y"),
+    ("string samples", {}, "strings"),
+    ("regression target", {}, "continuous"),
+]
+
+
+@pytest.mark.parametrize("what,params,data", BAD_FITS, ids=[b[0] for b in BAD_FITS])
+def test_bad_input_is_value_error(what, params, data):
+    X, y = _data()
+    n = len(X)
+    if data == "flat":
+        X = X.reshape(n, -1)
+    elif data == "nan":
+        X[3, 1, 1] = np.nan
+    elif data == "one_class":
+        y = np.zeros(n, dtype=int)
+    elif data == "short_y":
+        y = y[:-1]
+    elif data == "strings":
+        X = np.full((n, 2, 2), "a")
+    elif data == "continuous":
+        y = np.linspace(0, 1, n)
+    with pytest.raises(ValueError):
+        SBLR(**params).fit(X, y)
+
+
+def test_bad_prediction_input():
+    X, y = _data()
+    model = SBLR().fit(X, y)
+    with pytest.raises(ValueError):
+        model.predict(X[:, :5, :])  # other sample shape
+    with pytest.raises(ValueError):
+        model.predict(X.reshape(len(X), -1))  # 2-D X read as 1 x d: other shape
+    Xn = X.copy()
+    Xn[0, 0, 0] = np.inf
+    with pytest.raises(ValueError):
+        model.decision_function(Xn)
+    with pytest.raises(ValueError):
+        bilinear._native.sblr_fit(
+            X, -np.ones(len(X), dtype=np.int64), 2, rank=1, mu1=0.0, mu2=0.0, nu1=0.0,
+            nu2=0.0, solver="alg2", tol=1e-3, max_iter=5, init="mean_svd", seed=0,
+            multi_class="ovr")
+
+
+def test_native_rejects_out_of_range_labels():
+    X, y = _data()
+    with pytest.raises(ValueError, match="labels"):
+        bilinear._native.sblr_fit(
+            X, np.full(len(X), 7, dtype=np.int64), 2, rank=1, mu1=0.0, mu2=0.0, nu1=0.0,
+            nu2=0.0, solver="alg2", tol=1e-3, max_iter=5, init="mean_svd", seed=0,
+            multi_class="ovr")
+
+
+def test_native_rejects_wrong_array_dtype():
+    X, y = _data()
+    with pytest.raises(TypeError):
+        bilinear._native.sblr_fit(
+            X.astype(np.float32), y.astype(np.int64), 2, rank=1, mu1=0.0, mu2=0.0,
+            nu1=0.0, nu2=0.0, solver="alg2", tol=1e-3, max_iter=5, init="mean_svd", seed=0,
+            multi_class="ovr")

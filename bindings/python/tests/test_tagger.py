@@ -1,0 +1,60 @@
+"""BilinearTagger: learns a small segmentation corpus, equals the crate's JSON round
+trip, pickles, and rejects bad input."""
+
+import pickle
+
+import pytest
+
+import bilinear
+
+# BMES character tags of "我 爱 北京 / 北京 很 大 / 我 在 北京"
+X = [list("我爱北京"), list("北京很大"), list("我在北京")]
+Y = [list("ssbe"), list("bess"), list("ssbe")]
+
+
+@pytest.mark.parametrize("learner", ["bol", "bcd", "sp", "crf-l2", "crf-l1"])
+def test_learns_training_corpus(learner):
+    tagger = bilinear.BilinearTagger(learner=learner, epochs=10).fit(X, Y)
+    assert tagger.score(X, Y) > 0.8
+    pred = tagger.predict([list("北京")])
+    assert len(pred) == 1 and len(pred[0]) == 2
+    assert set(tagger.tags_) == {"s", "b", "e"}
+
+
+def test_pickle_round_trip():
+    tagger = bilinear.BilinearTagger(epochs=5, averaging=True).fit(X, Y)
+    again = pickle.loads(pickle.dumps(tagger))
+    assert again.predict(X) == tagger.predict(X)
+    assert again.model_.alpha == tagger.model_.alpha
+
+
+def test_two_column_tokens():
+    X2 = [[("He", "PRP"), ("ran", "VBD")], [("She", "PRP"), ("sat", "VBD")]]
+    Y2 = [["B-NP", "B-VP"], ["B-NP", "B-VP"]]
+    tagger = bilinear.BilinearTagger(templates="chunking", epochs=5).fit(X2, Y2)
+    assert tagger.predict(X2) == Y2
+
+
+@pytest.mark.parametrize(
+    "x,y,params",
+    [
+        (X, Y[:2], {}),
+        (X, [list("ss"), *Y[1:]], {}),
+        ("abc", Y, {}),
+        (X, Y, {"learner": "hmm"}),
+        (X, Y, {"templates": "ner"}),
+        (X, Y, {"epochs": 0}),
+        (X, Y, {"c": -1.0}),
+        ([[1, 2]], [["s", "s"]], {}),
+    ],
+    ids=["fewer tag sequences", "ragged sentence", "string corpus", "bad learner",
+         "bad templates", "zero epochs", "negative c", "non-string tokens"],
+)
+def test_bad_input_is_value_error(x, y, params):
+    with pytest.raises(ValueError):
+        bilinear.BilinearTagger(**params).fit(x, y)
+
+
+def test_tampered_json_is_value_error():
+    with pytest.raises(ValueError):
+        bilinear._native.TaggerModel.from_json('{"not": "a model"}')

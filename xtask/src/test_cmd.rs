@@ -1,0 +1,183 @@
+//! `cargo xtask test`: the workspace's one test command.
+//!
+//! 1. `cargo test --workspace` (skipped with `--python-only`);
+//! 2. a virtual environment under `target/python-venv` (created once with
+//!    `python3 -m venv`; the pinned packages of `bindings/python/requirements-test.txt`
+//!    are installed again only when that file changes);
+//! 3. the Rust crates' reference results (`cargo run -p bilinear-python --example
+//!    rust_reference`) for the Python suite's equality tests;
+//! 4. the wheel of `bindings/python` (`maturin build`, dev profile unless `--release`),
+//!    installed into the environment;
+//! 5. `pytest` on `bindings/python/tests` (scikit-learn's estimator checks included).
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// Arguments of `cargo xtask test`.
+#[derive(Debug, clap::Args)]
+pub struct TestArgs {
+    /// Skip `cargo test --workspace`; build the wheel and run the Python suite only.
+    #[arg(long)]
+    pub python_only: bool,
+    /// Pass `--locked` to every cargo command (CI: the lock file must be up to date).
+    #[arg(long)]
+    pub locked: bool,
+    /// Build the wheel in the release profile (default: dev, faster to build).
+    #[arg(long)]
+    pub release: bool,
+    /// The Python interpreter that creates the environment (default: `$BILINEAR_PYTHON`,
+    /// else `python3`).
+    #[arg(long, value_name = "PYTHON")]
+    pub python: Option<PathBuf>,
+    /// Extra arguments passed to pytest (after `--`).
+    #[arg(last = true, value_name = "PYTEST_ARGS")]
+    pub pytest_args: Vec<String>,
+}
+
+/// Runs `program args...` in `dir`, failing unless it exits successfully.
+fn run<I, S>(
+    dir: &Path,
+    program: impl AsRef<OsStr>,
+    args: I,
+    envs: &[(&str, &OsStr)],
+) -> anyhow::Result<()>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let program = program.as_ref();
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(dir);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    println!("$ {cmd:?}");
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start {}", program.to_string_lossy()))?;
+    if !status.success() {
+        bail!("{} failed ({status})", program.to_string_lossy());
+    }
+    Ok(())
+}
+
+/// The whitespace-separated `words`, then `tail`, as the arguments of a command.
+fn argv<'a>(words: &'a str, tail: &[&'a OsStr]) -> Vec<&'a OsStr> {
+    words
+        .split_whitespace()
+        .map(OsStr::new)
+        .chain(tail.iter().copied())
+        .collect()
+}
+
+/// The target directory cargo uses (`$CARGO_TARGET_DIR` or `target/`).
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
+}
+
+/// Creates the environment when missing and installs the pinned requirements when they
+/// changed since the last install. Returns the environment's directory.
+fn ensure_venv(root: &Path, target: &Path, python: &OsStr) -> anyhow::Result<PathBuf> {
+    let venv = target.join("python-venv");
+    let requirements = root.join("bindings/python/requirements-test.txt");
+    let wanted = fs::read_to_string(&requirements)
+        .with_context(|| format!("cannot read {}", requirements.display()))?;
+    let stamp = venv.join("requirements-installed.txt");
+    if !venv.join("bin/python").exists() {
+        run(root, python, argv("-m venv", &[venv.as_os_str()]), &[])?;
+    }
+    if fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
+        let pip = venv.join("bin/pip");
+        run(
+            root,
+            &pip,
+            argv("install -q -r", &[requirements.as_os_str()]),
+            &[],
+        )?;
+        fs::write(&stamp, wanted)?;
+    }
+    Ok(venv)
+}
+
+/// The newest `bilinear-*.whl` in `dir`.
+fn newest_wheel(dir: &Path) -> anyhow::Result<PathBuf> {
+    let mut wheels: Vec<(std::time::SystemTime, PathBuf)> = fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension() == Some(OsStr::new("whl"))
+                && p.file_name()
+                    .and_then(OsStr::to_str)
+                    .is_some_and(|n| n.starts_with("bilinear-"))
+        })
+        .filter_map(|p| Some((fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    wheels.sort();
+    wheels
+        .pop()
+        .map(|(_, p)| p)
+        .with_context(|| format!("maturin wrote no wheel into {}", dir.display()))
+}
+
+/// Runs the whole test command.
+///
+/// # Errors
+/// The first step that fails (a failing test included).
+pub fn test(args: &TestArgs) -> anyhow::Result<()> {
+    let root = crate::workspace_root();
+    let target = target_dir(&root);
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let locked = if args.locked { " --locked" } else { "" };
+    if !args.python_only {
+        run(
+            &root,
+            &cargo,
+            argv(&format!("test --workspace{locked}"), &[]),
+            &[],
+        )?;
+    }
+    let python = args
+        .python
+        .clone()
+        .map(PathBuf::into_os_string)
+        .or_else(|| std::env::var_os("BILINEAR_PYTHON"))
+        .unwrap_or_else(|| "python3".into());
+    let venv = ensure_venv(&root, &target, &python)?;
+    let bin = venv.join("bin");
+
+    let reference = target.join("python-reference.json");
+    let example = format!("run -q{locked} -p bilinear-python --example rust_reference --");
+    run(&root, &cargo, argv(&example, &[reference.as_os_str()]), &[])?;
+
+    let wheels = target.join("python-wheels");
+    let _ = fs::remove_dir_all(&wheels);
+    let profile = if args.release { "release" } else { "dev" };
+    let manifest = root.join("bindings/python/Cargo.toml");
+    let build = format!("build{locked} --profile {profile} --manifest-path");
+    let out = [
+        manifest.as_os_str(),
+        OsStr::new("--out"),
+        wheels.as_os_str(),
+    ];
+    run(&root, bin.join("maturin"), argv(&build, &out), &[])?;
+    let wheel = newest_wheel(&wheels)?;
+    let install = argv(
+        "install -q --force-reinstall --no-deps",
+        &[wheel.as_os_str()],
+    );
+    run(&root, bin.join("pip"), install, &[])?;
+
+    let mut pytest: Vec<String> = vec!["-m".into(), "pytest".into(), "-q".into(), "tests".into()];
+    pytest.extend(args.pytest_args.iter().cloned());
+    run(
+        &root.join("bindings/python"),
+        bin.join("python"),
+        &pytest,
+        &[("BILINEAR_RUST_REFERENCE", reference.as_os_str())],
+    )?;
+    Ok(())
+}
