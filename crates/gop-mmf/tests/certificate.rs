@@ -202,16 +202,9 @@ fn certified_interval_contains_the_exhaustive_optimum_m2_and_k3() {
 #[test]
 fn illustrative_example_reaches_the_global_optimum_from_twenty_starts() {
     // Sec. 5.1: y = [0, -1, -0.5], K = 2, P = 1, eps = 0.01; the optimum is 0.
-    let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
+    let (y, params) = gop_mmf::synthetic::illustrative();
     for seed in 0..20 {
-        let fit = GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .eps(0.01)
-            .seed(seed)
-            .threads(1)
-            .fit(&y.as_ref())
-            .unwrap();
+        let fit = params.clone().seed(seed).fit(&y.as_ref()).unwrap();
         assert!(fit.certificate().certified, "seed {seed}");
         assert!(
             fit.upper_bound() <= 0.01,
@@ -268,52 +261,23 @@ fn bad_input_gives_typed_errors() {
         GopParams::default().k(2).budget(1.0).fit(&nan.as_ref()),
         Err(GopError::Core(_))
     ));
-    assert!(matches!(
-        GopParams::default().k(1).budget(1.0).fit(&y.as_ref()),
-        Err(GopError::Core(bl_core::BlError::InvalidParameter {
-            name: "k",
-            ..
-        }))
-    ));
+    let base = GopParams::default().k(2).budget(1.0);
+    let mut invalid: Vec<(GopParams, &str)> = vec![
+        (base.clone().k(1), "k"),
+        (base.clone().eps(0.0), "eps"),
+        (base.clone().initial_x(vec![1.0; 4]), "initial_x"),
+    ];
     for p in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-        assert!(matches!(
-            GopParams::default().k(2).budget(p).fit(&y.as_ref()),
-            Err(GopError::Core(bl_core::BlError::InvalidParameter {
-                name: "budget",
-                ..
-            }))
-        ));
+        invalid.push((base.clone().budget(p), "budget"));
+    }
+    for (params, name) in invalid {
+        let err = params.fit(&y.as_ref()).unwrap_err();
+        assert_eq!(err.invalid_parameter(), Some(name), "{err}");
     }
     assert!(matches!(
-        GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .eps(0.0)
-            .fit(&y.as_ref()),
-        Err(GopError::Core(bl_core::BlError::InvalidParameter {
-            name: "eps",
-            ..
-        }))
-    ));
-    assert!(matches!(
-        GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .initial_x(vec![0.0; 3])
-            .fit(&y.as_ref()),
+        base.clone().initial_x(vec![0.0; 3]).fit(&y.as_ref()),
         Err(GopError::Core(bl_core::BlError::ShapeMismatch {
             context: "initial_x",
-            ..
-        }))
-    ));
-    assert!(matches!(
-        GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .initial_x(vec![1.0; 4])
-            .fit(&y.as_ref()),
-        Err(GopError::Core(bl_core::BlError::InvalidParameter {
-            name: "initial_x",
             ..
         }))
     ));

@@ -26,11 +26,12 @@ use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{MaxcutError, Result, non_finite, numerical, shape_mismatch};
+use crate::error::{MaxcutError, Result};
 use crate::params::{AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams};
-use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, dot};
+use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, dot, matvec};
 use crate::rounding::{Rounding, hyperplane_rounding};
 use crate::sweep_order::{SweepOrder, first_non_permutation};
+use bl_core::error::build::{non_finite, numerical, shape_mismatch};
 
 /// Seed offsets of the independent random streams derived from [`MixingParams::seed`].
 pub(crate) const ORDER_STREAM: u64 = 0x5851_F42D_4C95_7F2D;
@@ -109,13 +110,10 @@ impl Kernel<'_> {
                 }
             }
             Kernel::Implicit { lr, w } => {
-                matmul(
-                    MatMut::from_column_major_slice_mut(g, k, 1),
-                    Accum::Replace,
+                matvec(
+                    g,
                     MatRef::from_column_major_slice(w, lr.m, k).transpose(),
-                    MatRef::from_column_major_slice(lr.row(i), lr.m, 1),
-                    1.0,
-                    Par::Seq,
+                    lr.row(i),
                 );
                 axpy(g, -lr.row_sq[i], vi);
             }
@@ -125,14 +123,7 @@ impl Kernel<'_> {
 
 fn dense_field(c: &[f64], n: usize, v: &[f64], k: usize, i: usize, g: &mut [f64]) {
     let col = &c[i * n..(i + 1) * n];
-    matmul(
-        MatMut::from_column_major_slice_mut(g, k, 1),
-        Accum::Replace,
-        MatRef::from_column_major_slice(v, k, n),
-        MatRef::from_column_major_slice(col, n, 1),
-        1.0,
-        Par::Seq,
-    );
+    matvec(g, MatRef::from_column_major_slice(v, k, n), col);
     axpy(g, -col[i], &v[i * k..(i + 1) * k]);
 }
 
@@ -189,24 +180,30 @@ fn dense_block_sweep(
             }
             let vi = &mut v[i * k..(i + 1) * k];
             axpy(g, -c[i + i * n], vi);
-            let dv_t = &mut rest[..k];
-            let norm = dot(g, g).sqrt();
-            if !(norm > 0.0 && norm.is_finite()) {
-                // g_i = 0: every unit v_i is optimal, keep the current one.
-                dv_t.fill(0.0);
-                continue;
-            }
-            let before = dot(g, vi);
-            for r in 0..k {
-                let new = g[r] / norm;
-                dv_t[r] = new - vi[r];
-                vi[r] = new;
-            }
-            increase += 2.0 * (norm - before);
+            increase += move_to_field(g, vi, &mut rest[..k]);
         }
         start += len;
     }
     increase
+}
+
+/// The coordinate update `v_i <- g / ||g||` with `dv = v_i^new - v_i^old`; returns the
+/// objective increase `2 (||g|| - g^T v_i^old)`. For `g = 0` every unit `v_i` is optimal:
+/// `v_i` is kept, `dv = 0` and the increase is 0.
+#[inline]
+fn move_to_field(g: &[f64], vi: &mut [f64], dv: &mut [f64]) -> f64 {
+    let norm = dot(g, g).sqrt();
+    if !(norm > 0.0 && norm.is_finite()) {
+        dv.fill(0.0);
+        return 0.0;
+    }
+    let before = dot(g, vi);
+    for ((vr, dr), gr) in vi.iter_mut().zip(dv.iter_mut()).zip(g) {
+        let new = gr / norm;
+        *dr = new - *vr;
+        *vr = new;
+    }
+    2.0 * (norm - before)
 }
 
 /// `y += a x`.
@@ -473,19 +470,7 @@ impl<'a> Mixing<'a> {
         let mut increase = 0.0;
         for &i in order.iter() {
             kernel.field(v, k, i, g);
-            let norm = dot(g, g).sqrt();
-            if !(norm > 0.0 && norm.is_finite()) {
-                // g_i = 0: every unit v_i is optimal, keep the current one.
-                continue;
-            }
-            let vi = &mut v[i * k..(i + 1) * k];
-            let before = dot(g, vi);
-            for r in 0..k {
-                let new = g[r] / norm;
-                dv[r] = new - vi[r];
-                vi[r] = new;
-            }
-            increase += 2.0 * (norm - before);
+            increase += move_to_field(g, &mut v[i * k..(i + 1) * k], dv);
             if let Kernel::Implicit { lr, w } = kernel {
                 matmul(
                     MatMut::from_column_major_slice_mut(w, lr.m, k),

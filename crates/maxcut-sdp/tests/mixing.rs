@@ -54,12 +54,7 @@ fn columns_stay_unit_norm_and_objective_never_decreases() {
 
 #[test]
 fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
-    let g = random_gaussian(25, 8, 21);
-    let c = gram(&g);
-    let (row_ptr, col_idx, values) = to_csr(&c);
-    let dense = Problem::dense(c.as_ref()).unwrap();
-    let sparse = Problem::sparse_from_csr(25, &row_ptr, &col_idx, &values).unwrap();
-    let low_rank = Problem::low_rank(g.as_ref()).unwrap();
+    let (c, [dense, sparse, low_rank]) = gram_in_three_forms(25, 8, 21);
     let params = MixingParams::default().seed(3).tol(0.0).max_sweeps(15);
 
     let mut results = Vec::new();
@@ -121,12 +116,7 @@ fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
 fn blocked_dense_sweeps_match_the_sequential_sparse_ones_in_both_orders() {
     // n = 150 spans several blocks of the dense sweep; the sparse and implicit sweeps are
     // plain coordinate loops, so this checks the block corrections.
-    let g = random_gaussian(150, 20, 31);
-    let c = gram(&g);
-    let (row_ptr, col_idx, values) = to_csr(&c);
-    let dense = Problem::dense(c.as_ref()).unwrap();
-    let sparse = Problem::sparse_from_csr(150, &row_ptr, &col_idx, &values).unwrap();
-    let low_rank = Problem::low_rank(g.as_ref()).unwrap();
+    let (c, [dense, sparse, low_rank]) = gram_in_three_forms(150, 20, 31);
     let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(RandomPermutation)];
     for order in orders {
         let params = MixingParams::default()
