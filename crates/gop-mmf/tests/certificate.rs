@@ -100,77 +100,59 @@ fn check_instance(
     steps: usize,
     (eps, max_iter, require_convergence): (f64, usize, bool),
 ) {
-    // Both relaxed duals: with `Q` free (the paper's, the default) and with `Q >= 0`.
-    for floor in [false, true] {
-        check_variant(
-            seed,
-            (m, k, n),
-            budget,
-            steps,
-            (eps, max_iter, require_convergence),
-            floor,
-        );
-    }
-}
-
-fn check_variant(
-    seed: u64,
-    (m, k, n): (usize, usize, usize),
-    budget: f64,
-    steps: usize,
-    (eps, max_iter, require_convergence): (f64, usize, bool),
-    floor: bool,
-) {
     let y = random_y(seed, m, n);
-    let fit = GopParams::default()
-        .k(k)
-        .budget(budget)
-        .eps(eps)
-        .seed(seed)
-        .threads(1)
-        .max_iter(max_iter)
-        .nonnegative_bound(floor)
-        .fit(&y.as_ref())
-        .unwrap();
-    let c = fit.certificate();
     let opt = exhaustive_min(&colmajor(&y), m, k, n, budget, steps);
     let tol = 1e-9 * (1.0 + opt);
-    eprintln!(
-        "seed {seed} (M={m}, K={k}, N={n}, Q >= 0: {floor}): [{:.6}, {:.6}] optimum {opt:.6}, {} iterations",
-        c.lower_bound,
-        c.upper_bound,
-        fit.report().iterations
-    );
-    if !require_convergence && !c.certified {
+    // Both relaxed duals: with `Q` free (the paper's, the default) and with `Q >= 0`.
+    for floor in [false, true] {
+        let fit = GopParams::default()
+            .k(k)
+            .budget(budget)
+            .eps(eps)
+            .seed(seed)
+            .threads(1)
+            .max_iter(max_iter)
+            .nonnegative_bound(floor)
+            .fit(&y.as_ref())
+            .unwrap();
+        let c = fit.certificate();
+        eprintln!(
+            "seed {seed} (M={m}, K={k}, N={n}, Q >= 0: {floor}): [{:.6}, {:.6}] optimum {opt:.6}, {} iterations",
+            c.lower_bound,
+            c.upper_bound,
+            fit.report().iterations
+        );
+        if !require_convergence && !c.certified {
+            assert!(
+                c.lower_bound <= opt + tol,
+                "seed {seed}: lower bound {} above the optimum {opt}",
+                c.lower_bound
+            );
+            continue;
+        }
+        assert!(
+            c.certified,
+            "seed {seed}: not certified, {c:?} after {} iterations",
+            fit.report().iterations
+        );
         assert!(
             c.lower_bound <= opt + tol,
-            "seed {seed}: lower bound {} above the optimum {opt}",
+            "seed {seed} (M={m}, K={k}, N={n}, P={budget}): lower bound {} above the optimum {opt}",
             c.lower_bound
         );
-        return;
+        assert!(
+            c.upper_bound <= opt + eps + tol,
+            "seed {seed}: upper bound {} not within eps of the optimum {opt}",
+            c.upper_bound
+        );
+        // The returned point attains the upper bound.
+        let x: Vec<f64> = (0..k)
+            .flat_map(|a| (0..m).map(move |j| (j, a)))
+            .map(|(j, a)| fit.x()[(j, a)])
+            .collect();
+        assert!((value(&x, &colmajor(&y), m, k, n) - c.upper_bound).abs() < 1e-9 * (1.0 + opt));
+        assert!(x.iter().map(|v| v.abs()).sum::<f64>() <= budget * (1.0 + 1e-9));
     }
-    assert!(
-        c.certified,
-        "seed {seed}: not certified, {c:?} after {} iterations",
-        fit.report().iterations
-    );
-    assert!(
-        c.lower_bound <= opt + tol,
-        "seed {seed} (M={m}, K={k}, N={n}, P={budget}): lower bound {} above the optimum {opt}",
-        c.lower_bound
-    );
-    assert!(
-        c.upper_bound <= opt + eps + tol,
-        "seed {seed}: upper bound {} not within eps of the optimum {opt}",
-        c.upper_bound
-    );
-    // The returned point attains the upper bound.
-    let x: Vec<f64> = (0..k)
-        .flat_map(|a| (0..m).map(move |j| (j, a)))
-        .map(|(j, a)| fit.x()[(j, a)])
-        .collect();
-    assert!((value(&x, &colmajor(&y), m, k, n) - c.upper_bound).abs() < 1e-9 * (1.0 + opt));
-    assert!(x.iter().map(|v| v.abs()).sum::<f64>() <= budget * (1.0 + 1e-9));
 }
 
 #[test]

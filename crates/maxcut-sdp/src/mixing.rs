@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{MaxcutError, Result};
 use crate::params::{AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams};
-use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, dot, matvec};
+use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, axpy, dot, matvec};
 use crate::rounding::{Rounding, hyperplane_rounding};
 use crate::sweep_order::{SweepOrder, first_non_permutation};
 use bl_core::error::build::{non_finite, numerical, shape_mismatch};
@@ -204,14 +204,6 @@ fn move_to_field(g: &[f64], vi: &mut [f64], dv: &mut [f64]) -> f64 {
         *vr = new;
     }
     2.0 * (norm - before)
-}
-
-/// `y += a x`.
-#[inline]
-fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
-    for (yi, xi) in y.iter_mut().zip(x) {
-        *yi += a * xi;
-    }
 }
 
 /// `W = G^T V^T` (`m x k`).

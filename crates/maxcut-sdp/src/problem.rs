@@ -445,6 +445,14 @@ pub(crate) fn matvec(out: &mut [f64], a: MatRef<'_, f64>, x: &[f64]) {
     );
 }
 
+/// `y += a x`.
+#[inline]
+pub(crate) fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
+    }
+}
+
 /// Plain dot product with four accumulators (deterministic order).
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];

@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
-use crate::problem::{CostView, dot, matvec};
+use crate::problem::{CostView, axpy, dot, matvec};
 
 /// Upper limit on passes over all variables in the local search (each pass that flips
 /// anything strictly raises the objective, so this only guards against pathological
@@ -90,37 +90,21 @@ pub(crate) fn local_search(view: CostView<'_>, y: &mut [f64]) -> usize {
             for i in 0..n {
                 h[i] -= c[i + i * n] * y[i];
             }
-            flip_passes(
-                &mut h,
-                y,
-                value,
-                diag_abs,
-                |h, i, _| h[i],
-                |h, i, step| {
-                    let col = &c[i * n..(i + 1) * n];
-                    for (hj, cj) in h.iter_mut().zip(col) {
-                        *hj += step * cj;
-                    }
-                    h[i] -= step * col[i];
-                },
-            )
+            flip_stored(&mut h, y, value, diag_abs, |h, i, step| {
+                let col = &c[i * n..(i + 1) * n];
+                axpy(h, step, col);
+                h[i] -= step * col[i];
+            })
         }
         CostView::Sparse(s) => {
             let diag_abs: f64 = s.diag.iter().map(|d| d.abs()).sum();
             let mut h: Vec<f64> = (0..s.n).map(|i| s.off_diagonal_dot(i, y)).collect();
-            flip_passes(
-                &mut h,
-                y,
-                value,
-                diag_abs,
-                |h, i, _| h[i],
-                |h, i, step| {
-                    // C is symmetric: row i lists the j with C_ji != 0.
-                    for p in s.row_ptr[i]..s.row_ptr[i + 1] {
-                        h[s.col_idx[p]] += step * s.values[p];
-                    }
-                },
-            )
+            // C is symmetric: row i lists the j with C_ji != 0.
+            flip_stored(&mut h, y, value, diag_abs, |h, i, step| {
+                for p in s.row_ptr[i]..s.row_ptr[i + 1] {
+                    h[s.col_idx[p]] += step * s.values[p];
+                }
+            })
         }
         CostView::LowRank(lr) => {
             let diag_abs: f64 = lr.row_sq.iter().sum();
@@ -128,19 +112,26 @@ pub(crate) fn local_search(view: CostView<'_>, y: &mut [f64]) -> usize {
             let mut u = vec![0.0; lr.m];
             matvec(&mut u, lr.gt_ref(), y);
             flip_passes(
-                &mut u,
+                u.as_mut_slice(),
                 y,
                 value,
                 diag_abs,
                 |u, i, y| dot(lr.row(i), u) - lr.row_sq[i] * y[i],
-                |u, i, step| {
-                    for (ul, gl) in u.iter_mut().zip(lr.row(i)) {
-                        *ul += step * gl;
-                    }
-                },
+                |u, i, step| axpy(u, step, lr.row(i)),
             )
         }
     }
+}
+
+/// [`flip_passes`] on the stored field `h_i = sum_{j != i} C_ij y_j`.
+fn flip_stored(
+    h: &mut [f64],
+    y: &mut [f64],
+    value: f64,
+    diag_abs: f64,
+    flip: impl Fn(&mut [f64], usize, f64),
+) -> usize {
+    flip_passes(h, y, value, diag_abs, |h, i, _| h[i], flip)
 }
 
 /// The passes of the local search over a state `s` from which `field(s, i, y)` gives
