@@ -60,7 +60,9 @@ fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
     let mut results = Vec::new();
     for (problem, mode, form) in [
         (&dense, LowRankMode::Auto, SweepForm::Dense),
-        (&sparse, LowRankMode::Auto, SweepForm::Sparse),
+        (&sparse, LowRankMode::Implicit, SweepForm::Sparse),
+        // A fully dense C given in sparse form: `Auto` forms it densely.
+        (&sparse, LowRankMode::Auto, SweepForm::SparseFormed),
         (&low_rank, LowRankMode::Implicit, SweepForm::LowRankImplicit),
         (&low_rank, LowRankMode::Formed, SweepForm::LowRankFormed),
     ] {
@@ -312,4 +314,88 @@ fn convergence_is_reported_and_max_sweeps_respected() {
         TerminationReason::MaxIterations
     );
     assert_eq!(capped.upper_bound(), None);
+}
+
+/// One cyclic coordinate sweep by the definition, on a dense copy of `C`:
+/// `v_i <- g_i / ||g_i||`, `g_i = sum_{j != i} C_ij v_j` (kept when `g_i = 0`).
+fn brute_force_sweep(c: &Mat<f64>, v: &mut Mat<f64>, order: &[usize]) {
+    let k = v.nrows();
+    for &i in order {
+        let g: Vec<f64> = (0..k)
+            .map(|r| {
+                (0..c.nrows())
+                    .filter(|&j| j != i)
+                    .map(|j| c[(i, j)] * v[(r, j)])
+                    .sum()
+            })
+            .collect();
+        let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 0.0 {
+            for r in 0..k {
+                v[(r, i)] = g[r] / norm;
+            }
+        }
+    }
+}
+
+#[test]
+fn sparse_kernel_matches_the_reference_sweep_and_the_definition() {
+    // Rows of every length modulo 4 (the kernel takes four entries at a time), ranks with
+    // and without a remainder modulo the SIMD width, both built-in orders.
+    let graphs = [
+        (60, gnp_weighted(60, 0.1, 2)),
+        (40, gnp_weighted(40, 0.6, 3)),
+        (9, gnp_weighted(9, 1.0, 4)),
+    ];
+    for (n, edges) in graphs {
+        let problem = Problem::maxcut(n, &edges).unwrap();
+        let c = problem.to_dense();
+        let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(RandomPermutation)];
+        for (order, rank) in orders.into_iter().zip([5, 8]) {
+            let params = MixingParams::default()
+                .seed(n as u64)
+                .rank(rank)
+                .order(Arc::clone(&order));
+            let mut fast = Mixing::new(&problem, &params).unwrap();
+            let mut reference = Mixing::new(&problem, &params).unwrap();
+            for sweep in 1..=6 {
+                // The cyclic sweep by the definition, from the same V.
+                let mut by_definition = fast.v().to_owned();
+                brute_force_sweep(&c, &mut by_definition, &(0..n).collect::<Vec<_>>());
+                let gain = fast.sweep().unwrap();
+                let reference_gain = reference.sweep_reference().unwrap();
+                assert_eq!(gain.to_bits(), reference_gain.to_bits(), "sweep {sweep}");
+                assert_eq!(fast.v(), reference.v(), "{n}: sweep {sweep}");
+                assert_eq!(fast.objective(), reference.objective());
+                if order.is_identity() {
+                    let diff = (0..n)
+                        .flat_map(|i| (0..rank).map(move |r| (r, i)))
+                        .map(|(r, i)| (by_definition[(r, i)] - fast.v()[(r, i)]).abs())
+                        .fold(0.0, f64::max);
+                    assert!(diff <= 1e-12, "{n}: sweep {sweep} differs by {diff}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn maxcut_on_a_dense_graph_picks_the_dense_kernel_without_changing_the_result() {
+    let n = 120;
+    let base = MixingParams::default().seed(9).tol(1e-12).max_sweeps(5000);
+    for (p, auto_form) in [(0.5, SweepForm::SparseFormed), (0.02, SweepForm::Sparse)] {
+        let problem = Problem::maxcut(n, &gnp_weighted(n, p, 11)).unwrap();
+        let auto = base.clone().fit(&problem).unwrap();
+        let sparse = base
+            .clone()
+            .low_rank(LowRankMode::Implicit)
+            .fit(&problem)
+            .unwrap();
+        assert_eq!(auto.info().form, auto_form, "p = {p}");
+        assert_eq!(sparse.info().form, SweepForm::Sparse);
+        assert!(auto.report().converged() && sparse.report().converged());
+        let (a, b) = (auto.sdp_value(), sparse.sdp_value());
+        assert!((a - b).abs() <= 1e-9 * b.abs(), "p = {p}: {a} vs {b}");
+        assert_eq!(auto.y(), sparse.y(), "p = {p}");
+    }
 }
