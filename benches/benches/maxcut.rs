@@ -1,13 +1,21 @@
-//! Hot paths of `maxcut-sdp`: one mixing sweep on each form of `C`, each beside one plain
-//! matrix-vector product of the same data as a physical yardstick (a sweep costs about
-//! `k` such products, `k = ceil(sqrt(2 n))` the rank).
+//! Hot paths of `maxcut-sdp`: one mixing sweep on each form of `C`.
 //!
-//! - dense: `C = L / 4` of a weighted G(1000, 0.5), stored densely;
-//! - sparse: max-cut of a random graph, `n = 10000`, 50000 weighted edges;
+//! - `maxcut_dense`: `C = L / 4` of a weighted G(1000, 0.5), stored densely, beside one
+//!   plain matrix-vector product of the same data (a sweep costs about `k` of them);
+//! - `maxcut_sparse`: max-cut of random graphs with `5 n` weighted edges, `n` from 2000 to
+//!   60000; `maxcut_gnp_half`: G(n, 0.5), `n` from 180 to 1000. Each row measures the
+//!   sparse sweep (`sweep_*`) beside the first sparse kernel on the same graph
+//!   (`reference_*`, `Mixing::sweep_reference`, the yardstick), and on dense graphs what
+//!   the default `LowRankMode::Auto` runs (`auto_*`, the dense sweep), under thread pools
+//!   of 1 and 2 threads;
+//! - `maxcut_density`: the sparse and the dense sweep on G(n, p), the crossover behind
+//!   `SPARSE_FORM_DENSITY`;
 //! - the Boolean tensor atom search `max z^T G G^T z`, `z in {0, 1}^150`, `G` of size
 //!   `150 x 22500`: homogenized to 151 ±1 variables; sweeps on the formed `151 x 151`
 //!   matrix (what `LowRankMode::Auto` picks), on the implicit factor, and the one-off
 //!   cost of forming the matrix; yardstick `G^T z`.
+//!
+//! `cargo bench -p bilinear-benches --bench maxcut -- maxcut_sparse` (or any group name).
 
 use std::hint::black_box;
 
@@ -15,7 +23,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use maxcut_sdp::synthetic::{dense_maxcut_cost, gaussian, gnp_weighted, random_edges};
-use maxcut_sdp::{BooleanQp, LowRankMode, Mixing, MixingParams, Problem};
+use maxcut_sdp::{BooleanQp, LowRankMode, Mixing, MixingParams, Problem, SweepForm};
 
 const SEED: u64 = 20_170_901;
 
@@ -61,8 +69,15 @@ fn sparse_against_reference(c: &mut Criterion, group: &str, graphs: &[(usize, Ve
         let mut fast = Mixing::new(&problem, &params).expect("valid params");
         let mut reference = Mixing::new(&problem, &params).expect("valid params");
         let size = format!("n{n}_edges{}_k{}", edges.len(), fast.rank());
+        // What `LowRankMode::Auto` (the default) runs: the dense sweep on dense graphs.
+        let mut auto = Mixing::new(&problem, &MixingParams::default().seed(SEED)).expect("ok");
         for threads in [1, 2] {
             let pool = pool(threads);
+            if auto.form() != SweepForm::Sparse {
+                group.bench_function(BenchmarkId::new(format!("auto_{threads}t"), &size), |b| {
+                    b.iter(|| pool.install(|| black_box(auto.sweep().expect("built-in order"))))
+                });
+            }
             group.bench_function(BenchmarkId::new(format!("sweep_{threads}t"), &size), |b| {
                 b.iter(|| pool.install(|| black_box(fast.sweep().expect("built-in order"))))
             });
@@ -83,16 +98,16 @@ type Edge = (usize, usize, f64);
 
 /// Sparse random graphs, average degree 10, 10^4 to 3 x 10^5 edges (30x).
 fn sparse(c: &mut Criterion) {
-    let graphs: Vec<(usize, Vec<Edge>)> = [2_000, 6_000, 20_000, 60_000]
+    let graphs: Vec<(usize, Vec<Edge>)> = [2_000, 10_000, 20_000, 60_000]
         .into_iter()
         .map(|n| (n, random_edges(n, 5 * n, SEED).expect("n >= 2")))
         .collect();
     sparse_against_reference(c, "maxcut_sparse", &graphs);
 }
 
-/// Dense graphs G(n, 0.5), about 10^4 to 3 x 10^5 edges (30x).
+/// Dense graphs G(n, 0.5), about 8 x 10^3 to 2.5 x 10^5 edges (30x).
 fn dense_graphs(c: &mut Criterion) {
-    let graphs: Vec<(usize, Vec<Edge>)> = [200, 400, 700, 1100]
+    let graphs: Vec<(usize, Vec<Edge>)> = [180, 400, 700, 1000]
         .into_iter()
         .map(|n| (n, gnp_weighted(n, 0.5, SEED).expect("valid p")))
         .collect();

@@ -153,5 +153,8 @@ fn more_trials_never_give_a_worse_rounding() {
     // The rounding evaluates y^T C y on the form the sweeps used (here C formed densely
     // from the sparse input), the solution on the problem as given: equal up to rounding.
     let (value, rounded) = (few.value(), few.info().rounded_value);
-    assert!((value - rounded).abs() <= 1e-12 * value.abs(), "{value} vs {rounded}");
+    assert!(
+        (value - rounded).abs() <= 1e-12 * value.abs(),
+        "{value} vs {rounded}"
+    );
 }
