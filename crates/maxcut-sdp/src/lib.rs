@@ -27,4 +27,4 @@ pub use params::{LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSI
 pub use problem::{CostForm, Problem};
 pub use rounding::Rounding;
 pub use solution::{MixingInfo, MixingSolution};
-pub use sweep_order::{Cyclic, RandomPermutation, SweepOrder};
+pub use sweep_order::{Colored, Cyclic, RandomPermutation, SweepOrder};

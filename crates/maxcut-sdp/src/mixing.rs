@@ -318,10 +318,121 @@ pub struct Mixing<'a> {
     block_g: Vec<f64>,
     block_dv: Vec<f64>,
     block_c: Vec<f64>,
+    /// The color classes of [`crate::Colored`] on a sparse `C`.
+    coloring: Option<Coloring>,
     objective: f64,
     sweeps: usize,
     tol: f64,
     max_sweeps: usize,
+}
+
+/// Greedy color classes of the graph of a sparse `C` and the workspace of the parallel
+/// class update.
+#[derive(Debug)]
+struct Coloring {
+    /// The vertices, class after class (increasing index within a class).
+    order: Vec<usize>,
+    /// Class `c` is `order[ptr[c]..ptr[c + 1]]`.
+    ptr: Vec<usize>,
+    /// The new columns of one class (`k x` largest class).
+    next: Vec<f64>,
+    /// The objective increase of each vertex of one class.
+    gains: Vec<f64>,
+}
+
+impl Coloring {
+    fn new(s: &SparseSym, k: usize) -> Self {
+        let n = s.n;
+        let mut color = vec![usize::MAX; n];
+        // `stamp[c] == i` marks color c as taken by a neighbor of i.
+        let mut stamp = vec![usize::MAX; n + 1];
+        let mut count = 0;
+        for i in 0..n {
+            for &j in &s.col_idx[s.row_ptr[i]..s.row_ptr[i + 1]] {
+                if color[j] != usize::MAX {
+                    stamp[color[j]] = i;
+                }
+            }
+            let c = (0..).find(|&c| stamp[c] != i).unwrap_or(0);
+            color[i] = c;
+            count = count.max(c + 1);
+        }
+        let mut ptr = vec![0; count + 1];
+        for &c in &color {
+            ptr[c + 1] += 1;
+        }
+        for c in 0..count {
+            ptr[c + 1] += ptr[c];
+        }
+        let mut fill = ptr.clone();
+        let mut order = vec![0; n];
+        for (i, &c) in color.iter().enumerate() {
+            order[fill[c]] = i;
+            fill[c] += 1;
+        }
+        let largest = (0..count).map(|c| ptr[c + 1] - ptr[c]).max().unwrap_or(0);
+        Self {
+            order,
+            ptr,
+            next: vec![0.0; largest * k],
+            gains: vec![0.0; largest],
+        }
+    }
+
+    /// One sweep, class after class; the columns of a class in parallel. The increase is
+    /// summed in the order of the classes, so the result does not depend on the threads.
+    fn sweep(&mut self, s: &SparseSym, v: &mut [f64], k: usize) -> f64 {
+        use rayon::prelude::*;
+        let mut increase = 0.0;
+        for c in 0..self.ptr.len() - 1 {
+            let class = &self.order[self.ptr[c]..self.ptr[c + 1]];
+            let next = &mut self.next[..class.len() * k];
+            let gains = &mut self.gains[..class.len()];
+            let current: &[f64] = v;
+            next.par_chunks_mut(k)
+                .zip(gains.par_iter_mut())
+                .zip(class.par_iter())
+                .with_min_len(16)
+                .for_each(|((g, gain), &i)| {
+                    *gain = pulp::Arch::new().dispatch(
+                        #[inline(always)]
+                        || {
+                            let range = s.row_ptr[i]..s.row_ptr[i + 1];
+                            sparse_field(
+                                &s.col_idx[range.clone()],
+                                &s.values[range],
+                                current,
+                                k,
+                                g,
+                            );
+                            unit_field(g, &current[i * k..(i + 1) * k])
+                        },
+                    );
+                });
+            for (t, &i) in class.iter().enumerate() {
+                v[i * k..(i + 1) * k].copy_from_slice(&next[t * k..(t + 1) * k]);
+                increase += gains[t];
+            }
+        }
+        increase
+    }
+}
+
+/// Turns the field `g` of coordinate `i` into the new `v_i = g / ||g||` in place and
+/// returns the increase `2 (||g|| - g^T v_i^old)`; for `g = 0`, `v_i^old` is kept
+/// (copied into `g`) and the increase is 0. The same arithmetic as [`move_to_field`].
+#[inline(always)]
+fn unit_field(g: &mut [f64], vi: &[f64]) -> f64 {
+    let norm = dot(g, g).sqrt();
+    if !(norm > 0.0 && norm.is_finite()) {
+        g.copy_from_slice(vi);
+        return 0.0;
+    }
+    let before = dot(g, vi);
+    for gr in g.iter_mut() {
+        *gr /= norm;
+    }
+    2.0 * (norm - before)
 }
 
 impl<'a> Mixing<'a> {
@@ -448,7 +559,12 @@ impl<'a> Mixing<'a> {
         } else {
             0
         };
+        let coloring = match &kernel {
+            Kernel::Sparse(s) if order_rule.by_color() => Some(Coloring::new(s, k)),
+            _ => None,
+        };
         let mut mixing = Self {
+            coloring,
             kernel,
             block_g: vec![0.0; k * block],
             block_dv: vec![0.0; k * block],
@@ -484,6 +600,12 @@ impl<'a> Mixing<'a> {
     /// [`MaxcutError::InvalidSweepOrder`] if the sweep order did not give a permutation
     /// of `0..n` (or claimed to be the identity and was not); `V` is then unchanged.
     pub fn sweep(&mut self) -> Result<f64> {
+        if let (Some(coloring), Kernel::Sparse(s)) = (&mut self.coloring, &self.kernel) {
+            let increase = coloring.sweep(s, &mut self.v, self.k);
+            self.objective += increase;
+            self.sweeps += 1;
+            return Ok(increase);
+        }
         let sweep = self.sweeps + 1;
         self.order_rule
             .arrange(sweep, &mut self.order_rng, &mut self.order);

@@ -7,9 +7,10 @@ use common::*;
 use faer::{Mat, MatRef};
 use std::sync::Arc;
 
+use maxcut_sdp::conformance::sweep_order::check as sweep_order_check;
 use maxcut_sdp::{
-    Cyclic, Fit, Fitted, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation, SweepForm,
-    SweepOrder, TerminationReason, auto_rank,
+    Colored, Cyclic, Fit, Fitted, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation,
+    SweepForm, SweepOrder, TerminationReason, auto_rank,
 };
 
 fn column_norm_errors(v: MatRef<'_, f64>) -> f64 {
@@ -398,4 +399,78 @@ fn maxcut_on_a_dense_graph_picks_the_dense_kernel_without_changing_the_result() 
         assert!((a - b).abs() <= 1e-9 * b.abs(), "p = {p}: {a} vs {b}");
         assert_eq!(auto.y(), sparse.y(), "p = {p}");
     }
+}
+
+/// The greedy coloring by the definition on a dense `C`: vertex `i` takes the smallest
+/// color none of its neighbors `j < i` (`C_ij != 0`) has; returns the vertices class by
+/// class.
+fn greedy_color_order(c: &Mat<f64>) -> Vec<usize> {
+    let n = c.nrows();
+    let mut color = vec![0usize; n];
+    for i in 0..n {
+        let taken: Vec<usize> = (0..i)
+            .filter(|&j| c[(i, j)] != 0.0)
+            .map(|j| color[j])
+            .collect();
+        color[i] = (0..).find(|x| !taken.contains(x)).unwrap();
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (color[i], i));
+    order
+}
+
+#[test]
+fn colored_sweeps_are_gauss_seidel_in_color_order_for_any_thread_count() {
+    sweep_order_check(&Colored).unwrap();
+    let n = 90;
+    let problem = Problem::maxcut(n, &gnp_weighted(n, 0.08, 5)).unwrap();
+    let c = problem.to_dense();
+    let order = greedy_color_order(&c);
+    let params = MixingParams::default()
+        .seed(4)
+        .rank(6)
+        .low_rank(LowRankMode::Implicit)
+        .order(Colored);
+    let mut runs: Vec<(Mat<f64>, f64)> = Vec::new();
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut mixing = Mixing::new(&problem, &params).unwrap();
+        pool.install(|| {
+            for sweep in 1..=5 {
+                let mut by_definition = mixing.v().to_owned();
+                brute_force_sweep(&c, &mut by_definition, &order);
+                let before = mixing.objective();
+                let gain = mixing.sweep().unwrap();
+                assert!(gain >= 0.0 && mixing.objective() >= before);
+                let diff = (0..n)
+                    .flat_map(|i| (0..6).map(move |r| (r, i)))
+                    .map(|(r, i)| (by_definition[(r, i)] - mixing.v()[(r, i)]).abs())
+                    .fold(0.0, f64::max);
+                assert!(diff <= 1e-12, "{threads} threads, sweep {sweep}: {diff}");
+            }
+        });
+        runs.push((mixing.v().to_owned(), mixing.objective()));
+    }
+    for (v, objective) in &runs[1..] {
+        assert_eq!(v, &runs[0].0, "V depends on the thread count");
+        assert_eq!(objective.to_bits(), runs[0].1.to_bits());
+    }
+}
+
+#[test]
+fn colored_order_converges_to_the_cyclic_sdp_value() {
+    let n = 200;
+    let problem = Problem::maxcut(n, &gnp_weighted(n, 0.05, 6)).unwrap();
+    let base = MixingParams::default()
+        .seed(2)
+        .tol(1e-10)
+        .max_sweeps(20_000);
+    let colored = base.clone().order(Colored).fit(&problem).unwrap();
+    let cyclic = base.fit(&problem).unwrap();
+    assert!(colored.report().converged() && cyclic.report().converged());
+    let (a, b) = (colored.sdp_value(), cyclic.sdp_value());
+    assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
 }
