@@ -2,6 +2,9 @@
 //! the yardstick) on the same graph, interleaved sweep by sweep so that both see the same
 //! machine load; on dense graphs also the sweep `LowRankMode::Auto` runs (the dense one).
 //!
+//! The colored order ([`maxcut_sdp::Colored`]) is measured too: a different (parallel)
+//! order, so its iterates differ; its time per sweep and its sweeps to the stop rule.
+//!
 //! Part 1, per sweep: for each graph and for thread pools of 1 and 2 threads, `ROUNDS`
 //! rounds of one sweep of each kernel (the runs advance in lockstep through the same
 //! iterates); prints the median time per sweep and the median over rounds of the ratio
@@ -17,7 +20,7 @@
 use std::time::Instant;
 
 use maxcut_sdp::synthetic::{gnp_weighted, random_edges};
-use maxcut_sdp::{LowRankMode, Mixing, MixingParams, Problem, SweepForm};
+use maxcut_sdp::{Colored, LowRankMode, Mixing, MixingParams, Problem, SweepForm};
 
 const SEED: u64 = 20_170_901;
 
@@ -52,14 +55,17 @@ fn per_sweep(
             let mut new = Mixing::new(&problem, &sparse)?;
             let mut reference = Mixing::new(&problem, &sparse)?;
             let mut auto = Mixing::new(&problem, &MixingParams::default().seed(SEED))?;
+            let mut colored = Mixing::new(&problem, &sparse.clone().order(Colored))?;
             let dense = auto.form() != SweepForm::Sparse;
             for _ in 0..2 {
                 new.sweep()?;
                 reference.sweep_reference()?;
                 auto.sweep()?;
+                colored.sweep()?;
             }
             let (mut t_new, mut t_ref, mut t_auto, mut ratio, mut ratio_auto) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let (mut t_colored, mut ratio_colored) = (Vec::new(), Vec::new());
             for _ in 0..rounds {
                 let a = seconds(|| {
                     new.sweep().ok();
@@ -74,6 +80,11 @@ fn per_sweep(
                 } else {
                     a
                 };
+                let d = seconds(|| {
+                    colored.sweep().ok();
+                });
+                t_colored.push(d);
+                ratio_colored.push(b / d);
                 t_new.push(a);
                 t_ref.push(b);
                 t_auto.push(c);
@@ -86,12 +97,14 @@ fn per_sweep(
                 "the kernels must give the same iterates"
             );
             println!(
-                "| {name} | {n} | {} | {} | {threads} | {:.3} | {:.3} | {:.2} | {} |",
+                "| {name} | {n} | {} | {} | {threads} | {:.3} | {:.3} | {:.2} | {:.3} ms, {:.2}x | {} |",
                 edges.len(),
                 new.rank(),
                 1e3 * median(t_ref),
                 1e3 * median(t_new),
                 median(ratio),
+                1e3 * median(t_colored),
+                median(ratio_colored),
                 if dense {
                     format!("{:.3} ms, {:.2}x", 1e3 * median(t_auto), median(ratio_auto))
                 } else {
@@ -167,6 +180,23 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let mut runs = vec![("first sparse kernel", s0, t0, f0)];
         let (s, t, f) = to_tol(&mut Mixing::new(&problem, &sparse)?, false, tol, 2000)?;
         runs.push(("new sparse kernel", s, t, f));
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()?;
+            let mut colored = Mixing::new(&problem, &sparse.clone().order(Colored))?;
+            let (s, t, f) = pool.install(|| to_tol(&mut colored, false, tol, 2000))?;
+            runs.push((
+                if threads == 1 {
+                    "colored, 1 thread"
+                } else {
+                    "colored, 2 threads"
+                },
+                s,
+                t,
+                f,
+            ));
+        }
         let mut auto = Mixing::new(&problem, &MixingParams::default().seed(SEED))?;
         if auto.form() != SweepForm::Sparse {
             let (s, t, f) = to_tol(&mut auto, false, tol, 2000)?;

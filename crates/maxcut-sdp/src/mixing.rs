@@ -226,14 +226,7 @@ fn move_to_field(g: &[f64], vi: &mut [f64], dv: &mut [f64]) -> f64 {
 /// entries of each column, and the whole sweep is compiled for the widest SIMD
 /// instruction set the CPU offers (runtime dispatch by `pulp`): no FMA contraction, so
 /// the arithmetic is the same on every CPU.
-fn sparse_sweep(
-    s: &SparseSym,
-    v: &mut [f64],
-    k: usize,
-    order: &[usize],
-    g: &mut [f64],
-    dv: &mut [f64],
-) -> f64 {
+fn sparse_sweep(s: &SparseSym, v: &mut [f64], k: usize, order: &[usize], g: &mut [f64]) -> f64 {
     pulp::Arch::new().dispatch(
         #[inline(always)]
         || {
@@ -241,7 +234,9 @@ fn sparse_sweep(
             for &i in order {
                 let range = s.row_ptr[i]..s.row_ptr[i + 1];
                 sparse_field(&s.col_idx[range.clone()], &s.values[range], v, k, g);
-                increase += move_to_field(g, &mut v[i * k..(i + 1) * k], dv);
+                let vi = &mut v[i * k..(i + 1) * k];
+                increase += unit_field(g, vi);
+                vi.copy_from_slice(g);
             }
             increase
         },
@@ -606,6 +601,13 @@ impl<'a> Mixing<'a> {
             self.sweeps += 1;
             return Ok(increase);
         }
+        let identity = self.next_order()?;
+        Ok(self.sweep_in_order(identity))
+    }
+
+    /// Arranges `self.order` for the next sweep and checks it; returns whether the order
+    /// claims to be the identity.
+    fn next_order(&mut self) -> Result<bool> {
         let sweep = self.sweeps + 1;
         self.order_rule
             .arrange(sweep, &mut self.order_rng, &mut self.order);
@@ -619,16 +621,16 @@ impl<'a> Mixing<'a> {
         } else {
             first_non_permutation(&self.order, &mut self.seen)
         };
-        if let Some((index, value)) = bad {
-            return Err(MaxcutError::InvalidSweepOrder {
+        match bad {
+            Some((index, value)) => Err(MaxcutError::InvalidSweepOrder {
                 order: self.order_rule.name().to_string(),
                 sweep,
                 n: self.n,
                 index,
                 value,
-            });
+            }),
+            None => Ok(identity),
         }
-        Ok(self.sweep_in_order(identity))
     }
 
     /// One sweep in the order held in `self.order`.
@@ -665,7 +667,7 @@ impl<'a> Mixing<'a> {
             return increase;
         }
         if let Kernel::Sparse(s) = kernel {
-            let increase = sparse_sweep(s, v, k, order, g, dv);
+            let increase = sparse_sweep(s, v, k, order, g);
             self.objective += increase;
             self.sweeps += 1;
             return increase;
@@ -687,18 +689,7 @@ impl<'a> Mixing<'a> {
         if !matches!(self.kernel, Kernel::Sparse(_)) {
             return self.sweep();
         }
-        let sweep = self.sweeps + 1;
-        self.order_rule
-            .arrange(sweep, &mut self.order_rng, &mut self.order);
-        if let Some((index, value)) = first_non_permutation(&self.order, &mut self.seen) {
-            return Err(MaxcutError::InvalidSweepOrder {
-                order: self.order_rule.name().to_string(),
-                sweep,
-                n: self.n,
-                index,
-                value,
-            });
-        }
+        self.next_order()?;
         let Self {
             kernel,
             k,
