@@ -1,17 +1,10 @@
 //! The illustrative instance of Sec. 5.1: y = [0, -1, -0.5], K = 2, P = 1, eps = 0.01.
-use faer::Mat;
-use gop_mmf::{Fit, Fitted, GopParams};
+use gop_mmf::{Fit, Fitted};
 
 fn main() -> Result<(), gop_mmf::GopError> {
-    let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
+    let (y, params) = gop_mmf::synthetic::illustrative();
     for seed in 0..5 {
-        let fit = GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .eps(0.01)
-            .seed(seed)
-            .threads(1)
-            .fit(&y.as_ref())?;
+        let fit = params.clone().seed(seed).fit(&y.as_ref())?;
         println!(
             "seed {seed}: iters {} LB {:.5} UB {:.5} x = [{:.4}, {:.4}] nodes {} time {:.3}s {:?}",
             fit.report().iterations,

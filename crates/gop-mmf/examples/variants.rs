@@ -2,7 +2,6 @@
 //! (linearization x floor `Q >= 0`): iterations, bounds, time.
 //!
 //! `cargo run --release -p gop-mmf --example variants -- [FIG3_MAX_ITER]`
-use faer::Mat;
 use gop_mmf::{Fit, Fitted, GopParams, Linearization};
 
 fn main() -> Result<(), gop_mmf::GopError> {
@@ -10,7 +9,7 @@ fn main() -> Result<(), gop_mmf::GopError> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(2000);
-    let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
+    let (y, example) = gop_mmf::synthetic::illustrative();
     for lin in [Linearization::Product, Linearization::Paper] {
         for floor in [true, false] {
             let mut its = Vec::new();
@@ -19,12 +18,9 @@ fn main() -> Result<(), gop_mmf::GopError> {
             let mut certified = 0;
             let mut first_lb = Vec::new();
             for seed in 1..=20 {
-                let fit = GopParams::default()
-                    .k(2)
-                    .budget(1.0)
-                    .eps(0.01)
+                let fit = example
+                    .clone()
                     .seed(seed)
-                    .threads(1)
                     .max_iter(5000)
                     .linearization(lin)
                     .nonnegative_bound(floor)

@@ -54,16 +54,19 @@ pub struct Affine {
     pub offset: f64,
 }
 
+/// `sum a x_i` over the `(i, a)` pairs, with `x_i = 0` beyond the end of `x`.
+fn sparse_dot(coeffs: &[(usize, f64)], x: &[f64]) -> f64 {
+    coeffs
+        .iter()
+        .map(|&(i, a)| a * x.get(i).copied().unwrap_or(0.0))
+        .sum()
+}
+
 impl Affine {
     /// `g(x)`.
     #[must_use]
     pub fn eval(&self, x: &[f64]) -> f64 {
-        self.offset
-            + self
-                .coeffs
-                .iter()
-                .map(|&(i, a)| a * x.get(i).copied().unwrap_or(0.0))
-                .sum::<f64>()
+        self.offset + sparse_dot(&self.coeffs, x)
     }
 
     /// `||a||_2`.
@@ -233,12 +236,7 @@ impl Lagrangian {
     /// The `theta`-free part `c_t + s_t^T x`.
     #[must_use]
     pub fn constant_at(&self, x: &[f64]) -> f64 {
-        self.constant
-            + self
-                .slope
-                .iter()
-                .map(|&(i, a)| a * x.get(i).copied().unwrap_or(0.0))
-                .sum::<f64>()
+        self.constant + sparse_dot(&self.slope, x)
     }
 
     /// `L_t(x, theta)` for `theta` (`K x N` column-major, any values).

@@ -8,6 +8,9 @@
 //! every column lies on the simplex. The paper does not state the l1 budget `P`; we use
 //! `||x*||_1`, so `x*` is feasible.
 //!
+//! The illustrative example (Sec. 5.1), [`illustrative`]: `y = [0, -1, -0.5]` (`M = 1`,
+//! `N = 3`), `K = 2`, `P = 1`, `eps = 0.01`; its global optimum is 0.
+//!
 //! Fig. 3 (Sec. 5.2), [`fig3_instance`]: `M = 1`, `x* = (0, -1)` (the caption of Fig. 3b),
 //! `theta*_1n` uniform on `[0, 1]` (seeded; the paper says only that the data are "randomly
 //! generated" and that "the true theta is (0.22, 0.78)" in the plot of one `theta_n`),
@@ -48,6 +51,28 @@ fn planted(x_star: Mat<f64>, theta_star: Mat<f64>) -> Planted {
         theta_star,
         budget,
     }
+}
+
+/// The illustrative example of Sec. 5.1: the data `y = [0, -1, -0.5]` (`1 x 3`) and the
+/// paper's settings `K = 2`, `P = 1`, `eps = 0.01`, on one thread (the caller sets the
+/// seed and anything else).
+///
+/// ```
+/// use gop_mmf::{Fit, Fitted};
+/// let (y, params) = gop_mmf::synthetic::illustrative();
+/// let fit = params.seed(3).fit(&y.as_ref())?;
+/// assert!(fit.certificate().certified);
+/// # Ok::<(), gop_mmf::GopError>(())
+/// ```
+#[must_use]
+pub fn illustrative() -> (Mat<f64>, crate::GopParams) {
+    let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
+    let params = crate::GopParams::default()
+        .k(2)
+        .budget(1.0)
+        .eps(0.01)
+        .threads(1);
+    (y, params)
 }
 
 /// The Fig. 3 instance with `n` samples (the paper: `n = 10`), drawn with `seed`.

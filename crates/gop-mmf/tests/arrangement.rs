@@ -148,12 +148,9 @@ fn central_lines_in_the_plane_make_two_cells_each() {
     }
 }
 
-#[test]
-fn center_on_the_ball_boundary_loses_cells() {
-    // Center at the vertex (1, 0) of the unit l1 ball; the lines x1 = 1 and x2 = 0 cut it:
-    // only the cells with x1 < 1 meet the ball's interior (2 of 4).
-    let solver = Microlp;
-    let hyperplanes = vec![
+/// The lines `x1 = 1` and `x2 = 0`, which meet at the vertex `(1, 0)` of the unit l1 ball.
+fn lines_through_vertex() -> Vec<Affine> {
+    vec![
         Affine {
             coeffs: vec![(0, 1.0)],
             offset: -1.0,
@@ -162,7 +159,15 @@ fn center_on_the_ball_boundary_loses_cells() {
             coeffs: vec![(1, 1.0)],
             offset: 0.0,
         },
-    ];
+    ]
+}
+
+#[test]
+fn center_on_the_ball_boundary_loses_cells() {
+    // Center at the vertex (1, 0) of the unit l1 ball; the lines x1 = 1 and x2 = 0 cut it:
+    // only the cells with x1 < 1 meet the ball's interior (2 of 4).
+    let solver = Microlp;
+    let hyperplanes = lines_through_vertex();
     let cells = enumerate_cells(
         &solver,
         2,
@@ -405,16 +410,7 @@ fn tangent_cone_cells_step_aside_when_the_center_is_not_inside() {
     // Center on the ball's boundary, or a hyperplane that misses the center: the walk on
     // the whole region decides, with the same answer as brute force.
     let solver = Microlp;
-    let hyperplanes = vec![
-        Affine {
-            coeffs: vec![(0, 1.0)],
-            offset: -1.0,
-        },
-        Affine {
-            coeffs: vec![(1, 1.0)],
-            offset: 0.0,
-        },
-    ];
+    let hyperplanes = lines_through_vertex();
     let options = CellOptions {
         rank_shortcut: false,
         ..CellOptions::default()

@@ -100,77 +100,59 @@ fn check_instance(
     steps: usize,
     (eps, max_iter, require_convergence): (f64, usize, bool),
 ) {
-    // Both relaxed duals: with `Q` free (the paper's, the default) and with `Q >= 0`.
-    for floor in [false, true] {
-        check_variant(
-            seed,
-            (m, k, n),
-            budget,
-            steps,
-            (eps, max_iter, require_convergence),
-            floor,
-        );
-    }
-}
-
-fn check_variant(
-    seed: u64,
-    (m, k, n): (usize, usize, usize),
-    budget: f64,
-    steps: usize,
-    (eps, max_iter, require_convergence): (f64, usize, bool),
-    floor: bool,
-) {
     let y = random_y(seed, m, n);
-    let fit = GopParams::default()
-        .k(k)
-        .budget(budget)
-        .eps(eps)
-        .seed(seed)
-        .threads(1)
-        .max_iter(max_iter)
-        .nonnegative_bound(floor)
-        .fit(&y.as_ref())
-        .unwrap();
-    let c = fit.certificate();
     let opt = exhaustive_min(&colmajor(&y), m, k, n, budget, steps);
     let tol = 1e-9 * (1.0 + opt);
-    eprintln!(
-        "seed {seed} (M={m}, K={k}, N={n}, Q >= 0: {floor}): [{:.6}, {:.6}] optimum {opt:.6}, {} iterations",
-        c.lower_bound,
-        c.upper_bound,
-        fit.report().iterations
-    );
-    if !require_convergence && !c.certified {
+    // Both relaxed duals: with `Q` free (the paper's, the default) and with `Q >= 0`.
+    for floor in [false, true] {
+        let fit = GopParams::default()
+            .k(k)
+            .budget(budget)
+            .eps(eps)
+            .seed(seed)
+            .threads(1)
+            .max_iter(max_iter)
+            .nonnegative_bound(floor)
+            .fit(&y.as_ref())
+            .unwrap();
+        let c = fit.certificate();
+        eprintln!(
+            "seed {seed} (M={m}, K={k}, N={n}, Q >= 0: {floor}): [{:.6}, {:.6}] optimum {opt:.6}, {} iterations",
+            c.lower_bound,
+            c.upper_bound,
+            fit.report().iterations
+        );
+        if !require_convergence && !c.certified {
+            assert!(
+                c.lower_bound <= opt + tol,
+                "seed {seed}: lower bound {} above the optimum {opt}",
+                c.lower_bound
+            );
+            continue;
+        }
+        assert!(
+            c.certified,
+            "seed {seed}: not certified, {c:?} after {} iterations",
+            fit.report().iterations
+        );
         assert!(
             c.lower_bound <= opt + tol,
-            "seed {seed}: lower bound {} above the optimum {opt}",
+            "seed {seed} (M={m}, K={k}, N={n}, P={budget}): lower bound {} above the optimum {opt}",
             c.lower_bound
         );
-        return;
+        assert!(
+            c.upper_bound <= opt + eps + tol,
+            "seed {seed}: upper bound {} not within eps of the optimum {opt}",
+            c.upper_bound
+        );
+        // The returned point attains the upper bound.
+        let x: Vec<f64> = (0..k)
+            .flat_map(|a| (0..m).map(move |j| (j, a)))
+            .map(|(j, a)| fit.x()[(j, a)])
+            .collect();
+        assert!((value(&x, &colmajor(&y), m, k, n) - c.upper_bound).abs() < 1e-9 * (1.0 + opt));
+        assert!(x.iter().map(|v| v.abs()).sum::<f64>() <= budget * (1.0 + 1e-9));
     }
-    assert!(
-        c.certified,
-        "seed {seed}: not certified, {c:?} after {} iterations",
-        fit.report().iterations
-    );
-    assert!(
-        c.lower_bound <= opt + tol,
-        "seed {seed} (M={m}, K={k}, N={n}, P={budget}): lower bound {} above the optimum {opt}",
-        c.lower_bound
-    );
-    assert!(
-        c.upper_bound <= opt + eps + tol,
-        "seed {seed}: upper bound {} not within eps of the optimum {opt}",
-        c.upper_bound
-    );
-    // The returned point attains the upper bound.
-    let x: Vec<f64> = (0..k)
-        .flat_map(|a| (0..m).map(move |j| (j, a)))
-        .map(|(j, a)| fit.x()[(j, a)])
-        .collect();
-    assert!((value(&x, &colmajor(&y), m, k, n) - c.upper_bound).abs() < 1e-9 * (1.0 + opt));
-    assert!(x.iter().map(|v| v.abs()).sum::<f64>() <= budget * (1.0 + 1e-9));
 }
 
 #[test]
@@ -202,16 +184,9 @@ fn certified_interval_contains_the_exhaustive_optimum_m2_and_k3() {
 #[test]
 fn illustrative_example_reaches_the_global_optimum_from_twenty_starts() {
     // Sec. 5.1: y = [0, -1, -0.5], K = 2, P = 1, eps = 0.01; the optimum is 0.
-    let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
+    let (y, params) = gop_mmf::synthetic::illustrative();
     for seed in 0..20 {
-        let fit = GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .eps(0.01)
-            .seed(seed)
-            .threads(1)
-            .fit(&y.as_ref())
-            .unwrap();
+        let fit = params.clone().seed(seed).fit(&y.as_ref()).unwrap();
         assert!(fit.certificate().certified, "seed {seed}");
         assert!(
             fit.upper_bound() <= 0.01,
@@ -268,52 +243,23 @@ fn bad_input_gives_typed_errors() {
         GopParams::default().k(2).budget(1.0).fit(&nan.as_ref()),
         Err(GopError::Core(_))
     ));
-    assert!(matches!(
-        GopParams::default().k(1).budget(1.0).fit(&y.as_ref()),
-        Err(GopError::Core(bl_core::BlError::InvalidParameter {
-            name: "k",
-            ..
-        }))
-    ));
+    let base = GopParams::default().k(2).budget(1.0);
+    let mut invalid: Vec<(GopParams, &str)> = vec![
+        (base.clone().k(1), "k"),
+        (base.clone().eps(0.0), "eps"),
+        (base.clone().initial_x(vec![1.0; 4]), "initial_x"),
+    ];
     for p in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-        assert!(matches!(
-            GopParams::default().k(2).budget(p).fit(&y.as_ref()),
-            Err(GopError::Core(bl_core::BlError::InvalidParameter {
-                name: "budget",
-                ..
-            }))
-        ));
+        invalid.push((base.clone().budget(p), "budget"));
+    }
+    for (params, name) in invalid {
+        let err = params.fit(&y.as_ref()).unwrap_err();
+        assert_eq!(err.invalid_parameter(), Some(name), "{err}");
     }
     assert!(matches!(
-        GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .eps(0.0)
-            .fit(&y.as_ref()),
-        Err(GopError::Core(bl_core::BlError::InvalidParameter {
-            name: "eps",
-            ..
-        }))
-    ));
-    assert!(matches!(
-        GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .initial_x(vec![0.0; 3])
-            .fit(&y.as_ref()),
+        base.clone().initial_x(vec![0.0; 3]).fit(&y.as_ref()),
         Err(GopError::Core(bl_core::BlError::ShapeMismatch {
             context: "initial_x",
-            ..
-        }))
-    ));
-    assert!(matches!(
-        GopParams::default()
-            .k(2)
-            .budget(1.0)
-            .initial_x(vec![1.0; 4])
-            .fit(&y.as_ref()),
-        Err(GopError::Core(bl_core::BlError::InvalidParameter {
-            name: "initial_x",
             ..
         }))
     ));

@@ -25,55 +25,64 @@ fn default_solver_is_microlp() {
     assert_eq!(lp_backend::default_solver().name(), "microlp");
 }
 
-/// A backend that reports a slightly wrong objective must fail the suite: the suite can fail.
+/// The default backend with its answer altered by `tamper`: a broken backend that the
+/// suite must reject (so the suite can fail).
 #[derive(Debug)]
-struct OffByOne;
-
-impl LpSolver for OffByOne {
-    fn name(&self) -> &'static str {
-        "off-by-one"
-    }
-    fn solve(
-        &self,
-        lp: &lp_backend::LinearProgram,
-    ) -> Result<lp_backend::LpOutcome, lp_backend::LpError> {
-        let mut outcome = Microlp.solve(lp)?;
-        if let lp_backend::LpOutcome::Optimal(s) = &mut outcome {
-            s.objective += 1e-3;
-        }
-        Ok(outcome)
-    }
+struct Tampered {
+    name: &'static str,
+    tamper: fn(lp_backend::LpOutcome) -> lp_backend::LpOutcome,
 }
 
-/// A backend that calls every infeasible program unbounded.
-#[derive(Debug)]
-struct WrongVerdict;
-
-impl LpSolver for WrongVerdict {
+impl LpSolver for Tampered {
     fn name(&self) -> &'static str {
-        "wrong-verdict"
+        self.name
     }
     fn solve(
         &self,
         lp: &lp_backend::LinearProgram,
     ) -> Result<lp_backend::LpOutcome, lp_backend::LpError> {
-        match Microlp.solve(lp)? {
-            lp_backend::LpOutcome::Infeasible => Ok(lp_backend::LpOutcome::Unbounded),
-            other => Ok(other),
-        }
+        Microlp.solve(lp).map(self.tamper)
     }
 }
 
 #[test]
 fn broken_backends_fail_conformance() {
-    let failures = check_solver(&OffByOne).expect_err("objective error must be caught");
-    assert!(failures.iter().any(|f| f.starts_with("textbook_maximum")));
-    let failures = check_solver(&WrongVerdict).expect_err("verdict error must be caught");
-    assert!(
-        failures
-            .iter()
-            .any(|f| f.starts_with("infeasible_is_reported"))
-    );
+    use lp_backend::LpOutcome;
+    let cases = [
+        // Reports a slightly wrong objective.
+        (
+            Tampered {
+                name: "off-by-one",
+                tamper: |outcome| match outcome {
+                    LpOutcome::Optimal(mut s) => {
+                        s.objective += 1e-3;
+                        LpOutcome::Optimal(s)
+                    }
+                    other => other,
+                },
+            },
+            "textbook_maximum",
+        ),
+        // Calls every infeasible program unbounded.
+        (
+            Tampered {
+                name: "wrong-verdict",
+                tamper: |outcome| match outcome {
+                    LpOutcome::Infeasible => LpOutcome::Unbounded,
+                    other => other,
+                },
+            },
+            "infeasible_is_reported",
+        ),
+    ];
+    for (solver, failing_case) in cases {
+        let failures = check_solver(&solver).expect_err(solver.name);
+        assert!(
+            failures.iter().any(|f| f.starts_with(failing_case)),
+            "{}: {failures:?}",
+            solver.name
+        );
+    }
 }
 
 #[test]

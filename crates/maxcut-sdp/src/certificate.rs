@@ -13,8 +13,9 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Side};
 
-use crate::error::{MaxcutError, Result, non_finite, numerical, shape_mismatch};
+use crate::error::{MaxcutError, Result};
 use crate::problem::{Problem, dot};
+use bl_core::error::build::{non_finite, numerical, shape_mismatch};
 
 /// Largest `n` accepted by [`Problem::dual_bound`] (it solves a dense `n x n` symmetric
 /// eigenvalue problem, `O(n^3)` time and `n^2` memory).
@@ -83,7 +84,7 @@ impl Problem {
             c[i + j * n] - if i == j { lambda[i] } else { 0.0 }
         });
         let eigenvalues = m.self_adjoint_eigenvalues(Side::Lower).map_err(|e| {
-            numerical(
+            numerical::<MaxcutError>(
                 "dual bound",
                 format!("symmetric eigenvalue solver failed: {e:?}"),
             )

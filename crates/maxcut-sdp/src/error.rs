@@ -105,31 +105,3 @@ pub type Result<T, E = MaxcutError> = std::result::Result<T, E>;
 pub(crate) fn empty(what: &'static str) -> MaxcutError {
     bl_core::BlError::Empty { what }.into()
 }
-
-/// [`BlError::NonFinite`](bl_core::BlError::NonFinite) at column-major flat `index`.
-pub(crate) fn non_finite(what: &'static str, index: usize, value: f64) -> MaxcutError {
-    bl_core::BlError::NonFinite { what, index, value }.into()
-}
-
-/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch).
-pub(crate) fn shape_mismatch(
-    context: &'static str,
-    expected: impl Into<String>,
-    found: impl Into<String>,
-) -> MaxcutError {
-    bl_core::BlError::ShapeMismatch {
-        context,
-        expected: expected.into(),
-        found: found.into(),
-    }
-    .into()
-}
-
-/// [`BlError::Numerical`](bl_core::BlError::Numerical).
-pub(crate) fn numerical(context: &'static str, message: impl Into<String>) -> MaxcutError {
-    bl_core::BlError::Numerical {
-        context,
-        message: message.into(),
-    }
-    .into()
-}

@@ -3,8 +3,9 @@
 
 use faer::{MatMut, MatRef};
 
-use crate::error::{MaxcutError, Result, empty, non_finite, shape_mismatch};
+use crate::error::{MaxcutError, Result, empty};
 use crate::problem::{LowRankFactor, SYMMETRY_TOL, SparseSym, dot};
+use bl_core::error::build::{non_finite, shape_mismatch};
 
 pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
     if expected == found {

@@ -26,11 +26,14 @@ use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{MaxcutError, Result, non_finite, numerical, shape_mismatch};
-use crate::params::{AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams};
-use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, dot};
+use crate::error::{MaxcutError, Result};
+use crate::params::{
+    AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSITY,
+};
+use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, axpy, dot, matvec};
 use crate::rounding::{Rounding, hyperplane_rounding};
 use crate::sweep_order::{SweepOrder, first_non_permutation};
+use bl_core::error::build::{non_finite, numerical, shape_mismatch};
 
 /// Seed offsets of the independent random streams derived from [`MixingParams::seed`].
 pub(crate) const ORDER_STREAM: u64 = 0x5851_F42D_4C95_7F2D;
@@ -47,6 +50,9 @@ pub enum SweepForm {
     LowRankImplicit,
     /// `C = G G^T` formed densely once before the sweeps.
     LowRankFormed,
+    /// Sparse `C` formed densely once before the sweeps (a dense graph, where the dense
+    /// sweep is faster; see [`LowRankMode`]).
+    SparseFormed,
 }
 
 #[derive(Debug)]
@@ -55,9 +61,11 @@ pub(crate) enum Kernel<'a> {
         n: usize,
         c: &'a [f64],
     },
+    /// `C` formed densely from a low-rank factor or (`from_sparse`) a sparse `C`.
     Formed {
         n: usize,
         c: Vec<f64>,
+        from_sparse: bool,
     },
     Sparse(&'a SparseSym),
     /// `w` is `W = G^T V^T`, `m x k` column-major.
@@ -71,7 +79,7 @@ impl Kernel<'_> {
     pub(crate) fn view(&self) -> CostView<'_> {
         match self {
             Kernel::Dense { n, c } => CostView::Dense { n: *n, c },
-            Kernel::Formed { n, c } => CostView::Dense { n: *n, c },
+            Kernel::Formed { n, c, .. } => CostView::Dense { n: *n, c },
             Kernel::Sparse(s) => CostView::Sparse(s),
             Kernel::Implicit { lr, .. } => CostView::LowRank(lr),
         }
@@ -80,6 +88,9 @@ impl Kernel<'_> {
     fn form(&self) -> SweepForm {
         match self {
             Kernel::Dense { .. } => SweepForm::Dense,
+            Kernel::Formed {
+                from_sparse: true, ..
+            } => SweepForm::SparseFormed,
             Kernel::Formed { .. } => SweepForm::LowRankFormed,
             Kernel::Sparse(_) => SweepForm::Sparse,
             Kernel::Implicit { .. } => SweepForm::LowRankImplicit,
@@ -89,7 +100,7 @@ impl Kernel<'_> {
     fn diag_sum(&self) -> f64 {
         match self {
             Kernel::Dense { n, c } => (0..*n).map(|i| c[i + i * n]).sum(),
-            Kernel::Formed { n, c } => (0..*n).map(|i| c[i + i * n]).sum(),
+            Kernel::Formed { n, c, .. } => (0..*n).map(|i| c[i + i * n]).sum(),
             Kernel::Sparse(s) => s.diag.iter().sum(),
             Kernel::Implicit { lr, .. } => lr.row_sq.iter().sum(),
         }
@@ -100,7 +111,7 @@ impl Kernel<'_> {
         let vi = &v[i * k..(i + 1) * k];
         match self {
             Kernel::Dense { n, c } => dense_field(c, *n, v, k, i, g),
-            Kernel::Formed { n, c } => dense_field(c, *n, v, k, i, g),
+            Kernel::Formed { n, c, .. } => dense_field(c, *n, v, k, i, g),
             Kernel::Sparse(s) => {
                 g.fill(0.0);
                 for p in s.row_ptr[i]..s.row_ptr[i + 1] {
@@ -109,13 +120,10 @@ impl Kernel<'_> {
                 }
             }
             Kernel::Implicit { lr, w } => {
-                matmul(
-                    MatMut::from_column_major_slice_mut(g, k, 1),
-                    Accum::Replace,
+                matvec(
+                    g,
                     MatRef::from_column_major_slice(w, lr.m, k).transpose(),
-                    MatRef::from_column_major_slice(lr.row(i), lr.m, 1),
-                    1.0,
-                    Par::Seq,
+                    lr.row(i),
                 );
                 axpy(g, -lr.row_sq[i], vi);
             }
@@ -125,14 +133,7 @@ impl Kernel<'_> {
 
 fn dense_field(c: &[f64], n: usize, v: &[f64], k: usize, i: usize, g: &mut [f64]) {
     let col = &c[i * n..(i + 1) * n];
-    matmul(
-        MatMut::from_column_major_slice_mut(g, k, 1),
-        Accum::Replace,
-        MatRef::from_column_major_slice(v, k, n),
-        MatRef::from_column_major_slice(col, n, 1),
-        1.0,
-        Par::Seq,
-    );
+    matvec(g, MatRef::from_column_major_slice(v, k, n), col);
     axpy(g, -col[i], &v[i * k..(i + 1) * k]);
 }
 
@@ -189,31 +190,77 @@ fn dense_block_sweep(
             }
             let vi = &mut v[i * k..(i + 1) * k];
             axpy(g, -c[i + i * n], vi);
-            let dv_t = &mut rest[..k];
-            let norm = dot(g, g).sqrt();
-            if !(norm > 0.0 && norm.is_finite()) {
-                // g_i = 0: every unit v_i is optimal, keep the current one.
-                dv_t.fill(0.0);
-                continue;
-            }
-            let before = dot(g, vi);
-            for r in 0..k {
-                let new = g[r] / norm;
-                dv_t[r] = new - vi[r];
-                vi[r] = new;
-            }
-            increase += 2.0 * (norm - before);
+            increase += move_to_field(g, vi, &mut rest[..k]);
         }
         start += len;
     }
     increase
 }
 
-/// `y += a x`.
+/// The coordinate update `v_i <- g / ||g||` with `dv = v_i^new - v_i^old`; returns the
+/// objective increase `2 (||g|| - g^T v_i^old)`. For `g = 0` every unit `v_i` is optimal:
+/// `v_i` is kept, `dv = 0` and the increase is 0.
 #[inline]
-fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
-    for (yi, xi) in y.iter_mut().zip(x) {
-        *yi += a * xi;
+fn move_to_field(g: &[f64], vi: &mut [f64], dv: &mut [f64]) -> f64 {
+    let norm = dot(g, g).sqrt();
+    if !(norm > 0.0 && norm.is_finite()) {
+        dv.fill(0.0);
+        return 0.0;
+    }
+    let before = dot(g, vi);
+    for ((vr, dr), gr) in vi.iter_mut().zip(dv.iter_mut()).zip(g) {
+        let new = gr / norm;
+        *dr = new - *vr;
+        *vr = new;
+    }
+    2.0 * (norm - before)
+}
+
+/// One sweep over a sparse symmetric `C` (CSR rows without the diagonal) in `order`.
+///
+/// `g_i = sum_p C_{i,j_p} v_{j_p}` is accumulated four stored entries at a time,
+/// `g <- (((g + a_0 v_0) + a_1 v_1) + a_2 v_2) + a_3 v_3` elementwise, which is the same
+/// sequence of roundings as one `axpy` per entry: the iterates are bit-identical to the
+/// plain loop ([`Mixing::sweep_reference`]); `g` is read and written once per four
+/// columns of `V` instead of once per column. The loops run over the `k` contiguous
+/// entries of each column, and the whole sweep is compiled for the widest SIMD
+/// instruction set the CPU offers (runtime dispatch by `pulp`): no FMA contraction, so
+/// the arithmetic is the same on every CPU.
+fn sparse_sweep(s: &SparseSym, v: &mut [f64], k: usize, order: &[usize], g: &mut [f64]) -> f64 {
+    pulp::Arch::new().dispatch(
+        #[inline(always)]
+        || {
+            let mut increase = 0.0;
+            for &i in order {
+                let range = s.row_ptr[i]..s.row_ptr[i + 1];
+                sparse_field(&s.col_idx[range.clone()], &s.values[range], v, k, g);
+                let vi = &mut v[i * k..(i + 1) * k];
+                increase += unit_field(g, vi);
+                vi.copy_from_slice(g);
+            }
+            increase
+        },
+    )
+}
+
+/// `g = sum_p values[p] v_{cols[p]}` (`V` is `k x n` column-major), four entries at a
+/// time; see [`sparse_sweep`].
+#[inline(always)]
+fn sparse_field(cols: &[usize], values: &[f64], v: &[f64], k: usize, g: &mut [f64]) {
+    g.fill(0.0);
+    let g = &mut g[..k];
+    let col = |j: usize| &v[j * k..j * k + k];
+    let mut cols4 = cols.chunks_exact(4);
+    let mut values4 = values.chunks_exact(4);
+    for (j, a) in (&mut cols4).zip(&mut values4) {
+        let (x0, x1, x2, x3) = (col(j[0]), col(j[1]), col(j[2]), col(j[3]));
+        let (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3]);
+        for ((((gr, &y0), &y1), &y2), &y3) in g.iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
+            *gr = *gr + a0 * y0 + a1 * y1 + a2 * y2 + a3 * y3;
+        }
+    }
+    for (&j, &a) in cols4.remainder().iter().zip(values4.remainder()) {
+        axpy(g, a, col(j));
     }
 }
 
@@ -266,10 +313,121 @@ pub struct Mixing<'a> {
     block_g: Vec<f64>,
     block_dv: Vec<f64>,
     block_c: Vec<f64>,
+    /// The color classes of [`crate::Colored`] on a sparse `C`.
+    coloring: Option<Coloring>,
     objective: f64,
     sweeps: usize,
     tol: f64,
     max_sweeps: usize,
+}
+
+/// Greedy color classes of the graph of a sparse `C` and the workspace of the parallel
+/// class update.
+#[derive(Debug)]
+struct Coloring {
+    /// The vertices, class after class (increasing index within a class).
+    order: Vec<usize>,
+    /// Class `c` is `order[ptr[c]..ptr[c + 1]]`.
+    ptr: Vec<usize>,
+    /// The new columns of one class (`k x` largest class).
+    next: Vec<f64>,
+    /// The objective increase of each vertex of one class.
+    gains: Vec<f64>,
+}
+
+impl Coloring {
+    fn new(s: &SparseSym, k: usize) -> Self {
+        let n = s.n;
+        let mut color = vec![usize::MAX; n];
+        // `stamp[c] == i` marks color c as taken by a neighbor of i.
+        let mut stamp = vec![usize::MAX; n + 1];
+        let mut count = 0;
+        for i in 0..n {
+            for &j in &s.col_idx[s.row_ptr[i]..s.row_ptr[i + 1]] {
+                if color[j] != usize::MAX {
+                    stamp[color[j]] = i;
+                }
+            }
+            let c = (0..).find(|&c| stamp[c] != i).unwrap_or(0);
+            color[i] = c;
+            count = count.max(c + 1);
+        }
+        let mut ptr = vec![0; count + 1];
+        for &c in &color {
+            ptr[c + 1] += 1;
+        }
+        for c in 0..count {
+            ptr[c + 1] += ptr[c];
+        }
+        let mut fill = ptr.clone();
+        let mut order = vec![0; n];
+        for (i, &c) in color.iter().enumerate() {
+            order[fill[c]] = i;
+            fill[c] += 1;
+        }
+        let largest = (0..count).map(|c| ptr[c + 1] - ptr[c]).max().unwrap_or(0);
+        Self {
+            order,
+            ptr,
+            next: vec![0.0; largest * k],
+            gains: vec![0.0; largest],
+        }
+    }
+
+    /// One sweep, class after class; the columns of a class in parallel. The increase is
+    /// summed in the order of the classes, so the result does not depend on the threads.
+    fn sweep(&mut self, s: &SparseSym, v: &mut [f64], k: usize) -> f64 {
+        use rayon::prelude::*;
+        let mut increase = 0.0;
+        for c in 0..self.ptr.len() - 1 {
+            let class = &self.order[self.ptr[c]..self.ptr[c + 1]];
+            let next = &mut self.next[..class.len() * k];
+            let gains = &mut self.gains[..class.len()];
+            let current: &[f64] = v;
+            next.par_chunks_mut(k)
+                .zip(gains.par_iter_mut())
+                .zip(class.par_iter())
+                .with_min_len(16)
+                .for_each(|((g, gain), &i)| {
+                    *gain = pulp::Arch::new().dispatch(
+                        #[inline(always)]
+                        || {
+                            let range = s.row_ptr[i]..s.row_ptr[i + 1];
+                            sparse_field(
+                                &s.col_idx[range.clone()],
+                                &s.values[range],
+                                current,
+                                k,
+                                g,
+                            );
+                            unit_field(g, &current[i * k..(i + 1) * k])
+                        },
+                    );
+                });
+            for (t, &i) in class.iter().enumerate() {
+                v[i * k..(i + 1) * k].copy_from_slice(&next[t * k..(t + 1) * k]);
+                increase += gains[t];
+            }
+        }
+        increase
+    }
+}
+
+/// Turns the field `g` of coordinate `i` into the new `v_i = g / ||g||` in place and
+/// returns the increase `2 (||g|| - g^T v_i^old)`; for `g = 0`, `v_i^old` is kept
+/// (copied into `g`) and the increase is 0. The same arithmetic as [`move_to_field`].
+#[inline(always)]
+fn unit_field(g: &mut [f64], vi: &[f64]) -> f64 {
+    let norm = dot(g, g).sqrt();
+    if !(norm > 0.0 && norm.is_finite()) {
+        g.copy_from_slice(vi);
+        return 0.0;
+    }
+    let before = dot(g, vi);
+    for gr in g.iter_mut() {
+        *gr /= norm;
+    }
+    2.0 * (norm - before)
 }
 
 impl<'a> Mixing<'a> {
@@ -349,7 +507,26 @@ impl<'a> Mixing<'a> {
         let n = problem.n();
         let kernel = match &problem.repr {
             Repr::Dense { n, c } => Kernel::Dense { n: *n, c },
-            Repr::Sparse(s) => Kernel::Sparse(s),
+            Repr::Sparse(s) => {
+                let form = match params.low_rank() {
+                    LowRankMode::Formed => true,
+                    LowRankMode::Implicit => false,
+                    LowRankMode::Auto => {
+                        s.n <= AUTO_FORM_MAX_N
+                            && s.values.len() as f64
+                                >= SPARSE_FORM_DENSITY * (s.n * s.n.saturating_sub(1)) as f64
+                    }
+                };
+                if form {
+                    Kernel::Formed {
+                        n,
+                        c: CostView::Sparse(s).dense_copy(),
+                        from_sparse: true,
+                    }
+                } else {
+                    Kernel::Sparse(s)
+                }
+            }
             Repr::LowRank(lr) => {
                 let form = match params.low_rank() {
                     LowRankMode::Formed => true,
@@ -360,6 +537,7 @@ impl<'a> Mixing<'a> {
                     Kernel::Formed {
                         n,
                         c: lr.form(faer::get_global_parallelism()),
+                        from_sparse: false,
                     }
                 } else {
                     let mut w = vec![0.0; lr.m * k];
@@ -376,7 +554,12 @@ impl<'a> Mixing<'a> {
         } else {
             0
         };
+        let coloring = match &kernel {
+            Kernel::Sparse(s) if order_rule.by_color() => Some(Coloring::new(s, k)),
+            _ => None,
+        };
         let mut mixing = Self {
+            coloring,
             kernel,
             block_g: vec![0.0; k * block],
             block_dv: vec![0.0; k * block],
@@ -412,6 +595,19 @@ impl<'a> Mixing<'a> {
     /// [`MaxcutError::InvalidSweepOrder`] if the sweep order did not give a permutation
     /// of `0..n` (or claimed to be the identity and was not); `V` is then unchanged.
     pub fn sweep(&mut self) -> Result<f64> {
+        if let (Some(coloring), Kernel::Sparse(s)) = (&mut self.coloring, &self.kernel) {
+            let increase = coloring.sweep(s, &mut self.v, self.k);
+            self.objective += increase;
+            self.sweeps += 1;
+            return Ok(increase);
+        }
+        let identity = self.next_order()?;
+        Ok(self.sweep_in_order(identity))
+    }
+
+    /// Arranges `self.order` for the next sweep and checks it; returns whether the order
+    /// claims to be the identity.
+    fn next_order(&mut self) -> Result<bool> {
         let sweep = self.sweeps + 1;
         self.order_rule
             .arrange(sweep, &mut self.order_rng, &mut self.order);
@@ -425,16 +621,16 @@ impl<'a> Mixing<'a> {
         } else {
             first_non_permutation(&self.order, &mut self.seen)
         };
-        if let Some((index, value)) = bad {
-            return Err(MaxcutError::InvalidSweepOrder {
+        match bad {
+            Some((index, value)) => Err(MaxcutError::InvalidSweepOrder {
                 order: self.order_rule.name().to_string(),
                 sweep,
                 n: self.n,
                 index,
                 value,
-            });
+            }),
+            None => Ok(identity),
         }
-        Ok(self.sweep_in_order(identity))
     }
 
     /// One sweep in the order held in `self.order`.
@@ -451,7 +647,7 @@ impl<'a> Mixing<'a> {
         let k = *k;
         let dense = match kernel {
             Kernel::Dense { n, c } => Some((*n, &**c)),
-            Kernel::Formed { n, c } => Some((*n, c.as_slice())),
+            Kernel::Formed { n, c, .. } => Some((*n, c.as_slice())),
             _ => None,
         };
         if let Some((n, c)) = dense {
@@ -470,22 +666,61 @@ impl<'a> Mixing<'a> {
             self.sweeps += 1;
             return increase;
         }
+        if let Kernel::Sparse(s) = kernel {
+            let increase = sparse_sweep(s, v, k, order, g);
+            self.objective += increase;
+            self.sweeps += 1;
+            return increase;
+        }
+        let increase = coordinate_sweep(kernel, v, k, order, g, dv);
+        self.objective += increase;
+        self.sweeps += 1;
+        increase
+    }
+
+    /// The sweep of the first sparse kernel (one `axpy` per stored entry, no SIMD
+    /// dispatch), kept as the yardstick of the benches and the reference of the tests:
+    /// the same iterates as [`Mixing::sweep`] in the same order. Not part of the API.
+    ///
+    /// # Errors
+    /// As [`Mixing::sweep`].
+    #[doc(hidden)]
+    pub fn sweep_reference(&mut self) -> Result<f64> {
+        if !matches!(self.kernel, Kernel::Sparse(_)) {
+            return self.sweep();
+        }
+        self.next_order()?;
+        let Self {
+            kernel,
+            k,
+            v,
+            g,
+            dv,
+            order,
+            ..
+        } = self;
+        let increase = coordinate_sweep(kernel, v, *k, order, g, dv);
+        self.objective += increase;
+        self.sweeps += 1;
+        Ok(increase)
+    }
+}
+
+/// One plain coordinate sweep in `order`: `g_i` from [`Kernel::field`], then the update
+/// (and, for the implicit form, `W += G_i^T dv^T`).
+fn coordinate_sweep(
+    kernel: &mut Kernel<'_>,
+    v: &mut [f64],
+    k: usize,
+    order: &[usize],
+    g: &mut [f64],
+    dv: &mut [f64],
+) -> f64 {
+    {
         let mut increase = 0.0;
         for &i in order.iter() {
             kernel.field(v, k, i, g);
-            let norm = dot(g, g).sqrt();
-            if !(norm > 0.0 && norm.is_finite()) {
-                // g_i = 0: every unit v_i is optimal, keep the current one.
-                continue;
-            }
-            let vi = &mut v[i * k..(i + 1) * k];
-            let before = dot(g, vi);
-            for r in 0..k {
-                let new = g[r] / norm;
-                dv[r] = new - vi[r];
-                vi[r] = new;
-            }
-            increase += 2.0 * (norm - before);
+            increase += move_to_field(g, &mut v[i * k..(i + 1) * k], dv);
             if let Kernel::Implicit { lr, w } = kernel {
                 matmul(
                     MatMut::from_column_major_slice_mut(w, lr.m, k),
@@ -497,11 +732,11 @@ impl<'a> Mixing<'a> {
                 );
             }
         }
-        self.objective += increase;
-        self.sweeps += 1;
         increase
     }
+}
 
+impl Mixing<'_> {
     /// Runs the sweeps on the shared engine ([`bl_core::engine::run`]), one sweep per
     /// iteration, until one sweep raises the objective by at most `tol * |objective|`
     /// (reported as [`TerminationReason::Converged`]) or `max_sweeps` sweeps have run in

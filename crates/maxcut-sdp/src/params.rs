@@ -30,26 +30,38 @@ use serde::{Deserialize, Serialize};
 use crate::error::MaxcutError;
 use crate::sweep_order::{Cyclic, SweepOrder};
 
-/// How an implicit low-rank cost `C = G G^T` (`G` of size `n x m`) is handled.
+/// How a structured cost is handled: an implicit low-rank `C = G G^T` (`G` of size
+/// `n x m`) or a sparse `C` (e.g. [`crate::Problem::maxcut`]).
 ///
-/// A sweep over a dense `n x n` matrix costs `2 n^2 k` flops; the implicit sweep keeps
-/// `W = G^T V^T` (`m x k`) up to date and costs about `4 n m k` flops, and forming
-/// `C` once costs one `n x m x n` matrix product (fast, blocked, multi-threaded).
+/// A sweep over a dense `n x n` matrix costs `2 n^2 k` flops in blocked matrix products;
+/// the implicit sweep keeps `W = G^T V^T` (`m x k`) up to date and costs about
+/// `4 n m k` flops, and forming `C` once costs one `n x m x n` matrix product (fast,
+/// blocked, multi-threaded). A sparse sweep costs `2 nnz k` flops, gathered from
+/// scattered columns of `V`: slower per flop, so on dense graphs the dense sweep wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum LowRankMode {
     /// Form `C = G G^T` explicitly when `2 m >= n` and `n <= 4096` (then a dense sweep
     /// is cheaper than an implicit one and the product is paid back within a few
-    /// sweeps; the cap keeps `C` under 128 MiB); otherwise stay implicit.
+    /// sweeps; the cap keeps `C` under 128 MiB); otherwise stay implicit. Form a sparse
+    /// `C` when `n <= 4096` and at least [`SPARSE_FORM_DENSITY`] of its off-diagonal
+    /// entries are nonzero.
     #[default]
     Auto,
-    /// Never form `C`: sweeps cost `O(n m k)` through `W = G^T V^T`.
+    /// Never form `C`: sweeps cost `O(n m k)` through `W = G^T V^T`, or `O(nnz k)` on
+    /// the sparse `C`.
     Implicit,
-    /// Always form the dense `n x n` matrix `C = G G^T` first.
+    /// Always form the dense `n x n` matrix `C` first (`n^2` doubles).
     Formed,
 }
 
-/// Largest `n` for which [`LowRankMode::Auto`] forms `C = G G^T` densely.
+/// Largest `n` for which [`LowRankMode::Auto`] forms `C = G G^T` (or a sparse `C`)
+/// densely.
 pub const AUTO_FORM_MAX_N: usize = 4096;
+
+/// Fraction of nonzero off-diagonal entries from which [`LowRankMode::Auto`] forms a
+/// sparse `C` densely (when `n <= AUTO_FORM_MAX_N`): above it the blocked dense sweep
+/// is faster than the sparse one (measured, see `docs/performance/maxcut-sdp.md`).
+pub const SPARSE_FORM_DENSITY: f64 = 0.25;
 
 /// Hyperparameters of the mixing method and the rounding: `fit` a [`crate::Problem`]
 /// (through [`bl_core::Fit`]) to get a [`crate::MixingSolution`], or a
@@ -140,7 +152,11 @@ impl MixingParams {
         self
     }
 
-    /// Sets how an implicit `C = G G^T` is handled (ignored for dense and sparse `C`).
+    /// Sets how an implicit `C = G G^T`, or a sparse `C`, is handled (ignored for dense
+    /// `C`): [`LowRankMode::Implicit`] keeps a sparse `C` sparse, [`LowRankMode::Formed`]
+    /// forms it densely, [`LowRankMode::Auto`] forms it when at least
+    /// [`SPARSE_FORM_DENSITY`] of the off-diagonal entries are nonzero and
+    /// `n <= AUTO_FORM_MAX_N`. The iterates are the same up to rounding either way.
     #[must_use]
     pub fn low_rank(mut self, mode: LowRankMode) -> Self {
         self.low_rank = mode;

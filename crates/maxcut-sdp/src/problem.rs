@@ -40,6 +40,17 @@ pub(crate) struct SparseSym {
     pub(crate) diag: Vec<f64>,
 }
 
+impl SparseSym {
+    /// `sum_{j != i} C_ij x_j` (row `i` without its diagonal).
+    pub(crate) fn off_diagonal_dot(&self, i: usize, x: &[f64]) -> f64 {
+        let range = self.row_ptr[i]..self.row_ptr[i + 1];
+        self.col_idx[range.clone()]
+            .iter()
+            .zip(&self.values[range])
+            .fold(0.0, |acc, (&j, &c)| acc + c * x[j])
+    }
+}
+
 /// `C = G G^T`, stored as `G^T` (`m x n`, column-major: column `i` is row `i` of `G`).
 #[derive(Debug, Clone)]
 pub(crate) struct LowRankFactor {
@@ -309,41 +320,16 @@ impl Problem {
         check_len("x", self.n(), x.len())?;
         check_len("out", self.n(), out.len())?;
         match &self.repr {
-            Repr::Dense { n, c } => matmul(
-                MatMut::from_column_major_slice_mut(out, *n, 1),
-                Accum::Replace,
-                MatRef::from_column_major_slice(c, *n, *n),
-                MatRef::from_column_major_slice(x, *n, 1),
-                1.0,
-                Par::Seq,
-            ),
+            Repr::Dense { n, c } => matvec(out, MatRef::from_column_major_slice(c, *n, *n), x),
             Repr::Sparse(s) => {
                 for i in 0..s.n {
-                    let mut acc = s.diag[i] * x[i];
-                    for p in s.row_ptr[i]..s.row_ptr[i + 1] {
-                        acc += s.values[p] * x[s.col_idx[p]];
-                    }
-                    out[i] = acc;
+                    out[i] = s.diag[i] * x[i] + s.off_diagonal_dot(i, x);
                 }
             }
             Repr::LowRank(l) => {
                 let mut u = vec![0.0; l.m];
-                matmul(
-                    MatMut::from_column_major_slice_mut(&mut u, l.m, 1),
-                    Accum::Replace,
-                    l.gt_ref(),
-                    MatRef::from_column_major_slice(x, l.n, 1),
-                    1.0,
-                    Par::Seq,
-                );
-                matmul(
-                    MatMut::from_column_major_slice_mut(out, l.n, 1),
-                    Accum::Replace,
-                    l.gt_ref().transpose(),
-                    MatRef::from_column_major_slice(&u, l.m, 1),
-                    1.0,
-                    Par::Seq,
-                );
+                matvec(&mut u, l.gt_ref(), x);
+                matvec(out, l.gt_ref().transpose(), &u);
             }
         }
         Ok(())
@@ -409,36 +395,18 @@ impl CostView<'_> {
     pub(crate) fn quad_form_with(&self, y: &[f64], scratch: &mut [f64]) -> f64 {
         match self {
             CostView::Dense { n, c } => {
-                matmul(
-                    MatMut::from_column_major_slice_mut(scratch, *n, 1),
-                    Accum::Replace,
-                    MatRef::from_column_major_slice(c, *n, *n),
-                    MatRef::from_column_major_slice(y, *n, 1),
-                    1.0,
-                    Par::Seq,
-                );
+                matvec(scratch, MatRef::from_column_major_slice(c, *n, *n), y);
                 dot(y, scratch)
             }
             CostView::Sparse(s) => {
                 let mut total = 0.0;
                 for i in 0..s.n {
-                    let mut acc = s.diag[i] * y[i];
-                    for p in s.row_ptr[i]..s.row_ptr[i + 1] {
-                        acc += s.values[p] * y[s.col_idx[p]];
-                    }
-                    total += y[i] * acc;
+                    total += y[i] * (s.diag[i] * y[i] + s.off_diagonal_dot(i, y));
                 }
                 total
             }
             CostView::LowRank(l) => {
-                matmul(
-                    MatMut::from_column_major_slice_mut(scratch, l.m, 1),
-                    Accum::Replace,
-                    l.gt_ref(),
-                    MatRef::from_column_major_slice(y, l.n, 1),
-                    1.0,
-                    Par::Seq,
-                );
+                matvec(scratch, l.gt_ref(), y);
                 dot(scratch, scratch)
             }
         }
@@ -461,6 +429,27 @@ impl CostView<'_> {
             }
             CostView::LowRank(l) => l.form(Par::Seq),
         }
+    }
+}
+
+/// `out = A x` for a column `x` (sequential, deterministic).
+pub(crate) fn matvec(out: &mut [f64], a: MatRef<'_, f64>, x: &[f64]) {
+    let (rows, cols) = (a.nrows(), a.ncols());
+    matmul(
+        MatMut::from_column_major_slice_mut(out, rows, 1),
+        Accum::Replace,
+        a,
+        MatRef::from_column_major_slice(x, cols, 1),
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// `y += a x`.
+#[inline]
+pub(crate) fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
     }
 }
 

@@ -7,14 +7,13 @@
 //! many draws. The local search then flips single signs while that strictly raises
 //! `y^T C y` (flipping `y_i` changes it by `-4 y_i sum_{j != i} C_ij y_j`).
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::MatRef;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
-use crate::problem::{CostView, dot};
+use crate::problem::{CostView, axpy, dot, matvec};
 
 /// Upper limit on passes over all variables in the local search (each pass that flips
 /// anything strictly raises the objective, so this only guards against pathological
@@ -81,108 +80,85 @@ fn better(a: (f64, usize), b: (f64, usize)) -> (f64, usize) {
 /// raises `y^T C y` by more than `1e-12 (|y^T C y| + sum_i |C_ii|)`, until a pass flips
 /// nothing. Returns the number of flips. `y` must hold signs.
 pub(crate) fn local_search(view: CostView<'_>, y: &mut [f64]) -> usize {
-    let mut value = view.quad_form(y);
-    let mut flips = 0;
+    let value = view.quad_form(y);
     match view {
         CostView::Dense { n, c } => {
             let diag_abs: f64 = (0..n).map(|i| c[i + i * n].abs()).sum();
             // h_i = sum_{j != i} C_ij y_j
             let mut h = vec![0.0; n];
-            matmul(
-                MatMut::from_column_major_slice_mut(&mut h, n, 1),
-                Accum::Replace,
-                MatRef::from_column_major_slice(c, n, n),
-                MatRef::from_column_major_slice(y, n, 1),
-                1.0,
-                Par::Seq,
-            );
+            matvec(&mut h, MatRef::from_column_major_slice(c, n, n), y);
             for i in 0..n {
                 h[i] -= c[i + i * n] * y[i];
             }
-            for _ in 0..MAX_LOCAL_SEARCH_PASSES {
-                let mut flipped = false;
-                for i in 0..n {
-                    let gain = -4.0 * y[i] * h[i];
-                    if gain > threshold(value, diag_abs) {
-                        let step = -2.0 * y[i];
-                        let col = &c[i * n..(i + 1) * n];
-                        for (hj, cj) in h.iter_mut().zip(col) {
-                            *hj += step * cj;
-                        }
-                        h[i] -= step * col[i];
-                        y[i] = -y[i];
-                        value += gain;
-                        flips += 1;
-                        flipped = true;
-                    }
-                }
-                if !flipped {
-                    break;
-                }
-            }
+            flip_stored(&mut h, y, value, diag_abs, |h, i, step| {
+                let col = &c[i * n..(i + 1) * n];
+                axpy(h, step, col);
+                h[i] -= step * col[i];
+            })
         }
         CostView::Sparse(s) => {
             let diag_abs: f64 = s.diag.iter().map(|d| d.abs()).sum();
-            let mut h = vec![0.0; s.n];
-            for i in 0..s.n {
+            let mut h: Vec<f64> = (0..s.n).map(|i| s.off_diagonal_dot(i, y)).collect();
+            // C is symmetric: row i lists the j with C_ji != 0.
+            flip_stored(&mut h, y, value, diag_abs, |h, i, step| {
                 for p in s.row_ptr[i]..s.row_ptr[i + 1] {
-                    h[i] += s.values[p] * y[s.col_idx[p]];
+                    h[s.col_idx[p]] += step * s.values[p];
                 }
-            }
-            for _ in 0..MAX_LOCAL_SEARCH_PASSES {
-                let mut flipped = false;
-                for i in 0..s.n {
-                    let gain = -4.0 * y[i] * h[i];
-                    if gain > threshold(value, diag_abs) {
-                        let step = -2.0 * y[i];
-                        // C is symmetric: row i lists the j with C_ji != 0.
-                        for p in s.row_ptr[i]..s.row_ptr[i + 1] {
-                            h[s.col_idx[p]] += step * s.values[p];
-                        }
-                        y[i] = -y[i];
-                        value += gain;
-                        flips += 1;
-                        flipped = true;
-                    }
-                }
-                if !flipped {
-                    break;
-                }
-            }
+            })
         }
         CostView::LowRank(lr) => {
             let diag_abs: f64 = lr.row_sq.iter().sum();
             // u = G^T y
             let mut u = vec![0.0; lr.m];
-            matmul(
-                MatMut::from_column_major_slice_mut(&mut u, lr.m, 1),
-                Accum::Replace,
-                lr.gt_ref(),
-                MatRef::from_column_major_slice(y, lr.n, 1),
-                1.0,
-                Par::Seq,
-            );
-            for _ in 0..MAX_LOCAL_SEARCH_PASSES {
-                let mut flipped = false;
-                for i in 0..lr.n {
-                    let gi = lr.row(i);
-                    let h = dot(gi, &u) - lr.row_sq[i] * y[i];
-                    let gain = -4.0 * y[i] * h;
-                    if gain > threshold(value, diag_abs) {
-                        let step = -2.0 * y[i];
-                        for (ul, gl) in u.iter_mut().zip(gi) {
-                            *ul += step * gl;
-                        }
-                        y[i] = -y[i];
-                        value += gain;
-                        flips += 1;
-                        flipped = true;
-                    }
-                }
-                if !flipped {
-                    break;
-                }
+            matvec(&mut u, lr.gt_ref(), y);
+            flip_passes(
+                u.as_mut_slice(),
+                y,
+                value,
+                diag_abs,
+                |u, i, y| dot(lr.row(i), u) - lr.row_sq[i] * y[i],
+                |u, i, step| axpy(u, step, lr.row(i)),
+            )
+        }
+    }
+}
+
+/// [`flip_passes`] on the stored field `h_i = sum_{j != i} C_ij y_j`.
+fn flip_stored(
+    h: &mut [f64],
+    y: &mut [f64],
+    value: f64,
+    diag_abs: f64,
+    flip: impl Fn(&mut [f64], usize, f64),
+) -> usize {
+    flip_passes(h, y, value, diag_abs, |h, i, _| h[i], flip)
+}
+
+/// The passes of the local search over a state `s` from which `field(s, i, y)` gives
+/// `h_i = sum_{j != i} C_ij y_j`; `flip(s, i, step)` updates `s` for `y_i += step`.
+fn flip_passes<S: ?Sized>(
+    s: &mut S,
+    y: &mut [f64],
+    mut value: f64,
+    diag_abs: f64,
+    field: impl Fn(&S, usize, &[f64]) -> f64,
+    flip: impl Fn(&mut S, usize, f64),
+) -> usize {
+    let mut flips = 0;
+    for _ in 0..MAX_LOCAL_SEARCH_PASSES {
+        let mut flipped = false;
+        for i in 0..y.len() {
+            let gain = -4.0 * y[i] * field(s, i, y);
+            if gain > threshold(value, diag_abs) {
+                flip(s, i, -2.0 * y[i]);
+                y[i] = -y[i];
+                value += gain;
+                flips += 1;
+                flipped = true;
             }
+        }
+        if !flipped {
+            break;
         }
     }
     flips

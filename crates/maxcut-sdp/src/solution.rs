@@ -5,11 +5,12 @@ use bl_core::{Fit, Fitted, ParamGuard};
 use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{MaxcutError, Result, numerical};
+use crate::error::{MaxcutError, Result};
 use crate::mixing::{Mixing, SweepForm};
 use crate::params::MixingParams;
 use crate::problem::{Problem, check_len, check_signs};
 use crate::rounding::local_search;
+use bl_core::error::build::numerical;
 
 /// Diagnostics of a fit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,9 +4,11 @@
 use maxcut_sdp::conformance::{bqp_solver as conformance, sweep_order};
 use maxcut_sdp::{
     BooleanQp, BooleanQpSolver, BqpOutcome, Cyclic, ExactBqp, Fit, MaxcutError, MixingParams,
-    Problem, RandomPermutation, Result, SweepOrder,
+    Problem, RandomPermutation, Result,
 };
-use rand::rngs::StdRng;
+
+mod common;
+use common::FnOrder;
 
 #[test]
 fn mixing_method_conforms() {
@@ -54,56 +56,43 @@ impl BooleanQpSolver for Liar {
 }
 
 #[test]
-fn suite_rejects_broken_solvers() {
-    let err = conformance::check(&AllZeros).unwrap_err();
-    assert!(err.contains("below"), "{err}");
-    let err = conformance::check(&Liar).unwrap_err();
-    assert!(err.contains("reported value"), "{err}");
-}
-
-#[test]
 fn built_in_sweep_orders_conform() {
     sweep_order::check(&Cyclic).unwrap();
     sweep_order::check(&RandomPermutation).unwrap();
 }
 
 /// Visits coordinate 0 twice and never visits the last one.
-#[derive(Debug, Clone)]
-struct Repeats;
-
-impl SweepOrder for Repeats {
-    fn name(&self) -> &str {
-        "repeats"
-    }
-    fn arrange(&self, _sweep: usize, _rng: &mut StdRng, order: &mut [usize]) {
+const REPEATS: FnOrder = FnOrder {
+    name: "repeats",
+    arrange: |_, order| {
         if let Some(last) = order.last_mut() {
             *last = 0;
         }
-    }
-}
+    },
+    identity: false,
+};
 
 /// Reverses the order every sweep but claims to be the identity.
-#[derive(Debug, Clone)]
-struct FalseIdentity;
-
-impl SweepOrder for FalseIdentity {
-    fn name(&self) -> &str {
-        "false identity"
-    }
-    fn arrange(&self, _sweep: usize, _rng: &mut StdRng, order: &mut [usize]) {
-        order.reverse();
-    }
-    fn is_identity(&self) -> bool {
-        true
-    }
-}
+const FALSE_IDENTITY: FnOrder = FnOrder {
+    name: "false identity",
+    arrange: |_, order| order.reverse(),
+    identity: true,
+};
 
 #[test]
-fn sweep_order_suite_rejects_broken_orders() {
-    let err = sweep_order::check(&Repeats).unwrap_err();
-    assert!(err.contains("not a permutation"), "{err}");
-    let err = sweep_order::check(&FalseIdentity).unwrap_err();
-    assert!(err.contains("claims to be the identity"), "{err}");
+fn suites_reject_broken_implementations() {
+    for (result, needle) in [
+        (conformance::check(&AllZeros), "below"),
+        (conformance::check(&Liar), "reported value"),
+        (sweep_order::check(&REPEATS), "not a permutation"),
+        (
+            sweep_order::check(&FALSE_IDENTITY),
+            "claims to be the identity",
+        ),
+    ] {
+        let err = result.unwrap_err();
+        assert!(err.contains(needle), "{err}");
+    }
 }
 
 #[test]
@@ -111,7 +100,7 @@ fn a_faulty_order_is_a_typed_error_not_a_panic() {
     let edges = maxcut_sdp::synthetic::gnp_weighted(5, 0.9, 2).unwrap();
     let problem = Problem::maxcut(5, &edges).unwrap();
     let err = MixingParams::default()
-        .order(Repeats)
+        .order(REPEATS)
         .fit(&problem)
         .unwrap_err();
     assert!(

@@ -7,9 +7,10 @@ use common::*;
 use faer::{Mat, MatRef};
 use std::sync::Arc;
 
+use maxcut_sdp::conformance::sweep_order::check as sweep_order_check;
 use maxcut_sdp::{
-    Cyclic, Fit, Fitted, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation, SweepForm,
-    SweepOrder, TerminationReason, auto_rank,
+    Colored, Cyclic, Fit, Fitted, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation,
+    SweepForm, SweepOrder, TerminationReason, auto_rank,
 };
 
 fn column_norm_errors(v: MatRef<'_, f64>) -> f64 {
@@ -54,18 +55,15 @@ fn columns_stay_unit_norm_and_objective_never_decreases() {
 
 #[test]
 fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
-    let g = random_gaussian(25, 8, 21);
-    let c = gram(&g);
-    let (row_ptr, col_idx, values) = to_csr(&c);
-    let dense = Problem::dense(c.as_ref()).unwrap();
-    let sparse = Problem::sparse_from_csr(25, &row_ptr, &col_idx, &values).unwrap();
-    let low_rank = Problem::low_rank(g.as_ref()).unwrap();
+    let (c, [dense, sparse, low_rank]) = gram_in_three_forms(25, 8, 21);
     let params = MixingParams::default().seed(3).tol(0.0).max_sweeps(15);
 
     let mut results = Vec::new();
     for (problem, mode, form) in [
         (&dense, LowRankMode::Auto, SweepForm::Dense),
-        (&sparse, LowRankMode::Auto, SweepForm::Sparse),
+        (&sparse, LowRankMode::Implicit, SweepForm::Sparse),
+        // A fully dense C given in sparse form: `Auto` forms it densely.
+        (&sparse, LowRankMode::Auto, SweepForm::SparseFormed),
         (&low_rank, LowRankMode::Implicit, SweepForm::LowRankImplicit),
         (&low_rank, LowRankMode::Formed, SweepForm::LowRankFormed),
     ] {
@@ -121,12 +119,7 @@ fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
 fn blocked_dense_sweeps_match_the_sequential_sparse_ones_in_both_orders() {
     // n = 150 spans several blocks of the dense sweep; the sparse and implicit sweeps are
     // plain coordinate loops, so this checks the block corrections.
-    let g = random_gaussian(150, 20, 31);
-    let c = gram(&g);
-    let (row_ptr, col_idx, values) = to_csr(&c);
-    let dense = Problem::dense(c.as_ref()).unwrap();
-    let sparse = Problem::sparse_from_csr(150, &row_ptr, &col_idx, &values).unwrap();
-    let low_rank = Problem::low_rank(g.as_ref()).unwrap();
+    let (c, [dense, sparse, low_rank]) = gram_in_three_forms(150, 20, 31);
     let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(RandomPermutation)];
     for order in orders {
         let params = MixingParams::default()
@@ -322,4 +315,162 @@ fn convergence_is_reported_and_max_sweeps_respected() {
         TerminationReason::MaxIterations
     );
     assert_eq!(capped.upper_bound(), None);
+}
+
+/// One cyclic coordinate sweep by the definition, on a dense copy of `C`:
+/// `v_i <- g_i / ||g_i||`, `g_i = sum_{j != i} C_ij v_j` (kept when `g_i = 0`).
+fn brute_force_sweep(c: &Mat<f64>, v: &mut Mat<f64>, order: &[usize]) {
+    let k = v.nrows();
+    for &i in order {
+        let g: Vec<f64> = (0..k)
+            .map(|r| {
+                (0..c.nrows())
+                    .filter(|&j| j != i)
+                    .map(|j| c[(i, j)] * v[(r, j)])
+                    .sum()
+            })
+            .collect();
+        let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 0.0 {
+            for r in 0..k {
+                v[(r, i)] = g[r] / norm;
+            }
+        }
+    }
+}
+
+#[test]
+fn sparse_kernel_matches_the_reference_sweep_and_the_definition() {
+    // Rows of every length modulo 4 (the kernel takes four entries at a time), ranks with
+    // and without a remainder modulo the SIMD width, both built-in orders.
+    let graphs = [
+        (60, gnp_weighted(60, 0.1, 2)),
+        (40, gnp_weighted(40, 0.6, 3)),
+        (9, gnp_weighted(9, 1.0, 4)),
+    ];
+    for (n, edges) in graphs {
+        let problem = Problem::maxcut(n, &edges).unwrap();
+        let c = problem.to_dense();
+        let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(RandomPermutation)];
+        for (order, rank) in orders.into_iter().zip([5, 8]) {
+            let params = MixingParams::default()
+                .seed(n as u64)
+                .rank(rank)
+                .order(Arc::clone(&order));
+            let mut fast = Mixing::new(&problem, &params).unwrap();
+            let mut reference = Mixing::new(&problem, &params).unwrap();
+            for sweep in 1..=6 {
+                // The cyclic sweep by the definition, from the same V.
+                let mut by_definition = fast.v().to_owned();
+                brute_force_sweep(&c, &mut by_definition, &(0..n).collect::<Vec<_>>());
+                let gain = fast.sweep().unwrap();
+                let reference_gain = reference.sweep_reference().unwrap();
+                assert_eq!(gain.to_bits(), reference_gain.to_bits(), "sweep {sweep}");
+                assert_eq!(fast.v(), reference.v(), "{n}: sweep {sweep}");
+                assert_eq!(fast.objective(), reference.objective());
+                if order.is_identity() {
+                    let diff = (0..n)
+                        .flat_map(|i| (0..rank).map(move |r| (r, i)))
+                        .map(|(r, i)| (by_definition[(r, i)] - fast.v()[(r, i)]).abs())
+                        .fold(0.0, f64::max);
+                    assert!(diff <= 1e-12, "{n}: sweep {sweep} differs by {diff}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn maxcut_on_a_dense_graph_picks_the_dense_kernel_without_changing_the_result() {
+    let n = 120;
+    let base = MixingParams::default().seed(9).tol(1e-12).max_sweeps(5000);
+    for (p, auto_form) in [(0.5, SweepForm::SparseFormed), (0.02, SweepForm::Sparse)] {
+        let problem = Problem::maxcut(n, &gnp_weighted(n, p, 11)).unwrap();
+        let auto = base.clone().fit(&problem).unwrap();
+        let sparse = base
+            .clone()
+            .low_rank(LowRankMode::Implicit)
+            .fit(&problem)
+            .unwrap();
+        assert_eq!(auto.info().form, auto_form, "p = {p}");
+        assert_eq!(sparse.info().form, SweepForm::Sparse);
+        assert!(auto.report().converged() && sparse.report().converged());
+        let (a, b) = (auto.sdp_value(), sparse.sdp_value());
+        assert!((a - b).abs() <= 1e-9 * b.abs(), "p = {p}: {a} vs {b}");
+        assert_eq!(auto.y(), sparse.y(), "p = {p}");
+    }
+}
+
+/// The greedy coloring by the definition on a dense `C`: vertex `i` takes the smallest
+/// color none of its neighbors `j < i` (`C_ij != 0`) has; returns the vertices class by
+/// class.
+fn greedy_color_order(c: &Mat<f64>) -> Vec<usize> {
+    let n = c.nrows();
+    let mut color = vec![0usize; n];
+    for i in 0..n {
+        let taken: Vec<usize> = (0..i)
+            .filter(|&j| c[(i, j)] != 0.0)
+            .map(|j| color[j])
+            .collect();
+        color[i] = (0..).find(|x| !taken.contains(x)).unwrap();
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (color[i], i));
+    order
+}
+
+#[test]
+fn colored_sweeps_are_gauss_seidel_in_color_order_for_any_thread_count() {
+    sweep_order_check(&Colored).unwrap();
+    let n = 90;
+    let problem = Problem::maxcut(n, &gnp_weighted(n, 0.08, 5)).unwrap();
+    let c = problem.to_dense();
+    let order = greedy_color_order(&c);
+    let params = MixingParams::default()
+        .seed(4)
+        .rank(6)
+        .low_rank(LowRankMode::Implicit)
+        .order(Colored);
+    let mut runs: Vec<(Mat<f64>, f64)> = Vec::new();
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut mixing = Mixing::new(&problem, &params).unwrap();
+        pool.install(|| {
+            for sweep in 1..=5 {
+                let mut by_definition = mixing.v().to_owned();
+                brute_force_sweep(&c, &mut by_definition, &order);
+                let before = mixing.objective();
+                let gain = mixing.sweep().unwrap();
+                assert!(gain >= 0.0 && mixing.objective() >= before);
+                let diff = (0..n)
+                    .flat_map(|i| (0..6).map(move |r| (r, i)))
+                    .map(|(r, i)| (by_definition[(r, i)] - mixing.v()[(r, i)]).abs())
+                    .fold(0.0, f64::max);
+                assert!(diff <= 1e-12, "{threads} threads, sweep {sweep}: {diff}");
+            }
+        });
+        runs.push((mixing.v().to_owned(), mixing.objective()));
+    }
+    for (v, objective) in &runs[1..] {
+        assert_eq!(v, &runs[0].0, "V depends on the thread count");
+        assert_eq!(objective.to_bits(), runs[0].1.to_bits());
+    }
+}
+
+#[test]
+fn colored_order_converges_to_the_cyclic_sdp_value() {
+    let n = 200;
+    let problem = Problem::maxcut(n, &gnp_weighted(n, 0.05, 6)).unwrap();
+    let base = MixingParams::default()
+        .seed(2)
+        .tol(1e-10)
+        .max_sweeps(20_000);
+    let colored = base.clone().order(Colored).fit(&problem).unwrap();
+    let cyclic = base.fit(&problem).unwrap();
+    assert!(colored.report().converged() && cyclic.report().converged());
+    let (a, b) = (colored.sdp_value(), cyclic.sdp_value());
+    assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
 }

@@ -150,5 +150,11 @@ fn more_trials_never_give_a_worse_rounding() {
     let many = base.clone().trials(200).fit(&problem).unwrap();
     assert!(many.info().rounded_value >= few.info().rounded_value);
     assert_eq!(few.info().local_search_flips, 0);
-    assert_eq!(few.value(), few.info().rounded_value);
+    // The rounding evaluates y^T C y on the form the sweeps used (here C formed densely
+    // from the sparse input), the solution on the problem as given: equal up to rounding.
+    let (value, rounded) = (few.value(), few.info().rounded_value);
+    assert!(
+        (value - rounded).abs() <= 1e-12 * value.abs(),
+        "{value} vs {rounded}"
+    );
 }

@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use faer::Mat;
-use maxcut_sdp::{LowRankMode, MixingParams, Problem, RandomPermutation};
+use maxcut_sdp::{LowRankMode, MixingParams, Problem, RandomPermutation, SweepOrder};
+use rand::rngs::StdRng;
 
 /// Weighted Erdős–Rényi graph G(n, p) ([`maxcut_sdp::synthetic::gnp_weighted`]).
 pub fn gnp_weighted(n: usize, p: f64, seed: u64) -> Vec<(usize, usize, f64)> {
@@ -80,6 +81,18 @@ pub fn to_csr(c: &Mat<f64>) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
     (row_ptr, col_idx, values)
 }
 
+/// `C = G G^T` of a seeded Gaussian `G` (`n x m`) and the same `C` in three forms:
+/// dense, sparse (full CSR) and implicit low rank. Returns `(C, [dense, sparse, low rank])`.
+pub fn gram_in_three_forms(n: usize, m: usize, seed: u64) -> (Mat<f64>, [Problem; 3]) {
+    let g = random_gaussian(n, m, seed);
+    let c = gram(&g);
+    let (row_ptr, col_idx, values) = to_csr(&c);
+    let dense = Problem::dense(c.as_ref()).unwrap();
+    let sparse = Problem::sparse_from_csr(n, &row_ptr, &col_idx, &values).unwrap();
+    let low_rank = Problem::low_rank(g.as_ref()).unwrap();
+    (c, [dense, sparse, low_rank])
+}
+
 /// Scale of a matrix for tolerances: `sum |C_ij|`.
 pub fn abs_sum(c: &Mat<f64>) -> f64 {
     let mut s = 0.0;
@@ -117,4 +130,28 @@ pub fn problems(base: &MixingParams) -> Vec<(&'static str, Problem, MixingParams
             base.clone().low_rank(LowRankMode::Formed),
         ),
     ]
+}
+
+/// A [`SweepOrder`] written outside the crate from a plain function
+/// `arrange(sweep, order)` (deterministic, so the generator is unused).
+#[derive(Debug, Clone)]
+pub struct FnOrder {
+    /// What [`SweepOrder::name`] reports.
+    pub name: &'static str,
+    /// Rearranges `order` for the given 1-based sweep.
+    pub arrange: fn(usize, &mut [usize]),
+    /// What [`SweepOrder::is_identity`] claims.
+    pub identity: bool,
+}
+
+impl SweepOrder for FnOrder {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn arrange(&self, sweep: usize, _rng: &mut StdRng, order: &mut [usize]) {
+        (self.arrange)(sweep, order);
+    }
+    fn is_identity(&self) -> bool {
+        self.identity
+    }
 }
