@@ -38,13 +38,9 @@ fn failed(message: impl Into<String>) -> LpError {
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic inside the solver".to_string()
-    }
+    bl_core::error::panic_message(payload)
+        .unwrap_or("panic inside the solver")
+        .to_string()
 }
 
 /// Runs `f`, turning a panic inside the solver into [`LpError::Failed`].
