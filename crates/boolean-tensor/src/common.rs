@@ -2,70 +2,26 @@
 //! left singular vectors, EM imputation of missing entries.
 
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
+use faer::{Accum, Mat, MatRef, Par, Side};
 
 use crate::error::{Result, numerical};
-use crate::tensor::{Tensor, cp_reconstruct_into, khatri_rao_into, other_modes, unfolded_view};
-
-/// Reusable buffers for [`mttkrp`].
-#[derive(Debug)]
-pub(crate) struct MttkrpWork {
-    kr: Mat<f64>,
-    unfolded: Mat<f64>,
-}
-
-impl Default for MttkrpWork {
-    fn default() -> Self {
-        Self {
-            kr: Mat::zeros(0, 0),
-            unfolded: Mat::zeros(0, 0),
-        }
-    }
-}
-
-/// `out = X_(n) (F_b (.) F_a)` (`d_n x R`), where `a < b` are the other two modes: the
-/// matricized tensor times Khatri–Rao product of CP-ALS. `X_(0)` and `X_(2)` are read in
-/// place; `X_(1)` is unfolded into the workspace.
-pub(crate) fn mttkrp(
-    data: &[f64],
-    shape: [usize; 3],
-    mode: usize,
-    factors: [MatRef<'_, f64>; 3],
-    work: &mut MttkrpWork,
-    out: MatMut<'_, f64>,
-    par: Par,
-) {
-    let (a, b) = other_modes(mode);
-    let r = factors[0].ncols();
-    work.kr.resize_with(shape[a] * shape[b], r, |_, _| 0.0);
-    khatri_rao_into(factors[b], factors[a], work.kr.as_mut());
-    let x = unfolded_view(data, shape, mode, &mut work.unfolded);
-    matmul(out, Accum::Replace, x, work.kr.as_ref(), 1.0, par);
-}
+use crate::kernels::Mttkrp;
+use crate::tensor::{Tensor, cp_reconstruct_into, other_modes};
 
 /// One ALS update of the CP factor along `mode` for fixed other factors (Kolda & Bader
 /// 2009, Fig. 3.3): `F_n = X_(n) (F_b (.) F_a) [(F_a^T F_a) * (F_b^T F_b)]^{-1}`, with `m`
-/// the buffer of the MTTKRP.
+/// the buffer of the MTTKRP (in-place kernel of [`crate::kernels`]).
 pub(crate) fn als_update(
     data: &[f64],
     shape: [usize; 3],
     mode: usize,
     f: &[Mat<f64>; 3],
-    work: &mut MttkrpWork,
+    work: &mut Mttkrp,
     m: &mut Mat<f64>,
-    par: Par,
 ) -> Result<Mat<f64>> {
     let (a, b) = other_modes(mode);
     m.resize_with(shape[mode], f[0].ncols(), |_, _| 0.0);
-    mttkrp(
-        data,
-        shape,
-        mode,
-        f.each_ref().map(Mat::as_ref),
-        work,
-        m.as_mut(),
-        par,
-    );
+    work.compute(data, shape, mode, f.each_ref().map(Mat::as_ref), m.as_mut());
     let g = hadamard(gram(f[a].as_ref()).as_ref(), gram(f[b].as_ref()).as_ref());
     solve_right_spd(g.as_ref(), m.as_ref())
 }

@@ -20,11 +20,9 @@ use bl_core::{Fit, Fitted, ParamGuard};
 use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{
-    MttkrpWork, als_update, combine_reports, cp_em_step, gram, hadamard, leading_left_vectors,
-    masked_loss,
-};
+use crate::common::{als_update, combine_reports, cp_em_step, gram, hadamard, masked_loss};
 use crate::error::{Result, TensorError, invalid, numerical};
+use crate::kernels::{Mttkrp, randomized_hosvd};
 use crate::metrics::best_boolean_fit;
 use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor};
 
@@ -154,7 +152,7 @@ impl Fit<Tensor> for CpAlsParams {
         let mut reports = Vec::with_capacity(p.n_starts);
         for start in 0..p.n_starts {
             let init = if start == 0 {
-                hosvd_init(x, p.rank, p.seed, par)?
+                hosvd_init(x, p.rank, p.seed)?
             } else {
                 gaussian_init(x.shape(), p.rank, p.seed.wrapping_add(start as u64))
             };
@@ -185,21 +183,15 @@ fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> [Mat<f64>; 3] {
     [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank))
 }
 
-fn hosvd_init(x: &Tensor, rank: usize, seed: u64, par: Par) -> Result<[Mat<f64>; 3]> {
+/// The HOSVD start: the leading left singular vectors of each unfolding
+/// ([`crate::kernels::randomized_hosvd`]), padded with Gaussian columns when the rank
+/// exceeds a mode's length.
+fn hosvd_init(x: &Tensor, rank: usize, seed: u64) -> Result<[Mat<f64>; 3]> {
     let mut rng = bl_core::random::seeded_rng(seed);
     let mut out = gaussian_init(x.shape(), rank, seed);
-    for (m, f) in out.iter_mut().enumerate() {
-        let unf = x.unfold(m)?;
-        let u = leading_left_vectors(unf.as_ref(), rank.min(x.shape()[m]), par)?;
-        for j in 0..rank {
-            for i in 0..f.nrows() {
-                f[(i, j)] = if j < u.ncols() {
-                    u[(i, j)]
-                } else {
-                    bl_core::random::standard_normal(&mut rng)
-                };
-            }
-        }
+    let u = randomized_hosvd(x.data(), x.shape(), rank, &mut rng)?;
+    for (f, u) in out.iter_mut().zip(&u) {
+        f.subcols_mut(0, u.ncols()).copy_from(u);
     }
     Ok(out)
 }
@@ -218,13 +210,14 @@ fn als(
     let mut filled = x.data().to_vec();
     let mut model = vec![0.0; x.len()];
     let mut kr = Mat::zeros(0, 0);
-    let mut work = MttkrpWork::default();
+    let mut work = Mttkrp::default();
     let norm_sq: f64 = x.data().iter().map(|v| v * v).sum();
     let mut m = Mat::zeros(0, 0);
     let mut loss = f64::INFINITY;
     let report = run(rule, observers, |_| -> Result<Progress> {
+        work.invalidate();
         for n in 0..3 {
-            f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m, par)?;
+            f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m)?;
         }
         let new_loss = if masked {
             cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
@@ -330,5 +323,92 @@ impl Decomposition for FittedCp {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::common::solve_right_spd;
+    use crate::tensor::{khatri_rao, other_modes};
+
+    /// One ALS sweep by the textbook formulas: the explicit unfolding times the explicit
+    /// Khatri–Rao product, then the normal equations.
+    fn reference_sweep(x: &Tensor, f: &mut [Mat<f64>; 3]) {
+        for n in 0..3 {
+            let (a, b) = other_modes(n);
+            let kr = khatri_rao(f[b].as_ref(), f[a].as_ref()).expect("same rank");
+            let m = x.unfold(n).expect("valid mode") * kr;
+            let g = hadamard(gram(f[a].as_ref()).as_ref(), gram(f[b].as_ref()).as_ref());
+            f[n] = solve_right_spd(g.as_ref(), m.as_ref()).expect("solvable");
+        }
+    }
+
+    #[test]
+    fn sweeps_match_the_khatri_rao_formula() {
+        let shape = [9, 7, 8];
+        let mut rng = bl_core::random::seeded_rng(5);
+        let truth = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 3));
+        let mut x = cp_to_tensor(truth.each_ref().map(Mat::as_ref)).expect("valid");
+        for v in x.data_mut() {
+            *v += 0.1 * bl_core::random::standard_normal(&mut rng);
+        }
+        let init = gaussian_init(shape, 3, 9);
+        let sweeps = 5;
+        let rule = StoppingRule::new(sweeps, 0.0);
+        let (fit, report) = als(&x, init.clone(), &rule, Par::Seq, 0, &mut []).expect("fits");
+        assert_eq!(report.iterations, sweeps);
+        let mut want = init;
+        for _ in 0..sweeps {
+            reference_sweep(&x, &mut want);
+            // The same rebalancing of the column norms as the fit.
+            for r in 0..3 {
+                let scale: f64 = want[..2].iter().map(|f| f.col(r).norm_l2()).product();
+                for f in want.iter_mut().take(2) {
+                    let nrm = f.col(r).norm_l2();
+                    for i in 0..f.nrows() {
+                        f[(i, r)] /= nrm;
+                    }
+                }
+                for i in 0..shape[2] {
+                    want[2][(i, r)] *= scale;
+                }
+            }
+        }
+        for n in 0..3 {
+            let diff = (&fit.factors[n] - &want[n]).norm_max();
+            assert!(diff < 1e-9, "mode {n}: factors differ by {diff}");
+        }
+        let model = cp_to_tensor(want.each_ref().map(Mat::as_ref)).expect("valid");
+        let want_loss = masked_loss(&x, model.data());
+        assert!((fit.loss - want_loss).abs() <= 1e-10 * want_loss.max(1.0));
+    }
+
+    #[test]
+    fn fits_are_bit_identical_for_any_thread_count() {
+        let x = crate::synthetic::SyntheticParams::default()
+            .shape([20, 30, 25])
+            .n_atoms(4)
+            .seed(3)
+            .generate()
+            .expect("valid");
+        let fit = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("thread pool")
+                .install(|| {
+                    CpAls::params()
+                        .rank(4)
+                        .max_iter(20)
+                        .n_starts(2)
+                        .fit(x.observed())
+                        .expect("fits")
+                })
+        };
+        let one = fit(1);
+        let two = fit(2);
+        assert_eq!(one.factors, two.factors);
+        assert_eq!(one.loss.to_bits(), two.loss.to_bits());
     }
 }

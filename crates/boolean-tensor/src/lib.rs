@@ -6,6 +6,7 @@ pub mod bmp;
 mod common;
 pub mod cp;
 pub mod error;
+mod kernels;
 pub mod lfm;
 pub mod metrics;
 pub mod qp;

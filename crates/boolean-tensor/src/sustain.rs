@@ -25,8 +25,9 @@ use faer::{Mat, MatMut, MatRef};
 use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{MttkrpWork, als_update, combine_reports, cp_em_step, gram, hadamard, mttkrp};
+use crate::common::{als_update, combine_reports, cp_em_step, gram, hadamard};
 use crate::error::{Result, TensorError, check_modes, invalid};
+use crate::kernels::Mttkrp;
 use crate::tensor::{Tensor, cp_to_tensor, other_modes};
 
 /// SUSTain-style ALS. Start with [`Sustain::params`].
@@ -206,7 +207,7 @@ impl SustainParams {
         let mut filled = x.data().to_vec();
         let mut model = vec![0.0; x.len()];
         let mut kr = Mat::zeros(0, 0);
-        let mut work = MttkrpWork::default();
+        let mut work = Mttkrp::default();
         let mut m = Mat::zeros(0, 0);
         let mut best_loss = f64::INFINITY;
         let mut best_f = f.clone();
@@ -215,23 +216,16 @@ impl SustainParams {
         let order = [a0, b0, bm];
         let rule = StoppingRule::new(self.max_iter, self.tol);
         let report = run(&rule, observers, |_| -> Result<Progress> {
+            work.invalidate();
             for &n in &order {
                 if n == bm && self.hierarchical {
                     m.resize_with(shape[n], rank, |_, _| 0.0);
-                    mttkrp(
-                        &filled,
-                        shape,
-                        n,
-                        f.each_ref().map(Mat::as_ref),
-                        &mut work,
-                        m.as_mut(),
-                        par,
-                    );
+                    work.compute(&filled, shape, n, f.each_ref().map(Mat::as_ref), m.as_mut());
                     let h = hadamard(gram(f[a0].as_ref()).as_ref(), gram(f[b0].as_ref()).as_ref());
                     boolean_column_sweep(m.as_ref(), h.as_ref(), f[n].as_mut());
                     continue;
                 }
-                f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m, par)?;
+                f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m)?;
                 if n == bm {
                     for j in 0..rank {
                         for i in 0..shape[n] {
