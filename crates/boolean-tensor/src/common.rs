@@ -4,9 +4,10 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par, Side};
 
-use crate::error::{Result, numerical};
+use crate::error::Result;
 use crate::kernels::Mttkrp;
 use crate::tensor::{Tensor, cp_reconstruct_into, other_modes};
+use bl_core::error::build::numerical;
 
 /// One ALS update of the CP factor along `mode` for fixed other factors (Kolda & Bader
 /// 2009, Fig. 3.3): `F_n = X_(n) (F_b (.) F_a) [(F_a^T F_a) * (F_b^T F_b)]^{-1}`, with `m`
@@ -55,7 +56,7 @@ pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize, par: Par) -> Re
     matmul(gram.as_mut(), Accum::Replace, a, a.transpose(), 1.0, par);
     let evd = gram
         .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| numerical("leading_left_vectors", format!("{e:?}")))?;
+        .map_err(|e| numerical::<crate::TensorError>("leading_left_vectors", format!("{e:?}")))?;
     // Eigenvalues in nondecreasing order: take the last r columns, largest first.
     let u = evd.U();
     Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))

@@ -21,10 +21,11 @@ use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{als_update, combine_reports, cp_em_step, gram, hadamard, masked_loss};
-use crate::error::{Result, TensorError, invalid, numerical};
+use crate::error::{Result, TensorError};
 use crate::kernels::{Mttkrp, randomized_hosvd};
 use crate::metrics::best_boolean_fit;
 use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor};
+use bl_core::error::build::{invalid, numerical};
 
 /// CP-ALS. Start with [`CpAls::params`].
 #[derive(Debug, Clone, Copy)]
@@ -152,7 +153,7 @@ impl Fit<Tensor> for CpAlsParams {
         let mut reports = Vec::with_capacity(p.n_starts);
         for start in 0..p.n_starts {
             let init = if start == 0 {
-                hosvd_init(x, p.rank, p.seed)?
+                hosvd_start(x, p.rank, p.seed)?
             } else {
                 gaussian_init(x.shape(), p.rank, p.seed.wrapping_add(start as u64))
             };
@@ -162,7 +163,8 @@ impl Fit<Tensor> for CpAlsParams {
                 best = Some((start, fitted));
             }
         }
-        let (start, fitted) = best.ok_or_else(|| invalid("n_starts", 0, ">= 1"))?;
+        let (start, fitted) =
+            best.ok_or_else(|| invalid::<crate::TensorError>("n_starts", 0, ">= 1"))?;
         Ok(FittedCp {
             factors: fitted.factors,
             loss: fitted.loss,
@@ -183,10 +185,17 @@ fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> [Mat<f64>; 3] {
     [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank))
 }
 
-/// The HOSVD start: the leading left singular vectors of each unfolding
-/// ([`crate::kernels::randomized_hosvd`]), padded with Gaussian columns when the rank
-/// exceeds a mode's length.
-fn hosvd_init(x: &Tensor, rank: usize, seed: u64) -> Result<[Mat<f64>; 3]> {
+/// The HOSVD start of CP-ALS: for each mode `n`, the `min(rank, d_n)` leading left
+/// singular vectors of the unfolding `X_(n)` (of the data as stored; missing entries hold
+/// `0.0`), by a sequentially truncated HOSVD with a seeded randomized range finder on
+/// the long modes, padded with Gaussian columns up to `rank` when the rank exceeds a
+/// mode's length. Costs about as much as two ALS sweeps.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] for `rank == 0`;
+/// [`bl_core::BlError::Numerical`] when an eigendecomposition fails.
+pub fn hosvd_start(x: &Tensor, rank: usize, seed: u64) -> Result<[Mat<f64>; 3]> {
+    bl_core::params::at_least("rank", rank, 1)?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let mut out = gaussian_init(x.shape(), rank, seed);
     let u = randomized_hosvd(x.data(), x.shape(), rank, &mut rng)?;

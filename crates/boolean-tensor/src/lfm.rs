@@ -29,9 +29,10 @@ use rayon::prelude::*;
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{combine_reports, impute, masked_loss, solve_right_spd};
-use crate::error::{Result, TensorError, numerical};
+use crate::error::{Result, TensorError};
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, check_mode, refold_into, unfold_into, unfolded_shape};
+use bl_core::error::build::numerical;
 
 /// LFM and LFMmix. Start with [`Lfm::params`].
 #[derive(Debug, Clone, Copy)]
@@ -198,7 +199,8 @@ impl Fit<Tensor> for LfmParams {
             }
             reports.push(f.report);
         }
-        let (kept, mut fitted) = best.ok_or_else(|| numerical("LFM", "no mode was fitted"))?;
+        let (kept, mut fitted) =
+            best.ok_or_else(|| numerical::<crate::TensorError>("LFM", "no mode was fitted"))?;
         fitted.report = combine_reports(reports, kept);
         Ok(fitted)
     }
@@ -437,9 +439,11 @@ fn matrix_atom(
     }
     let mut v = vec![0.0; m];
     let mut rv = vec![0.0; d];
-    let mut gain;
-    let mut made = 0;
-    loop {
+    let mut gain = 0.0;
+    // One engine iteration per alternation: the gain of the current z, then (budget
+    // left) its exact update; a fixed point (or an empty z) ends the run as solved.
+    let rule = StoppingRule::new(alternations.saturating_add(1), 0.0);
+    run(&rule, &mut [], |iteration| -> Result<Progress> {
         let k = z.iter().sum::<f64>();
         matmul(
             ColMut::from_slice_mut(&mut v).as_mat_mut(),
@@ -451,8 +455,9 @@ fn matrix_atom(
         );
         let vv: f64 = v.iter().map(|a| a * a).sum();
         gain = k * vv;
-        if made >= alternations {
-            break;
+        let progress = Progress::new(if gain.is_finite() { gain } else { 0.0 }, 1.0);
+        if iteration > alternations {
+            return Ok(progress);
         }
         matmul(
             ColMut::from_slice_mut(&mut rv).as_mat_mut(),
@@ -467,11 +472,11 @@ fn matrix_atom(
             .map(|&p| f64::from(u8::from(2.0 * p > vv)))
             .collect();
         if new == z || new.iter().all(|&x| x == 0.0) {
-            break;
+            return Ok(progress.stop_if(Some(Stop::Solved)));
         }
         z = new;
-        made += 1;
-    }
+        Ok(progress)
+    })?;
     if !(gain > 0.0 && gain.is_finite()) {
         return Ok(None);
     }
@@ -583,5 +588,89 @@ impl Decomposition for FittedLfmMix {
     }
     fn boolean_factors(&self) -> Vec<BooleanFactor> {
         (0..3).flat_map(|m| columns(m, &self.z[m])).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A "solver" that returns the Boolean vector of one seeded coin flip per row, so the
+    /// alternation has work to do.
+    #[derive(Debug)]
+    struct CoinStart;
+
+    impl QpSolver for CoinStart {
+        fn maximize(&self, g: MatRef<'_, f64>, seed: u64) -> Result<Vec<f64>> {
+            let mut rng = bl_core::random::seeded_rng(seed);
+            Ok((0..g.nrows())
+                .map(|_| f64::from(u8::from(rand::RngExt::random_bool(&mut rng, 0.5))))
+                .collect())
+        }
+    }
+
+    /// The alternation as a plain loop (as before it ran on the engine).
+    fn loop_reference(r: MatRef<'_, f64>, alternations: usize, seed: u64) -> Option<MatrixAtom> {
+        let (d, m) = (r.nrows(), r.ncols());
+        let mut z = CoinStart.maximize(r, seed).expect("coin start");
+        if z.iter().all(|&v| v == 0.0) {
+            let row = (0..d)
+                .max_by(|&i, &j| r.row(i).norm_l2().total_cmp(&r.row(j).norm_l2()))
+                .unwrap_or(0);
+            z[row] = 1.0;
+        }
+        let mut made = 0;
+        loop {
+            let k = z.iter().sum::<f64>();
+            let v: Vec<f64> = (0..m)
+                .map(|j| (0..d).map(|i| r[(i, j)] * z[i]).sum::<f64>() / k)
+                .collect();
+            let vv: f64 = v.iter().map(|a| a * a).sum();
+            let gain = k * vv;
+            if made >= alternations {
+                return (gain > 0.0).then_some((z, gain));
+            }
+            let new: Vec<f64> = (0..d)
+                .map(|i| {
+                    let p: f64 = (0..m).map(|j| r[(i, j)] * v[j]).sum();
+                    f64::from(u8::from(2.0 * p > vv))
+                })
+                .collect();
+            if new == z || new.iter().all(|&x| x == 0.0) {
+                return (gain > 0.0).then_some((z, gain));
+            }
+            z = new;
+            made += 1;
+        }
+    }
+
+    #[test]
+    fn matrix_atom_on_the_engine_matches_the_plain_loop() {
+        let mut rng = bl_core::random::seeded_rng(21);
+        for trial in 0..12 {
+            let r = bl_core::random::standard_normal_mat(&mut rng, 9, 14);
+            for alternations in [0, 1, 3, 10] {
+                let seed = 100 + trial;
+                let got = matrix_atom(r.as_ref(), &CoinStart, alternations, seed).expect("runs");
+                let want = loop_reference(r.as_ref(), alternations, seed);
+                let (Some((z, gain)), Some((wz, wgain))) = (got, want) else {
+                    panic!("trial {trial}: no atom for a nonzero residual");
+                };
+                assert_eq!(z, wz, "trial {trial}, {alternations} alternations");
+                assert!((gain - wgain).abs() <= 1e-12 * wgain);
+                // Independent check of the gain: ||R^T z||^2 / |z|.
+                let k = z.iter().sum::<f64>();
+                let direct: f64 = (0..r.ncols())
+                    .map(|j| {
+                        (0..r.nrows())
+                            .map(|i| r[(i, j)] * z[i])
+                            .sum::<f64>()
+                            .powi(2)
+                    })
+                    .sum::<f64>()
+                    / k;
+                assert!((gain - direct).abs() <= 1e-12 * direct);
+            }
+        }
     }
 }

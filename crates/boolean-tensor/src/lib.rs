@@ -21,7 +21,7 @@ pub use bmp::{
     AtomStep, Bmp, BmpParams, BmpValidParams, Candidate, FittedBmp, fully_corrective_coefficients,
     search_atom,
 };
-pub use cp::{CpAls, CpAlsParams, CpAlsValidParams, FittedCp};
+pub use cp::{CpAls, CpAlsParams, CpAlsValidParams, FittedCp, hosvd_start};
 pub use error::{Result, TensorError};
 pub use lfm::{
     FittedLfm, FittedLfmMix, Lfm, LfmMixParams, LfmMixValidParams, LfmParams, LfmValidParams,

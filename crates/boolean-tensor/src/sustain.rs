@@ -26,9 +26,10 @@ use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{als_update, combine_reports, cp_em_step, gram, hadamard};
-use crate::error::{Result, TensorError, check_modes, invalid};
+use crate::error::{Result, TensorError, check_modes};
 use crate::kernels::Mttkrp;
 use crate::tensor::{Tensor, cp_to_tensor, other_modes};
+use bl_core::error::build::invalid;
 
 /// SUSTain-style ALS. Start with [`Sustain::params`].
 #[derive(Debug, Clone, Copy)]
@@ -177,8 +178,9 @@ impl Fit<Tensor> for SustainParams {
                 reports.push(f.report);
             }
         }
-        let (kept, mut fitted) =
-            best.ok_or_else(|| invalid("boolean_modes", "[]", "at least one mode"))?;
+        let (kept, mut fitted) = best.ok_or_else(|| {
+            invalid::<crate::TensorError>("boolean_modes", "[]", "at least one mode")
+        })?;
         fitted.report = combine_reports(reports, kept);
         Ok(fitted)
     }

@@ -18,8 +18,9 @@ use rand::RngExt;
 use rand::seq::SliceRandom;
 
 use crate::atom::{Atom, atoms_to_tensor};
-use crate::error::{Result, TensorError, invalid};
+use crate::error::{Result, TensorError};
 use crate::tensor::{Tensor, other_modes};
+use bl_core::error::build::invalid;
 
 /// Parameters of the synthetic generator (table in the module docs).
 ///

@@ -21,8 +21,9 @@ use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{impute, leading_left_vectors, masked_loss};
-use crate::error::{Result, TensorError, invalid};
+use crate::error::{Result, TensorError};
 use crate::tensor::{Tensor, mode_product_into};
+use bl_core::error::build::invalid;
 
 /// Tucker by HOSVD. Start with [`Tucker::params`].
 #[derive(Debug, Clone, Copy)]

@@ -4,8 +4,9 @@ use bl_core::engine::FitReport;
 use bl_core::fit::Fitted;
 
 use crate::atom::{Atom, BooleanFactor, Decomposition, atoms_to_tensor};
-use crate::error::{Result, invalid};
+use crate::error::Result;
 use crate::tensor::Tensor;
+use bl_core::error::build::invalid;
 
 /// Diagnostics of one BMP step.
 #[derive(Debug, Clone, PartialEq)]

@@ -68,9 +68,10 @@ pub use fitted::{AtomStep, FittedBmp};
 pub use search::{Candidate, search_atom};
 
 use crate::atom::Atom;
-use crate::error::{Result, TensorError, check_modes, invalid};
+use crate::error::{Result, TensorError, check_modes};
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, unfolded_view};
+use bl_core::error::build::invalid;
 use corrective::{add_atoms_in_place, update_residual};
 use search::{refine_all, search_in};
 
@@ -331,7 +332,9 @@ impl BmpParams {
                             self.alternations.max(1),
                         )?
                         .pop()
-                        .ok_or_else(|| invalid("starts", "[]", "at least one start"))?;
+                        .ok_or_else(|| {
+                            invalid::<crate::TensorError>("starts", "[]", "at least one start")
+                        })?;
                         let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
                         let ci = cand.score / size.sqrt();
                         add_atoms_in_place(
