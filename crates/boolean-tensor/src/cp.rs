@@ -16,12 +16,12 @@
 //! matching; the matching only pairs factors of the same mode.
 
 use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, run};
-use bl_core::{Fit, Fitted, ParamGuard};
+
 use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{als_update, combine_reports, cp_em_step, gram, hadamard, masked_loss};
-use crate::error::{Result, TensorError};
+use crate::error::Result;
 use crate::kernels::{Mttkrp, randomized_hosvd};
 use crate::metrics::best_boolean_fit;
 use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor};
@@ -81,63 +81,36 @@ impl Default for CpAlsParams {
 }
 
 impl CpAlsParams {
-    /// Sets the rank `R`.
-    #[must_use]
-    pub fn rank(mut self, rank: usize) -> Self {
-        self.rank = rank;
-        self
-    }
-    /// Sets the number of ALS sweeps per start.
-    #[must_use]
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Sets the relative tolerance on the loss decrease.
-    #[must_use]
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-    /// Sets the number of starts.
-    #[must_use]
-    pub fn n_starts(mut self, n: usize) -> Self {
-        self.n_starts = n;
-        self
-    }
-    /// Sets the seed.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+    setters! {
+        /// Sets the rank `R`.
+        rank: usize;
+        /// Sets the number of ALS sweeps per start.
+        max_iter: usize;
+        /// Sets the relative tolerance on the loss decrease.
+        tol: f64;
+        /// Sets the number of starts.
+        n_starts: usize;
+        /// Sets the seed.
+        seed: u64;
     }
 }
 
-/// [`CpAlsParams`] after [`ParamGuard::check`].
-#[derive(Debug, Clone)]
-pub struct CpAlsValidParams(CpAlsParams);
-
-impl ParamGuard for CpAlsParams {
-    type Checked = CpAlsValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`CpAlsParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    CpAlsParams => CpAlsValidParams;
     /// Checks the parameters.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`].
-    fn check(&self) -> Result<CpAlsValidParams> {
+    fn check(&self) {
         bl_core::params::at_least("rank", self.rank, 1)?;
         bl_core::params::at_least("max_iter", self.max_iter, 1)?;
         bl_core::params::at_least("n_starts", self.n_starts, 1)?;
         bl_core::params::nonnegative("tol", self.tol)?;
-        Ok(CpAlsValidParams(self.clone()))
     }
 }
 
-impl Fit<Tensor> for CpAlsParams {
-    type Fitted = FittedCp;
-    type Error = TensorError;
-
+fit_checked! {
     /// Fits CP-ALS to `x` (its mask marks the observed entries). Every start runs on the
     /// engine, one iteration per ALS sweep (objective: the observed loss; extra `start`);
     /// the report holds the sweeps of all starts in order and the termination of the kept
@@ -145,17 +118,20 @@ impl Fit<Tensor> for CpAlsParams {
     ///
     /// # Errors
     /// Invalid parameters; [`bl_core::BlError::Numerical`] for a failed solve.
-    fn fit_observed(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
-        let p = self.check()?.0;
+    CpAlsParams -> FittedCp by fit_checked
+}
+
+impl CpAlsParams {
+    fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
         let par = faer::get_global_parallelism();
-        let rule = StoppingRule::new(p.max_iter, p.tol);
+        let rule = StoppingRule::new(self.max_iter, self.tol);
         let mut best: Option<(usize, StartFit)> = None;
-        let mut reports = Vec::with_capacity(p.n_starts);
-        for start in 0..p.n_starts {
+        let mut reports = Vec::with_capacity(self.n_starts);
+        for start in 0..self.n_starts {
             let init = if start == 0 {
-                hosvd_start(x, p.rank, p.seed)?
+                hosvd_start(x, self.rank, self.seed)?
             } else {
-                gaussian_init(x.shape(), p.rank, p.seed.wrapping_add(start as u64))
+                gaussian_init(x.shape(), self.rank, self.seed.wrapping_add(start as u64))
             };
             let (fitted, report) = als(x, init, &rule, par, start, observers)?;
             reports.push(report);
@@ -310,12 +286,10 @@ impl FittedCp {
     }
 }
 
-impl Fitted for FittedCp {
+fitted_report! {
     /// The ALS sweeps of every start in order (extra `start`), the termination and
     /// objective of the kept start.
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedCp
 }
 
 impl Decomposition for FittedCp {
@@ -340,6 +314,7 @@ mod tests {
     use super::*;
     use crate::common::solve_right_spd;
     use crate::tensor::{khatri_rao, other_modes};
+    use bl_core::Fit;
 
     /// One ALS sweep by the textbook formulas: the explicit unfolding times the explicit
     /// Khatri–Rao product, then the normal equations.

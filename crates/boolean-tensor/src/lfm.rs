@@ -21,8 +21,8 @@
 
 use std::sync::Arc;
 
+use bl_core::ParamGuard;
 use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, relative_change, run};
-use bl_core::{Fit, Fitted, ParamGuard};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
 use rayon::prelude::*;
@@ -92,35 +92,17 @@ impl Default for LfmParams {
 }
 
 impl LfmParams {
-    /// Sets the number of Boolean columns.
-    #[must_use]
-    pub fn n_atoms(mut self, k: usize) -> Self {
-        self.n_atoms = k;
-        self
-    }
-    /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
-    #[must_use]
-    pub fn mode(mut self, mode: Option<usize>) -> Self {
-        self.mode = mode;
-        self
-    }
-    /// Sets the alternations per atom.
-    #[must_use]
-    pub fn alternations(mut self, n: usize) -> Self {
-        self.alternations = n;
-        self
-    }
-    /// Sets the EM rounds per solve.
-    #[must_use]
-    pub fn em_iter(mut self, n: usize) -> Self {
-        self.em_iter = n;
-        self
-    }
-    /// Sets the LFMmix refit sweeps.
-    #[must_use]
-    pub fn sweeps(mut self, n: usize) -> Self {
-        self.sweeps = n;
-        self
+    setters! {
+        /// Sets the number of Boolean columns.
+        n_atoms: usize;
+        /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
+        mode: Option<usize>;
+        /// Sets the alternations per atom.
+        alternations: usize;
+        /// Sets the EM rounds per solve.
+        em_iter: usize;
+        /// Sets the LFMmix refit sweeps.
+        sweeps: usize;
     }
     /// Sets the Boolean QP solver: a built-in one or any user type implementing
     /// [`QpSolver`] (it should pass [`crate::qp::conformance`]).
@@ -129,11 +111,9 @@ impl LfmParams {
         self.solver = Arc::new(solver);
         self
     }
-    /// Sets the seed.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+    setters! {
+        /// Sets the seed.
+        seed: u64;
     }
     /// LFMmix with these parameters (`mode` is not used).
     #[must_use]
@@ -142,20 +122,15 @@ impl LfmParams {
     }
 }
 
-/// [`LfmParams`] after [`ParamGuard::check`].
-#[derive(Debug, Clone)]
-pub struct LfmValidParams(LfmParams);
-
-impl ParamGuard for LfmParams {
-    type Checked = LfmValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`LfmParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    LfmParams => LfmValidParams;
     /// Checks the parameters.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`] or the QP
     /// solver's parameter error.
-    fn check(&self) -> Result<LfmValidParams> {
+    fn check(&self) {
         bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
         bl_core::params::at_least("em_iter", self.em_iter, 1)?;
         bl_core::params::at_least("sweeps", self.sweeps, 1)?;
@@ -163,14 +138,10 @@ impl ParamGuard for LfmParams {
             check_mode(mode)?;
         }
         self.solver.check()?;
-        Ok(LfmValidParams(self.clone()))
     }
 }
 
-impl Fit<Tensor> for LfmParams {
-    type Fitted = FittedLfm;
-    type Error = TensorError;
-
+fit_checked! {
     /// LFM on `mode`, or on every mode (in parallel when no observer is attached, in turn
     /// otherwise; the result is the same) with the lowest observed loss kept. One engine
     /// iteration per Boolean column (objective: the observed loss; extra `mode`); the
@@ -179,16 +150,22 @@ impl Fit<Tensor> for LfmParams {
     ///
     /// # Errors
     /// Invalid parameters; QP or least-squares failures; data that are zero.
-    fn fit_observed(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
-        let p = self.check()?.0;
-        let modes: Vec<usize> = p.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
+    LfmParams -> FittedLfm by fit_checked
+}
+
+impl LfmParams {
+    fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
+        let modes: Vec<usize> = self.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
         let fits: Vec<Result<FittedLfm>> = if observers.is_empty() {
             modes
                 .par_iter()
-                .map(|&m| p.fit_mode(x, m, &mut []))
+                .map(|&m| self.fit_mode(x, m, &mut []))
                 .collect()
         } else {
-            modes.iter().map(|&m| p.fit_mode(x, m, observers)).collect()
+            modes
+                .iter()
+                .map(|&m| self.fit_mode(x, m, observers))
+                .collect()
         };
         let mut best: Option<(usize, FittedLfm)> = None;
         let mut reports = Vec::with_capacity(fits.len());
@@ -284,7 +261,7 @@ impl LfmParams {
 #[derive(Debug, Clone)]
 pub struct LfmMixParams(LfmParams);
 
-/// [`LfmMixParams`] after [`ParamGuard::check`].
+/// [`LfmMixParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
 #[derive(Debug, Clone)]
 pub struct LfmMixValidParams(LfmParams);
 
@@ -301,22 +278,18 @@ impl ParamGuard for LfmMixParams {
     }
 }
 
-impl Fit<Tensor> for LfmMixParams {
-    type Fitted = FittedLfmMix;
-    type Error = TensorError;
-
+fit_checked! {
     /// LFMmix: LFM components of all three modes, added greedily (module docs). One
     /// engine iteration per Boolean column (objective: the observed loss; extra `mode`,
     /// the mode the column was added to).
     ///
     /// # Errors
     /// Invalid parameters; QP or least-squares failures.
-    fn fit_observed(
-        &self,
-        x: &Tensor,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedLfmMix> {
-        let p = self.check()?.0;
+    LfmMixParams -> FittedLfmMix by fit_mix
+}
+
+impl LfmParams {
+    fn fit_mix(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfmMix> {
         let shape = x.shape();
         let n = x.len();
         let mut filled = x.data().to_vec();
@@ -334,7 +307,7 @@ impl Fit<Tensor> for LfmMixParams {
             })
             .collect();
         let mut loss = masked_loss(x, &model);
-        let rule = StoppingRule::new(p.n_atoms, 0.0);
+        let rule = StoppingRule::new(self.n_atoms, 0.0);
         let report = run(&rule, observers, |it| -> Result<Progress> {
             let t = it - 1;
             for (i, r) in resid.iter_mut().enumerate() {
@@ -347,9 +320,9 @@ impl Fit<Tensor> for LfmMixParams {
                     unfold_into(&resid, shape, m, g.as_mut());
                     matrix_atom(
                         g.as_ref(),
-                        p.solver.as_ref(),
-                        p.alternations,
-                        p.seed.wrapping_add(3 * t as u64 + m as u64),
+                        self.solver.as_ref(),
+                        self.alternations,
+                        self.seed.wrapping_add(3 * t as u64 + m as u64),
                     )
                 })
                 .collect();
@@ -372,7 +345,7 @@ impl Fit<Tensor> for LfmMixParams {
                 nz[(i, old.ncols())] = zc[i];
             }
             zs[mode] = nz;
-            let rounds = p.sweeps * if x.mask().is_some() { p.em_iter } else { 1 };
+            let rounds = self.sweeps * if x.mask().is_some() { self.em_iter } else { 1 };
             for _ in 0..rounds {
                 for m in 0..3 {
                     if zs[m].ncols() == 0 {
@@ -513,12 +486,10 @@ impl FittedLfm {
     }
 }
 
-impl Fitted for FittedLfm {
+fitted_report! {
     /// One iteration per Boolean column of every mode tried, in order (extra `mode`), and
     /// the termination of the kept mode.
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedLfm
 }
 
 impl Decomposition for FittedLfm {
@@ -563,11 +534,9 @@ impl FittedLfmMix {
     }
 }
 
-impl Fitted for FittedLfmMix {
+fitted_report! {
     /// One iteration per Boolean column (extra `mode`: where it was added).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedLfmMix
 }
 
 impl Decomposition for FittedLfmMix {

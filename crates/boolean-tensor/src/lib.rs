@@ -1,6 +1,9 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+#[macro_use]
+mod shape;
+
 pub mod atom;
 pub mod bmp;
 mod common;

@@ -20,13 +20,13 @@
 //! every sweep (EM).
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
-use bl_core::{Fit, Fitted, ParamGuard};
+
 use faer::{Mat, MatMut, MatRef};
 use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{als_update, combine_reports, cp_em_step, gram, hadamard};
-use crate::error::{Result, TensorError, check_modes};
+use crate::error::{Result, check_modes};
 use crate::kernels::Mttkrp;
 use crate::tensor::{Tensor, cp_to_tensor, other_modes};
 use bl_core::error::build::invalid;
@@ -79,29 +79,15 @@ impl Default for SustainParams {
 }
 
 impl SustainParams {
-    /// Sets the rank.
-    #[must_use]
-    pub fn rank(mut self, rank: usize) -> Self {
-        self.rank = rank;
-        self
-    }
-    /// Sets the sweeps per start.
-    #[must_use]
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Sets the tolerance.
-    #[must_use]
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-    /// Sets the starts per Boolean mode.
-    #[must_use]
-    pub fn n_starts(mut self, n: usize) -> Self {
-        self.n_starts = n;
-        self
+    setters! {
+        /// Sets the rank.
+        rank: usize;
+        /// Sets the sweeps per start.
+        max_iter: usize;
+        /// Sets the tolerance.
+        tol: f64;
+        /// Sets the starts per Boolean mode.
+        n_starts: usize;
     }
     /// Sets the modes tried as the Boolean mode.
     #[must_use]
@@ -109,47 +95,32 @@ impl SustainParams {
         self.boolean_modes = modes.to_vec();
         self
     }
-    /// Sets whether the Boolean factor is updated column by column (the default) or
-    /// jointly and then projected.
-    #[must_use]
-    pub fn hierarchical(mut self, on: bool) -> Self {
-        self.hierarchical = on;
-        self
-    }
-    /// Sets the seed.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+    setters! {
+        /// Sets whether the Boolean factor is updated column by column (the default) or
+        /// jointly and then projected.
+        hierarchical: bool;
+        /// Sets the seed.
+        seed: u64;
     }
 }
 
-/// [`SustainParams`] after [`ParamGuard::check`].
-#[derive(Debug, Clone)]
-pub struct SustainValidParams(SustainParams);
-
-impl ParamGuard for SustainParams {
-    type Checked = SustainValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`SustainParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    SustainParams => SustainValidParams;
     /// Checks the parameters.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`].
-    fn check(&self) -> Result<SustainValidParams> {
+    fn check(&self) {
         bl_core::params::at_least("rank", self.rank, 1)?;
         bl_core::params::at_least("max_iter", self.max_iter, 1)?;
         bl_core::params::at_least("n_starts", self.n_starts, 1)?;
         bl_core::params::nonnegative("tol", self.tol)?;
         check_modes("boolean_modes", &self.boolean_modes)?;
-        Ok(SustainValidParams(self.clone()))
     }
 }
 
-impl Fit<Tensor> for SustainParams {
-    type Fitted = FittedSustain;
-    type Error = TensorError;
-
+fit_checked! {
     /// Fits the model to `x`. Every (Boolean mode, start) pair runs on the engine, one
     /// iteration per sweep (objective: the observed loss; extras `boolean_mode`, `start`);
     /// the report holds the sweeps of all runs in order and the termination of the kept
@@ -157,21 +128,24 @@ impl Fit<Tensor> for SustainParams {
     ///
     /// # Errors
     /// Invalid parameters; a failed least-squares solve.
-    fn fit_observed(
+    SustainParams -> FittedSustain by fit_checked
+}
+
+impl SustainParams {
+    fn fit_checked(
         &self,
         x: &Tensor,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSustain> {
-        let p = self.check()?.0;
         let mut best: Option<(usize, FittedSustain)> = None;
         let mut reports = Vec::new();
-        for &bm in &p.boolean_modes {
-            for start in 0..p.n_starts {
-                let seed = p
+        for &bm in &self.boolean_modes {
+            for start in 0..self.n_starts {
+                let seed = self
                     .seed
                     .wrapping_add(1000 * bm as u64)
                     .wrapping_add(start as u64);
-                let f = p.fit_one(x, bm, seed, start, observers)?;
+                let f = self.fit_one(x, bm, seed, start, observers)?;
                 if best.as_ref().is_none_or(|(_, b)| f.loss < b.loss) {
                     best = Some((reports.len(), f.clone()));
                 }
@@ -313,13 +287,11 @@ impl FittedSustain {
     }
 }
 
-impl Fitted for FittedSustain {
+fitted_report! {
     /// The sweeps of every (Boolean mode, start) run in order (extras `boolean_mode`,
     /// `start`), the termination of the kept run. Its objective is the loss of the last
     /// sweep; the model is the best sweep's ([`FittedSustain::loss`]).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedSustain
 }
 
 impl Decomposition for FittedSustain {

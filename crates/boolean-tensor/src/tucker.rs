@@ -16,12 +16,12 @@
 //! Tucker has no Boolean factors: [`Decomposition::boolean_factors`] is empty.
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
-use bl_core::{Fit, Fitted, ParamGuard};
+
 use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{impute, leading_left_vectors, masked_loss};
-use crate::error::{Result, TensorError};
+use crate::error::Result;
 use crate::tensor::{Tensor, mode_product_into};
 use bl_core::error::build::invalid;
 
@@ -61,57 +61,40 @@ impl Default for TuckerParams {
 }
 
 impl TuckerParams {
-    /// Sets the multilinear rank.
-    #[must_use]
-    pub fn ranks(mut self, ranks: [usize; 3]) -> Self {
-        self.ranks = ranks;
-        self
+    setters! {
+        /// Sets the multilinear rank.
+        ranks: [usize; 3];
     }
     /// The multilinear rank `(k, k, k)` that represents `k` atoms (see the module docs).
     #[must_use]
     pub fn for_atoms(self, k: usize) -> Self {
         self.ranks([k, k, k])
     }
-    /// Sets the number of EM rounds.
-    #[must_use]
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Sets the EM tolerance.
-    #[must_use]
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
+    setters! {
+        /// Sets the number of EM rounds.
+        max_iter: usize;
+        /// Sets the EM tolerance.
+        tol: f64;
     }
 }
 
-/// [`TuckerParams`] after [`ParamGuard::check`].
-#[derive(Debug, Clone)]
-pub struct TuckerValidParams(TuckerParams);
-
-impl ParamGuard for TuckerParams {
-    type Checked = TuckerValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`TuckerParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    TuckerParams => TuckerValidParams;
     /// Checks the parameters.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`].
-    fn check(&self) -> Result<TuckerValidParams> {
+    fn check(&self) {
         if self.ranks.contains(&0) {
             return Err(invalid("ranks", format!("{:?}", self.ranks), "each >= 1"));
         }
         bl_core::params::at_least("max_iter", self.max_iter, 1)?;
         bl_core::params::nonnegative("tol", self.tol)?;
-        Ok(TuckerValidParams(self.clone()))
     }
 }
 
-impl Fit<Tensor> for TuckerParams {
-    type Fitted = FittedTucker;
-    type Error = TensorError;
-
+fit_checked! {
     /// The truncated HOSVD of `x`, on the engine: one iteration per HOSVD (objective: the
     /// observed loss). A fully observed tensor takes one HOSVD, reported as converged (a
     /// second one would give the same model); with a mask, EM rounds until the loss
@@ -119,22 +102,21 @@ impl Fit<Tensor> for TuckerParams {
     ///
     /// # Errors
     /// Invalid parameters; a failed eigendecomposition.
-    fn fit_observed(
-        &self,
-        x: &Tensor,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedTucker> {
-        let p = self.check()?.0;
+    TuckerParams -> FittedTucker by fit_checked
+}
+
+impl TuckerParams {
+    fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedTucker> {
         let par = faer::get_global_parallelism();
         let shape = x.shape();
-        let ranks = [0, 1, 2].map(|m| p.ranks[m].min(shape[m]));
+        let ranks = [0, 1, 2].map(|m| self.ranks[m].min(shape[m]));
         let masked = x.mask().is_some();
         let mut filled = x.data().to_vec();
         let mut model = vec![0.0; x.len()];
         let mut loss = f64::INFINITY;
         let mut factors: [Mat<f64>; 3] = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
         let mut core = Vec::new();
-        let rule = StoppingRule::new(if masked { p.max_iter } else { 1 }, p.tol);
+        let rule = StoppingRule::new(if masked { self.max_iter } else { 1 }, self.tol);
         let report = run(&rule, observers, |_| -> Result<Progress> {
             let t = Tensor::from_vec(shape, filled.clone())?;
             for m in 0..3 {
@@ -227,11 +209,9 @@ impl FittedTucker {
     }
 }
 
-impl Fitted for FittedTucker {
+fitted_report! {
     /// One iteration per HOSVD (EM round).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedTucker
 }
 
 impl Decomposition for FittedTucker {
