@@ -173,20 +173,13 @@ fn old_sweep(x: &Tensor, f: &mut [Mat<f64>; 3], par: Par) -> Res<()> {
         let g = Mat::from_fn(ga.nrows(), ga.ncols(), |i, j| ga[(i, j)] * gb[(i, j)]);
         f[n] = solve_right(g.as_ref(), m.as_ref())?;
     }
-    let rank = f[0].ncols();
-    for r in 0..rank {
-        let mut scale = 1.0;
-        for fm in f.iter_mut().take(2) {
-            let nrm = fm.col(r).norm_l2();
-            if nrm > 0.0 {
-                for i in 0..fm.nrows() {
-                    fm[(i, r)] /= nrm;
-                }
-                scale *= nrm;
-            }
-        }
-        for i in 0..f[2].nrows() {
-            f[2][(i, r)] *= scale;
+    // Rebalance: unit columns in F0 and F1, their norms moved into F2.
+    for r in 0..f[0].ncols() {
+        let norms = [f[0].col(r).norm_l2(), f[1].col(r).norm_l2()];
+        if norms.iter().all(|&n| n > 0.0) {
+            f[0].col_mut(r).iter_mut().for_each(|v| *v /= norms[0]);
+            f[1].col_mut(r).iter_mut().for_each(|v| *v /= norms[1]);
+            f[2].col_mut(r).iter_mut().for_each(|v| *v *= norms[0] * norms[1]);
         }
     }
     Ok(())

@@ -1,8 +1,7 @@
 //! Shared numerical helpers of the baselines: MTTKRP and the ALS factor update, leading
 //! left singular vectors, EM imputation of missing entries.
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par, Side};
+use faer::{Mat, MatRef, Par, Side};
 
 use crate::error::Result;
 use crate::kernels::Mttkrp;
@@ -50,13 +49,18 @@ pub(crate) fn cp_em_step(
 
 /// The `r` leading left singular vectors of `a` (`m x n`), from the eigenvectors of
 /// `A A^T` (`m x m`); at most `m` columns are returned.
-pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize, par: Par) -> Result<Mat<f64>> {
-    let m = a.nrows();
-    let mut gram = Mat::<f64>::zeros(m, m);
-    matmul(gram.as_mut(), Accum::Replace, a, a.transpose(), 1.0, par);
+#[cfg(test)]
+pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize) -> Result<Mat<f64>> {
+    leading_eigenvectors((a * a.transpose()).as_ref(), r)
+}
+
+/// The eigenvectors of the `r` largest eigenvalues of the symmetric `gram` (`m x m`),
+/// largest first; at most `m` columns.
+pub(crate) fn leading_eigenvectors(gram: MatRef<'_, f64>, r: usize) -> Result<Mat<f64>> {
+    let m = gram.nrows();
     let evd = gram
         .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| numerical::<crate::TensorError>("leading_left_vectors", format!("{e:?}")))?;
+        .map_err(|e| numerical::<crate::TensorError>("leading eigenvectors", format!("{e:?}")))?;
     // Eigenvalues in nondecreasing order: take the last r columns, largest first.
     let u = evd.U();
     Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))

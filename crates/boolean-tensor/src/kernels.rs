@@ -21,6 +21,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use rayon::prelude::*;
 
+use crate::common::leading_eigenvectors;
 use crate::error::Result;
 use crate::tensor::{khatri_rao_into, mode_product_into};
 
@@ -142,42 +143,83 @@ pub(crate) fn project_mode0(data: &[f64], shape: [usize; 3], a: MatRef<'_, f64>,
     });
 }
 
-/// `out = X_(1) (C (.) A)` from `P = X_(0)^T A`: `out[j, r] = sum_k P[j + d1 k, r] C[k, r]`.
-pub(crate) fn mttkrp_mode1_from(
+/// The MTTKRP of mode 1 or 2 from `P = X_(0)^T A`, with `P_r` (column `r` of `P`) seen
+/// as a `d1 x d2` matrix: mode 1, `out[:, r] = P_r C[:, r]` (`factor = C`); mode 2,
+/// `out[:, r] = P_r^T B[:, r]` (`factor = B`).
+fn mttkrp_from_projection(
     p: &Mat<f64>,
     shape: [usize; 3],
-    c: MatRef<'_, f64>,
+    mode: usize,
+    factor: MatRef<'_, f64>,
     mut out: MatMut<'_, f64>,
 ) {
-    let d1 = shape[1];
+    out.fill(0.0);
     for r in 0..p.ncols() {
-        let col = p.col_as_slice(r);
+        let f = factor.col(r);
         let mut o = out.as_mut().col_mut(r);
-        o.fill(0.0);
-        for (k, slab) in col.chunks_exact(d1).enumerate() {
-            let w = c[(k, r)];
-            for (j, &v) in slab.iter().enumerate() {
-                o[j] += v * w;
+        for (k, slab) in p.col_as_slice(r).chunks_exact(shape[1]).enumerate() {
+            if mode == 1 {
+                for (j, &v) in slab.iter().enumerate() {
+                    o[j] += v * f[k];
+                }
+            } else {
+                o[k] = slab.iter().enumerate().map(|(j, &v)| v * f[j]).sum();
             }
         }
     }
 }
 
-/// `out = X_(2) (B (.) A)` from `P = X_(0)^T A`: `out[k, r] = sum_j P[j + d1 k, r] B[j, r]`.
-pub(crate) fn mttkrp_mode2_from(
-    p: &Mat<f64>,
-    shape: [usize; 3],
-    b: MatRef<'_, f64>,
-    mut out: MatMut<'_, f64>,
-) {
-    let d1 = shape[1];
-    for r in 0..p.ncols() {
-        let col = p.col_as_slice(r);
-        let br = b.col(r);
-        for (k, slab) in col.chunks_exact(d1).enumerate() {
-            out[(k, r)] = slab.iter().enumerate().map(|(j, &v)| v * br[j]).sum();
+/// The Gram matrix `X_(mode) X_(mode)^T` (`d_mode x d_mode`) of the column-major data,
+/// without unfolding a copy: mode 0 sums `X_c X_c^T` over the chunks `X_c` of the data
+/// as a `d0 x d1 d2` matrix, mode 1 sums `X_k^T X_k` over the mode-2 slabs `X_k`
+/// (`d0 x d1`), mode 2 sums `M_c^T M_c` over the row blocks `M_c` of the data as a
+/// `d0 d1 x d2` matrix. Chunked reductions in a fixed order (any thread count).
+pub(crate) fn unfolding_gram(data: &[f64], shape: [usize; 3], mode: usize) -> Mat<f64> {
+    let [d0, d1, d2] = shape;
+    let chunks = Chunks::new(shape);
+    let d = shape[mode];
+    let mut out = Mat::zeros(d, d);
+    let syrk = |acc: MatMut<'_, f64>, a: MatRef<'_, f64>| {
+        matmul(acc, Accum::Add, a, a.transpose(), 1.0, Par::Seq);
+    };
+    match mode {
+        0 => reduce(
+            chunks.count(),
+            d,
+            d,
+            |c, acc| syrk(acc, chunks.view(data, c)),
+            out.as_mut(),
+        ),
+        1 => reduce(
+            chunks.count(),
+            d,
+            d,
+            |c, mut acc| {
+                let x = chunks.view(data, c);
+                for k in 0..chunks.range(c).1 {
+                    syrk(acc.as_mut(), x.subcols(k * d1, d1).transpose());
+                }
+            },
+            out.as_mut(),
+        ),
+        _ => {
+            let m = MatRef::from_column_major_slice(data, d0 * d1, d2);
+            let rows = (CHUNK_ENTRIES / d2.max(1)).max(1);
+            let n = (d0 * d1).div_ceil(rows);
+            reduce(
+                n,
+                d,
+                d,
+                |c, acc| {
+                    let a = c * rows;
+                    let block = m.subrows(a, rows.min(d0 * d1 - a));
+                    syrk(acc, block.transpose());
+                },
+                out.as_mut(),
+            );
         }
     }
+    out
 }
 
 /// MTTKRP for any mode with a cached `P = X_(0)^T A`: consecutive calls for modes 1 and 2
@@ -222,12 +264,24 @@ impl Mttkrp {
             project_mode0(data, shape, f[0], &mut self.p);
             self.a = Some(f[0].to_owned());
         }
-        if mode == 1 {
-            mttkrp_mode1_from(&self.p, shape, f[2], out);
-        } else {
-            mttkrp_mode2_from(&self.p, shape, f[1], out);
-        }
+        let (_, other) = crate::tensor::other_modes(mode);
+        mttkrp_from_projection(&self.p, shape, mode, f[other], out);
     }
+}
+
+/// `data x_0 M_0 x_1 M_1 x_2 M_2` (mode products in turn) and its shape.
+pub(crate) fn multilinear_product(
+    data: &[f64],
+    shape: [usize; 3],
+    mats: [MatRef<'_, f64>; 3],
+) -> (Vec<f64>, [usize; 3]) {
+    let mut cur = data.to_vec();
+    let mut s = shape;
+    for (mode, m) in mats.into_iter().enumerate() {
+        cur = mode_product(&cur, s, mode, m);
+        s[mode] = m.nrows();
+    }
+    (cur, s)
 }
 
 /// The leading left singular vectors of every unfolding of a tensor, by a sequentially
@@ -247,58 +301,62 @@ pub(crate) fn randomized_hosvd(
     let mut cur = data.to_vec();
     let mut s = shape;
     let mut out = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
-    for mode in 0..3 {
-        let r = rank.min(shape[mode]);
-        let u = leading_vectors(&cur, s, mode, r, rng)?;
-        let mut ns = s;
-        ns[mode] = r;
-        let mut next = vec![0.0; ns.iter().product()];
-        mode_product_into(&cur, s, mode, u.transpose(), &mut next, Par::Seq);
-        cur = next;
-        s = ns;
-        out[mode] = u;
+    for (mode, u) in out.iter_mut().enumerate() {
+        (*u, cur) = leading_vectors(&cur, s, mode, rank.min(shape[mode]), rng)?;
+        s[mode] = u.ncols();
     }
     Ok(out)
 }
 
-/// `r` leading left singular vectors of `X_(mode)` (exact when the mode is short,
-/// randomized range finder otherwise).
+/// `r` leading left singular vectors `U` of `X_(mode)` (exact when the mode is short,
+/// randomized range finder otherwise) and the projected data `X x_mode U^T`.
 fn leading_vectors(
     data: &[f64],
     shape: [usize; 3],
     mode: usize,
     r: usize,
     rng: &mut impl rand::Rng,
-) -> Result<Mat<f64>> {
+) -> Result<(Mat<f64>, Vec<f64>)> {
     let (a, b) = crate::tensor::other_modes(mode);
     let k = r + OVERSAMPLING;
-    let d = shape[mode];
-    if k >= d || k >= shape[a] * shape[b] {
-        let unf = unfolded(data, shape, mode);
-        return crate::common::leading_left_vectors(unf.as_ref(), r, Par::Seq);
+    if k >= shape[mode] || k >= shape[a] * shape[b] {
+        let u = leading_eigenvectors(unfolding_gram(data, shape, mode).as_ref(), r)?;
+        let projected = mode_product(data, shape, mode, u.transpose());
+        return Ok((u, projected));
     }
     // Range finder: Y = X_(n) (G_b (.) G_a), Q = orth(Y).
     let mut g = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
     for m in [a, b] {
         g[m] = bl_core::random::standard_normal_mat(rng, shape[m], k);
     }
-    let mut y = Mat::zeros(d, k);
+    let mut y = Mat::zeros(shape[mode], k);
     Mttkrp::default().compute(data, shape, mode, g.each_ref().map(Mat::as_ref), y.as_mut());
     let q = y.qr().compute_thin_Q();
-    // Leading vectors of Q^T X_(n), mapped back by Q.
-    let mut ns = shape;
-    ns[mode] = k;
-    let mut z = vec![0.0; ns.iter().product()];
-    mode_product_into(data, shape, mode, q.transpose(), &mut z, Par::Seq);
-    let unf = unfolded(&z, ns, mode);
-    let v = crate::common::leading_left_vectors(unf.as_ref(), r, Par::Seq)?;
-    Ok(&q * &v)
+    // Leading vectors V of Z_(n), Z = X x_n Q^T, mapped back by Q; the projection
+    // X x_n U^T = Z x_n V^T follows from Z without another pass over X.
+    let z = mode_product(data, shape, mode, q.transpose());
+    let mut zs = shape;
+    zs[mode] = k;
+    let v = leading_eigenvectors(unfolding_gram(&z, zs, mode).as_ref(), r)?;
+    let projected = mode_product(&z, zs, mode, v.transpose());
+    Ok((&q * &v, projected))
 }
 
-fn unfolded(data: &[f64], shape: [usize; 3], mode: usize) -> Mat<f64> {
-    let (rows, cols) = crate::tensor::unfolded_shape(shape, mode);
-    let mut out = Mat::zeros(rows, cols);
-    crate::tensor::unfold_into(data, shape, mode, out.as_mut());
+/// `data x_mode M` (`M` is `p x d_mode`); mode 0 through the parallel
+/// [`project_mode0`].
+fn mode_product(data: &[f64], shape: [usize; 3], mode: usize, m: MatRef<'_, f64>) -> Vec<f64> {
+    let mut ns = shape;
+    ns[mode] = m.nrows();
+    let mut out = vec![0.0; ns.iter().product()];
+    if mode == 0 {
+        // (X x_0 M)_(0) = M X_(0) = P^T with P = X_(0)^T M^T.
+        let mut p = Mat::zeros(0, 0);
+        project_mode0(data, shape, m.transpose(), &mut p);
+        MatMut::from_column_major_slice_mut(&mut out, ns[0], ns[1] * ns[2])
+            .copy_from(p.transpose());
+    } else {
+        mode_product_into(data, shape, mode, m, &mut out, Par::Seq);
+    }
     out
 }
 
@@ -419,6 +477,23 @@ mod tests {
         }
     }
 
+    #[test]
+    fn unfolding_grams_match_the_copied_unfoldings() {
+        for (t, &shape) in SHAPES.iter().enumerate() {
+            let x = random_tensor(shape, 50 + t as u64);
+            for mode in 0..3 {
+                let unf = x.unfold(mode).expect("valid mode");
+                let want = &unf * unf.transpose();
+                let got = unfolding_gram(x.data(), shape, mode);
+                let scale = 1.0 + want.norm_max();
+                assert!(
+                    max_abs_diff(got.as_ref(), want.as_ref()) <= 1e-12 * scale,
+                    "shape {shape:?} mode {mode}"
+                );
+            }
+        }
+    }
+
     /// The projector `U U^T` onto the span of `u`'s columns.
     fn projector(u: &Mat<f64>) -> Mat<f64> {
         u * u.transpose()
@@ -434,12 +509,9 @@ mod tests {
         let x = crate::tensor::cp_to_tensor(f.each_ref().map(Mat::as_ref)).expect("valid");
         let u = randomized_hosvd(x.data(), shape, 3, &mut rng).expect("converges");
         for mode in 0..3 {
-            let exact = crate::common::leading_left_vectors(
-                x.unfold(mode).expect("valid").as_ref(),
-                3,
-                Par::Seq,
-            )
-            .expect("converges");
+            let exact =
+                crate::common::leading_left_vectors(x.unfold(mode).expect("valid").as_ref(), 3)
+                    .expect("converges");
             let diff = max_abs_diff(projector(&u[mode]).as_ref(), projector(&exact).as_ref());
             assert!(diff < 1e-8, "mode {mode}: projectors differ by {diff}");
         }

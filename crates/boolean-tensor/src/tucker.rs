@@ -17,12 +17,13 @@
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
 
-use faer::{Mat, MatRef, Par};
+use faer::{Mat, MatRef};
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{impute, leading_left_vectors, masked_loss};
+use crate::common::{impute, leading_eigenvectors, masked_loss};
 use crate::error::Result;
-use crate::tensor::{Tensor, mode_product_into};
+use crate::kernels::{multilinear_product, unfolding_gram};
+use crate::tensor::Tensor;
 use bl_core::error::build::invalid;
 
 /// Tucker by HOSVD. Start with [`Tucker::params`].
@@ -107,7 +108,6 @@ fit_checked! {
 
 impl TuckerParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedTucker> {
-        let par = faer::get_global_parallelism();
         let shape = x.shape();
         let ranks = [0, 1, 2].map(|m| self.ranks[m].min(shape[m]));
         let masked = x.mask().is_some();
@@ -118,13 +118,12 @@ impl TuckerParams {
         let mut core = Vec::new();
         let rule = StoppingRule::new(if masked { self.max_iter } else { 1 }, self.tol);
         let report = run(&rule, observers, |_| -> Result<Progress> {
-            let t = Tensor::from_vec(shape, filled.clone())?;
             for m in 0..3 {
-                let unf = t.unfold(m)?;
-                factors[m] = leading_left_vectors(unf.as_ref(), ranks[m], par)?;
+                let gram = unfolding_gram(&filled, shape, m);
+                factors[m] = leading_eigenvectors(gram.as_ref(), ranks[m])?;
             }
-            core = project(&filled, shape, &factors, par);
-            expand(&core, ranks, &factors, &mut model, par);
+            core = project(&filled, shape, &factors);
+            expand(&core, ranks, &factors, &mut model);
             let new_loss = masked_loss(x, &model);
             let change = if !masked {
                 0.0
@@ -148,35 +147,14 @@ impl TuckerParams {
     }
 }
 
-fn project(data: &[f64], shape: [usize; 3], u: &[Mat<f64>; 3], par: Par) -> Vec<f64> {
-    let mut cur = data.to_vec();
-    let mut s = shape;
-    for m in 0..3 {
-        let ut = u[m].transpose();
-        let mut ns = s;
-        ns[m] = ut.nrows();
-        let mut out = vec![0.0; ns.iter().product()];
-        mode_product_into(&cur, s, m, ut, &mut out, par);
-        cur = out;
-        s = ns;
-    }
-    cur
+/// The core `G = X x_0 U_0^T x_1 U_1^T x_2 U_2^T`.
+fn project(data: &[f64], shape: [usize; 3], u: &[Mat<f64>; 3]) -> Vec<f64> {
+    multilinear_product(data, shape, u.each_ref().map(|m| m.transpose())).0
 }
 
 /// `W = G x_0 U_0 x_1 U_1 x_2 U_2` into `out`.
-fn expand(core: &[f64], ranks: [usize; 3], u: &[Mat<f64>; 3], out: &mut [f64], par: Par) {
-    let mut cur = core.to_vec();
-    let mut s = ranks;
-    for m in 0..3 {
-        let um: MatRef<'_, f64> = u[m].as_ref();
-        let mut ns = s;
-        ns[m] = um.nrows();
-        let mut next = vec![0.0; ns.iter().product()];
-        mode_product_into(&cur, s, m, um, &mut next, par);
-        cur = next;
-        s = ns;
-    }
-    out.copy_from_slice(&cur);
+fn expand(core: &[f64], ranks: [usize; 3], u: &[Mat<f64>; 3], out: &mut [f64]) {
+    out.copy_from_slice(&multilinear_product(core, ranks, u.each_ref().map(Mat::as_ref)).0);
 }
 
 /// A fitted Tucker model.
@@ -217,13 +195,7 @@ fitted_report! {
 impl Decomposition for FittedTucker {
     fn reconstruct(&self) -> Result<Tensor> {
         let mut out = vec![0.0; self.shape.iter().product()];
-        expand(
-            &self.core,
-            self.ranks,
-            &self.factors,
-            &mut out,
-            faer::get_global_parallelism(),
-        );
+        expand(&self.core, self.ranks, &self.factors, &mut out);
         Tensor::from_vec(self.shape, out)
     }
     fn boolean_factors(&self) -> Vec<BooleanFactor> {
