@@ -179,7 +179,9 @@ fn old_sweep(x: &Tensor, f: &mut [Mat<f64>; 3], par: Par) -> Res<()> {
         if norms.iter().all(|&n| n > 0.0) {
             f[0].col_mut(r).iter_mut().for_each(|v| *v /= norms[0]);
             f[1].col_mut(r).iter_mut().for_each(|v| *v /= norms[1]);
-            f[2].col_mut(r).iter_mut().for_each(|v| *v *= norms[0] * norms[1]);
+            f[2].col_mut(r)
+                .iter_mut()
+                .for_each(|v| *v *= norms[0] * norms[1]);
         }
     }
     Ok(())

@@ -13,6 +13,8 @@ use boolean_tensor::{
 use faer::MatRef;
 use rand::RngExt;
 
+mod common;
+
 /// Randomized 1-flip local search: `starts` seeded random Boolean starts plus every
 /// single row, each improved by single flips until none raises `||G^T z||^2`; the best
 /// local optimum wins. Counts its calls.
@@ -149,12 +151,7 @@ fn the_suite_rejects_broken_solvers() {
 
 #[test]
 fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one() {
-    let data = SyntheticParams::default()
-        .shape([12, 11, 10])
-        .n_atoms(3)
-        .seed(5)
-        .generate()
-        .unwrap();
+    let data = common::data([12, 11, 10], 3, 0.0, 0.0, 5);
     let calls = Arc::new(AtomicUsize::new(0));
     let custom = FlipSearch {
         starts: 4,
@@ -184,13 +181,7 @@ fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one(
 
 #[test]
 fn an_outside_solver_runs_through_the_normal_lfm_fits() {
-    let data = SyntheticParams::default()
-        .shape([9, 8, 7])
-        .n_atoms(2)
-        .noise_std(0.1)
-        .seed(8)
-        .generate()
-        .unwrap();
+    let data = common::data([9, 8, 7], 2, 0.1, 0.0, 8);
     let calls = Arc::new(AtomicUsize::new(0));
     let custom = FlipSearch {
         starts: 2,

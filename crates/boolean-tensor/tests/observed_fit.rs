@@ -5,18 +5,13 @@
 use bl_core::TerminationReason;
 use bl_core::engine::{Trace, TraceRecord};
 use boolean_tensor::{
-    Bmp, CpAls, Decomposition, Fit, Fitted, Lfm, Sustain, SyntheticParams, Tensor, Tucker, metrics,
+    Bmp, CpAls, Decomposition, Fit, Fitted, Lfm, Sustain, Tensor, Tucker, metrics,
 };
 
+mod common;
+
 fn data(noise: f64, missing: f64) -> boolean_tensor::SyntheticData {
-    SyntheticParams::default()
-        .shape([10, 9, 8])
-        .n_atoms(3)
-        .noise_std(noise)
-        .missing_fraction(missing)
-        .seed(11)
-        .generate()
-        .unwrap()
+    common::data([10, 9, 8], 3, noise, missing, 11)
 }
 
 /// Fits with an observer attached and checks that its records equal the report's trace
