@@ -68,7 +68,9 @@ fn main() -> Res<()> {
         }
         Some("quality") => {
             let d: usize = args.get(1).map_or(Ok(50), |s| s.parse())?;
-            println!("data\tk\tloss_randomized_start\tloss_exact_start\trelative_difference");
+            println!(
+                "data\tk\tloss_randomized_start\tsweeps\tloss_exact_start\tsweeps\trelative_difference"
+            );
             for (name, k) in [("Syn0", 3), ("Syn1", 9), ("Syn2", 15)] {
                 let base = SyntheticParams::default()
                     .shape([d, d, d])
@@ -225,11 +227,11 @@ fn exact_start(x: &Tensor, rank: usize, par: Par) -> Res<[Mat<f64>; 3]> {
 
 /// Final loss `1/2 ||P_Omega(X - W)||^2` of CP-ALS (sweeps as in `CpAls`, EM for the
 /// missing entries, up to 300 sweeps, tol 1e-9) from a start.
-fn als_from(x: &Tensor, mut f: [Mat<f64>; 3]) -> Res<f64> {
+fn als_from(x: &Tensor, mut f: [Mat<f64>; 3]) -> Res<(f64, usize)> {
     let mut filled = x.clone();
     let mut prev = f64::INFINITY;
     let mut loss = f64::INFINITY;
-    for _ in 0..300 {
+    for sweep in 1..=300 {
         old_sweep(&filled, &mut f, Par::Seq)?;
         let model = boolean_tensor::cp_to_tensor(f.each_ref().map(Mat::as_ref))?;
         loss = 0.5
@@ -242,19 +244,19 @@ fn als_from(x: &Tensor, mut f: [Mat<f64>; 3]) -> Res<f64> {
                 filled.data_mut()[i] = model.data()[i];
             }
         }
-        if (prev - loss).abs() <= 1e-9 * prev {
-            break;
+        if prev.is_finite() && (prev - loss).abs() <= 1e-9 * prev {
+            return Ok((loss, sweep));
         }
         prev = loss;
     }
-    Ok(loss)
+    Ok((loss, 300))
 }
 
 fn quality(name: &str, x: &Tensor, k: usize) -> Res<()> {
-    let randomized = als_from(x, hosvd_start(x, k, 0)?)?;
-    let exact = als_from(x, exact_start(x, k, Par::Seq)?)?;
+    let (randomized, n_r) = als_from(x, hosvd_start(x, k, 0)?)?;
+    let (exact, n_e) = als_from(x, exact_start(x, k, Par::Seq)?)?;
     println!(
-        "{name}\t{k}\t{randomized:.6e}\t{exact:.6e}\t{:+.2e}",
+        "{name}\t{k}\t{randomized:.6e}\t{n_r}\t{exact:.6e}\t{n_e}\t{:+.2e}",
         (randomized - exact) / exact.max(f64::MIN_POSITIVE)
     );
     Ok(())
