@@ -234,10 +234,7 @@ impl LfmParams {
                 refold_into(w.as_ref(), shape, mode, &mut model);
                 impute(x, &model, &mut filled);
             }
-            let new_loss = masked_loss(x, &model);
-            let change = relative_change(loss, new_loss);
-            loss = new_loss;
-            Ok(Progress::new(loss, change).with("mode", mode as f64))
+            Ok(observed_progress(x, &model, &mut loss, mode))
         })?;
         if z.ncols() == 0 {
             return Err(numerical(
@@ -367,10 +364,7 @@ impl LfmParams {
                 }
                 impute(x, &model, &mut filled);
             }
-            let new_loss = masked_loss(x, &model);
-            let change = relative_change(loss, new_loss);
-            loss = new_loss;
-            Ok(Progress::new(loss, change).with("mode", mode as f64))
+            Ok(observed_progress(x, &model, &mut loss, mode))
         })?;
         Ok(FittedLfmMix {
             shape,
@@ -380,6 +374,15 @@ impl LfmParams {
             report,
         })
     }
+}
+
+/// The progress of a step that ends with `model`: the observed loss (kept in `loss`), its
+/// relative change, and the mode the step worked on.
+fn observed_progress(x: &Tensor, model: &[f64], loss: &mut f64, mode: usize) -> Progress {
+    let new_loss = masked_loss(x, model);
+    let change = relative_change(*loss, new_loss);
+    *loss = new_loss;
+    Progress::new(new_loss, change).with("mode", mode as f64)
 }
 
 /// A Boolean column and its loss decrease.

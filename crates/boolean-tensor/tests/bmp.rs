@@ -188,16 +188,9 @@ fn refit_sweeps_stop_once_a_completion_is_exact() {
 #[test]
 fn bmp_is_deterministic_for_a_seed() {
     let data = common::data([12, 12, 12], 4, 0.2, 0.0, 8);
-    let a = Bmp::params()
-        .n_atoms(4)
-        .seed(3)
-        .fit(data.observed())
-        .unwrap();
-    let b = Bmp::params()
-        .n_atoms(4)
-        .seed(3)
-        .fit(data.observed())
-        .unwrap();
+    let params = Bmp::params().n_atoms(4).seed(3);
+    let a = params.fit(data.observed()).unwrap();
+    let b = params.fit(data.observed()).unwrap();
     assert_eq!(a.atoms(), b.atoms());
     assert_eq!(a.coefficients(), b.coefficients());
 }

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use boolean_tensor::qp::{self, QpSolver};
-use boolean_tensor::{
-    Bmp, Decomposition, ExactQp, Fit, Lfm, MixingQp, SyntheticParams, TensorError, metrics,
-};
+use boolean_tensor::{Bmp, Decomposition, ExactQp, Fit, Lfm, MixingQp, TensorError, metrics};
 use faer::MatRef;
 use rand::RngExt;
 
@@ -201,10 +199,7 @@ fn an_outside_solver_runs_through_the_normal_lfm_fits() {
 
 #[test]
 fn an_invalid_outside_solver_is_rejected_by_the_fit() {
-    let data = SyntheticParams::default()
-        .shape([5, 5, 5])
-        .generate()
-        .unwrap();
+    let data = common::data([5, 5, 5], 3, 0.0, 0.0, 0);
     let err = Bmp::params()
         .solver(FlipSearch::default())
         .fit(data.observed())
