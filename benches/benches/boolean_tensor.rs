@@ -32,14 +32,17 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 const SEED: u64 = 2018;
 const D: usize = 150;
 
-fn atom_search(c: &mut Criterion) {
-    let data = SyntheticParams::default()
-        .shape([D, D, D])
+/// Syn2-like parameters at `d^3`: 15 atoms, noise N(0, 1), seeded.
+fn syn2(d: usize) -> SyntheticParams {
+    SyntheticParams::default()
+        .shape([d, d, d])
         .n_atoms(15)
         .noise_std(1.0)
         .seed(SEED)
-        .generate()
-        .expect("valid synthetic parameters");
+}
+
+fn atom_search(c: &mut Criterion) {
+    let data = syn2(D).generate().expect("valid synthetic parameters");
     let x = data.observed();
     let solver = MixingQp::default();
     let size = format!("{D}x{D}x{D}");
@@ -64,11 +67,7 @@ fn atom_search(c: &mut Criterion) {
 }
 
 fn fully_corrective(c: &mut Criterion) {
-    let params = SyntheticParams::default()
-        .shape([D, D, D])
-        .n_atoms(15)
-        .noise_std(1.0)
-        .seed(SEED);
+    let params = syn2(D);
     let full = params.generate().expect("valid synthetic parameters");
     let masked = params
         .missing_fraction(0.1)
@@ -96,13 +95,7 @@ fn cp_als(c: &mut Criterion) {
     let mut group = c.benchmark_group("boolean_tensor_cp_als");
     group.sample_size(10);
     for d in [45, 70, 100, 150] {
-        let data = SyntheticParams::default()
-            .shape([d, d, d])
-            .n_atoms(15)
-            .noise_std(1.0)
-            .seed(SEED)
-            .generate()
-            .expect("valid synthetic parameters");
+        let data = syn2(d).generate().expect("valid synthetic parameters");
         let x = data.observed();
         let size = format!("{d}^3");
         for sweeps in [1, 11] {

@@ -90,20 +90,13 @@ fn the_outside_solver_passes_the_conformance_suite() {
 
 #[test]
 fn the_suite_rejects_broken_solvers() {
+    /// The same value in every row: all rows (1.0) is not a maximizer, 0.5 not Boolean.
     #[derive(Debug)]
-    struct AllRows;
-    impl QpSolver for AllRows {
+    struct Constant(f64);
+    impl QpSolver for Constant {
         fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
             qp::validate_input(g)?;
-            Ok(vec![1.0; g.nrows()])
-        }
-    }
-    #[derive(Debug)]
-    struct Halves;
-    impl QpSolver for Halves {
-        fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
-            qp::validate_input(g)?;
-            Ok(vec![0.5; g.nrows()])
+            Ok(vec![self.0; g.nrows()])
         }
     }
     #[derive(Debug)]
@@ -139,8 +132,8 @@ fn the_suite_rejects_broken_solvers() {
             })
         }
     }
-    assert!(qp::conformance(&AllRows).is_err());
-    assert!(qp::conformance(&Halves).is_err());
+    assert!(qp::conformance(&Constant(1.0)).is_err());
+    assert!(qp::conformance(&Constant(0.5)).is_err());
     assert!(qp::conformance(&NoValidation).is_err());
     assert!(qp::conformance(&Unseeded(AtomicUsize::new(0))).is_err());
     // Its own parameter check runs first.
