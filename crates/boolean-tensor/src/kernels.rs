@@ -298,12 +298,15 @@ pub(crate) fn randomized_hosvd(
     rank: usize,
     rng: &mut impl rand::Rng,
 ) -> Result<[Mat<f64>; 3]> {
-    let mut cur = data.to_vec();
+    let mut cur = Vec::new();
     let mut s = shape;
     let mut out = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
     for (mode, u) in out.iter_mut().enumerate() {
-        (*u, cur) = leading_vectors(&cur, s, mode, rank.min(shape[mode]), rng)?;
-        s[mode] = u.ncols();
+        // Mode 0 reads the data in place; the later modes the projected tensor.
+        let src = if mode == 0 { data } else { &cur };
+        let (v, projected) = leading_vectors(src, s, mode, rank.min(shape[mode]), rng)?;
+        s[mode] = v.ncols();
+        (*u, cur) = (v, projected);
     }
     Ok(out)
 }
