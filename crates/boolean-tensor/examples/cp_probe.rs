@@ -28,9 +28,8 @@ fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("sweep") => {
-            let sizes: Vec<usize> = args
-                .get(1)
-                .map_or("45,70,100,150", String::as_str)
+            let sizes_arg = args.get(1).map_or("45,70,100,150", String::as_str);
+            let sizes: Vec<usize> = sizes_arg
                 .split(',')
                 .map(str::parse)
                 .collect::<Result<_, _>>()?;
