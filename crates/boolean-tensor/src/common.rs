@@ -26,6 +26,21 @@ pub(crate) fn als_update(
     solve_right_spd(g.as_ref(), m.as_ref())
 }
 
+/// The budget of an ALS fit (CP-ALS, SUSTain): `rank`, `max_iter` and `n_starts` at
+/// least 1, `tol` finite and `>= 0`.
+pub(crate) fn check_als_budget(
+    rank: usize,
+    max_iter: usize,
+    n_starts: usize,
+    tol: f64,
+) -> Result<()> {
+    bl_core::params::at_least("rank", rank, 1)?;
+    bl_core::params::at_least("max_iter", max_iter, 1)?;
+    bl_core::params::at_least("n_starts", n_starts, 1)?;
+    bl_core::params::nonnegative("tol", tol)?;
+    Ok(())
+}
+
 /// `F^T F`.
 pub(crate) fn gram(f: MatRef<'_, f64>) -> Mat<f64> {
     f.transpose() * f

@@ -20,7 +20,9 @@ use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, run};
 use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{als_update, combine_reports, cp_em_step, gram, hadamard, masked_loss};
+use crate::common::{
+    als_update, check_als_budget, combine_reports, cp_em_step, gram, hadamard, masked_loss,
+};
 use crate::error::Result;
 use crate::kernels::{Mttkrp, randomized_hosvd};
 use crate::metrics::best_boolean_fit;
@@ -103,10 +105,7 @@ param_guard! {
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`].
     fn check(&self) {
-        bl_core::params::at_least("rank", self.rank, 1)?;
-        bl_core::params::at_least("max_iter", self.max_iter, 1)?;
-        bl_core::params::at_least("n_starts", self.n_starts, 1)?;
-        bl_core::params::nonnegative("tol", self.tol)?;
+        check_als_budget(self.rank, self.max_iter, self.n_starts, self.tol)?;
     }
 }
 

@@ -25,7 +25,7 @@ use faer::{Mat, MatMut, MatRef};
 use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{als_update, combine_reports, cp_em_step, gram, hadamard};
+use crate::common::{als_update, check_als_budget, combine_reports, cp_em_step, gram, hadamard};
 use crate::error::{Result, check_modes};
 use crate::kernels::Mttkrp;
 use crate::tensor::{Tensor, cp_to_tensor, other_modes};
@@ -112,10 +112,7 @@ param_guard! {
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`].
     fn check(&self) {
-        bl_core::params::at_least("rank", self.rank, 1)?;
-        bl_core::params::at_least("max_iter", self.max_iter, 1)?;
-        bl_core::params::at_least("n_starts", self.n_starts, 1)?;
-        bl_core::params::nonnegative("tol", self.tol)?;
+        check_als_budget(self.rank, self.max_iter, self.n_starts, self.tol)?;
         check_modes("boolean_modes", &self.boolean_modes)?;
     }
 }
