@@ -9,6 +9,12 @@
 //! - yardsticks: one full streaming pass over the tensor (sum of squares) and one
 //!   mode-1 unfolding copy, so the bench shows how many passes an atom search costs.
 //!
+//! - `cp_als`: CP-ALS (rank 15) at `d^3` for d = 45, 70, 100, 150 (37x in entries): a fit of 1 sweep and of 11 sweeps from the HOSVD start (one
+//!   start, `tol = 0`), so one sweep costs `(sweeps_11 - sweeps_1) / 10`; the start
+//!   alone (`hosvd_start`); yardstick: one streaming pass over the tensor. tensorly and the
+//!   previous kernel are timed beside ours by `benches/probes/tensor_tensorly_cp.py`.
+//!   Threads: run once with `RAYON_NUM_THREADS=1` and once with `RAYON_NUM_THREADS=2`.
+//!
 //! Inputs: Syn2-like data (K = 15 atoms, noise N(0, 1)), seeded, built outside the timed
 //! closures.
 //!
@@ -18,21 +24,25 @@
 use std::hint::black_box;
 
 use boolean_tensor::{
-    Bmp, Fit, MixingQp, SyntheticParams, fully_corrective_coefficients, search_atom,
+    Bmp, CpAls, Fit, MixingQp, SyntheticParams, fully_corrective_coefficients, hosvd_start,
+    search_atom,
 };
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const SEED: u64 = 2018;
 const D: usize = 150;
 
-fn atom_search(c: &mut Criterion) {
-    let data = SyntheticParams::default()
-        .shape([D, D, D])
+/// Syn2-like parameters at `d^3`: 15 atoms, noise N(0, 1), seeded.
+fn syn2(d: usize) -> SyntheticParams {
+    SyntheticParams::default()
+        .shape([d, d, d])
         .n_atoms(15)
         .noise_std(1.0)
         .seed(SEED)
-        .generate()
-        .expect("valid synthetic parameters");
+}
+
+fn atom_search(c: &mut Criterion) {
+    let data = syn2(D).generate().expect("valid synthetic parameters");
     let x = data.observed();
     let solver = MixingQp::default();
     let size = format!("{D}x{D}x{D}");
@@ -57,11 +67,7 @@ fn atom_search(c: &mut Criterion) {
 }
 
 fn fully_corrective(c: &mut Criterion) {
-    let params = SyntheticParams::default()
-        .shape([D, D, D])
-        .n_atoms(15)
-        .noise_std(1.0)
-        .seed(SEED);
+    let params = syn2(D);
     let full = params.generate().expect("valid synthetic parameters");
     let masked = params
         .missing_fraction(0.1)
@@ -84,5 +90,33 @@ fn fully_corrective(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, atom_search, fully_corrective);
+fn cp_als(c: &mut Criterion) {
+    let rank = 15;
+    let mut group = c.benchmark_group("boolean_tensor_cp_als");
+    group.sample_size(10);
+    for d in [45, 70, 100, 150] {
+        let data = syn2(d).generate().expect("valid synthetic parameters");
+        let x = data.observed();
+        let size = format!("{d}^3");
+        for sweeps in [1, 11] {
+            let params = CpAls::params()
+                .rank(rank)
+                .n_starts(1)
+                .max_iter(sweeps)
+                .tol(0.0);
+            group.bench_function(BenchmarkId::new(format!("sweeps_{sweeps}"), &size), |b| {
+                b.iter(|| black_box(params.fit(x).expect("fit")))
+            });
+        }
+        group.bench_function(BenchmarkId::new("start", &size), |b| {
+            b.iter(|| black_box(hosvd_start(x, rank, SEED).expect("start")))
+        });
+        group.bench_function(BenchmarkId::new("yardstick_full_pass", &size), |b| {
+            b.iter(|| black_box(x.data().iter().map(|v| v * v).sum::<f64>()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, atom_search, fully_corrective, cp_als);
 criterion_main!(benches);

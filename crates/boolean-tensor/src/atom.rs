@@ -3,8 +3,9 @@
 
 use faer::{Mat, Par};
 
-use crate::error::{Result, TensorError, invalid, shape_mismatch};
+use crate::error::{Result, TensorError};
 use crate::tensor::{Tensor, check_mode, cp_reconstruct_into, other_modes};
+use bl_core::error::build::{invalid, shape_mismatch};
 
 /// A rank-1 atom `z (x) u (x) w` of model (1) of Chang et al., placed in a 3-way tensor:
 /// the Boolean factor `z` lies along mode [`Atom::mode`], `u` along the lower of the two

@@ -1,73 +1,44 @@
 //! Shared numerical helpers of the baselines: MTTKRP and the ALS factor update, leading
 //! left singular vectors, EM imputation of missing entries.
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
+use faer::{Mat, MatRef, Par, Side};
 
-use crate::error::{Result, numerical};
-use crate::tensor::{Tensor, cp_reconstruct_into, khatri_rao_into, other_modes, unfolded_view};
-
-/// Reusable buffers for [`mttkrp`].
-#[derive(Debug)]
-pub(crate) struct MttkrpWork {
-    kr: Mat<f64>,
-    unfolded: Mat<f64>,
-}
-
-impl Default for MttkrpWork {
-    fn default() -> Self {
-        Self {
-            kr: Mat::zeros(0, 0),
-            unfolded: Mat::zeros(0, 0),
-        }
-    }
-}
-
-/// `out = X_(n) (F_b (.) F_a)` (`d_n x R`), where `a < b` are the other two modes: the
-/// matricized tensor times Khatri–Rao product of CP-ALS. `X_(0)` and `X_(2)` are read in
-/// place; `X_(1)` is unfolded into the workspace.
-pub(crate) fn mttkrp(
-    data: &[f64],
-    shape: [usize; 3],
-    mode: usize,
-    factors: [MatRef<'_, f64>; 3],
-    work: &mut MttkrpWork,
-    out: MatMut<'_, f64>,
-    par: Par,
-) {
-    let (a, b) = other_modes(mode);
-    let r = factors[0].ncols();
-    work.kr.resize_with(shape[a] * shape[b], r, |_, _| 0.0);
-    khatri_rao_into(factors[b], factors[a], work.kr.as_mut());
-    let x = unfolded_view(data, shape, mode, &mut work.unfolded);
-    matmul(out, Accum::Replace, x, work.kr.as_ref(), 1.0, par);
-}
+use crate::error::Result;
+use crate::kernels::Mttkrp;
+use crate::tensor::{Tensor, cp_reconstruct_into, other_modes};
+use bl_core::error::build::numerical;
 
 /// One ALS update of the CP factor along `mode` for fixed other factors (Kolda & Bader
 /// 2009, Fig. 3.3): `F_n = X_(n) (F_b (.) F_a) [(F_a^T F_a) * (F_b^T F_b)]^{-1}`, with `m`
-/// the buffer of the MTTKRP.
+/// the buffer of the MTTKRP (in-place kernel of [`crate::kernels`]).
 pub(crate) fn als_update(
     data: &[f64],
     shape: [usize; 3],
     mode: usize,
     f: &[Mat<f64>; 3],
-    work: &mut MttkrpWork,
+    work: &mut Mttkrp,
     m: &mut Mat<f64>,
-    par: Par,
 ) -> Result<Mat<f64>> {
     let (a, b) = other_modes(mode);
     m.resize_with(shape[mode], f[0].ncols(), |_, _| 0.0);
-    mttkrp(
-        data,
-        shape,
-        mode,
-        f.each_ref().map(Mat::as_ref),
-        work,
-        m.as_mut(),
-        par,
-    );
+    work.compute(data, shape, mode, f.each_ref().map(Mat::as_ref), m.as_mut());
     let g = hadamard(gram(f[a].as_ref()).as_ref(), gram(f[b].as_ref()).as_ref());
     solve_right_spd(g.as_ref(), m.as_ref())
+}
+
+/// The budget of an ALS fit (CP-ALS, SUSTain): `rank`, `max_iter` and `n_starts` at
+/// least 1, `tol` finite and `>= 0`.
+pub(crate) fn check_als_budget(
+    rank: usize,
+    max_iter: usize,
+    n_starts: usize,
+    tol: f64,
+) -> Result<()> {
+    bl_core::params::at_least("rank", rank, 1)?;
+    bl_core::params::at_least("max_iter", max_iter, 1)?;
+    bl_core::params::at_least("n_starts", n_starts, 1)?;
+    bl_core::params::nonnegative("tol", tol)?;
+    Ok(())
 }
 
 /// `F^T F`.
@@ -93,13 +64,18 @@ pub(crate) fn cp_em_step(
 
 /// The `r` leading left singular vectors of `a` (`m x n`), from the eigenvectors of
 /// `A A^T` (`m x m`); at most `m` columns are returned.
-pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize, par: Par) -> Result<Mat<f64>> {
-    let m = a.nrows();
-    let mut gram = Mat::<f64>::zeros(m, m);
-    matmul(gram.as_mut(), Accum::Replace, a, a.transpose(), 1.0, par);
+#[cfg(test)]
+pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize) -> Result<Mat<f64>> {
+    leading_eigenvectors((a * a.transpose()).as_ref(), r)
+}
+
+/// The eigenvectors of the `r` largest eigenvalues of the symmetric `gram` (`m x m`),
+/// largest first; at most `m` columns.
+pub(crate) fn leading_eigenvectors(gram: MatRef<'_, f64>, r: usize) -> Result<Mat<f64>> {
+    let m = gram.nrows();
     let evd = gram
         .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| numerical("leading_left_vectors", format!("{e:?}")))?;
+        .map_err(|e| numerical::<crate::TensorError>("leading eigenvectors", format!("{e:?}")))?;
     // Eigenvalues in nondecreasing order: take the last r columns, largest first.
     let u = evd.U();
     Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))

@@ -16,17 +16,18 @@
 //! matching; the matching only pairs factors of the same mode.
 
 use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, run};
-use bl_core::{Fit, Fitted, ParamGuard};
+
 use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
-    MttkrpWork, als_update, combine_reports, cp_em_step, gram, hadamard, leading_left_vectors,
-    masked_loss,
+    als_update, check_als_budget, combine_reports, cp_em_step, gram, hadamard, masked_loss,
 };
-use crate::error::{Result, TensorError, invalid, numerical};
+use crate::error::Result;
+use crate::kernels::{Mttkrp, randomized_hosvd};
 use crate::metrics::best_boolean_fit;
 use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor};
+use bl_core::error::build::{invalid, numerical};
 
 /// CP-ALS. Start with [`CpAls::params`].
 #[derive(Debug, Clone, Copy)]
@@ -82,63 +83,33 @@ impl Default for CpAlsParams {
 }
 
 impl CpAlsParams {
-    /// Sets the rank `R`.
-    #[must_use]
-    pub fn rank(mut self, rank: usize) -> Self {
-        self.rank = rank;
-        self
-    }
-    /// Sets the number of ALS sweeps per start.
-    #[must_use]
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Sets the relative tolerance on the loss decrease.
-    #[must_use]
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-    /// Sets the number of starts.
-    #[must_use]
-    pub fn n_starts(mut self, n: usize) -> Self {
-        self.n_starts = n;
-        self
-    }
-    /// Sets the seed.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+    setters! {
+        /// Sets the rank `R`.
+        rank: usize;
+        /// Sets the number of ALS sweeps per start.
+        max_iter: usize;
+        /// Sets the relative tolerance on the loss decrease.
+        tol: f64;
+        /// Sets the number of starts.
+        n_starts: usize;
+        /// Sets the seed.
+        seed: u64;
     }
 }
 
-/// [`CpAlsParams`] after [`ParamGuard::check`].
-#[derive(Debug, Clone)]
-pub struct CpAlsValidParams(CpAlsParams);
-
-impl ParamGuard for CpAlsParams {
-    type Checked = CpAlsValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`CpAlsParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    CpAlsParams => CpAlsValidParams;
     /// Checks the parameters.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`].
-    fn check(&self) -> Result<CpAlsValidParams> {
-        bl_core::params::at_least("rank", self.rank, 1)?;
-        bl_core::params::at_least("max_iter", self.max_iter, 1)?;
-        bl_core::params::at_least("n_starts", self.n_starts, 1)?;
-        bl_core::params::nonnegative("tol", self.tol)?;
-        Ok(CpAlsValidParams(self.clone()))
+    fn check(&self) {
+        check_als_budget(self.rank, self.max_iter, self.n_starts, self.tol)?;
     }
 }
 
-impl Fit<Tensor> for CpAlsParams {
-    type Fitted = FittedCp;
-    type Error = TensorError;
-
+fit_checked! {
     /// Fits CP-ALS to `x` (its mask marks the observed entries). Every start runs on the
     /// engine, one iteration per ALS sweep (objective: the observed loss; extra `start`);
     /// the report holds the sweeps of all starts in order and the termination of the kept
@@ -146,17 +117,20 @@ impl Fit<Tensor> for CpAlsParams {
     ///
     /// # Errors
     /// Invalid parameters; [`bl_core::BlError::Numerical`] for a failed solve.
-    fn fit_observed(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
-        let p = self.check()?.0;
+    CpAlsParams -> FittedCp by fit_checked
+}
+
+impl CpAlsParams {
+    fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
         let par = faer::get_global_parallelism();
-        let rule = StoppingRule::new(p.max_iter, p.tol);
+        let rule = StoppingRule::new(self.max_iter, self.tol);
         let mut best: Option<(usize, StartFit)> = None;
-        let mut reports = Vec::with_capacity(p.n_starts);
-        for start in 0..p.n_starts {
+        let mut reports = Vec::with_capacity(self.n_starts);
+        for start in 0..self.n_starts {
             let init = if start == 0 {
-                hosvd_init(x, p.rank, p.seed, par)?
+                hosvd_start(x, self.rank, self.seed)?
             } else {
-                gaussian_init(x.shape(), p.rank, p.seed.wrapping_add(start as u64))
+                gaussian_init(x.shape(), self.rank, self.seed.wrapping_add(start as u64))
             };
             let (fitted, report) = als(x, init, &rule, par, start, observers)?;
             reports.push(report);
@@ -164,7 +138,8 @@ impl Fit<Tensor> for CpAlsParams {
                 best = Some((start, fitted));
             }
         }
-        let (start, fitted) = best.ok_or_else(|| invalid("n_starts", 0, ">= 1"))?;
+        let (start, fitted) =
+            best.ok_or_else(|| invalid::<crate::TensorError>("n_starts", 0, ">= 1"))?;
         Ok(FittedCp {
             factors: fitted.factors,
             loss: fitted.loss,
@@ -185,21 +160,22 @@ fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> [Mat<f64>; 3] {
     [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank))
 }
 
-fn hosvd_init(x: &Tensor, rank: usize, seed: u64, par: Par) -> Result<[Mat<f64>; 3]> {
+/// The HOSVD start of CP-ALS: for each mode `n`, the `min(rank, d_n)` leading left
+/// singular vectors of the unfolding `X_(n)` (of the data as stored; missing entries hold
+/// `0.0`), by a sequentially truncated HOSVD with a seeded randomized range finder on
+/// the long modes, padded with Gaussian columns up to `rank` when the rank exceeds a
+/// mode's length. Costs about as much as two ALS sweeps.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] for `rank == 0`;
+/// [`bl_core::BlError::Numerical`] when an eigendecomposition fails.
+pub fn hosvd_start(x: &Tensor, rank: usize, seed: u64) -> Result<[Mat<f64>; 3]> {
+    bl_core::params::at_least("rank", rank, 1)?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let mut out = gaussian_init(x.shape(), rank, seed);
-    for (m, f) in out.iter_mut().enumerate() {
-        let unf = x.unfold(m)?;
-        let u = leading_left_vectors(unf.as_ref(), rank.min(x.shape()[m]), par)?;
-        for j in 0..rank {
-            for i in 0..f.nrows() {
-                f[(i, j)] = if j < u.ncols() {
-                    u[(i, j)]
-                } else {
-                    bl_core::random::standard_normal(&mut rng)
-                };
-            }
-        }
+    let u = randomized_hosvd(x.data(), x.shape(), rank, &mut rng)?;
+    for (f, u) in out.iter_mut().zip(&u) {
+        f.subcols_mut(0, u.ncols()).copy_from(u);
     }
     Ok(out)
 }
@@ -218,13 +194,14 @@ fn als(
     let mut filled = x.data().to_vec();
     let mut model = vec![0.0; x.len()];
     let mut kr = Mat::zeros(0, 0);
-    let mut work = MttkrpWork::default();
+    let mut work = Mttkrp::default();
     let norm_sq: f64 = x.data().iter().map(|v| v * v).sum();
     let mut m = Mat::zeros(0, 0);
     let mut loss = f64::INFINITY;
     let report = run(rule, observers, |_| -> Result<Progress> {
+        work.invalidate();
         for n in 0..3 {
-            f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m, par)?;
+            f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m)?;
         }
         let new_loss = if masked {
             cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
@@ -308,12 +285,10 @@ impl FittedCp {
     }
 }
 
-impl Fitted for FittedCp {
+fitted_report! {
     /// The ALS sweeps of every start in order (extra `start`), the termination and
     /// objective of the kept start.
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedCp
 }
 
 impl Decomposition for FittedCp {
@@ -330,5 +305,93 @@ impl Decomposition for FittedCp {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::common::solve_right_spd;
+    use crate::tensor::{khatri_rao, other_modes};
+    use bl_core::Fit;
+
+    /// One ALS sweep by the textbook formulas: the explicit unfolding times the explicit
+    /// Khatri–Rao product, then the normal equations.
+    fn reference_sweep(x: &Tensor, f: &mut [Mat<f64>; 3]) {
+        for n in 0..3 {
+            let (a, b) = other_modes(n);
+            let kr = khatri_rao(f[b].as_ref(), f[a].as_ref()).expect("same rank");
+            let m = x.unfold(n).expect("valid mode") * kr;
+            let g = hadamard(gram(f[a].as_ref()).as_ref(), gram(f[b].as_ref()).as_ref());
+            f[n] = solve_right_spd(g.as_ref(), m.as_ref()).expect("solvable");
+        }
+    }
+
+    #[test]
+    fn sweeps_match_the_khatri_rao_formula() {
+        let shape = [9, 7, 8];
+        let mut rng = bl_core::random::seeded_rng(5);
+        let truth = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 3));
+        let mut x = cp_to_tensor(truth.each_ref().map(Mat::as_ref)).expect("valid");
+        for v in x.data_mut() {
+            *v += 0.1 * bl_core::random::standard_normal(&mut rng);
+        }
+        let init = gaussian_init(shape, 3, 9);
+        let sweeps = 5;
+        let rule = StoppingRule::new(sweeps, 0.0);
+        let (fit, report) = als(&x, init.clone(), &rule, Par::Seq, 0, &mut []).expect("fits");
+        assert_eq!(report.iterations, sweeps);
+        let mut want = init;
+        for _ in 0..sweeps {
+            reference_sweep(&x, &mut want);
+            // The same rebalancing of the column norms as the fit.
+            for r in 0..3 {
+                let scale: f64 = want[..2].iter().map(|f| f.col(r).norm_l2()).product();
+                for f in want.iter_mut().take(2) {
+                    let nrm = f.col(r).norm_l2();
+                    for i in 0..f.nrows() {
+                        f[(i, r)] /= nrm;
+                    }
+                }
+                for i in 0..shape[2] {
+                    want[2][(i, r)] *= scale;
+                }
+            }
+        }
+        for n in 0..3 {
+            let diff = (&fit.factors[n] - &want[n]).norm_max();
+            assert!(diff < 1e-9, "mode {n}: factors differ by {diff}");
+        }
+        let model = cp_to_tensor(want.each_ref().map(Mat::as_ref)).expect("valid");
+        let want_loss = masked_loss(&x, model.data());
+        assert!((fit.loss - want_loss).abs() <= 1e-10 * want_loss.max(1.0));
+    }
+
+    #[test]
+    fn fits_are_bit_identical_for_any_thread_count() {
+        let x = crate::synthetic::SyntheticParams::default()
+            .shape([20, 30, 25])
+            .n_atoms(4)
+            .seed(3)
+            .generate()
+            .expect("valid");
+        let fit = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("thread pool")
+                .install(|| {
+                    CpAls::params()
+                        .rank(4)
+                        .max_iter(20)
+                        .n_starts(2)
+                        .fit(x.observed())
+                        .expect("fits")
+                })
+        };
+        let one = fit(1);
+        let two = fit(2);
+        assert_eq!(one.factors, two.factors);
+        assert_eq!(one.loss.to_bits(), two.loss.to_bits());
     }
 }

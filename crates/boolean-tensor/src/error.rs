@@ -51,42 +51,14 @@ pub enum TensorError {
 /// Shorthand for results of this crate.
 pub type Result<T, E = TensorError> = std::result::Result<T, E>;
 
-/// [`bl_core::BlError::InvalidParameter`] for `name` = `value`, which must be `expected`.
-pub(crate) fn invalid(
-    name: &'static str,
-    value: impl std::fmt::Display,
-    expected: impl Into<String>,
-) -> TensorError {
-    bl_core::params::invalid(name, value, expected).into()
-}
-
-/// [`bl_core::BlError::ShapeMismatch`] in `context`.
-pub(crate) fn shape_mismatch(
-    context: &'static str,
-    expected: impl std::fmt::Display,
-    found: impl std::fmt::Display,
-) -> TensorError {
-    bl_core::BlError::ShapeMismatch {
-        context,
-        expected: expected.to_string(),
-        found: found.to_string(),
-    }
-    .into()
-}
-
-/// [`bl_core::BlError::Numerical`] in `context`.
-pub(crate) fn numerical(context: &'static str, message: impl Into<String>) -> TensorError {
-    bl_core::BlError::Numerical {
-        context,
-        message: message.into(),
-    }
-    .into()
-}
-
 /// A non-empty list of valid modes (each in `{0, 1, 2}`).
 pub(crate) fn check_modes(name: &'static str, modes: &[usize]) -> Result<()> {
     if modes.is_empty() {
-        return Err(invalid(name, "[]", "a non-empty subset of {0, 1, 2}"));
+        return Err(bl_core::error::build::invalid(
+            name,
+            "[]",
+            "a non-empty subset of {0, 1, 2}",
+        ));
     }
     modes.iter().try_for_each(|&m| crate::tensor::check_mode(m))
 }

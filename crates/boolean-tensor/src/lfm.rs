@@ -21,17 +21,18 @@
 
 use std::sync::Arc;
 
+use bl_core::ParamGuard;
 use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, relative_change, run};
-use bl_core::{Fit, Fitted, ParamGuard};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
 use rayon::prelude::*;
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{combine_reports, impute, masked_loss, solve_right_spd};
-use crate::error::{Result, TensorError, numerical};
+use crate::error::{Result, TensorError};
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, check_mode, refold_into, unfold_into, unfolded_shape};
+use bl_core::error::build::numerical;
 
 /// LFM and LFMmix. Start with [`Lfm::params`].
 #[derive(Debug, Clone, Copy)]
@@ -91,35 +92,17 @@ impl Default for LfmParams {
 }
 
 impl LfmParams {
-    /// Sets the number of Boolean columns.
-    #[must_use]
-    pub fn n_atoms(mut self, k: usize) -> Self {
-        self.n_atoms = k;
-        self
-    }
-    /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
-    #[must_use]
-    pub fn mode(mut self, mode: Option<usize>) -> Self {
-        self.mode = mode;
-        self
-    }
-    /// Sets the alternations per atom.
-    #[must_use]
-    pub fn alternations(mut self, n: usize) -> Self {
-        self.alternations = n;
-        self
-    }
-    /// Sets the EM rounds per solve.
-    #[must_use]
-    pub fn em_iter(mut self, n: usize) -> Self {
-        self.em_iter = n;
-        self
-    }
-    /// Sets the LFMmix refit sweeps.
-    #[must_use]
-    pub fn sweeps(mut self, n: usize) -> Self {
-        self.sweeps = n;
-        self
+    setters! {
+        /// Sets the number of Boolean columns.
+        n_atoms: usize;
+        /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
+        mode: Option<usize>;
+        /// Sets the alternations per atom.
+        alternations: usize;
+        /// Sets the EM rounds per solve.
+        em_iter: usize;
+        /// Sets the LFMmix refit sweeps.
+        sweeps: usize;
     }
     /// Sets the Boolean QP solver: a built-in one or any user type implementing
     /// [`QpSolver`] (it should pass [`crate::qp::conformance`]).
@@ -128,11 +111,9 @@ impl LfmParams {
         self.solver = Arc::new(solver);
         self
     }
-    /// Sets the seed.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+    setters! {
+        /// Sets the seed.
+        seed: u64;
     }
     /// LFMmix with these parameters (`mode` is not used).
     #[must_use]
@@ -141,20 +122,15 @@ impl LfmParams {
     }
 }
 
-/// [`LfmParams`] after [`ParamGuard::check`].
-#[derive(Debug, Clone)]
-pub struct LfmValidParams(LfmParams);
-
-impl ParamGuard for LfmParams {
-    type Checked = LfmValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`LfmParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    LfmParams => LfmValidParams;
     /// Checks the parameters.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`] or the QP
     /// solver's parameter error.
-    fn check(&self) -> Result<LfmValidParams> {
+    fn check(&self) {
         bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
         bl_core::params::at_least("em_iter", self.em_iter, 1)?;
         bl_core::params::at_least("sweeps", self.sweeps, 1)?;
@@ -162,14 +138,10 @@ impl ParamGuard for LfmParams {
             check_mode(mode)?;
         }
         self.solver.check()?;
-        Ok(LfmValidParams(self.clone()))
     }
 }
 
-impl Fit<Tensor> for LfmParams {
-    type Fitted = FittedLfm;
-    type Error = TensorError;
-
+fit_checked! {
     /// LFM on `mode`, or on every mode (in parallel when no observer is attached, in turn
     /// otherwise; the result is the same) with the lowest observed loss kept. One engine
     /// iteration per Boolean column (objective: the observed loss; extra `mode`); the
@@ -178,16 +150,22 @@ impl Fit<Tensor> for LfmParams {
     ///
     /// # Errors
     /// Invalid parameters; QP or least-squares failures; data that are zero.
-    fn fit_observed(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
-        let p = self.check()?.0;
-        let modes: Vec<usize> = p.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
+    LfmParams -> FittedLfm by fit_checked
+}
+
+impl LfmParams {
+    fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
+        let modes: Vec<usize> = self.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
         let fits: Vec<Result<FittedLfm>> = if observers.is_empty() {
             modes
                 .par_iter()
-                .map(|&m| p.fit_mode(x, m, &mut []))
+                .map(|&m| self.fit_mode(x, m, &mut []))
                 .collect()
         } else {
-            modes.iter().map(|&m| p.fit_mode(x, m, observers)).collect()
+            modes
+                .iter()
+                .map(|&m| self.fit_mode(x, m, observers))
+                .collect()
         };
         let mut best: Option<(usize, FittedLfm)> = None;
         let mut reports = Vec::with_capacity(fits.len());
@@ -198,7 +176,8 @@ impl Fit<Tensor> for LfmParams {
             }
             reports.push(f.report);
         }
-        let (kept, mut fitted) = best.ok_or_else(|| numerical("LFM", "no mode was fitted"))?;
+        let (kept, mut fitted) =
+            best.ok_or_else(|| numerical::<crate::TensorError>("LFM", "no mode was fitted"))?;
         fitted.report = combine_reports(reports, kept);
         Ok(fitted)
     }
@@ -255,10 +234,7 @@ impl LfmParams {
                 refold_into(w.as_ref(), shape, mode, &mut model);
                 impute(x, &model, &mut filled);
             }
-            let new_loss = masked_loss(x, &model);
-            let change = relative_change(loss, new_loss);
-            loss = new_loss;
-            Ok(Progress::new(loss, change).with("mode", mode as f64))
+            Ok(observed_progress(x, &model, &mut loss, mode))
         })?;
         if z.ncols() == 0 {
             return Err(numerical(
@@ -282,7 +258,7 @@ impl LfmParams {
 #[derive(Debug, Clone)]
 pub struct LfmMixParams(LfmParams);
 
-/// [`LfmMixParams`] after [`ParamGuard::check`].
+/// [`LfmMixParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
 #[derive(Debug, Clone)]
 pub struct LfmMixValidParams(LfmParams);
 
@@ -299,22 +275,18 @@ impl ParamGuard for LfmMixParams {
     }
 }
 
-impl Fit<Tensor> for LfmMixParams {
-    type Fitted = FittedLfmMix;
-    type Error = TensorError;
-
+fit_checked! {
     /// LFMmix: LFM components of all three modes, added greedily (module docs). One
     /// engine iteration per Boolean column (objective: the observed loss; extra `mode`,
     /// the mode the column was added to).
     ///
     /// # Errors
     /// Invalid parameters; QP or least-squares failures.
-    fn fit_observed(
-        &self,
-        x: &Tensor,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedLfmMix> {
-        let p = self.check()?.0;
+    LfmMixParams -> FittedLfmMix by fit_mix
+}
+
+impl LfmParams {
+    fn fit_mix(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfmMix> {
         let shape = x.shape();
         let n = x.len();
         let mut filled = x.data().to_vec();
@@ -332,7 +304,7 @@ impl Fit<Tensor> for LfmMixParams {
             })
             .collect();
         let mut loss = masked_loss(x, &model);
-        let rule = StoppingRule::new(p.n_atoms, 0.0);
+        let rule = StoppingRule::new(self.n_atoms, 0.0);
         let report = run(&rule, observers, |it| -> Result<Progress> {
             let t = it - 1;
             for (i, r) in resid.iter_mut().enumerate() {
@@ -345,9 +317,9 @@ impl Fit<Tensor> for LfmMixParams {
                     unfold_into(&resid, shape, m, g.as_mut());
                     matrix_atom(
                         g.as_ref(),
-                        p.solver.as_ref(),
-                        p.alternations,
-                        p.seed.wrapping_add(3 * t as u64 + m as u64),
+                        self.solver.as_ref(),
+                        self.alternations,
+                        self.seed.wrapping_add(3 * t as u64 + m as u64),
                     )
                 })
                 .collect();
@@ -370,7 +342,7 @@ impl Fit<Tensor> for LfmMixParams {
                 nz[(i, old.ncols())] = zc[i];
             }
             zs[mode] = nz;
-            let rounds = p.sweeps * if x.mask().is_some() { p.em_iter } else { 1 };
+            let rounds = self.sweeps * if x.mask().is_some() { self.em_iter } else { 1 };
             for _ in 0..rounds {
                 for m in 0..3 {
                     if zs[m].ncols() == 0 {
@@ -392,10 +364,7 @@ impl Fit<Tensor> for LfmMixParams {
                 }
                 impute(x, &model, &mut filled);
             }
-            let new_loss = masked_loss(x, &model);
-            let change = relative_change(loss, new_loss);
-            loss = new_loss;
-            Ok(Progress::new(loss, change).with("mode", mode as f64))
+            Ok(observed_progress(x, &model, &mut loss, mode))
         })?;
         Ok(FittedLfmMix {
             shape,
@@ -405,6 +374,15 @@ impl Fit<Tensor> for LfmMixParams {
             report,
         })
     }
+}
+
+/// The progress of a step that ends with `model`: the observed loss (kept in `loss`), its
+/// relative change, and the mode the step worked on.
+fn observed_progress(x: &Tensor, model: &[f64], loss: &mut f64, mode: usize) -> Progress {
+    let new_loss = masked_loss(x, model);
+    let change = relative_change(*loss, new_loss);
+    *loss = new_loss;
+    Progress::new(new_loss, change).with("mode", mode as f64)
 }
 
 /// A Boolean column and its loss decrease.
@@ -437,9 +415,11 @@ fn matrix_atom(
     }
     let mut v = vec![0.0; m];
     let mut rv = vec![0.0; d];
-    let mut gain;
-    let mut made = 0;
-    loop {
+    let mut gain = 0.0;
+    // One engine iteration per alternation: the gain of the current z, then (budget
+    // left) its exact update; a fixed point (or an empty z) ends the run as solved.
+    let rule = StoppingRule::new(alternations.saturating_add(1), 0.0);
+    run(&rule, &mut [], |iteration| -> Result<Progress> {
         let k = z.iter().sum::<f64>();
         matmul(
             ColMut::from_slice_mut(&mut v).as_mat_mut(),
@@ -451,8 +431,9 @@ fn matrix_atom(
         );
         let vv: f64 = v.iter().map(|a| a * a).sum();
         gain = k * vv;
-        if made >= alternations {
-            break;
+        let progress = Progress::new(if gain.is_finite() { gain } else { 0.0 }, 1.0);
+        if iteration > alternations {
+            return Ok(progress);
         }
         matmul(
             ColMut::from_slice_mut(&mut rv).as_mat_mut(),
@@ -467,11 +448,11 @@ fn matrix_atom(
             .map(|&p| f64::from(u8::from(2.0 * p > vv)))
             .collect();
         if new == z || new.iter().all(|&x| x == 0.0) {
-            break;
+            return Ok(progress.stop_if(Some(Stop::Solved)));
         }
         z = new;
-        made += 1;
-    }
+        Ok(progress)
+    })?;
     if !(gain > 0.0 && gain.is_finite()) {
         return Ok(None);
     }
@@ -508,12 +489,10 @@ impl FittedLfm {
     }
 }
 
-impl Fitted for FittedLfm {
+fitted_report! {
     /// One iteration per Boolean column of every mode tried, in order (extra `mode`), and
     /// the termination of the kept mode.
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedLfm
 }
 
 impl Decomposition for FittedLfm {
@@ -558,11 +537,9 @@ impl FittedLfmMix {
     }
 }
 
-impl Fitted for FittedLfmMix {
+fitted_report! {
     /// One iteration per Boolean column (extra `mode`: where it was added).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedLfmMix
 }
 
 impl Decomposition for FittedLfmMix {
@@ -583,5 +560,89 @@ impl Decomposition for FittedLfmMix {
     }
     fn boolean_factors(&self) -> Vec<BooleanFactor> {
         (0..3).flat_map(|m| columns(m, &self.z[m])).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A "solver" that returns the Boolean vector of one seeded coin flip per row, so the
+    /// alternation has work to do.
+    #[derive(Debug)]
+    struct CoinStart;
+
+    impl QpSolver for CoinStart {
+        fn maximize(&self, g: MatRef<'_, f64>, seed: u64) -> Result<Vec<f64>> {
+            let mut rng = bl_core::random::seeded_rng(seed);
+            Ok((0..g.nrows())
+                .map(|_| f64::from(u8::from(rand::RngExt::random_bool(&mut rng, 0.5))))
+                .collect())
+        }
+    }
+
+    /// The alternation as a plain loop (as before it ran on the engine).
+    fn loop_reference(r: MatRef<'_, f64>, alternations: usize, seed: u64) -> Option<MatrixAtom> {
+        let (d, m) = (r.nrows(), r.ncols());
+        let mut z = CoinStart.maximize(r, seed).expect("coin start");
+        if z.iter().all(|&v| v == 0.0) {
+            let row = (0..d)
+                .max_by(|&i, &j| r.row(i).norm_l2().total_cmp(&r.row(j).norm_l2()))
+                .unwrap_or(0);
+            z[row] = 1.0;
+        }
+        let mut made = 0;
+        loop {
+            let k = z.iter().sum::<f64>();
+            let v: Vec<f64> = (0..m)
+                .map(|j| (0..d).map(|i| r[(i, j)] * z[i]).sum::<f64>() / k)
+                .collect();
+            let vv: f64 = v.iter().map(|a| a * a).sum();
+            let gain = k * vv;
+            if made >= alternations {
+                return (gain > 0.0).then_some((z, gain));
+            }
+            let new: Vec<f64> = (0..d)
+                .map(|i| {
+                    let p: f64 = (0..m).map(|j| r[(i, j)] * v[j]).sum();
+                    f64::from(u8::from(2.0 * p > vv))
+                })
+                .collect();
+            if new == z || new.iter().all(|&x| x == 0.0) {
+                return (gain > 0.0).then_some((z, gain));
+            }
+            z = new;
+            made += 1;
+        }
+    }
+
+    #[test]
+    fn matrix_atom_on_the_engine_matches_the_plain_loop() {
+        let mut rng = bl_core::random::seeded_rng(21);
+        for trial in 0..12 {
+            let r = bl_core::random::standard_normal_mat(&mut rng, 9, 14);
+            for alternations in [0, 1, 3, 10] {
+                let seed = 100 + trial;
+                let got = matrix_atom(r.as_ref(), &CoinStart, alternations, seed).expect("runs");
+                let want = loop_reference(r.as_ref(), alternations, seed);
+                let (Some((z, gain)), Some((wz, wgain))) = (got, want) else {
+                    panic!("trial {trial}: no atom for a nonzero residual");
+                };
+                assert_eq!(z, wz, "trial {trial}, {alternations} alternations");
+                assert!((gain - wgain).abs() <= 1e-12 * wgain);
+                // Independent check of the gain: ||R^T z||^2 / |z|.
+                let k = z.iter().sum::<f64>();
+                let direct: f64 = (0..r.ncols())
+                    .map(|j| {
+                        (0..r.nrows())
+                            .map(|i| r[(i, j)] * z[i])
+                            .sum::<f64>()
+                            .powi(2)
+                    })
+                    .sum::<f64>()
+                    / k;
+                assert!((gain - direct).abs() <= 1e-12 * direct);
+            }
+        }
     }
 }

@@ -1,11 +1,15 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+#[macro_use]
+mod shape;
+
 pub mod atom;
 pub mod bmp;
 mod common;
 pub mod cp;
 pub mod error;
+mod kernels;
 pub mod lfm;
 pub mod metrics;
 pub mod qp;
@@ -20,7 +24,7 @@ pub use bmp::{
     AtomStep, Bmp, BmpParams, BmpValidParams, Candidate, FittedBmp, fully_corrective_coefficients,
     search_atom,
 };
-pub use cp::{CpAls, CpAlsParams, CpAlsValidParams, FittedCp};
+pub use cp::{CpAls, CpAlsParams, CpAlsValidParams, FittedCp, hosvd_start};
 pub use error::{Result, TensorError};
 pub use lfm::{
     FittedLfm, FittedLfmMix, Lfm, LfmMixParams, LfmMixValidParams, LfmParams, LfmValidParams,

@@ -16,8 +16,9 @@ use pathfinding::kuhn_munkres::kuhn_munkres_min;
 use pathfinding::matrix::Matrix;
 
 use crate::atom::{BooleanFactor, check_boolean};
-use crate::error::{Result, invalid, shape_mismatch};
+use crate::error::Result;
 use crate::tensor::{Tensor, check_mode};
+use bl_core::error::build::{invalid, shape_mismatch};
 
 fn check_same_shape(a: &Tensor, b: &Tensor) -> Result<()> {
     if a.shape() == b.shape() {

@@ -71,7 +71,8 @@ use std::fmt;
 use faer::{Mat, MatRef};
 use maxcut_sdp::{BooleanQp, BooleanQpSolver, ExactBqp, MixingParams, ParamGuard};
 
-use crate::error::{Result, TensorError, invalid};
+use crate::error::{Result, TensorError};
+use bl_core::error::build::invalid;
 
 /// A solver of the Boolean QP `max_{z in {0,1}^n} ||G^T z||^2` for `G` of size `n x m`.
 ///

@@ -20,14 +20,16 @@
 //! every sweep (EM).
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
-use bl_core::{Fit, Fitted, ParamGuard};
+
 use faer::{Mat, MatMut, MatRef};
 use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{MttkrpWork, als_update, combine_reports, cp_em_step, gram, hadamard, mttkrp};
-use crate::error::{Result, TensorError, check_modes, invalid};
+use crate::common::{als_update, check_als_budget, combine_reports, cp_em_step, gram, hadamard};
+use crate::error::{Result, check_modes};
+use crate::kernels::Mttkrp;
 use crate::tensor::{Tensor, cp_to_tensor, other_modes};
+use bl_core::error::build::invalid;
 
 /// SUSTain-style ALS. Start with [`Sustain::params`].
 #[derive(Debug, Clone, Copy)]
@@ -77,29 +79,15 @@ impl Default for SustainParams {
 }
 
 impl SustainParams {
-    /// Sets the rank.
-    #[must_use]
-    pub fn rank(mut self, rank: usize) -> Self {
-        self.rank = rank;
-        self
-    }
-    /// Sets the sweeps per start.
-    #[must_use]
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Sets the tolerance.
-    #[must_use]
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-    /// Sets the starts per Boolean mode.
-    #[must_use]
-    pub fn n_starts(mut self, n: usize) -> Self {
-        self.n_starts = n;
-        self
+    setters! {
+        /// Sets the rank.
+        rank: usize;
+        /// Sets the sweeps per start.
+        max_iter: usize;
+        /// Sets the tolerance.
+        tol: f64;
+        /// Sets the starts per Boolean mode.
+        n_starts: usize;
     }
     /// Sets the modes tried as the Boolean mode.
     #[must_use]
@@ -107,47 +95,29 @@ impl SustainParams {
         self.boolean_modes = modes.to_vec();
         self
     }
-    /// Sets whether the Boolean factor is updated column by column (the default) or
-    /// jointly and then projected.
-    #[must_use]
-    pub fn hierarchical(mut self, on: bool) -> Self {
-        self.hierarchical = on;
-        self
-    }
-    /// Sets the seed.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+    setters! {
+        /// Sets whether the Boolean factor is updated column by column (the default) or
+        /// jointly and then projected.
+        hierarchical: bool;
+        /// Sets the seed.
+        seed: u64;
     }
 }
 
-/// [`SustainParams`] after [`ParamGuard::check`].
-#[derive(Debug, Clone)]
-pub struct SustainValidParams(SustainParams);
-
-impl ParamGuard for SustainParams {
-    type Checked = SustainValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`SustainParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    SustainParams => SustainValidParams;
     /// Checks the parameters.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`].
-    fn check(&self) -> Result<SustainValidParams> {
-        bl_core::params::at_least("rank", self.rank, 1)?;
-        bl_core::params::at_least("max_iter", self.max_iter, 1)?;
-        bl_core::params::at_least("n_starts", self.n_starts, 1)?;
-        bl_core::params::nonnegative("tol", self.tol)?;
+    fn check(&self) {
+        check_als_budget(self.rank, self.max_iter, self.n_starts, self.tol)?;
         check_modes("boolean_modes", &self.boolean_modes)?;
-        Ok(SustainValidParams(self.clone()))
     }
 }
 
-impl Fit<Tensor> for SustainParams {
-    type Fitted = FittedSustain;
-    type Error = TensorError;
-
+fit_checked! {
     /// Fits the model to `x`. Every (Boolean mode, start) pair runs on the engine, one
     /// iteration per sweep (objective: the observed loss; extras `boolean_mode`, `start`);
     /// the report holds the sweeps of all runs in order and the termination of the kept
@@ -155,29 +125,33 @@ impl Fit<Tensor> for SustainParams {
     ///
     /// # Errors
     /// Invalid parameters; a failed least-squares solve.
-    fn fit_observed(
+    SustainParams -> FittedSustain by fit_checked
+}
+
+impl SustainParams {
+    fn fit_checked(
         &self,
         x: &Tensor,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSustain> {
-        let p = self.check()?.0;
         let mut best: Option<(usize, FittedSustain)> = None;
         let mut reports = Vec::new();
-        for &bm in &p.boolean_modes {
-            for start in 0..p.n_starts {
-                let seed = p
+        for &bm in &self.boolean_modes {
+            for start in 0..self.n_starts {
+                let seed = self
                     .seed
                     .wrapping_add(1000 * bm as u64)
                     .wrapping_add(start as u64);
-                let f = p.fit_one(x, bm, seed, start, observers)?;
+                let f = self.fit_one(x, bm, seed, start, observers)?;
                 if best.as_ref().is_none_or(|(_, b)| f.loss < b.loss) {
                     best = Some((reports.len(), f.clone()));
                 }
                 reports.push(f.report);
             }
         }
-        let (kept, mut fitted) =
-            best.ok_or_else(|| invalid("boolean_modes", "[]", "at least one mode"))?;
+        let (kept, mut fitted) = best.ok_or_else(|| {
+            invalid::<crate::TensorError>("boolean_modes", "[]", "at least one mode")
+        })?;
         fitted.report = combine_reports(reports, kept);
         Ok(fitted)
     }
@@ -206,7 +180,7 @@ impl SustainParams {
         let mut filled = x.data().to_vec();
         let mut model = vec![0.0; x.len()];
         let mut kr = Mat::zeros(0, 0);
-        let mut work = MttkrpWork::default();
+        let mut work = Mttkrp::default();
         let mut m = Mat::zeros(0, 0);
         let mut best_loss = f64::INFINITY;
         let mut best_f = f.clone();
@@ -215,23 +189,16 @@ impl SustainParams {
         let order = [a0, b0, bm];
         let rule = StoppingRule::new(self.max_iter, self.tol);
         let report = run(&rule, observers, |_| -> Result<Progress> {
+            work.invalidate();
             for &n in &order {
                 if n == bm && self.hierarchical {
                     m.resize_with(shape[n], rank, |_, _| 0.0);
-                    mttkrp(
-                        &filled,
-                        shape,
-                        n,
-                        f.each_ref().map(Mat::as_ref),
-                        &mut work,
-                        m.as_mut(),
-                        par,
-                    );
+                    work.compute(&filled, shape, n, f.each_ref().map(Mat::as_ref), m.as_mut());
                     let h = hadamard(gram(f[a0].as_ref()).as_ref(), gram(f[b0].as_ref()).as_ref());
                     boolean_column_sweep(m.as_ref(), h.as_ref(), f[n].as_mut());
                     continue;
                 }
-                f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m, par)?;
+                f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m)?;
                 if n == bm {
                     for j in 0..rank {
                         for i in 0..shape[n] {
@@ -317,13 +284,11 @@ impl FittedSustain {
     }
 }
 
-impl Fitted for FittedSustain {
+fitted_report! {
     /// The sweeps of every (Boolean mode, start) run in order (extras `boolean_mode`,
     /// `start`), the termination of the kept run. Its objective is the loss of the last
     /// sweep; the model is the best sweep's ([`FittedSustain::loss`]).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedSustain
 }
 
 impl Decomposition for FittedSustain {

@@ -18,8 +18,9 @@ use rand::RngExt;
 use rand::seq::SliceRandom;
 
 use crate::atom::{Atom, atoms_to_tensor};
-use crate::error::{Result, TensorError, invalid};
+use crate::error::{Result, TensorError};
 use crate::tensor::{Tensor, other_modes};
+use bl_core::error::build::invalid;
 
 /// Parameters of the synthetic generator (table in the module docs).
 ///
@@ -55,41 +56,19 @@ impl Default for SyntheticParams {
 }
 
 impl SyntheticParams {
-    /// Sets the tensor shape.
-    #[must_use]
-    pub fn shape(mut self, shape: [usize; 3]) -> Self {
-        self.shape = shape;
-        self
-    }
-    /// Sets the number of atoms `K`.
-    #[must_use]
-    pub fn n_atoms(mut self, k: usize) -> Self {
-        self.n_atoms = k;
-        self
-    }
-    /// Sets `P(z_i = 1)`.
-    #[must_use]
-    pub fn p_one(mut self, p: f64) -> Self {
-        self.p_one = p;
-        self
-    }
-    /// Sets the noise standard deviation `sigma`.
-    #[must_use]
-    pub fn noise_std(mut self, sigma: f64) -> Self {
-        self.noise_std = sigma;
-        self
-    }
-    /// Sets the fraction of missing entries.
-    #[must_use]
-    pub fn missing_fraction(mut self, f: f64) -> Self {
-        self.missing_fraction = f;
-        self
-    }
-    /// Sets the seed.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+    setters! {
+        /// Sets the tensor shape.
+        shape: [usize; 3];
+        /// Sets the number of atoms `K`.
+        n_atoms: usize;
+        /// Sets `P(z_i = 1)`.
+        p_one: f64;
+        /// Sets the noise standard deviation `sigma`.
+        noise_std: f64;
+        /// Sets the fraction of missing entries.
+        missing_fraction: f64;
+        /// Sets the seed.
+        seed: u64;
     }
 
     /// Checks the parameters.

@@ -16,13 +16,15 @@
 //! Tucker has no Boolean factors: [`Decomposition::boolean_factors`] is empty.
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
-use bl_core::{Fit, Fitted, ParamGuard};
-use faer::{Mat, MatRef, Par};
+
+use faer::{Mat, MatRef};
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{impute, leading_left_vectors, masked_loss};
-use crate::error::{Result, TensorError, invalid};
-use crate::tensor::{Tensor, mode_product_into};
+use crate::common::{impute, leading_eigenvectors, masked_loss};
+use crate::error::Result;
+use crate::kernels::{multilinear_product, unfolding_gram};
+use crate::tensor::Tensor;
+use bl_core::error::build::invalid;
 
 /// Tucker by HOSVD. Start with [`Tucker::params`].
 #[derive(Debug, Clone, Copy)]
@@ -60,57 +62,40 @@ impl Default for TuckerParams {
 }
 
 impl TuckerParams {
-    /// Sets the multilinear rank.
-    #[must_use]
-    pub fn ranks(mut self, ranks: [usize; 3]) -> Self {
-        self.ranks = ranks;
-        self
+    setters! {
+        /// Sets the multilinear rank.
+        ranks: [usize; 3];
     }
     /// The multilinear rank `(k, k, k)` that represents `k` atoms (see the module docs).
     #[must_use]
     pub fn for_atoms(self, k: usize) -> Self {
         self.ranks([k, k, k])
     }
-    /// Sets the number of EM rounds.
-    #[must_use]
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Sets the EM tolerance.
-    #[must_use]
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
+    setters! {
+        /// Sets the number of EM rounds.
+        max_iter: usize;
+        /// Sets the EM tolerance.
+        tol: f64;
     }
 }
 
-/// [`TuckerParams`] after [`ParamGuard::check`].
-#[derive(Debug, Clone)]
-pub struct TuckerValidParams(TuckerParams);
-
-impl ParamGuard for TuckerParams {
-    type Checked = TuckerValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`TuckerParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    TuckerParams => TuckerValidParams;
     /// Checks the parameters.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`].
-    fn check(&self) -> Result<TuckerValidParams> {
+    fn check(&self) {
         if self.ranks.contains(&0) {
             return Err(invalid("ranks", format!("{:?}", self.ranks), "each >= 1"));
         }
         bl_core::params::at_least("max_iter", self.max_iter, 1)?;
         bl_core::params::nonnegative("tol", self.tol)?;
-        Ok(TuckerValidParams(self.clone()))
     }
 }
 
-impl Fit<Tensor> for TuckerParams {
-    type Fitted = FittedTucker;
-    type Error = TensorError;
-
+fit_checked! {
     /// The truncated HOSVD of `x`, on the engine: one iteration per HOSVD (objective: the
     /// observed loss). A fully observed tensor takes one HOSVD, reported as converged (a
     /// second one would give the same model); with a mask, EM rounds until the loss
@@ -118,30 +103,27 @@ impl Fit<Tensor> for TuckerParams {
     ///
     /// # Errors
     /// Invalid parameters; a failed eigendecomposition.
-    fn fit_observed(
-        &self,
-        x: &Tensor,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedTucker> {
-        let p = self.check()?.0;
-        let par = faer::get_global_parallelism();
+    TuckerParams -> FittedTucker by fit_checked
+}
+
+impl TuckerParams {
+    fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedTucker> {
         let shape = x.shape();
-        let ranks = [0, 1, 2].map(|m| p.ranks[m].min(shape[m]));
+        let ranks = [0, 1, 2].map(|m| self.ranks[m].min(shape[m]));
         let masked = x.mask().is_some();
         let mut filled = x.data().to_vec();
         let mut model = vec![0.0; x.len()];
         let mut loss = f64::INFINITY;
         let mut factors: [Mat<f64>; 3] = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
         let mut core = Vec::new();
-        let rule = StoppingRule::new(if masked { p.max_iter } else { 1 }, p.tol);
+        let rule = StoppingRule::new(if masked { self.max_iter } else { 1 }, self.tol);
         let report = run(&rule, observers, |_| -> Result<Progress> {
-            let t = Tensor::from_vec(shape, filled.clone())?;
             for m in 0..3 {
-                let unf = t.unfold(m)?;
-                factors[m] = leading_left_vectors(unf.as_ref(), ranks[m], par)?;
+                let gram = unfolding_gram(&filled, shape, m);
+                factors[m] = leading_eigenvectors(gram.as_ref(), ranks[m])?;
             }
-            core = project(&filled, shape, &factors, par);
-            expand(&core, ranks, &factors, &mut model, par);
+            core = project(&filled, shape, &factors);
+            expand(&core, ranks, &factors, &mut model);
             let new_loss = masked_loss(x, &model);
             let change = if !masked {
                 0.0
@@ -165,35 +147,14 @@ impl Fit<Tensor> for TuckerParams {
     }
 }
 
-fn project(data: &[f64], shape: [usize; 3], u: &[Mat<f64>; 3], par: Par) -> Vec<f64> {
-    let mut cur = data.to_vec();
-    let mut s = shape;
-    for m in 0..3 {
-        let ut = u[m].transpose();
-        let mut ns = s;
-        ns[m] = ut.nrows();
-        let mut out = vec![0.0; ns.iter().product()];
-        mode_product_into(&cur, s, m, ut, &mut out, par);
-        cur = out;
-        s = ns;
-    }
-    cur
+/// The core `G = X x_0 U_0^T x_1 U_1^T x_2 U_2^T`.
+fn project(data: &[f64], shape: [usize; 3], u: &[Mat<f64>; 3]) -> Vec<f64> {
+    multilinear_product(data, shape, u.each_ref().map(|m| m.transpose())).0
 }
 
 /// `W = G x_0 U_0 x_1 U_1 x_2 U_2` into `out`.
-fn expand(core: &[f64], ranks: [usize; 3], u: &[Mat<f64>; 3], out: &mut [f64], par: Par) {
-    let mut cur = core.to_vec();
-    let mut s = ranks;
-    for m in 0..3 {
-        let um: MatRef<'_, f64> = u[m].as_ref();
-        let mut ns = s;
-        ns[m] = um.nrows();
-        let mut next = vec![0.0; ns.iter().product()];
-        mode_product_into(&cur, s, m, um, &mut next, par);
-        cur = next;
-        s = ns;
-    }
-    out.copy_from_slice(&cur);
+fn expand(core: &[f64], ranks: [usize; 3], u: &[Mat<f64>; 3], out: &mut [f64]) {
+    out.copy_from_slice(&multilinear_product(core, ranks, u.each_ref().map(Mat::as_ref)).0);
 }
 
 /// A fitted Tucker model.
@@ -226,23 +187,15 @@ impl FittedTucker {
     }
 }
 
-impl Fitted for FittedTucker {
+fitted_report! {
     /// One iteration per HOSVD (EM round).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedTucker
 }
 
 impl Decomposition for FittedTucker {
     fn reconstruct(&self) -> Result<Tensor> {
         let mut out = vec![0.0; self.shape.iter().product()];
-        expand(
-            &self.core,
-            self.ranks,
-            &self.factors,
-            &mut out,
-            faer::get_global_parallelism(),
-        );
+        expand(&self.core, self.ranks, &self.factors, &mut out);
         Tensor::from_vec(self.shape, out)
     }
     fn boolean_factors(&self) -> Vec<BooleanFactor> {

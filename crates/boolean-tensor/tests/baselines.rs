@@ -1,10 +1,11 @@
 //! Baselines: CP-ALS, Tucker (HOSVD), LFM, LFMmix, SUSTain-style ALS.
 
 use boolean_tensor::{
-    CpAls, Decomposition, Fit, Lfm, Sustain, SyntheticParams, Tensor, TensorError, Tucker,
-    cp_to_tensor, metrics,
+    CpAls, Decomposition, Fit, Lfm, Sustain, Tensor, TensorError, Tucker, cp_to_tensor, metrics,
 };
 use faer::Mat;
+
+mod common;
 
 fn planted_cp(shape: [usize; 3], rank: usize, seed: u64) -> (Tensor, [Mat<f64>; 3]) {
     let mut rng = bl_core::random::seeded_rng(seed);
@@ -90,12 +91,7 @@ fn hosvd_is_exact_at_the_multilinear_rank() {
 
 #[test]
 fn model_one_tensor_has_multilinear_rank_at_most_k() {
-    let data = SyntheticParams::default()
-        .shape([12, 11, 10])
-        .n_atoms(4)
-        .seed(6)
-        .generate()
-        .unwrap();
+    let data = common::data([12, 11, 10], 4, 0.0, 0.0, 6);
     let fit = Tucker::params().for_atoms(4).fit(data.observed()).unwrap();
     let err = metrics::rmse(&fit.reconstruct().unwrap(), data.clean()).unwrap();
     assert!(err < 1e-9, "rmse {err}");
@@ -124,13 +120,7 @@ fn lfm_recovers_a_boolean_matrix_factorization_of_one_unfolding() {
 
 #[test]
 fn lfm_and_lfmmix_losses_do_not_increase_with_atoms() {
-    let data = SyntheticParams::default()
-        .shape([10, 9, 8])
-        .n_atoms(3)
-        .noise_std(0.2)
-        .seed(8)
-        .generate()
-        .unwrap();
+    let data = common::data([10, 9, 8], 3, 0.2, 0.0, 8);
     let x = data.observed();
     let mut prev_lfm = f64::INFINITY;
     let mut prev_mix = f64::INFINITY;
@@ -157,12 +147,7 @@ fn lfm_and_lfmmix_losses_do_not_increase_with_atoms() {
 
 #[test]
 fn lfmmix_fits_noiseless_model_one_data() {
-    let data = SyntheticParams::default()
-        .shape([12, 11, 10])
-        .n_atoms(3)
-        .seed(9)
-        .generate()
-        .unwrap();
+    let data = common::data([12, 11, 10], 3, 0.0, 0.0, 9);
     let fit = Lfm::params()
         .n_atoms(3)
         .sweeps(10)
@@ -205,14 +190,7 @@ fn sustain_keeps_its_boolean_factor_binary_and_fits_planted_data() {
 
 #[test]
 fn masked_entries_never_influence_the_baselines() {
-    let data = SyntheticParams::default()
-        .shape([9, 8, 7])
-        .n_atoms(3)
-        .noise_std(0.1)
-        .missing_fraction(0.3)
-        .seed(11)
-        .generate()
-        .unwrap();
+    let data = common::data([9, 8, 7], 3, 0.1, 0.3, 11);
     let x = data.observed();
     let y =
         boolean_tensor::synthetic::with_values_at_missing(x, |i| 1e9 * (i as f64).sin()).unwrap();
@@ -255,13 +233,7 @@ fn masked_entries_never_influence_the_baselines() {
 
 #[test]
 fn baselines_are_deterministic_and_reject_bad_parameters() {
-    let data = SyntheticParams::default()
-        .shape([6, 6, 6])
-        .n_atoms(2)
-        .noise_std(0.3)
-        .seed(12)
-        .generate()
-        .unwrap();
+    let data = common::data([6, 6, 6], 2, 0.3, 0.0, 12);
     let x = data.observed();
     let a = CpAls::params().rank(2).seed(5).fit(x).unwrap();
     let b = CpAls::params().rank(2).seed(5).fit(x).unwrap();

@@ -1,10 +1,12 @@
 //! Boolean Matching Pursuit: atom search, fully corrective step, recovery, masks.
 
 use boolean_tensor::{
-    Atom, Bmp, Decomposition, ExactQp, Fit, Fitted, MixingQp, QpSolver, SyntheticParams, Tensor,
+    Atom, Bmp, Decomposition, ExactQp, Fit, Fitted, MixingQp, QpSolver, Tensor,
     fully_corrective_coefficients, metrics, search_atom,
 };
 use faer::Mat;
+
+mod common;
 
 #[test]
 fn atom_search_recovers_a_planted_atom_along_each_mode() {
@@ -48,13 +50,7 @@ fn atom_search_recovers_a_planted_atom_along_each_mode() {
 
 #[test]
 fn qp_alone_without_alternation_still_gives_a_descent_atom() {
-    let data = SyntheticParams::default()
-        .shape([10, 9, 8])
-        .n_atoms(3)
-        .noise_std(0.3)
-        .seed(4)
-        .generate()
-        .unwrap();
+    let data = common::data([10, 9, 8], 3, 0.3, 0.0, 4);
     for mode in 0..3 {
         let c = search_atom(data.observed(), mode, &MixingQp::default(), 0, 0).unwrap();
         assert_eq!(c.alternations, 0);
@@ -82,23 +78,10 @@ fn dense_coefficients(x: &Tensor, atoms: &[Atom]) -> Vec<f64> {
 
 #[test]
 fn fully_corrective_step_matches_dense_least_squares() {
-    let data = SyntheticParams::default()
-        .shape([6, 5, 7])
-        .n_atoms(4)
-        .noise_std(0.5)
-        .seed(9)
-        .generate()
-        .unwrap();
+    let data = common::data([6, 5, 7], 4, 0.5, 0.0, 9);
     let atoms = data.atoms().to_vec();
     for missing in [0.0, 0.3, 0.7] {
-        let masked = SyntheticParams::default()
-            .shape([6, 5, 7])
-            .n_atoms(4)
-            .noise_std(0.5)
-            .missing_fraction(missing)
-            .seed(9)
-            .generate()
-            .unwrap();
+        let masked = common::data([6, 5, 7], 4, 0.5, missing, 9);
         let x = masked.observed();
         let ours = fully_corrective_coefficients(x, &atoms).unwrap();
         let dense = dense_coefficients(x, &atoms);
@@ -114,12 +97,7 @@ fn fully_corrective_step_matches_dense_least_squares() {
 #[test]
 fn bmp_recovers_small_noiseless_synthetic_data() {
     for (k, seed) in [(3, 11), (6, 12)] {
-        let data = SyntheticParams::default()
-            .shape([20, 18, 16])
-            .n_atoms(k)
-            .seed(seed)
-            .generate()
-            .unwrap();
+        let data = common::data([20, 18, 16], k, 0.0, 0.0, seed);
         let fitted = Bmp::params()
             .n_atoms(k)
             .refit_sweeps(200)
@@ -139,13 +117,7 @@ fn bmp_recovers_small_noiseless_synthetic_data() {
 
 #[test]
 fn bmp_denoises_and_rmse_path_is_monotone() {
-    let data = SyntheticParams::default()
-        .shape([20, 20, 20])
-        .n_atoms(3)
-        .noise_std(0.5)
-        .seed(5)
-        .generate()
-        .unwrap();
+    let data = common::data([20, 20, 20], 3, 0.5, 0.0, 5);
     let fitted = Bmp::params()
         .n_atoms(6)
         .tol(0.0)
@@ -167,13 +139,7 @@ fn bmp_denoises_and_rmse_path_is_monotone() {
 
 #[test]
 fn masked_entries_never_influence_the_fit() {
-    let data = SyntheticParams::default()
-        .shape([15, 14, 13])
-        .n_atoms(3)
-        .missing_fraction(0.2)
-        .seed(21)
-        .generate()
-        .unwrap();
+    let data = common::data([15, 14, 13], 3, 0.0, 0.2, 21);
     let x = data.observed();
     let mask = x.mask().unwrap().to_vec();
     // Same observed values, garbage (even NaN) at the missing entries.
@@ -200,13 +166,7 @@ fn refit_sweeps_stop_once_a_completion_is_exact() {
     // Noiseless, 10% missing: the EM refit converges linearly to an exact fit, where the
     // relative-decrease rule alone (tol 0) would keep sweeping; the vanished-loss rule
     // stops it. The missing entries are then recovered.
-    let data = SyntheticParams::default()
-        .shape([14, 13, 12])
-        .n_atoms(3)
-        .missing_fraction(0.1)
-        .seed(5)
-        .generate()
-        .unwrap();
+    let data = common::data([14, 13, 12], 3, 0.0, 0.1, 5);
     let cap = 5000;
     let fitted = Bmp::params()
         .n_atoms(3)
@@ -227,35 +187,17 @@ fn refit_sweeps_stop_once_a_completion_is_exact() {
 
 #[test]
 fn bmp_is_deterministic_for_a_seed() {
-    let data = SyntheticParams::default()
-        .shape([12, 12, 12])
-        .n_atoms(4)
-        .noise_std(0.2)
-        .seed(8)
-        .generate()
-        .unwrap();
-    let a = Bmp::params()
-        .n_atoms(4)
-        .seed(3)
-        .fit(data.observed())
-        .unwrap();
-    let b = Bmp::params()
-        .n_atoms(4)
-        .seed(3)
-        .fit(data.observed())
-        .unwrap();
+    let data = common::data([12, 12, 12], 4, 0.2, 0.0, 8);
+    let params = Bmp::params().n_atoms(4).seed(3);
+    let a = params.fit(data.observed()).unwrap();
+    let b = params.fit(data.observed()).unwrap();
     assert_eq!(a.atoms(), b.atoms());
     assert_eq!(a.coefficients(), b.coefficients());
 }
 
 #[test]
 fn bmp_stops_when_the_residual_vanishes() {
-    let data = SyntheticParams::default()
-        .shape([10, 9, 8])
-        .n_atoms(2)
-        .seed(2)
-        .generate()
-        .unwrap();
+    let data = common::data([10, 9, 8], 2, 0.0, 0.0, 2);
     let fitted = Bmp::params().n_atoms(8).fit(data.observed()).unwrap();
     assert!(
         fitted.n_atoms() <= 3,
@@ -267,14 +209,7 @@ fn bmp_stops_when_the_residual_vanishes() {
 
 #[test]
 fn models_along_the_path_match_the_trace() {
-    let data = SyntheticParams::default()
-        .shape([12, 11, 10])
-        .n_atoms(4)
-        .noise_std(0.3)
-        .missing_fraction(0.1)
-        .seed(14)
-        .generate()
-        .unwrap();
+    let data = common::data([12, 11, 10], 4, 0.3, 0.1, 14);
     let x = data.observed();
     let fitted = Bmp::params().n_atoms(5).tol(0.0).fit(x).unwrap();
     let losses = fitted.report().trace.objectives();
@@ -313,12 +248,7 @@ fn atom_search_separates_two_overlapping_atoms_of_one_mode() {
     // The residual holds two mode-0 atoms whose supports overlap; the QP alone returns
     // (nearly) their union and the alternation from it stalls on a mixture. The row starts
     // must find one of the true atoms exactly.
-    let data = SyntheticParams::default()
-        .shape([80, 80, 80])
-        .n_atoms(4)
-        .seed(5)
-        .generate()
-        .unwrap();
+    let data = common::data([80, 80, 80], 4, 0.0, 0.0, 5);
     let (a, b) = (&data.atoms()[0], &data.atoms()[3]);
     assert_eq!((a.mode(), b.mode()), (0, 0));
     let r = boolean_tensor::atoms_to_tensor(&[a.clone(), b.clone()], &[1.0, 1.0]).unwrap();

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use boolean_tensor::qp::{self, QpSolver};
-use boolean_tensor::{
-    Bmp, Decomposition, ExactQp, Fit, Lfm, MixingQp, SyntheticParams, TensorError, metrics,
-};
+use boolean_tensor::{Bmp, Decomposition, ExactQp, Fit, Lfm, MixingQp, TensorError, metrics};
 use faer::MatRef;
 use rand::RngExt;
+
+mod common;
 
 /// Randomized 1-flip local search: `starts` seeded random Boolean starts plus every
 /// single row, each improved by single flips until none raises `||G^T z||^2`; the best
@@ -90,20 +90,13 @@ fn the_outside_solver_passes_the_conformance_suite() {
 
 #[test]
 fn the_suite_rejects_broken_solvers() {
+    /// The same value in every row: all rows (1.0) is not a maximizer, 0.5 not Boolean.
     #[derive(Debug)]
-    struct AllRows;
-    impl QpSolver for AllRows {
+    struct Constant(f64);
+    impl QpSolver for Constant {
         fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
             qp::validate_input(g)?;
-            Ok(vec![1.0; g.nrows()])
-        }
-    }
-    #[derive(Debug)]
-    struct Halves;
-    impl QpSolver for Halves {
-        fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
-            qp::validate_input(g)?;
-            Ok(vec![0.5; g.nrows()])
+            Ok(vec![self.0; g.nrows()])
         }
     }
     #[derive(Debug)]
@@ -139,8 +132,8 @@ fn the_suite_rejects_broken_solvers() {
             })
         }
     }
-    assert!(qp::conformance(&AllRows).is_err());
-    assert!(qp::conformance(&Halves).is_err());
+    assert!(qp::conformance(&Constant(1.0)).is_err());
+    assert!(qp::conformance(&Constant(0.5)).is_err());
     assert!(qp::conformance(&NoValidation).is_err());
     assert!(qp::conformance(&Unseeded(AtomicUsize::new(0))).is_err());
     // Its own parameter check runs first.
@@ -149,12 +142,7 @@ fn the_suite_rejects_broken_solvers() {
 
 #[test]
 fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one() {
-    let data = SyntheticParams::default()
-        .shape([12, 11, 10])
-        .n_atoms(3)
-        .seed(5)
-        .generate()
-        .unwrap();
+    let data = common::data([12, 11, 10], 3, 0.0, 0.0, 5);
     let calls = Arc::new(AtomicUsize::new(0));
     let custom = FlipSearch {
         starts: 4,
@@ -184,13 +172,7 @@ fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one(
 
 #[test]
 fn an_outside_solver_runs_through_the_normal_lfm_fits() {
-    let data = SyntheticParams::default()
-        .shape([9, 8, 7])
-        .n_atoms(2)
-        .noise_std(0.1)
-        .seed(8)
-        .generate()
-        .unwrap();
+    let data = common::data([9, 8, 7], 2, 0.1, 0.0, 8);
     let calls = Arc::new(AtomicUsize::new(0));
     let custom = FlipSearch {
         starts: 2,
@@ -210,10 +192,7 @@ fn an_outside_solver_runs_through_the_normal_lfm_fits() {
 
 #[test]
 fn an_invalid_outside_solver_is_rejected_by_the_fit() {
-    let data = SyntheticParams::default()
-        .shape([5, 5, 5])
-        .generate()
-        .unwrap();
+    let data = common::data([5, 5, 5], 3, 0.0, 0.0, 0);
     let err = Bmp::params()
         .solver(FlipSearch::default())
         .fit(data.observed())

@@ -5,6 +5,8 @@ use boolean_tensor::{
     Atom, Bmp, ExactQp, Fit, MixingQp, SyntheticParams, Tensor, TensorError, search_atom,
 };
 
+mod common;
+
 #[test]
 fn zero_size_modes_are_rejected() {
     for shape in [[0, 3, 3], [3, 0, 3], [3, 3, 0]] {
@@ -51,10 +53,7 @@ fn masks_of_the_wrong_shape_or_all_missing_are_rejected() {
 
 #[test]
 fn invalid_parameters_are_rejected() {
-    let x = SyntheticParams::default()
-        .shape([5, 5, 5])
-        .generate()
-        .unwrap();
+    let x = common::data([5, 5, 5], 3, 0.0, 0.0, 0);
     let x = x.observed();
     let err = Bmp::params().n_atoms(0).fit(x).unwrap_err();
     assert!(

@@ -88,32 +88,15 @@ fn hamming_matching_equals_brute_force_over_permutations() {
 
 #[test]
 fn hamming_only_matches_within_a_mode() {
-    let truth = vec![
-        BooleanFactor {
-            mode: 0,
-            z: vec![1.0, 1.0, 0.0],
-        },
-        BooleanFactor {
-            mode: 2,
-            z: vec![0.0, 1.0],
-        },
-    ];
-    let learned = vec![
-        BooleanFactor {
-            mode: 2,
-            z: vec![1.0, 1.0, 0.0],
-        },
-        BooleanFactor {
-            mode: 0,
-            z: vec![0.0, 1.0, 0.0],
-        },
-    ];
+    let factor = |mode: usize, z: &[f64]| BooleanFactor {
+        mode,
+        z: z.to_vec(),
+    };
+    let truth = vec![factor(0, &[1.0, 1.0, 0.0]), factor(2, &[0.0, 1.0])];
+    let learned = vec![factor(2, &[1.0, 1.0, 0.0]), factor(0, &[0.0, 1.0, 0.0])];
     // Wrong mode lengths are caught.
     assert!(hamming_error(&truth, &learned).is_err());
-    let learned = vec![BooleanFactor {
-        mode: 0,
-        z: vec![1.0, 1.0, 0.0],
-    }];
+    let learned = vec![factor(0, &[1.0, 1.0, 0.0])];
     let m = hamming_error(&truth, &learned).unwrap();
     // Mode-2 truth unmatched: compared with zero, one error.
     assert_eq!(m.errors, 1);

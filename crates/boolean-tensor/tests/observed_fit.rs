@@ -5,18 +5,13 @@
 use bl_core::TerminationReason;
 use bl_core::engine::{Trace, TraceRecord};
 use boolean_tensor::{
-    Bmp, CpAls, Decomposition, Fit, Fitted, Lfm, Sustain, SyntheticParams, Tensor, Tucker, metrics,
+    Bmp, CpAls, Decomposition, Fit, Fitted, Lfm, Sustain, Tensor, Tucker, metrics,
 };
 
+mod common;
+
 fn data(noise: f64, missing: f64) -> boolean_tensor::SyntheticData {
-    SyntheticParams::default()
-        .shape([10, 9, 8])
-        .n_atoms(3)
-        .noise_std(noise)
-        .missing_fraction(missing)
-        .seed(11)
-        .generate()
-        .unwrap()
+    common::data([10, 9, 8], 3, noise, missing, 11)
 }
 
 /// Fits with an observer attached and checks that its records equal the report's trace
@@ -42,6 +37,13 @@ fn observed_loss(x: &Tensor, w: &Tensor) -> f64 {
         .map(|i| (x.data()[i] - w.data()[i]).powi(2))
         .sum::<f64>()
         * 0.5
+}
+
+/// The final objective of every run and the lowest of them.
+fn finals_and_lowest(runs: &[Vec<&TraceRecord>]) -> (Vec<f64>, f64) {
+    let finals: Vec<f64> = runs.iter().map(|r| r[r.len() - 1].objective).collect();
+    let lowest = finals.iter().copied().fold(f64::INFINITY, f64::min);
+    (finals, lowest)
 }
 
 /// The runs of a trace, split where `extra` changes value.
@@ -120,8 +122,7 @@ fn cp_als_sweeps_never_increase_the_loss_and_the_best_start_is_kept() {
         }
         // The kept loss is the lowest final loss over the starts, and it is the loss of the
         // reconstruction.
-        let finals: Vec<f64> = runs.iter().map(|r| r[r.len() - 1].objective).collect();
-        let lowest = finals.iter().copied().fold(f64::INFINITY, f64::min);
+        let (finals, lowest) = finals_and_lowest(&runs);
         assert!(
             (fitted.loss() - lowest).abs() <= 1e-8 * norm_sq,
             "{finals:?}"
@@ -169,8 +170,7 @@ fn lfm_columns_never_increase_the_loss_on_a_fully_observed_tensor() {
         // weights with a zero row for it.
         non_increasing(run.iter().map(|r| r.objective), 1e-9 * half_sq, "LFM");
     }
-    let finals: Vec<f64> = runs.iter().map(|r| r[r.len() - 1].objective).collect();
-    let lowest = finals.iter().copied().fold(f64::INFINITY, f64::min);
+    let (_, lowest) = finals_and_lowest(&runs);
     assert_eq!(best.loss(), lowest);
     // Observed in turn or run in parallel without observers: the same model.
     let unobserved = Lfm::params().n_atoms(4).fit(x).unwrap();

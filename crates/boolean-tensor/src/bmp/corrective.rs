@@ -6,8 +6,9 @@ use faer::{Accum, Mat, MatRef, Par};
 
 use crate::atom::{Atom, atom_factor_mats};
 use crate::common::solve_right_spd_ridged;
-use crate::error::{Result, invalid, shape_mismatch};
+use crate::error::Result;
 use crate::tensor::{Tensor, cp_reconstruct_into};
+use bl_core::error::build::{invalid, shape_mismatch};
 
 /// `data += sum_t c_t M_t` over all entries for the `(M_t, c_t)` in `terms`; with a mask,
 /// the missing entries are then set to zero (`data = P_Omega(data + sum_t c_t M_t)`). One

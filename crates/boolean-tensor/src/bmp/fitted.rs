@@ -1,11 +1,11 @@
 //! The fitted BMP model and its per-step diagnostics.
 
 use bl_core::engine::FitReport;
-use bl_core::fit::Fitted;
 
 use crate::atom::{Atom, BooleanFactor, Decomposition, atoms_to_tensor};
-use crate::error::{Result, invalid};
+use crate::error::Result;
 use crate::tensor::Tensor;
+use bl_core::error::build::invalid;
 
 /// Diagnostics of one BMP step.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,10 +114,8 @@ impl Decomposition for FittedBmp {
     }
 }
 
-impl Fitted for FittedBmp {
+fitted_report! {
     /// One iteration per atom: objective `F` after the step, extras `rmse` (on the observed
     /// entries), `mode` and `score` of the chosen atom.
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
+    FittedBmp
 }

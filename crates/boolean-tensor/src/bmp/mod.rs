@@ -56,9 +56,7 @@ mod search;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bl_core::ParamGuard;
 use bl_core::engine::{Observer, Progress, Stop, StoppingRule, run};
-use bl_core::fit::Fit;
 use faer::Mat;
 use rayon::prelude::*;
 
@@ -68,9 +66,10 @@ pub use fitted::{AtomStep, FittedBmp};
 pub use search::{Candidate, search_atom};
 
 use crate::atom::Atom;
-use crate::error::{Result, TensorError, check_modes, invalid};
+use crate::error::{Result, check_modes};
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, unfolded_view};
+use bl_core::error::build::invalid;
 use corrective::{add_atoms_in_place, update_residual};
 use search::{refine_all, search_in};
 
@@ -137,36 +136,18 @@ impl Default for BmpParams {
 }
 
 impl BmpParams {
-    /// Sets the maximum number of atoms `K`.
-    #[must_use]
-    pub fn n_atoms(mut self, k: usize) -> Self {
-        self.n_atoms = k;
-        self
-    }
-    /// Sets the tolerance on the relative decrease of the loss.
-    #[must_use]
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-    /// Sets the number of `z` / singular-pair alternations per candidate.
-    #[must_use]
-    pub fn alternations(mut self, n: usize) -> Self {
-        self.alternations = n;
-        self
-    }
-    /// Sets the number of refit sweeps after each fully corrective step (0 = the
-    /// paper's Algorithm 1, which corrects the coefficients only).
-    #[must_use]
-    pub fn refit_sweeps(mut self, n: usize) -> Self {
-        self.refit_sweeps = n;
-        self
-    }
-    /// Sets the relative loss decrease below which the refit sweeps stop.
-    #[must_use]
-    pub fn refit_tol(mut self, tol: f64) -> Self {
-        self.refit_tol = tol;
-        self
+    setters! {
+        /// Sets the maximum number of atoms `K`.
+        n_atoms: usize;
+        /// Sets the tolerance on the relative decrease of the loss.
+        tol: f64;
+        /// Sets the number of `z` / singular-pair alternations per candidate.
+        alternations: usize;
+        /// Sets the number of refit sweeps after each fully corrective step (0 = the
+        /// paper's Algorithm 1, which corrects the coefficients only).
+        refit_sweeps: usize;
+        /// Sets the relative loss decrease below which the refit sweeps stop.
+        refit_tol: f64;
     }
     /// Sets the Boolean QP solver of the atom search: a built-in one
     /// ([`crate::qp::MixingQp`], [`crate::qp::ExactQp`]) or any user type implementing
@@ -182,17 +163,11 @@ impl BmpParams {
         self.modes = modes.to_vec();
         self
     }
-    /// Sets the seed.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-    /// Sets a wall-clock limit.
-    #[must_use]
-    pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
-        self.time_limit = limit;
-        self
+    setters! {
+        /// Sets the seed.
+        seed: u64;
+        /// Sets a wall-clock limit.
+        time_limit: Option<Duration>;
     }
     /// The maximum number of atoms.
     pub fn get_n_atoms(&self) -> usize {
@@ -205,44 +180,31 @@ impl BmpParams {
     }
 }
 
-/// [`BmpParams`] after [`ParamGuard::check`]: what a BMP fit reads.
-#[derive(Debug, Clone)]
-pub struct BmpValidParams(BmpParams);
-
-impl ParamGuard for BmpParams {
-    type Checked = BmpValidParams;
-    type Error = TensorError;
-
+param_guard! {
+    /// [`BmpParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check): what a BMP fit reads.
+    BmpParams => BmpValidParams;
     /// Checks every parameter.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`], or the QP
     /// solver's parameter error.
-    fn check(&self) -> Result<BmpValidParams> {
+    fn check(&self) {
         bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
         bl_core::params::nonnegative("tol", self.tol)?;
         bl_core::params::nonnegative("refit_tol", self.refit_tol)?;
         check_modes("modes", &self.modes)?;
         self.solver.check()?;
-        Ok(BmpValidParams(self.clone()))
     }
 }
 
-impl Fit<Tensor> for BmpParams {
-    type Fitted = FittedBmp;
-    type Error = TensorError;
-
+fit_checked! {
     /// Fits BMP to `x` (its mask marks the observed entries); one engine iteration per
     /// atom (objective `F`, extras `rmse`, `mode`, `score`).
     ///
     /// # Errors
-    /// Invalid parameters ([`ParamGuard::check`]); errors of the QP solver; a numerical
+    /// Invalid parameters ([`ParamGuard::check`](bl_core::ParamGuard::check)); errors of the QP solver; a numerical
     /// failure of the fully corrective solve.
-    fn fit_observed(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedBmp> {
-        let checked = self.check()?;
-        let params = &checked.0;
-        params.fit_checked(x, observers)
-    }
+    BmpParams -> FittedBmp by fit_checked
 }
 
 impl BmpParams {
@@ -331,7 +293,9 @@ impl BmpParams {
                             self.alternations.max(1),
                         )?
                         .pop()
-                        .ok_or_else(|| invalid("starts", "[]", "at least one start"))?;
+                        .ok_or_else(|| {
+                            invalid::<crate::TensorError>("starts", "[]", "at least one start")
+                        })?;
                         let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
                         let ci = cand.score / size.sqrt();
                         add_atoms_in_place(

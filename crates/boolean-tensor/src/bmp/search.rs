@@ -2,14 +2,16 @@
 //! module docs of [`crate::bmp`]): the Boolean QP start, the single-row starts, the
 //! alternation of the exact `z` update with the leading singular pair.
 
+use bl_core::engine::{Progress, Stop, StoppingRule, run};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 use crate::atom::Atom;
-use crate::error::{Result, invalid, numerical};
+use crate::error::Result;
 use crate::metrics::best_boolean_fit;
 use crate::qp::QpSolver;
 use crate::tensor::{Tensor, check_mode, other_modes, unfolded_view};
+use bl_core::error::build::{invalid, numerical};
 
 /// The result of one atom search along one mode.
 #[derive(Debug, Clone)]
@@ -99,7 +101,8 @@ pub(super) fn search_in(
             best = Some(c);
         }
     }
-    let mut cand = best.ok_or_else(|| invalid("starts", "[]", "at least one start"))?;
+    let mut cand =
+        best.ok_or_else(|| invalid::<crate::TensorError>("starts", "[]", "at least one start"))?;
     cand.qp_z = z;
     Ok(cand)
 }
@@ -123,6 +126,9 @@ pub(super) fn refine_all(
     mut starts: Vec<Vec<f64>>,
     alternations: usize,
 ) -> Result<Vec<Candidate>> {
+    if starts.is_empty() {
+        return Ok(Vec::new());
+    }
     let (dn, m) = (g.nrows(), g.ncols());
     let (a, b) = other_modes(mode);
     let (da, db) = (shape[a], shape[b]);
@@ -142,7 +148,11 @@ pub(super) fn refine_all(
     let mut made = vec![0; starts.len()];
     let mut active: Vec<usize> = (0..starts.len()).collect();
     let (mut zmat, mut v, mut kron, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    while !active.is_empty() {
+    // One engine iteration per round: every start still moving is at its round-th
+    // alternation, so `alternations + 1` rounds finish them all; the run is solved when
+    // none is left.
+    let rule = StoppingRule::new(alternations.saturating_add(1), 0.0);
+    run(&rule, &mut [], |_| -> Result<Progress> {
         let s = active.len();
         zmat.clear();
         for &i in &active {
@@ -209,6 +219,14 @@ pub(super) fn refine_all(
                 active.push(i);
             }
         }
+        let left = active.len() as f64;
+        Ok(Progress::new(left, left).stop_if(active.is_empty().then_some(Stop::Solved)))
+    })?;
+    if done.iter().any(Option::is_none) {
+        return Err(numerical::<crate::TensorError>(
+            "atom search",
+            "an alternation outlived its budget",
+        ));
     }
     Ok(done.into_iter().flatten().collect())
 }
@@ -272,9 +290,9 @@ const THIN_SVD_MAX: usize = 32;
 fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
     let (m, n) = (v.nrows(), v.ncols());
     if m.min(n) <= THIN_SVD_MAX {
-        let svd = v
-            .thin_svd()
-            .map_err(|e| numerical("atom search: leading singular pair", format!("{e:?}")))?;
+        let svd = v.thin_svd().map_err(|e| {
+            numerical::<crate::TensorError>("atom search: leading singular pair", format!("{e:?}"))
+        })?;
         let u: Vec<f64> = (0..m).map(|i| svd.U()[(i, 0)]).collect();
         let w: Vec<f64> = (0..n).map(|i| svd.V()[(i, 0)]).collect();
         return Ok((u, w, svd.S()[0]));
@@ -286,4 +304,88 @@ fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
     };
     let t = bl_core::linalg::power_iteration(&v, None, &params)?;
     Ok((t.u, t.v, t.sigma))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn coin_starts(rng: &mut impl rand::Rng, n: usize, d: usize) -> Vec<Vec<f64>> {
+        (0..n)
+            .map(|_| {
+                let mut z: Vec<f64> = (0..d)
+                    .map(|_| f64::from(u8::from(rand::RngExt::random_bool(rng, 0.5))))
+                    .collect();
+                z[0] = 1.0;
+                z
+            })
+            .collect()
+    }
+
+    #[test]
+    fn refining_many_starts_together_equals_refining_each_alone() {
+        let shape = [8, 5, 6];
+        let mut rng = bl_core::random::seeded_rng(31);
+        for trial in 0..6 {
+            let g = bl_core::random::standard_normal_mat(&mut rng, 8, 30);
+            let starts = coin_starts(&mut rng, 5, 8);
+            for alternations in [0, 2, 10] {
+                let together = refine_all(g.as_ref(), None, shape, 0, starts.clone(), alternations)
+                    .expect("runs");
+                assert_eq!(together.len(), starts.len());
+                for (start, cand) in starts.iter().zip(&together) {
+                    let alone = refine_all(
+                        g.as_ref(),
+                        None,
+                        shape,
+                        0,
+                        vec![start.clone()],
+                        alternations,
+                    )
+                    .expect("runs");
+                    assert_eq!(alone[0].atom.z(), cand.atom.z(), "trial {trial}");
+                    assert_eq!(alone[0].alternations, cand.alternations);
+                    assert!(cand.alternations <= alternations);
+                    assert!((alone[0].score - cand.score).abs() <= 1e-10 * cand.score);
+                    // Independent check of the score: the largest singular value of
+                    // g^T z (as a d1 x d2 matrix) over sqrt(|z|).
+                    let z = cand.atom.z();
+                    let v = Mat::from_fn(5, 6, |a, b| {
+                        (0..8).map(|i| g[(i, a + 5 * b)] * z[i]).sum::<f64>()
+                    });
+                    let sigma = v.singular_values().expect("svd")[0];
+                    let size = z.iter().sum::<f64>();
+                    assert!((cand.score - sigma / size.sqrt()).abs() <= 1e-9 * cand.score);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_correction_equals_adding_the_atom_to_the_target() {
+        let shape = [6, 4, 5];
+        let mut rng = bl_core::random::seeded_rng(32);
+        let g = bl_core::random::standard_normal_mat(&mut rng, 6, 20);
+        let atom = Atom::new(
+            0,
+            vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0],
+            vec![0.5, -0.5, 0.5, 0.5],
+            vec![0.2, 0.4, -0.4, 0.6, 0.28_f64.sqrt()],
+        )
+        .expect("valid atom");
+        let c = 2.5;
+        // g + c z (w (x) u)^T, formed explicitly.
+        let target = Mat::from_fn(6, 20, |i, col| {
+            let (a, b) = (col % 4, col / 4);
+            g[(i, col)] + c * atom.z()[i] * atom.u()[a] * atom.w()[b]
+        });
+        let starts = coin_starts(&mut rng, 4, 6);
+        let corrected =
+            refine_all(g.as_ref(), Some((&atom, c)), shape, 0, starts.clone(), 10).expect("runs");
+        let explicit = refine_all(target.as_ref(), None, shape, 0, starts, 10).expect("runs");
+        for (x, y) in corrected.iter().zip(&explicit) {
+            assert_eq!(x.atom.z(), y.atom.z());
+            assert!((x.score - y.score).abs() <= 1e-10 * y.score);
+        }
+    }
 }

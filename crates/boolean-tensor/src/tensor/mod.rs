@@ -31,7 +31,8 @@ pub(crate) use unfold::{
     mode_product_into, refold_into, unfold_into, unfolded_position, unfolded_shape, unfolded_view,
 };
 
-use crate::error::{Result, TensorError, shape_mismatch};
+use crate::error::{Result, TensorError};
+use bl_core::error::build::shape_mismatch;
 
 /// A dense 3-way tensor of `f64` with an optional observation mask.
 ///

@@ -5,7 +5,8 @@ use faer::reborrow::ReborrowMut;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 use super::{Tensor, check_matrix_size, check_shape, too_large, try_zeros};
-use crate::error::{Result, shape_mismatch};
+use crate::error::Result;
+use bl_core::error::build::shape_mismatch;
 
 /// The Khatri–Rao (column-wise Kronecker) product `A (.) B` of `A` (`I x R`) and `B`
 /// (`J x R`): the `I J x R` matrix whose column `r` is the Kronecker product
