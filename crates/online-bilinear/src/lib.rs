@@ -12,6 +12,7 @@ pub mod model;
 pub mod params;
 pub mod rank_one;
 mod scoring;
+pub mod sparse;
 pub mod spectral;
 pub mod synthetic;
 pub mod train;
@@ -29,6 +30,7 @@ pub use learner::{LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Sn
 pub use model::{Evaluation, FittedTagger, PreparedCorpus};
 pub use params::{BcdSolver, Learner, Reading, TaggerParams, TaggerValidParams};
 pub use rank_one::{BlockDiagonal, BlockRankOne, BlockUpdate};
+pub use sparse::SparseWeights;
 pub use spectral::{SpectralMode, SpectralRankOne};
 pub use train::{Bcd, Bol, EpochInfo, Sp};
 pub use viterbi::viterbi;

@@ -374,7 +374,73 @@ impl TaggerParams {
         if self.templates.as_slice().is_empty() {
             return Err(invalid("templates", "[]", "at least one template").into());
         }
-        Ok(())
+        self.check_applies()
+    }
+
+    /// A parameter that the learner does not read must keep its default: a value given to a
+    /// learner that ignores it is an error, not silently dropped. A custom learner reads
+    /// what it wants, so it is not checked.
+    fn check_applies(&self) -> Result<()> {
+        let defaults = Self::new(self.learner);
+        let is_crf = matches!(self.learner, Learner::CrfL2 | Learner::CrfL1);
+        let online_only = "only for the online learners bol, bcd, sp";
+        let not_read: [(bool, &'static str, String, &'static str); 7] = [
+            (
+                is_crf && self.averaging,
+                "averaging",
+                "true".into(),
+                online_only,
+            ),
+            (
+                is_crf && self.zero_order,
+                "zero_order",
+                "true".into(),
+                online_only,
+            ),
+            (
+                self.learner == Learner::Sp && self.c != defaults.c,
+                "c",
+                self.c.to_string(),
+                "1 for sp (the perceptron's step is 1; `c` is bol's step, bcd's SVM \
+                 constant and the CRFs' regularization weight)",
+            ),
+            (
+                !matches!(self.learner, Learner::Bol | Learner::Custom)
+                    && self.power_steps != defaults.power_steps,
+                "power_steps",
+                self.power_steps.to_string(),
+                "the default 4 (only bol reads `R`)",
+            ),
+            (
+                !matches!(self.learner, Learner::Bol | Learner::Custom)
+                    && self.reading != defaults.reading,
+                "reading",
+                self.reading.name().into(),
+                "per-block (only bol reads it)",
+            ),
+            (
+                !matches!(self.learner, Learner::Bcd | Learner::Custom)
+                    && self.bcd_solver != defaults.bcd_solver,
+                "bcd_solver",
+                self.bcd_solver.name().into(),
+                "hamming (only bcd reads it)",
+            ),
+            (
+                !is_crf && self.crf_backend != defaults.crf_backend,
+                "crf_backend",
+                self.crf_backend.name().into(),
+                "rust (only the CRF learners read it)",
+            ),
+        ];
+        match not_read.into_iter().find(|(given, ..)| *given) {
+            Some((_, name, value, expected)) => Err(invalid(
+                name,
+                format!("{value} for {}", self.learner.name()),
+                expected,
+            )
+            .into()),
+            None => Ok(()),
+        }
     }
 }
 

@@ -8,9 +8,29 @@
 use crate::features::EncodedSentence;
 use crate::viterbi::score_index;
 
-fn reset(out: &mut Vec<f64>, n: usize, l: usize) {
+/// Clears `out` to the zero table of `enc`, then adds the 0-order scores `sum_k z[k, a]`
+/// (the same for every previous state) when `zero` is given. Needs no buffer: each
+/// position's sums are built in its first row and copied to the others.
+fn reset(out: &mut Vec<f64>, enc: &EncodedSentence, l: usize, zero: Option<&[f64]>) {
     out.clear();
-    out.resize(n * (l + 1) * l, 0.0);
+    out.resize(enc.len() * (l + 1) * l, 0.0);
+    let Some(z) = zero else { return };
+    for i in 0..enc.len() {
+        let mut rows = prev_rows(i, l);
+        let Some(first_row) = rows.next() else {
+            continue;
+        };
+        let first = score_index(i, first_row, 0, l);
+        for &k in enc.at(i) {
+            let zk = &z[k as usize * l..(k as usize + 1) * l];
+            for (o, x) in out[first..first + l].iter_mut().zip(zk) {
+                *o += x;
+            }
+        }
+        for b in rows {
+            out.copy_within(first..first + l, score_index(i, b, 0, l));
+        }
+    }
 }
 
 /// Rows of the score table read at position `i`: the start state at 0, the tags after.
@@ -19,18 +39,22 @@ fn prev_rows(i: usize, l: usize) -> std::ops::Range<usize> {
     if i == 0 { l..l + 1 } else { 0..l }
 }
 
-fn add_zero_order(enc: &EncodedSentence, l: usize, z: &[f64], out: &mut [f64], acc: &mut [f64]) {
+/// Adds `block(k, b, a)` at `[i][b][a]` for every active feature `k` of every position `i`
+/// and every previous state `b` read there.
+#[inline]
+fn add_blocks(
+    enc: &EncodedSentence,
+    l: usize,
+    out: &mut [f64],
+    block: impl Fn(usize, usize, usize) -> f64,
+) {
     for i in 0..enc.len() {
-        acc.fill(0.0);
         for &k in enc.at(i) {
-            let zk = &z[k as usize * l..(k as usize + 1) * l];
-            for a in 0..l {
-                acc[a] += zk[a];
-            }
-        }
-        for b in prev_rows(i, l) {
-            for a in 0..l {
-                out[score_index(i, b, a, l)] += acc[a];
+            for b in prev_rows(i, l) {
+                let row = score_index(i, b, 0, l);
+                for (a, o) in out[row..row + l].iter_mut().enumerate() {
+                    *o += block(k as usize, b, a);
+                }
             }
         }
     }
@@ -47,27 +71,11 @@ pub(crate) fn bilinear_scores(
     zero: Option<&[f64]>,
     out: &mut Vec<f64>,
 ) {
-    let n = enc.len();
     let p = l + 1;
-    reset(out, n, l);
-    let mut acc = vec![0.0; l];
-    for i in 0..n {
-        for &k in enc.at(i) {
-            let k = k as usize;
-            let ak = &alpha[k * l..(k + 1) * l];
-            let bk = &beta[k * p..(k + 1) * p];
-            for b in prev_rows(i, l) {
-                let fb = factor * bk[b];
-                let row = score_index(i, b, 0, l);
-                for a in 0..l {
-                    out[row + a] += ak[a] * fb;
-                }
-            }
-        }
-    }
-    if let Some(z) = zero {
-        add_zero_order(enc, l, z, out, &mut acc);
-    }
+    reset(out, enc, l, zero);
+    add_blocks(enc, l, out, |k, b, a| {
+        alpha[k * l + a] * (factor * beta[k * p + b])
+    });
 }
 
 /// Scores of the linear model on the matrix features: entry `[i][b][a] = sum_{k in F_i}
@@ -79,22 +87,33 @@ pub(crate) fn linear_scores(
     zero: Option<&[f64]>,
     out: &mut Vec<f64>,
 ) {
-    let n = enc.len();
     let p = l + 1;
-    reset(out, n, l);
-    let mut acc = vec![0.0; l];
-    for i in 0..n {
+    reset(out, enc, l, zero);
+    add_blocks(enc, l, out, |k, b, a| w[(k * l + a) * p + b]);
+}
+
+/// Scores of sparse matrix-feature weights ([`crate::sparse`]): entry `[i][b][a] = sum_{k in
+/// F_i} w[k, b L + a] (+ sum_k z[k, a])`, where `row(k)` gives feature `k`'s sorted codes and
+/// weights. A code is the cell's offset in one position's block of the table; codes from
+/// `L * L` on (start state) are read at the first position only, the others after it.
+pub(crate) fn sparse_scores<'w>(
+    enc: &EncodedSentence,
+    l: usize,
+    row: impl Fn(usize) -> (&'w [u32], &'w [f64]),
+    zero: Option<&[f64]>,
+    out: &mut Vec<f64>,
+) {
+    let block = (l + 1) * l;
+    let start = (l * l) as u32;
+    reset(out, enc, l, zero);
+    for (i, scores) in out.chunks_exact_mut(block).enumerate() {
         for &k in enc.at(i) {
-            let wk = &w[k as usize * l * p..(k as usize + 1) * l * p];
-            for b in prev_rows(i, l) {
-                let row = score_index(i, b, 0, l);
-                for a in 0..l {
-                    out[row + a] += wk[a * p + b];
-                }
+            let (codes, values) = row(k as usize);
+            let split = codes.partition_point(|&c| c < start);
+            let range = if i == 0 { split..codes.len() } else { 0..split };
+            for (&c, &v) in codes[range.clone()].iter().zip(&values[range]) {
+                scores[c as usize] += v;
             }
         }
-    }
-    if let Some(z) = zero {
-        add_zero_order(enc, l, z, out, &mut acc);
     }
 }

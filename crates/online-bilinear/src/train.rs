@@ -40,13 +40,13 @@ use bl_core::engine::{FitReport, Observer, Progress, StoppingRule};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::average::LazyAverage;
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
 use crate::learner::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::params::{BcdSolver, Reading, TaggerParams};
 use crate::rank_one::{BlockRankOne, BlockUpdate};
-use crate::scoring::{bilinear_scores, linear_scores};
+use crate::scoring::{bilinear_scores, sparse_scores};
+use crate::sparse::SparseRows;
 use crate::spectral::{SpectralMode, SpectralRankOne};
 
 /// What happened in one training epoch.
@@ -64,33 +64,38 @@ pub struct EpochInfo {
     pub seconds: f64,
 }
 
-/// A weight vector with optional lazy averaging.
+/// A dense weight vector with optional averaging by the lazy-timestamp trick: an update `d`
+/// made after `t` recorded steps also adds `t d` to the accumulator, so the average over
+/// `T` steps is `w - acc / T` (one extra value per weight).
 #[derive(Debug, Clone)]
 struct Linear {
     w: Vec<f64>,
-    avg: Option<LazyAverage>,
+    acc: Option<Vec<f64>>,
+    steps: u64,
 }
 
 impl Linear {
     fn new(w: Vec<f64>, average: bool) -> Self {
-        let avg = average.then(|| LazyAverage::new(w.len()));
-        Self { w, avg }
+        let acc = average.then(|| vec![0.0; w.len()]);
+        Self { w, acc, steps: 0 }
     }
     #[inline]
     fn add(&mut self, j: usize, value: f64) {
-        if let Some(avg) = self.avg.as_mut() {
-            avg.touch(j, self.w[j]);
+        if let Some(acc) = self.acc.as_mut() {
+            acc[j] += self.steps as f64 * value;
         }
         self.w[j] += value;
     }
     fn record(&mut self) {
-        if let Some(avg) = self.avg.as_mut() {
-            avg.record(1.0);
-        }
+        self.steps += 1;
     }
     fn value(&self) -> Vec<f64> {
-        match &self.avg {
-            Some(avg) => avg.average(&self.w),
+        match &self.acc {
+            Some(_) if self.steps == 0 => vec![0.0; self.w.len()],
+            Some(acc) => {
+                let t = self.steps as f64;
+                self.w.iter().zip(acc).map(|(w, a)| w - a / t).collect()
+            }
             None => self.w.clone(),
         }
     }
@@ -249,11 +254,12 @@ impl OnlineLearner for Bol {
     }
 }
 
-/// sp: the structured perceptron on the matrix features.
+/// sp: the structured perceptron on the matrix features, stored sparsely
+/// ([`crate::sparse`]): only the cells of transitions seen in gold or predicted paths.
 #[derive(Debug)]
 pub struct Sp {
     l: usize,
-    w: Linear,
+    w: SparseRows,
     zero: Option<Linear>,
 }
 
@@ -263,26 +269,32 @@ impl Sp {
     pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
         Self {
             l,
-            w: Linear::new(vec![0.0; n_features * l * (l + 1)], params.averaging),
+            w: SparseRows::new(n_features, (l + 1) * l, params.averaging),
             zero: params
                 .zero_order
                 .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
         }
+    }
+
+    /// Number of stored matrix-feature weights.
+    pub fn n_stored(&self) -> usize {
+        self.w.nnz()
     }
 }
 
 impl OnlineLearner for Sp {
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
         let zero = self.zero.as_ref().map(|z| z.w.as_slice());
-        linear_scores(enc, self.l, &self.w.w, zero, out);
+        sparse_scores(enc, self.l, |k| self.w.row(k), zero, out);
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
-        let (l, p) = (self.l, self.l + 1);
+        let l = self.l;
         let w = &mut self.w;
+        let code = |a: usize, b: usize| (b * l + a) as u32;
         for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
-            w.add(k * l * p + ag * p + bg, 1.0);
-            w.add(k * l * p + ap * p + bp, -1.0);
+            w.add(k, code(ag, bg), 1.0);
+            w.add(k, code(ap, bp), -1.0);
         });
         zero_order_update(&mut self.zero, enc, gold, pred, l, 1.0);
         Ok(())
@@ -297,7 +309,9 @@ impl OnlineLearner for Sp {
 
     fn snapshot(&self) -> Snapshot {
         Snapshot {
-            weights: OnlineWeights::Linear { w: self.w.value() },
+            weights: OnlineWeights::SparseLinear {
+                w: self.w.snapshot(),
+            },
             zero_order: self.zero.as_ref().map(Linear::value),
         }
     }
