@@ -154,6 +154,96 @@ impl LearnerFactory for PerceptronFactory {
     }
 }
 
+/// The averaged perceptron with 0-order weights by brute force: dense `w` and `z`, and
+/// after every sentence their running sums (the reference of the built-in sp's sparse,
+/// lazily averaged weights).
+struct BruteAveragedPerceptron {
+    weights: MatrixWeights,
+    z: Vec<f64>,
+    sum_w: Vec<f64>,
+    sum_z: Vec<f64>,
+    steps: f64,
+}
+
+impl OnlineLearner for BruteAveragedPerceptron {
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+        let l = self.weights.l;
+        self.weights.scores(s, out);
+        for i in 0..s.len() {
+            let previous = if i == 0 { l..l + 1 } else { 0..l };
+            for &k in s.at(i) {
+                for b in previous.clone() {
+                    for a in 0..l {
+                        out[score_index(i, b, a, l)] += self.z[k as usize * l + a];
+                    }
+                }
+            }
+        }
+    }
+    fn update(
+        &mut self,
+        s: &EncodedSentence,
+        gold: &[usize],
+        pred: &[usize],
+    ) -> online_bilinear::Result<()> {
+        let l = self.weights.l;
+        for (j, x) in self.weights.delta(s, gold, pred) {
+            self.weights.w[j] += x;
+        }
+        for i in 0..s.len() {
+            if gold[i] != pred[i] {
+                for &k in s.at(i) {
+                    self.z[k as usize * l + gold[i]] += 1.0;
+                    self.z[k as usize * l + pred[i]] -= 1.0;
+                }
+            }
+        }
+        Ok(())
+    }
+    fn record(&mut self) {
+        for (s, w) in self.sum_w.iter_mut().zip(&self.weights.w) {
+            *s += w;
+        }
+        for (s, z) in self.sum_z.iter_mut().zip(&self.z) {
+            *s += z;
+        }
+        self.steps += 1.0;
+    }
+    fn snapshot(&self) -> Snapshot {
+        let mean = |sum: &[f64]| sum.iter().map(|s| s / self.steps.max(1.0)).collect();
+        Snapshot {
+            weights: OnlineWeights::Linear {
+                w: mean(&self.sum_w),
+            },
+            zero_order: Some(mean(&self.sum_z)),
+        }
+    }
+}
+
+struct BruteAveragedPerceptronFactory;
+
+impl LearnerFactory for BruteAveragedPerceptronFactory {
+    fn name(&self) -> &str {
+        "brute-force averaged perceptron"
+    }
+    fn build(
+        &self,
+        shape: LearnerShape,
+        _: &TaggerParams,
+    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+        let weights = MatrixWeights::new(shape);
+        let n = weights.w.len();
+        let nz = shape.n_features * shape.n_tags;
+        Ok(Box::new(BruteAveragedPerceptron {
+            weights,
+            z: vec![0.0; nz],
+            sum_w: vec![0.0; n],
+            sum_z: vec![0.0; nz],
+            steps: 0.0,
+        }))
+    }
+}
+
 struct PassiveAggressiveFactory;
 
 impl LearnerFactory for PassiveAggressiveFactory {
@@ -286,6 +376,47 @@ fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
     assert_eq!(
         back.predict_corpus(&test).unwrap(),
         outside.predict_corpus(&test).unwrap()
+    );
+}
+
+/// The built-in sp keeps only the cells training touched and averages them lazily; a
+/// dense, brute-force averaged perceptron with 0-order weights must give the same model.
+#[test]
+fn the_sparse_averaged_perceptron_equals_a_brute_force_dense_one() {
+    let train = common::lexicon_corpus(150, 3);
+    let test = common::lexicon_corpus(60, 4);
+    let fit = |params: TaggerParams| params.epochs(3).seed(5).fit(&train).unwrap();
+    let built_in = fit(TaggerParams::sp().averaging(true).zero_order(true));
+    let brute = fit(TaggerParams::custom(BruteAveragedPerceptronFactory));
+    assert_eq!(
+        brute.report().trace.extra("token_errors"),
+        built_in.report().trace.extra("token_errors")
+    );
+    let (z_sparse, z_brute) = (
+        built_in.zero_order_weights().unwrap(),
+        brute.zero_order_weights().unwrap(),
+    );
+    assert_eq!(z_sparse.len(), z_brute.len());
+    for (a, b) in z_sparse.iter().zip(z_brute) {
+        assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+    }
+    let sparse = built_in.sparse_weights().unwrap();
+    let l = built_in.tags().len();
+    let json: serde_json::Value = serde_json::from_str(&brute.to_json().unwrap()).unwrap();
+    let dense = json["weights"]["Linear"]["w"].as_array().unwrap();
+    for k in 0..built_in.n_features() {
+        for b in 0..=l {
+            for a in 0..l {
+                let x = dense[(k * l + a) * (l + 1) + b].as_f64().unwrap();
+                let y = sparse.get(k, (b * l + a) as u32);
+                assert!((x - y).abs() < 1e-9, "w[{k}, {a}, {b}]: {x} vs {y}");
+            }
+        }
+    }
+    assert!(sparse.nnz() < built_in.n_features() * l * (l + 1));
+    assert_eq!(
+        brute.predict_corpus(&test).unwrap(),
+        built_in.predict_corpus(&test).unwrap()
     );
 }
 

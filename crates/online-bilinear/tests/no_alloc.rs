@@ -1,18 +1,75 @@
 //! bol's update allocates nothing once its blocks exist: `Theta += D`, the warm-started power
-//! steps and the (averaged) `alpha`, `beta` all work in place. Counted by an instrumented
-//! global allocator; this binary holds a single test so that no other test allocates
-//! concurrently.
+//! steps and the (averaged) `alpha`, `beta` all work in place; and sp's scoring, Viterbi and
+//! update allocate nothing per sentence once the cells they touch exist. Counted by an
+//! instrumented global allocator; this binary holds a single test so that no other test
+//! allocates concurrently.
 
 use std::alloc::System;
 
-use online_bilinear::{BlockRankOne, BlockUpdate};
+use online_bilinear::learner::OnlineLearner;
+use online_bilinear::viterbi::{ViterbiWorkspace, viterbi_into};
+use online_bilinear::{BlockRankOne, BlockUpdate, FeatureDict, Sp, TaggerParams, Templates};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 #[test]
-fn updates_of_existing_blocks_do_not_allocate() {
+fn updates_of_existing_state_do_not_allocate() {
+    bol_blocks();
+    sp_sentences();
+}
+
+/// sp over a corpus: a first pass creates the cells; replaying the same (gold, predicted)
+/// pairs with scoring and Viterbi into reused buffers allocates nothing.
+fn sp_sentences() {
+    let corpus = online_bilinear::synthetic::lexicon(60, 1).unwrap();
+    let dict = FeatureDict::build(&corpus, &Templates::segmentation(), 1).unwrap();
+    let encoded = dict.encode_corpus(&corpus).unwrap();
+    let tags = corpus.tag_set();
+    let gold: Vec<Vec<usize>> = corpus
+        .sentences()
+        .iter()
+        .map(|s| {
+            s.tags()
+                .iter()
+                .map(|t| tags.iter().position(|x| x == t).unwrap())
+                .collect()
+        })
+        .collect();
+    let l = tags.len();
+    let params = TaggerParams::sp().averaging(true).zero_order(true);
+    let mut sp = Sp::new(dict.len(), l, &params);
+    let (mut scores, mut ws) = (Vec::new(), ViterbiWorkspace::default());
+    let mut predicted: Vec<Vec<usize>> = Vec::new();
+    for (enc, y) in encoded.iter().zip(&gold) {
+        sp.scores(enc, &mut scores);
+        let mut path = vec![0; enc.len()];
+        viterbi_into(&scores, enc.len(), l, &mut ws, &mut path);
+        if path != *y {
+            sp.update(enc, y, &path).unwrap();
+        }
+        sp.record();
+        predicted.push(path);
+    }
+    let mut path = vec![0; encoded.iter().map(|e| e.len()).max().unwrap()];
+    let region = Region::new(GLOBAL);
+    let mut updates = 0;
+    for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
+        sp.scores(enc, &mut scores);
+        viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]);
+        if first != y {
+            sp.update(enc, y, first).unwrap();
+            updates += 1;
+        }
+        sp.record();
+    }
+    let stats = region.change();
+    assert_eq!((stats.allocations, stats.reallocations), (0, 0), "sp: {stats:?}");
+    assert!(updates > 0 && sp.n_stored() > 0);
+}
+
+fn bol_blocks() {
     let (n_blocks, l, p) = (50_usize, 4, 5);
     for average in [false, true] {
         let mut state = BlockRankOne::new(n_blocks, l, p, average).unwrap();

@@ -1,0 +1,199 @@
+//! One online learner of this crate, or CRFsuite's averaged perceptron, trained on the same
+//! encoded features: training seconds, test token accuracy, peak memory. One learner per
+//! process, so that the process's peak resident memory is the learner's.
+//!
+//! `cargo run --release -p online-bilinear --features crfsuite --example online_vs_crfsuite_ap
+//! -- CORPUS LEARNER [N_SENTENCES|all] [EPOCHS]`
+//!
+//! - CORPUS: `pos:DIR` (CoNLL-2000 `chtrain.txt` / `chtest.txt`: the word column, the
+//!   part-of-speech column as the label) or `seg:FILE` (a `char/tag` corpus such as the
+//!   pku1998 `data.txt`; every 10th sentence is a test sentence).
+//! - LEARNER: `sp`, `bol`, `bcd` (all with 0-order features and averaging),
+//!   `sp-first-order` (sp with averaging, without 0-order features) or `crfsuite-ap`.
+//! - N_SENTENCES: the first N training sentences (default all); EPOCHS default 20.
+//!
+//! Features: `Templates::segmentation()` on the first column (words or characters) and the
+//! bias template, cutoff 1. Both sides get the same feature ids (CRFsuite: one attribute per active feature, named
+//! by its id; its model is `crf1d`: (attribute, label) state features and label
+//! transitions). Timed: ours, the fit on the prepared corpus (feature extraction excluded);
+//! CRFsuite, `append` of every sentence plus `train` (its attribute dictionary included).
+//! Printed as one Markdown table row: corpus, sentences, tokens, features, tags, learner,
+//! seconds, accuracy (%), peak resident MB over the fit (`VmHWM` minus `VmRSS` before),
+//! model MB (our weights' heap bytes; CRFsuite's model file).
+use std::time::Instant;
+
+use online_bilinear::{Corpus, Fit, Learner, Sentence, TaggerParams, Template, Templates};
+
+/// A `/proc/self/status` field in kB.
+fn status_kb(field: &str) -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix(field))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// A CoNLL-2000 file with the word as the observation and the part of speech as the label.
+fn read_pos(path: &std::path::Path) -> Result<Corpus, Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut sentences = Vec::new();
+    for block in text.split("\n\n") {
+        let (words, tags): (Vec<&str>, Vec<&str>) = block
+            .lines()
+            .filter_map(|line| {
+                let mut columns = line.split_whitespace();
+                Some((columns.next()?, columns.next()?))
+            })
+            .unzip();
+        if !words.is_empty() {
+            sentences.push(Sentence::from_tokens(&words, &tags)?);
+        }
+    }
+    Ok(Corpus::new(sentences))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        return Err(
+            "usage: online_vs_crfsuite_ap pos:DIR|seg:FILE sp|bol|bcd|crfsuite-ap [N|all] [EPOCHS]"
+                .into(),
+        );
+    }
+    let (train, test) = match args[1].split_once(':') {
+        Some(("pos", dir)) => {
+            let dir = std::path::Path::new(dir);
+            (
+                read_pos(&dir.join("chtrain.txt"))?,
+                read_pos(&dir.join("chtest.txt"))?,
+            )
+        }
+        Some(("seg", file)) => online_bilinear::read_char_tagged(file)?.split_every(10)?,
+        _ => return Err(format!("corpus `{}`: expected pos:DIR or seg:FILE", args[1]).into()),
+    };
+    let train = match args.get(3) {
+        Some(n) if n != "all" => train.head(n.parse()?),
+        _ => train,
+    };
+    let epochs: usize = args.get(4).map_or(Ok(20), |v| v.parse())?;
+    let learner = args[2].as_str();
+    // The bias template gives label-transition weights without an observation (CRFsuite's
+    // transition features); the segmentation templates have none.
+    let mut templates = Templates::segmentation().as_slice().to_vec();
+    templates.push(Template::Bias);
+    let base = TaggerParams::sp()
+        .templates(Templates::new(templates)?)
+        .epochs(epochs);
+    let prepared = base.prepare(&train)?;
+    let (n_features, l) = (prepared.features().len(), prepared.tags().len());
+    let test_encoded = prepared.features().encode_corpus(&test)?;
+    let tag_of = |t: &str| prepared.tags().iter().position(|x| x == t);
+    let rss_before = status_kb("VmRSS:");
+    let (seconds, predicted, model_bytes): (f64, Vec<Vec<Option<usize>>>, usize) = match learner
+    {
+        "sp" | "bol" | "bcd" | "sp-first-order" => {
+            let (learner, zero_order) = match learner {
+                "sp" => (Learner::Sp, true),
+                "sp-first-order" => (Learner::Sp, false),
+                "bol" => (Learner::Bol, true),
+                _ => (Learner::Bcd, true),
+            };
+            let params = base.learner(learner).zero_order(zero_order).averaging(true);
+            let started = Instant::now();
+            let model = params.fit(&prepared)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let paths = model.predict_corpus(&test)?;
+            let weights = model.sparse_weights().map_or_else(
+                || {
+                    8 * (model.alpha().map_or(0, <[f64]>::len)
+                        + model.beta().map_or(0, <[f64]>::len))
+                },
+                |w| w.heap_bytes(),
+            ) + 8 * model.zero_order_weights().map_or(0, <[f64]>::len);
+            let predicted = paths
+                .iter()
+                .map(|p| p.iter().map(|t| tag_of(t)).collect())
+                .collect();
+            (seconds, predicted, weights)
+        }
+        "crfsuite-ap" => crfsuite_ap(&prepared, &train, &test_encoded, epochs)?,
+        other => return Err(format!("learner `{other}`").into()),
+    };
+    let peak_mb = (status_kb("VmHWM:") - rss_before) / 1024.0;
+    let (mut correct, mut total) = (0, 0);
+    for (sentence, path) in test.sentences().iter().zip(&predicted) {
+        for (gold, p) in sentence.tags().iter().zip(path) {
+            total += 1;
+            correct += usize::from(tag_of(gold).is_some() && tag_of(gold) == *p);
+        }
+    }
+    println!(
+        "| {} | {} | {} | {n_features} | {l} | {learner} | {seconds:.2} | {:.2} | {peak_mb:.1} | {:.1} |",
+        args[1],
+        train.len(),
+        train.n_tokens(),
+        100.0 * correct as f64 / total.max(1) as f64,
+        model_bytes as f64 / (1024.0 * 1024.0),
+    );
+    Ok(())
+}
+
+/// CRFsuite's averaged perceptron on the prepared features: seconds, test paths, model bytes.
+type Outcome = (f64, Vec<Vec<Option<usize>>>, usize);
+
+fn crfsuite_ap(
+    prepared: &online_bilinear::PreparedCorpus,
+    train: &Corpus,
+    test: &[online_bilinear::EncodedSentence],
+    epochs: usize,
+) -> Result<Outcome, Box<dyn std::error::Error>> {
+    let items = |enc: &online_bilinear::EncodedSentence| -> Vec<crfsuite::Item> {
+        (0..enc.len())
+            .map(|i| {
+                enc.at(i)
+                    .iter()
+                    .map(|k| crfsuite::Attribute::new(k.to_string(), 1.0))
+                    .collect()
+            })
+            .collect()
+    };
+    let encoded = prepared.features().encode_corpus(train)?;
+    let data: Vec<(Vec<crfsuite::Item>, Vec<String>)> = encoded
+        .iter()
+        .zip(train.sentences())
+        .filter(|(enc, _)| !enc.is_empty())
+        .map(|(enc, s)| (items(enc), s.tags().to_vec()))
+        .collect();
+    let path = std::env::temp_dir().join(format!("obl-ap-{}.crfsuite", std::process::id()));
+    let started = Instant::now();
+    let mut trainer = crfsuite::Trainer::new(false);
+    trainer.select(crfsuite::Algorithm::AP, crfsuite::GraphicalModel::CRF1D)?;
+    trainer.set("max_iterations", &epochs.to_string())?;
+    trainer.set("epsilon", "0")?;
+    for (x, y) in &data {
+        trainer.append(x, y, 0)?;
+    }
+    trainer.train(path.to_str().ok_or("temporary path is not UTF-8")?, -1)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let bytes = std::fs::read(&path)?;
+    let _ = std::fs::remove_file(&path);
+    let model = crfsuite::Model::from_memory(&bytes)?;
+    let mut tagger = model.tagger()?;
+    let tags = prepared.tags();
+    let mut paths = Vec::with_capacity(test.len());
+    for enc in test {
+        let labels = if enc.is_empty() {
+            Vec::new()
+        } else {
+            tagger.tag(&items(enc))?
+        };
+        paths.push(
+            labels
+                .iter()
+                .map(|s| tags.iter().position(|t| t == s))
+                .collect(),
+        );
+    }
+    Ok((seconds, paths, bytes.len()))
+}
