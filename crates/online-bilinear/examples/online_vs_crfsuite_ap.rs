@@ -90,8 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let test_encoded = prepared.features().encode_corpus(&test)?;
     let tag_of = |t: &str| prepared.tags().iter().position(|x| x == t);
     let rss_before = status_kb("VmRSS:");
-    let (seconds, predicted, model_bytes): (f64, Vec<Vec<Option<usize>>>, usize) = match learner
-    {
+    let (seconds, predicted, model_bytes): (f64, Vec<Vec<Option<usize>>>, usize) = match learner {
         "sp" | "bol" | "bcd" | "sp-first-order" => {
             let (learner, zero_order) = match learner {
                 "sp" => (Learner::Sp, true),

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::average::LazyAverage;
 use crate::error::Result;
-use crate::rank_one::{BlockDiagonal, BlockUpdate, block_power_steps};
+use crate::rank_one::{BlockDiagonal, BlockUpdate, DenseBlock, block_power_steps};
 
 /// Which literal reading [`SpectralRankOne`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -97,7 +97,12 @@ fn converged_triple(
     for (x, m) in v.iter_mut().zip(mix) {
         *x += m;
     }
-    block_power_steps(block, (rows, cols), u, v, 10_000, 1e-12)
+    let op = DenseBlock {
+        data: block,
+        rows,
+        cols,
+    };
+    block_power_steps(&op, u, v, 10_000, 1e-12)
 }
 
 impl SpectralRankOne {
@@ -318,11 +323,8 @@ impl SpectralRankOne {
         // blocks that may lead are decomposed.
         for (i, &k) in d.blocks().iter().enumerate() {
             let k = k as usize;
-            let block = self.theta.block_mut(k);
-            for (x, dx) in block.iter_mut().zip(d.values(i)) {
-                *x += dx;
-            }
-            let bound = block.iter().map(|x| x * x).sum::<f64>().sqrt();
+            self.theta.add_entries(k, d.entries(i));
+            let bound = self.theta.block_norm(k);
             self.set_sigma(k, bound, false);
         }
         while let Some(&(_, key)) = self.order.last() {
@@ -423,8 +425,9 @@ impl SpectralRankOne {
         // The constant parts C DeltaPhi beta_{t-1} and C DeltaPhi^T alpha_{t-1}.
         let mut d_beta = vec![0.0; nb * l];
         let mut dt_alpha = vec![0.0; nb * p];
+        let mut v = vec![0.0; l * p];
         for i in 0..nb {
-            let v = d.values(i);
+            d.dense_values(i, &mut v);
             for r in 0..l {
                 for c in 0..p {
                     d_beta[i * l + r] += v[r * p + c] * beta[i * p + c];
@@ -502,14 +505,10 @@ mod tests {
             let x = [0.6, 0.8];
             let y = [2.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0];
             let sigma = 2.0;
-            {
-                let block = s.theta.block_mut(0);
-                for r in 0..l {
-                    for c in 0..p {
-                        block[r * p + c] = sigma * x[r] * y[c];
-                    }
-                }
-            }
+            let block: Vec<(u32, f64)> = (0..l * p)
+                .map(|j| (j as u32, sigma * x[j / p] * y[j % p]))
+                .collect();
+            s.theta.add_entries(0, &block);
             s.set_sigma(0, sigma, true);
             s.a.fill(0.0);
             s.b.fill(0.0);
@@ -531,10 +530,9 @@ mod tests {
             let mut theta_t = theta_before.clone();
             for (i, &k) in d.blocks().iter().enumerate() {
                 let k = k as usize;
-                for r in 0..l {
-                    for c in 0..p {
-                        theta_t[(k * l + r, k * p + c)] += d.values(i)[r * p + c];
-                    }
+                for &(code, value) in d.entries(i) {
+                    let (r, c) = (code as usize / p, code as usize % p);
+                    theta_t[(k * l + r, k * p + c)] += value;
                 }
             }
             let mut beta = vec![0.0; n_blocks * p];
