@@ -36,20 +36,11 @@ fn status_kb(field: &str) -> f64 {
 
 /// A CoNLL-2000 file with the word as the observation and the part of speech as the label.
 fn read_pos(path: &std::path::Path) -> Result<Corpus, Box<dyn std::error::Error>> {
-    let text = std::fs::read_to_string(path)?;
-    let mut sentences = Vec::new();
-    for block in text.split("\n\n") {
-        let (words, tags): (Vec<&str>, Vec<&str>) = block
-            .lines()
-            .filter_map(|line| {
-                let mut columns = line.split_whitespace();
-                Some((columns.next()?, columns.next()?))
-            })
-            .unzip();
-        if !words.is_empty() {
-            sentences.push(Sentence::from_tokens(&words, &tags)?);
-        }
-    }
+    let sentences = online_bilinear::read_conll(path)?
+        .sentences()
+        .iter()
+        .map(|s| Sentence::new(vec![s.columns()[0].clone()], s.columns()[1].clone()))
+        .collect::<Result<_, _>>()?;
     Ok(Corpus::new(sentences))
 }
 

@@ -8,29 +8,36 @@
 use crate::features::EncodedSentence;
 use crate::viterbi::score_index;
 
-/// Clears `out` to the zero table of `enc`, then adds the 0-order scores `sum_k z[k, a]`
-/// (the same for every previous state) when `zero` is given. Needs no buffer: each
-/// position's sums are built in its first row and copied to the others.
-fn reset(out: &mut Vec<f64>, enc: &EncodedSentence, l: usize, zero: Option<&[f64]>) {
+/// Clears `out` to the zero table of `enc`.
+fn reset(out: &mut Vec<f64>, enc: &EncodedSentence, l: usize) {
     out.clear();
     out.resize(enc.len() * (l + 1) * l, 0.0);
+}
+
+/// Adds the 0-order scores `sum_k z[k, a]` (the same for every previous state) to the
+/// table `out` of `enc`, when `zero` is given. Each position's sums are built in `L`
+/// values past the end of the table (kept as capacity, so no allocation once warm), then
+/// added to its rows.
+fn add_zero_order(enc: &EncodedSentence, l: usize, zero: Option<&[f64]>, out: &mut Vec<f64>) {
     let Some(z) = zero else { return };
+    let len = out.len();
+    out.resize(len + l, 0.0);
+    let (table, acc) = out.split_at_mut(len);
     for i in 0..enc.len() {
-        let mut rows = prev_rows(i, l);
-        let Some(first_row) = rows.next() else {
-            continue;
-        };
-        let first = score_index(i, first_row, 0, l);
+        acc.fill(0.0);
         for &k in enc.at(i) {
-            let zk = &z[k as usize * l..(k as usize + 1) * l];
-            for (o, x) in out[first..first + l].iter_mut().zip(zk) {
-                *o += x;
+            for (s, x) in acc.iter_mut().zip(&z[k as usize * l..(k as usize + 1) * l]) {
+                *s += x;
             }
         }
-        for b in rows {
-            out.copy_within(first..first + l, score_index(i, b, 0, l));
+        for b in prev_rows(i, l) {
+            let row = score_index(i, b, 0, l);
+            for (o, s) in table[row..row + l].iter_mut().zip(acc.iter()) {
+                *o += s;
+            }
         }
     }
+    out.truncate(len);
 }
 
 /// Rows of the score table read at position `i`: the start state at 0, the tags after.
@@ -72,10 +79,11 @@ pub(crate) fn bilinear_scores(
     out: &mut Vec<f64>,
 ) {
     let p = l + 1;
-    reset(out, enc, l, zero);
+    reset(out, enc, l);
     add_blocks(enc, l, out, |k, b, a| {
         alpha[k * l + a] * (factor * beta[k * p + b])
     });
+    add_zero_order(enc, l, zero, out);
 }
 
 /// Scores of the linear model on the matrix features: entry `[i][b][a] = sum_{k in F_i}
@@ -88,8 +96,9 @@ pub(crate) fn linear_scores(
     out: &mut Vec<f64>,
 ) {
     let p = l + 1;
-    reset(out, enc, l, zero);
+    reset(out, enc, l);
     add_blocks(enc, l, out, |k, b, a| w[(k * l + a) * p + b]);
+    add_zero_order(enc, l, zero, out);
 }
 
 /// Scores of sparse matrix-feature weights ([`crate::sparse`]): entry `[i][b][a] = sum_{k in
@@ -105,7 +114,7 @@ pub(crate) fn sparse_scores<'w>(
 ) {
     let block = (l + 1) * l;
     let start = (l * l) as u32;
-    reset(out, enc, l, zero);
+    reset(out, enc, l);
     for (i, scores) in out.chunks_exact_mut(block).enumerate() {
         for &k in enc.at(i) {
             let (codes, values) = row(k as usize);
@@ -116,4 +125,5 @@ pub(crate) fn sparse_scores<'w>(
             }
         }
     }
+    add_zero_order(enc, l, zero, out);
 }
