@@ -33,7 +33,6 @@
 //! training sentence was decoded correctly: no update was made, so the next epoch would
 //! decode them all with the same parameters again.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule};
@@ -317,6 +316,40 @@ impl OnlineLearner for Sp {
     }
 }
 
+/// A sparse vector summed from pushed `(index, value)` terms: after [`finish`](Self::finish),
+/// one `(index, sum)` per index in increasing order, each sum taken from 0 in push order.
+/// Its buffers are reused, so once warm it allocates nothing.
+#[derive(Debug, Default)]
+struct SparseSum {
+    /// `(index, push order, value)`.
+    terms: Vec<(usize, u32, f64)>,
+    sums: Vec<(usize, f64)>,
+}
+
+impl SparseSum {
+    #[inline]
+    fn push(&mut self, index: usize, value: f64) {
+        self.terms.push((index, self.terms.len() as u32, value));
+    }
+
+    /// Sums the pushed terms by index and clears them.
+    fn finish(&mut self) {
+        self.sums.clear();
+        self.terms.sort_unstable_by_key(|&(j, order, _)| (j, order));
+        for &(j, _, x) in &self.terms {
+            match self.sums.last_mut() {
+                Some((last, sum)) if *last == j => *sum += x,
+                _ => self.sums.push((j, 0.0 + x)),
+            }
+        }
+        self.terms.clear();
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, (usize, f64)> {
+        self.sums.iter()
+    }
+}
+
 /// bcd: Algorithm 1.
 #[derive(Debug)]
 pub struct Bcd {
@@ -330,8 +363,8 @@ pub struct Bcd {
     beta: Linear,
     zero: Option<Linear>,
     update_alpha: bool,
-    g: BTreeMap<usize, f64>,
-    g0: BTreeMap<usize, f64>,
+    g: SparseSum,
+    g0: SparseSum,
 }
 
 impl Bcd {
@@ -354,8 +387,8 @@ impl Bcd {
                 .zero_order
                 .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
             update_alpha: true,
-            g: BTreeMap::new(),
-            g0: BTreeMap::new(),
+            g: SparseSum::default(),
+            g0: SparseSum::default(),
         }
     }
 }
@@ -382,43 +415,42 @@ impl OnlineLearner for Bcd {
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let (l, p) = (self.l, self.l + 1);
-        self.g.clear();
-        self.g0.clear();
         let (alpha, beta, g) = (&self.alpha.w, &self.beta.w, &mut self.g);
         if self.update_alpha {
             // g = DeltaPhi beta, indexed like alpha.
             for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
-                *g.entry(k * l + ag).or_insert(0.0) += beta[k * p + bg];
-                *g.entry(k * l + ap).or_insert(0.0) -= beta[k * p + bp];
+                g.push(k * l + ag, beta[k * p + bg]);
+                g.push(k * l + ap, -beta[k * p + bp]);
             });
         } else {
             // g = DeltaPhi^T alpha, indexed like beta.
             for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
-                *g.entry(k * p + bg).or_insert(0.0) += alpha[k * l + ag];
-                *g.entry(k * p + bp).or_insert(0.0) -= alpha[k * l + ap];
+                g.push(k * p + bg, alpha[k * l + ag]);
+                g.push(k * p + bp, -alpha[k * l + ap]);
             });
         }
-        if let Some(z) = self.zero.as_ref() {
-            let _ = z;
+        self.g.finish();
+        if self.zero.is_some() {
             for i in 0..enc.len() {
                 if gold[i] != pred[i] {
                     for &k in enc.at(i) {
-                        *self.g0.entry(k as usize * l + gold[i]).or_insert(0.0) += 1.0;
-                        *self.g0.entry(k as usize * l + pred[i]).or_insert(0.0) -= 1.0;
+                        self.g0.push(k as usize * l + gold[i], 1.0);
+                        self.g0.push(k as usize * l + pred[i], -1.0);
                     }
                 }
             }
         }
+        self.g0.finish();
         let params = if self.update_alpha {
             &self.alpha.w
         } else {
             &self.beta.w
         };
-        let mut margin: f64 = self.g.iter().map(|(&j, &x)| params[j] * x).sum();
-        let mut norm2: f64 = self.g.values().map(|x| x * x).sum();
+        let mut margin: f64 = self.g.iter().map(|&(j, x)| params[j] * x).sum();
+        let mut norm2: f64 = self.g.iter().map(|(_, x)| x * x).sum();
         if let Some(z) = self.zero.as_ref() {
-            margin += self.g0.iter().map(|(&j, &x)| z.w[j] * x).sum::<f64>();
-            norm2 += self.g0.values().map(|x| x * x).sum::<f64>();
+            margin += self.g0.iter().map(|&(j, x)| z.w[j] * x).sum::<f64>();
+            norm2 += self.g0.iter().map(|(_, x)| x * x).sum::<f64>();
         }
         // The dual step on the concatenation (params, w) whose regularizer is
         // `lambda/2 ||params||^2 + 1/2 ||w||^2` (lambda = 1 for ours, the fixed factor's
@@ -431,7 +463,7 @@ impl OnlineLearner for Bcd {
             ),
             BcdSolver::Algorithm1 => (1.0, self.fixed_norm2),
         };
-        let norm2_g: f64 = self.g.values().map(|x| x * x).sum();
+        let norm2_g: f64 = self.g.iter().map(|(_, x)| x * x).sum();
         let norm2_g0 = norm2 - norm2_g;
         let denominator = norm2_g / lambda + norm2_g0;
         if loss > margin && denominator > 0.0 && lambda > 0.0 {
@@ -441,11 +473,11 @@ impl OnlineLearner for Bcd {
             } else {
                 &mut self.beta
             };
-            for (&j, &x) in &self.g {
+            for &(j, x) in self.g.iter() {
                 target.add(j, eta / lambda * x);
             }
             if let Some(z) = self.zero.as_mut() {
-                for (&j, &x) in &self.g0 {
+                for &(j, x) in self.g0.iter() {
                     z.add(j, eta * x);
                 }
             }

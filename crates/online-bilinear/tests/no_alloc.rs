@@ -1,6 +1,6 @@
 //! bol's update allocates nothing once the entries of `Theta` it writes exist: `Theta += D`,
-//! the warm-started power steps and the (averaged) `alpha`, `beta` all work in place; and sp's scoring, Viterbi and
-//! update allocate nothing per sentence once the cells they touch exist. Counted by an
+//! the warm-started power steps and the (averaged) `alpha`, `beta` all work in place; and the scoring, Viterbi and
+//! update of sp, bcd and bol allocate nothing per sentence once the cells they touch exist. Counted by an
 //! instrumented global allocator; this binary holds a single test so that no other test
 //! allocates concurrently.
 
@@ -8,7 +8,9 @@ use std::alloc::System;
 
 use online_bilinear::learner::OnlineLearner;
 use online_bilinear::viterbi::{ViterbiWorkspace, viterbi_into};
-use online_bilinear::{BlockRankOne, BlockUpdate, FeatureDict, Sp, TaggerParams, Templates};
+use online_bilinear::{
+    Bcd, BlockRankOne, BlockUpdate, Bol, FeatureDict, Sp, TaggerParams, Templates,
+};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -17,12 +19,12 @@ static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 #[test]
 fn updates_of_existing_state_do_not_allocate() {
     bol_blocks();
-    sp_sentences();
+    learners_over_sentences();
 }
 
-/// sp over a corpus: a first pass creates the cells; replaying the same (gold, predicted)
-/// pairs with scoring and Viterbi into reused buffers allocates nothing.
-fn sp_sentences() {
+/// Each built-in learner over a corpus: a first pass creates its cells; replaying the same
+/// (gold, predicted) pairs with scoring and Viterbi into reused buffers allocates nothing.
+fn learners_over_sentences() {
     let corpus = online_bilinear::synthetic::lexicon(60, 1).unwrap();
     let dict = FeatureDict::build(&corpus, &Templates::segmentation(), 1).unwrap();
     let encoded = dict.encode_corpus(&corpus).unwrap();
@@ -37,40 +39,65 @@ fn sp_sentences() {
                 .collect()
         })
         .collect();
-    let l = tags.len();
-    let params = TaggerParams::sp().averaging(true).zero_order(true);
-    let mut sp = Sp::new(dict.len(), l, &params);
-    let (mut scores, mut ws) = (Vec::new(), ViterbiWorkspace::default());
-    let mut predicted: Vec<Vec<usize>> = Vec::new();
-    for (enc, y) in encoded.iter().zip(&gold) {
-        sp.scores(enc, &mut scores);
-        let mut path = vec![0; enc.len()];
-        viterbi_into(&scores, enc.len(), l, &mut ws, &mut path);
-        if path != *y {
-            sp.update(enc, y, &path).unwrap();
+    let (k, l) = (dict.len(), tags.len());
+    let learners: Vec<(&str, Box<dyn OnlineLearner>)> = vec![
+        (
+            "sp",
+            Box::new(Sp::new(
+                k,
+                l,
+                &TaggerParams::sp().averaging(true).zero_order(true),
+            )),
+        ),
+        (
+            "bcd",
+            Box::new(Bcd::new(
+                k,
+                l,
+                &TaggerParams::bcd().averaging(true).zero_order(true),
+            )),
+        ),
+        (
+            "bol",
+            Box::new(
+                Bol::new(k, l, &TaggerParams::bol().averaging(true).zero_order(true)).unwrap(),
+            ),
+        ),
+    ];
+    for (name, mut learner) in learners {
+        let (mut scores, mut ws) = (Vec::new(), ViterbiWorkspace::default());
+        let mut predicted: Vec<Vec<usize>> = Vec::new();
+        learner.begin_pass(0);
+        for (enc, y) in encoded.iter().zip(&gold) {
+            learner.scores(enc, &mut scores);
+            let mut path = vec![0; enc.len()];
+            viterbi_into(&scores, enc.len(), l, &mut ws, &mut path);
+            if path != *y {
+                learner.update(enc, y, &path).unwrap();
+            }
+            learner.record();
+            predicted.push(path);
         }
-        sp.record();
-        predicted.push(path);
-    }
-    let mut path = vec![0; encoded.iter().map(|e| e.len()).max().unwrap()];
-    let region = Region::new(GLOBAL);
-    let mut updates = 0;
-    for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
-        sp.scores(enc, &mut scores);
-        viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]);
-        if first != y {
-            sp.update(enc, y, first).unwrap();
-            updates += 1;
+        let mut path = vec![0; encoded.iter().map(|e| e.len()).max().unwrap()];
+        let mut updates = 0;
+        let region = Region::new(GLOBAL);
+        for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
+            learner.scores(enc, &mut scores);
+            viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]);
+            if first != y {
+                learner.update(enc, y, first).unwrap();
+                updates += 1;
+            }
+            learner.record();
         }
-        sp.record();
+        let stats = region.change();
+        assert_eq!(
+            (stats.allocations, stats.reallocations),
+            (0, 0),
+            "{name}: {stats:?}"
+        );
+        assert!(updates > 0, "{name}");
     }
-    let stats = region.change();
-    assert_eq!(
-        (stats.allocations, stats.reallocations),
-        (0, 0),
-        "sp: {stats:?}"
-    );
-    assert!(updates > 0 && sp.n_stored() > 0);
 }
 
 fn bol_blocks() {
