@@ -165,7 +165,7 @@ impl BlockDiagonal {
     }
 
     /// Block `k` as a linear operator.
-    fn block_ref(&self, k: usize) -> BlockRef<'_> {
+    pub(crate) fn block_ref(&self, k: usize) -> BlockRef<'_> {
         let (codes, values) = self
             .block(k)
             .map_or((&[][..], &[][..]), |b| (&b.codes[..], &b.values[..]));
@@ -318,7 +318,7 @@ impl BlockUpdate {
 /// other entry) as a linear operator. The sums run over the stored entries in the order of
 /// a dense row-major loop, so they equal the dense block's sums.
 #[derive(Debug, Clone, Copy)]
-struct BlockRef<'a> {
+pub(crate) struct BlockRef<'a> {
     codes: &'a [u32],
     values: &'a [f64],
     rows: usize,
@@ -351,12 +351,26 @@ impl LinearOperator for BlockRef<'_> {
     }
 }
 
-/// At most `max_iter` power steps on one block (a row-major dense `rows x cols` slice, or a
-/// [`BlockDiagonal`]'s block), warm-started at `v`, stopping when `sigma` changes by at most
+/// Checks the sizes of a bol state: every dimension at least 1.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
+pub(crate) fn check_dimensions(n_blocks: usize, rows: usize, cols: usize) -> Result<()> {
+    if n_blocks == 0 || rows == 0 || cols == 0 {
+        return Err(crate::error::invalid(
+            "dimensions",
+            format!("{n_blocks} blocks of {rows} x {cols}"),
+            "all >= 1",
+        ));
+    }
+    Ok(())
+}
+
+/// At most `max_iter` power steps on one block of a [`BlockDiagonal`], warm-started at `v`, stopping when `sigma` changes by at most
 /// `tol` relatively; on return `u`, `v` hold the unit singular vectors. Returns `sigma`. The
 /// step of both bol states ([`BlockRankOne`] and [`crate::spectral::SpectralRankOne`]).
 pub(crate) fn block_power_steps(
-    block: &dyn LinearOperator,
+    block: &BlockRef<'_>,
     u: &mut [f64],
     v: &mut [f64],
     max_iter: usize,
@@ -368,36 +382,6 @@ pub(crate) fn block_power_steps(
         seed: 0,
     };
     Ok(power_iteration_in_place(block, u, v, &params)?.sigma)
-}
-
-/// A dense row-major block as a linear operator.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct DenseBlock<'a> {
-    pub(crate) data: &'a [f64],
-    pub(crate) rows: usize,
-    pub(crate) cols: usize,
-}
-
-impl LinearOperator for DenseBlock<'_> {
-    fn nrows(&self) -> usize {
-        self.rows
-    }
-    fn ncols(&self) -> usize {
-        self.cols
-    }
-    fn apply(&self, x: &[f64], out: &mut [f64]) {
-        for (row, o) in self.data.chunks_exact(self.cols).zip(out.iter_mut()) {
-            *o = row.iter().zip(x).map(|(a, b)| a * b).sum();
-        }
-    }
-    fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
-        out.fill(0.0);
-        for (row, &yi) in self.data.chunks_exact(self.cols).zip(y) {
-            for (o, a) in out.iter_mut().zip(row) {
-                *o += a * yi;
-            }
-        }
-    }
 }
 
 impl BlockUpdate {
@@ -466,13 +450,7 @@ impl BlockRankOne {
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, average: bool) -> Result<Self> {
-        if n_blocks == 0 || rows == 0 || cols == 0 {
-            return Err(crate::error::invalid(
-                "dimensions",
-                format!("{n_blocks} blocks of {rows} x {cols}"),
-                "all >= 1",
-            ));
-        }
+        check_dimensions(n_blocks, rows, cols)?;
         let (m, n) = (n_blocks * rows, n_blocks * cols);
         Ok(Self {
             theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),

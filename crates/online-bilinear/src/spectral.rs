@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::average::LazyAverage;
 use crate::error::Result;
-use crate::rank_one::{BlockDiagonal, BlockUpdate, DenseBlock, block_power_steps};
+use crate::rank_one::{BlockDiagonal, BlockRef, BlockUpdate, block_power_steps, check_dimensions};
 
 /// Which literal reading [`SpectralRankOne`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -58,7 +58,6 @@ pub struct SpectralRankOne {
     /// computed to convergence. The largest entry of `order` is always exact.
     sigma: Vec<f64>,
     exact: Vec<bool>,
-    scratch: Vec<f64>,
     u: Vec<f64>,
     v: Vec<f64>,
     /// A fixed generic vector added to each warm start.
@@ -83,26 +82,20 @@ pub struct SpectralRankOne {
 /// 10,000), from `v` plus a fixed generic vector `mix` (so that the start is not orthogonal
 /// to the leading right singular vector). On return `u`, `v` hold the vectors.
 fn converged_triple(
-    block: &[f64],
-    rows: usize,
-    cols: usize,
+    block: &BlockRef<'_>,
+    norm: f64,
     u: &mut [f64],
     v: &mut [f64],
     mix: &[f64],
 ) -> Result<f64> {
-    if block.iter().all(|&x| x == 0.0) {
+    if norm == 0.0 {
         u.fill(0.0);
         return Ok(0.0);
     }
     for (x, m) in v.iter_mut().zip(mix) {
         *x += m;
     }
-    let op = DenseBlock {
-        data: block,
-        rows,
-        cols,
-    };
-    block_power_steps(&op, u, v, 10_000, 1e-12)
+    block_power_steps(block, u, v, 10_000, 1e-12)
 }
 
 impl SpectralRankOne {
@@ -120,13 +113,7 @@ impl SpectralRankOne {
         mode: SpectralMode,
         average: bool,
     ) -> Result<Self> {
-        if n_blocks == 0 || rows == 0 || cols == 0 {
-            return Err(crate::error::invalid(
-                "dimensions",
-                format!("{n_blocks} blocks of {rows} x {cols}"),
-                "all >= 1",
-            ));
-        }
+        check_dimensions(n_blocks, rows, cols)?;
         let (m, n) = (n_blocks * rows, n_blocks * cols);
         let start = match mode {
             SpectralMode::Algorithm2 => 1.0,
@@ -137,7 +124,6 @@ impl SpectralRankOne {
             theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
             sigma: vec![0.0; n_blocks],
             exact: vec![true; n_blocks],
-            scratch: vec![0.0; rows * cols],
             u: vec![0.0; m],
             v: vec![0.0; n],
             mix: {
@@ -332,11 +318,9 @@ impl SpectralRankOne {
             if self.exact[k] {
                 break;
             }
-            self.theta.copy_block(k, &mut self.scratch);
             let sigma = converged_triple(
-                &self.scratch,
-                l,
-                p,
+                &self.theta.block_ref(k),
+                self.theta.block_norm(k),
                 &mut self.u[k * l..(k + 1) * l],
                 &mut self.v[k * p..(k + 1) * p],
                 &self.mix,
@@ -458,25 +442,29 @@ impl SpectralRankOne {
         // Eqs. (10), (12) and line 12: alpha = (alpha + Delta alpha) / ||.||, through the raw
         // vectors: a_k += Delta alpha_k / scale_a, then scale_a = 1 / ||a||.
         let (sa, sb) = (self.scale_a, self.scale_b);
+        let (mut avg_a, mut avg_b) = match self.averages.as_mut() {
+            Some((aa, ab)) => (Some(aa), Some(ab)),
+            None => (None, None),
+        };
         for (i, &k) in blocks.iter().enumerate() {
-            for r in 0..l {
-                let j = k * l + r;
-                let new = self.a[j] + delta_a[i * l + r] / sa;
-                if let Some((aa, _)) = self.averages.as_mut() {
-                    aa.touch(j, self.a[j]);
-                }
-                self.norm_a2 += new * new - self.a[j] * self.a[j];
-                self.a[j] = new;
-            }
-            for c in 0..p {
-                let j = k * p + c;
-                let new = self.b[j] + delta_b[i * p + c] / sb;
-                if let Some((_, ab)) = self.averages.as_mut() {
-                    ab.touch(j, self.b[j]);
-                }
-                self.norm_b2 += new * new - self.b[j] * self.b[j];
-                self.b[j] = new;
-            }
+            let da = &delta_a[i * l..(i + 1) * l];
+            add_to_raw(
+                &mut self.a,
+                k * l,
+                da,
+                sa,
+                &mut self.norm_a2,
+                avg_a.as_deref_mut(),
+            );
+            let db = &delta_b[i * p..(i + 1) * p];
+            add_to_raw(
+                &mut self.b,
+                k * p,
+                db,
+                sb,
+                &mut self.norm_b2,
+                avg_b.as_deref_mut(),
+            );
         }
         if self.norm_a2 > 0.0 {
             self.scale_a = 1.0 / self.norm_a2.sqrt();
@@ -484,6 +472,27 @@ impl SpectralRankOne {
         if self.norm_b2 > 0.0 {
             self.scale_b = 1.0 / self.norm_b2.sqrt();
         }
+    }
+}
+
+/// `x[offset + i] += delta[i] / scale` for every `i` (eqs. (10), (12) on raw vectors),
+/// through the running average, keeping `norm2 = ||x||^2` up to date.
+fn add_to_raw(
+    x: &mut [f64],
+    offset: usize,
+    delta: &[f64],
+    scale: f64,
+    norm2: &mut f64,
+    mut average: Option<&mut LazyAverage>,
+) {
+    for (i, d) in delta.iter().enumerate() {
+        let j = offset + i;
+        let new = x[j] + d / scale;
+        if let Some(avg) = average.as_deref_mut() {
+            avg.touch(j, x[j]);
+        }
+        *norm2 += new * new - x[j] * x[j];
+        x[j] = new;
     }
 }
 
