@@ -8,13 +8,12 @@
 //! averaging of `alpha` and `beta` separately (the paper, Sec. 4.3, the built-in), bol with
 //! averaging of the product `alpha_k beta_k^T` (this file's learner on the crate's
 //! `BlockRankOne`), sp and bcd with and without averaging.
+mod common;
+
 use online_bilinear::learner::{
     LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
 };
-use online_bilinear::viterbi::score_index;
-use online_bilinear::{
-    BlockRankOne, BlockUpdate, Corpus, EncodedSentence, Fit, TaggerParams, Templates,
-};
+use online_bilinear::{BlockRankOne, BlockUpdate, EncodedSentence, Fit, TaggerParams, Templates};
 
 /// bol whose prediction weights are the average of the per-block products
 /// `alpha_k beta_k^T` over all steps (a full `L x (L + 1)` matrix per feature).
@@ -49,21 +48,8 @@ impl ProductAveragedBol {
 
 impl OnlineLearner for ProductAveragedBol {
     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
-        let (l, p) = (self.l, self.l + 1);
         let (alpha, beta) = (self.state.alpha(), self.state.beta());
-        out.clear();
-        out.resize(s.len() * p * l, 0.0);
-        for i in 0..s.len() {
-            let previous = if i == 0 { l..p } else { 0..l };
-            for &k in s.at(i) {
-                let k = k as usize;
-                for b in previous.clone() {
-                    for a in 0..l {
-                        out[score_index(i, b, a, l)] += alpha[k * l + a] * beta[k * p + b];
-                    }
-                }
-            }
-        }
+        online_bilinear::scoring::bilinear_scores(s, self.l, alpha, beta, 1.0, None, out);
     }
     fn update(
         &mut self,
@@ -71,22 +57,7 @@ impl OnlineLearner for ProductAveragedBol {
         gold: &[usize],
         pred: &[usize],
     ) -> online_bilinear::Result<()> {
-        let l = self.l;
-        self.delta.clear();
-        for i in 0..s.len() {
-            let (bg, bp) = if i == 0 {
-                (l, l)
-            } else {
-                (gold[i - 1], pred[i - 1])
-            };
-            if gold[i] == pred[i] && bg == bp {
-                continue;
-            }
-            for &k in s.at(i) {
-                self.delta.add(k, gold[i], bg, self.c);
-                self.delta.add(k, pred[i], bp, -self.c);
-            }
-        }
+        self.delta.set_delta_phi(s, gold, pred, self.c);
         let touched: Vec<usize> = self.delta.blocks().iter().map(|&k| k as usize).collect();
         for &k in &touched {
             self.catch_up(k);
@@ -146,20 +117,11 @@ impl LearnerFactory for ProductAveragedBolFactory {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 3 {
-        return Err("usage: bol_stability CONLL_DIR PKU_FILE [SEEDS] [EPOCHS]".into());
-    }
-    let seeds: u64 = args.get(3).map_or(Ok(5), |v| v.parse())?;
-    let epochs: usize = args.get(4).map_or(Ok(20), |v| v.parse())?;
-    let dir = std::path::Path::new(&args[1]);
-    let chunking = (
-        online_bilinear::read_conll(dir.join("chtrain.txt"))?,
-        online_bilinear::read_conll(dir.join("chtest.txt"))?,
-    );
-    let pku: (Corpus, Corpus) = online_bilinear::read_char_tagged(&args[2])?
-        .head(3000)
-        .split_every(10)?;
+    let args = common::args(2, "bol_stability CONLL_DIR PKU_FILE [SEEDS] [EPOCHS]")?;
+    let seeds: u64 = common::arg_or(&args, 3, 5)?;
+    let epochs: usize = common::arg_or(&args, 4, 20)?;
+    let chunking = common::conll_chunking(std::path::Path::new(&args[1]))?;
+    let pku = common::char_tagged_head(std::path::Path::new(&args[2]), 3000)?;
     type Row = (&'static str, fn() -> TaggerParams);
     let rows: [Row; 11] = [
         ("bol R=4 C=1", TaggerParams::bol),

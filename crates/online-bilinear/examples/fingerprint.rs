@@ -12,7 +12,9 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use online_bilinear::{Corpus, Fit, Learner, TaggerParams, Templates};
+mod common;
+
+use online_bilinear::{Fit, Learner, TaggerParams, Templates};
 
 fn hash_of(x: impl Hash) -> u64 {
     let mut h = DefaultHasher::new();
@@ -25,33 +27,13 @@ fn bits(x: Option<&[f64]>) -> Vec<u64> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 3 {
-        return Err("usage: fingerprint CONLL_DIR PKU_FILE [EPOCHS] [PKU_SENTENCES]".into());
-    }
-    let epochs: usize = args.get(3).map_or(Ok(5), |v| v.parse())?;
-    let n_pku: usize = args.get(4).map_or(Ok(3000), |v| v.parse())?;
+    let args = common::args(2, "fingerprint CONLL_DIR PKU_FILE [EPOCHS] [PKU_SENTENCES]")?;
+    let epochs: usize = common::arg_or(&args, 3, 5)?;
+    let n_pku: usize = common::arg_or(&args, 4, 3000)?;
     let dir = std::path::Path::new(&args[1]);
-    let chunking = (
-        online_bilinear::read_conll(dir.join("chtrain.txt"))?,
-        online_bilinear::read_conll(dir.join("chtest.txt"))?,
-    );
-    let pku: (Corpus, Corpus) = online_bilinear::read_char_tagged(&args[2])?
-        .head(n_pku)
-        .split_every(10)?;
-    // Part-of-speech tagging: the word column as the observation, the POS column as the
-    // label (about 45 tags).
-    let pos = |corpus: &Corpus| -> Result<Corpus, online_bilinear::OblError> {
-        let sentences = corpus
-            .sentences()
-            .iter()
-            .map(|s| {
-                online_bilinear::Sentence::new(vec![s.columns()[0].clone()], s.columns()[1].clone())
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Corpus::new(sentences))
-    };
-    let pos_tagging = (pos(&chunking.0)?, pos(&chunking.1)?);
+    let chunking = common::conll_chunking(dir)?;
+    let pos_tagging = common::conll_pos(dir)?;
+    let pku = common::char_tagged_head(std::path::Path::new(&args[2]), n_pku)?;
     let corpora = [
         ("pos", pos_tagging, Templates::segmentation()),
         ("chunking", chunking, Templates::chunking()),

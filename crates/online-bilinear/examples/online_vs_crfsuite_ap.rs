@@ -22,7 +22,9 @@
 //! model MB (our weights' heap bytes; CRFsuite's model file).
 use std::time::Instant;
 
-use online_bilinear::{Corpus, Fit, Learner, Sentence, TaggerParams, Template, Templates};
+mod common;
+
+use online_bilinear::{Corpus, Fit, Learner, TaggerParams, Template, Templates};
 
 /// A `/proc/self/status` field in kB.
 fn status_kb(field: &str) -> f64 {
@@ -34,32 +36,13 @@ fn status_kb(field: &str) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-/// A CoNLL-2000 file with the word as the observation and the part of speech as the label.
-fn read_pos(path: &std::path::Path) -> Result<Corpus, Box<dyn std::error::Error>> {
-    let sentences = online_bilinear::read_conll(path)?
-        .sentences()
-        .iter()
-        .map(|s| Sentence::new(vec![s.columns()[0].clone()], s.columns()[1].clone()))
-        .collect::<Result<_, _>>()?;
-    Ok(Corpus::new(sentences))
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 3 {
-        return Err(
-            "usage: online_vs_crfsuite_ap pos:DIR|seg:FILE sp|bol|bcd|crfsuite-ap [N|all] [EPOCHS]"
-                .into(),
-        );
-    }
+    let args = common::args(
+        2,
+        "online_vs_crfsuite_ap pos:DIR|seg:FILE sp|bol|bcd|sp-first-order|crfsuite-ap [N|all] [EPOCHS]",
+    )?;
     let (train, test) = match args[1].split_once(':') {
-        Some(("pos", dir)) => {
-            let dir = std::path::Path::new(dir);
-            (
-                read_pos(&dir.join("chtrain.txt"))?,
-                read_pos(&dir.join("chtest.txt"))?,
-            )
-        }
+        Some(("pos", dir)) => common::conll_pos(std::path::Path::new(dir))?,
         Some(("seg", file)) => online_bilinear::read_char_tagged(file)?.split_every(10)?,
         _ => return Err(format!("corpus `{}`: expected pos:DIR or seg:FILE", args[1]).into()),
     };
@@ -67,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(n) if n != "all" => train.head(n.parse()?),
         _ => train,
     };
-    let epochs: usize = args.get(4).map_or(Ok(20), |v| v.parse())?;
+    let epochs: usize = common::arg_or(&args, 4, 20)?;
     let learner = args[2].as_str();
     // The bias template gives label-transition weights without an observation (CRFsuite's
     // transition features); the segmentation templates have none.
@@ -138,16 +121,7 @@ fn crfsuite_ap(
     test: &[online_bilinear::EncodedSentence],
     epochs: usize,
 ) -> Result<Outcome, Box<dyn std::error::Error>> {
-    let items = |enc: &online_bilinear::EncodedSentence| -> Vec<crfsuite::Item> {
-        (0..enc.len())
-            .map(|i| {
-                enc.at(i)
-                    .iter()
-                    .map(|k| crfsuite::Attribute::new(k.to_string(), 1.0))
-                    .collect()
-            })
-            .collect()
-    };
+    let items = online_bilinear::crf::crfsuite_items;
     let encoded = prepared.features().encode_corpus(train)?;
     let data: Vec<(Vec<crfsuite::Item>, Vec<String>)> = encoded
         .iter()

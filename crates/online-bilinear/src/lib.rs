@@ -11,7 +11,7 @@ pub mod metrics;
 pub mod model;
 pub mod params;
 pub mod rank_one;
-mod scoring;
+pub mod scoring;
 pub mod sparse;
 pub mod spectral;
 pub mod synthetic;

@@ -250,6 +250,32 @@ impl BlockUpdate {
         }
     }
 
+    /// Clears the update, then sets it to `c DeltaPhi` of one sentence of `L = rows` tags
+    /// (`cols = L + 1`), `DeltaPhi = Phi(x, gold) - Phi(x, predicted)` with the matrix
+    /// features of Sec. 3.3: at each position whose (tag, previous tag) differs, `+c` at
+    /// (gold tag, gold previous) and `-c` at (predicted tag, predicted previous) of the block
+    /// of every active feature, the previous state of the first position being the start
+    /// state `L`. Both paths have `sentence.len()` tags below `L`.
+    pub fn set_delta_phi(
+        &mut self,
+        sentence: &crate::features::EncodedSentence,
+        gold: &[usize],
+        predicted: &[usize],
+        c: f64,
+    ) {
+        self.clear();
+        crate::train::for_each_difference(
+            sentence,
+            gold,
+            predicted,
+            self.rows,
+            |_, k, (ag, bg), (ap, bp)| {
+                self.add(k as u32, ag, bg, c);
+                self.add(k as u32, ap, bp, -c);
+            },
+        );
+    }
+
     /// Removes every entry (keeps the allocations).
     pub fn clear(&mut self) {
         for (i, &k) in self.blocks.iter().enumerate() {
@@ -326,6 +352,19 @@ pub(crate) struct BlockRef<'a> {
     prior: f64,
 }
 
+impl BlockRef<'_> {
+    /// `out = B x` (or `B^T x` with `transpose`): every stored entry at (row, column) adds
+    /// `(value - prior) x[column]` to `out[row]` (roles swapped for the transpose).
+    fn product(&self, x: &[f64], out: &mut [f64], transpose: bool) {
+        out.fill(self.prior * x.iter().sum::<f64>());
+        for (&code, &v) in self.codes.iter().zip(self.values) {
+            let (r, c) = (code as usize / self.cols, code as usize % self.cols);
+            let (to, from) = if transpose { (c, r) } else { (r, c) };
+            out[to] += (v - self.prior) * x[from];
+        }
+    }
+}
+
 impl LinearOperator for BlockRef<'_> {
     fn nrows(&self) -> usize {
         self.rows
@@ -334,20 +373,10 @@ impl LinearOperator for BlockRef<'_> {
         self.cols
     }
     fn apply(&self, x: &[f64], out: &mut [f64]) {
-        let base = self.prior * x.iter().sum::<f64>();
-        out.fill(base);
-        for (&code, &v) in self.codes.iter().zip(self.values) {
-            let (r, c) = (code as usize / self.cols, code as usize % self.cols);
-            out[r] += (v - self.prior) * x[c];
-        }
+        self.product(x, out, false);
     }
     fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
-        let base = self.prior * y.iter().sum::<f64>();
-        out.fill(base);
-        for (&code, &v) in self.codes.iter().zip(self.values) {
-            let (r, c) = (code as usize / self.cols, code as usize % self.cols);
-            out[c] += (v - self.prior) * y[r];
-        }
+        self.product(y, out, true);
     }
 }
 

@@ -1,4 +1,6 @@
-//! Score tables for Viterbi from the parameters of each model family.
+//! Score tables for Viterbi from the parameters of each model family (for a custom
+//! [`crate::OnlineLearner`] too): each function clears `out` and writes the
+//! [`crate::viterbi::score_index`] table of one sentence.
 //!
 //! Layout of parameters (`L` tags, `P = L + 1` previous states including the start state):
 //! `alpha[k * L + a]`, `beta[k * P + b]`, the linear matrix-feature weights
@@ -69,7 +71,7 @@ fn add_blocks(
 
 /// Scores of the rank-1 bilinear model: entry `[i][b][a] = factor * sum_{k in F_i}
 /// alpha[k, a] beta[k, b] (+ sum_k z[k, a])`.
-pub(crate) fn bilinear_scores(
+pub fn bilinear_scores(
     enc: &EncodedSentence,
     l: usize,
     alpha: &[f64],
@@ -88,7 +90,7 @@ pub(crate) fn bilinear_scores(
 
 /// Scores of the linear model on the matrix features: entry `[i][b][a] = sum_{k in F_i}
 /// w[k, a, b] (+ sum_k z[k, a])`.
-pub(crate) fn linear_scores(
+pub fn linear_scores(
     enc: &EncodedSentence,
     l: usize,
     w: &[f64],
@@ -105,7 +107,7 @@ pub(crate) fn linear_scores(
 /// F_i} w[k, b L + a] (+ sum_k z[k, a])`, where `row(k)` gives feature `k`'s sorted codes and
 /// weights. A code is the cell's offset in one position's block of the table; codes from
 /// `L * L` on (start state) are read at the first position only, the others after it.
-pub(crate) fn sparse_scores<'w>(
+pub fn sparse_scores<'w>(
     enc: &EncodedSentence,
     l: usize,
     row: impl Fn(usize) -> (&'w [u32], &'w [f64]),

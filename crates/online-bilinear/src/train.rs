@@ -102,7 +102,7 @@ impl Linear {
 
 /// Calls `f(position, feature, (gold tag, gold previous), (predicted tag, predicted
 /// previous))` for every active feature at positions where the local transition differs.
-fn for_each_difference(
+pub(crate) fn for_each_difference(
     enc: &EncodedSentence,
     gold: &[usize],
     pred: &[usize],
@@ -211,12 +211,7 @@ impl OnlineLearner for Bol {
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let c = self.c;
-        self.delta.clear();
-        let delta = &mut self.delta;
-        for_each_difference(enc, gold, pred, self.l, |_, k, (ag, bg), (ap, bp)| {
-            delta.add(k as u32, ag, bg, c);
-            delta.add(k as u32, ap, bp, -c);
-        });
+        self.delta.set_delta_phi(enc, gold, pred, c);
         match &mut self.state {
             BolState::PerBlock(s) => s.update(&self.delta, self.steps)?,
             BolState::Spectral(s) => s.update(&self.delta, self.steps)?,
@@ -230,9 +225,7 @@ impl OnlineLearner for Bol {
             BolState::PerBlock(s) => s.record_step(),
             BolState::Spectral(s) => s.record_step(),
         }
-        if let Some(z) = self.zero.as_mut() {
-            z.record();
-        }
+        self.zero.iter_mut().for_each(Linear::record);
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -301,9 +294,7 @@ impl OnlineLearner for Sp {
 
     fn record(&mut self) {
         self.w.record();
-        if let Some(z) = self.zero.as_mut() {
-            z.record();
-        }
+        self.zero.iter_mut().for_each(Linear::record);
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -488,9 +479,7 @@ impl OnlineLearner for Bcd {
     fn record(&mut self) {
         self.alpha.record();
         self.beta.record();
-        if let Some(z) = self.zero.as_mut() {
-            z.record();
-        }
+        self.zero.iter_mut().for_each(Linear::record);
     }
 
     fn snapshot(&self) -> Snapshot {

@@ -80,24 +80,31 @@ fn learners_over_sentences() {
         }
         let mut path = vec![0; encoded.iter().map(|e| e.len()).max().unwrap()];
         let mut updates = 0;
-        let region = Region::new(GLOBAL);
-        for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
-            learner.scores(enc, &mut scores);
-            viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]);
-            if first != y {
-                learner.update(enc, y, first).unwrap();
-                updates += 1;
+        allocates_nothing(name, || {
+            for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
+                learner.scores(enc, &mut scores);
+                viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]);
+                if first != y {
+                    learner.update(enc, y, first).unwrap();
+                    updates += 1;
+                }
+                learner.record();
             }
-            learner.record();
-        }
-        let stats = region.change();
-        assert_eq!(
-            (stats.allocations, stats.reallocations),
-            (0, 0),
-            "{name}: {stats:?}"
-        );
+        });
         assert!(updates > 0, "{name}");
     }
+}
+
+/// Runs `f` and asserts that it allocated and reallocated nothing.
+fn allocates_nothing(what: &str, f: impl FnOnce()) {
+    let region = Region::new(GLOBAL);
+    f();
+    let stats = region.change();
+    assert_eq!(
+        (stats.allocations, stats.reallocations),
+        (0, 0),
+        "{what}: {stats:?}"
+    );
 }
 
 fn bol_blocks() {
@@ -120,23 +127,15 @@ fn bol_blocks() {
                 d.add(k, (i + 1) % l, i % p, 0.5 * sign);
             }
         };
-        for round in 0..20 {
-            fill(&mut d, round);
-            state.update(&d, 4).unwrap();
-            state.record_step();
-        }
-        let region = Region::new(GLOBAL);
-        for round in 0..20 {
-            fill(&mut d, round);
-            state.update(&d, 4).unwrap();
-            state.record_step();
-        }
-        let stats = region.change();
-        assert_eq!(
-            (stats.allocations, stats.reallocations),
-            (0, 0),
-            "averaging {average}: {stats:?}"
-        );
+        let mut rounds = |state: &mut BlockRankOne| {
+            for round in 0..20 {
+                fill(&mut d, round);
+                state.update(&d, 4).unwrap();
+                state.record_step();
+            }
+        };
+        rounds(&mut state);
+        allocates_nothing(&format!("bol, averaging {average}"), || rounds(&mut state));
         // The state did move: the updates were not no-ops.
         assert!(state.sigmas().iter().any(|&s| s > 0.0));
     }
