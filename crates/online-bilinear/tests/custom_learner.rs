@@ -378,7 +378,7 @@ fn fit_alike(
 #[test]
 fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
     let test = common::lexicon_corpus(40, 2);
-    let (built_in, outside) = fit_alike(
+    let (_, outside) = fit_alike(
         TaggerParams::sp(),
         TaggerParams::custom(PerceptronFactory),
         (120, 1),
