@@ -18,22 +18,47 @@
 //! transitions). Timed: ours, the fit on the prepared corpus (feature extraction excluded);
 //! CRFsuite, `append` of every sentence plus `train` (its attribute dictionary included).
 //! Printed as one Markdown table row: corpus, sentences, tokens, features, tags, learner,
-//! seconds, accuracy (%), peak resident MB over the fit (`VmHWM` minus `VmRSS` before),
-//! model MB (our weights' heap bytes; CRFsuite's model file).
+//! seconds, accuracy (%), peak MB over the fit (bytes live through the Rust allocator,
+//! counted by `stats_alloc` and sampled every 100 us, above those live at the start; not
+//! measured for CRFsuite, whose C code allocates with `malloc`), model MB (our weights'
+//! heap bytes; CRFsuite's model file).
 use std::time::Instant;
 
 mod common;
 
 use online_bilinear::{Corpus, Fit, Learner, TaggerParams, Template, Templates};
 
-/// A `/proc/self/status` field in kB.
-fn status_kb(field: &str) -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|line| line.strip_prefix(field))
-        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        .unwrap_or(f64::NAN)
+#[global_allocator]
+static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
+
+/// Bytes allocated through the Rust allocator and not yet freed.
+fn live_bytes() -> usize {
+    let stats = GLOBAL.stats();
+    stats
+        .bytes_allocated
+        .saturating_sub(stats.bytes_deallocated)
+}
+
+/// Runs `f` while a thread samples [`live_bytes`] every 100 microseconds; returns `f`'s
+/// result and the largest sample above the bytes live at the start.
+fn with_peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let start = live_bytes();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
+            let mut peak = start;
+            while !done.load(Ordering::Relaxed) {
+                peak = peak.max(live_bytes());
+                std::thread::sleep(std::time::Duration::from_micros(100));
+            }
+            peak.max(live_bytes())
+        });
+        let out = f();
+        done.store(true, Ordering::Relaxed);
+        let peak = sampler.join().unwrap_or(start);
+        (out, peak.saturating_sub(start))
+    })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -63,11 +88,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (n_features, l) = (prepared.features().len(), prepared.tags().len());
     let test_encoded = prepared.features().encode_corpus(&test)?;
     let tag_of = |t: &str| prepared.tags().iter().position(|x| x == t);
-    // Reset the peak resident size to the current one (Linux `clear_refs` value 5), so
-    // that the peak below is the fit's, not the corpus reading's.
-    std::fs::write("/proc/self/clear_refs", "5")?;
-    let rss_before = status_kb("VmRSS:");
-    let (seconds, predicted, model_bytes): (f64, Vec<Vec<Option<usize>>>, usize) = match learner {
+    let (seconds, predicted, model_bytes, peak): (
+        f64,
+        Vec<Vec<Option<usize>>>,
+        usize,
+        Option<usize>,
+    ) = match learner {
         "sp" | "bol" | "bcd" | "sp-first-order" => {
             let (learner, zero_order) = match learner {
                 "sp" => (Learner::Sp, true),
@@ -77,8 +103,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let params = base.learner(learner).zero_order(zero_order).averaging(true);
             let started = Instant::now();
-            let model = params.fit(&prepared)?;
-            let seconds = started.elapsed().as_secs_f64();
+            let (model, peak) = with_peak(|| params.fit(&prepared));
+            let (model, seconds) = (model?, started.elapsed().as_secs_f64());
             let paths = model.predict_corpus(&test)?;
             let weights = model.sparse_weights().map_or_else(
                 || {
@@ -91,12 +117,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .iter()
                 .map(|p| p.iter().map(|t| tag_of(t)).collect())
                 .collect();
-            (seconds, predicted, weights)
+            (seconds, predicted, weights, Some(peak))
         }
-        "crfsuite-ap" => crfsuite_ap(&prepared, &train, &test_encoded, epochs)?,
+        "crfsuite-ap" => {
+            let (seconds, predicted, bytes) =
+                crfsuite_ap(&prepared, &train, &test_encoded, epochs)?;
+            (seconds, predicted, bytes, None)
+        }
         other => return Err(format!("learner `{other}`").into()),
     };
-    let peak_mb = (status_kb("VmHWM:") - rss_before) / 1024.0;
+    let mb = |bytes: usize| bytes as f64 / (1024.0 * 1024.0);
+    let peak_mb = peak.map_or("-".to_string(), |p| format!("{:.1}", mb(p)));
     let (mut correct, mut total) = (0, 0);
     for (sentence, path) in test.sentences().iter().zip(&predicted) {
         for (gold, p) in sentence.tags().iter().zip(path) {
@@ -105,12 +136,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "| {} | {} | {} | {n_features} | {l} | {learner} | {seconds:.2} | {:.2} | {peak_mb:.1} | {:.1} |",
+        "| {} | {} | {} | {n_features} | {l} | {learner} | {seconds:.2} | {:.2} | {peak_mb} | {:.1} |",
         args[1],
         train.len(),
         train.n_tokens(),
         100.0 * correct as f64 / total.max(1) as f64,
-        model_bytes as f64 / (1024.0 * 1024.0),
+        mb(model_bytes),
     );
     Ok(())
 }

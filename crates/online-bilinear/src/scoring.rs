@@ -8,6 +8,7 @@
 //! 0-order weights `z[k * L + a]`.
 
 use crate::features::EncodedSentence;
+use crate::sparse::SparseRows;
 use crate::viterbi::score_index;
 
 /// Clears `out` to the zero table of `enc`.
@@ -17,20 +18,22 @@ fn reset(out: &mut Vec<f64>, enc: &EncodedSentence, l: usize) {
 }
 
 /// Adds the 0-order scores `sum_k z[k, a]` (the same for every previous state) to the
-/// table `out` of `enc`, when `zero` is given. Each position's sums are built in `L`
-/// values past the end of the table (kept as capacity, so no allocation once warm), then
-/// added to its rows.
-fn add_zero_order(enc: &EncodedSentence, l: usize, zero: Option<&[f64]>, out: &mut Vec<f64>) {
-    let Some(z) = zero else { return };
+/// table `out` of `enc`; `add_feature(k, acc)` adds feature `k`'s weights `z[k, .]` to
+/// `acc`. Each position's sums are built in `L` values past the end of the table (kept as
+/// capacity, so no allocation once warm), then added to its rows.
+fn add_zero_order(
+    enc: &EncodedSentence,
+    l: usize,
+    add_feature: impl Fn(usize, &mut [f64]),
+    out: &mut Vec<f64>,
+) {
     let len = out.len();
     out.resize(len + l, 0.0);
     let (table, acc) = out.split_at_mut(len);
     for i in 0..enc.len() {
         acc.fill(0.0);
         for &k in enc.at(i) {
-            for (s, x) in acc.iter_mut().zip(&z[k as usize * l..(k as usize + 1) * l]) {
-                *s += x;
-            }
+            add_feature(k as usize, acc);
         }
         for b in prev_rows(i, l) {
             let row = score_index(i, b, 0, l);
@@ -40,6 +43,42 @@ fn add_zero_order(enc: &EncodedSentence, l: usize, zero: Option<&[f64]>, out: &m
         }
     }
     out.truncate(len);
+}
+
+/// [`add_zero_order`] with dense weights `z[k * L + a]`, when given.
+fn add_dense_zero_order(enc: &EncodedSentence, l: usize, zero: Option<&[f64]>, out: &mut Vec<f64>) {
+    if let Some(z) = zero {
+        add_zero_order(
+            enc,
+            l,
+            |k, acc| {
+                for (s, x) in acc.iter_mut().zip(&z[k * l..(k + 1) * l]) {
+                    *s += x;
+                }
+            },
+            out,
+        );
+    }
+}
+
+/// [`add_zero_order`] with sparse weights (codes are tags).
+pub(crate) fn add_sparse_zero_order(
+    enc: &EncodedSentence,
+    l: usize,
+    zero: &SparseRows,
+    out: &mut Vec<f64>,
+) {
+    add_zero_order(
+        enc,
+        l,
+        |k, acc| {
+            let (codes, values) = zero.row(k);
+            for (&a, &x) in codes.iter().zip(values) {
+                acc[a as usize] += x;
+            }
+        },
+        out,
+    );
 }
 
 /// Rows of the score table read at position `i`: the start state at 0, the tags after.
@@ -85,7 +124,7 @@ pub fn bilinear_scores(
     add_blocks(enc, l, out, |k, b, a| {
         alpha[k * l + a] * (factor * beta[k * p + b])
     });
-    add_zero_order(enc, l, zero, out);
+    add_dense_zero_order(enc, l, zero, out);
 }
 
 /// Scores of the linear model on the matrix features: entry `[i][b][a] = sum_{k in F_i}
@@ -100,7 +139,7 @@ pub fn linear_scores(
     let p = l + 1;
     reset(out, enc, l);
     add_blocks(enc, l, out, |k, b, a| w[(k * l + a) * p + b]);
-    add_zero_order(enc, l, zero, out);
+    add_dense_zero_order(enc, l, zero, out);
 }
 
 /// Scores of sparse matrix-feature weights ([`crate::sparse`]): entry `[i][b][a] = sum_{k in
@@ -127,5 +166,5 @@ pub fn sparse_scores<'w>(
             }
         }
     }
-    add_zero_order(enc, l, zero, out);
+    add_dense_zero_order(enc, l, zero, out);
 }

@@ -82,6 +82,18 @@ impl SparseRows {
         (&row.codes, &row.w)
     }
 
+    /// The current weight of cell `code` of feature `k` (0 when not stored).
+    #[inline]
+    pub(crate) fn get(&self, k: usize, code: u32) -> f64 {
+        let row = &self.rows[k];
+        row.codes.binary_search(&code).map_or(0.0, |i| row.w[i])
+    }
+
+    /// [`snapshot`](Self::snapshot) with every cell: `K x width`, row-major.
+    pub(crate) fn snapshot_dense(&self) -> Vec<f64> {
+        self.snapshot().to_dense()
+    }
+
     /// Number of stored cells.
     pub(crate) fn nnz(&self) -> usize {
         self.rows.iter().map(|r| r.codes.len()).sum()

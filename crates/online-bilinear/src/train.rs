@@ -121,20 +121,28 @@ pub(crate) fn for_each_difference(
     }
 }
 
+/// Adds the 0-order scores of the sparse weights `zero`, when on.
+fn add_zero(enc: &EncodedSentence, l: usize, zero: Option<&SparseRows>, out: &mut Vec<f64>) {
+    if let Some(z) = zero {
+        crate::scoring::add_sparse_zero_order(enc, l, z, out);
+    }
+}
+
+/// `z += step DeltaPhi_0`: at each wrongly tagged position, `+step` at (feature, gold tag)
+/// and `-step` at (feature, predicted tag) of every active feature.
 fn zero_order_update(
-    zero: &mut Option<Linear>,
+    zero: &mut Option<SparseRows>,
     enc: &EncodedSentence,
     gold: &[usize],
     pred: &[usize],
-    l: usize,
     step: f64,
 ) {
     if let Some(z) = zero.as_mut() {
         for i in 0..enc.len() {
             if gold[i] != pred[i] {
                 for &k in enc.at(i) {
-                    z.add(k as usize * l + gold[i], step);
-                    z.add(k as usize * l + pred[i], -step);
+                    z.add(k as usize, gold[i] as u32, step);
+                    z.add(k as usize, pred[i] as u32, -step);
                 }
             }
         }
@@ -156,7 +164,7 @@ pub struct Bol {
     steps: usize,
     state: BolState,
     delta: BlockUpdate,
-    zero: Option<Linear>,
+    zero: Option<SparseRows>,
     averaging: bool,
 }
 
@@ -187,7 +195,7 @@ impl Bol {
             delta: BlockUpdate::new(l, l + 1),
             zero: params
                 .zero_order
-                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging)),
             averaging: params.averaging,
         })
     }
@@ -201,12 +209,12 @@ impl OnlineLearner for Bol {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
         let (alpha, beta, factor) = match &self.state {
             BolState::PerBlock(s) => (s.alpha(), s.beta(), 1.0),
             BolState::Spectral(s) => s.raw(),
         };
-        bilinear_scores(enc, self.l, alpha, beta, factor, zero, out);
+        bilinear_scores(enc, self.l, alpha, beta, factor, None, out);
+        add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
@@ -216,7 +224,7 @@ impl OnlineLearner for Bol {
             BolState::PerBlock(s) => s.update(&self.delta, self.steps)?,
             BolState::Spectral(s) => s.update(&self.delta, self.steps)?,
         }
-        zero_order_update(&mut self.zero, enc, gold, pred, self.l, c);
+        zero_order_update(&mut self.zero, enc, gold, pred, c);
         Ok(())
     }
 
@@ -225,7 +233,7 @@ impl OnlineLearner for Bol {
             BolState::PerBlock(s) => s.record_step(),
             BolState::Spectral(s) => s.record_step(),
         }
-        self.zero.iter_mut().for_each(Linear::record);
+        self.zero.iter_mut().for_each(SparseRows::record);
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -241,7 +249,7 @@ impl OnlineLearner for Bol {
         };
         Snapshot {
             weights: OnlineWeights::Bilinear { alpha, beta },
-            zero_order: self.zero.as_ref().map(Linear::value),
+            zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
         }
     }
 }
@@ -252,7 +260,7 @@ impl OnlineLearner for Bol {
 pub struct Sp {
     l: usize,
     w: SparseRows,
-    zero: Option<Linear>,
+    zero: Option<SparseRows>,
 }
 
 impl Sp {
@@ -264,7 +272,7 @@ impl Sp {
             w: SparseRows::new(n_features, (l + 1) * l, params.averaging),
             zero: params
                 .zero_order
-                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging)),
         }
     }
 
@@ -276,8 +284,8 @@ impl Sp {
 
 impl OnlineLearner for Sp {
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
-        sparse_scores(enc, self.l, |k| self.w.row(k), zero, out);
+        sparse_scores(enc, self.l, |k| self.w.row(k), None, out);
+        add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
@@ -288,13 +296,13 @@ impl OnlineLearner for Sp {
             w.add(k, code(ag, bg), 1.0);
             w.add(k, code(ap, bp), -1.0);
         });
-        zero_order_update(&mut self.zero, enc, gold, pred, l, 1.0);
+        zero_order_update(&mut self.zero, enc, gold, pred, 1.0);
         Ok(())
     }
 
     fn record(&mut self) {
         self.w.record();
-        self.zero.iter_mut().for_each(Linear::record);
+        self.zero.iter_mut().for_each(SparseRows::record);
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -302,7 +310,7 @@ impl OnlineLearner for Sp {
             weights: OnlineWeights::SparseLinear {
                 w: self.w.snapshot(),
             },
-            zero_order: self.zero.as_ref().map(Linear::value),
+            zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
         }
     }
 }
@@ -352,7 +360,7 @@ pub struct Bcd {
     fixed_norm2: f64,
     alpha: Linear,
     beta: Linear,
-    zero: Option<Linear>,
+    zero: Option<SparseRows>,
     update_alpha: bool,
     g: SparseSum,
     g0: SparseSum,
@@ -376,7 +384,7 @@ impl Bcd {
             beta: Linear::new(vec![beta0; n], params.averaging),
             zero: params
                 .zero_order
-                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging)),
             update_alpha: true,
             g: SparseSum::default(),
             g0: SparseSum::default(),
@@ -400,8 +408,8 @@ impl OnlineLearner for Bcd {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
-        bilinear_scores(enc, self.l, &self.alpha.w, &self.beta.w, 1.0, zero, out);
+        bilinear_scores(enc, self.l, &self.alpha.w, &self.beta.w, 1.0, None, out);
+        add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
@@ -440,7 +448,11 @@ impl OnlineLearner for Bcd {
         let mut margin: f64 = self.g.iter().map(|&(j, x)| params[j] * x).sum();
         let mut norm2: f64 = self.g.iter().map(|(_, x)| x * x).sum();
         if let Some(z) = self.zero.as_ref() {
-            margin += self.g0.iter().map(|&(j, x)| z.w[j] * x).sum::<f64>();
+            margin += self
+                .g0
+                .iter()
+                .map(|&(j, x)| z.get(j / l, (j % l) as u32) * x)
+                .sum::<f64>();
             norm2 += self.g0.iter().map(|(_, x)| x * x).sum::<f64>();
         }
         // The dual step on the concatenation (params, w) whose regularizer is
@@ -469,7 +481,7 @@ impl OnlineLearner for Bcd {
             }
             if let Some(z) = self.zero.as_mut() {
                 for &(j, x) in self.g0.iter() {
-                    z.add(j, eta * x);
+                    z.add(j / l, (j % l) as u32, eta * x);
                 }
             }
         }
@@ -479,7 +491,7 @@ impl OnlineLearner for Bcd {
     fn record(&mut self) {
         self.alpha.record();
         self.beta.record();
-        self.zero.iter_mut().for_each(Linear::record);
+        self.zero.iter_mut().for_each(SparseRows::record);
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -488,7 +500,7 @@ impl OnlineLearner for Bcd {
                 alpha: self.alpha.value(),
                 beta: self.beta.value(),
             },
-            zero_order: self.zero.as_ref().map(Linear::value),
+            zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
         }
     }
 }
