@@ -1,13 +1,17 @@
 //! Hyperparameters of the taggers.
 //!
 //! One parameter set serves every learner; each field says which learners read it (a
-//! custom learner reads what it wants through the getters).
+//! custom learner reads what it wants through the getters). A value other than the default
+//! given to a built-in learner that does not read it is an error of the check (e.g.
+//! averaging for a CRF, `power_steps` for sp), never silently ignored; `epochs`, `shuffle`,
+//! `seed`, `templates`, `cutoff` and `crf_max_iterations` are exempt (shared settings of
+//! an experiment over several learners).
 //!
 //! | name | default | meaning | learners | valid range |
 //! |---|---|---|---|---|
 //! | `learner` | | [`Learner::Bol`], [`Learner::Bcd`], [`Learner::Sp`], [`Learner::CrfL2`], [`Learner::CrfL1`], [`Learner::Custom`] (with [`TaggerParams::custom`]) | | a custom implementation exactly when `Custom` |
 //! | `epochs` | 20 | `T`, passes over the training data (bcd: one pass for `alpha` then one for `beta` per epoch) | bol, bcd, sp | `>= 1` |
-//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | all | finite, `> 0` |
+//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: predictions do not depend on it, up to rounding); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF (sp: 1 only) | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |
 //! | `reading` | [`Reading::PerBlock`] | which `F*` bol reads `W` from: per block (ours), or the paper's `1/2 \|\|Theta\|\|_2^2` exactly or through eqs. (9)-(12) as printed | bol | |
 //! | `bcd_solver` | [`BcdSolver::Hamming`] | bcd's start and dual step: ours (Hamming loss, `alpha = 0`, `beta = 1`) or Algorithm 1 with the SVM (7) as printed | bcd | |
