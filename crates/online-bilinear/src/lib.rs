@@ -21,12 +21,14 @@ pub mod viterbi;
 pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
 pub use crf::{CrfBackend, CrfWeights};
 pub use data::{
-    Corpus, Sentence, bmes_to_words, parse_char_tagged, parse_conll, parse_segmented_words,
-    read_char_tagged, read_conll, read_segmented_words, words_to_bmes,
+    ConllFormat, Corpus, LabelColumn, Sentence, bmes_to_words, parse_char_tagged, parse_conll,
+    parse_segmented_words, parse_word_tagged, read_char_tagged, read_conll, read_segmented_words,
+    read_word_tagged, words_to_bmes,
 };
 pub use error::{OblError, Result};
-pub use features::{EncodedSentence, FeatureDict, Template, Templates};
+pub use features::{EncodedSentence, FeatureDict, Template, Templates, Transform};
 pub use learner::{LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot};
+pub use metrics::TagScheme;
 pub use model::{Evaluation, FittedTagger, PreparedCorpus};
 pub use params::{BcdSolver, Learner, Reading, TaggerParams, TaggerValidParams};
 pub use rank_one::{BlockDiagonal, BlockRankOne, BlockUpdate};

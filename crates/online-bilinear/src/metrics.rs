@@ -1,5 +1,7 @@
 //! Evaluation: word precision/recall/F1 for segmentation, chunk precision/recall/F1 with the
-//! semantics of the CoNLL-2000 `conlleval` script, and the label error rate.
+//! semantics of the CoNLL-2000 `conlleval` script (BIO tags) or of typed spans (BIOES
+//! tags), and the label error rate. [`TagScheme::detect`] tells from a tag set which F1
+//! applies, if any (none for part-of-speech tags).
 //!
 //! Every function takes the gold and predicted tag sequences of a whole corpus (one `Vec`
 //! per sentence) and returns counts pooled over the corpus, as
@@ -7,14 +9,18 @@
 //! `[0, 1]`, with the counts behind them).
 
 use std::collections::HashSet;
+use std::hash::Hash;
+
+use bl_core::error::build::shape_mismatch;
 
 use bl_core::metrics::PrecisionRecallF1;
+use serde::Serialize;
 
 use crate::error::{OblError, Result};
 
 fn check<S>(context: &'static str, gold: &[Vec<S>], predicted: &[Vec<S>]) -> Result<()> {
     if gold.len() != predicted.len() {
-        return Err(crate::error::shape(
+        return Err(shape_mismatch(
             context,
             format!("as many predicted sentences as gold ({})", gold.len()),
             predicted.len(),
@@ -22,7 +28,7 @@ fn check<S>(context: &'static str, gold: &[Vec<S>], predicted: &[Vec<S>]) -> Res
     }
     for (i, (g, p)) in gold.iter().zip(predicted).enumerate() {
         if g.len() != p.len() {
-            return Err(crate::error::shape(
+            return Err(shape_mismatch(
                 context,
                 format!("sentence {i}: as many predicted tags as gold ({})", g.len()),
                 p.len(),
@@ -96,6 +102,26 @@ pub fn bmes_spans<T: AsRef<str>>(tags: &[T]) -> Vec<(usize, usize)> {
     spans
 }
 
+/// Precision, recall and F1 of the spans `spans` finds in each sentence: a predicted span
+/// is correct when the gold sentence has the same span.
+fn span_prf<S, K: Eq + Hash>(
+    context: &'static str,
+    gold: &[Vec<S>],
+    predicted: &[Vec<S>],
+    spans: impl Fn(&[S]) -> Vec<K>,
+) -> Result<PrecisionRecallF1> {
+    check(context, gold, predicted)?;
+    let (mut tp, mut n_pred, mut n_gold) = (0, 0, 0);
+    for (g, p) in gold.iter().zip(predicted) {
+        let gs: HashSet<K> = spans(g).into_iter().collect();
+        let ps = spans(p);
+        n_gold += gs.len();
+        n_pred += ps.len();
+        tp += ps.iter().filter(|s| gs.contains(s)).count();
+    }
+    Ok(prf(tp, n_pred, n_gold))
+}
+
 /// Word precision, recall and F1 of a segmentation given as BMES tags: a predicted word is
 /// correct when a gold word has the same span (see [`bmes_spans`]).
 ///
@@ -105,16 +131,103 @@ pub fn segmentation_prf<S: AsRef<str>>(
     gold: &[Vec<S>],
     predicted: &[Vec<S>],
 ) -> Result<PrecisionRecallF1> {
-    check("segmentation_prf", gold, predicted)?;
-    let (mut tp, mut n_pred, mut n_gold) = (0, 0, 0);
-    for (g, p) in gold.iter().zip(predicted) {
-        let gs: HashSet<(usize, usize)> = bmes_spans(g).into_iter().collect();
-        let ps = bmes_spans(p);
-        n_gold += gs.len();
-        n_pred += ps.len();
-        tp += ps.iter().filter(|s| gs.contains(s)).count();
+    span_prf("segmentation_prf", gold, predicted, |tags| bmes_spans(tags))
+}
+
+/// Typed chunk spans `(start, end, type)` (`end` exclusive) of a BIOES tag sequence (`B-X`
+/// begin, `I-X` or `M-X` inside, `E-X` end, `S-X` single, `O` outside; the type after the
+/// first `-`, possibly empty). Ill-formed sequences are read leniently: `I-X`/`M-X`/`E-X`
+/// not continuing a chunk of type `X` start one, and any other tag closes the open chunk.
+/// On BIO tags this gives conlleval's chunks.
+pub fn chunk_spans<T: AsRef<str>>(tags: &[T]) -> Vec<(usize, usize, String)> {
+    let mut spans = Vec::new();
+    let mut open: Option<(usize, &str)> = None;
+    let close = |open: &mut Option<(usize, &str)>, end: usize, spans: &mut Vec<_>| {
+        if let Some((start, ty)) = open.take() {
+            spans.push((start, end, ty.to_string()));
+        }
+    };
+    for (i, tag) in tags.iter().enumerate() {
+        let (prefix, ty) = split_tag(tag.as_ref());
+        match prefix {
+            "B" | "S" => {
+                close(&mut open, i, &mut spans);
+                open = Some((i, ty));
+            }
+            "I" | "M" | "E" => {
+                if open.is_none_or(|(_, t)| t != ty) {
+                    close(&mut open, i, &mut spans);
+                    open = Some((i, ty));
+                }
+            }
+            _ => close(&mut open, i, &mut spans),
+        }
+        if matches!(prefix, "E" | "S") {
+            close(&mut open, i + 1, &mut spans);
+        }
     }
-    Ok(prf(tp, n_pred, n_gold))
+    close(&mut open, tags.len(), &mut spans);
+    spans
+}
+
+/// Chunk precision, recall and F1 of BIOES (or BMES-typed) tags: a predicted chunk is
+/// correct when a gold chunk has the same start, end and type ([`chunk_spans`]). Counts are
+/// pooled over all chunk types.
+///
+/// # Errors
+/// As [`label_error_rate`].
+pub fn bioes_prf<S: AsRef<str>>(
+    gold: &[Vec<S>],
+    predicted: &[Vec<S>],
+) -> Result<PrecisionRecallF1> {
+    span_prf("bioes_prf", gold, predicted, |tags| chunk_spans(tags))
+}
+
+/// The tagging scheme of a tag set, which decides the F1 an evaluation reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum TagScheme {
+    /// Untyped `b`/`m`/`e`/`s` (either case): word segmentation, word F1
+    /// ([`segmentation_prf`]).
+    Bmes,
+    /// `O` and `B-X`/`I-X` (IOB1 or IOB2; the type may be absent): chunk F1 with conlleval
+    /// semantics ([`chunk_prf`]).
+    Bio,
+    /// `O` and `B-X`/`I-X`/`M-X`/`E-X`/`S-X` with at least one `E`, `S` or `M` (BIOES,
+    /// IOE, typed BMES): chunk F1 of typed spans ([`bioes_prf`]).
+    Bioes,
+    /// Anything else (e.g. part-of-speech tags): no F1, token accuracy only.
+    Plain,
+}
+
+impl TagScheme {
+    /// The scheme of a tag set (an empty one is [`TagScheme::Plain`]).
+    pub fn detect<S: AsRef<str>>(tags: &[S]) -> Self {
+        if tags.is_empty() {
+            return TagScheme::Plain;
+        }
+        let all = |f: fn(&str) -> bool| tags.iter().all(|t| f(t.as_ref()));
+        if all(|t| matches!(t, "b" | "m" | "e" | "s" | "B" | "M" | "E" | "S")) {
+            return TagScheme::Bmes;
+        }
+        if !all(|t| chunk_prefix(t).is_some()) {
+            return TagScheme::Plain;
+        }
+        if tags.iter().any(|t| chunk_prefix(t.as_ref()) == Some(true)) {
+            TagScheme::Bioes
+        } else {
+            TagScheme::Bio
+        }
+    }
+}
+
+/// Whether a tag is a chunk tag (`Some`) and then whether its prefix is one of BIOES's
+/// beyond BIO (`M`, `E`, `S`).
+fn chunk_prefix(tag: &str) -> Option<bool> {
+    match split_tag(tag) {
+        ("O", "") => Some(false),
+        (p @ ("B" | "I" | "M" | "E" | "S"), _) => Some(matches!(p, "M" | "E" | "S")),
+        _ => None,
+    }
 }
 
 /// Splits a chunk tag as conlleval does: at the first `-`, `B-NP` -> (`B`, `NP`); a tag
@@ -126,22 +239,20 @@ fn split_tag(tag: &str) -> (&str, &str) {
     }
 }
 
-/// conlleval's `endOfChunk`: does a chunk end between the previous token and this one?
-fn end_of_chunk(prev_tag: &str, tag: &str, prev_type: &str, ty: &str) -> bool {
-    matches!(
+/// conlleval's `endOfChunk` and `startOfChunk`: does a chunk end between the previous
+/// token and this one, and does a chunk start at this token?
+fn chunk_boundaries(prev_tag: &str, tag: &str, prev_type: &str, ty: &str) -> (bool, bool) {
+    let ends = matches!(
         (prev_tag, tag),
         ("B", "B") | ("B", "O") | ("I", "B") | ("I", "O") | ("E", "E") | ("E", "I") | ("E", "O")
     ) || matches!(prev_tag, "]" | "[")
-        || (prev_tag != "O" && prev_tag != "." && prev_type != ty)
-}
-
-/// conlleval's `startOfChunk`: does a chunk start at this token?
-fn start_of_chunk(prev_tag: &str, tag: &str, prev_type: &str, ty: &str) -> bool {
-    matches!(
+        || (prev_tag != "O" && prev_tag != "." && prev_type != ty);
+    let starts = matches!(
         (prev_tag, tag),
         ("B", "B") | ("I", "B") | ("O", "B") | ("O", "I") | ("E", "E") | ("E", "I") | ("O", "E")
     ) || matches!(tag, "[" | "]")
-        || (tag != "O" && tag != "." && prev_type != ty)
+        || (tag != "O" && tag != "." && prev_type != ty);
+    (ends, starts)
 }
 
 /// Chunk precision, recall and F1 with the semantics of the CoNLL-2000 `conlleval` script
@@ -174,10 +285,8 @@ pub fn chunk_prf<S: AsRef<str>>(
             } else {
                 ("O", "")
             };
-            let end_c = end_of_chunk(last_c, c, last_ct, ct);
-            let end_g = end_of_chunk(last_g, q, last_gt, qt);
-            let start_c = start_of_chunk(last_c, c, last_ct, ct);
-            let start_g = start_of_chunk(last_g, q, last_gt, qt);
+            let (end_c, start_c) = chunk_boundaries(last_c, c, last_ct, ct);
+            let (end_g, start_g) = chunk_boundaries(last_g, q, last_gt, qt);
             if in_correct {
                 if end_c && end_g && last_gt == last_ct {
                     in_correct = false;

@@ -15,6 +15,7 @@ use crate::features::{EncodedSentence, FeatureDict};
 use crate::learner::{
     BuiltIn, LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
 };
+use crate::metrics::TagScheme;
 use crate::params::{Learner, TaggerParams};
 use crate::scoring::{bilinear_scores, linear_scores, sparse_scores};
 use crate::train::{EpochInfo, run_online};
@@ -49,21 +50,36 @@ impl From<OnlineWeights> for Weights {
     }
 }
 
-/// Scores of a corpus from [`FittedTagger::evaluate`].
+/// Scores of a corpus from [`FittedTagger::evaluate`]: token accuracy always, and the
+/// F1 that fits the model's tag set ([`TagScheme::detect`]): word F1 for BMES
+/// segmentation tags, chunk F1 for BIO or BIOES tags, none for other tags (e.g. parts of
+/// speech).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Evaluation {
     /// Fraction of wrongly tagged tokens.
     pub label_error_rate: f64,
-    /// Word precision/recall/F1, when the tag set is `b/m/e/s` (segmentation).
+    /// Fraction of rightly tagged tokens (`1 - label_error_rate`).
+    pub token_accuracy: f64,
+    /// The scheme of the model's tag set, which decides the F1 below.
+    pub scheme: TagScheme,
+    /// Word precision/recall/F1, when the scheme is [`TagScheme::Bmes`] (segmentation).
     pub segmentation: Option<PrecisionRecallF1>,
-    /// Chunk precision/recall/F1 with conlleval semantics, for any other tag set.
+    /// Chunk precision/recall/F1 when the scheme is [`TagScheme::Bio`] (conlleval
+    /// semantics) or [`TagScheme::Bioes`] (typed spans).
     pub chunks: Option<PrecisionRecallF1>,
 }
 
 impl Evaluation {
-    /// The task's F1 (words for segmentation, chunks otherwise), as a fraction.
+    /// The task's precision/recall/F1 (words for segmentation, chunks for BIO/BIOES), or
+    /// `None` for a tag set without spans.
+    pub fn prf(&self) -> Option<PrecisionRecallF1> {
+        self.segmentation.or(self.chunks)
+    }
+
+    /// The task's F1 as a fraction; NaN (never 0) when the tag set has no spans to score
+    /// ([`TagScheme::Plain`]): use [`token_accuracy`](Self::token_accuracy) then.
     pub fn f1(&self) -> f64 {
-        self.segmentation.or(self.chunks).map_or(f64::NAN, |m| m.f1)
+        self.prf().map_or(f64::NAN, |m| m.f1)
     }
 }
 
@@ -548,17 +564,17 @@ impl FittedTagger {
             .map(|s| s.tags().to_vec())
             .collect();
         let label_error_rate = crate::metrics::label_error_rate(&gold, &pred)?;
-        let is_segmentation = self
-            .tags
-            .iter()
-            .all(|t| matches!(t.as_str(), "b" | "m" | "e" | "s"));
-        let (segmentation, chunks) = if is_segmentation {
-            (Some(crate::metrics::segmentation_prf(&gold, &pred)?), None)
-        } else {
-            (None, Some(crate::metrics::chunk_prf(&gold, &pred)?))
+        let scheme = TagScheme::detect(&self.tags);
+        let (segmentation, chunks) = match scheme {
+            TagScheme::Bmes => (Some(crate::metrics::segmentation_prf(&gold, &pred)?), None),
+            TagScheme::Bio => (None, Some(crate::metrics::chunk_prf(&gold, &pred)?)),
+            TagScheme::Bioes => (None, Some(crate::metrics::bioes_prf(&gold, &pred)?)),
+            TagScheme::Plain => (None, None),
         };
         Ok(Evaluation {
             label_error_rate,
+            token_accuracy: 1.0 - label_error_rate,
+            scheme,
             segmentation,
             chunks,
         })

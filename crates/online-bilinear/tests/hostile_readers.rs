@@ -1,5 +1,5 @@
-//! Hostile input for the corpus readers (CoNLL columns, `char/tag` lines, segmented
-//! words): regression tests of hand-made files and a mutation suite of a few thousand
+//! Hostile input for the corpus readers (CoNLL columns, also with a named or indexed
+//! label column, `word/TAG` lines, `char/tag` lines, segmented words): regression tests of hand-made files and a mutation suite of a few thousand
 //! mutated files per reader, each call checked for no panic, at most 100 ms and at most
 //! 64 MiB requested. The guard and the mutation strategies are those of `bl-core`'s
 //! reader suite.
@@ -9,11 +9,11 @@ mod guard;
 #[path = "../../bl-core/tests/hostile/mutate.rs"]
 mod mutate;
 
-use online_bilinear::OblError;
 use online_bilinear::data::{
-    parse_char_tagged, parse_conll, parse_segmented_words, read_char_tagged, read_conll,
-    read_segmented_words,
+    parse_char_tagged, parse_conll, parse_segmented_words, parse_word_tagged, read_char_tagged,
+    read_conll, read_segmented_words, read_word_tagged,
 };
+use online_bilinear::{ConllFormat, Corpus, LabelColumn, OblError};
 use proptest::prop_assert;
 use proptest::test_runner::{TestCaseError, TestRunner};
 
@@ -48,47 +48,83 @@ fn outcome<T: std::fmt::Debug>(r: online_bilinear::Result<T>) -> Option<String> 
     r.err().map(|e| e.to_string())
 }
 
-const CONLL: &[&str] = &[
-    "-DOCSTART- -X- O\n\nConfidence NN B-NP\nin IN B-PP\nthe DT B-NP\n\nHe PRP B-NP\n",
-    "a b\nc d\r\n\r\ne f\r\n",
-    "x\ty\tz\tO\nu\tv\tw\tB\n",
+/// A text parser under test.
+type Parse = fn(&str) -> online_bilinear::Result<Corpus>;
+
+/// Each reader: its name, valid files to mutate, the proptest seed, the call.
+const SUITES: &[(&str, &[&str], u64, Parse)] = &[
+    (
+        "parse_conll",
+        &[
+            "-DOCSTART- -X- O\n\nConfidence NN B-NP\nin IN B-PP\nthe DT B-NP\n\nHe PRP B-NP\n",
+            "a b\nc d\r\n\r\ne f\r\n",
+            "x\ty\tz\tO\nu\tv\tw\tB\n",
+        ],
+        31,
+        |t| parse_conll(t, "<input>"),
+    ),
+    (
+        "parse_char_tagged",
+        &[
+            "迈/b 向/e 新/s\n世/b 纪/e\n",
+            "//s a/B b/m c/E\r\n\r\nd/s\n",
+        ],
+        32,
+        |t| parse_char_tagged(t, "<input>"),
+    ),
+    (
+        "parse_segmented_words",
+        &["迈向 新 世纪\n\n今天 是 好日子\n", "a bb ccc\r\ndddd\r"],
+        33,
+        |t| parse_segmented_words(t, "<input>"),
+    ),
+    (
+        "parse_word_tagged (/, then _)",
+        &[
+            "The/DT 1/2/CD share/NN ./.\n\nHe/PRP left/VBD\n",
+            "a_DT b_c_NN\r\nd_VB\r",
+        ],
+        34,
+        |t| parse_word_tagged(t, '/', "<input>").or_else(|_| parse_word_tagged(t, '_', "<input>")),
+    ),
+    (
+        "ConllFormat (header, named label)",
+        &[
+            "ID WORD POS chunk\n1 Confidence NN B-NP\n2 in IN B-PP\n\n1 He PRP B-NP\n",
+            "-DOCSTART- x\n\nid\tword\tpos\tchunk\r\n1\ta\tb\tO\r\n",
+        ],
+        35,
+        |t| {
+            let label = LabelColumn::Named("chunk".into());
+            ConllFormat::new()
+                .header(true)
+                .label(label)
+                .parse(t, "<input>")
+        },
+    ),
+    (
+        "ConllFormat (names, indexed label)",
+        &["a NN B-NP\nb VB B-VP\n\nc DT O\n", "x y z\r\ru v w\r"],
+        36,
+        |t| {
+            let names = ["word", "pos", "chunk"];
+            let format = ConllFormat::new()
+                .columns(&names)
+                .label(LabelColumn::Index(1));
+            format.parse(t, "<input>")
+        },
+    ),
 ];
-const CHAR_TAGGED: &[&str] = &[
-    "迈/b 向/e 新/s\n世/b 纪/e\n",
-    "//s a/B b/m c/E\r\n\r\nd/s\n",
-];
-const SEGMENTED: &[&str] = &["迈向 新 世纪\n\n今天 是 好日子\n", "a bb ccc\r\ndddd\r"];
 
+/// Every reader's mutation suite, after checking that its seed files parse.
 #[test]
-fn conll_mutation_suite() {
-    assert!(CONLL.iter().all(|s| parse_conll(s, "<input>").is_ok()));
-    mutation_suite("parse_conll", CONLL, 31, |text| {
-        outcome(parse_conll(text, "<input>"))
-    });
-}
-
-#[test]
-fn char_tagged_mutation_suite() {
-    assert!(
-        CHAR_TAGGED
-            .iter()
-            .all(|s| parse_char_tagged(s, "<input>").is_ok())
-    );
-    mutation_suite("parse_char_tagged", CHAR_TAGGED, 32, |text| {
-        outcome(parse_char_tagged(text, "<input>"))
-    });
-}
-
-#[test]
-fn segmented_words_mutation_suite() {
-    assert!(
-        SEGMENTED
-            .iter()
-            .all(|s| parse_segmented_words(s, "<input>").is_ok())
-    );
-    mutation_suite("parse_segmented_words", SEGMENTED, 33, |text| {
-        outcome(parse_segmented_words(text, "<input>"))
-    });
+fn mutation_suites() {
+    for &(name, seeds, seed, parse) in SUITES {
+        for text in seeds {
+            assert!(parse(text).is_ok(), "{name}: seed {text:?}");
+        }
+        mutation_suite(name, seeds, seed, move |text| outcome(parse(text)));
+    }
 }
 
 /// One of the file readers.
@@ -101,12 +137,24 @@ fn non_utf8_files_name_the_line() {
     let dir = std::env::temp_dir().join(format!("obl-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.txt");
-    let readers: [(&str, &[u8], Reader); 3] = [
-        ("conll", b"a B\n\nc \xff D\n", |p| read_conll(p)),
-        ("char", b"a/s\r\n\xfe/s\r\n", |p| read_char_tagged(p)),
-        ("words", b"ab\rcd\r\xc3", |p| read_segmented_words(p)),
+    let readers: [(&str, &[u8], Reader, usize); 5] = [
+        ("conll", b"a B\n\nc \xff D\n", |p| read_conll(p), 3),
+        ("char", b"a/s\r\n\xfe/s\r\n", |p| read_char_tagged(p), 2),
+        ("words", b"ab\rcd\r\xc3", |p| read_segmented_words(p), 3),
+        (
+            "word/TAG",
+            b"a/DT\r\rb/\x80NN\n",
+            |p| read_word_tagged(p, '/'),
+            3,
+        ),
+        (
+            "conll header",
+            b"w p c\n\xe9 NN O\n",
+            |p| ConllFormat::new().header(true).read(p),
+            2,
+        ),
     ];
-    for ((name, bytes, read), want) in readers.into_iter().zip([3, 2, 3]) {
+    for (name, bytes, read, want) in readers {
         std::fs::write(&path, bytes).unwrap();
         match read(&path) {
             Err(OblError::Core(bl_core::BlError::Parse { line, message, .. })) => {
@@ -136,4 +184,17 @@ fn carriage_return_line_ends_count_as_lines() {
         parse_segmented_words("ab\rc\r", "<input>").unwrap().len(),
         2
     );
+    let words = parse_word_tagged("a/A\rb/B\r\rc/C\r", '/', "<input>").unwrap();
+    assert_eq!((words.len(), words.n_tokens()), (3, 3));
+    match parse_word_tagged("a/A\rb/B\r\rc\r", '/', "<input>") {
+        Err(OblError::Core(bl_core::BlError::Parse { line, .. })) => assert_eq!(line, 4),
+        other => panic!("expected a Parse error, got {other:?}"),
+    }
+    let named = ConllFormat::new().header(true);
+    let corpus = named.parse("w t\ra B\rc D\r\re F\r", "<input>").unwrap();
+    assert_eq!((corpus.len(), corpus.n_tokens()), (2, 3));
+    match named.parse("w t\ra B\rc D\r\re F G\r", "<input>") {
+        Err(OblError::MissingColumns { line, .. }) => assert_eq!(line, 5),
+        other => panic!("expected MissingColumns, got {other:?}"),
+    }
 }

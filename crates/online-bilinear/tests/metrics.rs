@@ -1,10 +1,20 @@
-//! conlleval semantics, word F1 and label error on hand-computed cases.
+//! conlleval semantics, BIOES spans, word F1, label error and the tag-scheme detection on
+//! hand-computed cases; conlleval against the span reading on random BIO sequences.
 
+use bl_core::metrics::PrecisionRecallF1;
 use online_bilinear::OblError;
-use online_bilinear::metrics::{bmes_spans, chunk_prf, label_error_rate, segmentation_prf};
+use online_bilinear::metrics::{
+    TagScheme, bioes_prf, bmes_spans, chunk_prf, chunk_spans, label_error_rate, segmentation_prf,
+};
+use proptest::prelude::*;
 
 fn v(tags: &[&str]) -> Vec<String> {
     tags.iter().map(|s| s.to_string()).collect()
+}
+
+/// (true positives, false positives, false negatives).
+fn counts(m: &PrecisionRecallF1) -> (usize, usize, usize) {
+    (m.true_positives, m.false_positives, m.false_negatives)
 }
 
 #[test]
@@ -14,10 +24,7 @@ fn chunk_f1_counts_exact_spans_and_types() {
     // Predicted: [NP 0-1] (correct), [VP 2-3] (wrong end), [NP 4] (wrong start), O: 3 chunks.
     let pred = vec![v(&["B-NP", "I-NP", "B-VP", "I-VP", "B-NP", "O"])];
     let m = chunk_prf(&gold, &pred).unwrap();
-    assert_eq!(
-        (m.true_positives, m.false_positives, m.false_negatives),
-        (1, 2, 3)
-    );
+    assert_eq!(counts(&m), (1, 2, 3));
     assert!((m.precision - 1.0 / 3.0).abs() < 1e-12);
     assert!((m.recall - 0.25).abs() < 1e-12);
     assert!((m.f1 - 2.0 * (1.0 / 3.0) * 0.25 / (1.0 / 3.0 + 0.25)).abs() < 1e-12);
@@ -29,10 +36,7 @@ fn conlleval_starts_a_chunk_at_i_after_o_and_at_a_type_change() {
     let gold = vec![v(&["O", "I-NP", "I-NP", "I-VP", "O"])];
     let pred = vec![v(&["O", "B-NP", "I-NP", "B-VP", "O"])];
     let m = chunk_prf(&gold, &pred).unwrap();
-    assert_eq!(
-        (m.true_positives, m.false_positives, m.false_negatives),
-        (2, 0, 0)
-    );
+    assert_eq!(counts(&m), (2, 0, 0));
     assert_eq!(m.f1, 1.0);
 }
 
@@ -42,10 +46,7 @@ fn conlleval_wrong_type_on_same_span_is_an_error_and_sentences_close_chunks() {
     let pred = vec![v(&["B-VP", "I-VP"]), v(&["B-NP"])];
     let m = chunk_prf(&gold, &pred).unwrap();
     // First sentence: type differs; second: same one-token chunk (closed by the boundary).
-    assert_eq!(
-        (m.true_positives, m.false_positives, m.false_negatives),
-        (1, 1, 1)
-    );
+    assert_eq!(counts(&m), (1, 1, 1));
 }
 
 #[test]
@@ -63,10 +64,7 @@ fn bmes_spans_and_word_f1() {
     let gold = vec![v(&["b", "e", "s", "b", "m", "e"])];
     let pred = vec![v(&["b", "e", "b", "e", "b", "e"])];
     let m = segmentation_prf(&gold, &pred).unwrap();
-    assert_eq!(
-        (m.true_positives, m.false_positives, m.false_negatives),
-        (1, 2, 2)
-    );
+    assert_eq!(counts(&m), (1, 2, 2));
     assert!((m.f1 - 1.0 / 3.0).abs() < 1e-12);
 }
 
@@ -88,4 +86,93 @@ fn label_error_and_bad_input() {
         segmentation_prf(&empty, &empty),
         Err(OblError::Core(bl_core::BlError::Empty { .. }))
     ));
+}
+
+#[test]
+fn bioes_spans_and_chunk_f1() {
+    let tags = [
+        "B-PER", "E-PER", "O", "S-LOC", "B-ORG", "I-ORG", "E-ORG", "S-LOC",
+    ];
+    let span = |s: usize, e: usize, t: &str| (s, e, t.to_string());
+    assert_eq!(
+        chunk_spans(&tags),
+        vec![
+            span(0, 2, "PER"),
+            span(3, 4, "LOC"),
+            span(4, 7, "ORG"),
+            span(7, 8, "LOC")
+        ]
+    );
+    // Lenient reading: `E-X` alone is a chunk, a type change inside starts a new one,
+    // and a chunk still open at the end is closed there.
+    assert_eq!(
+        chunk_spans(&["E-A", "I-A", "I-B", "M-B", "O", "I-C"]),
+        vec![
+            span(0, 1, "A"),
+            span(1, 2, "A"),
+            span(2, 4, "B"),
+            span(5, 6, "C")
+        ]
+    );
+    let gold = vec![v(&tags)];
+    // Predicted: PER right, LOC right, ORG ends early (wrong), last LOC typed PER (wrong).
+    let pred = vec![v(&[
+        "B-PER", "E-PER", "O", "S-LOC", "B-ORG", "E-ORG", "O", "S-PER",
+    ])];
+    let m = bioes_prf(&gold, &pred).unwrap();
+    assert_eq!(counts(&m), (2, 2, 2));
+    assert!((m.f1 - 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn tag_schemes_are_detected_from_the_tag_set() {
+    for (tags, scheme) in [
+        (&["b", "m", "e", "s"][..], TagScheme::Bmes),
+        (&["B", "E", "S"], TagScheme::Bmes),
+        (&["O", "B-NP", "I-NP", "B-VP"], TagScheme::Bio),
+        (&["O", "I-NP", "B-NP"], TagScheme::Bio),
+        (&["B", "I", "O"], TagScheme::Bio),
+        (&["O", "B-PER", "E-PER", "S-LOC", "I-PER"], TagScheme::Bioes),
+        (&["B-NR", "M-NR", "E-NR", "S-PU"], TagScheme::Bioes),
+        (
+            &["DT", "NN", "IN", "VBD", "-LRB-", "PRP$"],
+            TagScheme::Plain,
+        ),
+        (&["NOUN", "VERB", "ADP"], TagScheme::Plain),
+        (&["O", "B-NP", "NN"], TagScheme::Plain),
+        (&[], TagScheme::Plain),
+    ] {
+        assert_eq!(TagScheme::detect(tags), scheme, "{tags:?}");
+    }
+}
+
+fn bio_sequence(len: usize) -> impl Strategy<Value = Vec<String>> {
+    let tag = prop::sample::select(vec!["O", "B-NP", "I-NP", "B-VP", "I-VP"]);
+    prop::collection::vec(tag.prop_map(String::from), len)
+}
+
+fn gold_and_predicted() -> impl Strategy<Value = (Vec<Vec<String>>, Vec<Vec<String>>)> {
+    prop::collection::vec(1usize..12, 1..5).prop_flat_map(|lengths| {
+        let sentences =
+            |lengths: &[usize]| lengths.iter().map(|&n| bio_sequence(n)).collect::<Vec<_>>();
+        (sentences(&lengths), sentences(&lengths))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 500,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(41),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// conlleval's state machine and the typed-span reading count the same chunks on any
+    /// BIO sequence, well-formed (IOB2) or not (IOB1, stray `I-X`).
+    #[test]
+    fn conlleval_equals_the_span_reading_on_bio_tags((gold, pred) in gold_and_predicted()) {
+        let a = chunk_prf(&gold, &pred).unwrap();
+        let b = bioes_prf(&gold, &pred).unwrap();
+        prop_assert_eq!(counts(&a), counts(&b));
+    }
 }

@@ -7,86 +7,121 @@ mod common;
 use bl_core::linalg::top_singular_vectors;
 use bl_core::random::seeded_rng;
 use online_bilinear::Fit as _;
-use online_bilinear::{BcdSolver, Reading, SpectralMode, SpectralRankOne, TaggerParams, Templates};
+use online_bilinear::{
+    BcdSolver, BlockUpdate, Reading, SpectralMode, SpectralRankOne, TaggerParams, Templates,
+};
+
+/// Checks a reading's state after one update: `(before, update, after, (n_blocks, l, p))`.
+type Check = fn(&SpectralRankOne, &BlockUpdate, &SpectralRankOne, (usize, usize, usize));
+
+/// A reading under test: the mode, `(n_blocks, l, p)`, `(seed, updates, power steps)`
+/// and the check.
+type Run = (
+    SpectralMode,
+    (usize, usize, usize),
+    (u64, usize, usize),
+    Check,
+);
+
+/// Each reading's invariants after every one of a run of random updates (seeded).
+#[test]
+fn spectral_readings_keep_their_invariants_under_random_updates() {
+    let runs: [Run; 2] = [
+        (
+            SpectralMode::Exact,
+            (5, 3, 4),
+            (11, 25, 1),
+            exact_reading_is_the_dense_leading_pair,
+        ),
+        (
+            SpectralMode::Algorithm2,
+            (6, 2, 3),
+            (12, 40, 4),
+            algorithm2_keeps_unit_vectors,
+        ),
+    ];
+    for (mode, (n_blocks, l, p), (seed, steps, power_steps), check) in runs {
+        let mut state = SpectralRankOne::new(n_blocks, l, p, mode, false).unwrap();
+        let mut rng = seeded_rng(seed);
+        for _ in 0..steps {
+            let d = common::random_update(&mut rng, n_blocks, l, p);
+            let before = state.clone();
+            state.update(&d, power_steps).unwrap();
+            check(&before, &d, &state, (n_blocks, l, p));
+        }
+    }
+}
 
 /// The exact reading's `W = alpha beta^T` is `sigma_1 u_1 v_1^T` of the dense block-diagonal
-/// `Theta` (Proposition 2): one block, checked against a dense SVD after every update.
-#[test]
-fn exact_reading_is_the_dense_leading_singular_pair_and_keeps_one_block() {
-    let (n_blocks, l, p) = (5, 3, 4);
-    let mut state = SpectralRankOne::new(n_blocks, l, p, SpectralMode::Exact, false).unwrap();
-    let mut rng = seeded_rng(11);
-    for _ in 0..25 {
-        state
-            .update(&common::random_update(&mut rng, n_blocks, l, p), 1)
-            .unwrap();
-        let dense = state.theta().to_dense();
-        let svd = top_singular_vectors(dense.as_ref(), 1).unwrap();
-        let sigma = svd.s[0];
-        assert!((state.sigma_max() - sigma).abs() < 1e-9 * sigma);
-        let (alpha, beta) = state.alpha_beta();
-        for i in 0..n_blocks * l {
-            for j in 0..n_blocks * p {
-                if i / l != j / p {
-                    continue; // the score reads only the diagonal blocks
-                }
-                let whole = sigma * svd.u[(i, 0)] * svd.v[(j, 0)];
-                assert!(
-                    (alpha[i] * beta[j] - whole).abs() < 1e-5 * sigma,
-                    "entry ({i}, {j})"
-                );
+/// `Theta` (Proposition 2): one block, checked against a dense SVD.
+fn exact_reading_is_the_dense_leading_pair(
+    _: &SpectralRankOne,
+    _: &BlockUpdate,
+    state: &SpectralRankOne,
+    (n_blocks, l, p): (usize, usize, usize),
+) {
+    let dense = state.theta().to_dense();
+    let svd = top_singular_vectors(dense.as_ref(), 1).unwrap();
+    let sigma = svd.s[0];
+    assert!((state.sigma_max() - sigma).abs() < 1e-9 * sigma);
+    let (alpha, beta) = state.alpha_beta();
+    for i in 0..n_blocks * l {
+        for j in 0..n_blocks * p {
+            if i / l != j / p {
+                continue; // the score reads only the diagonal blocks
             }
+            let whole = sigma * svd.u[(i, 0)] * svd.v[(j, 0)];
+            assert!(
+                (alpha[i] * beta[j] - whole).abs() < 1e-5 * sigma,
+                "entry ({i}, {j})"
+            );
         }
-        assert_eq!(state.nonzero_blocks(), 1);
-        assert_eq!(
-            state.top_block().map(|k| k * l),
-            Some(
-                (0..n_blocks * l)
-                    .max_by(|&a, &b| svd.u[(a, 0)].abs().total_cmp(&svd.u[(b, 0)].abs()))
-                    .unwrap()
-                    / l
-                    * l
-            )
-        );
     }
+    assert_eq!(state.nonzero_blocks(), 1);
+    assert_eq!(
+        state.top_block().map(|k| k * l),
+        Some(
+            (0..n_blocks * l)
+                .max_by(|&a, &b| svd.u[(a, 0)].abs().total_cmp(&svd.u[(b, 0)].abs()))
+                .unwrap()
+                / l
+                * l
+        )
+    );
 }
 
 /// Algorithm 2 keeps `alpha` and `beta` unit vectors (line 12) with the bookkeeping of the
 /// global scale, and touches only the blocks of the update.
-#[test]
-fn algorithm2_keeps_unit_vectors_and_touches_only_the_updated_blocks() {
-    let (n_blocks, l, p) = (6, 2, 3);
-    let mut state = SpectralRankOne::new(n_blocks, l, p, SpectralMode::Algorithm2, false).unwrap();
-    let mut rng = seeded_rng(12);
-    for _ in 0..40 {
-        let d = common::random_update(&mut rng, n_blocks, l, p);
-        let (before_a, before_b) = state.alpha_beta();
-        let sigma_before = state.sigma_max();
-        state.update(&d, 4).unwrap();
-        let (a, b) = state.alpha_beta();
-        // alpha_beta() is sqrt(sigma_1) times the unit vectors.
-        let root = state.sigma_max().sqrt();
-        let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt() / root;
-        let nb: f64 = b.iter().map(|x| x * x).sum::<f64>().sqrt() / root;
-        assert!(
-            (na - 1.0).abs() < 1e-9 && (nb - 1.0).abs() < 1e-9,
-            "{na} {nb}"
-        );
-        if sigma_before > 0.0 {
-            // Untouched blocks keep their direction: only the global scale changed.
-            let touched: Vec<usize> = d.blocks().iter().map(|&k| k as usize).collect();
-            let ratio = |new: &[f64], old: &[f64], width: usize| -> Vec<f64> {
-                (0..n_blocks)
-                    .filter(|k| !touched.contains(k))
-                    .flat_map(|k| (k * width..(k + 1) * width).collect::<Vec<_>>())
-                    .filter(|&j| old[j].abs() > 1e-9)
-                    .map(|j| new[j] / old[j])
-                    .collect()
-            };
-            for r in [ratio(&a, &before_a, l), ratio(&b, &before_b, p)] {
-                if let Some(first) = r.first() {
-                    assert!(r.iter().all(|x| (x - first).abs() < 1e-9 * first.abs()));
-                }
+fn algorithm2_keeps_unit_vectors(
+    before: &SpectralRankOne,
+    d: &BlockUpdate,
+    state: &SpectralRankOne,
+    (n_blocks, l, p): (usize, usize, usize),
+) {
+    let (before_a, before_b) = before.alpha_beta();
+    let (a, b) = state.alpha_beta();
+    // alpha_beta() is sqrt(sigma_1) times the unit vectors.
+    let root = state.sigma_max().sqrt();
+    let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt() / root;
+    let nb: f64 = b.iter().map(|x| x * x).sum::<f64>().sqrt() / root;
+    assert!(
+        (na - 1.0).abs() < 1e-9 && (nb - 1.0).abs() < 1e-9,
+        "{na} {nb}"
+    );
+    if before.sigma_max() > 0.0 {
+        // Untouched blocks keep their direction: only the global scale changed.
+        let touched: Vec<usize> = d.blocks().iter().map(|&k| k as usize).collect();
+        let ratio = |new: &[f64], old: &[f64], width: usize| -> Vec<f64> {
+            (0..n_blocks)
+                .filter(|k| !touched.contains(k))
+                .flat_map(|k| (k * width..(k + 1) * width).collect::<Vec<_>>())
+                .filter(|&j| old[j].abs() > 1e-9)
+                .map(|j| new[j] / old[j])
+                .collect()
+        };
+        for r in [ratio(&a, &before_a, l), ratio(&b, &before_b, p)] {
+            if let Some(first) = r.first() {
+                assert!(r.iter().all(|x| (x - first).abs() < 1e-9 * first.abs()));
             }
         }
     }

@@ -1,0 +1,354 @@
+//! Template transforms on hand-computed words, `Templates::word_only` on a word-only corpus
+//! the test writes (unseen words are tagged through their form), named columns, and the
+//! evaluation that fits each tag set.
+
+use bl_core::random::seeded_rng;
+use online_bilinear::Fit as _;
+use online_bilinear::{
+    ConllFormat, Corpus, FeatureDict, LabelColumn, OblError, Sentence, TagScheme, TaggerParams,
+    Template, Templates, Transform, parse_word_tagged, read_word_tagged,
+};
+use rand::RngExt;
+
+#[test]
+fn transforms_of_hand_picked_words() {
+    use Transform::*;
+    for (word, transform, want) in [
+        ("The", Lowercase, "the"),
+        ("ÉCOLE", Lowercase, "école"),
+        ("unhappily", Prefix(3), "unh"),
+        ("ab", Prefix(3), "ab"),
+        ("walking", Suffix(3), "ing"),
+        ("naïve", Suffix(3), "ïve"),
+        ("a", Suffix(2), "a"),
+        ("abc", Suffix(0), ""), // refused by Templates::new, empty if called directly
+        ("abc", Prefix(0), ""),
+        ("McDonald's", Shape, "XxXxxxxx'x"),
+        ("McDonald's", ShortShape, "XxXx'x"),
+        ("1,200", Shape, "d,ddd"),
+        ("1,200", ShortShape, "d,d"),
+        ("Über-2", ShortShape, "Xx-d"),
+        ("1984", IsDigit, "1"),
+        ("19a", IsDigit, "0"),
+        ("", IsDigit, "0"),
+        ("NASA", IsUpper, "1"),
+        ("U.S.", IsUpper, "1"),
+        ("Nasa", IsUpper, "0"),
+        ("123", IsUpper, "0"),
+        ("漢字", IsUpper, "0"),
+        ("漢字", Shape, "xx"),
+        ("London", IsTitle, "1"),
+        ("McDonald", IsTitle, "0"),
+        ("london", IsTitle, "0"),
+        ("well-known", HasHyphen, "1"),
+        ("known", HasHyphen, "0"),
+    ] {
+        // The transform appends to what the buffer holds.
+        let mut out = String::from(">");
+        transform.write(word, &mut out);
+        assert_eq!(out, format!(">{want}"), "{transform:?} of {word:?}");
+    }
+}
+
+/// A transform's output as a fresh string.
+fn transformed(transform: Transform, word: &str) -> String {
+    let mut out = String::new();
+    transform.write(word, &mut out);
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 400,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(17),
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Against independent computations: `str::to_lowercase`, affixes from the `char`
+    /// vector, the collapsed shape as the shape with repeats removed.
+    #[test]
+    fn transforms_agree_with_independent_computations(
+        word in "[A-Za-z0-9,.'ÉéÜüß漢-]{0,12}",
+        k in 1u8..=16,
+    ) {
+        let chars: Vec<char> = word.chars().collect();
+        let k_chars = usize::from(k).min(chars.len());
+        proptest::prop_assert_eq!(transformed(Transform::Lowercase, &word), word.to_lowercase());
+        let prefix: String = chars[..k_chars].iter().collect();
+        let suffix: String = chars[chars.len() - k_chars..].iter().collect();
+        proptest::prop_assert_eq!(transformed(Transform::Prefix(k), &word), prefix);
+        proptest::prop_assert_eq!(transformed(Transform::Suffix(k), &word), suffix);
+        let mut collapsed: Vec<char> = transformed(Transform::Shape, &word).chars().collect();
+        proptest::prop_assert_eq!(collapsed.len(), chars.len());
+        collapsed.dedup();
+        proptest::prop_assert_eq!(
+            transformed(Transform::ShortShape, &word),
+            collapsed.into_iter().collect::<String>()
+        );
+    }
+}
+
+#[test]
+fn transformed_templates_make_the_expected_feature_strings_and_are_checked() {
+    let lower = |offset| Template::Transformed {
+        column: 0,
+        offset,
+        transform: Transform::Lowercase,
+    };
+    let templates = Templates::new(vec![lower(0), lower(-1)]).unwrap();
+    let corpus = Corpus::new(vec![
+        Sentence::from_tokens(&["The", "CAT"], &["DT", "NN"]).unwrap(),
+    ]);
+    let dict = FeatureDict::build(&corpus, &templates, 1).unwrap();
+    for feature in ["0\u{1}the", "0\u{1}cat", "1\u{1}\u{2}<1", "1\u{1}the"] {
+        assert!(dict.id(feature).is_some(), "{feature:?}");
+    }
+    assert_eq!(dict.len(), 4);
+    for transform in [Transform::Prefix(0), Transform::Suffix(17)] {
+        let bad = Templates::new(vec![Template::Transformed {
+            column: 0,
+            offset: 0,
+            transform,
+        }]);
+        assert!(
+            matches!(
+                bad,
+                Err(OblError::Core(bl_core::BlError::InvalidParameter { .. }))
+            ),
+            "{transform:?}"
+        );
+    }
+    // Saved templates: names and transforms round trip, and a list saved without names
+    // (before they existed) still loads.
+    for t in [
+        Templates::word_only(),
+        Templates::chunking(),
+        Templates::segmentation(),
+    ] {
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(serde_json::from_str::<Templates>(&json).unwrap(), t);
+    }
+    let old = r#"{"list":[{"Unigram":{"column":0,"offset":0}}]}"#;
+    assert!(
+        serde_json::from_str::<Templates>(old)
+            .unwrap()
+            .column_names()
+            .is_empty()
+    );
+    let bad_names = r#"{"list":["Bias"],"column_names":["word"]}"#;
+    assert!(serde_json::from_str::<Templates>(bad_names).is_err());
+    assert!(
+        Templates::chunking()
+            .with_column_names(&["a", "b", "c"])
+            .is_err()
+    );
+    assert!(
+        Templates::chunking()
+            .with_column_names(&["a", "a"])
+            .is_err()
+    );
+}
+
+/// A word-only POS corpus where the tag follows from the word's form: determiners, nouns
+/// (plain stems), `-ing` and `-ed` verbs, capitalized proper nouns, numbers, hyphenated
+/// adjectives. Stems are random, so a test corpus of another seed has unseen words.
+fn pos_corpus_text(n_sentences: usize, seed: u64) -> String {
+    let mut rng = seeded_rng(seed);
+    let stem = |rng: &mut bl_core::random::Rng| -> String {
+        let len = rng.random_range(3..7);
+        (0..len)
+            .map(|_| char::from(b'a' + rng.random_range(0..26u8)))
+            .collect()
+    };
+    let mut text = String::new();
+    for _ in 0..n_sentences {
+        let n = rng.random_range(4..10);
+        let items: Vec<String> = (0..n)
+            .map(|_| {
+                let s = stem(&mut rng);
+                let (word, tag) = match rng.random_range(0..7) {
+                    0 => (["the", "a"][rng.random_range(0..2)].to_string(), "DT"),
+                    1 => (s, "NN"),
+                    2 => (format!("{s}ing"), "VBG"),
+                    3 => (format!("{s}ed"), "VBD"),
+                    4 => {
+                        let mut c = s.chars();
+                        let first = c.next().map(|f| f.to_ascii_uppercase());
+                        (first.into_iter().chain(c).collect(), "NNP")
+                    }
+                    5 => (rng.random_range(1..5000).to_string(), "CD"),
+                    _ => (format!("{s}-{}", stem(&mut rng)), "JJ"),
+                };
+                format!("{word}/{tag}")
+            })
+            .collect();
+        text.push_str(&items.join(" "));
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn word_only_templates_tag_unseen_words_of_a_word_tagged_file() {
+    let dir = std::env::temp_dir().join(format!("obl-templates-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("train.pos");
+    std::fs::write(&path, pos_corpus_text(300, 1)).unwrap();
+    let train = read_word_tagged(&path, '/').unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let test = parse_word_tagged(&pos_corpus_text(100, 2), '/', "<test>").unwrap();
+    let accuracy = |templates: Templates| {
+        let model = TaggerParams::bol()
+            .templates(templates)
+            .epochs(5)
+            .seed(3)
+            .fit(&train)
+            .unwrap();
+        let e = model.evaluate(&test).unwrap();
+        // POS tags have no spans: accuracy only, and no F1 of 0.
+        assert_eq!(e.scheme, TagScheme::Plain);
+        assert!(e.prf().is_none() && e.chunks.is_none() && e.f1().is_nan());
+        assert!((e.token_accuracy + e.label_error_rate - 1.0).abs() < 1e-12);
+        e.token_accuracy
+    };
+    let with_transforms = accuracy(Templates::word_only());
+    let words_alone = accuracy(
+        Templates::new(vec![
+            Template::Bias,
+            Template::Unigram {
+                column: 0,
+                offset: 0,
+            },
+        ])
+        .unwrap(),
+    );
+    assert!(
+        with_transforms > 0.95 && with_transforms > words_alone + 0.3,
+        "word_only {with_transforms}, words alone {words_alone}"
+    );
+}
+
+/// A small chunking corpus in CoNLL columns (word, part of speech, chunk).
+const CHUNKS: &str = "He PRP B-NP\nreckons VBZ B-VP\nthe DT B-NP\ncurrent JJ I-NP\n\
+    deficit NN I-NP\n\nThe DT B-NP\npound NN I-NP\nfell VBD B-VP\n\nIt PRP B-NP\n\
+    rose VBD B-VP\nsharply RB O\n";
+
+#[test]
+fn chunking_templates_name_the_part_of_speech_column_they_need() {
+    let missing_pos = |result: Result<_, OblError>| match result {
+        Err(OblError::TooFewColumns { column, needed, .. }) => {
+            assert_eq!(needed, 1);
+            assert!(column.contains("`pos`"), "{column}");
+        }
+        Err(other) => panic!("expected TooFewColumns, got {other:?}"),
+        Ok(_) => panic!("expected TooFewColumns, got a model"),
+    };
+    let chunking = TaggerParams::sp()
+        .templates(Templates::chunking())
+        .epochs(3);
+    // A word/TAG corpus has no second column.
+    let words = parse_word_tagged("He/B-NP reckons/B-VP\n", '/', "<x>").unwrap();
+    missing_pos(chunking.fit(&words));
+    // A named corpus whose second column is not a part of speech.
+    let ne = ConllFormat::new()
+        .columns(&["word", "ne", "chunk"])
+        .parse(&CHUNKS.replace(" PRP ", " O "), "<x>")
+        .unwrap();
+    match chunking.fit(&ne) {
+        Err(OblError::MissingColumn {
+            name,
+            index,
+            columns,
+        }) => assert_eq!(
+            (name.as_str(), index, columns),
+            ("pos", 1, vec!["word".to_string(), "ne".to_string()])
+        ),
+        Err(other) => panic!("expected MissingColumn, got {other:?}"),
+        Ok(_) => panic!("expected MissingColumn, got a model"),
+    }
+    // Named right (any case), or unnamed with two columns, the templates apply.
+    let named = ConllFormat::new()
+        .header(true)
+        .label(LabelColumn::Named("chunk".into()))
+        .parse(&format!("word POS chunk\n{CHUNKS}"), "<x>")
+        .unwrap();
+    let model = chunking.fit(&named).unwrap();
+    let e = model.evaluate(&named).unwrap();
+    assert_eq!(e.scheme, TagScheme::Bio);
+    assert!(e.chunks.is_some() && e.segmentation.is_none() && e.f1() >= 0.0);
+    let untagged = Sentence::untagged_columns(vec![
+        vec!["The".into(), "deficit".into(), "rose".into()],
+        vec!["DT".into(), "NN".into(), "VBD".into()],
+    ])
+    .unwrap();
+    assert_eq!(model.predict(&untagged).unwrap().len(), 3);
+    // A one-column sentence is refused at prediction too.
+    assert!(matches!(
+        model.predict(&Sentence::untagged(&["The"])),
+        Err(OblError::TooFewColumns { .. })
+    ));
+}
+
+#[test]
+fn bioes_tags_are_scored_by_typed_spans() {
+    let text = CHUNKS
+        .replace("He PRP B-NP", "He PRP S-NP")
+        .replace("reckons VBZ B-VP", "reckons VBZ S-VP")
+        .replace("deficit NN I-NP", "deficit NN E-NP")
+        .replace("pound NN I-NP", "pound NN E-NP")
+        .replace("fell VBD B-VP", "fell VBD S-VP")
+        .replace("It PRP B-NP", "It PRP S-NP")
+        .replace("rose VBD B-VP", "rose VBD S-VP");
+    let corpus = online_bilinear::parse_conll(&text, "<x>").unwrap();
+    let model = TaggerParams::sp()
+        .templates(Templates::chunking())
+        .epochs(10)
+        .fit(&corpus)
+        .unwrap();
+    let e = model.evaluate(&corpus).unwrap();
+    assert_eq!(e.scheme, TagScheme::Bioes);
+    let m = e.chunks.unwrap();
+    // 7 gold chunks in the corpus (3 + 2 + 2), whatever the model predicts.
+    assert_eq!(m.true_positives + m.false_negatives, 7);
+}
+
+/// `encode_corpus` runs on the rayon pool: the same encoding (the sequential one, sentence
+/// by sentence) and the same first error on 1 and 2 threads.
+#[test]
+fn corpus_encoding_is_the_same_on_any_number_of_threads() {
+    let corpus = parse_word_tagged(&pos_corpus_text(200, 5), '/', "<x>").unwrap();
+    let dict = FeatureDict::build(&corpus, &Templates::word_only(), 1).unwrap();
+    let sequential: Vec<_> = corpus
+        .sentences()
+        .iter()
+        .map(|s| dict.encode(s).unwrap())
+        .collect();
+    let pos = ConllFormat::new().parse(CHUNKS, "<x>").unwrap();
+    let chunk_dict = FeatureDict::build(&pos, &Templates::chunking(), 1).unwrap();
+    // Sentences 3 and 6 lack the part-of-speech column.
+    let mut mixed = pos.into_sentences();
+    let one_column = Sentence::from_tokens(&["a", "b"], &["O", "O"]).unwrap();
+    mixed.extend([
+        one_column.clone(),
+        mixed[0].clone(),
+        mixed[1].clone(),
+        one_column,
+    ]);
+    let mixed = Corpus::new(mixed);
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        assert_eq!(
+            pool.install(|| dict.encode_corpus(&corpus)).unwrap(),
+            sequential,
+            "{threads} threads"
+        );
+        match pool.install(|| chunk_dict.encode_corpus(&mixed)) {
+            Err(OblError::TooFewColumns { sentence, .. }) => assert_eq!(sentence, 3),
+            other => panic!("{threads} threads: expected TooFewColumns, got {other:?}"),
+        }
+    }
+}
