@@ -10,6 +10,8 @@
 //! `BlockRankOne`), sp and bcd with and without averaging.
 mod common;
 
+use online_bilinear::Result as OblResult;
+
 use online_bilinear::learner::{
     LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
 };
@@ -51,12 +53,7 @@ impl OnlineLearner for ProductAveragedBol {
         let (alpha, beta) = (self.state.alpha(), self.state.beta());
         online_bilinear::scoring::bilinear_scores(s, self.l, alpha, beta, 1.0, None, out);
     }
-    fn update(
-        &mut self,
-        s: &EncodedSentence,
-        gold: &[usize],
-        pred: &[usize],
-    ) -> online_bilinear::Result<()> {
+    fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> OblResult<()> {
         self.delta.set_delta_phi(s, gold, pred, self.c);
         let touched: Vec<usize> = self.delta.blocks().iter().map(|&k| k as usize).collect();
         for &k in &touched {
@@ -101,7 +98,7 @@ impl LearnerFactory for ProductAveragedBolFactory {
         &self,
         shape: LearnerShape,
         params: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+    ) -> OblResult<Box<dyn OnlineLearner>> {
         let (k, l) = (shape.n_features, shape.n_tags);
         Ok(Box::new(ProductAveragedBol {
             l,

@@ -4,6 +4,7 @@
 
 mod common;
 
+use online_bilinear::Result;
 use online_bilinear::learner::conformance::{check_learner, check_learns};
 use online_bilinear::learner::{
     BuiltIn, LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
@@ -85,12 +86,7 @@ impl OnlineLearner for Perceptron {
     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
         self.0.scores(s, out);
     }
-    fn update(
-        &mut self,
-        s: &EncodedSentence,
-        gold: &[usize],
-        pred: &[usize],
-    ) -> online_bilinear::Result<()> {
+    fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         for (j, x) in self.0.delta(s, gold, pred) {
             self.0.w[j] += x;
         }
@@ -112,12 +108,7 @@ impl OnlineLearner for PassiveAggressive {
     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
         self.weights.scores(s, out);
     }
-    fn update(
-        &mut self,
-        s: &EncodedSentence,
-        gold: &[usize],
-        pred: &[usize],
-    ) -> online_bilinear::Result<()> {
+    fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let delta = self.weights.delta(s, gold, pred);
         let mut dense = std::collections::BTreeMap::new();
         for (j, x) in delta {
@@ -145,11 +136,7 @@ impl LearnerFactory for PerceptronFactory {
     fn name(&self) -> &str {
         "outside perceptron"
     }
-    fn build(
-        &self,
-        shape: LearnerShape,
-        _: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+    fn build(&self, shape: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
         Ok(Box::new(Perceptron(MatrixWeights::new(shape))))
     }
 }
@@ -180,12 +167,7 @@ impl OnlineLearner for BruteAveragedPerceptron {
             }
         }
     }
-    fn update(
-        &mut self,
-        s: &EncodedSentence,
-        gold: &[usize],
-        pred: &[usize],
-    ) -> online_bilinear::Result<()> {
+    fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let l = self.weights.l;
         for (j, x) in self.weights.delta(s, gold, pred) {
             self.weights.w[j] += x;
@@ -226,11 +208,7 @@ impl LearnerFactory for BruteAveragedPerceptronFactory {
     fn name(&self) -> &str {
         "brute-force averaged perceptron"
     }
-    fn build(
-        &self,
-        shape: LearnerShape,
-        _: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+    fn build(&self, shape: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
         let weights = MatrixWeights::new(shape);
         let n = weights.w.len();
         let nz = shape.n_features * shape.n_tags;
@@ -250,11 +228,7 @@ impl LearnerFactory for PassiveAggressiveFactory {
     fn name(&self) -> &str {
         "outside PA-I"
     }
-    fn build(
-        &self,
-        shape: LearnerShape,
-        params: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+    fn build(&self, shape: LearnerShape, params: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
         Ok(Box::new(PassiveAggressive {
             weights: MatrixWeights::new(shape),
             c: params.get_c(),
@@ -270,12 +244,7 @@ impl OnlineLearner for Broken {
         out.clear();
         out.push(0.0);
     }
-    fn update(
-        &mut self,
-        _: &EncodedSentence,
-        _: &[usize],
-        _: &[usize],
-    ) -> online_bilinear::Result<()> {
+    fn update(&mut self, _: &EncodedSentence, _: &[usize], _: &[usize]) -> Result<()> {
         Ok(())
     }
     fn snapshot(&self) -> Snapshot {
@@ -292,11 +261,7 @@ impl LearnerFactory for BrokenFactory {
     fn name(&self) -> &str {
         "broken"
     }
-    fn build(
-        &self,
-        _: LearnerShape,
-        _: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+    fn build(&self, _: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
         Ok(Box::new(Broken))
     }
 }
