@@ -378,7 +378,7 @@ impl TaggerParams {
         if self.templates.as_slice().is_empty() {
             return Err(invalid("templates", "[]", "at least one template").into());
         }
-        self.check_applies()
+        Ok(())
     }
 
     /// A parameter that the learner does not read must keep its default: a value given to a
@@ -473,6 +473,9 @@ impl ParamGuard for TaggerParams {
 
     fn check(&self) -> Result<TaggerValidParams> {
         self.check_values()?;
+        // Not part of `check_values`: a model saved with a value its learner ignored still
+        // loads.
+        self.check_applies()?;
         match (self.learner, &self.custom) {
             (Learner::Custom, None) => Err(invalid(
                 "learner",
