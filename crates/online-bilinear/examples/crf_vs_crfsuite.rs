@@ -11,7 +11,7 @@
 //! system time over the fit (both cores for ours, one for CRFsuite).
 use std::time::Instant;
 
-use online_bilinear::{Corpus, CrfBackend, TaggerParams};
+use online_bilinear::{Corpus, CrfBackend, Fit, Fitted, TaggerParams};
 
 /// User + system CPU seconds of this process so far (Linux `/proc/self/stat`, 100 ticks/s).
 fn cpu_seconds() -> f64 {
@@ -68,11 +68,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for backend in backends {
         let params = base.clone().crf_backend(backend);
         let (wall, cpu) = (Instant::now(), cpu_seconds());
-        let model = params.fit_prepared(&prepared)?;
+        let model = params.fit(&prepared)?;
         let (wall, cpu) = (wall.elapsed().as_secs_f64(), cpu_seconds() - cpu);
         let e = model.evaluate_lenient(&test)?;
         let iterations = match backend {
-            CrfBackend::Rust => model.history().len().to_string(),
+            CrfBackend::Rust => model
+                .report()
+                .trace
+                .extra("optimizer_iterations")
+                .last()
+                .map_or("-".to_string(), |&(_, n)| n.to_string()),
             CrfBackend::Crfsuite => "see its log".to_string(),
         };
         let zeros = model

@@ -110,25 +110,6 @@ pub enum OblError {
 /// Shorthand for results of this crate.
 pub type Result<T, E = OblError> = std::result::Result<T, E>;
 
-/// [`bl_core::BlError::InvalidParameter`] for `name` = `value`, which must be `expected`,
-/// as this crate's error.
-pub(crate) fn invalid(
-    name: &'static str,
-    value: impl std::fmt::Display,
-    expected: &'static str,
-) -> OblError {
-    OblError::Core(bl_core::params::invalid(name, value, expected))
-}
-
-/// [`bl_core::BlError::ShapeMismatch`] as this crate's error.
-pub(crate) fn shape(
-    context: &'static str,
-    expected: impl ToString,
-    found: impl ToString,
-) -> OblError {
-    OblError::Core(bl_core::BlError::ShapeMismatch {
-        context,
-        expected: expected.to_string(),
-        found: found.to_string(),
-    })
-}
+/// The shared constructors of [`bl_core::error::build`], under the names this crate's
+/// modules use.
+pub(crate) use bl_core::error::build::{invalid, shape_mismatch as shape};

@@ -99,6 +99,35 @@ pub enum OnlineWeights {
         /// `w`, `K x L x P` row-major.
         w: Vec<f64>,
     },
+    /// Sparse matrix-feature weights: per feature only the stored `(previous, current)`
+    /// cells ([`crate::sparse`]), of width `P L`. The built-in sp gives these.
+    SparseLinear {
+        /// The weights, `K` rows.
+        w: crate::sparse::SparseWeights,
+    },
+}
+
+impl OnlineWeights {
+    /// Writes the score table of `sentence` under these weights (and the 0-order weights
+    /// `zero`) into `out`, as [`OnlineLearner::scores`] does.
+    pub(crate) fn scores(
+        &self,
+        sentence: &EncodedSentence,
+        n_tags: usize,
+        zero: Option<&[f64]>,
+        out: &mut Vec<f64>,
+    ) {
+        use crate::scoring::{bilinear_scores, linear_scores, sparse_scores};
+        match self {
+            OnlineWeights::Bilinear { alpha, beta } => {
+                bilinear_scores(sentence, n_tags, alpha, beta, 1.0, zero, out)
+            }
+            OnlineWeights::Linear { w } => linear_scores(sentence, n_tags, w, zero, out),
+            OnlineWeights::SparseLinear { w } => {
+                sparse_scores(sentence, n_tags, |k| w.row(k), zero, out)
+            }
+        }
+    }
 }
 
 /// What a learner predicts with at one moment.
@@ -210,6 +239,13 @@ pub(crate) fn check_snapshot(snapshot: &Snapshot, shape: LearnerShape) -> Result
             vec![("alpha", alpha, k * l), ("beta", beta, k * p)]
         }
         OnlineWeights::Linear { w } => vec![("w", w, k * l * p)],
+        OnlineWeights::SparseLinear { w } => {
+            w.validate("w", k, p * l).map_err(|e| OblError::Learner {
+                check: "snapshot-shape",
+                message: e.to_string(),
+            })?;
+            Vec::new()
+        }
     };
     let zero = snapshot
         .zero_order

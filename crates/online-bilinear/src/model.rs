@@ -17,7 +17,7 @@ use crate::learner::{
 };
 use crate::metrics::TagScheme;
 use crate::params::{Learner, TaggerParams};
-use crate::scoring::{bilinear_scores, linear_scores};
+use crate::scoring::{bilinear_scores, linear_scores, sparse_scores};
 use crate::train::{EpochInfo, run_online};
 
 mod crf_file;
@@ -32,6 +32,8 @@ pub(crate) enum Weights {
     Bilinear { alpha: Vec<f64>, beta: Vec<f64> },
     /// Full matrix-feature weights `w[k * L * (L + 1) + a * (L + 1) + b]`.
     Linear { w: Vec<f64> },
+    /// Sparse matrix-feature weights ([`crate::sparse`]).
+    SparseLinear { w: crate::sparse::SparseWeights },
     /// A CRFsuite model file.
     Crf(crate::crf::CrfWeights),
     /// A CRFsuite model file (the `crfsuite` backend).
@@ -43,6 +45,7 @@ impl From<OnlineWeights> for Weights {
         match weights {
             OnlineWeights::Bilinear { alpha, beta } => Weights::Bilinear { alpha, beta },
             OnlineWeights::Linear { w } => Weights::Linear { w },
+            OnlineWeights::SparseLinear { w } => Weights::SparseLinear { w },
         }
     }
 }
@@ -305,6 +308,9 @@ impl TaggerParams {
             n_features: prepared.dict.len(),
             n_tags,
         };
+        // The whole fit counts as training time (building the learner, the epochs and the
+        // final snapshot), except the time spent in the caller's callback.
+        let started = Instant::now();
         let mut learner: Box<dyn OnlineLearner> = factory.build(shape, self)?;
         let take = |model: &mut FittedTagger, snapshot: Snapshot| -> Result<()> {
             crate::learner::check_snapshot(&snapshot, shape)?;
@@ -312,7 +318,7 @@ impl TaggerParams {
             model.zero_order = snapshot.zero_order;
             Ok(())
         };
-        let mut train_seconds = 0.0;
+        let mut callback_seconds = 0.0;
         let report = run_online(
             learner.as_mut(),
             self,
@@ -320,20 +326,20 @@ impl TaggerParams {
             &prepared.gold,
             n_tags,
             observers,
-            &mut |info, state| {
-                train_seconds = info.seconds;
-                match on_epoch.as_mut() {
-                    Some(callback) => {
-                        take(&mut model, state.snapshot())?;
-                        model.train_seconds = info.seconds;
-                        callback(info, &model)
-                    }
-                    None => Ok(()),
+            &mut |info, state| match on_epoch.as_mut() {
+                Some(callback) => {
+                    let at = Instant::now();
+                    take(&mut model, state.snapshot())?;
+                    model.train_seconds = info.seconds;
+                    let result = callback(info, &model);
+                    callback_seconds += at.elapsed().as_secs_f64();
+                    result
                 }
+                None => Ok(()),
             },
         )?;
         take(&mut model, learner.snapshot())?;
-        model.train_seconds = train_seconds;
+        model.train_seconds = (started.elapsed().as_secs_f64() - callback_seconds).max(0.0);
         model.report = report;
         Ok(model)
     }
@@ -430,6 +436,14 @@ impl FittedTagger {
         }
     }
 
+    /// The sparse matrix-feature weights of a structured perceptron (sp).
+    pub fn sparse_weights(&self) -> Option<&crate::sparse::SparseWeights> {
+        match &self.weights {
+            Weights::SparseLinear { w } => Some(w),
+            _ => None,
+        }
+    }
+
     /// The weights of a CRF fitted by the Rust backend ([`crate::crf::CrfBackend::Rust`]).
     pub fn crf_weights(&self) -> Option<&crate::crf::CrfWeights> {
         match &self.weights {
@@ -461,6 +475,9 @@ impl FittedTagger {
                     bilinear_scores(enc, l, alpha, beta, 1.0, zero, &mut scores)
                 }
                 Weights::Linear { w } => linear_scores(enc, l, w, zero, &mut scores),
+                Weights::SparseLinear { w } => {
+                    sparse_scores(enc, l, |k| w.row(k), zero, &mut scores)
+                }
                 Weights::Crf(crf) => crf.scores(enc, l, &mut scores, &mut row),
                 Weights::Crfsuite { model } => {
                     return crate::crf::tag_crfsuite(model, encoded, l);

@@ -1,13 +1,17 @@
 //! Hyperparameters of the taggers.
 //!
 //! One parameter set serves every learner; each field says which learners read it (a
-//! custom learner reads what it wants through the getters).
+//! custom learner reads what it wants through the getters). A value other than the default
+//! given to a built-in learner that does not read it is an error of the check (e.g.
+//! averaging for a CRF, `power_steps` for sp), never silently ignored; `epochs`, `shuffle`,
+//! `seed`, `templates`, `cutoff` and `crf_max_iterations` are exempt (shared settings of
+//! an experiment over several learners).
 //!
 //! | name | default | meaning | learners | valid range |
 //! |---|---|---|---|---|
 //! | `learner` | | [`Learner::Bol`], [`Learner::Bcd`], [`Learner::Sp`], [`Learner::CrfL2`], [`Learner::CrfL1`], [`Learner::Custom`] (with [`TaggerParams::custom`]) | | a custom implementation exactly when `Custom` |
 //! | `epochs` | 20 | `T`, passes over the training data (bcd: one pass for `alpha` then one for `beta` per epoch) | bol, bcd, sp | `>= 1` |
-//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | all | finite, `> 0` |
+//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: predictions do not depend on it, up to rounding); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF (sp: 1 only) | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |
 //! | `reading` | [`Reading::PerBlock`] | which `F*` bol reads `W` from: per block (ours), or the paper's `1/2 \|\|Theta\|\|_2^2` exactly or through eqs. (9)-(12) as printed | bol | |
 //! | `bcd_solver` | [`BcdSolver::Hamming`] | bcd's start and dual step: ours (Hamming loss, `alpha = 0`, `beta = 1`) or Algorithm 1 with the SVM (7) as printed | bcd | |
@@ -376,6 +380,72 @@ impl TaggerParams {
         }
         Ok(())
     }
+
+    /// A parameter that the learner does not read must keep its default: a value given to a
+    /// learner that ignores it is an error, not silently dropped. A custom learner reads
+    /// what it wants, so it is not checked.
+    fn check_applies(&self) -> Result<()> {
+        let defaults = Self::new(self.learner);
+        let is_crf = matches!(self.learner, Learner::CrfL2 | Learner::CrfL1);
+        let online_only = "only for the online learners bol, bcd, sp";
+        let not_read: [(bool, &'static str, String, &'static str); 7] = [
+            (
+                is_crf && self.averaging,
+                "averaging",
+                "true".into(),
+                online_only,
+            ),
+            (
+                is_crf && self.zero_order,
+                "zero_order",
+                "true".into(),
+                online_only,
+            ),
+            (
+                self.learner == Learner::Sp && self.c != defaults.c,
+                "c",
+                self.c.to_string(),
+                "1 for sp (the perceptron's step is 1; `c` is bol's step, bcd's SVM \
+                 constant and the CRFs' regularization weight)",
+            ),
+            (
+                !matches!(self.learner, Learner::Bol | Learner::Custom)
+                    && self.power_steps != defaults.power_steps,
+                "power_steps",
+                self.power_steps.to_string(),
+                "the default 4 (only bol reads `R`)",
+            ),
+            (
+                !matches!(self.learner, Learner::Bol | Learner::Custom)
+                    && self.reading != defaults.reading,
+                "reading",
+                self.reading.name().into(),
+                "per-block (only bol reads it)",
+            ),
+            (
+                !matches!(self.learner, Learner::Bcd | Learner::Custom)
+                    && self.bcd_solver != defaults.bcd_solver,
+                "bcd_solver",
+                self.bcd_solver.name().into(),
+                "hamming (only bcd reads it)",
+            ),
+            (
+                !is_crf && self.crf_backend != defaults.crf_backend,
+                "crf_backend",
+                self.crf_backend.name().into(),
+                "rust (only the CRF learners read it)",
+            ),
+        ];
+        match not_read.into_iter().find(|(given, ..)| *given) {
+            Some((_, name, value, expected)) => Err(invalid(
+                name,
+                format!("{value} for {}", self.learner.name()),
+                expected,
+            )
+            .into()),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Default for TaggerParams {
@@ -403,6 +473,9 @@ impl ParamGuard for TaggerParams {
 
     fn check(&self) -> Result<TaggerValidParams> {
         self.check_values()?;
+        // Not part of `check_values`: a model saved with a value its learner ignored still
+        // loads.
+        self.check_applies()?;
         match (self.learner, &self.custom) {
             (Learner::Custom, None) => Err(invalid(
                 "learner",

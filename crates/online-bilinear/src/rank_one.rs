@@ -45,8 +45,30 @@ use crate::error::Result;
 
 const UNALLOCATED: u32 = u32::MAX;
 
-/// A block-diagonal matrix of `n_blocks` blocks of `rows x cols`, stored sparsely: a block is
-/// allocated when first written; until then it equals `prior * 1 1^T`.
+/// The stored entries of one block: sorted codes `r * cols + c` and their values.
+#[derive(Debug, Clone, Default)]
+struct SparseBlock {
+    codes: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl SparseBlock {
+    /// `entry(code) += value`, an absent entry starting at `prior`.
+    #[inline]
+    fn add(&mut self, code: u32, value: f64, prior: f64) {
+        match self.codes.binary_search(&code) {
+            Ok(i) => self.values[i] += value,
+            Err(i) => {
+                self.codes.insert(i, code);
+                self.values.insert(i, prior + value);
+            }
+        }
+    }
+}
+
+/// A block-diagonal matrix of `n_blocks` blocks of `rows x cols`, stored sparsely: a block
+/// keeps only the entries that were written (sorted, row-major codes), every other entry
+/// equals `prior`.
 #[derive(Debug, Clone)]
 pub struct BlockDiagonal {
     n_blocks: usize,
@@ -54,7 +76,7 @@ pub struct BlockDiagonal {
     cols: usize,
     prior: f64,
     slot: Vec<u32>,
-    data: Vec<f64>,
+    blocks: Vec<SparseBlock>,
 }
 
 impl BlockDiagonal {
@@ -66,7 +88,7 @@ impl BlockDiagonal {
             cols,
             prior,
             slot: vec![UNALLOCATED; n_blocks],
-            data: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
@@ -85,38 +107,74 @@ impl BlockDiagonal {
         self.cols
     }
 
-    /// Number of blocks that were written (memory is proportional to it).
+    /// Number of blocks that were written.
     pub fn n_allocated(&self) -> usize {
-        self.data.len() / (self.rows * self.cols).max(1)
+        self.blocks.len()
+    }
+
+    /// Number of stored entries (memory is proportional to it).
+    pub fn n_stored(&self) -> usize {
+        self.blocks.iter().map(|b| b.codes.len()).sum()
+    }
+
+    fn block(&self, k: usize) -> Option<&SparseBlock> {
+        match self.slot[k] {
+            UNALLOCATED => None,
+            s => Some(&self.blocks[s as usize]),
+        }
     }
 
     /// Entry `(r, c)` of block `k` (`k < n_blocks`, `r < rows`, `c < cols`).
     pub fn get(&self, k: usize, r: usize, c: usize) -> f64 {
-        match self.slot[k] {
-            UNALLOCATED => self.prior,
-            s => self.data[s as usize * self.rows * self.cols + r * self.cols + c],
+        let code = (r * self.cols + c) as u32;
+        self.block(k)
+            .and_then(|b| b.codes.binary_search(&code).ok().map(|i| b.values[i]))
+            .unwrap_or(self.prior)
+    }
+
+    /// Adds `entries` (`(r * cols + c, value)`, codes distinct) to block `k`.
+    pub fn add_entries(&mut self, k: usize, entries: &[(u32, f64)]) {
+        if self.slot[k] == UNALLOCATED {
+            self.slot[k] = self.blocks.len() as u32;
+            self.blocks.push(SparseBlock::default());
+        }
+        let block = &mut self.blocks[self.slot[k] as usize];
+        for &(code, value) in entries {
+            block.add(code, value, self.prior);
         }
     }
 
-    /// Block `k`, row-major, allocated on first use.
-    pub fn block_mut(&mut self, k: usize) -> &mut [f64] {
+    /// The Frobenius norm of block `k`.
+    pub fn block_norm(&self, k: usize) -> f64 {
         let size = self.rows * self.cols;
-        if self.slot[k] == UNALLOCATED {
-            self.slot[k] = (self.data.len() / size.max(1)) as u32;
-            self.data.extend(std::iter::repeat_n(self.prior, size));
-        }
-        let s = self.slot[k] as usize;
-        &mut self.data[s * size..(s + 1) * size]
+        let (stored, sum2) = self.block(k).map_or((0, 0.0), |b| {
+            (b.codes.len(), b.values.iter().map(|x| x * x).sum::<f64>())
+        });
+        (sum2 + (size - stored) as f64 * self.prior * self.prior).sqrt()
     }
 
     /// Block `k` copied into `out` (row-major, `rows * cols` entries).
     pub fn copy_block(&self, k: usize, out: &mut [f64]) {
         let size = self.rows * self.cols;
-        match self.slot[k] {
-            UNALLOCATED => out[..size].fill(self.prior),
-            s => {
-                out[..size].copy_from_slice(&self.data[s as usize * size..(s as usize + 1) * size])
+        out[..size].fill(self.prior);
+        if let Some(b) = self.block(k) {
+            for (&c, &v) in b.codes.iter().zip(&b.values) {
+                out[c as usize] = v;
             }
+        }
+    }
+
+    /// Block `k` as a linear operator.
+    pub(crate) fn block_ref(&self, k: usize) -> BlockRef<'_> {
+        let (codes, values) = self
+            .block(k)
+            .map_or((&[][..], &[][..]), |b| (&b.codes[..], &b.values[..]));
+        BlockRef {
+            codes,
+            values,
+            rows: self.rows,
+            cols: self.cols,
+            prior: self.prior,
         }
     }
 
@@ -145,42 +203,26 @@ impl LinearOperator for BlockDiagonal {
     fn apply(&self, x: &[f64], out: &mut [f64]) {
         let (r, c) = (self.rows, self.cols);
         for k in 0..self.n_blocks {
-            let xk = &x[k * c..(k + 1) * c];
-            let ok = &mut out[k * r..(k + 1) * r];
-            match self.slot[k] {
-                UNALLOCATED => ok.fill(self.prior * xk.iter().sum::<f64>()),
-                s => {
-                    let block = &self.data[s as usize * r * c..(s as usize + 1) * r * c];
-                    for i in 0..r {
-                        ok[i] = (0..c).map(|j| block[i * c + j] * xk[j]).sum();
-                    }
-                }
-            }
+            self.block_ref(k)
+                .apply(&x[k * c..(k + 1) * c], &mut out[k * r..(k + 1) * r]);
         }
     }
     fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
         let (r, c) = (self.rows, self.cols);
         for k in 0..self.n_blocks {
-            let yk = &y[k * r..(k + 1) * r];
-            let ok = &mut out[k * c..(k + 1) * c];
-            match self.slot[k] {
-                UNALLOCATED => ok.fill(self.prior * yk.iter().sum::<f64>()),
-                s => {
-                    let block = &self.data[s as usize * r * c..(s as usize + 1) * r * c];
-                    for j in 0..c {
-                        ok[j] = (0..r).map(|i| block[i * c + j] * yk[i]).sum();
-                    }
-                }
-            }
+            self.block_ref(k)
+                .apply_transpose(&y[k * r..(k + 1) * r], &mut out[k * c..(k + 1) * c]);
         }
     }
 }
 
-/// A sparse update `D` of a [`BlockDiagonal`]: dense values for a list of distinct blocks.
+/// A sparse update `D` of a [`BlockDiagonal`]: for a list of distinct blocks, the entries
+/// added to each (codes `r * cols + c`, each once per block).
 ///
 /// Blocks are found through a dense position table indexed by block id (a sparse set):
 /// it grows to the largest id seen (4 bytes per feature, allocated once) and [`clear`]
-/// resets only the touched entries, so an update costs O(touched blocks), with no hashing.
+/// resets only the touched entries; each block's entry list keeps its capacity, so once
+/// warm an update allocates nothing and costs O(entries), with no hashing.
 ///
 /// [`clear`]: BlockUpdate::clear
 #[derive(Debug, Clone, Default)]
@@ -188,7 +230,9 @@ pub struct BlockUpdate {
     rows: usize,
     cols: usize,
     blocks: Vec<u32>,
-    values: Vec<f64>,
+    /// `entries[i]`: the entries of the `i`-th touched block (lists beyond `blocks.len()`
+    /// are spare, kept for their capacity).
+    entries: Vec<Vec<(u32, f64)>>,
     /// `position[k]` = index of block `k` in `blocks`, or [`UNTOUCHED`].
     position: Vec<u32>,
 }
@@ -206,18 +250,43 @@ impl BlockUpdate {
         }
     }
 
+    /// Clears the update, then sets it to `c DeltaPhi` of one sentence of `L = rows` tags
+    /// (`cols = L + 1`), `DeltaPhi = Phi(x, gold) - Phi(x, predicted)` with the matrix
+    /// features of Sec. 3.3: at each position whose (tag, previous tag) differs, `+c` at
+    /// (gold tag, gold previous) and `-c` at (predicted tag, predicted previous) of the block
+    /// of every active feature, the previous state of the first position being the start
+    /// state `L`. Both paths have `sentence.len()` tags below `L`.
+    pub fn set_delta_phi(
+        &mut self,
+        sentence: &crate::features::EncodedSentence,
+        gold: &[usize],
+        predicted: &[usize],
+        c: f64,
+    ) {
+        self.clear();
+        crate::train::for_each_difference(
+            sentence,
+            gold,
+            predicted,
+            self.rows,
+            |_, k, (ag, bg), (ap, bp)| {
+                self.add(k as u32, ag, bg, c);
+                self.add(k as u32, ap, bp, -c);
+            },
+        );
+    }
+
     /// Removes every entry (keeps the allocations).
     pub fn clear(&mut self) {
-        for &k in &self.blocks {
+        for (i, &k) in self.blocks.iter().enumerate() {
             self.position[k as usize] = UNTOUCHED;
+            self.entries[i].clear();
         }
         self.blocks.clear();
-        self.values.clear();
     }
 
     /// Adds `value` at `(r, c)` of block `k`.
     pub fn add(&mut self, k: u32, r: usize, c: usize, value: f64) {
-        let size = self.rows * self.cols;
         let k_index = k as usize;
         if k_index >= self.position.len() {
             self.position.resize(k_index + 1, UNTOUCHED);
@@ -229,9 +298,16 @@ impl BlockUpdate {
             slot = self.blocks.len() as u32;
             self.position[k_index] = slot;
             self.blocks.push(k);
-            self.values.extend(std::iter::repeat_n(0.0, size));
+            if self.entries.len() < self.blocks.len() {
+                self.entries.push(Vec::new());
+            }
         }
-        self.values[slot as usize * size + r * self.cols + c] += value;
+        let code = (r * self.cols + c) as u32;
+        let entries = &mut self.entries[slot as usize];
+        match entries.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, x)) => *x += value,
+            None => entries.push((code, value)),
+        }
     }
 
     /// The shape `(rows, cols)` of one block.
@@ -244,10 +320,18 @@ impl BlockUpdate {
         &self.blocks
     }
 
-    /// The values of the `i`-th touched block (row-major).
-    pub fn values(&self, i: usize) -> &[f64] {
-        let size = self.rows * self.cols;
-        &self.values[i * size..(i + 1) * size]
+    /// The entries `(r * cols + c, value)` of the `i`-th touched block, in order of first
+    /// addition.
+    pub fn entries(&self, i: usize) -> &[(u32, f64)] {
+        &self.entries[i]
+    }
+
+    /// The `i`-th touched block as a dense row-major `rows x cols` matrix in `out`.
+    pub fn dense_values(&self, i: usize, out: &mut [f64]) {
+        out[..self.rows * self.cols].fill(0.0);
+        for &(code, value) in self.entries(i) {
+            out[code as usize] += value;
+        }
     }
 
     /// Whether no block is touched.
@@ -256,12 +340,29 @@ impl BlockUpdate {
     }
 }
 
-/// One block of `Theta` (row-major `rows x cols`) as a linear operator.
+/// One block of `Theta` (sorted row-major codes, values, and the value `prior` of every
+/// other entry) as a linear operator. The sums run over the stored entries in the order of
+/// a dense row-major loop, so they equal the dense block's sums.
 #[derive(Debug, Clone, Copy)]
-struct BlockRef<'a> {
-    data: &'a [f64],
+pub(crate) struct BlockRef<'a> {
+    codes: &'a [u32],
+    values: &'a [f64],
     rows: usize,
     cols: usize,
+    prior: f64,
+}
+
+impl BlockRef<'_> {
+    /// `out = B x` (or `B^T x` with `transpose`): every stored entry at (row, column) adds
+    /// `(value - prior) x[column]` to `out[row]` (roles swapped for the transpose).
+    fn product(&self, x: &[f64], out: &mut [f64], transpose: bool) {
+        out.fill(self.prior * x.iter().sum::<f64>());
+        for (&code, &v) in self.codes.iter().zip(self.values) {
+            let (r, c) = (code as usize / self.cols, code as usize % self.cols);
+            let (to, from) = if transpose { (c, r) } else { (r, c) };
+            out[to] += (v - self.prior) * x[from];
+        }
+    }
 }
 
 impl LinearOperator for BlockRef<'_> {
@@ -272,44 +373,44 @@ impl LinearOperator for BlockRef<'_> {
         self.cols
     }
     fn apply(&self, x: &[f64], out: &mut [f64]) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = (0..self.cols)
-                .map(|j| self.data[i * self.cols + j] * x[j])
-                .sum();
-        }
+        self.product(x, out, false);
     }
     fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
-        for (j, o) in out.iter_mut().enumerate() {
-            *o = (0..self.rows)
-                .map(|i| self.data[i * self.cols + j] * y[i])
-                .sum();
-        }
+        self.product(y, out, true);
     }
 }
 
-/// At most `max_iter` power steps on one `rows x cols` block (row-major), warm-started at
-/// `v`, stopping when `sigma` changes by at most `tol` relatively; on return `u`, `v` hold
-/// the unit singular vectors. Returns `sigma`. The step of both bol states ([`BlockRankOne`]
-/// and [`crate::spectral::SpectralRankOne`]).
+/// Checks the sizes of a bol state: every dimension at least 1.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
+pub(crate) fn check_dimensions(n_blocks: usize, rows: usize, cols: usize) -> Result<()> {
+    if n_blocks == 0 || rows == 0 || cols == 0 {
+        return Err(crate::error::invalid(
+            "dimensions",
+            format!("{n_blocks} blocks of {rows} x {cols}"),
+            "all >= 1",
+        ));
+    }
+    Ok(())
+}
+
+/// At most `max_iter` power steps on one block of a [`BlockDiagonal`], warm-started at `v`, stopping when `sigma` changes by at most
+/// `tol` relatively; on return `u`, `v` hold the unit singular vectors. Returns `sigma`. The
+/// step of both bol states ([`BlockRankOne`] and [`crate::spectral::SpectralRankOne`]).
 pub(crate) fn block_power_steps(
-    block: &[f64],
-    (rows, cols): (usize, usize),
+    block: &BlockRef<'_>,
     u: &mut [f64],
     v: &mut [f64],
     max_iter: usize,
     tol: f64,
 ) -> Result<f64> {
-    let op = BlockRef {
-        data: block,
-        rows,
-        cols,
-    };
     let params = PowerIterationParams {
         max_iter,
         tol,
         seed: 0,
     };
-    Ok(power_iteration_in_place(&op, u, v, &params)?.sigma)
+    Ok(power_iteration_in_place(block, u, v, &params)?.sigma)
 }
 
 impl BlockUpdate {
@@ -342,7 +443,18 @@ impl BlockUpdate {
                 "block indices below the number of features",
             ));
         }
-        bl_core::error::ensure_finite("update values", &self.values)?;
+        if let Some((code, value)) = self.blocks.iter().enumerate().find_map(|(i, _)| {
+            self.entries[i]
+                .iter()
+                .copied()
+                .find(|(_, v)| !v.is_finite())
+        }) {
+            return Err(bl_core::error::build::non_finite(
+                "update values",
+                code as usize,
+                value,
+            ));
+        }
         Ok(())
     }
 }
@@ -358,7 +470,6 @@ pub struct BlockRankOne {
     alpha: Vec<f64>,
     beta: Vec<f64>,
     averages: Option<(LazyAverage, LazyAverage)>,
-    block: Vec<f64>,
 }
 
 impl BlockRankOne {
@@ -368,13 +479,7 @@ impl BlockRankOne {
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, average: bool) -> Result<Self> {
-        if n_blocks == 0 || rows == 0 || cols == 0 {
-            return Err(crate::error::invalid(
-                "dimensions",
-                format!("{n_blocks} blocks of {rows} x {cols}"),
-                "all >= 1",
-            ));
-        }
+        check_dimensions(n_blocks, rows, cols)?;
         let (m, n) = (n_blocks * rows, n_blocks * cols);
         Ok(Self {
             theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
@@ -384,7 +489,6 @@ impl BlockRankOne {
             alpha: vec![0.0; m],
             beta: vec![0.0; n],
             averages: average.then(|| (LazyAverage::new(m), LazyAverage::new(n))),
-            block: vec![0.0; rows * cols],
         })
     }
 
@@ -448,15 +552,10 @@ impl BlockRankOne {
         d.check_against(&self.theta, steps)?;
         for (i, &k) in d.blocks.iter().enumerate() {
             let k = k as usize;
-            let block = self.theta.block_mut(k);
-            for (x, dx) in block.iter_mut().zip(d.values(i)) {
-                *x += dx;
-            }
-            self.block.copy_from_slice(block);
+            self.theta.add_entries(k, d.entries(i));
             // The previous u_k, v_k are only needed as the warm start v_k: iterate in place.
             let sigma = block_power_steps(
-                &self.block,
-                (l, p),
+                &self.theta.block_ref(k),
                 &mut self.u[k * l..(k + 1) * l],
                 &mut self.v[k * p..(k + 1) * p],
                 steps,

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::average::LazyAverage;
 use crate::error::Result;
-use crate::rank_one::{BlockDiagonal, BlockUpdate, block_power_steps};
+use crate::rank_one::{BlockDiagonal, BlockRef, BlockUpdate, block_power_steps, check_dimensions};
 
 /// Which literal reading [`SpectralRankOne`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -58,7 +58,6 @@ pub struct SpectralRankOne {
     /// computed to convergence. The largest entry of `order` is always exact.
     sigma: Vec<f64>,
     exact: Vec<bool>,
-    scratch: Vec<f64>,
     u: Vec<f64>,
     v: Vec<f64>,
     /// A fixed generic vector added to each warm start.
@@ -83,21 +82,20 @@ pub struct SpectralRankOne {
 /// 10,000), from `v` plus a fixed generic vector `mix` (so that the start is not orthogonal
 /// to the leading right singular vector). On return `u`, `v` hold the vectors.
 fn converged_triple(
-    block: &[f64],
-    rows: usize,
-    cols: usize,
+    block: &BlockRef<'_>,
+    norm: f64,
     u: &mut [f64],
     v: &mut [f64],
     mix: &[f64],
 ) -> Result<f64> {
-    if block.iter().all(|&x| x == 0.0) {
+    if norm == 0.0 {
         u.fill(0.0);
         return Ok(0.0);
     }
     for (x, m) in v.iter_mut().zip(mix) {
         *x += m;
     }
-    block_power_steps(block, (rows, cols), u, v, 10_000, 1e-12)
+    block_power_steps(block, u, v, 10_000, 1e-12)
 }
 
 impl SpectralRankOne {
@@ -115,13 +113,7 @@ impl SpectralRankOne {
         mode: SpectralMode,
         average: bool,
     ) -> Result<Self> {
-        if n_blocks == 0 || rows == 0 || cols == 0 {
-            return Err(crate::error::invalid(
-                "dimensions",
-                format!("{n_blocks} blocks of {rows} x {cols}"),
-                "all >= 1",
-            ));
-        }
+        check_dimensions(n_blocks, rows, cols)?;
         let (m, n) = (n_blocks * rows, n_blocks * cols);
         let start = match mode {
             SpectralMode::Algorithm2 => 1.0,
@@ -132,7 +124,6 @@ impl SpectralRankOne {
             theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
             sigma: vec![0.0; n_blocks],
             exact: vec![true; n_blocks],
-            scratch: vec![0.0; rows * cols],
             u: vec![0.0; m],
             v: vec![0.0; n],
             mix: {
@@ -318,11 +309,8 @@ impl SpectralRankOne {
         // blocks that may lead are decomposed.
         for (i, &k) in d.blocks().iter().enumerate() {
             let k = k as usize;
-            let block = self.theta.block_mut(k);
-            for (x, dx) in block.iter_mut().zip(d.values(i)) {
-                *x += dx;
-            }
-            let bound = block.iter().map(|x| x * x).sum::<f64>().sqrt();
+            self.theta.add_entries(k, d.entries(i));
+            let bound = self.theta.block_norm(k);
             self.set_sigma(k, bound, false);
         }
         while let Some(&(_, key)) = self.order.last() {
@@ -330,11 +318,9 @@ impl SpectralRankOne {
             if self.exact[k] {
                 break;
             }
-            self.theta.copy_block(k, &mut self.scratch);
             let sigma = converged_triple(
-                &self.scratch,
-                l,
-                p,
+                &self.theta.block_ref(k),
+                self.theta.block_norm(k),
                 &mut self.u[k * l..(k + 1) * l],
                 &mut self.v[k * p..(k + 1) * p],
                 &self.mix,
@@ -423,8 +409,9 @@ impl SpectralRankOne {
         // The constant parts C DeltaPhi beta_{t-1} and C DeltaPhi^T alpha_{t-1}.
         let mut d_beta = vec![0.0; nb * l];
         let mut dt_alpha = vec![0.0; nb * p];
+        let mut v = vec![0.0; l * p];
         for i in 0..nb {
-            let v = d.values(i);
+            d.dense_values(i, &mut v);
             for r in 0..l {
                 for c in 0..p {
                     d_beta[i * l + r] += v[r * p + c] * beta[i * p + c];
@@ -455,25 +442,29 @@ impl SpectralRankOne {
         // Eqs. (10), (12) and line 12: alpha = (alpha + Delta alpha) / ||.||, through the raw
         // vectors: a_k += Delta alpha_k / scale_a, then scale_a = 1 / ||a||.
         let (sa, sb) = (self.scale_a, self.scale_b);
+        let (mut avg_a, mut avg_b) = match self.averages.as_mut() {
+            Some((aa, ab)) => (Some(aa), Some(ab)),
+            None => (None, None),
+        };
         for (i, &k) in blocks.iter().enumerate() {
-            for r in 0..l {
-                let j = k * l + r;
-                let new = self.a[j] + delta_a[i * l + r] / sa;
-                if let Some((aa, _)) = self.averages.as_mut() {
-                    aa.touch(j, self.a[j]);
-                }
-                self.norm_a2 += new * new - self.a[j] * self.a[j];
-                self.a[j] = new;
-            }
-            for c in 0..p {
-                let j = k * p + c;
-                let new = self.b[j] + delta_b[i * p + c] / sb;
-                if let Some((_, ab)) = self.averages.as_mut() {
-                    ab.touch(j, self.b[j]);
-                }
-                self.norm_b2 += new * new - self.b[j] * self.b[j];
-                self.b[j] = new;
-            }
+            let da = &delta_a[i * l..(i + 1) * l];
+            add_to_raw(
+                &mut self.a,
+                k * l,
+                da,
+                sa,
+                &mut self.norm_a2,
+                avg_a.as_deref_mut(),
+            );
+            let db = &delta_b[i * p..(i + 1) * p];
+            add_to_raw(
+                &mut self.b,
+                k * p,
+                db,
+                sb,
+                &mut self.norm_b2,
+                avg_b.as_deref_mut(),
+            );
         }
         if self.norm_a2 > 0.0 {
             self.scale_a = 1.0 / self.norm_a2.sqrt();
@@ -481,6 +472,27 @@ impl SpectralRankOne {
         if self.norm_b2 > 0.0 {
             self.scale_b = 1.0 / self.norm_b2.sqrt();
         }
+    }
+}
+
+/// `x[offset + i] += delta[i] / scale` for every `i` (eqs. (10), (12) on raw vectors),
+/// through the running average, keeping `norm2 = ||x||^2` up to date.
+fn add_to_raw(
+    x: &mut [f64],
+    offset: usize,
+    delta: &[f64],
+    scale: f64,
+    norm2: &mut f64,
+    mut average: Option<&mut LazyAverage>,
+) {
+    for (i, d) in delta.iter().enumerate() {
+        let j = offset + i;
+        let new = x[j] + d / scale;
+        if let Some(avg) = average.as_deref_mut() {
+            avg.touch(j, x[j]);
+        }
+        *norm2 += new * new - x[j] * x[j];
+        x[j] = new;
     }
 }
 
@@ -502,14 +514,10 @@ mod tests {
             let x = [0.6, 0.8];
             let y = [2.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0];
             let sigma = 2.0;
-            {
-                let block = s.theta.block_mut(0);
-                for r in 0..l {
-                    for c in 0..p {
-                        block[r * p + c] = sigma * x[r] * y[c];
-                    }
-                }
-            }
+            let block: Vec<(u32, f64)> = (0..l * p)
+                .map(|j| (j as u32, sigma * x[j / p] * y[j % p]))
+                .collect();
+            s.theta.add_entries(0, &block);
             s.set_sigma(0, sigma, true);
             s.a.fill(0.0);
             s.b.fill(0.0);
@@ -531,10 +539,9 @@ mod tests {
             let mut theta_t = theta_before.clone();
             for (i, &k) in d.blocks().iter().enumerate() {
                 let k = k as usize;
-                for r in 0..l {
-                    for c in 0..p {
-                        theta_t[(k * l + r, k * p + c)] += d.values(i)[r * p + c];
-                    }
+                for &(code, value) in d.entries(i) {
+                    let (r, c) = (code as usize / p, code as usize % p);
+                    theta_t[(k * l + r, k * p + c)] += value;
                 }
             }
             let mut beta = vec![0.0; n_blocks * p];

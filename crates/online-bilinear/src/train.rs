@@ -33,20 +33,19 @@
 //! training sentence was decoded correctly: no update was made, so the next epoch would
 //! decode them all with the same parameters again.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::average::LazyAverage;
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
 use crate::learner::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::params::{BcdSolver, Reading, TaggerParams};
 use crate::rank_one::{BlockRankOne, BlockUpdate};
-use crate::scoring::{bilinear_scores, linear_scores};
+use crate::scoring::{bilinear_scores, sparse_scores};
+use crate::sparse::SparseRows;
 use crate::spectral::{SpectralMode, SpectralRankOne};
 
 /// What happened in one training epoch.
@@ -64,33 +63,38 @@ pub struct EpochInfo {
     pub seconds: f64,
 }
 
-/// A weight vector with optional lazy averaging.
+/// A dense weight vector with optional averaging by the lazy-timestamp trick: an update `d`
+/// made after `t` recorded steps also adds `t d` to the accumulator, so the average over
+/// `T` steps is `w - acc / T` (one extra value per weight).
 #[derive(Debug, Clone)]
 struct Linear {
     w: Vec<f64>,
-    avg: Option<LazyAverage>,
+    acc: Option<Vec<f64>>,
+    steps: u64,
 }
 
 impl Linear {
     fn new(w: Vec<f64>, average: bool) -> Self {
-        let avg = average.then(|| LazyAverage::new(w.len()));
-        Self { w, avg }
+        let acc = average.then(|| vec![0.0; w.len()]);
+        Self { w, acc, steps: 0 }
     }
     #[inline]
     fn add(&mut self, j: usize, value: f64) {
-        if let Some(avg) = self.avg.as_mut() {
-            avg.touch(j, self.w[j]);
+        if let Some(acc) = self.acc.as_mut() {
+            acc[j] += self.steps as f64 * value;
         }
         self.w[j] += value;
     }
     fn record(&mut self) {
-        if let Some(avg) = self.avg.as_mut() {
-            avg.record(1.0);
-        }
+        self.steps += 1;
     }
     fn value(&self) -> Vec<f64> {
-        match &self.avg {
-            Some(avg) => avg.average(&self.w),
+        match &self.acc {
+            Some(_) if self.steps == 0 => vec![0.0; self.w.len()],
+            Some(acc) => {
+                let t = self.steps as f64;
+                self.w.iter().zip(acc).map(|(w, a)| w - a / t).collect()
+            }
             None => self.w.clone(),
         }
     }
@@ -98,7 +102,7 @@ impl Linear {
 
 /// Calls `f(position, feature, (gold tag, gold previous), (predicted tag, predicted
 /// previous))` for every active feature at positions where the local transition differs.
-fn for_each_difference(
+pub(crate) fn for_each_difference(
     enc: &EncodedSentence,
     gold: &[usize],
     pred: &[usize],
@@ -117,20 +121,28 @@ fn for_each_difference(
     }
 }
 
+/// Adds the 0-order scores of the sparse weights `zero`, when on.
+fn add_zero(enc: &EncodedSentence, l: usize, zero: Option<&SparseRows>, out: &mut Vec<f64>) {
+    if let Some(z) = zero {
+        crate::scoring::add_sparse_zero_order(enc, l, z, out);
+    }
+}
+
+/// `z += step DeltaPhi_0`: at each wrongly tagged position, `+step` at (feature, gold tag)
+/// and `-step` at (feature, predicted tag) of every active feature.
 fn zero_order_update(
-    zero: &mut Option<Linear>,
+    zero: &mut Option<SparseRows>,
     enc: &EncodedSentence,
     gold: &[usize],
     pred: &[usize],
-    l: usize,
     step: f64,
 ) {
     if let Some(z) = zero.as_mut() {
         for i in 0..enc.len() {
             if gold[i] != pred[i] {
                 for &k in enc.at(i) {
-                    z.add(k as usize * l + gold[i], step);
-                    z.add(k as usize * l + pred[i], -step);
+                    z.add(k as usize, gold[i] as u32, step);
+                    z.add(k as usize, pred[i] as u32, -step);
                 }
             }
         }
@@ -152,7 +164,7 @@ pub struct Bol {
     steps: usize,
     state: BolState,
     delta: BlockUpdate,
-    zero: Option<Linear>,
+    zero: Option<SparseRows>,
     averaging: bool,
 }
 
@@ -183,7 +195,7 @@ impl Bol {
             delta: BlockUpdate::new(l, l + 1),
             zero: params
                 .zero_order
-                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging)),
             averaging: params.averaging,
         })
     }
@@ -197,27 +209,22 @@ impl OnlineLearner for Bol {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
         let (alpha, beta, factor) = match &self.state {
             BolState::PerBlock(s) => (s.alpha(), s.beta(), 1.0),
             BolState::Spectral(s) => s.raw(),
         };
-        bilinear_scores(enc, self.l, alpha, beta, factor, zero, out);
+        bilinear_scores(enc, self.l, alpha, beta, factor, None, out);
+        add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let c = self.c;
-        self.delta.clear();
-        let delta = &mut self.delta;
-        for_each_difference(enc, gold, pred, self.l, |_, k, (ag, bg), (ap, bp)| {
-            delta.add(k as u32, ag, bg, c);
-            delta.add(k as u32, ap, bp, -c);
-        });
+        self.delta.set_delta_phi(enc, gold, pred, c);
         match &mut self.state {
             BolState::PerBlock(s) => s.update(&self.delta, self.steps)?,
             BolState::Spectral(s) => s.update(&self.delta, self.steps)?,
         }
-        zero_order_update(&mut self.zero, enc, gold, pred, self.l, c);
+        zero_order_update(&mut self.zero, enc, gold, pred, c);
         Ok(())
     }
 
@@ -226,9 +233,7 @@ impl OnlineLearner for Bol {
             BolState::PerBlock(s) => s.record_step(),
             BolState::Spectral(s) => s.record_step(),
         }
-        if let Some(z) = self.zero.as_mut() {
-            z.record();
-        }
+        self.zero.iter_mut().for_each(SparseRows::record);
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -244,17 +249,18 @@ impl OnlineLearner for Bol {
         };
         Snapshot {
             weights: OnlineWeights::Bilinear { alpha, beta },
-            zero_order: self.zero.as_ref().map(Linear::value),
+            zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
         }
     }
 }
 
-/// sp: the structured perceptron on the matrix features.
+/// sp: the structured perceptron on the matrix features, stored sparsely
+/// ([`crate::sparse`]): only the cells of transitions seen in gold or predicted paths.
 #[derive(Debug)]
 pub struct Sp {
     l: usize,
-    w: Linear,
-    zero: Option<Linear>,
+    w: SparseRows,
+    zero: Option<SparseRows>,
 }
 
 impl Sp {
@@ -263,43 +269,83 @@ impl Sp {
     pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
         Self {
             l,
-            w: Linear::new(vec![0.0; n_features * l * (l + 1)], params.averaging),
+            w: SparseRows::new(n_features, (l + 1) * l, params.averaging),
             zero: params
                 .zero_order
-                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging)),
         }
+    }
+
+    /// Number of stored matrix-feature weights.
+    pub fn n_stored(&self) -> usize {
+        self.w.nnz()
     }
 }
 
 impl OnlineLearner for Sp {
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
-        linear_scores(enc, self.l, &self.w.w, zero, out);
+        sparse_scores(enc, self.l, |k| self.w.row(k), None, out);
+        add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
-        let (l, p) = (self.l, self.l + 1);
+        let l = self.l;
         let w = &mut self.w;
+        let code = |a: usize, b: usize| (b * l + a) as u32;
         for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
-            w.add(k * l * p + ag * p + bg, 1.0);
-            w.add(k * l * p + ap * p + bp, -1.0);
+            w.add(k, code(ag, bg), 1.0);
+            w.add(k, code(ap, bp), -1.0);
         });
-        zero_order_update(&mut self.zero, enc, gold, pred, l, 1.0);
+        zero_order_update(&mut self.zero, enc, gold, pred, 1.0);
         Ok(())
     }
 
     fn record(&mut self) {
         self.w.record();
-        if let Some(z) = self.zero.as_mut() {
-            z.record();
-        }
+        self.zero.iter_mut().for_each(SparseRows::record);
     }
 
     fn snapshot(&self) -> Snapshot {
         Snapshot {
-            weights: OnlineWeights::Linear { w: self.w.value() },
-            zero_order: self.zero.as_ref().map(Linear::value),
+            weights: OnlineWeights::SparseLinear {
+                w: self.w.snapshot(),
+            },
+            zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
         }
+    }
+}
+
+/// A sparse vector summed from pushed `(index, value)` terms: after [`finish`](Self::finish),
+/// one `(index, sum)` per index in increasing order, each sum taken from 0 in push order.
+/// Its buffers are reused, so once warm it allocates nothing.
+#[derive(Debug, Default)]
+struct SparseSum {
+    /// `(index, push order, value)`.
+    terms: Vec<(usize, u32, f64)>,
+    sums: Vec<(usize, f64)>,
+}
+
+impl SparseSum {
+    #[inline]
+    fn push(&mut self, index: usize, value: f64) {
+        self.terms.push((index, self.terms.len() as u32, value));
+    }
+
+    /// Sums the pushed terms by index and clears them.
+    fn finish(&mut self) {
+        self.sums.clear();
+        self.terms.sort_unstable_by_key(|&(j, order, _)| (j, order));
+        for &(j, _, x) in &self.terms {
+            match self.sums.last_mut() {
+                Some((last, sum)) if *last == j => *sum += x,
+                _ => self.sums.push((j, 0.0 + x)),
+            }
+        }
+        self.terms.clear();
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, (usize, f64)> {
+        self.sums.iter()
     }
 }
 
@@ -314,10 +360,10 @@ pub struct Bcd {
     fixed_norm2: f64,
     alpha: Linear,
     beta: Linear,
-    zero: Option<Linear>,
+    zero: Option<SparseRows>,
     update_alpha: bool,
-    g: BTreeMap<usize, f64>,
-    g0: BTreeMap<usize, f64>,
+    g: SparseSum,
+    g0: SparseSum,
 }
 
 impl Bcd {
@@ -338,10 +384,10 @@ impl Bcd {
             beta: Linear::new(vec![beta0; n], params.averaging),
             zero: params
                 .zero_order
-                .then(|| Linear::new(vec![0.0; n_features * l], params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging)),
             update_alpha: true,
-            g: BTreeMap::new(),
-            g0: BTreeMap::new(),
+            g: SparseSum::default(),
+            g0: SparseSum::default(),
         }
     }
 }
@@ -362,49 +408,52 @@ impl OnlineLearner for Bcd {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        let zero = self.zero.as_ref().map(|z| z.w.as_slice());
-        bilinear_scores(enc, self.l, &self.alpha.w, &self.beta.w, 1.0, zero, out);
+        bilinear_scores(enc, self.l, &self.alpha.w, &self.beta.w, 1.0, None, out);
+        add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let (l, p) = (self.l, self.l + 1);
-        self.g.clear();
-        self.g0.clear();
         let (alpha, beta, g) = (&self.alpha.w, &self.beta.w, &mut self.g);
         if self.update_alpha {
             // g = DeltaPhi beta, indexed like alpha.
             for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
-                *g.entry(k * l + ag).or_insert(0.0) += beta[k * p + bg];
-                *g.entry(k * l + ap).or_insert(0.0) -= beta[k * p + bp];
+                g.push(k * l + ag, beta[k * p + bg]);
+                g.push(k * l + ap, -beta[k * p + bp]);
             });
         } else {
             // g = DeltaPhi^T alpha, indexed like beta.
             for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
-                *g.entry(k * p + bg).or_insert(0.0) += alpha[k * l + ag];
-                *g.entry(k * p + bp).or_insert(0.0) -= alpha[k * l + ap];
+                g.push(k * p + bg, alpha[k * l + ag]);
+                g.push(k * p + bp, -alpha[k * l + ap]);
             });
         }
-        if let Some(z) = self.zero.as_ref() {
-            let _ = z;
+        self.g.finish();
+        if self.zero.is_some() {
             for i in 0..enc.len() {
                 if gold[i] != pred[i] {
                     for &k in enc.at(i) {
-                        *self.g0.entry(k as usize * l + gold[i]).or_insert(0.0) += 1.0;
-                        *self.g0.entry(k as usize * l + pred[i]).or_insert(0.0) -= 1.0;
+                        self.g0.push(k as usize * l + gold[i], 1.0);
+                        self.g0.push(k as usize * l + pred[i], -1.0);
                     }
                 }
             }
         }
+        self.g0.finish();
         let params = if self.update_alpha {
             &self.alpha.w
         } else {
             &self.beta.w
         };
-        let mut margin: f64 = self.g.iter().map(|(&j, &x)| params[j] * x).sum();
-        let mut norm2: f64 = self.g.values().map(|x| x * x).sum();
+        let mut margin: f64 = self.g.iter().map(|&(j, x)| params[j] * x).sum();
+        let mut norm2: f64 = self.g.iter().map(|(_, x)| x * x).sum();
         if let Some(z) = self.zero.as_ref() {
-            margin += self.g0.iter().map(|(&j, &x)| z.w[j] * x).sum::<f64>();
-            norm2 += self.g0.values().map(|x| x * x).sum::<f64>();
+            margin += self
+                .g0
+                .iter()
+                .map(|&(j, x)| z.get(j / l, (j % l) as u32) * x)
+                .sum::<f64>();
+            norm2 += self.g0.iter().map(|(_, x)| x * x).sum::<f64>();
         }
         // The dual step on the concatenation (params, w) whose regularizer is
         // `lambda/2 ||params||^2 + 1/2 ||w||^2` (lambda = 1 for ours, the fixed factor's
@@ -417,7 +466,7 @@ impl OnlineLearner for Bcd {
             ),
             BcdSolver::Algorithm1 => (1.0, self.fixed_norm2),
         };
-        let norm2_g: f64 = self.g.values().map(|x| x * x).sum();
+        let norm2_g: f64 = self.g.iter().map(|(_, x)| x * x).sum();
         let norm2_g0 = norm2 - norm2_g;
         let denominator = norm2_g / lambda + norm2_g0;
         if loss > margin && denominator > 0.0 && lambda > 0.0 {
@@ -427,12 +476,12 @@ impl OnlineLearner for Bcd {
             } else {
                 &mut self.beta
             };
-            for (&j, &x) in &self.g {
+            for &(j, x) in self.g.iter() {
                 target.add(j, eta / lambda * x);
             }
             if let Some(z) = self.zero.as_mut() {
-                for (&j, &x) in &self.g0 {
-                    z.add(j, eta * x);
+                for &(j, x) in self.g0.iter() {
+                    z.add(j / l, (j % l) as u32, eta * x);
                 }
             }
         }
@@ -442,9 +491,7 @@ impl OnlineLearner for Bcd {
     fn record(&mut self) {
         self.alpha.record();
         self.beta.record();
-        if let Some(z) = self.zero.as_mut() {
-            z.record();
-        }
+        self.zero.iter_mut().for_each(SparseRows::record);
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -453,7 +500,7 @@ impl OnlineLearner for Bcd {
                 alpha: self.alpha.value(),
                 beta: self.beta.value(),
             },
-            zero_order: self.zero.as_ref().map(Linear::value),
+            zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
         }
     }
 }

@@ -4,13 +4,14 @@
 
 mod common;
 
+use online_bilinear::Result;
 use online_bilinear::learner::conformance::{check_learner, check_learns};
 use online_bilinear::learner::{
     BuiltIn, LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
 };
 use online_bilinear::viterbi::score_index;
 use online_bilinear::{
-    BcdSolver, EncodedSentence, Fit, Fitted, Learner, OblError, Reading, TaggerParams,
+    BcdSolver, EncodedSentence, Fit, Fitted, FittedTagger, Learner, OblError, Reading, TaggerParams,
 };
 
 /// Linear weights on the matrix features `w[k, a, b]` (current tag `a`, previous `b`).
@@ -85,12 +86,7 @@ impl OnlineLearner for Perceptron {
     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
         self.0.scores(s, out);
     }
-    fn update(
-        &mut self,
-        s: &EncodedSentence,
-        gold: &[usize],
-        pred: &[usize],
-    ) -> online_bilinear::Result<()> {
+    fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         for (j, x) in self.0.delta(s, gold, pred) {
             self.0.w[j] += x;
         }
@@ -112,12 +108,7 @@ impl OnlineLearner for PassiveAggressive {
     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
         self.weights.scores(s, out);
     }
-    fn update(
-        &mut self,
-        s: &EncodedSentence,
-        gold: &[usize],
-        pred: &[usize],
-    ) -> online_bilinear::Result<()> {
+    fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let delta = self.weights.delta(s, gold, pred);
         let mut dense = std::collections::BTreeMap::new();
         for (j, x) in delta {
@@ -145,12 +136,89 @@ impl LearnerFactory for PerceptronFactory {
     fn name(&self) -> &str {
         "outside perceptron"
     }
-    fn build(
-        &self,
-        shape: LearnerShape,
-        _: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+    fn build(&self, shape: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
         Ok(Box::new(Perceptron(MatrixWeights::new(shape))))
+    }
+}
+
+/// The averaged perceptron with 0-order weights by brute force: dense `w` and `z`, and
+/// after every sentence their running sums (the reference of the built-in sp's sparse,
+/// lazily averaged weights).
+struct BruteAveragedPerceptron {
+    weights: MatrixWeights,
+    z: Vec<f64>,
+    sum_w: Vec<f64>,
+    sum_z: Vec<f64>,
+    steps: f64,
+}
+
+impl OnlineLearner for BruteAveragedPerceptron {
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+        let l = self.weights.l;
+        self.weights.scores(s, out);
+        for i in 0..s.len() {
+            let previous = if i == 0 { l..l + 1 } else { 0..l };
+            for &k in s.at(i) {
+                for b in previous.clone() {
+                    for a in 0..l {
+                        out[score_index(i, b, a, l)] += self.z[k as usize * l + a];
+                    }
+                }
+            }
+        }
+    }
+    fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
+        let l = self.weights.l;
+        for (j, x) in self.weights.delta(s, gold, pred) {
+            self.weights.w[j] += x;
+        }
+        for i in 0..s.len() {
+            if gold[i] != pred[i] {
+                for &k in s.at(i) {
+                    self.z[k as usize * l + gold[i]] += 1.0;
+                    self.z[k as usize * l + pred[i]] -= 1.0;
+                }
+            }
+        }
+        Ok(())
+    }
+    fn record(&mut self) {
+        for (s, w) in self.sum_w.iter_mut().zip(&self.weights.w) {
+            *s += w;
+        }
+        for (s, z) in self.sum_z.iter_mut().zip(&self.z) {
+            *s += z;
+        }
+        self.steps += 1.0;
+    }
+    fn snapshot(&self) -> Snapshot {
+        let mean = |sum: &[f64]| sum.iter().map(|s| s / self.steps.max(1.0)).collect();
+        Snapshot {
+            weights: OnlineWeights::Linear {
+                w: mean(&self.sum_w),
+            },
+            zero_order: Some(mean(&self.sum_z)),
+        }
+    }
+}
+
+struct BruteAveragedPerceptronFactory;
+
+impl LearnerFactory for BruteAveragedPerceptronFactory {
+    fn name(&self) -> &str {
+        "brute-force averaged perceptron"
+    }
+    fn build(&self, shape: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
+        let weights = MatrixWeights::new(shape);
+        let n = weights.w.len();
+        let nz = shape.n_features * shape.n_tags;
+        Ok(Box::new(BruteAveragedPerceptron {
+            weights,
+            z: vec![0.0; nz],
+            sum_w: vec![0.0; n],
+            sum_z: vec![0.0; nz],
+            steps: 0.0,
+        }))
     }
 }
 
@@ -160,11 +228,7 @@ impl LearnerFactory for PassiveAggressiveFactory {
     fn name(&self) -> &str {
         "outside PA-I"
     }
-    fn build(
-        &self,
-        shape: LearnerShape,
-        params: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+    fn build(&self, shape: LearnerShape, params: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
         Ok(Box::new(PassiveAggressive {
             weights: MatrixWeights::new(shape),
             c: params.get_c(),
@@ -180,12 +244,7 @@ impl OnlineLearner for Broken {
         out.clear();
         out.push(0.0);
     }
-    fn update(
-        &mut self,
-        _: &EncodedSentence,
-        _: &[usize],
-        _: &[usize],
-    ) -> online_bilinear::Result<()> {
+    fn update(&mut self, _: &EncodedSentence, _: &[usize], _: &[usize]) -> Result<()> {
         Ok(())
     }
     fn snapshot(&self) -> Snapshot {
@@ -202,11 +261,7 @@ impl LearnerFactory for BrokenFactory {
     fn name(&self) -> &str {
         "broken"
     }
-    fn build(
-        &self,
-        _: LearnerShape,
-        _: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+    fn build(&self, _: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
         Ok(Box::new(Broken))
     }
 }
@@ -255,36 +310,86 @@ fn every_built_in_learner_passes_the_conformance_suite() {
 fn outside_learners_pass_the_conformance_suite() {
     check_learner(&PerceptronFactory, &TaggerParams::sp()).unwrap();
     check_learns(&PerceptronFactory, &TaggerParams::sp()).unwrap();
-    check_learner(&PassiveAggressiveFactory, &TaggerParams::sp().c(0.5)).unwrap();
-    check_learns(&PassiveAggressiveFactory, &TaggerParams::sp().c(0.5)).unwrap();
+    // The step `c` is read by the custom learner (sp itself rejects a step other than 1).
+    let passive_aggressive = TaggerParams::custom(PassiveAggressiveFactory).c(0.5);
+    check_learner(&PassiveAggressiveFactory, &passive_aggressive).unwrap();
+    check_learns(&PassiveAggressiveFactory, &passive_aggressive).unwrap();
 }
 
-#[test]
-fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
-    let train = common::lexicon_corpus(120, 1);
-    let test = common::lexicon_corpus(40, 2);
-    let built_in = TaggerParams::sp().epochs(4).seed(9).fit(&train).unwrap();
-    let outside = TaggerParams::custom(PerceptronFactory)
-        .epochs(4)
-        .seed(9)
-        .fit(&train)
-        .unwrap();
-    assert_eq!(outside.learner(), Learner::Custom);
+/// Fits both parameter sets (4 epochs, seed 9) on the lexicon corpus of `(sentences,
+/// seed)`: they must make the same online mistakes in the same epochs and predict `test`
+/// alike.
+fn fit_alike(
+    built_in: TaggerParams,
+    outside: TaggerParams,
+    (sentences, seed): (usize, u64),
+    test: &online_bilinear::Corpus,
+) -> (FittedTagger, FittedTagger) {
+    let train = common::lexicon_corpus(sentences, seed);
+    let fit = |params: TaggerParams| params.epochs(4).seed(9).fit(&train).unwrap();
+    let (built_in, outside) = (fit(built_in), fit(outside));
     assert_eq!(
         outside.report().trace.extra("token_errors"),
         built_in.report().trace.extra("token_errors")
     );
     assert_eq!(outside.report().iterations, built_in.report().iterations);
     assert_eq!(
-        outside.predict_corpus(&test).unwrap(),
-        built_in.predict_corpus(&test).unwrap()
+        outside.predict_corpus(test).unwrap(),
+        built_in.predict_corpus(test).unwrap()
     );
+    (built_in, outside)
+}
+
+#[test]
+fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
+    let test = common::lexicon_corpus(40, 2);
+    let (_, outside) = fit_alike(
+        TaggerParams::sp(),
+        TaggerParams::custom(PerceptronFactory),
+        (120, 1),
+        &test,
+    );
+    assert_eq!(outside.learner(), Learner::Custom);
     // The fitted model of an outside learner saves and loads like any other.
     let back = online_bilinear::FittedTagger::from_json(&outside.to_json().unwrap()).unwrap();
     assert_eq!(
         back.predict_corpus(&test).unwrap(),
         outside.predict_corpus(&test).unwrap()
     );
+}
+
+/// The built-in sp keeps only the cells training touched and averages them lazily; a
+/// dense, brute-force averaged perceptron with 0-order weights must give the same model.
+#[test]
+fn the_sparse_averaged_perceptron_equals_a_brute_force_dense_one() {
+    let (built_in, brute) = fit_alike(
+        TaggerParams::sp().averaging(true).zero_order(true),
+        TaggerParams::custom(BruteAveragedPerceptronFactory),
+        (150, 3),
+        &common::lexicon_corpus(60, 4),
+    );
+    let (z_sparse, z_brute) = (
+        built_in.zero_order_weights().unwrap(),
+        brute.zero_order_weights().unwrap(),
+    );
+    assert_eq!(z_sparse.len(), z_brute.len());
+    for (a, b) in z_sparse.iter().zip(z_brute) {
+        assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+    }
+    let sparse = built_in.sparse_weights().unwrap();
+    let l = built_in.tags().len();
+    let json: serde_json::Value = serde_json::from_str(&brute.to_json().unwrap()).unwrap();
+    let dense = json["weights"]["Linear"]["w"].as_array().unwrap();
+    for k in 0..built_in.n_features() {
+        for b in 0..=l {
+            for a in 0..l {
+                let x = dense[(k * l + a) * (l + 1) + b].as_f64().unwrap();
+                let y = sparse.get(k, (b * l + a) as u32);
+                assert!((x - y).abs() < 1e-9, "w[{k}, {a}, {b}]: {x} vs {y}");
+            }
+        }
+    }
+    assert!(sparse.nnz() < built_in.n_features() * l * (l + 1));
 }
 
 #[test]

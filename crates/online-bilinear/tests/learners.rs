@@ -239,3 +239,47 @@ fn prepared_features_fit_the_same_model_and_synthetic_corpora_are_seeded() {
     assert_eq!(a.alpha(), b.alpha());
     assert_eq!(prepared.head(10).len(), 10);
 }
+
+/// A parameter that the learner does not read is an error naming it, never silently
+/// ignored; the same value for a learner that reads it is accepted.
+#[test]
+fn parameters_a_learner_does_not_read_are_rejected() {
+    use online_bilinear::{BcdSolver, ParamGuard, Reading};
+    let cases: Vec<(&str, TaggerParams, TaggerParams)> = vec![
+        (
+            "averaging",
+            TaggerParams::crf_l2().averaging(true),
+            TaggerParams::sp().averaging(true),
+        ),
+        (
+            "zero_order",
+            TaggerParams::crf_l1().zero_order(true),
+            TaggerParams::bcd().zero_order(true),
+        ),
+        ("c", TaggerParams::sp().c(0.5), TaggerParams::bol().c(0.5)),
+        (
+            "power_steps",
+            TaggerParams::bcd().power_steps(2),
+            TaggerParams::bol().power_steps(2),
+        ),
+        (
+            "reading",
+            TaggerParams::sp().reading(Reading::SpectralExact),
+            TaggerParams::bol().reading(Reading::SpectralExact),
+        ),
+        (
+            "bcd_solver",
+            TaggerParams::bol().bcd_solver(BcdSolver::Algorithm1),
+            TaggerParams::bcd().bcd_solver(BcdSolver::Algorithm1),
+        ),
+    ];
+    for (name, rejected, accepted) in cases {
+        match rejected.check() {
+            Err(OblError::Core(bl_core::BlError::InvalidParameter { name: got, .. })) => {
+                assert_eq!(got, name)
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        assert!(accepted.check().is_ok(), "{name}");
+    }
+}

@@ -1,24 +1,120 @@
-//! bol's update allocates nothing once its blocks exist: `Theta += D`, the warm-started power
-//! steps and the (averaged) `alpha`, `beta` all work in place. Counted by an instrumented
-//! global allocator; this binary holds a single test so that no other test allocates
-//! concurrently.
+//! bol's update allocates nothing once the entries of `Theta` it writes exist: `Theta += D`,
+//! the warm-started power steps and the (averaged) `alpha`, `beta` all work in place; and the scoring, Viterbi and
+//! update of sp, bcd and bol allocate nothing per sentence once the cells they touch exist. Counted by an
+//! instrumented global allocator; this binary holds a single test so that no other test
+//! allocates concurrently.
 
 use std::alloc::System;
 
-use online_bilinear::{BlockRankOne, BlockUpdate};
+use online_bilinear::learner::OnlineLearner;
+use online_bilinear::viterbi::{ViterbiWorkspace, viterbi_into};
+use online_bilinear::{
+    Bcd, BlockRankOne, BlockUpdate, Bol, FeatureDict, Sp, TaggerParams, Templates,
+};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 #[test]
-fn updates_of_existing_blocks_do_not_allocate() {
+fn updates_of_existing_state_do_not_allocate() {
+    bol_blocks();
+    learners_over_sentences();
+}
+
+/// Each built-in learner over a corpus: a first pass creates its cells; replaying the same
+/// (gold, predicted) pairs with scoring and Viterbi into reused buffers allocates nothing.
+fn learners_over_sentences() {
+    let corpus = online_bilinear::synthetic::lexicon(60, 1).unwrap();
+    let dict = FeatureDict::build(&corpus, &Templates::segmentation(), 1).unwrap();
+    let encoded = dict.encode_corpus(&corpus).unwrap();
+    let tags = corpus.tag_set();
+    let gold: Vec<Vec<usize>> = corpus
+        .sentences()
+        .iter()
+        .map(|s| {
+            s.tags()
+                .iter()
+                .map(|t| tags.iter().position(|x| x == t).unwrap())
+                .collect()
+        })
+        .collect();
+    let (k, l) = (dict.len(), tags.len());
+    let learners: Vec<(&str, Box<dyn OnlineLearner>)> = vec![
+        (
+            "sp",
+            Box::new(Sp::new(
+                k,
+                l,
+                &TaggerParams::sp().averaging(true).zero_order(true),
+            )),
+        ),
+        (
+            "bcd",
+            Box::new(Bcd::new(
+                k,
+                l,
+                &TaggerParams::bcd().averaging(true).zero_order(true),
+            )),
+        ),
+        (
+            "bol",
+            Box::new(
+                Bol::new(k, l, &TaggerParams::bol().averaging(true).zero_order(true)).unwrap(),
+            ),
+        ),
+    ];
+    for (name, mut learner) in learners {
+        let (mut scores, mut ws) = (Vec::new(), ViterbiWorkspace::default());
+        let mut predicted: Vec<Vec<usize>> = Vec::new();
+        learner.begin_pass(0);
+        for (enc, y) in encoded.iter().zip(&gold) {
+            learner.scores(enc, &mut scores);
+            let mut path = vec![0; enc.len()];
+            viterbi_into(&scores, enc.len(), l, &mut ws, &mut path);
+            if path != *y {
+                learner.update(enc, y, &path).unwrap();
+            }
+            learner.record();
+            predicted.push(path);
+        }
+        let mut path = vec![0; encoded.iter().map(|e| e.len()).max().unwrap()];
+        let mut updates = 0;
+        allocates_nothing(name, || {
+            for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
+                learner.scores(enc, &mut scores);
+                viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]);
+                if first != y {
+                    learner.update(enc, y, first).unwrap();
+                    updates += 1;
+                }
+                learner.record();
+            }
+        });
+        assert!(updates > 0, "{name}");
+    }
+}
+
+/// Runs `f` and asserts that it allocated and reallocated nothing.
+fn allocates_nothing(what: &str, f: impl FnOnce()) {
+    let region = Region::new(GLOBAL);
+    f();
+    let stats = region.change();
+    assert_eq!(
+        (stats.allocations, stats.reallocations),
+        (0, 0),
+        "{what}: {stats:?}"
+    );
+}
+
+fn bol_blocks() {
     let (n_blocks, l, p) = (50_usize, 4, 5);
     for average in [false, true] {
         let mut state = BlockRankOne::new(n_blocks, l, p, average).unwrap();
         let mut d = BlockUpdate::new(l, p);
         let touched: Vec<u32> = (0..n_blocks as u32).step_by(3).collect();
-        // Build D: the first round allocates D's buffers and Theta's blocks.
+        // Build D: the first rounds allocate D's buffers and Theta's entries (Theta stores
+        // only the entries written); replaying them writes existing entries only.
         let fill = |d: &mut BlockUpdate, round: usize| {
             d.clear();
             for (i, &k) in touched.iter().enumerate() {
@@ -31,21 +127,15 @@ fn updates_of_existing_blocks_do_not_allocate() {
                 d.add(k, (i + 1) % l, i % p, 0.5 * sign);
             }
         };
-        fill(&mut d, 0);
-        state.update(&d, 4).unwrap();
-        state.record_step();
-        let region = Region::new(GLOBAL);
-        for round in 1..20 {
-            fill(&mut d, round);
-            state.update(&d, 4).unwrap();
-            state.record_step();
-        }
-        let stats = region.change();
-        assert_eq!(
-            (stats.allocations, stats.reallocations),
-            (0, 0),
-            "averaging {average}: {stats:?}"
-        );
+        let mut rounds = |state: &mut BlockRankOne| {
+            for round in 0..20 {
+                fill(&mut d, round);
+                state.update(&d, 4).unwrap();
+                state.record_step();
+            }
+        };
+        rounds(&mut state);
+        allocates_nothing(&format!("bol, averaging {average}"), || rounds(&mut state));
         // The state did move: the updates were not no-ops.
         assert!(state.sigmas().iter().any(|&s| s > 0.0));
     }

@@ -12,7 +12,7 @@ use crate::params::{Learner, TaggerParams};
 pub(super) static VERBOSE: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
-fn items(enc: &EncodedSentence) -> Vec<crfsuite::Item> {
+pub(super) fn items(enc: &EncodedSentence) -> Vec<crfsuite::Item> {
     (0..enc.len())
         .map(|i| {
             enc.at(i)

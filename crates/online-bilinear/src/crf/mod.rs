@@ -43,6 +43,13 @@ use crate::params::{Learner, TaggerParams};
 
 pub use model::CrfWeights;
 
+/// CRFsuite's items of an encoded sentence: one attribute per active feature, named by its
+/// id (what the CRFsuite backend trains and tags on).
+#[cfg(feature = "crfsuite")]
+pub fn crfsuite_items(sentence: &EncodedSentence) -> Vec<::crfsuite::Item> {
+    crfsuite::items(sentence)
+}
+
 /// Which implementation trains [`crate::Learner::CrfL2`] / [`crate::Learner::CrfL1`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum CrfBackend {

@@ -27,11 +27,10 @@
 //! # Ok::<(), online_bilinear::OblError>(())
 //! ```
 
-use super::{LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights};
+use super::{LearnerFactory, LearnerShape, OnlineLearner};
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
 use crate::params::TaggerParams;
-use crate::scoring::{bilinear_scores, linear_scores};
 
 fn fail(check: &'static str, message: String) -> OblError {
     OblError::Learner { check, message }
@@ -73,12 +72,7 @@ fn snapshot_scores(
     let l = shape.n_tags;
     let zero = snapshot.zero_order.as_deref();
     let mut out = Vec::new();
-    match &snapshot.weights {
-        OnlineWeights::Bilinear { alpha, beta } => {
-            bilinear_scores(sentence, l, alpha, beta, 1.0, zero, &mut out)
-        }
-        OnlineWeights::Linear { w } => linear_scores(sentence, l, w, zero, &mut out),
-    }
+    snapshot.weights.scores(sentence, l, zero, &mut out);
     Ok(out)
 }
 

@@ -157,6 +157,13 @@ impl Saved {
                 check_finite("weights.Linear.w", w)?;
                 bound += row_max_abs(w, l * p).sum::<f64>();
             }
+            Weights::SparseLinear { w } => {
+                w.validate("weights.SparseLinear.w", k, p * l)
+                    .map_err(|e| bad_field("weights.SparseLinear.w", e))?;
+                bound += (0..k)
+                    .map(|row| w.row(row).1.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
+                    .sum::<f64>();
+            }
             Weights::Crf(crf) => {
                 check_len("weights.Crf.state", &[k, l], "K x L", crf.state.len())?;
                 check_len(

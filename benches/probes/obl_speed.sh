@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Training time, test accuracy and peak memory of online-bilinear's online learners beside
+# CRFsuite's averaged perceptron (the yardstick) on the same features, 20 epochs each.
+#
+# Command (from the workspace root):
+#   CARGO_TARGET_DIR=target bash benches/probes/obl_speed.sh [DATA_DIR] > table.md
+#
+# Builds the `online_vs_crfsuite_ap` example of online-bilinear (Cargo feature `crfsuite`,
+# which builds CRFsuite's C code with cmake), then runs one learner per process (so the
+# process's peak resident memory is the learner's): CoNLL-2000 part-of-speech tagging (the
+# POS column as the label) on the whole training file, and the pku1998 segmentation corpus
+# on 4 training sizes spanning 30x (150 to 4500 sentences). The rows of one size run back to back, the yardstick
+# first; `uptime` is printed before each size.
+set -euo pipefail
+data="${1:-${BILINEAR_DATA_DIR:-/work/data}}"
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --release -p online-bilinear --features crfsuite --example online_vs_crfsuite_ap >&2
+bin="$target/release/examples/online_vs_crfsuite_ap"
+echo "| corpus | train sentences | tokens | features | tags | learner | seconds | accuracy % | peak MB | model MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+run_size() {
+  echo "<!-- $(uptime) -->"
+  for learner in crfsuite-ap sp bol bcd; do
+    "$bin" "$1" "$learner" "$2" 20
+  done
+}
+run_size "pos:$data/conll2000-subset" all
+for n in 150 500 1500 4500; do
+  run_size "seg:$data/pku1998/data.txt" "$n"
+done
