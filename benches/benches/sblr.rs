@@ -9,8 +9,8 @@
 
 use std::hint::black_box;
 
-use bl_core::random::synthetic_two_class;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sblr::synthetic::two_class;
 use sblr::{BinarySolver, LogisticRegression, Sblr};
 use sblr::{Fit as _, ParamGuard as _};
 
@@ -27,7 +27,7 @@ fn streaming_read(data: &[f64]) -> f64 {
 
 fn alg2_iteration(c: &mut Criterion) {
     let (n, s, t) = (100, 1000, 1000);
-    let data = synthetic_two_class(n, s, t, 1.0, 0).expect("synthetic data");
+    let data = two_class(n, s, t, 1.0, 0).expect("synthetic data");
     let params = Sblr::params()
         .rank(1)
         .penalties(0.01, 0.5, 0.01, 0.5)
@@ -59,7 +59,7 @@ fn alg2_iteration(c: &mut Criterion) {
 
 fn fista_l1(c: &mut Criterion) {
     let (n, s, t) = (200, 32, 32);
-    let data = synthetic_two_class(n, s, t, 0.2, 1).expect("synthetic data");
+    let data = two_class(n, s, t, 0.2, 1).expect("synthetic data");
     let params = LogisticRegression::params()
         .l1(0.01)
         .l2(0.0)

@@ -29,8 +29,9 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use crate::block::{
     BlockState, BlockStepInfo, BlockUpdate, BlockWork, LinearBlock, entry_residual,
 };
-use crate::error::{Result, SblrError, invalid};
+use crate::error::{Result, SblrError, ensure_shape};
 use crate::params::{Init, SblrValidParams, SharedUpdate, StopCriterion};
+use bl_core::error::build::{invalid, numerical, shape_mismatch};
 
 /// The `±1` labels of a binary data set (class 1 is `+1`).
 ///
@@ -56,7 +57,7 @@ pub(crate) fn check_signs(y: &[f64]) -> Result<()> {
     let pos = y.iter().filter(|&&v| v == 1.0).count();
     let neg = y.iter().filter(|&&v| v == -1.0).count();
     if pos + neg != y.len() {
-        return Err(crate::error::invalid(
+        return Err(invalid(
             "signs",
             "a value other than ±1",
             "labels in {-1, +1}",
@@ -77,14 +78,6 @@ pub(crate) fn check_rank(rank: usize, s: usize, t: usize) -> Result<()> {
     Ok(())
 }
 
-fn shape_err(context: &'static str, expected: (usize, usize), found: (usize, usize)) -> SblrError {
-    SblrError::Core(bl_core::BlError::ShapeMismatch {
-        context,
-        expected: format!("{} x {}", expected.0, expected.1),
-        found: format!("{} x {}", found.0, found.1),
-    })
-}
-
 /// Decision values `tr(U^T X_i V) + b` of every sample, by one product `U^T A` over the
 /// stacked data.
 ///
@@ -98,16 +91,8 @@ pub fn decision_values(
 ) -> Result<Vec<f64>> {
     let (s, t) = data.shape();
     let r = u.ncols();
-    if u.nrows() != s {
-        return Err(shape_err("decision_values: U", (s, r), (u.nrows(), r)));
-    }
-    if v.nrows() != t || v.ncols() != r {
-        return Err(shape_err(
-            "decision_values: V",
-            (t, r),
-            (v.nrows(), v.ncols()),
-        ));
-    }
+    ensure_shape("decision_values: U", (s, r), (u.nrows(), r))?;
+    ensure_shape("decision_values: V", (t, r), (v.nrows(), v.ncols()))?;
     let n = data.n_samples();
     let mut p = Mat::<f64>::zeros(r, t * n);
     matmul(
@@ -356,18 +341,18 @@ pub fn initial_point(
         }
         Init::Warm { u, v, intercept } => {
             if u.len() != s * rank {
-                return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-                    context: "warm start U",
-                    expected: format!("{s} x {rank} = {} values", s * rank),
-                    found: format!("{} values", u.len()),
-                }));
+                return Err(shape_mismatch(
+                    "warm start U",
+                    format!("{s} x {rank} = {} values", s * rank),
+                    format!("{} values", u.len()),
+                ));
             }
             if v.len() != t * rank {
-                return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-                    context: "warm start V",
-                    expected: format!("{t} x {rank} = {} values", t * rank),
-                    found: format!("{} values", v.len()),
-                }));
+                return Err(shape_mismatch(
+                    "warm start V",
+                    format!("{t} x {rank} = {} values", t * rank),
+                    format!("{} values", v.len()),
+                ));
             }
             Ok((u.clone(), v.clone(), *intercept))
         }
@@ -471,13 +456,12 @@ impl<'a> BinarySolver<'a> {
         params: &SblrValidParams,
     ) -> Result<Self> {
         let n = y.len();
-        if stacked.nrows() != s || stacked.ncols() != t * n || n == 0 {
-            return Err(shape_err(
-                "BinarySolver: stacked data",
-                (s, t * n),
-                (stacked.nrows(), stacked.ncols()),
-            ));
-        }
+        bl_core::error::ensure_nonempty("labels", n)?;
+        ensure_shape(
+            "BinarySolver: stacked data",
+            (s, t * n),
+            (stacked.nrows(), stacked.ncols()),
+        )?;
         check_signs(&y)?;
         let r = params.rank;
         check_rank(r, s, t)?;
@@ -532,10 +516,10 @@ impl<'a> BinarySolver<'a> {
         solver.loss = loss;
         solver.objective = solver.loss + solver.penalty();
         if !solver.objective.is_finite() {
-            return Err(SblrError::Core(bl_core::BlError::Numerical {
-                context: "BinarySolver",
-                message: "the objective at the starting point is not finite".into(),
-            }));
+            return Err(numerical(
+                "BinarySolver",
+                "the objective at the starting point is not finite",
+            ));
         }
         Ok(solver)
     }
@@ -646,10 +630,10 @@ impl<'a> BinarySolver<'a> {
             self.objective,
         );
         if !self.objective.is_finite() {
-            return Err(SblrError::Core(bl_core::BlError::Numerical {
-                context: "BinarySolver::step",
-                message: "the objective is not finite".into(),
-            }));
+            return Err(numerical(
+                "BinarySolver::step",
+                "the objective is not finite",
+            ));
         }
         Ok(StepReport {
             objective: self.objective,

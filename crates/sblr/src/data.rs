@@ -3,7 +3,8 @@
 use bl_core::data::MatrixDataset;
 use faer::MatRef;
 
-use crate::error::{Result, SblrError};
+use crate::error::Result;
+use bl_core::error::build::shape_mismatch;
 
 /// A [`MatrixDataset`] from separate samples and one class name per sample (classes are
 /// the sorted distinct names, as [`MatrixDataset::from_label_names`]).
@@ -18,21 +19,21 @@ pub fn dataset_from_samples<S: AsRef<str>>(
 ) -> Result<MatrixDataset> {
     bl_core::error::ensure_nonempty("samples", samples.len())?;
     if labels.len() != samples.len() {
-        return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-            context: "dataset_from_samples: labels",
-            expected: format!("{} labels (one per sample)", samples.len()),
-            found: format!("{} labels", labels.len()),
-        }));
+        return Err(shape_mismatch(
+            "dataset_from_samples: labels",
+            format!("{} labels (one per sample)", samples.len()),
+            format!("{} labels", labels.len()),
+        ));
     }
     let (s, t) = (samples[0].nrows(), samples[0].ncols());
     let mut data = Vec::with_capacity(s * t * samples.len());
     for (i, x) in samples.iter().enumerate() {
         if (x.nrows(), x.ncols()) != (s, t) {
-            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-                context: "dataset_from_samples: sample shape",
-                expected: format!("{s} x {t} (the shape of sample 0)"),
-                found: format!("{} x {} at sample {i}", x.nrows(), x.ncols()),
-            }));
+            return Err(shape_mismatch(
+                "dataset_from_samples: sample shape",
+                format!("{s} x {t} (the shape of sample 0)"),
+                format!("{} x {} at sample {i}", x.nrows(), x.ncols()),
+            ));
         }
         for j in 0..t {
             for a in 0..s {
@@ -57,11 +58,11 @@ pub fn dataset_from_c_order<S: AsRef<str>>(
 ) -> Result<MatrixDataset> {
     let n = labels.len();
     if s.checked_mul(t).and_then(|st| st.checked_mul(n)) != Some(values.len()) {
-        return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-            context: "dataset_from_c_order",
-            expected: format!("{n} samples of {s} x {t}"),
-            found: format!("{} values", values.len()),
-        }));
+        return Err(shape_mismatch(
+            "dataset_from_c_order",
+            format!("{n} samples of {s} x {t}"),
+            format!("{} values", values.len()),
+        ));
     }
     let mut data = vec![0.0; values.len()];
     for i in 0..n {

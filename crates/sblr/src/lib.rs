@@ -12,7 +12,7 @@ pub mod model;
 pub mod multinomial;
 pub mod ova;
 pub mod params;
-mod saved;
+pub(crate) mod saved;
 pub mod synthetic;
 
 pub use bilinear::{BinarySolver, Penalties, StepReport};
@@ -24,5 +24,6 @@ pub use model::{FittedSblr, Sblr};
 pub use multinomial::{FittedMultinomialSblr, MultinomialParams, MultinomialSblr};
 pub use ova::{BinaryDecision, BinaryEstimator, FittedOneVsAll, OneVsAll};
 pub use params::{Init, SblrParams, SblrValidParams, SharedUpdate, Solver, StopCriterion};
+pub use saved::SavedModel;
 
 pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};

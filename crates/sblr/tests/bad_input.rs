@@ -2,13 +2,13 @@
 
 use bl_core::BlError;
 use bl_core::data::MatrixDataset;
-use bl_core::random::synthetic_two_class;
 use faer::Mat;
+use sblr::synthetic::two_class;
 use sblr::{Fit as _, ParamGuard as _};
 use sblr::{Init, Sblr, SblrError};
 
 fn toy() -> MatrixDataset {
-    synthetic_two_class(10, 4, 3, 1.0, 0).unwrap()
+    two_class(10, 4, 3, 1.0, 0).unwrap()
 }
 
 #[test]
@@ -89,7 +89,7 @@ fn samples_of_different_shapes_are_rejected() {
     );
     // Predicting on samples of another shape.
     let model = Sblr::params().max_iter(2).fit(&toy()).unwrap();
-    let other = synthetic_two_class(4, 3, 4, 1.0, 1).unwrap();
+    let other = two_class(4, 3, 4, 1.0, 1).unwrap();
     assert!(matches!(
         model.predict(&other),
         Err(SblrError::Core(bl_core::BlError::ShapeMismatch { .. }))
