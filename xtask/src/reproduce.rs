@@ -573,18 +573,15 @@ impl RunReport {
 ///
 /// # Errors
 /// An unknown ID; the message lists the valid IDs.
-pub fn select<'a>(
-    all: &'a [Box<dyn Experiment>],
-    ids: &[String],
-) -> anyhow::Result<Vec<&'a dyn Experiment>> {
+pub fn select(all: &[Experiment], ids: &[String]) -> anyhow::Result<Vec<Experiment>> {
     if ids.is_empty() {
-        return Ok(all.iter().map(|e| e.as_ref()).collect());
+        return Ok(all.to_vec());
     }
-    let mut chosen: Vec<&dyn Experiment> = Vec::new();
+    let mut chosen: Vec<Experiment> = Vec::new();
     for id in ids {
         match all.iter().find(|e| e.id() == id) {
             Some(e) if chosen.iter().any(|c| c.id() == e.id()) => {}
-            Some(e) => chosen.push(e.as_ref()),
+            Some(e) => chosen.push(*e),
             None => {
                 let valid = if all.is_empty() {
                     "none are registered yet".to_string()
@@ -599,13 +596,9 @@ pub fn select<'a>(
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic with a non-string payload".to_string()
-    }
+    bl_core::error::panic_message(payload)
+        .unwrap_or("panic with a non-string payload")
+        .to_string()
 }
 
 /// Runs `experiments` in order into `config.out_dir`, writing each experiment's
@@ -620,7 +613,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// # Errors
 /// Only when the harness itself cannot write (the output folder or `index.md`).
 pub fn run_experiments(
-    experiments: &[&dyn Experiment],
+    experiments: &[Experiment],
     config: &RunConfig,
 ) -> anyhow::Result<RunReport> {
     std::fs::create_dir_all(&config.out_dir)

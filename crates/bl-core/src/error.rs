@@ -223,3 +223,26 @@ mod build_tests {
         assert!(matches!(e.0, BlError::NonFinite { index: 2, .. }));
     }
 }
+
+/// The text of a caught panic's payload (`panic!` with a literal or a formatted message),
+/// or `None` for any other payload. For code that turns a caught panic into an error.
+#[must_use]
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+}
+
+#[cfg(test)]
+mod panic_message_tests {
+    #[test]
+    fn literal_formatted_and_other_payloads() {
+        let literal = std::panic::catch_unwind(|| panic!("plain")).unwrap_err();
+        assert_eq!(super::panic_message(literal.as_ref()), Some("plain"));
+        let formatted = std::panic::catch_unwind(|| panic!("n = {}", 3)).unwrap_err();
+        assert_eq!(super::panic_message(formatted.as_ref()), Some("n = 3"));
+        let other = std::panic::catch_unwind(|| std::panic::panic_any(7_u8)).unwrap_err();
+        assert_eq!(super::panic_message(other.as_ref()), None);
+    }
+}

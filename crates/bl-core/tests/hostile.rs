@@ -432,8 +432,7 @@ const CSV_SEEDS: &[&str] = &[
 
 #[test]
 fn csv_mutation_suite() {
-    let seeds: Vec<Vec<u8>> = CSV_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
-    for (k, options) in [
+    let options = [
         CsvOptions::default(),
         CsvOptions {
             has_header: true,
@@ -445,22 +444,35 @@ fn csv_mutation_suite() {
             allow_non_finite: true,
             ..CsvOptions::default()
         },
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        // some seed reads under these options before mutation
-        assert!(
-            seeds
-                .iter()
-                .any(|s| read_csv_from(s.as_slice(), &options).is_ok())
-        );
+    ];
+    suite_per_option(
+        "read_csv_from",
+        CSV_SEEDS,
+        &options,
+        10,
+        |bytes, options| outcome(read_csv_from(bytes, options)),
+    );
+}
+
+/// One mutation suite per reader option set; some seed must read under each option set
+/// before mutation, so the suite starts from valid files.
+fn suite_per_option<O: std::fmt::Debug + Clone + Send + Sync + 'static>(
+    reader: &str,
+    seeds: &[&str],
+    options: &[O],
+    first_seed: u64,
+    read: fn(&[u8], &O) -> Option<String>,
+) {
+    let seeds: Vec<Vec<u8>> = seeds.iter().map(|s| s.as_bytes().to_vec()).collect();
+    for (k, option) in options.iter().enumerate() {
+        assert!(seeds.iter().any(|s| read(s, option).is_none()));
+        let option = option.clone();
         mutation_suite(
-            &format!("read_csv_from (options {k})"),
+            &format!("{reader} ({option:?})"),
             seeds.clone(),
             CASES,
-            10 + k as u64,
-            move |bytes| outcome(read_csv_from(bytes, &options)),
+            first_seed + k as u64,
+            move |bytes| read(bytes, &option),
         );
     }
 }
@@ -477,22 +489,12 @@ const TS_SEEDS: &[&str] = &[
 
 #[test]
 fn ts_mutation_suite() {
-    let seeds: Vec<Vec<u8>> = TS_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
-    for (k, policy) in [
+    let policies = [
         LengthPolicy::Error,
         LengthPolicy::Truncate(3),
         LengthPolicy::Resample(50),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        assert!(TS_SEEDS.iter().any(|s| parse_ts(s, policy).is_ok()));
-        mutation_suite(
-            &format!("parse_ts ({policy:?})"),
-            seeds.clone(),
-            CASES,
-            20 + k as u64,
-            move |bytes| outcome(parse_ts(&String::from_utf8_lossy(bytes), policy)),
-        );
-    }
+    ];
+    suite_per_option("parse_ts", TS_SEEDS, &policies, 20, |bytes, policy| {
+        outcome(parse_ts(&String::from_utf8_lossy(bytes), *policy))
+    });
 }

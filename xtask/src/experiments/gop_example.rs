@@ -18,7 +18,11 @@ use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::gop as paper;
 
 /// The experiment.
-pub struct GopExample;
+pub const EXPERIMENT: Experiment = Experiment {
+    id: "gop-example",
+    title: "[GOP 5.1, Figs. 1-2] the 1 x 3 illustrative instance: bounds per iteration, first tree levels, 20 random starts",
+    run,
+};
 
 const K: usize = paper::EXAMPLE_K;
 const N: usize = paper::EXAMPLE_Y.len();
@@ -91,426 +95,413 @@ fn median(mut v: Vec<usize>) -> usize {
     v.get(v.len() / 2).copied().unwrap_or(0)
 }
 
-impl Experiment for GopExample {
-    fn id(&self) -> &'static str {
-        "gop-example"
-    }
+fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
+    let seed = ctx.seed();
+    let eps = paper::EXAMPLE_EPS;
+    let main = fit(seed, Linearization::Product)?;
+    let paper_cuts = fit(seed, Linearization::Paper)?;
 
-    fn title(&self) -> &'static str {
-        "[GOP 5.1, Figs. 1-2] the 1 x 3 illustrative instance: bounds per iteration, first tree levels, 20 random starts"
-    }
-
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let seed = ctx.seed();
-        let eps = paper::EXAMPLE_EPS;
-        let main = fit(seed, Linearization::Product)?;
-        let paper_cuts = fit(seed, Linearization::Paper)?;
-
-        // Fig. 1a: bounds per iteration; Fig. 1b: x iterates; multipliers.
-        let rows: Vec<Vec<String>> = main
-            .history()
+    // Fig. 1a: bounds per iteration; Fig. 1b: x iterates; multipliers.
+    let rows: Vec<Vec<String>> = main
+        .history()
+        .iter()
+        .map(|r| {
+            let mut row = vec![
+                r.iteration.to_string(),
+                r.node.to_string(),
+                format!("{}", r.x[0]),
+                format!("{}", r.x[1]),
+                format!("{}", r.primal_objective),
+                format!("{}", r.upper_bound),
+                format!("{}", r.lower_bound),
+                r.kept_hyperplanes.to_string(),
+                r.cells.to_string(),
+            ];
+            row.extend(r.theta.iter().map(|v| format!("{v}")));
+            row.extend(r.lambda.iter().map(|v| format!("{v}")));
+            row.extend(r.mu.iter().map(|v| format!("{v}")));
+            row
+        })
+        .collect();
+    let mut header = vec![
+        "iteration",
+        "node",
+        "x1",
+        "x2",
+        "primal",
+        "upper_bound",
+        "lower_bound",
+        "distinct_cuts",
+        "cells",
+    ];
+    header.extend([
+        "theta11", "theta21", "theta12", "theta22", "theta13", "theta23",
+    ]);
+    header.extend(["lambda1", "lambda2", "lambda3"]);
+    header.extend(["mu11", "mu21", "mu12", "mu22", "mu13", "mu23"]);
+    ctx.write_csv("iterations", &header, &rows)?;
+    let bounds = |f: &FittedGop, upper: bool| -> Vec<(f64, f64)> {
+        f.history()
             .iter()
             .map(|r| {
-                let mut row = vec![
-                    r.iteration.to_string(),
-                    r.node.to_string(),
-                    format!("{}", r.x[0]),
-                    format!("{}", r.x[1]),
-                    format!("{}", r.primal_objective),
-                    format!("{}", r.upper_bound),
-                    format!("{}", r.lower_bound),
-                    r.kept_hyperplanes.to_string(),
-                    r.cells.to_string(),
-                ];
-                row.extend(r.theta.iter().map(|v| format!("{v}")));
-                row.extend(r.lambda.iter().map(|v| format!("{v}")));
-                row.extend(r.mu.iter().map(|v| format!("{v}")));
-                row
+                let v = if upper { r.upper_bound } else { r.lower_bound };
+                (r.iteration as f64, v)
             })
+            .collect()
+    };
+    ctx.line_plot(
+        "fig1a_bounds",
+        "Fig. 1a: upper (PUBD) and lower (RLBD) bounds",
+        "iteration",
+        "objective",
+        &[
+            Series::new("PUBD", bounds(&main, true)),
+            Series::new("RLBD", bounds(&main, false)),
+            Series::new("PUBD, eq. (7)-(8) cuts", bounds(&paper_cuts, true)),
+            Series::new("RLBD, eq. (7)-(8) cuts", bounds(&paper_cuts, false)),
+        ],
+        false,
+    )?;
+    let first: Vec<(f64, f64)> = main
+        .history()
+        .iter()
+        .take(paper::FIG1B_FIRST_X)
+        .map(|r| (r.x[0], r.x[1]))
+        .collect();
+    let first_paper: Vec<(f64, f64)> = paper_cuts
+        .history()
+        .iter()
+        .take(paper::FIG1B_FIRST_X)
+        .map(|r| (r.x[0], r.x[1]))
+        .collect();
+    ctx.line_plot(
+        "fig1b_x_iterates",
+        "Fig. 1b: the first ten x iterates",
+        "x1",
+        "x2",
+        &[
+            Series::new("x^t (ours)", first),
+            Series::new("x^t (eq. (7)-(8) cuts)", first_paper),
+        ],
+        false,
+    )?;
+    let dot = tree_dot(&main, paper::FIG2_ITERATIONS);
+    std::fs::write(ctx.out_dir().join("fig2_tree.dot"), &dot)?;
+
+    // 20 random starts, ours; a few (all at quick and paper scale) with the paper's cuts.
+    let paper_starts = ctx
+        .scale()
+        .pick(3, paper::EXAMPLE_STARTS, paper::EXAMPLE_STARTS);
+    let mut reached = 0;
+    let mut crossed = 0;
+    let mut start_rows = Vec::new();
+    let (mut iters, mut settled_sum, mut total_sum) = (Vec::new(), 0, 0);
+    let mut max_cells = main.history().iter().map(|r| r.cells).max().unwrap_or(0);
+    let mut climbs = 0;
+    let (mut paper_iters, mut paper_reached) = (Vec::new(), 0);
+    for s in 0..paper::EXAMPLE_STARTS as u64 {
+        let start_seed = seed.wrapping_mul(1000).wrapping_add(s + 1);
+        let f = fit(start_seed, Linearization::Product)?;
+        let c = f.certificate();
+        if c.certified && c.upper_bound <= paper::EXAMPLE_OPTIMUM + eps {
+            reached += 1;
+        }
+        crossed += f
+            .history()
+            .iter()
+            .filter(|r| r.lower_bound > r.upper_bound)
+            .count();
+        iters.push(f.report().iterations);
+        let (at, total) = upper_bound_settled(&f);
+        settled_sum += total - at;
+        total_sum += total;
+        max_cells = max_cells.max(f.history().iter().map(|r| r.cells).max().unwrap_or(0));
+        let primal: Vec<f64> = f
+            .history()
+            .iter()
+            .take(paper::FIG1B_FIRST_X)
+            .map(|r| r.primal_objective)
             .collect();
-        let mut header = vec![
-            "iteration",
-            "node",
+        if primal.windows(2).any(|w| w[1] > w[0]) {
+            climbs += 1;
+        }
+        let mut paper_row = (String::new(), String::new());
+        if (s as usize) < paper_starts {
+            let p = fit(start_seed, Linearization::Paper)?;
+            paper_iters.push(p.report().iterations);
+            if p.certificate().certified && p.upper_bound() <= paper::EXAMPLE_OPTIMUM + eps {
+                paper_reached += 1;
+            }
+            paper_row = (
+                p.report().iterations.to_string(),
+                format!("{:.6}", p.upper_bound()),
+            );
+        }
+        start_rows.push(vec![
+            s.to_string(),
+            f.history()
+                .first()
+                .map_or(String::new(), |r| format!("{:.4}", r.x[0])),
+            f.history()
+                .first()
+                .map_or(String::new(), |r| format!("{:.4}", r.x[1])),
+            f.report().iterations.to_string(),
+            format!("{:.6}", c.lower_bound),
+            format!("{:.6}", c.upper_bound),
+            format!("{:.4}", f.x()[(0, 0)]),
+            format!("{:.4}", f.x()[(0, 1)]),
+            paper_row.0,
+            paper_row.1,
+        ]);
+    }
+    ctx.write_csv(
+        "random_starts",
+        &[
+            "start",
+            "x1_0",
+            "x2_0",
+            "iterations",
+            "lower_bound",
+            "upper_bound",
+            "x1",
+            "x2",
+            "iterations_eq7_8_cuts",
+            "upper_bound_eq7_8_cuts",
+        ],
+        &start_rows,
+    )?;
+
+    // Our reported point beside the paper's. The problem is symmetric under swapping the
+    // two components; ours is shown in the paper's labelling (swapped when that brings
+    // x closer to the paper's x-hat). Our lambda is shown with the paper's sign.
+    let c = main.certificate();
+    let best = best_record(&main);
+    let (x, theta) = (main.x(), main.theta());
+    let d =
+        |a: f64, b: f64| (a - paper::EXAMPLE_X_HAT[0]).abs() + (b - paper::EXAMPLE_X_HAT[1]).abs();
+    let swap = d(x[(0, 1)], x[(0, 0)]) < d(x[(0, 0)], x[(0, 1)]);
+    let comp = |k: usize| if swap { 1 - k } else { k };
+    let mut vs = vec![
+        VsRow::new(
+            "iterations (seeded start)",
+            &[main.report().iterations as f64],
+            &[paper::EXAMPLE_ITERATIONS as f64],
+        ),
+        VsRow::new(
+            "iterations, same start, the paper's eq. (7)-(8) cuts",
+            &[paper_cuts.report().iterations as f64],
+            &[paper::EXAMPLE_ITERATIONS as f64],
+        ),
+        VsRow::new(
+            "largest number of relaxed duals in one iteration (paper: at most)",
+            &[max_cells as f64],
+            &[paper::EXAMPLE_MAX_DUALS_PER_ITERATION as f64],
+        ),
+        VsRow::new(
+            "objective at the returned point (PUBD)",
+            &[c.upper_bound],
+            &[paper::EXAMPLE_OPTIMUM],
+        ),
+        VsRow::new(
+            "starts reaching the global optimum (of 20)",
+            &[reached as f64],
+            &[paper::EXAMPLE_STARTS as f64],
+        ),
+    ];
+    for k in 0..K {
+        vs.push(VsRow::new(
+            format!("x-hat_{}", k + 1),
+            &[x[(0, comp(k))]],
+            &[paper::EXAMPLE_X_HAT[k]],
+        ));
+    }
+    for n in 0..N {
+        for k in 0..K {
+            vs.push(VsRow::new(
+                format!("theta-hat_{}{}", k + 1, n + 1),
+                &[theta[(comp(k), n)]],
+                &[paper::EXAMPLE_THETA_HAT[k][n]],
+            ));
+        }
+    }
+    for n in 0..N {
+        vs.push(VsRow {
+            label: format!("lambda-hat_{} (paper's sign)", n + 1),
+            ours: vec![best.map(|r| -r.lambda[n])],
+            paper: vec![Some(paper::EXAMPLE_LAMBDA_HAT[n])],
+        });
+    }
+    for n in 0..N {
+        for k in 0..K {
+            vs.push(VsRow {
+                label: format!("mu-hat_{}{}", k + 1, n + 1),
+                ours: vec![best.map(|r| r.mu[n * K + comp(k)])],
+                paper: vec![Some(paper::EXAMPLE_MU_HAT[k][n])],
+            });
+        }
+    }
+    ctx.figure("iterations", main.report().iterations as f64);
+    ctx.figure(
+        "iterations_eq7_8_cuts",
+        paper_cuts.report().iterations as f64,
+    );
+    ctx.figure("final_upper_bound", c.upper_bound);
+    ctx.figure("final_lower_bound", c.lower_bound);
+    ctx.figure("starts_reaching_global", reached as f64);
+    ctx.figure(
+        "median_iterations_over_starts",
+        median(iters.clone()) as f64,
+    );
+    ctx.figure(
+        "median_iterations_over_starts_eq7_8_cuts",
+        median(paper_iters.clone()) as f64,
+    );
+
+    ctx.md(&format!(
+        "## Sec. 5.1: `y = [0, -1, -0.5]`, K = {K}, P = {}, eps = {eps}\n",
+        paper::EXAMPLE_P
+    ));
+    ctx.quote(&paper::EXAMPLE_SETUP);
+    ctx.md(&format!(
+        "Run from seed {seed}: {} iterations, {} tree nodes, bounds [{:.5}, {:.5}] (gap \
+         {:.5}). Same start with the paper's eq. (7)-(8) cuts (`Linearization::Paper`): {} \
+         iterations, bounds [{:.5}, {:.5}]. Over {} random starts: median {} iterations \
+         (ours), median {} with the paper's cuts ({} starts, {} of them reaching the \
+         optimum). The paper does not give its starting point, so its 72 iterations are one \
+         draw of a distribution (see `docs/papers/gop.md`).\n",
+        main.report().iterations,
+        main.tree().len(),
+        c.lower_bound,
+        c.upper_bound,
+        c.gap,
+        paper_cuts.report().iterations,
+        paper_cuts.lower_bound(),
+        paper_cuts.upper_bound(),
+        paper::EXAMPLE_STARTS,
+        median(iters.clone()),
+        median(paper_iters.clone()),
+        paper_iters.len(),
+        paper_reached,
+    ));
+    ctx.quote(&paper::EXAMPLE_REPORTED_POINT);
+    ctx.md(&format!(
+        "Our point is the best primal point (`x` and its primal `theta`, `lambda`, `mu`), \
+         {}; the paper's `x-hat` comes from a relaxed dual and `theta-hat` from the primal \
+         at another `x`, so they need not match each other (at the paper's `x-hat` the \
+         paper's `theta-hat` has objective {:.4}). Every point with objective within eps of \
+         0 is a valid answer; the optimum is not unique.\n",
+        if swap {
+            "components swapped into the paper's labelling"
+        } else {
+            "in its own labelling"
+        },
+        {
+            let xh = paper::EXAMPLE_X_HAT;
+            let th = paper::EXAMPLE_THETA_HAT;
+            (0..N)
+                .map(|n| (paper::EXAMPLE_Y[n] - xh[0] * th[0][n] - xh[1] * th[1][n]).powi(2))
+                .sum::<f64>()
+        }
+    ));
+    ctx.table_vs_paper("quantity", &["value"], &vs)?;
+    ctx.md("\nFirst iterations (Fig. 1a/1b data; all rows in `iterations.csv`):\n");
+    ctx.table(
+        &[
+            "it",
             "x1",
             "x2",
             "primal",
-            "upper_bound",
-            "lower_bound",
-            "distinct_cuts",
+            "PUBD",
+            "RLBD",
+            "distinct cuts",
             "cells",
-        ];
-        header.extend([
-            "theta11", "theta21", "theta12", "theta22", "theta13", "theta23",
-        ]);
-        header.extend(["lambda1", "lambda2", "lambda3"]);
-        header.extend(["mu11", "mu21", "mu12", "mu22", "mu13", "mu23"]);
-        ctx.write_csv("iterations", &header, &rows)?;
-        let bounds = |f: &FittedGop, upper: bool| -> Vec<(f64, f64)> {
-            f.history()
-                .iter()
-                .map(|r| {
-                    let v = if upper { r.upper_bound } else { r.lower_bound };
-                    (r.iteration as f64, v)
-                })
-                .collect()
-        };
-        ctx.line_plot(
-            "fig1a_bounds",
-            "Fig. 1a: upper (PUBD) and lower (RLBD) bounds",
-            "iteration",
-            "objective",
-            &[
-                Series::new("PUBD", bounds(&main, true)),
-                Series::new("RLBD", bounds(&main, false)),
-                Series::new("PUBD, eq. (7)-(8) cuts", bounds(&paper_cuts, true)),
-                Series::new("RLBD, eq. (7)-(8) cuts", bounds(&paper_cuts, false)),
-            ],
-            false,
-        )?;
-        let first: Vec<(f64, f64)> = main
-            .history()
-            .iter()
-            .take(paper::FIG1B_FIRST_X)
-            .map(|r| (r.x[0], r.x[1]))
-            .collect();
-        let first_paper: Vec<(f64, f64)> = paper_cuts
-            .history()
-            .iter()
-            .take(paper::FIG1B_FIRST_X)
-            .map(|r| (r.x[0], r.x[1]))
-            .collect();
-        ctx.line_plot(
-            "fig1b_x_iterates",
-            "Fig. 1b: the first ten x iterates",
-            "x1",
-            "x2",
-            &[
-                Series::new("x^t (ours)", first),
-                Series::new("x^t (eq. (7)-(8) cuts)", first_paper),
-            ],
-            false,
-        )?;
-        let dot = tree_dot(&main, paper::FIG2_ITERATIONS);
-        std::fs::write(ctx.out_dir().join("fig2_tree.dot"), &dot)?;
+        ],
+        main.history().iter().take(8).map(|r| {
+            vec![
+                r.iteration.to_string(),
+                format!("{:.4}", r.x[0]),
+                format!("{:.4}", r.x[1]),
+                format!("{:.4}", r.primal_objective),
+                format!("{:.4}", r.upper_bound),
+                format!("{:.4}", r.lower_bound),
+                r.kept_hyperplanes.to_string(),
+                r.cells.to_string(),
+            ]
+        }),
+    );
+    ctx.md("\nFig. 2 (first three tree levels) is `fig2_tree.dot` (render with `dot -Tsvg`).\n");
+    ctx.quote(&paper::FIG1B_PREVIOUS_CUTS);
+    ctx.md(
+        "Not checked as a number: every relaxed dual carries the cuts and Lagrangian rows \
+         of all its ancestors (Sec. 3.3), which is how this implementation builds them.\n",
+    );
 
-        // 20 random starts, ours; a few (all at quick and paper scale) with the paper's cuts.
-        let paper_starts = ctx
-            .scale()
-            .pick(3, paper::EXAMPLE_STARTS, paper::EXAMPLE_STARTS);
-        let mut reached = 0;
-        let mut crossed = 0;
-        let mut start_rows = Vec::new();
-        let (mut iters, mut settled_sum, mut total_sum) = (Vec::new(), 0, 0);
-        let mut max_cells = main.history().iter().map(|r| r.cells).max().unwrap_or(0);
-        let mut climbs = 0;
-        let (mut paper_iters, mut paper_reached) = (Vec::new(), 0);
-        for s in 0..paper::EXAMPLE_STARTS as u64 {
-            let start_seed = seed.wrapping_mul(1000).wrapping_add(s + 1);
-            let f = fit(start_seed, Linearization::Product)?;
-            let c = f.certificate();
-            if c.certified && c.upper_bound <= paper::EXAMPLE_OPTIMUM + eps {
-                reached += 1;
-            }
-            crossed += f
-                .history()
-                .iter()
-                .filter(|r| r.lower_bound > r.upper_bound)
-                .count();
-            iters.push(f.report().iterations);
-            let (at, total) = upper_bound_settled(&f);
-            settled_sum += total - at;
-            total_sum += total;
-            max_cells = max_cells.max(f.history().iter().map(|r| r.cells).max().unwrap_or(0));
-            let primal: Vec<f64> = f
-                .history()
-                .iter()
-                .take(paper::FIG1B_FIRST_X)
-                .map(|r| r.primal_objective)
-                .collect();
-            if primal.windows(2).any(|w| w[1] > w[0]) {
-                climbs += 1;
-            }
-            let mut paper_row = (String::new(), String::new());
-            if (s as usize) < paper_starts {
-                let p = fit(start_seed, Linearization::Paper)?;
-                paper_iters.push(p.report().iterations);
-                if p.certificate().certified && p.upper_bound() <= paper::EXAMPLE_OPTIMUM + eps {
-                    paper_reached += 1;
-                }
-                paper_row = (
-                    p.report().iterations.to_string(),
-                    format!("{:.6}", p.upper_bound()),
-                );
-            }
-            start_rows.push(vec![
-                s.to_string(),
-                f.history()
-                    .first()
-                    .map_or(String::new(), |r| format!("{:.4}", r.x[0])),
-                f.history()
-                    .first()
-                    .map_or(String::new(), |r| format!("{:.4}", r.x[1])),
-                f.report().iterations.to_string(),
-                format!("{:.6}", c.lower_bound),
-                format!("{:.6}", c.upper_bound),
-                format!("{:.4}", f.x()[(0, 0)]),
-                format!("{:.4}", f.x()[(0, 1)]),
-                paper_row.0,
-                paper_row.1,
-            ]);
-        }
-        ctx.write_csv(
-            "random_starts",
-            &[
-                "start",
-                "x1_0",
-                "x2_0",
-                "iterations",
-                "lower_bound",
-                "upper_bound",
-                "x1",
-                "x2",
-                "iterations_eq7_8_cuts",
-                "upper_bound_eq7_8_cuts",
-            ],
-            &start_rows,
-        )?;
-
-        // Our reported point beside the paper's. The problem is symmetric under swapping the
-        // two components; ours is shown in the paper's labelling (swapped when that brings
-        // x closer to the paper's x-hat). Our lambda is shown with the paper's sign.
-        let c = main.certificate();
-        let best = best_record(&main);
-        let (x, theta) = (main.x(), main.theta());
-        let d = |a: f64, b: f64| {
-            (a - paper::EXAMPLE_X_HAT[0]).abs() + (b - paper::EXAMPLE_X_HAT[1]).abs()
-        };
-        let swap = d(x[(0, 1)], x[(0, 0)]) < d(x[(0, 0)], x[(0, 1)]);
-        let comp = |k: usize| if swap { 1 - k } else { k };
-        let mut vs = vec![
-            VsRow::new(
-                "iterations (seeded start)",
-                &[main.report().iterations as f64],
-                &[paper::EXAMPLE_ITERATIONS as f64],
-            ),
-            VsRow::new(
-                "iterations, same start, the paper's eq. (7)-(8) cuts",
-                &[paper_cuts.report().iterations as f64],
-                &[paper::EXAMPLE_ITERATIONS as f64],
-            ),
-            VsRow::new(
-                "largest number of relaxed duals in one iteration (paper: at most)",
-                &[max_cells as f64],
-                &[paper::EXAMPLE_MAX_DUALS_PER_ITERATION as f64],
-            ),
-            VsRow::new(
-                "objective at the returned point (PUBD)",
-                &[c.upper_bound],
-                &[paper::EXAMPLE_OPTIMUM],
-            ),
-            VsRow::new(
-                "starts reaching the global optimum (of 20)",
-                &[reached as f64],
-                &[paper::EXAMPLE_STARTS as f64],
-            ),
-        ];
-        for k in 0..K {
-            vs.push(VsRow::new(
-                format!("x-hat_{}", k + 1),
-                &[x[(0, comp(k))]],
-                &[paper::EXAMPLE_X_HAT[k]],
-            ));
-        }
-        for n in 0..N {
-            for k in 0..K {
-                vs.push(VsRow::new(
-                    format!("theta-hat_{}{}", k + 1, n + 1),
-                    &[theta[(comp(k), n)]],
-                    &[paper::EXAMPLE_THETA_HAT[k][n]],
-                ));
-            }
-        }
-        for n in 0..N {
-            vs.push(VsRow {
-                label: format!("lambda-hat_{} (paper's sign)", n + 1),
-                ours: vec![best.map(|r| -r.lambda[n])],
-                paper: vec![Some(paper::EXAMPLE_LAMBDA_HAT[n])],
-            });
-        }
-        for n in 0..N {
-            for k in 0..K {
-                vs.push(VsRow {
-                    label: format!("mu-hat_{}{}", k + 1, n + 1),
-                    ours: vec![best.map(|r| r.mu[n * K + comp(k)])],
-                    paper: vec![Some(paper::EXAMPLE_MU_HAT[k][n])],
-                });
-            }
-        }
-        ctx.figure("iterations", main.report().iterations as f64);
-        ctx.figure(
-            "iterations_eq7_8_cuts",
-            paper_cuts.report().iterations as f64,
-        );
-        ctx.figure("final_upper_bound", c.upper_bound);
-        ctx.figure("final_lower_bound", c.lower_bound);
-        ctx.figure("starts_reaching_global", reached as f64);
-        ctx.figure(
-            "median_iterations_over_starts",
-            median(iters.clone()) as f64,
-        );
-        ctx.figure(
-            "median_iterations_over_starts_eq7_8_cuts",
-            median(paper_iters.clone()) as f64,
-        );
-
-        ctx.md(&format!(
-            "## Sec. 5.1: `y = [0, -1, -0.5]`, K = {K}, P = {}, eps = {eps}\n",
-            paper::EXAMPLE_P
-        ));
-        ctx.quote(&paper::EXAMPLE_SETUP);
-        ctx.md(&format!(
-            "Run from seed {seed}: {} iterations, {} tree nodes, bounds [{:.5}, {:.5}] (gap \
-             {:.5}). Same start with the paper's eq. (7)-(8) cuts (`Linearization::Paper`): {} \
-             iterations, bounds [{:.5}, {:.5}]. Over {} random starts: median {} iterations \
-             (ours), median {} with the paper's cuts ({} starts, {} of them reaching the \
-             optimum). The paper does not give its starting point, so its 72 iterations are one \
-             draw of a distribution (see `docs/papers/gop.md`).\n",
-            main.report().iterations,
-            main.tree().len(),
-            c.lower_bound,
-            c.upper_bound,
-            c.gap,
-            paper_cuts.report().iterations,
-            paper_cuts.lower_bound(),
-            paper_cuts.upper_bound(),
-            paper::EXAMPLE_STARTS,
-            median(iters.clone()),
-            median(paper_iters.clone()),
-            paper_iters.len(),
-            paper_reached,
-        ));
-        ctx.quote(&paper::EXAMPLE_REPORTED_POINT);
-        ctx.md(&format!(
-            "Our point is the best primal point (`x` and its primal `theta`, `lambda`, `mu`), \
-             {}; the paper's `x-hat` comes from a relaxed dual and `theta-hat` from the primal \
-             at another `x`, so they need not match each other (at the paper's `x-hat` the \
-             paper's `theta-hat` has objective {:.4}). Every point with objective within eps of \
-             0 is a valid answer; the optimum is not unique.\n",
-            if swap {
-                "components swapped into the paper's labelling"
-            } else {
-                "in its own labelling"
-            },
-            {
-                let xh = paper::EXAMPLE_X_HAT;
-                let th = paper::EXAMPLE_THETA_HAT;
-                (0..N)
-                    .map(|n| (paper::EXAMPLE_Y[n] - xh[0] * th[0][n] - xh[1] * th[1][n]).powi(2))
-                    .sum::<f64>()
-            }
-        ));
-        ctx.table_vs_paper("quantity", &["value"], &vs)?;
-        ctx.md("\nFirst iterations (Fig. 1a/1b data; all rows in `iterations.csv`):\n");
-        ctx.table(
-            &[
-                "it",
-                "x1",
-                "x2",
-                "primal",
-                "PUBD",
-                "RLBD",
-                "distinct cuts",
-                "cells",
-            ],
-            main.history().iter().take(8).map(|r| {
-                vec![
-                    r.iteration.to_string(),
-                    format!("{:.4}", r.x[0]),
-                    format!("{:.4}", r.x[1]),
-                    format!("{:.4}", r.primal_objective),
-                    format!("{:.4}", r.upper_bound),
-                    format!("{:.4}", r.lower_bound),
-                    r.kept_hyperplanes.to_string(),
-                    r.cells.to_string(),
-                ]
-            }),
-        );
-        ctx.md(
-            "\nFig. 2 (first three tree levels) is `fig2_tree.dot` (render with `dot -Tsvg`).\n",
-        );
-        ctx.quote(&paper::FIG1B_PREVIOUS_CUTS);
-        ctx.md(
-            "Not checked as a number: every relaxed dual carries the cuts and Lagrangian rows \
-             of all its ancestors (Sec. 3.3), which is how this implementation builds them.\n",
-        );
-
-        let all_ok = main
-            .history()
-            .iter()
-            .all(|r| r.lower_bound <= r.upper_bound);
-        ctx.claim(
-            "the bounds never cross (RLBD <= PUBD at every iteration)",
-            all_ok && crossed == 0,
-            format!("checked on the seeded run and 20 random starts; {crossed} crossings"),
-        );
-        ctx.paper_claim(
-            &paper::EXAMPLE_ALL_STARTS_GLOBAL,
-            reached == paper::EXAMPLE_STARTS,
-            format!(
-                "{reached} of 20 starts end certified with PUBD <= {eps}; iterations {}..{}",
-                iters.iter().min().unwrap_or(&0),
-                iters.iter().max().unwrap_or(&0)
-            ),
-        );
-        ctx.paper_claim(
-            &paper::EXAMPLE_SETUP,
-            max_cells <= paper::EXAMPLE_MAX_DUALS_PER_ITERATION,
-            format!("at most {max_cells} relaxed duals in one iteration over all runs"),
-        );
-        let share = (settled_sum as f64) / (total_sum.max(1) as f64);
-        let (p_at, p_total) = upper_bound_settled(&paper_cuts);
-        ctx.paper_claim(
-            &paper::FIG1A_UPPER_BOUND_FIRST,
-            share > 0.5,
-            format!(
-                "read as: most iterations come after PUBD is within eps of its final value. \
-                 Over the 20 starts {settled_sum} of {total_sum} iterations ({:.0}%); seeded run: \
-                 PUBD settled at iteration {} of {}; with the paper's cuts at {p_at} of {p_total}",
-                100.0 * share,
-                upper_bound_settled(&main).0,
-                main.report().iterations
-            ),
-        );
-        ctx.paper_claim(
-            &paper::FIG1B_NOT_HILL_CLIMBING,
-            climbs > 0,
-            format!(
-                "read as: the primal value of the first ten x iterates is not monotone; it rises \
-                 at least once in {climbs} of 20 starts"
-            ),
-        );
-        let kn = K * N;
-        let distinct_ours = main
-            .history()
-            .iter()
-            .map(|r| r.kept_hyperplanes)
-            .max()
-            .unwrap_or(0);
-        let distinct_paper = paper_cuts
-            .history()
-            .iter()
-            .map(|r| r.kept_hyperplanes)
-            .max()
-            .unwrap_or(0);
-        ctx.paper_claim(
-            &paper::FIG2_ONE_CUT_PER_CONSTRAINT,
-            distinct_ours == kn,
-            format!(
-                "ours: at most {distinct_ours} distinct cuts of the {kn} per iteration (with M = 1 \
-                 our g_kn involves only x_k, so every cut of component k is the line x_k = x^t_k); \
-                 with the paper's eq. (8) cuts: up to {distinct_paper} distinct"
-            ),
-        );
-        Ok(())
-    }
+    let all_ok = main
+        .history()
+        .iter()
+        .all(|r| r.lower_bound <= r.upper_bound);
+    ctx.claim(
+        "the bounds never cross (RLBD <= PUBD at every iteration)",
+        all_ok && crossed == 0,
+        format!("checked on the seeded run and 20 random starts; {crossed} crossings"),
+    );
+    ctx.paper_claim(
+        &paper::EXAMPLE_ALL_STARTS_GLOBAL,
+        reached == paper::EXAMPLE_STARTS,
+        format!(
+            "{reached} of 20 starts end certified with PUBD <= {eps}; iterations {}..{}",
+            iters.iter().min().unwrap_or(&0),
+            iters.iter().max().unwrap_or(&0)
+        ),
+    );
+    ctx.paper_claim(
+        &paper::EXAMPLE_SETUP,
+        max_cells <= paper::EXAMPLE_MAX_DUALS_PER_ITERATION,
+        format!("at most {max_cells} relaxed duals in one iteration over all runs"),
+    );
+    let share = (settled_sum as f64) / (total_sum.max(1) as f64);
+    let (p_at, p_total) = upper_bound_settled(&paper_cuts);
+    ctx.paper_claim(
+        &paper::FIG1A_UPPER_BOUND_FIRST,
+        share > 0.5,
+        format!(
+            "read as: most iterations come after PUBD is within eps of its final value. \
+             Over the 20 starts {settled_sum} of {total_sum} iterations ({:.0}%); seeded run: \
+             PUBD settled at iteration {} of {}; with the paper's cuts at {p_at} of {p_total}",
+            100.0 * share,
+            upper_bound_settled(&main).0,
+            main.report().iterations
+        ),
+    );
+    ctx.paper_claim(
+        &paper::FIG1B_NOT_HILL_CLIMBING,
+        climbs > 0,
+        format!(
+            "read as: the primal value of the first ten x iterates is not monotone; it rises \
+             at least once in {climbs} of 20 starts"
+        ),
+    );
+    let kn = K * N;
+    let distinct_ours = main
+        .history()
+        .iter()
+        .map(|r| r.kept_hyperplanes)
+        .max()
+        .unwrap_or(0);
+    let distinct_paper = paper_cuts
+        .history()
+        .iter()
+        .map(|r| r.kept_hyperplanes)
+        .max()
+        .unwrap_or(0);
+    ctx.paper_claim(
+        &paper::FIG2_ONE_CUT_PER_CONSTRAINT,
+        distinct_ours == kn,
+        format!(
+            "ours: at most {distinct_ours} distinct cuts of the {kn} per iteration (with M = 1 \
+             our g_kn involves only x_k, so every cut of component k is the line x_k = x^t_k); \
+             with the paper's eq. (8) cuts: up to {distinct_paper} distinct"
+        ),
+    );
+    Ok(())
 }

@@ -2,13 +2,13 @@
 //!
 //! # Adding an experiment
 //!
-//! Write `xtask/src/experiments/<id_with_underscores>.rs` with a unit struct that
-//! implements [`Experiment`], then register it with two lines here: a `mod` line and
-//! a `Box::new(...)` entry in [`registry`]. For example, for `sblr-table1`:
+//! Write `xtask/src/experiments/<id_with_underscores>.rs` with a `run` function and a
+//! constant [`Experiment`] naming it, then register it with two lines here: a `mod` line
+//! and an entry in [`registry`]. For example, for `sblr-table1`:
 //!
 //! ```text
 //! mod sblr_table1;                                  // next to the other `mod` lines
-//! Box::new(sblr_table1::SblrTable1),                // inside `registry()`
+//! sblr_table1::EXPERIMENT,                          // inside `registry()`
 //! ```
 //!
 //! A minimal experiment module:
@@ -17,20 +17,20 @@
 //! use xtask::experiments::{Ctx, Experiment, Series};
 //!
 //! /// [Paper, Table N] what it reproduces.
-//! pub struct MyTable;
+//! pub const EXPERIMENT: Experiment = Experiment {
+//!     id: "my-table",
+//!     title: "[Paper Table N] what it shows",
+//!     run,
+//! };
 //!
-//! impl Experiment for MyTable {
-//!     fn id(&self) -> &'static str { "my-table" }
-//!     fn title(&self) -> &'static str { "[Paper Table N] what it shows" }
-//!     fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-//!         let n = ctx.scale().pick(10, 100, 1000);
-//!         let rows: Vec<Vec<f64>> = (1..=n).map(|i| vec![i as f64, 1.0 / i as f64]).collect();
-//!         ctx.write_csv("curve", &["i", "value"], &rows)?;
-//!         ctx.figure("final_value", 1.0 / n as f64);
-//!         ctx.claim("the value decreases", true, format!("from 1 to {}", 1.0 / n as f64));
-//!         ctx.md("Our numbers beside the paper's:");
-//!         Ok(())
-//!     }
+//! fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
+//!     let n = ctx.scale().pick(10, 100, 1000);
+//!     let rows: Vec<Vec<f64>> = (1..=n).map(|i| vec![i as f64, 1.0 / i as f64]).collect();
+//!     ctx.write_csv("curve", &["i", "value"], &rows)?;
+//!     ctx.figure("final_value", 1.0 / n as f64);
+//!     ctx.claim("the value decreases", true, format!("from 1 to {}", 1.0 / n as f64));
+//!     ctx.md("Our numbers beside the paper's:");
+//!     Ok(())
 //! }
 //! # let _ = Series::new("unused", vec![]);
 //! ```
@@ -64,39 +64,59 @@ pub use crate::reproduce::{Claim, Ctx, Scale, Series, VsRow, format_number};
 ///
 /// `run` computes, then records its results through the [`Ctx`]: CSV files, plots,
 /// headline figures, the paper's claims checked on this run, and markdown for the
-/// report (our numbers beside the paper's, in the paper's layout). Return an error
+/// report (our numbers beside the paper's, in the paper's layout). It returns an error
 /// only when the experiment could not run; a claim that does not hold is a result.
-pub trait Experiment {
+#[derive(Clone, Copy, Debug)]
+pub struct Experiment {
     /// Stable ID used on the command line and as the output folder, e.g. `sblr-table1`.
-    fn id(&self) -> &'static str;
+    pub id: &'static str,
     /// One-line title, e.g. `[SBLR Table 1] Alg. 1 vs Alg. 2 time and iterations`.
-    fn title(&self) -> &'static str;
+    pub title: &'static str,
     /// Runs the experiment at `ctx.scale()` with `ctx.seed()`.
+    pub run: fn(&mut Ctx) -> anyhow::Result<()>,
+}
+
+impl Experiment {
+    /// The experiment's ID.
+    #[must_use]
+    pub fn id(&self) -> &'static str {
+        self.id
+    }
+
+    /// The experiment's one-line title.
+    #[must_use]
+    pub fn title(&self) -> &'static str {
+        self.title
+    }
+
+    /// Runs the experiment.
     ///
     /// # Errors
     /// Whatever stopped the experiment (missing data, a solver error, ...).
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()>;
+    pub fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        (self.run)(ctx)
+    }
 }
 
 /// Every registered experiment, in the order `cargo xtask reproduce` runs them.
-pub fn registry() -> Vec<Box<dyn Experiment>> {
+pub fn registry() -> Vec<Experiment> {
     vec![
-        Box::new(sblr_table1::SblrTable1),
-        Box::new(sblr_fig3::SblrFig3),
-        Box::new(sblr_table2::SblrTable2),
-        Box::new(sblr_table3::SblrTable3),
-        Box::new(sblr_table4::SblrTable4),
-        Box::new(sblr_table5::SblrTable5),
-        Box::new(maxcut_quality::MaxcutQuality),
-        Box::new(gop_example::GopExample),
-        Box::new(gop_fig3::GopFig3),
-        Box::new(gop_table1::GopTable1),
-        Box::new(bol_table1::BolTable1),
-        Box::new(bol_fig1::BolFig1),
-        Box::new(bol_fig2::BolFig2),
-        Box::new(bol_fig3::BolFig3),
-        Box::new(bmp_fig1::BmpFig1),
-        Box::new(bmp_fig2::BmpFig2),
-        Box::new(bmp_fig4::BmpFig4),
+        sblr_table1::EXPERIMENT,
+        sblr_fig3::EXPERIMENT,
+        sblr_table2::EXPERIMENT,
+        sblr_table3::EXPERIMENT,
+        sblr_table4::EXPERIMENT,
+        sblr_table5::EXPERIMENT,
+        maxcut_quality::EXPERIMENT,
+        gop_example::EXPERIMENT,
+        gop_fig3::EXPERIMENT,
+        gop_table1::EXPERIMENT,
+        bol_table1::EXPERIMENT,
+        bol_fig1::EXPERIMENT,
+        bol_fig2::EXPERIMENT,
+        bol_fig3::EXPERIMENT,
+        bmp_fig1::EXPERIMENT,
+        bmp_fig2::EXPERIMENT,
+        bmp_fig4::EXPERIMENT,
     ]
 }

@@ -485,3 +485,18 @@ pub(crate) fn evidence(results: &[MethodResult], paper_table: &paper::Accuracies
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// Standardizes `split`, selects each method's parameters by k-fold cross-validation on
+/// the training set and scores it on the test set (Tables 3-5: one-vs-all, with the
+/// multinomial model). Returns the standardized split, the grids and the results.
+pub(crate) fn compare_standardized(
+    ctx: &Ctx,
+    split: &Split,
+) -> anyhow::Result<(Split, Grids, Vec<MethodResult>)> {
+    let split = standardize(split)?;
+    let (s, t) = split.train.shape();
+    let grids = Grids::for_scale(ctx.scale(), s.min(t));
+    let cv = kfold(&grids, ctx.seed());
+    let results = compare_methods(&split.train, &split.test, &grids, cv, true)?;
+    Ok((split, grids, results))
+}

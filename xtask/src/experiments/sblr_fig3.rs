@@ -20,7 +20,11 @@ use super::{Ctx, Experiment, Series};
 use crate::paper::sblr as paper;
 
 /// The experiment.
-pub struct SblrFig3;
+pub const EXPERIMENT: Experiment = Experiment {
+    id: "sblr-fig3",
+    title: "[SBLR Fig. 3] Alg. 2 convergence: objective and ||W^k - W*||_F per iteration",
+    run,
+};
 
 /// `W = (U, V, b)` flattened.
 fn flat_w(solver: &BinarySolver<'_>) -> Vec<f64> {
@@ -130,191 +134,181 @@ fn linear_then_superlinear(early: f64, late: f64) -> bool {
     early < 1.0 && late.ln() <= 2.0 * early.ln()
 }
 
-impl Experiment for SblrFig3 {
-    fn id(&self) -> &'static str {
-        "sblr-fig3"
-    }
-
-    fn title(&self) -> &'static str {
-        "[SBLR Fig. 3] Alg. 2 convergence: objective and ||W^k - W*||_F per iteration"
-    }
-
-    #[allow(clippy::too_many_lines)]
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let raw = basicmotions(ctx)?;
-        let split = standardize(&Split {
-            train: raw.train.restrict_to_classes(&["Walking", "Badminton"])?,
-            test: raw.test.restrict_to_classes(&["Walking", "Badminton"])?,
-        })?;
-        let data = split.train;
-        let runs = [
-            (
-                "unregularized",
-                (0.0, 0.0, 0.0, 0.0),
-                ctx.scale().pick(60, 600, paper::FIG3_ITERS_UNREGULARIZED),
-            ),
-            (
-                "regularized",
-                paper::FIG3_PENALTIES,
-                ctx.scale().pick(300, 2000, paper::FIG3_ITERS_REGULARIZED),
-            ),
-        ];
-        let mut obj_series = Vec::new();
-        let mut dist_series = Vec::new();
-        let mut rows = Vec::new();
-        let mut all_monotone = true;
-        let mut evidence_mono = Vec::new();
-        let mut all_fast = true;
-        let mut evidence_fast = Vec::new();
-        let mut all_rate = true;
-        let mut evidence_rate = Vec::new();
-        let mut evidence_pinned = Vec::new();
-        for (name, pens, iters) in runs {
-            let tr = trajectory(&data, pens, iters)?;
-            for k in 0..=iters {
-                rows.push(vec![
-                    name.to_string(),
-                    k.to_string(),
-                    tr.objective[k].to_string(),
-                    tr.q[k].to_string(),
-                    tr.to_last[k].to_string(),
-                    tr.to_later[k].to_string(),
-                ]);
-            }
-            let series = |v: &[f64]| -> Vec<(f64, f64)> {
-                v.iter().enumerate().map(|(k, &d)| (k as f64, d)).collect()
-            };
-            obj_series.push(Series::new(name, series(&tr.objective)));
-            dist_series.push(Series::new(
-                format!("{name}, W* = last iterate (paper)"),
-                series(&tr.to_last[..iters]),
-            ));
-            dist_series.push(Series::new(
-                format!("{name}, W** = iterate {}", iters + iters / 2),
-                series(&tr.to_later),
-            ));
-
-            let worst = worst_increase(&tr.objective);
-            all_monotone &= worst <= 1e-12;
-            evidence_mono.push(format!("{name}: largest relative increase {worst:.2e}"));
-
-            let final_obj = tr.objective[iters];
-            let stop = tr.q.iter().position(|&q| q <= paper::TOL);
-            let fast = stop.is_some_and(|k| k <= 100);
-            all_fast &= fast;
-            evidence_fast.push(match stop {
-                Some(k) => format!(
-                    "{name}: eq. (8) q^k <= {} at iteration {k}, objective {} there vs {} \
-                     after {iters}",
-                    paper::TOL,
-                    super::format_number(tr.objective[k]),
-                    super::format_number(final_obj)
-                ),
-                None => format!("{name}: eq. (8) q^k never fell to {}", paper::TOL),
-            });
-            if let Some(k) = stop {
-                ctx.figure(&format!("eq8_stop_iteration_{name}"), k as f64);
-            }
-
-            let (early, late, end) = early_late_rates(&tr.to_later);
-            all_rate &= linear_then_superlinear(early, late);
-            evidence_rate.push(format!(
-                "{name}: to W**, rate {early:.4} per iteration over iterations 0..{} and \
-                 {late:.4} over {}..{end}; final distance {:.3e}",
-                end / 2,
-                3 * end / 4,
-                tr.to_later[iters]
-            ));
-            let (pe, pl, pend) = early_late_rates(&tr.to_last[..iters]);
-            evidence_pinned.push(format!(
-                "{name}: to the last iterate (paper's W*), rate {pe:.4} over 0..{} and {pl:.4} \
-                 over {}..{pend}",
-                pend / 2,
-                3 * pend / 4
-            ));
-            ctx.figure(&format!("final_objective_{name}"), final_obj);
-            ctx.figure(&format!("early_rate_{name}"), early);
-            ctx.figure(&format!("late_rate_{name}"), late);
-            ctx.figure(
-                &format!("final_distance_to_w_later_{name}"),
-                tr.to_later[iters],
-            );
+#[allow(clippy::too_many_lines)]
+fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
+    let raw = basicmotions(ctx)?;
+    let split = standardize(&Split {
+        train: raw.train.restrict_to_classes(&["Walking", "Badminton"])?,
+        test: raw.test.restrict_to_classes(&["Walking", "Badminton"])?,
+    })?;
+    let data = split.train;
+    let runs = [
+        (
+            "unregularized",
+            (0.0, 0.0, 0.0, 0.0),
+            ctx.scale().pick(60, 600, paper::FIG3_ITERS_UNREGULARIZED),
+        ),
+        (
+            "regularized",
+            paper::FIG3_PENALTIES,
+            ctx.scale().pick(300, 2000, paper::FIG3_ITERS_REGULARIZED),
+        ),
+    ];
+    let mut obj_series = Vec::new();
+    let mut dist_series = Vec::new();
+    let mut rows = Vec::new();
+    let mut all_monotone = true;
+    let mut evidence_mono = Vec::new();
+    let mut all_fast = true;
+    let mut evidence_fast = Vec::new();
+    let mut all_rate = true;
+    let mut evidence_rate = Vec::new();
+    let mut evidence_pinned = Vec::new();
+    for (name, pens, iters) in runs {
+        let tr = trajectory(&data, pens, iters)?;
+        for k in 0..=iters {
+            rows.push(vec![
+                name.to_string(),
+                k.to_string(),
+                tr.objective[k].to_string(),
+                tr.q[k].to_string(),
+                tr.to_last[k].to_string(),
+                tr.to_later[k].to_string(),
+            ]);
         }
-        ctx.write_csv(
-            "trajectories",
-            &[
-                "model",
-                "iteration",
-                "objective",
-                "q_eq8",
-                "distance_to_last_iterate",
-                "distance_to_w_later",
-            ],
-            &rows,
-        )?;
-        ctx.line_plot(
-            "objective",
-            "Objective per iteration",
-            "iteration",
-            "objective",
-            &obj_series,
-            true,
-        )?;
-        ctx.line_plot(
-            "distance",
-            "||W^k - W*||_F per iteration, W = (U, V, b)",
-            "iteration",
-            "distance",
-            &dist_series,
-            true,
-        )?;
-        ctx.md("## Fig. 3\n\nThe paper's setting:\n");
-        ctx.quote(&paper::FIG3_SETUP);
-        ctx.md(&format!(
-            "Ours: Alg. 2 on the substitute of Table 2's EEG data, BasicMotions Badminton vs \
-             Walking (training split, {} samples of {} x {}), `r = {}`, label-weighted SVD \
-             start, the paper's iteration counts at paper scale (this run: see the CSV). \
-             `W = (U, V, b)` as defined with eq. (8). The distance is drawn twice: to the last \
-             plotted iterate, as in the paper, and to the iterate after 1.5x as many \
-             iterations (`W**`), which is not pinned to zero at the end of the plot.\n\n\
-             ![objective](objective.svg)\n\n![distance](distance.svg)\n",
-            data.n_samples(),
-            data.shape().0,
-            data.shape().1,
-            paper::FIG3_RANK
+        let series = |v: &[f64]| -> Vec<(f64, f64)> {
+            v.iter().enumerate().map(|(k, &d)| (k as f64, d)).collect()
+        };
+        obj_series.push(Series::new(name, series(&tr.objective)));
+        dist_series.push(Series::new(
+            format!("{name}, W* = last iterate (paper)"),
+            series(&tr.to_last[..iters]),
         ));
-        ctx.md(&format!(
-            "\nThe same rates measured to the paper's `W*` (the last iterate): {}.\n",
-            evidence_pinned.join("; ")
+        dist_series.push(Series::new(
+            format!("{name}, W** = iterate {}", iters + iters / 2),
+            series(&tr.to_later),
         ));
-        ctx.paper_claim(
-            &paper::MONOTONE,
-            all_monotone,
-            format!(
-                "held if no relative increase exceeds 1e-12; {}",
-                evidence_mono.join("; ")
-            ),
-        );
-        ctx.paper_claim(
-            &paper::FIG3_FAST,
-            all_fast,
-            format!(
-                "held if the paper's stopping rule (eq. (8), q^k <= {}) is met within 100 \
-                 iterations for both models; {}",
+
+        let worst = worst_increase(&tr.objective);
+        all_monotone &= worst <= 1e-12;
+        evidence_mono.push(format!("{name}: largest relative increase {worst:.2e}"));
+
+        let final_obj = tr.objective[iters];
+        let stop = tr.q.iter().position(|&q| q <= paper::TOL);
+        let fast = stop.is_some_and(|k| k <= 100);
+        all_fast &= fast;
+        evidence_fast.push(match stop {
+            Some(k) => format!(
+                "{name}: eq. (8) q^k <= {} at iteration {k}, objective {} there vs {} \
+                 after {iters}",
                 paper::TOL,
-                evidence_fast.join("; ")
+                super::format_number(tr.objective[k]),
+                super::format_number(final_obj)
             ),
+            None => format!("{name}: eq. (8) q^k never fell to {}", paper::TOL),
+        });
+        if let Some(k) = stop {
+            ctx.figure(&format!("eq8_stop_iteration_{name}"), k as f64);
+        }
+
+        let (early, late, end) = early_late_rates(&tr.to_later);
+        all_rate &= linear_then_superlinear(early, late);
+        evidence_rate.push(format!(
+            "{name}: to W**, rate {early:.4} per iteration over iterations 0..{} and \
+             {late:.4} over {}..{end}; final distance {:.3e}",
+            end / 2,
+            3 * end / 4,
+            tr.to_later[iters]
+        ));
+        let (pe, pl, pend) = early_late_rates(&tr.to_last[..iters]);
+        evidence_pinned.push(format!(
+            "{name}: to the last iterate (paper's W*), rate {pe:.4} over 0..{} and {pl:.4} \
+             over {}..{pend}",
+            pend / 2,
+            3 * pend / 4
+        ));
+        ctx.figure(&format!("final_objective_{name}"), final_obj);
+        ctx.figure(&format!("early_rate_{name}"), early);
+        ctx.figure(&format!("late_rate_{name}"), late);
+        ctx.figure(
+            &format!("final_distance_to_w_later_{name}"),
+            tr.to_later[iters],
         );
-        ctx.paper_claim(
-            &paper::FIG3_RATE,
-            all_rate,
-            format!(
-                "held if, measured to W**, the distance shrinks geometrically over the first \
-                 half (rate < 1) and the log-rate over the last quarter is at least twice that \
-                 of the first half, for both models; {}",
-                evidence_rate.join("; ")
-            ),
-        );
-        Ok(())
     }
+    ctx.write_csv(
+        "trajectories",
+        &[
+            "model",
+            "iteration",
+            "objective",
+            "q_eq8",
+            "distance_to_last_iterate",
+            "distance_to_w_later",
+        ],
+        &rows,
+    )?;
+    ctx.line_plot(
+        "objective",
+        "Objective per iteration",
+        "iteration",
+        "objective",
+        &obj_series,
+        true,
+    )?;
+    ctx.line_plot(
+        "distance",
+        "||W^k - W*||_F per iteration, W = (U, V, b)",
+        "iteration",
+        "distance",
+        &dist_series,
+        true,
+    )?;
+    ctx.md("## Fig. 3\n\nThe paper's setting:\n");
+    ctx.quote(&paper::FIG3_SETUP);
+    ctx.md(&format!(
+        "Ours: Alg. 2 on the substitute of Table 2's EEG data, BasicMotions Badminton vs \
+         Walking (training split, {} samples of {} x {}), `r = {}`, label-weighted SVD \
+         start, the paper's iteration counts at paper scale (this run: see the CSV). \
+         `W = (U, V, b)` as defined with eq. (8). The distance is drawn twice: to the last \
+         plotted iterate, as in the paper, and to the iterate after 1.5x as many \
+         iterations (`W**`), which is not pinned to zero at the end of the plot.\n\n\
+         ![objective](objective.svg)\n\n![distance](distance.svg)\n",
+        data.n_samples(),
+        data.shape().0,
+        data.shape().1,
+        paper::FIG3_RANK
+    ));
+    ctx.md(&format!(
+        "\nThe same rates measured to the paper's `W*` (the last iterate): {}.\n",
+        evidence_pinned.join("; ")
+    ));
+    ctx.paper_claim(
+        &paper::MONOTONE,
+        all_monotone,
+        format!(
+            "held if no relative increase exceeds 1e-12; {}",
+            evidence_mono.join("; ")
+        ),
+    );
+    ctx.paper_claim(
+        &paper::FIG3_FAST,
+        all_fast,
+        format!(
+            "held if the paper's stopping rule (eq. (8), q^k <= {}) is met within 100 \
+             iterations for both models; {}",
+            paper::TOL,
+            evidence_fast.join("; ")
+        ),
+    );
+    ctx.paper_claim(
+        &paper::FIG3_RATE,
+        all_rate,
+        format!(
+            "held if, measured to W**, the distance shrinks geometrically over the first \
+             half (rate < 1) and the log-rate over the last quarter is at least twice that \
+             of the first half, for both models; {}",
+            evidence_rate.join("; ")
+        ),
+    );
+    Ok(())
 }

@@ -3,53 +3,41 @@
 //! `docs/papers/sblr.md`); one-vs-all for every method (Sec. 8.1.2), plus the multinomial
 //! model (Alg. 3) at SBLR's chosen parameters.
 
-use super::sblr_common::{
-    Grids, accuracy_of, basicmotions, compare_methods, evidence, kfold, report_methods, standardize,
-};
+use super::sblr_common::{basicmotions, compare_standardized, evidence, four, report_methods};
 use super::{Ctx, Experiment};
 use crate::paper::sblr as paper;
 
 /// The experiment.
-pub struct SblrTable3;
+pub const EXPERIMENT: Experiment = Experiment {
+    id: "sblr-table3",
+    title: "[SBLR Table 3] multi-class matrix classification: BasicMotions, 4 classes",
+    run,
+};
 
-impl Experiment for SblrTable3 {
-    fn id(&self) -> &'static str {
-        "sblr-table3"
-    }
-
-    fn title(&self) -> &'static str {
-        "[SBLR Table 3] multi-class matrix classification: BasicMotions, 4 classes"
-    }
-
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let split = standardize(&basicmotions(ctx)?)?;
-        let (s, t) = split.train.shape();
-        let grids = Grids::for_scale(ctx.scale(), s.min(t));
-        let cv = kfold(&grids, ctx.seed());
-        let results = compare_methods(&split.train, &split.test, &grids, cv, true)?;
-        ctx.md(&format!(
-            "## Table 3 (multi-class, one-vs-all)\n\nThe paper's Table 3 is on a three-class \
-             EEG data set (64 channels, 100 Hz) that is not public. Substitute: BasicMotions \
-             (4 classes, {} training and {} test samples of {s} x {t}). Model selection by \
-             {}-fold cross-validation on the training set (the paper states leave-one-out \
-             only for Table 2).\n",
-            split.train.n_samples(),
-            split.test.n_samples(),
-            grids.folds
-        ));
-        ctx.quote(&paper::ONE_VS_ALL);
-        report_methods(ctx, &results, &paper::TABLE3)?;
-        let get = |name| accuracy_of(&results, name).unwrap_or(f64::NAN);
-        let (lr, blr, sblr) = (get("LR"), get("BLR"), get("SBLR"));
-        ctx.paper_claim(
-            &paper::TABLE3_CLAIM,
-            blr > lr && sblr > blr,
-            format!(
-                "held if BLR > LR and SBLR > BLR in overall test accuracy (per-stimulus \
-                 accuracies are not checked); {}",
-                evidence(&results, &paper::TABLE3)
-            ),
-        );
-        Ok(())
-    }
+fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
+    let (split, grids, results) = compare_standardized(ctx, &basicmotions(ctx)?)?;
+    let (s, t) = split.train.shape();
+    ctx.md(&format!(
+        "## Table 3 (multi-class, one-vs-all)\n\nThe paper's Table 3 is on a three-class \
+         EEG data set (64 channels, 100 Hz) that is not public. Substitute: BasicMotions \
+         (4 classes, {} training and {} test samples of {s} x {t}). Model selection by \
+         {}-fold cross-validation on the training set (the paper states leave-one-out \
+         only for Table 2).\n",
+        split.train.n_samples(),
+        split.test.n_samples(),
+        grids.folds
+    ));
+    ctx.quote(&paper::ONE_VS_ALL);
+    report_methods(ctx, &results, &paper::TABLE3)?;
+    let [lr, _, blr, sblr] = four(&results);
+    ctx.paper_claim(
+        &paper::TABLE3_CLAIM,
+        blr > lr && sblr > blr,
+        format!(
+            "held if BLR > LR and SBLR > BLR in overall test accuracy (per-stimulus \
+             accuracies are not checked); {}",
+            evidence(&results, &paper::TABLE3)
+        ),
+    );
+    Ok(())
 }

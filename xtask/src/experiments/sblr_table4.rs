@@ -2,53 +2,42 @@
 //! (8 x 8 images, 10 classes), a fixed seeded stratified split (half for testing); see
 //! `docs/papers/sblr.md` for why.
 
-use super::sblr_common::{
-    Grids, accuracy_of, compare_methods, digits, evidence, kfold, report_methods, standardize,
-};
+use super::sblr_common::{compare_standardized, digits, evidence, four, report_methods};
 use super::{Ctx, Experiment};
 use crate::paper::sblr as paper;
 
 /// The experiment.
-pub struct SblrTable4;
+pub const EXPERIMENT: Experiment = Experiment {
+    id: "sblr-table4",
+    title: "[SBLR Table 4] image classification: scikit-learn digits, 8 x 8, 10 classes",
+    run,
+};
 
-impl Experiment for SblrTable4 {
-    fn id(&self) -> &'static str {
-        "sblr-table4"
-    }
-
-    fn title(&self) -> &'static str {
-        "[SBLR Table 4] image classification: scikit-learn digits, 8 x 8, 10 classes"
-    }
-
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let max_samples = ctx.scale().pick(300, 1000, usize::MAX);
-        let split = standardize(&digits(ctx, ctx.seed(), 0.5, max_samples)?)?;
-        let grids = Grids::for_scale(ctx.scale(), 8);
-        let cv = kfold(&grids, ctx.seed());
-        let results = compare_methods(&split.train, &split.test, &grids, cv, true)?;
-        ctx.md(&format!(
-            "## Table 4 (objects as images, one-vs-all)\n\nThe paper's Table 4 is on ALOI \
-             object images under 72 viewpoints; its split and image size are not stated. \
-             Substitute: scikit-learn's digits (1797 images of 8 x 8, 10 classes), split in \
-             half by a stratified split seeded with the run's seed ({} training, {} test \
-             samples at this scale). Model selection by {}-fold cross-validation on the \
-             training set.\n",
-            split.train.n_samples(),
-            split.test.n_samples(),
-            grids.folds
-        ));
-        report_methods(ctx, &results, &paper::TABLE4)?;
-        let get = |name| accuracy_of(&results, name).unwrap_or(f64::NAN);
-        let (lr, slr, blr, sblr) = (get("LR"), get("sparse LR"), get("BLR"), get("SBLR"));
-        ctx.paper_claim(
-            &paper::TABLE4_CLAIM,
-            blr > lr && sblr >= lr.max(slr).max(blr),
-            format!(
-                "held if BLR > LR and SBLR >= each of LR, sparse LR and BLR in test \
-                 accuracy; {}",
-                evidence(&results, &paper::TABLE4)
-            ),
-        );
-        Ok(())
-    }
+fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
+    let max_samples = ctx.scale().pick(300, 1000, usize::MAX);
+    let raw = digits(ctx, ctx.seed(), 0.5, max_samples)?;
+    let (split, grids, results) = compare_standardized(ctx, &raw)?;
+    ctx.md(&format!(
+        "## Table 4 (objects as images, one-vs-all)\n\nThe paper's Table 4 is on ALOI \
+         object images under 72 viewpoints; its split and image size are not stated. \
+         Substitute: scikit-learn's digits (1797 images of 8 x 8, 10 classes), split in \
+         half by a stratified split seeded with the run's seed ({} training, {} test \
+         samples at this scale). Model selection by {}-fold cross-validation on the \
+         training set.\n",
+        split.train.n_samples(),
+        split.test.n_samples(),
+        grids.folds
+    ));
+    report_methods(ctx, &results, &paper::TABLE4)?;
+    let [lr, slr, blr, sblr] = four(&results);
+    ctx.paper_claim(
+        &paper::TABLE4_CLAIM,
+        blr > lr && sblr >= lr.max(slr).max(blr),
+        format!(
+            "held if BLR > LR and SBLR >= each of LR, sparse LR and BLR in test \
+             accuracy; {}",
+            evidence(&results, &paper::TABLE4)
+        ),
+    );
+    Ok(())
 }

@@ -3,10 +3,7 @@
 //! steps by linear interpolation (the recordings have 7..29 steps). See
 //! `docs/papers/sblr.md` for why.
 
-use super::sblr_common::{
-    Grids, accuracy_of, compare_methods, evidence, japanese_vowels, kfold, report_methods,
-    standardize,
-};
+use super::sblr_common::{compare_standardized, evidence, four, japanese_vowels, report_methods};
 use super::{Ctx, Experiment};
 use crate::paper::sblr as paper;
 
@@ -14,56 +11,46 @@ use crate::paper::sblr as paper;
 const LENGTH: usize = 20;
 
 /// The experiment.
-pub struct SblrTable5;
+pub const EXPERIMENT: Experiment = Experiment {
+    id: "sblr-table5",
+    title: "[SBLR Table 5] time-series classification: JapaneseVowels, 9 speakers",
+    run,
+};
 
-impl Experiment for SblrTable5 {
-    fn id(&self) -> &'static str {
-        "sblr-table5"
-    }
-
-    fn title(&self) -> &'static str {
-        "[SBLR Table 5] time-series classification: JapaneseVowels, 9 speakers"
-    }
-
-    fn run(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let mut split = japanese_vowels(ctx, LENGTH)?;
-        if ctx.scale() == super::Scale::Smoke {
-            // Seconds per experiment: a stratified third of each set.
-            for d in [&mut split.train, &mut split.test] {
-                let (_, keep) = bl_core::data::stratified_split(d.labels(), 0.34, ctx.seed())?;
-                *d = d.subset(&keep)?;
-            }
+fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
+    let mut split = japanese_vowels(ctx, LENGTH)?;
+    if ctx.scale() == super::Scale::Smoke {
+        // Seconds per experiment: a stratified third of each set.
+        for d in [&mut split.train, &mut split.test] {
+            let (_, keep) = bl_core::data::stratified_split(d.labels(), 0.34, ctx.seed())?;
+            *d = d.subset(&keep)?;
         }
-        let split = standardize(&split)?;
-        let (s, t) = split.train.shape();
-        let grids = Grids::for_scale(ctx.scale(), s.min(t));
-        let cv = kfold(&grids, ctx.seed());
-        let results = compare_methods(&split.train, &split.test, &grids, cv, true)?;
-        ctx.md(
-            "## Table 5 (video features over time, one-vs-all)\n\nThe paper's Table 5 is on \
-             SIFT-histogram features (400 x 55) of 30 UCF sports videos, 5 classes, scored by \
-             6-fold cross-validation:\n",
-        );
-        ctx.quote(&paper::TABLE5_PROTOCOL);
-        ctx.md(&format!(
-            "Substitute: JapaneseVowels (sktime 1.2.0), {} training and {} test samples of \
-             {s} x {t} (resampled to {LENGTH} steps), scored on the given test split; model \
-             selection by {}-fold cross-validation on the training set.\n",
-            split.train.n_samples(),
-            split.test.n_samples(),
-            grids.folds
-        ));
-        report_methods(ctx, &results, &paper::TABLE5)?;
-        let get = |name| accuracy_of(&results, name).unwrap_or(f64::NAN);
-        let (lr, slr, blr, sblr) = (get("LR"), get("sparse LR"), get("BLR"), get("SBLR"));
-        ctx.paper_claim(
-            &paper::TABLE5_CLAIM,
-            sblr >= lr.max(slr).max(blr),
-            format!(
-                "held if SBLR >= each of LR, sparse LR and BLR in test accuracy; {}",
-                evidence(&results, &paper::TABLE5)
-            ),
-        );
-        Ok(())
     }
+    let (split, grids, results) = compare_standardized(ctx, &split)?;
+    let (s, t) = split.train.shape();
+    ctx.md(
+        "## Table 5 (video features over time, one-vs-all)\n\nThe paper's Table 5 is on \
+         SIFT-histogram features (400 x 55) of 30 UCF sports videos, 5 classes, scored by \
+         6-fold cross-validation:\n",
+    );
+    ctx.quote(&paper::TABLE5_PROTOCOL);
+    ctx.md(&format!(
+        "Substitute: JapaneseVowels (sktime 1.2.0), {} training and {} test samples of \
+         {s} x {t} (resampled to {LENGTH} steps), scored on the given test split; model \
+         selection by {}-fold cross-validation on the training set.\n",
+        split.train.n_samples(),
+        split.test.n_samples(),
+        grids.folds
+    ));
+    report_methods(ctx, &results, &paper::TABLE5)?;
+    let [lr, slr, blr, sblr] = four(&results);
+    ctx.paper_claim(
+        &paper::TABLE5_CLAIM,
+        sblr >= lr.max(slr).max(blr),
+        format!(
+            "held if SBLR >= each of LR, sparse LR and BLR in test accuracy; {}",
+            evidence(&results, &paper::TABLE5)
+        ),
+    );
+    Ok(())
 }

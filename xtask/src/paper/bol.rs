@@ -21,33 +21,23 @@ pub struct Table1Row {
     pub train_time_ks: f64,
 }
 
+impl Table1Row {
+    const fn new(model: &'static str, f1: [f64; 4], train_time_ks: f64) -> Self {
+        Self {
+            model,
+            f1,
+            train_time_ks,
+        }
+    }
+}
+
 /// Table 1 ("Comparison with batch learners"), rows in the paper's order.
 pub const TABLE1: [Table1Row; 5] = [
-    Table1Row {
-        model: "bol",
-        f1: [94.6, 96.5, 94.0, 94.3],
-        train_time_ks: 2.4,
-    },
-    Table1Row {
-        model: "bcd",
-        f1: [94.4, 96.3, 93.9, 94.2],
-        train_time_ks: 2.4,
-    },
-    Table1Row {
-        model: "sp",
-        f1: [94.3, 96.7, 94.1, 94.2],
-        train_time_ks: 1.5,
-    },
-    Table1Row {
-        model: "crf2",
-        f1: [93.3, 96.5, 94.2, 94.6],
-        train_time_ks: 9.8,
-    },
-    Table1Row {
-        model: "crf1",
-        f1: [92.5, 96.1, 93.5, 95.0],
-        train_time_ks: 8.3,
-    },
+    Table1Row::new("bol", [94.6, 96.5, 94.0, 94.3], 2.4),
+    Table1Row::new("bcd", [94.4, 96.3, 93.9, 94.2], 2.4),
+    Table1Row::new("sp", [94.3, 96.7, 94.1, 94.2], 1.5),
+    Table1Row::new("crf2", [93.3, 96.5, 94.2, 94.6], 9.8),
+    Table1Row::new("crf1", [92.5, 96.1, 93.5, 95.0], 8.3),
 ];
 
 /// The unit of Table 1's time column, as its header prints it ("Training Time ×10^3 s"):

@@ -131,6 +131,15 @@ pub struct Accuracies {
 }
 
 impl Accuracies {
+    const fn new(lr: f64, sparse_lr: f64, blr: f64, sblr: f64) -> Self {
+        Self {
+            lr,
+            sparse_lr,
+            blr,
+            sblr,
+        }
+    }
+
     /// In the tables' row order: LR, sparse LR, BLR, SBLR.
     #[must_use]
     pub fn in_order(&self) -> [f64; 4] {
@@ -140,39 +149,19 @@ impl Accuracies {
 
 /// Table 2, "Classification performance for BCI EEG dataset." (Sec. 8.1.1; BCI
 /// competition III data set IVb, 118 channels x 100 time slices, binary).
-pub const TABLE2: Accuracies = Accuracies {
-    lr: 0.75,
-    sparse_lr: 0.76,
-    blr: 0.84,
-    sblr: 0.89,
-};
+pub const TABLE2: Accuracies = Accuracies::new(0.75, 0.76, 0.84, 0.89);
 
 /// Table 3, "Classification performance for multi-class EEG dataset." (Sec. 8.1.2; 64
 /// channels downsampled to 100 Hz, three image categories, one-vs-all).
-pub const TABLE3: Accuracies = Accuracies {
-    lr: 0.54,
-    sparse_lr: 0.54,
-    blr: 0.55,
-    sblr: 0.65,
-};
+pub const TABLE3: Accuracies = Accuracies::new(0.54, 0.54, 0.55, 0.65);
 
 /// Table 4, "Classification performance for images with various camera viewpoints."
 /// (Sec. 8.2; Amsterdam Library of Object Images, 72 viewpoints).
-pub const TABLE4: Accuracies = Accuracies {
-    lr: 0.86,
-    sparse_lr: 0.86,
-    blr: 0.94,
-    sblr: 1.00,
-};
+pub const TABLE4: Accuracies = Accuracies::new(0.86, 0.86, 0.94, 1.00);
 
 /// Table 5, "Classification performance for UCF sports action video dataset." (Sec. 8.3;
 /// SIFT histograms, s = 400, t = 55, five classes, 6 videos each, 6-fold CV).
-pub const TABLE5: Accuracies = Accuracies {
-    lr: 0.70,
-    sparse_lr: 0.70,
-    blr: 0.73,
-    sblr: 0.77,
-};
+pub const TABLE5: Accuracies = Accuracies::new(0.70, 0.70, 0.73, 0.77);
 
 // ---------------------------------------------------------------------------------------
 // Statements.

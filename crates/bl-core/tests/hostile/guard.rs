@@ -69,13 +69,9 @@ where
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(non-string payload)".into()
-    }
+    bl_core::error::panic_message(panic.as_ref())
+        .unwrap_or("(non-string payload)")
+        .to_string()
 }
 
 /// Runs `f` under the guards and checks the limits: no panic, no hang, at most
