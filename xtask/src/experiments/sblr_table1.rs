@@ -16,7 +16,7 @@
 use std::time::Instant;
 
 use bl_core::engine::TerminationReason;
-use bl_core::random::synthetic_two_class;
+use sblr::synthetic::two_class;
 use sblr::{BinarySolver, Init, Sblr, Solver, StopCriterion};
 use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
@@ -73,7 +73,7 @@ fn log_log_slope(points: &[(f64, f64)]) -> f64 {
 
 /// One Alg. 2 iteration over two streaming reads, at n = 100, s = t = 500.
 fn iteration_over_reads(seed: u64) -> anyhow::Result<(f64, f64)> {
-    let data = synthetic_two_class(paper::TABLE1_N, 500, 500, 1.0, seed)?;
+    let data = two_class(paper::TABLE1_N, 500, 500, 1.0, seed)?;
     let (a, b, c, d) = paper::TABLE1_SETS[0];
     let params = Sblr::params().rank(1).penalties(a, b, c, d).check()?;
     let mut solver = BinarySolver::new(&data, &params)?;
@@ -177,7 +177,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         let mut per_set: Vec<[Vec<Run>; 2]> = vec![Default::default(); paper::TABLE1_SETS.len()];
         for run in 0..runs {
             let seed = ctx.seed().wrapping_mul(1_000_003) + (si * 100 + run) as u64;
-            let data = synthetic_two_class(n, size, size, 1.0, seed)?;
+            let data = two_class(n, size, size, 1.0, seed)?;
             for (k, &(a, b, c, d)) in paper::TABLE1_SETS.iter().enumerate() {
                 for (j, solver) in [Solver::Alg1, Solver::Alg2].into_iter().enumerate() {
                     let params = Sblr::params()
