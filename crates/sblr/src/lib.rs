@@ -12,6 +12,7 @@ pub mod model;
 pub mod multinomial;
 pub mod ova;
 pub mod params;
+mod passes;
 pub(crate) mod saved;
 pub mod synthetic;
 

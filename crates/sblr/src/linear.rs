@@ -16,7 +16,7 @@
 //! | `max_iter` | 10000 | FISTA iterations | `>= 1` |
 //! | `l_min`, `eta` | 1e-3, 2 | backtracking floor and growth factor | `[1e-10, 1]`, `[1.5, 10]` (as [`crate::params`]) |
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +29,7 @@ use crate::block::{BlockState, BlockWork, ExactBlockSolve, LinearBlock};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::model::{positive_class, probabilities};
 use crate::params::check_step_rule;
+use crate::passes::{Stacked, Threads};
 use crate::saved::{self, SavedModel, SavedReport, sealed};
 use bl_core::error::build::numerical;
 
@@ -154,18 +155,20 @@ impl ParamGuard for LogisticParams {
     }
 }
 
-impl Fit<MatrixDataset> for LogisticParams {
+impl<T: Element> Fit<MatrixDataset<T>> for LogisticParams {
     type Fitted = FittedLogisticRegression;
     type Error = SblrError;
 
     /// Fits on a binary data set (class 1 is `+1`); observers see every FISTA iteration.
+    /// FISTA runs on `f64` features: `f32` samples are widened into an `f64` copy first
+    /// (prediction reads them in place).
     ///
     /// # Errors
     /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`];
     /// `BlError::Numerical`.
     fn fit_observed(
         &self,
-        data: &MatrixDataset,
+        data: &MatrixDataset<T>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedLogisticRegression> {
         let y = binary_signs(data)?;
@@ -176,13 +179,21 @@ impl Fit<MatrixDataset> for LogisticParams {
 }
 
 impl LogisticParams {
-    pub(crate) fn fit_signs_impl(
+    pub(crate) fn fit_signs_impl<T: Element>(
         &self,
-        data: &MatrixDataset,
+        data: &MatrixDataset<T>,
         y: &[f64],
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedLogisticRegression> {
         self.check()?;
+        let widened;
+        let data: &MatrixDataset = match (data as &dyn std::any::Any).downcast_ref() {
+            Some(data) => data,
+            None => {
+                widened = data.to_f64()?;
+                &widened
+            }
+        };
         crate::bilinear::check_signs(y)?;
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
         let z = data.vectorized();
@@ -376,22 +387,17 @@ impl FittedLogisticRegression {
     /// # Errors
     /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) for samples of another shape; [`bl_core::BlError::Numerical`] (as `SblrError::Core`)
     /// when a decision value overflows.
-    pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         ensure_shape(
             "FittedLogisticRegression: samples",
             (self.s, self.t),
             data.shape(),
         )?;
-        let block = LinearBlock {
-            z: data.vectorized(),
-            y: &[],
-            l1: 0.0,
-            l2: 0.0,
-        };
-        let mut x = self.weights.clone();
-        x.push(self.intercept);
-        let mut out = vec![0.0; data.n_samples()];
-        block.scores(&x, &mut out);
+        let n = data.n_samples();
+        let samples = Stacked::new(data.vectorized(), self.s * self.t, 1, n)?;
+        let mut out = vec![0.0; n];
+        samples.u_times(&self.weights, 1, &mut out, &Threads::default());
+        out.iter_mut().for_each(|f| *f += self.intercept);
         saved::finite_scores("FittedLogisticRegression::decision_function", &out)?;
         Ok(out)
     }
@@ -400,7 +406,7 @@ impl FittedLogisticRegression {
     ///
     /// # Errors
     /// As [`FittedLogisticRegression::decision_function`].
-    pub fn predict_proba(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    pub fn predict_proba<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         Ok(probabilities(self.decision_function(data)?))
     }
 
@@ -408,7 +414,7 @@ impl FittedLogisticRegression {
     ///
     /// # Errors
     /// As [`FittedLogisticRegression::decision_function`].
-    pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
+    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
         Ok(positive_class(self.decision_function(data)?))
     }
 }

@@ -1,6 +1,6 @@
 //! The binary model: [`Sblr`] (entry point), fitting, and the fitted [`FittedSblr`].
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::{FitReport, Observer, Progress, run};
 use bl_core::logistic::sigmoid;
 use bl_core::{Fit, Fitted, ParamGuard};
@@ -29,7 +29,7 @@ impl Sblr {
     }
 }
 
-impl Fit<MatrixDataset> for SblrParams {
+impl<T: Element> Fit<MatrixDataset<T>> for SblrParams {
     type Fitted = FittedSblr;
     type Error = SblrError;
 
@@ -44,7 +44,7 @@ impl Fit<MatrixDataset> for SblrParams {
     /// finite.
     fn fit_observed(
         &self,
-        data: &MatrixDataset,
+        data: &MatrixDataset<T>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSblr> {
         let params = self.check()?;
@@ -57,8 +57,8 @@ impl Fit<MatrixDataset> for SblrParams {
 }
 
 /// Fits on stacked data with `±1` labels (class names `["-1", "+1"]`).
-pub(crate) fn fit_stacked(
-    stacked: MatRef<'_, f64>,
+pub(crate) fn fit_stacked<T: Element>(
+    stacked: MatRef<'_, T>,
     s: usize,
     t: usize,
     y: Vec<f64>,
@@ -256,7 +256,7 @@ impl FittedSblr {
         }
     }
 
-    fn check_shape(&self, data: &MatrixDataset) -> Result<()> {
+    fn check_shape<T: Element>(&self, data: &MatrixDataset<T>) -> Result<()> {
         ensure_shape("FittedSblr: samples", (self.s, self.t), data.shape())?;
         Ok(())
     }
@@ -266,7 +266,7 @@ impl FittedSblr {
     /// # Errors
     /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the samples are not `s x t`;
     /// [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when a decision value overflows.
-    pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         self.check_shape(data)?;
         let f = decision_values(data, self.u(), self.v(), self.intercept)?;
         saved::finite_scores("FittedSblr::decision_function", &f)?;
@@ -302,7 +302,7 @@ impl FittedSblr {
     ///
     /// # Errors
     /// As [`FittedSblr::decision_function`].
-    pub fn predict_proba(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    pub fn predict_proba<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         Ok(probabilities(self.decision_function(data)?))
     }
 
@@ -311,7 +311,7 @@ impl FittedSblr {
     ///
     /// # Errors
     /// As [`FittedSblr::decision_function`].
-    pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
+    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
         Ok(positive_class(self.decision_function(data)?))
     }
 
@@ -319,7 +319,7 @@ impl FittedSblr {
     ///
     /// # Errors
     /// As [`FittedSblr::decision_function`].
-    pub fn predict_names(&self, data: &MatrixDataset) -> Result<Vec<String>> {
+    pub fn predict_names<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<String>> {
         Ok(self
             .predict(data)?
             .into_iter()

@@ -25,7 +25,7 @@
 mod model;
 mod solver;
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::{Observer, Progress, run};
 use bl_core::{Fit, ParamGuard};
 
@@ -85,7 +85,7 @@ impl ParamGuard for MultinomialParams {
     }
 }
 
-impl Fit<MatrixDataset> for MultinomialParams {
+impl<T: Element> Fit<MatrixDataset<T>> for MultinomialParams {
     type Fitted = FittedMultinomialSblr;
     type Error = SblrError;
 
@@ -99,7 +99,7 @@ impl Fit<MatrixDataset> for MultinomialParams {
     /// `BlError::Numerical`.
     fn fit_observed(
         &self,
-        data: &MatrixDataset,
+        data: &MatrixDataset<T>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedMultinomialSblr> {
         let params = &self.check()?;

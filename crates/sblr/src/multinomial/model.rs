@@ -1,16 +1,16 @@
 //! The fitted multinomial model: prediction and its saved form.
 
 use bl_core::Fitted;
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::FitReport;
 use bl_core::logistic::softmax_with_zero;
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par};
+use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::ova::argmax;
 use crate::params::{Init, SblrValidParams};
+use crate::passes::{Stacked, Threads};
 use crate::saved::{self, SavedModel, sealed};
 
 /// A fitted multinomial SBLR model; the last class is the zero-score reference.
@@ -203,21 +203,14 @@ impl FittedMultinomialSblr {
     /// # Errors
     /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) for samples of another shape; [`bl_core::BlError::Numerical`] (as `SblrError::Core`)
     /// when a score overflows.
-    pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<Vec<f64>>> {
+    pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<Vec<f64>>> {
         let (s, t) = (self.s, self.t);
         ensure_shape("FittedMultinomialSblr: samples", (s, t), data.shape())?;
         let (r, m, n) = (self.rank, self.m, data.n_samples());
-        let u_all = MatRef::from_column_major_slice(&self.u, s, m * r);
         let tr = t * r;
-        let mut p = Mat::<f64>::zeros(m * r, t * n);
-        matmul(
-            p.as_mut(),
-            Accum::Replace,
-            u_all.transpose(),
-            data.stacked(),
-            1.0,
-            Par::Seq,
-        );
+        let mut p = vec![0.0; m * r * t * n];
+        Stacked::new(data.stacked(), s, t, n)?.u_times(&self.u, m * r, &mut p, &Threads::default());
+        let p = MatRef::from_column_major_slice(&p, m * r, t * n);
         let scores: Vec<Vec<f64>> = (0..n)
             .map(|i| {
                 let mut row: Vec<f64> = (0..m)
@@ -253,7 +246,7 @@ impl FittedMultinomialSblr {
     ///
     /// # Errors
     /// As [`FittedMultinomialSblr::decision_function`].
-    pub fn predict_proba(&self, data: &MatrixDataset) -> Result<Vec<Vec<f64>>> {
+    pub fn predict_proba<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<Vec<f64>>> {
         let m = self.m;
         self.decision_function(data)?
             .into_iter()
@@ -270,7 +263,7 @@ impl FittedMultinomialSblr {
     ///
     /// # Errors
     /// As [`FittedMultinomialSblr::decision_function`].
-    pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
+    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
         Ok(self
             .decision_function(data)?
             .iter()

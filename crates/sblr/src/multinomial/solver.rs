@@ -1,19 +1,19 @@
 //! Algorithm 3: the two proximal-linear block steps of the multinomial model and its
 //! starting point.
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use bl_core::error::build::{invalid, numerical, shape_mismatch};
 use bl_core::linalg::top_singular_vectors;
 use bl_core::logistic::{log_sum_exp_with_zero, softmax_with_zero};
 use bl_core::prox::{elastic_net_penalty, elastic_net_prox_step};
 use bl_core::random::{fill_standard_normal, seeded_rng};
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
+use faer::Mat;
 
 use crate::bilinear::check_rank;
 use crate::block::{Buffers, ProxBlock, Trials, backtrack};
 use crate::error::{Result, SblrError};
 use crate::params::{Init, SblrValidParams, Solver, StopCriterion};
+use crate::passes::{Stacked, Threads};
 
 use super::FittedMultinomialSblr;
 use bl_core::engine::FitReport;
@@ -204,11 +204,11 @@ impl ProxBlock for MultiBlock<'_> {
     }
 }
 
-pub(super) struct MultinomialSolver<'a> {
-    stacked: MatRef<'a, f64>,
+pub(super) struct MultinomialSolver<'a, T: Element> {
+    data: Stacked<'a, T>,
+    threads: Threads,
     s: usize,
     t: usize,
-    n: usize,
     r: usize,
     m: usize,
     labels: Vec<usize>,
@@ -233,8 +233,8 @@ pub(super) struct MultinomialSolver<'a> {
     loss: f64,
 }
 
-impl<'a> MultinomialSolver<'a> {
-    pub(super) fn new(data: &'a MatrixDataset, params: &SblrValidParams) -> Result<Self> {
+impl<'a, T: Element> MultinomialSolver<'a, T> {
+    pub(super) fn new(data: &'a MatrixDataset<T>, params: &SblrValidParams) -> Result<Self> {
         if params.solver != Solver::Alg2 {
             return Err(invalid(
                 "solver",
@@ -253,7 +253,7 @@ impl<'a> MultinomialSolver<'a> {
         check_rank(r, s, t)?;
         let n = data.n_samples();
         let m = data.n_classes() - 1;
-        let stacked = data.stacked();
+        let stacked = Stacked::new(data.stacked(), s, t, n)?;
         let labels = data.labels().to_vec();
         let (u_all, v_all, b0) = initial_factors(&params.init, data, r, params.seed)?;
         let mut xu = vec![0.0; s * m * r + m];
@@ -273,10 +273,10 @@ impl<'a> MultinomialSolver<'a> {
         let class_v = (0..m * r * t).map(|e| (e % (m * r)) / r).collect();
         let dmax = (s * m * r).max(m * r * t) + m;
         let mut solver = Self {
-            stacked,
+            data: stacked,
+            threads: Threads::new(params.threads)?,
             s,
             t,
-            n,
             r,
             m,
             labels,
@@ -330,34 +330,18 @@ impl<'a> MultinomialSolver<'a> {
             + elastic_net_penalty(&self.xv[..dv], self.nu.0, self.nu.1)
     }
 
-    /// `Z_u[i] = X_i [V_1 ... V_m]` (`s x m r`), one product per sample.
+    /// `Z_u[i] = X_i [V_1 ... V_m]` (`s x m r`) for every sample.
     fn compute_zu(&mut self) {
-        let (s, t, mr) = (self.s, self.t, self.m * self.r);
-        let v_all = MatRef::from_column_major_slice(&self.xv[..mr * t], mr, t).transpose();
-        for (i, chunk) in self.zu.chunks_exact_mut(s * mr).enumerate() {
-            matmul(
-                MatMut::from_column_major_slice_mut(chunk, s, mr),
-                Accum::Replace,
-                self.stacked.subcols(i * t, t),
-                v_all,
-                1.0,
-                Par::Seq,
-            );
-        }
+        let (t, mr) = (self.t, self.m * self.r);
+        self.data
+            .times_v(&self.xv[..mr * t], mr, &mut self.zu, &self.threads);
     }
 
-    /// `Z_v = [U_1 ... U_m]^T [X_1 ... X_n]`, one product.
+    /// `Z_v = [U_1 ... U_m]^T [X_1 ... X_n]`.
     fn compute_zv(&mut self) {
-        let (s, t, n, mr) = (self.s, self.t, self.n, self.m * self.r);
-        let u_all = MatRef::from_column_major_slice(&self.xu[..s * mr], s, mr);
-        matmul(
-            MatMut::from_column_major_slice_mut(&mut self.zv, mr, t * n),
-            Accum::Replace,
-            u_all.transpose(),
-            self.stacked,
-            1.0,
-            Par::Seq,
-        );
+        let (s, mr) = (self.s, self.m * self.r);
+        self.data
+            .u_times(&self.xu[..s * mr], mr, &mut self.zv, &self.threads);
     }
 
     /// One iteration; returns `(objective, q^k, L_u, L_v)`.
@@ -451,9 +435,9 @@ impl<'a> MultinomialSolver<'a> {
 
 /// Initial `[U_1..U_m]` (`s x m r`, column-major), the `V_c` (class `c` at `c t r`) and
 /// the intercepts `b_1..b_m` (zero except for a warm start).
-fn initial_factors(
+fn initial_factors<T: Element>(
     init: &Init,
-    data: &MatrixDataset,
+    data: &MatrixDataset<T>,
     r: usize,
     seed: u64,
 ) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
@@ -470,7 +454,7 @@ fn initial_factors(
                 let x = data.sample(i);
                 for j in 0..t {
                     for a in 0..s {
-                        mean[(a, j)] += w * x[(a, j)];
+                        mean[(a, j)] += w * x[(a, j)].to_f64();
                     }
                 }
             }
