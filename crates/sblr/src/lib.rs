@@ -15,6 +15,7 @@ pub mod params;
 mod passes;
 pub(crate) mod saved;
 pub mod synthetic;
+pub mod yardstick;
 
 pub use bilinear::{BinarySolver, Penalties, StepReport};
 pub use block::{BlockUpdate, ExactBlockSolve, LinearBlock, ProxLinearStep};
