@@ -298,12 +298,13 @@ impl<M: BinaryDecision> FittedOneVsAll<M> {
     /// # Errors
     /// As [`FittedOneVsAll::decision_function`].
     pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(self
-            .decision_function(data)?
-            .iter()
-            .map(|row| argmax(row))
-            .collect())
+        Ok(argmax_rows(&self.decision_function(data)?))
     }
+}
+
+/// [`argmax`] of every row of scores.
+pub(crate) fn argmax_rows(scores: &[Vec<f64>]) -> Vec<usize> {
+    scores.iter().map(|row| argmax(row)).collect()
 }
 
 pub(crate) fn argmax(row: &[f64]) -> usize {

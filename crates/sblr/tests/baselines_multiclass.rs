@@ -1,6 +1,8 @@
 //! Baselines (FISTA logistic regression), one-vs-all, the multinomial model and model
 //! selection.
 
+mod common;
+
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
 use bl_core::random::{fill_standard_normal, seeded_rng};
@@ -215,10 +217,7 @@ fn multinomial_rejects_alg1_and_missing_classes() {
         .multinomial()
         .fit(&data)
         .unwrap_err();
-    assert!(matches!(
-        err,
-        SblrError::Core(bl_core::BlError::InvalidParameter { name: "solver", .. })
-    ));
+    common::assert_invalid(&err, "solver");
     let sub = data.subset(&[0, 1, 3, 4]).unwrap(); // no sample of class "c"
     let err = MultinomialSblr::params()
         .multinomial()
@@ -402,13 +401,7 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         .multinomial()
         .fit(&data)
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            SblrError::Core(bl_core::BlError::InvalidParameter { name: "init", .. })
-        ),
-        "{err}"
-    );
+    common::assert_invalid(&err, "init");
     // ... and the binary model rejects the multinomial start.
     let two = two_class(10, 6, 5, 1.0, 1).unwrap();
     let err = Sblr::params()
@@ -416,11 +409,5 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         .init(resumed.warm_start())
         .fit(&two)
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            SblrError::Core(bl_core::BlError::InvalidParameter { name: "init", .. })
-        ),
-        "{err}"
-    );
+    common::assert_invalid(&err, "init");
 }

@@ -2,6 +2,8 @@
 //! (f32-representable) values, and the data passes give bit-identical results for any
 //! number of threads.
 
+mod common;
+
 use bl_core::data::MatrixDataset;
 use sblr::synthetic::two_class;
 use sblr::{
@@ -136,5 +138,5 @@ fn assert_multinomial_thread_independent<T: bl_core::data::Element>(data: &Matri
 #[test]
 fn zero_threads_is_refused() {
     let err = Sblr::params().threads(Some(0)).check().unwrap_err();
-    assert!(err.to_string().contains("threads"), "{err}");
+    common::assert_invalid(&err, "threads");
 }

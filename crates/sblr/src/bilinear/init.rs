@@ -12,7 +12,7 @@ use bl_core::error::build::{invalid, shape_mismatch};
 
 /// The first `r` singular pairs of `m`, each pair signed so that the largest-magnitude
 /// entry of the right vector is positive. Returns `(U, V)` column-major.
-fn signed_top_pairs(m: MatRef<'_, f64>, r: usize) -> Result<(Vec<f64>, Vec<f64>)> {
+pub(crate) fn signed_top_pairs(m: MatRef<'_, f64>, r: usize) -> Result<(Vec<f64>, Vec<f64>)> {
     let (s, t) = (m.nrows(), m.ncols());
     let svd = top_singular_vectors(m, r)?;
     let mut u = vec![0.0; s * r];

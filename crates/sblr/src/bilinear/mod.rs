@@ -32,6 +32,7 @@ use crate::passes::{Stacked, Threads};
 use bl_core::error::build::invalid;
 
 pub use init::initial_point;
+pub(crate) use init::signed_top_pairs;
 pub use solver::{BinarySolver, StepReport};
 
 /// The `±1` labels of a binary data set (class 1 is `+1`).

@@ -8,7 +8,7 @@ use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SblrError, ensure_shape};
-use crate::ova::argmax;
+use crate::ova::argmax_rows;
 use crate::params::{Init, SblrValidParams};
 use crate::passes::{Stacked, Threads};
 use crate::saved::{self, SavedModel, sealed};
@@ -136,21 +136,13 @@ impl FittedMultinomialSblr {
     /// class or an index out of range.
     #[must_use]
     pub fn u(&self, c: usize) -> Option<MatRef<'_, f64>> {
-        let len = self.s * self.rank;
-        let block = self
-            .u
-            .get(c.checked_mul(len)?..c.checked_add(1)?.checked_mul(len)?)?;
-        Some(MatRef::from_column_major_slice(block, self.s, self.rank))
+        class_block(&self.u, c, self.s, self.rank)
     }
     /// `V_c` (`t x r`) of explicit class `c`; `None` for the reference class or an index
     /// out of range.
     #[must_use]
     pub fn v(&self, c: usize) -> Option<MatRef<'_, f64>> {
-        let len = self.t * self.rank;
-        let block = self
-            .v
-            .get(c.checked_mul(len)?..c.checked_add(1)?.checked_mul(len)?)?;
-        Some(MatRef::from_column_major_slice(block, self.t, self.rank))
+        class_block(&self.v, c, self.t, self.rank)
     }
     /// The shape `(s, t)` of the samples the model was fitted on.
     #[must_use]
@@ -264,12 +256,15 @@ impl FittedMultinomialSblr {
     /// # Errors
     /// As [`FittedMultinomialSblr::decision_function`].
     pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(self
-            .decision_function(data)?
-            .iter()
-            .map(|row| argmax(row))
-            .collect())
+        Ok(argmax_rows(&self.decision_function(data)?))
     }
+}
+
+/// Block `c` of `rows x rank` column-major factors stored one class after the other.
+fn class_block(values: &[f64], c: usize, rows: usize, rank: usize) -> Option<MatRef<'_, f64>> {
+    let len = rows * rank;
+    let block = values.get(c.checked_mul(len)?..c.checked_add(1)?.checked_mul(len)?)?;
+    Some(MatRef::from_column_major_slice(block, rows, rank))
 }
 
 #[cfg(test)]

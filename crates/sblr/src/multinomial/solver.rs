@@ -3,13 +3,12 @@
 
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::error::build::{invalid, numerical, shape_mismatch};
-use bl_core::linalg::top_singular_vectors;
 use bl_core::logistic::{log_sum_exp_with_zero, softmax_with_zero};
 use bl_core::prox::{elastic_net_penalty, elastic_net_prox_step};
 use bl_core::random::{fill_standard_normal, seeded_rng};
 use faer::Mat;
 
-use crate::bilinear::check_rank;
+use crate::bilinear::{check_rank, signed_top_pairs};
 use crate::block::{Buffers, ProxBlock, Trials, backtrack};
 use crate::error::{Result, SblrError};
 use crate::params::{Init, SblrValidParams, Solver, StopCriterion};
@@ -462,22 +461,11 @@ fn initial_factors<T: Element>(
         mean
     };
     let mut put = |c: usize, m_c: &Mat<f64>, sign: f64| -> Result<()> {
-        let svd = top_singular_vectors(m_c.as_ref(), r)?;
-        for k in 0..r {
-            let mut best = 0;
-            for j in 0..t {
-                if svd.v[(j, k)].abs() > svd.v[(best, k)].abs() {
-                    best = j;
-                }
-            }
-            let flip = if svd.v[(best, k)] < 0.0 { -1.0 } else { 1.0 };
-            for a in 0..s {
-                u_all[c * s * r + k * s + a] = sign * flip * svd.u[(a, k)];
-            }
-            for j in 0..t {
-                v_all[c * t * r + k * t + j] = flip * svd.v[(j, k)];
-            }
+        let (u, v) = signed_top_pairs(m_c.as_ref(), r)?;
+        for (dst, x) in u_all[c * s * r..(c + 1) * s * r].iter_mut().zip(u) {
+            *dst = sign * x;
         }
+        v_all[c * t * r..(c + 1) * t * r].copy_from_slice(&v);
         Ok(())
     };
     match init {
