@@ -1,6 +1,6 @@
 //! Building data sets of matrix samples with the checks a fit needs.
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use faer::MatRef;
 
 use crate::error::Result;
@@ -41,21 +41,23 @@ pub fn dataset_from_samples<S: AsRef<str>>(
             }
         }
     }
-    Ok(MatrixDataset::from_label_names(s, t, data, labels)?)
+    Ok(MatrixDataset::with_label_names(s, t, data, labels)?)
 }
 
 /// A [`MatrixDataset`] from an `n x s x t` array in C (row-major) order, as NumPy stores a
 /// stack of matrices (`X[i, a, j]` at `i*s*t + a*t + j`), and one class name per sample.
+/// The data set keeps the precision of `values` (`f64` or `f32`, e.g. the
+/// `bl_core::io::npy::NativeNpyArray::F32` of an `f4` file).
 ///
 /// # Errors
 /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when `values.len() != n s t` or the labels are not `n`;
 /// otherwise as [`MatrixDataset::from_label_names`].
-pub fn dataset_from_c_order<S: AsRef<str>>(
+pub fn dataset_from_c_order<T: Element, S: AsRef<str>>(
     s: usize,
     t: usize,
-    values: &[f64],
+    values: &[T],
     labels: &[S],
-) -> Result<MatrixDataset> {
+) -> Result<MatrixDataset<T>> {
     let n = labels.len();
     if s.checked_mul(t).and_then(|st| st.checked_mul(n)) != Some(values.len()) {
         return Err(shape_mismatch(
@@ -64,7 +66,7 @@ pub fn dataset_from_c_order<S: AsRef<str>>(
             format!("{} values", values.len()),
         ));
     }
-    let mut data = vec![0.0; values.len()];
+    let mut data = vec![T::default(); values.len()];
     for i in 0..n {
         for a in 0..s {
             for j in 0..t {
@@ -72,5 +74,5 @@ pub fn dataset_from_c_order<S: AsRef<str>>(
             }
         }
     }
-    Ok(MatrixDataset::from_label_names(s, t, data, labels)?)
+    Ok(MatrixDataset::with_label_names(s, t, data, labels)?)
 }
