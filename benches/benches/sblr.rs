@@ -1,65 +1,87 @@
 //! Hot paths of `sblr`, each beside a physical yardstick over the same data:
 //!
-//! - one Alg. 2 iteration (n = 100, s = t = 1000, r = 1; 800 MB of samples) beside two
-//!   plain streaming reads of the same buffer: an iteration reads the data exactly twice
-//!   (`X_i V` per sample and `U^T [X_1 ... X_n]`), so the ratio shows the overhead over the
-//!   memory-bandwidth floor;
+//! - one Alg. 2 iteration (n = 100, s = t in {50, 100, 250, 500, 1000}, r = 1) on samples
+//!   stored as f64 and as f32, with 1 and 2 threads, beside two plain single-thread
+//!   streaming reads of the f64 buffer: an iteration reads the data exactly twice
+//!   (`X_i V` per sample and `U^T X_i`), so the ratio shows the overhead over the
+//!   memory-bandwidth floor (f32 storage reads half the bytes);
 //! - FISTA l1 logistic regression (n = 200, 32 x 32 samples, 100 iterations) beside one
 //!   streaming read of its data (each FISTA iteration reads the data about twice).
+//!
+//! `cargo bench -p bilinear-benches --bench sblr -- sblr_alg2` runs the first group.
 
 use std::hint::black_box;
 
-use bl_core::random::synthetic_two_class;
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::time::Duration;
+
+use bl_core::data::{Element, MatrixDataset};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
+use sblr::synthetic::two_class;
+use sblr::yardstick::streaming_read;
 use sblr::{BinarySolver, LogisticRegression, Sblr};
 use sblr::{Fit as _, ParamGuard as _};
 
-/// Sum of every entry: one streaming read of the buffer.
-fn streaming_read(data: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    for chunk in data.chunks_exact(8) {
-        for k in 0..8 {
-            acc[k] += chunk[k];
-        }
-    }
-    acc.iter().sum()
-}
-
-fn alg2_iteration(c: &mut Criterion) {
-    let (n, s, t) = (100, 1000, 1000);
-    let data = synthetic_two_class(n, s, t, 1.0, 0).expect("synthetic data");
+/// Three warm-up iterations (the first ones search longer for their step), then the
+/// benchmark of one iteration.
+fn bench_iterations<T: Element>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    id: &str,
+    data: &MatrixDataset<T>,
+    threads: usize,
+) {
     let params = Sblr::params()
         .rank(1)
         .penalties(0.01, 0.5, 0.01, 0.5)
+        .threads(Some(threads))
         .check()
         .expect("valid parameters");
-    let mut solver = BinarySolver::new(&data, &params).expect("solver");
-    // Warm up past the first iterations, whose backtracking searches are longer.
+    let mut solver = BinarySolver::new(data, &params).expect("solver");
     for _ in 0..3 {
         solver.step().expect("step");
     }
-    let mut group = c.benchmark_group("sblr_alg2");
-    group.sample_size(10);
-    group.throughput(Throughput::Bytes((n * s * t * 8) as u64));
-    let id = format!("n{n}_s{s}_t{t}_r1");
-    group.bench_function(BenchmarkId::new("one_iteration", &id), |b| {
+    group.bench_function(BenchmarkId::new(name, id), |b| {
         b.iter(|| black_box(solver.step().expect("step").objective))
     });
-    group.bench_function(
-        BenchmarkId::new("yardstick_two_streaming_reads", &id),
-        |b| {
-            b.iter(|| {
-                black_box(streaming_read(black_box(data.as_slice())))
-                    + black_box(streaming_read(black_box(data.as_slice())))
-            })
-        },
-    );
+}
+
+fn alg2_iteration(c: &mut Criterion) {
+    let n = 100;
+    let mut group = c.benchmark_group("sblr_alg2");
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(3));
+    for size in [50, 100, 250, 500, 1000] {
+        let data = two_class(n, size, size, 1.0, 0).expect("synthetic data");
+        let narrow = data.to_f32().expect("f32 copy");
+        let id = format!("n{n}_s{size}_t{size}_r1");
+        group.bench_function(
+            BenchmarkId::new("yardstick_two_f64_streaming_reads", &id),
+            |b| {
+                b.iter(|| {
+                    black_box(streaming_read(black_box(data.as_slice())))
+                        + black_box(streaming_read(black_box(data.as_slice())))
+                })
+            },
+        );
+        for threads in [1, 2] {
+            bench_iterations(&mut group, &format!("f64_{threads}t"), &id, &data, threads);
+            bench_iterations(
+                &mut group,
+                &format!("f32_{threads}t"),
+                &id,
+                &narrow,
+                threads,
+            );
+        }
+    }
     group.finish();
 }
 
 fn fista_l1(c: &mut Criterion) {
     let (n, s, t) = (200, 32, 32);
-    let data = synthetic_two_class(n, s, t, 0.2, 1).expect("synthetic data");
+    let data = two_class(n, s, t, 0.2, 1).expect("synthetic data");
     let params = LogisticRegression::params()
         .l1(0.01)
         .l2(0.0)

@@ -9,6 +9,14 @@
 //! without copying. The splitting helpers work on label slices so they serve any data type:
 //! [`stratified_split`] (one seeded train/test split), [`KFold`] (plain or stratified
 //! k-fold) and [`LeaveOneOut`].
+//!
+//! # Precision
+//!
+//! Samples are stored as `f64` (the default, `MatrixDataset` = `MatrixDataset<f64>`) or as
+//! `f32` (`MatrixDataset<f32>`, half the memory and half the bytes per data pass). The
+//! element type is one parameter of the same type, so every method is the same for both;
+//! [`MatrixDataset::to_f32`] and [`MatrixDataset::to_f64`] convert. Solvers that accept
+//! either read the samples in their own precision and accumulate in `f64`.
 
 use std::collections::BTreeSet;
 
@@ -17,7 +25,73 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
-use crate::error::{BlError, Result, ensure_finite, ensure_nonempty};
+use crate::error::{BlError, Result, ensure_nonempty};
+
+/// The element type of a [`MatrixDataset`]: `f64` or `f32` (the trait is sealed).
+pub trait Element:
+    Copy
+    + Default
+    + PartialEq
+    + PartialOrd
+    + std::fmt::Debug
+    + std::fmt::Display
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+    + faer::traits::ComplexField
+{
+    /// `"f64"` or `"f32"`.
+    const NAME: &'static str;
+    /// The value as `f64` (exact for both types).
+    fn to_f64(self) -> f64;
+    /// The nearest value of this type (`f32` rounds; a finite `f64` beyond the `f32`
+    /// range becomes infinite).
+    fn from_f64(value: f64) -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+impl Element for f64 {
+    const NAME: &'static str = "f64";
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn from_f64(value: f64) -> Self {
+        value
+    }
+}
+
+impl Element for f32 {
+    const NAME: &'static str = "f32";
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)]
+    fn from_f64(value: f64) -> Self {
+        value as f32
+    }
+}
+
+/// The first non-finite entry of `values`, as [`BlError::NonFinite`].
+fn ensure_finite_elements<T: Element>(what: &'static str, values: &[T]) -> Result<()> {
+    match values.iter().position(|v| !v.to_f64().is_finite()) {
+        Some(index) => Err(BlError::NonFinite {
+            what,
+            index,
+            value: values[index].to_f64(),
+        }),
+        None => Ok(()),
+    }
+}
 
 /// Labelled samples that are `s x t` matrices, stored contiguously.
 ///
@@ -41,20 +115,21 @@ use crate::error::{BlError, Result, ensure_finite, ensure_nonempty};
 /// assert_eq!(ds.stacked().ncols(), 6);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct MatrixDataset {
+pub struct MatrixDataset<T: Element = f64> {
     rows: usize,
     cols: usize,
-    data: Vec<f64>,
+    data: Vec<T>,
     labels: Vec<usize>,
     class_names: Vec<String>,
 }
 
 impl MatrixDataset {
-    /// Builds a data set from class indices and the names of the classes.
+    /// Builds an `f64` data set from class indices and the names of the classes.
     ///
     /// `data` holds `labels.len()` samples of shape `rows x cols`, each column-major, one
     /// after the other. `labels[i]` is the class index of sample `i` and must be below
     /// `class_names.len()`. Not every class needs to occur (a test set may miss one).
+    /// [`MatrixDataset::with_data`] builds a data set of either precision.
     ///
     /// # Errors
     /// - [`BlError::InvalidParameter`] when `rows` or `cols` is zero, a label is out of
@@ -70,8 +145,42 @@ impl MatrixDataset {
         labels: Vec<usize>,
         class_names: Vec<String>,
     ) -> Result<Self> {
+        Self::with_data(rows, cols, data, labels, class_names)
+    }
+
+    /// Builds an `f64` data set from one class name per sample.
+    ///
+    /// The classes are the distinct names sorted in byte order; a sample's label is the
+    /// position of its name in that list. Use [`MatrixDataset::new`] to fix another order
+    /// (e.g. so that a train and a test file index their classes the same way).
+    /// [`MatrixDataset::with_label_names`] builds a data set of either precision.
+    ///
+    /// # Errors
+    /// As [`MatrixDataset::new`]; [`BlError::TooFewClasses`] when all names are equal.
+    pub fn from_label_names<S: AsRef<str>>(
+        rows: usize,
+        cols: usize,
+        data: Vec<f64>,
+        names: &[S],
+    ) -> Result<Self> {
+        Self::with_label_names(rows, cols, data, names)
+    }
+}
+
+impl<T: Element> MatrixDataset<T> {
+    /// [`MatrixDataset::new`] for samples of either precision (`f64` or `f32`).
+    ///
+    /// # Errors
+    /// As [`MatrixDataset::new`].
+    pub fn with_data(
+        rows: usize,
+        cols: usize,
+        data: Vec<T>,
+        labels: Vec<usize>,
+        class_names: Vec<String>,
+    ) -> Result<Self> {
         check_shape(rows, cols, data.len(), labels.len())?;
-        ensure_finite("MatrixDataset data", &data)?;
+        ensure_finite_elements("MatrixDataset data", &data)?;
         if class_names.len() < 2 {
             return Err(BlError::TooFewClasses {
                 found: class_names.len(),
@@ -107,18 +216,14 @@ impl MatrixDataset {
         })
     }
 
-    /// Builds a data set from one class name per sample.
-    ///
-    /// The classes are the distinct names sorted in byte order; a sample's label is the
-    /// position of its name in that list. Use [`MatrixDataset::new`] to fix another order
-    /// (e.g. so that a train and a test file index their classes the same way).
+    /// [`MatrixDataset::from_label_names`] for samples of either precision.
     ///
     /// # Errors
-    /// As [`MatrixDataset::new`]; [`BlError::TooFewClasses`] when all names are equal.
-    pub fn from_label_names<S: AsRef<str>>(
+    /// As [`MatrixDataset::from_label_names`].
+    pub fn with_label_names<S: AsRef<str>>(
         rows: usize,
         cols: usize,
-        data: Vec<f64>,
+        data: Vec<T>,
         names: &[S],
     ) -> Result<Self> {
         check_shape(rows, cols, data.len(), names.len())?;
@@ -137,7 +242,7 @@ impl MatrixDataset {
                     .unwrap_or_default()
             })
             .collect();
-        Self::new(rows, cols, data, labels, class_names)
+        Self::with_data(rows, cols, data, labels, class_names)
     }
 
     /// Number of samples `n`.
@@ -183,7 +288,7 @@ impl MatrixDataset {
     ///
     /// # Panics
     /// When `i >= n_samples()`, like slice indexing; see [`MatrixDataset::get_sample`].
-    pub fn sample(&self, i: usize) -> MatRef<'_, f64> {
+    pub fn sample(&self, i: usize) -> MatRef<'_, T> {
         match self.get_sample(i) {
             Some(m) => m,
             None => panic!(
@@ -194,7 +299,7 @@ impl MatrixDataset {
     }
 
     /// Sample `i` as an `s x t` matrix view, or `None` when `i` is out of range.
-    pub fn get_sample(&self, i: usize) -> Option<MatRef<'_, f64>> {
+    pub fn get_sample(&self, i: usize) -> Option<MatRef<'_, T>> {
         let len = self.rows * self.cols;
         let start = i.checked_mul(len)?;
         let slice = self.data.get(start..start + len)?;
@@ -202,17 +307,17 @@ impl MatrixDataset {
     }
 
     /// All samples side by side: the `s x (t n)` matrix `[X_1 X_2 ... X_n]`.
-    pub fn stacked(&self) -> MatRef<'_, f64> {
+    pub fn stacked(&self) -> MatRef<'_, T> {
         MatRef::from_column_major_slice(&self.data, self.rows, self.cols * self.n_samples())
     }
 
     /// All samples vectorized: the `(s t) x n` matrix whose column `i` is `vec(X_i)`.
-    pub fn vectorized(&self) -> MatRef<'_, f64> {
+    pub fn vectorized(&self) -> MatRef<'_, T> {
         MatRef::from_column_major_slice(&self.data, self.rows * self.cols, self.n_samples())
     }
 
     /// The raw buffer: `n` column-major `s x t` samples one after the other.
-    pub fn as_slice(&self) -> &[f64] {
+    pub fn as_slice(&self) -> &[T] {
         &self.data
     }
 
@@ -309,8 +414,45 @@ impl MatrixDataset {
         Ok(out)
     }
 
+    /// The same data set stored as `f32` (half the memory; each value rounded to the
+    /// nearest `f32`).
+    ///
+    /// # Errors
+    /// [`BlError::NonFinite`] at the first value beyond the `f32` range (about
+    /// `3.4e38`); [`BlError::InvalidParameter`] when the copy does not fit in memory.
+    pub fn to_f32(&self) -> Result<MatrixDataset<f32>> {
+        self.convert()
+    }
+
+    /// The same data set stored as `f64` (exact).
+    ///
+    /// # Errors
+    /// [`BlError::InvalidParameter`] when the copy does not fit in memory.
+    pub fn to_f64(&self) -> Result<MatrixDataset<f64>> {
+        self.convert()
+    }
+
+    fn convert<U: Element>(&self) -> Result<MatrixDataset<U>> {
+        let mut data = try_buffer(Some(self.data.len()), "converted data set")?;
+        data.extend(self.data.iter().map(|v| U::from_f64(v.to_f64())));
+        if let Some(index) = data.iter().position(|v: &U| !v.to_f64().is_finite()) {
+            return Err(BlError::NonFinite {
+                what: "MatrixDataset data converted to a narrower type",
+                index,
+                value: self.data[index].to_f64(),
+            });
+        }
+        Ok(MatrixDataset {
+            rows: self.rows,
+            cols: self.cols,
+            data,
+            labels: self.labels.clone(),
+            class_names: self.class_names.clone(),
+        })
+    }
+
     /// Takes the data set apart into `(s, t, data, labels, class_names)`.
-    pub fn into_parts(self) -> (usize, usize, Vec<f64>, Vec<usize>, Vec<String>) {
+    pub fn into_parts(self) -> (usize, usize, Vec<T>, Vec<usize>, Vec<String>) {
         (
             self.rows,
             self.cols,
@@ -621,3 +763,50 @@ impl Iterator for LeaveOneOut {
 }
 
 impl ExactSizeIterator for LeaveOneOut {}
+
+#[cfg(test)]
+mod precision_tests {
+    use super::*;
+
+    #[test]
+    fn f32_data_sets_round_trip_and_refuse_values_beyond_f32() {
+        let values = vec![0.1, -2.5, 3.0, 1e-3, 4.0, -1e30, 0.0, 6.5];
+        let ds = MatrixDataset::new(
+            2,
+            2,
+            values.clone(),
+            vec![0, 1],
+            vec!["a".into(), "b".into()],
+        )
+        .unwrap();
+        let narrow = ds.to_f32().unwrap();
+        assert_eq!(narrow.shape(), (2, 2));
+        assert_eq!(narrow.labels(), ds.labels());
+        assert_eq!(narrow.class_names(), ds.class_names());
+        for (a, b) in narrow.as_slice().iter().zip(&values) {
+            assert_eq!(*a, *b as f32);
+        }
+        assert_eq!(narrow.sample(1)[(1, 1)], 6.5f32);
+        // Widening is exact.
+        let wide = narrow.to_f64().unwrap();
+        for (a, b) in wide.as_slice().iter().zip(narrow.as_slice()) {
+            assert_eq!(*a, f64::from(*b));
+        }
+        let mut huge = values;
+        huge[5] = 1e39;
+        let ds = MatrixDataset::new(2, 2, huge, vec![0, 1], vec!["a".into(), "b".into()]).unwrap();
+        assert!(matches!(
+            ds.to_f32(),
+            Err(BlError::NonFinite { index: 5, value, .. }) if value == 1e39
+        ));
+        // f32 constructors check finiteness as the f64 ones do.
+        let err = MatrixDataset::<f32>::with_data(
+            1,
+            1,
+            vec![f32::NAN, 1.0],
+            vec![0, 1],
+            vec!["a".into(), "b".into()],
+        );
+        assert!(matches!(err, Err(BlError::NonFinite { index: 0, .. })));
+    }
+}

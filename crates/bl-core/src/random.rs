@@ -60,36 +60,3 @@ pub fn random_unit_vector<R: rand::Rng + ?Sized>(rng: &mut R, n: usize) -> Vec<f
         }
     }
 }
-
-/// The two-class synthetic matrices of SBLR's Table 1: `n` samples `X_i = randn(s, t) + y_i
-/// * shift` with `y_i = -1` for the first `n / 2` samples (class `"-1"`) and `+1` for the
-/// rest (class `"+1"`). With `shift = 1` this is the paper's `randn(s, t) ± 1`.
-///
-/// # Errors
-/// `n < 2`, `s == 0`, `t == 0`, or a non-finite `shift`.
-pub fn synthetic_two_class(
-    n: usize,
-    s: usize,
-    t: usize,
-    shift: f64,
-    seed: u64,
-) -> crate::Result<crate::data::MatrixDataset> {
-    if n < 2 {
-        return Err(crate::BlError::InvalidParameter {
-            name: "n",
-            value: n.to_string(),
-            expected: ">= 2 (one sample per class at least)".into(),
-        });
-    }
-    crate::error::ensure_finite("shift", &[shift])?;
-    let mut rng = seeded_rng(seed);
-    let mut data = vec![0.0; n * s * t];
-    fill_standard_normal(&mut rng, &mut data);
-    let half = n / 2;
-    let labels: Vec<usize> = (0..n).map(|i| usize::from(i >= half)).collect();
-    for (sample, &label) in data.chunks_mut((s * t).max(1)).zip(&labels) {
-        let offset = if label == 1 { shift } else { -shift };
-        sample.iter_mut().for_each(|v| *v += offset);
-    }
-    crate::data::MatrixDataset::new(s, t, data, labels, vec!["-1".into(), "+1".into()])
-}

@@ -86,7 +86,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 /// Writes Table 1-style demo data (`randn(6, 5) ± 1`, 40 samples) as `.npy` files.
 fn write_demo() -> Result<(PathBuf, PathBuf), Box<dyn Error>> {
-    let data = bl_core::random::synthetic_two_class(40, 6, 5, 1.0, 0)?;
+    let data = sblr::synthetic::two_class(40, 6, 5, 1.0, 0)?;
     let (s, t) = data.shape();
     let n = data.n_samples();
     let mut c_order = vec![0.0; n * s * t];

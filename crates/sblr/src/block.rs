@@ -32,7 +32,8 @@ use faer::{Accum, ColMut, ColRef, MatRef, Par};
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
 
-use crate::error::{Result, SblrError, numerical};
+use crate::error::{Result, SblrError};
+use bl_core::error::build::numerical;
 
 /// Relative slack in the sufficient-decrease tests (14)/(16) and in FISTA's backtracking.
 ///
@@ -448,7 +449,7 @@ impl ExactBlockSolve {
             )?
             .filter(|&(_, _, change)| (loss_y + change).is_finite())
             .ok_or_else(|| {
-                numerical(
+                numerical::<SblrError>(
                     "ExactBlockSolve",
                     format!(
                         "backtracking found no step (from L = {l}); check the data for huge \

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, SblrError};
 use crate::ova::OneVsAll;
 use crate::params::SblrParams;
+use bl_core::error::build::numerical;
 
 /// How to split the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,10 +98,10 @@ impl CvScores {
             .map(|(fold, r)| {
                 let err = match r {
                     Ok(v) if v.is_finite() => return Some(v),
-                    Ok(v) => SblrError::Core(bl_core::BlError::Numerical {
-                        context: "cross-validation",
-                        message: format!("the score of fold {fold} is {v}, not a finite number"),
-                    }),
+                    Ok(v) => numerical(
+                        "cross-validation",
+                        format!("the score of fold {fold} is {v}, not a finite number"),
+                    ),
                     Err(e) => e,
                 };
                 failures.push(FoldFailure {
@@ -240,13 +241,7 @@ where
         }
     }
     let Some(best) = best else {
-        let (fold, error) = first.unwrap_or((
-            0,
-            SblrError::Core(bl_core::BlError::Numerical {
-                context: "grid_search",
-                message: "no fold was scored".into(),
-            }),
-        ));
+        let (fold, error) = first.unwrap_or((0, numerical("grid_search", "no fold was scored")));
         return Err(SblrError::AllFoldsFailed {
             fits: scored.len() * k,
             fold,

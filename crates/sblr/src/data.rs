@@ -1,9 +1,10 @@
 //! Building data sets of matrix samples with the checks a fit needs.
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use faer::MatRef;
 
-use crate::error::{Result, SblrError};
+use crate::error::Result;
+use bl_core::error::build::shape_mismatch;
 
 /// A [`MatrixDataset`] from separate samples and one class name per sample (classes are
 /// the sorted distinct names, as [`MatrixDataset::from_label_names`]).
@@ -18,21 +19,21 @@ pub fn dataset_from_samples<S: AsRef<str>>(
 ) -> Result<MatrixDataset> {
     bl_core::error::ensure_nonempty("samples", samples.len())?;
     if labels.len() != samples.len() {
-        return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-            context: "dataset_from_samples: labels",
-            expected: format!("{} labels (one per sample)", samples.len()),
-            found: format!("{} labels", labels.len()),
-        }));
+        return Err(shape_mismatch(
+            "dataset_from_samples: labels",
+            format!("{} labels (one per sample)", samples.len()),
+            format!("{} labels", labels.len()),
+        ));
     }
     let (s, t) = (samples[0].nrows(), samples[0].ncols());
     let mut data = Vec::with_capacity(s * t * samples.len());
     for (i, x) in samples.iter().enumerate() {
         if (x.nrows(), x.ncols()) != (s, t) {
-            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-                context: "dataset_from_samples: sample shape",
-                expected: format!("{s} x {t} (the shape of sample 0)"),
-                found: format!("{} x {} at sample {i}", x.nrows(), x.ncols()),
-            }));
+            return Err(shape_mismatch(
+                "dataset_from_samples: sample shape",
+                format!("{s} x {t} (the shape of sample 0)"),
+                format!("{} x {} at sample {i}", x.nrows(), x.ncols()),
+            ));
         }
         for j in 0..t {
             for a in 0..s {
@@ -40,30 +41,32 @@ pub fn dataset_from_samples<S: AsRef<str>>(
             }
         }
     }
-    Ok(MatrixDataset::from_label_names(s, t, data, labels)?)
+    Ok(MatrixDataset::with_label_names(s, t, data, labels)?)
 }
 
 /// A [`MatrixDataset`] from an `n x s x t` array in C (row-major) order, as NumPy stores a
 /// stack of matrices (`X[i, a, j]` at `i*s*t + a*t + j`), and one class name per sample.
+/// The data set keeps the precision of `values` (`f64` or `f32`, e.g. the
+/// `bl_core::io::npy::NativeNpyArray::F32` of an `f4` file).
 ///
 /// # Errors
 /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when `values.len() != n s t` or the labels are not `n`;
 /// otherwise as [`MatrixDataset::from_label_names`].
-pub fn dataset_from_c_order<S: AsRef<str>>(
+pub fn dataset_from_c_order<T: Element, S: AsRef<str>>(
     s: usize,
     t: usize,
-    values: &[f64],
+    values: &[T],
     labels: &[S],
-) -> Result<MatrixDataset> {
+) -> Result<MatrixDataset<T>> {
     let n = labels.len();
     if s.checked_mul(t).and_then(|st| st.checked_mul(n)) != Some(values.len()) {
-        return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-            context: "dataset_from_c_order",
-            expected: format!("{n} samples of {s} x {t}"),
-            found: format!("{} values", values.len()),
-        }));
+        return Err(shape_mismatch(
+            "dataset_from_c_order",
+            format!("{n} samples of {s} x {t}"),
+            format!("{} values", values.len()),
+        ));
     }
-    let mut data = vec![0.0; values.len()];
+    let mut data = vec![T::default(); values.len()];
     for i in 0..n {
         for a in 0..s {
             for j in 0..t {
@@ -71,5 +74,5 @@ pub fn dataset_from_c_order<S: AsRef<str>>(
             }
         }
     }
-    Ok(MatrixDataset::from_label_names(s, t, data, labels)?)
+    Ok(MatrixDataset::with_label_names(s, t, data, labels)?)
 }

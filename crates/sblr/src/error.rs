@@ -90,20 +90,19 @@ pub enum SblrError {
 /// Shorthand for results of this crate.
 pub type Result<T, E = SblrError> = std::result::Result<T, E>;
 
-/// `SblrError::Core(BlError::InvalidParameter)` for `name` = `value`, which must be
-/// `expected`.
-pub(crate) fn invalid(
-    name: &'static str,
-    value: impl std::fmt::Display,
-    expected: impl Into<String>,
-) -> SblrError {
-    SblrError::Core(bl_core::params::invalid(name, value, expected))
-}
-
-/// `SblrError::Core(BlError::Numerical)` for a failure in `context`.
-pub(crate) fn numerical(context: &'static str, message: impl Into<String>) -> SblrError {
-    SblrError::Core(BlError::Numerical {
+/// `Ok` when a sample shape `found` is `expected`, else a `ShapeMismatch` in `context`
+/// showing both as `s x t`.
+pub(crate) fn ensure_shape(
+    context: &'static str,
+    expected: (usize, usize),
+    found: (usize, usize),
+) -> Result<()> {
+    if expected == found {
+        return Ok(());
+    }
+    Err(bl_core::error::build::shape_mismatch(
         context,
-        message: message.into(),
-    })
+        format!("{} x {}", expected.0, expected.1),
+        format!("{} x {}", found.0, found.1),
+    ))
 }

@@ -12,8 +12,10 @@ pub mod model;
 pub mod multinomial;
 pub mod ova;
 pub mod params;
-mod saved;
+mod passes;
+pub(crate) mod saved;
 pub mod synthetic;
+pub mod yardstick;
 
 pub use bilinear::{BinarySolver, Penalties, StepReport};
 pub use block::{BlockUpdate, ExactBlockSolve, LinearBlock, ProxLinearStep};
@@ -24,5 +26,6 @@ pub use model::{FittedSblr, Sblr};
 pub use multinomial::{FittedMultinomialSblr, MultinomialParams, MultinomialSblr};
 pub use ova::{BinaryDecision, BinaryEstimator, FittedOneVsAll, OneVsAll};
 pub use params::{Init, SblrParams, SblrValidParams, SharedUpdate, Solver, StopCriterion};
+pub use saved::SavedModel;
 
 pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};

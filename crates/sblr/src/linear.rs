@@ -16,9 +16,7 @@
 //! | `max_iter` | 10000 | FISTA iterations | `>= 1` |
 //! | `l_min`, `eta` | 1e-3, 2 | backtracking floor and growth factor | `[1e-10, 1]`, `[1.5, 10]` (as [`crate::params`]) |
 
-use std::path::Path;
-
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
@@ -28,10 +26,12 @@ use bl_core::params::{self, ParamGuard};
 use bl_core::{Fit, Fitted};
 
 use crate::block::{BlockState, BlockWork, ExactBlockSolve, LinearBlock};
-use crate::error::{Result, SblrError};
+use crate::error::{Result, SblrError, ensure_shape};
 use crate::model::{positive_class, probabilities};
 use crate::params::check_step_rule;
-use crate::saved::{self, SavedReport};
+use crate::passes::{Stacked, Threads};
+use crate::saved::{self, SavedModel, SavedReport, sealed};
+use bl_core::error::build::numerical;
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
 #[derive(Debug, Clone, Copy, Default)]
@@ -155,18 +155,20 @@ impl ParamGuard for LogisticParams {
     }
 }
 
-impl Fit<MatrixDataset> for LogisticParams {
+impl<T: Element> Fit<MatrixDataset<T>> for LogisticParams {
     type Fitted = FittedLogisticRegression;
     type Error = SblrError;
 
     /// Fits on a binary data set (class 1 is `+1`); observers see every FISTA iteration.
+    /// FISTA runs on `f64` features: `f32` samples are widened into an `f64` copy first
+    /// (prediction reads them in place).
     ///
     /// # Errors
     /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`];
     /// `BlError::Numerical`.
     fn fit_observed(
         &self,
-        data: &MatrixDataset,
+        data: &MatrixDataset<T>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedLogisticRegression> {
         let y = binary_signs(data)?;
@@ -177,13 +179,21 @@ impl Fit<MatrixDataset> for LogisticParams {
 }
 
 impl LogisticParams {
-    pub(crate) fn fit_signs_impl(
+    pub(crate) fn fit_signs_impl<T: Element>(
         &self,
-        data: &MatrixDataset,
+        data: &MatrixDataset<T>,
         y: &[f64],
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedLogisticRegression> {
         self.check()?;
+        let widened;
+        let data: &MatrixDataset = match (data as &dyn std::any::Any).downcast_ref() {
+            Some(data) => data,
+            None => {
+                widened = data.to_f64()?;
+                &widened
+            }
+        };
         crate::bilinear::check_signs(y)?;
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
         let z = data.vectorized();
@@ -216,10 +226,10 @@ impl LogisticParams {
         )?;
         let objective = info.loss_after + block.penalty(&x);
         if !objective.is_finite() {
-            return Err(SblrError::Core(bl_core::BlError::Numerical {
-                context: "LogisticRegression",
-                message: "the objective is not finite".into(),
-            }));
+            return Err(numerical(
+                "LogisticRegression",
+                "the objective is not finite",
+            ));
         }
         let intercept = x[d];
         x.truncate(d);
@@ -239,10 +249,13 @@ impl LogisticParams {
 
 /// A fitted (sparse) logistic regression on vectorized samples.
 ///
-/// Serializes with serde ([`FittedLogisticRegression::to_json`]); deserializing, by any
-/// serde format, validates the model (see [`FittedLogisticRegression::from_json`]).
+/// Serializes with serde ([`SavedModel::to_json`]); deserializing, by any serde format,
+/// validates the model: `s, t >= 1`; `weights` of length `s t`, finite, and with a finite
+/// bound `sum |w| + |b|` on the decision value of a sample with entries in `[-1, 1]`; a
+/// finite intercept and objective; exactly two distinct class names; valid parameters
+/// ([`LogisticParams::check`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawFittedLogisticRegression")]
+#[serde(try_from = "raw::RawFittedLogisticRegression")]
 pub struct FittedLogisticRegression {
     s: usize,
     t: usize,
@@ -254,24 +267,30 @@ pub struct FittedLogisticRegression {
     params: LogisticParams,
 }
 
-/// The fields of a saved [`FittedLogisticRegression`], before validation.
-#[derive(Deserialize)]
-struct RawFittedLogisticRegression {
-    s: usize,
-    t: usize,
-    weights: Vec<f64>,
-    intercept: f64,
-    objective: f64,
-    #[serde(flatten)]
-    report: SavedReport,
-    class_names: Vec<String>,
-    params: LogisticParams,
+mod raw {
+    use serde::Deserialize;
+
+    use super::{LogisticParams, SavedReport};
+
+    /// The fields of a saved [`FittedLogisticRegression`], before validation.
+    #[derive(Debug, Deserialize)]
+    pub struct RawFittedLogisticRegression {
+        pub(super) s: usize,
+        pub(super) t: usize,
+        pub(super) weights: Vec<f64>,
+        pub(super) intercept: f64,
+        pub(super) objective: f64,
+        #[serde(flatten)]
+        pub(super) report: SavedReport,
+        pub(super) class_names: Vec<String>,
+        pub(super) params: LogisticParams,
+    }
 }
 
-impl TryFrom<RawFittedLogisticRegression> for FittedLogisticRegression {
+impl TryFrom<raw::RawFittedLogisticRegression> for FittedLogisticRegression {
     type Error = SblrError;
 
-    fn try_from(raw: RawFittedLogisticRegression) -> Result<Self> {
+    fn try_from(raw: raw::RawFittedLogisticRegression) -> Result<Self> {
         let model = FittedLogisticRegression {
             s: raw.s,
             t: raw.t,
@@ -294,12 +313,18 @@ impl Fitted for FittedLogisticRegression {
     }
 }
 
-impl FittedLogisticRegression {
+impl SavedModel for FittedLogisticRegression {
     const MODEL: &'static str = "FittedLogisticRegression";
+}
 
-    /// The checks of [`FittedLogisticRegression::from_json`].
+impl sealed::RawForm for FittedLogisticRegression {
+    type Raw = raw::RawFittedLogisticRegression;
+}
+
+impl FittedLogisticRegression {
+    /// The load-time checks listed on [`FittedLogisticRegression`].
     fn validate(&self) -> Result<()> {
-        let m = Self::MODEL;
+        let m = <Self as SavedModel>::MODEL;
         let (s, t) = (self.s, self.t);
         saved::positive(m, "s", s)?;
         saved::positive(m, "t", t)?;
@@ -318,46 +343,6 @@ impl FittedLogisticRegression {
         saved::class_names(m, &self.class_names, Some(2))?;
         saved::finite_scalar(m, "objective", self.objective)?;
         self.params.check().map(|_| ())
-    }
-
-    /// The model as JSON text (the serde layout of the struct).
-    ///
-    /// # Errors
-    /// [`SblrError::ModelFormat`] if encoding fails.
-    pub fn to_json(&self) -> Result<String> {
-        saved::to_json(Self::MODEL, self)
-    }
-
-    /// A model from the JSON text of [`FittedLogisticRegression::to_json`], checked:
-    /// `s, t >= 1`; `weights` of length `s t`, finite, and with a finite bound
-    /// `sum |w| + |b|` on the decision value of a sample with entries in `[-1, 1]`; a finite
-    /// intercept and objective; exactly two distinct class names; valid parameters
-    /// ([`LogisticParams::check`]). `serde` deserialization of any format runs the same
-    /// checks.
-    ///
-    /// # Errors
-    /// [`SblrError::ModelFormat`] for text that is not JSON of the model's layout (or
-    /// invalid parameters); [`SblrError::InvalidModel`] naming the first field that fails
-    /// a check above.
-    pub fn from_json(text: &str) -> Result<Self> {
-        saved::from_json::<RawFittedLogisticRegression, _>(Self::MODEL, text)
-    }
-
-    /// Writes [`FittedLogisticRegression::to_json`] to a file.
-    ///
-    /// # Errors
-    /// [`SblrError::Core`] with the I/O error.
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        saved::write_file(path.as_ref(), &self.to_json()?)
-    }
-
-    /// Reads a model written by [`FittedLogisticRegression::save`], with the checks of
-    /// [`FittedLogisticRegression::from_json`].
-    ///
-    /// # Errors
-    /// [`SblrError::Core`] with the I/O error; as [`FittedLogisticRegression::from_json`].
-    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
-        Self::from_json(&saved::read_file(path.as_ref())?)
     }
 
     /// The sample shape `(s, t)` the model was fitted on.
@@ -402,24 +387,17 @@ impl FittedLogisticRegression {
     /// # Errors
     /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) for samples of another shape; [`bl_core::BlError::Numerical`] (as `SblrError::Core`)
     /// when a decision value overflows.
-    pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
-        if data.shape() != (self.s, self.t) {
-            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-                context: "FittedLogisticRegression: samples",
-                expected: format!("{} x {}", self.s, self.t),
-                found: format!("{} x {}", data.shape().0, data.shape().1),
-            }));
-        }
-        let block = LinearBlock {
-            z: data.vectorized(),
-            y: &[],
-            l1: 0.0,
-            l2: 0.0,
-        };
-        let mut x = self.weights.clone();
-        x.push(self.intercept);
-        let mut out = vec![0.0; data.n_samples()];
-        block.scores(&x, &mut out);
+    pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
+        ensure_shape(
+            "FittedLogisticRegression: samples",
+            (self.s, self.t),
+            data.shape(),
+        )?;
+        let n = data.n_samples();
+        let samples = Stacked::new(data.vectorized(), self.s * self.t, 1, n)?;
+        let mut out = vec![0.0; n];
+        samples.u_times(&self.weights, 1, &mut out, &Threads::default());
+        out.iter_mut().for_each(|f| *f += self.intercept);
         saved::finite_scores("FittedLogisticRegression::decision_function", &out)?;
         Ok(out)
     }
@@ -428,7 +406,7 @@ impl FittedLogisticRegression {
     ///
     /// # Errors
     /// As [`FittedLogisticRegression::decision_function`].
-    pub fn predict_proba(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    pub fn predict_proba<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         Ok(probabilities(self.decision_function(data)?))
     }
 
@@ -436,7 +414,7 @@ impl FittedLogisticRegression {
     ///
     /// # Errors
     /// As [`FittedLogisticRegression::decision_function`].
-    pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
+    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
         Ok(positive_class(self.decision_function(data)?))
     }
 }
@@ -448,7 +426,7 @@ mod tests {
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.
     #[test]
     fn non_finite_entries_are_rejected_by_name() {
-        let data = bl_core::random::synthetic_two_class(12, 3, 3, 1.0, 0).unwrap();
+        let data = crate::synthetic::two_class(12, 3, 3, 1.0, 0).unwrap();
         let model = bl_core::Fit::fit(&LogisticRegression::params(), &data).unwrap();
         model.validate().unwrap();
         let mut bad = model.clone();

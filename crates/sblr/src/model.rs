@@ -1,18 +1,17 @@
 //! The binary model: [`Sblr`] (entry point), fitting, and the fitted [`FittedSblr`].
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::{FitReport, Observer, Progress, run};
 use bl_core::logistic::sigmoid;
 use bl_core::{Fit, Fitted, ParamGuard};
-use std::path::Path;
 
 use faer::{Mat, MatRef};
 use serde::{Deserialize, Serialize};
 
 use crate::bilinear::{BinarySolver, Penalties, binary_signs, decision_values};
-use crate::error::{Result, SblrError};
+use crate::error::{Result, SblrError, ensure_shape};
 use crate::params::{Init, SblrParams, SblrValidParams};
-use crate::saved::{self, SavedReport};
+use crate::saved::{self, SavedModel, SavedReport, sealed};
 
 /// Sparse bilinear logistic regression for matrix samples (Shi, Xu, Baraniuk 2014):
 /// `p(y = +1 | X) = sigmoid(tr(U^T X V) + b)`.
@@ -30,7 +29,7 @@ impl Sblr {
     }
 }
 
-impl Fit<MatrixDataset> for SblrParams {
+impl<T: Element> Fit<MatrixDataset<T>> for SblrParams {
     type Fitted = FittedSblr;
     type Error = SblrError;
 
@@ -45,7 +44,7 @@ impl Fit<MatrixDataset> for SblrParams {
     /// finite.
     fn fit_observed(
         &self,
-        data: &MatrixDataset,
+        data: &MatrixDataset<T>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSblr> {
         let params = self.check()?;
@@ -58,8 +57,8 @@ impl Fit<MatrixDataset> for SblrParams {
 }
 
 /// Fits on stacked data with `±1` labels (class names `["-1", "+1"]`).
-pub(crate) fn fit_stacked(
-    stacked: MatRef<'_, f64>,
+pub(crate) fn fit_stacked<T: Element>(
+    stacked: MatRef<'_, T>,
     s: usize,
     t: usize,
     y: Vec<f64>,
@@ -97,12 +96,15 @@ pub(crate) fn fit_stacked(
 
 /// A fitted binary (sparse) bilinear logistic regression model.
 ///
-/// Serializes with serde (e.g. to JSON; [`FittedSblr::to_json`], [`FittedSblr::save`]) and
-/// can warm-start another fit ([`FittedSblr::warm_start`]). Deserializing, by any serde
-/// format, validates the model (see [`FittedSblr::from_json`] for the checks), so a
-/// loaded model never panics in `predict`.
+/// Serializes with serde (e.g. to JSON; [`SavedModel::to_json`], [`SavedModel::save`])
+/// and can warm-start another fit ([`FittedSblr::warm_start`]). Deserializing, by any
+/// serde format, validates the model: `s, t >= 1`; `rank` in `1..=min(s, t)` and equal to
+/// `params.rank`; `u` of length `s * rank` and `v` of length `t * rank`; `u`, `v`,
+/// `intercept` and `objective` finite; weights whose decision value on a sample with
+/// entries in `[-1, 1]` cannot overflow; exactly two distinct class names; valid
+/// parameters. So a loaded model never panics in `predict`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawFittedSblr")]
+#[serde(try_from = "raw::RawFittedSblr")]
 pub struct FittedSblr {
     s: usize,
     t: usize,
@@ -116,26 +118,32 @@ pub struct FittedSblr {
     params: SblrValidParams,
 }
 
-/// The fields of a saved [`FittedSblr`], before validation.
-#[derive(Deserialize)]
-struct RawFittedSblr {
-    s: usize,
-    t: usize,
-    rank: usize,
-    u: Vec<f64>,
-    v: Vec<f64>,
-    intercept: f64,
-    objective: f64,
-    #[serde(flatten)]
-    report: SavedReport,
-    class_names: Vec<String>,
-    params: SblrValidParams,
+mod raw {
+    use serde::Deserialize;
+
+    use super::{SavedReport, SblrValidParams};
+
+    /// The fields of a saved [`FittedSblr`], before validation.
+    #[derive(Debug, Deserialize)]
+    pub struct RawFittedSblr {
+        pub(super) s: usize,
+        pub(super) t: usize,
+        pub(super) rank: usize,
+        pub(super) u: Vec<f64>,
+        pub(super) v: Vec<f64>,
+        pub(super) intercept: f64,
+        pub(super) objective: f64,
+        #[serde(flatten)]
+        pub(super) report: SavedReport,
+        pub(super) class_names: Vec<String>,
+        pub(super) params: SblrValidParams,
+    }
 }
 
-impl TryFrom<RawFittedSblr> for FittedSblr {
+impl TryFrom<raw::RawFittedSblr> for FittedSblr {
     type Error = SblrError;
 
-    fn try_from(raw: RawFittedSblr) -> Result<Self> {
+    fn try_from(raw: raw::RawFittedSblr) -> Result<Self> {
         let model = FittedSblr {
             s: raw.s,
             t: raw.t,
@@ -162,37 +170,20 @@ impl Fitted for FittedSblr {
     }
 }
 
-impl FittedSblr {
+impl SavedModel for FittedSblr {
     const MODEL: &'static str = "FittedSblr";
+}
 
-    /// The checks of [`FittedSblr::from_json`].
+impl sealed::RawForm for FittedSblr {
+    type Raw = raw::RawFittedSblr;
+}
+
+impl FittedSblr {
+    /// The load-time checks listed on [`FittedSblr`].
     fn validate(&self) -> Result<()> {
-        let m = Self::MODEL;
+        let m = <Self as SavedModel>::MODEL;
         let (s, t, r) = (self.s, self.t, self.rank);
-        saved::positive(m, "s", s)?;
-        saved::positive(m, "t", t)?;
-        if r == 0 || r > s.min(t) {
-            return Err(saved::bad(
-                m,
-                "rank",
-                format!("1..=min(s, t) = 1..={}", s.min(t)),
-                r.to_string(),
-            ));
-        }
-        if self.params.rank != r {
-            return Err(saved::bad(
-                m,
-                "params.rank",
-                format!("the model's rank {r}"),
-                self.params.rank.to_string(),
-            ));
-        }
-        let len = saved::product(m, "u", &[s, r])?;
-        saved::length(m, "u", len, &format!("s x rank = {s} x {r}"), self.u.len())?;
-        let len = saved::product(m, "v", &[t, r])?;
-        saved::length(m, "v", len, &format!("t x rank = {t} x {r}"), self.v.len())?;
-        saved::finite(m, "u", &self.u)?;
-        saved::finite(m, "v", &self.v)?;
+        saved::bilinear_factors(m, (s, t, r), self.params.rank, 1, (&self.u, &self.v))?;
         saved::finite_scalar(m, "intercept", self.intercept)?;
         saved::scores_bounded(
             m,
@@ -201,46 +192,6 @@ impl FittedSblr {
         )?;
         saved::class_names(m, &self.class_names, Some(2))?;
         saved::finite_scalar(m, "objective", self.objective)
-    }
-
-    /// The model as JSON text (the serde layout of the struct).
-    ///
-    /// # Errors
-    /// [`SblrError::ModelFormat`] if encoding fails.
-    pub fn to_json(&self) -> Result<String> {
-        saved::to_json(Self::MODEL, self)
-    }
-
-    /// A model from the JSON text of [`FittedSblr::to_json`] (or of `serde_json`), checked:
-    /// `s, t >= 1`; `rank` in `1..=min(s, t)` and equal to `params.rank`; `u` of length
-    /// `s * rank` and `v` of length `t * rank`; `u`, `v`, `intercept` and `objective`
-    /// finite; weights whose decision value on a sample with entries in `[-1, 1]` cannot
-    /// overflow; exactly two distinct class names; valid parameters. `serde` deserialization
-    /// of any format runs the same checks.
-    ///
-    /// # Errors
-    /// [`SblrError::ModelFormat`] for text that is not JSON of the model's layout (or
-    /// invalid parameters); [`SblrError::InvalidModel`] naming the first field that fails
-    /// a check above.
-    pub fn from_json(text: &str) -> Result<Self> {
-        saved::from_json::<RawFittedSblr, _>(Self::MODEL, text)
-    }
-
-    /// Writes [`FittedSblr::to_json`] to a file.
-    ///
-    /// # Errors
-    /// [`SblrError::Core`] with the I/O error.
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        saved::write_file(path.as_ref(), &self.to_json()?)
-    }
-
-    /// Reads a model written by [`FittedSblr::save`], with the checks of
-    /// [`FittedSblr::from_json`].
-    ///
-    /// # Errors
-    /// [`SblrError::Core`] with the I/O error; as [`FittedSblr::from_json`].
-    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
-        Self::from_json(&saved::read_file(path.as_ref())?)
     }
 
     /// The left factor `U` (`s x r`).
@@ -305,14 +256,8 @@ impl FittedSblr {
         }
     }
 
-    fn check_shape(&self, data: &MatrixDataset) -> Result<()> {
-        if data.shape() != (self.s, self.t) {
-            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-                context: "FittedSblr: samples",
-                expected: format!("{} x {}", self.s, self.t),
-                found: format!("{} x {}", data.shape().0, data.shape().1),
-            }));
-        }
+    fn check_shape<T: Element>(&self, data: &MatrixDataset<T>) -> Result<()> {
+        ensure_shape("FittedSblr: samples", (self.s, self.t), data.shape())?;
         Ok(())
     }
 
@@ -321,7 +266,7 @@ impl FittedSblr {
     /// # Errors
     /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the samples are not `s x t`;
     /// [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when a decision value overflows.
-    pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         self.check_shape(data)?;
         let f = decision_values(data, self.u(), self.v(), self.intercept)?;
         saved::finite_scores("FittedSblr::decision_function", &f)?;
@@ -335,13 +280,11 @@ impl FittedSblr {
     /// [`SblrError::Core`] for a non-finite entry; [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when the
     /// decision value overflows.
     pub fn decision_function_sample(&self, x: MatRef<'_, f64>) -> Result<f64> {
-        if (x.nrows(), x.ncols()) != (self.s, self.t) {
-            return Err(SblrError::Core(bl_core::BlError::ShapeMismatch {
-                context: "FittedSblr: sample",
-                expected: format!("{} x {}", self.s, self.t),
-                found: format!("{} x {}", x.nrows(), x.ncols()),
-            }));
-        }
+        ensure_shape(
+            "FittedSblr: sample",
+            (self.s, self.t),
+            (x.nrows(), x.ncols()),
+        )?;
         bl_core::linalg::ensure_finite_mat("sample", x)?;
         let xv = x * self.v();
         let mut f = self.intercept;
@@ -359,7 +302,7 @@ impl FittedSblr {
     ///
     /// # Errors
     /// As [`FittedSblr::decision_function`].
-    pub fn predict_proba(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    pub fn predict_proba<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         Ok(probabilities(self.decision_function(data)?))
     }
 
@@ -368,7 +311,7 @@ impl FittedSblr {
     ///
     /// # Errors
     /// As [`FittedSblr::decision_function`].
-    pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
+    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
         Ok(positive_class(self.decision_function(data)?))
     }
 
@@ -376,7 +319,7 @@ impl FittedSblr {
     ///
     /// # Errors
     /// As [`FittedSblr::decision_function`].
-    pub fn predict_names(&self, data: &MatrixDataset) -> Result<Vec<String>> {
+    pub fn predict_names<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<String>> {
         Ok(self
             .predict(data)?
             .into_iter()
@@ -402,7 +345,7 @@ mod tests {
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.
     #[test]
     fn non_finite_entries_are_rejected_by_name() {
-        let data = bl_core::random::synthetic_two_class(12, 3, 3, 1.0, 0).unwrap();
+        let data = crate::synthetic::two_class(12, 3, 3, 1.0, 0).unwrap();
         let model = Sblr::params().max_iter(5).fit(&data).unwrap();
         model.validate().unwrap();
         for (field, value) in [("u", f64::NAN), ("v", f64::INFINITY)] {

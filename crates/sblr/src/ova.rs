@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::{FitReport, IterationView, Observer, TerminationReason, Trace, TraceRecord};
 use bl_core::{Fit, Fitted};
 use rayon::prelude::*;
@@ -29,7 +29,7 @@ pub trait BinaryEstimator: Sync {
     ///
     /// # Errors
     /// Whatever the estimator's fit returns.
-    fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<Self::Fitted>;
+    fn fit_signs<T: Element>(&self, data: &MatrixDataset<T>, y: Vec<f64>) -> Result<Self::Fitted>;
 }
 
 /// A fitted binary model's decision values (positive means the `+1` class).
@@ -38,7 +38,7 @@ pub trait BinaryDecision {
     ///
     /// # Errors
     /// Samples of the wrong shape.
-    fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>>;
+    fn decision_values<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>>;
 
     /// The sample shape `(s, t)` the model takes.
     fn sample_shape(&self) -> (usize, usize);
@@ -46,7 +46,7 @@ pub trait BinaryDecision {
 
 impl BinaryEstimator for SblrValidParams {
     type Fitted = FittedSblr;
-    fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedSblr> {
+    fn fit_signs<T: Element>(&self, data: &MatrixDataset<T>, y: Vec<f64>) -> Result<FittedSblr> {
         let (s, t) = data.shape();
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
         fit_stacked(data.stacked(), s, t, y, self, &mut [])
@@ -55,13 +55,13 @@ impl BinaryEstimator for SblrValidParams {
 
 impl BinaryEstimator for SblrParams {
     type Fitted = FittedSblr;
-    fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedSblr> {
+    fn fit_signs<T: Element>(&self, data: &MatrixDataset<T>, y: Vec<f64>) -> Result<FittedSblr> {
         self.check()?.fit_signs(data, y)
     }
 }
 
 impl BinaryDecision for FittedSblr {
-    fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    fn decision_values<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         self.decision_function(data)
     }
     fn sample_shape(&self) -> (usize, usize) {
@@ -71,13 +71,17 @@ impl BinaryDecision for FittedSblr {
 
 impl BinaryEstimator for LogisticParams {
     type Fitted = FittedLogisticRegression;
-    fn fit_signs(&self, data: &MatrixDataset, y: Vec<f64>) -> Result<FittedLogisticRegression> {
+    fn fit_signs<T: Element>(
+        &self,
+        data: &MatrixDataset<T>,
+        y: Vec<f64>,
+    ) -> Result<FittedLogisticRegression> {
         self.fit_signs_impl(data, &y, &mut [])
     }
 }
 
 impl BinaryDecision for FittedLogisticRegression {
-    fn decision_values(&self, data: &MatrixDataset) -> Result<Vec<f64>> {
+    fn decision_values<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         self.decision_function(data)
     }
     fn sample_shape(&self) -> (usize, usize) {
@@ -103,7 +107,7 @@ impl<E: BinaryEstimator> OneVsAll<E> {
     }
 }
 
-impl<E: BinaryEstimator> Fit<MatrixDataset> for OneVsAll<E> {
+impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAll<E> {
     type Fitted = FittedOneVsAll<E::Fitted>;
     type Error = SblrError;
 
@@ -115,7 +119,7 @@ impl<E: BinaryEstimator> Fit<MatrixDataset> for OneVsAll<E> {
     /// [`SblrError::MissingClass`] when a class has no sample; any binary fit's error.
     fn fit_observed(
         &self,
-        data: &MatrixDataset,
+        data: &MatrixDataset<T>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedOneVsAll<E::Fitted>> {
         let counts = data.class_counts();
@@ -278,7 +282,7 @@ impl<M: BinaryDecision> FittedOneVsAll<M> {
     ///
     /// # Errors
     /// Samples of the wrong shape.
-    pub fn decision_function(&self, data: &MatrixDataset) -> Result<Vec<Vec<f64>>> {
+    pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<Vec<f64>>> {
         let per_class = self
             .models
             .iter()
@@ -293,13 +297,14 @@ impl<M: BinaryDecision> FittedOneVsAll<M> {
     ///
     /// # Errors
     /// As [`FittedOneVsAll::decision_function`].
-    pub fn predict(&self, data: &MatrixDataset) -> Result<Vec<usize>> {
-        Ok(self
-            .decision_function(data)?
-            .iter()
-            .map(|row| argmax(row))
-            .collect())
+    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
+        Ok(argmax_rows(&self.decision_function(data)?))
     }
+}
+
+/// [`argmax`] of every row of scores.
+pub(crate) fn argmax_rows(scores: &[Vec<f64>]) -> Vec<usize> {
+    scores.iter().map(|row| argmax(row)).collect()
 }
 
 pub(crate) fn argmax(row: &[f64]) -> usize {

@@ -26,6 +26,11 @@
 //! | `inner_tol` | 1e-6 | Alg. 1: relative tolerance of each block solve | `> 0` |
 //! | `inner_max_iter` | 5000 | Alg. 1: iteration budget of each block solve | `>= 1` |
 //! | `time_limit` | none | wall-clock limit of a fit | any |
+//! | `threads` | none | threads of the two data passes per iteration; none = rayon's global pool | `>= 1` |
+//!
+//! The two data passes of an iteration (`X_i V` and `U^T X_i` for every sample) are split
+//! over samples across threads. Each sample's result is computed by one thread in a fixed
+//! order, so a fit gives bit-identical results for any number of threads.
 //!
 //! The defaults of `mu1, mu2, nu1, nu2` are the regularized setting of the paper's Fig. 3.
 //!
@@ -210,6 +215,8 @@ pub struct SblrParams {
     pub(crate) inner_tol: f64,
     pub(crate) inner_max_iter: usize,
     pub(crate) time_limit: Option<Duration>,
+    #[serde(default)]
+    pub(crate) threads: Option<usize>,
     #[serde(skip)]
     pub(crate) block_update: Option<SharedUpdate>,
 }
@@ -264,6 +271,7 @@ impl Default for SblrParams {
             inner_tol: 1e-6,
             inner_max_iter: 5000,
             time_limit: None,
+            threads: None,
             block_update: None,
         }
     }
@@ -319,6 +327,11 @@ impl SblrValidParams {
     #[must_use]
     pub fn time_limit(&self) -> Option<Duration> {
         self.time_limit
+    }
+    /// The thread count of the data passes (`None`: rayon's global pool).
+    #[must_use]
+    pub fn threads(&self) -> Option<usize> {
+        self.threads
     }
 
     /// The checked parameters as a builder again (to change a field and check anew).
@@ -385,6 +398,9 @@ impl ParamGuard for SblrParams {
         params::nonnegative("tol", self.tol)?;
         params::positive("inner_tol", self.inner_tol)?;
         params::at_least("inner_max_iter", self.inner_max_iter, 1)?;
+        if let Some(threads) = self.threads {
+            params::at_least("threads", threads, 1)?;
+        }
         match &self.init {
             Init::Warm { u, v, intercept } => {
                 ensure_finite("warm start U", u)?;
@@ -530,6 +546,14 @@ impl SblrParams {
     #[must_use]
     pub fn time_limit(mut self, value: Option<Duration>) -> Self {
         self.time_limit = value;
+        self
+    }
+    /// Sets the number of threads of the two data passes per iteration (`None`, the
+    /// default: rayon's global pool, one thread per core unless `RAYON_NUM_THREADS` says
+    /// otherwise). The result does not depend on it.
+    #[must_use]
+    pub fn threads(mut self, value: Option<usize>) -> Self {
+        self.threads = value;
         self
     }
 }

@@ -14,6 +14,7 @@ use std::time::Duration;
 use bl_core::engine::{FitReport, TerminationReason, Trace};
 
 use crate::error::{Result, SblrError};
+use bl_core::error::build::numerical;
 
 /// Builds an [`SblrError::InvalidModel`].
 pub(crate) fn bad(
@@ -159,13 +160,13 @@ pub(crate) fn class_names(
 
 /// The error for a decision value that overflowed.
 pub(crate) fn overflow(context: &'static str, sample: usize, value: f64) -> SblrError {
-    SblrError::Core(bl_core::BlError::Numerical {
+    numerical(
         context,
-        message: format!(
+        format!(
             "the decision value of sample {sample} is {value} (the model's weights times the \
              sample overflow f64): rescale the samples"
         ),
-    })
+    )
 }
 
 /// Every decision value finite; otherwise names the first sample whose score overflowed.
@@ -176,52 +177,139 @@ pub(crate) fn finite_scores(context: &'static str, scores: &[f64]) -> Result<()>
     }
 }
 
-/// Parses `text` as the raw form `R` of a model (the whole text must be one JSON value)
-/// and validates it by `R -> T`; JSON errors become [`SblrError::ModelFormat`].
-pub(crate) fn from_json<R, T>(model: &'static str, text: &str) -> Result<T>
-where
-    R: serde::de::DeserializeOwned,
-    T: TryFrom<R, Error = SblrError>,
+/// Private plumbing of [`SavedModel`]: the raw (unchecked) serde form of each model.
+pub(crate) mod sealed {
+    /// The raw form a model is deserialized into before its checks run.
+    pub trait RawForm {
+        /// The model's fields as read, before validation.
+        type Raw: serde::de::DeserializeOwned;
+    }
+}
+
+/// JSON save and load, shared by every fitted model of this crate.
+///
+/// Loading parses the model's raw fields, then runs the model's checks (the same checks
+/// `serde` deserialization of any format runs, through `#[serde(try_from)]`), so a loaded
+/// model never panics in `predict`. The file format is the `serde` layout of the model.
+/// The trait is sealed: it is implemented for [`crate::FittedSblr`],
+/// [`crate::FittedMultinomialSblr`] and [`crate::FittedLogisticRegression`].
+pub trait SavedModel:
+    serde::Serialize
+    + Sized
+    + sealed::RawForm
+    + TryFrom<<Self as sealed::RawForm>::Raw, Error = SblrError>
 {
-    let raw: R = serde_json::from_str(text).map_err(|e| SblrError::ModelFormat {
-        model,
-        message: e.to_string(),
-    })?;
-    T::try_from(raw)
-}
+    /// The model's type name, as it appears in error messages.
+    const MODEL: &'static str;
 
-/// Serializes to JSON; a failure (not expected for these types) is a
-/// [`SblrError::ModelFormat`].
-pub(crate) fn to_json<T: serde::Serialize>(model: &'static str, value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| SblrError::ModelFormat {
-        model,
-        message: e.to_string(),
-    })
-}
-
-/// Reads a whole file as text.
-pub(crate) fn read_file(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| {
-        SblrError::Core(bl_core::BlError::Io {
-            path: path.to_path_buf(),
-            source,
+    /// The model as JSON text (the serde layout of the struct).
+    ///
+    /// # Errors
+    /// [`SblrError::ModelFormat`] if encoding fails.
+    fn to_json(&self) -> Result<String> {
+        serde_json::to_string(self).map_err(|e| SblrError::ModelFormat {
+            model: Self::MODEL,
+            message: e.to_string(),
         })
+    }
+
+    /// A model from the JSON text of [`SavedModel::to_json`] (the whole text must be one
+    /// JSON value), with the model's load-time checks (listed on each model's type).
+    ///
+    /// # Errors
+    /// [`SblrError::ModelFormat`] for text that is not JSON of the model's layout (or
+    /// invalid parameters); [`SblrError::InvalidModel`] naming the model and the first
+    /// field that fails a check.
+    fn from_json(text: &str) -> Result<Self> {
+        let raw: <Self as sealed::RawForm>::Raw =
+            serde_json::from_str(text).map_err(|e| SblrError::ModelFormat {
+                model: Self::MODEL,
+                message: e.to_string(),
+            })?;
+        Self::try_from(raw)
+    }
+
+    /// Writes [`SavedModel::to_json`] to a file.
+    ///
+    /// # Errors
+    /// [`SblrError::Core`] with the I/O error; as [`SavedModel::to_json`].
+    fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_json()?).map_err(|source| io_error(path, source))
+    }
+
+    /// Reads a model written by [`SavedModel::save`], with the checks of
+    /// [`SavedModel::from_json`].
+    ///
+    /// # Errors
+    /// [`SblrError::Core`] with the I/O error; as [`SavedModel::from_json`].
+    fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| io_error(path, source))?;
+        Self::from_json(&text)
+    }
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> SblrError {
+    SblrError::Core(bl_core::BlError::Io {
+        path: path.to_path_buf(),
+        source,
     })
 }
 
-/// Writes text to a file.
-pub(crate) fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|source| {
-        SblrError::Core(bl_core::BlError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    })
+/// The common load-time checks of a bilinear model: `s, t >= 1`, `rank` in
+/// `1..=min(s, t)` and equal to `params_rank`, and `u`, `v` of `blocks` factors of
+/// `s x rank` and `t x rank`, all finite.
+pub(crate) fn bilinear_factors(
+    model: &'static str,
+    (s, t, r): (usize, usize, usize),
+    params_rank: usize,
+    blocks: usize,
+    (u, v): (&[f64], &[f64]),
+) -> Result<()> {
+    positive(model, "s", s)?;
+    positive(model, "t", t)?;
+    if r == 0 || r > s.min(t) {
+        return Err(bad(
+            model,
+            "rank",
+            format!("1..=min(s, t) = 1..={}", s.min(t)),
+            r.to_string(),
+        ));
+    }
+    if params_rank != r {
+        return Err(bad(
+            model,
+            "params.rank",
+            format!("the model's rank {r}"),
+            params_rank.to_string(),
+        ));
+    }
+    let dims = |d: usize| {
+        if blocks == 1 {
+            vec![d, r]
+        } else {
+            vec![blocks, d, r]
+        }
+    };
+    let what = |name: &str, d: usize| {
+        if blocks == 1 {
+            format!("{name} x rank = {d} x {r}")
+        } else {
+            format!("m x {name} x rank = {blocks} x {d} x {r}")
+        }
+    };
+    for (field, name, d, values) in [("u", "s", s, u), ("v", "t", t, v)] {
+        let len = product(model, field, &dims(d))?;
+        length(model, field, len, &what(name, d), values.len())?;
+    }
+    finite(model, "u", u)?;
+    finite(model, "v", v)
 }
 
 /// The run report of a saved model: the `report` field, or the separate fields
 /// `n_iter`, `termination` (or `converged`), `elapsed_s` and `trace` of the older layout.
-#[derive(serde::Deserialize)]
+#[derive(Debug, serde::Deserialize)]
 pub(crate) struct SavedReport {
     #[serde(default)]
     report: Option<FitReport>,

@@ -3,9 +3,38 @@
 use bl_core::data::MatrixDataset;
 use bl_core::random::{fill_standard_normal, seeded_rng, standard_normal};
 
-use crate::error::{Result, invalid};
+use crate::error::Result;
+use bl_core::error::build::invalid;
 
-pub use bl_core::random::synthetic_two_class as two_class;
+/// The two-class synthetic matrices of Table 1 (Sec. 7.2 of Shi, Xu, Baraniuk 2014): `n`
+/// samples `X_i = randn(s, t) + y_i * shift` with `y_i = -1` for the first `n / 2` samples
+/// (class `"-1"`) and `+1` for the rest (class `"+1"`). With `shift = 1` this is the
+/// paper's `randn(s, t) ± 1`.
+///
+/// # Errors
+/// `n < 2`, `s == 0`, `t == 0`, or a non-finite `shift`.
+pub fn two_class(n: usize, s: usize, t: usize, shift: f64, seed: u64) -> Result<MatrixDataset> {
+    if n < 2 {
+        return Err(invalid("n", n, ">= 2 (one sample per class at least)"));
+    }
+    bl_core::error::ensure_finite("shift", &[shift])?;
+    let mut rng = seeded_rng(seed);
+    let mut data = vec![0.0; n * s * t];
+    fill_standard_normal(&mut rng, &mut data);
+    let half = n / 2;
+    let labels: Vec<usize> = (0..n).map(|i| usize::from(i >= half)).collect();
+    for (sample, &label) in data.chunks_mut((s * t).max(1)).zip(&labels) {
+        let offset = if label == 1 { shift } else { -shift };
+        sample.iter_mut().for_each(|v| *v += offset);
+    }
+    Ok(MatrixDataset::new(
+        s,
+        t,
+        data,
+        labels,
+        vec!["-1".into(), "+1".into()],
+    )?)
+}
 
 /// A small two-class data set of `n` standard normal `s x t` samples with random labels
 /// (no structure: for identities that hold on any data).

@@ -1,14 +1,16 @@
 //! Bad input gives typed errors naming the problem; nothing panics.
 
+mod common;
+
 use bl_core::BlError;
 use bl_core::data::MatrixDataset;
-use bl_core::random::synthetic_two_class;
 use faer::Mat;
+use sblr::synthetic::two_class;
 use sblr::{Fit as _, ParamGuard as _};
 use sblr::{Init, Sblr, SblrError};
 
 fn toy() -> MatrixDataset {
-    synthetic_two_class(10, 4, 3, 1.0, 0).unwrap()
+    two_class(10, 4, 3, 1.0, 0).unwrap()
 }
 
 #[test]
@@ -89,7 +91,7 @@ fn samples_of_different_shapes_are_rejected() {
     );
     // Predicting on samples of another shape.
     let model = Sblr::params().max_iter(2).fit(&toy()).unwrap();
-    let other = synthetic_two_class(4, 3, 4, 1.0, 1).unwrap();
+    let other = two_class(4, 3, 4, 1.0, 1).unwrap();
     assert!(matches!(
         model.predict(&other),
         Err(SblrError::Core(bl_core::BlError::ShapeMismatch { .. }))
@@ -116,13 +118,7 @@ fn samples_of_different_shapes_are_rejected() {
 #[test]
 fn rank_out_of_range_is_rejected() {
     let err = Sblr::params().rank(0).fit(&toy()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            SblrError::Core(bl_core::BlError::InvalidParameter { name: "rank", .. })
-        ),
-        "{err}"
-    );
+    common::assert_invalid(&err, "rank");
     let err = Sblr::params().rank(4).fit(&toy()).unwrap_err(); // min(4, 3) = 3
     assert!(
         matches!(
@@ -148,10 +144,7 @@ fn negative_or_non_finite_penalties_are_rejected() {
             .check()
             .unwrap_err();
         let name = ["mu1", "mu2", "nu1", "nu2"][k];
-        assert!(
-            matches!(err, SblrError::Core(bl_core::BlError::InvalidParameter { name: n, .. }) if n == name),
-            "{err}"
-        );
+        common::assert_invalid(&err, name);
         assert!(err.to_string().contains(name));
     }
 }
@@ -160,45 +153,18 @@ fn negative_or_non_finite_penalties_are_rejected() {
 fn bad_step_rule_and_stopping_are_rejected() {
     for eta in [1.0, 0.5, f64::NAN] {
         let err = Sblr::params().eta(eta).check().unwrap_err();
-        assert!(
-            matches!(
-                err,
-                SblrError::Core(bl_core::BlError::InvalidParameter { name: "eta", .. })
-            ),
-            "{err}"
-        );
+        common::assert_invalid(&err, "eta");
     }
     for l_min in [0.0, -1.0, f64::INFINITY] {
         let err = Sblr::params().l_min(l_min).check().unwrap_err();
-        assert!(
-            matches!(
-                err,
-                SblrError::Core(bl_core::BlError::InvalidParameter { name: "l_min", .. })
-            ),
-            "{err}"
-        );
+        common::assert_invalid(&err, "l_min");
     }
     let err = Sblr::params().max_iter(0).check().unwrap_err();
-    assert!(matches!(
-        err,
-        SblrError::Core(bl_core::BlError::InvalidParameter {
-            name: "max_iter",
-            ..
-        })
-    ));
+    common::assert_invalid(&err, "max_iter");
     let err = Sblr::params().tol(-1.0).check().unwrap_err();
-    assert!(matches!(
-        err,
-        SblrError::Core(bl_core::BlError::InvalidParameter { name: "tol", .. })
-    ));
+    common::assert_invalid(&err, "tol");
     let err = Sblr::params().inner(0.0, 10).check().unwrap_err();
-    assert!(matches!(
-        err,
-        SblrError::Core(bl_core::BlError::InvalidParameter {
-            name: "inner_tol",
-            ..
-        })
-    ));
+    common::assert_invalid(&err, "inner_tol");
     let err = Sblr::params()
         .init(Init::Warm {
             u: vec![f64::NAN],

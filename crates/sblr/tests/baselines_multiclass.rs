@@ -1,11 +1,14 @@
 //! Baselines (FISTA logistic regression), one-vs-all, the multinomial model and model
 //! selection.
 
+mod common;
+
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
-use bl_core::random::{fill_standard_normal, seeded_rng, synthetic_two_class};
+use bl_core::random::{fill_standard_normal, seeded_rng};
 use proptest::prelude::*;
 use sblr::cv::{paper_protocol, penalty_grid, sblr_accuracy};
+use sblr::synthetic::two_class;
 use sblr::{
     CvStrategy, FittedMultinomialSblr, Init, LogisticRegression, MultinomialSblr, OneVsAll, Sblr,
     SblrError, cross_val_score, grid_search,
@@ -186,7 +189,7 @@ fn multinomial_classifies_three_classes_and_never_increases() {
 /// both reach the same optimal objective on a well-posed (strongly regularized) problem.
 #[test]
 fn two_class_multinomial_matches_binary_objective() {
-    let data = synthetic_two_class(30, 5, 4, 0.5, 3).unwrap();
+    let data = two_class(30, 5, 4, 0.5, 3).unwrap();
     let base = Sblr::params()
         .rank(1)
         .penalties(0.01, 1.0, 0.01, 1.0)
@@ -214,10 +217,7 @@ fn multinomial_rejects_alg1_and_missing_classes() {
         .multinomial()
         .fit(&data)
         .unwrap_err();
-    assert!(matches!(
-        err,
-        SblrError::Core(bl_core::BlError::InvalidParameter { name: "solver", .. })
-    ));
+    common::assert_invalid(&err, "solver");
     let sub = data.subset(&[0, 1, 3, 4]).unwrap(); // no sample of class "c"
     let err = MultinomialSblr::params()
         .multinomial()
@@ -233,7 +233,7 @@ fn multinomial_rejects_alg1_and_missing_classes() {
 
 #[test]
 fn cross_validation_and_grid_search() {
-    let data = synthetic_two_class(24, 4, 4, 1.0, 4).unwrap();
+    let data = two_class(24, 4, 4, 1.0, 4).unwrap();
     let fit_score = |train: &MatrixDataset, test: &MatrixDataset| {
         sblr_accuracy(&Sblr::params().max_iter(50), train, test)
     };
@@ -401,25 +401,13 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         .multinomial()
         .fit(&data)
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            SblrError::Core(bl_core::BlError::InvalidParameter { name: "init", .. })
-        ),
-        "{err}"
-    );
+    common::assert_invalid(&err, "init");
     // ... and the binary model rejects the multinomial start.
-    let two = synthetic_two_class(10, 6, 5, 1.0, 1).unwrap();
+    let two = two_class(10, 6, 5, 1.0, 1).unwrap();
     let err = Sblr::params()
         .rank(1)
         .init(resumed.warm_start())
         .fit(&two)
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            SblrError::Core(bl_core::BlError::InvalidParameter { name: "init", .. })
-        ),
-        "{err}"
-    );
+    common::assert_invalid(&err, "init");
 }

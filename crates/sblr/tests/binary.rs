@@ -2,11 +2,12 @@
 //! planted data, serde.
 
 use bl_core::engine::TerminationReason;
-use bl_core::random::{seeded_rng, standard_normal_mat, synthetic_two_class};
+use bl_core::random::{seeded_rng, standard_normal_mat};
 use faer::{Mat, MatRef};
 use proptest::prelude::*;
 use sblr::bilinear::{self, Penalties};
 use sblr::block::DECREASE_SLACK;
+use sblr::synthetic::two_class;
 use sblr::{BinarySolver, FittedSblr, Init, Sblr, Solver, StopCriterion};
 use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
@@ -225,7 +226,7 @@ fn planted_sparse_low_rank_is_recovered() {
 /// nearly the same objective from the same start.
 #[test]
 fn alg1_and_alg2_agree_on_table1_data() {
-    let data = synthetic_two_class(40, 10, 10, 1.0, 1).unwrap();
+    let data = two_class(40, 10, 10, 1.0, 1).unwrap();
     let fit = |solver| {
         Sblr::params()
             .penalties(0.05, 0.5, 0.05, 0.5)
@@ -253,7 +254,7 @@ fn alg1_and_alg2_agree_on_table1_data() {
 /// Mean-sample init after centring is noise; the label-weighted one is not.
 #[test]
 fn label_weighted_init_survives_centring() {
-    let data = synthetic_two_class(40, 6, 6, 1.0, 2).unwrap();
+    let data = two_class(40, 6, 6, 1.0, 2).unwrap();
     let (s, t) = data.shape();
     let n = data.n_samples();
     let (_, _, mut raw, labels, names) = data.clone().into_parts();
@@ -281,7 +282,7 @@ fn label_weighted_init_survives_centring() {
 
 #[test]
 fn fitted_model_roundtrips_through_json_and_warm_starts() {
-    let data = synthetic_two_class(20, 5, 4, 1.0, 9).unwrap();
+    let data = two_class(20, 5, 4, 1.0, 9).unwrap();
     let model = Sblr::params().max_iter(30).fit(&data).unwrap();
     let json = serde_json::to_string(&model).unwrap();
     let back: FittedSblr = serde_json::from_str(&json).unwrap();
@@ -307,4 +308,42 @@ fn fitted_model_roundtrips_through_json_and_warm_starts() {
     let p = model.predict_proba(&data).unwrap();
     assert!(p.iter().all(|&p| (0.0..=1.0).contains(&p)));
     let _ = Penalties::default();
+}
+
+#[test]
+fn synthetic_two_class_has_shifted_class_means() {
+    let n = 400;
+    let data = two_class(n, 5, 6, 1.0, 3).unwrap();
+    assert_eq!(data.shape(), (5, 6));
+    assert_eq!(data.class_counts(), vec![n / 2, n / 2]);
+    let y = data.signs().unwrap();
+    for (i, &yi) in y.iter().enumerate() {
+        assert_eq!(yi, if i < n / 2 { -1.0 } else { 1.0 });
+    }
+    // Mean of each class is +-1 up to sampling error: sd = 1 / sqrt(200 * 30).
+    let per = 30;
+    for (class, expected) in [(0usize, -1.0), (1, 1.0)] {
+        let values: Vec<f64> = data
+            .as_slice()
+            .chunks(per)
+            .zip(data.labels())
+            .filter(|(_, l)| **l == class)
+            .flat_map(|(c, _)| c.iter().copied())
+            .collect();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        assert!((mean - expected).abs() < 5.0 / (values.len() as f64).sqrt());
+    }
+    assert_eq!(
+        two_class(n, 5, 6, 1.0, 3).unwrap().as_slice(),
+        data.as_slice()
+    );
+    assert!(matches!(
+        two_class(1, 5, 6, 1.0, 3),
+        Err(sblr::SblrError::Core(bl_core::BlError::InvalidParameter {
+            name: "n",
+            ..
+        }))
+    ));
+    assert!(two_class(4, 0, 6, 1.0, 3).is_err());
+    assert!(two_class(4, 2, 6, f64::NAN, 3).is_err());
 }

@@ -5,6 +5,7 @@
 //! public conformance suite, and reaches the objective of the built-in Alg. 1 on the same
 //! data.
 
+use sblr::SavedModel as _;
 use sblr::block::{BlockState, BlockStepInfo, BlockWork, LinearBlock};
 use sblr::conformance::{BlockCase, check_block_update};
 use sblr::synthetic::two_class;

@@ -9,8 +9,9 @@
 
 use std::time::{Duration, Instant};
 
-use bl_core::random::synthetic_two_class;
 use sblr::Fit as _;
+use sblr::SavedModel as _;
+use sblr::synthetic::two_class;
 use sblr::{FittedSblr, Sblr, SblrError};
 use serde_json::{Value, json};
 
@@ -19,7 +20,7 @@ static ALLOC: dhat::Alloc = dhat::Alloc;
 
 #[test]
 fn failed_loads_of_a_large_model_are_fast_and_small() {
-    let data = synthetic_two_class(12, 3, 3, 1.0, 0).unwrap();
+    let data = two_class(12, 3, 3, 1.0, 0).unwrap();
     let json = Sblr::params()
         .max_iter(3)
         .fit(&data)

@@ -13,7 +13,7 @@
 //! single-threaded and fits once before counting, so that the cache already exists.
 
 use bl_core::data::MatrixDataset;
-use bl_core::random::synthetic_two_class;
+use sblr::synthetic::two_class;
 use sblr::{Fit as _, Fitted as _};
 use sblr::{Init, MultinomialSblr, Sblr, Solver};
 
@@ -24,7 +24,7 @@ static ALLOC: dhat::Alloc = dhat::Alloc;
 fn fitting_never_copies_the_data() {
     // n = 100 samples of 160 x 120: 15.4 MB of data.
     let (n, s, t, r) = (100, 160, 120, 2);
-    let data: MatrixDataset = synthetic_two_class(n, s, t, 1.0, 11).unwrap();
+    let data: MatrixDataset = two_class(n, s, t, 1.0, 11).unwrap();
     faer::set_global_parallelism(faer::Par::Seq);
     Sblr::params().rank(r).max_iter(2).fit(&data).unwrap();
     let _profiler = dhat::Profiler::builder().testing().build();

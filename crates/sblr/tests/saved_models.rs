@@ -6,7 +6,8 @@
 use std::time::{Duration, Instant};
 
 use bl_core::data::MatrixDataset;
-use bl_core::random::synthetic_two_class;
+use sblr::SavedModel as _;
+use sblr::synthetic::two_class;
 use sblr::{Fit as _, ParamGuard as _};
 use sblr::{
     FittedLogisticRegression, FittedMultinomialSblr, FittedOneVsAll, FittedSblr,
@@ -64,7 +65,7 @@ fn bump(value: &mut Value, field: &str, by: i64) {
 
 #[test]
 fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
-    let data = synthetic_two_class(30, 5, 4, 1.0, 3).unwrap();
+    let data = two_class(30, 5, 4, 1.0, 3).unwrap();
     let model = Sblr::params().rank(2).max_iter(40).fit(&data).unwrap();
     let json = model.to_json().unwrap();
     let back = FittedSblr::from_json(&json).unwrap();
@@ -178,7 +179,7 @@ fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
 
 #[test]
 fn non_json_values_and_bad_parameters_are_format_errors() {
-    let data = synthetic_two_class(20, 4, 3, 1.0, 5).unwrap();
+    let data = two_class(20, 4, 3, 1.0, 5).unwrap();
     let json = Sblr::params()
         .max_iter(10)
         .fit(&data)
@@ -225,7 +226,7 @@ fn non_json_values_and_bad_parameters_are_format_errors() {
 
 #[test]
 fn non_finite_and_overflowing_scores_are_errors_at_predict_time() {
-    let data = synthetic_two_class(20, 4, 3, 1.0, 5).unwrap();
+    let data = two_class(20, 4, 3, 1.0, 5).unwrap();
     let fitted = Sblr::params().max_iter(20).fit(&data).unwrap();
     // Huge but finite weights: the decision value of a sample with entries in [-1, 1] is
     // at most 4e200 * 3e100 = 1.2e301, so the model loads...
@@ -261,7 +262,7 @@ fn non_finite_and_overflowing_scores_are_errors_at_predict_time() {
     }
     assert_eq!(model.predict(&data).unwrap().len(), 20);
     // Samples of another shape.
-    let other = synthetic_two_class(4, 3, 4, 1.0, 1).unwrap();
+    let other = two_class(4, 3, 4, 1.0, 1).unwrap();
     assert!(matches!(
         fitted.predict_names(&other).unwrap_err(),
         SblrError::Core(bl_core::BlError::ShapeMismatch { .. })
@@ -362,7 +363,7 @@ fn fitted_multinomial_round_trips_and_rejects_every_wrong_shape() {
 
 #[test]
 fn fitted_logistic_regression_round_trips_and_rejects_every_wrong_shape() {
-    let data = synthetic_two_class(30, 4, 3, 1.0, 4).unwrap();
+    let data = two_class(30, 4, 3, 1.0, 4).unwrap();
     let model = LogisticRegression::params()
         .max_iter(200)
         .fit(&data)
@@ -431,7 +432,7 @@ fn fitted_one_vs_all_round_trips_and_rejects_inconsistent_models() {
 
     let other_shape = Sblr::params()
         .max_iter(5)
-        .fit(&synthetic_two_class(10, 3, 3, 1.0, 0).unwrap())
+        .fit(&two_class(10, 3, 3, 1.0, 0).unwrap())
         .unwrap();
     let other_shape = serde_json::to_value(&other_shape).unwrap();
     for (case, field, text) in [
@@ -470,7 +471,7 @@ fn fitted_one_vs_all_round_trips_and_rejects_inconsistent_models() {
 
 #[test]
 fn save_and_load_through_a_file() {
-    let data = synthetic_two_class(20, 4, 3, 1.0, 8).unwrap();
+    let data = two_class(20, 4, 3, 1.0, 8).unwrap();
     let model = Sblr::params().max_iter(20).fit(&data).unwrap();
     let dir = std::env::temp_dir().join(format!("sblr-saved-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -561,7 +562,7 @@ fn mutate(value: &mut Value, rng: &mut Xorshift) {
 /// error or gives a model whose every prediction entry point returns without panicking.
 #[test]
 fn randomly_edited_models_never_panic() {
-    let data = synthetic_two_class(16, 4, 3, 1.0, 1).unwrap();
+    let data = two_class(16, 4, 3, 1.0, 1).unwrap();
     let three = sblr::synthetic::three_classes(18, 4, 3, 1).unwrap();
     let sblr = Sblr::params().rank(2).max_iter(5).fit(&data).unwrap();
     let multi = MultinomialSblr::params()

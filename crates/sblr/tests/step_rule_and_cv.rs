@@ -3,9 +3,9 @@
 
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
-use bl_core::random::synthetic_two_class;
 use sblr::cv::{paper_protocol, penalty_grid, sblr_accuracy};
 use sblr::params::{ETA_RANGE, L_MIN_RANGE};
+use sblr::synthetic::two_class;
 use sblr::{CvStrategy, LogisticRegression, Sblr, SblrError, Solver, cross_val_score, grid_search};
 use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
@@ -72,7 +72,7 @@ fn step_rule_boundaries() {
 
 #[test]
 fn absurd_step_constants_are_rejected_by_every_fit() {
-    let data = synthetic_two_class(20, 4, 3, 1.0, 2).unwrap();
+    let data = two_class(20, 4, 3, 1.0, 2).unwrap();
     for (name, params) in [
         ("l_min", Sblr::params().l_min(1e300)),
         ("eta", Sblr::params().eta(1e300)),
@@ -94,7 +94,7 @@ fn absurd_step_constants_are_rejected_by_every_fit() {
 fn fits_at_the_step_rule_boundaries_reach_the_same_optimum() {
     // At each corner of the valid ranges the fit still converges to the optimum that the
     // default constants reach (0.41376 on this data; one iteration gives 0.594).
-    let data = synthetic_two_class(30, 5, 4, 1.0, 3).unwrap();
+    let data = two_class(30, 5, 4, 1.0, 3).unwrap();
     let fit = |l_min: f64, eta: f64| {
         Sblr::params()
             .l_min(l_min)
@@ -132,7 +132,7 @@ fn fits_at_the_step_rule_boundaries_reach_the_same_optimum() {
 
 /// A data set whose training folds fail for a reason the test controls.
 fn data() -> MatrixDataset {
-    synthetic_two_class(24, 4, 4, 1.0, 4).unwrap()
+    two_class(24, 4, 4, 1.0, 4).unwrap()
 }
 
 #[test]

@@ -1,4 +1,6 @@
 //! NumPy `.npy` arrays, read into `f64` in C (row-major) order; written from `f64`.
+//! [`read_npy_native`] keeps `f4` files in `f32` (half the memory, no conversion) and
+//! reads every other type as [`read_npy`] does.
 //!
 //! Supported element types: `f4`, `f8`, every signed and unsigned integer width
 //! (`i1`..`i8`, `u1`..`u8`) and `b1` (bool, read as 0/1), in either byte order, with C or
@@ -41,19 +43,40 @@ pub const MAX_EMPTY_AXIS: usize = 1 << 20;
 /// Bytes decoded per read of the data section.
 const CHUNK: usize = 64 * 1024;
 
-/// An n-dimensional array of `f64` in C (row-major) order.
+/// An n-dimensional array of `f64` (or `f32`, from [`read_npy_native`]) in C
+/// (row-major) order.
 ///
 /// Entry `(i_0, ..., i_{d-1})` is at `data[sum_k i_k * prod_{j > k} shape[j]]`, whatever
 /// the order and element type of the file it came from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NpyArray {
+pub struct NpyArray<T = f64> {
     /// Length of each axis; empty for a 0-dimensional (scalar) array.
     pub shape: Vec<usize>,
     /// The entries in C order; `data.len()` is the product of `shape`.
-    pub data: Vec<f64>,
+    pub data: Vec<T>,
 }
 
-impl NpyArray {
+/// A `.npy` array in the precision of its file: `f4` files stay `f32`, every other
+/// supported type is read as `f64` (see [`read_npy_native`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NativeNpyArray {
+    /// An `f4` file, entries unchanged.
+    F32(NpyArray<f32>),
+    /// Any other supported type, converted as by [`read_npy`].
+    F64(NpyArray<f64>),
+}
+
+impl NativeNpyArray {
+    /// The shape of the array.
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            Self::F32(a) => &a.shape,
+            Self::F64(a) => &a.shape,
+        }
+    }
+}
+
+impl<T> NpyArray<T> {
     /// Number of axes.
     pub fn ndim(&self) -> usize {
         self.shape.len()
@@ -68,7 +91,9 @@ impl NpyArray {
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
     }
+}
 
+impl NpyArray {
     /// A 2-dimensional array as a faer matrix (`shape[0] x shape[1]`).
     ///
     /// # Errors
@@ -111,6 +136,12 @@ impl NpyArray {
 /// element type.
 pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
     let path = path.as_ref();
+    let (reader, file_len) = open_npy(path)?;
+    read_npy_impl(reader, path, file_len)
+}
+
+/// The file, buffered, and its size when it is a regular file.
+fn open_npy(path: &Path) -> Result<(BufReader<File>, Option<u64>)> {
     let file = File::open(path).map_err(|source| BlError::Io {
         path: path.to_owned(),
         source,
@@ -120,7 +151,28 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
         .ok()
         .filter(std::fs::Metadata::is_file)
         .map(|m| m.len());
-    read_npy_impl(BufReader::new(file), path, file_len)
+    Ok((BufReader::new(file), file_len))
+}
+
+/// Reads a `.npy` file keeping its precision: an `f4` file gives
+/// [`NativeNpyArray::F32`] with the stored values (no conversion, half the memory of
+/// [`read_npy`]); any other type gives [`NativeNpyArray::F64`] as [`read_npy`] reads it.
+/// The same checks on hostile files apply.
+///
+/// # Errors
+/// As [`read_npy`].
+pub fn read_npy_native(path: impl AsRef<Path>) -> Result<NativeNpyArray> {
+    let path = path.as_ref();
+    let (reader, file_len) = open_npy(path)?;
+    read_native_impl(reader, path, file_len)
+}
+
+/// [`read_npy_native`] from any reader; errors name the path `<input>`.
+///
+/// # Errors
+/// As [`read_npy_from`].
+pub fn read_npy_native_from<R: Read>(reader: R) -> Result<NativeNpyArray> {
+    read_native_impl(reader, Path::new("<input>"), None)
 }
 
 /// Reads a `.npy` array from any reader (e.g. a decompressor or an in-memory buffer).
@@ -281,7 +333,46 @@ struct Header {
 }
 
 fn read_npy_impl<R: Read>(mut reader: R, path: &Path, file_len: Option<u64>) -> Result<NpyArray> {
-    let header = read_header(&mut reader).map_err(|m| npy_error(path, m))?;
+    let header = read_checked_header(&mut reader, path, file_len)?;
+    read_array(&mut reader, header, path, decode)
+}
+
+fn read_native_impl<R: Read>(
+    mut reader: R,
+    path: &Path,
+    file_len: Option<u64>,
+) -> Result<NativeNpyArray> {
+    let header = read_checked_header(&mut reader, path, file_len)?;
+    if header.dtype.kind == Kind::Float && header.dtype.size == 4 {
+        let big_endian = header.dtype.big_endian;
+        read_array(
+            &mut reader,
+            header,
+            path,
+            |bytes, _, _, _, out: &mut Vec<f32>| {
+                out.extend(bytes.chunks_exact(4).map(|c| {
+                    let a = [c[0], c[1], c[2], c[3]];
+                    if big_endian {
+                        f32::from_be_bytes(a)
+                    } else {
+                        f32::from_le_bytes(a)
+                    }
+                }));
+            },
+        )
+        .map(NativeNpyArray::F32)
+    } else {
+        read_array(&mut reader, header, path, decode).map(NativeNpyArray::F64)
+    }
+}
+
+/// The header, checked against the file size when it is known.
+fn read_checked_header<R: Read>(
+    reader: &mut R,
+    path: &Path,
+    file_len: Option<u64>,
+) -> Result<Header> {
+    let header = read_header(reader).map_err(|m| npy_error(path, m))?;
     if let Some(file_len) = file_len {
         let data_len = file_len.saturating_sub(header.offset);
         if data_len != header.n_bytes as u64 {
@@ -297,7 +388,17 @@ fn read_npy_impl<R: Read>(mut reader: R, path: &Path, file_len: Option<u64>) -> 
             ));
         }
     }
-    let stored = read_data(&mut reader, &header).map_err(|m| npy_error(path, m))?;
+    Ok(header)
+}
+
+/// The data section decoded by `decode`, in C order.
+fn read_array<R: Read, T: Copy>(
+    reader: &mut R,
+    header: Header,
+    path: &Path,
+    decode: impl Fn(&[u8], Kind, usize, bool, &mut Vec<T>),
+) -> Result<NpyArray<T>> {
+    let stored = read_data(reader, &header, decode).map_err(|m| npy_error(path, m))?;
     let data = if header.fortran {
         fortran_to_c(&header.shape, &stored)
     } else {
@@ -524,13 +625,17 @@ fn parse_descr(descr: &str) -> Result<Dtype, String> {
 /// The buffer grows with the data that actually arrive (never by more than the bytes
 /// read so far, nor past the announced size), so a header announcing gigabytes of a
 /// short stream costs only what the stream holds.
-fn read_data(reader: &mut impl Read, header: &Header) -> Result<Vec<f64>, String> {
+fn read_data<T>(
+    reader: &mut impl Read,
+    header: &Header,
+    decode: impl Fn(&[u8], Kind, usize, bool, &mut Vec<T>),
+) -> Result<Vec<T>, String> {
     let Dtype {
         kind,
         size,
         big_endian,
     } = header.dtype;
-    let mut out: Vec<f64> = Vec::with_capacity(header.len.min(CHUNK));
+    let mut out: Vec<T> = Vec::with_capacity(header.len.min(CHUNK));
     let mut buf = vec![0u8; CHUNK.min(header.n_bytes.max(1))];
     let mut left = header.n_bytes;
     while left > 0 {
@@ -609,7 +714,7 @@ fn decode(bytes: &[u8], kind: Kind, size: usize, big_endian: bool, out: &mut Vec
 ///
 /// `stored.len()` is the product of `shape` (checked by the header parser), so no
 /// stride below overflows.
-fn fortran_to_c(shape: &[usize], stored: &[f64]) -> Vec<f64> {
+fn fortran_to_c<T: Copy>(shape: &[usize], stored: &[T]) -> Vec<T> {
     let d = shape.len();
     if d < 2 || stored.is_empty() {
         return stored.to_vec();
@@ -937,5 +1042,116 @@ mod literal {
             let ok = format!("{}{}", "[".repeat(MAX_NESTING), "]".repeat(MAX_NESTING));
             assert!(parse(ok.as_bytes()).is_ok());
         }
+    }
+}
+
+#[cfg(test)]
+mod native_tests {
+    use super::*;
+
+    /// A version 1.0 `.npy` image with the given header fields and data bytes.
+    fn npy_bytes(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
+        let order = if fortran { "True" } else { "False" };
+        let dict =
+            format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}\n");
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&u16::try_from(dict.len()).unwrap().to_le_bytes());
+        out.extend_from_slice(dict.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    fn f32_bytes(values: &[f32], big_endian: bool) -> Vec<u8> {
+        values
+            .iter()
+            .flat_map(|v| {
+                if big_endian {
+                    v.to_be_bytes()
+                } else {
+                    v.to_le_bytes()
+                }
+            })
+            .collect()
+    }
+
+    /// Values no `f64` round trip would keep bit for bit if they were narrowed again.
+    const VALUES: [f32; 6] = [1.5, -0.1, 3.4e38, 1e-40, 0.0, 7.25];
+
+    #[test]
+    fn f4_files_stay_f32_in_either_byte_order_and_axis_order() {
+        for (descr, big) in [("<f4", false), (">f4", true)] {
+            let bytes = npy_bytes(descr, false, "(2, 3)", &f32_bytes(&VALUES, big));
+            let NativeNpyArray::F32(a) = read_npy_native_from(bytes.as_slice()).unwrap() else {
+                panic!("{descr} is not read as f32");
+            };
+            assert_eq!(a.shape, [2, 3]);
+            assert_eq!(a.data, VALUES);
+            // The f64 reader gives the same values, widened.
+            let wide = read_npy_from(bytes.as_slice()).unwrap();
+            let widened: Vec<f64> = VALUES.iter().map(|&v| f64::from(v)).collect();
+            assert_eq!(wide.data, widened);
+        }
+        // Fortran order: stored column by column, returned in C order.
+        let stored = [
+            VALUES[0], VALUES[3], VALUES[1], VALUES[4], VALUES[2], VALUES[5],
+        ];
+        let bytes = npy_bytes("<f4", true, "(2, 3)", &f32_bytes(&stored, false));
+        let NativeNpyArray::F32(a) = read_npy_native_from(bytes.as_slice()).unwrap() else {
+            panic!("not f32");
+        };
+        assert_eq!(a.data, VALUES);
+    }
+
+    #[test]
+    fn other_types_are_read_as_f64_like_read_npy() {
+        let data: Vec<u8> = [1.25f64, -2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let bytes = npy_bytes("<f8", false, "(2,)", &data);
+        let native = read_npy_native_from(bytes.as_slice()).unwrap();
+        assert_eq!(
+            native,
+            NativeNpyArray::F64(read_npy_from(bytes.as_slice()).unwrap())
+        );
+        assert_eq!(native.shape(), [2]);
+        let bytes = npy_bytes("|u1", false, "(3,)", &[0, 7, 255]);
+        let NativeNpyArray::F64(a) = read_npy_native_from(bytes.as_slice()).unwrap() else {
+            panic!("u1 is not read as f64");
+        };
+        assert_eq!(a.data, [0.0, 7.0, 255.0]);
+    }
+
+    #[test]
+    fn hostile_f4_inputs_fail_with_typed_errors() {
+        let good = f32_bytes(&VALUES, false);
+        // Truncated, trailing byte, a huge announced shape on a short stream, a bad descr.
+        let cases = [
+            npy_bytes("<f4", false, "(2, 3)", &good[..good.len() - 1]),
+            npy_bytes("<f4", false, "(2, 3)", &[good.as_slice(), &[0]].concat()),
+            npy_bytes("<f4", false, "(1000000000, 1000)", &good),
+            npy_bytes("<f3", false, "(2, 3)", &good),
+            npy_bytes("<f4", false, "(-1, 3)", &good),
+        ];
+        for bytes in cases {
+            let err = read_npy_native_from(bytes.as_slice()).unwrap_err();
+            assert!(matches!(err, BlError::Npy { .. }), "{err}");
+        }
+        // A file whose size disagrees with its header is refused before reading data.
+        let dir = std::env::temp_dir().join(format!("npy-native-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("short.npy");
+        std::fs::write(&path, npy_bytes("<f4", false, "(4, 3)", &good)).unwrap();
+        let err = read_npy_native(&path).unwrap_err();
+        assert!(
+            matches!(err, BlError::Npy { ref message, .. } if message.contains("needs 48 data bytes")),
+            "{err}"
+        );
+        std::fs::write(&path, npy_bytes("<f4", false, "(2, 3)", &good)).unwrap();
+        assert!(matches!(
+            read_npy_native(&path).unwrap(),
+            NativeNpyArray::F32(_)
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,258 @@
+//! The binary bilinear model: objective, gradients, stationarity, initialization and the
+//! step-by-step solver behind [`crate::Sblr`] (Alg. 1 and Alg. 2).
+//!
+//! # How one iteration touches the data
+//!
+//! The data stay where the [`MatrixDataset`] holds them, viewed as the stacked
+//! `s x (t n)` matrix `A = [X_1 ... X_n]`. One iteration reads them exactly twice:
+//!
+//! 1. `Z_u = [vec(X_1 V), ..., vec(X_n V)]` (`s r x n`), one product per sample into a
+//!    preallocated buffer (the `X_i V` cannot be one product over `A` without a second,
+//!    row-stacked copy of the data);
+//! 2. `Z_v = U^T A` (`r x t n`), one product over the stacked data, whose `i`-th `r x t`
+//!    block is `U^T X_i`; viewed as `r t x n` its columns are the features of the `V`
+//!    block with the variable `vec(V^T)`.
+//!
+//! With `V` fixed the decision values are `f_i = <vec(U), Z_u e_i> + b`, and with `U` fixed
+//! `f_i = <vec(V^T), Z_v e_i> + b`, so every backtracking trial of Alg. 2 and every inner
+//! iteration of Alg. 1 works on the `O((s + t) r n)` reduced features only: the gradients
+//! (12a)-(12c) are `Z_u c`, `Z_v c` and `sum_i c_i`. Nothing is allocated after
+//! [`BinarySolver`] is built.
+
+mod init;
+mod solver;
+
+use bl_core::data::{Element, MatrixDataset};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
+
+use crate::block::entry_residual;
+use crate::error::{Result, SblrError, ensure_shape};
+use crate::passes::{Stacked, Threads};
+use bl_core::error::build::invalid;
+
+pub use init::initial_point;
+pub(crate) use init::signed_top_pairs;
+pub use solver::{BinarySolver, StepReport};
+
+/// The `±1` labels of a binary data set (class 1 is `+1`).
+///
+/// # Errors
+/// [`SblrError::NotBinary`] unless there are exactly two classes;
+/// [`SblrError::MissingClass`] when one class has no sample.
+pub fn binary_signs<T: Element>(data: &MatrixDataset<T>) -> Result<Vec<f64>> {
+    if data.n_classes() != 2 {
+        return Err(SblrError::NotBinary {
+            found: data.n_classes(),
+        });
+    }
+    let counts = data.class_counts();
+    if let Some(k) = counts.iter().position(|&c| c == 0) {
+        return Err(SblrError::MissingClass {
+            class: data.class_names()[k].clone(),
+        });
+    }
+    Ok(data.signs()?)
+}
+
+pub(crate) fn check_signs(y: &[f64]) -> Result<()> {
+    let pos = y.iter().filter(|&&v| v == 1.0).count();
+    let neg = y.iter().filter(|&&v| v == -1.0).count();
+    if pos + neg != y.len() {
+        return Err(invalid(
+            "signs",
+            "a value other than ±1",
+            "labels in {-1, +1}",
+        ));
+    }
+    if pos == 0 || neg == 0 {
+        return Err(SblrError::MissingClass {
+            class: if pos == 0 { "+1".into() } else { "-1".into() },
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn check_rank(rank: usize, s: usize, t: usize) -> Result<()> {
+    if rank == 0 || rank > s.min(t) {
+        return Err(SblrError::InvalidRank { rank, s, t });
+    }
+    Ok(())
+}
+
+/// Decision values `tr(U^T X_i V) + b` of every sample, by one product `U^T A` over the
+/// stacked data.
+///
+/// # Errors
+/// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when `U` is not `s x r` or `V` not `t x r`.
+pub fn decision_values<T: Element>(
+    data: &MatrixDataset<T>,
+    u: MatRef<'_, f64>,
+    v: MatRef<'_, f64>,
+    intercept: f64,
+) -> Result<Vec<f64>> {
+    let (s, t) = data.shape();
+    let r = u.ncols();
+    ensure_shape("decision_values: U", (s, r), (u.nrows(), r))?;
+    ensure_shape("decision_values: V", (t, r), (v.nrows(), v.ncols()))?;
+    let n = data.n_samples();
+    let stacked = Stacked::new(data.stacked(), s, t, n)?;
+    let u: Vec<f64> = (0..r)
+        .flat_map(|k| (0..s).map(move |a| u[(a, k)]))
+        .collect();
+    let mut p = vec![0.0; r * t * n];
+    stacked.u_times(&u, r, &mut p, &Threads::default());
+    Ok(p.chunks_exact(r * t)
+        .map(|pi| {
+            let mut f = intercept;
+            for (j, pj) in pi.chunks_exact(r).enumerate() {
+                for (k, &pjk) in pj.iter().enumerate() {
+                    f += pjk * v[(j, k)];
+                }
+            }
+            f
+        })
+        .collect())
+}
+
+/// The loss (3) `(1/n) sum_i log(1 + exp(-y_i (tr(U^T X_i V) + b)))`.
+///
+/// # Errors
+/// Shape mismatches; `y` of the wrong length.
+pub fn loss<T: Element>(
+    data: &MatrixDataset<T>,
+    y: &[f64],
+    u: MatRef<'_, f64>,
+    v: MatRef<'_, f64>,
+    intercept: f64,
+) -> Result<f64> {
+    bl_core::error::ensure_len("loss: y", data.n_samples(), y.len())?;
+    let f = decision_values(data, u, v, intercept)?;
+    let n = f.len() as f64;
+    Ok(f.iter()
+        .zip(y)
+        .map(|(&fi, &yi)| bl_core::logistic::log1p_exp(-yi * fi))
+        .sum::<f64>()
+        / n)
+}
+
+/// The penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Penalties {
+    /// l1 weight on `U`.
+    pub mu1: f64,
+    /// Squared-l2 weight on `U`.
+    pub mu2: f64,
+    /// l1 weight on `V`.
+    pub nu1: f64,
+    /// Squared-l2 weight on `V`.
+    pub nu2: f64,
+}
+
+impl Penalties {
+    /// The penalty value `mu1 |U|_1 + mu2/2 ||U||^2 + nu1 |V|_1 + nu2/2 ||V||^2`.
+    #[must_use]
+    pub fn value(&self, u: MatRef<'_, f64>, v: MatRef<'_, f64>) -> f64 {
+        let mut total = 0.0;
+        for (m, l1, l2) in [(u, self.mu1, self.mu2), (v, self.nu1, self.nu2)] {
+            for j in 0..m.ncols() {
+                for i in 0..m.nrows() {
+                    let x = m[(i, j)];
+                    total += l1 * x.abs() + 0.5 * l2 * x * x;
+                }
+            }
+        }
+        total
+    }
+}
+
+/// The objective (5): loss plus penalties.
+///
+/// # Errors
+/// As [`loss`].
+pub fn objective<T: Element>(
+    data: &MatrixDataset<T>,
+    y: &[f64],
+    u: MatRef<'_, f64>,
+    v: MatRef<'_, f64>,
+    intercept: f64,
+    penalties: &Penalties,
+) -> Result<f64> {
+    Ok(loss(data, y, u, v, intercept)? + penalties.value(u, v))
+}
+
+/// Gradients (12a)-(12c) of the loss.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gradients {
+    /// `grad_U = -(1/n) sum_i w_i y_i X_i V`, `s x r`.
+    pub u: Mat<f64>,
+    /// `grad_V = -(1/n) sum_i w_i y_i X_i^T U`, `t x r`.
+    pub v: Mat<f64>,
+    /// `grad_b = -(1/n) sum_i w_i y_i`.
+    pub intercept: f64,
+}
+
+/// The gradients (12a)-(12c) of the loss at `(U, V, b)`, computed sample by sample (a
+/// reference implementation, independent of the solver's reduced features).
+///
+/// # Errors
+/// As [`loss`].
+pub fn gradients<T: Element>(
+    data: &MatrixDataset<T>,
+    y: &[f64],
+    u: MatRef<'_, f64>,
+    v: MatRef<'_, f64>,
+    intercept: f64,
+) -> Result<Gradients> {
+    bl_core::error::ensure_len("gradients: y", data.n_samples(), y.len())?;
+    let f = decision_values(data, u, v, intercept)?;
+    let n = f.len() as f64;
+    let (s, t) = data.shape();
+    let r = u.ncols();
+    let mut gu = Mat::<f64>::zeros(s, r);
+    let mut gv = Mat::<f64>::zeros(t, r);
+    let mut gb = 0.0;
+    for (i, (&fi, &yi)) in f.iter().zip(y).enumerate() {
+        let c = -yi * bl_core::logistic::sigmoid(-yi * fi) / n;
+        let sample = data.sample(i);
+        let x = Mat::from_fn(s, t, |a, j| sample[(a, j)].to_f64());
+        matmul(gu.as_mut(), Accum::Add, x.as_ref(), v, c, Par::Seq);
+        matmul(gv.as_mut(), Accum::Add, x.transpose(), u, c, Par::Seq);
+        gb += c;
+    }
+    Ok(Gradients {
+        u: gu,
+        v: gv,
+        intercept: gb,
+    })
+}
+
+/// The first-order stationarity residual `dist(0, grad + subdifferential)` of problem (5)
+/// at `(U, V, b)`: the Euclidean norm over all entries of `U`, `V` and `b` of the
+/// distance from 0 to each entry's subdifferential.
+///
+/// # Errors
+/// As [`loss`].
+pub fn stationarity_residual<T: Element>(
+    data: &MatrixDataset<T>,
+    y: &[f64],
+    u: MatRef<'_, f64>,
+    v: MatRef<'_, f64>,
+    intercept: f64,
+    penalties: &Penalties,
+) -> Result<f64> {
+    let g = gradients(data, y, u, v, intercept)?;
+    let mut sum = g.intercept * g.intercept;
+    for (x, gx, l1, l2) in [
+        (u, g.u.as_ref(), penalties.mu1, penalties.mu2),
+        (v, g.v.as_ref(), penalties.nu1, penalties.nu2),
+    ] {
+        for j in 0..x.ncols() {
+            for i in 0..x.nrows() {
+                let r = entry_residual(x[(i, j)], gx[(i, j)], l1, l2);
+                sum += r * r;
+            }
+        }
+    }
+    Ok(sum.sqrt())
+}
