@@ -60,7 +60,7 @@ pub const AUTO_FORM_MAX_N: usize = 4096;
 
 /// Fraction of nonzero off-diagonal entries from which [`LowRankMode::Auto`] forms a
 /// sparse `C` densely (when `n <= AUTO_FORM_MAX_N`): above it the blocked dense sweep
-/// is faster than the sparse one (measured, see `docs/performance/maxcut-sdp.md`).
+/// is faster than the sparse one (measured, see `docs/performance.md`, section maxcut-sdp).
 pub const SPARSE_FORM_DENSITY: f64 = 0.25;
 
 /// Hyperparameters of the mixing method and the rounding: `fit` a [`crate::Problem`]
