@@ -78,12 +78,29 @@ fn parse_solver(name: &str) -> PyResult<Solver> {
     }
 }
 
+/// One-vs-all (a single binary model for two classes) or multinomial, on samples of
+/// either precision.
+fn fit_kind<T: bl_core::data::Element>(
+    params: &sblr::SblrParams,
+    data: &MatrixDataset<T>,
+    n_classes: usize,
+    multinomial: bool,
+) -> Result<Kind, sblr::SblrError> {
+    Ok(if multinomial {
+        Kind::Multinomial(params.clone().multinomial().fit(data)?)
+    } else if n_classes == 2 {
+        Kind::Binary(params.fit(data)?)
+    } else {
+        Kind::OneVsAll(OneVsAll::new(params.clone()).fit(data)?)
+    })
+}
+
 /// Fits SBLR on `x` (`(n, s, t)`) with class indices `y` in `0..n_classes`.
 ///
 /// `multi_class` is `"ovr"` (one-vs-all; a single binary model when `n_classes == 2`) or
 /// `"multinomial"` (Alg. 3; the last class is the zero-score reference). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, *, rank, mu1, mu2, nu1, nu2, solver, tol, max_iter, init, seed, multi_class))]
+#[pyo3(signature = (x, y, n_classes, *, rank, mu1, mu2, nu1, nu2, solver, tol, max_iter, init, seed, multi_class, dtype="float64"))]
 #[allow(clippy::too_many_arguments)]
 pub fn sblr_fit(
     py: Python<'_>,
@@ -101,6 +118,7 @@ pub fn sblr_fit(
     init: &str,
     seed: u64,
     multi_class: &str,
+    dtype: &str,
 ) -> PyResult<SblrModel> {
     let labels = y
         .as_array()
@@ -125,17 +143,25 @@ pub fn sblr_fit(
             )));
         }
     };
+    let float32 = match dtype {
+        "float64" => false,
+        "float32" => true,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "invalid dtype {dtype:?}: must be 'float64' or 'float32'"
+            )));
+        }
+    };
     let x = x.as_array();
     let kind = py.detach(|| {
         guarded(|| -> Result<Kind, sblr::SblrError> {
             let data = dataset(x, labels, n_classes)?;
-            Ok(if multinomial {
-                Kind::Multinomial(params.multinomial().fit(&data)?)
-            } else if n_classes == 2 {
-                Kind::Binary(params.fit(&data)?)
+            if float32 {
+                // Samples stored in single precision; the data passes accumulate in f64.
+                fit_kind(&params, &data.to_f32()?, n_classes, multinomial)
             } else {
-                Kind::OneVsAll(OneVsAll::new(params).fit(&data)?)
-            })
+                fit_kind(&params, &data, n_classes, multinomial)
+            }
         })
     })?;
     Ok(SblrModel { kind })

@@ -174,3 +174,15 @@ def test_native_rejects_wrong_array_dtype():
             X.astype(np.float32), y.astype(np.int64), 2, rank=1, mu1=0.0, mu2=0.0,
             nu1=0.0, nu2=0.0, solver="alg2", tol=1e-3, max_iter=5, init="mean_svd", seed=0,
             multi_class="ovr")
+
+
+def test_float32_fit_agrees_with_float64():
+    # The f32 fit stores the samples in single precision (the crate's MatrixDataset<f32>);
+    # its objective and predictions agree with the f64 fit to single-precision rounding.
+    X, y = _data()
+    a = SBLR(random_state=0).fit(X, y)
+    b = SBLR(random_state=0, dtype="float32").fit(X, y)
+    assert b.U_.dtype == np.float32
+    np.testing.assert_allclose(b.U_, a.U_, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(b.intercept_, a.intercept_, rtol=1e-3, atol=1e-4)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
