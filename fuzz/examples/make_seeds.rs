@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
+use bl_core::Fit;
 use bl_core::data::MatrixDataset;
 use online_bilinear::{Corpus, Learner, Sentence, TaggerParams};
-use sblr::{LogisticRegression, MultinomialSblr, Sblr};
+use sblr::{LogisticRegression, Sblr};
 
 fn write(target: &str, name: &str, bytes: &[u8]) {
     let dir = Path::new("seeds").join(target);
@@ -105,7 +106,7 @@ fn main() {
         "sblr.json",
         &with(0, &serde_json::to_vec(&sblr).unwrap()),
     );
-    let multi = MultinomialSblr::fit(&Sblr::params().rank(1), &three).unwrap();
+    let multi = Sblr::params().rank(1).multinomial().fit(&three).unwrap();
     write(
         "models",
         "multinomial.json",
