@@ -27,7 +27,13 @@ fn updates_of_existing_state_do_not_allocate() {
 fn learners_over_sentences() {
     let corpus = online_bilinear::synthetic::lexicon(60, 1).unwrap();
     let dict = FeatureDict::build(&corpus, &Templates::segmentation(), 1).unwrap();
-    let encoded = dict.encode_corpus(&corpus).unwrap();
+    // Encoded one sentence at a time: `encode_corpus` runs on rayon's pool, whose worker
+    // threads may still allocate (thread start-up) while the counter below is running.
+    let encoded: Vec<_> = corpus
+        .sentences()
+        .iter()
+        .map(|s| dict.encode(s).unwrap())
+        .collect();
     let tags = corpus.tag_set();
     let gold: Vec<Vec<usize>> = corpus
         .sentences()
