@@ -21,16 +21,16 @@ use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::bilinear::binary_signs;
-use bl_core::engine::{FitReport, Observer};
+use bl_core::Fit;
+use bl_core::engine::Observer;
 use bl_core::params::{self, ParamGuard};
-use bl_core::{Fit, Fitted};
 
 use crate::block::{BlockState, BlockWork, ExactBlockSolve, LinearBlock};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::model::{positive_class, probabilities};
 use crate::params::check_step_rule;
 use crate::passes::{Stacked, Threads};
-use crate::saved::{self, SavedModel, SavedReport, sealed};
+use crate::saved::{self, SavedModel};
 use bl_core::error::build::numerical;
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
@@ -247,78 +247,24 @@ impl LogisticParams {
     }
 }
 
-/// A fitted (sparse) logistic regression on vectorized samples.
-///
-/// Serializes with serde ([`SavedModel::to_json`]); deserializing, by any serde format,
-/// validates the model: `s, t >= 1`; `weights` of length `s t`, finite, and with a finite
-/// bound `sum |w| + |b|` on the decision value of a sample with entries in `[-1, 1]`; a
-/// finite intercept and objective; exactly two distinct class names; valid parameters
-/// ([`LogisticParams::check`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "raw::RawFittedLogisticRegression")]
-pub struct FittedLogisticRegression {
-    s: usize,
-    t: usize,
-    weights: Vec<f64>,
-    intercept: f64,
-    objective: f64,
-    report: FitReport,
-    class_names: Vec<String>,
-    params: LogisticParams,
-}
-
-mod raw {
-    use serde::Deserialize;
-
-    use super::{LogisticParams, SavedReport};
-
-    /// The fields of a saved [`FittedLogisticRegression`], before validation.
-    #[derive(Debug, Deserialize)]
-    pub struct RawFittedLogisticRegression {
-        pub(super) s: usize,
-        pub(super) t: usize,
-        pub(super) weights: Vec<f64>,
-        pub(super) intercept: f64,
-        pub(super) objective: f64,
-        #[serde(flatten)]
-        pub(super) report: SavedReport,
-        pub(super) class_names: Vec<String>,
-        pub(super) params: LogisticParams,
+saved::saved_model! {
+    /// A fitted (sparse) logistic regression on vectorized samples.
+    ///
+    /// Serializes with serde ([`SavedModel::to_json`]); deserializing, by any serde format,
+    /// validates the model: `s, t >= 1`; `weights` of length `s t`, finite, and with a finite
+    /// bound `sum |w| + |b|` on the decision value of a sample with entries in `[-1, 1]`; a
+    /// finite intercept and objective; exactly two distinct class names; valid parameters
+    /// ([`LogisticParams::check`]).
+    #[serde(try_from = "raw::RawFittedLogisticRegression")]
+    pub struct FittedLogisticRegression from raw RawFittedLogisticRegression {
+        s: usize,
+        t: usize,
+        weights: Vec<f64>,
+        intercept: f64,
     }
-}
-
-impl TryFrom<raw::RawFittedLogisticRegression> for FittedLogisticRegression {
-    type Error = SblrError;
-
-    fn try_from(raw: raw::RawFittedLogisticRegression) -> Result<Self> {
-        let model = FittedLogisticRegression {
-            s: raw.s,
-            t: raw.t,
-            weights: raw.weights,
-            intercept: raw.intercept,
-            objective: raw.objective,
-            report: raw.report.into_report(Self::MODEL, raw.objective)?,
-            class_names: raw.class_names,
-            params: raw.params,
-        };
-        model.validate()?;
-        Ok(model)
-    }
-}
-
-impl Fitted for FittedLogisticRegression {
+    with objective, report, class_names, params: LogisticParams;
     /// The FISTA iterations (objective, gradient-mapping change measure, `lipschitz`).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
-}
-
-impl SavedModel for FittedLogisticRegression {
-    const MODEL: &'static str = "FittedLogisticRegression";
-}
-
-impl sealed::RawForm for FittedLogisticRegression {
-    type Raw = raw::RawFittedLogisticRegression;
+    fn report;
 }
 
 impl FittedLogisticRegression {
