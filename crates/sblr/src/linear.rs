@@ -21,7 +21,6 @@ use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::bilinear::binary_signs;
-use bl_core::Fit;
 use bl_core::engine::Observer;
 use bl_core::params::{self, ParamGuard};
 
@@ -48,7 +47,7 @@ impl LogisticRegression {
 /// Hyperparameters of [`LogisticRegression`] (see the [module table](self)).
 /// Deserializing runs [`LogisticParams::check`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawLogisticParams")]
+#[serde(remote = "Self")]
 pub struct LogisticParams {
     l1: f64,
     l2: f64,
@@ -58,30 +57,24 @@ pub struct LogisticParams {
     eta: f64,
 }
 
-/// The fields of saved [`LogisticParams`], before validation.
-#[derive(Deserialize)]
-struct RawLogisticParams {
-    l1: f64,
-    l2: f64,
-    tol: f64,
-    max_iter: usize,
-    l_min: f64,
-    eta: f64,
+impl Serialize for LogisticParams {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        // The derived (inherent, `remote = "Self"`) serializer.
+        LogisticParams::serialize(self, serializer)
+    }
 }
 
-impl TryFrom<RawLogisticParams> for LogisticParams {
-    type Error = SblrError;
-
-    fn try_from(raw: RawLogisticParams) -> Result<Self> {
-        let params = LogisticParams {
-            l1: raw.l1,
-            l2: raw.l2,
-            tol: raw.tol,
-            max_iter: raw.max_iter,
-            l_min: raw.l_min,
-            eta: raw.eta,
-        };
-        params.check()
+impl<'de> Deserialize<'de> for LogisticParams {
+    /// The derived deserializer, then [`LogisticParams::check`].
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        LogisticParams::deserialize(deserializer)?
+            .check()
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -155,10 +148,7 @@ impl ParamGuard for LogisticParams {
     }
 }
 
-impl<T: Element> Fit<MatrixDataset<T>> for LogisticParams {
-    type Fitted = FittedLogisticRegression;
-    type Error = SblrError;
-
+fit_matrix! {
     /// Fits on a binary data set (class 1 is `+1`); observers see every FISTA iteration.
     /// FISTA runs on `f64` features: `f32` samples are widened into an `f64` copy first
     /// (prediction reads them in place).
@@ -166,11 +156,8 @@ impl<T: Element> Fit<MatrixDataset<T>> for LogisticParams {
     /// # Errors
     /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`];
     /// `BlError::Numerical`.
-    fn fit_observed(
-        &self,
-        data: &MatrixDataset<T>,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedLogisticRegression> {
+    LogisticParams => FittedLogisticRegression;
+    fn(&self, data, observers) {
         let y = binary_signs(data)?;
         let mut model = self.fit_signs_impl(data, &y, observers)?;
         model.class_names = data.class_names().to_vec();
@@ -216,11 +203,7 @@ impl LogisticParams {
         };
         let (info, report) = solver.solve(
             &block,
-            &mut BlockState {
-                x: &mut x,
-                scores: &mut scores,
-                lipschitz: &mut lipschitz,
-            },
+            &mut BlockState::new(&mut x, &mut scores, &mut lipschitz),
             &mut work,
             observers,
         )?;
@@ -368,6 +351,19 @@ impl FittedLogisticRegression {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Parameters round-trip through JSON, and deserializing runs the range checks.
+    #[test]
+    fn params_deserialize_checked() {
+        let params = LogisticRegression::params().l1(0.25).max_iter(7);
+        let json = serde_json::to_string(&params).unwrap();
+        let back: LogisticParams = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, params);
+        let bad = json.replace("\"l1\":0.25", "\"l1\":-1.0");
+        assert_ne!(bad, json);
+        let err = serde_json::from_str::<LogisticParams>(&bad).unwrap_err();
+        assert!(err.to_string().contains("l1"), "{err}");
+    }
 
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.
     #[test]

@@ -1,9 +1,9 @@
 //! The binary model: [`Sblr`] (entry point), fitting, and the fitted [`FittedSblr`].
 
+use bl_core::ParamGuard;
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::{Observer, Progress, run};
 use bl_core::logistic::sigmoid;
-use bl_core::{Fit, ParamGuard};
 
 use faer::{Mat, MatRef};
 
@@ -28,10 +28,7 @@ impl Sblr {
     }
 }
 
-impl<T: Element> Fit<MatrixDataset<T>> for SblrParams {
-    type Fitted = FittedSblr;
-    type Error = SblrError;
-
+fit_matrix! {
     /// Checks the parameters and fits the binary model on a data set with exactly two
     /// classes; class 1 is the positive class (`y = +1`). The data are read in place, never
     /// copied. Observers see every outer iteration.
@@ -41,11 +38,8 @@ impl<T: Element> Fit<MatrixDataset<T>> for SblrParams {
     /// [`SblrError::MissingClass`], [`SblrError::InvalidRank`] (rank above `min(s, t)`), a
     /// warm start of the wrong shape, or `BlError::Numerical` when an iterate stops being
     /// finite.
-    fn fit_observed(
-        &self,
-        data: &MatrixDataset<T>,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedSblr> {
+    SblrParams => FittedSblr;
+    fn(&self, data, observers) {
         let params = self.check()?;
         let y = binary_signs(data)?;
         let (s, t) = data.shape();
@@ -282,6 +276,7 @@ pub(crate) fn positive_class(decision: Vec<f64>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bl_core::Fit as _;
 
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.
     #[test]

@@ -226,11 +226,7 @@ impl<'a, T: Element> BinarySolver<'a, T> {
             MatRef::from_column_major_slice(&self.zu, sr, n),
             &self.y,
             (self.penalties.mu1, self.penalties.mu2),
-            BlockState {
-                x: &mut self.xu,
-                scores: &mut self.scores,
-                lipschitz: &mut self.l_u,
-            },
+            BlockState::new(&mut self.xu, &mut self.scores, &mut self.l_u),
             &mut self.work,
         )?;
         let intercept_half = self.xu[sr];
@@ -243,11 +239,7 @@ impl<'a, T: Element> BinarySolver<'a, T> {
             MatRef::from_column_major_slice(&self.zv, rt, n),
             &self.y,
             (self.penalties.nu1, self.penalties.nu2),
-            BlockState {
-                x: &mut self.xv,
-                scores: &mut self.scores,
-                lipschitz: &mut self.l_v,
-            },
+            BlockState::new(&mut self.xv, &mut self.scores, &mut self.l_v),
             &mut self.work,
         )?;
         self.xu[sr] = self.xv[rt];

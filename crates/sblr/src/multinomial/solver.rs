@@ -67,9 +67,8 @@ impl<'a> MultiBlock<'a> {
         let n = self.labels.len();
         let mut sum = 0.0;
         for i in 0..n {
-            let fi = &f[i * m..(i + 1) * m];
-            let y = self.labels[i];
-            sum += log_sum_exp_with_zero(fi) - if y < m { fi[y] } else { 0.0 };
+            let (fi, y, loss_i) = self.sample_loss(f, i);
+            sum += loss_i;
             let pi = &mut probs[i * m..(i + 1) * m];
             // Lengths agree by construction.
             let _ = softmax_with_zero(fi, pi);
@@ -80,14 +79,23 @@ impl<'a> MultiBlock<'a> {
         sum / n as f64
     }
 
-    fn loss(&self, f: &[f64]) -> f64 {
+    /// Sample `i`'s scores `f_i`, label `y_i` and loss `log(1 + sum_c exp(f_ic)) - f_iy`.
+    fn sample_loss<'f>(&self, f: &'f [f64], i: usize) -> (&'f [f64], usize, f64) {
         let m = self.m;
+        let fi = &f[i * m..(i + 1) * m];
+        let y = self.labels[i];
+        (
+            fi,
+            y,
+            log_sum_exp_with_zero(fi) - if y < m { fi[y] } else { 0.0 },
+        )
+    }
+
+    fn loss(&self, f: &[f64]) -> f64 {
         let n = self.labels.len();
         let mut sum = 0.0;
         for i in 0..n {
-            let fi = &f[i * m..(i + 1) * m];
-            let y = self.labels[i];
-            sum += log_sum_exp_with_zero(fi) - if y < m { fi[y] } else { 0.0 };
+            sum += self.sample_loss(f, i).2;
         }
         sum / n as f64
     }
