@@ -388,6 +388,40 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         }
     }
 
+    /// One accepted proximal step (Alg. 3) of the `U` block (`u_block`) or the `V` block,
+    /// whose features must be fresh; returns the loss after the step.
+    fn block_step(&mut self, u_block: bool) -> Result<f64> {
+        let (z, class_of, penalties, x, lipschitz) = if u_block {
+            (
+                &self.zu,
+                &self.class_u,
+                self.mu,
+                &mut self.xu,
+                &mut self.l_u,
+            )
+        } else {
+            (
+                &self.zv,
+                &self.class_v,
+                self.nu,
+                &mut self.xv,
+                &mut self.l_v,
+            )
+        };
+        let block = MultiBlock::new(z, class_of, &self.labels, self.m, penalties);
+        block.scores(x, &mut self.scores);
+        prox_step(
+            &block,
+            x,
+            &mut self.scores,
+            lipschitz,
+            self.l_min,
+            self.eta,
+            &mut self.work,
+        )?;
+        Ok(block.loss(&self.scores))
+    }
+
     pub(super) fn step(&mut self) -> Result<(f64, f64, f64, f64)> {
         let (s, t, r, m) = (self.s, self.t, self.r, self.m);
         let (du, dv) = (s * m * r, m * r * t);
@@ -395,33 +429,10 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         self.prev_u.copy_from_slice(&self.xu);
         self.prev_v.copy_from_slice(&self.xv);
         self.compute_zu();
-        let block = MultiBlock::new(&self.zu, &self.class_u, &self.labels, m, self.mu);
-        block.scores(&self.xu, &mut self.scores);
-        prox_step(
-            &block,
-            &mut self.xu,
-            &mut self.scores,
-            &mut self.l_u,
-            self.l_min,
-            self.eta,
-            &mut self.work,
-        )?;
+        self.block_step(true)?;
         self.xv[dv..].copy_from_slice(&self.xu[du..]);
         self.compute_zv();
-        let loss = {
-            let block = MultiBlock::new(&self.zv, &self.class_v, &self.labels, m, self.nu);
-            block.scores(&self.xv, &mut self.scores);
-            prox_step(
-                &block,
-                &mut self.xv,
-                &mut self.scores,
-                &mut self.l_v,
-                self.l_min,
-                self.eta,
-                &mut self.work,
-            )?;
-            block.loss(&self.scores)
-        };
+        let loss = self.block_step(false)?;
         self.xu[du..].copy_from_slice(&self.xv[dv..]);
         self.loss = loss;
         self.objective = loss + self.penalty();
