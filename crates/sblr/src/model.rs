@@ -15,8 +15,8 @@ use crate::saved::{self, SavedModel};
 /// Sparse bilinear logistic regression for matrix samples (Shi, Xu, Baraniuk 2014):
 /// `p(y = +1 | X) = sigmoid(tr(U^T X V) + b)`.
 ///
-/// `Sblr::params()` gives a builder ([`SblrParams`]); its [`Fit::fit`] returns a
-/// [`FittedSblr`].
+/// `Sblr::params()` gives a builder ([`SblrParams`]); its
+/// [`Fit::fit`](bl_core::Fit::fit) returns a [`FittedSblr`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Sblr;
 
