@@ -233,6 +233,18 @@ pub struct BlockState<'s> {
     pub lipschitz: &'s mut f64,
 }
 
+impl<'s> BlockState<'s> {
+    /// The state of the variable `x` with decision values `scores` and step parameter
+    /// `lipschitz`.
+    pub(crate) fn new(x: &'s mut [f64], scores: &'s mut [f64], lipschitz: &'s mut f64) -> Self {
+        Self {
+            x,
+            scores,
+            lipschitz,
+        }
+    }
+}
+
 /// Scratch buffers for block updates, sized once for the largest block.
 #[derive(Debug, Clone)]
 pub struct BlockWork {

@@ -83,11 +83,7 @@ pub fn check_block_update(update: &dyn BlockUpdate, case: &BlockCase) -> Result<
         let info = update
             .update(
                 &block,
-                &mut BlockState {
-                    x: &mut x,
-                    scores: &mut scores,
-                    lipschitz: &mut lipschitz,
-                },
+                &mut BlockState::new(&mut x, &mut scores, &mut lipschitz),
                 &mut work,
             )
             .map_err(|e| format!("update {k} failed: {e}"))?;

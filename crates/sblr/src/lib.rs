@@ -1,6 +1,30 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+/// `Params => Fitted; fn(&self, data, observers) { body }` implements
+/// [`bl_core::Fit`] on matrix data sets of any element type for `Params`; the doc lines
+/// document `fit_observed`, whose body reads the data set and the observers by the given
+/// names.
+macro_rules! fit_matrix {
+    (
+        $(#[$doc:meta])*
+        $params:ty => $fitted:ty;
+        fn(&$this:ident, $data:ident, $observers:ident) $body:block
+    ) => {
+        impl<T: bl_core::data::Element> bl_core::Fit<bl_core::data::MatrixDataset<T>> for $params {
+            type Fitted = $fitted;
+            type Error = $crate::error::SblrError;
+
+            $(#[$doc])*
+            fn fit_observed(
+                &$this,
+                $data: &bl_core::data::MatrixDataset<T>,
+                $observers: &mut [&mut dyn bl_core::Observer],
+            ) -> $crate::error::Result<$fitted> $body
+        }
+    };
+}
+
 pub mod bilinear;
 pub mod block;
 pub mod conformance;

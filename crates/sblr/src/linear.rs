@@ -21,16 +21,15 @@ use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::bilinear::binary_signs;
-use bl_core::engine::{FitReport, Observer};
+use bl_core::engine::Observer;
 use bl_core::params::{self, ParamGuard};
-use bl_core::{Fit, Fitted};
 
 use crate::block::{BlockState, BlockWork, ExactBlockSolve, LinearBlock};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::model::{positive_class, probabilities};
 use crate::params::check_step_rule;
 use crate::passes::{Stacked, Threads};
-use crate::saved::{self, SavedModel, SavedReport, sealed};
+use crate::saved::{self, SavedModel};
 use bl_core::error::build::numerical;
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
@@ -48,7 +47,7 @@ impl LogisticRegression {
 /// Hyperparameters of [`LogisticRegression`] (see the [module table](self)).
 /// Deserializing runs [`LogisticParams::check`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawLogisticParams")]
+#[serde(remote = "Self")]
 pub struct LogisticParams {
     l1: f64,
     l2: f64,
@@ -58,30 +57,24 @@ pub struct LogisticParams {
     eta: f64,
 }
 
-/// The fields of saved [`LogisticParams`], before validation.
-#[derive(Deserialize)]
-struct RawLogisticParams {
-    l1: f64,
-    l2: f64,
-    tol: f64,
-    max_iter: usize,
-    l_min: f64,
-    eta: f64,
+impl Serialize for LogisticParams {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        // The derived (inherent, `remote = "Self"`) serializer.
+        LogisticParams::serialize(self, serializer)
+    }
 }
 
-impl TryFrom<RawLogisticParams> for LogisticParams {
-    type Error = SblrError;
-
-    fn try_from(raw: RawLogisticParams) -> Result<Self> {
-        let params = LogisticParams {
-            l1: raw.l1,
-            l2: raw.l2,
-            tol: raw.tol,
-            max_iter: raw.max_iter,
-            l_min: raw.l_min,
-            eta: raw.eta,
-        };
-        params.check()
+impl<'de> Deserialize<'de> for LogisticParams {
+    /// The derived deserializer, then [`LogisticParams::check`].
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        LogisticParams::deserialize(deserializer)?
+            .check()
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -155,10 +148,7 @@ impl ParamGuard for LogisticParams {
     }
 }
 
-impl<T: Element> Fit<MatrixDataset<T>> for LogisticParams {
-    type Fitted = FittedLogisticRegression;
-    type Error = SblrError;
-
+fit_matrix! {
     /// Fits on a binary data set (class 1 is `+1`); observers see every FISTA iteration.
     /// FISTA runs on `f64` features: `f32` samples are widened into an `f64` copy first
     /// (prediction reads them in place).
@@ -166,11 +156,8 @@ impl<T: Element> Fit<MatrixDataset<T>> for LogisticParams {
     /// # Errors
     /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`];
     /// `BlError::Numerical`.
-    fn fit_observed(
-        &self,
-        data: &MatrixDataset<T>,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedLogisticRegression> {
+    LogisticParams => FittedLogisticRegression;
+    fn(&self, data, observers) {
         let y = binary_signs(data)?;
         let mut model = self.fit_signs_impl(data, &y, observers)?;
         model.class_names = data.class_names().to_vec();
@@ -216,11 +203,7 @@ impl LogisticParams {
         };
         let (info, report) = solver.solve(
             &block,
-            &mut BlockState {
-                x: &mut x,
-                scores: &mut scores,
-                lipschitz: &mut lipschitz,
-            },
+            &mut BlockState::new(&mut x, &mut scores, &mut lipschitz),
             &mut work,
             observers,
         )?;
@@ -247,78 +230,24 @@ impl LogisticParams {
     }
 }
 
-/// A fitted (sparse) logistic regression on vectorized samples.
-///
-/// Serializes with serde ([`SavedModel::to_json`]); deserializing, by any serde format,
-/// validates the model: `s, t >= 1`; `weights` of length `s t`, finite, and with a finite
-/// bound `sum |w| + |b|` on the decision value of a sample with entries in `[-1, 1]`; a
-/// finite intercept and objective; exactly two distinct class names; valid parameters
-/// ([`LogisticParams::check`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "raw::RawFittedLogisticRegression")]
-pub struct FittedLogisticRegression {
-    s: usize,
-    t: usize,
-    weights: Vec<f64>,
-    intercept: f64,
-    objective: f64,
-    report: FitReport,
-    class_names: Vec<String>,
-    params: LogisticParams,
-}
-
-mod raw {
-    use serde::Deserialize;
-
-    use super::{LogisticParams, SavedReport};
-
-    /// The fields of a saved [`FittedLogisticRegression`], before validation.
-    #[derive(Debug, Deserialize)]
-    pub struct RawFittedLogisticRegression {
-        pub(super) s: usize,
-        pub(super) t: usize,
-        pub(super) weights: Vec<f64>,
-        pub(super) intercept: f64,
-        pub(super) objective: f64,
-        #[serde(flatten)]
-        pub(super) report: SavedReport,
-        pub(super) class_names: Vec<String>,
-        pub(super) params: LogisticParams,
+saved::saved_model! {
+    /// A fitted (sparse) logistic regression on vectorized samples.
+    ///
+    /// Serializes with serde ([`SavedModel::to_json`]); deserializing, by any serde format,
+    /// validates the model: `s, t >= 1`; `weights` of length `s t`, finite, and with a finite
+    /// bound `sum |w| + |b|` on the decision value of a sample with entries in `[-1, 1]`; a
+    /// finite intercept and objective; exactly two distinct class names; valid parameters
+    /// ([`LogisticParams::check`]).
+    #[serde(try_from = "raw::RawFittedLogisticRegression")]
+    pub struct FittedLogisticRegression from raw RawFittedLogisticRegression {
+        s: usize,
+        t: usize,
+        weights: Vec<f64>,
+        intercept: f64,
     }
-}
-
-impl TryFrom<raw::RawFittedLogisticRegression> for FittedLogisticRegression {
-    type Error = SblrError;
-
-    fn try_from(raw: raw::RawFittedLogisticRegression) -> Result<Self> {
-        let model = FittedLogisticRegression {
-            s: raw.s,
-            t: raw.t,
-            weights: raw.weights,
-            intercept: raw.intercept,
-            objective: raw.objective,
-            report: raw.report.into_report(Self::MODEL, raw.objective)?,
-            class_names: raw.class_names,
-            params: raw.params,
-        };
-        model.validate()?;
-        Ok(model)
-    }
-}
-
-impl Fitted for FittedLogisticRegression {
+    with objective, report, class_names, params: LogisticParams;
     /// The FISTA iterations (objective, gradient-mapping change measure, `lipschitz`).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
-}
-
-impl SavedModel for FittedLogisticRegression {
-    const MODEL: &'static str = "FittedLogisticRegression";
-}
-
-impl sealed::RawForm for FittedLogisticRegression {
-    type Raw = raw::RawFittedLogisticRegression;
+    fn report;
 }
 
 impl FittedLogisticRegression {
@@ -422,6 +351,19 @@ impl FittedLogisticRegression {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Parameters round-trip through JSON, and deserializing runs the range checks.
+    #[test]
+    fn params_deserialize_checked() {
+        let params = LogisticRegression::params().l1(0.25).max_iter(7);
+        let json = serde_json::to_string(&params).unwrap();
+        let back: LogisticParams = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, params);
+        let bad = json.replace("\"l1\":0.25", "\"l1\":-1.0");
+        assert_ne!(bad, json);
+        let err = serde_json::from_str::<LogisticParams>(&bad).unwrap_err();
+        assert!(err.to_string().contains("l1"), "{err}");
+    }
 
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.
     #[test]

@@ -1,23 +1,22 @@
 //! The binary model: [`Sblr`] (entry point), fitting, and the fitted [`FittedSblr`].
 
+use bl_core::ParamGuard;
 use bl_core::data::{Element, MatrixDataset};
-use bl_core::engine::{FitReport, Observer, Progress, run};
+use bl_core::engine::{Observer, Progress, run};
 use bl_core::logistic::sigmoid;
-use bl_core::{Fit, Fitted, ParamGuard};
 
 use faer::{Mat, MatRef};
-use serde::{Deserialize, Serialize};
 
 use crate::bilinear::{BinarySolver, Penalties, binary_signs, decision_values};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::params::{Init, SblrParams, SblrValidParams};
-use crate::saved::{self, SavedModel, SavedReport, sealed};
+use crate::saved::{self, SavedModel};
 
 /// Sparse bilinear logistic regression for matrix samples (Shi, Xu, Baraniuk 2014):
 /// `p(y = +1 | X) = sigmoid(tr(U^T X V) + b)`.
 ///
-/// `Sblr::params()` gives a builder ([`SblrParams`]); its [`Fit::fit`] returns a
-/// [`FittedSblr`].
+/// `Sblr::params()` gives a builder ([`SblrParams`]); its
+/// [`Fit::fit`](bl_core::Fit::fit) returns a [`FittedSblr`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Sblr;
 
@@ -29,10 +28,7 @@ impl Sblr {
     }
 }
 
-impl<T: Element> Fit<MatrixDataset<T>> for SblrParams {
-    type Fitted = FittedSblr;
-    type Error = SblrError;
-
+fit_matrix! {
     /// Checks the parameters and fits the binary model on a data set with exactly two
     /// classes; class 1 is the positive class (`y = +1`). The data are read in place, never
     /// copied. Observers see every outer iteration.
@@ -42,11 +38,8 @@ impl<T: Element> Fit<MatrixDataset<T>> for SblrParams {
     /// [`SblrError::MissingClass`], [`SblrError::InvalidRank`] (rank above `min(s, t)`), a
     /// warm start of the wrong shape, or `BlError::Numerical` when an iterate stops being
     /// finite.
-    fn fit_observed(
-        &self,
-        data: &MatrixDataset<T>,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedSblr> {
+    SblrParams => FittedSblr;
+    fn(&self, data, observers) {
         let params = self.check()?;
         let y = binary_signs(data)?;
         let (s, t) = data.shape();
@@ -94,88 +87,30 @@ pub(crate) fn fit_stacked<T: Element>(
     })
 }
 
-/// A fitted binary (sparse) bilinear logistic regression model.
-///
-/// Serializes with serde (e.g. to JSON; [`SavedModel::to_json`], [`SavedModel::save`])
-/// and can warm-start another fit ([`FittedSblr::warm_start`]). Deserializing, by any
-/// serde format, validates the model: `s, t >= 1`; `rank` in `1..=min(s, t)` and equal to
-/// `params.rank`; `u` of length `s * rank` and `v` of length `t * rank`; `u`, `v`,
-/// `intercept` and `objective` finite; weights whose decision value on a sample with
-/// entries in `[-1, 1]` cannot overflow; exactly two distinct class names; valid
-/// parameters. So a loaded model never panics in `predict`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "raw::RawFittedSblr")]
-pub struct FittedSblr {
-    s: usize,
-    t: usize,
-    rank: usize,
-    u: Vec<f64>,
-    v: Vec<f64>,
-    intercept: f64,
-    objective: f64,
-    report: FitReport,
-    class_names: Vec<String>,
-    params: SblrValidParams,
-}
-
-mod raw {
-    use serde::Deserialize;
-
-    use super::{SavedReport, SblrValidParams};
-
-    /// The fields of a saved [`FittedSblr`], before validation.
-    #[derive(Debug, Deserialize)]
-    pub struct RawFittedSblr {
-        pub(super) s: usize,
-        pub(super) t: usize,
-        pub(super) rank: usize,
-        pub(super) u: Vec<f64>,
-        pub(super) v: Vec<f64>,
-        pub(super) intercept: f64,
-        pub(super) objective: f64,
-        #[serde(flatten)]
-        pub(super) report: SavedReport,
-        pub(super) class_names: Vec<String>,
-        pub(super) params: SblrValidParams,
+saved::saved_model! {
+    /// A fitted binary (sparse) bilinear logistic regression model.
+    ///
+    /// Serializes with serde (e.g. to JSON; [`SavedModel::to_json`], [`SavedModel::save`])
+    /// and can warm-start another fit ([`FittedSblr::warm_start`]). Deserializing, by any
+    /// serde format, validates the model: `s, t >= 1`; `rank` in `1..=min(s, t)` and equal to
+    /// `params.rank`; `u` of length `s * rank` and `v` of length `t * rank`; `u`, `v`,
+    /// `intercept` and `objective` finite; weights whose decision value on a sample with
+    /// entries in `[-1, 1]` cannot overflow; exactly two distinct class names; valid
+    /// parameters. So a loaded model never panics in `predict`.
+    #[serde(try_from = "raw::RawFittedSblr")]
+    pub struct FittedSblr from raw RawFittedSblr {
+        s: usize,
+        t: usize,
+        rank: usize,
+        u: Vec<f64>,
+        v: Vec<f64>,
+        intercept: f64,
     }
-}
-
-impl TryFrom<raw::RawFittedSblr> for FittedSblr {
-    type Error = SblrError;
-
-    fn try_from(raw: raw::RawFittedSblr) -> Result<Self> {
-        let model = FittedSblr {
-            s: raw.s,
-            t: raw.t,
-            rank: raw.rank,
-            u: raw.u,
-            v: raw.v,
-            intercept: raw.intercept,
-            objective: raw.objective,
-            report: raw.report.into_report(Self::MODEL, raw.objective)?,
-            class_names: raw.class_names,
-            params: raw.params,
-        };
-        model.validate()?;
-        Ok(model)
-    }
-}
-
-impl Fitted for FittedSblr {
+    with objective, report, class_names, params: SblrValidParams;
     /// The outer iterations: objective (5), `q^k`, and extras `loss`, `l_u`, `l_v`,
     /// `trials_u`, `trials_v`, `inner_u`, `inner_v` per iteration; the time covers the
     /// iterations only (initialization excluded).
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
-}
-
-impl SavedModel for FittedSblr {
-    const MODEL: &'static str = "FittedSblr";
-}
-
-impl sealed::RawForm for FittedSblr {
-    type Raw = raw::RawFittedSblr;
+    fn report;
 }
 
 impl FittedSblr {
@@ -341,6 +276,7 @@ pub(crate) fn positive_class(decision: Vec<f64>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bl_core::Fit as _;
 
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.
     #[test]

@@ -359,3 +359,83 @@ impl SavedReport {
         })
     }
 }
+
+/// Declares a fitted model type that saves and loads through [`SavedModel`].
+///
+/// From one field list it writes the model struct (the serde layout is the field order:
+/// the listed fields, then `objective`, `report`, `class_names`, `params`), its raw form
+/// `raw::$raw` (the same fields, `report` read as a [`SavedReport`]), `TryFrom<Raw>`
+/// (which rebuilds the report and runs the model's own `fn validate(&self) -> Result<()>`),
+/// and the impls of [`bl_core::Fitted`], [`SavedModel`] and the sealed raw form. The
+/// caller's attributes must include `#[serde(try_from = "raw::$raw")]`.
+macro_rules! saved_model {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident from raw $raw:ident {
+            $($fvis:vis $field:ident: $ty:ty),* $(,)?
+        }
+        with $tvis:vis objective, report, class_names, params: $params:ty;
+        $(#[$report_doc:meta])*
+        fn report;
+    ) => {
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        $(#[$meta])*
+        pub struct $name {
+            $($fvis $field: $ty,)*
+            $tvis objective: f64,
+            $tvis report: ::bl_core::engine::FitReport,
+            $tvis class_names: Vec<String>,
+            $tvis params: $params,
+        }
+
+        mod raw {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[doc = concat!("The fields of a saved [`", stringify!($name), "`], before validation.")]
+            #[derive(Debug, ::serde::Deserialize)]
+            pub struct $raw {
+                $(pub(super) $field: $ty,)*
+                pub(super) objective: f64,
+                #[serde(flatten)]
+                pub(super) report: $crate::saved::SavedReport,
+                pub(super) class_names: Vec<String>,
+                pub(super) params: $params,
+            }
+        }
+
+        impl TryFrom<raw::$raw> for $name {
+            type Error = $crate::error::SblrError;
+
+            fn try_from(raw: raw::$raw) -> $crate::error::Result<Self> {
+                let model = $name {
+                    $($field: raw.$field,)*
+                    objective: raw.objective,
+                    report: raw
+                        .report
+                        .into_report(<Self as $crate::saved::SavedModel>::MODEL, raw.objective)?,
+                    class_names: raw.class_names,
+                    params: raw.params,
+                };
+                model.validate()?;
+                Ok(model)
+            }
+        }
+
+        impl ::bl_core::Fitted for $name {
+            $(#[$report_doc])*
+            fn report(&self) -> &::bl_core::engine::FitReport {
+                &self.report
+            }
+        }
+
+        impl $crate::saved::SavedModel for $name {
+            const MODEL: &'static str = stringify!($name);
+        }
+
+        impl $crate::saved::sealed::RawForm for $name {
+            type Raw = raw::$raw;
+        }
+    };
+}
+pub(crate) use saved_model;

@@ -45,32 +45,26 @@ proptest! {
 fn the_suite_rejects_broken_updates() {
     use sblr::block::{BlockState, BlockStepInfo, BlockWork, LinearBlock};
 
-    struct Uphill;
-    impl BlockUpdate for Uphill {
-        fn update(
-            &self,
-            block: &LinearBlock<'_>,
-            state: &mut BlockState<'_>,
-            _work: &mut BlockWork,
-        ) -> sblr::Result<BlockStepInfo> {
-            state.x.iter_mut().for_each(|v| *v *= 2.0);
-            block.scores(state.x, state.scores);
-            let loss = block.loss(state.scores);
-            Ok(BlockStepInfo {
-                loss_after: loss,
-                ..BlockStepInfo::default()
-            })
-        }
+    /// `Uphill` doubles the iterate (keeping the decision values current); `Stale` moves
+    /// one entry and leaves the decision values as they were.
+    enum Broken {
+        Uphill,
+        Stale,
     }
-    struct Stale;
-    impl BlockUpdate for Stale {
+    impl BlockUpdate for Broken {
         fn update(
             &self,
             block: &LinearBlock<'_>,
             state: &mut BlockState<'_>,
             _work: &mut BlockWork,
         ) -> sblr::Result<BlockStepInfo> {
-            state.x[0] -= 1e-3;
+            match self {
+                Broken::Uphill => {
+                    state.x.iter_mut().for_each(|v| *v *= 2.0);
+                    block.scores(state.x, state.scores);
+                }
+                Broken::Stale => state.x[0] -= 1e-3,
+            }
             Ok(BlockStepInfo {
                 loss_after: block.loss(state.scores),
                 ..BlockStepInfo::default()
@@ -78,8 +72,11 @@ fn the_suite_rejects_broken_updates() {
         }
     }
     let case = BlockCase::default();
-    let uphill = check_block_update(&Uphill, &case).unwrap_err();
-    assert!(uphill.contains("objective rose"), "{uphill}");
-    let stale = check_block_update(&Stale, &case).unwrap_err();
-    assert!(stale.contains("stale decision value"), "{stale}");
+    for (update, expected) in [
+        (Broken::Uphill, "objective rose"),
+        (Broken::Stale, "stale decision value"),
+    ] {
+        let err = check_block_update(&update, &case).unwrap_err();
+        assert!(err.contains(expected), "{err}");
+    }
 }

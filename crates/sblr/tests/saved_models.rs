@@ -63,6 +63,45 @@ fn bump(value: &mut Value, field: &str, by: i64) {
     value[field] = json!(old + by);
 }
 
+/// An edit of a saved model's JSON.
+type Edit = Box<dyn Fn(&mut Value)>;
+
+/// Appends `x` to the array `field`.
+fn push(field: &'static str, x: Value) -> Edit {
+    Box::new(move |v| array(v, field).push(x.clone()))
+}
+
+/// Drops the last entry of the array `field`.
+fn pop(field: &'static str) -> Edit {
+    Box::new(move |v| drop(array(v, field).pop()))
+}
+
+/// Sets `field` to `x`.
+fn set(field: &'static str, x: Value) -> Edit {
+    Box::new(move |v| v[field] = x.clone())
+}
+
+/// Sets every entry of the array `field` to `x`.
+fn fill(field: &'static str, x: Value) -> Edit {
+    Box::new(move |v| array(v, field).iter_mut().for_each(|e| *e = x.clone()))
+}
+
+/// Adds `by` to the integer `field`.
+fn bumped(field: &'static str, by: i64) -> Edit {
+    Box::new(move |v| bump(v, field, by))
+}
+
+/// Every edit of `cases` (`(case, field, edit)`) makes `json` fail to load, naming `field`.
+fn rejects_each<T: DeserializeOwned + std::fmt::Debug>(
+    json: &str,
+    cases: &[(&str, &str, Edit)],
+    from_json: impl Fn(&str) -> sblr::Result<T> + Copy,
+) {
+    for (case, field, edit) in cases {
+        rejects(&edited(json, edit), from_json, field, case);
+    }
+}
+
 #[test]
 fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
     let data = two_class(30, 5, 4, 1.0, 3).unwrap();
@@ -81,39 +120,14 @@ fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
     let via_serde: FittedSblr = serde_json::from_str(&json).unwrap();
     assert_eq!(via_serde, model);
 
-    type Edit = Box<dyn Fn(&mut Value)>;
     let cases: Vec<(&str, &str, Edit)> = vec![
-        (
-            "u one too long",
-            "u",
-            Box::new(|v| array(v, "u").push(json!(0.5))),
-        ),
-        (
-            "u one too short",
-            "u",
-            Box::new(|v| drop(array(v, "u").pop())),
-        ),
-        (
-            "v one too long",
-            "v",
-            Box::new(|v| array(v, "v").push(json!(0.5))),
-        ),
-        (
-            "v one too short",
-            "v",
-            Box::new(|v| drop(array(v, "v").pop())),
-        ),
-        (
-            "rank above min(s, t)",
-            "rank",
-            Box::new(|v| v["rank"] = json!(9)),
-        ),
-        ("rank zero", "rank", Box::new(|v| v["rank"] = json!(0))),
-        (
-            "rank changed",
-            "params.rank",
-            Box::new(|v| bump(v, "rank", -1)),
-        ),
+        ("u one too long", "u", push("u", json!(0.5))),
+        ("u one too short", "u", pop("u")),
+        ("v one too long", "v", push("v", json!(0.5))),
+        ("v one too short", "v", pop("v")),
+        ("rank above min(s, t)", "rank", set("rank", json!(9))),
+        ("rank zero", "rank", set("rank", json!(0))),
+        ("rank changed", "params.rank", bumped("rank", -1)),
         (
             "rank and params.rank changed",
             "u",
@@ -122,34 +136,26 @@ fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
                 v["params"]["rank"] = json!(1);
             }),
         ),
-        ("s changed", "u", Box::new(|v| bump(v, "s", 1))),
-        ("t changed", "v", Box::new(|v| bump(v, "t", -1))),
-        ("s zero", "s", Box::new(|v| v["s"] = json!(0))),
-        ("t zero", "t", Box::new(|v| v["t"] = json!(0))),
-        ("s huge", "u", Box::new(|v| v["s"] = json!(u64::MAX))),
-        (
-            "one class name",
-            "class_names",
-            Box::new(|v| drop(array(v, "class_names").pop())),
-        ),
+        ("s changed", "u", bumped("s", 1)),
+        ("t changed", "v", bumped("t", -1)),
+        ("s zero", "s", set("s", json!(0))),
+        ("t zero", "t", set("t", json!(0))),
+        ("s huge", "u", set("s", json!(u64::MAX))),
+        ("one class name", "class_names", pop("class_names")),
         (
             "three class names",
             "class_names",
-            Box::new(|v| array(v, "class_names").push(json!("extra"))),
+            push("class_names", json!("extra")),
         ),
         (
             "duplicate class names",
             "class_names",
-            Box::new(|v| v["class_names"] = json!(["x", "x"])),
+            set("class_names", json!(["x", "x"])),
         ),
         (
             "u entries of 1e308",
             "u, v, intercept",
-            Box::new(|v| {
-                for e in array(v, "u") {
-                    *e = json!(1e308);
-                }
-            }),
+            fill("u", json!(1e308)),
         ),
         (
             "one factor entry of 1e308",
@@ -172,9 +178,7 @@ fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
             }),
         ),
     ];
-    for (case, field, edit) in &cases {
-        rejects(&edited(&json, edit), FittedSblr::from_json, field, case);
-    }
+    rejects_each(&json, &cases, FittedSblr::from_json);
 }
 
 #[test]
@@ -289,37 +293,20 @@ fn fitted_multinomial_round_trips_and_rejects_every_wrong_shape() {
     assert!(model.u(0).is_some() && model.v(1).is_some());
     assert!(model.u(2).is_none() && model.v(usize::MAX).is_none());
 
-    type Edit = Box<dyn Fn(&mut Value)>;
     let cases: Vec<(&str, &str, Edit)> = vec![
-        (
-            "u too long",
-            "u",
-            Box::new(|v| array(v, "u").push(json!(0.5))),
-        ),
-        ("u too short", "u", Box::new(|v| drop(array(v, "u").pop()))),
-        (
-            "v too long",
-            "v",
-            Box::new(|v| array(v, "v").push(json!(0.5))),
-        ),
-        ("v too short", "v", Box::new(|v| drop(array(v, "v").pop()))),
+        ("u too long", "u", push("u", json!(0.5))),
+        ("u too short", "u", pop("u")),
+        ("v too long", "v", push("v", json!(0.5))),
+        ("v too short", "v", pop("v")),
         (
             "intercepts too long",
             "intercepts",
-            Box::new(|v| array(v, "intercepts").push(json!(0.0))),
+            push("intercepts", json!(0.0)),
         ),
-        (
-            "intercepts too short",
-            "intercepts",
-            Box::new(|v| drop(array(v, "intercepts").pop())),
-        ),
-        (
-            "rank changed",
-            "params.rank",
-            Box::new(|v| bump(v, "rank", 1)),
-        ),
-        ("rank too large", "rank", Box::new(|v| v["rank"] = json!(4))),
-        ("m changed", "class_names", Box::new(|v| bump(v, "m", 1))),
+        ("intercepts too short", "intercepts", pop("intercepts")),
+        ("rank changed", "params.rank", bumped("rank", 1)),
+        ("rank too large", "rank", set("rank", json!(4))),
+        ("m changed", "class_names", bumped("m", 1)),
         (
             "m and class names changed",
             "u",
@@ -328,37 +315,26 @@ fn fitted_multinomial_round_trips_and_rejects_every_wrong_shape() {
                 array(v, "class_names").push(json!("d"));
             }),
         ),
-        ("m zero", "m", Box::new(|v| v["m"] = json!(0))),
-        ("s changed", "u", Box::new(|v| bump(v, "s", 1))),
-        ("t changed", "v", Box::new(|v| bump(v, "t", 1))),
+        ("m zero", "m", set("m", json!(0))),
+        ("s changed", "u", bumped("s", 1)),
+        ("t changed", "v", bumped("t", 1)),
         (
             "one class name",
             "class_names",
-            Box::new(|v| v["class_names"] = json!(["a"])),
+            set("class_names", json!(["a"])),
         ),
         (
             "duplicate class names",
             "class_names",
-            Box::new(|v| v["class_names"] = json!(["a", "b", "a"])),
+            set("class_names", json!(["a", "b", "a"])),
         ),
         (
             "factors of 1e308",
             "u, v, intercepts",
-            Box::new(|v| {
-                for e in array(v, "u") {
-                    *e = json!(1e308);
-                }
-            }),
+            fill("u", json!(1e308)),
         ),
     ];
-    for (case, field, edit) in &cases {
-        rejects(
-            &edited(&json, edit),
-            FittedMultinomialSblr::from_json,
-            field,
-            case,
-        );
-    }
+    rejects_each(&json, &cases, FittedMultinomialSblr::from_json);
 }
 
 #[test]
@@ -376,44 +352,24 @@ fn fitted_logistic_regression_round_trips_and_rejects_every_wrong_shape() {
         model.predict_proba(&data).unwrap()
     );
 
-    type Edit = Box<dyn Fn(&mut Value)>;
     let cases: Vec<(&str, &str, Edit)> = vec![
-        (
-            "weights too long",
-            "weights",
-            Box::new(|v| array(v, "weights").push(json!(0.5))),
-        ),
-        (
-            "weights too short",
-            "weights",
-            Box::new(|v| drop(array(v, "weights").pop())),
-        ),
-        ("s changed", "weights", Box::new(|v| bump(v, "s", 1))),
-        ("t changed", "weights", Box::new(|v| bump(v, "t", -1))),
-        ("s zero", "s", Box::new(|v| v["s"] = json!(0))),
+        ("weights too long", "weights", push("weights", json!(0.5))),
+        ("weights too short", "weights", pop("weights")),
+        ("s changed", "weights", bumped("s", 1)),
+        ("t changed", "weights", bumped("t", -1)),
+        ("s zero", "s", set("s", json!(0))),
         (
             "one class name",
             "class_names",
-            Box::new(|v| v["class_names"] = json!(["a"])),
+            set("class_names", json!(["a"])),
         ),
         (
             "weights of 1e308",
             "weights, intercept",
-            Box::new(|v| {
-                for e in array(v, "weights") {
-                    *e = json!(1e308);
-                }
-            }),
+            fill("weights", json!(1e308)),
         ),
     ];
-    for (case, field, edit) in &cases {
-        rejects(
-            &edited(&json, edit),
-            FittedLogisticRegression::from_json,
-            field,
-            case,
-        );
-    }
+    rejects_each(&json, &cases, FittedLogisticRegression::from_json);
     let text = edited(&json, |v| v["params"]["eta"] = json!(1e300));
     let err = FittedLogisticRegression::from_json(&text).unwrap_err();
     assert!(err.to_string().contains("eta"), "{err}");

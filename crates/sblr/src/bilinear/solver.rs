@@ -11,21 +11,6 @@ use crate::params::{SblrValidParams, SharedUpdate, StopCriterion};
 use crate::passes::{Stacked, Threads};
 use bl_core::error::build::numerical;
 
-/// One block step of (7a)-(7d): the scores of the block's current iterate, then `update`
-/// on the elastic-net logistic block with features `z` and penalties `(l1, l2)`.
-fn update_block(
-    update: &dyn BlockUpdate,
-    z: MatRef<'_, f64>,
-    y: &[f64],
-    (l1, l2): (f64, f64),
-    mut state: BlockState<'_>,
-    work: &mut BlockWork,
-) -> Result<BlockStepInfo> {
-    let block = LinearBlock { z, y, l1, l2 };
-    block.scores(state.x, state.scores);
-    update.update(&block, &mut state, work)
-}
-
 /// What one iteration of [`BinarySolver`] reports.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepReport {
@@ -202,6 +187,29 @@ impl<'a, T: Element> BinarySolver<'a, T> {
             .u_times(&self.xu[..sr], self.r, &mut self.zv, &self.threads);
     }
 
+    /// One block step of (7a)-(7d) on `(U, b)` (`u_block`) or `(V, b)`, whose features
+    /// must be fresh: the scores of the block's current iterate, then `update` on the
+    /// elastic-net logistic block.
+    fn update_block(&mut self, update: &dyn BlockUpdate, u_block: bool) -> Result<BlockStepInfo> {
+        let (z, dim, (l1, l2), x, lipschitz) = if u_block {
+            let pens = (self.penalties.mu1, self.penalties.mu2);
+            (&self.zu, self.s * self.r, pens, &mut self.xu, &mut self.l_u)
+        } else {
+            let pens = (self.penalties.nu1, self.penalties.nu2);
+            (&self.zv, self.r * self.t, pens, &mut self.xv, &mut self.l_v)
+        };
+        let z = MatRef::from_column_major_slice(z, dim, self.n);
+        let block = LinearBlock {
+            z,
+            y: &self.y,
+            l1,
+            l2,
+        };
+        block.scores(x, &mut self.scores);
+        let mut state = BlockState::new(x, &mut self.scores, lipschitz);
+        update.update(&block, &mut state, &mut self.work)
+    }
+
     /// One iteration of the configured block update on `(U, b)` then `(V, b)` (Alg. 2:
     /// (7a)-(7d); Alg. 1: (6a)-(6b); or the user's [`BlockUpdate`]).
     ///
@@ -210,7 +218,7 @@ impl<'a, T: Element> BinarySolver<'a, T> {
     /// no acceptable step is found).
     pub fn step(&mut self) -> Result<StepReport> {
         let update = self.update.clone();
-        let (s, t, r, n) = (self.s, self.t, self.r, self.n);
+        let (s, t, r) = (self.s, self.t, self.r);
         let (sr, rt) = (s * r, r * t);
         let objective_before = self.objective;
         self.prev_u.copy_from_slice(&self.xu);
@@ -221,35 +229,13 @@ impl<'a, T: Element> BinarySolver<'a, T> {
             self.compute_zu();
         }
         self.zu_fresh = false;
-        let u_step = update_block(
-            &*update.0,
-            MatRef::from_column_major_slice(&self.zu, sr, n),
-            &self.y,
-            (self.penalties.mu1, self.penalties.mu2),
-            BlockState {
-                x: &mut self.xu,
-                scores: &mut self.scores,
-                lipschitz: &mut self.l_u,
-            },
-            &mut self.work,
-        )?;
+        let u_step = self.update_block(&*update.0, true)?;
         let intercept_half = self.xu[sr];
         self.xv[rt] = intercept_half;
 
         // (V, b) block with U fixed.
         self.compute_zv();
-        let v_step = update_block(
-            &*update.0,
-            MatRef::from_column_major_slice(&self.zv, rt, n),
-            &self.y,
-            (self.penalties.nu1, self.penalties.nu2),
-            BlockState {
-                x: &mut self.xv,
-                scores: &mut self.scores,
-                lipschitz: &mut self.l_v,
-            },
-            &mut self.work,
-        )?;
+        let v_step = self.update_block(&*update.0, false)?;
         self.xu[sr] = self.xv[rt];
         self.loss = v_step.loss_after;
         self.objective = self.loss + self.penalty();

@@ -25,9 +25,8 @@
 mod model;
 mod solver;
 
-use bl_core::data::{Element, MatrixDataset};
-use bl_core::engine::{Observer, Progress, run};
-use bl_core::{Fit, ParamGuard};
+use bl_core::ParamGuard;
+use bl_core::engine::{Progress, run};
 
 use crate::error::{Result, SblrError};
 use crate::params::{SblrParams, SblrValidParams};
@@ -85,10 +84,7 @@ impl ParamGuard for MultinomialParams {
     }
 }
 
-impl<T: Element> Fit<MatrixDataset<T>> for MultinomialParams {
-    type Fitted = FittedMultinomialSblr;
-    type Error = SblrError;
-
+fit_matrix! {
     /// Validates the parameters and fits the multinomial model; the last class of `data`
     /// is the reference class. Observers see every outer iteration.
     ///
@@ -97,11 +93,8 @@ impl<T: Element> Fit<MatrixDataset<T>> for MultinomialParams {
     /// `BlError::ShapeMismatch` for an [`Init::WarmMultinomial`] of the wrong size;
     /// [`SblrError::MissingClass`] when a class has no sample; [`SblrError::InvalidRank`];
     /// `BlError::Numerical`.
-    fn fit_observed(
-        &self,
-        data: &MatrixDataset<T>,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedMultinomialSblr> {
+    MultinomialParams => FittedMultinomialSblr;
+    fn(&self, data, observers) {
         let params = &self.check()?;
         let mut solver = MultinomialSolver::new(data, params)?;
         let report = run(&params.rule(), observers, |_| {

@@ -1,51 +1,26 @@
 //! The fitted multinomial model: prediction and its saved form.
 
-use bl_core::Fitted;
 use bl_core::data::{Element, MatrixDataset};
-use bl_core::engine::FitReport;
 use bl_core::logistic::softmax_with_zero;
 use faer::MatRef;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, SblrError, ensure_shape};
+use crate::error::{Result, ensure_shape};
 use crate::ova::argmax_rows;
 use crate::params::{Init, SblrValidParams};
 use crate::passes::{Stacked, Threads};
-use crate::saved::{self, SavedModel, sealed};
+use crate::saved::{self, SavedModel};
 
-/// A fitted multinomial SBLR model; the last class is the zero-score reference.
-///
-/// Serializes with serde ([`SavedModel::to_json`], [`SavedModel::save`]); deserializing,
-/// by any serde format, validates the model: `s, t, m >= 1`; `rank` in `1..=min(s, t)`
-/// and equal to `params.rank`; `m + 1` distinct class names; `u` of length `m s rank`,
-/// `v` of length `m t rank`, `intercepts` of length `m`, all finite; weights whose
-/// decision values on a sample with entries in `[-1, 1]` cannot overflow; a finite
-/// objective; valid parameters. So a loaded model never panics in `predict`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "raw::RawFittedMultinomialSblr")]
-pub struct FittedMultinomialSblr {
-    pub(super) s: usize,
-    pub(super) t: usize,
-    pub(super) rank: usize,
-    pub(super) m: usize,
-    pub(super) u: Vec<f64>,
-    pub(super) v: Vec<f64>,
-    pub(super) intercepts: Vec<f64>,
-    pub(super) objective: f64,
-    pub(super) report: FitReport,
-    pub(super) class_names: Vec<String>,
-    pub(super) params: SblrValidParams,
-}
-
-mod raw {
-    use serde::Deserialize;
-
-    use crate::params::SblrValidParams;
-    use crate::saved::SavedReport;
-
-    /// The fields of a saved [`FittedMultinomialSblr`], before validation.
-    #[derive(Debug, Deserialize)]
-    pub struct RawFittedMultinomialSblr {
+saved::saved_model! {
+    /// A fitted multinomial SBLR model; the last class is the zero-score reference.
+    ///
+    /// Serializes with serde ([`SavedModel::to_json`], [`SavedModel::save`]); deserializing,
+    /// by any serde format, validates the model: `s, t, m >= 1`; `rank` in `1..=min(s, t)`
+    /// and equal to `params.rank`; `m + 1` distinct class names; `u` of length `m s rank`,
+    /// `v` of length `m t rank`, `intercepts` of length `m`, all finite; weights whose
+    /// decision values on a sample with entries in `[-1, 1]` cannot overflow; a finite
+    /// objective; valid parameters. So a loaded model never panics in `predict`.
+    #[serde(try_from = "raw::RawFittedMultinomialSblr")]
+    pub struct FittedMultinomialSblr from raw RawFittedMultinomialSblr {
         pub(super) s: usize,
         pub(super) t: usize,
         pub(super) rank: usize,
@@ -53,49 +28,10 @@ mod raw {
         pub(super) u: Vec<f64>,
         pub(super) v: Vec<f64>,
         pub(super) intercepts: Vec<f64>,
-        pub(super) objective: f64,
-        #[serde(flatten)]
-        pub(super) report: SavedReport,
-        pub(super) class_names: Vec<String>,
-        pub(super) params: SblrValidParams,
     }
-}
-
-impl TryFrom<raw::RawFittedMultinomialSblr> for FittedMultinomialSblr {
-    type Error = SblrError;
-
-    fn try_from(raw: raw::RawFittedMultinomialSblr) -> Result<Self> {
-        let model = FittedMultinomialSblr {
-            s: raw.s,
-            t: raw.t,
-            rank: raw.rank,
-            m: raw.m,
-            u: raw.u,
-            v: raw.v,
-            intercepts: raw.intercepts,
-            objective: raw.objective,
-            report: raw.report.into_report(Self::MODEL, raw.objective)?,
-            class_names: raw.class_names,
-            params: raw.params,
-        };
-        model.validate()?;
-        Ok(model)
-    }
-}
-
-impl Fitted for FittedMultinomialSblr {
+    with pub(super) objective, report, class_names, params: SblrValidParams;
     /// The outer iterations: objective (31), `q^k`, and extras `loss`, `l_u`, `l_v`.
-    fn report(&self) -> &FitReport {
-        &self.report
-    }
-}
-
-impl SavedModel for FittedMultinomialSblr {
-    const MODEL: &'static str = "FittedMultinomialSblr";
-}
-
-impl sealed::RawForm for FittedMultinomialSblr {
-    type Raw = raw::RawFittedMultinomialSblr;
+    fn report;
 }
 
 impl FittedMultinomialSblr {
@@ -269,8 +205,8 @@ fn class_block(values: &[f64], c: usize, rows: usize, rank: usize) -> Option<Mat
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::MultinomialSblr;
+    use crate::error::SblrError;
     use bl_core::Fit as _;
 
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.

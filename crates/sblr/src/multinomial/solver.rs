@@ -67,9 +67,8 @@ impl<'a> MultiBlock<'a> {
         let n = self.labels.len();
         let mut sum = 0.0;
         for i in 0..n {
-            let fi = &f[i * m..(i + 1) * m];
-            let y = self.labels[i];
-            sum += log_sum_exp_with_zero(fi) - if y < m { fi[y] } else { 0.0 };
+            let (fi, y, loss_i) = self.sample_loss(f, i);
+            sum += loss_i;
             let pi = &mut probs[i * m..(i + 1) * m];
             // Lengths agree by construction.
             let _ = softmax_with_zero(fi, pi);
@@ -80,14 +79,23 @@ impl<'a> MultiBlock<'a> {
         sum / n as f64
     }
 
-    fn loss(&self, f: &[f64]) -> f64 {
+    /// Sample `i`'s scores `f_i`, label `y_i` and loss `log(1 + sum_c exp(f_ic)) - f_iy`.
+    fn sample_loss<'f>(&self, f: &'f [f64], i: usize) -> (&'f [f64], usize, f64) {
         let m = self.m;
+        let fi = &f[i * m..(i + 1) * m];
+        let y = self.labels[i];
+        (
+            fi,
+            y,
+            log_sum_exp_with_zero(fi) - if y < m { fi[y] } else { 0.0 },
+        )
+    }
+
+    fn loss(&self, f: &[f64]) -> f64 {
         let n = self.labels.len();
         let mut sum = 0.0;
         for i in 0..n {
-            let fi = &f[i * m..(i + 1) * m];
-            let y = self.labels[i];
-            sum += log_sum_exp_with_zero(fi) - if y < m { fi[y] } else { 0.0 };
+            sum += self.sample_loss(f, i).2;
         }
         sum / n as f64
     }
@@ -380,6 +388,40 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         }
     }
 
+    /// One accepted proximal step (Alg. 3) of the `U` block (`u_block`) or the `V` block,
+    /// whose features must be fresh; returns the loss after the step.
+    fn block_step(&mut self, u_block: bool) -> Result<f64> {
+        let (z, class_of, penalties, x, lipschitz) = if u_block {
+            (
+                &self.zu,
+                &self.class_u,
+                self.mu,
+                &mut self.xu,
+                &mut self.l_u,
+            )
+        } else {
+            (
+                &self.zv,
+                &self.class_v,
+                self.nu,
+                &mut self.xv,
+                &mut self.l_v,
+            )
+        };
+        let block = MultiBlock::new(z, class_of, &self.labels, self.m, penalties);
+        block.scores(x, &mut self.scores);
+        prox_step(
+            &block,
+            x,
+            &mut self.scores,
+            lipschitz,
+            self.l_min,
+            self.eta,
+            &mut self.work,
+        )?;
+        Ok(block.loss(&self.scores))
+    }
+
     pub(super) fn step(&mut self) -> Result<(f64, f64, f64, f64)> {
         let (s, t, r, m) = (self.s, self.t, self.r, self.m);
         let (du, dv) = (s * m * r, m * r * t);
@@ -387,33 +429,10 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         self.prev_u.copy_from_slice(&self.xu);
         self.prev_v.copy_from_slice(&self.xv);
         self.compute_zu();
-        let block = MultiBlock::new(&self.zu, &self.class_u, &self.labels, m, self.mu);
-        block.scores(&self.xu, &mut self.scores);
-        prox_step(
-            &block,
-            &mut self.xu,
-            &mut self.scores,
-            &mut self.l_u,
-            self.l_min,
-            self.eta,
-            &mut self.work,
-        )?;
+        self.block_step(true)?;
         self.xv[dv..].copy_from_slice(&self.xu[du..]);
         self.compute_zv();
-        let loss = {
-            let block = MultiBlock::new(&self.zv, &self.class_v, &self.labels, m, self.nu);
-            block.scores(&self.xv, &mut self.scores);
-            prox_step(
-                &block,
-                &mut self.xv,
-                &mut self.scores,
-                &mut self.l_v,
-                self.l_min,
-                self.eta,
-                &mut self.work,
-            )?;
-            block.loss(&self.scores)
-        };
+        let loss = self.block_step(false)?;
         self.xu[du..].copy_from_slice(&self.xv[dv..]);
         self.loss = loss;
         self.objective = loss + self.penalty();
