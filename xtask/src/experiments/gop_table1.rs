@@ -32,23 +32,12 @@ pub const EXPERIMENT: Experiment = Experiment {
 /// full rank gives the same count).
 const NOISE: f64 = 0.1;
 
-fn run_fit(
-    y: &Mat<f64>,
-    budget: f64,
-    iters: usize,
-    threads: usize,
-    seed: u64,
-) -> anyhow::Result<FittedGop> {
-    run_fit_with(
-        y,
-        GopParams::default().k(paper::TABLE1_K).budget(budget),
-        iters,
-        threads,
-        seed,
-    )
+/// Table 1's setting: `K` subtypes, the node budget of the run.
+fn table1_params(budget: f64) -> GopParams {
+    GopParams::default().k(paper::TABLE1_K).budget(budget)
 }
 
-fn run_fit_with(
+fn run_fit(
     y: &Mat<f64>,
     params: GopParams,
     iters: usize,
@@ -143,7 +132,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         for &m in &ms {
             let gop_mmf::Table1Instance { y, budget, .. } =
                 gop_mmf::table1_instance(m, n, seed.wrapping_add((m * 10 + n) as u64))?;
-            let fit = run_fit(&y, budget, iters, 1, seed)?;
+            let fit = run_fit(&y, table1_params(budget), iters, 1, seed)?;
             let root_num = fit.history().first().map_or(0, |r| r.timing.num_duals);
             let max_num = fit
                 .history()
@@ -152,12 +141,9 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                 .max()
                 .unwrap_or(0);
             // The root's cells with the paper's eq. (8) cuts, same start.
-            let paper_cuts = run_fit_with(
+            let paper_cuts = run_fit(
                 &y,
-                GopParams::default()
-                    .k(k)
-                    .budget(budget)
-                    .linearization(Linearization::Paper),
+                table1_params(budget).linearization(Linearization::Paper),
                 1,
                 1,
                 seed,
@@ -165,7 +151,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             // The root's cells when y carries noise.
             let noisy_y =
                 gop_mmf::synthetic::with_noise(y.as_ref(), NOISE, seed ^ 0x006e_6f69_7365)?;
-            let noisy = run_fit(&noisy_y, budget, 1, 1, seed)?;
+            let noisy = run_fit(&noisy_y, table1_params(budget), 1, 1, seed)?;
             let first_num = |f: &FittedGop| f.history().first().map_or(0, |r| r.timing.num_duals);
             results.push(SizeResult {
                 m,
@@ -496,8 +482,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let load_before = load_average();
     let (mut ones, mut twos) = (Vec::new(), Vec::new());
     for _ in 0..repeats {
-        ones.push(run_fit(&y, budget, iters, 1, seed)?.mean_timing());
-        twos.push(run_fit(&y, budget, iters, 2, seed)?.mean_timing());
+        ones.push(run_fit(&y, table1_params(budget), iters, 1, seed)?.mean_timing());
+        twos.push(run_fit(&y, table1_params(budget), iters, 2, seed)?.mean_timing());
     }
     let load_after = load_average();
     let (dual1, dual2) = (fastest(&ones, |t| t.dual), fastest(&twos, |t| t.dual));
@@ -513,12 +499,9 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     ));
     // The cell enumeration by the walk on each node's whole region (the reference path,
     // before the tangent-cone enumeration), for scale.
-    let walk = run_fit_with(
+    let walk = run_fit(
         &y,
-        GopParams::default()
-            .k(k)
-            .budget(budget)
-            .tangent_cone_cells(false),
+        table1_params(budget).tangent_cone_cells(false),
         iters,
         1,
         seed,
