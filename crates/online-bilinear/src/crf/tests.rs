@@ -187,20 +187,28 @@ fn minimize(
     (qn.into_x(), f, outcome)
 }
 
-#[test]
-fn lbfgs_reaches_the_closed_form_minimum_of_a_quadratic() {
-    // loss = 1/2 sum_j a_j (x_j - b_j)^2, plus c2 ||x||^2: x*_j = a_j b_j / (a_j + 2 c2).
-    let n = 40;
-    let a: Vec<f64> = (0..n).map(|j| 1.0 + (j % 7) as f64).collect();
-    let b: Vec<f64> = weights(n, 5, 3.0);
-    let mut loss = |x: &[f64], g: &mut [f64]| {
+/// `1/2 sum_j a_j (x_j - b_j)^2` and its gradient.
+fn weighted_quadratic<'a>(
+    a: &'a [f64],
+    b: &'a [f64],
+) -> impl FnMut(&[f64], &mut [f64]) -> f64 + 'a {
+    move |x, g| {
         let mut f = 0.0;
         for j in 0..x.len() {
             f += 0.5 * a[j] * (x[j] - b[j]).powi(2);
             g[j] = a[j] * (x[j] - b[j]);
         }
         f
-    };
+    }
+}
+
+#[test]
+fn lbfgs_reaches_the_closed_form_minimum_of_a_quadratic() {
+    // loss = 1/2 sum_j a_j (x_j - b_j)^2, plus c2 ||x||^2: x*_j = a_j b_j / (a_j + 2 c2).
+    let n = 40;
+    let a: Vec<f64> = (0..n).map(|j| 1.0 + (j % 7) as f64).collect();
+    let b: Vec<f64> = weights(n, 5, 3.0);
+    let mut loss = weighted_quadratic(&a, &b);
     let c2 = 0.3;
     let settings = Settings {
         c2,
@@ -221,14 +229,7 @@ fn owlqn_reaches_the_soft_thresholded_minimum_with_exact_zeros() {
     let n = 60;
     let a: Vec<f64> = (0..n).map(|j| 1.0 + (j % 5) as f64).collect();
     let b: Vec<f64> = weights(n, 9, 2.0);
-    let mut loss = |x: &[f64], g: &mut [f64]| {
-        let mut f = 0.0;
-        for j in 0..x.len() {
-            f += 0.5 * a[j] * (x[j] - b[j]).powi(2);
-            g[j] = a[j] * (x[j] - b[j]);
-        }
-        f
-    };
+    let mut loss = weighted_quadratic(&a, &b);
     let c1 = 1.5;
     let settings = Settings {
         c1,
