@@ -92,7 +92,7 @@ impl Default for LfmParams {
 }
 
 impl LfmParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the number of Boolean columns.
         n_atoms: usize;
         /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
@@ -111,7 +111,7 @@ impl LfmParams {
         self.solver = Arc::new(solver);
         self
     }
-    setters! {
+    bl_core::params::setters! {
         /// Sets the seed.
         seed: u64;
     }

@@ -79,7 +79,7 @@ impl Default for SustainParams {
 }
 
 impl SustainParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the rank.
         rank: usize;
         /// Sets the sweeps per start.
@@ -95,7 +95,7 @@ impl SustainParams {
         self.boolean_modes = modes.to_vec();
         self
     }
-    setters! {
+    bl_core::params::setters! {
         /// Sets whether the Boolean factor is updated column by column (the default) or
         /// jointly and then projected.
         hierarchical: bool;

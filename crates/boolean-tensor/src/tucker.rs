@@ -62,7 +62,7 @@ impl Default for TuckerParams {
 }
 
 impl TuckerParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the multilinear rank.
         ranks: [usize; 3];
     }
@@ -71,7 +71,7 @@ impl TuckerParams {
     pub fn for_atoms(self, k: usize) -> Self {
         self.ranks([k, k, k])
     }
-    setters! {
+    bl_core::params::setters! {
         /// Sets the number of EM rounds.
         max_iter: usize;
         /// Sets the EM tolerance.

@@ -136,7 +136,7 @@ impl Default for BmpParams {
 }
 
 impl BmpParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the maximum number of atoms `K`.
         n_atoms: usize;
         /// Sets the tolerance on the relative decrease of the loss.
@@ -163,7 +163,7 @@ impl BmpParams {
         self.modes = modes.to_vec();
         self
     }
-    setters! {
+    bl_core::params::setters! {
         /// Sets the seed.
         seed: u64;
         /// Sets a wall-clock limit.
