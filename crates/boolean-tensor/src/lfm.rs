@@ -103,17 +103,16 @@ impl LfmParams {
         em_iter: usize;
         /// Sets the LFMmix refit sweeps.
         sweeps: usize;
+        /// Sets the seed.
+        seed: u64;
     }
+
     /// Sets the Boolean QP solver: a built-in one or any user type implementing
     /// [`QpSolver`] (it should pass [`crate::qp::conformance`]).
     #[must_use]
     pub fn solver(mut self, solver: impl QpSolver + 'static) -> Self {
         self.solver = Arc::new(solver);
         self
-    }
-    bl_core::params::setters! {
-        /// Sets the seed.
-        seed: u64;
     }
     /// LFMmix with these parameters (`mode` is not used).
     #[must_use]

@@ -131,16 +131,6 @@ impl GopParams {
         eps: f64;
         /// Sets the iteration budget.
         max_iter: usize;
-    }
-
-    /// Sets a wall-clock limit.
-    #[must_use]
-    pub fn time_limit(mut self, limit: Duration) -> Self {
-        self.time_limit = Some(limit);
-        self
-    }
-
-    bl_core::params::setters! {
         /// Sets the largest number of tree nodes; a fit that reaches it before the gap closes
         /// ends with [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason).
         max_nodes: usize;
@@ -148,16 +138,6 @@ impl GopParams {
         seed: u64;
         /// Sets the number of worker threads (`0` = one per core).
         threads: usize;
-    }
-
-    /// Sets the starting `x` (`M x K`, column-major: entry `(j, k)` at `k * M + j`).
-    #[must_use]
-    pub fn initial_x(mut self, x: Vec<f64>) -> Self {
-        self.initial_x = Some(x);
-        self
-    }
-
-    bl_core::params::setters! {
         /// Sets the relative filtering tolerance.
         filter_tol: f64;
         /// Sets the smallest cell slack (relative to `P`).
@@ -176,6 +156,20 @@ impl GopParams {
         /// at 0 and best-first selection degrades to oldest-first (more iterations; see
         /// `docs/measurements/gop-mmf.md`).
         nonnegative_bound: bool;
+    }
+
+    /// Sets a wall-clock limit.
+    #[must_use]
+    pub fn time_limit(mut self, limit: Duration) -> Self {
+        self.time_limit = Some(limit);
+        self
+    }
+
+    /// Sets the starting `x` (`M x K`, column-major: entry `(j, k)` at `k * M + j`).
+    #[must_use]
+    pub fn initial_x(mut self, x: Vec<f64>) -> Self {
+        self.initial_x = Some(x);
+        self
     }
 
     /// Sets the LP backend (default [`lp_backend::Microlp`]). Any [`LpSolver`] that passes

@@ -125,17 +125,6 @@ impl MixingParams {
         trials: usize;
         /// Sets the seed of every random choice (initial `V`, sweep orders, hyperplanes).
         seed: u64;
-    }
-
-    /// Sets the coordinate order within a sweep: a built-in ([`Cyclic`],
-    /// [`crate::RandomPermutation`]) or any type implementing [`SweepOrder`].
-    #[must_use]
-    pub fn order(mut self, order: impl SweepOrder + 'static) -> Self {
-        self.order = Arc::new(order);
-        self
-    }
-
-    bl_core::params::setters! {
         /// Sets how an implicit `C = G G^T`, or a sparse `C`, is handled (ignored for dense
         /// `C`): [`LowRankMode::Implicit`] keeps a sparse `C` sparse, [`LowRankMode::Formed`]
         /// forms it densely, [`LowRankMode::Auto`] forms it when at least
@@ -147,6 +136,14 @@ impl MixingParams {
         /// Turns on the certified dual bound in [`crate::MixingInfo::certified_bound`] (one
         /// dense symmetric eigenvalue problem of size `n`, `O(n^3)`; only for `n <= 4096`).
         certify: bool;
+    }
+
+    /// Sets the coordinate order within a sweep: a built-in ([`Cyclic`],
+    /// [`crate::RandomPermutation`]) or any type implementing [`SweepOrder`].
+    #[must_use]
+    pub fn order(mut self, order: impl SweepOrder + 'static) -> Self {
+        self.order = Arc::new(order);
+        self
     }
 }
 

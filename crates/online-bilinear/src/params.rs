@@ -234,18 +234,6 @@ impl TaggerParams {
     bl_core::params::setters! {
         /// Sets the learner. [`Learner::Custom`] also needs [`custom`](Self::custom).
         learner: Learner;
-    }
-
-    /// Defaults with a user's online learner ([`Learner::Custom`]): `factory` builds the
-    /// learner at the start of each fit, and the fit runs it through the same epochs,
-    /// decoding, observers and fitted model as the built-in learners.
-    pub fn custom(factory: impl LearnerFactory + 'static) -> Self {
-        let mut params = Self::new(Learner::Custom);
-        params.custom = Some(CustomLearner(Arc::new(factory)));
-        params
-    }
-
-    bl_core::params::setters! {
         /// Sets `T`, the number of epochs.
         epochs: usize;
         /// Sets `C` (bol step, bcd SVM constant, CRF regularization weight).
@@ -272,6 +260,15 @@ impl TaggerParams {
         crf_max_iterations: usize;
         /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
         crf_backend: CrfBackend;
+    }
+
+    /// Defaults with a user's online learner ([`Learner::Custom`]): `factory` builds the
+    /// learner at the start of each fit, and the fit runs it through the same epochs,
+    /// decoding, observers and fitted model as the built-in learners.
+    pub fn custom(factory: impl LearnerFactory + 'static) -> Self {
+        let mut params = Self::new(Learner::Custom);
+        params.custom = Some(CustomLearner(Arc::new(factory)));
+        params
     }
 
     /// The learner.
