@@ -319,11 +319,7 @@ fn a_crfsuite_tagger_with_damaged_model_bytes_is_rejected() {
 #[test]
 fn a_rust_crf_tagger_round_trips_and_rejects_every_wrong_shape() {
     let train = common::cyclic_corpus(40, 0);
-    let model = TaggerParams::crf_l2()
-        .c(0.1)
-        .crf_max_iterations(20)
-        .fit(&train)
-        .unwrap();
+    let model = common::crf_l2(&train, 0.1, 20);
     let state = "/weights/Crf/state";
     let trans = "/weights/Crf/transition";
     let cases: Vec<(&str, &str, Edit)> = vec![
