@@ -74,11 +74,7 @@ fn round_trips_and_rejects(
 #[test]
 fn a_bilinear_tagger_round_trips_and_rejects_every_wrong_shape() {
     let train = common::cyclic_corpus(40, 0);
-    let model = TaggerParams::bol()
-        .epochs(2)
-        .zero_order(true)
-        .fit(&train)
-        .unwrap();
+    let model = common::bol_zero_order(&train, 2);
     let alpha = "/weights/Bilinear/alpha";
     let beta = "/weights/Bilinear/beta";
     let cases: Vec<(&str, &str, Edit)> = vec![

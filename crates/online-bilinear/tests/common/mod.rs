@@ -26,6 +26,15 @@ pub fn crf_l2(train: &Corpus, c: f64, iterations: usize) -> FittedTagger {
         .unwrap()
 }
 
+/// The bol tagger with the 0-order extension, trained for `epochs` epochs on `train`.
+pub fn bol_zero_order(train: &Corpus, epochs: usize) -> FittedTagger {
+    TaggerParams::bol()
+        .epochs(epochs)
+        .zero_order(true)
+        .fit(train)
+        .unwrap()
+}
+
 /// A random `DeltaPhi` on two of `n_blocks` feature blocks of shape `l x p`, three
 /// Gaussian entries each.
 pub fn random_update(
