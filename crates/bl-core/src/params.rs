@@ -34,6 +34,42 @@ use std::fmt::Display;
 
 use crate::error::{BlError, Result};
 
+/// Builder setters, written once: each `field: Type;` (after its doc lines) becomes
+/// `#[must_use] pub fn field(mut self, field: Type) -> Self`, which stores the value in
+/// the field of the same name. Used inside an `impl` block of a parameter builder.
+///
+/// ```
+/// #[derive(Debug, Default)]
+/// struct RidgeParams { alpha: f64, max_iter: usize }
+///
+/// impl RidgeParams {
+///     bl_core::params::setters! {
+///         /// Sets the penalty.
+///         alpha: f64;
+///         /// Sets the iteration budget.
+///         max_iter: usize;
+///     }
+/// }
+///
+/// let params = RidgeParams::default().alpha(0.5).max_iter(7);
+/// assert_eq!((params.alpha, params.max_iter), (0.5, 7));
+/// ```
+#[macro_export]
+macro_rules! setters {
+    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
+        $(
+            $(#[$attr])*
+            #[must_use]
+            pub fn $field(mut self, $field: $ty) -> Self {
+                self.$field = $field;
+                self
+            }
+        )*
+    };
+}
+
+pub use crate::setters;
+
 /// Unchecked parameters that validate into a checked form.
 pub trait ParamGuard {
     /// The checked parameters a fit reads.

@@ -83,7 +83,7 @@ impl Default for CpAlsParams {
 }
 
 impl CpAlsParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the rank `R`.
         rank: usize;
         /// Sets the number of ALS sweeps per start.

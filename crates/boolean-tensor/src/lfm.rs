@@ -92,7 +92,7 @@ impl Default for LfmParams {
 }
 
 impl LfmParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the number of Boolean columns.
         n_atoms: usize;
         /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
@@ -103,17 +103,16 @@ impl LfmParams {
         em_iter: usize;
         /// Sets the LFMmix refit sweeps.
         sweeps: usize;
+        /// Sets the seed.
+        seed: u64;
     }
+
     /// Sets the Boolean QP solver: a built-in one or any user type implementing
     /// [`QpSolver`] (it should pass [`crate::qp::conformance`]).
     #[must_use]
     pub fn solver(mut self, solver: impl QpSolver + 'static) -> Self {
         self.solver = Arc::new(solver);
         self
-    }
-    setters! {
-        /// Sets the seed.
-        seed: u64;
     }
     /// LFMmix with these parameters (`mode` is not used).
     #[must_use]

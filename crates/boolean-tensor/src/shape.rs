@@ -1,23 +1,8 @@
 //! The plumbing every method of the crate shares (CONTRIBUTING.md, "the shape of every
-//! crate"), written once: builder setters, the checked-parameters newtype with its
+//! crate"), written once: the checked-parameters newtype with its
 //! [`bl_core::ParamGuard`] impl, and [`bl_core::Fitted`] for a fitted model that keeps
 //! its report in a `report` field. Trait impls and methods cannot come from a function,
-//! hence macros.
-
-/// Builder setters: `field: Type;` (after its doc lines) becomes
-/// `#[must_use] pub fn field(mut self, field: Type) -> Self`.
-macro_rules! setters {
-    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
-        $(
-            $(#[$attr])*
-            #[must_use]
-            pub fn $field(mut self, $field: $ty) -> Self {
-                self.$field = $field;
-                self
-            }
-        )*
-    };
-}
+//! hence macros. (Builder setters come from [`bl_core::params::setters`].)
 
 /// `Params => ValidParams; fn check(&self) { validations }` declares the newtype
 /// `ValidParams(Params)` and implements [`bl_core::ParamGuard`] for `Params`: the

@@ -79,7 +79,7 @@ impl Default for SustainParams {
 }
 
 impl SustainParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the rank.
         rank: usize;
         /// Sets the sweeps per start.
@@ -88,19 +88,18 @@ impl SustainParams {
         tol: f64;
         /// Sets the starts per Boolean mode.
         n_starts: usize;
-    }
-    /// Sets the modes tried as the Boolean mode.
-    #[must_use]
-    pub fn boolean_modes(mut self, modes: &[usize]) -> Self {
-        self.boolean_modes = modes.to_vec();
-        self
-    }
-    setters! {
         /// Sets whether the Boolean factor is updated column by column (the default) or
         /// jointly and then projected.
         hierarchical: bool;
         /// Sets the seed.
         seed: u64;
+    }
+
+    /// Sets the modes tried as the Boolean mode.
+    #[must_use]
+    pub fn boolean_modes(mut self, modes: &[usize]) -> Self {
+        self.boolean_modes = modes.to_vec();
+        self
     }
 }
 

@@ -56,7 +56,7 @@ impl Default for SyntheticParams {
 }
 
 impl SyntheticParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the tensor shape.
         shape: [usize; 3];
         /// Sets the number of atoms `K`.

@@ -62,20 +62,19 @@ impl Default for TuckerParams {
 }
 
 impl TuckerParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the multilinear rank.
         ranks: [usize; 3];
-    }
-    /// The multilinear rank `(k, k, k)` that represents `k` atoms (see the module docs).
-    #[must_use]
-    pub fn for_atoms(self, k: usize) -> Self {
-        self.ranks([k, k, k])
-    }
-    setters! {
         /// Sets the number of EM rounds.
         max_iter: usize;
         /// Sets the EM tolerance.
         tol: f64;
+    }
+
+    /// The multilinear rank `(k, k, k)` that represents `k` atoms (see the module docs).
+    #[must_use]
+    pub fn for_atoms(self, k: usize) -> Self {
+        self.ranks([k, k, k])
     }
 }
 

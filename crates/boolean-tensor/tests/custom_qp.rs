@@ -23,6 +23,16 @@ struct FlipSearch {
 }
 
 impl FlipSearch {
+    /// A search of `starts` random starts, with the handle on its call count.
+    fn counted(starts: usize) -> (Self, Arc<AtomicUsize>) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let search = FlipSearch {
+            starts,
+            calls: Arc::clone(&calls),
+        };
+        (search, calls)
+    }
+
     fn climb(g: MatRef<'_, f64>, mut z: Vec<f64>) -> (f64, Vec<f64>) {
         let mut value = qp::objective(g, &z);
         let mut improved = true;
@@ -143,11 +153,7 @@ fn the_suite_rejects_broken_solvers() {
 #[test]
 fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one() {
     let data = common::data([12, 11, 10], 3, 0.0, 0.0, 5);
-    let calls = Arc::new(AtomicUsize::new(0));
-    let custom = FlipSearch {
-        starts: 4,
-        calls: Arc::clone(&calls),
-    };
+    let (custom, calls) = FlipSearch::counted(4);
     let outside = Bmp::params()
         .n_atoms(3)
         .solver(custom)
@@ -173,11 +179,7 @@ fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one(
 #[test]
 fn an_outside_solver_runs_through_the_normal_lfm_fits() {
     let data = common::data([9, 8, 7], 2, 0.1, 0.0, 8);
-    let calls = Arc::new(AtomicUsize::new(0));
-    let custom = FlipSearch {
-        starts: 2,
-        calls: Arc::clone(&calls),
-    };
+    let (custom, calls) = FlipSearch::counted(2);
     let lfm = Lfm::params().n_atoms(3).solver(custom);
     let outside = lfm.clone().fit(data.observed()).unwrap();
     let mix = lfm.mix().fit(data.observed()).unwrap();

@@ -2,8 +2,8 @@
 //! observer sees exactly the report's trace, the report's iteration count matches, and a
 //! property the theory gives holds along the trace.
 
-use bl_core::TerminationReason;
 use bl_core::engine::{Trace, TraceRecord};
+use bl_core::{FitReport, TerminationReason};
 use boolean_tensor::{
     Bmp, CpAls, Decomposition, Fit, Fitted, Lfm, Sustain, Tensor, Tucker, metrics,
 };
@@ -44,6 +44,23 @@ fn finals_and_lowest(runs: &[Vec<&TraceRecord>]) -> (Vec<f64>, f64) {
     let finals: Vec<f64> = runs.iter().map(|r| r[r.len() - 1].objective).collect();
     let lowest = finals.iter().copied().fold(f64::INFINITY, f64::min);
     (finals, lowest)
+}
+
+/// The `n_runs` runs of `report`'s trace (split where `extra` changes value), each
+/// checked to never raise the objective by more than `slack`.
+fn monotone_runs<'a>(
+    report: &'a FitReport,
+    extra: &str,
+    n_runs: usize,
+    slack: f64,
+    what: &str,
+) -> Vec<Vec<&'a TraceRecord>> {
+    let runs = segments(report.trace.records(), extra);
+    assert_eq!(runs.len(), n_runs, "{what}");
+    for run in &runs {
+        non_increasing(run.iter().map(|r| r.objective), slack, what);
+    }
+    runs
 }
 
 /// The runs of a trace, split where `extra` changes value.
@@ -115,11 +132,7 @@ fn cp_als_sweeps_never_increase_the_loss_and_the_best_start_is_kept() {
         let x = d.observed();
         let fitted = observed(&CpAls::params().rank(3).n_starts(3).max_iter(60), x);
         let norm_sq = x.frobenius_norm().powi(2);
-        let runs = segments(fitted.report().trace.records(), "start");
-        assert_eq!(runs.len(), 3);
-        for run in &runs {
-            non_increasing(run.iter().map(|r| r.objective), 1e-9 * norm_sq, "CP-ALS");
-        }
+        let runs = monotone_runs(fitted.report(), "start", 3, 1e-9 * norm_sq, "CP-ALS");
         // The kept loss is the lowest final loss over the starts, and it is the loss of the
         // reconstruction.
         let (finals, lowest) = finals_and_lowest(&runs);
@@ -138,13 +151,10 @@ fn sustain_sweeps_never_increase_the_loss_on_a_fully_observed_tensor() {
     let x = d.observed();
     let fitted = observed(&Sustain::params().rank(3).n_starts(2).max_iter(40), x);
     let norm_sq = x.frobenius_norm().powi(2);
-    let runs = segments(fitted.report().trace.records(), "start");
-    assert_eq!(runs.len(), 6, "3 Boolean modes x 2 starts");
-    // Every block update is an exact minimizer (least squares for the real factors, the
-    // exact Boolean minimizer per entry for the Boolean one): the loss never rises.
-    for run in &runs {
-        non_increasing(run.iter().map(|r| r.objective), 1e-9 * norm_sq, "SUSTain");
-    }
+    // 3 Boolean modes x 2 starts. Every block update is an exact minimizer (least squares
+    // for the real factors, the exact Boolean minimizer per entry for the Boolean one): the
+    // loss never rises.
+    monotone_runs(fitted.report(), "start", 6, 1e-9 * norm_sq, "SUSTain");
     let lowest = fitted
         .report()
         .trace
@@ -163,13 +173,9 @@ fn lfm_columns_never_increase_the_loss_on_a_fully_observed_tensor() {
     let one = observed(&Lfm::params().n_atoms(4).mode(Some(1)), x);
     assert_eq!(one.report().iterations, 4);
     let best = observed(&Lfm::params().n_atoms(4), x);
-    let runs = segments(best.report().trace.records(), "mode");
-    assert_eq!(runs.len(), 3);
-    for run in &runs {
-        // A new Boolean column with least-squares weights cannot do worse than the old
-        // weights with a zero row for it.
-        non_increasing(run.iter().map(|r| r.objective), 1e-9 * half_sq, "LFM");
-    }
+    // A new Boolean column with least-squares weights cannot do worse than the old
+    // weights with a zero row for it.
+    let runs = monotone_runs(best.report(), "mode", 3, 1e-9 * half_sq, "LFM");
     let (_, lowest) = finals_and_lowest(&runs);
     assert_eq!(best.loss(), lowest);
     // Observed in turn or run in parallel without observers: the same model.

@@ -122,32 +122,40 @@ impl fmt::Debug for GopParams {
 }
 
 impl GopParams {
-    /// Sets the number of components `K`.
-    #[must_use]
-    pub fn k(mut self, k: usize) -> Self {
-        self.k = k;
-        self
-    }
-
-    /// Sets the l1 budget `P`.
-    #[must_use]
-    pub fn budget(mut self, budget: f64) -> Self {
-        self.budget = budget;
-        self
-    }
-
-    /// Sets the absolute gap tolerance `eps`.
-    #[must_use]
-    pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
-        self
-    }
-
-    /// Sets the iteration budget.
-    #[must_use]
-    pub fn max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
-        self
+    bl_core::params::setters! {
+        /// Sets the number of components `K`.
+        k: usize;
+        /// Sets the l1 budget `P`.
+        budget: f64;
+        /// Sets the absolute gap tolerance `eps`.
+        eps: f64;
+        /// Sets the iteration budget.
+        max_iter: usize;
+        /// Sets the largest number of tree nodes; a fit that reaches it before the gap closes
+        /// ends with [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason).
+        max_nodes: usize;
+        /// Sets the seed of the random starting point.
+        seed: u64;
+        /// Sets the number of worker threads (`0` = one per core).
+        threads: usize;
+        /// Sets the relative filtering tolerance.
+        filter_tol: f64;
+        /// Sets the smallest cell slack (relative to `P`).
+        cell_slack: f64;
+        /// Enables or disables the rank shortcut of the cell enumeration.
+        rank_shortcut: bool;
+        /// Enables or disables the tangent-cone cell enumeration (see
+        /// [`crate::arrangement`]); when off, every node's cells are found by the walk on its
+        /// whole region (the slower reference path).
+        tangent_cone_cells: bool;
+        /// Sets the linearization of the Lagrangian ([`Linearization`]).
+        linearization: Linearization;
+        /// Adds (`true`) or leaves out (`false`, the default, as in the paper's relaxed dual)
+        /// the row `Q >= 0` of the relaxed duals. Without it the lower bound may be negative
+        /// (as in the paper's Fig. 3). With it every bound below 0 is lifted to 0, so nodes tie
+        /// at 0 and best-first selection degrades to oldest-first (more iterations; see
+        /// `docs/measurements/gop-mmf.md`).
+        nonnegative_bound: bool;
     }
 
     /// Sets a wall-clock limit.
@@ -157,80 +165,10 @@ impl GopParams {
         self
     }
 
-    /// Sets the largest number of tree nodes; a fit that reaches it before the gap closes
-    /// ends with [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason).
-    #[must_use]
-    pub fn max_nodes(mut self, max_nodes: usize) -> Self {
-        self.max_nodes = max_nodes;
-        self
-    }
-
-    /// Sets the seed of the random starting point.
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
-    /// Sets the number of worker threads (`0` = one per core).
-    #[must_use]
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
-
     /// Sets the starting `x` (`M x K`, column-major: entry `(j, k)` at `k * M + j`).
     #[must_use]
     pub fn initial_x(mut self, x: Vec<f64>) -> Self {
         self.initial_x = Some(x);
-        self
-    }
-
-    /// Sets the relative filtering tolerance.
-    #[must_use]
-    pub fn filter_tol(mut self, tol: f64) -> Self {
-        self.filter_tol = tol;
-        self
-    }
-
-    /// Sets the smallest cell slack (relative to `P`).
-    #[must_use]
-    pub fn cell_slack(mut self, slack: f64) -> Self {
-        self.cell_slack = slack;
-        self
-    }
-
-    /// Enables or disables the rank shortcut of the cell enumeration.
-    #[must_use]
-    pub fn rank_shortcut(mut self, on: bool) -> Self {
-        self.rank_shortcut = on;
-        self
-    }
-
-    /// Enables or disables the tangent-cone cell enumeration (see
-    /// [`crate::arrangement`]); when off, every node's cells are found by the walk on its
-    /// whole region (the slower reference path).
-    #[must_use]
-    pub fn tangent_cone_cells(mut self, on: bool) -> Self {
-        self.tangent_cone_cells = on;
-        self
-    }
-
-    /// Sets the linearization of the Lagrangian ([`Linearization`]).
-    #[must_use]
-    pub fn linearization(mut self, linearization: Linearization) -> Self {
-        self.linearization = linearization;
-        self
-    }
-
-    /// Adds (`true`) or leaves out (`false`, the default, as in the paper's relaxed dual)
-    /// the row `Q >= 0` of the relaxed duals. Without it the lower bound may be negative
-    /// (as in the paper's Fig. 3). With it every bound below 0 is lifted to 0, so nodes tie
-    /// at 0 and best-first selection degrades to oldest-first (more iterations; see
-    /// `docs/measurements/gop-mmf.md`).
-    #[must_use]
-    pub fn nonnegative_bound(mut self, on: bool) -> Self {
-        self.nonnegative_bound = on;
         self
     }
 

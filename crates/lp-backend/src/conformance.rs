@@ -15,7 +15,7 @@ use rand::RngExt;
 
 use crate::error::LpError;
 use crate::interior::interior_point;
-use crate::model::{Cmp, LinearProgram, Row, Sense};
+use crate::model::{Cmp, LinearProgram, Row, Sense, VarId};
 use crate::solver::{LpOutcome, LpSolver, LpStatus, status_of};
 
 /// One named check: `Ok(())` or a message saying what went wrong.
@@ -92,66 +92,114 @@ fn close(what: &str, got: f64, want: f64) -> Result<(), String> {
     }
 }
 
+/// A variable as `(lower, upper, cost)`; a row as `(terms, cmp, rhs)` over variable
+/// indices.
+type SmallRow<'a> = (&'a [(usize, f64)], Cmp, f64);
+
+/// The program of `sense` with these variables and rows.
+fn small_lp(sense: Sense, vars: &[(f64, f64, f64)], rows: &[SmallRow<'_>]) -> LinearProgram {
+    let mut lp = LinearProgram::new(sense);
+    for &(lower, upper, cost) in vars {
+        lp.add_var(lower, upper, cost);
+    }
+    for &(terms, cmp, rhs) in rows {
+        let terms: Vec<(VarId, f64)> = terms.iter().map(|&(j, a)| (VarId(j), a)).collect();
+        lp.add_row(&terms, cmp, rhs);
+    }
+    lp
+}
+
+/// Checks that `lp` has the optimum `objective` with the named entries `(name, index,
+/// value)` of the solution.
+fn expect_optimum(
+    solver: &dyn LpSolver,
+    lp: &LinearProgram,
+    objective: f64,
+    entries: &[(&str, usize, f64)],
+) -> Result<(), String> {
+    let (obj, v) = optimal(solver, lp)?;
+    close("objective", obj, objective)?;
+    entries
+        .iter()
+        .try_for_each(|&(name, j, want)| close(name, v[j], want))
+}
+
+/// Checks that the solver reports `expected` for `lp`.
+fn expect_status(
+    solver: &dyn LpSolver,
+    lp: &LinearProgram,
+    expected: LpStatus,
+) -> Result<(), String> {
+    match status_of(&solver.solve(lp)) {
+        s if s == expected => Ok(()),
+        s => Err(format!("expected {expected:?}, got {s:?}")),
+    }
+}
+
+const FREE: (f64, f64) = (f64::NEG_INFINITY, f64::INFINITY);
+const NONNEGATIVE: (f64, f64) = (0.0, f64::INFINITY);
+
 fn textbook_maximum(solver: &dyn LpSolver) -> Result<(), String> {
     // max 3x + 5y  s.t. x <= 4, 2y <= 12, 3x + 2y <= 18, x, y >= 0: optimum (2, 6), 36.
-    let mut lp = LinearProgram::new(Sense::Maximize);
-    let x = lp.add_var(0.0, f64::INFINITY, 3.0);
-    let y = lp.add_var(0.0, f64::INFINITY, 5.0);
-    lp.add_row(&[(x, 1.0)], Cmp::Le, 4.0);
-    lp.add_row(&[(y, 2.0)], Cmp::Le, 12.0);
-    lp.add_row(&[(x, 3.0), (y, 2.0)], Cmp::Le, 18.0);
-    let (obj, v) = optimal(solver, &lp)?;
-    close("objective", obj, 36.0)?;
-    close("x", v[0], 2.0)?;
-    close("y", v[1], 6.0)
+    let (lo, hi) = NONNEGATIVE;
+    let lp = small_lp(
+        Sense::Maximize,
+        &[(lo, hi, 3.0), (lo, hi, 5.0)],
+        &[
+            (&[(0, 1.0)], Cmp::Le, 4.0),
+            (&[(1, 2.0)], Cmp::Le, 12.0),
+            (&[(0, 3.0), (1, 2.0)], Cmp::Le, 18.0),
+        ],
+    );
+    expect_optimum(solver, &lp, 36.0, &[("x", 0, 2.0), ("y", 1, 6.0)])
 }
 
 fn equality_and_free(solver: &dyn LpSolver) -> Result<(), String> {
     // min x + y  s.t. x - y = 1, x + 2y >= 4, x, y free: optimum (2, 1), 3.
-    let mut lp = LinearProgram::new(Sense::Minimize);
-    let x = lp.add_var(f64::NEG_INFINITY, f64::INFINITY, 1.0);
-    let y = lp.add_var(f64::NEG_INFINITY, f64::INFINITY, 1.0);
-    lp.add_row(&[(x, 1.0), (y, -1.0)], Cmp::Eq, 1.0);
-    lp.add_row(&[(x, 1.0), (y, 2.0)], Cmp::Ge, 4.0);
-    let (obj, v) = optimal(solver, &lp)?;
-    close("objective", obj, 3.0)?;
-    close("x", v[0], 2.0)?;
-    close("y", v[1], 1.0)
+    let (lo, hi) = FREE;
+    let lp = small_lp(
+        Sense::Minimize,
+        &[(lo, hi, 1.0), (lo, hi, 1.0)],
+        &[
+            (&[(0, 1.0), (1, -1.0)], Cmp::Eq, 1.0),
+            (&[(0, 1.0), (1, 2.0)], Cmp::Ge, 4.0),
+        ],
+    );
+    expect_optimum(solver, &lp, 3.0, &[("x", 0, 2.0), ("y", 1, 1.0)])
 }
 
 fn negative_and_fixed_bounds(solver: &dyn LpSolver) -> Result<(), String> {
     // min x - z  s.t. x in [-3, 5], z fixed at 2, x + z >= -2: optimum x = -3... but
     // x + z >= -2 gives x >= -4, so x = -3 and the objective is -5.
-    let mut lp = LinearProgram::new(Sense::Minimize);
-    let x = lp.add_var(-3.0, 5.0, 1.0);
-    let z = lp.add_var(2.0, 2.0, -1.0);
-    lp.add_row(&[(x, 1.0), (z, 1.0)], Cmp::Ge, -2.0);
-    let (obj, v) = optimal(solver, &lp)?;
-    close("objective", obj, -5.0)?;
-    close("z", v[1], 2.0)
+    let lp = small_lp(
+        Sense::Minimize,
+        &[(-3.0, 5.0, 1.0), (2.0, 2.0, -1.0)],
+        &[(&[(0, 1.0), (1, 1.0)], Cmp::Ge, -2.0)],
+    );
+    expect_optimum(solver, &lp, -5.0, &[("z", 1, 2.0)])
 }
 
 fn infeasible(solver: &dyn LpSolver) -> Result<(), String> {
-    let mut lp = LinearProgram::new(Sense::Minimize);
-    let x = lp.add_var(0.0, f64::INFINITY, 1.0);
-    let y = lp.add_var(0.0, f64::INFINITY, 1.0);
-    lp.add_row(&[(x, 1.0), (y, 1.0)], Cmp::Le, 1.0);
-    lp.add_row(&[(x, 1.0), (y, 1.0)], Cmp::Ge, 2.0);
-    match status_of(&solver.solve(&lp)) {
-        LpStatus::Infeasible => Ok(()),
-        s => Err(format!("expected Infeasible, got {s:?}")),
-    }
+    let (lo, hi) = NONNEGATIVE;
+    let lp = small_lp(
+        Sense::Minimize,
+        &[(lo, hi, 1.0), (lo, hi, 1.0)],
+        &[
+            (&[(0, 1.0), (1, 1.0)], Cmp::Le, 1.0),
+            (&[(0, 1.0), (1, 1.0)], Cmp::Ge, 2.0),
+        ],
+    );
+    expect_status(solver, &lp, LpStatus::Infeasible)
 }
 
 fn unbounded(solver: &dyn LpSolver) -> Result<(), String> {
-    let mut lp = LinearProgram::new(Sense::Maximize);
-    let x = lp.add_var(0.0, f64::INFINITY, 1.0);
-    let y = lp.add_var(0.0, f64::INFINITY, 1.0);
-    lp.add_row(&[(x, 1.0), (y, -1.0)], Cmp::Le, 1.0);
-    match status_of(&solver.solve(&lp)) {
-        LpStatus::Unbounded => Ok(()),
-        s => Err(format!("expected Unbounded, got {s:?}")),
-    }
+    let (lo, hi) = NONNEGATIVE;
+    let lp = small_lp(
+        Sense::Maximize,
+        &[(lo, hi, 1.0), (lo, hi, 1.0)],
+        &[(&[(0, 1.0), (1, -1.0)], Cmp::Le, 1.0)],
+    );
+    expect_status(solver, &lp, LpStatus::Unbounded)
 }
 
 fn degenerate(solver: &dyn LpSolver) -> Result<(), String> {

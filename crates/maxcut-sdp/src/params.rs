@@ -116,32 +116,26 @@ impl MixingParams {
         self
     }
 
-    /// Sets the relative tolerance on the objective increase of one sweep.
-    #[must_use]
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    /// Sets the maximum number of sweeps.
-    #[must_use]
-    pub fn max_sweeps(mut self, max_sweeps: usize) -> Self {
-        self.max_sweeps = max_sweeps;
-        self
-    }
-
-    /// Sets the number of random hyperplanes tried by the rounding.
-    #[must_use]
-    pub fn trials(mut self, trials: usize) -> Self {
-        self.trials = trials;
-        self
-    }
-
-    /// Sets the seed of every random choice (initial `V`, sweep orders, hyperplanes).
-    #[must_use]
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+    bl_core::params::setters! {
+        /// Sets the relative tolerance on the objective increase of one sweep.
+        tol: f64;
+        /// Sets the maximum number of sweeps.
+        max_sweeps: usize;
+        /// Sets the number of random hyperplanes tried by the rounding.
+        trials: usize;
+        /// Sets the seed of every random choice (initial `V`, sweep orders, hyperplanes).
+        seed: u64;
+        /// Sets how an implicit `C = G G^T`, or a sparse `C`, is handled (ignored for dense
+        /// `C`): [`LowRankMode::Implicit`] keeps a sparse `C` sparse, [`LowRankMode::Formed`]
+        /// forms it densely, [`LowRankMode::Auto`] forms it when at least
+        /// [`SPARSE_FORM_DENSITY`] of the off-diagonal entries are nonzero and
+        /// `n <= AUTO_FORM_MAX_N`. The iterates are the same up to rounding either way.
+        low_rank: LowRankMode;
+        /// Turns the 1-flip local search after the rounding on or off.
+        local_search: bool;
+        /// Turns on the certified dual bound in [`crate::MixingInfo::certified_bound`] (one
+        /// dense symmetric eigenvalue problem of size `n`, `O(n^3)`; only for `n <= 4096`).
+        certify: bool;
     }
 
     /// Sets the coordinate order within a sweep: a built-in ([`Cyclic`],
@@ -149,32 +143,6 @@ impl MixingParams {
     #[must_use]
     pub fn order(mut self, order: impl SweepOrder + 'static) -> Self {
         self.order = Arc::new(order);
-        self
-    }
-
-    /// Sets how an implicit `C = G G^T`, or a sparse `C`, is handled (ignored for dense
-    /// `C`): [`LowRankMode::Implicit`] keeps a sparse `C` sparse, [`LowRankMode::Formed`]
-    /// forms it densely, [`LowRankMode::Auto`] forms it when at least
-    /// [`SPARSE_FORM_DENSITY`] of the off-diagonal entries are nonzero and
-    /// `n <= AUTO_FORM_MAX_N`. The iterates are the same up to rounding either way.
-    #[must_use]
-    pub fn low_rank(mut self, mode: LowRankMode) -> Self {
-        self.low_rank = mode;
-        self
-    }
-
-    /// Turns the 1-flip local search after the rounding on or off.
-    #[must_use]
-    pub fn local_search(mut self, on: bool) -> Self {
-        self.local_search = on;
-        self
-    }
-
-    /// Turns on the certified dual bound in [`crate::MixingInfo::certified_bound`] (one
-    /// dense symmetric eigenvalue problem of size `n`, `O(n^3)`; only for `n <= 4096`).
-    #[must_use]
-    pub fn certify(mut self, on: bool) -> Self {
-        self.certify = on;
         self
     }
 }

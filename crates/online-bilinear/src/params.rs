@@ -231,10 +231,35 @@ impl TaggerParams {
         Self::new(Learner::CrfL1)
     }
 
-    /// Sets the learner. [`Learner::Custom`] also needs [`custom`](Self::custom).
-    pub fn learner(mut self, learner: Learner) -> Self {
-        self.learner = learner;
-        self
+    bl_core::params::setters! {
+        /// Sets the learner. [`Learner::Custom`] also needs [`custom`](Self::custom).
+        learner: Learner;
+        /// Sets `T`, the number of epochs.
+        epochs: usize;
+        /// Sets `C` (bol step, bcd SVM constant, CRF regularization weight).
+        c: f64;
+        /// Sets `R`, the power steps per mistake of bol.
+        power_steps: usize;
+        /// Sets which `F*` bol reads its parameters from ([`Reading`]).
+        reading: Reading;
+        /// Sets bcd's start and dual step ([`BcdSolver`]).
+        bcd_solver: BcdSolver;
+        /// Turns parameter averaging on or off.
+        averaging: bool;
+        /// Turns the 0-order feature extension on or off.
+        zero_order: bool;
+        /// Sets the feature templates.
+        templates: Templates;
+        /// Sets the feature frequency cutoff.
+        cutoff: usize;
+        /// Turns per-epoch shuffling on or off.
+        shuffle: bool;
+        /// Sets the seed of the shuffles.
+        seed: u64;
+        /// Sets the iteration budget of the CRF baselines.
+        crf_max_iterations: usize;
+        /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
+        crf_backend: CrfBackend;
     }
 
     /// Defaults with a user's online learner ([`Learner::Custom`]): `factory` builds the
@@ -244,84 +269,6 @@ impl TaggerParams {
         let mut params = Self::new(Learner::Custom);
         params.custom = Some(CustomLearner(Arc::new(factory)));
         params
-    }
-
-    /// Sets `T`, the number of epochs.
-    pub fn epochs(mut self, epochs: usize) -> Self {
-        self.epochs = epochs;
-        self
-    }
-
-    /// Sets `C` (bol step, bcd SVM constant, CRF regularization weight).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
-    }
-
-    /// Sets `R`, the power steps per mistake of bol.
-    pub fn power_steps(mut self, steps: usize) -> Self {
-        self.power_steps = steps;
-        self
-    }
-
-    /// Sets which `F*` bol reads its parameters from ([`Reading`]).
-    pub fn reading(mut self, reading: Reading) -> Self {
-        self.reading = reading;
-        self
-    }
-
-    /// Sets bcd's start and dual step ([`BcdSolver`]).
-    pub fn bcd_solver(mut self, solver: BcdSolver) -> Self {
-        self.bcd_solver = solver;
-        self
-    }
-
-    /// Turns parameter averaging on or off.
-    pub fn averaging(mut self, on: bool) -> Self {
-        self.averaging = on;
-        self
-    }
-
-    /// Turns the 0-order feature extension on or off.
-    pub fn zero_order(mut self, on: bool) -> Self {
-        self.zero_order = on;
-        self
-    }
-
-    /// Sets the feature templates.
-    pub fn templates(mut self, templates: Templates) -> Self {
-        self.templates = templates;
-        self
-    }
-
-    /// Sets the feature frequency cutoff.
-    pub fn cutoff(mut self, cutoff: usize) -> Self {
-        self.cutoff = cutoff;
-        self
-    }
-
-    /// Turns per-epoch shuffling on or off.
-    pub fn shuffle(mut self, on: bool) -> Self {
-        self.shuffle = on;
-        self
-    }
-
-    /// Sets the seed of the shuffles.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
-    /// Sets the iteration budget of the CRF baselines.
-    pub fn crf_max_iterations(mut self, iterations: usize) -> Self {
-        self.crf_max_iterations = iterations;
-        self
-    }
-
-    /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
-    pub fn crf_backend(mut self, backend: CrfBackend) -> Self {
-        self.crf_backend = backend;
-        self
     }
 
     /// The learner.

@@ -75,11 +75,7 @@ fn crf_training_is_deterministic_for_a_thread_count() {
 #[test]
 fn the_crf_stops_by_crfsuites_rule_before_a_large_budget() {
     let train = common::cyclic_corpus(60, 0);
-    let model = TaggerParams::crf_l2()
-        .c(1.0)
-        .crf_max_iterations(10_000)
-        .fit(&train)
-        .unwrap();
+    let model = common::crf_l2(&train, 1.0, 10_000);
     let iterations = model.report().trace.extra("optimizer_iterations")[0].1 as usize;
     assert!((10..10_000).contains(&iterations), "{iterations}");
 }

@@ -104,11 +104,7 @@ fn training_is_deterministic_for_a_seed() {
 #[test]
 fn save_and_load_give_the_same_predictions() {
     let train = common::lexicon_corpus(60, 6);
-    let model = TaggerParams::bol()
-        .epochs(2)
-        .zero_order(true)
-        .fit(&train)
-        .unwrap();
+    let model = common::bol_zero_order(&train, 2);
     let path = std::env::temp_dir().join(format!("obl-model-{}.json", std::process::id()));
     model.save(&path).unwrap();
     let back = online_bilinear::FittedTagger::load(&path).unwrap();

@@ -14,16 +14,28 @@ fn block(state: &BlockRankOne, k: usize) -> faer::Mat<f64> {
     faer::Mat::from_fn(t.block_rows(), t.block_cols(), |i, j| t.get(k, i, j))
 }
 
+/// A state of `(n_blocks, l, p)` after `updates` random updates of `steps` power steps
+/// each, drawn from `seeded_rng(seed)`, with that stream for further draws.
+fn updated_state(
+    (n_blocks, l, p): (usize, usize, usize),
+    seed: u64,
+    updates: usize,
+    steps: usize,
+) -> (BlockRankOne, bl_core::random::Rng) {
+    let mut state = BlockRankOne::new(n_blocks, l, p, false).unwrap();
+    let mut rng = seeded_rng(seed);
+    for _ in 0..updates {
+        state
+            .update(&common::random_update(&mut rng, n_blocks, l, p), steps)
+            .unwrap();
+    }
+    (state, rng)
+}
+
 #[test]
 fn block_diagonal_operator_matches_its_dense_matrix() {
     let (n_blocks, l, p) = (4, 2, 3);
-    let mut state = BlockRankOne::new(n_blocks, l, p, false).unwrap();
-    let mut rng = seeded_rng(5);
-    for _ in 0..6 {
-        state
-            .update(&common::random_update(&mut rng, n_blocks, l, p), 2)
-            .unwrap();
-    }
+    let (state, mut rng) = updated_state((n_blocks, l, p), 5, 6, 2);
     let theta = state.theta();
     let dense = theta.to_dense();
     let x: Vec<f64> = (0..theta.ncols())
@@ -72,13 +84,7 @@ fn each_update_equals_r_warm_started_power_steps_on_the_touched_blocks() {
 #[test]
 fn many_power_steps_give_the_dense_leading_singular_pairs() {
     let (n_blocks, l, p) = (6, 4, 5);
-    let mut state = BlockRankOne::new(n_blocks, l, p, false).unwrap();
-    let mut rng = seeded_rng(9);
-    for _ in 0..40 {
-        state
-            .update(&common::random_update(&mut rng, n_blocks, l, p), 2000)
-            .unwrap();
-    }
+    let (state, _) = updated_state((n_blocks, l, p), 9, 40, 2000);
     // Every touched block: alpha_k beta_k^T is the best rank-1 approximation of Theta_k.
     let mut best = (0usize, 0.0f64);
     for k in 0..n_blocks {

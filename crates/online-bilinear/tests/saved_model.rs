@@ -36,6 +36,16 @@ fn array<'a>(value: &'a mut Value, pointer: &str) -> &'a mut Vec<Value> {
 
 type Edit = Box<dyn Fn(&mut Value)>;
 
+/// The edit that appends `0.5` to the array at `pointer`.
+fn push_to(pointer: &'static str) -> Edit {
+    Box::new(move |v| array(v, pointer).push(json!(0.5)))
+}
+
+/// The edit that drops the last entry of the array at `pointer`.
+fn pop_from(pointer: &'static str) -> Edit {
+    Box::new(move |v| drop(array(v, pointer).pop()))
+}
+
 /// `model` survives a JSON round trip with the same predictions on `corpus`, and every
 /// edited copy `(case, field, edit)` is rejected naming `field` (any error when `field` is
 /// empty: serde's own messages name a position, not a field). Returns the loaded copy.
@@ -64,44 +74,32 @@ fn round_trips_and_rejects(
 #[test]
 fn a_bilinear_tagger_round_trips_and_rejects_every_wrong_shape() {
     let train = common::cyclic_corpus(40, 0);
-    let model = TaggerParams::bol()
-        .epochs(2)
-        .zero_order(true)
-        .fit(&train)
-        .unwrap();
+    let model = common::bol_zero_order(&train, 2);
     let alpha = "/weights/Bilinear/alpha";
     let beta = "/weights/Bilinear/beta";
     let cases: Vec<(&str, &str, Edit)> = vec![
         (
             "alpha one too long",
             "weights.Bilinear.alpha",
-            Box::new(move |v| array(v, alpha).push(json!(0.5))),
+            push_to(alpha),
         ),
         (
             "alpha one too short",
             "weights.Bilinear.alpha",
-            Box::new(move |v| drop(array(v, alpha).pop())),
+            pop_from(alpha),
         ),
-        (
-            "beta one too long",
-            "weights.Bilinear.beta",
-            Box::new(move |v| array(v, beta).push(json!(0.5))),
-        ),
+        ("beta one too long", "weights.Bilinear.beta", push_to(beta)),
         (
             "beta one too short",
             "weights.Bilinear.beta",
-            Box::new(move |v| drop(array(v, beta).pop())),
+            pop_from(beta),
         ),
         (
             "zero-order weights too short",
             "zero_order",
-            Box::new(|v| drop(array(v, "/zero_order").pop())),
+            pop_from("/zero_order"),
         ),
-        (
-            "a tag fewer",
-            "weights.Bilinear.alpha",
-            Box::new(|v| drop(array(v, "/tags").pop())),
-        ),
+        ("a tag fewer", "weights.Bilinear.alpha", pop_from("/tags")),
         ("no tag", "tags", Box::new(|v| v["tags"] = json!([]))),
         (
             "a tag twice",
@@ -317,28 +315,16 @@ fn a_crfsuite_tagger_with_damaged_model_bytes_is_rejected() {
 #[test]
 fn a_rust_crf_tagger_round_trips_and_rejects_every_wrong_shape() {
     let train = common::cyclic_corpus(40, 0);
-    let model = TaggerParams::crf_l2()
-        .c(0.1)
-        .crf_max_iterations(20)
-        .fit(&train)
-        .unwrap();
+    let model = common::crf_l2(&train, 0.1, 20);
     let state = "/weights/Crf/state";
     let trans = "/weights/Crf/transition";
     let cases: Vec<(&str, &str, Edit)> = vec![
-        (
-            "state one too long",
-            "weights.Crf.state",
-            Box::new(move |v| array(v, state).push(json!(0.5))),
-        ),
-        (
-            "state one too short",
-            "weights.Crf.state",
-            Box::new(move |v| drop(array(v, state).pop())),
-        ),
+        ("state one too long", "weights.Crf.state", push_to(state)),
+        ("state one too short", "weights.Crf.state", pop_from(state)),
         (
             "transition one too long",
             "weights.Crf.transition",
-            Box::new(move |v| array(v, trans).push(json!(0.5))),
+            push_to(trans),
         ),
         (
             "transition empty",
@@ -348,7 +334,7 @@ fn a_rust_crf_tagger_round_trips_and_rejects_every_wrong_shape() {
         (
             "a tag fewer than the weights",
             "weights.Crf.state",
-            Box::new(|v| drop(array(v, "/tags").pop())),
+            pop_from("/tags"),
         ),
         (
             "weights whose one-position score overflows",

@@ -136,7 +136,7 @@ impl Default for BmpParams {
 }
 
 impl BmpParams {
-    setters! {
+    bl_core::params::setters! {
         /// Sets the maximum number of atoms `K`.
         n_atoms: usize;
         /// Sets the tolerance on the relative decrease of the loss.
@@ -148,7 +148,12 @@ impl BmpParams {
         refit_sweeps: usize;
         /// Sets the relative loss decrease below which the refit sweeps stop.
         refit_tol: f64;
+        /// Sets the seed.
+        seed: u64;
+        /// Sets a wall-clock limit.
+        time_limit: Option<Duration>;
     }
+
     /// Sets the Boolean QP solver of the atom search: a built-in one
     /// ([`crate::qp::MixingQp`], [`crate::qp::ExactQp`]) or any user type implementing
     /// [`QpSolver`] (it should pass [`crate::qp::conformance`]).
@@ -162,12 +167,6 @@ impl BmpParams {
     pub fn modes(mut self, modes: &[usize]) -> Self {
         self.modes = modes.to_vec();
         self
-    }
-    setters! {
-        /// Sets the seed.
-        seed: u64;
-        /// Sets a wall-clock limit.
-        time_limit: Option<Duration>;
     }
     /// The maximum number of atoms.
     pub fn get_n_atoms(&self) -> usize {

@@ -187,12 +187,24 @@ fn minimize(
     (qn.into_x(), f, outcome)
 }
 
-#[test]
-fn lbfgs_reaches_the_closed_form_minimum_of_a_quadratic() {
-    // loss = 1/2 sum_j a_j (x_j - b_j)^2, plus c2 ||x||^2: x*_j = a_j b_j / (a_j + 2 c2).
-    let n = 40;
-    let a: Vec<f64> = (0..n).map(|j| 1.0 + (j % 7) as f64).collect();
-    let b: Vec<f64> = weights(n, 5, 3.0);
+/// Minimizes `1/2 sum_j a_j (x_j - b_j)^2 + c1 ||x||_1 + c2 ||x||^2` over `n` variables
+/// to the gradient tolerance `epsilon`, with `a_j = 1 + (j % period)` and
+/// `b = weights(n, seed, scale)`; returns `a`, `b`, the minimizer found and the outcome.
+fn minimize_quadratic(
+    n: usize,
+    period: usize,
+    (seed, scale): (u64, f64),
+    (c1, c2, epsilon): (f64, f64, f64),
+    max_iterations: usize,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>, Outcome) {
+    let settings = Settings {
+        c1,
+        c2,
+        epsilon,
+        ..Settings::default()
+    };
+    let a: Vec<f64> = (0..n).map(|j| 1.0 + (j % period) as f64).collect();
+    let b: Vec<f64> = weights(n, seed, scale);
     let mut loss = |x: &[f64], g: &mut [f64]| {
         let mut f = 0.0;
         for j in 0..x.len() {
@@ -201,13 +213,15 @@ fn lbfgs_reaches_the_closed_form_minimum_of_a_quadratic() {
         }
         f
     };
-    let c2 = 0.3;
-    let settings = Settings {
-        c2,
-        epsilon: 1e-10,
-        ..Settings::default()
-    };
-    let (x, _, outcome) = minimize(settings, n, 500, &mut loss);
+    let (x, _, outcome) = minimize(settings, n, max_iterations, &mut loss);
+    (a, b, x, outcome)
+}
+
+#[test]
+fn lbfgs_reaches_the_closed_form_minimum_of_a_quadratic() {
+    // loss = 1/2 sum_j a_j (x_j - b_j)^2, plus c2 ||x||^2: x*_j = a_j b_j / (a_j + 2 c2).
+    let (n, c2) = (40, 0.3);
+    let (a, b, x, outcome) = minimize_quadratic(n, 7, (5, 3.0), (0.0, c2, 1e-10), 500);
     assert_eq!(outcome, Outcome::GradientSmall);
     for j in 0..n {
         let exact = a[j] * b[j] / (a[j] + 2.0 * c2);
@@ -218,24 +232,8 @@ fn lbfgs_reaches_the_closed_form_minimum_of_a_quadratic() {
 #[test]
 fn owlqn_reaches_the_soft_thresholded_minimum_with_exact_zeros() {
     // loss = 1/2 sum_j a_j (x_j - b_j)^2 plus c1 ||x||_1: x*_j = soft(b_j, c1 / a_j).
-    let n = 60;
-    let a: Vec<f64> = (0..n).map(|j| 1.0 + (j % 5) as f64).collect();
-    let b: Vec<f64> = weights(n, 9, 2.0);
-    let mut loss = |x: &[f64], g: &mut [f64]| {
-        let mut f = 0.0;
-        for j in 0..x.len() {
-            f += 0.5 * a[j] * (x[j] - b[j]).powi(2);
-            g[j] = a[j] * (x[j] - b[j]);
-        }
-        f
-    };
-    let c1 = 1.5;
-    let settings = Settings {
-        c1,
-        epsilon: 1e-12,
-        ..Settings::default()
-    };
-    let (x, _, _) = minimize(settings, n, 1000, &mut loss);
+    let (n, c1) = (60, 1.5);
+    let (a, b, x, _) = minimize_quadratic(n, 5, (9, 2.0), (c1, 0.0, 1e-12), 1000);
     let mut zeros = 0;
     for j in 0..n {
         let t = c1 / a[j];

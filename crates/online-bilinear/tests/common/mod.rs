@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use bl_core::random::standard_normal;
-use online_bilinear::{BlockUpdate, Corpus, synthetic};
+use online_bilinear::Fit as _;
+use online_bilinear::{BlockUpdate, Corpus, FittedTagger, TaggerParams, synthetic};
 use rand::RngExt;
 
 /// [`synthetic::lexicon`], which cannot fail for `n >= 1`.
@@ -13,6 +14,25 @@ pub fn lexicon_corpus(n_sentences: usize, seed: u64) -> Corpus {
 /// [`synthetic::cyclic`], which cannot fail for `n >= 1`.
 pub fn cyclic_corpus(n_sentences: usize, offset: usize) -> Corpus {
     synthetic::cyclic(n_sentences, offset).expect("n_sentences >= 1")
+}
+
+/// The Rust CRF-L2 tagger with `C = c` and `iterations` optimizer iterations at most,
+/// fitted on `train`.
+pub fn crf_l2(train: &Corpus, c: f64, iterations: usize) -> FittedTagger {
+    TaggerParams::crf_l2()
+        .c(c)
+        .crf_max_iterations(iterations)
+        .fit(train)
+        .unwrap()
+}
+
+/// The bol tagger with the 0-order extension, trained for `epochs` epochs on `train`.
+pub fn bol_zero_order(train: &Corpus, epochs: usize) -> FittedTagger {
+    TaggerParams::bol()
+        .epochs(epochs)
+        .zero_order(true)
+        .fit(train)
+        .unwrap()
 }
 
 /// A random `DeltaPhi` on two of `n_blocks` feature blocks of shape `l x p`, three
