@@ -22,7 +22,19 @@ fn rejects(text: &str, field: &str, case: &str) {
     let Err(err) = FittedTagger::from_json(text) else {
         panic!("{case}: the edited model loaded");
     };
-    assert!(started.elapsed() < Duration::from_millis(100), "{case}");
+    // The fastest of up to three loads: a scheduler delay on a busy machine is not a slow
+    // loader, which would be slow every time.
+    let limit = Duration::from_millis(100);
+    let mut elapsed = started.elapsed();
+    for _ in 0..2 {
+        if elapsed < limit {
+            break;
+        }
+        let again = Instant::now();
+        let _ = FittedTagger::from_json(text);
+        elapsed = elapsed.min(again.elapsed());
+    }
+    assert!(elapsed < limit, "{case}: took {elapsed:?}");
     assert!(matches!(err, OblError::Serde(_)), "{case}: {err}");
     assert!(
         err.to_string().contains(&format!("`{field}`")),

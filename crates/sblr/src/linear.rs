@@ -92,29 +92,15 @@ impl Default for LogisticParams {
 }
 
 impl LogisticParams {
-    /// Sets the l1 weight.
-    #[must_use]
-    pub fn l1(mut self, value: f64) -> Self {
-        self.l1 = value;
-        self
-    }
-    /// Sets the squared-l2 weight.
-    #[must_use]
-    pub fn l2(mut self, value: f64) -> Self {
-        self.l2 = value;
-        self
-    }
-    /// Sets the FISTA tolerance.
-    #[must_use]
-    pub fn tol(mut self, value: f64) -> Self {
-        self.tol = value;
-        self
-    }
-    /// Sets the FISTA iteration budget.
-    #[must_use]
-    pub fn max_iter(mut self, value: usize) -> Self {
-        self.max_iter = value;
-        self
+    bl_core::params::setters! {
+        /// Sets the l1 weight.
+        l1: f64;
+        /// Sets the squared-l2 weight.
+        l2: f64;
+        /// Sets the FISTA tolerance.
+        tol: f64;
+        /// Sets the FISTA iteration budget.
+        max_iter: usize;
     }
     /// Sets the backtracking start `l_min` and factor `eta`.
     #[must_use]

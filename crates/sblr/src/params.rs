@@ -463,77 +463,31 @@ impl SblrParams {
     pub fn unregularized(self) -> Self {
         self.penalties(0.0, 0.0, 0.0, 0.0)
     }
-    /// Sets the l1 weight on `U`.
-    #[must_use]
-    pub fn mu1(mut self, value: f64) -> Self {
-        self.mu1 = value;
-        self
-    }
-    /// Sets the squared-l2 weight on `U`.
-    #[must_use]
-    pub fn mu2(mut self, value: f64) -> Self {
-        self.mu2 = value;
-        self
-    }
-    /// Sets the l1 weight on `V`.
-    #[must_use]
-    pub fn nu1(mut self, value: f64) -> Self {
-        self.nu1 = value;
-        self
-    }
-    /// Sets the squared-l2 weight on `V`.
-    #[must_use]
-    pub fn nu2(mut self, value: f64) -> Self {
-        self.nu2 = value;
-        self
-    }
-    /// Chooses Alg. 1 or Alg. 2.
-    #[must_use]
-    pub fn solver(mut self, solver: Solver) -> Self {
-        self.solver = solver;
-        self
-    }
-    /// Sets `L_min` of the step rule.
-    #[must_use]
-    pub fn l_min(mut self, value: f64) -> Self {
-        self.l_min = value;
-        self
-    }
-    /// Sets `eta` of the step rule.
-    #[must_use]
-    pub fn eta(mut self, value: f64) -> Self {
-        self.eta = value;
-        self
-    }
-    /// Sets the outer iteration budget.
-    #[must_use]
-    pub fn max_iter(mut self, value: usize) -> Self {
-        self.max_iter = value;
-        self
-    }
-    /// Sets the tolerance on `q^k`.
-    #[must_use]
-    pub fn tol(mut self, value: f64) -> Self {
-        self.tol = value;
-        self
-    }
-    /// Chooses the stopping quantity `q^k`.
-    #[must_use]
-    pub fn stop(mut self, value: StopCriterion) -> Self {
-        self.stop = value;
-        self
-    }
-    /// Chooses the initialization.
-    #[must_use]
-    pub fn init(mut self, value: Init) -> Self {
-        self.init = value;
-        self
-    }
-    /// Sets the seed (used by [`Init::Random`]).
-    #[must_use]
-    pub fn seed(mut self, value: u64) -> Self {
-        self.seed = value;
-        self
+    bl_core::params::setters! {
+        /// Sets the l1 weight on `U`.
+        mu1: f64;
+        /// Sets the squared-l2 weight on `U`.
+        mu2: f64;
+        /// Sets the l1 weight on `V`.
+        nu1: f64;
+        /// Sets the squared-l2 weight on `V`.
+        nu2: f64;
+        /// Chooses Alg. 1 or Alg. 2.
+        solver: Solver;
+        /// Sets `L_min` of the step rule.
+        l_min: f64;
+        /// Sets `eta` of the step rule.
+        eta: f64;
+        /// Sets the outer iteration budget.
+        max_iter: usize;
+        /// Sets the tolerance on `q^k`.
+        tol: f64;
+        /// Chooses the stopping quantity `q^k`.
+        stop: StopCriterion;
+        /// Chooses the initialization.
+        init: Init;
+        /// Sets the seed (used by [`Init::Random`]).
+        seed: u64;
     }
     /// Sets Alg. 1's block tolerance and iteration budget.
     #[must_use]
@@ -542,18 +496,12 @@ impl SblrParams {
         self.inner_max_iter = max_iter;
         self
     }
-    /// Sets a wall-clock limit (the fit then ends with `TerminationReason::TimeLimit`).
-    #[must_use]
-    pub fn time_limit(mut self, value: Option<Duration>) -> Self {
-        self.time_limit = value;
-        self
-    }
-    /// Sets the number of threads of the two data passes per iteration (`None`, the
-    /// default: rayon's global pool, one thread per core unless `RAYON_NUM_THREADS` says
-    /// otherwise). The result does not depend on it.
-    #[must_use]
-    pub fn threads(mut self, value: Option<usize>) -> Self {
-        self.threads = value;
-        self
+    bl_core::params::setters! {
+        /// Sets a wall-clock limit (the fit then ends with `TerminationReason::TimeLimit`).
+        time_limit: Option<Duration>;
+        /// Sets the number of threads of the two data passes per iteration (`None`, the
+        /// default: rayon's global pool, one thread per core unless `RAYON_NUM_THREADS` says
+        /// otherwise). The result does not depend on it.
+        threads: Option<usize>;
     }
 }
