@@ -7,7 +7,7 @@ use bl_core::logistic::sigmoid;
 
 use faer::{Mat, MatRef};
 
-use crate::bilinear::{BinarySolver, Penalties, binary_signs, decision_values};
+use crate::bilinear::{BinarySolver, Penalties, Point, binary_signs, decision_values};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::params::{Init, SblrParams, SblrValidParams};
 use crate::saved::{self, SavedModel};
@@ -203,7 +203,7 @@ impl FittedSblr {
     /// [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when a decision value overflows.
     pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         self.check_shape(data)?;
-        let f = decision_values(data, self.u(), self.v(), self.intercept)?;
+        let f = decision_values(data, Point::new(self.u(), self.v(), self.intercept))?;
         saved::finite_scores("FittedSblr::decision_function", &f)?;
         Ok(f)
     }

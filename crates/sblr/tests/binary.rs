@@ -7,7 +7,7 @@ use bl_core::engine::TerminationReason;
 use bl_core::random::{seeded_rng, standard_normal_mat};
 use faer::{Mat, MatRef};
 use proptest::prelude::*;
-use sblr::bilinear::{self, Penalties};
+use sblr::bilinear::{self, Penalties, Point, Problem};
 use sblr::block::DECREASE_SLACK;
 use sblr::synthetic::two_class;
 use sblr::{BinarySolver, FittedSblr, Init, Sblr, Solver, StopCriterion};
@@ -49,9 +49,10 @@ proptest! {
         let mut rng = seeded_rng(seed + 1);
         let u = standard_normal_mat(&mut rng, s, r);
         let v = standard_normal_mat(&mut rng, t, r);
-        let g = bilinear::gradients(&data, &y, u.as_ref(), v.as_ref(), b).unwrap();
+        let problem = Problem::new(&data, &y, Penalties::default()).unwrap();
+        let g = problem.gradients(Point::new(u.as_ref(), v.as_ref(), b)).unwrap();
         let h = 1e-5;
-        let f = |u: &Mat<f64>, v: &Mat<f64>, b: f64| bilinear::loss(&data, &y, u.as_ref(), v.as_ref(), b).unwrap();
+        let f = |u: &Mat<f64>, v: &Mat<f64>, b: f64| problem.loss(Point::new(u.as_ref(), v.as_ref(), b)).unwrap();
         // Each entry of U, then of V, moved by +-h with the other factor fixed.
         for (name, x, gx) in [("U", &u, &g.u), ("V", &v, &g.v)] {
             let f_at = |moved: &Mat<f64>| if name == "U" { f(moved, &v, b) } else { f(&u, moved, b) };
@@ -124,14 +125,17 @@ fn accepted_steps_satisfy_sufficient_decrease() {
                 (u1.as_ref(), v0.as_ref(), bh),
                 (u1.as_ref(), v1.as_ref(), b1),
             ];
-            let loss = |(u, v, b)| bilinear::loss(&data, &y, u, v, b).unwrap();
+            let problem = Problem::new(&data, &y, Penalties::default()).unwrap();
+            let loss = |(u, v, b)| problem.loss(Point::new(u, v, b)).unwrap();
             let slack = 4.0 * DECREASE_SLACK * loss(points[0]).max(1.0) + 1e-13;
             let (lu, lv) = (report.u_step.lipschitz, report.v_step.lipschitz);
             // (14): the (U, b) step (U^{k-1}, V^{k-1}, b^{k-1}) -> (U^k, V^{k-1}, b^{k-1/2});
             // (16): the (V, b) step (U^k, V^{k-1}, b^{k-1/2}) -> (U^k, V^k, b^k).
             for (eq, step, l) in [("(14)", 0, lu), ("(16)", 1, lv)] {
                 let (from, to) = (points[step], points[step + 1]);
-                let g = bilinear::gradients(&data, &y, from.0, from.1, from.2).unwrap();
+                let g = problem
+                    .gradients(Point::new(from.0, from.1, from.2))
+                    .unwrap();
                 let (gx, x0, x1) = if step == 0 {
                     (g.u.as_ref(), from.0, to.0)
                 } else {
@@ -182,24 +186,17 @@ fn stationarity_residual_small_at_convergence() {
             TerminationReason::Converged,
             "{solver:?}"
         );
-        let start = bilinear::stationarity_residual(
-            &data,
-            &y,
-            MatRef::from_column_major_slice(&[1.0; 5], 5, 1),
-            MatRef::from_column_major_slice(&[1.0; 4], 4, 1),
-            0.0,
-            &model.penalties(),
-        )
-        .unwrap();
-        let res = bilinear::stationarity_residual(
-            &data,
-            &y,
-            model.u(),
-            model.v(),
-            model.intercept(),
-            &model.penalties(),
-        )
-        .unwrap();
+        let problem = Problem::new(&data, &y, model.penalties()).unwrap();
+        let start = problem
+            .stationarity_residual(Point::new(
+                MatRef::from_column_major_slice(&[1.0; 5], 5, 1),
+                MatRef::from_column_major_slice(&[1.0; 4], 4, 1),
+                0.0,
+            ))
+            .unwrap();
+        let res = problem
+            .stationarity_residual(Point::new(model.u(), model.v(), model.intercept()))
+            .unwrap();
         assert!(
             res < 1e-6,
             "{solver:?}: residual {res} (at a generic point: {start})"
@@ -288,7 +285,7 @@ fn label_weighted_init_survives_centring() {
         .unwrap();
     let solver = BinarySolver::new(&centred, &params).unwrap();
     // The start already separates the classes.
-    let f = bilinear::decision_values(&centred, solver.u(), solver.v(), 0.0).unwrap();
+    let f = bilinear::decision_values(&centred, Point::new(solver.u(), solver.v(), 0.0)).unwrap();
     let y = centred.signs().unwrap();
     assert!(f.iter().zip(&y).all(|(f, y)| f * y > 0.0));
 }

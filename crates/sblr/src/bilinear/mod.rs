@@ -80,17 +80,32 @@ pub(crate) fn check_rank(rank: usize, s: usize, t: usize) -> Result<()> {
     Ok(())
 }
 
+/// A point `(U, V, b)` of problem (5): `U` is `s x r`, `V` is `t x r`.
+#[derive(Debug, Clone, Copy)]
+pub struct Point<'a> {
+    /// The left factor `U` (`s x r`).
+    pub u: MatRef<'a, f64>,
+    /// The right factor `V` (`t x r`).
+    pub v: MatRef<'a, f64>,
+    /// The intercept `b`.
+    pub intercept: f64,
+}
+
+impl<'a> Point<'a> {
+    /// The point `(U, V, b)`.
+    #[must_use]
+    pub fn new(u: MatRef<'a, f64>, v: MatRef<'a, f64>, intercept: f64) -> Self {
+        Self { u, v, intercept }
+    }
+}
+
 /// Decision values `tr(U^T X_i V) + b` of every sample, by one product `U^T A` over the
 /// stacked data.
 ///
 /// # Errors
 /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when `U` is not `s x r` or `V` not `t x r`.
-pub fn decision_values<T: Element>(
-    data: &MatrixDataset<T>,
-    u: MatRef<'_, f64>,
-    v: MatRef<'_, f64>,
-    intercept: f64,
-) -> Result<Vec<f64>> {
+pub fn decision_values<T: Element>(data: &MatrixDataset<T>, at: Point<'_>) -> Result<Vec<f64>> {
+    let Point { u, v, intercept } = at;
     let (s, t) = data.shape();
     let r = u.ncols();
     ensure_shape("decision_values: U", (s, r), (u.nrows(), r))?;
@@ -113,27 +128,6 @@ pub fn decision_values<T: Element>(
             f
         })
         .collect())
-}
-
-/// The loss (3) `(1/n) sum_i log(1 + exp(-y_i (tr(U^T X_i V) + b)))`.
-///
-/// # Errors
-/// Shape mismatches; `y` of the wrong length.
-pub fn loss<T: Element>(
-    data: &MatrixDataset<T>,
-    y: &[f64],
-    u: MatRef<'_, f64>,
-    v: MatRef<'_, f64>,
-    intercept: f64,
-) -> Result<f64> {
-    bl_core::error::ensure_len("loss: y", data.n_samples(), y.len())?;
-    let f = decision_values(data, u, v, intercept)?;
-    let n = f.len() as f64;
-    Ok(f.iter()
-        .zip(y)
-        .map(|(&fi, &yi)| bl_core::logistic::log1p_exp(-yi * fi))
-        .sum::<f64>()
-        / n)
 }
 
 /// The penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
@@ -166,21 +160,6 @@ impl Penalties {
     }
 }
 
-/// The objective (5): loss plus penalties.
-///
-/// # Errors
-/// As [`loss`].
-pub fn objective<T: Element>(
-    data: &MatrixDataset<T>,
-    y: &[f64],
-    u: MatRef<'_, f64>,
-    v: MatRef<'_, f64>,
-    intercept: f64,
-    penalties: &Penalties,
-) -> Result<f64> {
-    Ok(loss(data, y, u, v, intercept)? + penalties.value(u, v))
-}
-
 /// Gradients (12a)-(12c) of the loss.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gradients {
@@ -192,67 +171,97 @@ pub struct Gradients {
     pub intercept: f64,
 }
 
-/// The gradients (12a)-(12c) of the loss at `(U, V, b)`, computed sample by sample (a
-/// reference implementation, independent of the solver's reduced features).
-///
-/// # Errors
-/// As [`loss`].
-pub fn gradients<T: Element>(
-    data: &MatrixDataset<T>,
-    y: &[f64],
-    u: MatRef<'_, f64>,
-    v: MatRef<'_, f64>,
-    intercept: f64,
-) -> Result<Gradients> {
-    bl_core::error::ensure_len("gradients: y", data.n_samples(), y.len())?;
-    let f = decision_values(data, u, v, intercept)?;
-    let n = f.len() as f64;
-    let (s, t) = data.shape();
-    let r = u.ncols();
-    let mut gu = Mat::<f64>::zeros(s, r);
-    let mut gv = Mat::<f64>::zeros(t, r);
-    let mut gb = 0.0;
-    for (i, (&fi, &yi)) in f.iter().zip(y).enumerate() {
-        let c = -yi * bl_core::logistic::sigmoid(-yi * fi) / n;
-        let sample = data.sample(i);
-        let x = Mat::from_fn(s, t, |a, j| sample[(a, j)].to_f64());
-        matmul(gu.as_mut(), Accum::Add, x.as_ref(), v, c, Par::Seq);
-        matmul(gv.as_mut(), Accum::Add, x.transpose(), u, c, Par::Seq);
-        gb += c;
-    }
-    Ok(Gradients {
-        u: gu,
-        v: gv,
-        intercept: gb,
-    })
+/// Problem (5) on one data set: the samples, their `±1` labels and the penalties. It
+/// evaluates the loss, the objective, the gradients and the stationarity residual at any
+/// [`Point`], sample by sample (a reference implementation, independent of the solver's
+/// reduced features).
+#[derive(Debug, Clone, Copy)]
+pub struct Problem<'a, T: Element = f64> {
+    data: &'a MatrixDataset<T>,
+    y: &'a [f64],
+    penalties: Penalties,
 }
 
-/// The first-order stationarity residual `dist(0, grad + subdifferential)` of problem (5)
-/// at `(U, V, b)`: the Euclidean norm over all entries of `U`, `V` and `b` of the
-/// distance from 0 to each entry's subdifferential.
-///
-/// # Errors
-/// As [`loss`].
-pub fn stationarity_residual<T: Element>(
-    data: &MatrixDataset<T>,
-    y: &[f64],
-    u: MatRef<'_, f64>,
-    v: MatRef<'_, f64>,
-    intercept: f64,
-    penalties: &Penalties,
-) -> Result<f64> {
-    let g = gradients(data, y, u, v, intercept)?;
-    let mut sum = g.intercept * g.intercept;
-    for (x, gx, l1, l2) in [
-        (u, g.u.as_ref(), penalties.mu1, penalties.mu2),
-        (v, g.v.as_ref(), penalties.nu1, penalties.nu2),
-    ] {
-        for j in 0..x.ncols() {
-            for i in 0..x.nrows() {
-                let r = entry_residual(x[(i, j)], gx[(i, j)], l1, l2);
-                sum += r * r;
+impl<'a, T: Element> Problem<'a, T> {
+    /// Problem (5) for `data` with labels `y` (one `±1` per sample).
+    ///
+    /// # Errors
+    /// `y` of the wrong length.
+    pub fn new(data: &'a MatrixDataset<T>, y: &'a [f64], penalties: Penalties) -> Result<Self> {
+        bl_core::error::ensure_len("labels y", data.n_samples(), y.len())?;
+        Ok(Self { data, y, penalties })
+    }
+
+    /// The loss (3) `(1/n) sum_i log(1 + exp(-y_i (tr(U^T X_i V) + b)))`.
+    ///
+    /// # Errors
+    /// Shape mismatches of the point.
+    pub fn loss(&self, at: Point<'_>) -> Result<f64> {
+        let f = decision_values(self.data, at)?;
+        let n = f.len() as f64;
+        Ok(f.iter()
+            .zip(self.y)
+            .map(|(&fi, &yi)| bl_core::logistic::log1p_exp(-yi * fi))
+            .sum::<f64>()
+            / n)
+    }
+
+    /// The objective (5): loss plus penalties.
+    ///
+    /// # Errors
+    /// As [`Problem::loss`].
+    pub fn objective(&self, at: Point<'_>) -> Result<f64> {
+        Ok(self.loss(at)? + self.penalties.value(at.u, at.v))
+    }
+
+    /// The gradients (12a)-(12c) of the loss at `at`.
+    ///
+    /// # Errors
+    /// As [`Problem::loss`].
+    pub fn gradients(&self, at: Point<'_>) -> Result<Gradients> {
+        let f = decision_values(self.data, at)?;
+        let n = f.len() as f64;
+        let (s, t) = self.data.shape();
+        let r = at.u.ncols();
+        let mut gu = Mat::<f64>::zeros(s, r);
+        let mut gv = Mat::<f64>::zeros(t, r);
+        let mut gb = 0.0;
+        for (i, (&fi, &yi)) in f.iter().zip(self.y).enumerate() {
+            let c = -yi * bl_core::logistic::sigmoid(-yi * fi) / n;
+            let sample = self.data.sample(i);
+            let x = Mat::from_fn(s, t, |a, j| sample[(a, j)].to_f64());
+            matmul(gu.as_mut(), Accum::Add, x.as_ref(), at.v, c, Par::Seq);
+            matmul(gv.as_mut(), Accum::Add, x.transpose(), at.u, c, Par::Seq);
+            gb += c;
+        }
+        Ok(Gradients {
+            u: gu,
+            v: gv,
+            intercept: gb,
+        })
+    }
+
+    /// The first-order stationarity residual `dist(0, grad + subdifferential)` at `at`:
+    /// the Euclidean norm over all entries of `U`, `V` and `b` of the distance from 0 to
+    /// each entry's subdifferential.
+    ///
+    /// # Errors
+    /// As [`Problem::loss`].
+    pub fn stationarity_residual(&self, at: Point<'_>) -> Result<f64> {
+        let g = self.gradients(at)?;
+        let p = &self.penalties;
+        let mut sum = g.intercept * g.intercept;
+        for (x, gx, l1, l2) in [
+            (at.u, g.u.as_ref(), p.mu1, p.mu2),
+            (at.v, g.v.as_ref(), p.nu1, p.nu2),
+        ] {
+            for j in 0..x.ncols() {
+                for i in 0..x.nrows() {
+                    let r = entry_residual(x[(i, j)], gx[(i, j)], l1, l2);
+                    sum += r * r;
+                }
             }
         }
+        Ok(sum.sqrt())
     }
-    Ok(sum.sqrt())
 }
