@@ -12,6 +12,8 @@ pub mod metrics;
 pub mod params;
 pub mod prox;
 pub mod random;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use engine::{FitReport, Observer, StoppingRule, TerminationReason};
 pub use error::{BlError, Result};

@@ -6,8 +6,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use bl_core::random::{Rng, seeded_rng};
+use bl_core::testing::mutate_json;
 use online_bilinear::Fit as _;
 use online_bilinear::{FittedTagger, OblError, Sentence, TaggerParams};
+use rand::RngExt as _;
 use serde_json::{Value, json};
 
 fn edited(json: &str, edit: impl FnOnce(&mut Value)) -> String {
@@ -368,77 +371,13 @@ fn a_rust_crf_tagger_round_trips_and_rejects_every_wrong_shape() {
     assert!(model.crf_weights().is_some());
 }
 
-/// A small deterministic generator (xorshift64*), so that the edits are seeded.
-struct Xorshift(u64);
-
-impl Xorshift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
-    match value {
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                pointers(item, format!("{at}/{i}"), out);
-            }
-        }
-        Value::Object(map) => {
-            for (k, item) in map {
-                pointers(item, format!("{at}/{k}"), out);
-            }
-        }
-        _ => {}
-    }
-    out.push(at);
-}
-
-fn mutate(value: &mut Value, rng: &mut Xorshift) {
-    let mut all = Vec::new();
-    pointers(value, String::new(), &mut all);
-    let target = all[rng.below(all.len())].clone();
-    let node = value.pointer_mut(&target).unwrap();
-    let awkward = [
-        json!(0),
-        json!(1),
-        json!(3),
-        json!(-1),
-        json!(0.5),
-        json!(1e308),
-        json!(-1e308),
-        json!(255),
-        json!(u64::MAX),
-        json!("s"),
-        json!([]),
-        json!(null),
-    ];
-    match node {
-        Value::Array(items) if !items.is_empty() && rng.below(2) == 0 => {
-            if rng.below(2) == 0 {
-                items.pop();
-            } else {
-                let last = items[items.len() - 1].clone();
-                items.push(last);
-            }
-        }
-        _ => *node = awkward[rng.below(awkward.len())].clone(),
-    }
-}
-
 /// `rounds` seeded edits of `original` by `edit`: each edited model either fails to load
 /// or loads and is given to `probe` (which must not panic). Returns how many loaded.
 fn edit_and_load(
     original: &Value,
     rounds: usize,
-    rng: &mut Xorshift,
-    mut edit: impl FnMut(&mut Value, &mut Xorshift),
+    rng: &mut Rng,
+    mut edit: impl FnMut(&mut Value, &mut Rng),
     probe: impl Fn(&FittedTagger),
 ) -> usize {
     let mut loaded = 0;
@@ -467,7 +406,7 @@ fn randomly_edited_taggers_never_panic() {
     .into_iter()
     .map(|p| serde_json::from_str(&p.fit(&train).unwrap().to_json().unwrap()).unwrap())
     .collect();
-    let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
+    let mut rng = seeded_rng(0x2545_f491_4f6c_dd1d);
     let loaded: Vec<usize> = originals
         .iter()
         .map(|original| {
@@ -476,8 +415,8 @@ fn randomly_edited_taggers_never_panic() {
                 500,
                 &mut rng,
                 |value, rng| {
-                    for _ in 0..1 + rng.below(3) {
-                        mutate(value, rng);
+                    for _ in 0..1 + rng.random_range(0..3) {
+                        mutate_json(value, rng);
                     }
                 },
                 |model| {
@@ -513,7 +452,7 @@ fn randomly_edited_crfsuite_models_never_crash() {
         .as_array()
         .unwrap()
         .len();
-    let mut rng = Xorshift(0x0123_4567_89ab_cdef);
+    let mut rng = seeded_rng(0x0123_4567_89ab_cdef);
     let rounds = 1500;
     let loaded = edit_and_load(
         &original,
@@ -521,14 +460,14 @@ fn randomly_edited_crfsuite_models_never_crash() {
         &mut rng,
         |value, rng| {
             let bytes = array(value, "/weights/Crfsuite/model");
-            for _ in 0..1 + rng.below(4) {
+            for _ in 0..1 + rng.random_range(0..4) {
                 // Mostly small values and 0 / 255, which make offsets and ids go astray.
-                let byte = match rng.below(4) {
+                let byte = match rng.random_range(0..4) {
                     0 => 0,
                     1 => 255,
-                    _ => rng.below(256),
+                    _ => rng.random_range(0..256),
                 };
-                bytes[rng.below(n)] = json!(byte);
+                bytes[rng.random_range(0..n)] = json!(byte);
             }
         },
         |m| {

@@ -8,6 +8,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use bl_core::data::MatrixDataset;
+use bl_core::random::{Rng, seeded_rng};
+use bl_core::testing::mutate_json;
+use rand::RngExt as _;
 use sblr::SavedModel as _;
 use sblr::synthetic::two_class;
 use sblr::{Fit as _, ParamGuard as _};
@@ -454,73 +457,6 @@ fn save_and_load_through_a_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A small deterministic generator (xorshift64*), so that the mutations are seeded.
-struct Xorshift(u64);
-
-impl Xorshift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// JSON pointers of every node of `value`.
-fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
-    match value {
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                pointers(item, format!("{at}/{i}"), out);
-            }
-        }
-        Value::Object(map) => {
-            for (k, item) in map {
-                pointers(item, format!("{at}/{k}"), out);
-            }
-        }
-        _ => {}
-    }
-    out.push(at);
-}
-
-/// One random edit: a number, string, array length or field replaced by an awkward value.
-fn mutate(value: &mut Value, rng: &mut Xorshift) {
-    let mut all = Vec::new();
-    pointers(value, String::new(), &mut all);
-    let target = all[rng.below(all.len())].clone();
-    let node = value.pointer_mut(&target).unwrap();
-    let awkward = [
-        json!(0),
-        json!(1),
-        json!(2),
-        json!(-1),
-        json!(0.5),
-        json!(1e308),
-        json!(-1e308),
-        json!(1e-320),
-        json!(u64::MAX),
-        json!(usize::MAX / 2),
-        json!("x"),
-        json!([]),
-        json!(null),
-    ];
-    match node {
-        Value::Array(items) if !items.is_empty() && rng.below(2) == 0 => {
-            if rng.below(2) == 0 {
-                items.pop();
-            } else {
-                let last = items[items.len() - 1].clone();
-                items.push(last);
-            }
-        }
-        _ => *node = awkward[rng.below(awkward.len())].clone(),
-    }
-}
-
 /// Thousands of seeded random edits of saved models: each load either fails with an
 /// error or gives a model whose every prediction entry point returns without panicking.
 #[test]
@@ -546,13 +482,13 @@ fn randomly_edited_models_never_panic() {
         serde_json::to_value(&lr).unwrap(),
         serde_json::to_value(&ova).unwrap(),
     ];
-    let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
+    let mut rng = seeded_rng(0x9e37_79b9_7f4a_7c15);
     let mut loaded = [0_usize; 4];
     for round in 0..4000 {
         let which = round % 4;
         let mut value = originals[which].clone();
-        for _ in 0..1 + rng.below(3) {
-            mutate(&mut value, &mut rng);
+        for _ in 0..1 + rng.random_range(0..3) {
+            mutate_json(&mut value, &mut rng);
         }
         let text = serde_json::to_string(&value).unwrap();
         let ok = match which {
