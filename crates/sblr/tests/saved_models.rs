@@ -8,7 +8,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use bl_core::data::MatrixDataset;
-use bl_core::random::{Rng, seeded_rng};
+use bl_core::random::seeded_rng;
 use bl_core::testing::mutate_json;
 use rand::RngExt as _;
 use sblr::SavedModel as _;
