@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use lp_backend::{Cmp, InteriorPointSearch, LinearProgram, LpOutcome, LpSolver, Row, Sense};
 
-use super::{CellOptions, Cells, SignedHyperplane, find_root, walk};
+use super::{CellOptions, CellQuery, Cells, SignedHyperplane, find_root, walk};
 use crate::error::Result;
 use crate::lagrangian::Affine;
 
@@ -234,13 +234,16 @@ fn inward_direction_exists<'a>(
 /// ([`inward_direction_exists`]).
 pub(super) fn local_cells(
     solver: &dyn LpSolver,
-    mk: usize,
-    budget: f64,
-    region: &[SignedHyperplane],
-    center: &[f64],
-    hyperplanes: &[Affine],
+    query: CellQuery<'_>,
     options: &CellOptions,
 ) -> Result<Option<Cells>> {
+    let CellQuery {
+        mk,
+        budget,
+        region,
+        center,
+        hyperplanes,
+    } = query;
     if center.len() != mk || budget.is_nan() || budget <= 0.0 {
         return Ok(None);
     }

@@ -100,6 +100,17 @@ pub struct SignedHyperplane {
     pub sign: i8,
 }
 
+/// The arguments of one cell enumeration, as [`enumerate_cells`] takes them, passed on to
+/// the tangent-cone enumeration.
+#[derive(Debug, Clone, Copy)]
+struct CellQuery<'a> {
+    mk: usize,
+    budget: f64,
+    region: &'a [SignedHyperplane],
+    center: &'a [f64],
+    hyperplanes: &'a [Affine],
+}
+
 /// The result of a cell enumeration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cells {
@@ -267,7 +278,17 @@ pub fn enumerate_cells(
         });
     }
     if options.local
-        && let Some(cells) = local_cells(solver, mk, budget, region, center, hyperplanes, options)?
+        && let Some(cells) = local_cells(
+            solver,
+            CellQuery {
+                mk,
+                budget,
+                region,
+                center,
+                hyperplanes,
+            },
+            options,
+        )?
     {
         return Ok(cells);
     }
