@@ -26,7 +26,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::Experiment;
-pub use crate::plot::Series;
+pub use crate::plot::{Heatmap, Series};
 
 /// Problem sizes of a run.
 #[derive(
@@ -350,23 +350,14 @@ impl Ctx {
         Ok(path)
     }
 
-    /// Draws a row-major `n_rows x n_cols` matrix as a heatmap into
-    /// `DIR/ID/<name>.svg` (see [`crate::plot::heatmap`]). Returns the path.
+    /// Draws a heatmap into `DIR/ID/<name>.svg` (see [`crate::plot::heatmap`]). Returns
+    /// the path.
     ///
     /// # Errors
     /// Wrong number of values, an empty matrix, or a write failure.
-    pub fn heatmap(
-        &mut self,
-        name: &str,
-        title: &str,
-        x_label: &str,
-        y_label: &str,
-        values: &[f64],
-        n_rows: usize,
-        n_cols: usize,
-    ) -> anyhow::Result<PathBuf> {
+    pub fn heatmap(&mut self, name: &str, map: &Heatmap<'_>) -> anyhow::Result<PathBuf> {
         let path = self.file_path(name, "svg")?;
-        crate::plot::heatmap(&path, title, x_label, y_label, values, n_rows, n_cols)?;
+        crate::plot::heatmap(&path, map)?;
         Ok(path)
     }
 

@@ -10,9 +10,9 @@
 //! starts negative as in the paper's Fig. 3); the same start is also run with the paper's
 //! eq. (7)-(8) cuts.
 
-use faer::Mat;
-use gop_mmf::{Fit, Fitted, FittedGop, GopParams, Linearization};
+use gop_mmf::{Fitted, FittedGop, GopParams, Linearization};
 
+use super::gop_table1::run_fit;
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::gop as paper;
 
@@ -31,21 +31,13 @@ const MODES: [[f64; 2]; 2] = [[0.0, -1.0], [-1.0, 0.0]];
 /// How close (l1) an iterate must come to a minimizer to count as a visit of its mode.
 const MODE_RADIUS: f64 = 0.25;
 
-fn fit_gop(
-    y: &Mat<f64>,
-    budget: f64,
-    seed: u64,
-    max_iter: usize,
-    lin: Linearization,
-) -> anyhow::Result<FittedGop> {
-    Ok(GopParams::default()
+/// Fig. 3's setting: the node budget of the run and the linearization of the cuts.
+fn fig3_params(budget: f64, lin: Linearization) -> GopParams {
+    GopParams::default()
         .k(paper::FIG3_K)
         .budget(budget)
         .eps(EPS)
-        .seed(seed)
-        .max_iter(max_iter)
         .linearization(lin)
-        .fit(&y.as_ref())?)
 }
 
 /// Numbers of one run for the paper's comparison.
@@ -91,8 +83,11 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let (max_iter, paper_iter) = ctx.scale().pick((300, 100), (3000, 1000), (30_000, 5000));
     let seed = ctx.seed();
     let inst = gop_mmf::fig3_instance(n, seed)?;
-    let fit = fit_gop(&inst.y, inst.budget, seed, max_iter, Linearization::Product)?;
-    let paper_cuts = fit_gop(&inst.y, inst.budget, seed, paper_iter, Linearization::Paper)?;
+    // Default worker threads (0: one per core).
+    let product = fig3_params(inst.budget, Linearization::Product);
+    let fit = run_fit(&inst.y, product, max_iter, 0, seed)?;
+    let eq8 = fig3_params(inst.budget, Linearization::Paper);
+    let paper_cuts = run_fit(&inst.y, eq8, paper_iter, 0, seed)?;
     let h = fit.history();
     let mut elapsed = 0.0;
     let mut rows = Vec::with_capacity(h.len());
