@@ -90,6 +90,33 @@ fn best_record(fit: &FittedGop) -> Option<&IterationRecord> {
     fit.history().iter().find(|r| r.primal_objective <= ub)
 }
 
+/// An iteration's `x`, primal objective, bounds (PUBD, RLBD), distinct cuts and cells,
+/// the reals with `digits` decimals (`None`: all of them).
+fn bounds_row(r: &IterationRecord, digits: Option<usize>) -> Vec<String> {
+    let real = |v: f64| match digits {
+        Some(d) => format!("{v:.d$}"),
+        None => format!("{v}"),
+    };
+    vec![
+        real(r.x[0]),
+        real(r.x[1]),
+        real(r.primal_objective),
+        real(r.upper_bound),
+        real(r.lower_bound),
+        r.kept_hyperplanes.to_string(),
+        r.cells.to_string(),
+    ]
+}
+
+/// The first `x` iterates of Fig. 1b.
+fn first_x(fit: &FittedGop) -> Vec<(f64, f64)> {
+    fit.history()
+        .iter()
+        .take(paper::FIG1B_FIRST_X)
+        .map(|r| (r.x[0], r.x[1]))
+        .collect()
+}
+
 fn median(mut v: Vec<usize>) -> usize {
     v.sort_unstable();
     v.get(v.len() / 2).copied().unwrap_or(0)
@@ -106,17 +133,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         .history()
         .iter()
         .map(|r| {
-            let mut row = vec![
-                r.iteration.to_string(),
-                r.node.to_string(),
-                format!("{}", r.x[0]),
-                format!("{}", r.x[1]),
-                format!("{}", r.primal_objective),
-                format!("{}", r.upper_bound),
-                format!("{}", r.lower_bound),
-                r.kept_hyperplanes.to_string(),
-                r.cells.to_string(),
-            ];
+            let mut row = vec![r.iteration.to_string(), r.node.to_string()];
+            row.extend(bounds_row(r, None));
             row.extend(r.theta.iter().map(|v| format!("{v}")));
             row.extend(r.lambda.iter().map(|v| format!("{v}")));
             row.extend(r.mu.iter().map(|v| format!("{v}")));
@@ -162,18 +180,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         ],
         false,
     )?;
-    let first: Vec<(f64, f64)> = main
-        .history()
-        .iter()
-        .take(paper::FIG1B_FIRST_X)
-        .map(|r| (r.x[0], r.x[1]))
-        .collect();
-    let first_paper: Vec<(f64, f64)> = paper_cuts
-        .history()
-        .iter()
-        .take(paper::FIG1B_FIRST_X)
-        .map(|r| (r.x[0], r.x[1]))
-        .collect();
+    let (first, first_paper) = (first_x(&main), first_x(&paper_cuts));
     ctx.line_plot(
         "fig1b_x_iterates",
         "Fig. 1b: the first ten x iterates",
@@ -417,16 +424,9 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             "cells",
         ],
         main.history().iter().take(8).map(|r| {
-            vec![
-                r.iteration.to_string(),
-                format!("{:.4}", r.x[0]),
-                format!("{:.4}", r.x[1]),
-                format!("{:.4}", r.primal_objective),
-                format!("{:.4}", r.upper_bound),
-                format!("{:.4}", r.lower_bound),
-                r.kept_hyperplanes.to_string(),
-                r.cells.to_string(),
-            ]
+            let mut row = vec![r.iteration.to_string()];
+            row.extend(bounds_row(r, Some(4)));
+            row
         }),
     );
     ctx.md("\nFig. 2 (first three tree levels) is `fig2_tree.dot` (render with `dot -Tsvg`).\n");
@@ -482,18 +482,11 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         ),
     );
     let kn = K * N;
-    let distinct_ours = main
-        .history()
-        .iter()
-        .map(|r| r.kept_hyperplanes)
-        .max()
-        .unwrap_or(0);
-    let distinct_paper = paper_cuts
-        .history()
-        .iter()
-        .map(|r| r.kept_hyperplanes)
-        .max()
-        .unwrap_or(0);
+    let most_cuts = |f: &FittedGop| {
+        let kept = f.history().iter().map(|r| r.kept_hyperplanes);
+        kept.max().unwrap_or(0)
+    };
+    let (distinct_ours, distinct_paper) = (most_cuts(&main), most_cuts(&paper_cuts));
     ctx.paper_claim(
         &paper::FIG2_ONE_CUT_PER_CONSTRAINT,
         distinct_ours == kn,

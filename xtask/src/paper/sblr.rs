@@ -54,8 +54,6 @@ pub const GRID_SHAPE: [usize; 4] = [6, 5, 6, 5];
 /// Algorithm 1 and Algorithm 2 at `s = t = size`, as printed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Table1Row {
-    /// The block: the index of its parameter set in [`TABLE1_SETS`].
-    pub set: usize,
     /// `s = t`.
     pub size: usize,
     /// Algorithm 1, average time (sec.).
@@ -68,44 +66,39 @@ pub struct Table1Row {
     pub alg2_iter: f64,
 }
 
-const fn row(set: usize, size: usize, a1: f64, i1: f64, a2: f64, i2: f64) -> Table1Row {
-    Table1Row {
-        set,
-        size,
-        alg1_time_s: a1,
-        alg1_iter: i1,
-        alg2_time_s: a2,
-        alg2_iter: i2,
-    }
-}
-
 /// Table 1, "Scalability and comparison of Algorithm 1 and Algorithm 2. Shown are the
-/// average running time and median number of iterations.": its two blocks (one per
-/// parameter set of [`TABLE1_SETS`]) one after the other, rows in the printed order.
-pub const TABLE1: [Table1Row; 12] = [
-    row(0, 50, 0.79, 5.0, 0.03, 9.0),
-    row(0, 100, 1.13, 6.0, 0.06, 11.0),
-    row(0, 250, 3.89, 6.0, 0.56, 31.0),
-    row(0, 500, 9.96, 5.0, 1.80, 4.0),
-    row(0, 750, 18.60, 7.0, 4.04, 4.0),
-    row(0, 1000, 16.25, 3.0, 7.92, 4.0),
-    row(1, 50, 6.87, 17.0, 0.37, 282.0),
-    row(1, 100, 14.39, 29.0, 0.38, 47.0),
-    row(1, 250, 21.73, 8.0, 3.49, 28.0),
-    row(1, 500, 78.32, 7.0, 4.07, 11.0),
-    row(1, 750, 129.23, 8.0, 4.31, 4.0),
-    row(1, 1000, 218.49, 9.0, 8.19, 4.0),
+/// average running time and median number of iterations.", one line per `s = t` in the
+/// printed order: the size, then for each of its two blocks (the parameter sets of
+/// [`TABLE1_SETS`]) Algorithm 1's average time (sec.) and median iterations, then
+/// Algorithm 2's.
+const TABLE1: [(usize, [[f64; 4]; 2]); 6] = [
+    (50, [[0.79, 5.0, 0.03, 9.0], [6.87, 17.0, 0.37, 282.0]]),
+    (100, [[1.13, 6.0, 0.06, 11.0], [14.39, 29.0, 0.38, 47.0]]),
+    (250, [[3.89, 6.0, 0.56, 31.0], [21.73, 8.0, 3.49, 28.0]]),
+    (500, [[9.96, 5.0, 1.80, 4.0], [78.32, 7.0, 4.07, 11.0]]),
+    (750, [[18.60, 7.0, 4.04, 4.0], [129.23, 8.0, 4.31, 4.0]]),
+    (1000, [[16.25, 3.0, 7.92, 4.0], [218.49, 9.0, 8.19, 4.0]]),
 ];
-
-/// The rows of parameter set `set` (0 or 1), in the printed order.
-pub fn table1_block(set: usize) -> impl Iterator<Item = &'static Table1Row> {
-    TABLE1.iter().filter(move |r| r.set == set)
-}
 
 /// The printed row of parameter set `set` (0 or 1) at `s = t = size`, if the paper has one.
 #[must_use]
 pub fn table1_row(set: usize, size: usize) -> Option<Table1Row> {
-    table1_block(set).find(|r| r.size == size).copied()
+    let (_, blocks) = TABLE1.iter().find(|(s, _)| *s == size)?;
+    let [alg1_time_s, alg1_iter, alg2_time_s, alg2_iter] = *blocks.get(set)?;
+    Some(Table1Row {
+        size,
+        alg1_time_s,
+        alg1_iter,
+        alg2_time_s,
+        alg2_iter,
+    })
+}
+
+/// The rows of parameter set `set` (0 or 1) in the printed order (none for another set).
+pub fn table1_block(set: usize) -> impl Iterator<Item = Table1Row> {
+    TABLE1
+        .iter()
+        .filter_map(move |&(size, _)| table1_row(set, size))
 }
 
 /// Total Algorithm 1 time over total Algorithm 2 time of a Table 1 block: the speed-up
@@ -344,15 +337,16 @@ mod tests {
     #[test]
     fn table1_is_complete_and_ordered() {
         for set in 0..TABLE1_SETS.len() {
-            let sizes: Vec<usize> = table1_block(set).map(|r| r.size).collect();
+            let block: Vec<Table1Row> = table1_block(set).collect();
+            let sizes: Vec<usize> = block.iter().map(|r| r.size).collect();
             assert_eq!(sizes, TABLE1_SIZES);
+            assert!(
+                block
+                    .iter()
+                    .all(|r| r.alg1_time_s > 0.0 && r.alg2_time_s > 0.0)
+            );
         }
-        assert_eq!(TABLE1.len(), TABLE1_SETS.len() * TABLE1_SIZES.len());
-        assert!(
-            TABLE1
-                .iter()
-                .all(|r| r.alg1_time_s > 0.0 && r.alg2_time_s > 0.0)
-        );
+        assert_eq!(table1_block(2).count(), 0);
         assert_eq!(table1_row(0, 1000).map(|r| r.alg2_time_s), Some(7.92));
         assert_eq!(table1_row(1, 50).map(|r| r.alg2_iter), Some(282.0));
         assert_eq!(table1_row(0, 20), None);
