@@ -124,8 +124,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     .map(|s| (*s).to_string())
     .collect();
     header.extend((1..=n).map(|s| format!("theta1_{s}")));
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    ctx.write_csv("iterations", &header_refs, &rows)?;
+    ctx.write_csv("iterations", &header, &rows)?;
     let paper_rows: Vec<Vec<f64>> = paper_cuts
         .history()
         .iter()
