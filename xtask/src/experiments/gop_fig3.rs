@@ -34,7 +34,7 @@ const MODE_RADIUS: f64 = 0.25;
 /// Fig. 3's setting: the node budget of the run and the linearization of the cuts.
 fn fig3_params(budget: f64, lin: Linearization) -> GopParams {
     GopParams::default()
-        .k(paper::FIG3_K)
+        .k(paper::FIG3.k)
         .budget(budget)
         .eps(EPS)
         .linearization(lin)
@@ -50,7 +50,7 @@ struct Summary {
 
 fn summarize(fit: &FittedGop) -> Summary {
     let h = fit.history();
-    let gap = -paper::FIG3_RLBD_AT_89;
+    let gap = -paper::FIG3.rlbd_at_89;
     let mut elapsed = 0.0;
     let mut to_gap = None;
     for r in h {
@@ -60,7 +60,7 @@ fn summarize(fit: &FittedGop) -> Summary {
         }
     }
     let at = h
-        .get(paper::FIG3_ITERATIONS - 1)
+        .get(paper::FIG3.iterations - 1)
         .or(h.last())
         .map_or((0, f64::NAN), |r| (r.iteration, r.lower_bound));
     let modes_visited = MODES
@@ -79,7 +79,7 @@ fn summarize(fit: &FittedGop) -> Summary {
 }
 
 fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
-    let n = paper::FIG3_N;
+    let n = paper::FIG3.n;
     let (max_iter, paper_iter) = ctx.scale().pick((300, 100), (3000, 1000), (30_000, 5000));
     let seed = ctx.seed();
     let inst = gop_mmf::fig3_instance(n, seed)?;
@@ -225,8 +225,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
 
     ctx.md(&format!(
         "## Fig. 3: M = {}, K = {}, N = {n}, P = {}, eps = {EPS}\n",
-        paper::FIG3_M,
-        paper::FIG3_K,
+        paper::FIG3.m,
+        paper::FIG3.k,
         inst.budget
     ));
     ctx.quote(&paper::FIG3_DATA);
@@ -255,17 +255,17 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         rows.push(VsRow {
             label: format!("RLBD after the first iteration{name}"),
             ours: vec![Some(s.rlbd_first)],
-            paper: vec![Some(paper::FIG3_RLBD_INITIAL)],
+            paper: vec![Some(paper::FIG3.rlbd_initial)],
         });
         rows.push(VsRow {
             label: format!("iterations until PUBD - RLBD <= 0.17{name}"),
             ours: vec![s.to_gap.map(|g| g.0 as f64)],
-            paper: vec![Some(paper::FIG3_ITERATIONS as f64)],
+            paper: vec![Some(paper::FIG3.iterations as f64)],
         });
         rows.push(VsRow {
             label: format!("seconds until PUBD - RLBD <= 0.17{name}"),
             ours: vec![s.to_gap.map(|g| g.1)],
-            paper: vec![Some(paper::FIG3_SECONDS)],
+            paper: vec![Some(paper::FIG3.seconds)],
         });
         rows.push(VsRow {
             label: format!(
@@ -273,7 +273,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                 s.rlbd_at_89.0
             ),
             ours: vec![Some(s.rlbd_at_89.1)],
-            paper: vec![Some(paper::FIG3_RLBD_AT_89)],
+            paper: vec![Some(paper::FIG3.rlbd_at_89)],
         });
     }
     ctx.table_vs_paper("quantity", &["value"], &rows)?;
@@ -281,21 +281,21 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         "quantity",
         &["value"],
         &[
-            VsRow::new("true x_1", &[inst.x_star[(0, 0)]], &[paper::FIG3_TRUE_X[0]]),
-            VsRow::new("true x_2", &[inst.x_star[(0, 1)]], &[paper::FIG3_TRUE_X[1]]),
+            VsRow::new("true x_1", &[inst.x_star[(0, 0)]], &[paper::FIG3.true_x[0]]),
+            VsRow::new("true x_2", &[inst.x_star[(0, 1)]], &[paper::FIG3.true_x[1]]),
             VsRow::new(
                 "true theta_1 (sample 1 here; the paper does not say which)",
                 &[inst.theta_star[(0, 0)]],
-                &[paper::FIG3_TRUE_THETA[0]],
+                &[paper::FIG3.true_theta[0]],
             ),
             VsRow::new(
                 "true theta_2 (sample 1)",
                 &[inst.theta_star[(1, 0)]],
-                &[paper::FIG3_TRUE_THETA[1]],
+                &[paper::FIG3.true_theta[1]],
             ),
         ],
     )?;
-    let within = |s: &Summary| s.to_gap.is_some_and(|g| g.0 <= paper::FIG3_ITERATIONS);
+    let within = |s: &Summary| s.to_gap.is_some_and(|g| g.0 <= paper::FIG3.iterations);
     ctx.paper_claim(
         &paper::FIG3_CONVERGENCE,
         within(&ours),
