@@ -70,7 +70,7 @@ pub fn choose<T: Clone>(what: &str, name: &str, options: &[(&str, T)]) -> PyResu
 }
 
 /// A `serde_json` error (a malformed or invalid saved model) as `ValueError`.
-pub fn json_err(e: &serde_json::Error) -> PyErr {
+pub fn json_err(e: serde_json::Error) -> PyErr {
     PyValueError::new_err(format!("invalid saved model: {e}"))
 }
 

@@ -161,11 +161,6 @@ fn rows_to_array(rows: Vec<Vec<f64>>) -> Array2<f64> {
         .unwrap_or_else(|_| Array2::zeros((n, k)))
 }
 
-/// A model of the crate from its serde form.
-fn from_value<T: serde::de::DeserializeOwned>(model: Value) -> PyResult<T> {
-    serde_json::from_value(model).map_err(|e| json_err(&e))
-}
-
 /// Scores of a binary model (one per sample) or of several classes (a row per sample).
 enum Scores {
     Vector(Vec<f64>),
@@ -337,19 +332,21 @@ impl SblrModel {
             Kind::OneVsAll(m) => serde_json::to_value(m),
             Kind::Multinomial(m) => serde_json::to_value(m),
         }
-        .map_err(|e| json_err(&e))?;
+        .map_err(json_err)?;
         Ok(json!({ "kind": self.kind(), "model": model }).to_string())
     }
 
     /// A model from [`SblrModel::to_json`]'s text; the crate validates it.
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Self> {
-        let value: Value = serde_json::from_str(text).map_err(|e| json_err(&e))?;
+        let value: Value = serde_json::from_str(text).map_err(json_err)?;
         let model = value.get("model").cloned().unwrap_or(Value::Null);
         let kind = match value.get("kind").and_then(Value::as_str) {
-            Some("binary") => Kind::Binary(from_value(model)?),
-            Some("ovr") => Kind::OneVsAll(from_value(model)?),
-            Some("multinomial") => Kind::Multinomial(from_value(model)?),
+            Some("binary") => Kind::Binary(serde_json::from_value(model).map_err(json_err)?),
+            Some("ovr") => Kind::OneVsAll(serde_json::from_value(model).map_err(json_err)?),
+            Some("multinomial") => {
+                Kind::Multinomial(serde_json::from_value(model).map_err(json_err)?)
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
                     "invalid saved model: kind {other:?}, expected 'binary', 'ovr' or 'multinomial'"
