@@ -112,88 +112,93 @@ pub fn line_plot(
     }
     let x_range = padded(x0, x1, false);
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    let frame = LineFrame {
+        root: &root,
+        title,
+        x_label,
+        y_label,
+        x_range,
+        series: &kept,
+    };
     if log_y {
-        draw_lines(
-            &root,
-            title,
-            x_label,
-            y_label,
-            x_range,
-            padded(y0, y1, true).log_scale(),
-            &kept,
-        )?;
+        frame.draw(padded(y0, y1, true).log_scale())?;
     } else {
-        draw_lines(
-            &root,
-            title,
-            x_label,
-            y_label,
-            x_range,
-            padded(y0, y1, false),
-            &kept,
-        )?;
+        frame.draw(padded(y0, y1, false))?;
     }
     root.present()
         .map_err(|e| anyhow!("{e}"))
         .with_context(|| format!("writing {}", path.display()))
 }
 
-fn draw_lines<YS>(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
+/// Everything of a line plot but its y axis (linear or logarithmic: another type).
+struct LineFrame<'a, 'b> {
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &'a str,
+    x_label: &'a str,
+    y_label: &'a str,
     x_range: Range<f64>,
-    y_spec: YS,
-    series: &[(&str, Vec<(f64, f64)>)],
-) -> anyhow::Result<()>
-where
-    YS: AsRangedCoord<Value = f64>,
-    YS::CoordDescType: ValueFormatter<f64>,
-{
-    let e = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("plot `{title}`: {e}");
-    root.fill(&WHITE).map_err(e)?;
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(75)
-        .build_cartesian_2d(x_range, y_spec)
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .axis_desc_style(("sans-serif", 16))
-        .label_style(("sans-serif", 13))
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(e)?;
-    for (i, (name, pts)) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+    series: &'a [(&'a str, Vec<(f64, f64)>)],
+}
+
+impl LineFrame<'_, '_> {
+    /// Draws the frame's series on the y axis `y_spec`.
+    fn draw<YS>(self, y_spec: YS) -> anyhow::Result<()>
+    where
+        YS: AsRangedCoord<Value = f64>,
+        YS::CoordDescType: ValueFormatter<f64>,
+    {
+        let Self {
+            root,
+            title,
+            x_label,
+            y_label,
+            x_range,
+            series,
+        } = self;
+        let e = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("plot `{title}`: {e}");
+        root.fill(&WHITE).map_err(e)?;
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 22))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(75)
+            .build_cartesian_2d(x_range, y_spec)
+            .map_err(e)?;
         chart
-            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-            .map_err(e)?
-            .label(*name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        if pts.len() <= MAX_MARKED_POINTS {
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(e)?;
-        }
-    }
-    if series.iter().any(|(name, _)| !name.is_empty()) {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .axis_desc_style(("sans-serif", 16))
+            .label_style(("sans-serif", 13))
+            .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(e)?;
+        for (i, (name, pts)) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                .map_err(e)?
+                .label(*name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            if pts.len() <= MAX_MARKED_POINTS {
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                    .map_err(e)?;
+            }
+        }
+        if series.iter().any(|(name, _)| !name.is_empty()) {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(e)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Colour of `t` in `[0, 1]`: white for 0 to dark blue for 1; grey for NaN.
@@ -206,23 +211,39 @@ fn heat_color(t: f64) -> RGBColor {
     RGBColor(lerp(255, 8), lerp(255, 48), lerp(255, 107))
 }
 
-/// Draws a row-major `n_rows x n_cols` matrix as a heatmap into an SVG file at
-/// `path`: row 0 at the top, white at the smallest finite value, dark blue at the
-/// largest (so a 0/1 matrix is white/blue), grey for NaN. The value range is given
-/// in the caption.
+/// A heatmap to draw: a row-major `n_rows x n_cols` matrix with its title and axis labels.
+#[derive(Debug, Clone, Copy)]
+pub struct Heatmap<'a> {
+    /// The caption (the value range is appended to it).
+    pub title: &'a str,
+    /// Label of the horizontal axis (the columns).
+    pub x_label: &'a str,
+    /// Label of the vertical axis (the rows).
+    pub y_label: &'a str,
+    /// The entries, row after row.
+    pub values: &'a [f64],
+    /// Number of rows.
+    pub n_rows: usize,
+    /// Number of columns.
+    pub n_cols: usize,
+}
+
+/// Draws `map` into an SVG file at `path`: row 0 at the top, white at the smallest
+/// finite value, dark blue at the largest (so a 0/1 matrix is white/blue), grey for
+/// NaN. The value range is given in the caption.
 ///
 /// # Errors
 /// `values.len() != n_rows * n_cols`, an empty matrix, or a failure to write the
 /// file.
-pub fn heatmap(
-    path: &Path,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    values: &[f64],
-    n_rows: usize,
-    n_cols: usize,
-) -> anyhow::Result<()> {
+pub fn heatmap(path: &Path, map: &Heatmap<'_>) -> anyhow::Result<()> {
+    let Heatmap {
+        title,
+        x_label,
+        y_label,
+        values,
+        n_rows,
+        n_cols,
+    } = *map;
     if n_rows == 0 || n_cols == 0 {
         bail!("heatmap `{title}`: empty matrix ({n_rows} x {n_cols})");
     }

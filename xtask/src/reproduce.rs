@@ -26,7 +26,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::Experiment;
-pub use crate::plot::Series;
+pub use crate::plot::{Heatmap, Series};
 
 /// Problem sizes of a run.
 #[derive(
@@ -294,24 +294,26 @@ impl Ctx {
     /// Writes `DIR/ID/<name>.csv` with a header row and one line per row; fields are
     /// quoted when needed. Returns the path.
     ///
-    /// Any `Display` values work: `Vec<Vec<f64>>`, or strings for mixed columns.
+    /// Any `Display` values work: `Vec<Vec<f64>>`, or strings for mixed columns; the
+    /// header's names may be `&str` or `String`.
     ///
     /// # Errors
     /// A row whose length differs from the header's, or a write failure.
-    pub fn write_csv<R, C>(
+    pub fn write_csv<H, R, C>(
         &mut self,
         name: &str,
-        header: &[&str],
+        header: &[H],
         rows: impl IntoIterator<Item = R>,
     ) -> anyhow::Result<PathBuf>
     where
+        H: AsRef<str>,
         R: IntoIterator<Item = C>,
         C: fmt::Display,
     {
         let path = self.file_path(name, "csv")?;
         let mut text = header
             .iter()
-            .map(|h| csv_field(h))
+            .map(|h| csv_field(h.as_ref()))
             .collect::<Vec<_>>()
             .join(",");
         text.push('\n');
@@ -350,23 +352,14 @@ impl Ctx {
         Ok(path)
     }
 
-    /// Draws a row-major `n_rows x n_cols` matrix as a heatmap into
-    /// `DIR/ID/<name>.svg` (see [`crate::plot::heatmap`]). Returns the path.
+    /// Draws a heatmap into `DIR/ID/<name>.svg` (see [`crate::plot::heatmap`]). Returns
+    /// the path.
     ///
     /// # Errors
     /// Wrong number of values, an empty matrix, or a write failure.
-    pub fn heatmap(
-        &mut self,
-        name: &str,
-        title: &str,
-        x_label: &str,
-        y_label: &str,
-        values: &[f64],
-        n_rows: usize,
-        n_cols: usize,
-    ) -> anyhow::Result<PathBuf> {
+    pub fn heatmap(&mut self, name: &str, map: &Heatmap<'_>) -> anyhow::Result<PathBuf> {
         let path = self.file_path(name, "svg")?;
-        crate::plot::heatmap(&path, title, x_label, y_label, values, n_rows, n_cols)?;
+        crate::plot::heatmap(&path, map)?;
         Ok(path)
     }
 
@@ -410,9 +403,11 @@ impl Ctx {
         self.report.push('\n');
     }
 
-    /// Appends a markdown table of strings (cells are escaped).
-    pub fn table<R, C>(&mut self, header: &[&str], rows: impl IntoIterator<Item = R>)
+    /// Appends a markdown table of strings (cells are escaped; the header's names may be
+    /// `&str` or `String`).
+    pub fn table<H, R, C>(&mut self, header: &[H], rows: impl IntoIterator<Item = R>)
     where
+        H: AsRef<str>,
         R: IntoIterator<Item = C>,
         C: AsRef<str>,
     {
@@ -422,7 +417,7 @@ impl Ctx {
             "| {} |",
             header
                 .iter()
-                .map(|h| md_cell(h))
+                .map(|h| md_cell(h.as_ref()))
                 .collect::<Vec<_>>()
                 .join(" | ")
         );
@@ -444,11 +439,11 @@ impl Ctx {
     pub fn table_vs_paper(
         &mut self,
         row_header: &str,
-        metrics: &[&str],
+        metrics: &[impl AsRef<str>],
         rows: &[VsRow],
     ) -> anyhow::Result<()> {
         let mut header = vec![row_header.to_string()];
-        for m in metrics {
+        for m in metrics.iter().map(AsRef::as_ref) {
             header.push(format!("{m} (ours)"));
             header.push(format!("{m} (paper)"));
         }
@@ -471,8 +466,7 @@ impl Ctx {
             }
             body.push(cells);
         }
-        let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-        self.table(&header_refs, body);
+        self.table(&header, body);
         Ok(())
     }
 

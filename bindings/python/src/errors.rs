@@ -8,8 +8,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use bl_core::BlError;
-use pyo3::PyErr;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::{PyErr, PyResult};
 
 /// `RuntimeError` for numerical failures, `ValueError` for everything else.
 fn core_to_py(e: &BlError) -> PyErr {
@@ -47,11 +47,30 @@ macro_rules! wraps_core {
 wraps_core!(
     sblr::SblrError,
     boolean_tensor::TensorError,
-    maxcut_sdp::MaxcutError
+    maxcut_sdp::MaxcutError,
+    gop_mmf::GopError,
+    online_bilinear::OblError
 );
 
+/// The value paired with `name` among `options`, or `ValueError` naming the parameter
+/// `what` and listing the accepted names.
+pub fn choose<T: Clone>(what: &str, name: &str, options: &[(&str, T)]) -> PyResult<T> {
+    if let Some((_, value)) = options.iter().find(|(n, _)| *n == name) {
+        return Ok(value.clone());
+    }
+    let quoted: Vec<String> = options.iter().map(|(n, _)| format!("'{n}'")).collect();
+    let listed = match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => "nothing".to_owned(),
+    };
+    Err(PyValueError::new_err(format!(
+        "invalid {what} {name:?}: must be {listed}"
+    )))
+}
+
 /// A `serde_json` error (a malformed or invalid saved model) as `ValueError`.
-pub fn json_err(e: &serde_json::Error) -> PyErr {
+pub fn json_err(e: serde_json::Error) -> PyErr {
     PyValueError::new_err(format!("invalid saved model: {e}"))
 }
 

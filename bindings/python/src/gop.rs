@@ -4,26 +4,13 @@
 use std::time::Duration;
 
 use gop_mmf::{Fit, Fitted, GopParams};
-use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::{ToPyErr, guarded};
-
-impl ToPyErr for gop_mmf::GopError {
-    fn to_py(&self) -> PyErr {
-        match self {
-            Self::Core(e) => e.to_py(),
-            other => PyValueError::new_err(other.to_string()),
-        }
-    }
-}
-
-fn to_array(m: faer::MatRef<'_, f64>) -> Array2<f64> {
-    Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)])
-}
+use crate::arrays::{array_to_mat, mat_to_array};
+use crate::errors::guarded;
 
 /// Solves `min ||y - x theta||_F^2` (theta's columns in the simplex, `sum |x| <= budget`)
 /// to the gap `eps` by GOP. Returns a dict with `x`, `theta`, `lower_bound`,
@@ -43,8 +30,7 @@ pub fn gop_fit<'py>(
     seed: u64,
     threads: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let y = y.as_array();
-    let y = faer::Mat::from_fn(y.nrows(), y.ncols(), |i, j| y[(i, j)]);
+    let y = array_to_mat(y.as_array());
     let mut params = GopParams::default()
         .k(k)
         .budget(budget)
@@ -64,8 +50,8 @@ pub fn gop_fit<'py>(
     let fit = py.detach(|| guarded(|| params.fit(&y.as_ref())))?;
     let c = fit.certificate();
     let d = PyDict::new(py);
-    d.set_item("x", to_array(fit.x()).into_pyarray(py))?;
-    d.set_item("theta", to_array(fit.theta()).into_pyarray(py))?;
+    d.set_item("x", mat_to_array(fit.x()).into_pyarray(py))?;
+    d.set_item("theta", mat_to_array(fit.theta()).into_pyarray(py))?;
     d.set_item("lower_bound", c.lower_bound)?;
     d.set_item("upper_bound", c.upper_bound)?;
     d.set_item("gap", c.gap)?;

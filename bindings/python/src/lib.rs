@@ -9,6 +9,8 @@
 //! of the workspace compiles an empty crate and needs no Python.
 
 #[cfg(feature = "python")]
+pub mod arrays;
+#[cfg(feature = "python")]
 pub mod errors;
 #[cfg(feature = "python")]
 pub mod gop;

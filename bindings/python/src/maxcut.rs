@@ -3,12 +3,13 @@
 //! `bilinear.maxcut`.
 
 use maxcut_sdp::{Fit, Fitted, MaxcutError, MixingParams, MixingSolution, Problem};
-use numpy::ndarray::{Array1, Array2, ArrayView2};
+use numpy::ndarray::{Array1, ArrayView2};
 use numpy::{IntoPyArray, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::arrays::{array_to_mat, mat_to_array};
 use crate::errors::guarded;
 
 /// The largest integer a node index may have (exactly representable as `f64`).
@@ -45,26 +46,6 @@ fn edge_list(edges: ArrayView2<'_, f64>) -> PyResult<Vec<(usize, usize, f64)>> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn params(
-    rank: Option<usize>,
-    tol: f64,
-    max_sweeps: usize,
-    trials: usize,
-    local_search: bool,
-    certify: bool,
-    seed: u64,
-) -> MixingParams {
-    MixingParams::default()
-        .rank(rank)
-        .tol(tol)
-        .max_sweeps(max_sweeps)
-        .trials(trials)
-        .local_search(local_search)
-        .certify(certify)
-        .seed(seed)
-}
-
 fn solve<'py>(
     py: Python<'py>,
     build: impl FnOnce() -> Result<Problem, MaxcutError> + Send,
@@ -80,10 +61,7 @@ fn solve<'py>(
     d.set_item("certified_bound", solution.certified_bound())?;
     d.set_item("n_iter", solution.report().iterations)?;
     d.set_item("converged", solution.report().converged())?;
-    d.set_item(
-        "v",
-        Array2::from_shape_fn((v.nrows(), v.ncols()), |(i, j)| v[(i, j)]).into_pyarray(py),
-    )?;
+    d.set_item("v", mat_to_array(v).into_pyarray(py))?;
     Ok(d)
 }
 
@@ -108,11 +86,17 @@ pub fn mixing<'py>(
     certify: bool,
     seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let p = params(rank, tol, max_sweeps, trials, local_search, certify, seed);
+    let p = MixingParams::default()
+        .rank(rank)
+        .tol(tol)
+        .max_sweeps(max_sweeps)
+        .trials(trials)
+        .local_search(local_search)
+        .certify(certify)
+        .seed(seed);
     match (dense, edges) {
         (Some(c), None) => {
-            let c = c.as_array();
-            let m = faer::Mat::from_fn(c.nrows(), c.ncols(), |i, j| c[(i, j)]);
+            let m = array_to_mat(c.as_array());
             solve(py, || Problem::dense(m.as_ref()), &p)
         }
         (None, Some(e)) => {

@@ -4,7 +4,7 @@
 //! scikit-learn's helpers and calls `sblr_fit`; this module only converts arrays and
 //! parameters and calls the crate.
 
-use bl_core::data::MatrixDataset;
+use bl_core::data::{Element, MatrixDataset};
 use bl_core::{Fit, Fitted};
 use faer::MatRef;
 use numpy::ndarray::{Array1, Array2, Array3, ArrayView3};
@@ -14,7 +14,8 @@ use pyo3::prelude::*;
 use sblr::{FittedMultinomialSblr, FittedOneVsAll, FittedSblr, Init, OneVsAll, Sblr, Solver};
 use serde_json::{Value, json};
 
-use crate::errors::{guarded, json_err};
+use crate::arrays::mat_to_array;
+use crate::errors::{choose, guarded, json_err};
 
 /// The three kinds of fitted SBLR models.
 #[derive(Debug, Clone)]
@@ -32,23 +33,23 @@ pub struct SblrModel {
 }
 
 /// Samples `(n, s, t)` (any strides) into the column-major-per-sample buffer of
-/// `MatrixDataset`, with the class index of each sample.
-fn dataset(
+/// `MatrixDataset`, stored as `T` (one copy), with the class index of each sample.
+fn dataset<T: Element>(
     x: ArrayView3<'_, f64>,
     labels: Vec<usize>,
     n_classes: usize,
-) -> Result<MatrixDataset, bl_core::BlError> {
+) -> Result<MatrixDataset<T>, bl_core::BlError> {
     let (n, s, t) = x.dim();
     let mut data = Vec::with_capacity(n * s * t);
     for i in 0..n {
         for k in 0..t {
             for j in 0..s {
-                data.push(x[(i, j, k)]);
+                data.push(T::from_f64(x[(i, j, k)]));
             }
         }
     }
     let names = (0..n_classes).map(|c| c.to_string()).collect();
-    MatrixDataset::new(s, t, data, labels, names)
+    MatrixDataset::with_data(s, t, data, labels, names)
 }
 
 /// Unlabelled samples for prediction (every label 0 of two placeholder classes).
@@ -57,30 +58,9 @@ fn samples(x: ArrayView3<'_, f64>) -> Result<MatrixDataset, bl_core::BlError> {
     dataset(x, vec![0; n], 2)
 }
 
-fn parse_init(name: &str) -> PyResult<Init> {
-    match name {
-        "mean_svd" => Ok(Init::MeanSvd),
-        "label_weighted_svd" => Ok(Init::LabelWeightedSvd),
-        "random" => Ok(Init::Random),
-        _ => Err(PyValueError::new_err(format!(
-            "invalid init {name:?}: must be 'mean_svd', 'label_weighted_svd' or 'random'"
-        ))),
-    }
-}
-
-fn parse_solver(name: &str) -> PyResult<Solver> {
-    match name {
-        "alg2" => Ok(Solver::Alg2),
-        "alg1" => Ok(Solver::Alg1),
-        _ => Err(PyValueError::new_err(format!(
-            "invalid solver {name:?}: must be 'alg2' (proximal, Alg. 2) or 'alg1' (exact, Alg. 1)"
-        ))),
-    }
-}
-
 /// One-vs-all (a single binary model for two classes) or multinomial, on samples of
 /// either precision.
-fn fit_kind<T: bl_core::data::Element>(
+fn fit_kind<T: Element>(
     params: &sblr::SblrParams,
     data: &MatrixDataset<T>,
     n_classes: usize,
@@ -129,46 +109,43 @@ pub fn sblr_fit(
     let params = Sblr::params()
         .rank(rank)
         .penalties(mu1, mu2, nu1, nu2)
-        .solver(parse_solver(solver)?)
+        .solver(choose(
+            "solver",
+            solver,
+            &[("alg2", Solver::Alg2), ("alg1", Solver::Alg1)],
+        )?)
         .tol(tol)
         .max_iter(max_iter)
-        .init(parse_init(init)?)
+        .init(choose(
+            "init",
+            init,
+            &[
+                ("mean_svd", Init::MeanSvd),
+                ("label_weighted_svd", Init::LabelWeightedSvd),
+                ("random", Init::Random),
+            ],
+        )?)
         .seed(seed);
-    let multinomial = match multi_class {
-        "ovr" => false,
-        "multinomial" => true,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "invalid multi_class {multi_class:?}: must be 'ovr' or 'multinomial'"
-            )));
-        }
-    };
-    let float32 = match dtype {
-        "float64" => false,
-        "float32" => true,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "invalid dtype {dtype:?}: must be 'float64' or 'float32'"
-            )));
-        }
-    };
+    let multinomial = choose(
+        "multi_class",
+        multi_class,
+        &[("ovr", false), ("multinomial", true)],
+    )?;
+    let float32 = choose("dtype", dtype, &[("float64", false), ("float32", true)])?;
     let x = x.as_array();
     let kind = py.detach(|| {
         guarded(|| -> Result<Kind, sblr::SblrError> {
-            let data = dataset(x, labels, n_classes)?;
             if float32 {
                 // Samples stored in single precision; the data passes accumulate in f64.
-                fit_kind(&params, &data.to_f32()?, n_classes, multinomial)
+                let data = dataset::<f32>(x, labels, n_classes)?;
+                fit_kind(&params, &data, n_classes, multinomial)
             } else {
+                let data = dataset::<f64>(x, labels, n_classes)?;
                 fit_kind(&params, &data, n_classes, multinomial)
             }
         })
     })?;
     Ok(SblrModel { kind })
-}
-
-fn mat_to_array(m: MatRef<'_, f64>) -> Array2<f64> {
-    Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)])
 }
 
 /// Stacks per-class factors into `(classes, rows, rank)`.
@@ -200,13 +177,23 @@ impl Scores {
 }
 
 impl SblrModel {
-    fn multinomial_factors(
-        m: &FittedMultinomialSblr,
-    ) -> (Vec<MatRef<'_, f64>>, Vec<MatRef<'_, f64>>) {
-        let classes = m.n_classes().saturating_sub(1);
-        let u = (0..classes).filter_map(|c| m.u(c)).collect();
-        let v = (0..classes).filter_map(|c| m.v(c)).collect();
-        (u, v)
+    /// One factor (`U` or `V`, chosen by the two accessors of the crate's models): the
+    /// matrix of a binary model, else the matrices of the classes stacked (multinomial:
+    /// the non-reference classes).
+    fn factor<'py>(
+        &self,
+        py: Python<'py>,
+        binary: fn(&FittedSblr) -> MatRef<'_, f64>,
+        of_class: fn(&FittedMultinomialSblr, usize) -> Option<MatRef<'_, f64>>,
+    ) -> Bound<'py, PyAny> {
+        let per_class: Vec<MatRef<'_, f64>> = match &self.kind {
+            Kind::Binary(m) => return mat_to_array(binary(m)).into_pyarray(py).into_any(),
+            Kind::OneVsAll(m) => m.models().iter().map(binary).collect(),
+            Kind::Multinomial(m) => (0..m.n_classes().saturating_sub(1))
+                .filter_map(|c| of_class(m, c))
+                .collect(),
+        };
+        stack(&per_class).into_pyarray(py).into_any()
     }
 }
 
@@ -246,31 +233,13 @@ impl SblrModel {
     /// per non-reference class).
     #[getter]
     fn u<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        match &self.kind {
-            Kind::Binary(m) => mat_to_array(m.u()).into_pyarray(py).into_any(),
-            Kind::OneVsAll(m) => {
-                let u: Vec<_> = m.models().iter().map(FittedSblr::u).collect();
-                stack(&u).into_pyarray(py).into_any()
-            }
-            Kind::Multinomial(m) => stack(&Self::multinomial_factors(m).0)
-                .into_pyarray(py)
-                .into_any(),
-        }
+        self.factor(py, FittedSblr::u, FittedMultinomialSblr::u)
     }
 
     /// `V`: `(t, r)` for a binary model, `(classes, t, r)` otherwise.
     #[getter]
     fn v<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        match &self.kind {
-            Kind::Binary(m) => mat_to_array(m.v()).into_pyarray(py).into_any(),
-            Kind::OneVsAll(m) => {
-                let v: Vec<_> = m.models().iter().map(FittedSblr::v).collect();
-                stack(&v).into_pyarray(py).into_any()
-            }
-            Kind::Multinomial(m) => stack(&Self::multinomial_factors(m).1)
-                .into_pyarray(py)
-                .into_any(),
-        }
+        self.factor(py, FittedSblr::v, FittedMultinomialSblr::v)
     }
 
     /// The intercepts: one for a binary model, one per class (multinomial: per
@@ -294,21 +263,18 @@ impl SblrModel {
     ) -> PyResult<Bound<'py, PyAny>> {
         let x = x.as_array();
         let out = py.detach(|| {
-            guarded(
-                || -> Result<Result<Vec<f64>, Array2<f64>>, sblr::SblrError> {
-                    let data = samples(x)?;
-                    Ok(match &self.kind {
-                        Kind::Binary(m) => Ok(m.decision_function(&data)?),
-                        Kind::OneVsAll(m) => Err(rows_to_array(m.decision_function(&data)?)),
-                        Kind::Multinomial(m) => Err(rows_to_array(m.decision_function(&data)?)),
-                    })
-                },
-            )
+            guarded(|| -> Result<Scores, sblr::SblrError> {
+                let data = samples(x)?;
+                Ok(match &self.kind {
+                    Kind::Binary(m) => Scores::Vector(m.decision_function(&data)?),
+                    Kind::OneVsAll(m) => Scores::Matrix(rows_to_array(m.decision_function(&data)?)),
+                    Kind::Multinomial(m) => {
+                        Scores::Matrix(rows_to_array(m.decision_function(&data)?))
+                    }
+                })
+            })
         })?;
-        Ok(match out {
-            Ok(v) => Array1::from(v).into_pyarray(py).into_any(),
-            Err(a) => a.into_pyarray(py).into_any(),
-        })
+        Ok(out.into_py(py))
     }
 
     /// Probabilities: of class 1 `(n,)` for a binary model, `(n, classes)` for the
@@ -366,22 +332,20 @@ impl SblrModel {
             Kind::OneVsAll(m) => serde_json::to_value(m),
             Kind::Multinomial(m) => serde_json::to_value(m),
         }
-        .map_err(|e| json_err(&e))?;
+        .map_err(json_err)?;
         Ok(json!({ "kind": self.kind(), "model": model }).to_string())
     }
 
     /// A model from [`SblrModel::to_json`]'s text; the crate validates it.
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Self> {
-        let value: Value = serde_json::from_str(text).map_err(|e| json_err(&e))?;
+        let value: Value = serde_json::from_str(text).map_err(json_err)?;
         let model = value.get("model").cloned().unwrap_or(Value::Null);
         let kind = match value.get("kind").and_then(Value::as_str) {
-            Some("binary") => {
-                Kind::Binary(serde_json::from_value(model).map_err(|e| json_err(&e))?)
-            }
-            Some("ovr") => Kind::OneVsAll(serde_json::from_value(model).map_err(|e| json_err(&e))?),
+            Some("binary") => Kind::Binary(serde_json::from_value(model).map_err(json_err)?),
+            Some("ovr") => Kind::OneVsAll(serde_json::from_value(model).map_err(json_err)?),
             Some("multinomial") => {
-                Kind::Multinomial(serde_json::from_value(model).map_err(|e| json_err(&e))?)
+                Kind::Multinomial(serde_json::from_value(model).map_err(json_err)?)
             }
             other => {
                 return Err(PyValueError::new_err(format!(

@@ -8,16 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::{ToPyErr, guarded};
-
-impl ToPyErr for OblError {
-    fn to_py(&self) -> PyErr {
-        match self {
-            Self::Core(e) => e.to_py(),
-            other => PyValueError::new_err(other.to_string()),
-        }
-    }
-}
+use crate::errors::guarded;
 
 /// A fitted tagger (pickles through the crate's JSON form).
 #[pyclass(module = "bilinear._native", frozen)]

@@ -10,11 +10,12 @@ use boolean_tensor::{
     cp_to_tensor,
 };
 use faer::{Mat, MatRef};
-use numpy::ndarray::{Array1, Array2, Array3, ArrayView2, ArrayView3};
+use numpy::ndarray::{Array1, Array3, ArrayView3};
 use numpy::{IntoPyArray, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::arrays::{array_to_mat, mat_to_array};
 use crate::errors::guarded;
 
 /// A `(d0, d1, d2)` array (any strides) as a tensor of the crate (mode 0 fastest); NaN
@@ -44,18 +45,31 @@ fn from_tensor(t: &Tensor) -> Array3<f64> {
     Array3::from_shape_fn((d0, d1, d2), |(i, j, k)| t.get(i, j, k))
 }
 
-fn mat_to_array(m: MatRef<'_, f64>) -> Array2<f64> {
-    Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)])
+/// Three factor matrices from NumPy.
+fn factor_mats(factors: [PyReadonlyArray2<'_, f64>; 3]) -> [Mat<f64>; 3] {
+    factors.map(|a| array_to_mat(a.as_array()))
 }
 
-fn array_to_mat(a: ArrayView2<'_, f64>) -> Mat<f64> {
-    Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)])
-}
-
-/// Three factor matrices as a Python list of arrays.
-fn factor_list<'py>(py: Python<'py>, factors: [MatRef<'_, f64>; 3]) -> PyResult<Bound<'py, PyAny>> {
+/// The dict of a CP or Tucker fit: `factors` (a list of three arrays), `loss`, `n_iter`
+/// and the model's own `extra` item.
+fn factor_model<'py>(
+    py: Python<'py>,
+    factors: [MatRef<'_, f64>; 3],
+    loss: f64,
+    n_iter: usize,
+    extra: (&str, Bound<'py, PyAny>),
+) -> PyResult<Bound<'py, PyDict>> {
     let arrays = factors.map(|f| mat_to_array(f).into_pyarray(py));
-    Ok(pyo3::types::PyList::new(py, arrays)?.into_any())
+    let factors = pyo3::types::PyList::new(py, arrays)?.into_any();
+    dict(
+        py,
+        vec![
+            ("factors", factors),
+            extra,
+            ("loss", loss.into_pyobject(py)?.into_any()),
+            ("n_iter", n_iter.into_pyobject(py)?.into_any()),
+        ],
+    )
 }
 
 fn dict<'py>(
@@ -195,17 +209,13 @@ pub fn cp_fit<'py>(
         .n_starts(n_starts)
         .seed(seed);
     let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
-    dict(
+    let start = fitted.start().into_pyobject(py)?.into_any();
+    factor_model(
         py,
-        vec![
-            ("factors", factor_list(py, fitted.factors())?),
-            ("loss", fitted.loss().into_pyobject(py)?.into_any()),
-            ("start", fitted.start().into_pyobject(py)?.into_any()),
-            (
-                "n_iter",
-                fitted.report().iterations.into_pyobject(py)?.into_any(),
-            ),
-        ],
+        fitted.factors(),
+        fitted.loss(),
+        fitted.report().iterations,
+        ("start", start),
     )
 }
 
@@ -213,11 +223,9 @@ pub fn cp_fit<'py>(
 #[pyfunction]
 pub fn cp_reconstruct<'py>(
     py: Python<'py>,
-    f0: PyReadonlyArray2<'py, f64>,
-    f1: PyReadonlyArray2<'py, f64>,
-    f2: PyReadonlyArray2<'py, f64>,
+    factors: [PyReadonlyArray2<'py, f64>; 3],
 ) -> PyResult<Bound<'py, PyArray3<f64>>> {
-    let f = [f0, f1, f2].map(|a| array_to_mat(a.as_array()));
+    let f = factor_mats(factors);
     let t = py.detach(|| guarded(|| cp_to_tensor(f.each_ref().map(Mat::as_ref))))?;
     Ok(from_tensor(&t).into_pyarray(py))
 }
@@ -239,17 +247,12 @@ pub fn tucker_fit<'py>(
     let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
     let core =
         py.detach(|| guarded(|| Tensor::from_vec(fitted.ranks(), fitted.core().to_vec())))?;
-    dict(
+    factor_model(
         py,
-        vec![
-            ("factors", factor_list(py, fitted.factors())?),
-            ("core", from_tensor(&core).into_pyarray(py).into_any()),
-            ("loss", fitted.loss().into_pyobject(py)?.into_any()),
-            (
-                "n_iter",
-                fitted.report().iterations.into_pyobject(py)?.into_any(),
-            ),
-        ],
+        fitted.factors(),
+        fitted.loss(),
+        fitted.report().iterations,
+        ("core", from_tensor(&core).into_pyarray(py).into_any()),
     )
 }
 
@@ -258,12 +261,10 @@ pub fn tucker_fit<'py>(
 pub fn tucker_reconstruct<'py>(
     py: Python<'py>,
     core: PyReadonlyArray3<'py, f64>,
-    u0: PyReadonlyArray2<'py, f64>,
-    u1: PyReadonlyArray2<'py, f64>,
-    u2: PyReadonlyArray2<'py, f64>,
+    factors: [PyReadonlyArray2<'py, f64>; 3],
 ) -> PyResult<Bound<'py, PyArray3<f64>>> {
     let core = core.as_array();
-    let u = [u0, u1, u2].map(|a| array_to_mat(a.as_array()));
+    let u = factor_mats(factors);
     let t = py.detach(|| {
         guarded(|| -> Result<Tensor, TensorError> {
             let mut t = to_tensor(core)?;

@@ -7,19 +7,22 @@ import bilinear
 from bilinear import SparseBilinearLogisticRegression
 
 
-def _sblr(params, **extra):
-    return SparseBilinearLogisticRegression(**params, **extra)
-
-
-def _xy(case):
-    return np.array(case["data"]["x"]), np.array(case["data"]["y"])
+def _fitted_sblr(rust_reference, case_name, flat=False, **extra):
+    """The estimator with the reference's parameters (and ``extra``), fitted on the data
+    of the reference's case ``case_name``; returns the model, ``X`` and the case. With
+    ``flat``, the samples are given as rows of ``s * t`` values with ``matrix_shape``."""
+    ref = rust_reference["sblr"]
+    case = ref[case_name]
+    X, y = np.array(case["data"]["x"]), np.array(case["data"]["y"])
+    if flat:
+        extra["matrix_shape"] = X.shape[1:]
+        X = X.reshape(len(X), -1)
+    model = SparseBilinearLogisticRegression(**ref["params"], **extra).fit(X, y)
+    return model, X, case
 
 
 def test_sblr_binary_equals_rust(rust_reference):
-    ref = rust_reference["sblr"]
-    case = ref["binary"]
-    X, y = _xy(case)
-    model = _sblr(ref["params"]).fit(X, y)
+    model, X, case = _fitted_sblr(rust_reference, "binary")
     np.testing.assert_array_equal(model.U_, np.array(case["u"]))
     np.testing.assert_array_equal(model.V_, np.array(case["v"]))
     np.testing.assert_array_equal(model.intercept_, [case["intercept"]])
@@ -28,28 +31,18 @@ def test_sblr_binary_equals_rust(rust_reference):
 
 
 def test_sblr_binary_equals_rust_through_matrix_shape(rust_reference):
-    ref = rust_reference["sblr"]
-    case = ref["binary"]
-    X, y = _xy(case)
-    n, s, t = X.shape
-    model = _sblr(ref["params"], matrix_shape=(s, t)).fit(X.reshape(n, s * t), y)
-    np.testing.assert_array_equal(model.decision_function(X.reshape(n, s * t)), case["decision"])
+    model, X_flat, case = _fitted_sblr(rust_reference, "binary", flat=True)
+    np.testing.assert_array_equal(model.decision_function(X_flat), case["decision"])
 
 
 def test_sblr_one_vs_all_equals_rust(rust_reference):
-    ref = rust_reference["sblr"]
-    case = ref["three"]
-    X, y = _xy(case)
-    model = _sblr(ref["params"], multi_class="ovr").fit(X, y)
+    model, X, case = _fitted_sblr(rust_reference, "three", multi_class="ovr")
     np.testing.assert_array_equal(model.decision_function(X), case["ovr_decision"])
     assert model.n_iter_ == case["ovr_n_iter"]
 
 
 def test_sblr_multinomial_equals_rust(rust_reference):
-    ref = rust_reference["sblr"]
-    case = ref["three"]
-    X, y = _xy(case)
-    model = _sblr(ref["params"], multi_class="multinomial").fit(X, y)
+    model, X, case = _fitted_sblr(rust_reference, "three", multi_class="multinomial")
     np.testing.assert_array_equal(model.decision_function(X), case["multinomial_decision"])
     np.testing.assert_array_equal(model.predict_proba(X), case["multinomial_proba"])
     assert model.n_iter_ == case["multinomial_n_iter"]

@@ -15,7 +15,7 @@
 use boolean_tensor::{Bmp, Decomposition, Fit, metrics};
 
 use super::bmp_common::{Budget, indian_pines};
-use super::{Ctx, Experiment};
+use super::{Ctx, Experiment, Heatmap};
 use crate::paper::bmp as paper;
 
 /// The experiment.
@@ -83,12 +83,14 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         let values: Vec<f64> = of_mode.iter().flat_map(|f| f.z.iter().copied()).collect();
         ctx.heatmap(
             &format!("factors_mode{mode}"),
-            &format!("BMP Boolean factors along {name}"),
-            "index",
-            "atom",
-            &values,
-            of_mode.len(),
-            d,
+            &Heatmap {
+                title: &format!("BMP Boolean factors along {name}"),
+                x_label: "index",
+                y_label: "atom",
+                values: &values,
+                n_rows: of_mode.len(),
+                n_cols: d,
+            },
         )?;
     }
     ctx.write_csv("factors", &["mode", "atom", "z"], &csv)?;

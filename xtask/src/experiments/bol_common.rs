@@ -193,7 +193,6 @@ fn report_f1_vs_proportion(
     let mut header = vec!["proportion".to_string()];
     header.extend(names.iter().map(|n| format!("{n}_f1")));
     header.push("average_f1".into());
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let csv_rows: Vec<Vec<f64>> = rows
         .iter()
         .map(|(p, f)| {
@@ -203,7 +202,7 @@ fn report_f1_vs_proportion(
             r
         })
         .collect();
-    ctx.write_csv("f1_vs_proportion", &header_refs, &csv_rows)?;
+    ctx.write_csv("f1_vs_proportion", &header, &csv_rows)?;
     let series: Vec<super::Series> = names
         .iter()
         .enumerate()
@@ -239,9 +238,8 @@ fn report_f1_vs_proportion(
     let mut table_header = vec!["training data".to_string()];
     table_header.extend(names.iter().map(|n| format!("{n} F1")));
     table_header.extend(names.iter().map(|n| format!("{n} offset")));
-    let th: Vec<&str> = table_header.iter().map(String::as_str).collect();
     ctx.table(
-        &th,
+        &table_header,
         rows.iter().map(|(p, f)| {
             let average = mean(f);
             let mut cells = vec![format!("{:.0}%", 100.0 * p)];

@@ -97,7 +97,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let max_iteration = epochs.max(budgets.iter().copied().max().unwrap_or(0));
     let mut header = vec!["iteration".to_string()];
     header.extend(names.iter().map(|n| format!("{n}_error_percent")));
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let rows: Vec<Vec<String>> = (1..=max_iteration)
         .map(|i| {
             let mut r = vec![i.to_string()];
@@ -107,7 +106,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             r
         })
         .collect();
-    ctx.write_csv("label_error_vs_iteration", &header_refs, &rows)?;
+    ctx.write_csv("label_error_vs_iteration", &header, &rows)?;
     let series: Vec<Series> = curves
         .iter()
         .map(|(n, p)| Series::new(n.clone(), p.clone()))
@@ -122,9 +121,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     )?;
     let mut table_header = vec!["iteration".to_string()];
     table_header.extend(names.iter().map(|n| format!("{n} (%)")));
-    let th: Vec<&str> = table_header.iter().map(String::as_str).collect();
     ctx.table(
-        &th,
+        &table_header,
         (1..=max_iteration)
             .filter(|&i| (0..curves.len()).any(|j| at(j, i).is_some()))
             .map(|i| {

@@ -134,7 +134,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         .map(|d| format!("F1 {d}"))
         .collect();
     metrics.push(format!("training time ({})", paper::TABLE1_TIME_UNIT));
-    let metric_refs: Vec<&str> = metrics.iter().map(String::as_str).collect();
     let mut rows = Vec::new();
     for (ours, theirs) in TABLE1_ROWS {
         let run = get(ours)?;
@@ -154,7 +153,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             paper: paper_values,
         });
     }
-    ctx.table_vs_paper("model", &metric_refs, &rows)?;
+    ctx.table_vs_paper("model", &metrics, &rows)?;
     ctx.quote(&paper::TABLE1_CAPTION);
     ctx.quote(&paper::TABLE1_ACCURACY);
     ctx.quote(&paper::TABLE1_TIME);

@@ -24,15 +24,15 @@ pub const EXPERIMENT: Experiment = Experiment {
     run,
 };
 
-const K: usize = paper::EXAMPLE_K;
-const N: usize = paper::EXAMPLE_Y.len();
+const K: usize = paper::EXAMPLE.k;
+const N: usize = paper::EXAMPLE.y.len();
 
 fn fit(seed: u64, linearization: Linearization) -> anyhow::Result<FittedGop> {
-    let y = Mat::from_fn(1, N, |_, n| paper::EXAMPLE_Y[n]);
+    let y = Mat::from_fn(1, N, |_, n| paper::EXAMPLE.y[n]);
     Ok(GopParams::default()
         .k(K)
-        .budget(paper::EXAMPLE_P)
-        .eps(paper::EXAMPLE_EPS)
+        .budget(paper::EXAMPLE.p)
+        .eps(paper::EXAMPLE.eps)
         .seed(seed)
         .threads(1)
         .max_iter(5000)
@@ -79,7 +79,7 @@ fn upper_bound_settled(fit: &FittedGop) -> (usize, usize) {
     let last = fit.upper_bound();
     let at = h
         .iter()
-        .position(|r| r.upper_bound <= last + paper::EXAMPLE_EPS)
+        .position(|r| r.upper_bound <= last + paper::EXAMPLE.eps)
         .map_or(h.len(), |i| i + 1);
     (at, h.len())
 }
@@ -90,6 +90,33 @@ fn best_record(fit: &FittedGop) -> Option<&IterationRecord> {
     fit.history().iter().find(|r| r.primal_objective <= ub)
 }
 
+/// An iteration's `x`, primal objective, bounds (PUBD, RLBD), distinct cuts and cells,
+/// the reals with `digits` decimals (`None`: all of them).
+fn bounds_row(r: &IterationRecord, digits: Option<usize>) -> Vec<String> {
+    let real = |v: f64| match digits {
+        Some(d) => format!("{v:.d$}"),
+        None => format!("{v}"),
+    };
+    vec![
+        real(r.x[0]),
+        real(r.x[1]),
+        real(r.primal_objective),
+        real(r.upper_bound),
+        real(r.lower_bound),
+        r.kept_hyperplanes.to_string(),
+        r.cells.to_string(),
+    ]
+}
+
+/// The first `x` iterates of Fig. 1b.
+fn first_x(fit: &FittedGop) -> Vec<(f64, f64)> {
+    fit.history()
+        .iter()
+        .take(paper::EXAMPLE.fig1b_first_x)
+        .map(|r| (r.x[0], r.x[1]))
+        .collect()
+}
+
 fn median(mut v: Vec<usize>) -> usize {
     v.sort_unstable();
     v.get(v.len() / 2).copied().unwrap_or(0)
@@ -97,7 +124,7 @@ fn median(mut v: Vec<usize>) -> usize {
 
 fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let seed = ctx.seed();
-    let eps = paper::EXAMPLE_EPS;
+    let eps = paper::EXAMPLE.eps;
     let main = fit(seed, Linearization::Product)?;
     let paper_cuts = fit(seed, Linearization::Paper)?;
 
@@ -106,17 +133,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         .history()
         .iter()
         .map(|r| {
-            let mut row = vec![
-                r.iteration.to_string(),
-                r.node.to_string(),
-                format!("{}", r.x[0]),
-                format!("{}", r.x[1]),
-                format!("{}", r.primal_objective),
-                format!("{}", r.upper_bound),
-                format!("{}", r.lower_bound),
-                r.kept_hyperplanes.to_string(),
-                r.cells.to_string(),
-            ];
+            let mut row = vec![r.iteration.to_string(), r.node.to_string()];
+            row.extend(bounds_row(r, None));
             row.extend(r.theta.iter().map(|v| format!("{v}")));
             row.extend(r.lambda.iter().map(|v| format!("{v}")));
             row.extend(r.mu.iter().map(|v| format!("{v}")));
@@ -162,18 +180,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         ],
         false,
     )?;
-    let first: Vec<(f64, f64)> = main
-        .history()
-        .iter()
-        .take(paper::FIG1B_FIRST_X)
-        .map(|r| (r.x[0], r.x[1]))
-        .collect();
-    let first_paper: Vec<(f64, f64)> = paper_cuts
-        .history()
-        .iter()
-        .take(paper::FIG1B_FIRST_X)
-        .map(|r| (r.x[0], r.x[1]))
-        .collect();
+    let (first, first_paper) = (first_x(&main), first_x(&paper_cuts));
     ctx.line_plot(
         "fig1b_x_iterates",
         "Fig. 1b: the first ten x iterates",
@@ -185,13 +192,13 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         ],
         false,
     )?;
-    let dot = tree_dot(&main, paper::FIG2_ITERATIONS);
+    let dot = tree_dot(&main, paper::EXAMPLE.fig2_iterations);
     std::fs::write(ctx.out_dir().join("fig2_tree.dot"), &dot)?;
 
     // 20 random starts, ours; a few (all at quick and paper scale) with the paper's cuts.
     let paper_starts = ctx
         .scale()
-        .pick(3, paper::EXAMPLE_STARTS, paper::EXAMPLE_STARTS);
+        .pick(3, paper::EXAMPLE.starts, paper::EXAMPLE.starts);
     let mut reached = 0;
     let mut crossed = 0;
     let mut start_rows = Vec::new();
@@ -199,11 +206,11 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let mut max_cells = main.history().iter().map(|r| r.cells).max().unwrap_or(0);
     let mut climbs = 0;
     let (mut paper_iters, mut paper_reached) = (Vec::new(), 0);
-    for s in 0..paper::EXAMPLE_STARTS as u64 {
+    for s in 0..paper::EXAMPLE.starts as u64 {
         let start_seed = seed.wrapping_mul(1000).wrapping_add(s + 1);
         let f = fit(start_seed, Linearization::Product)?;
         let c = f.certificate();
-        if c.certified && c.upper_bound <= paper::EXAMPLE_OPTIMUM + eps {
+        if c.certified && c.upper_bound <= paper::EXAMPLE.optimum + eps {
             reached += 1;
         }
         crossed += f
@@ -219,7 +226,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         let primal: Vec<f64> = f
             .history()
             .iter()
-            .take(paper::FIG1B_FIRST_X)
+            .take(paper::EXAMPLE.fig1b_first_x)
             .map(|r| r.primal_objective)
             .collect();
         if primal.windows(2).any(|w| w[1] > w[0]) {
@@ -229,7 +236,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         if (s as usize) < paper_starts {
             let p = fit(start_seed, Linearization::Paper)?;
             paper_iters.push(p.report().iterations);
-            if p.certificate().certified && p.upper_bound() <= paper::EXAMPLE_OPTIMUM + eps {
+            if p.certificate().certified && p.upper_bound() <= paper::EXAMPLE.optimum + eps {
                 paper_reached += 1;
             }
             paper_row = (
@@ -278,41 +285,41 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let best = best_record(&main);
     let (x, theta) = (main.x(), main.theta());
     let d =
-        |a: f64, b: f64| (a - paper::EXAMPLE_X_HAT[0]).abs() + (b - paper::EXAMPLE_X_HAT[1]).abs();
+        |a: f64, b: f64| (a - paper::EXAMPLE.x_hat[0]).abs() + (b - paper::EXAMPLE.x_hat[1]).abs();
     let swap = d(x[(0, 1)], x[(0, 0)]) < d(x[(0, 0)], x[(0, 1)]);
     let comp = |k: usize| if swap { 1 - k } else { k };
     let mut vs = vec![
         VsRow::new(
             "iterations (seeded start)",
             &[main.report().iterations as f64],
-            &[paper::EXAMPLE_ITERATIONS as f64],
+            &[paper::EXAMPLE.iterations as f64],
         ),
         VsRow::new(
             "iterations, same start, the paper's eq. (7)-(8) cuts",
             &[paper_cuts.report().iterations as f64],
-            &[paper::EXAMPLE_ITERATIONS as f64],
+            &[paper::EXAMPLE.iterations as f64],
         ),
         VsRow::new(
             "largest number of relaxed duals in one iteration (paper: at most)",
             &[max_cells as f64],
-            &[paper::EXAMPLE_MAX_DUALS_PER_ITERATION as f64],
+            &[paper::EXAMPLE.max_duals_per_iteration as f64],
         ),
         VsRow::new(
             "objective at the returned point (PUBD)",
             &[c.upper_bound],
-            &[paper::EXAMPLE_OPTIMUM],
+            &[paper::EXAMPLE.optimum],
         ),
         VsRow::new(
             "starts reaching the global optimum (of 20)",
             &[reached as f64],
-            &[paper::EXAMPLE_STARTS as f64],
+            &[paper::EXAMPLE.starts as f64],
         ),
     ];
     for k in 0..K {
         vs.push(VsRow::new(
             format!("x-hat_{}", k + 1),
             &[x[(0, comp(k))]],
-            &[paper::EXAMPLE_X_HAT[k]],
+            &[paper::EXAMPLE.x_hat[k]],
         ));
     }
     for n in 0..N {
@@ -320,7 +327,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             vs.push(VsRow::new(
                 format!("theta-hat_{}{}", k + 1, n + 1),
                 &[theta[(comp(k), n)]],
-                &[paper::EXAMPLE_THETA_HAT[k][n]],
+                &[paper::EXAMPLE.theta_hat[k][n]],
             ));
         }
     }
@@ -328,7 +335,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         vs.push(VsRow {
             label: format!("lambda-hat_{} (paper's sign)", n + 1),
             ours: vec![best.map(|r| -r.lambda[n])],
-            paper: vec![Some(paper::EXAMPLE_LAMBDA_HAT[n])],
+            paper: vec![Some(paper::EXAMPLE.lambda_hat[n])],
         });
     }
     for n in 0..N {
@@ -336,7 +343,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             vs.push(VsRow {
                 label: format!("mu-hat_{}{}", k + 1, n + 1),
                 ours: vec![best.map(|r| r.mu[n * K + comp(k)])],
-                paper: vec![Some(paper::EXAMPLE_MU_HAT[k][n])],
+                paper: vec![Some(paper::EXAMPLE.mu_hat[k][n])],
             });
         }
     }
@@ -359,7 +366,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
 
     ctx.md(&format!(
         "## Sec. 5.1: `y = [0, -1, -0.5]`, K = {K}, P = {}, eps = {eps}\n",
-        paper::EXAMPLE_P
+        paper::EXAMPLE.p
     ));
     ctx.quote(&paper::EXAMPLE_SETUP);
     ctx.md(&format!(
@@ -377,7 +384,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         paper_cuts.report().iterations,
         paper_cuts.lower_bound(),
         paper_cuts.upper_bound(),
-        paper::EXAMPLE_STARTS,
+        paper::EXAMPLE.starts,
         median(iters.clone()),
         median(paper_iters.clone()),
         paper_iters.len(),
@@ -396,10 +403,10 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             "in its own labelling"
         },
         {
-            let xh = paper::EXAMPLE_X_HAT;
-            let th = paper::EXAMPLE_THETA_HAT;
+            let xh = paper::EXAMPLE.x_hat;
+            let th = paper::EXAMPLE.theta_hat;
             (0..N)
-                .map(|n| (paper::EXAMPLE_Y[n] - xh[0] * th[0][n] - xh[1] * th[1][n]).powi(2))
+                .map(|n| (paper::EXAMPLE.y[n] - xh[0] * th[0][n] - xh[1] * th[1][n]).powi(2))
                 .sum::<f64>()
         }
     ));
@@ -417,16 +424,9 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             "cells",
         ],
         main.history().iter().take(8).map(|r| {
-            vec![
-                r.iteration.to_string(),
-                format!("{:.4}", r.x[0]),
-                format!("{:.4}", r.x[1]),
-                format!("{:.4}", r.primal_objective),
-                format!("{:.4}", r.upper_bound),
-                format!("{:.4}", r.lower_bound),
-                r.kept_hyperplanes.to_string(),
-                r.cells.to_string(),
-            ]
+            let mut row = vec![r.iteration.to_string()];
+            row.extend(bounds_row(r, Some(4)));
+            row
         }),
     );
     ctx.md("\nFig. 2 (first three tree levels) is `fig2_tree.dot` (render with `dot -Tsvg`).\n");
@@ -447,7 +447,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     );
     ctx.paper_claim(
         &paper::EXAMPLE_ALL_STARTS_GLOBAL,
-        reached == paper::EXAMPLE_STARTS,
+        reached == paper::EXAMPLE.starts,
         format!(
             "{reached} of 20 starts end certified with PUBD <= {eps}; iterations {}..{}",
             iters.iter().min().unwrap_or(&0),
@@ -456,7 +456,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     );
     ctx.paper_claim(
         &paper::EXAMPLE_SETUP,
-        max_cells <= paper::EXAMPLE_MAX_DUALS_PER_ITERATION,
+        max_cells <= paper::EXAMPLE.max_duals_per_iteration,
         format!("at most {max_cells} relaxed duals in one iteration over all runs"),
     );
     let share = (settled_sum as f64) / (total_sum.max(1) as f64);
@@ -482,18 +482,11 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         ),
     );
     let kn = K * N;
-    let distinct_ours = main
-        .history()
-        .iter()
-        .map(|r| r.kept_hyperplanes)
-        .max()
-        .unwrap_or(0);
-    let distinct_paper = paper_cuts
-        .history()
-        .iter()
-        .map(|r| r.kept_hyperplanes)
-        .max()
-        .unwrap_or(0);
+    let most_cuts = |f: &FittedGop| {
+        let kept = f.history().iter().map(|r| r.kept_hyperplanes);
+        kept.max().unwrap_or(0)
+    };
+    let (distinct_ours, distinct_paper) = (most_cuts(&main), most_cuts(&paper_cuts));
     ctx.paper_claim(
         &paper::FIG2_ONE_CUT_PER_CONSTRAINT,
         distinct_ours == kn,

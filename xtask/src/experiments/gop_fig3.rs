@@ -10,9 +10,9 @@
 //! starts negative as in the paper's Fig. 3); the same start is also run with the paper's
 //! eq. (7)-(8) cuts.
 
-use faer::Mat;
-use gop_mmf::{Fit, Fitted, FittedGop, GopParams, Linearization};
+use gop_mmf::{Fitted, FittedGop, GopParams, Linearization};
 
+use super::gop_table1::run_fit;
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::gop as paper;
 
@@ -31,21 +31,13 @@ const MODES: [[f64; 2]; 2] = [[0.0, -1.0], [-1.0, 0.0]];
 /// How close (l1) an iterate must come to a minimizer to count as a visit of its mode.
 const MODE_RADIUS: f64 = 0.25;
 
-fn fit_gop(
-    y: &Mat<f64>,
-    budget: f64,
-    seed: u64,
-    max_iter: usize,
-    lin: Linearization,
-) -> anyhow::Result<FittedGop> {
-    Ok(GopParams::default()
-        .k(paper::FIG3_K)
+/// Fig. 3's setting: the node budget of the run and the linearization of the cuts.
+fn fig3_params(budget: f64, lin: Linearization) -> GopParams {
+    GopParams::default()
+        .k(paper::FIG3.k)
         .budget(budget)
         .eps(EPS)
-        .seed(seed)
-        .max_iter(max_iter)
         .linearization(lin)
-        .fit(&y.as_ref())?)
 }
 
 /// Numbers of one run for the paper's comparison.
@@ -58,7 +50,7 @@ struct Summary {
 
 fn summarize(fit: &FittedGop) -> Summary {
     let h = fit.history();
-    let gap = -paper::FIG3_RLBD_AT_89;
+    let gap = -paper::FIG3.rlbd_at_89;
     let mut elapsed = 0.0;
     let mut to_gap = None;
     for r in h {
@@ -68,7 +60,7 @@ fn summarize(fit: &FittedGop) -> Summary {
         }
     }
     let at = h
-        .get(paper::FIG3_ITERATIONS - 1)
+        .get(paper::FIG3.iterations - 1)
         .or(h.last())
         .map_or((0, f64::NAN), |r| (r.iteration, r.lower_bound));
     let modes_visited = MODES
@@ -87,12 +79,15 @@ fn summarize(fit: &FittedGop) -> Summary {
 }
 
 fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
-    let n = paper::FIG3_N;
+    let n = paper::FIG3.n;
     let (max_iter, paper_iter) = ctx.scale().pick((300, 100), (3000, 1000), (30_000, 5000));
     let seed = ctx.seed();
     let inst = gop_mmf::fig3_instance(n, seed)?;
-    let fit = fit_gop(&inst.y, inst.budget, seed, max_iter, Linearization::Product)?;
-    let paper_cuts = fit_gop(&inst.y, inst.budget, seed, paper_iter, Linearization::Paper)?;
+    // Default worker threads (0: one per core).
+    let product = fig3_params(inst.budget, Linearization::Product);
+    let fit = run_fit(&inst.y, product, max_iter, 0, seed)?;
+    let eq8 = fig3_params(inst.budget, Linearization::Paper);
+    let paper_cuts = run_fit(&inst.y, eq8, paper_iter, 0, seed)?;
     let h = fit.history();
     let mut elapsed = 0.0;
     let mut rows = Vec::with_capacity(h.len());
@@ -129,8 +124,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     .map(|s| (*s).to_string())
     .collect();
     header.extend((1..=n).map(|s| format!("theta1_{s}")));
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    ctx.write_csv("iterations", &header_refs, &rows)?;
+    ctx.write_csv("iterations", &header, &rows)?;
     let paper_rows: Vec<Vec<f64>> = paper_cuts
         .history()
         .iter()
@@ -231,8 +225,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
 
     ctx.md(&format!(
         "## Fig. 3: M = {}, K = {}, N = {n}, P = {}, eps = {EPS}\n",
-        paper::FIG3_M,
-        paper::FIG3_K,
+        paper::FIG3.m,
+        paper::FIG3.k,
         inst.budget
     ));
     ctx.quote(&paper::FIG3_DATA);
@@ -261,17 +255,17 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         rows.push(VsRow {
             label: format!("RLBD after the first iteration{name}"),
             ours: vec![Some(s.rlbd_first)],
-            paper: vec![Some(paper::FIG3_RLBD_INITIAL)],
+            paper: vec![Some(paper::FIG3.rlbd_initial)],
         });
         rows.push(VsRow {
             label: format!("iterations until PUBD - RLBD <= 0.17{name}"),
             ours: vec![s.to_gap.map(|g| g.0 as f64)],
-            paper: vec![Some(paper::FIG3_ITERATIONS as f64)],
+            paper: vec![Some(paper::FIG3.iterations as f64)],
         });
         rows.push(VsRow {
             label: format!("seconds until PUBD - RLBD <= 0.17{name}"),
             ours: vec![s.to_gap.map(|g| g.1)],
-            paper: vec![Some(paper::FIG3_SECONDS)],
+            paper: vec![Some(paper::FIG3.seconds)],
         });
         rows.push(VsRow {
             label: format!(
@@ -279,7 +273,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                 s.rlbd_at_89.0
             ),
             ours: vec![Some(s.rlbd_at_89.1)],
-            paper: vec![Some(paper::FIG3_RLBD_AT_89)],
+            paper: vec![Some(paper::FIG3.rlbd_at_89)],
         });
     }
     ctx.table_vs_paper("quantity", &["value"], &rows)?;
@@ -287,21 +281,21 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         "quantity",
         &["value"],
         &[
-            VsRow::new("true x_1", &[inst.x_star[(0, 0)]], &[paper::FIG3_TRUE_X[0]]),
-            VsRow::new("true x_2", &[inst.x_star[(0, 1)]], &[paper::FIG3_TRUE_X[1]]),
+            VsRow::new("true x_1", &[inst.x_star[(0, 0)]], &[paper::FIG3.true_x[0]]),
+            VsRow::new("true x_2", &[inst.x_star[(0, 1)]], &[paper::FIG3.true_x[1]]),
             VsRow::new(
                 "true theta_1 (sample 1 here; the paper does not say which)",
                 &[inst.theta_star[(0, 0)]],
-                &[paper::FIG3_TRUE_THETA[0]],
+                &[paper::FIG3.true_theta[0]],
             ),
             VsRow::new(
                 "true theta_2 (sample 1)",
                 &[inst.theta_star[(1, 0)]],
-                &[paper::FIG3_TRUE_THETA[1]],
+                &[paper::FIG3.true_theta[1]],
             ),
         ],
     )?;
-    let within = |s: &Summary| s.to_gap.is_some_and(|g| g.0 <= paper::FIG3_ITERATIONS);
+    let within = |s: &Summary| s.to_gap.is_some_and(|g| g.0 <= paper::FIG3.iterations);
     ctx.paper_claim(
         &paper::FIG3_CONVERGENCE,
         within(&ours),

@@ -37,7 +37,9 @@ fn table1_params(budget: f64) -> GopParams {
     GopParams::default().k(paper::TABLE1_K).budget(budget)
 }
 
-fn run_fit(
+/// Fits `params` on `y` with the given seed, worker threads (`0` = one per core, the
+/// default) and iteration cap.
+pub(super) fn run_fit(
     y: &Mat<f64>,
     params: GopParams,
     iters: usize,

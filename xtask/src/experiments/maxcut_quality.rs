@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use maxcut_sdp::synthetic::{gaussian, gnp_weighted, sparse_graph};
-use maxcut_sdp::{BooleanQp, Fit, Fitted, MixingParams, Problem};
+use maxcut_sdp::{BooleanQp, BqpSolution, Fit, Fitted, MixingParams, MixingSolution, Problem};
 
 use super::{Ctx, Experiment, Series};
 use crate::paper::bmp::MU;
@@ -45,41 +45,69 @@ struct SmallResult {
     sweeps: usize,
 }
 
+/// A mixing-method solution of a max-cut [`Problem`] or of a [`BooleanQp`].
+trait MixingOutcome: Fitted {
+    /// The rounded value, the SDP value, the SDP value as an upper bound (`Some` once the
+    /// sweeps converged) and the certified dual bound.
+    fn numbers(&self) -> (f64, f64, Option<f64>, Option<f64>);
+}
+
+/// The two solution types of `maxcut-sdp` share these accessors but no trait.
+macro_rules! mixing_outcome {
+    ($($solution:ty),*) => {$(
+        impl MixingOutcome for $solution {
+            fn numbers(&self) -> (f64, f64, Option<f64>, Option<f64>) {
+                (self.value(), self.sdp_value(), self.upper_bound(), self.certified_bound())
+            }
+        }
+    )*};
+}
+
+mixing_outcome!(MixingSolution, BqpSolution);
+
+impl SmallResult {
+    /// The row of instance `instance` of size `n` of `family`: the optimum `exact` and
+    /// the mixing method's solution `sol`.
+    fn new(
+        family: &'static str,
+        n: usize,
+        instance: usize,
+        exact: f64,
+        sol: &impl MixingOutcome,
+    ) -> anyhow::Result<Self> {
+        let (rounded, sdp, upper_bound, certified) = sol.numbers();
+        Ok(Self {
+            family,
+            n,
+            instance,
+            exact,
+            rounded,
+            sdp,
+            converged: upper_bound.is_some(),
+            certified: certified.context("certificate requested")?,
+            sweeps: sol.report().iterations,
+        })
+    }
+}
+
+/// Default mixing parameters with the dual certificate.
+fn certified(seed: u64) -> MixingParams {
+    MixingParams::default().seed(seed).certify(true)
+}
+
 fn small_maxcut(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallResult> {
     let problem = Problem::maxcut(n, &gnp_weighted(n, 0.5, seed)?)?;
     let exact = problem.solve_exact()?.value();
-    let params = MixingParams::default().seed(seed).certify(true);
-    let sol = params.fit(&problem)?;
-    Ok(SmallResult {
-        family: "maxcut G(n,0.5)",
-        n,
-        instance,
-        exact,
-        rounded: sol.value(),
-        sdp: sol.sdp_value(),
-        converged: sol.upper_bound().is_some(),
-        certified: sol.certified_bound().context("certificate requested")?,
-        sweeps: sol.report().iterations,
-    })
+    let sol = certified(seed).fit(&problem)?;
+    SmallResult::new("maxcut G(n,0.5)", n, instance, exact, &sol)
 }
 
 fn small_bqp(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallResult> {
     let g = gaussian(n, 2 * n, seed);
     let qp = BooleanQp::low_rank(g.as_ref())?;
     let exact = qp.solve_exact()?.value();
-    let params = MixingParams::default().seed(seed).certify(true);
-    let sol = params.fit(&qp)?;
-    Ok(SmallResult {
-        family: "BQP z^T G G^T z",
-        n,
-        instance,
-        exact,
-        rounded: sol.value(),
-        sdp: sol.sdp_value(),
-        converged: sol.upper_bound().is_some(),
-        certified: sol.certified_bound().context("certificate requested")?,
-        sweeps: sol.report().iterations,
-    })
+    let sol = certified(seed).fit(&qp)?;
+    SmallResult::new("BQP z^T G G^T z", n, instance, exact, &sol)
 }
 
 fn run(ctx: &mut Ctx) -> anyhow::Result<()> {

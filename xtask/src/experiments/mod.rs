@@ -58,7 +58,7 @@ mod sblr_table3;
 mod sblr_table4;
 mod sblr_table5;
 
-pub use crate::reproduce::{Claim, Ctx, Scale, Series, VsRow, format_number};
+pub use crate::reproduce::{Claim, Ctx, Heatmap, Scale, Series, VsRow, format_number};
 
 /// A reproducible experiment: one table or figure of a paper.
 ///

@@ -17,8 +17,8 @@ use bl_core::data::{MatrixDataset, stratified_split};
 use bl_core::io::{CsvOptions, LengthPolicy, read_csv_from, read_ts};
 use bl_core::metrics::{accuracy, roc_auc};
 use sblr::cv::{CvStrategy, grid_search, penalty_grid};
-use sblr::{Fit as _, ParamGuard as _};
-use sblr::{Init, LogisticParams, LogisticRegression, OneVsAll, Sblr, SblrParams};
+use sblr::{BinaryDecision, BinaryEstimator, Fit, SblrError};
+use sblr::{Init, LogisticRegression, OneVsAll, Sblr};
 
 use super::{Ctx, Scale, VsRow};
 use crate::paper::sblr as paper;
@@ -205,43 +205,33 @@ pub(crate) struct MethodResult {
     pub chosen: String,
 }
 
-fn predict_lr(
-    params: LogisticParams,
-    train: &MatrixDataset,
-    test: &MatrixDataset,
-) -> sblr::Result<(Vec<usize>, Option<Vec<f64>>)> {
+/// Test-set predictions, and the decision values (for the AUC) of a binary model.
+type Prediction = (Vec<usize>, Option<Vec<f64>>);
+
+/// Fits the binary estimator `params` on `train` (one-vs-all beyond two classes) and
+/// predicts `test`.
+fn predict<E>(params: E, train: &MatrixDataset, test: &MatrixDataset) -> sblr::Result<Prediction>
+where
+    E: BinaryEstimator + Fit<MatrixDataset, Error = SblrError>,
+    <E as Fit<MatrixDataset>>::Fitted: BinaryDecision,
+{
     if train.n_classes() == 2 {
-        let m = params.fit(train)?;
-        Ok((m.predict(test)?, Some(m.decision_function(test)?)))
+        let decision = params.fit(train)?.decision_values(test)?;
+        // The binary models' `predict`: class 1 where the decision value is positive.
+        let predicted = decision.iter().map(|&f| usize::from(f > 0.0)).collect();
+        Ok((predicted, Some(decision)))
     } else {
         Ok((OneVsAll::new(params).fit(train)?.predict(test)?, None))
     }
 }
 
-fn predict_sblr(
-    params: &SblrParams,
-    train: &MatrixDataset,
-    test: &MatrixDataset,
-) -> sblr::Result<(Vec<usize>, Option<Vec<f64>>)> {
-    if train.n_classes() == 2 {
-        let m = params.fit(train)?;
-        Ok((m.predict(test)?, Some(m.decision_function(test)?)))
-    } else {
-        let valid = params.check()?;
-        Ok((OneVsAll::new(valid).fit(train)?.predict(test)?, None))
-    }
-}
-
-fn score(
-    pred: sblr::Result<(Vec<usize>, Option<Vec<f64>>)>,
-    test: &MatrixDataset,
-) -> sblr::Result<f64> {
+fn score(pred: sblr::Result<Prediction>, test: &MatrixDataset) -> sblr::Result<f64> {
     Ok(accuracy(test.labels(), &pred?.0)?)
 }
 
 fn result(
     name: &'static str,
-    pred: (Vec<usize>, Option<Vec<f64>>),
+    pred: Prediction,
     test: &MatrixDataset,
     chosen: String,
 ) -> anyhow::Result<MethodResult> {
@@ -300,44 +290,41 @@ pub(crate) fn compare_methods(
     // L2-regularized LR with its weight by CV is an added row.
     out.push(result(
         "LR",
-        predict_lr(lr(0.0, 0.0), train, test)?,
+        predict(lr(0.0, 0.0), train, test)?,
         test,
         "unregularized (eq. (1))".into(),
     )?);
 
     let g = grid_search(train, grids.lr_l1.clone(), cv, |&l1, tr, te| {
-        score(predict_lr(lr(l1, 0.0), tr, te), te)
+        score(predict(lr(l1, 0.0), tr, te), te)
     })?;
     let l1 = *g.best().0;
     out.push(result(
         "sparse LR",
-        predict_lr(lr(l1, 0.0), train, test)?,
+        predict(lr(l1, 0.0), train, test)?,
         test,
         format!("l1 = {l1}"),
     )?);
 
     let g = grid_search(train, grids.lr_l2.clone(), cv, |&l2, tr, te| {
-        score(predict_lr(lr(0.0, l2), tr, te), te)
+        score(predict(lr(0.0, l2), tr, te), te)
     })?;
     let l2 = *g.best().0;
     let lr_l2 = result(
         "LR, L2 by CV",
-        predict_lr(lr(0.0, l2), train, test)?,
+        predict(lr(0.0, l2), train, test)?,
         test,
         format!("l2 = {l2}"),
     )?;
 
     let g = grid_search(train, grids.ranks.clone(), cv, |&r, tr, te| {
-        score(
-            predict_sblr(&base.clone().rank(r).unregularized(), tr, te),
-            te,
-        )
+        score(predict(base.clone().rank(r).unregularized(), tr, te), te)
     })?;
     let r_blr = *g.best().0;
     let blr = base.clone().rank(r_blr).unregularized();
     out.push(result(
         "BLR",
-        predict_sblr(&blr, train, test)?,
+        predict(blr.clone(), train, test)?,
         test,
         format!("r = {r_blr}"),
     )?);
@@ -346,7 +333,7 @@ pub(crate) fn compare_methods(
     let pens = penalty_grid(&grids.mu1, &grids.mu2, &grids.mu1, &grids.mu2)?;
     let g = grid_search(train, pens, cv, |&(a, b, c, d), tr, te| {
         score(
-            predict_sblr(&base.clone().rank(r_blr).penalties(a, b, c, d), tr, te),
+            predict(base.clone().rank(r_blr).penalties(a, b, c, d), tr, te),
             te,
         )
     })?;
@@ -354,7 +341,7 @@ pub(crate) fn compare_methods(
     let sblr_params = base.clone().rank(r_blr).penalties(a, b, c, d);
     out.push(result(
         "SBLR",
-        predict_sblr(&sblr_params, train, test)?,
+        predict(sblr_params.clone(), train, test)?,
         test,
         format!("r = {r_blr}, (mu1, mu2, nu1, nu2) = ({a}, {b}, {c}, {d})"),
     )?);
@@ -362,13 +349,13 @@ pub(crate) fn compare_methods(
     out.push(lr_l2);
     out.push(result(
         "BLR, paper's start",
-        predict_sblr(&blr.clone().init(Init::MeanSvd), train, test)?,
+        predict(blr.clone().init(Init::MeanSvd), train, test)?,
         test,
         format!("r = {r_blr}, mean-sample SVD start"),
     )?);
     out.push(result(
         "SBLR, paper's start",
-        predict_sblr(&sblr_params.clone().init(Init::MeanSvd), train, test)?,
+        predict(sblr_params.clone().init(Init::MeanSvd), train, test)?,
         test,
         "SBLR's parameters, mean-sample SVD start".into(),
     )?);

@@ -408,22 +408,19 @@ The paper's setting (Sec. 7.1-7.2):
     let mut slope_ok = true;
     let mut slope_ev = Vec::new();
     for (k, name) in SET_NAMES.iter().enumerate() {
-        let pick = |c: &&Cell| c.set == k && fit_sizes.contains(&c.size);
         let data_size = |s: usize| (n * s * s) as f64;
-        let ours1 = log_log_slope(
-            &cells
-                .iter()
-                .filter(pick)
-                .map(|c| (data_size(c.size), c.alg1_per_iter))
-                .collect::<Vec<_>>(),
-        );
-        let ours2 = log_log_slope(
-            &cells
-                .iter()
-                .filter(pick)
-                .map(|c| (data_size(c.size), c.alg2_per_iter))
-                .collect::<Vec<_>>(),
-        );
+        // Our slope of the time per iteration `f` of one algorithm against the data size.
+        let our_slope = |f: fn(&Cell) -> f64| {
+            log_log_slope(
+                &cells
+                    .iter()
+                    .filter(|c| c.set == k && fit_sizes.contains(&c.size))
+                    .map(|c| (data_size(c.size), f(c)))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let ours1 = our_slope(|c| c.alg1_per_iter);
+        let ours2 = our_slope(|c| c.alg2_per_iter);
         let prows: Vec<paper::Table1Row> = fit_sizes
             .iter()
             .filter_map(|&s| paper::table1_row(k, s))

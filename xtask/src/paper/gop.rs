@@ -133,38 +133,60 @@ pub const REGIONS_AT_MOST_2_POW_KN: Quote = Quote {
 // Sec. 5.1: the illustrative example (Figs. 1-2).
 // ---------------------------------------------------------------------------------------
 
-/// The data `y` of Sec. 5.1 (`M = 1`, `N = 3`).
-pub const EXAMPLE_Y: [f64; 3] = [0.0, -1.0, -0.5];
-/// The true `x*` of Sec. 5.1.
-pub const EXAMPLE_X_STAR: [f64; 2] = [0.0, -1.0];
-/// The number of subtypes `K` of Sec. 5.1 (`x*` has two entries).
-pub const EXAMPLE_K: usize = 2;
-/// "sparsity constraint variable P = 1" (Sec. 5.1).
-pub const EXAMPLE_P: f64 = 1.0;
-/// "convergence tolerance eps = 0.01" (Sec. 5.1).
-pub const EXAMPLE_EPS: f64 = 0.01;
-/// "we solve at most 2^{KN} = 64 relaxed dual problems at each iteration" (Sec. 5.1).
-pub const EXAMPLE_MAX_DUALS_PER_ITERATION: usize = 64;
-/// "The optimal decision variables after 72 iterations" (Sec. 5.1).
-pub const EXAMPLE_ITERATIONS: usize = 72;
-/// `x-hat = x^(72)` (Sec. 5.1).
-pub const EXAMPLE_X_HAT: [f64; 2] = [0.080, -0.920];
-/// `theta-hat = theta^(72)`, rows `k = 1, 2`, columns `n = 1..3` (Sec. 5.1).
-pub const EXAMPLE_THETA_HAT: [[f64; 3]; 2] = [[1.00, 0.080, 0.580], [0.00, 0.920, 0.420]];
-/// `lambda-hat` (Sec. 5.1), with the paper's sign: its Lagrangian (3) has
-/// `- lambda_i (theta_i^T 1_K - 1)`.
-pub const EXAMPLE_LAMBDA_HAT: [f64; 3] = [-0.147, 0.0, 0.0];
-/// `mu-hat`, rows `k = 1, 2`, columns `n = 1..3` (Sec. 5.1).
-pub const EXAMPLE_MU_HAT: [[f64; 3]; 2] = [[0.0, 0.0, 0.0], [0.160, 0.0, 0.0]];
-/// "We run it using 20 random initial values" (Sec. 5.1).
-pub const EXAMPLE_STARTS: usize = 20;
-/// "the optimal objective functions for all random initializations are all 0" (Sec. 5.1).
-pub const EXAMPLE_OPTIMUM: f64 = 0.0;
-/// "Figure 1 (b) shows the first ten x values considered by the algorithm" (Sec. 5.1).
-pub const FIG1B_FIRST_X: usize = 10;
-/// "the sequence of cut sets for the first three iterations of the algorithm" (Sec. 5.1,
-/// Fig. 2).
-pub const FIG2_ITERATIONS: usize = 3;
+/// The numbers Sec. 5.1 prints about the illustrative example (Figs. 1-2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Example {
+    /// The data `y` (`M = 1`, `N = 3`).
+    pub y: [f64; 3],
+    /// The true `x*`.
+    pub x_star: [f64; 2],
+    /// The number of subtypes `K` (`x*` has two entries).
+    pub k: usize,
+    /// "sparsity constraint variable P = 1".
+    pub p: f64,
+    /// "convergence tolerance eps = 0.01".
+    pub eps: f64,
+    /// "we solve at most 2^{KN} = 64 relaxed dual problems at each iteration".
+    pub max_duals_per_iteration: usize,
+    /// "The optimal decision variables after 72 iterations".
+    pub iterations: usize,
+    /// `x-hat = x^(72)`.
+    pub x_hat: [f64; 2],
+    /// `theta-hat = theta^(72)`, rows `k = 1, 2`, columns `n = 1..3`.
+    pub theta_hat: [[f64; 3]; 2],
+    /// `lambda-hat`, with the paper's sign: its Lagrangian (3) has
+    /// `- lambda_i (theta_i^T 1_K - 1)`.
+    pub lambda_hat: [f64; 3],
+    /// `mu-hat`, rows `k = 1, 2`, columns `n = 1..3`.
+    pub mu_hat: [[f64; 3]; 2],
+    /// "We run it using 20 random initial values".
+    pub starts: usize,
+    /// "the optimal objective functions for all random initializations are all 0".
+    pub optimum: f64,
+    /// "Figure 1 (b) shows the first ten x values considered by the algorithm".
+    pub fig1b_first_x: usize,
+    /// "the sequence of cut sets for the first three iterations of the algorithm" (Fig. 2).
+    pub fig2_iterations: usize,
+}
+
+/// The example's numbers as printed (Sec. 5.1).
+pub const EXAMPLE: Example = Example {
+    y: [0.0, -1.0, -0.5],
+    x_star: [0.0, -1.0],
+    k: 2,
+    p: 1.0,
+    eps: 0.01,
+    max_duals_per_iteration: 64,
+    iterations: 72,
+    x_hat: [0.080, -0.920],
+    theta_hat: [[1.00, 0.080, 0.580], [0.00, 0.920, 0.420]],
+    lambda_hat: [-0.147, 0.0, 0.0],
+    mu_hat: [[0.0, 0.0, 0.0], [0.160, 0.0, 0.0]],
+    starts: 20,
+    optimum: 0.0,
+    fig1b_first_x: 10,
+    fig2_iterations: 3,
+};
 
 /// The setting of the example.
 pub const EXAMPLE_SETUP: Quote = Quote {
@@ -213,27 +235,45 @@ pub const FIG2_ONE_CUT_PER_CONSTRAINT: Quote = Quote {
 // Sec. 5.2: Fig. 3.
 // ---------------------------------------------------------------------------------------
 
-/// Features `M` of the Fig. 3 data ("one feature").
-pub const FIG3_M: usize = 1;
-/// Subtypes `K` ("two subtypes").
-pub const FIG3_K: usize = 2;
-/// Samples `N` ("ten samples").
-pub const FIG3_N: usize = 10;
-/// "We ran our GOP algorithm using 64 processors".
-pub const FIG3_PROCESSORS: usize = 64;
-/// "in the first 89 iterations".
-pub const FIG3_ITERATIONS: usize = 89;
-/// "in 120 seconds".
-pub const FIG3_SECONDS: f64 = 120.0;
-/// "The RLBD of the initial x, x^(0), is -59.87".
-pub const FIG3_RLBD_INITIAL: f64 = -59.87;
-/// "The RLBD of iteration 89, x^(89), is -0.17" (the text also calls -0.17 the "duality
-/// gap (PUBD - RLBD)"; with an optimum of 0 the two readings differ only in sign).
-pub const FIG3_RLBD_AT_89: f64 = -0.17;
-/// "The true x is (0, -1)" (Fig. 3 (b) caption).
-pub const FIG3_TRUE_X: [f64; 2] = [0.0, -1.0];
-/// "The true θ is (0.22, 0.78)" (Fig. 3 (c) caption; one sample's `theta`).
-pub const FIG3_TRUE_THETA: [f64; 2] = [0.22, 0.78];
+/// The numbers Sec. 5.2 prints about Fig. 3 and its data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fig3 {
+    /// Features `M` ("one feature").
+    pub m: usize,
+    /// Subtypes `K` ("two subtypes").
+    pub k: usize,
+    /// Samples `N` ("ten samples").
+    pub n: usize,
+    /// "We ran our GOP algorithm using 64 processors".
+    pub processors: usize,
+    /// "in the first 89 iterations".
+    pub iterations: usize,
+    /// "in 120 seconds".
+    pub seconds: f64,
+    /// "The RLBD of the initial x, x^(0), is -59.87".
+    pub rlbd_initial: f64,
+    /// "The RLBD of iteration 89, x^(89), is -0.17" (the text also calls -0.17 the "duality
+    /// gap (PUBD - RLBD)"; with an optimum of 0 the two readings differ only in sign).
+    pub rlbd_at_89: f64,
+    /// "The true x is (0, -1)" (Fig. 3 (b) caption).
+    pub true_x: [f64; 2],
+    /// "The true θ is (0.22, 0.78)" (Fig. 3 (c) caption; one sample's `theta`).
+    pub true_theta: [f64; 2],
+}
+
+/// Fig. 3's numbers as printed.
+pub const FIG3: Fig3 = Fig3 {
+    m: 1,
+    k: 2,
+    n: 10,
+    processors: 64,
+    iterations: 89,
+    seconds: 120.0,
+    rlbd_initial: -59.87,
+    rlbd_at_89: -0.17,
+    true_x: [0.0, -1.0],
+    true_theta: [0.22, 0.78],
+};
 
 /// The Fig. 3 run and its numbers.
 pub const FIG3_CONVERGENCE: Quote = Quote {

@@ -66,51 +66,47 @@ pub struct Table1Row {
     pub alg2_iter: f64,
 }
 
-const fn row(size: usize, a1: f64, i1: f64, a2: f64, i2: f64) -> Table1Row {
-    Table1Row {
-        size,
-        alg1_time_s: a1,
-        alg1_iter: i1,
-        alg2_time_s: a2,
-        alg2_iter: i2,
-    }
-}
-
 /// Table 1, "Scalability and comparison of Algorithm 1 and Algorithm 2. Shown are the
-/// average running time and median number of iterations.", one block per parameter set
-/// of [`TABLE1_SETS`], rows in the printed order.
-pub const TABLE1: [[Table1Row; 6]; 2] = [
-    [
-        row(50, 0.79, 5.0, 0.03, 9.0),
-        row(100, 1.13, 6.0, 0.06, 11.0),
-        row(250, 3.89, 6.0, 0.56, 31.0),
-        row(500, 9.96, 5.0, 1.80, 4.0),
-        row(750, 18.60, 7.0, 4.04, 4.0),
-        row(1000, 16.25, 3.0, 7.92, 4.0),
-    ],
-    [
-        row(50, 6.87, 17.0, 0.37, 282.0),
-        row(100, 14.39, 29.0, 0.38, 47.0),
-        row(250, 21.73, 8.0, 3.49, 28.0),
-        row(500, 78.32, 7.0, 4.07, 11.0),
-        row(750, 129.23, 8.0, 4.31, 4.0),
-        row(1000, 218.49, 9.0, 8.19, 4.0),
-    ],
+/// average running time and median number of iterations.", one line per `s = t` in the
+/// printed order: the size, then for each of its two blocks (the parameter sets of
+/// [`TABLE1_SETS`]) Algorithm 1's average time (sec.) and median iterations, then
+/// Algorithm 2's.
+const TABLE1: [(usize, [[f64; 4]; 2]); 6] = [
+    (50, [[0.79, 5.0, 0.03, 9.0], [6.87, 17.0, 0.37, 282.0]]),
+    (100, [[1.13, 6.0, 0.06, 11.0], [14.39, 29.0, 0.38, 47.0]]),
+    (250, [[3.89, 6.0, 0.56, 31.0], [21.73, 8.0, 3.49, 28.0]]),
+    (500, [[9.96, 5.0, 1.80, 4.0], [78.32, 7.0, 4.07, 11.0]]),
+    (750, [[18.60, 7.0, 4.04, 4.0], [129.23, 8.0, 4.31, 4.0]]),
+    (1000, [[16.25, 3.0, 7.92, 4.0], [218.49, 9.0, 8.19, 4.0]]),
 ];
 
 /// The printed row of parameter set `set` (0 or 1) at `s = t = size`, if the paper has one.
 #[must_use]
 pub fn table1_row(set: usize, size: usize) -> Option<Table1Row> {
-    TABLE1.get(set)?.iter().find(|r| r.size == size).copied()
+    let (_, blocks) = TABLE1.iter().find(|(s, _)| *s == size)?;
+    let [alg1_time_s, alg1_iter, alg2_time_s, alg2_iter] = *blocks.get(set)?;
+    Some(Table1Row {
+        size,
+        alg1_time_s,
+        alg1_iter,
+        alg2_time_s,
+        alg2_iter,
+    })
+}
+
+/// The rows of parameter set `set` (0 or 1) in the printed order (none for another set).
+pub fn table1_block(set: usize) -> impl Iterator<Item = Table1Row> {
+    TABLE1
+        .iter()
+        .filter_map(move |&(size, _)| table1_row(set, size))
 }
 
 /// Total Algorithm 1 time over total Algorithm 2 time of a Table 1 block: the speed-up
 /// over all six sizes (3.51 in set 1, 22.5 in set 2).
 #[must_use]
 pub fn table1_total_speedup(set: usize) -> f64 {
-    let rows = &TABLE1[set];
-    rows.iter().map(|r| r.alg1_time_s).sum::<f64>()
-        / rows.iter().map(|r| r.alg2_time_s).sum::<f64>()
+    table1_block(set).map(|r| r.alg1_time_s).sum::<f64>()
+        / table1_block(set).map(|r| r.alg2_time_s).sum::<f64>()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -340,7 +336,8 @@ mod tests {
 
     #[test]
     fn table1_is_complete_and_ordered() {
-        for block in &TABLE1 {
+        for set in 0..TABLE1_SETS.len() {
+            let block: Vec<Table1Row> = table1_block(set).collect();
             let sizes: Vec<usize> = block.iter().map(|r| r.size).collect();
             assert_eq!(sizes, TABLE1_SIZES);
             assert!(
@@ -349,6 +346,7 @@ mod tests {
                     .all(|r| r.alg1_time_s > 0.0 && r.alg2_time_s > 0.0)
             );
         }
+        assert_eq!(table1_block(2).count(), 0);
         assert_eq!(table1_row(0, 1000).map(|r| r.alg2_time_s), Some(7.92));
         assert_eq!(table1_row(1, 50).map(|r| r.alg2_iter), Some(282.0));
         assert_eq!(table1_row(0, 20), None);

@@ -130,7 +130,7 @@ class CPDecomposition(BaseEstimator):
     def reconstruct(self):
         """The fitted tensor ``sum_r F0[:, r] (x) F1[:, r] (x) F2[:, r]``."""
         check_is_fitted(self)
-        return _native.cp_reconstruct(*self.factors_)
+        return _native.cp_reconstruct(self.factors_)
 
 
 class TuckerDecomposition(BaseEstimator):
@@ -166,4 +166,4 @@ class TuckerDecomposition(BaseEstimator):
     def reconstruct(self):
         """The fitted tensor ``G x_0 U_0 x_1 U_1 x_2 U_2``."""
         check_is_fitted(self)
-        return _native.tucker_reconstruct(self.core_, *self.factors_)
+        return _native.tucker_reconstruct(self.core_, self.factors_)
