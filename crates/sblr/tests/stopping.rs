@@ -4,7 +4,7 @@
 
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
-use faer::MatRef;
+use faer::{ColRef, MatRef};
 use sblr::{BinarySolver, Init, MultinomialSblr, Sblr, Solver, StopCriterion};
 use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
@@ -29,15 +29,11 @@ fn flat(u: MatRef<'_, f64>, v: MatRef<'_, f64>, b: &[f64]) -> Vec<f64> {
 }
 
 fn norm(x: &[f64]) -> f64 {
-    x.iter().map(|v| v * v).sum::<f64>().sqrt()
+    ColRef::from_slice(x).norm_l2()
 }
 
 fn diff_norm(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum::<f64>()
-        .sqrt()
+    (ColRef::from_slice(a) - ColRef::from_slice(b)).norm_l2()
 }
 
 /// Eq. (8) as printed: `max(||W^k - W^{k-1}|| / (1 + ||W^{k-1}||), |F^k - F^{k-1}| / (1 + F^{k-1}))`.

@@ -12,6 +12,7 @@
 //! the rate claim is therefore checked against an independent `W**`, the iterate after 1.5
 //! times the plotted number of iterations, and both curves are drawn.
 
+use faer::ColRef;
 use sblr::ParamGuard as _;
 use sblr::{BinarySolver, Init, Sblr};
 
@@ -36,11 +37,7 @@ fn flat_w(solver: &BinarySolver<'_>) -> Vec<f64> {
 }
 
 fn distance(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum::<f64>()
-        .sqrt()
+    (ColRef::from_slice(a) - ColRef::from_slice(b)).norm_l2()
 }
 
 /// One model's run: objective and `q^k` per iteration (index 0 = start, `q^0` = NaN), and
