@@ -261,16 +261,24 @@ fn weights_that_overflow_on_a_long_sentence_are_an_error_at_predict_time() {
     assert!(started.elapsed() < Duration::from_secs(1));
 }
 
+/// A CRFsuite-backed L2 CRF tagger fitted on a cyclic corpus of `sentences` sentences with
+/// at most `iterations` L-BFGS iterations, and that corpus.
 #[cfg(feature = "crfsuite")]
-#[test]
-fn a_crfsuite_tagger_with_damaged_model_bytes_is_rejected() {
-    let train = common::cyclic_corpus(40, 0);
+fn crfsuite_tagger(sentences: usize, iterations: usize) -> (online_bilinear::Corpus, FittedTagger) {
+    let train = common::cyclic_corpus(sentences, 0);
     let model = TaggerParams::crf_l2()
         .crf_backend(online_bilinear::CrfBackend::Crfsuite)
         .c(0.1)
-        .crf_max_iterations(20)
+        .crf_max_iterations(iterations)
         .fit(&train)
         .unwrap();
+    (train, model)
+}
+
+#[cfg(feature = "crfsuite")]
+#[test]
+fn a_crfsuite_tagger_with_damaged_model_bytes_is_rejected() {
+    let (train, model) = crfsuite_tagger(40, 20);
     let json = model.to_json().unwrap();
     let back = FittedTagger::from_json(&json).unwrap();
     assert_eq!(
@@ -440,13 +448,7 @@ fn randomly_edited_taggers_never_panic() {
 #[cfg(feature = "crfsuite")]
 #[test]
 fn randomly_edited_crfsuite_models_never_crash() {
-    let train = common::cyclic_corpus(30, 0);
-    let model = TaggerParams::crf_l2()
-        .crf_backend(online_bilinear::CrfBackend::Crfsuite)
-        .c(0.1)
-        .crf_max_iterations(10)
-        .fit(&train)
-        .unwrap();
+    let (train, model) = crfsuite_tagger(30, 10);
     let original: Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
     let n = original["weights"]["Crfsuite"]["model"]
         .as_array()
