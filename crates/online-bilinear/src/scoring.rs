@@ -255,7 +255,7 @@ mod tests {
         // A deterministic spread of values, a third of them zero, feature 3 all zero.
         let value = |j: usize, salt: usize| -> f64 {
             let h = (j * 2654435761 + salt * 40503) % 97;
-            if h % 3 == 0 {
+            if h.is_multiple_of(3) {
                 0.0
             } else {
                 (h as f64 - 48.0) / 7.0
