@@ -532,6 +532,27 @@ impl BlockRankOne {
             .map(|(aa, ab)| (aa.average(&self.alpha), ab.average(&self.beta)))
     }
 
+    /// `alpha`, `beta` to predict with, consuming the state: with `averaged` (and averages
+    /// kept) the averages of [`averaged_alpha_beta`](Self::averaged_alpha_beta), computed in
+    /// place; otherwise [`alpha`](Self::alpha), [`beta`](Self::beta).
+    pub fn into_alpha_beta(self, averaged: bool) -> (Vec<f64>, Vec<f64>) {
+        let Self {
+            theta,
+            sigma,
+            u,
+            v,
+            alpha,
+            beta,
+            averages,
+        } = self;
+        // Free the dual state before the averages are formed.
+        drop((theta, sigma, u, v));
+        match averages {
+            Some((aa, ab)) if averaged => (aa.into_average(alpha), ab.into_average(beta)),
+            _ => (alpha, beta),
+        }
+    }
+
     /// Ends one online step: the current `alpha`, `beta` enter the running averages.
     pub fn record_step(&mut self) {
         if let Some((aa, ab)) = self.averages.as_mut() {
