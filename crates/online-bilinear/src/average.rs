@@ -48,17 +48,4 @@ impl LazyAverage {
             .map(|(j, &v)| (self.acc[j] + v * (self.cumulative - self.mark[j])) / t)
             .collect()
     }
-
-    /// [`average`](Self::average), computed in place in `values` (the same arithmetic).
-    pub(crate) fn into_average(self, mut values: Vec<f64>) -> Vec<f64> {
-        if self.steps == 0 {
-            values.fill(0.0);
-            return values;
-        }
-        let t = self.steps as f64;
-        for ((v, acc), mark) in values.iter_mut().zip(&self.acc).zip(&self.mark) {
-            *v = (acc + *v * (self.cumulative - mark)) / t;
-        }
-        values
-    }
 }

@@ -40,61 +40,34 @@
 
 use bl_core::linalg::{LinearOperator, PowerIterationParams, power_iteration_in_place};
 
-use crate::average::LazyAverage;
 use crate::error::Result;
-
-const UNALLOCATED: u32 = u32::MAX;
-
-/// The stored entries of one block: sorted codes `r * cols + c` and their values.
-#[derive(Debug, Clone, Default)]
-struct SparseBlock {
-    codes: Vec<u32>,
-    values: Vec<f64>,
-}
-
-impl SparseBlock {
-    /// `entry(code) += value`, an absent entry starting at `prior`.
-    #[inline]
-    fn add(&mut self, code: u32, value: f64, prior: f64) {
-        match self.codes.binary_search(&code) {
-            Ok(i) => self.values[i] += value,
-            Err(i) => {
-                self.codes.insert(i, code);
-                self.values.insert(i, prior + value);
-            }
-        }
-    }
-}
+use crate::sparse::SparseRows;
 
 /// A block-diagonal matrix of `n_blocks` blocks of `rows x cols`, stored sparsely: a block
-/// keeps only the entries that were written (sorted, row-major codes), every other entry
-/// equals `prior`.
+/// keeps only the entries that were written (sorted, row-major codes, all blocks in one
+/// arena), every other entry equals `prior`.
 #[derive(Debug, Clone)]
 pub struct BlockDiagonal {
-    n_blocks: usize,
     rows: usize,
     cols: usize,
     prior: f64,
-    slot: Vec<u32>,
-    blocks: Vec<SparseBlock>,
+    blocks: SparseRows,
 }
 
 impl BlockDiagonal {
     /// A block-diagonal matrix whose blocks all equal `prior * 1 1^T`.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, prior: f64) -> Self {
         Self {
-            n_blocks,
             rows,
             cols,
             prior,
-            slot: vec![UNALLOCATED; n_blocks],
-            blocks: Vec::new(),
+            blocks: SparseRows::new(n_blocks, rows * cols, false),
         }
     }
 
     /// Number of blocks.
     pub fn n_blocks(&self) -> usize {
-        self.n_blocks
+        self.blocks.n_rows()
     }
 
     /// Rows of one block.
@@ -107,68 +80,51 @@ impl BlockDiagonal {
         self.cols
     }
 
-    /// Number of blocks that were written.
+    /// Number of blocks with a written entry.
     pub fn n_allocated(&self) -> usize {
-        self.blocks.len()
+        self.blocks.n_nonempty()
     }
 
     /// Number of stored entries (memory is proportional to it).
     pub fn n_stored(&self) -> usize {
-        self.blocks.iter().map(|b| b.codes.len()).sum()
-    }
-
-    fn block(&self, k: usize) -> Option<&SparseBlock> {
-        match self.slot[k] {
-            UNALLOCATED => None,
-            s => Some(&self.blocks[s as usize]),
-        }
+        self.blocks.nnz()
     }
 
     /// Entry `(r, c)` of block `k` (`k < n_blocks`, `r < rows`, `c < cols`).
     pub fn get(&self, k: usize, r: usize, c: usize) -> f64 {
         let code = (r * self.cols + c) as u32;
-        self.block(k)
-            .and_then(|b| b.codes.binary_search(&code).ok().map(|i| b.values[i]))
-            .unwrap_or(self.prior)
+        let (codes, values) = self.blocks.row(k);
+        codes.binary_search(&code).map_or(self.prior, |i| values[i])
     }
 
     /// Adds `entries` (`(r * cols + c, value)`, codes distinct) to block `k`.
     pub fn add_entries(&mut self, k: usize, entries: &[(u32, f64)]) {
-        if self.slot[k] == UNALLOCATED {
-            self.slot[k] = self.blocks.len() as u32;
-            self.blocks.push(SparseBlock::default());
-        }
-        let block = &mut self.blocks[self.slot[k] as usize];
         for &(code, value) in entries {
-            block.add(code, value, self.prior);
+            self.blocks.add_from(k, code, value, self.prior);
         }
     }
 
     /// The Frobenius norm of block `k`.
     pub fn block_norm(&self, k: usize) -> f64 {
         let size = self.rows * self.cols;
-        let (stored, sum2) = self.block(k).map_or((0, 0.0), |b| {
-            (b.codes.len(), b.values.iter().map(|x| x * x).sum::<f64>())
-        });
-        (sum2 + (size - stored) as f64 * self.prior * self.prior).sqrt()
+        let (codes, values) = self.blocks.row(k);
+        let sum2 = values.iter().map(|x| x * x).sum::<f64>();
+        (sum2 + (size - codes.len()) as f64 * self.prior * self.prior).sqrt()
     }
 
     /// Block `k` copied into `out` (row-major, `rows * cols` entries).
     pub fn copy_block(&self, k: usize, out: &mut [f64]) {
         let size = self.rows * self.cols;
         out[..size].fill(self.prior);
-        if let Some(b) = self.block(k) {
-            for (&c, &v) in b.codes.iter().zip(&b.values) {
-                out[c as usize] = v;
-            }
+        let (codes, values) = self.blocks.row(k);
+        for (&c, &v) in codes.iter().zip(values) {
+            out[c as usize] = v;
         }
     }
 
     /// Block `k` as a linear operator.
     pub(crate) fn block_ref(&self, k: usize) -> BlockRef<'_> {
-        let (codes, values) = self
-            .block(k)
-            .map_or((&[][..], &[][..]), |b| (&b.codes[..], &b.values[..]));
+        let (codes, values) = self.blocks.row(k);
         BlockRef {
             codes,
             values,
@@ -181,8 +137,9 @@ impl BlockDiagonal {
     /// The dense `(n_blocks rows) x (n_blocks cols)` matrix (for tests on small sizes).
     pub fn to_dense(&self) -> faer::Mat<f64> {
         let (r, c) = (self.rows, self.cols);
-        let mut m = faer::Mat::<f64>::zeros(self.n_blocks * r, self.n_blocks * c);
-        for k in 0..self.n_blocks {
+        let n_blocks = self.n_blocks();
+        let mut m = faer::Mat::<f64>::zeros(n_blocks * r, n_blocks * c);
+        for k in 0..n_blocks {
             for i in 0..r {
                 for j in 0..c {
                     m[(k * r + i, k * c + j)] = self.get(k, i, j);
@@ -195,21 +152,21 @@ impl BlockDiagonal {
 
 impl LinearOperator for BlockDiagonal {
     fn nrows(&self) -> usize {
-        self.n_blocks * self.rows
+        self.n_blocks() * self.rows
     }
     fn ncols(&self) -> usize {
-        self.n_blocks * self.cols
+        self.n_blocks() * self.cols
     }
     fn apply(&self, x: &[f64], out: &mut [f64]) {
         let (r, c) = (self.rows, self.cols);
-        for k in 0..self.n_blocks {
+        for k in 0..self.n_blocks() {
             self.block_ref(k)
                 .apply(&x[k * c..(k + 1) * c], &mut out[k * r..(k + 1) * r]);
         }
     }
     fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
         let (r, c) = (self.rows, self.cols);
-        for k in 0..self.n_blocks {
+        for k in 0..self.n_blocks() {
             self.block_ref(k)
                 .apply_transpose(&y[k * r..(k + 1) * r], &mut out[k * c..(k + 1) * c]);
         }
@@ -461,15 +418,25 @@ impl BlockUpdate {
 
 /// `Theta` and the rank-1 blocks read from it, with optional running averages of `alpha` and
 /// `beta` (Sec. 4.3): see the module docs.
+///
+/// Stored per block: `sigma_k`, `alpha_k = sqrt(sigma_k) u_k` and the unit `v_k` (the warm
+/// start of the next power steps); `beta_k = sqrt(sigma_k) v_k` is formed when read (the
+/// same product, so the same bits as a stored copy), and `u_k` is only the power steps'
+/// output. The averages keep one accumulator per entry (an entry changed by `d` after `t`
+/// recorded steps adds `t d` to it; the average over `T` steps is `x - acc / T`).
 #[derive(Debug, Clone)]
 pub struct BlockRankOne {
     theta: BlockDiagonal,
     sigma: Vec<f64>,
-    u: Vec<f64>,
     v: Vec<f64>,
     alpha: Vec<f64>,
-    beta: Vec<f64>,
-    averages: Option<(LazyAverage, LazyAverage)>,
+    /// Accumulators of `alpha` and `beta`, when averaging.
+    averages: Option<(Vec<f64>, Vec<f64>)>,
+    steps: u64,
+    /// The power steps' `u` (one block).
+    u: Vec<f64>,
+    /// The previous `v_k` (one block), for the averages.
+    v_old: Vec<f64>,
 }
 
 impl BlockRankOne {
@@ -484,11 +451,12 @@ impl BlockRankOne {
         Ok(Self {
             theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
             sigma: vec![0.0; n_blocks],
-            u: vec![0.0; m],
             v: vec![1.0 / (cols as f64).sqrt(); n],
             alpha: vec![0.0; m],
-            beta: vec![0.0; n],
-            averages: average.then(|| (LazyAverage::new(m), LazyAverage::new(n))),
+            averages: average.then(|| (vec![0.0; m], vec![0.0; n])),
+            steps: 0,
+            u: vec![0.0; rows],
+            v_old: vec![0.0; cols],
         })
     }
 
@@ -502,9 +470,17 @@ impl BlockRankOne {
         &self.sigma
     }
 
-    /// The unit left vectors `u_k`, concatenated (`K x rows`).
-    pub fn u(&self) -> &[f64] {
-        &self.u
+    /// The unit left vectors `u_k`, concatenated (`K x rows`): `alpha_k / sqrt(sigma_k)`,
+    /// zero for a block with `sigma_k = 0`.
+    pub fn u(&self) -> Vec<f64> {
+        let l = self.theta.rows;
+        let mut u = self.alpha.clone();
+        for (u_k, &sigma) in u.chunks_exact_mut(l).zip(&self.sigma) {
+            let root = sigma.sqrt();
+            u_k.iter_mut()
+                .for_each(|x| *x = if root > 0.0 { *x / root } else { 0.0 });
+        }
+        u
     }
 
     /// The unit right vectors `v_k`, concatenated (`K x cols`); a block never touched holds
@@ -519,46 +495,80 @@ impl BlockRankOne {
         &self.alpha
     }
 
-    /// `beta` (`beta_k = sqrt(sigma_k) v_k`).
-    pub fn beta(&self) -> &[f64] {
-        &self.beta
+    /// `beta` (`beta_k = sqrt(sigma_k) v_k`), formed from `sigma` and `v`.
+    pub fn beta(&self) -> Vec<f64> {
+        let p = self.theta.cols;
+        let mut beta = self.v.clone();
+        for (b_k, &sigma) in beta.chunks_exact_mut(p).zip(&self.sigma) {
+            let root = sigma.sqrt();
+            b_k.iter_mut().for_each(|x| *x *= root);
+        }
+        beta
+    }
+
+    /// Entry `b` of `beta_k` (`k < n_blocks`, `b < cols`).
+    pub fn beta_at(&self, k: usize, b: usize) -> f64 {
+        self.sigma[k].sqrt() * self.v[k * self.theta.cols + b]
+    }
+
+    /// Writes the score table of `sentence` (without 0-order weights) into `out`: the
+    /// rank-1 blocks `alpha_k beta_k^T` of its active features
+    /// ([`crate::scoring::bilinear_scores`] with `beta` formed on the fly).
+    pub fn scores(&self, sentence: &crate::features::EncodedSentence, out: &mut Vec<f64>) {
+        crate::scoring::scaled_bilinear_scores(
+            sentence,
+            self.theta.rows,
+            &self.alpha,
+            &self.v,
+            |k| self.sigma[k].sqrt(),
+            out,
+        );
     }
 
     /// The averages of `alpha` and `beta` over the recorded steps, or `None` when averaging
     /// is off.
     pub fn averaged_alpha_beta(&self) -> Option<(Vec<f64>, Vec<f64>)> {
-        self.averages
-            .as_ref()
-            .map(|(aa, ab)| (aa.average(&self.alpha), ab.average(&self.beta)))
+        let (acc_alpha, acc_beta) = self.averages.as_ref()?;
+        let alpha = average(self.alpha.clone(), acc_alpha, self.steps);
+        let beta = average(self.beta(), acc_beta, self.steps);
+        Some((alpha, beta))
     }
 
     /// `alpha`, `beta` to predict with, consuming the state: with `averaged` (and averages
     /// kept) the averages of [`averaged_alpha_beta`](Self::averaged_alpha_beta), computed in
     /// place; otherwise [`alpha`](Self::alpha), [`beta`](Self::beta).
     pub fn into_alpha_beta(self, averaged: bool) -> (Vec<f64>, Vec<f64>) {
+        let p = self.theta.cols;
         let Self {
             theta,
             sigma,
-            u,
             v,
             alpha,
-            beta,
             averages,
+            steps,
+            ..
         } = self;
-        // Free the dual state before the averages are formed.
-        drop((theta, sigma, u, v));
+        // Free the dual state first; `beta` is formed in `v`'s buffer, as in `beta()`.
+        drop(theta);
+        let mut beta = v;
+        for (b_k, &sigma) in beta.chunks_exact_mut(p).zip(&sigma) {
+            let root = sigma.sqrt();
+            b_k.iter_mut().for_each(|x| *x *= root);
+        }
+        drop(sigma);
         match averages {
-            Some((aa, ab)) if averaged => (aa.into_average(alpha), ab.into_average(beta)),
+            Some((acc_alpha, acc_beta)) if averaged => {
+                let alpha = average(alpha, &acc_alpha, steps);
+                drop(acc_alpha);
+                (alpha, average(beta, &acc_beta, steps))
+            }
             _ => (alpha, beta),
         }
     }
 
     /// Ends one online step: the current `alpha`, `beta` enter the running averages.
     pub fn record_step(&mut self) {
-        if let Some((aa, ab)) = self.averages.as_mut() {
-            aa.record(1.0);
-            ab.record(1.0);
-        }
+        self.steps += 1;
     }
 
     /// `Theta += D`, then `steps` power steps on every block `D` touches, warm-started at
@@ -571,34 +581,53 @@ impl BlockRankOne {
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {
         let (l, p) = (self.theta.rows, self.theta.cols);
         d.check_against(&self.theta, steps)?;
+        let t = self.steps as f64;
         for (i, &k) in d.blocks.iter().enumerate() {
             let k = k as usize;
             self.theta.add_entries(k, d.entries(i));
+            let v_k = &mut self.v[k * p..(k + 1) * p];
+            self.v_old.copy_from_slice(v_k);
+            let old_root = self.sigma[k].sqrt();
             // The previous u_k, v_k are only needed as the warm start v_k: iterate in place.
-            let sigma = block_power_steps(
-                &self.theta.block_ref(k),
-                &mut self.u[k * l..(k + 1) * l],
-                &mut self.v[k * p..(k + 1) * p],
-                steps,
-                1e-14,
-            )?;
+            let sigma =
+                block_power_steps(&self.theta.block_ref(k), &mut self.u, v_k, steps, 1e-14)?;
             let root = sigma.sqrt();
             self.sigma[k] = sigma;
-            for a in 0..l {
-                let j = k * l + a;
-                if let Some((aa, _)) = self.averages.as_mut() {
-                    aa.touch(j, self.alpha[j]);
+            let alpha_k = &mut self.alpha[k * l..(k + 1) * l];
+            match self.averages.as_mut() {
+                Some((acc_alpha, acc_beta)) => {
+                    let acc_k = &mut acc_alpha[k * l..(k + 1) * l];
+                    for ((x, acc), &u) in alpha_k.iter_mut().zip(acc_k).zip(&self.u) {
+                        let new = root * u;
+                        *acc += t * (new - *x);
+                        *x = new;
+                    }
+                    let acc_k = &mut acc_beta[k * p..(k + 1) * p];
+                    for ((acc, &v), &v_old) in acc_k.iter_mut().zip(v_k.iter()).zip(&self.v_old) {
+                        *acc += t * (root * v - old_root * v_old);
+                    }
                 }
-                self.alpha[j] = root * self.u[j];
-            }
-            for b in 0..p {
-                let j = k * p + b;
-                if let Some((_, ab)) = self.averages.as_mut() {
-                    ab.touch(j, self.beta[j]);
+                None => {
+                    for (x, &u) in alpha_k.iter_mut().zip(&self.u) {
+                        *x = root * u;
+                    }
                 }
-                self.beta[j] = root * self.v[j];
             }
         }
         Ok(())
     }
+}
+
+/// The average `x - acc / T` over `steps = T` recorded steps (zero before the first),
+/// computed in place in `x`.
+fn average(mut x: Vec<f64>, acc: &[f64], steps: u64) -> Vec<f64> {
+    if steps == 0 {
+        x.fill(0.0);
+        return x;
+    }
+    let t = steps as f64;
+    for (x, acc) in x.iter_mut().zip(acc) {
+        *x -= acc / t;
+    }
+    x
 }

@@ -95,6 +95,22 @@ impl SparseRows {
         }
     }
 
+    /// `w[k, code] += value`, a new cell starting at `prior` (`prior + value`); without
+    /// averaging.
+    #[inline]
+    pub(crate) fn add_from(&mut self, k: usize, code: u32, value: f64, prior: f64) {
+        let (s, n) = (self.start[k], self.len[k] as usize);
+        match self.codes[s..s + n].binary_search(&code) {
+            Ok(i) => self.w[s + i] += value,
+            Err(i) => self.insert(k, i, code, prior + value, 0.0),
+        }
+    }
+
+    /// Number of rows with at least one cell.
+    pub(crate) fn n_nonempty(&self) -> usize {
+        self.len.iter().filter(|&&n| n > 0).count()
+    }
+
     /// Inserts a cell at index `i` of row `k`.
     fn insert(&mut self, k: usize, i: usize, code: u32, value: f64, acc: f64) {
         let (mut s, n) = (self.start[k], self.len[k] as usize);
@@ -172,6 +188,11 @@ impl SparseRows {
     pub(crate) fn get(&self, k: usize, code: u32) -> f64 {
         let (codes, w) = self.row(k);
         codes.binary_search(&code).map_or(0.0, |i| w[i])
+    }
+
+    /// Number of rows.
+    pub(crate) fn n_rows(&self) -> usize {
+        self.len.len()
     }
 
     /// Number of stored cells.

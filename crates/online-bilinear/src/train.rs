@@ -224,11 +224,13 @@ impl OnlineLearner for Bol {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        let (alpha, beta, factor) = match &self.state {
-            BolState::PerBlock(s) => (s.alpha(), s.beta(), 1.0),
-            BolState::Spectral(s) => s.raw(),
-        };
-        bilinear_scores(enc, self.l, alpha, beta, factor, None, out);
+        match &self.state {
+            BolState::PerBlock(s) => s.scores(enc, out),
+            BolState::Spectral(s) => {
+                let (alpha, beta, factor) = s.raw();
+                bilinear_scores(enc, self.l, alpha, beta, factor, None, out);
+            }
+        }
         add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
@@ -255,7 +257,7 @@ impl OnlineLearner for Bol {
         let (alpha, beta) = match &self.state {
             BolState::PerBlock(s) => match s.averaged_alpha_beta() {
                 Some(averaged) if self.averaging => averaged,
-                _ => (s.alpha().to_vec(), s.beta().to_vec()),
+                _ => (s.alpha().to_vec(), s.beta()),
             },
             BolState::Spectral(s) => match s.averaged_alpha_beta() {
                 Some(averaged) if self.averaging => averaged,
