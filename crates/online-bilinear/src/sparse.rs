@@ -232,15 +232,30 @@ impl SparseRows {
         out
     }
 
-    /// [`snapshot`](Self::snapshot), freeing the store as soon as the copy is made.
-    pub(crate) fn into_snapshot(self) -> SparseWeights {
+    /// [`snapshot`](Self::snapshot), consuming the store: the weights to predict with are
+    /// formed in place and the accumulators freed before the copy is made.
+    pub(crate) fn into_snapshot(mut self) -> SparseWeights {
+        self.finish_in_place();
         self.snapshot()
     }
 
-    /// [`snapshot_dense`](Self::snapshot_dense), freeing the store as soon as the copy is
-    /// made.
-    pub(crate) fn into_snapshot_dense(self) -> Vec<f64> {
+    /// [`snapshot_dense`](Self::snapshot_dense), consuming the store as
+    /// [`into_snapshot`](Self::into_snapshot) does.
+    pub(crate) fn into_snapshot_dense(mut self) -> Vec<f64> {
+        self.finish_in_place();
         self.snapshot_dense()
+    }
+
+    /// Replaces every stored weight by its [`value`](Self::value) and frees the
+    /// accumulators (the store no longer averages; the same arithmetic as `value`).
+    fn finish_in_place(&mut self) {
+        if self.averaging {
+            for j in 0..self.w.len() {
+                self.w[j] = self.value(j);
+            }
+            self.acc = Vec::new();
+            self.averaging = false;
+        }
     }
 
     /// [`snapshot`](Self::snapshot) with every cell: `K x width`, row-major.
