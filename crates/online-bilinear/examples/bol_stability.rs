@@ -37,11 +37,10 @@ impl ProductAveragedBol {
         let (l, p) = (self.l, self.l + 1);
         let span = (self.t - self.mark[k]) as f64;
         if span > 0.0 {
-            let alpha = self.state.alpha();
             for a in 0..l {
                 for b in 0..p {
                     self.sum[(k * l + a) * p + b] +=
-                        span * alpha[k * l + a] * self.state.beta_at(k, b);
+                        span * self.state.alpha_at(k, a) * self.state.beta_at(k, b);
                 }
             }
         }

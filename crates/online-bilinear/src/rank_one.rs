@@ -41,7 +41,7 @@
 use bl_core::linalg::{LinearOperator, PowerIterationParams, power_iteration_in_place};
 
 use crate::error::Result;
-use crate::sparse::SparseRows;
+use crate::sparse::{SparseRows, grow};
 
 /// A block-diagonal matrix of `n_blocks` blocks of `rows x cols`, stored sparsely: a block
 /// keeps only the entries that were written (sorted, row-major codes, all blocks in one
@@ -419,14 +419,18 @@ impl BlockUpdate {
 /// `Theta` and the rank-1 blocks read from it, with optional running averages of `alpha` and
 /// `beta` (Sec. 4.3): see the module docs.
 ///
-/// Stored per block: `sigma_k`, `alpha_k = sqrt(sigma_k) u_k` and the unit `v_k` (the warm
-/// start of the next power steps); `beta_k = sqrt(sigma_k) v_k` is formed when read (the
-/// same product, so the same bits as a stored copy), and `u_k` is only the power steps'
-/// output. The averages keep one accumulator per entry (an entry changed by `d` after `t`
-/// recorded steps adds `t d` to it; the average over `T` steps is `x - acc / T`).
+/// Stored for each block an update touched (in order of first touch; a block never
+/// touched has `sigma_k = 0`, `alpha_k = beta_k = 0` and the uniform `v_k`): `sigma_k`,
+/// `alpha_k = sqrt(sigma_k) u_k` and the unit `v_k` (the warm start of the next power
+/// steps). `beta_k = sqrt(sigma_k) v_k` is formed when read (the same product, so the same
+/// bits as a stored copy), and `u_k` is only the power steps' output. The averages keep one
+/// accumulator per entry (an entry changed by `d` after `t` recorded steps adds `t d` to
+/// it; the average over `T` steps is `x - acc / T`).
 #[derive(Debug, Clone)]
 pub struct BlockRankOne {
     theta: BlockDiagonal,
+    /// `slot[k]`: the index of block `k` among the touched blocks, or [`UNTOUCHED`].
+    slot: Vec<u32>,
     sigma: Vec<f64>,
     v: Vec<f64>,
     alpha: Vec<f64>,
@@ -444,16 +448,24 @@ impl BlockRankOne {
     /// `average`, running averages of `alpha` and `beta` are kept.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
+    /// dimension, or `n_blocks` of `u32::MAX` or more.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, average: bool) -> Result<Self> {
         check_dimensions(n_blocks, rows, cols)?;
-        let (m, n) = (n_blocks * rows, n_blocks * cols);
+        if n_blocks >= UNTOUCHED as usize {
+            return Err(crate::error::invalid(
+                "n_blocks",
+                n_blocks,
+                "below u32::MAX",
+            ));
+        }
         Ok(Self {
             theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
-            sigma: vec![0.0; n_blocks],
-            v: vec![1.0 / (cols as f64).sqrt(); n],
-            alpha: vec![0.0; m],
-            averages: average.then(|| (vec![0.0; m], vec![0.0; n])),
+            slot: vec![UNTOUCHED; n_blocks],
+            sigma: Vec::new(),
+            v: Vec::new(),
+            alpha: Vec::new(),
+            averages: average.then(|| (Vec::new(), Vec::new())),
             steps: 0,
             u: vec![0.0; rows],
             v_old: vec![0.0; cols],
@@ -465,17 +477,37 @@ impl BlockRankOne {
         &self.theta
     }
 
+    /// Number of blocks an update touched (those with stored factors).
+    pub fn n_touched(&self) -> usize {
+        self.sigma.len()
+    }
+
+    /// The slot of block `k`, when touched.
+    #[inline]
+    fn slot_of(&self, k: usize) -> Option<usize> {
+        match self.slot[k] {
+            UNTOUCHED => None,
+            s => Some(s as usize),
+        }
+    }
+
+    /// The uniform start vector's entry.
+    fn v_start(&self) -> f64 {
+        1.0 / (self.theta.cols as f64).sqrt()
+    }
+
     /// `sigma_k`, the leading singular value estimate of each block.
-    pub fn sigmas(&self) -> &[f64] {
-        &self.sigma
+    pub fn sigmas(&self) -> Vec<f64> {
+        (0..self.slot.len())
+            .map(|k| self.slot_of(k).map_or(0.0, |s| self.sigma[s]))
+            .collect()
     }
 
     /// The unit left vectors `u_k`, concatenated (`K x rows`): `alpha_k / sqrt(sigma_k)`,
     /// zero for a block with `sigma_k = 0`.
     pub fn u(&self) -> Vec<f64> {
-        let l = self.theta.rows;
-        let mut u = self.alpha.clone();
-        for (u_k, &sigma) in u.chunks_exact_mut(l).zip(&self.sigma) {
+        let mut u = self.alpha();
+        for (u_k, sigma) in u.chunks_exact_mut(self.theta.rows).zip(self.sigmas()) {
             let root = sigma.sqrt();
             u_k.iter_mut()
                 .for_each(|x| *x = if root > 0.0 { *x / root } else { 0.0 });
@@ -485,42 +517,69 @@ impl BlockRankOne {
 
     /// The unit right vectors `v_k`, concatenated (`K x cols`); a block never touched holds
     /// the uniform start vector.
-    pub fn v(&self) -> &[f64] {
-        &self.v
+    pub fn v(&self) -> Vec<f64> {
+        self.dense(self.theta.cols, self.v_start(), |s, b| {
+            self.v[s * self.theta.cols + b]
+        })
     }
 
     /// `alpha` (`alpha_k = sqrt(sigma_k) u_k`), so that block `k` of `W` is
     /// `alpha_k beta_k^T`.
-    pub fn alpha(&self) -> &[f64] {
-        &self.alpha
+    pub fn alpha(&self) -> Vec<f64> {
+        self.dense(self.theta.rows, 0.0, |s, a| {
+            self.alpha[s * self.theta.rows + a]
+        })
     }
 
     /// `beta` (`beta_k = sqrt(sigma_k) v_k`), formed from `sigma` and `v`.
     pub fn beta(&self) -> Vec<f64> {
         let p = self.theta.cols;
-        let mut beta = self.v.clone();
-        for (b_k, &sigma) in beta.chunks_exact_mut(p).zip(&self.sigma) {
-            let root = sigma.sqrt();
-            b_k.iter_mut().for_each(|x| *x *= root);
-        }
-        beta
+        self.dense(p, 0.0, |s, b| self.sigma[s].sqrt() * self.v[s * p + b])
+    }
+
+    /// Entry `a` of `alpha_k` (`k < n_blocks`, `a < rows`).
+    pub fn alpha_at(&self, k: usize, a: usize) -> f64 {
+        self.slot_of(k)
+            .map_or(0.0, |s| self.alpha[s * self.theta.rows + a])
     }
 
     /// Entry `b` of `beta_k` (`k < n_blocks`, `b < cols`).
     pub fn beta_at(&self, k: usize, b: usize) -> f64 {
-        self.sigma[k].sqrt() * self.v[k * self.theta.cols + b]
+        self.slot_of(k).map_or(0.0, |s| {
+            self.sigma[s].sqrt() * self.v[s * self.theta.cols + b]
+        })
+    }
+
+    /// `K x width` values: `entry(slot, j)` for a touched block, `untouched` otherwise.
+    fn dense(&self, width: usize, untouched: f64, entry: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+        let mut out = vec![untouched; self.slot.len() * width];
+        for (k, out_k) in out.chunks_exact_mut(width).enumerate() {
+            if let Some(s) = self.slot_of(k) {
+                for (j, o) in out_k.iter_mut().enumerate() {
+                    *o = entry(s, j);
+                }
+            }
+        }
+        out
     }
 
     /// Writes the score table of `sentence` (without 0-order weights) into `out`: the
     /// rank-1 blocks `alpha_k beta_k^T` of its active features
     /// ([`crate::scoring::bilinear_scores`] with `beta` formed on the fly).
     pub fn scores(&self, sentence: &crate::features::EncodedSentence, out: &mut Vec<f64>) {
+        let (l, p) = (self.theta.rows, self.theta.cols);
         crate::scoring::scaled_bilinear_scores(
             sentence,
-            self.theta.rows,
-            &self.alpha,
-            &self.v,
-            |k| self.sigma[k].sqrt(),
+            l,
+            |k| {
+                self.slot_of(k).map(|s| {
+                    (
+                        &self.alpha[s * l..(s + 1) * l],
+                        &self.v[s * p..(s + 1) * p],
+                        self.sigma[s].sqrt(),
+                    )
+                })
+            },
             out,
         );
     }
@@ -529,46 +588,66 @@ impl BlockRankOne {
     /// is off.
     pub fn averaged_alpha_beta(&self) -> Option<(Vec<f64>, Vec<f64>)> {
         let (acc_alpha, acc_beta) = self.averages.as_ref()?;
-        let alpha = average(self.alpha.clone(), acc_alpha, self.steps);
-        let beta = average(self.beta(), acc_beta, self.steps);
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        let alpha = self.dense(l, 0.0, |s, a| {
+            average_of(self.alpha[s * l + a], acc_alpha[s * l + a], self.steps)
+        });
+        let beta = self.dense(p, 0.0, |s, b| {
+            let x = self.sigma[s].sqrt() * self.v[s * p + b];
+            average_of(x, acc_beta[s * p + b], self.steps)
+        });
         Some((alpha, beta))
     }
 
     /// `alpha`, `beta` to predict with, consuming the state: with `averaged` (and averages
-    /// kept) the averages of [`averaged_alpha_beta`](Self::averaged_alpha_beta), computed in
-    /// place; otherwise [`alpha`](Self::alpha), [`beta`](Self::beta).
-    pub fn into_alpha_beta(self, averaged: bool) -> (Vec<f64>, Vec<f64>) {
-        let p = self.theta.cols;
-        let Self {
-            theta,
-            sigma,
-            v,
-            alpha,
-            averages,
-            steps,
-            ..
-        } = self;
-        // Free the dual state first; `beta` is formed in `v`'s buffer, as in `beta()`.
-        drop(theta);
-        let mut beta = v;
-        for (b_k, &sigma) in beta.chunks_exact_mut(p).zip(&sigma) {
-            let root = sigma.sqrt();
-            b_k.iter_mut().for_each(|x| *x *= root);
-        }
-        drop(sigma);
-        match averages {
-            Some((acc_alpha, acc_beta)) if averaged => {
-                let alpha = average(alpha, &acc_alpha, steps);
-                drop(acc_alpha);
-                (alpha, average(beta, &acc_beta, steps))
+    /// kept) the averages of [`averaged_alpha_beta`](Self::averaged_alpha_beta);
+    /// otherwise [`alpha`](Self::alpha), [`beta`](Self::beta). Each part of the state is
+    /// freed as soon as the model's copy of it is made.
+    pub fn into_alpha_beta(mut self, averaged: bool) -> (Vec<f64>, Vec<f64>) {
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        // Free Theta (the shape is kept by `slot`).
+        self.theta = BlockDiagonal::new(0, l, p, 0.0);
+        let averages = if averaged { self.averages.take() } else { None };
+        let (acc_alpha, acc_beta) = averages.unzip();
+        let steps = self.steps;
+        let alpha = self.dense(l, 0.0, |s, a| match &acc_alpha {
+            Some(acc) => average_of(self.alpha[s * l + a], acc[s * l + a], steps),
+            None => self.alpha[s * l + a],
+        });
+        drop(acc_alpha);
+        self.alpha = Vec::new();
+        let beta = self.dense(p, 0.0, |s, b| {
+            let x = self.sigma[s].sqrt() * self.v[s * p + b];
+            match &acc_beta {
+                Some(acc) => average_of(x, acc[s * p + b], steps),
+                None => x,
             }
-            _ => (alpha, beta),
-        }
+        });
+        (alpha, beta)
     }
 
     /// Ends one online step: the current `alpha`, `beta` enter the running averages.
     pub fn record_step(&mut self) {
         self.steps += 1;
+    }
+
+    /// The slot of block `k`, giving it zero factors and the uniform `v_k` on first touch.
+    fn touch(&mut self, k: usize) -> usize {
+        if let Some(s) = self.slot_of(k) {
+            return s;
+        }
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        let s = self.sigma.len();
+        self.slot[k] = s as u32;
+        let start = self.v_start();
+        grow(&mut self.sigma, 1, 0.0);
+        grow(&mut self.v, p, start);
+        grow(&mut self.alpha, l, 0.0);
+        if let Some((acc_alpha, acc_beta)) = self.averages.as_mut() {
+            grow(acc_alpha, l, 0.0);
+            grow(acc_beta, p, 0.0);
+        }
+        s
     }
 
     /// `Theta += D`, then `steps` power steps on every block `D` touches, warm-started at
@@ -585,24 +664,25 @@ impl BlockRankOne {
         for (i, &k) in d.blocks.iter().enumerate() {
             let k = k as usize;
             self.theta.add_entries(k, d.entries(i));
-            let v_k = &mut self.v[k * p..(k + 1) * p];
+            let s = self.touch(k);
+            let v_k = &mut self.v[s * p..(s + 1) * p];
             self.v_old.copy_from_slice(v_k);
-            let old_root = self.sigma[k].sqrt();
+            let old_root = self.sigma[s].sqrt();
             // The previous u_k, v_k are only needed as the warm start v_k: iterate in place.
             let sigma =
                 block_power_steps(&self.theta.block_ref(k), &mut self.u, v_k, steps, 1e-14)?;
             let root = sigma.sqrt();
-            self.sigma[k] = sigma;
-            let alpha_k = &mut self.alpha[k * l..(k + 1) * l];
+            self.sigma[s] = sigma;
+            let alpha_k = &mut self.alpha[s * l..(s + 1) * l];
             match self.averages.as_mut() {
                 Some((acc_alpha, acc_beta)) => {
-                    let acc_k = &mut acc_alpha[k * l..(k + 1) * l];
+                    let acc_k = &mut acc_alpha[s * l..(s + 1) * l];
                     for ((x, acc), &u) in alpha_k.iter_mut().zip(acc_k).zip(&self.u) {
                         let new = root * u;
                         *acc += t * (new - *x);
                         *x = new;
                     }
-                    let acc_k = &mut acc_beta[k * p..(k + 1) * p];
+                    let acc_k = &mut acc_beta[s * p..(s + 1) * p];
                     for ((acc, &v), &v_old) in acc_k.iter_mut().zip(v_k.iter()).zip(&self.v_old) {
                         *acc += t * (root * v - old_root * v_old);
                     }
@@ -618,16 +698,12 @@ impl BlockRankOne {
     }
 }
 
-/// The average `x - acc / T` over `steps = T` recorded steps (zero before the first),
-/// computed in place in `x`.
-fn average(mut x: Vec<f64>, acc: &[f64], steps: u64) -> Vec<f64> {
+/// The average `x - acc / T` over `steps = T` recorded steps (zero before the first).
+#[inline]
+fn average_of(x: f64, acc: f64, steps: u64) -> f64 {
     if steps == 0 {
-        x.fill(0.0);
-        return x;
+        0.0
+    } else {
+        x - acc / steps as f64
     }
-    let t = steps as f64;
-    for (x, acc) in x.iter_mut().zip(acc) {
-        *x -= acc / t;
-    }
-    x
 }

@@ -119,12 +119,25 @@ pub fn bilinear_scores(
     zero: Option<&[f64]>,
     out: &mut Vec<f64>,
 ) {
-    scaled_bilinear_scores(enc, l, alpha, beta, |_| factor, out);
+    let p = l + 1;
+    scaled_bilinear_scores(
+        enc,
+        l,
+        |k| {
+            Some((
+                &alpha[k * l..(k + 1) * l],
+                &beta[k * p..(k + 1) * p],
+                factor,
+            ))
+        },
+        out,
+    );
     add_dense_zero_order(enc, l, zero, out);
 }
 
 /// [`bilinear_scores`] without 0-order weights and with a scale per feature: entry
-/// `[i][b][a] = sum_{k in F_i} alpha[k, a] (scale(k) beta[k, b])`.
+/// `[i][b][a] = sum_{k in F_i} alpha_k[a] (s_k beta_k[b])`, where `factors(k)` gives
+/// `(alpha_k, beta_k, s_k)` (`L` and `L + 1` values), or `None` for a zero block.
 ///
 /// A feature whose `alpha_k` is zero is skipped, and so is each row `b` whose
 /// `scale(k) beta[k, b]` is zero (bol's `alpha_k`, `beta_k` are zero outside the rows and
@@ -135,12 +148,10 @@ pub fn bilinear_scores(
 /// table equals the dense sum's bit for bit. The nonzero rows of each feature are listed
 /// in `2 (L + 1)` values past the end of the table (kept as capacity, so no allocation
 /// once warm).
-pub(crate) fn scaled_bilinear_scores(
+pub(crate) fn scaled_bilinear_scores<'a>(
     enc: &EncodedSentence,
     l: usize,
-    alpha: &[f64],
-    beta: &[f64],
-    scale: impl Fn(usize) -> f64,
+    factors: impl Fn(usize) -> Option<(&'a [f64], &'a [f64], f64)>,
     out: &mut Vec<f64>,
 ) {
     let p = l + 1;
@@ -148,31 +159,29 @@ pub(crate) fn scaled_bilinear_scores(
     let len = out.len();
     out.resize(len + 2 * p, 0.0);
     let (table, scratch) = out.split_at_mut(len);
-    add_rank_one_blocks(enc, l, alpha, beta, &scale, table, scratch);
+    add_rank_one_blocks(enc, l, &factors, table, scratch);
     out.truncate(len);
 }
 
 /// The loop of [`scaled_bilinear_scores`]: `scratch` holds `2 (L + 1)` values.
 #[inline]
-fn add_rank_one_blocks(
+fn add_rank_one_blocks<'a>(
     enc: &EncodedSentence,
     l: usize,
-    alpha: &[f64],
-    beta: &[f64],
-    scale: &impl Fn(usize) -> f64,
+    factors: &impl Fn(usize) -> Option<(&'a [f64], &'a [f64], f64)>,
     table: &mut [f64],
     scratch: &mut [f64],
 ) {
-    let p = l + 1;
     for i in 0..enc.len() {
         let rows = prev_rows(i, l);
         for &k in enc.at(i) {
-            let k = k as usize;
-            let alpha_k = &alpha[k * l..(k + 1) * l];
+            let Some((alpha_k, beta_k, s)) = factors(k as usize) else {
+                continue;
+            };
             if alpha_k.iter().all(|&x| x == 0.0) {
                 continue;
             }
-            let n_beta = nonzeros(&beta[k * p..(k + 1) * p], rows.clone(), scale(k), scratch);
+            let n_beta = nonzeros(beta_k, rows.clone(), s, scratch);
             for by in scratch[..2 * n_beta].chunks_exact(2) {
                 let row = &mut table[score_index(i, by[0].to_bits() as usize, 0, l)..][..l];
                 let y = by[1];

@@ -56,7 +56,7 @@ fn capacity(len: usize) -> usize {
 
 /// Grows `v` by `extra` values `fill`, reserving an eighth more when it is full.
 #[inline]
-fn grow<T: Copy>(v: &mut Vec<T>, extra: usize, fill: T) {
+pub(crate) fn grow<T: Copy>(v: &mut Vec<T>, extra: usize, fill: T) {
     if v.len() + extra > v.capacity() {
         v.reserve_exact(extra.max(v.capacity() / 8));
     }

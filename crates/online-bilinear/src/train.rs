@@ -257,7 +257,7 @@ impl OnlineLearner for Bol {
         let (alpha, beta) = match &self.state {
             BolState::PerBlock(s) => match s.averaged_alpha_beta() {
                 Some(averaged) if self.averaging => averaged,
-                _ => (s.alpha().to_vec(), s.beta()),
+                _ => (s.alpha(), s.beta()),
             },
             BolState::Spectral(s) => match s.averaged_alpha_beta() {
                 Some(averaged) if self.averaging => averaged,

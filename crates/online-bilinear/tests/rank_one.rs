@@ -158,6 +158,11 @@ fn an_update_touches_only_the_blocks_of_its_features() {
     state.update(&d, 4).unwrap();
     state.record_step();
     assert_eq!(state.theta().n_allocated(), 2);
+    // Factors are stored for the touched blocks only; the others read as zero blocks
+    // with the uniform start vector.
+    assert_eq!(state.n_touched(), 2);
+    assert_eq!(state.v()[3 * p], 1.0 / (p as f64).sqrt());
+    assert_eq!((state.alpha_at(3, 0), state.beta_at(3, 0)), (0.0, 0.0));
     let changed: Vec<usize> = state
         .alpha()
         .iter()
