@@ -24,8 +24,8 @@ use crate::error::Result;
 /// All rows live in one arena (three parallel arrays: codes, weights, accumulators): row
 /// `k` holds `len[k]` sorted cells at `start[k]`, in a region of `capacity(len[k])` cells
 /// (exact up to 4 cells, then growing by half). A cell added to a full row moves the row
-/// to the end of the arena and leaves its old region as a hole; when the holes exceed a
-/// quarter of the arena, the rows are slid together (in arena order, in place). The arena
+/// to the end of the arena and leaves its old region as a hole; when the holes exceed an
+/// eighth of the arena, the rows are slid together (in arena order, in place). The arena
 /// grows by an eighth when full. So the store holds its cells with little slack, without
 /// the header and minimum capacity of one `Vec` per row, and allocates nothing once every
 /// cell exists.
@@ -139,7 +139,7 @@ impl SparseRows {
         }
         self.len[k] += 1;
         // Both bounds keep the compactions' cost (O(rows) each) amortized.
-        if self.holes > self.codes.len() / 4 && self.holes > self.len.len() / 4 {
+        if self.holes > self.codes.len() / 8 && self.holes > self.len.len() / 8 {
             self.compact();
         }
     }
