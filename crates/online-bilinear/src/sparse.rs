@@ -7,7 +7,7 @@
 //! ([`crate::viterbi::score_index`]). Codes below `L * L` are read after a tag, codes from
 //! `L * L` on only at the first position.
 //!
-//! [`SparseRows`] is the training store: per feature a sorted list of codes with their
+//! `SparseRows` is the training store: per feature a sorted list of codes with their
 //! weights, grown when an update first touches a cell (the structured perceptron only ever
 //! touches the cells of gold transitions and of the transitions of wrong predictions), and,
 //! with averaging, one accumulator per stored weight (the lazy-timestamp trick: an update
