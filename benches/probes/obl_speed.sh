@@ -11,11 +11,18 @@
 # POS column as the label) on the whole training file, and the pku1998 segmentation corpus
 # on 4 training sizes spanning 30x (150 to 4500 sentences). The rows of one size run back to back, the yardstick
 # first; `uptime` is printed before each size.
+#
+# `OBL_BIN=PATH` runs that build of the example instead of building one (e.g. a copy built
+# at an earlier commit, to measure before and after in the same session).
 set -euo pipefail
 data="${1:-${BILINEAR_DATA_DIR:-/work/data}}"
 target="${CARGO_TARGET_DIR:-target}"
-cargo build --release -p online-bilinear --features crfsuite --example online_vs_crfsuite_ap >&2
-bin="$target/release/examples/online_vs_crfsuite_ap"
+if [ -n "${OBL_BIN:-}" ]; then
+  bin="$OBL_BIN"
+else
+  cargo build --release -p online-bilinear --features crfsuite --example online_vs_crfsuite_ap >&2
+  bin="$target/release/examples/online_vs_crfsuite_ap"
+fi
 echo "| corpus | train sentences | tokens | features | tags | learner | seconds | accuracy % | peak MB | model MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 run_size() {

@@ -37,10 +37,10 @@ impl ProductAveragedBol {
         let (l, p) = (self.l, self.l + 1);
         let span = (self.t - self.mark[k]) as f64;
         if span > 0.0 {
-            let (alpha, beta) = (self.state.alpha(), self.state.beta());
             for a in 0..l {
                 for b in 0..p {
-                    self.sum[(k * l + a) * p + b] += span * alpha[k * l + a] * beta[k * p + b];
+                    self.sum[(k * l + a) * p + b] +=
+                        span * self.state.alpha_at(k, a) * self.state.beta_at(k, b);
                 }
             }
         }
@@ -50,8 +50,7 @@ impl ProductAveragedBol {
 
 impl OnlineLearner for ProductAveragedBol {
     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
-        let (alpha, beta) = (self.state.alpha(), self.state.beta());
-        online_bilinear::scoring::bilinear_scores(s, self.l, alpha, beta, 1.0, None, out);
+        self.state.scores(s, out);
     }
     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> OblResult<()> {
         self.delta.set_delta_phi(s, gold, pred, self.c);

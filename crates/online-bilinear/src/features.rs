@@ -506,6 +506,12 @@ impl EncodedSentence {
     pub fn n_active(&self) -> usize {
         self.features.len()
     }
+
+    /// A sentence from its CSR parts (for unit tests).
+    #[cfg(test)]
+    pub(crate) fn from_parts(offsets: Vec<u32>, features: Vec<u32>) -> Self {
+        Self { offsets, features }
+    }
 }
 
 /// The feature dictionary: feature strings seen at least `cutoff` times in the training

@@ -146,8 +146,9 @@ pub struct Snapshot {
 /// `(e - 1) * passes_per_epoch() + q`; then, for each non-empty training sentence in the
 /// pass's order, [`scores`](Self::scores), Viterbi, [`update`](Self::update) when the
 /// prediction differs from the gold tags at some position, and [`record`](Self::record).
-/// At the end (and after every epoch when the caller asks for snapshots) it reads
-/// [`snapshot`](Self::snapshot). The contract [`conformance::check_learner`] checks:
+/// After every epoch when the caller asks for snapshots it reads
+/// [`snapshot`](Self::snapshot), and at the end it takes the learner's
+/// [`into_snapshot`](Self::into_snapshot). The contract [`conformance::check_learner`] checks:
 /// score tables of the right size and finite; a snapshot of the sizes [`LearnerShape`]
 /// gives, finite; without averaging, the snapshot scores a sentence as `scores` does;
 /// building twice and replaying the same updates gives the same scores; and the fit
@@ -184,6 +185,14 @@ pub trait OnlineLearner {
 
     /// The weights to predict with now (averaged when the learner averages).
     fn snapshot(&self) -> Snapshot;
+
+    /// The final [`snapshot`](Self::snapshot), consuming the learner: a learner can build
+    /// it from its own buffers (e.g. averages computed in place), so that the fit does not
+    /// hold the training state and a copy of the model at once. It must equal
+    /// [`snapshot`](Self::snapshot); the default calls it.
+    fn into_snapshot(self: Box<Self>) -> Snapshot {
+        self.snapshot()
+    }
 }
 
 /// Builds an [`OnlineLearner`] for a fit.

@@ -338,7 +338,7 @@ impl TaggerParams {
                 None => Ok(()),
             },
         )?;
-        take(&mut model, learner.snapshot())?;
+        take(&mut model, learner.into_snapshot())?;
         model.train_seconds = (started.elapsed().as_secs_f64() - callback_seconds).max(0.0);
         model.report = report;
         Ok(model)

@@ -40,61 +40,34 @@
 
 use bl_core::linalg::{LinearOperator, PowerIterationParams, power_iteration_in_place};
 
-use crate::average::LazyAverage;
 use crate::error::Result;
-
-const UNALLOCATED: u32 = u32::MAX;
-
-/// The stored entries of one block: sorted codes `r * cols + c` and their values.
-#[derive(Debug, Clone, Default)]
-struct SparseBlock {
-    codes: Vec<u32>,
-    values: Vec<f64>,
-}
-
-impl SparseBlock {
-    /// `entry(code) += value`, an absent entry starting at `prior`.
-    #[inline]
-    fn add(&mut self, code: u32, value: f64, prior: f64) {
-        match self.codes.binary_search(&code) {
-            Ok(i) => self.values[i] += value,
-            Err(i) => {
-                self.codes.insert(i, code);
-                self.values.insert(i, prior + value);
-            }
-        }
-    }
-}
+use crate::sparse::{SparseRows, grow};
 
 /// A block-diagonal matrix of `n_blocks` blocks of `rows x cols`, stored sparsely: a block
-/// keeps only the entries that were written (sorted, row-major codes), every other entry
-/// equals `prior`.
+/// keeps only the entries that were written (sorted, row-major codes, all blocks in one
+/// arena), every other entry equals `prior`.
 #[derive(Debug, Clone)]
 pub struct BlockDiagonal {
-    n_blocks: usize,
     rows: usize,
     cols: usize,
     prior: f64,
-    slot: Vec<u32>,
-    blocks: Vec<SparseBlock>,
+    blocks: SparseRows,
 }
 
 impl BlockDiagonal {
     /// A block-diagonal matrix whose blocks all equal `prior * 1 1^T`.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, prior: f64) -> Self {
         Self {
-            n_blocks,
             rows,
             cols,
             prior,
-            slot: vec![UNALLOCATED; n_blocks],
-            blocks: Vec::new(),
+            blocks: SparseRows::new(n_blocks, rows * cols, false),
         }
     }
 
     /// Number of blocks.
     pub fn n_blocks(&self) -> usize {
-        self.n_blocks
+        self.blocks.n_rows()
     }
 
     /// Rows of one block.
@@ -107,68 +80,51 @@ impl BlockDiagonal {
         self.cols
     }
 
-    /// Number of blocks that were written.
+    /// Number of blocks with a written entry.
     pub fn n_allocated(&self) -> usize {
-        self.blocks.len()
+        self.blocks.n_nonempty()
     }
 
     /// Number of stored entries (memory is proportional to it).
     pub fn n_stored(&self) -> usize {
-        self.blocks.iter().map(|b| b.codes.len()).sum()
-    }
-
-    fn block(&self, k: usize) -> Option<&SparseBlock> {
-        match self.slot[k] {
-            UNALLOCATED => None,
-            s => Some(&self.blocks[s as usize]),
-        }
+        self.blocks.nnz()
     }
 
     /// Entry `(r, c)` of block `k` (`k < n_blocks`, `r < rows`, `c < cols`).
     pub fn get(&self, k: usize, r: usize, c: usize) -> f64 {
         let code = (r * self.cols + c) as u32;
-        self.block(k)
-            .and_then(|b| b.codes.binary_search(&code).ok().map(|i| b.values[i]))
-            .unwrap_or(self.prior)
+        let (codes, values) = self.blocks.row(k);
+        codes.binary_search(&code).map_or(self.prior, |i| values[i])
     }
 
     /// Adds `entries` (`(r * cols + c, value)`, codes distinct) to block `k`.
     pub fn add_entries(&mut self, k: usize, entries: &[(u32, f64)]) {
-        if self.slot[k] == UNALLOCATED {
-            self.slot[k] = self.blocks.len() as u32;
-            self.blocks.push(SparseBlock::default());
-        }
-        let block = &mut self.blocks[self.slot[k] as usize];
         for &(code, value) in entries {
-            block.add(code, value, self.prior);
+            self.blocks.add_from(k, code, value, self.prior);
         }
     }
 
     /// The Frobenius norm of block `k`.
     pub fn block_norm(&self, k: usize) -> f64 {
         let size = self.rows * self.cols;
-        let (stored, sum2) = self.block(k).map_or((0, 0.0), |b| {
-            (b.codes.len(), b.values.iter().map(|x| x * x).sum::<f64>())
-        });
-        (sum2 + (size - stored) as f64 * self.prior * self.prior).sqrt()
+        let (codes, values) = self.blocks.row(k);
+        let sum2 = values.iter().map(|x| x * x).sum::<f64>();
+        (sum2 + (size - codes.len()) as f64 * self.prior * self.prior).sqrt()
     }
 
     /// Block `k` copied into `out` (row-major, `rows * cols` entries).
     pub fn copy_block(&self, k: usize, out: &mut [f64]) {
         let size = self.rows * self.cols;
         out[..size].fill(self.prior);
-        if let Some(b) = self.block(k) {
-            for (&c, &v) in b.codes.iter().zip(&b.values) {
-                out[c as usize] = v;
-            }
+        let (codes, values) = self.blocks.row(k);
+        for (&c, &v) in codes.iter().zip(values) {
+            out[c as usize] = v;
         }
     }
 
     /// Block `k` as a linear operator.
     pub(crate) fn block_ref(&self, k: usize) -> BlockRef<'_> {
-        let (codes, values) = self
-            .block(k)
-            .map_or((&[][..], &[][..]), |b| (&b.codes[..], &b.values[..]));
+        let (codes, values) = self.blocks.row(k);
         BlockRef {
             codes,
             values,
@@ -181,8 +137,9 @@ impl BlockDiagonal {
     /// The dense `(n_blocks rows) x (n_blocks cols)` matrix (for tests on small sizes).
     pub fn to_dense(&self) -> faer::Mat<f64> {
         let (r, c) = (self.rows, self.cols);
-        let mut m = faer::Mat::<f64>::zeros(self.n_blocks * r, self.n_blocks * c);
-        for k in 0..self.n_blocks {
+        let n_blocks = self.n_blocks();
+        let mut m = faer::Mat::<f64>::zeros(n_blocks * r, n_blocks * c);
+        for k in 0..n_blocks {
             for i in 0..r {
                 for j in 0..c {
                     m[(k * r + i, k * c + j)] = self.get(k, i, j);
@@ -195,21 +152,21 @@ impl BlockDiagonal {
 
 impl LinearOperator for BlockDiagonal {
     fn nrows(&self) -> usize {
-        self.n_blocks * self.rows
+        self.n_blocks() * self.rows
     }
     fn ncols(&self) -> usize {
-        self.n_blocks * self.cols
+        self.n_blocks() * self.cols
     }
     fn apply(&self, x: &[f64], out: &mut [f64]) {
         let (r, c) = (self.rows, self.cols);
-        for k in 0..self.n_blocks {
+        for k in 0..self.n_blocks() {
             self.block_ref(k)
                 .apply(&x[k * c..(k + 1) * c], &mut out[k * r..(k + 1) * r]);
         }
     }
     fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
         let (r, c) = (self.rows, self.cols);
-        for k in 0..self.n_blocks {
+        for k in 0..self.n_blocks() {
             self.block_ref(k)
                 .apply_transpose(&y[k * r..(k + 1) * r], &mut out[k * c..(k + 1) * c]);
         }
@@ -461,15 +418,29 @@ impl BlockUpdate {
 
 /// `Theta` and the rank-1 blocks read from it, with optional running averages of `alpha` and
 /// `beta` (Sec. 4.3): see the module docs.
+///
+/// Stored for each block an update touched (in order of first touch; a block never
+/// touched has `sigma_k = 0`, `alpha_k = beta_k = 0` and the uniform `v_k`): `sigma_k`,
+/// `alpha_k = sqrt(sigma_k) u_k` and the unit `v_k` (the warm start of the next power
+/// steps). `beta_k = sqrt(sigma_k) v_k` is formed when read (the same product, so the same
+/// bits as a stored copy), and `u_k` is only the power steps' output. The averages keep one
+/// accumulator per entry (an entry changed by `d` after `t` recorded steps adds `t d` to
+/// it; the average over `T` steps is `x - acc / T`).
 #[derive(Debug, Clone)]
 pub struct BlockRankOne {
     theta: BlockDiagonal,
+    /// `slot[k]`: the index of block `k` among the touched blocks, or [`UNTOUCHED`].
+    slot: Vec<u32>,
     sigma: Vec<f64>,
-    u: Vec<f64>,
     v: Vec<f64>,
     alpha: Vec<f64>,
-    beta: Vec<f64>,
-    averages: Option<(LazyAverage, LazyAverage)>,
+    /// Accumulators of `alpha` and `beta`, when averaging.
+    averages: Option<(Vec<f64>, Vec<f64>)>,
+    steps: u64,
+    /// The power steps' `u` (one block).
+    u: Vec<f64>,
+    /// The previous `v_k` (one block), for the averages.
+    v_old: Vec<f64>,
 }
 
 impl BlockRankOne {
@@ -477,18 +448,27 @@ impl BlockRankOne {
     /// `average`, running averages of `alpha` and `beta` are kept.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
+    /// dimension, or `n_blocks` of `u32::MAX` or more.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, average: bool) -> Result<Self> {
         check_dimensions(n_blocks, rows, cols)?;
-        let (m, n) = (n_blocks * rows, n_blocks * cols);
+        if n_blocks >= UNTOUCHED as usize {
+            return Err(crate::error::invalid(
+                "n_blocks",
+                n_blocks,
+                "below u32::MAX",
+            ));
+        }
         Ok(Self {
             theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
-            sigma: vec![0.0; n_blocks],
-            u: vec![0.0; m],
-            v: vec![1.0 / (cols as f64).sqrt(); n],
-            alpha: vec![0.0; m],
-            beta: vec![0.0; n],
-            averages: average.then(|| (LazyAverage::new(m), LazyAverage::new(n))),
+            slot: vec![UNTOUCHED; n_blocks],
+            sigma: Vec::new(),
+            v: Vec::new(),
+            alpha: Vec::new(),
+            averages: average.then(|| (Vec::new(), Vec::new())),
+            steps: 0,
+            u: vec![0.0; rows],
+            v_old: vec![0.0; cols],
         })
     }
 
@@ -497,47 +477,177 @@ impl BlockRankOne {
         &self.theta
     }
 
-    /// `sigma_k`, the leading singular value estimate of each block.
-    pub fn sigmas(&self) -> &[f64] {
-        &self.sigma
+    /// Number of blocks an update touched (those with stored factors).
+    pub fn n_touched(&self) -> usize {
+        self.sigma.len()
     }
 
-    /// The unit left vectors `u_k`, concatenated (`K x rows`).
-    pub fn u(&self) -> &[f64] {
-        &self.u
+    /// The slot of block `k`, when touched.
+    #[inline]
+    fn slot_of(&self, k: usize) -> Option<usize> {
+        match self.slot[k] {
+            UNTOUCHED => None,
+            s => Some(s as usize),
+        }
+    }
+
+    /// The uniform start vector's entry.
+    fn v_start(&self) -> f64 {
+        1.0 / (self.theta.cols as f64).sqrt()
+    }
+
+    /// `sigma_k`, the leading singular value estimate of each block.
+    pub fn sigmas(&self) -> Vec<f64> {
+        (0..self.slot.len())
+            .map(|k| self.slot_of(k).map_or(0.0, |s| self.sigma[s]))
+            .collect()
+    }
+
+    /// The unit left vectors `u_k`, concatenated (`K x rows`): `alpha_k / sqrt(sigma_k)`,
+    /// zero for a block with `sigma_k = 0`.
+    pub fn u(&self) -> Vec<f64> {
+        let mut u = self.alpha();
+        for (u_k, sigma) in u.chunks_exact_mut(self.theta.rows).zip(self.sigmas()) {
+            let root = sigma.sqrt();
+            u_k.iter_mut()
+                .for_each(|x| *x = if root > 0.0 { *x / root } else { 0.0 });
+        }
+        u
     }
 
     /// The unit right vectors `v_k`, concatenated (`K x cols`); a block never touched holds
     /// the uniform start vector.
-    pub fn v(&self) -> &[f64] {
-        &self.v
+    pub fn v(&self) -> Vec<f64> {
+        self.dense(self.theta.cols, self.v_start(), |s, b| {
+            self.v[s * self.theta.cols + b]
+        })
     }
 
     /// `alpha` (`alpha_k = sqrt(sigma_k) u_k`), so that block `k` of `W` is
     /// `alpha_k beta_k^T`.
-    pub fn alpha(&self) -> &[f64] {
-        &self.alpha
+    pub fn alpha(&self) -> Vec<f64> {
+        self.dense(self.theta.rows, 0.0, |s, a| {
+            self.alpha[s * self.theta.rows + a]
+        })
     }
 
-    /// `beta` (`beta_k = sqrt(sigma_k) v_k`).
-    pub fn beta(&self) -> &[f64] {
-        &self.beta
+    /// `beta` (`beta_k = sqrt(sigma_k) v_k`), formed from `sigma` and `v`.
+    pub fn beta(&self) -> Vec<f64> {
+        let p = self.theta.cols;
+        self.dense(p, 0.0, |s, b| self.sigma[s].sqrt() * self.v[s * p + b])
+    }
+
+    /// Entry `a` of `alpha_k` (`k < n_blocks`, `a < rows`).
+    pub fn alpha_at(&self, k: usize, a: usize) -> f64 {
+        self.slot_of(k)
+            .map_or(0.0, |s| self.alpha[s * self.theta.rows + a])
+    }
+
+    /// Entry `b` of `beta_k` (`k < n_blocks`, `b < cols`).
+    pub fn beta_at(&self, k: usize, b: usize) -> f64 {
+        self.slot_of(k).map_or(0.0, |s| {
+            self.sigma[s].sqrt() * self.v[s * self.theta.cols + b]
+        })
+    }
+
+    /// `K x width` values: `entry(slot, j)` for a touched block, `untouched` otherwise.
+    fn dense(&self, width: usize, untouched: f64, entry: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+        let mut out = vec![untouched; self.slot.len() * width];
+        for (k, out_k) in out.chunks_exact_mut(width).enumerate() {
+            if let Some(s) = self.slot_of(k) {
+                for (j, o) in out_k.iter_mut().enumerate() {
+                    *o = entry(s, j);
+                }
+            }
+        }
+        out
+    }
+
+    /// Writes the score table of `sentence` (without 0-order weights) into `out`: the
+    /// rank-1 blocks `alpha_k beta_k^T` of its active features
+    /// ([`crate::scoring::bilinear_scores`] with `beta` formed on the fly).
+    pub fn scores(&self, sentence: &crate::features::EncodedSentence, out: &mut Vec<f64>) {
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        crate::scoring::scaled_bilinear_scores(
+            sentence,
+            l,
+            |k| {
+                self.slot_of(k).map(|s| {
+                    (
+                        &self.alpha[s * l..(s + 1) * l],
+                        &self.v[s * p..(s + 1) * p],
+                        self.sigma[s].sqrt(),
+                    )
+                })
+            },
+            out,
+        );
     }
 
     /// The averages of `alpha` and `beta` over the recorded steps, or `None` when averaging
     /// is off.
     pub fn averaged_alpha_beta(&self) -> Option<(Vec<f64>, Vec<f64>)> {
-        self.averages
-            .as_ref()
-            .map(|(aa, ab)| (aa.average(&self.alpha), ab.average(&self.beta)))
+        let (acc_alpha, acc_beta) = self.averages.as_ref()?;
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        let alpha = self.dense(l, 0.0, |s, a| {
+            average_of(self.alpha[s * l + a], acc_alpha[s * l + a], self.steps)
+        });
+        let beta = self.dense(p, 0.0, |s, b| {
+            let x = self.sigma[s].sqrt() * self.v[s * p + b];
+            average_of(x, acc_beta[s * p + b], self.steps)
+        });
+        Some((alpha, beta))
+    }
+
+    /// `alpha`, `beta` to predict with, consuming the state: with `averaged` (and averages
+    /// kept) the averages of [`averaged_alpha_beta`](Self::averaged_alpha_beta);
+    /// otherwise [`alpha`](Self::alpha), [`beta`](Self::beta). Each part of the state is
+    /// freed as soon as the model's copy of it is made.
+    pub fn into_alpha_beta(mut self, averaged: bool) -> (Vec<f64>, Vec<f64>) {
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        // Free Theta (the shape is kept by `slot`).
+        self.theta = BlockDiagonal::new(0, l, p, 0.0);
+        let averages = if averaged { self.averages.take() } else { None };
+        let (acc_alpha, acc_beta) = averages.unzip();
+        let steps = self.steps;
+        let alpha = self.dense(l, 0.0, |s, a| match &acc_alpha {
+            Some(acc) => average_of(self.alpha[s * l + a], acc[s * l + a], steps),
+            None => self.alpha[s * l + a],
+        });
+        drop(acc_alpha);
+        self.alpha = Vec::new();
+        let beta = self.dense(p, 0.0, |s, b| {
+            let x = self.sigma[s].sqrt() * self.v[s * p + b];
+            match &acc_beta {
+                Some(acc) => average_of(x, acc[s * p + b], steps),
+                None => x,
+            }
+        });
+        (alpha, beta)
     }
 
     /// Ends one online step: the current `alpha`, `beta` enter the running averages.
     pub fn record_step(&mut self) {
-        if let Some((aa, ab)) = self.averages.as_mut() {
-            aa.record(1.0);
-            ab.record(1.0);
+        self.steps += 1;
+    }
+
+    /// The slot of block `k`, giving it zero factors and the uniform `v_k` on first touch.
+    fn touch(&mut self, k: usize) -> usize {
+        if let Some(s) = self.slot_of(k) {
+            return s;
         }
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        let s = self.sigma.len();
+        self.slot[k] = s as u32;
+        let start = self.v_start();
+        grow(&mut self.sigma, 1, 0.0);
+        grow(&mut self.v, p, start);
+        grow(&mut self.alpha, l, 0.0);
+        if let Some((acc_alpha, acc_beta)) = self.averages.as_mut() {
+            grow(acc_alpha, l, 0.0);
+            grow(acc_beta, p, 0.0);
+        }
+        s
     }
 
     /// `Theta += D`, then `steps` power steps on every block `D` touches, warm-started at
@@ -550,34 +660,50 @@ impl BlockRankOne {
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {
         let (l, p) = (self.theta.rows, self.theta.cols);
         d.check_against(&self.theta, steps)?;
+        let t = self.steps as f64;
         for (i, &k) in d.blocks.iter().enumerate() {
             let k = k as usize;
             self.theta.add_entries(k, d.entries(i));
+            let s = self.touch(k);
+            let v_k = &mut self.v[s * p..(s + 1) * p];
+            self.v_old.copy_from_slice(v_k);
+            let old_root = self.sigma[s].sqrt();
             // The previous u_k, v_k are only needed as the warm start v_k: iterate in place.
-            let sigma = block_power_steps(
-                &self.theta.block_ref(k),
-                &mut self.u[k * l..(k + 1) * l],
-                &mut self.v[k * p..(k + 1) * p],
-                steps,
-                1e-14,
-            )?;
+            let sigma =
+                block_power_steps(&self.theta.block_ref(k), &mut self.u, v_k, steps, 1e-14)?;
             let root = sigma.sqrt();
-            self.sigma[k] = sigma;
-            for a in 0..l {
-                let j = k * l + a;
-                if let Some((aa, _)) = self.averages.as_mut() {
-                    aa.touch(j, self.alpha[j]);
+            self.sigma[s] = sigma;
+            let alpha_k = &mut self.alpha[s * l..(s + 1) * l];
+            match self.averages.as_mut() {
+                Some((acc_alpha, acc_beta)) => {
+                    let acc_k = &mut acc_alpha[s * l..(s + 1) * l];
+                    for ((x, acc), &u) in alpha_k.iter_mut().zip(acc_k).zip(&self.u) {
+                        let new = root * u;
+                        *acc += t * (new - *x);
+                        *x = new;
+                    }
+                    let acc_k = &mut acc_beta[s * p..(s + 1) * p];
+                    for ((acc, &v), &v_old) in acc_k.iter_mut().zip(v_k.iter()).zip(&self.v_old) {
+                        *acc += t * (root * v - old_root * v_old);
+                    }
                 }
-                self.alpha[j] = root * self.u[j];
-            }
-            for b in 0..p {
-                let j = k * p + b;
-                if let Some((_, ab)) = self.averages.as_mut() {
-                    ab.touch(j, self.beta[j]);
+                None => {
+                    for (x, &u) in alpha_k.iter_mut().zip(&self.u) {
+                        *x = root * u;
+                    }
                 }
-                self.beta[j] = root * self.v[j];
             }
         }
         Ok(())
+    }
+}
+
+/// The average `x - acc / T` over `steps = T` recorded steps (zero before the first).
+#[inline]
+fn average_of(x: f64, acc: f64, steps: u64) -> f64 {
+    if steps == 0 {
+        0.0
+    } else {
+        x - acc / steps as f64
     }
 }

@@ -82,7 +82,7 @@ pub(crate) fn add_sparse_zero_order(
 }
 
 /// Rows of the score table read at position `i`: the start state at 0, the tags after.
-#[inline]
+#[inline(always)]
 fn prev_rows(i: usize, l: usize) -> std::ops::Range<usize> {
     if i == 0 { l..l + 1 } else { 0..l }
 }
@@ -120,11 +120,93 @@ pub fn bilinear_scores(
     out: &mut Vec<f64>,
 ) {
     let p = l + 1;
-    reset(out, enc, l);
-    add_blocks(enc, l, out, |k, b, a| {
-        alpha[k * l + a] * (factor * beta[k * p + b])
-    });
+    scaled_bilinear_scores(
+        enc,
+        l,
+        |k| {
+            Some((
+                &alpha[k * l..(k + 1) * l],
+                &beta[k * p..(k + 1) * p],
+                factor,
+            ))
+        },
+        out,
+    );
     add_dense_zero_order(enc, l, zero, out);
+}
+
+/// [`bilinear_scores`] without 0-order weights and with a scale per feature: entry
+/// `[i][b][a] = sum_{k in F_i} alpha_k[a] (s_k beta_k[b])`, where `factors(k)` gives
+/// `(alpha_k, beta_k, s_k)` (`L` and `L + 1` values), or `None` for a zero block.
+///
+/// A feature whose `alpha_k` is zero is skipped, and so is each row `b` whose
+/// `scale(k) beta[k, b]` is zero (bol's `alpha_k`, `beta_k` are zero outside the rows and
+/// columns of `Theta_k`'s stored entries, and zero for a block never updated; bcd's
+/// `alpha_k` is zero until an update touches feature `k`); the other rows get `alpha_k`
+/// times that value, each cell's terms in the order of the active features. A skipped
+/// term is a zero, and adding a zero to a sum that started at `+0` changes no bit, so the
+/// table equals the dense sum's bit for bit. The nonzero rows of each feature are listed
+/// in `2 (L + 1)` values past the end of the table (kept as capacity, so no allocation
+/// once warm).
+pub(crate) fn scaled_bilinear_scores<'a>(
+    enc: &EncodedSentence,
+    l: usize,
+    factors: impl Fn(usize) -> Option<(&'a [f64], &'a [f64], f64)>,
+    out: &mut Vec<f64>,
+) {
+    let p = l + 1;
+    reset(out, enc, l);
+    let len = out.len();
+    out.resize(len + 2 * p, 0.0);
+    let (table, scratch) = out.split_at_mut(len);
+    add_rank_one_blocks(enc, l, &factors, table, scratch);
+    out.truncate(len);
+}
+
+/// The loop of [`scaled_bilinear_scores`]: `scratch` holds `2 (L + 1)` values.
+#[inline]
+fn add_rank_one_blocks<'a>(
+    enc: &EncodedSentence,
+    l: usize,
+    factors: &impl Fn(usize) -> Option<(&'a [f64], &'a [f64], f64)>,
+    table: &mut [f64],
+    scratch: &mut [f64],
+) {
+    for i in 0..enc.len() {
+        let rows = prev_rows(i, l);
+        for &k in enc.at(i) {
+            let Some((alpha_k, beta_k, s)) = factors(k as usize) else {
+                continue;
+            };
+            if alpha_k.iter().all(|&x| x == 0.0) {
+                continue;
+            }
+            let n_beta = nonzeros(beta_k, rows.clone(), s, scratch);
+            for by in scratch[..2 * n_beta].chunks_exact(2) {
+                let row = &mut table[score_index(i, by[0].to_bits() as usize, 0, l)..][..l];
+                let y = by[1];
+                for (o, &x) in row.iter_mut().zip(alpha_k) {
+                    *o += x * y;
+                }
+            }
+        }
+    }
+}
+
+/// Writes the entries `j` of `range` with `s * values[j] != 0` as pairs (the bits of `j`,
+/// `s * values[j]`) into `out`; returns their number. (`s = 1` leaves a value unchanged.)
+#[inline]
+fn nonzeros(values: &[f64], range: std::ops::Range<usize>, s: f64, out: &mut [f64]) -> usize {
+    let mut n = 0;
+    for j in range {
+        let y = s * values[j];
+        if y != 0.0 {
+            out[2 * n] = f64::from_bits(j as u64);
+            out[2 * n + 1] = y;
+            n += 1;
+        }
+    }
+    n
 }
 
 /// Scores of the linear model on the matrix features: entry `[i][b][a] = sum_{k in F_i}
@@ -167,4 +249,59 @@ pub fn sparse_scores<'w>(
         }
     }
     add_dense_zero_order(enc, l, zero, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The skipping loop of [`bilinear_scores`] gives the dense sum of the formula bit for
+    /// bit, on factors with zero entries, zero rows and negative values.
+    #[test]
+    fn bilinear_scores_equal_the_dense_sum_bit_for_bit() {
+        let (l, n_features) = (5, 7);
+        let p = l + 1;
+        // A deterministic spread of values, a third of them zero, feature 3 all zero.
+        let value = |j: usize, salt: usize| -> f64 {
+            let h = (j * 2654435761 + salt * 40503) % 97;
+            if h.is_multiple_of(3) {
+                0.0
+            } else {
+                (h as f64 - 48.0) / 7.0
+            }
+        };
+        let mut alpha: Vec<f64> = (0..n_features * l).map(|j| value(j, 1)).collect();
+        let beta: Vec<f64> = (0..n_features * p).map(|j| value(j, 2)).collect();
+        alpha[3 * l..4 * l].fill(0.0);
+        let enc =
+            EncodedSentence::from_parts(vec![0, 3, 5, 9, 10], vec![0, 3, 6, 1, 2, 4, 5, 0, 3, 2]);
+        let zero: Vec<f64> = (0..n_features * l).map(|j| value(j, 3)).collect();
+        for factor in [1.0, -0.75] {
+            let mut out = Vec::new();
+            bilinear_scores(&enc, l, &alpha, &beta, factor, Some(&zero), &mut out);
+            assert_eq!(out.len(), enc.len() * p * l);
+            for i in 0..enc.len() {
+                for b in 0..p {
+                    for a in 0..l {
+                        let index = score_index(i, b, a, l);
+                        let read = if i == 0 { b == l } else { b < l };
+                        let mut want = 0.0;
+                        if read {
+                            for &k in enc.at(i) {
+                                let k = k as usize;
+                                want += alpha[k * l + a] * (factor * beta[k * p + b]);
+                            }
+                            // The 0-order sums are built first, then added.
+                            let z: f64 = enc
+                                .at(i)
+                                .iter()
+                                .fold(0.0, |s, &k| s + zero[k as usize * l + a]);
+                            want += z;
+                        }
+                        assert_eq!(out[index].to_bits(), want.to_bits(), "[{i}][{b}][{a}]");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 //! ([`crate::viterbi::score_index`]). Codes below `L * L` are read after a tag, codes from
 //! `L * L` on only at the first position.
 //!
-//! [`SparseRows`] is the training store: per feature a sorted list of codes with their
+//! `SparseRows` is the training store: per feature a sorted list of codes with their
 //! weights, grown when an update first touches a cell (the structured perceptron only ever
 //! touches the cells of gold transitions and of the transitions of wrong predictions), and,
 //! with averaging, one accumulator per stored weight (the lazy-timestamp trick: an update
@@ -19,21 +19,48 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
-/// One feature's cells during training (sorted by code).
-#[derive(Debug, Clone, Default)]
-struct Row {
-    codes: Vec<u32>,
-    w: Vec<f64>,
-    acc: Vec<f64>,
-}
-
 /// The training store of sparse matrix-feature weights (see the module docs).
+///
+/// All rows live in one arena (three parallel arrays: codes, weights, accumulators): row
+/// `k` holds `len[k]` sorted cells at `start[k]`, in a region of `capacity(len[k])` cells
+/// (exact up to 4 cells, then growing by half). A cell added to a full row moves the row
+/// to the end of the arena and leaves its old region as a hole; when the holes exceed an
+/// eighth of the arena, the rows are slid together (in arena order, in place). The arena
+/// grows by an eighth when full. So the store holds its cells with little slack, without
+/// the header and minimum capacity of one `Vec` per row, and allocates nothing once every
+/// cell exists.
 #[derive(Debug, Clone)]
 pub(crate) struct SparseRows {
     width: usize,
-    rows: Vec<Row>,
     averaging: bool,
     steps: u64,
+    start: Vec<usize>,
+    len: Vec<u32>,
+    codes: Vec<u32>,
+    w: Vec<f64>,
+    /// Empty without averaging.
+    acc: Vec<f64>,
+    /// Cells of the arena that belong to no row.
+    holes: usize,
+}
+
+/// Cells reserved for a row of `len` cells.
+#[inline]
+fn capacity(len: usize) -> usize {
+    let mut cap = len.min(4);
+    while cap < len {
+        cap += cap / 2;
+    }
+    cap
+}
+
+/// Grows `v` by `extra` values `fill`, reserving an eighth more when it is full.
+#[inline]
+pub(crate) fn grow<T: Copy>(v: &mut Vec<T>, extra: usize, fill: T) {
+    if v.len() + extra > v.capacity() {
+        v.reserve_exact(extra.max(v.capacity() / 8));
+    }
+    v.resize(v.len() + extra, fill);
 }
 
 impl SparseRows {
@@ -41,9 +68,14 @@ impl SparseRows {
     pub(crate) fn new(n_rows: usize, width: usize, averaging: bool) -> Self {
         Self {
             width,
-            rows: vec![Row::default(); n_rows],
             averaging,
             steps: 0,
+            start: vec![0; n_rows],
+            len: vec![0; n_rows],
+            codes: Vec::new(),
+            w: Vec::new(),
+            acc: Vec::new(),
+            holes: 0,
         }
     }
 
@@ -51,22 +83,91 @@ impl SparseRows {
     #[inline]
     pub(crate) fn add(&mut self, k: usize, code: u32, value: f64) {
         let t = self.steps as f64;
-        let row = &mut self.rows[k];
-        match row.codes.binary_search(&code) {
+        let (s, n) = (self.start[k], self.len[k] as usize);
+        match self.codes[s..s + n].binary_search(&code) {
             Ok(i) => {
-                row.w[i] += value;
+                self.w[s + i] += value;
                 if self.averaging {
-                    row.acc[i] += t * value;
+                    self.acc[s + i] += t * value;
                 }
             }
-            Err(i) => {
-                row.codes.insert(i, code);
-                row.w.insert(i, value);
-                if self.averaging {
-                    row.acc.insert(i, t * value);
-                }
-            }
+            Err(i) => self.insert(k, i, code, value, t * value),
         }
+    }
+
+    /// `w[k, code] += value`, a new cell starting at `prior` (`prior + value`); without
+    /// averaging.
+    #[inline]
+    pub(crate) fn add_from(&mut self, k: usize, code: u32, value: f64, prior: f64) {
+        let (s, n) = (self.start[k], self.len[k] as usize);
+        match self.codes[s..s + n].binary_search(&code) {
+            Ok(i) => self.w[s + i] += value,
+            Err(i) => self.insert(k, i, code, prior + value, 0.0),
+        }
+    }
+
+    /// Number of rows with at least one cell.
+    pub(crate) fn n_nonempty(&self) -> usize {
+        self.len.iter().filter(|&&n| n > 0).count()
+    }
+
+    /// Inserts a cell at index `i` of row `k`.
+    fn insert(&mut self, k: usize, i: usize, code: u32, value: f64, acc: f64) {
+        let (mut s, n) = (self.start[k], self.len[k] as usize);
+        if n == capacity(n) {
+            // Full: move the row to the end of the arena.
+            let (cap, to) = (capacity(n + 1), self.codes.len());
+            grow(&mut self.codes, cap, 0);
+            grow(&mut self.w, cap, 0.0);
+            self.codes.copy_within(s..s + n, to);
+            self.w.copy_within(s..s + n, to);
+            if self.averaging {
+                grow(&mut self.acc, cap, 0.0);
+                self.acc.copy_within(s..s + n, to);
+            }
+            self.holes += n;
+            s = to;
+            self.start[k] = s;
+        }
+        self.codes.copy_within(s + i..s + n, s + i + 1);
+        self.w.copy_within(s + i..s + n, s + i + 1);
+        self.codes[s + i] = code;
+        self.w[s + i] = value;
+        if self.averaging {
+            self.acc.copy_within(s + i..s + n, s + i + 1);
+            self.acc[s + i] = acc;
+        }
+        self.len[k] += 1;
+        // Both bounds keep the compactions' cost (O(rows) each) amortized.
+        if self.holes > self.codes.len() / 8 && self.holes > self.len.len() / 8 {
+            self.compact();
+        }
+    }
+
+    /// Slides the rows together in arena order, removing the holes.
+    fn compact(&mut self) {
+        let mut order: Vec<u32> = (0..self.len.len() as u32)
+            .filter(|&k| self.len[k as usize] > 0)
+            .collect();
+        order.sort_unstable_by_key(|&k| self.start[k as usize]);
+        let mut to = 0;
+        for &k in &order {
+            let k = k as usize;
+            let (s, n) = (self.start[k], self.len[k] as usize);
+            self.codes.copy_within(s..s + n, to);
+            self.w.copy_within(s..s + n, to);
+            if self.averaging {
+                self.acc.copy_within(s..s + n, to);
+            }
+            self.start[k] = to;
+            to += capacity(n);
+        }
+        self.codes.truncate(to);
+        self.w.truncate(to);
+        if self.averaging {
+            self.acc.truncate(to);
+        }
+        self.holes = 0;
     }
 
     /// Ends one online step (for the averages).
@@ -78,25 +179,37 @@ impl SparseRows {
     /// The current cells of feature `k`: codes and weights.
     #[inline]
     pub(crate) fn row(&self, k: usize) -> (&[u32], &[f64]) {
-        let row = &self.rows[k];
-        (&row.codes, &row.w)
+        let (s, n) = (self.start[k], self.len[k] as usize);
+        (&self.codes[s..s + n], &self.w[s..s + n])
     }
 
     /// The current weight of cell `code` of feature `k` (0 when not stored).
     #[inline]
     pub(crate) fn get(&self, k: usize, code: u32) -> f64 {
-        let row = &self.rows[k];
-        row.codes.binary_search(&code).map_or(0.0, |i| row.w[i])
+        let (codes, w) = self.row(k);
+        codes.binary_search(&code).map_or(0.0, |i| w[i])
     }
 
-    /// [`snapshot`](Self::snapshot) with every cell: `K x width`, row-major.
-    pub(crate) fn snapshot_dense(&self) -> Vec<f64> {
-        self.snapshot().to_dense()
+    /// Number of rows.
+    pub(crate) fn n_rows(&self) -> usize {
+        self.len.len()
     }
 
     /// Number of stored cells.
     pub(crate) fn nnz(&self) -> usize {
-        self.rows.iter().map(|r| r.codes.len()).sum()
+        self.len.iter().map(|&n| n as usize).sum()
+    }
+
+    /// The weight to predict with of the cell at arena index `j`.
+    #[inline]
+    fn value(&self, j: usize) -> f64 {
+        if !self.averaging {
+            self.w[j]
+        } else if self.steps == 0 {
+            0.0
+        } else {
+            self.w[j] - self.acc[j] / self.steps as f64
+        }
     }
 
     /// The weights to predict with: the averages over the recorded steps when averaging
@@ -105,23 +218,53 @@ impl SparseRows {
         let nnz = self.nnz();
         let mut out = SparseWeights {
             width: self.width,
-            offsets: Vec::with_capacity(self.rows.len() + 1),
+            offsets: Vec::with_capacity(self.len.len() + 1),
             codes: Vec::with_capacity(nnz),
             values: Vec::with_capacity(nnz),
         };
         out.offsets.push(0);
-        let t = self.steps as f64;
-        for row in &self.rows {
-            out.codes.extend_from_slice(&row.codes);
-            if !self.averaging {
-                out.values.extend_from_slice(&row.w);
-            } else if self.steps == 0 {
-                out.values.extend(std::iter::repeat_n(0.0, row.w.len()));
-            } else {
-                out.values
-                    .extend(row.w.iter().zip(&row.acc).map(|(w, acc)| w - acc / t));
-            }
+        for (&s, &n) in self.start.iter().zip(&self.len) {
+            let range = s..s + n as usize;
+            out.codes.extend_from_slice(&self.codes[range.clone()]);
+            out.values.extend(range.map(|j| self.value(j)));
             out.offsets.push(out.codes.len());
+        }
+        out
+    }
+
+    /// [`snapshot`](Self::snapshot), consuming the store: the weights to predict with are
+    /// formed in place and the accumulators freed before the copy is made.
+    pub(crate) fn into_snapshot(mut self) -> SparseWeights {
+        self.finish_in_place();
+        self.snapshot()
+    }
+
+    /// [`snapshot_dense`](Self::snapshot_dense), consuming the store as
+    /// [`into_snapshot`](Self::into_snapshot) does.
+    pub(crate) fn into_snapshot_dense(mut self) -> Vec<f64> {
+        self.finish_in_place();
+        self.snapshot_dense()
+    }
+
+    /// Replaces every stored weight by its [`value`](Self::value) and frees the
+    /// accumulators (the store no longer averages; the same arithmetic as `value`).
+    fn finish_in_place(&mut self) {
+        if self.averaging {
+            for j in 0..self.w.len() {
+                self.w[j] = self.value(j);
+            }
+            self.acc = Vec::new();
+            self.averaging = false;
+        }
+    }
+
+    /// [`snapshot`](Self::snapshot) with every cell: `K x width`, row-major.
+    pub(crate) fn snapshot_dense(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.len.len() * self.width];
+        for (k, (&s, &n)) in self.start.iter().zip(&self.len).enumerate() {
+            for j in s..s + n as usize {
+                out[k * self.width + self.codes[j] as usize] = self.value(j);
+            }
         }
         out
     }
@@ -273,5 +416,58 @@ mod tests {
         assert_eq!(snap.get(0, 3), 0.0);
         assert!(snap.validate("w", n_rows, width).is_ok());
         assert!(snap.validate("w", n_rows, width - 2).is_err());
+    }
+
+    /// Many rows filled in a scattered order (moving rows and compacting the arena many
+    /// times) keep every cell: the weights, the averages and the dense snapshot equal
+    /// those of a dense array updated alongside.
+    #[test]
+    fn the_arena_keeps_every_cell_through_moves_and_compactions() {
+        let (n_rows, width) = (50, 30);
+        for averaging in [false, true] {
+            let mut rows = SparseRows::new(n_rows, width, averaging);
+            let mut dense = vec![0.0; n_rows * width];
+            let mut sum = vec![0.0; n_rows * width];
+            let mut moved = 0;
+            for step in 0..3000_usize {
+                let k = (step * 7919 + step / 13) % n_rows;
+                let code = ((step * 104_729) % 997 % width) as u32;
+                let value = ((step % 11) as f64 - 5.0) / 4.0;
+                let before = rows.start[k];
+                rows.add(k, code, value);
+                moved += usize::from(rows.start[k] != before);
+                dense[k * width + code as usize] += value;
+                rows.record();
+                for (s, d) in sum.iter_mut().zip(&dense) {
+                    *s += d;
+                }
+                if step % 500 == 0 {
+                    for r in 0..n_rows {
+                        let (codes, _) = rows.row(r);
+                        assert!(codes.windows(2).all(|w| w[0] < w[1]));
+                        for c in 0..width as u32 {
+                            assert_eq!(rows.get(r, c), dense[r * width + c as usize]);
+                        }
+                    }
+                }
+            }
+            assert!(moved > 100, "{moved} moves");
+            let want: Vec<f64> = if averaging {
+                sum.iter().map(|s| s / 3000.0).collect()
+            } else {
+                dense.clone()
+            };
+            let snap = rows.snapshot();
+            assert!(snap.validate("w", n_rows, width).is_ok());
+            assert_eq!(snap.to_dense(), rows.snapshot_dense());
+            for (got, want) in snap.to_dense().iter().zip(&want) {
+                assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+            }
+            assert!(
+                rows.codes.len() <= 2 * rows.nnz() + n_rows,
+                "arena {}",
+                rows.codes.len()
+            );
+        }
     }
 }

@@ -88,6 +88,21 @@ impl Linear {
     fn record(&mut self) {
         self.steps += 1;
     }
+    /// [`value`](Self::value) computed in place in the weights (the same arithmetic).
+    fn into_value(self) -> Vec<f64> {
+        let mut w = self.w;
+        match self.acc {
+            Some(_) if self.steps == 0 => w.fill(0.0),
+            Some(acc) => {
+                let t = self.steps as f64;
+                for (w, a) in w.iter_mut().zip(&acc) {
+                    *w -= a / t;
+                }
+            }
+            None => {}
+        }
+        w
+    }
     fn value(&self) -> Vec<f64> {
         match &self.acc {
             Some(_) if self.steps == 0 => vec![0.0; self.w.len()],
@@ -209,11 +224,13 @@ impl OnlineLearner for Bol {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        let (alpha, beta, factor) = match &self.state {
-            BolState::PerBlock(s) => (s.alpha(), s.beta(), 1.0),
-            BolState::Spectral(s) => s.raw(),
-        };
-        bilinear_scores(enc, self.l, alpha, beta, factor, None, out);
+        match &self.state {
+            BolState::PerBlock(s) => s.scores(enc, out),
+            BolState::Spectral(s) => {
+                let (alpha, beta, factor) = s.raw();
+                bilinear_scores(enc, self.l, alpha, beta, factor, None, out);
+            }
+        }
         add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
@@ -240,7 +257,7 @@ impl OnlineLearner for Bol {
         let (alpha, beta) = match &self.state {
             BolState::PerBlock(s) => match s.averaged_alpha_beta() {
                 Some(averaged) if self.averaging => averaged,
-                _ => (s.alpha().to_vec(), s.beta().to_vec()),
+                _ => (s.alpha(), s.beta()),
             },
             BolState::Spectral(s) => match s.averaged_alpha_beta() {
                 Some(averaged) if self.averaging => averaged,
@@ -250,6 +267,26 @@ impl OnlineLearner for Bol {
         Snapshot {
             weights: OnlineWeights::Bilinear { alpha, beta },
             zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
+        }
+    }
+
+    fn into_snapshot(self: Box<Self>) -> Snapshot {
+        let Bol {
+            state,
+            zero,
+            averaging,
+            ..
+        } = *self;
+        let (alpha, beta) = match state {
+            BolState::PerBlock(s) => s.into_alpha_beta(averaging),
+            BolState::Spectral(s) => match s.averaged_alpha_beta() {
+                Some(averaged) if averaging => averaged,
+                _ => s.alpha_beta(),
+            },
+        };
+        Snapshot {
+            weights: OnlineWeights::Bilinear { alpha, beta },
+            zero_order: zero.map(SparseRows::into_snapshot_dense),
         }
     }
 }
@@ -311,6 +348,15 @@ impl OnlineLearner for Sp {
                 w: self.w.snapshot(),
             },
             zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
+        }
+    }
+
+    fn into_snapshot(self: Box<Self>) -> Snapshot {
+        let Sp { w, zero, .. } = *self;
+        let w = w.into_snapshot();
+        Snapshot {
+            weights: OnlineWeights::SparseLinear { w },
+            zero_order: zero.map(SparseRows::into_snapshot_dense),
         }
     }
 }
@@ -501,6 +547,18 @@ impl OnlineLearner for Bcd {
                 beta: self.beta.value(),
             },
             zero_order: self.zero.as_ref().map(SparseRows::snapshot_dense),
+        }
+    }
+
+    fn into_snapshot(self: Box<Self>) -> Snapshot {
+        let Bcd {
+            alpha, beta, zero, ..
+        } = *self;
+        let alpha = alpha.into_value();
+        let beta = beta.into_value();
+        Snapshot {
+            weights: OnlineWeights::Bilinear { alpha, beta },
+            zero_order: zero.map(SparseRows::into_snapshot_dense),
         }
     }
 }

@@ -158,6 +158,11 @@ fn an_update_touches_only_the_blocks_of_its_features() {
     state.update(&d, 4).unwrap();
     state.record_step();
     assert_eq!(state.theta().n_allocated(), 2);
+    // Factors are stored for the touched blocks only; the others read as zero blocks
+    // with the uniform start vector.
+    assert_eq!(state.n_touched(), 2);
+    assert_eq!(state.v()[3 * p], 1.0 / (p as f64).sqrt());
+    assert_eq!((state.alpha_at(3, 0), state.beta_at(3, 0)), (0.0, 0.0));
     let changed: Vec<usize> = state
         .alpha()
         .iter()
@@ -168,4 +173,60 @@ fn an_update_touches_only_the_blocks_of_its_features() {
     assert!(!changed.is_empty() && changed.iter().all(|&k| k == 17 || k == 99_999));
     let (avg_alpha, _) = state.averaged_alpha_beta().unwrap();
     assert_eq!(avg_alpha, state.alpha());
+}
+
+/// The running averages of `alpha` and `beta` (one accumulator per entry) equal the mean of
+/// the `alpha`, `beta` recorded after every step, summed by brute force; the consuming
+/// `into_alpha_beta` gives the same averages, and `beta()` is `sqrt(sigma_k) v_k`.
+#[test]
+fn the_averages_equal_the_mean_of_the_recorded_parameters() {
+    let (n_blocks, l, p) = (6, 3, 4);
+    let mut state = BlockRankOne::new(n_blocks, l, p, true).unwrap();
+    let mut sum_alpha = vec![0.0; n_blocks * l];
+    let mut sum_beta = vec![0.0; n_blocks * p];
+    let steps = 40;
+    for t in 0..steps {
+        if t % 3 != 2 {
+            let mut d = BlockUpdate::new(l, p);
+            let k = (t * 5) % n_blocks;
+            d.add(k as u32, t % l, (t * 7) % p, 1.0);
+            d.add(k as u32, (t + 1) % l, (t * 3) % p, -0.5);
+            d.add(((k + 1) % n_blocks) as u32, (t * 2) % l, t % p, 0.75);
+            state.update(&d, 3).unwrap();
+        }
+        state.record_step();
+        let beta = state.beta();
+        for (s, x) in sum_alpha.iter_mut().zip(state.alpha()) {
+            *s += x;
+        }
+        for (s, x) in sum_beta.iter_mut().zip(&beta) {
+            *s += x;
+        }
+    }
+    for k in 0..n_blocks {
+        for b in 0..p {
+            let want = state.sigmas()[k].sqrt() * state.v()[k * p + b];
+            assert_eq!(state.beta()[k * p + b], want);
+            assert_eq!(state.beta_at(k, b), want);
+        }
+    }
+    let (avg_alpha, avg_beta) = state.averaged_alpha_beta().unwrap();
+    for (got, s) in avg_alpha.iter().zip(&sum_alpha) {
+        assert!(
+            (got - s / steps as f64).abs() < 1e-12,
+            "{got} vs {}",
+            s / steps as f64
+        );
+    }
+    for (got, s) in avg_beta.iter().zip(&sum_beta) {
+        assert!(
+            (got - s / steps as f64).abs() < 1e-12,
+            "{got} vs {}",
+            s / steps as f64
+        );
+    }
+    let (plain_alpha, plain_beta) = state.clone().into_alpha_beta(false);
+    assert_eq!(plain_alpha, state.alpha());
+    assert_eq!(plain_beta, state.beta());
+    assert_eq!(state.into_alpha_beta(true), (avg_alpha, avg_beta));
 }

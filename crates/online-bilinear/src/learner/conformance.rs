@@ -7,7 +7,7 @@
 //! 1. `build`: the factory builds a learner for the corpus's shape;
 //! 2. `scores-shape`: a sentence of `n` tokens gets `n (L + 1) L` finite scores;
 //! 3. `snapshot-shape`, `snapshot-finite`: the snapshot has the sizes of
-//!    [`OnlineWeights`] for `K` features and `L` tags, and finite values;
+//!    [`OnlineWeights`](crate::OnlineWeights) for `K` features and `L` tags, and finite values;
 //! 4. `snapshot-agrees` (only when `params` do not average): the snapshot's weights score
 //!    every sentence as the learner's [`scores`](OnlineLearner::scores) do (relative
 //!    difference at most `1e-8`), before and after updates;
