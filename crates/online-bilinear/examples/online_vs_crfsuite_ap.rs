@@ -9,7 +9,9 @@
 //!   part-of-speech column as the label) or `seg:FILE` (a `char/tag` corpus such as the
 //!   pku1998 `data.txt`; every 10th sentence is a test sentence).
 //! - LEARNER: `sp`, `bol`, `bcd` (all with 0-order features and averaging),
-//!   `sp-first-order` (sp with averaging, without 0-order features) or `crfsuite-ap`.
+//!   `sp-first-order` (sp with averaging, without 0-order features), `sp-transitions`
+//!   (sp with averaging, 0-order features and first-order weights for the bias feature
+//!   only: CRFsuite's feature set) or `crfsuite-ap`.
 //! - N_SENTENCES: the first N training sentences (default all); EPOCHS default 20.
 //!
 //! Features: `Templates::segmentation()` on the first column (words or characters) and the
@@ -64,7 +66,7 @@ fn with_peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = common::args(
         2,
-        "online_vs_crfsuite_ap pos:DIR|seg:FILE sp|bol|bcd|sp-first-order|crfsuite-ap [N|all] [EPOCHS]",
+        "online_vs_crfsuite_ap pos:DIR|seg:FILE sp|bol|bcd|sp-first-order|sp-transitions|crfsuite-ap [N|all] [EPOCHS]",
     )?;
     let (train, test) = match args[1].split_once(':') {
         Some(("pos", dir)) => common::conll_pos(std::path::Path::new(dir))?,
@@ -94,14 +96,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         usize,
         Option<usize>,
     ) = match learner {
-        "sp" | "bol" | "bcd" | "sp-first-order" => {
+        "sp" | "bol" | "bcd" | "sp-first-order" | "sp-transitions" => {
             let (learner, zero_order) = match learner {
-                "sp" => (Learner::Sp, true),
+                "sp" | "sp-transitions" => (Learner::Sp, true),
                 "sp-first-order" => (Learner::Sp, false),
                 "bol" => (Learner::Bol, true),
                 _ => (Learner::Bcd, true),
             };
-            let params = base.learner(learner).zero_order(zero_order).averaging(true);
+            let params = base
+                .clone()
+                .learner(learner)
+                .zero_order(zero_order)
+                .transitions_only(args[2] == "sp-transitions")
+                .averaging(true);
             let started = Instant::now();
             let (model, peak) = with_peak(|| params.fit(&prepared));
             let (model, seconds) = (model?, started.elapsed().as_secs_f64());

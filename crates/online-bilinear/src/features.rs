@@ -618,6 +618,20 @@ impl FeatureDict {
         self.ids.get(feature).copied()
     }
 
+    /// The id of the bias feature ([`Template::Bias`], active at every position), if the
+    /// templates have one and it was kept.
+    pub fn bias_id(&self) -> Option<u32> {
+        let t = self
+            .templates
+            .list
+            .iter()
+            .position(|&template| template == Template::Bias)?;
+        let mut name = String::new();
+        push_index(&mut name, t);
+        name.push('\u{1}');
+        self.id(&name)
+    }
+
     /// The feature strings ordered by id.
     pub fn names(&self) -> Vec<String> {
         let mut names = vec![String::new(); self.ids.len()];

@@ -80,6 +80,9 @@ pub struct LearnerShape {
     /// `L`, the number of tags (tag `L` in a score table's previous-tag rows is the start
     /// state).
     pub n_tags: usize,
+    /// The id of the bias feature ([`crate::Template::Bias`]) in the dictionary, if the
+    /// templates have one ([`crate::FeatureDict::bias_id`]).
+    pub bias_feature: Option<usize>,
 }
 
 /// The weights of an online learner, in the layout the fitted tagger decodes with (`L`
@@ -223,7 +226,7 @@ impl LearnerFactory for BuiltIn {
         Ok(match params.learner {
             Learner::Bol => Box::new(Bol::new(k, l, params)?),
             Learner::Bcd => Box::new(Bcd::new(k, l, params)),
-            Learner::Sp => Box::new(Sp::new(k, l, params)),
+            Learner::Sp => Box::new(Sp::new(k, l, params, shape.bias_feature)?),
             other @ (Learner::CrfL2 | Learner::CrfL1 | Learner::Custom) => {
                 return Err(bl_core::params::invalid(
                     "learner",

@@ -307,6 +307,7 @@ impl TaggerParams {
         let shape = LearnerShape {
             n_features: prepared.dict.len(),
             n_tags,
+            bias_feature: prepared.dict.bias_id().map(|id| id as usize),
         };
         // The whole fit counts as training time (building the learner, the epochs and the
         // final snapshot), except the time spent in the caller's callback.

@@ -17,6 +17,7 @@
 //! | `bcd_solver` | [`BcdSolver::Hamming`] | bcd's start and dual step: ours (Hamming loss, `alpha = 0`, `beta = 1`) or Algorithm 1 with the SVM (7) as printed | bcd | |
 //! | `averaging` | false | average the parameters over all steps (bol and bcd: `alpha` and `beta` separately, Sec. 4.3) | bol, bcd, sp | |
 //! | `zero_order` | false | add 0-order features `w[k, y_i]` with linear weights (Sec. 4.3) | bol, bcd, sp | |
+//! | `transitions_only` | false | keep first-order (tag-pair) weights only for the bias feature, i.e. label transitions: with `zero_order` this is a linear-chain CRF's feature set (state features per feature and tag, transitions per tag pair) instead of the paper's first-order features | sp | needs `zero_order` and a [`Template::Bias`](crate::Template::Bias) in the templates |
 //! | `templates` | [`Templates::segmentation`] | feature templates | all | non-empty |
 //! | `cutoff` | 1 | keep features seen at least this often in training | all | `>= 1` |
 //! | `shuffle` | true | visit the training sentences in a fresh random order each epoch | bol, bcd, sp | |
@@ -154,6 +155,8 @@ pub struct TaggerParams {
     pub(crate) bcd_solver: BcdSolver,
     pub(crate) averaging: bool,
     pub(crate) zero_order: bool,
+    #[serde(default)]
+    pub(crate) transitions_only: bool,
     pub(crate) templates: Templates,
     pub(crate) cutoff: usize,
     pub(crate) shuffle: bool,
@@ -196,6 +199,7 @@ impl TaggerParams {
             bcd_solver: BcdSolver::Hamming,
             averaging: false,
             zero_order: false,
+            transitions_only: false,
             templates: Templates::segmentation(),
             cutoff: 1,
             shuffle: true,
@@ -248,6 +252,11 @@ impl TaggerParams {
         averaging: bool;
         /// Turns the 0-order feature extension on or off.
         zero_order: bool;
+        /// sp only: keeps first-order (tag-pair) weights for the bias feature alone (label
+        /// transitions), so that with [`zero_order`](Self::zero_order) the model has a
+        /// linear-chain CRF's features. Needs `zero_order(true)` and a
+        /// [`Template::Bias`](crate::Template::Bias) in the templates.
+        transitions_only: bool;
         /// Sets the feature templates.
         templates: Templates;
         /// Sets the feature frequency cutoff.
@@ -306,6 +315,11 @@ impl TaggerParams {
         self.zero_order
     }
 
+    /// Whether sp keeps first-order weights for the bias feature alone.
+    pub fn get_transitions_only(&self) -> bool {
+        self.transitions_only
+    }
+
     /// The checks that do not need the learner's implementation (also run when a saved
     /// model is loaded, whose custom learner is not saved).
     pub(crate) fn check_values(&self) -> Result<()> {
@@ -325,6 +339,27 @@ impl TaggerParams {
         if self.templates.as_slice().is_empty() {
             return Err(invalid("templates", "[]", "at least one template").into());
         }
+        if self.transitions_only && !self.zero_order {
+            return Err(invalid(
+                "transitions_only",
+                "true with zero_order false",
+                "zero_order(true): without the 0-order features only the transitions would be left",
+            )
+            .into());
+        }
+        if self.transitions_only
+            && !self
+                .templates
+                .as_slice()
+                .contains(&crate::features::Template::Bias)
+        {
+            return Err(invalid(
+                "transitions_only",
+                "true without a bias template",
+                "a Template::Bias in the templates (its feature carries the transitions)",
+            )
+            .into());
+        }
         Ok(())
     }
 
@@ -335,7 +370,7 @@ impl TaggerParams {
         let defaults = Self::new(self.learner);
         let is_crf = matches!(self.learner, Learner::CrfL2 | Learner::CrfL1);
         let online_only = "only for the online learners bol, bcd, sp";
-        let not_read: [(bool, &'static str, String, &'static str); 7] = [
+        let not_read: [(bool, &'static str, String, &'static str); 8] = [
             (
                 is_crf && self.averaging,
                 "averaging",
@@ -375,6 +410,12 @@ impl TaggerParams {
                 "bcd_solver",
                 self.bcd_solver.name().into(),
                 "hamming (only bcd reads it)",
+            ),
+            (
+                !matches!(self.learner, Learner::Sp | Learner::Custom) && self.transitions_only,
+                "transitions_only",
+                "true".into(),
+                "false (only sp reads it)",
             ),
             (
                 !is_crf && self.crf_backend != defaults.crf_backend,

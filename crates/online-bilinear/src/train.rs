@@ -296,21 +296,44 @@ impl OnlineLearner for Bol {
 #[derive(Debug)]
 pub struct Sp {
     l: usize,
+    /// With `transitions_only`: the one feature (the bias) that keeps first-order weights.
+    pairs_only_for: Option<usize>,
     w: SparseRows,
     zero: Option<SparseRows>,
 }
 
 impl Sp {
     /// sp for `n_features` features and `l` tags with `params` (`averaging`,
-    /// `zero_order`).
-    pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
-        Self {
+    /// `zero_order`, `transitions_only`); `bias` is the id of the bias feature, if any.
+    ///
+    /// # Errors
+    /// `transitions_only` without a bias feature in range.
+    pub fn new(
+        n_features: usize,
+        l: usize,
+        params: &TaggerParams,
+        bias: Option<usize>,
+    ) -> Result<Self> {
+        let pairs_only_for = match (params.transitions_only, bias) {
+            (false, _) => None,
+            (true, Some(b)) if b < n_features => Some(b),
+            (true, _) => {
+                return Err(bl_core::params::invalid(
+                    "transitions_only",
+                    "true without a bias feature in the dictionary",
+                    "a Template::Bias in the templates",
+                )
+                .into());
+            }
+        };
+        Ok(Self {
             l,
+            pairs_only_for,
             w: SparseRows::new(n_features, (l + 1) * l, params.averaging),
             zero: params
                 .zero_order
                 .then(|| SparseRows::new(n_features, l, params.averaging)),
-        }
+        })
     }
 
     /// Number of stored matrix-feature weights.
@@ -329,7 +352,11 @@ impl OnlineLearner for Sp {
         let l = self.l;
         let w = &mut self.w;
         let code = |a: usize, b: usize| (b * l + a) as u32;
+        let only = self.pairs_only_for;
         for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
+            if only.is_some_and(|bias| bias != k) {
+                return;
+            }
             w.add(k, code(ag, bg), 1.0);
             w.add(k, code(ap, bp), -1.0);
         });
@@ -661,9 +688,23 @@ mod defect_tests {
         let shape = LearnerShape {
             n_features: 10,
             n_tags: 3,
+            bias_feature: None,
         };
         assert!(BuiltIn.build(shape, &TaggerParams::crf_l2()).is_err());
         assert!(BuiltIn.build(shape, &TaggerParams::crf_l1()).is_err());
         assert!(BuiltIn.build(shape, &TaggerParams::sp()).is_ok());
+        // sp with transitions only needs the bias feature's id, in range.
+        let transitions = TaggerParams::sp().zero_order(true).transitions_only(true);
+        assert!(BuiltIn.build(shape, &transitions).is_err());
+        let out_of_range = LearnerShape {
+            bias_feature: Some(10),
+            ..shape
+        };
+        assert!(BuiltIn.build(out_of_range, &transitions).is_err());
+        let with_bias = LearnerShape {
+            bias_feature: Some(9),
+            ..shape
+        };
+        assert!(BuiltIn.build(with_bias, &transitions).is_ok());
     }
 }

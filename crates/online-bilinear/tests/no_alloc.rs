@@ -49,11 +49,15 @@ fn learners_over_sentences() {
     let learners: Vec<(&str, Box<dyn OnlineLearner>)> = vec![
         (
             "sp",
-            Box::new(Sp::new(
-                k,
-                l,
-                &TaggerParams::sp().averaging(true).zero_order(true),
-            )),
+            Box::new(
+                Sp::new(
+                    k,
+                    l,
+                    &TaggerParams::sp().averaging(true).zero_order(true),
+                    None,
+                )
+                .unwrap(),
+            ),
         ),
         (
             "bcd",

@@ -170,7 +170,8 @@ fn a_custom_learner_reports_to_the_observer() {
                 shape.n_features,
                 shape.n_tags,
                 params,
-            )))
+                shape.bias_feature,
+            )?))
         }
     }
     let corpus = common::lexicon_corpus(60, 4);

@@ -108,6 +108,7 @@ pub fn check_learner(factory: &dyn LearnerFactory, params: &TaggerParams) -> Res
     let shape = LearnerShape {
         n_features: prepared.features().len(),
         n_tags: prepared.tags().len(),
+        bias_feature: prepared.features().bias_id().map(|id| id as usize),
     };
     let l = shape.n_tags;
     let sentences = &prepared.encoded;
