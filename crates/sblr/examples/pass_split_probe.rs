@@ -10,8 +10,10 @@
 //! all interleaved in one run, the minimum of 7 repetitions of each kept. The reference
 //! results are also compared with the library's bit for bit.
 //!
-//! `cargo run --release -p sblr --example pass_split_probe [-- SIZE ...]` (default sizes
-//! 500 and 1000).
+//! `[K=k] cargo run --release -p sblr --example pass_split_probe [-- SIZE ...]` (default
+//! sizes 500 and 1000; with `K = k > 1` the passes use factors of `k` columns, as the
+//! multinomial model's `k = m r`: the solver's factor column scaled by `1, 2, ..., k`; the
+//! iteration column stays the rank-1 binary iteration).
 
 use std::time::Instant;
 
@@ -101,6 +103,7 @@ impl<'a, T: Element> Config<'a, T> {
         &mut self,
         vt: &[f64],
         u: &[f64],
+        k: usize,
         zu: &mut [f64],
         zref: &mut [f64],
         zv: &mut [f64],
@@ -109,13 +112,13 @@ impl<'a, T: Element> Config<'a, T> {
         self.solver.step()?;
         self.best.iteration = self.best.iteration.min(now.elapsed().as_secs_f64());
         let now = Instant::now();
-        self.passes.times_v(vt, 1, zu)?;
+        self.passes.times_v(vt, k, zu)?;
         self.best.pass1 = self.best.pass1.min(now.elapsed().as_secs_f64());
         let now = Instant::now();
-        self.passes.u_times(u, 1, zv)?;
+        self.passes.u_times(u, k, zv)?;
         self.best.pass2 = self.best.pass2.min(now.elapsed().as_secs_f64());
         let now = Instant::now();
-        reference_times_v(self.data, vt, 1, zref, &self.pool)?;
+        reference_times_v(self.data, vt, k, zref, &self.pool)?;
         self.best.reference = self.best.reference.min(now.elapsed().as_secs_f64());
         if zu
             .iter()
@@ -138,6 +141,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         sizes
     };
+    let k: usize = match std::env::var("K") {
+        Ok(v) => v.parse()?,
+        Err(_) => 1,
+    };
+    if k == 0 {
+        return Err("K must be at least 1".into());
+    }
+    println!("factors of k = {k} columns");
     println!(
         "| s = t | one f64 read (ms) | storage, threads | iteration | pass 1 | pass 2 | reference pass 1 | pass 1 / reference |"
     );
@@ -154,13 +165,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..3 {
             solver.step()?;
         }
-        let u: Vec<f64> = solver.u().col(0).iter().copied().collect();
-        let vt: Vec<f64> = solver.v().col(0).iter().copied().collect();
+        // Factors of k columns: the solver's rank-1 factors, column c scaled by 1 + c
+        // (`vt = V^T` is k x t column-major).
+        let u: Vec<f64> = (0..k)
+            .flat_map(|c| {
+                solver
+                    .u()
+                    .col(0)
+                    .iter()
+                    .map(move |&x| x * (1 + c) as f64)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let vt: Vec<f64> = solver
+            .v()
+            .col(0)
+            .iter()
+            .flat_map(|&x| (0..k).map(move |c| x * (1 + c) as f64))
+            .collect();
         let n = data.n_samples();
         let (mut zu, mut zref, mut zv) = (
-            vec![0.0; size * n],
-            vec![0.0; size * n],
-            vec![0.0; size * n],
+            vec![0.0; size * k * n],
+            vec![0.0; size * k * n],
+            vec![0.0; size * k * n],
         );
         let mut wide = [Config::new(&data, 1)?, Config::new(&data, 2)?];
         let mut thin = [Config::new(&narrow, 1)?, Config::new(&narrow, 2)?];
@@ -170,10 +197,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             std::hint::black_box(streaming_read(data.as_slice()));
             yardstick = yardstick.min(now.elapsed().as_secs_f64());
             for c in &mut wide {
-                c.round(&vt, &u, &mut zu, &mut zref, &mut zv)?;
+                c.round(&vt, &u, k, &mut zu, &mut zref, &mut zv)?;
             }
             for c in &mut thin {
-                c.round(&vt, &u, &mut zu, &mut zref, &mut zv)?;
+                c.round(&vt, &u, k, &mut zu, &mut zref, &mut zv)?;
             }
         }
         let cell = |x: f64| format!("{:.2} ms ({:.2}x)", x * 1e3, x / yardstick);
