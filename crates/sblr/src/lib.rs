@@ -36,7 +36,7 @@ pub mod model;
 pub mod multinomial;
 pub mod ova;
 pub mod params;
-mod passes;
+pub mod passes;
 pub(crate) mod saved;
 pub mod synthetic;
 pub mod yardstick;
