@@ -17,10 +17,11 @@ use std::time::Duration;
 use bl_core::data::{Element, MatrixDataset};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
+use sblr::Fit as _;
+use sblr::LogisticRegression;
+use sblr::bilinear::Penalties;
 use sblr::synthetic::two_class;
-use sblr::yardstick::streaming_read;
-use sblr::{BinarySolver, LogisticRegression, Sblr};
-use sblr::{Fit as _, ParamGuard as _};
+use sblr::yardstick::{streaming_read, warmed_solver};
 
 /// Three warm-up iterations (the first ones search longer for their step), then the
 /// benchmark of one iteration.
@@ -31,16 +32,8 @@ fn bench_iterations<T: Element>(
     data: &MatrixDataset<T>,
     threads: usize,
 ) {
-    let params = Sblr::params()
-        .rank(1)
-        .penalties(0.01, 0.5, 0.01, 0.5)
-        .threads(Some(threads))
-        .check()
-        .expect("valid parameters");
-    let mut solver = BinarySolver::new(data, &params).expect("solver");
-    for _ in 0..3 {
-        solver.step().expect("step");
-    }
+    let mut solver =
+        warmed_solver(data, Penalties::new(0.01, 0.5, 0.01, 0.5), threads).expect("solver");
     group.bench_function(BenchmarkId::new(name, id), |b| {
         b.iter(|| black_box(solver.step().expect("step").objective))
     });

@@ -8,24 +8,16 @@
 use std::time::Instant;
 
 use bl_core::data::{Element, MatrixDataset};
+use sblr::BinarySolver;
+use sblr::bilinear::Penalties;
 use sblr::synthetic::two_class;
-use sblr::yardstick::streaming_read;
-use sblr::{BinarySolver, ParamGuard as _, Sblr};
+use sblr::yardstick::{streaming_read, warmed_solver};
 
 fn solver<T: Element>(
     data: &MatrixDataset<T>,
     threads: usize,
 ) -> Result<BinarySolver<'_, T>, sblr::SblrError> {
-    let params = Sblr::params()
-        .rank(1)
-        .penalties(0.1, 1.0, 0.1, 1.0)
-        .threads(Some(threads))
-        .check()?;
-    let mut solver = BinarySolver::new(data, &params)?;
-    for _ in 0..3 {
-        solver.step()?;
-    }
-    Ok(solver)
+    warmed_solver(data, Penalties::new(0.1, 1.0, 0.1, 1.0), threads)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -19,10 +19,11 @@ use std::time::Instant;
 
 use bl_core::data::{Element, MatrixDataset};
 use rayon::prelude::*;
+use sblr::BinarySolver;
+use sblr::bilinear::Penalties;
 use sblr::passes::SamplePasses;
 use sblr::synthetic::two_class;
-use sblr::yardstick::streaming_read;
-use sblr::{BinarySolver, ParamGuard as _, Sblr};
+use sblr::yardstick::{streaming_read, warmed_solver};
 
 /// The pass-1 kernel of the library before this change, verbatim but for the access to
 /// the data set: `z_i = sum_j x_j w_j`, one column at a time, columns read through faer.
@@ -74,18 +75,9 @@ struct Config<'a, T: Element> {
 
 impl<'a, T: Element> Config<'a, T> {
     fn new(data: &'a MatrixDataset<T>, threads: usize) -> Result<Self, Box<dyn std::error::Error>> {
-        let params = Sblr::params()
-            .rank(1)
-            .penalties(0.1, 1.0, 0.1, 1.0)
-            .threads(Some(threads))
-            .check()?;
-        let mut solver = BinarySolver::new(data, &params)?;
-        for _ in 0..3 {
-            solver.step()?;
-        }
         Ok(Self {
             data,
-            solver,
+            solver: warmed_solver(data, Penalties::new(0.1, 1.0, 0.1, 1.0), threads)?,
             passes: SamplePasses::new(data, Some(threads))?,
             pool: rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -156,15 +148,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for size in sizes {
         let data = two_class(100, size, size, 1.0, 0)?;
         let narrow = data.to_f32()?;
-        let params = Sblr::params()
-            .rank(1)
-            .penalties(0.1, 1.0, 0.1, 1.0)
-            .threads(Some(1))
-            .check()?;
-        let mut solver = BinarySolver::new(&data, &params)?;
-        for _ in 0..3 {
-            solver.step()?;
-        }
+        let solver = warmed_solver(&data, Penalties::new(0.1, 1.0, 0.1, 1.0), 1)?;
         // Factors of k columns: the solver's rank-1 factors, column c scaled by 1 + c
         // (`vt = V^T` is k x t column-major).
         let u: Vec<f64> = (0..k)

@@ -81,12 +81,7 @@ impl<'a, T: Element> SamplePasses<'a, T> {
     /// `BlError::InvalidParameter` for `k = 0`; `BlError::ShapeMismatch` when
     /// `vt.len() != k t` or `out.len() != s k n`.
     pub fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64]) -> Result<()> {
-        let Stacked { s, t, n, .. } = self.data;
-        bl_core::params::at_least("k", k, 1)?;
-        ensure_product_len("SamplePasses::times_v: vt", &[k, t], vt.len())?;
-        ensure_product_len("SamplePasses::times_v: out", &[s, k, n], out.len())?;
-        self.data.times_v(vt, k, out, &self.threads);
-        Ok(())
+        self.checked(Pass::TimesV, vt, k, out)
     }
 
     /// Pass 2: `out[i] = U^T X_i` (`k x t` column-major, `k t` values per sample, samples
@@ -96,11 +91,30 @@ impl<'a, T: Element> SamplePasses<'a, T> {
     /// `BlError::InvalidParameter` for `k = 0`; `BlError::ShapeMismatch` when
     /// `u.len() != s k` or `out.len() != k t n`.
     pub fn u_times(&self, u: &[f64], k: usize, out: &mut [f64]) -> Result<()> {
+        self.checked(Pass::UTimes, u, k, out)
+    }
+
+    /// `pass` after checking `k` and the lengths of `w` and `out`.
+    fn checked(&self, pass: Pass, w: &[f64], k: usize, out: &mut [f64]) -> Result<()> {
         let Stacked { s, t, n, .. } = self.data;
         bl_core::params::at_least("k", k, 1)?;
-        ensure_product_len("SamplePasses::u_times: u", &[s, k], u.len())?;
-        ensure_product_len("SamplePasses::u_times: out", &[k, t, n], out.len())?;
-        self.data.u_times(u, k, out, &self.threads);
+        let (w_context, w_dims, out_context, out_dims) = match pass {
+            Pass::TimesV => (
+                "SamplePasses::times_v: vt",
+                &[k, t][..],
+                "SamplePasses::times_v: out",
+                &[s, k, n][..],
+            ),
+            Pass::UTimes => (
+                "SamplePasses::u_times: u",
+                &[s, k][..],
+                "SamplePasses::u_times: out",
+                &[k, t, n][..],
+            ),
+        };
+        ensure_product_len(w_context, w_dims, w.len())?;
+        ensure_product_len(out_context, out_dims, out.len())?;
+        self.data.run(pass, w, k, out, &self.threads);
         Ok(())
     }
 }
@@ -163,18 +177,27 @@ impl<'a, T: Element> Stacked<'a, T> {
     ///
     /// Every entry is `((0 + x_0 w_0) + x_1 w_1) + ... + x_{t-1} w_{t-1}` (column order).
     pub(crate) fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64], threads: &Threads) {
-        let s = self.s;
+        self.run(Pass::TimesV, vt, k, out, threads);
+    }
+
+    /// One pass over every sample, each sample's output (`s k` values for pass 1, `k t`
+    /// for pass 2) computed by one thread through the runtime SIMD dispatch.
+    fn run(&self, pass: Pass, w: &[f64], k: usize, out: &mut [f64], threads: &Threads) {
+        let per_sample = match pass {
+            Pass::TimesV => self.s * k,
+            Pass::UTimes => k * self.t,
+        };
         threads.install(|| {
-            out.par_chunks_exact_mut(s * k)
+            out.par_chunks_exact_mut(per_sample)
                 .enumerate()
                 .for_each(|(i, zi)| {
                     pulp::Arch::new().dispatch(SampleKernel {
                         data: self,
                         i,
-                        w: vt,
+                        w,
                         k,
                         out: zi,
-                        pass: Pass::TimesV,
+                        pass,
                     });
                 });
         });
@@ -207,21 +230,7 @@ impl<'a, T: Element> Stacked<'a, T> {
     /// Pass 2: `out[i] = U^T X_i` (`k x t` column-major, `k t` values per sample), with
     /// `u` stored `s x k` column-major.
     pub(crate) fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Threads) {
-        let t = self.t;
-        threads.install(|| {
-            out.par_chunks_exact_mut(k * t)
-                .enumerate()
-                .for_each(|(i, zi)| {
-                    pulp::Arch::new().dispatch(SampleKernel {
-                        data: self,
-                        i,
-                        w: u,
-                        k,
-                        out: zi,
-                        pass: Pass::UTimes,
-                    });
-                });
-        });
+        self.run(Pass::UTimes, u, k, out, threads);
     }
 
     /// `sum_i w_i X_i / n` (`s x t` column-major).
@@ -296,7 +305,7 @@ impl<T: Element> pulp::WithSimd for SampleKernel<'_, '_, T> {
 /// as one sequential stream. Adding blocks of 2-8 columns per sweep with `z[a]` held in a
 /// register (fewer loads and stores of `z`, same rounding) ran 1.3-2.5x slower on data
 /// that does not fit in cache: a block reads its columns as that many interleaved streams
-/// (`crates/sblr/examples/pass1_blocking.rs` measures both).
+/// (`docs/measurements/sblr-passes.md`).
 #[inline(always)]
 fn add_column<T: Element>(z: &mut [f64], x: &[T], w: f64) {
     // A slice of exactly `z.len()` entries lets the compiler drop the bounds checks and

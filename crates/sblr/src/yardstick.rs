@@ -3,7 +3,11 @@
 //! One Alg. 2 iteration reads the samples exactly twice, so two such reads of the same
 //! `f64` data are the floor an iteration is compared with (benches, `sblr-table1`).
 
-use bl_core::data::Element;
+use bl_core::ParamGuard as _;
+use bl_core::data::{Element, MatrixDataset};
+
+use crate::bilinear::{BinarySolver, Penalties};
+use crate::error::Result;
 
 /// The sum of every entry of `data`, read once in order.
 #[must_use]
@@ -17,6 +21,30 @@ pub fn streaming_read<T: Element>(data: &[T]) -> f64 {
         }
     }
     acc.iter().sum::<f64>() + tail
+}
+
+/// The state every timing of an Alg. 2 iteration starts from: a rank-1 [`BinarySolver`]
+/// on `data` with `penalties` and `threads` threads, past its first three iterations
+/// (which search longer for their step parameter than the later ones).
+///
+/// # Errors
+/// Invalid parameters or data, as [`BinarySolver::new`]; a failing step.
+pub fn warmed_solver<T: Element>(
+    data: &MatrixDataset<T>,
+    penalties: Penalties,
+    threads: usize,
+) -> Result<BinarySolver<'_, T>> {
+    let Penalties { mu1, mu2, nu1, nu2 } = penalties;
+    let params = crate::Sblr::params()
+        .rank(1)
+        .penalties(mu1, mu2, nu1, nu2)
+        .threads(Some(threads))
+        .check()?;
+    let mut solver = BinarySolver::new(data, &params)?;
+    for _ in 0..3 {
+        solver.step()?;
+    }
+    Ok(solver)
 }
 
 #[cfg(test)]

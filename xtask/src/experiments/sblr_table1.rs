@@ -19,10 +19,11 @@ use std::time::Instant;
 
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::TerminationReason;
+use sblr::bilinear::Penalties;
 use sblr::synthetic::two_class;
-use sblr::yardstick::streaming_read;
-use sblr::{BinarySolver, Init, Sblr, Solver, StopCriterion};
-use sblr::{Fit as _, Fitted as _, ParamGuard as _};
+use sblr::yardstick::{streaming_read, warmed_solver};
+use sblr::{Fit as _, Fitted as _};
+use sblr::{Init, Sblr, Solver, StopCriterion};
 
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::sblr as paper;
@@ -69,15 +70,7 @@ fn log_log_slope(points: &[(f64, f64)]) -> f64 {
 /// warm-up iterations).
 fn iteration_time<T: Element>(data: &MatrixDataset<T>, threads: usize) -> anyhow::Result<f64> {
     let (a, b, c, d) = paper::TABLE1_SETS[0];
-    let params = Sblr::params()
-        .rank(1)
-        .penalties(a, b, c, d)
-        .threads(Some(threads))
-        .check()?;
-    let mut solver = BinarySolver::new(data, &params)?;
-    for _ in 0..3 {
-        solver.step()?;
-    }
+    let mut solver = warmed_solver(data, Penalties::new(a, b, c, d), threads)?;
     let mut step_times = Vec::new();
     for _ in 0..10 {
         let start = Instant::now();

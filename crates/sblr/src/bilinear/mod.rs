@@ -144,6 +144,12 @@ pub struct Penalties {
 }
 
 impl Penalties {
+    /// The penalties `(mu1, mu2, nu1, nu2)`.
+    #[must_use]
+    pub const fn new(mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
+        Self { mu1, mu2, nu1, nu2 }
+    }
+
     /// The penalty value `mu1 |U|_1 + mu2/2 ||U||^2 + nu1 |V|_1 + nu2/2 ||V||^2`.
     #[must_use]
     pub fn value(&self, u: MatRef<'_, f64>, v: MatRef<'_, f64>) -> f64 {
