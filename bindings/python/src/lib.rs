@@ -2,7 +2,7 @@
 //!
 //! Each function converts NumPy arrays and parameters, calls a workspace crate with the
 //! GIL released, and converts the result; errors become `ValueError` / `RuntimeError`
-//! with the Rust message (see [`errors`]). The scikit-learn estimators are thin Python
+//! with the Rust message (see the `errors` module). The scikit-learn estimators are thin Python
 //! classes in `python/bilinear/` over these functions.
 //!
 //! Everything is behind the `python` feature, which maturin enables: a plain `cargo build`

@@ -30,7 +30,7 @@ pub struct StepReport {
 
 /// The step-by-step solver of the binary model (the low-level layer under
 /// [`crate::Sblr`]): build it once, call [`BinarySolver::step`] per iteration, read the
-/// iterate at any time. [`crate::SblrParams::fit`] runs it inside `bl_core::engine::run`.
+/// iterate at any time. [`Fit::fit`](crate::Fit::fit) on [`crate::SblrParams`] runs it inside `bl_core::engine::run`.
 ///
 /// Holds a view of the data (never a copy) and `O((s + t) r n)` buffers. The samples may
 /// be `f64` or `f32` (`T`); the two data passes of each iteration read them in that
