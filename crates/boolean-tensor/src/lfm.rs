@@ -122,7 +122,7 @@ impl LfmParams {
 }
 
 param_guard! {
-    /// [`LfmParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+    /// [`LfmParams`] after [`ParamGuard::check`].
     LfmParams => LfmValidParams;
     /// Checks the parameters.
     ///
@@ -257,7 +257,7 @@ impl LfmParams {
 #[derive(Debug, Clone)]
 pub struct LfmMixParams(LfmParams);
 
-/// [`LfmMixParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check).
+/// [`LfmMixParams`] after [`ParamGuard::check`].
 #[derive(Debug, Clone)]
 pub struct LfmMixValidParams(LfmParams);
 

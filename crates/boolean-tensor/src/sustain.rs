@@ -109,7 +109,7 @@ param_guard! {
     /// Checks the parameters.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`].
+    /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`](crate::TensorError::InvalidMode).
     fn check(&self) {
         check_als_budget(self.rank, self.max_iter, self.n_starts, self.tol)?;
         check_modes("boolean_modes", &self.boolean_modes)?;

@@ -185,7 +185,7 @@ param_guard! {
     /// Checks every parameter.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`], or the QP
+    /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`](crate::TensorError::InvalidMode), or the QP
     /// solver's parameter error.
     fn check(&self) {
         bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
