@@ -10,7 +10,7 @@ use bl_core::error::build::shape_mismatch;
 /// the sorted distinct names, as [`MatrixDataset::from_label_names`]).
 ///
 /// # Errors
-/// [`SblrError::Core`] for no samples, a non-finite entry or fewer than two distinct
+/// [`SblrError::Core`](crate::SblrError::Core) for no samples, a non-finite entry or fewer than two distinct
 /// labels; [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the samples do not all have the shape of the
 /// first one, or the number of labels differs from the number of samples.
 pub fn dataset_from_samples<S: AsRef<str>>(

@@ -70,8 +70,8 @@ impl<'a, T: Element> BinarySolver<'a, T> {
     /// A solver for a binary data set (class 1 is `+1`).
     ///
     /// # Errors
-    /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`],
-    /// [`SblrError::InvalidRank`]; a bad warm start.
+    /// Invalid parameters; [`SblrError::NotBinary`](crate::SblrError::NotBinary), [`SblrError::MissingClass`](crate::SblrError::MissingClass),
+    /// [`SblrError::InvalidRank`](crate::SblrError::InvalidRank); a bad warm start.
     pub fn new(data: &'a MatrixDataset<T>, params: &SblrValidParams) -> Result<Self> {
         let y = binary_signs(data)?;
         let (s, t) = data.shape();

@@ -16,10 +16,10 @@
 //! `X_i [V_1 ... V_m]` per sample and `[U_1 ... U_m]^T [X_1 ... X_n]` in one product.
 //!
 //! The hyperparameters are those of [`SblrParams`]; the solver must be
-//! [`Solver::Alg2`] (Algorithm 3 is its multinomial form). A warm start is
-//! [`Init::WarmMultinomial`] ([`FittedMultinomialSblr::warm_start`]); the binary
-//! [`Init::Warm`] is rejected. [`Init::MeanSvd`] starts every class at the paper's binary start;
-//! [`Init::LabelWeightedSvd`] starts class `c` at the top singular pairs of
+//! [`Solver::Alg2`](crate::Solver::Alg2) (Algorithm 3 is its multinomial form). A warm start is
+//! [`Init::WarmMultinomial`](crate::Init::WarmMultinomial) ([`FittedMultinomialSblr::warm_start`]); the binary
+//! [`Init::Warm`](crate::Init::Warm) is rejected. [`Init::MeanSvd`](crate::Init::MeanSvd) starts every class at the paper's binary start;
+//! [`Init::LabelWeightedSvd`](crate::Init::LabelWeightedSvd) starts class `c` at the top singular pairs of
 //! `mean(X | c) - mean(X | reference)`.
 
 mod model;
@@ -67,7 +67,7 @@ impl ParamGuard for MultinomialParams {
     type Error = SblrError;
 
     /// The checks of [`SblrParams`] and no custom block update (Alg. 3 updates all classes
-    /// jointly); [`Solver::Alg1`] and a binary [`Init::Warm`] are refused by the fit.
+    /// jointly); [`Solver::Alg1`](crate::Solver::Alg1) and a binary [`Init::Warm`](crate::Init::Warm) are refused by the fit.
     ///
     /// # Errors
     /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field.
@@ -89,8 +89,8 @@ fit_matrix! {
     /// is the reference class. Observers see every outer iteration.
     ///
     /// # Errors
-    /// Invalid parameters (including [`Solver::Alg1`] and the binary [`Init::Warm`]);
-    /// `BlError::ShapeMismatch` for an [`Init::WarmMultinomial`] of the wrong size;
+    /// Invalid parameters (including [`Solver::Alg1`](crate::Solver::Alg1) and the binary [`Init::Warm`](crate::Init::Warm));
+    /// `BlError::ShapeMismatch` for an [`Init::WarmMultinomial`](crate::Init::WarmMultinomial) of the wrong size;
     /// [`SblrError::MissingClass`] when a class has no sample; [`SblrError::InvalidRank`];
     /// `BlError::Numerical`.
     MultinomialParams => FittedMultinomialSblr;
