@@ -22,6 +22,9 @@ use boolean_tensor::{CpAls, Fit, Fitted, SyntheticParams, Tensor, cp::hosvd_star
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par, Side};
 
+mod common;
+use common::syn2;
+
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Res<()> {
@@ -100,17 +103,6 @@ fn main() -> Res<()> {
         _ => eprintln!("usage: cp_probe sweep SIZES RANK SWEEPS DIR | cp_probe quality D"),
     }
     Ok(())
-}
-
-fn syn2(d: usize, missing: f64) -> Res<Tensor> {
-    let data = SyntheticParams::default()
-        .shape([d, d, d])
-        .n_atoms(15)
-        .noise_std(1.0)
-        .missing_fraction(missing)
-        .seed(2018)
-        .generate()?;
-    Ok(data.observed().clone())
 }
 
 /// `[new sweep, new start, old sweep, old start]` in ms, minimum over 3 runs.

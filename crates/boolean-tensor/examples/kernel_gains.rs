@@ -36,9 +36,10 @@
 
 use std::time::Instant;
 
-use boolean_tensor::{
-    Bmp, Fit, Fitted, Lfm, MixingQp, QpSolver, Sustain, SyntheticParams, Tensor, Tucker,
-};
+use boolean_tensor::{Bmp, Fit, Fitted, Lfm, MixingQp, QpSolver, Sustain, Tensor, Tucker};
+
+mod common;
+use common::syn2;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -159,16 +160,4 @@ fn fit_once(
     let iters = report.iterations.max(1);
     let per_iter = report.seconds() * 1e3 / iters as f64;
     Ok((report.iterations, per_iter, fit_ms, loss, refits))
-}
-
-/// Syn2-like data as `cp_probe` builds it; `missing` of the entries hidden.
-fn syn2(d: usize, missing: f64) -> Res<Tensor> {
-    let data = SyntheticParams::default()
-        .shape([d, d, d])
-        .n_atoms(15)
-        .noise_std(1.0)
-        .missing_fraction(missing)
-        .seed(2018)
-        .generate()?;
-    Ok(data.observed().clone())
 }
