@@ -2,7 +2,9 @@
 //! Online Learning Algorithm for Bilinear Models", ICML 2015), behind
 //! `bilinear.BilinearTagger`.
 
-use online_bilinear::{Corpus, FittedTagger, Learner, OblError, Sentence, TaggerParams, Templates};
+use online_bilinear::{
+    Corpus, FittedTagger, Learner, OblError, Sentence, TaggerParams, Template, Templates,
+};
 use online_bilinear::{Fit, Fitted};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -34,14 +36,24 @@ fn learner(name: &str) -> PyResult<Learner> {
     })
 }
 
-fn templates(name: &str) -> PyResult<Templates> {
-    match name {
-        "segmentation" => Ok(Templates::segmentation()),
-        "chunking" => Ok(Templates::chunking()),
-        _ => Err(PyValueError::new_err(format!(
-            "invalid templates {name:?}: must be 'segmentation' or 'chunking'"
-        ))),
+/// The named template set; with `bias`, the bias feature (active at every position) first,
+/// which is the feature that carries the label transitions with `transitions_only`.
+fn templates(name: &str, bias: bool) -> PyResult<Templates> {
+    let named = match name {
+        "segmentation" => Templates::segmentation(),
+        "chunking" => Templates::chunking(),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "invalid templates {name:?}: must be 'segmentation' or 'chunking'"
+            )));
+        }
+    };
+    if !bias {
+        return Ok(named);
     }
+    let mut list = vec![Template::Bias];
+    list.extend_from_slice(named.as_slice());
+    guarded(|| Templates::new(list))
 }
 
 /// Token columns (`columns[c][i]`: column `c` of token `i`) of every sentence.
@@ -76,7 +88,7 @@ fn corpus(x: Columns, y: Option<Vec<Vec<String>>>) -> Result<Corpus, OblError> {
 /// Trains a tagger on sentences `x` (each a list of token columns) with tags `y`.
 /// Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (x, y, *, learner_name, templates_name, epochs, c, power_steps, averaging, zero_order, cutoff, shuffle, seed))]
+#[pyo3(signature = (x, y, *, learner_name, templates_name, epochs, c, power_steps, averaging, zero_order, transitions_only, cutoff, shuffle, seed))]
 #[allow(clippy::too_many_arguments)]
 pub fn tagger_fit(
     py: Python<'_>,
@@ -89,17 +101,19 @@ pub fn tagger_fit(
     power_steps: usize,
     averaging: bool,
     zero_order: bool,
+    transitions_only: bool,
     cutoff: usize,
     shuffle: bool,
     seed: u64,
 ) -> PyResult<TaggerModel> {
     let params = TaggerParams::new(learner(learner_name)?)
-        .templates(templates(templates_name)?)
+        .templates(templates(templates_name, transitions_only)?)
         .epochs(epochs)
         .c(c)
         .power_steps(power_steps)
         .averaging(averaging)
         .zero_order(zero_order)
+        .transitions_only(transitions_only)
         .cutoff(cutoff)
         .shuffle(shuffle)
         .seed(seed);
@@ -132,6 +146,12 @@ impl TaggerModel {
     #[getter]
     fn tags(&self) -> Vec<String> {
         self.inner.tags().to_vec()
+    }
+
+    /// Number of features in the dictionary.
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.inner.n_features()
     }
 
     /// Epochs run.

@@ -21,6 +21,15 @@ def test_learns_training_corpus(learner):
     assert set(tagger.tags_) == {"s", "b", "e"}
 
 
+def test_transitions_only_learns_and_keeps_only_bias_transitions():
+    tagger = bilinear.BilinearTagger(learner="sp", zero_order=True, transitions_only=True,
+                                     epochs=10).fit(X, Y)
+    assert tagger.score(X, Y) > 0.8
+    plain = bilinear.BilinearTagger(learner="sp", zero_order=True, epochs=10).fit(X, Y)
+    # the option adds one feature (the bias) to the dictionary
+    assert tagger.model_.n_features == plain.model_.n_features + 1
+
+
 def test_pickle_round_trip():
     tagger = bilinear.BilinearTagger(epochs=5, averaging=True).fit(X, Y)
     again = pickle.loads(pickle.dumps(tagger))
@@ -46,9 +55,12 @@ def test_two_column_tokens():
         (X, Y, {"epochs": 0}),
         (X, Y, {"c": -1.0}),
         ([[1, 2]], [["s", "s"]], {}),
+        (X, Y, {"learner": "sp", "transitions_only": True}),
+        (X, Y, {"learner": "bol", "zero_order": True, "transitions_only": True}),
     ],
     ids=["fewer tag sequences", "ragged sentence", "string corpus", "bad learner",
-         "bad templates", "zero epochs", "negative c", "non-string tokens"],
+         "bad templates", "zero epochs", "negative c", "non-string tokens",
+         "transitions without zero order", "transitions on bol"],
 )
 def test_bad_input_is_value_error(x, y, params):
     with pytest.raises(ValueError):

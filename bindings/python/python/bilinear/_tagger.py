@@ -57,6 +57,11 @@ class BilinearTagger(BaseEstimator):
         Power steps ``R`` per rank-1 projection (bol).
     averaging, zero_order, shuffle : bool
         Parameter averaging, 0-order features (Sec. 4.3), shuffled epochs.
+    transitions_only : bool, default=False
+        Keep first-order (tag-pair) weights only for a bias feature that this option adds
+        to the templates, i.e. label transitions. With ``zero_order=True`` this is a
+        linear-chain CRF's feature set rather than the paper's first-order features.
+        Learner ``"sp"`` only; needs ``zero_order=True``.
     cutoff : int, default=1
         Feature frequency cutoff.
     random_state : int or None
@@ -64,8 +69,8 @@ class BilinearTagger(BaseEstimator):
     """
 
     def __init__(self, learner="bol", templates="segmentation", epochs=20, c=1.0,
-                 power_steps=4, averaging=False, zero_order=False, cutoff=1, shuffle=True,
-                 random_state=None):
+                 power_steps=4, averaging=False, zero_order=False, transitions_only=False,
+                 cutoff=1, shuffle=True, random_state=None):
         self.learner = learner
         self.templates = templates
         self.epochs = epochs
@@ -73,6 +78,7 @@ class BilinearTagger(BaseEstimator):
         self.power_steps = power_steps
         self.averaging = averaging
         self.zero_order = zero_order
+        self.transitions_only = transitions_only
         self.cutoff = cutoff
         self.shuffle = shuffle
         self.random_state = random_state
@@ -83,6 +89,7 @@ class BilinearTagger(BaseEstimator):
             _columns(X), _tags(y), learner_name=self.learner, templates_name=self.templates,
             epochs=int(self.epochs), c=float(self.c), power_steps=int(self.power_steps),
             averaging=bool(self.averaging), zero_order=bool(self.zero_order),
+            transitions_only=bool(self.transitions_only),
             cutoff=int(self.cutoff), shuffle=bool(self.shuffle),
             seed=_seed(self.random_state))
         self.tags_ = self.model_.tags
