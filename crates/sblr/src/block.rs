@@ -10,8 +10,9 @@
 //! with features `z_i = vec(X_i V)` for the `U` block and `z_i = vec(U^T X_i)` for the `V`
 //! block (the variable is then `vec(V^T)`). The same problem with `z_i = vec(X_i)` is the
 //! l1 / elastic-net / L2 logistic regression baseline. A [`LinearBlock`] holds the
-//! features as the columns of a `d x n` matrix; the variable is a slice of length `d + 1`
-//! whose last entry is the intercept `b` (never penalized).
+//! features as the columns of a `d x n` matrix ([`Features`]: an `f64` matrix, or the
+//! baseline's samples read in place in their stored precision, [`Samples`]); the variable
+//! is a slice of length `d + 1` whose last entry is the intercept `b` (never penalized).
 //!
 //! Two solvers act on a block, behind the [`BlockUpdate`] trait:
 //!
