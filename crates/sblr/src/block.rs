@@ -66,8 +66,15 @@ pub trait Features {
     /// Number of samples `n` (columns).
     fn n_samples(&self) -> usize;
     /// `out_i = <z_i, w>` for every sample (`w` of length `d`, `out` of length `n`).
+    ///
+    /// # Panics
+    /// For slices of other lengths (as faer's products; the block solvers size them from
+    /// [`Features::dim`] and [`Features::n_samples`]).
     fn transpose_times(&self, w: &[f64], out: &mut [f64]);
     /// `out = sum_i c_i z_i` (`c` of length `n`, `out` of length `d`).
+    ///
+    /// # Panics
+    /// For slices of other lengths.
     fn times(&self, c: &[f64], out: &mut [f64]);
 }
 
@@ -115,11 +122,22 @@ impl Features for MatRef<'_, f64> {
 /// multiplies and adds in a fixed order, so the results are the same on every CPU.
 ///
 /// [`MatrixDataset::as_slice`]: bl_core::data::MatrixDataset::as_slice
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Samples<'a, T> {
     data: &'a [T],
     d: usize,
     n: usize,
+}
+
+impl<T: Element> std::fmt::Debug for Samples<'_, T> {
+    /// The shape and storage type, not the values.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Samples")
+            .field("d", &self.d)
+            .field("n", &self.n)
+            .field("storage", &T::NAME)
+            .finish()
+    }
 }
 
 impl<'a, T: Element> Samples<'a, T> {

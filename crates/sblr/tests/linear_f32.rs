@@ -43,6 +43,10 @@ fn products_match_brute_force_and_are_bit_identical_across_storage() {
         let wide = Samples::new(&x64, d, n).unwrap();
         let narrow = Samples::new(&x32, d, n).unwrap();
         assert_eq!((narrow.dim(), narrow.n_samples()), (d, n));
+        assert_eq!(
+            format!("{narrow:?}"),
+            format!("Samples {{ d: {d}, n: {n}, storage: \"f32\" }}")
+        );
         let (mut f64_scores, mut f32_scores) = (vec![f64::NAN; n], vec![f64::NAN; n]);
         let (mut f64_sum, mut f32_sum) = (vec![f64::NAN; d], vec![f64::NAN; d]);
         wide.transpose_times(&w, &mut f64_scores);
