@@ -251,9 +251,9 @@ impl<T: Element> Features for Samples<'_, T> {
 }
 
 /// One product of [`Samples`], run through `pulp::Arch::dispatch` so that its loops are
-/// compiled for the CPU's widest vector instructions (and, on x86-64, VEX-encoded: legacy
-/// SSE code can run several times slower on a thread whose upper AVX register halves are
-/// dirty, as after faer's products).
+/// compiled for the CPU's widest vector instructions and, on x86-64, VEX-encoded (legacy
+/// SSE code ran the data passes of `crate::passes` up to 4x slower on threads that had
+/// inherited a dirty upper AVX register state; see `docs/measurements/sblr-passes.md`).
 struct Product<'s, 'a, T> {
     z: &'s Samples<'a, T>,
     input: &'s [f64],
