@@ -1,14 +1,32 @@
 //! Check: the logistic-regression baseline (L2, the defaults of
 //! `LogisticRegression::params()`) fitted on the Table 1 data (Shi, Xu, Baraniuk 2014,
-//! Sec. 7.2: `n = 100`, `X_i = randn(s, t) ± 1`, `s = t = 500`, seed 0) stored as f64 and
-//! as f32; prints both objectives, their relative difference, the training accuracies,
-//! the accuracies on a second draw of the same distribution (seed 1) and the FISTA
-//! iterations.
+//! Sec. 7.2: `n = 100`, `X_i = randn(s, t) ± 1`, `s = t = SIZE`, seed 0) stored as f64 and
+//! as f32, and the speed of reading the f32 samples in place.
 //!
-//! `cargo run --release -p sblr --example lr_precision_check [-- SIZE]`
+//! Prints three tables:
+//!
+//! 1. the two products of a FISTA iteration (`z^T w`, `z c`) on `f64` samples (faer, the
+//!    fit's path for `f64` data; and [`Samples`], the crate's own kernels) and on `f32`
+//!    samples ([`Samples`], the fit's path for `f32` data), as ratios to one streaming read
+//!    of the `f64` samples ([`sblr::yardstick::streaming_read`]) measured in the same
+//!    rounds (median of `ROUNDS` interleaved rounds);
+//! 2. the time per FISTA iteration on the `f64` and the `f32` data set (median over
+//!    iterations 31-130 of a fit, median of interleaved fits), and the ratio f32 / f64;
+//! 3. the default fits on both: objectives, their relative difference, the training
+//!    accuracies, the accuracies on a second draw of the same distribution (seed 1), the
+//!    FISTA iterations and the seconds.
+//!
+//! The products are single-threaded (as in the fits).
+//!
+//! `cargo run --release -p sblr --example lr_precision_check [-- SIZE [ROUNDS]]`
+
+use std::hint::black_box;
+use std::time::Instant;
 
 use bl_core::data::{Element, MatrixDataset};
+use sblr::block::{Features, Samples};
 use sblr::synthetic::two_class;
+use sblr::yardstick::streaming_read;
 use sblr::{Fit as _, Fitted as _, LogisticRegression};
 
 fn accuracy<T: Element>(
@@ -24,23 +42,113 @@ fn accuracy<T: Element>(
     Ok(right as f64 / data.n_samples() as f64)
 }
 
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Seconds of one call of `f`.
+fn seconds(mut f: impl FnMut()) -> f64 {
+    let started = Instant::now();
+    f();
+    started.elapsed().as_secs_f64()
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let size: usize = match std::env::args().nth(1) {
-        Some(arg) => arg.parse()?,
-        None => 500,
-    };
+    let mut args = std::env::args().skip(1);
+    let size: usize = args.next().map_or(Ok(500), |a| a.parse())?;
+    let rounds: usize = args.next().map_or(Ok(7), |a| a.parse())?;
     let train = two_class(100, size, size, 1.0, 0)?;
     let test = two_class(100, size, size, 1.0, 1)?;
     let (train32, test32) = (train.to_f32()?, test.to_f32()?);
+    let (d, n) = (size * size, train.n_samples());
+    println!("s = t = {size}, n = {n}, d = {d}; median of {rounds} interleaved rounds");
+
+    // 1. The two products, against one streaming read of the f64 samples.
+    let faer64 = train.vectorized();
+    let own64 = Samples::of(&train)?;
+    let own32 = Samples::of(&train32)?;
+    let w: Vec<f64> = (0..d).map(|j| ((j % 7) as f64 - 3.0) * 1e-3).collect();
+    let c: Vec<f64> = (0..n).map(|i| ((i % 5) as f64 - 2.0) * 1e-2).collect();
+    let (mut scores, mut grad) = (vec![0.0; n], vec![0.0; d]);
+    let names = [
+        "read f64 (yardstick)",
+        "read f32",
+        "z^T w, f64, faer",
+        "z^T w, f64, Samples",
+        "z^T w, f32, Samples",
+        "z c, f64, faer",
+        "z c, f64, Samples",
+        "z c, f32, Samples",
+    ];
+    let mut times = vec![Vec::new(); names.len()];
+    for _ in 0..rounds {
+        times[0].push(seconds(|| {
+            black_box(streaming_read(train.as_slice()));
+        }));
+        times[1].push(seconds(|| {
+            black_box(streaming_read(train32.as_slice()));
+        }));
+        times[2].push(seconds(|| faer64.transpose_times(&w, &mut scores)));
+        times[3].push(seconds(|| own64.transpose_times(&w, &mut scores)));
+        times[4].push(seconds(|| own32.transpose_times(&w, &mut scores)));
+        times[5].push(seconds(|| faer64.times(&c, &mut grad)));
+        times[6].push(seconds(|| own64.times(&c, &mut grad)));
+        times[7].push(seconds(|| own32.times(&c, &mut grad)));
+        black_box((&scores, &grad));
+    }
+    let medians: Vec<f64> = times.into_iter().map(median).collect();
+    println!("\n| operation | ms | / read f64 |");
+    println!("|---|---|---|");
+    for (name, t) in names.iter().zip(&medians) {
+        println!("| {name} | {:.2} | {:.2} |", t * 1e3, t / medians[0]);
+    }
+
+    // 2. Time per FISTA iteration past the first 30 (whose backtracking searches for the
+    // step parameter from `l_min`), fixed budget (the tolerance is never reached).
+    let fixed = LogisticRegression::params().tol(1e-300).max_iter(130);
+    let (mut per64, mut per32) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.div_ceil(2) {
+        for (data_is_f32, out) in [(false, &mut per64), (true, &mut per32)] {
+            let mut stamps = Vec::with_capacity(130);
+            let mut clock = |_: &bl_core::engine::IterationView<'_>| stamps.push(Instant::now());
+            if data_is_f32 {
+                fixed.fit_observed(&train32, &mut [&mut clock])?;
+            } else {
+                fixed.fit_observed(&train, &mut [&mut clock])?;
+            }
+            let steps: Vec<f64> = stamps[30..]
+                .windows(2)
+                .map(|w| (w[1] - w[0]).as_secs_f64())
+                .collect();
+            out.push(median(steps));
+        }
+    }
+    let (per64, per32) = (median(per64), median(per32));
+    println!("\n| FISTA iteration (median of iterations 31-130) | ms | / read f64 |");
+    println!("|---|---|---|");
+    println!(
+        "| f64 samples | {:.2} | {:.2} |",
+        per64 * 1e3,
+        per64 / medians[0]
+    );
+    println!(
+        "| f32 samples | {:.2} | {:.2} |",
+        per32 * 1e3,
+        per32 / medians[0]
+    );
+    println!("time per iteration f32 / f64: {:.3}", per32 / per64);
+
+    // 3. The default fits.
     let params = LogisticRegression::params();
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let wide = params.fit(&train)?;
     let wide_seconds = started.elapsed().as_secs_f64();
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let narrow = params.fit(&train32)?;
     let narrow_seconds = started.elapsed().as_secs_f64();
     let rel = |a: f64, b: f64| (a - b).abs() / a.abs().max(b.abs()).max(f64::MIN_POSITIVE);
-    println!("s = t = {size}, n = 100, L2 logistic regression (l2 = 1e-2, tol = 1e-6)");
+    println!("\nL2 logistic regression (l2 = 1e-2, tol = 1e-6)");
     println!(
         "| storage | objective | train accuracy | test accuracy | FISTA iterations | seconds |"
     );
@@ -62,6 +170,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rel(wide.objective(), narrow.objective()),
         rel(wide_train, narrow_train),
         rel(wide_test, narrow_test),
+    );
+    println!(
+        "seconds per FISTA iteration f32 / f64 (default fits): {:.3}",
+        (narrow_seconds / narrow.report().iterations as f64)
+            / (wide_seconds / wide.report().iterations as f64)
     );
     Ok(())
 }

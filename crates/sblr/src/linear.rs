@@ -6,7 +6,9 @@
 //! ```
 //!
 //! The intercept is not penalized. The features are the columns of
-//! [`MatrixDataset::vectorized`], a view of the data set's buffer (no copy).
+//! [`MatrixDataset::vectorized`], read in place from the data set's buffer in its stored
+//! precision with `f64` accumulation (`f64` samples by faer's products, `f32` samples by
+//! [`Samples`]): no copy of the data is made.
 //!
 //! | name | default | meaning | valid range |
 //! |---|---|---|---|
@@ -21,10 +23,10 @@ use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::bilinear::binary_signs;
-use bl_core::engine::Observer;
+use bl_core::engine::{FitReport, Observer};
 use bl_core::params::{self, ParamGuard};
 
-use crate::block::{BlockState, BlockWork, ExactBlockSolve, LinearBlock};
+use crate::block::{BlockState, BlockWork, ExactBlockSolve, Features, LinearBlock, Samples};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::model::{positive_class, probabilities};
 use crate::params::check_step_rule;
@@ -136,8 +138,9 @@ impl ParamGuard for LogisticParams {
 
 fit_matrix! {
     /// Fits on a binary data set (class 1 is `+1`); observers see every FISTA iteration.
-    /// FISTA runs on `f64` features: `f32` samples are widened into an `f64` copy first
-    /// (prediction reads them in place).
+    /// FISTA reads the samples in place, in their stored precision: `f64` samples through
+    /// faer's matrix-vector products, `f32` samples through [`Samples`] (each entry
+    /// widened to `f64` as it is read, `f64` accumulation); no copy of the data is made.
     ///
     /// # Errors
     /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`];
@@ -159,18 +162,40 @@ impl LogisticParams {
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedLogisticRegression> {
         self.check()?;
-        let widened;
-        let data: &MatrixDataset = match (data as &dyn std::any::Any).downcast_ref() {
-            Some(data) => data,
-            None => {
-                widened = data.to_f64()?;
-                &widened
-            }
-        };
         crate::bilinear::check_signs(y)?;
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
-        let z = data.vectorized();
-        let (d, n) = (z.nrows(), z.ncols());
+        let (mut x, objective, report) =
+            match (data as &dyn std::any::Any).downcast_ref::<MatrixDataset>() {
+                // `f64` samples: faer's matrix-vector products on the data set's buffer.
+                Some(wide) => self.solve(wide.vectorized(), y, observers)?,
+                // `f32` samples read in place, widened entry by entry as they are read.
+                None => self.solve(Samples::of(data)?, y, observers)?,
+            };
+        let d = x.len() - 1;
+        let intercept = x[d];
+        x.truncate(d);
+        let (s, t) = data.shape();
+        Ok(FittedLogisticRegression {
+            s,
+            t,
+            weights: x,
+            intercept,
+            objective,
+            report,
+            class_names: vec!["-1".into(), "+1".into()],
+            params: *self,
+        })
+    }
+
+    /// FISTA on the features `z` from `(w, b) = 0`: the solution `(w, b)`, its objective
+    /// and the iterations' report.
+    fn solve<F: Features>(
+        &self,
+        z: F,
+        y: &[f64],
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<(Vec<f64>, f64, FitReport)> {
+        let (d, n) = (z.dim(), z.n_samples());
         let block = LinearBlock {
             z,
             y,
@@ -200,19 +225,7 @@ impl LogisticParams {
                 "the objective is not finite",
             ));
         }
-        let intercept = x[d];
-        x.truncate(d);
-        let (s, t) = data.shape();
-        Ok(FittedLogisticRegression {
-            s,
-            t,
-            weights: x,
-            intercept,
-            objective,
-            report,
-            class_names: vec!["-1".into(), "+1".into()],
-            params: *self,
-        })
+        Ok((x, objective, report))
     }
 }
 
