@@ -15,7 +15,10 @@
 //! (`m x k`) current: `g_i = W^T G_i^T - ||G_i||^2 v_i` (the `j = i` term removed), then
 //! `W += G_i^T (v_i^new - v_i^old)^T`. A sweep allocates nothing.
 
-use std::sync::Arc;
+#[doc(hidden)]
+pub mod levels;
+
+use std::sync::{Arc, OnceLock};
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, TerminationReason, run};
 use bl_core::params::{ParamGuard, invalid};
@@ -28,12 +31,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{MaxcutError, Result};
 use crate::params::{
-    AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSITY,
+    AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSITY, SparseSweep,
 };
 use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, axpy, dot, matvec};
 use crate::rounding::{Rounding, hyperplane_rounding};
 use crate::sweep_order::{SweepOrder, first_non_permutation};
 use bl_core::error::build::{non_finite, numerical, shape_mismatch};
+use levels::Levels;
 
 /// Seed offsets of the independent random streams derived from [`MixingParams::seed`].
 pub(crate) const ORDER_STREAM: u64 = 0x5851_F42D_4C95_7F2D;
@@ -248,12 +252,20 @@ fn sparse_sweep(s: &SparseSym, v: &mut [f64], k: usize, order: &[usize], g: &mut
 #[inline(always)]
 fn sparse_field(cols: &[usize], values: &[f64], v: &[f64], k: usize, g: &mut [f64]) {
     g.fill(0.0);
-    let g = &mut g[..k];
-    let col = |j: usize| &v[j * k..j * k + k];
+    accumulate(cols, values, g, |j| &v[j * k..j * k + k]);
+}
+
+/// `g += sum_p values[p] col(cols[p])`, four entries at a time, in the order of the
+/// entries (`g <- (((g + a_0 x_0) + a_1 x_1) + a_2 x_2) + a_3 x_3` elementwise: the same
+/// roundings as one `axpy` per entry).
+#[inline(always)]
+fn accumulate<'v>(cols: &[usize], values: &[f64], g: &mut [f64], col: impl Fn(usize) -> &'v [f64]) {
+    let k = g.len();
     let mut cols4 = cols.chunks_exact(4);
     let mut values4 = values.chunks_exact(4);
     for (j, a) in (&mut cols4).zip(&mut values4) {
         let (x0, x1, x2, x3) = (col(j[0]), col(j[1]), col(j[2]), col(j[3]));
+        let (x0, x1, x2, x3) = (&x0[..k], &x1[..k], &x2[..k], &x3[..k]);
         let (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3]);
         for ((((gr, &y0), &y1), &y2), &y3) in g.iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
             *gr = *gr + a0 * y0 + a1 * y1 + a2 * y2 + a3 * y3;
@@ -315,6 +327,11 @@ pub struct Mixing<'a> {
     block_c: Vec<f64>,
     /// The color classes of [`crate::Colored`] on a sparse `C`.
     coloring: Option<Coloring>,
+    /// The dependency levels of the cyclic sweep on a sparse `C`
+    /// ([`SparseSweep::Levels`]); while set, `v` holds the columns by position
+    /// (sorted by level) and `natural` caches them in the natural order.
+    levels: Option<Levels>,
+    natural: OnceLock<Vec<f64>>,
     objective: f64,
     sweeps: usize,
     tol: f64,
@@ -558,8 +575,22 @@ impl<'a> Mixing<'a> {
             Kernel::Sparse(s) if order_rule.by_color() => Some(Coloring::new(s, k)),
             _ => None,
         };
+        let levels = match &kernel {
+            Kernel::Sparse(s)
+                if order_rule.is_identity() && params.sparse_sweep() == SparseSweep::Levels =>
+            {
+                Some(Levels::new(s, k, rayon::current_num_threads()))
+            }
+            _ => None,
+        };
+        let v = match &levels {
+            Some(levels) => levels.to_positions(&v),
+            None => v,
+        };
         let mut mixing = Self {
             coloring,
+            levels,
+            natural: OnceLock::new(),
             kernel,
             block_g: vec![0.0; k * block],
             block_dv: vec![0.0; k * block],
@@ -602,6 +633,13 @@ impl<'a> Mixing<'a> {
             return Ok(increase);
         }
         let identity = self.next_order()?;
+        if let Some(levels) = &mut self.levels {
+            self.natural.take();
+            let increase = levels.sweep(&mut self.v);
+            self.objective += increase;
+            self.sweeps += 1;
+            return Ok(increase);
+        }
         Ok(self.sweep_in_order(identity))
     }
 
@@ -690,6 +728,13 @@ impl<'a> Mixing<'a> {
             return self.sweep();
         }
         self.next_order()?;
+        if let Some(levels) = &mut self.levels {
+            self.natural.take();
+            let increase = levels.sweep_plain(&mut self.v, &mut self.g, &mut self.dv);
+            self.objective += increase;
+            self.sweeps += 1;
+            return Ok(increase);
+        }
         let Self {
             kernel,
             k,
@@ -798,6 +843,21 @@ impl Mixing<'_> {
         }
         let mut g = vec![0.0; k];
         let mut total = self.kernel.diag_sum();
+        if let (Some(levels), Kernel::Sparse(s)) = (&self.levels, &self.kernel) {
+            // The same arithmetic as `Kernel::field` on the natural order.
+            let col = |j: usize| {
+                let p = levels.pos(j);
+                &self.v[p * k..(p + 1) * k]
+            };
+            for i in 0..n {
+                g.fill(0.0);
+                for p in s.row_ptr[i]..s.row_ptr[i + 1] {
+                    axpy(&mut g, s.values[p], col(s.col_idx[p]));
+                }
+                total += dot(&g, col(i));
+            }
+            return total;
+        }
         for i in 0..n {
             self.kernel.field(&self.v, k, i, &mut g);
             total += dot(&g, &self.v[i * k..(i + 1) * k]);
@@ -807,7 +867,31 @@ impl Mixing<'_> {
 
     /// The factor `V` (`k x n`); column `i` is the unit vector `v_i`.
     pub fn v(&self) -> MatRef<'_, f64> {
-        MatRef::from_column_major_slice(&self.v, self.k, self.n)
+        MatRef::from_column_major_slice(self.natural_v(), self.k, self.n)
+    }
+
+    /// `V` in the natural column order (rebuilt once after the sweeps when the columns
+    /// are stored by level).
+    fn natural_v(&self) -> &[f64] {
+        match &self.levels {
+            Some(levels) => self.natural.get_or_init(|| levels.to_natural(&self.v)),
+            None => &self.v,
+        }
+    }
+
+    /// Selects an experimental kernel of the level sweep (for the probe); no effect
+    /// without [`SparseSweep::Levels`]. Not part of the API.
+    #[doc(hidden)]
+    pub fn set_level_variant(&mut self, variant: levels::Variant) {
+        if let Some(levels) = &mut self.levels {
+            levels.set_variant(variant, &self.v);
+        }
+    }
+
+    /// Number of dependency levels of the cyclic sweep on a sparse `C` (see
+    /// [`SparseSweep::Levels`]); `None` if that schedule is not in use.
+    pub fn levels(&self) -> Option<usize> {
+        self.levels.as_ref().map(Levels::count)
     }
 
     /// The rank `k`.
@@ -840,7 +924,7 @@ impl Mixing<'_> {
         bl_core::params::at_least("trials", trials, 1)?;
         Ok(hyperplane_rounding(
             self.kernel.view(),
-            &self.v,
+            self.natural_v(),
             self.k,
             trials,
             seed ^ ROUNDING_STREAM,
