@@ -21,7 +21,8 @@
 //!
 //! Part 2, to the stop rule: the two graphs of the mixing-method paper's comparison
 //! (G(1000, 0.5) with `k = 45`; `n = 10^4` with `5 x 10^4` edges, `k = 142`), each kernel
-//! until one sweep gains at most `tol |f|` (`tol = 1e-3 / 4`): sweeps, time per sweep, the
+//! until one sweep gains at most `tol |f|` (`tol = 1e-3 / 4`), one kernel at a time, the
+//! fastest of `REPEATS` identical runs: sweeps, time per sweep, the
 //! SDP value reached, its distance to the first kernel's value, and its distance to the
 //! value of a long run (cyclic, to `tol = 1e-9`).
 //!
@@ -30,13 +31,13 @@
 
 use std::time::Instant;
 
-use maxcut_sdp::mixing::levels::Variant;
 use maxcut_sdp::params::SparseSweep;
 use maxcut_sdp::synthetic::{gnp_weighted, random_edges};
 use maxcut_sdp::{Colored, LowRankMode, Mixing, MixingParams, Problem, SweepForm};
 
 const SEED: u64 = 20_170_901;
 const BLOCK: usize = 3;
+const REPEATS: usize = 3;
 
 type Edge = (usize, usize, f64);
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
@@ -57,23 +58,12 @@ enum Kind {
     First,
     Seq,
     Levels,
-    Eight,
-    Pair,
-    F32,
-    Fma,
-    Simd,
     Colored,
     Auto,
 }
 
 /// The kernels whose iterates are bit-identical to the first kernel's.
-const EXACT: [Kind; 5] = [
-    Kind::First,
-    Kind::Seq,
-    Kind::Levels,
-    Kind::Eight,
-    Kind::Pair,
-];
+const EXACT: [Kind; 3] = [Kind::First, Kind::Seq, Kind::Levels];
 
 impl Kind {
     fn params(self) -> MixingParams {
@@ -82,7 +72,7 @@ impl Kind {
             .low_rank(LowRankMode::Implicit);
         match self {
             Kind::First | Kind::Seq => sparse.sparse_sweep(SparseSweep::Sequential),
-            Kind::Levels | Kind::Eight | Kind::Pair | Kind::F32 | Kind::Fma | Kind::Simd => sparse,
+            Kind::Levels => sparse,
             Kind::Colored => sparse.order(Colored),
             Kind::Auto => MixingParams::default().seed(SEED),
         }
@@ -93,11 +83,6 @@ impl Kind {
             Kind::First => "first",
             Kind::Seq => "seq",
             Kind::Levels => "levels",
-            Kind::Eight => "levels-8",
-            Kind::Pair => "levels-pair",
-            Kind::F32 => "levels-f32",
-            Kind::Fma => "levels-fma",
-            Kind::Simd => "levels-simd",
             Kind::Colored => "colored",
             Kind::Auto => "auto",
         }
@@ -105,19 +90,7 @@ impl Kind {
 }
 
 fn start<'a>(problem: &'a Problem, kind: Kind) -> Res<Mixing<'a>> {
-    let mut mixing = Mixing::new(problem, &kind.params())?;
-    let variant = match kind {
-        Kind::Eight => Some(Variant::Eight),
-        Kind::Pair => Some(Variant::Pair),
-        Kind::F32 => Some(Variant::GatherF32),
-        Kind::Fma => Some(Variant::Fma),
-        Kind::Simd => Some(Variant::Simd),
-        _ => None,
-    };
-    if let Some(variant) = variant {
-        mixing.set_level_variant(variant);
-    }
-    Ok(mixing)
+    Ok(Mixing::new(problem, &kind.params())?)
 }
 
 fn max_diff(a: faer::MatRef<'_, f64>, b: faer::MatRef<'_, f64>) -> f64 {
@@ -145,17 +118,7 @@ fn per_sweep(name: &str, n: usize, edges: &[Edge], rounds: usize) -> Res<()> {
             .num_threads(threads)
             .build()?;
         pool.install(|| -> Res<()> {
-            let mut kinds = vec![
-                Kind::First,
-                Kind::Seq,
-                Kind::Levels,
-                Kind::Eight,
-                Kind::Pair,
-                Kind::F32,
-                Kind::Fma,
-                Kind::Simd,
-                Kind::Colored,
-            ];
+            let mut kinds = vec![Kind::First, Kind::Seq, Kind::Levels, Kind::Colored];
             let auto = Mixing::new(&problem, &Kind::Auto.params())?;
             if auto.form() != SweepForm::Sparse {
                 kinds.push(Kind::Auto);
@@ -264,15 +227,6 @@ fn part2() -> Res<()> {
             (Kind::Seq, 1),
             (Kind::Levels, 1),
             (Kind::Levels, 2),
-            (Kind::Eight, 1),
-            (Kind::Pair, 1),
-            (Kind::Pair, 2),
-            (Kind::F32, 1),
-            (Kind::F32, 2),
-            (Kind::Fma, 1),
-            (Kind::Fma, 2),
-            (Kind::Simd, 1),
-            (Kind::Simd, 2),
             (Kind::Colored, 1),
             (Kind::Colored, 2),
             (Kind::Auto, 1),
@@ -280,12 +234,21 @@ fn part2() -> Res<()> {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()?;
-            let mut mixing = pool.install(|| start(&problem, kind))?;
-            if kind == Kind::Auto && mixing.form() == SweepForm::Sparse {
-                continue;
+            // The fastest of `REPEATS` identical runs (same start, same iterates).
+            let mut best = (0, f64::INFINITY, 0.0, 0);
+            for _ in 0..REPEATS {
+                let mut mixing = pool.install(|| start(&problem, kind))?;
+                if kind == Kind::Auto && mixing.form() == SweepForm::Sparse {
+                    break;
+                }
+                let (s, t, f) = pool.install(|| to_tol(&mut mixing, kind, tol, 2000))?;
+                if t < best.1 {
+                    best = (s, t, f, mixing.rank());
+                }
             }
-            let (s, t, f) = pool.install(|| to_tol(&mut mixing, kind, tol, 2000))?;
-            rows.push((kind, threads, s, t, f, mixing.rank()));
+            if best.1.is_finite() {
+                rows.push((kind, threads, best.0, best.1, best.2, best.3));
+            }
         }
         let first = rows[0].4;
         for (kind, threads, sweeps, time, value, k) in rows {

@@ -15,8 +15,7 @@
 //! (`m x k`) current: `g_i = W^T G_i^T - ||G_i||^2 v_i` (the `j = i` term removed), then
 //! `W += G_i^T (v_i^new - v_i^old)^T`. A sweep allocates nothing.
 
-#[doc(hidden)]
-pub mod levels;
+mod levels;
 
 use std::sync::{Arc, OnceLock};
 
@@ -24,6 +23,7 @@ use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, TerminationRe
 use bl_core::params::{ParamGuard, invalid};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
+use pulp::{Simd, WithSimd};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -220,59 +220,118 @@ fn move_to_field(g: &[f64], vi: &mut [f64], dv: &mut [f64]) -> f64 {
     2.0 * (norm - before)
 }
 
-/// One sweep over a sparse symmetric `C` (CSR rows without the diagonal) in `order`.
-///
-/// `g_i = sum_p C_{i,j_p} v_{j_p}` is accumulated four stored entries at a time,
-/// `g <- (((g + a_0 v_0) + a_1 v_1) + a_2 v_2) + a_3 v_3` elementwise, which is the same
-/// sequence of roundings as one `axpy` per entry: the iterates are bit-identical to the
-/// plain loop ([`Mixing::sweep_reference`]); `g` is read and written once per four
-/// columns of `V` instead of once per column. The loops run over the `k` contiguous
-/// entries of each column, and the whole sweep is compiled for the widest SIMD
-/// instruction set the CPU offers (runtime dispatch by `pulp`): no FMA contraction, so
-/// the arithmetic is the same on every CPU.
+/// One sweep over a sparse symmetric `C` (CSR rows without the diagonal) in `order`,
+/// one vertex after the other, with the kernel of [`accumulate`]: the iterates are
+/// bit-identical to the plain loop ([`Mixing::sweep_reference`]).
 fn sparse_sweep(s: &SparseSym, v: &mut [f64], k: usize, order: &[usize], g: &mut [f64]) -> f64 {
-    pulp::Arch::new().dispatch(
+    struct Op<'a> {
+        s: &'a SparseSym,
+        v: &'a mut [f64],
+        k: usize,
+        order: &'a [usize],
+        g: &'a mut [f64],
+    }
+    impl WithSimd for Op<'_> {
+        type Output = f64;
         #[inline(always)]
-        || {
+        fn with_simd<S: Simd>(self, simd: S) -> f64 {
+            let Op { s, v, k, order, g } = self;
             let mut increase = 0.0;
             for &i in order {
                 let range = s.row_ptr[i]..s.row_ptr[i + 1];
-                sparse_field(&s.col_idx[range.clone()], &s.values[range], v, k, g);
+                g.fill(0.0);
+                let current: &[f64] = v;
+                accumulate(simd, &s.col_idx[range.clone()], &s.values[range], g, |j| {
+                    &current[j * k..j * k + k]
+                });
                 let vi = &mut v[i * k..(i + 1) * k];
                 increase += unit_field(g, vi);
                 vi.copy_from_slice(g);
             }
             increase
-        },
-    )
+        }
+    }
+    pulp::Arch::new().dispatch(Op { s, v, k, order, g })
 }
 
-/// `g = sum_p values[p] v_{cols[p]}` (`V` is `k x n` column-major), four entries at a
-/// time; see [`sparse_sweep`].
-#[inline(always)]
+/// `g = sum_p values[p] v_{cols[p]}` (`V` is `k x n`, column-major); see [`accumulate`].
 fn sparse_field(cols: &[usize], values: &[f64], v: &[f64], k: usize, g: &mut [f64]) {
-    g.fill(0.0);
-    accumulate(cols, values, g, |j| &v[j * k..j * k + k]);
+    struct Op<'a> {
+        cols: &'a [usize],
+        values: &'a [f64],
+        v: &'a [f64],
+        k: usize,
+        g: &'a mut [f64],
+    }
+    impl WithSimd for Op<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            let Op {
+                cols,
+                values,
+                v,
+                k,
+                g,
+            } = self;
+            g.fill(0.0);
+            accumulate(simd, cols, values, g, |j| &v[j * k..j * k + k]);
+        }
+    }
+    pulp::Arch::new().dispatch(Op {
+        cols,
+        values,
+        v,
+        k,
+        g,
+    });
 }
 
-/// `g += sum_p values[p] col(cols[p])`, four entries at a time, in the order of the
-/// entries (`g <- (((g + a_0 x_0) + a_1 x_1) + a_2 x_2) + a_3 x_3` elementwise: the same
-/// roundings as one `axpy` per entry).
+/// `g += sum_p values[p] col(cols[p])`, the kernel of every sparse sweep. Four stored
+/// entries per pass over `g`, in `pulp`'s vector registers (the widest the CPU offers,
+/// chosen at run time): `g <- (((g + a_0 x_0) + a_1 x_1) + a_2 x_2) + a_3 x_3`
+/// elementwise, a multiply then an add, no fused multiply-add. That is the same
+/// sequence of roundings as one `axpy` per entry in the order of the entries, so the
+/// result is bit-identical to the plain loop on every CPU. The rows of `g` past the last
+/// full vector are done one by one with the same operations.
 #[inline(always)]
-fn accumulate<'v>(cols: &[usize], values: &[f64], g: &mut [f64], col: impl Fn(usize) -> &'v [f64]) {
+fn accumulate<'v, S: Simd>(
+    simd: S,
+    cols: &[usize],
+    values: &[f64],
+    g: &mut [f64],
+    col: impl Fn(usize) -> &'v [f64],
+) {
     let k = g.len();
+    let (head, tail) = S::as_mut_simd_f64s(g);
+    let madd = |acc: S::f64s, a: S::f64s, x: S::f64s| simd.add_f64s(acc, simd.mul_f64s(a, x));
     let mut cols4 = cols.chunks_exact(4);
     let mut values4 = values.chunks_exact(4);
     for (j, a) in (&mut cols4).zip(&mut values4) {
-        let (x0, x1, x2, x3) = (col(j[0]), col(j[1]), col(j[2]), col(j[3]));
-        let (x0, x1, x2, x3) = (&x0[..k], &x1[..k], &x2[..k], &x3[..k]);
-        let (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3]);
-        for ((((gr, &y0), &y1), &y2), &y3) in g.iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
-            *gr = *gr + a0 * y0 + a1 * y1 + a2 * y2 + a3 * y3;
+        let x: [(&[S::f64s], &[f64]); 4] =
+            std::array::from_fn(|e| S::as_simd_f64s(&col(j[e])[..k]));
+        let s: [S::f64s; 4] = std::array::from_fn(|e| simd.splat_f64s(a[e]));
+        for (r, gr) in head.iter_mut().enumerate() {
+            let mut acc = *gr;
+            acc = madd(acc, s[0], x[0].0[r]);
+            acc = madd(acc, s[1], x[1].0[r]);
+            acc = madd(acc, s[2], x[2].0[r]);
+            acc = madd(acc, s[3], x[3].0[r]);
+            *gr = acc;
+        }
+        for (r, gr) in tail.iter_mut().enumerate() {
+            *gr = *gr + a[0] * x[0].1[r] + a[1] * x[1].1[r] + a[2] * x[2].1[r] + a[3] * x[3].1[r];
         }
     }
     for (&j, &a) in cols4.remainder().iter().zip(values4.remainder()) {
-        axpy(g, a, col(j));
+        let (xh, xt) = S::as_simd_f64s(&col(j)[..k]);
+        let s = simd.splat_f64s(a);
+        for (gr, &x) in head.iter_mut().zip(xh) {
+            *gr = madd(*gr, s, x);
+        }
+        for (gr, &x) in tail.iter_mut().zip(xt) {
+            *gr += a * x;
+        }
     }
 }
 
@@ -406,20 +465,9 @@ impl Coloring {
                 .zip(class.par_iter())
                 .with_min_len(16)
                 .for_each(|((g, gain), &i)| {
-                    *gain = pulp::Arch::new().dispatch(
-                        #[inline(always)]
-                        || {
-                            let range = s.row_ptr[i]..s.row_ptr[i + 1];
-                            sparse_field(
-                                &s.col_idx[range.clone()],
-                                &s.values[range],
-                                current,
-                                k,
-                                g,
-                            );
-                            unit_field(g, &current[i * k..(i + 1) * k])
-                        },
-                    );
+                    let range = s.row_ptr[i]..s.row_ptr[i + 1];
+                    sparse_field(&s.col_idx[range.clone()], &s.values[range], current, k, g);
+                    *gain = unit_field(g, &current[i * k..(i + 1) * k]);
                 });
             for (t, &i) in class.iter().enumerate() {
                 v[i * k..(i + 1) * k].copy_from_slice(&next[t * k..(t + 1) * k]);
@@ -876,15 +924,6 @@ impl Mixing<'_> {
         match &self.levels {
             Some(levels) => self.natural.get_or_init(|| levels.to_natural(&self.v)),
             None => &self.v,
-        }
-    }
-
-    /// Selects an experimental kernel of the level sweep (for the probe); no effect
-    /// without [`SparseSweep::Levels`]. Not part of the API.
-    #[doc(hidden)]
-    pub fn set_level_variant(&mut self, variant: levels::Variant) {
-        if let Some(levels) = &mut self.levels {
-            levels.set_variant(variant, &self.v);
         }
     }
 
