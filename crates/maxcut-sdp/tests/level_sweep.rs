@@ -268,3 +268,27 @@ fn warm_start_and_rounding_see_the_natural_order() {
     natural.refresh();
     assert_eq!(levels.objective().to_bits(), natural.objective().to_bits());
 }
+
+#[test]
+fn tiny_graphs_fit_with_levels() {
+    for (n, edges) in [
+        (1, vec![]),
+        (2, vec![(0, 1, 1.0)]),
+        (3, vec![(0, 1, 0.0), (1, 2, -2.0)]),
+    ] {
+        let problem = Problem::maxcut(n, &edges).unwrap();
+        let params = MixingParams::default().low_rank(LowRankMode::Implicit);
+        assert!(Mixing::new(&problem, &params).unwrap().levels().is_some());
+        let levels = params.fit(&problem).unwrap();
+        let sequential = params
+            .clone()
+            .sparse_sweep(SparseSweep::Sequential)
+            .fit(&problem)
+            .unwrap();
+        assert_eq!(
+            levels.sdp_value().to_bits(),
+            sequential.sdp_value().to_bits()
+        );
+        assert_eq!(levels.y(), sequential.y());
+    }
+}
