@@ -768,6 +768,11 @@ impl<'a> Mixing<'a> {
     /// dispatch), kept as the yardstick of the benches and the reference of the tests:
     /// the same iterates as [`Mixing::sweep`] in the same order. Not part of the API.
     ///
+    /// The yardstick proper is this sweep with [`SparseSweep::Sequential`] (`V` in
+    /// natural order, one thread). With [`SparseSweep::Levels`] it runs the same
+    /// arithmetic sequentially on the level-sorted `V` (same iterates, other memory
+    /// layout).
+    ///
     /// # Errors
     /// As [`Mixing::sweep`].
     #[doc(hidden)]
