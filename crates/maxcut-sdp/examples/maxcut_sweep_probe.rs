@@ -7,6 +7,9 @@
 //! - `seq`: [`SparseSweep::Sequential`], the four-entries-at-a-time kernel, one thread;
 //! - `levels`: [`SparseSweep::Levels`] (the default), the same iterates, level by level on
 //!   the rayon pool of the row;
+//! - `levels-f32`: [`SparseSweep::LevelsF32Gather`], the level sweep gathering from an
+//!   `f32` copy of `V` (other iterates: the largest entry difference of `V` to `first`
+//!   after the timed sweeps is printed);
 //! - `colored`: the [`Colored`] order (a different order: other iterates);
 //! - `auto`: what `LowRankMode::Auto` runs (the dense sweep on dense graphs; skipped on
 //!   sparse ones), in part 2 only: run just before the first kernel, faer's dense
@@ -61,6 +64,7 @@ enum Kind {
     First,
     Seq,
     Levels,
+    F32,
     Colored,
     Auto,
 }
@@ -76,6 +80,7 @@ impl Kind {
         match self {
             Kind::First | Kind::Seq => sparse.sparse_sweep(SparseSweep::Sequential),
             Kind::Levels => sparse,
+            Kind::F32 => sparse.sparse_sweep(SparseSweep::LevelsF32Gather),
             Kind::Colored => sparse.order(Colored),
             Kind::Auto => MixingParams::default().seed(SEED),
         }
@@ -86,6 +91,7 @@ impl Kind {
             Kind::First => "first",
             Kind::Seq => "seq",
             Kind::Levels => "levels",
+            Kind::F32 => "levels-f32",
             Kind::Colored => "colored",
             Kind::Auto => "auto",
         }
@@ -111,7 +117,13 @@ fn per_sweep(name: &str, n: usize, edges: &[Edge], rounds: usize) -> Res<()> {
             .num_threads(threads)
             .build()?;
         pool.install(|| -> Res<()> {
-            let kinds = [Kind::First, Kind::Seq, Kind::Levels, Kind::Colored];
+            let kinds = [
+                Kind::First,
+                Kind::Seq,
+                Kind::Levels,
+                Kind::F32,
+                Kind::Colored,
+            ];
             let mut runs = kinds
                 .iter()
                 .map(|&kind| Ok((kind, start(&problem, kind)?)))
@@ -136,6 +148,7 @@ fn per_sweep(name: &str, n: usize, edges: &[Edge], rounds: usize) -> Res<()> {
                     ratios[r].push(best[0] / best[r]);
                 }
             }
+            let mut f32_diff = 0.0f64;
             for (kind, mixing) in &runs[1..] {
                 if EXACT.contains(kind) {
                     assert_eq!(
@@ -144,6 +157,13 @@ fn per_sweep(name: &str, n: usize, edges: &[Edge], rounds: usize) -> Res<()> {
                         "{}: the exact kernels must give the same iterates",
                         kind.name()
                     );
+                } else if *kind == Kind::F32 {
+                    let (a, b) = (mixing.v(), runs[0].1.v());
+                    for j in 0..a.ncols() {
+                        for i in 0..a.nrows() {
+                            f32_diff = f32_diff.max((a[(i, j)] - b[(i, j)]).abs());
+                        }
+                    }
                 }
             }
             let cells: Vec<String> = runs
@@ -159,7 +179,7 @@ fn per_sweep(name: &str, n: usize, edges: &[Edge], rounds: usize) -> Res<()> {
                 })
                 .collect();
             println!(
-                "| {name} | {n} | {} | {} | {levels} | {threads} | {} |",
+                "| {name} | {n} | {} | {} | {levels} | {threads} | {} | {f32_diff:.1e} |",
                 edges.len(),
                 runs[0].1.rank(),
                 cells.join(" | ")
@@ -207,6 +227,8 @@ fn part2() -> Res<()> {
             (Kind::Seq, 1),
             (Kind::Levels, 1),
             (Kind::Levels, 2),
+            (Kind::F32, 1),
+            (Kind::F32, 2),
             (Kind::Colored, 1),
             (Kind::Colored, 2),
             (Kind::Auto, 1),
@@ -257,8 +279,10 @@ fn main() -> Res<()> {
         println!(
             "\nPart 1: one sweep, median over {rounds} rounds of the fastest of {BLOCK} - 1 warm sweeps (ms), and of first / kernel\n"
         );
-        println!("| graph | n | edges | k | levels | threads | kernels... |");
-        println!("|---|---|---|---|---|---|---|");
+        println!(
+            "| graph | n | edges | k | levels | threads | first | seq | levels | levels-f32 | colored | levels-f32: max abs V diff to first |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
         let sizes: &[usize] = match part {
             Some(3) => &[10_000],
             Some(4) => &[],

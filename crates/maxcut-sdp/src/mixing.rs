@@ -623,16 +623,17 @@ impl<'a> Mixing<'a> {
             Kernel::Sparse(s) if order_rule.by_color() => Some(Coloring::new(s, k)),
             _ => None,
         };
-        let levels = match &kernel {
+        let gather_f32 = params.sparse_sweep() == SparseSweep::LevelsF32Gather;
+        let mut levels = match &kernel {
             Kernel::Sparse(s)
-                if order_rule.is_identity() && params.sparse_sweep() == SparseSweep::Levels =>
+                if order_rule.is_identity() && params.sparse_sweep() != SparseSweep::Sequential =>
             {
-                Some(Levels::new(s, k, rayon::current_num_threads()))
+                Some(Levels::new(s, k, rayon::current_num_threads(), gather_f32))
             }
             _ => None,
         };
-        let v = match &levels {
-            Some(levels) => levels.to_positions(&v),
+        let v = match &mut levels {
+            Some(levels) => levels.arrange_by_position(&v),
             None => v,
         };
         let mut mixing = Self {

@@ -292,3 +292,69 @@ fn tiny_graphs_fit_with_levels() {
         assert_eq!(levels.y(), sequential.y());
     }
 }
+
+#[test]
+fn f32_gathers_reach_the_same_sdp_value_and_stay_deterministic() {
+    let n = 3000;
+    let problem = Problem::maxcut(n, &random_edges(n, 5 * n, 11).unwrap()).unwrap();
+    let base = MixingParams::default()
+        .seed(8)
+        .rank(160)
+        .tol(2.5e-4)
+        .trials(10)
+        .low_rank(LowRankMode::Implicit);
+    let exact = base.fit(&problem).unwrap();
+    let f32_params = base.clone().sparse_sweep(SparseSweep::LevelsF32Gather);
+    let runs: Vec<_> = [1, 2, 4]
+        .into_iter()
+        .map(|t| in_pool(t, || f32_params.fit(&problem)).unwrap())
+        .collect();
+    let (a, b) = (runs[0].sdp_value(), exact.sdp_value());
+    assert!(
+        (a - b).abs() <= 1e-6 * b.abs(),
+        "f32 gathers: {a} vs {b}, relative {:e}",
+        (a - b).abs() / b.abs()
+    );
+    assert_eq!(runs[0].report().iterations, exact.report().iterations);
+    // The iterates differ by the f32 rounding of the gathered columns only.
+    let diff = max_diff(runs[0].v(), exact.v());
+    assert!(diff > 0.0 && diff < 1e-5, "V differs by {diff}");
+    // The same result, bit for bit, for any number of threads.
+    for other in &runs[1..] {
+        assert_eq!(other.sdp_value().to_bits(), a.to_bits());
+        assert_eq!(other.v(), runs[0].v());
+        assert_eq!(other.y(), runs[0].y());
+    }
+}
+
+#[test]
+fn f32_gathers_follow_the_definition_to_f32_rounding() {
+    for (name, n, edges, ranks) in graphs().into_iter().filter(|g| g.1 <= 100) {
+        let problem = Problem::maxcut(n, &edges).unwrap();
+        let c = problem.to_dense();
+        let params = params(2, ranks[0], SparseSweep::LevelsF32Gather);
+        let mut mixing = Mixing::new(&problem, &params).unwrap();
+        for sweep in 1..=5 {
+            let mut expected = mixing.v().to_owned();
+            sweep_by_definition(&c, &mut expected);
+            mixing.sweep().unwrap();
+            let diff = max_diff(mixing.v(), expected.as_ref());
+            assert!(diff <= 1e-5, "{name}, sweep {sweep}: V differs by {diff}");
+        }
+        // The reference sweep on this layout keeps the f32 copy current.
+        let mut plain = Mixing::new(&problem, &params).unwrap();
+        let mut exact =
+            Mixing::new(&problem, &params.clone().sparse_sweep(SparseSweep::Levels)).unwrap();
+        plain.sweep_reference().unwrap();
+        exact.sweep().unwrap();
+        assert_eq!(
+            plain.v(),
+            exact.v(),
+            "{name}: sweep_reference is the f64 sweep"
+        );
+        plain.sweep().unwrap();
+        exact.sweep().unwrap();
+        let diff = max_diff(plain.v(), exact.v());
+        assert!(diff <= 1e-5, "{name}: after a reference sweep, {diff}");
+    }
+}

@@ -4,8 +4,9 @@
 
 use std::alloc::System;
 
+use maxcut_sdp::params::SparseSweep;
 use maxcut_sdp::synthetic::random_edges;
-use maxcut_sdp::{LowRankMode, Mixing, MixingParams, Problem};
+use maxcut_sdp::{LowRankMode, Mixing, MixingParams, ParamGuard, Problem};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -16,16 +17,17 @@ fn level_sweeps_do_not_allocate() {
     // Levels large enough to be split twice at this rank (checked by the unit test
     // `the_threaded_test_graph_splits`).
     let problem = Problem::maxcut(3000, &random_edges(3000, 15_000, 7).unwrap()).unwrap();
-    let params = MixingParams::default()
+    let base = MixingParams::default()
         .rank(160)
         .low_rank(LowRankMode::Implicit);
-    for threads in [1, 2, 4] {
+    let gather_f32 = base.clone().sparse_sweep(SparseSweep::LevelsF32Gather);
+    for (params, threads) in [(&base, 1), (&base, 2), (&base, 4), (&gather_f32, 2)] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
         pool.install(|| {
-            let mut mixing = Mixing::new(&problem, &params).unwrap();
+            let mut mixing = Mixing::new(&problem, params).unwrap();
             assert!(mixing.levels().is_some());
             mixing.sweep().unwrap();
             // Every worker up and running before counting.
@@ -38,7 +40,8 @@ fn level_sweeps_do_not_allocate() {
             assert_eq!(
                 (stats.allocations, stats.reallocations),
                 (0, 0),
-                "{threads} threads"
+                "{threads} threads, {:?}",
+                params.check().unwrap().sparse_sweep()
             );
         });
     }

@@ -47,6 +47,9 @@ pub(crate) struct Levels {
     gains: Vec<f64>,
     /// One `k`-column of scratch per leaf of the fork-join tree.
     scratch: Vec<f64>,
+    /// `V` by position rounded to `f32`, from which the neighbour columns are gathered
+    /// ([`crate::params::SparseSweep::LevelsF32Gather`]); empty otherwise.
+    shadow: Vec<f32>,
 }
 
 /// The read-only data of one level's update.
@@ -61,12 +64,16 @@ struct Ctx<'a> {
     /// Columns at positions `>= end` of the level (not yet updated).
     after: &'a [f64],
     end: usize,
+    /// The same two parts of the `f32` copy (empty without it).
+    before32: &'a [f32],
+    after32: &'a [f32],
 }
 
 impl Levels {
     /// The levels of the graph of `s` (off-diagonal entries) for rank `k`, with scratch
-    /// for fork-join trees of up to `threads` leaves.
-    pub(crate) fn new(s: &SparseSym, k: usize, threads: usize) -> Self {
+    /// for fork-join trees of up to `threads` leaves; `gather_f32` keeps an `f32` copy of
+    /// `V` for the gathers (filled by [`Levels::arrange_by_position`]).
+    pub(crate) fn new(s: &SparseSym, k: usize, threads: usize, gather_f32: bool) -> Self {
         let n = s.n;
         let mut level = vec![0usize; n];
         let mut count = 0;
@@ -135,6 +142,11 @@ impl Levels {
             val,
             gains: vec![0.0; n],
             scratch: vec![0.0; leaves * k],
+            shadow: if gather_f32 {
+                vec![0.0; n * k]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -143,15 +155,26 @@ impl Levels {
         self.level_ptr.len() - 1
     }
 
-    /// `v` (natural order, `k x n`) with its columns moved to their positions.
-    pub(crate) fn to_positions(&self, v: &[f64]) -> Vec<f64> {
+    /// `v` (natural order, `k x n`) with its columns moved to their positions; fills the
+    /// `f32` copy if there is one.
+    pub(crate) fn arrange_by_position(&mut self, v: &[f64]) -> Vec<f64> {
         let k = self.k;
         let mut out = vec![0.0; v.len()];
         for (p, col) in out.chunks_exact_mut(k).enumerate() {
             let i = self.vertex[p];
             col.copy_from_slice(&v[i * k..(i + 1) * k]);
         }
+        self.refresh_shadow(&out);
         out
+    }
+
+    /// Rounds `vp` into the `f32` copy (if there is one).
+    fn refresh_shadow(&mut self, vp: &[f64]) {
+        if !self.shadow.is_empty() {
+            for (x, &y) in self.shadow.iter_mut().zip(vp) {
+                *x = y as f32;
+            }
+        }
     }
 
     /// `vp` (by position) back in the natural order.
@@ -182,11 +205,17 @@ impl Levels {
             .next_power_of_two()
             .trailing_zeros()
             .min(leaves.trailing_zeros());
+        // Column length in the `f32` copy: `k`, or 0 without one.
+        let k32 = if self.shadow.is_empty() { 0 } else { k };
         for l in 0..self.count() {
             let (first, end) = (self.level_ptr[l], self.level_ptr[l + 1]);
             let (before, rest) = vp.split_at_mut(first * k);
             let (block, after) = rest.split_at_mut((end - first) * k);
+            let (before32, rest32) = self.shadow.split_at_mut(first * k32);
+            let (block32, after32) = rest32.split_at_mut((end - first) * k32);
             let ctx = Ctx {
+                before32,
+                after32,
                 k,
                 row_ptr: &self.row_ptr,
                 row_mid: &self.row_mid,
@@ -200,6 +229,7 @@ impl Levels {
                 &ctx,
                 first,
                 block,
+                block32,
                 &mut self.gains[first..end],
                 &mut self.scratch,
                 splits,
@@ -224,6 +254,7 @@ impl Levels {
             }
             self.gains[p] = move_to_field(g, &mut vp[p * k..(p + 1) * k], dv);
         }
+        self.refresh_shadow(vp);
         let mut increase = 0.0;
         for &p in &self.pos {
             increase += self.gains[p];
@@ -244,6 +275,7 @@ fn update(
     ctx: &Ctx<'_>,
     first: usize,
     block: &mut [f64],
+    block32: &mut [f32],
     gains: &mut [f64],
     scratch: &mut [f64],
     splits: u32,
@@ -265,15 +297,28 @@ fn update(
         }
         let mid = lo;
         let (left, right) = block.split_at_mut(mid * k);
+        let k32 = if block32.is_empty() { 0 } else { k };
+        let (left32, right32) = block32.split_at_mut(mid * k32);
         let (gains_left, gains_right) = gains.split_at_mut(mid);
         let (scratch_left, scratch_right) = scratch.split_at_mut(scratch.len() / 2);
         rayon::join(
-            || update(ctx, first, left, gains_left, scratch_left, splits - 1),
+            || {
+                update(
+                    ctx,
+                    first,
+                    left,
+                    left32,
+                    gains_left,
+                    scratch_left,
+                    splits - 1,
+                )
+            },
             || {
                 update(
                     ctx,
                     first + mid,
                     right,
+                    right32,
                     gains_right,
                     scratch_right,
                     splits - 1,
@@ -282,13 +327,18 @@ fn update(
         );
         return;
     }
-    pulp::Arch::new().dispatch(Leaf {
-        ctx,
-        first,
-        block,
-        gains,
-        g: &mut scratch[..k],
-    });
+    let g = &mut scratch[..k];
+    if block32.is_empty() {
+        pulp::Arch::new().dispatch(Leaf {
+            ctx,
+            first,
+            block,
+            gains,
+            g,
+        });
+    } else {
+        leaf_f32(ctx, first, block, block32, gains, g);
+    }
 }
 
 /// The columns of one leaf, one after the other.
@@ -330,6 +380,143 @@ impl WithSimd for Leaf<'_, '_> {
     }
 }
 
+/// The columns of one leaf gathered from the `f32` copy of `V`: the same steps as
+/// [`Leaf`], with `g_i = sum_p C_{i,j_p} f64(v32_{j_p})`, each product and sum in `f64`
+/// (multiply then add, in the order of the entries, as the `f64` kernel), and the new
+/// column written to `V` and, rounded, to the copy. On x86-64 with AVX2 the widening
+/// runs four values at a time in vector registers; elsewhere one at a time, with the
+/// same roundings.
+fn leaf_f32(
+    ctx: &Ctx<'_>,
+    first: usize,
+    block: &mut [f64],
+    block32: &mut [f32],
+    gains: &mut [f64],
+    g: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V3::try_new() {
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                leaf_f32_with(
+                    ctx,
+                    first,
+                    block,
+                    block32,
+                    gains,
+                    g,
+                    #[inline(always)]
+                    |c, a, g, col| accumulate_f32_v3(simd, c, a, g, col),
+                )
+            },
+        );
+        return;
+    }
+    leaf_f32_with(ctx, first, block, block32, gains, g, accumulate_f32_scalar);
+}
+
+#[inline(always)]
+fn leaf_f32_with<'a>(
+    ctx: &Ctx<'a>,
+    first: usize,
+    block: &mut [f64],
+    block32: &mut [f32],
+    gains: &mut [f64],
+    g: &mut [f64],
+    accumulate: impl Fn(&[usize], &[f64], &mut [f64], &dyn Fn(usize) -> &'a [f32]),
+) {
+    let k = ctx.k;
+    let (before, after, end) = (ctx.before32, ctx.after32, ctx.end);
+    for (t, ((vi, vi32), gain)) in block
+        .chunks_exact_mut(k)
+        .zip(block32.chunks_exact_mut(k))
+        .zip(gains.iter_mut())
+        .enumerate()
+    {
+        let p = first + t;
+        let (start, mid, stop) = (ctx.row_ptr[p], ctx.row_mid[p], ctx.row_ptr[p + 1]);
+        g.fill(0.0);
+        accumulate(&ctx.col[start..mid], &ctx.val[start..mid], g, &|q| {
+            &before[q * k..q * k + k]
+        });
+        accumulate(&ctx.col[mid..stop], &ctx.val[mid..stop], g, &|q| {
+            &after[(q - end) * k..(q - end) * k + k]
+        });
+        *gain = unit_field(g, vi);
+        vi.copy_from_slice(g);
+        for (x, &y) in vi32.iter_mut().zip(g.iter()) {
+            *x = y as f32;
+        }
+    }
+}
+
+/// `g += sum_p values[p] f64(col(cols[p]))`, one entry and one row at a time.
+#[inline(always)]
+fn accumulate_f32_scalar<'a>(
+    cols: &[usize],
+    values: &[f64],
+    g: &mut [f64],
+    col: &dyn Fn(usize) -> &'a [f32],
+) {
+    for (&j, &a) in cols.iter().zip(values) {
+        for (gr, &x) in g.iter_mut().zip(col(j)) {
+            *gr += a * f64::from(x);
+        }
+    }
+}
+
+/// [`accumulate_f32_scalar`] with AVX2: four stored entries per pass over `g`, four rows
+/// at a time widened by one instruction; the same roundings.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn accumulate_f32_v3<'a>(
+    simd: pulp::x86::V3,
+    cols: &[usize],
+    values: &[f64],
+    g: &mut [f64],
+    col: &dyn Fn(usize) -> &'a [f32],
+) {
+    let k = g.len();
+    let (head, tail) = pulp::as_arrays_mut::<4, f64>(g);
+    let madd = |acc: pulp::f64x4, a: pulp::f64x4, x: &[f32; 4]| {
+        let x = simd.convert_f32x4_to_f64x4(pulp::cast(*x));
+        simd.add_f64s(acc, simd.mul_f64s(a, x))
+    };
+    let mut cols4 = cols.chunks_exact(4);
+    let mut values4 = values.chunks_exact(4);
+    for (j, a) in (&mut cols4).zip(&mut values4) {
+        let x: [(&[[f32; 4]], &[f32]); 4] =
+            std::array::from_fn(|e| pulp::as_arrays::<4, f32>(&col(j[e])[..k]));
+        let s: [pulp::f64x4; 4] = std::array::from_fn(|e| simd.splat_f64s(a[e]));
+        for (r, gr) in head.iter_mut().enumerate() {
+            let mut acc: pulp::f64x4 = pulp::cast(*gr);
+            acc = madd(acc, s[0], &x[0].0[r]);
+            acc = madd(acc, s[1], &x[1].0[r]);
+            acc = madd(acc, s[2], &x[2].0[r]);
+            acc = madd(acc, s[3], &x[3].0[r]);
+            *gr = pulp::cast(acc);
+        }
+        for (r, gr) in tail.iter_mut().enumerate() {
+            *gr = *gr
+                + a[0] * f64::from(x[0].1[r])
+                + a[1] * f64::from(x[1].1[r])
+                + a[2] * f64::from(x[2].1[r])
+                + a[3] * f64::from(x[3].1[r]);
+        }
+    }
+    for (&j, &a) in cols4.remainder().iter().zip(values4.remainder()) {
+        let (xh, xt) = pulp::as_arrays::<4, f32>(&col(j)[..k]);
+        let s = simd.splat_f64s(a);
+        for (gr, x) in head.iter_mut().zip(xh) {
+            *gr = pulp::cast(madd(pulp::cast(*gr), s, x));
+        }
+        for (gr, &x) in tail.iter_mut().zip(xt) {
+            *gr += a * f64::from(x);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,7 +538,7 @@ mod tests {
         for (n, m, seed) in [(200, 1000, 1), (3000, 15_000, 7), (50, 600, 3)] {
             let problem = Problem::maxcut(n, &random_edges(n, m, seed).unwrap()).unwrap();
             let s = sparse(&problem);
-            let levels = Levels::new(s, 8, 2);
+            let levels = Levels::new(s, 8, 2, false);
             let level_of = |i: usize| {
                 let p = levels.pos[i];
                 (0..levels.count())
@@ -394,7 +581,7 @@ mod tests {
     #[test]
     fn the_threaded_test_graph_splits() {
         let problem = Problem::maxcut(3000, &random_edges(3000, 15_000, 7).unwrap()).unwrap();
-        let levels = Levels::new(sparse(&problem), 160, 2);
+        let levels = Levels::new(sparse(&problem), 160, 2, false);
         let largest = (0..levels.count())
             .map(|l| {
                 let (a, b) = (levels.level_ptr[l], levels.level_ptr[l + 1]);
@@ -406,5 +593,31 @@ mod tests {
             largest >= 4 * MIN_SPLIT_WORK,
             "largest level work {largest}"
         );
+    }
+
+    /// The AVX2 `f32` gather and the one-at-a-time fallback give the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn f32_gather_kernels_agree_bit_for_bit() {
+        let Some(simd) = pulp::x86::V3::try_new() else {
+            return;
+        };
+        for k in [1, 3, 4, 7, 8, 45, 142] {
+            let n = 23;
+            let v: Vec<f32> = (0..n * k)
+                .map(|t| ((t * 37 % 101) as f32 - 50.0) / 37.0)
+                .collect();
+            for len in 0..11 {
+                let cols: Vec<usize> = (0..len).map(|e| (e * 7 + 3) % n).collect();
+                let values: Vec<f64> = (0..len).map(|e| 0.3 - e as f64 / 3.0).collect();
+                let col = |j: usize| &v[j * k..(j + 1) * k];
+                let start: Vec<f64> = (0..k).map(|r| r as f64 / 9.0 - 1.0).collect();
+                let (mut a, mut b) = (start.clone(), start);
+                accumulate_f32_scalar(&cols, &values, &mut a, &col);
+                simd.vectorize(|| accumulate_f32_v3(simd, &cols, &values, &mut b, &col));
+                let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&a), bits(&b), "k = {k}, {len} entries");
+            }
+        }
     }
 }
