@@ -76,10 +76,10 @@ pub enum SparseSweep {
     /// (half the bytes; the sweep on a large sparse graph is bound by those reads).
     /// Products and sums stay in `f64`, `V` stays `f64` and authoritative, and each new
     /// column is written to both. The iterates differ from the paper's by the `f32`
-    /// rounding of the gathered columns (relative `6e-8`); the SDP value reached at the
-    /// stop rule agrees with [`SparseSweep::Levels`] to `1e-6` relative (tested; about
-    /// `1e-12` measured on the paper's two graphs). Deterministic for any number of
-    /// threads. Costs `2 n k` more bytes (the copy).
+    /// rounding of the gathered columns (`f32` has a relative precision of `6e-8`); the
+    /// SDP value reached at the stop rule agrees with [`SparseSweep::Levels`] to `1e-6`
+    /// relative (tested; about `2e-12` measured on the paper's two graphs).
+    /// Deterministic for any number of threads. Costs `4 n k` more bytes (the copy).
     LevelsF32Gather,
 }
 
