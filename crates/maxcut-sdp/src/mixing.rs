@@ -15,12 +15,15 @@
 //! (`m x k`) current: `g_i = W^T G_i^T - ||G_i||^2 v_i` (the `j = i` term removed), then
 //! `W += G_i^T (v_i^new - v_i^old)^T`. A sweep allocates nothing.
 
-use std::sync::Arc;
+mod levels;
+
+use std::sync::{Arc, OnceLock};
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, TerminationReason, run};
 use bl_core::params::{ParamGuard, invalid};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
+use pulp::{Simd, WithSimd};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -28,12 +31,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{MaxcutError, Result};
 use crate::params::{
-    AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSITY,
+    AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSITY, SparseSweep,
 };
 use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, axpy, dot, matvec};
 use crate::rounding::{Rounding, hyperplane_rounding};
 use crate::sweep_order::{SweepOrder, first_non_permutation};
 use bl_core::error::build::{non_finite, numerical, shape_mismatch};
+use levels::Levels;
 
 /// Seed offsets of the independent random streams derived from [`MixingParams::seed`].
 pub(crate) const ORDER_STREAM: u64 = 0x5851_F42D_4C95_7F2D;
@@ -216,51 +220,118 @@ fn move_to_field(g: &[f64], vi: &mut [f64], dv: &mut [f64]) -> f64 {
     2.0 * (norm - before)
 }
 
-/// One sweep over a sparse symmetric `C` (CSR rows without the diagonal) in `order`.
-///
-/// `g_i = sum_p C_{i,j_p} v_{j_p}` is accumulated four stored entries at a time,
-/// `g <- (((g + a_0 v_0) + a_1 v_1) + a_2 v_2) + a_3 v_3` elementwise, which is the same
-/// sequence of roundings as one `axpy` per entry: the iterates are bit-identical to the
-/// plain loop ([`Mixing::sweep_reference`]); `g` is read and written once per four
-/// columns of `V` instead of once per column. The loops run over the `k` contiguous
-/// entries of each column, and the whole sweep is compiled for the widest SIMD
-/// instruction set the CPU offers (runtime dispatch by `pulp`): no FMA contraction, so
-/// the arithmetic is the same on every CPU.
+/// One sweep over a sparse symmetric `C` (CSR rows without the diagonal) in `order`,
+/// one vertex after the other, with the kernel of [`accumulate`]: the iterates are
+/// bit-identical to the plain loop ([`Mixing::sweep_reference`]).
 fn sparse_sweep(s: &SparseSym, v: &mut [f64], k: usize, order: &[usize], g: &mut [f64]) -> f64 {
-    pulp::Arch::new().dispatch(
+    struct Op<'a> {
+        s: &'a SparseSym,
+        v: &'a mut [f64],
+        k: usize,
+        order: &'a [usize],
+        g: &'a mut [f64],
+    }
+    impl WithSimd for Op<'_> {
+        type Output = f64;
         #[inline(always)]
-        || {
+        fn with_simd<S: Simd>(self, simd: S) -> f64 {
+            let Op { s, v, k, order, g } = self;
             let mut increase = 0.0;
             for &i in order {
                 let range = s.row_ptr[i]..s.row_ptr[i + 1];
-                sparse_field(&s.col_idx[range.clone()], &s.values[range], v, k, g);
+                g.fill(0.0);
+                let current: &[f64] = v;
+                accumulate(simd, &s.col_idx[range.clone()], &s.values[range], g, |j| {
+                    &current[j * k..j * k + k]
+                });
                 let vi = &mut v[i * k..(i + 1) * k];
                 increase += unit_field(g, vi);
                 vi.copy_from_slice(g);
             }
             increase
-        },
-    )
+        }
+    }
+    pulp::Arch::new().dispatch(Op { s, v, k, order, g })
 }
 
-/// `g = sum_p values[p] v_{cols[p]}` (`V` is `k x n` column-major), four entries at a
-/// time; see [`sparse_sweep`].
-#[inline(always)]
+/// `g = sum_p values[p] v_{cols[p]}` (`V` is `k x n`, column-major); see [`accumulate`].
 fn sparse_field(cols: &[usize], values: &[f64], v: &[f64], k: usize, g: &mut [f64]) {
-    g.fill(0.0);
-    let g = &mut g[..k];
-    let col = |j: usize| &v[j * k..j * k + k];
+    struct Op<'a> {
+        cols: &'a [usize],
+        values: &'a [f64],
+        v: &'a [f64],
+        k: usize,
+        g: &'a mut [f64],
+    }
+    impl WithSimd for Op<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            let Op {
+                cols,
+                values,
+                v,
+                k,
+                g,
+            } = self;
+            g.fill(0.0);
+            accumulate(simd, cols, values, g, |j| &v[j * k..j * k + k]);
+        }
+    }
+    pulp::Arch::new().dispatch(Op {
+        cols,
+        values,
+        v,
+        k,
+        g,
+    });
+}
+
+/// `g += sum_p values[p] col(cols[p])`, the kernel of every sparse sweep. Four stored
+/// entries per pass over `g`, in `pulp`'s vector registers (the widest the CPU offers,
+/// chosen at run time): `g <- (((g + a_0 x_0) + a_1 x_1) + a_2 x_2) + a_3 x_3`
+/// elementwise, a multiply then an add, no fused multiply-add. That is the same
+/// sequence of roundings as one `axpy` per entry in the order of the entries, so the
+/// result is bit-identical to the plain loop on every CPU. The rows of `g` past the last
+/// full vector are done one by one with the same operations.
+#[inline(always)]
+fn accumulate<'v, S: Simd>(
+    simd: S,
+    cols: &[usize],
+    values: &[f64],
+    g: &mut [f64],
+    col: impl Fn(usize) -> &'v [f64],
+) {
+    let k = g.len();
+    let (head, tail) = S::as_mut_simd_f64s(g);
+    let madd = |acc: S::f64s, a: S::f64s, x: S::f64s| simd.add_f64s(acc, simd.mul_f64s(a, x));
     let mut cols4 = cols.chunks_exact(4);
     let mut values4 = values.chunks_exact(4);
     for (j, a) in (&mut cols4).zip(&mut values4) {
-        let (x0, x1, x2, x3) = (col(j[0]), col(j[1]), col(j[2]), col(j[3]));
-        let (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3]);
-        for ((((gr, &y0), &y1), &y2), &y3) in g.iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
-            *gr = *gr + a0 * y0 + a1 * y1 + a2 * y2 + a3 * y3;
+        let x: [(&[S::f64s], &[f64]); 4] =
+            std::array::from_fn(|e| S::as_simd_f64s(&col(j[e])[..k]));
+        let s: [S::f64s; 4] = std::array::from_fn(|e| simd.splat_f64s(a[e]));
+        for (r, gr) in head.iter_mut().enumerate() {
+            let mut acc = *gr;
+            acc = madd(acc, s[0], x[0].0[r]);
+            acc = madd(acc, s[1], x[1].0[r]);
+            acc = madd(acc, s[2], x[2].0[r]);
+            acc = madd(acc, s[3], x[3].0[r]);
+            *gr = acc;
+        }
+        for (r, gr) in tail.iter_mut().enumerate() {
+            *gr = *gr + a[0] * x[0].1[r] + a[1] * x[1].1[r] + a[2] * x[2].1[r] + a[3] * x[3].1[r];
         }
     }
     for (&j, &a) in cols4.remainder().iter().zip(values4.remainder()) {
-        axpy(g, a, col(j));
+        let (xh, xt) = S::as_simd_f64s(&col(j)[..k]);
+        let s = simd.splat_f64s(a);
+        for (gr, &x) in head.iter_mut().zip(xh) {
+            *gr = madd(*gr, s, x);
+        }
+        for (gr, &x) in tail.iter_mut().zip(xt) {
+            *gr += a * x;
+        }
     }
 }
 
@@ -315,6 +386,11 @@ pub struct Mixing<'a> {
     block_c: Vec<f64>,
     /// The color classes of [`crate::Colored`] on a sparse `C`.
     coloring: Option<Coloring>,
+    /// The dependency levels of the cyclic sweep on a sparse `C`
+    /// ([`SparseSweep::Levels`]); while set, `v` holds the columns by position
+    /// (sorted by level) and `natural` caches them in the natural order.
+    levels: Option<Levels>,
+    natural: OnceLock<Vec<f64>>,
     objective: f64,
     sweeps: usize,
     tol: f64,
@@ -389,20 +465,9 @@ impl Coloring {
                 .zip(class.par_iter())
                 .with_min_len(16)
                 .for_each(|((g, gain), &i)| {
-                    *gain = pulp::Arch::new().dispatch(
-                        #[inline(always)]
-                        || {
-                            let range = s.row_ptr[i]..s.row_ptr[i + 1];
-                            sparse_field(
-                                &s.col_idx[range.clone()],
-                                &s.values[range],
-                                current,
-                                k,
-                                g,
-                            );
-                            unit_field(g, &current[i * k..(i + 1) * k])
-                        },
-                    );
+                    let range = s.row_ptr[i]..s.row_ptr[i + 1];
+                    sparse_field(&s.col_idx[range.clone()], &s.values[range], current, k, g);
+                    *gain = unit_field(g, &current[i * k..(i + 1) * k]);
                 });
             for (t, &i) in class.iter().enumerate() {
                 v[i * k..(i + 1) * k].copy_from_slice(&next[t * k..(t + 1) * k]);
@@ -558,8 +623,23 @@ impl<'a> Mixing<'a> {
             Kernel::Sparse(s) if order_rule.by_color() => Some(Coloring::new(s, k)),
             _ => None,
         };
+        let gather_f32 = params.sparse_sweep() == SparseSweep::LevelsF32Gather;
+        let mut levels = match &kernel {
+            Kernel::Sparse(s)
+                if order_rule.is_identity() && params.sparse_sweep() != SparseSweep::Sequential =>
+            {
+                Some(Levels::new(s, k, rayon::current_num_threads(), gather_f32))
+            }
+            _ => None,
+        };
+        let v = match &mut levels {
+            Some(levels) => levels.arrange_by_position(&v),
+            None => v,
+        };
         let mut mixing = Self {
             coloring,
+            levels,
+            natural: OnceLock::new(),
             kernel,
             block_g: vec![0.0; k * block],
             block_dv: vec![0.0; k * block],
@@ -602,6 +682,13 @@ impl<'a> Mixing<'a> {
             return Ok(increase);
         }
         let identity = self.next_order()?;
+        if let Some(levels) = &mut self.levels {
+            self.natural.take();
+            let increase = levels.sweep(&mut self.v);
+            self.objective += increase;
+            self.sweeps += 1;
+            return Ok(increase);
+        }
         Ok(self.sweep_in_order(identity))
     }
 
@@ -682,6 +769,11 @@ impl<'a> Mixing<'a> {
     /// dispatch), kept as the yardstick of the benches and the reference of the tests:
     /// the same iterates as [`Mixing::sweep`] in the same order. Not part of the API.
     ///
+    /// The yardstick proper is this sweep with [`SparseSweep::Sequential`] (`V` in
+    /// natural order, one thread). With [`SparseSweep::Levels`] it runs the same
+    /// arithmetic sequentially on the level-sorted `V` (same iterates, other memory
+    /// layout).
+    ///
     /// # Errors
     /// As [`Mixing::sweep`].
     #[doc(hidden)]
@@ -690,6 +782,13 @@ impl<'a> Mixing<'a> {
             return self.sweep();
         }
         self.next_order()?;
+        if let Some(levels) = &mut self.levels {
+            self.natural.take();
+            let increase = levels.sweep_plain(&mut self.v, &mut self.g, &mut self.dv);
+            self.objective += increase;
+            self.sweeps += 1;
+            return Ok(increase);
+        }
         let Self {
             kernel,
             k,
@@ -798,6 +897,21 @@ impl Mixing<'_> {
         }
         let mut g = vec![0.0; k];
         let mut total = self.kernel.diag_sum();
+        if let (Some(levels), Kernel::Sparse(s)) = (&self.levels, &self.kernel) {
+            // The same arithmetic as `Kernel::field` on the natural order.
+            let col = |j: usize| {
+                let p = levels.pos(j);
+                &self.v[p * k..(p + 1) * k]
+            };
+            for i in 0..n {
+                g.fill(0.0);
+                for p in s.row_ptr[i]..s.row_ptr[i + 1] {
+                    axpy(&mut g, s.values[p], col(s.col_idx[p]));
+                }
+                total += dot(&g, col(i));
+            }
+            return total;
+        }
         for i in 0..n {
             self.kernel.field(&self.v, k, i, &mut g);
             total += dot(&g, &self.v[i * k..(i + 1) * k]);
@@ -807,7 +921,22 @@ impl Mixing<'_> {
 
     /// The factor `V` (`k x n`); column `i` is the unit vector `v_i`.
     pub fn v(&self) -> MatRef<'_, f64> {
-        MatRef::from_column_major_slice(&self.v, self.k, self.n)
+        MatRef::from_column_major_slice(self.natural_v(), self.k, self.n)
+    }
+
+    /// `V` in the natural column order (rebuilt once after the sweeps when the columns
+    /// are stored by level).
+    fn natural_v(&self) -> &[f64] {
+        match &self.levels {
+            Some(levels) => self.natural.get_or_init(|| levels.to_natural(&self.v)),
+            None => &self.v,
+        }
+    }
+
+    /// Number of dependency levels of the cyclic sweep on a sparse `C` (see
+    /// [`SparseSweep::Levels`]); `None` if that schedule is not in use.
+    pub fn levels(&self) -> Option<usize> {
+        self.levels.as_ref().map(Levels::count)
     }
 
     /// The rank `k`.
@@ -840,7 +969,7 @@ impl Mixing<'_> {
         bl_core::params::at_least("trials", trials, 1)?;
         Ok(hyperplane_rounding(
             self.kernel.view(),
-            &self.v,
+            self.natural_v(),
             self.k,
             trials,
             seed ^ ROUNDING_STREAM,

@@ -70,6 +70,10 @@ impl<T: SweepOrder + ?Sized> SweepOrder for Arc<T> {
 }
 
 /// `0, 1, ..., n - 1` in every sweep (the paper's Alg. 1).
+///
+/// On a sparse `C` this order runs level by level on the current rayon pool
+/// ([`crate::params::SparseSweep::Levels`], the default): a schedule with exactly the
+/// iterates of the sequential sweep, bit for bit, for any number of threads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cyclic;
 
@@ -110,7 +114,10 @@ impl SweepOrder for RandomPermutation {
 /// same as updating them one after the other: the sweep is an ordinary Gauss–Seidel
 /// sweep in this order (the objective still rises monotonically), and its result is the
 /// same, to the last bit, for any number of threads. It is a *different order* from
-/// [`Cyclic`]: the iterates differ, the converged SDP value agrees to the tolerance.
+/// [`Cyclic`]: the iterates differ, and at a given tolerance the two stop at different
+/// points short of the same optimum (each about `tol / (1 - rate)` below it, see the
+/// README's "Upper bounds"). [`Cyclic`] itself also uses every core on a sparse `C`,
+/// with its own iterates unchanged ([`crate::params::SparseSweep::Levels`]).
 /// On dense and low-rank `C` every pair of coordinates interacts and this order is
 /// [`Cyclic`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
