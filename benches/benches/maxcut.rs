@@ -23,7 +23,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use maxcut_sdp::synthetic::{dense_maxcut_cost, gaussian, gnp_weighted, random_edges};
-use maxcut_sdp::{BooleanQp, LowRankMode, Mixing, MixingParams, Problem, SweepForm};
+use maxcut_sdp::{BooleanQp, LowRankMode, Mixing, MixingParams, Problem, SparseSweep, SweepForm};
 
 const SEED: u64 = 20_170_901;
 
@@ -67,7 +67,9 @@ fn sparse_against_reference(c: &mut Criterion, group: &str, graphs: &[(usize, Ve
             .seed(SEED)
             .low_rank(LowRankMode::Implicit);
         let mut fast = Mixing::new(&problem, &params).expect("valid params");
-        let mut reference = Mixing::new(&problem, &params).expect("valid params");
+        // The yardstick in its own layout: natural vertex order, one thread.
+        let sequential = params.clone().sparse_sweep(SparseSweep::Sequential);
+        let mut reference = Mixing::new(&problem, &sequential).expect("valid params");
         let size = format!("n{n}_edges{}_k{}", edges.len(), fast.rank());
         // What `LowRankMode::Auto` (the default) runs: the dense sweep on dense graphs.
         let mut auto = Mixing::new(&problem, &MixingParams::default().seed(SEED)).expect("ok");

@@ -23,7 +23,9 @@ pub use certificate::MAX_DUAL_BOUND_N;
 pub use error::{MaxcutError, Result};
 pub use exact::{ExactSolution, MAX_EXACT_N};
 pub use mixing::{Mixing, SweepForm};
-pub use params::{LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSITY, auto_rank};
+pub use params::{
+    LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSITY, SparseSweep, auto_rank,
+};
 pub use problem::{CostForm, Problem};
 pub use rounding::Rounding;
 pub use solution::{MixingInfo, MixingSolution};
