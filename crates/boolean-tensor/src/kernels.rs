@@ -192,11 +192,30 @@ fn vectors_mut<S: pulp::Simd, const NV: usize>(row: &mut [f64], off: usize) -> &
     &mut S::as_mut_simd_f64s(&mut row[off..off + NV * S::F64_LANES]).0[..NV]
 }
 
+/// Columns read at once by the mode-0 kernel (see [`Mode0Chunk`]).
+const MODE0_STREAMS: usize = 4;
+/// Columns read at once by the projection kernel (see [`ProjectChunk`]).
+const PROJECT_STREAMS: usize = 3;
+
+/// How many of the columns `c, c + q, c + 2 q, ...` (`q = ceil(ncols / k)`, `c < q`) of
+/// a chunk exist: a kernel reads these `k` columns together (`k` only at the end of a
+/// ragged chunk), so each of the `k` column ranges is read in memory order and the
+/// kernel reads `k` long sequential streams. Reading two neighbouring columns together,
+/// the obvious blocking, makes two short streams per column pair instead; measured at
+/// 150^3, the hardware prefetcher then delivered about a third of the bandwidth of one
+/// sequential stream, and the kernels ran about 2 times slower
+/// (`docs/measurements/boolean-tensor-kernels.md`).
+#[inline(always)]
+fn stream_group(ncols: usize, k: usize, c: usize) -> usize {
+    let q = ncols.div_ceil(k);
+    (0..k).take_while(|t| c + t * q < ncols).count()
+}
+
 /// Mode-0 MTTKRP of one chunk: `acc[i, :] += sum_col x[i, col] w_col` (`acc` row-major
-/// `d0 x rp`), over the chunk's columns `col = j + d1 (k - k0)` in order, with
-/// `w_col = B[j, :] .* C[k, :]` formed in registers (no Khatri–Rao chunk in memory).
-/// Two columns per sweep over `acc`, each entry updated by one fused multiply-add per
-/// column in column order.
+/// `d0 x rp`), with `w_col = B[j, :] .* C[k, :]` for column `col = j + d1 (k - k0)`,
+/// formed in registers (no Khatri–Rao chunk in memory). [`MODE0_STREAMS`] columns per
+/// sweep over `acc` (see [`stream_group`]), each entry updated by one fused
+/// multiply-add per column in a fixed column order.
 struct Mode0Chunk<'a> {
     x: &'a [f64],
     d0: usize,
@@ -211,8 +230,8 @@ struct Mode0Chunk<'a> {
 impl Mode0Chunk<'_> {
     /// `w_col = B[j, :] .* C[k, :]` (the `NV` vectors at `off`) for column
     /// `col = j + d1 (k - k0)` of the chunk. (A function, not a closure: closures do not
-    /// inherit the target features of the dispatched caller, so the SIMD intrinsics would
-    /// not inline.)
+    /// inherit the target features of the dispatched caller, so the SIMD intrinsics in
+    /// them would not inline.)
     #[inline(always)]
     fn weights<S: pulp::Simd, const NV: usize>(
         &self,
@@ -230,6 +249,37 @@ impl Mode0Chunk<'_> {
         }
         w
     }
+
+    /// Adds the `K` columns `first, first + q, ...` into the block of `acc`.
+    #[inline(always)]
+    fn columns<S: pulp::Simd, const NV: usize, const K: usize>(
+        &mut self,
+        simd: S,
+        off: usize,
+        first: usize,
+        q: usize,
+    ) {
+        let (d0, rp) = (self.d0, self.rp);
+        let mut w = [[simd.splat_f64s(0.0); NV]; K];
+        let mut xs = [&self.x[..0]; K];
+        for t in 0..K {
+            w[t] = self.weights::<S, NV>(simd, first + t * q, off);
+            xs[t] = &self.x[(first + t * q) * d0..][..d0];
+        }
+        for (i, row) in self.acc.chunks_exact_mut(rp).enumerate() {
+            let mut u = [simd.splat_f64s(0.0); K];
+            for t in 0..K {
+                u[t] = simd.splat_f64s(xs[t][i]);
+            }
+            for (v, a) in vectors_mut::<S, NV>(row, off).iter_mut().enumerate() {
+                let mut s = *a;
+                for t in 0..K {
+                    s = simd.mul_add_f64s(u[t], w[t][v], s);
+                }
+                *a = s;
+            }
+        }
+    }
 }
 
 impl RowBlocks for Mode0Chunk<'_> {
@@ -239,29 +289,14 @@ impl RowBlocks for Mode0Chunk<'_> {
 
     #[inline(always)]
     fn block<S: pulp::Simd, const NV: usize>(&mut self, simd: S, off: usize) {
-        let (d0, rp) = (self.d0, self.rp);
-        let ncols = self.x.len() / d0;
-        let half = ncols.div_ceil(2);
-        let column = |c: usize| &self.x[c * d0..(c + 1) * d0];
-        for c in 0..half {
-            let w0 = self.weights::<S, NV>(simd, c, off);
-            let x0 = column(c);
-            if c + half < ncols {
-                let w1 = self.weights::<S, NV>(simd, c + half, off);
-                let x1 = column(c + half);
-                for ((&u, &v), row) in x0.iter().zip(x1).zip(self.acc.chunks_exact_mut(rp)) {
-                    let (u, v) = (simd.splat_f64s(u), simd.splat_f64s(v));
-                    let acc = vectors_mut::<S, NV>(row, off);
-                    for (a, (&p, &q)) in acc.iter_mut().zip(w0.iter().zip(&w1)) {
-                        *a = simd.mul_add_f64s(v, q, simd.mul_add_f64s(u, p, *a));
-                    }
-                }
-            } else {
-                for (&u, row) in x0.iter().zip(self.acc.chunks_exact_mut(rp)) {
-                    let u = simd.splat_f64s(u);
-                    let acc = vectors_mut::<S, NV>(row, off);
-                    for (a, &p) in acc.iter_mut().zip(&w0) {
-                        *a = simd.mul_add_f64s(u, p, *a);
+        let ncols = self.x.len() / self.d0;
+        let q = ncols.div_ceil(MODE0_STREAMS);
+        for c in 0..q {
+            match stream_group(ncols, MODE0_STREAMS, c) {
+                MODE0_STREAMS => self.columns::<S, NV, MODE0_STREAMS>(simd, off, c, q),
+                n => {
+                    for t in 0..n {
+                        self.columns::<S, NV, 1>(simd, off, c + t * q, q);
                     }
                 }
             }
@@ -270,14 +305,51 @@ impl RowBlocks for Mode0Chunk<'_> {
 }
 
 /// Projection of one chunk: `p[col, :] = sum_i x[i, col] A[i, :]` (`p` row-major
-/// `ncols x rp`, `A` packed `d0 x rp`), two columns at a time with their sums in
-/// registers, `i` in order.
+/// `ncols x rp`, `A` packed `d0 x rp`), [`PROJECT_STREAMS`] columns at a time (see
+/// [`stream_group`]) with their sums in registers, `i` in order.
 struct ProjectChunk<'a> {
     x: &'a [f64],
     d0: usize,
     a: &'a [f64],
     rp: usize,
     p: &'a mut [f64],
+}
+
+impl ProjectChunk<'_> {
+    /// Rows `first, first + q, ...` (`K` of them) of `p`.
+    #[inline(always)]
+    fn columns<S: pulp::Simd, const NV: usize, const K: usize>(
+        &mut self,
+        simd: S,
+        off: usize,
+        first: usize,
+        q: usize,
+    ) {
+        let (d0, rp) = (self.d0, self.rp);
+        let zero = simd.splat_f64s(0.0);
+        let mut xs = [&self.x[..0]; K];
+        for t in 0..K {
+            xs[t] = &self.x[(first + t * q) * d0..][..d0];
+        }
+        let mut s = [[zero; NV]; K];
+        for (i, a) in self.a.chunks_exact(rp).enumerate() {
+            let a = vectors::<S, NV>(a, off);
+            let mut u = [zero; K];
+            for t in 0..K {
+                u[t] = simd.splat_f64s(xs[t][i]);
+            }
+            // One vector of `A` at a time, used by every column (short live ranges: the
+            // `K NV` sums stay in registers).
+            for v in 0..NV {
+                for t in 0..K {
+                    s[t][v] = simd.mul_add_f64s(u[t], a[v], s[t][v]);
+                }
+            }
+        }
+        for t in 0..K {
+            vectors_mut::<S, NV>(&mut self.p[(first + t * q) * rp..], off).copy_from_slice(&s[t]);
+        }
+    }
 }
 
 impl RowBlocks for ProjectChunk<'_> {
@@ -287,36 +359,17 @@ impl RowBlocks for ProjectChunk<'_> {
 
     #[inline(always)]
     fn block<S: pulp::Simd, const NV: usize>(&mut self, simd: S, off: usize) {
-        let (d0, rp) = (self.d0, self.rp);
-        let zero = simd.splat_f64s(0.0);
-        let ncols = self.x.len() / d0;
-        let half = ncols.div_ceil(2);
-        let (first, second) = self.p.split_at_mut(half * rp);
-        let (x_first, x_second) = self.x.split_at(half * d0);
-        let mut seconds = x_second.chunks_exact(d0).zip(second.chunks_exact_mut(rp));
-        for (x0, p0) in x_first.chunks_exact(d0).zip(first.chunks_exact_mut(rp)) {
-            let mut s0 = [zero; NV];
-            if let Some((x1, p1)) = seconds.next() {
-                let mut s1 = [zero; NV];
-                for ((&u, &v), a) in x0.iter().zip(x1).zip(self.a.chunks_exact(rp)) {
-                    let (u, v) = (simd.splat_f64s(u), simd.splat_f64s(v));
-                    let a = vectors::<S, NV>(a, off);
-                    for ((s, t), &a) in s0.iter_mut().zip(s1.iter_mut()).zip(a) {
-                        *s = simd.mul_add_f64s(u, a, *s);
-                        *t = simd.mul_add_f64s(v, a, *t);
-                    }
-                }
-                vectors_mut::<S, NV>(p1, off).copy_from_slice(&s1);
-            } else {
-                for (&u, a) in x0.iter().zip(self.a.chunks_exact(rp)) {
-                    let u = simd.splat_f64s(u);
-                    let a = vectors::<S, NV>(a, off);
-                    for (s, &a) in s0.iter_mut().zip(a) {
-                        *s = simd.mul_add_f64s(u, a, *s);
+        let ncols = self.x.len() / self.d0;
+        let q = ncols.div_ceil(PROJECT_STREAMS);
+        for c in 0..q {
+            match stream_group(ncols, PROJECT_STREAMS, c) {
+                PROJECT_STREAMS => self.columns::<S, NV, PROJECT_STREAMS>(simd, off, c, q),
+                n => {
+                    for t in 0..n {
+                        self.columns::<S, NV, 1>(simd, off, c + t * q, q);
                     }
                 }
             }
-            vectors_mut::<S, NV>(p0, off).copy_from_slice(&s0);
         }
     }
 }
