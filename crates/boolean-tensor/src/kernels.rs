@@ -646,19 +646,21 @@ impl Mttkrp {
     }
 }
 
-/// `data x_0 M_0 x_1 M_1 x_2 M_2` (mode products in turn) and its shape.
-pub(crate) fn multilinear_product(
+/// `out = data x_0 M_0 x_1 M_1 x_2 M_2` (mode products in turn; `out` holds
+/// `M_0.nrows() M_1.nrows() M_2.nrows()` entries). The data is read in place and the last
+/// product is written straight into `out` (no copy of the input or of the result).
+pub(crate) fn multilinear_product_into(
     data: &[f64],
     shape: [usize; 3],
     mats: [MatRef<'_, f64>; 3],
-) -> (Vec<f64>, [usize; 3]) {
-    let mut cur = data.to_vec();
-    let mut s = shape;
-    for (mode, m) in mats.into_iter().enumerate() {
-        cur = mode_product(&cur, s, mode, m);
-        s[mode] = m.nrows();
-    }
-    (cur, s)
+    out: &mut [f64],
+) {
+    let [m0, m1, m2] = mats;
+    let s0 = [m0.nrows(), shape[1], shape[2]];
+    let t0 = mode_product(data, shape, 0, m0);
+    let s1 = [s0[0], m1.nrows(), s0[2]];
+    let t1 = mode_product(&t0, s0, 1, m1);
+    mode_product_into(&t1, s1, 2, m2, out, Par::Seq);
 }
 
 /// The leading left singular vectors of every unfolding of a tensor, by a sequentially
@@ -927,6 +929,44 @@ mod tests {
                     "shape {shape:?} mode {mode}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn multilinear_products_match_the_sum_over_all_indices() {
+        for (t, &shape) in SHAPES.iter().take(5).enumerate() {
+            let x = random_tensor(shape, 70 + t as u64);
+            let mut rng = bl_core::random::seeded_rng(80 + t as u64);
+            let rows = [3, 1, 4];
+            let m: [Mat<f64>; 3] = std::array::from_fn(|n| {
+                bl_core::random::standard_normal_mat(&mut rng, rows[n], shape[n])
+            });
+            let mut out = vec![0.0; rows.iter().product()];
+            multilinear_product_into(x.data(), shape, m.each_ref().map(Mat::as_ref), &mut out);
+            let [d0, d1, d2] = shape;
+            let mut scale = 1.0_f64;
+            let mut worst = 0.0_f64;
+            for s in 0..rows[2] {
+                for q in 0..rows[1] {
+                    for p in 0..rows[0] {
+                        let mut want = 0.0;
+                        for k in 0..d2 {
+                            for j in 0..d1 {
+                                for i in 0..d0 {
+                                    want += m[0][(p, i)]
+                                        * m[1][(q, j)]
+                                        * m[2][(s, k)]
+                                        * x.data()[i + d0 * (j + d1 * k)];
+                                }
+                            }
+                        }
+                        let got = out[p + rows[0] * (q + rows[1] * s)];
+                        scale = scale.max(want.abs());
+                        worst = worst.max((got - want).abs());
+                    }
+                }
+            }
+            assert!(worst <= 1e-12 * scale, "shape {shape:?}: {worst}");
         }
     }
 
