@@ -132,7 +132,9 @@ impl TuckerParams {
                 f64::INFINITY
             };
             loss = new_loss;
-            impute(x, &model, &mut filled);
+            if masked {
+                impute(x, &model, &mut filled);
+            }
             Ok(Progress::new(loss, change))
         })?;
         Ok(FittedTucker {
