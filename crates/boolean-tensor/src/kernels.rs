@@ -5,8 +5,8 @@
 //! copy of it: the tensor is read in its memory order (mode 0 fastest), a chunk of
 //! mode-2 slabs at a time.
 //!
-//! - Mode 0: `M_0 = sum_chunks X_chunk (C_chunk (.) B)`, one product per chunk with the
-//!   chunk's rows of the Khatri–Rao product only.
+//! - Mode 0: `M_0 = sum_chunks X_chunk (C_chunk (.) B)`, each Khatri–Rao row
+//!   `B[j, :] .* C[k, :]` formed in registers when its column of the chunk is read.
 //! - Modes 1 and 2 go through `P = X_(0)^T A` (`d1 d2 x R`, computed chunk by chunk),
 //!   then `M_1[:, r] = P_r C[:, r]` and `M_2[:, r] = P_r^T B[:, r]`, with `P_r` column `r`
 //!   of `P` seen as a `d1 x d2` matrix. `P` depends on `A` only, so one `P` serves both
@@ -14,8 +14,14 @@
 //!   Tichavský & Cichocki 2013): a CP-ALS sweep costs two passes over the tensor, not
 //!   three.
 //!
+//! The three products are `pulp` kernels (runtime SIMD dispatch: AVX2 with FMA on x86-64
+//! when present), register-blocked for the skinny right-hand side (`R` padded to a
+//! multiple of 8 and done in blocks of four SIMD vectors), reading several columns of a
+//! chunk at once as separate long sequential streams (see [`stream_group`]).
+//!
 //! Parallelism: rayon over chunks whose boundaries depend on the shape only, with every
-//! reduction in a fixed order, so the results are bit-identical for any thread count.
+//! reduction in a fixed order and every entry accumulated by fused multiply-adds in a
+//! fixed order, so the results are bit-identical for any thread count and any SIMD width.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
