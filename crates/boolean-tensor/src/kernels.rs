@@ -16,8 +16,9 @@
 //!
 //! The three products are `pulp` kernels (runtime SIMD dispatch: AVX2 with FMA on x86-64
 //! when present), register-blocked for the skinny right-hand side (`R` padded to a
-//! multiple of 8 and done in blocks of four SIMD vectors), reading several columns of a
-//! chunk at once as separate long sequential streams (see [`stream_group`]).
+//! multiple of the SIMD width and done in blocks of four vectors), reading several
+//! columns of a chunk at once as separate long sequential streams (see
+//! [`stream_group`]).
 //!
 //! Parallelism: rayon over chunks whose boundaries depend on the shape only, with every
 //! reduction in a fixed order and every entry accumulated by fused multiply-adds in a
@@ -100,10 +101,24 @@ where
     }
 }
 
-/// Row length of the packed factors and of `P`: `R` rounded up to a multiple of 8, so
-/// every SIMD width of `pulp` (1, 2, 4 or 8 `f64` lanes) divides it.
+/// Row length of the packed factors and of `P`: `R` rounded up to a multiple of the
+/// number of `f64` lanes of the SIMD type the kernels run with (4 with AVX2: 16 for
+/// `R = 15`, 12 for `R = 10`).
 fn padded(r: usize) -> usize {
-    r.div_ceil(8) * 8
+    let lanes = run_simd(Lanes);
+    r.div_ceil(lanes) * lanes
+}
+
+/// The number of `f64` lanes of the dispatched SIMD type.
+struct Lanes;
+
+impl pulp::WithSimd for Lanes {
+    type Output = usize;
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> usize {
+        S::F64_LANES
+    }
 }
 
 /// Most SIMD vectors of a padded row a kernel keeps in registers at once (16 lanes with
@@ -172,18 +187,24 @@ impl<K: RowBlocks> pulp::WithSimd for Dispatch<K> {
 }
 
 fn dispatch<K: RowBlocks>(kernel: K) {
+    run_simd(Dispatch(kernel));
+}
+
+/// Runs `op` with the SIMD type of the CPU (`pulp::Arch::dispatch`); in tests, with the
+/// one a test chose for the thread.
+fn run_simd<Op: pulp::WithSimd>(op: Op) -> Op::Output {
     #[cfg(test)]
     {
         use pulp::Simd;
         match tests::SIMD_OVERRIDE.get() {
-            1 => return pulp::Scalar::new().vectorize(Dispatch(kernel)),
-            2 => return pulp::Scalar128b.vectorize(Dispatch(kernel)),
-            3 => return pulp::Scalar256b.vectorize(Dispatch(kernel)),
-            4 => return pulp::Scalar512b.vectorize(Dispatch(kernel)),
+            1 => return pulp::Scalar::new().vectorize(op),
+            2 => return pulp::Scalar128b.vectorize(op),
+            3 => return pulp::Scalar256b.vectorize(op),
+            4 => return pulp::Scalar512b.vectorize(op),
             _ => {}
         }
     }
-    pulp::Arch::new().dispatch(Dispatch(kernel));
+    pulp::Arch::new().dispatch(op)
 }
 
 /// `NV` SIMD vectors of `row[off..]`.
