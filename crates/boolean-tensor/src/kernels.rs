@@ -525,7 +525,14 @@ fn project_mode0(data: &[f64], shape: [usize; 3], a: MatRef<'_, f64>, p: &mut Ve
     let ap = pack_rows(a, rp);
     let chunks = Chunks::new(shape);
     let [d0, d1, d2] = shape;
-    p.resize(d1 * d2 * rp, 0.0);
+    let len = d1 * d2 * rp;
+    if p.capacity() < len {
+        // Zeroed pages from the allocator, not a pass of zeros (the kernel writes every
+        // entry).
+        *p = vec![0.0; len];
+    } else {
+        p.resize(len, 0.0);
+    }
     if rp == 0 {
         return rp;
     }
@@ -756,19 +763,24 @@ fn leading_vectors(
 fn mode_product(data: &[f64], shape: [usize; 3], mode: usize, m: MatRef<'_, f64>) -> Vec<f64> {
     let mut ns = shape;
     ns[mode] = m.nrows();
-    let mut out = vec![0.0; ns.iter().product()];
+    let len = ns.iter().product();
     if mode == 0 {
-        // (X x_0 M)_(0) = M X_(0) = P^T with P = X_(0)^T M^T.
+        // (X x_0 M)_(0) = M X_(0) = P^T with P = X_(0)^T M^T: the rows of P (`rp`
+        // apart) moved together in place (row g to g q <= g rp, in increasing g).
         let mut p = Vec::new();
         let rp = project_mode0(data, shape, m.transpose(), &mut p);
-        if rp > 0 {
-            for (o, row) in out.chunks_exact_mut(ns[0]).zip(p.chunks_exact(rp)) {
-                o.copy_from_slice(&row[..ns[0]]);
-            }
+        let q = ns[0];
+        if rp == 0 {
+            return vec![0.0; len];
         }
-    } else {
-        mode_product_into(data, shape, mode, m, &mut out, Par::Seq);
+        for g in 0..ns[1] * ns[2] {
+            p.copy_within(g * rp..g * rp + q, g * q);
+        }
+        p.truncate(len);
+        return p;
     }
+    let mut out = vec![0.0; len];
+    mode_product_into(data, shape, mode, m, &mut out, Par::Seq);
     out
 }
 
