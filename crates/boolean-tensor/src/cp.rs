@@ -164,7 +164,8 @@ fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> [Mat<f64>; 3] {
 /// singular vectors of the unfolding `X_(n)` (of the data as stored; missing entries hold
 /// `0.0`), by a sequentially truncated HOSVD with a seeded randomized range finder on
 /// the long modes, padded with Gaussian columns up to `rank` when the rank exceeds a
-/// mode's length. Costs about as much as two ALS sweeps.
+/// mode's length. Costs about two passes of `rank + 10` columns over the tensor (2.5-6
+/// ALS sweeps of the same rank, measured at 45^3-150^3).
 ///
 /// # Errors
 /// [`bl_core::BlError::InvalidParameter`] for `rank == 0`;

@@ -22,7 +22,7 @@ use faer::{Mat, MatRef};
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{impute, leading_eigenvectors, masked_loss};
 use crate::error::Result;
-use crate::kernels::{multilinear_product, unfolding_gram};
+use crate::kernels::{multilinear_product_into, unfolding_gram};
 use crate::tensor::Tensor;
 use bl_core::error::build::invalid;
 
@@ -132,7 +132,9 @@ impl TuckerParams {
                 f64::INFINITY
             };
             loss = new_loss;
-            impute(x, &model, &mut filled);
+            if masked {
+                impute(x, &model, &mut filled);
+            }
             Ok(Progress::new(loss, change))
         })?;
         Ok(FittedTucker {
@@ -148,12 +150,14 @@ impl TuckerParams {
 
 /// The core `G = X x_0 U_0^T x_1 U_1^T x_2 U_2^T`.
 fn project(data: &[f64], shape: [usize; 3], u: &[Mat<f64>; 3]) -> Vec<f64> {
-    multilinear_product(data, shape, u.each_ref().map(|m| m.transpose())).0
+    let mut core = vec![0.0; u.iter().map(|m| m.ncols()).product()];
+    multilinear_product_into(data, shape, u.each_ref().map(|m| m.transpose()), &mut core);
+    core
 }
 
 /// `W = G x_0 U_0 x_1 U_1 x_2 U_2` into `out`.
 fn expand(core: &[f64], ranks: [usize; 3], u: &[Mat<f64>; 3], out: &mut [f64]) {
-    out.copy_from_slice(&multilinear_product(core, ranks, u.each_ref().map(Mat::as_ref)).0);
+    multilinear_product_into(core, ranks, u.each_ref().map(Mat::as_ref), out);
 }
 
 /// A fitted Tucker model.

@@ -71,7 +71,7 @@ use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, unfolded_view};
 use bl_core::error::build::invalid;
 use corrective::{add_atoms_in_place, update_residual};
-use search::{refine_all, search_in};
+use search::{Unfolded, refine_all, search_in};
 
 /// Boolean Matching Pursuit. Start with [`Bmp::params`].
 #[derive(Debug, Clone, Copy)]
@@ -282,7 +282,16 @@ impl BmpParams {
                         // Atom i re-searched on the partial residual T = R + c_i M_i (the
                         // model's values at the missing entries), read as R plus the
                         // rank-1 correction; then R = P_Omega(T - c M) in one pass.
-                        let g = unfolded_view(&residual, shape, mode, &mut refit_buf);
+                        // Mode 1 reads the slabs of the residual in place (its
+                        // unfolding would be a copy); modes 0 and 2 are views.
+                        let g = if mode == 1 {
+                            Unfolded::Mode1Slabs {
+                                data: &residual,
+                                shape,
+                            }
+                        } else {
+                            Unfolded::Matrix(unfolded_view(&residual, shape, mode, &mut refit_buf))
+                        };
                         let cand = refine_all(
                             g,
                             Some((&atoms[i], c[i])),

@@ -93,7 +93,7 @@ pub(super) fn search_in(
     }
     // The QP's start first; a row start replaces it only when strictly better.
     let mut best: Option<Candidate> = None;
-    for c in refine_all(g, None, shape, mode, starts, alternations)? {
+    for c in refine_all(Unfolded::Matrix(g), None, shape, mode, starts, alternations)? {
         if best
             .as_ref()
             .is_none_or(|b| c.score > b.score * (1.0 + 1e-12))
@@ -110,6 +110,88 @@ pub(super) fn search_in(
 /// Single-row starts of the alternation besides the QP's `z` (see `search_in`).
 const ROW_STARTS: usize = 8;
 
+/// The unfolded target `T_(mode)` the alternation multiplies with.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Unfolded<'a> {
+    /// `T_(mode)` as a matrix (a view of the data, or a copy).
+    Matrix(MatRef<'a, f64>),
+    /// `X_(1) = [X_0^T, X_1^T, ...]` of column-major data of shape `shape`, `X_k` its
+    /// `d0 x d1` mode-2 slab `k`, read in place (no copy of the unfolding).
+    Mode1Slabs {
+        /// The data, mode 0 fastest.
+        data: &'a [f64],
+        /// Its shape.
+        shape: [usize; 3],
+    },
+}
+
+impl Unfolded<'_> {
+    fn nrows(&self) -> usize {
+        match self {
+            Self::Matrix(g) => g.nrows(),
+            Self::Mode1Slabs { shape, .. } => shape[1],
+        }
+    }
+
+    fn ncols(&self) -> usize {
+        match self {
+            Self::Matrix(g) => g.ncols(),
+            Self::Mode1Slabs { shape, .. } => shape[0] * shape[2],
+        }
+    }
+
+    /// Slab `k` of [`Unfolded::Mode1Slabs`] (`d0 x d1`).
+    fn slab(data: &[f64], [d0, d1, _]: [usize; 3], k: usize) -> MatRef<'_, f64> {
+        MatRef::from_column_major_slice(&data[k * d0 * d1..(k + 1) * d0 * d1], d0, d1)
+    }
+
+    /// `out = T x` (`x`, `out` column-major with `cols` columns); for the slabs,
+    /// `sum_k X_k^T x_k` with `x_k` rows `k d0..(k + 1) d0` of `x`.
+    fn times(&self, out: &mut [f64], x: &[f64], cols: usize) {
+        match *self {
+            Self::Matrix(g) => product(out, g, x, cols),
+            Self::Mode1Slabs { data, shape } => {
+                let [d0, d1, d2] = shape;
+                let mut o = MatMut::from_column_major_slice_mut(out, d1, cols);
+                let x = MatRef::from_column_major_slice(x, d0 * d2, cols);
+                o.fill(0.0);
+                for k in 0..d2 {
+                    matmul(
+                        o.as_mut(),
+                        Accum::Add,
+                        Self::slab(data, shape, k).transpose(),
+                        x.subrows(k * d0, d0),
+                        1.0,
+                        Par::Seq,
+                    );
+                }
+            }
+        }
+    }
+
+    /// `out = T^T x`; for the slabs, rows `k d0..(k + 1) d0` of `out` are `X_k x`.
+    fn transpose_times(&self, out: &mut [f64], x: &[f64], cols: usize) {
+        match *self {
+            Self::Matrix(g) => product(out, g.transpose(), x, cols),
+            Self::Mode1Slabs { data, shape } => {
+                let [d0, d1, d2] = shape;
+                let mut o = MatMut::from_column_major_slice_mut(out, d0 * d2, cols);
+                let x = MatRef::from_column_major_slice(x, d1, cols);
+                for k in 0..d2 {
+                    matmul(
+                        o.as_mut().subrows_mut(k * d0, d0),
+                        Accum::Replace,
+                        Self::slab(data, shape, k),
+                        x,
+                        1.0,
+                        Par::Seq,
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The alternation of step 2 from each of `starts` (one candidate per start, in order),
 /// on the unfolded target `T_(mode) = g + c M_(mode)`, where `(M, c)` is an optional
 /// atom along `mode` and its coefficient (the refit adds the atom back this way without
@@ -119,7 +201,7 @@ const ROW_STARTS: usize = 8;
 /// where one alternation per start would read it twice per start. Each start's result is
 /// that of its own alternation (up to the rounding of the products).
 pub(super) fn refine_all(
-    g: MatRef<'_, f64>,
+    g: Unfolded<'_>,
     correction: Option<(&Atom, f64)>,
     shape: [usize; 3],
     mode: usize,
@@ -159,7 +241,7 @@ pub(super) fn refine_all(
             zmat.extend_from_slice(&starts[i]);
         }
         v.resize(m * s, 0.0);
-        product(&mut v, g.transpose(), &zmat, s);
+        g.transpose_times(&mut v, &zmat, s);
         if !cz.is_empty() {
             // + (c M_(mode))^T z = (c z_M . z) (w_M (x) u_M).
             for (j, &i) in active.iter().enumerate() {
@@ -191,7 +273,7 @@ pub(super) fn refine_all(
         }
         // The exact z update of each moving start.
         r.resize(dn * moving.len(), 0.0);
-        product(&mut r, g, &kron, moving.len());
+        g.times(&mut r, &kron, moving.len());
         if !cz.is_empty() {
             // + c M_(mode) k = ((w_M (x) u_M) . k) c z_M.
             for j in 0..moving.len() {
@@ -330,12 +412,19 @@ mod tests {
             let g = bl_core::random::standard_normal_mat(&mut rng, 8, 30);
             let starts = coin_starts(&mut rng, 5, 8);
             for alternations in [0, 2, 10] {
-                let together = refine_all(g.as_ref(), None, shape, 0, starts.clone(), alternations)
-                    .expect("runs");
+                let together = refine_all(
+                    Unfolded::Matrix(g.as_ref()),
+                    None,
+                    shape,
+                    0,
+                    starts.clone(),
+                    alternations,
+                )
+                .expect("runs");
                 assert_eq!(together.len(), starts.len());
                 for (start, cand) in starts.iter().zip(&together) {
                     let alone = refine_all(
-                        g.as_ref(),
+                        Unfolded::Matrix(g.as_ref()),
                         None,
                         shape,
                         0,
@@ -362,6 +451,62 @@ mod tests {
     }
 
     #[test]
+    fn the_mode_1_slabs_equal_the_copied_unfolding() {
+        let shape = [7, 9, 5];
+        let mut rng = bl_core::random::seeded_rng(33);
+        let data: Vec<f64> = (0..7 * 9 * 5)
+            .map(|_| bl_core::random::standard_normal(&mut rng))
+            .collect();
+        let x = Tensor::from_vec(shape, data).expect("finite");
+        let copy = x.unfold(1).expect("valid mode");
+        let slabs = Unfolded::Mode1Slabs {
+            data: x.data(),
+            shape,
+        };
+        // The two products against the copied unfolding.
+        let z = bl_core::random::standard_normal_mat(&mut rng, 9, 3);
+        let k = bl_core::random::standard_normal_mat(&mut rng, 35, 2);
+        let mut v = vec![0.0; 35 * 3];
+        let zs: Vec<f64> = (0..3).flat_map(|c| z.col(c).iter().copied()).collect();
+        slabs.transpose_times(&mut v, &zs, 3);
+        let want_v = copy.transpose() * &z;
+        let mut r = vec![0.0; 9 * 2];
+        let ks: Vec<f64> = (0..2).flat_map(|c| k.col(c).iter().copied()).collect();
+        slabs.times(&mut r, &ks, 2);
+        let want_r = &copy * &k;
+        for c in 0..3 {
+            for i in 0..35 {
+                assert!(
+                    (v[i + 35 * c] - want_v[(i, c)]).abs() <= 1e-12 * (1.0 + want_v[(i, c)].abs())
+                );
+            }
+        }
+        for c in 0..2 {
+            for j in 0..9 {
+                assert!(
+                    (r[j + 9 * c] - want_r[(j, c)]).abs() <= 1e-12 * (1.0 + want_r[(j, c)].abs())
+                );
+            }
+        }
+        // And the alternation on both gives the same atoms.
+        let starts = coin_starts(&mut rng, 4, 9);
+        let on_copy = refine_all(
+            Unfolded::Matrix(copy.as_ref()),
+            None,
+            shape,
+            1,
+            starts.clone(),
+            10,
+        )
+        .expect("runs");
+        let on_slabs = refine_all(slabs, None, shape, 1, starts, 10).expect("runs");
+        for (a, b) in on_copy.iter().zip(&on_slabs) {
+            assert_eq!(a.atom.z(), b.atom.z());
+            assert!((a.score - b.score).abs() <= 1e-10 * a.score);
+        }
+    }
+
+    #[test]
     fn the_correction_equals_adding_the_atom_to_the_target() {
         let shape = [6, 4, 5];
         let mut rng = bl_core::random::seeded_rng(32);
@@ -380,9 +525,24 @@ mod tests {
             g[(i, col)] + c * atom.z()[i] * atom.u()[a] * atom.w()[b]
         });
         let starts = coin_starts(&mut rng, 4, 6);
-        let corrected =
-            refine_all(g.as_ref(), Some((&atom, c)), shape, 0, starts.clone(), 10).expect("runs");
-        let explicit = refine_all(target.as_ref(), None, shape, 0, starts, 10).expect("runs");
+        let corrected = refine_all(
+            Unfolded::Matrix(g.as_ref()),
+            Some((&atom, c)),
+            shape,
+            0,
+            starts.clone(),
+            10,
+        )
+        .expect("runs");
+        let explicit = refine_all(
+            Unfolded::Matrix(target.as_ref()),
+            None,
+            shape,
+            0,
+            starts,
+            10,
+        )
+        .expect("runs");
         for (x, y) in corrected.iter().zip(&explicit) {
             assert_eq!(x.atom.z(), y.atom.z());
             assert!((x.score - y.score).abs() <= 1e-10 * y.score);
