@@ -5,18 +5,17 @@
 //!
 //! Prints three tables:
 //!
-//! 1. the two products of a FISTA iteration (`z^T w`, `z c`) on `f64` samples (faer, the
-//!    fit's path for `f64` data; and [`Samples`], the crate's own kernels) and on `f32`
-//!    samples ([`Samples`], the fit's path for `f32` data), as ratios to one streaming read
-//!    of the `f64` samples ([`sblr::yardstick::streaming_read`]) measured in the same
+//! 1. the two products of a FISTA iteration (`z^T w`, `z c`) on `f64` samples (faer's
+//!    products, one thread, for comparison; and [`Samples`], the fit's path) and on `f32`
+//!    samples ([`Samples`]), on 1 and 2 threads, as ratios to one single-thread streaming
+//!    read of the `f64` samples ([`sblr::yardstick::streaming_read`]) measured in the same
 //!    rounds (median of `ROUNDS` interleaved rounds);
-//! 2. the time per FISTA iteration on the `f64` and the `f32` data set (median over
-//!    iterations 31-130 of a fit, median of interleaved fits), and the ratio f32 / f64;
+//! 2. the time per FISTA iteration on the `f64` and the `f32` data set on 1 and 2 threads
+//!    (median over iterations 31-130 of a fit, median of interleaved fits), over the same
+//!    yardstick;
 //! 3. the default fits on both: objectives, their relative difference, the training
 //!    accuracies, the accuracies on a second draw of the same distribution (seed 1), the
 //!    FISTA iterations and the seconds.
-//!
-//! The products are single-threaded (as in the fits).
 //!
 //! `cargo run --release -p sblr --example lr_precision_check [-- SIZE [ROUNDS]]`
 
@@ -66,8 +65,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // 1. The two products, against one streaming read of the f64 samples.
     let faer64 = train.vectorized();
-    let own64 = Samples::of(&train)?;
-    let own32 = Samples::of(&train32)?;
+    let own64 = Samples::of(&train)?.with_threads(Some(1))?;
+    let own32 = Samples::of(&train32)?.with_threads(Some(1))?;
+    let own64_2 = Samples::of(&train)?.with_threads(Some(2))?;
+    let own32_2 = Samples::of(&train32)?.with_threads(Some(2))?;
     let w: Vec<f64> = (0..d).map(|j| ((j % 7) as f64 - 3.0) * 1e-3).collect();
     let c: Vec<f64> = (0..n).map(|i| ((i % 5) as f64 - 2.0) * 1e-2).collect();
     let (mut scores, mut grad) = (vec![0.0; n], vec![0.0; d]);
@@ -80,6 +81,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "z c, f64, faer",
         "z c, f64, Samples",
         "z c, f32, Samples",
+        "z^T w, f64, Samples, 2 threads",
+        "z^T w, f32, Samples, 2 threads",
+        "z c, f64, Samples, 2 threads",
+        "z c, f32, Samples, 2 threads",
     ];
     let mut times = vec![Vec::new(); names.len()];
     for _ in 0..rounds {
@@ -95,6 +100,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         times[5].push(seconds(|| faer64.times(&c, &mut grad)));
         times[6].push(seconds(|| own64.times(&c, &mut grad)));
         times[7].push(seconds(|| own32.times(&c, &mut grad)));
+        times[8].push(seconds(|| own64_2.transpose_times(&w, &mut scores)));
+        times[9].push(seconds(|| own32_2.transpose_times(&w, &mut scores)));
+        times[10].push(seconds(|| own64_2.times(&c, &mut grad)));
+        times[11].push(seconds(|| own32_2.times(&c, &mut grad)));
         black_box((&scores, &grad));
     }
     let medians: Vec<f64> = times.into_iter().map(median).collect();
@@ -107,9 +116,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 2. Time per FISTA iteration past the first 30 (whose backtracking searches for the
     // step parameter from `l_min`), fixed budget (the tolerance is never reached).
     let fixed = LogisticRegression::params().tol(1e-300).max_iter(130);
-    let (mut per64, mut per32) = (Vec::new(), Vec::new());
+    // [f64 1 thread, f32 1 thread, f64 2 threads, f32 2 threads]
+    let mut per = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..rounds.div_ceil(2) {
-        for (data_is_f32, out) in [(false, &mut per64), (true, &mut per32)] {
+        for (k, out) in per.iter_mut().enumerate() {
+            let data_is_f32 = k % 2 == 1;
+            let fixed = fixed.threads(Some(1 + k / 2));
             let mut stamps = Vec::with_capacity(130);
             let mut clock = |_: &bl_core::engine::IterationView<'_>| stamps.push(Instant::now());
             if data_is_f32 {
@@ -124,20 +136,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             out.push(median(steps));
         }
     }
-    let (per64, per32) = (median(per64), median(per32));
+    let per = per.map(median);
     println!("\n| FISTA iteration (median of iterations 31-130) | ms | / read f64 |");
     println!("|---|---|---|");
+    for (name, t) in [
+        "f64 samples, 1 thread",
+        "f32 samples, 1 thread",
+        "f64 samples, 2 threads",
+        "f32 samples, 2 threads",
+    ]
+    .iter()
+    .zip(per)
+    {
+        println!("| {name} | {:.2} | {:.2} |", t * 1e3, t / medians[0]);
+    }
     println!(
-        "| f64 samples | {:.2} | {:.2} |",
-        per64 * 1e3,
-        per64 / medians[0]
+        "time per iteration f32 / f64: {:.3} (1 thread), {:.3} (2 threads)",
+        per[1] / per[0],
+        per[3] / per[2]
     );
-    println!(
-        "| f32 samples | {:.2} | {:.2} |",
-        per32 * 1e3,
-        per32 / medians[0]
-    );
-    println!("time per iteration f32 / f64: {:.3}", per32 / per64);
 
     // 3. The default fits.
     let params = LogisticRegression::params();

@@ -34,8 +34,10 @@ use faer::{Accum, ColMut, ColRef, MatRef, Par};
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
 
 use crate::error::{Result, SblrError};
+use crate::passes::Threads;
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::error::build::{numerical, shape_mismatch};
+use rayon::prelude::*;
 
 /// Relative slack in the sufficient-decrease tests (14)/(16) and in FISTA's backtracking.
 ///
@@ -122,12 +124,21 @@ impl Features for MatRef<'_, f64> {
 /// multiplies and adds in a fixed order, so the results are the same on every CPU.
 ///
 /// [`MatrixDataset::as_slice`]: bl_core::data::MatrixDataset::as_slice
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Samples<'a, T> {
     data: &'a [T],
     d: usize,
     n: usize,
+    threads: Threads,
 }
+
+/// Below this many stored values (`d n`) a product runs on the calling thread: a rayon
+/// split costs more than it saves on small data, and the result is the same either way.
+const PARALLEL_MIN_VALUES: usize = 1 << 16;
+
+/// The rows of `out` one task of [`Samples::times`] computes (a multiple of 8 for the SIMD
+/// lanes; the rows' results do not depend on it).
+const ROWS_PER_TASK: usize = 1 << 14;
 
 impl<T: Element> std::fmt::Debug for Samples<'_, T> {
     /// The shape and storage type, not the values.
@@ -136,6 +147,7 @@ impl<T: Element> std::fmt::Debug for Samples<'_, T> {
             .field("d", &self.d)
             .field("n", &self.n)
             .field("storage", &T::NAME)
+            .field("threads", &self.threads.count())
             .finish()
     }
 }
@@ -156,7 +168,30 @@ impl<'a, T: Element> Samples<'a, T> {
                 format!("{} values", data.len()),
             ));
         }
-        Ok(Self { data, d, n })
+        Ok(Self {
+            data,
+            d,
+            n,
+            threads: Threads::default(),
+        })
+    }
+
+    /// The same samples, with the products split over `threads` threads (`None`: rayon's
+    /// global pool, the default). `z^T w` is split over samples and `z c` over rows; every
+    /// value is computed by one thread in the same order, so the products are
+    /// bit-identical for any number of threads. Data of fewer than 2^16 values is not split.
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` for `Some(0)` or more than
+    /// [`crate::passes::MAX_THREADS`]; `BlError::Numerical` when the pool cannot be built.
+    pub fn with_threads(mut self, threads: Option<usize>) -> Result<Self> {
+        self.threads = Threads::new(threads)?;
+        Ok(self)
+    }
+
+    /// Whether the products are split over the threads.
+    fn parallel(&self) -> bool {
+        self.d * self.n >= PARALLEL_MIN_VALUES
     }
 
     /// The samples of `data`, vectorized (`d = s t`), without a copy.
@@ -174,12 +209,12 @@ impl<'a, T: Element> Samples<'a, T> {
         &self.data[i * self.d..(i + 1) * self.d]
     }
 
-    /// `out_i = <z_i, w>`, one [`dot`] per sample. (Two or four samples per sweep of `w`,
-    /// with the same partial sums, were not faster on `f32` samples.)
+    /// `out_k = <z_{first + k}, w>`, one [`dot`] per sample. (Two or four samples per
+    /// sweep of `w`, with the same partial sums, were not faster on `f32` samples.)
     #[inline(always)]
-    fn dots(&self, w: &[f64], out: &mut [f64]) {
-        for (i, o) in out[..self.n].iter_mut().enumerate() {
-            *o = dot(self.column(i), w);
+    fn dots(&self, w: &[f64], first: usize, out: &mut [f64]) {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = dot(self.column(first + k), w);
         }
     }
 
@@ -190,10 +225,12 @@ impl<'a, T: Element> Samples<'a, T> {
     /// time of one streaming read of the same values as `f64`, against 0.6-0.75 one sample
     /// at a time (and 1.0-1.5 in blocks of 2048-65 536 rows, which read `n` interleaved
     /// streams).
+    /// `out` holds rows `first..first + out.len()`; each row's value does not depend on
+    /// how the rows are split.
     #[inline(always)]
-    fn weighted_sum(&self, c: &[f64], out: &mut [f64]) {
-        let d = self.d;
-        let out = &mut out[..d];
+    fn weighted_sum(&self, c: &[f64], first: usize, out: &mut [f64]) {
+        let rows = first..first + out.len();
+        let d = out.len();
         let c = &c[..self.n];
         out.fill(0.0);
         let groups = c.chunks_exact(4);
@@ -201,10 +238,10 @@ impl<'a, T: Element> Samples<'a, T> {
         for (g, cg) in groups.enumerate() {
             let i = 4 * g;
             let (z0, z1, z2, z3) = (
-                &self.column(i)[..d],
-                &self.column(i + 1)[..d],
-                &self.column(i + 2)[..d],
-                &self.column(i + 3)[..d],
+                &self.column(i)[rows.clone()],
+                &self.column(i + 1)[rows.clone()],
+                &self.column(i + 2)[rows.clone()],
+                &self.column(i + 3)[rows.clone()],
             );
             let (c0, c1, c2, c3) = (cg[0], cg[1], cg[2], cg[3]);
             for ((((o, &a0), &a1), &a2), &a3) in out.iter_mut().zip(z0).zip(z1).zip(z2).zip(z3) {
@@ -212,9 +249,10 @@ impl<'a, T: Element> Samples<'a, T> {
                     + a3.to_f64() * c3;
             }
         }
-        let first = c.len() - rest.len();
+        let first_sample = c.len() - rest.len();
         for (k, &ci) in rest.iter().enumerate() {
-            let z = &self.column(first + k)[..d];
+            let z = &self.column(first_sample + k)[rows.clone()];
+            debug_assert_eq!(z.len(), d);
             for (o, &za) in out.iter_mut().zip(z) {
                 *o += za.to_f64() * ci;
             }
@@ -232,20 +270,44 @@ impl<T: Element> Features for Samples<'_, T> {
     }
 
     fn transpose_times(&self, w: &[f64], out: &mut [f64]) {
-        pulp::Arch::new().dispatch(Product {
-            z: self,
-            input: w,
-            out,
-            transpose: true,
+        let (w, out) = (&w[..self.d], &mut out[..self.n]);
+        let product = |first: usize, out: &mut [f64]| {
+            pulp::Arch::new().dispatch(Product {
+                z: self,
+                input: w,
+                first,
+                out,
+                transpose: true,
+            });
+        };
+        if !self.parallel() {
+            return product(0, out);
+        }
+        self.threads.install(|| {
+            out.par_iter_mut()
+                .enumerate()
+                .for_each(|(i, o)| product(i, std::slice::from_mut(o)));
         });
     }
 
     fn times(&self, c: &[f64], out: &mut [f64]) {
-        pulp::Arch::new().dispatch(Product {
-            z: self,
-            input: c,
-            out,
-            transpose: false,
+        let (c, out) = (&c[..self.n], &mut out[..self.d]);
+        let product = |first: usize, out: &mut [f64]| {
+            pulp::Arch::new().dispatch(Product {
+                z: self,
+                input: c,
+                first,
+                out,
+                transpose: false,
+            });
+        };
+        if !self.parallel() {
+            return product(0, out);
+        }
+        self.threads.install(|| {
+            out.par_chunks_mut(ROWS_PER_TASK)
+                .enumerate()
+                .for_each(|(k, rows)| product(k * ROWS_PER_TASK, rows));
         });
     }
 }
@@ -257,6 +319,8 @@ impl<T: Element> Features for Samples<'_, T> {
 struct Product<'s, 'a, T> {
     z: &'s Samples<'a, T>,
     input: &'s [f64],
+    /// The first sample (`transpose`) or row (else) of `out`.
+    first: usize,
     out: &'s mut [f64],
     transpose: bool,
 }
@@ -267,9 +331,9 @@ impl<T: Element> pulp::WithSimd for Product<'_, '_, T> {
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) {
         if self.transpose {
-            self.z.dots(self.input, self.out);
+            self.z.dots(self.input, self.first, self.out);
         } else {
-            self.z.weighted_sum(self.input, self.out);
+            self.z.weighted_sum(self.input, self.first, self.out);
         }
     }
 }

@@ -7,8 +7,10 @@
 //!
 //! The intercept is not penalized. The features are the columns of
 //! [`MatrixDataset::vectorized`], read in place from the data set's buffer in its stored
-//! precision with `f64` accumulation (`f64` samples by faer's products, `f32` samples by
-//! [`Samples`]): no copy of the data is made.
+//! precision (`f32` or `f64`) with `f64` accumulation by [`Samples`]: no copy of the data
+//! is made. The two matrix-vector products of an iteration are split over threads
+//! (`z^T w` over samples, `z c` over features), each value computed by one thread in a
+//! fixed order, so a fit gives bit-identical results for any number of threads.
 //!
 //! | name | default | meaning | valid range |
 //! |---|---|---|---|
@@ -17,6 +19,7 @@
 //! | `tol` | 1e-6 | FISTA stops when the gradient-mapping norm is `<= tol * max(1, first)` | `> 0` |
 //! | `max_iter` | 10000 | FISTA iterations | `>= 1` |
 //! | `l_min`, `eta` | 1e-3, 2 | backtracking floor and growth factor | `[1e-10, 1]`, `[1.5, 10]` (as [`crate::params`]) |
+//! | `threads` | none | threads of the two products per iteration; none = rayon's global pool (data of fewer than 2^16 values runs on one thread) | `1 ..= 1024` |
 
 use bl_core::data::{Element, MatrixDataset};
 use faer::MatRef;
@@ -57,6 +60,8 @@ pub struct LogisticParams {
     max_iter: usize,
     l_min: f64,
     eta: f64,
+    #[serde(default)]
+    threads: Option<usize>,
 }
 
 impl Serialize for LogisticParams {
@@ -89,6 +94,7 @@ impl Default for LogisticParams {
             max_iter: 10_000,
             l_min: 1e-3,
             eta: 2.0,
+            threads: None,
         }
     }
 }
@@ -103,6 +109,9 @@ impl LogisticParams {
         tol: f64;
         /// Sets the FISTA iteration budget.
         max_iter: usize;
+        /// Sets the number of threads of the two products per iteration (`None`, the
+        /// default: rayon's global pool). The result is the same for any number.
+        threads: Option<usize>;
     }
     /// Sets the backtracking start `l_min` and factor `eta`.
     #[must_use]
@@ -132,15 +141,18 @@ impl ParamGuard for LogisticParams {
         check_step_rule(self.l_min, self.eta)?;
         params::positive("tol", self.tol)?;
         params::at_least("max_iter", self.max_iter, 1)?;
+        if let Some(threads) = self.threads {
+            params::count_in("threads", threads, 1, crate::passes::MAX_THREADS)?;
+        }
         Ok(*self)
     }
 }
 
 fit_matrix! {
     /// Fits on a binary data set (class 1 is `+1`); observers see every FISTA iteration.
-    /// FISTA reads the samples in place, in their stored precision: `f64` samples through
-    /// faer's matrix-vector products, `f32` samples through [`Samples`] (each entry
-    /// widened to `f64` as it is read, `f64` accumulation); no copy of the data is made.
+    /// FISTA reads the samples in place, in their stored precision, through [`Samples`]
+    /// (each entry widened to `f64` as it is read, `f64` accumulation); no copy of the data
+    /// is made.
     ///
     /// # Errors
     /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`];
@@ -164,13 +176,8 @@ impl LogisticParams {
         self.check()?;
         crate::bilinear::check_signs(y)?;
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
-        let (mut x, objective, report) =
-            match (data as &dyn std::any::Any).downcast_ref::<MatrixDataset>() {
-                // `f64` samples: faer's matrix-vector products on the data set's buffer.
-                Some(wide) => self.solve(wide.vectorized(), y, observers)?,
-                // `f32` samples read in place, widened entry by entry as they are read.
-                None => self.solve(Samples::of(data)?, y, observers)?,
-            };
+        let samples = Samples::of(data)?.with_threads(self.threads)?;
+        let (mut x, objective, report) = self.solve(samples, y, observers)?;
         let d = x.len() - 1;
         let intercept = x[d];
         x.truncate(d);

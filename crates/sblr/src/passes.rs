@@ -22,13 +22,24 @@ use rayon::prelude::*;
 use crate::error::{Result, SblrError};
 use bl_core::error::build::{invalid, numerical, shape_mismatch};
 
+/// The most threads a pool of the data passes may have (a larger request is an error, not
+/// an attempt to spawn them).
+pub const MAX_THREADS: usize = 1024;
+
 /// The thread pool the data passes run on: rayon's global pool, or a pool of its own.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Threads(Option<Arc<rayon::ThreadPool>>);
 
 impl Threads {
     /// `None`: rayon's global pool; `Some(n)`: a pool of `n` threads.
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` for `Some(0)` or more than [`MAX_THREADS`] threads;
+    /// `BlError::Numerical` when the pool cannot be built.
     pub(crate) fn new(threads: Option<usize>) -> Result<Self> {
+        if let Some(n) = threads {
+            bl_core::params::count_in("threads", n, 1, MAX_THREADS)?;
+        }
         match threads {
             None => Ok(Self(None)),
             Some(n) => rayon::ThreadPoolBuilder::new()
@@ -37,6 +48,11 @@ impl Threads {
                 .map(|pool| Self(Some(Arc::new(pool))))
                 .map_err(|e| numerical("thread pool", e.to_string())),
         }
+    }
+
+    /// The threads of the pool of its own, `None` for rayon's global pool.
+    pub(crate) fn count(&self) -> Option<usize> {
+        self.0.as_ref().map(|pool| pool.current_num_threads())
     }
 
     /// Runs `f` inside the pool.

@@ -45,7 +45,7 @@ fn products_match_brute_force_and_are_bit_identical_across_storage() {
         assert_eq!((narrow.dim(), narrow.n_samples()), (d, n));
         assert_eq!(
             format!("{narrow:?}"),
-            format!("Samples {{ d: {d}, n: {n}, storage: \"f32\" }}")
+            format!("Samples {{ d: {d}, n: {n}, storage: \"f32\", threads: None }}")
         );
         let (mut f64_scores, mut f32_scores) = (vec![f64::NAN; n], vec![f64::NAN; n]);
         let (mut f64_sum, mut f32_sum) = (vec![f64::NAN; d], vec![f64::NAN; d]);
@@ -182,18 +182,27 @@ fn f32_fit_is_bit_identical_to_the_same_fista_on_a_widened_copy() {
         assert_eq!(model.intercept().to_bits(), x[d].to_bits());
         assert_eq!(model.report().iterations, iterations);
         assert!(iterations > 5, "a real solve: {iterations} iterations");
-        // f64 samples keep faer's products: the same FISTA on the matrix view.
-        let model = params.fit(&widened).unwrap();
-        let (x, iterations) = fista(widened.vectorized(), &y, l1, l2, 300);
-        let weights: Vec<u64> = model
+        // f64 samples of the same values run the same arithmetic: the same bits.
+        let wide_model = params.fit(&widened).unwrap();
+        let wide_weights: Vec<u64> = wide_model
             .weights()
             .col_iter()
             .flat_map(|col| col.iter().map(|w| w.to_bits()).collect::<Vec<_>>())
             .collect();
-        let want: Vec<u64> = x[..d].iter().map(|w| w.to_bits()).collect();
-        assert_eq!(weights, want, "f64, l1 = {l1}, l2 = {l2}");
-        assert_eq!(model.intercept().to_bits(), x[d].to_bits());
-        assert_eq!(model.report().iterations, iterations);
+        assert_eq!(wide_weights, weights, "f64, l1 = {l1}, l2 = {l2}");
+        assert_eq!(
+            wide_model.intercept().to_bits(),
+            model.intercept().to_bits()
+        );
+        // Against the same FISTA on faer's products (another summation order).
+        let (x, iterations) = fista(widened.vectorized(), &y, l1, l2, 300);
+        assert_eq!(wide_model.report().iterations, iterations);
+        for (got, want) in wide_model.weights().col(0).iter().zip(&x[..d]) {
+            assert!(
+                (got - want).abs() <= 1e-10 * (1.0 + want.abs()),
+                "{got} vs {want}"
+            );
+        }
     }
 }
 
@@ -250,6 +259,72 @@ fn samples_refuse_bad_shapes_with_typed_errors() {
         assert!(
             matches!(err, SblrError::Core(BlError::ShapeMismatch { .. })),
             "{err}"
+        );
+    }
+}
+
+#[test]
+fn products_and_fits_are_bit_identical_for_any_thread_count() {
+    // 40 x 2000 = 80 000 values: above the size where the products are split.
+    let (d, n) = (2000, 40);
+    let (x64, x32) = values(d * n, 31);
+    let (w, _) = values(d, 32);
+    let (c, _) = values(n, 33);
+    let one = Samples::new(&x32, d, n)
+        .unwrap()
+        .with_threads(Some(1))
+        .unwrap();
+    let (mut scores, mut sum) = (vec![0.0; n], vec![0.0; d]);
+    one.transpose_times(&w, &mut scores);
+    one.times(&c, &mut sum);
+    // Independent check of the split products: brute-force sums.
+    for (i, &score) in scores.iter().enumerate() {
+        let want: f64 = (0..d).map(|a| x64[i * d + a] * w[a]).sum();
+        assert!((score - want).abs() <= 1e-10 * (1.0 + want.abs()));
+    }
+    for threads in [2, 3] {
+        let many = Samples::new(&x32, d, n)
+            .unwrap()
+            .with_threads(Some(threads))
+            .unwrap();
+        let (mut s2, mut m2) = (vec![0.0; n], vec![0.0; d]);
+        many.transpose_times(&w, &mut s2);
+        many.times(&c, &mut m2);
+        assert_eq!(s2, scores, "{threads} threads");
+        assert_eq!(m2, sum, "{threads} threads");
+    }
+    let data = two_class(40, 40, 50, 0.5, 9).unwrap();
+    let fit = |threads| {
+        let model = LogisticRegression::params()
+            .l1(0.01)
+            .max_iter(60)
+            .threads(Some(threads))
+            .fit(&data)
+            .unwrap();
+        let bits: Vec<u64> = model.weights().col(0).iter().map(|w| w.to_bits()).collect();
+        (bits, model.intercept().to_bits(), model.report().iterations)
+    };
+    let first = fit(1);
+    assert!(first.2 > 5, "a real solve");
+    assert_eq!(fit(2), first);
+    assert_eq!(fit(3), first);
+}
+
+#[test]
+fn bad_thread_counts_are_typed_errors() {
+    let data = two_class(10, 3, 4, 0.5, 1).unwrap();
+    for threads in [0, 1_000_000] {
+        let err = LogisticRegression::params()
+            .threads(Some(threads))
+            .fit(&data)
+            .unwrap_err();
+        assert!(err.to_string().contains("threads"), "{err}");
+        let (x, _) = values(12, 2);
+        assert!(
+            Samples::new(&x, 3, 4)
+                .unwrap()
+                .with_threads(Some(threads))
+                .is_err()
         );
     }
 }
