@@ -238,6 +238,44 @@ fn stream_group(ncols: usize, k: usize, c: usize) -> usize {
     (0..k).take_while(|t| c + t * q < ncols).count()
 }
 
+/// A chunk kernel that reads its columns as `STREAMS` long streams: columns
+/// `c, c + q, c + 2 q, ...` together (see [`stream_group`]).
+trait StreamedColumns<const STREAMS: usize> {
+    /// Columns of the chunk.
+    fn ncols(&self) -> usize;
+    /// The `K` columns `first, first + q, ...`.
+    fn columns<S: pulp::Simd, const NV: usize, const K: usize>(
+        &mut self,
+        simd: S,
+        off: usize,
+        first: usize,
+        q: usize,
+    );
+}
+
+/// [`RowBlocks::block`] of a [`StreamedColumns`] kernel: every column of the chunk once,
+/// in groups of `M` (the kernel's `STREAMS`) where [`stream_group`] forms them, else one
+/// at a time.
+#[inline(always)]
+fn streamed_block<const M: usize, T: StreamedColumns<M>, S: pulp::Simd, const NV: usize>(
+    kernel: &mut T,
+    simd: S,
+    off: usize,
+) {
+    let ncols = kernel.ncols();
+    let q = ncols.div_ceil(M);
+    for c in 0..q {
+        let n = stream_group(ncols, M, c);
+        if n == M {
+            kernel.columns::<S, NV, M>(simd, off, c, q);
+        } else {
+            for t in 0..n {
+                kernel.columns::<S, NV, 1>(simd, off, c + t * q, q);
+            }
+        }
+    }
+}
+
 /// Mode-0 MTTKRP of one chunk: `acc[i, :] += sum_col x[i, col] w_col` (`acc` row-major
 /// `d0 x rp`), with `w_col = B[j, :] .* C[k, :]` for column `col = j + d1 (k - k0)`,
 /// formed in registers (no Khatri–Rao chunk in memory). [`MODE0_STREAMS`] columns per
@@ -275,6 +313,12 @@ impl Mode0Chunk<'_> {
             *w = simd.mul_f64s(b, c);
         }
         w
+    }
+}
+
+impl StreamedColumns<MODE0_STREAMS> for Mode0Chunk<'_> {
+    fn ncols(&self) -> usize {
+        self.x.len() / self.d0
     }
 
     /// Adds the `K` columns `first, first + q, ...` into the block of `acc`.
@@ -316,18 +360,7 @@ impl RowBlocks for Mode0Chunk<'_> {
 
     #[inline(always)]
     fn block<S: pulp::Simd, const NV: usize>(&mut self, simd: S, off: usize) {
-        let ncols = self.x.len() / self.d0;
-        let q = ncols.div_ceil(MODE0_STREAMS);
-        for c in 0..q {
-            match stream_group(ncols, MODE0_STREAMS, c) {
-                MODE0_STREAMS => self.columns::<S, NV, MODE0_STREAMS>(simd, off, c, q),
-                n => {
-                    for t in 0..n {
-                        self.columns::<S, NV, 1>(simd, off, c + t * q, q);
-                    }
-                }
-            }
-        }
+        streamed_block::<_, _, S, NV>(self, simd, off);
     }
 }
 
@@ -342,7 +375,11 @@ struct ProjectChunk<'a> {
     p: &'a mut [f64],
 }
 
-impl ProjectChunk<'_> {
+impl StreamedColumns<PROJECT_STREAMS> for ProjectChunk<'_> {
+    fn ncols(&self) -> usize {
+        self.x.len() / self.d0
+    }
+
     /// Rows `first, first + q, ...` (`K` of them) of `p`.
     #[inline(always)]
     fn columns<S: pulp::Simd, const NV: usize, const K: usize>(
@@ -386,18 +423,7 @@ impl RowBlocks for ProjectChunk<'_> {
 
     #[inline(always)]
     fn block<S: pulp::Simd, const NV: usize>(&mut self, simd: S, off: usize) {
-        let ncols = self.x.len() / self.d0;
-        let q = ncols.div_ceil(PROJECT_STREAMS);
-        for c in 0..q {
-            match stream_group(ncols, PROJECT_STREAMS, c) {
-                PROJECT_STREAMS => self.columns::<S, NV, PROJECT_STREAMS>(simd, off, c, q),
-                n => {
-                    for t in 0..n {
-                        self.columns::<S, NV, 1>(simd, off, c + t * q, q);
-                    }
-                }
-            }
-        }
+        streamed_block::<_, _, S, NV>(self, simd, off);
     }
 }
 

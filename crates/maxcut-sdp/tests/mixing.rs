@@ -317,28 +317,6 @@ fn convergence_is_reported_and_max_sweeps_respected() {
     assert_eq!(capped.upper_bound(), None);
 }
 
-/// One cyclic coordinate sweep by the definition, on a dense copy of `C`:
-/// `v_i <- g_i / ||g_i||`, `g_i = sum_{j != i} C_ij v_j` (kept when `g_i = 0`).
-fn brute_force_sweep(c: &Mat<f64>, v: &mut Mat<f64>, order: &[usize]) {
-    let k = v.nrows();
-    for &i in order {
-        let g: Vec<f64> = (0..k)
-            .map(|r| {
-                (0..c.nrows())
-                    .filter(|&j| j != i)
-                    .map(|j| c[(i, j)] * v[(r, j)])
-                    .sum()
-            })
-            .collect();
-        let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if norm > 0.0 {
-            for r in 0..k {
-                v[(r, i)] = g[r] / norm;
-            }
-        }
-    }
-}
-
 #[test]
 fn sparse_kernel_matches_the_reference_sweep_and_the_definition() {
     // Rows of every length modulo 4 (the kernel takes four entries at a time), ranks with

@@ -189,6 +189,30 @@ impl<'a, T: Element> Samples<'a, T> {
         Ok(self)
     }
 
+    /// `out = z^T input` (`transpose`) or `out = z input`, split over the threads when
+    /// the data is large: one sample per task for `z^T w`, [`ROWS_PER_TASK`] rows per task
+    /// for `z c`.
+    fn product(&self, input: &[f64], out: &mut [f64], transpose: bool) {
+        let run = |first: usize, out: &mut [f64]| {
+            pulp::Arch::new().dispatch(Product {
+                z: self,
+                input,
+                first,
+                out,
+                transpose,
+            });
+        };
+        if !self.parallel() {
+            return run(0, out);
+        }
+        let per_task = if transpose { 1 } else { ROWS_PER_TASK };
+        self.threads.install(|| {
+            out.par_chunks_mut(per_task)
+                .enumerate()
+                .for_each(|(k, part)| run(k * per_task, part));
+        });
+    }
+
     /// Whether the products are split over the threads.
     fn parallel(&self) -> bool {
         self.d * self.n >= PARALLEL_MIN_VALUES
@@ -270,45 +294,11 @@ impl<T: Element> Features for Samples<'_, T> {
     }
 
     fn transpose_times(&self, w: &[f64], out: &mut [f64]) {
-        let (w, out) = (&w[..self.d], &mut out[..self.n]);
-        let product = |first: usize, out: &mut [f64]| {
-            pulp::Arch::new().dispatch(Product {
-                z: self,
-                input: w,
-                first,
-                out,
-                transpose: true,
-            });
-        };
-        if !self.parallel() {
-            return product(0, out);
-        }
-        self.threads.install(|| {
-            out.par_iter_mut()
-                .enumerate()
-                .for_each(|(i, o)| product(i, std::slice::from_mut(o)));
-        });
+        self.product(&w[..self.d], &mut out[..self.n], true);
     }
 
     fn times(&self, c: &[f64], out: &mut [f64]) {
-        let (c, out) = (&c[..self.n], &mut out[..self.d]);
-        let product = |first: usize, out: &mut [f64]| {
-            pulp::Arch::new().dispatch(Product {
-                z: self,
-                input: c,
-                first,
-                out,
-                transpose: false,
-            });
-        };
-        if !self.parallel() {
-            return product(0, out);
-        }
-        self.threads.install(|| {
-            out.par_chunks_mut(ROWS_PER_TASK)
-                .enumerate()
-                .for_each(|(k, rows)| product(k * ROWS_PER_TASK, rows));
-        });
+        self.product(&c[..self.n], &mut out[..self.d], false);
     }
 }
 

@@ -155,3 +155,25 @@ impl SweepOrder for FnOrder {
         self.identity
     }
 }
+
+/// One cyclic coordinate sweep by the definition, on a dense copy of `C`:
+/// `v_i <- g_i / ||g_i||`, `g_i = sum_{j != i} C_ij v_j` (kept when `g_i = 0`).
+pub fn brute_force_sweep(c: &Mat<f64>, v: &mut Mat<f64>, order: &[usize]) {
+    let k = v.nrows();
+    for &i in order {
+        let g: Vec<f64> = (0..k)
+            .map(|r| {
+                (0..c.nrows())
+                    .filter(|&j| j != i)
+                    .map(|j| c[(i, j)] * v[(r, j)])
+                    .sum()
+            })
+            .collect();
+        let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 0.0 {
+            for r in 0..k {
+                v[(r, i)] = g[r] / norm;
+            }
+        }
+    }
+}
