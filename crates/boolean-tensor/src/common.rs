@@ -46,6 +46,32 @@ pub(crate) fn gram(f: MatRef<'_, f64>) -> Mat<f64> {
     f.transpose() * f
 }
 
+/// `1/2 ||X - W||^2` of a CP model `W = [[F_0, F_1, F_2]]` on a tensor without missing
+/// entries, from `norm_sq = ||X||^2` and `m`, the MTTKRP of mode `last` computed with the
+/// current other factors: `||X||^2 - 2 <X, W> + ||W||^2` with `<X, W> = sum(F_last .* m)`
+/// (the MTTKRP does not depend on `F_last`) and `||W||^2` the sum of the Hadamard product
+/// of the three Gram matrices. No pass over the tensor; clamped at 0 (the formula cancels
+/// to rounding when the fit is exact).
+pub(crate) fn cp_loss_from_mttkrp(
+    norm_sq: f64,
+    f: &[Mat<f64>; 3],
+    last: usize,
+    m: MatRef<'_, f64>,
+) -> f64 {
+    let rank = f[0].ncols();
+    let g01 = hadamard(gram(f[0].as_ref()).as_ref(), gram(f[1].as_ref()).as_ref());
+    let ww = hadamard(g01.as_ref(), gram(f[2].as_ref()).as_ref());
+    let w_sq: f64 = (0..rank)
+        .flat_map(|i| (0..rank).map(move |j| (i, j)))
+        .map(|(i, j)| ww[(i, j)])
+        .sum();
+    let xw: f64 = (0..rank)
+        .flat_map(|r| (0..m.nrows()).map(move |k| (k, r)))
+        .map(|(k, r)| f[last][(k, r)] * m[(k, r)])
+        .sum();
+    0.5 * (norm_sq - 2.0 * xw + w_sq).max(0.0)
+}
+
 /// One EM step of a CP model with missing entries: rebuilds `model` from the factors,
 /// refills the missing entries of `filled` from it, and returns the loss
 /// `1/2 ||P_Omega(X - W)||^2` on the observed entries. `filled` holds the observed

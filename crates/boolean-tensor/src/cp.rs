@@ -21,7 +21,7 @@ use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
-    als_update, check_als_budget, combine_reports, cp_em_step, gram, hadamard, masked_loss,
+    als_update, check_als_budget, combine_reports, cp_em_step, cp_loss_from_mttkrp, masked_loss,
 };
 use crate::error::Result;
 use crate::kernels::{Mttkrp, randomized_hosvd};
@@ -207,19 +207,8 @@ fn als(
         let new_loss = if masked {
             cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
         } else {
-            // ||X - W||^2 = ||X||^2 - 2 <X, W> + ||W||^2, with <X, W> = sum(F2 .* M2),
-            // M2 the last MTTKRP (it does not depend on F2).
-            let g01 = hadamard(gram(f[0].as_ref()).as_ref(), gram(f[1].as_ref()).as_ref());
-            let ww = hadamard(g01.as_ref(), gram(f[2].as_ref()).as_ref());
-            let w_sq: f64 = (0..rank)
-                .flat_map(|i| (0..rank).map(move |j| (i, j)))
-                .map(|(i, j)| ww[(i, j)])
-                .sum();
-            let xw: f64 = (0..rank)
-                .flat_map(|r| (0..shape[2]).map(move |k| (k, r)))
-                .map(|(k, r)| f[2][(k, r)] * m[(k, r)])
-                .sum();
-            0.5 * (norm_sq - 2.0 * xw + w_sq).max(0.0)
+            // From M2, the last MTTKRP: no pass over the tensor.
+            cp_loss_from_mttkrp(norm_sq, &f, 2, m.as_ref())
         };
         // Column norms of F0, F1 into F2 (keeps the factors balanced).
         for r in 0..rank {
@@ -312,7 +301,7 @@ impl Decomposition for FittedCp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::solve_right_spd;
+    use crate::common::{gram, hadamard, solve_right_spd};
     use crate::tensor::{khatri_rao, other_modes};
     use bl_core::Fit;
 

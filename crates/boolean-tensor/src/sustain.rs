@@ -25,7 +25,9 @@ use faer::{Mat, MatMut, MatRef};
 use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{als_update, check_als_budget, combine_reports, cp_em_step, gram, hadamard};
+use crate::common::{
+    als_update, check_als_budget, combine_reports, cp_em_step, cp_loss_from_mttkrp, gram, hadamard,
+};
 use crate::error::{Result, check_modes};
 use crate::kernels::Mttkrp;
 use crate::tensor::{Tensor, cp_to_tensor, other_modes};
@@ -176,8 +178,20 @@ impl SustainParams {
                 f[bm][(i, r)] = f64::from(u8::from(rng.random_bool(0.5)));
             }
         }
-        let mut filled = x.data().to_vec();
-        let mut model = vec![0.0; x.len()];
+        // Without missing entries the data is read in place and the loss comes from the
+        // last MTTKRP (as in CP-ALS): no imputed copy, no model tensor, no loss pass.
+        let masked = x.mask().is_some();
+        let norm_sq: f64 = x.data().iter().map(|v| v * v).sum();
+        let mut filled = if masked {
+            x.data().to_vec()
+        } else {
+            Vec::new()
+        };
+        let mut model = if masked {
+            vec![0.0; x.len()]
+        } else {
+            Vec::new()
+        };
         let mut kr = Mat::zeros(0, 0);
         let mut work = Mttkrp::default();
         let mut m = Mat::zeros(0, 0);
@@ -189,15 +203,16 @@ impl SustainParams {
         let rule = StoppingRule::new(self.max_iter, self.tol);
         let report = run(&rule, observers, |_| -> Result<Progress> {
             work.invalidate();
+            let data = if masked { &filled[..] } else { x.data() };
             for &n in &order {
                 if n == bm && self.hierarchical {
                     m.resize_with(shape[n], rank, |_, _| 0.0);
-                    work.compute(&filled, shape, n, f.each_ref().map(Mat::as_ref), m.as_mut());
+                    work.compute(data, shape, n, f.each_ref().map(Mat::as_ref), m.as_mut());
                     let h = hadamard(gram(f[a0].as_ref()).as_ref(), gram(f[b0].as_ref()).as_ref());
                     boolean_column_sweep(m.as_ref(), h.as_ref(), f[n].as_mut());
                     continue;
                 }
-                f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m)?;
+                f[n] = als_update(data, shape, n, &f, &mut work, &mut m)?;
                 if n == bm {
                     for j in 0..rank {
                         for i in 0..shape[n] {
@@ -206,7 +221,12 @@ impl SustainParams {
                     }
                 }
             }
-            let loss = cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par);
+            // `m` is the MTTKRP of mode `bm`, the last one updated.
+            let loss = if masked {
+                cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
+            } else {
+                cp_loss_from_mttkrp(norm_sq, &f, bm, m.as_ref())
+            };
             if loss < best_loss {
                 best_loss = loss;
                 best_f = f.clone();
