@@ -34,7 +34,7 @@ use faer::{Accum, ColMut, ColRef, MatRef, Par};
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
 
 use crate::error::{Result, SblrError};
-use crate::passes::Threads;
+use crate::passes::{Threads, dot};
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::error::build::{numerical, shape_mismatch};
 use rayon::prelude::*;
@@ -249,12 +249,12 @@ impl<'a, T: Element> Samples<'a, T> {
     /// time of one streaming read of the same values as `f64`, against 0.6-0.75 one sample
     /// at a time (and 1.0-1.5 in blocks of 2048-65 536 rows, which read `n` interleaved
     /// streams).
+    ///
     /// `out` holds rows `first..first + out.len()`; each row's value does not depend on
     /// how the rows are split.
     #[inline(always)]
     fn weighted_sum(&self, c: &[f64], first: usize, out: &mut [f64]) {
         let rows = first..first + out.len();
-        let d = out.len();
         let c = &c[..self.n];
         out.fill(0.0);
         let groups = c.chunks_exact(4);
@@ -276,7 +276,6 @@ impl<'a, T: Element> Samples<'a, T> {
         let first_sample = c.len() - rest.len();
         for (k, &ci) in rest.iter().enumerate() {
             let z = &self.column(first_sample + k)[rows.clone()];
-            debug_assert_eq!(z.len(), d);
             for (o, &za) in out.iter_mut().zip(z) {
                 *o += za.to_f64() * ci;
             }
@@ -326,27 +325,6 @@ impl<T: Element> pulp::WithSimd for Product<'_, '_, T> {
             self.z.weighted_sum(self.input, self.first, self.out);
         }
     }
-}
-
-/// `sum_a x_a w_a` in `f64`, with eight partial sums in a fixed order (kept in vector
-/// registers by the compiler).
-#[inline(always)]
-fn dot<T: Element>(x: &[T], w: &[f64]) -> f64 {
-    let w = &w[..x.len()];
-    let mut acc = [0.0f64; 8];
-    let xs = x.chunks_exact(8);
-    let ws = w.chunks_exact(8);
-    let (xr, wr) = (xs.remainder(), ws.remainder());
-    for (xc, wc) in xs.zip(ws) {
-        for l in 0..8 {
-            acc[l] += xc[l].to_f64() * wc[l];
-        }
-    }
-    let mut tail = 0.0;
-    for (&xa, &wa) in xr.iter().zip(wr) {
-        tail += xa.to_f64() * wa;
-    }
-    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
 }
 
 /// An elastic-net logistic problem on fixed features: the `d x n` matrix `z` (column `i`

@@ -141,9 +141,7 @@ impl ParamGuard for LogisticParams {
         check_step_rule(self.l_min, self.eta)?;
         params::positive("tol", self.tol)?;
         params::at_least("max_iter", self.max_iter, 1)?;
-        if let Some(threads) = self.threads {
-            params::count_in("threads", threads, 1, crate::passes::MAX_THREADS)?;
-        }
+        crate::passes::check_threads(self.threads)?;
         Ok(*self)
     }
 }

@@ -26,7 +26,7 @@
 //! | `inner_tol` | 1e-6 | Alg. 1: relative tolerance of each block solve | `> 0` |
 //! | `inner_max_iter` | 5000 | Alg. 1: iteration budget of each block solve | `>= 1` |
 //! | `time_limit` | none | wall-clock limit of a fit | any |
-//! | `threads` | none | threads of the two data passes per iteration; none = rayon's global pool | `>= 1` |
+//! | `threads` | none | threads of the two data passes per iteration; none = rayon's global pool | `1 ..= 1024` |
 //!
 //! The two data passes of an iteration (`X_i V` and `U^T X_i` for every sample) are split
 //! over samples across threads. Each sample's result is computed by one thread in a fixed
@@ -398,9 +398,7 @@ impl ParamGuard for SblrParams {
         params::nonnegative("tol", self.tol)?;
         params::positive("inner_tol", self.inner_tol)?;
         params::at_least("inner_max_iter", self.inner_max_iter, 1)?;
-        if let Some(threads) = self.threads {
-            params::at_least("threads", threads, 1)?;
-        }
+        crate::passes::check_threads(self.threads)?;
         match &self.init {
             Init::Warm { u, v, intercept } => {
                 ensure_finite("warm start U", u)?;

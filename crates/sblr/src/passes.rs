@@ -26,6 +26,18 @@ use bl_core::error::build::{invalid, numerical, shape_mismatch};
 /// an attempt to spawn them).
 pub const MAX_THREADS: usize = 1024;
 
+/// The check of every `threads` setting of the crate: `None`, or `Some(n)` with
+/// `1 <= n <=` [`MAX_THREADS`].
+///
+/// # Errors
+/// `BlError::InvalidParameter` (as `SblrError::Core`) otherwise.
+pub(crate) fn check_threads(threads: Option<usize>) -> Result<()> {
+    if let Some(n) = threads {
+        bl_core::params::count_in("threads", n, 1, MAX_THREADS)?;
+    }
+    Ok(())
+}
+
 /// The thread pool the data passes run on: rayon's global pool, or a pool of its own.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Threads(Option<Arc<rayon::ThreadPool>>);
@@ -37,9 +49,7 @@ impl Threads {
     /// `BlError::InvalidParameter` for `Some(0)` or more than [`MAX_THREADS`] threads;
     /// `BlError::Numerical` when the pool cannot be built.
     pub(crate) fn new(threads: Option<usize>) -> Result<Self> {
-        if let Some(n) = threads {
-            bl_core::params::count_in("threads", n, 1, MAX_THREADS)?;
-        }
+        check_threads(threads)?;
         match threads {
             None => Ok(Self(None)),
             Some(n) => rayon::ThreadPoolBuilder::new()
@@ -77,16 +87,15 @@ impl<'a, T: Element> SamplePasses<'a, T> {
     /// The passes over `data` on `threads` threads (`None`: rayon's global pool).
     ///
     /// # Errors
-    /// `BlError::InvalidParameter` (as `SblrError::Core`) for `Some(0)` threads or a pool
-    /// that cannot be built; `BlError::Empty` for a data set without samples.
+    /// `BlError::InvalidParameter` (as `SblrError::Core`) for `Some(0)` or more than
+    /// [`MAX_THREADS`] threads; `BlError::Numerical` for a pool that cannot be built;
+    /// `BlError::Empty` for a data set without samples.
     pub fn new(data: &'a bl_core::data::MatrixDataset<T>, threads: Option<usize>) -> Result<Self> {
-        if let Some(n) = threads {
-            bl_core::params::at_least("threads", n, 1)?;
-        }
+        let threads = Threads::new(threads)?;
         let (s, t) = data.shape();
         Ok(Self {
             data: Stacked::new(data.stacked(), s, t, data.n_samples())?,
-            threads: Threads::new(threads)?,
+            threads,
         })
     }
 
@@ -332,10 +341,13 @@ fn add_column<T: Element>(z: &mut [f64], x: &[T], w: f64) {
     }
 }
 
-/// `sum_a x_a u_a` in `f64`, with eight partial sums in a fixed order (so the compiler can
-/// keep them in vector registers, and the result is the same on every thread).
+/// `sum_a x_a u_a` in `f64` over the `x.len()` entries of `x` (`u` at least as long), with
+/// eight partial sums in a fixed order (so the compiler can keep them in vector registers,
+/// and the result is the same on every thread). Shared by the data passes and the linear
+/// baseline's [`crate::block::Samples`].
 #[inline(always)]
-fn dot<T: Element>(x: &[T], u: &[f64]) -> f64 {
+pub(crate) fn dot<T: Element>(x: &[T], u: &[f64]) -> f64 {
+    let u = &u[..x.len()];
     let mut acc = [0.0f64; 8];
     let xs = x.chunks_exact(8);
     let us = u.chunks_exact(8);
