@@ -86,9 +86,7 @@ pub(crate) fn cp_em_step(
     par: Par,
 ) -> f64 {
     cp_reconstruct_into(f.each_ref().map(Mat::as_ref), kr, model, par);
-    if x.mask().is_some() {
-        impute(x, model, filled);
-    }
+    impute(x, model, filled);
     masked_loss(x, model)
 }
 
@@ -111,15 +109,14 @@ pub(crate) fn leading_eigenvectors(gram: MatRef<'_, f64>, r: usize) -> Result<Ma
     Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))
 }
 
-/// Copies the observed entries of `x` and fills the missing ones from `model` (the EM
-/// imputation step used by the baselines for completion).
+/// Fills the missing entries of `out` from `model` and keeps the observed entries of `x`
+/// (the EM imputation step used by the baselines for completion). `out` holds the observed
+/// entries already (every caller starts it as a copy of the data and this step keeps
+/// them), so without a mask there is nothing to do.
 pub(crate) fn impute(x: &Tensor, model: &[f64], out: &mut [f64]) {
-    match x.mask() {
-        None => out.copy_from_slice(x.data()),
-        Some(mask) => {
-            for (((o, &xv), &mv), &m) in out.iter_mut().zip(x.data()).zip(model).zip(mask) {
-                *o = if m { xv } else { mv };
-            }
+    if let Some(mask) = x.mask() {
+        for (((o, &xv), &mv), &m) in out.iter_mut().zip(x.data()).zip(model).zip(mask) {
+            *o = if m { xv } else { mv };
         }
     }
 }

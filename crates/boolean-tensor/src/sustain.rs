@@ -181,7 +181,11 @@ impl SustainParams {
         // Without missing entries the data is read in place and the loss comes from the
         // last MTTKRP (as in CP-ALS): no imputed copy, no model tensor, no loss pass.
         let masked = x.mask().is_some();
-        let norm_sq: f64 = x.data().iter().map(|v| v * v).sum();
+        let norm_sq: f64 = if masked {
+            0.0 // unused: the EM step computes the loss over the observed entries
+        } else {
+            x.data().iter().map(|v| v * v).sum()
+        };
         let mut filled = if masked {
             x.data().to_vec()
         } else {

@@ -132,9 +132,7 @@ impl TuckerParams {
                 f64::INFINITY
             };
             loss = new_loss;
-            if masked {
-                impute(x, &model, &mut filled);
-            }
+            impute(x, &model, &mut filled);
             Ok(Progress::new(loss, change))
         })?;
         Ok(FittedTucker {
