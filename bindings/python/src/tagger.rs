@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::guarded;
+use crate::errors::{choose, guarded};
 
 /// A fitted tagger (pickles through the crate's JSON form).
 #[pyclass(module = "bilinear._native", frozen)]
@@ -39,15 +39,14 @@ fn learner(name: &str) -> PyResult<Learner> {
 /// The named template set; with `bias`, the bias feature (active at every position) first,
 /// which is the feature that carries the label transitions with `transitions_only`.
 fn templates(name: &str, bias: bool) -> PyResult<Templates> {
-    let named = match name {
-        "segmentation" => Templates::segmentation(),
-        "chunking" => Templates::chunking(),
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "invalid templates {name:?}: must be 'segmentation' or 'chunking'"
-            )));
-        }
-    };
+    let named = choose(
+        "templates",
+        name,
+        &[
+            ("segmentation", Templates::segmentation()),
+            ("chunking", Templates::chunking()),
+        ],
+    )?;
     if !bias {
         return Ok(named);
     }
