@@ -6,6 +6,7 @@ pub mod engine;
 pub mod error;
 pub mod fit;
 pub mod io;
+pub mod limits;
 pub mod linalg;
 pub mod logistic;
 pub mod metrics;
