@@ -17,7 +17,7 @@
 //! | `time_limit` | none | wall-clock limit | any |
 //! | `max_nodes` | `200_000` | nodes the tree may hold | `>= 1` |
 //! | `seed` | `0` | seeds the random starting point | any |
-//! | `threads` | `0` | worker threads for the LPs (`0` = one per core) | any |
+//! | `threads` | `0` | worker threads for the LPs (`0` = one per core) | `0..=`[`MAX_THREADS`](bl_core::limits::MAX_THREADS) (1024) |
 //! | `initial_x` | random in the ball | starting `x` (`M x K`, column-major) | finite, `sum |x| <= P` |
 //! | `filter_tol` | `1e-9` | relative tolerance for zero / duplicate hyperplanes | `[0, 1e-3]` |
 //! | `cell_slack` | `1e-9` | smallest interior-point slack of a cell, relative to `P` | `[0, 1e-3]` |
@@ -136,7 +136,10 @@ impl GopParams {
         max_nodes: usize;
         /// Sets the seed of the random starting point.
         seed: u64;
-        /// Sets the number of worker threads (`0` = one per core).
+        /// Sets the number of worker threads (`0` = one per core). Any other value must be
+        /// at most [`bl_core::limits::MAX_THREADS`] (1024), the bound every crate of the
+        /// workspace uses; a larger one is refused by [`ParamGuard::check`] before any pool
+        /// is built.
         threads: usize;
         /// Sets the relative filtering tolerance.
         filter_tol: f64;
@@ -220,12 +223,21 @@ impl ParamGuard for GopParams {
 
     /// Checks every value against the table in the module docs (the shape of `initial_x`
     /// is checked by the fit, which knows `M`).
+    ///
+    /// # Errors
+    /// [`GopError::Core`] with [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
+    /// naming the first value out of its range (a nonzero `threads` above
+    /// [`bl_core::limits::MAX_THREADS`] included).
     fn check(&self) -> Result<GopValidParams, GopError> {
         count_in("k", self.k, 2, MAX_COMPONENTS)?;
         positive("budget", self.budget)?;
         positive("eps", self.eps)?;
         at_least("max_iter", self.max_iter, 1)?;
         at_least("max_nodes", self.max_nodes, 1)?;
+        // 0 means one thread per core; any explicit count has the workspace-wide bound.
+        if self.threads != 0 {
+            bl_core::limits::threads("threads", self.threads)?;
+        }
         in_range("filter_tol", self.filter_tol, 0.0, 1e-3)?;
         in_range("cell_slack", self.cell_slack, 0.0, 1e-3)?;
         Ok(GopValidParams {
