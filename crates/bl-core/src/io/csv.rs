@@ -11,6 +11,7 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use crate::error::{BlError, Result};
+use crate::limits::quote;
 
 /// How to read a numeric delimited file.
 ///
@@ -124,7 +125,8 @@ pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<NumericT
 ///   lines end at `\n`, `\r\n` or a lone `\r`)
 ///   when a row has a different number of fields than the first, a field is empty or not
 ///   a number, a field is `nan`/`inf` (unless [`CsvOptions::allow_non_finite`]), or the
-///   text is not UTF-8;
+///   text is not UTF-8; the message names the field's number (its column) and quotes at
+///   most [`QUOTE_CHARS`](crate::limits::QUOTE_CHARS) characters of it;
 /// - [`BlError::Io`] when reading from `reader` fails;
 /// - [`BlError::Empty`] when there is no data row.
 pub fn read_csv_from<R: Read>(reader: R, options: &CsvOptions) -> Result<NumericTable> {
@@ -191,14 +193,18 @@ fn read_csv_impl<R: Read>(
         }
         first = false;
         for (j, field) in record.iter().enumerate() {
-            let value = parse_field(field)
-                .map_err(|why| parse_error(line, format!("field {} (`{field}`) {why}", j + 1)))?;
+            // The message gives the position (the line, and the column as the field's
+            // number) and quotes a bounded prefix of the field, which may be megabytes long.
+            let value = parse_field(field).map_err(|why| {
+                parse_error(line, format!("field {} ({}) {why}", j + 1, quote(field)))
+            })?;
             if !value.is_finite() && !options.allow_non_finite {
                 return Err(parse_error(
                     line,
                     format!(
-                        "field {} (`{field}`) is not finite (set allow_non_finite to accept it)",
-                        j + 1
+                        "field {} ({}) is not finite (set allow_non_finite to accept it)",
+                        j + 1,
+                        quote(field)
                     ),
                 ));
             }

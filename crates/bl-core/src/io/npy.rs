@@ -29,6 +29,7 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{BlError, Result};
+use crate::limits::quote;
 
 /// Longest header (the dict text after the length field) the reader accepts, in bytes.
 pub const MAX_HEADER_LEN: usize = 10_000;
@@ -496,9 +497,9 @@ fn interpret(dict: literal::Value) -> Result<Header, String> {
             "shape" => &mut shape,
             other => {
                 return Err(format!(
-                    "invalid .npy header: unexpected key '{}' (expected descr, fortran_order \
+                    "invalid .npy header: unexpected key {} (expected descr, fortran_order \
                      and shape)",
-                    other.escape_debug()
+                    quote(other)
                 ));
             }
         };
@@ -581,8 +582,8 @@ fn interpret(dict: literal::Value) -> Result<Header, String> {
 fn parse_descr(descr: &str) -> Result<Dtype, String> {
     let unsupported = || {
         format!(
-            "unsupported dtype '{}': expected a float, integer or bool type",
-            descr.escape_debug()
+            "unsupported dtype {}: expected a float, integer or bool type",
+            quote(descr)
         )
     };
     let (order, rest) = match descr.as_bytes().first() {

@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 use crate::data::MatrixDataset;
 use crate::error::{BlError, Result};
 use crate::io::text::{decode_utf8, lines};
+use crate::limits::quote;
 
 /// What to do when series differ in length (between cases or between the dimensions of
 /// one case).
@@ -152,7 +153,10 @@ fn parse_ts_impl(text: &str, policy: LengthPolicy, path: &Path) -> Result<Matrix
         }
         if line.starts_with('@') {
             if in_data {
-                return Err(err(line_no, format!("header line `{line}` after @data")));
+                return Err(err(
+                    line_no,
+                    format!("header line {} after @data", quote(line)),
+                ));
             }
             in_data = parse_header_line(line, line_no, &mut header, &err)?;
             continue;
@@ -207,9 +211,10 @@ fn parse_ts_impl(text: &str, policy: LengthPolicy, path: &Path) -> Result<Matrix
                 err(
                     c.line,
                     format!(
-                        "class label `{}` is not declared in @classLabel ({})",
-                        c.label,
-                        declared.join(" ")
+                        "class label {} is not declared in @classLabel ({} classes: {})",
+                        quote(c.label),
+                        declared.len(),
+                        quote(&declared.join(" "))
                     ),
                 )
             })
@@ -230,21 +235,29 @@ fn parse_header_line(
     let mut value = || {
         tokens
             .next()
-            .ok_or_else(|| err(line_no, format!("`{tag}` needs a value")))
+            .ok_or_else(|| err(line_no, format!("{} needs a value", quote(&tag))))
     };
     let parse_bool = |v: &str| match v.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
         _ => Err(err(
             line_no,
-            format!("`{v}` after `{tag}` is not `true` or `false`"),
+            format!(
+                "{} after {} is not `true` or `false`",
+                quote(v),
+                quote(&tag)
+            ),
         )),
     };
     let parse_count = |v: &str| {
         v.parse::<usize>().ok().filter(|&c| c > 0).ok_or_else(|| {
             err(
                 line_no,
-                format!("`{v}` after `{tag}` is not a positive integer"),
+                format!(
+                    "{} after {} is not a positive integer",
+                    quote(v),
+                    quote(&tag)
+                ),
             )
         })
     };
@@ -291,7 +304,7 @@ fn parse_header_line(
                 if let Some(dup) = names.iter().find(|n| !seen.insert(n.as_str())) {
                     return Err(err(
                         line_no,
-                        format!("class `{dup}` is listed twice in @classLabel"),
+                        format!("class {} is listed twice in @classLabel", quote(dup)),
                     ));
                 }
                 header.class_names = Some(names);
@@ -357,13 +370,13 @@ fn parse_case<'a>(
             let value: f64 = token.parse().map_err(|_| {
                 err(
                     line_no,
-                    format!("{}: `{token}` is not a number", location()),
+                    format!("{}: {} is not a number", location(), quote(token)),
                 )
             })?;
             if !value.is_finite() {
                 return Err(err(
                     line_no,
-                    format!("{}: `{token}` is not finite", location()),
+                    format!("{}: {} is not finite", location(), quote(token)),
                 ));
             }
             values.push(value);
