@@ -528,22 +528,30 @@ pub struct BlockWork {
 
 impl BlockWork {
     /// Buffers for blocks of at most `max_dim` features and `n` samples.
-    #[must_use]
-    pub fn new(max_dim: usize, n: usize) -> Self {
-        let d1 = max_dim + 1;
-        Self {
-            c: vec![0.0; n],
-            g: vec![0.0; d1],
-            trial: vec![0.0; d1],
-            trial_scores: vec![0.0; n],
-            prev: vec![0.0; d1],
-            prev_scores: vec![0.0; n],
-            y_point: vec![0.0; d1],
-            y_scores: vec![0.0; n],
-            delta: vec![0.0; d1],
-            start: vec![0.0; d1],
-            start_scores: vec![0.0; n],
-        }
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` (as `SblrError::Core`) when `max_dim + 1` or `n`
+    /// exceeds [`bl_core::limits::MAX_ELEMENTS`] or the buffers cannot be allocated
+    /// (nothing is allocated then).
+    pub fn new(max_dim: usize, n: usize) -> Result<Self> {
+        let d1 = max_dim.saturating_add(1);
+        bl_core::limits::buffer_len("BlockWork: max_dim + 1", &[d1])?;
+        bl_core::limits::buffer_len("BlockWork: n", &[n])?;
+        let features = || bl_core::limits::try_zeroed::<f64>("BlockWork: max_dim + 1", &[d1]);
+        let samples = || bl_core::limits::try_zeroed::<f64>("BlockWork: n", &[n]);
+        Ok(Self {
+            c: samples()?,
+            g: features()?,
+            trial: features()?,
+            trial_scores: samples()?,
+            prev: features()?,
+            prev_scores: samples()?,
+            y_point: features()?,
+            y_scores: samples()?,
+            delta: features()?,
+            start: features()?,
+            start_scores: samples()?,
+        })
     }
 
     /// The loss gradient at the last point where one was computed (length `d + 1`).

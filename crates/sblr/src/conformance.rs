@@ -51,11 +51,15 @@ impl Default for BlockCase {
 ///
 /// # Errors
 /// A message naming the failed check and the values involved (also when `update` itself
-/// returns an error).
+/// returns an error); a case whose features (`dim x samples` values) exceed
+/// [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated is refused with a message
+/// before anything is allocated.
 pub fn check_block_update(update: &dyn BlockUpdate, case: &BlockCase) -> Result<(), String> {
     let (d, n) = (case.dim.max(1), case.samples.max(2));
+    let mut z = bl_core::limits::try_zeroed::<f64>("BlockCase: dim x samples", &[d, n])
+        .map_err(|e| format!("case refused: {e}"))?;
+    let mut work = BlockWork::new(d, n).map_err(|e| format!("case refused: {e}"))?;
     let mut rng = seeded_rng(case.seed);
-    let mut z = vec![0.0; d * n];
     fill_standard_normal(&mut rng, &mut z);
     let y: Vec<f64> = (0..n)
         .map(|i| {
@@ -76,7 +80,6 @@ pub fn check_block_update(update: &dyn BlockUpdate, case: &BlockCase) -> Result<
     let mut scores = vec![0.0; n];
     block.scores(&x, &mut scores);
     let mut lipschitz = 1.0;
-    let mut work = BlockWork::new(d, n);
     let mut last = block.loss(&scores) + block.penalty(&x);
     let mut fresh = vec![0.0; n];
     for k in 1..=case.updates {

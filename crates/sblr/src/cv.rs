@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, SblrError};
 use crate::ova::OneVsAll;
 use crate::params::SblrParams;
-use bl_core::error::build::numerical;
+use bl_core::error::build::{invalid, numerical};
 
 /// How to split the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,12 +41,33 @@ impl Folds {
     /// estimator then reports [`SblrError::MissingClass`], which the scoring counts as a
     /// failed fold).
     ///
+    /// Every fold holds a copy of all `n` samples (its training and test parts), so the
+    /// folds hold `folds x n x s x t` values in all (`n^2 s t` for leave-one-out): that
+    /// total is checked against [`bl_core::limits::MAX_ELEMENTS`] before any fold is made.
+    ///
     /// # Errors
-    /// Invalid `k` or too few samples.
+    /// Invalid `k` or too few samples; `BlError::InvalidParameter` (as `SblrError::Core`)
+    /// when the folds would hold more than [`bl_core::limits::MAX_ELEMENTS`] values.
     pub fn new(data: &MatrixDataset, strategy: CvStrategy) -> Result<Self> {
+        let n = data.n_samples();
+        let (s, t) = data.shape();
+        let check = |folds: usize| {
+            bl_core::limits::buffer_len(
+                "cross-validation folds: folds x n x s x t",
+                &[folds, n, s, t],
+            )
+        };
         let splits: Vec<(Vec<usize>, Vec<usize>)> = match strategy {
-            CvStrategy::KFold { k, seed } => KFold::stratified(data.labels(), k, seed)?.collect(),
-            CvStrategy::LeaveOneOut => LeaveOneOut::new(data.n_samples())?.collect(),
+            CvStrategy::KFold { k, seed } => {
+                let splits = KFold::stratified(data.labels(), k, seed)?;
+                check(k)?;
+                splits.collect()
+            }
+            CvStrategy::LeaveOneOut => {
+                let splits = LeaveOneOut::new(n)?;
+                check(n)?;
+                splits.collect()
+            }
         };
         let folds = splits
             .into_iter()
@@ -193,7 +214,8 @@ impl<P> GridSearchResult<P> {
 ///
 /// # Errors
 /// [`SblrError::EmptyGrid`] with no candidate; as [`Folds::new`];
-/// [`SblrError::AllFoldsFailed`] (with the first error) when every fit of every candidate
+/// `BlError::InvalidParameter` (as `SblrError::Core`) when `candidates x folds` exceeds
+/// [`bl_core::limits::MAX_ELEMENTS`]; [`SblrError::AllFoldsFailed`] (with the first error) when every fit of every candidate
 /// failed.
 pub fn grid_search<P, F>(
     data: &MatrixDataset,
@@ -210,6 +232,7 @@ where
     }
     let folds = Folds::new(data, strategy)?;
     let k = folds.pairs().len();
+    bl_core::limits::buffer_len("grid_search: candidates x folds", &[candidates.len(), k])?;
     let results: Vec<Result<f64>> = (0..candidates.len() * k)
         .into_par_iter()
         .map(|job| {
@@ -257,7 +280,9 @@ where
 /// Cartesian product of the four penalty axes, in the order `(mu1, mu2, nu1, nu2)`.
 ///
 /// # Errors
-/// [`SblrError::EmptyGrid`] when an axis is empty.
+/// [`SblrError::EmptyGrid`] when an axis is empty; `BlError::InvalidParameter` (as
+/// `SblrError::Core`) when the grid's `4 x |mu1| x |mu2| x |nu1| x |nu2|` values exceed
+/// [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated (checked before allocating).
 pub fn penalty_grid(
     mu1: &[f64],
     mu2: &[f64],
@@ -269,7 +294,13 @@ pub fn penalty_grid(
             return Err(SblrError::EmptyGrid { axis });
         }
     }
-    let mut out = Vec::with_capacity(mu1.len() * mu2.len() * nu1.len() * nu2.len());
+    const WHAT: &str = "penalty_grid: 4 x |mu1| x |mu2| x |nu1| x |nu2|";
+    let dims = [4, mu1.len(), mu2.len(), nu1.len(), nu2.len()];
+    let len = bl_core::limits::buffer_len(WHAT, &dims)? / 4;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| {
+        invalid::<SblrError>(WHAT, format!("{len} tuples"), "a grid that fits in memory")
+    })?;
     for &a in mu1 {
         for &b in mu2 {
             for &c in nu1 {

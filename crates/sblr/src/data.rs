@@ -4,7 +4,7 @@ use bl_core::data::{Element, MatrixDataset};
 use faer::MatRef;
 
 use crate::error::Result;
-use bl_core::error::build::shape_mismatch;
+use bl_core::error::build::{invalid, shape_mismatch};
 
 /// A [`MatrixDataset`] from separate samples and one class name per sample (classes are
 /// the sorted distinct names, as [`MatrixDataset::from_label_names`]).
@@ -12,7 +12,9 @@ use bl_core::error::build::shape_mismatch;
 /// # Errors
 /// [`SblrError::Core`](crate::SblrError::Core) for no samples, a non-finite entry or fewer than two distinct
 /// labels; [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the samples do not all have the shape of the
-/// first one, or the number of labels differs from the number of samples.
+/// first one, or the number of labels differs from the number of samples;
+/// [`bl_core::BlError::InvalidParameter`] (as `SblrError::Core`) when the copy
+/// (`n s t` values) exceeds [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated.
 pub fn dataset_from_samples<S: AsRef<str>>(
     samples: &[MatRef<'_, f64>],
     labels: &[S],
@@ -26,7 +28,18 @@ pub fn dataset_from_samples<S: AsRef<str>>(
         ));
     }
     let (s, t) = (samples[0].nrows(), samples[0].ncols());
-    let mut data = Vec::with_capacity(s * t * samples.len());
+    // The views may share their storage (one matrix given many times): the copy is sized
+    // by the caller's counts, so it is checked and reserved before it is made.
+    let len =
+        bl_core::limits::buffer_len("dataset_from_samples: n x s x t", &[samples.len(), s, t])?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(len).map_err(|_| {
+        invalid::<crate::SblrError>(
+            "dataset_from_samples: n x s x t",
+            format!("{} x {s} x {t} = {len} values", samples.len()),
+            "a data set that fits in memory",
+        )
+    })?;
     for (i, x) in samples.iter().enumerate() {
         if (x.nrows(), x.ncols()) != (s, t) {
             return Err(shape_mismatch(

@@ -210,7 +210,7 @@ impl LogisticParams {
         let mut x = vec![0.0; d + 1];
         let mut scores = vec![0.0; n];
         let mut lipschitz = self.l_min * self.eta;
-        let mut work = BlockWork::new(d, n);
+        let mut work = BlockWork::new(d, n)?;
         let solver = ExactBlockSolve {
             l_min: self.l_min,
             eta: self.eta,

@@ -23,17 +23,17 @@ use crate::error::{Result, SblrError};
 use bl_core::error::build::{invalid, numerical, shape_mismatch};
 
 /// The most threads a pool of the data passes may have (a larger request is an error, not
-/// an attempt to spawn them).
-pub const MAX_THREADS: usize = 1024;
+/// an attempt to spawn them): the workspace's one bound, [`bl_core::limits::MAX_THREADS`].
+pub use bl_core::limits::MAX_THREADS;
 
 /// The check of every `threads` setting of the crate: `None`, or `Some(n)` with
-/// `1 <= n <=` [`MAX_THREADS`].
+/// `1 <= n <=` [`MAX_THREADS`] ([`bl_core::limits::threads`]).
 ///
 /// # Errors
 /// `BlError::InvalidParameter` (as `SblrError::Core`) otherwise.
 pub(crate) fn check_threads(threads: Option<usize>) -> Result<()> {
     if let Some(n) = threads {
-        bl_core::params::count_in("threads", n, 1, MAX_THREADS)?;
+        bl_core::limits::threads("threads", n)?;
     }
     Ok(())
 }

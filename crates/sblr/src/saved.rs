@@ -12,6 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use bl_core::engine::{FitReport, TerminationReason, Trace};
+use bl_core::limits::{first_duplicate, quote};
 
 use crate::error::{Result, SblrError};
 use bl_core::error::build::numerical;
@@ -120,19 +121,26 @@ pub(crate) fn bilinear_bound(u: &[f64], v: &[f64], s: usize, t: usize, b: f64) -
         + b.abs()
 }
 
-/// At least two class names (exactly `exact` when given), no two equal.
+/// At least two class names (exactly `exact` when given), no two equal. The duplicate
+/// check is one hashed pass ([`bl_core::limits::first_duplicate`], linear in the number
+/// of names), and a message quotes at most one name, bounded by
+/// [`bl_core::limits::quote`] (never the whole list).
 pub(crate) fn class_names(
     model: &'static str,
     names: &[String],
     exact: Option<usize>,
 ) -> Result<()> {
+    let listed = || match names.first() {
+        None => "0 names".to_string(),
+        Some(first) => format!("{} names, the first {}", names.len(), quote(first)),
+    };
     match exact {
         Some(k) if names.len() != k => {
             return Err(bad(
                 model,
                 "class_names",
                 format!("{k} class names"),
-                format!("{} ({names:?})", names.len()),
+                listed(),
             ));
         }
         None if names.len() < 2 => {
@@ -140,20 +148,18 @@ pub(crate) fn class_names(
                 model,
                 "class_names",
                 "at least 2 class names",
-                format!("{} ({names:?})", names.len()),
+                listed(),
             ));
         }
         _ => {}
     }
-    for (i, name) in names.iter().enumerate() {
-        if names[..i].contains(name) {
-            return Err(bad(
-                model,
-                "class_names",
-                "distinct class names",
-                format!("{name:?} twice"),
-            ));
-        }
+    if let Some((i, name)) = first_duplicate(names) {
+        return Err(bad(
+            model,
+            "class_names",
+            "distinct class names",
+            format!("{} twice (again at index {i})", quote(name)),
+        ));
     }
     Ok(())
 }

@@ -6,20 +6,29 @@ use bl_core::random::{fill_standard_normal, seeded_rng, standard_normal};
 use crate::error::Result;
 use bl_core::error::build::invalid;
 
+/// The zeroed buffer of `n` samples of `s x t`, refused (a typed error, nothing
+/// allocated) above [`bl_core::limits::MAX_ELEMENTS`] values or when the memory is not
+/// available.
+fn samples_buffer(what: &'static str, n: usize, s: usize, t: usize) -> Result<Vec<f64>> {
+    Ok(bl_core::limits::try_zeroed(what, &[n, s, t])?)
+}
+
 /// The two-class synthetic matrices of Table 1 (Sec. 7.2 of Shi, Xu, Baraniuk 2014): `n`
 /// samples `X_i = randn(s, t) + y_i * shift` with `y_i = -1` for the first `n / 2` samples
 /// (class `"-1"`) and `+1` for the rest (class `"+1"`). With `shift = 1` this is the
 /// paper's `randn(s, t) ± 1`.
 ///
 /// # Errors
-/// `n < 2`, `s == 0`, `t == 0`, or a non-finite `shift`.
+/// `n < 2`, `s == 0`, `t == 0`, or a non-finite `shift`; `BlError::InvalidParameter`
+/// (as `SblrError::Core`) when `n s t` exceeds [`bl_core::limits::MAX_ELEMENTS`] values
+/// or cannot be allocated (checked before anything is allocated).
 pub fn two_class(n: usize, s: usize, t: usize, shift: f64, seed: u64) -> Result<MatrixDataset> {
     if n < 2 {
         return Err(invalid("n", n, ">= 2 (one sample per class at least)"));
     }
     bl_core::error::ensure_finite("shift", &[shift])?;
+    let mut data = samples_buffer("two_class: n x s x t", n, s, t)?;
     let mut rng = seeded_rng(seed);
-    let mut data = vec![0.0; n * s * t];
     fill_standard_normal(&mut rng, &mut data);
     let half = n / 2;
     let labels: Vec<usize> = (0..n).map(|i| usize::from(i >= half)).collect();
@@ -40,10 +49,12 @@ pub fn two_class(n: usize, s: usize, t: usize, shift: f64, seed: u64) -> Result<
 /// (no structure: for identities that hold on any data).
 ///
 /// # Errors
-/// As `MatrixDataset::new` (e.g. `n < 2`, a zero dimension).
+/// As `MatrixDataset::new` (e.g. `n < 2`, a zero dimension); `BlError::InvalidParameter`
+/// (as `SblrError::Core`) when `n s t` exceeds [`bl_core::limits::MAX_ELEMENTS`] values
+/// or cannot be allocated.
 pub fn random_dataset(n: usize, s: usize, t: usize, seed: u64) -> Result<MatrixDataset> {
+    let mut data = samples_buffer("random_dataset: n x s x t", n, s, t)?;
     let mut rng = seeded_rng(seed);
-    let mut data = vec![0.0; n * s * t];
     fill_standard_normal(&mut rng, &mut data);
     let labels: Vec<usize> = (0..n).map(|i| i % 2).collect();
     Ok(MatrixDataset::new(
@@ -59,7 +70,9 @@ pub fn random_dataset(n: usize, s: usize, t: usize, seed: u64) -> Result<MatrixD
 /// `X_i ~ N(0, 1)`, `y_i = sign(u*^T X_i v* + 0.3 noise)`.
 ///
 /// # Errors
-/// A support index out of range; as `MatrixDataset::new`.
+/// A support index out of range; as `MatrixDataset::new`; `BlError::InvalidParameter`
+/// (as `SblrError::Core`) when `n s t` exceeds [`bl_core::limits::MAX_ELEMENTS`] values
+/// or cannot be allocated.
 pub fn planted(
     n: usize,
     s: usize,
@@ -74,6 +87,7 @@ pub fn planted(
     if let Some(&j) = v_support.iter().find(|&&j| j >= t) {
         return Err(invalid("v_support", j, format!("< t = {t}")));
     }
+    let mut data = samples_buffer("planted: n x s x t", n, s, t)?;
     let mut rng = seeded_rng(seed);
     let mut u = vec![0.0; s];
     let mut v = vec![0.0; t];
@@ -83,7 +97,6 @@ pub fn planted(
     for (k, &j) in v_support.iter().enumerate() {
         v[j] = if k % 3 == 1 { -1.0 } else { 1.0 };
     }
-    let mut data = vec![0.0; n * s * t];
     fill_standard_normal(&mut rng, &mut data);
     let mut labels = Vec::with_capacity(n);
     for i in 0..n {
@@ -110,13 +123,15 @@ pub fn planted(
 /// adds 3 to entry `(c, c)`; needs `s, t >= 3`).
 ///
 /// # Errors
-/// `s < 3` or `t < 3`; `n < 3` (a class without samples).
+/// `s < 3` or `t < 3`; `n < 3` (a class without samples); `BlError::InvalidParameter`
+/// (as `SblrError::Core`) when `n s t` exceeds [`bl_core::limits::MAX_ELEMENTS`] values
+/// or cannot be allocated.
 pub fn three_classes(n: usize, s: usize, t: usize, seed: u64) -> Result<MatrixDataset> {
     bl_core::params::at_least("s", s, 3)?;
     bl_core::params::at_least("t", t, 3)?;
     bl_core::params::at_least("n", n, 3)?;
+    let mut data = samples_buffer("three_classes: n x s x t", n, s, t)?;
     let mut rng = seeded_rng(seed);
-    let mut data = vec![0.0; n * s * t];
     fill_standard_normal(&mut rng, &mut data);
     let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
     for (i, &c) in labels.iter().enumerate() {

@@ -151,7 +151,7 @@ fn fista<F: Features>(z: F, y: &[f64], l1: f64, l2: f64, max_iter: usize) -> (Ve
                 scores: &mut scores,
                 lipschitz: &mut lipschitz,
             },
-            &mut BlockWork::new(d, n),
+            &mut BlockWork::new(d, n).unwrap(),
             &mut [],
         )
         .unwrap();

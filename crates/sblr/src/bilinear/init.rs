@@ -38,8 +38,10 @@ pub(crate) fn signed_top_pairs(m: MatRef<'_, f64>, r: usize) -> Result<(Vec<f64>
 /// The starting point `(U^0 (s x r), V^0 (t x r), b^0)` of [`Init`], column-major.
 ///
 /// # Errors
-/// A warm start of the wrong shape; stacked data that are not `y.len()` samples of
-/// `s x t` with contiguous columns; an SVD failure.
+/// [`SblrError::InvalidRank`](crate::SblrError::InvalidRank) for a rank outside
+/// `1..=min(s, t)` (checked before anything is allocated); a warm start of the wrong
+/// shape; stacked data that are not `y.len()` samples of `s x t` with contiguous columns;
+/// an SVD failure.
 pub fn initial_point<T: Element>(
     init: &Init,
     stacked: MatRef<'_, T>,
@@ -49,6 +51,7 @@ pub fn initial_point<T: Element>(
     rank: usize,
     seed: u64,
 ) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+    super::check_rank(rank, s, t)?;
     let data = Stacked::new(stacked, s, t, y.len())?;
     let mean = |weights: &[f64]| {
         let m = data.weighted_mean(weights);

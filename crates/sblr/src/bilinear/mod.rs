@@ -102,8 +102,12 @@ impl<'a> Point<'a> {
 /// Decision values `tr(U^T X_i V) + b` of every sample, by one product `U^T A` over the
 /// stacked data.
 ///
+/// With `r = 0` (empty factors) every decision value is `b`.
+///
 /// # Errors
-/// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when `U` is not `s x r` or `V` not `t x r`.
+/// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when `U` is not `s x r` or `V` not `t x r`;
+/// [`bl_core::BlError::InvalidParameter`] (as `SblrError::Core`) when the product `U^T A`
+/// (`r t n` values) exceeds [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated.
 pub fn decision_values<T: Element>(data: &MatrixDataset<T>, at: Point<'_>) -> Result<Vec<f64>> {
     let Point { u, v, intercept } = at;
     let (s, t) = data.shape();
@@ -112,10 +116,13 @@ pub fn decision_values<T: Element>(data: &MatrixDataset<T>, at: Point<'_>) -> Re
     ensure_shape("decision_values: V", (t, r), (v.nrows(), v.ncols()))?;
     let n = data.n_samples();
     let stacked = Stacked::new(data.stacked(), s, t, n)?;
+    if r == 0 {
+        return Ok(vec![intercept; n]);
+    }
+    let mut p = bl_core::limits::try_zeroed("decision_values: r x t x n", &[r, t, n])?;
     let u: Vec<f64> = (0..r)
         .flat_map(|k| (0..s).map(move |a| u[(a, k)]))
         .collect();
-    let mut p = vec![0.0; r * t * n];
     stacked.u_times(&u, r, &mut p, &Threads::default());
     Ok(p.chunks_exact(r * t)
         .map(|pi| {

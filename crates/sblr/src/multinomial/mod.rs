@@ -92,7 +92,9 @@ fit_matrix! {
     /// Invalid parameters (including [`Solver::Alg1`](crate::Solver::Alg1) and the binary [`Init::Warm`](crate::Init::Warm));
     /// `BlError::ShapeMismatch` for an [`Init::WarmMultinomial`](crate::Init::WarmMultinomial) of the wrong size;
     /// [`SblrError::MissingClass`] when a class has no sample; [`SblrError::InvalidRank`];
-    /// `BlError::Numerical`.
+    /// `BlError::InvalidParameter` when the reduced features (`s (classes - 1) rank n`
+    /// or `(classes - 1) rank t n` values) exceed [`bl_core::limits::MAX_ELEMENTS`] or
+    /// cannot be allocated; `BlError::Numerical`.
     MultinomialParams => FittedMultinomialSblr;
     fn(&self, data, observers) {
         let params = &self.check()?;

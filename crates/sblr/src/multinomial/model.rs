@@ -130,13 +130,24 @@ impl FittedMultinomialSblr {
     ///
     /// # Errors
     /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) for samples of another shape; [`bl_core::BlError::Numerical`] (as `SblrError::Core`)
-    /// when a score overflows.
+    /// when a score overflows; [`bl_core::BlError::InvalidParameter`] (as
+    /// `SblrError::Core`) when the products (`(classes - 1) rank t n` values) or the scores
+    /// (`n classes`) exceed [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated.
     pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<Vec<f64>>> {
         let (s, t) = (self.s, self.t);
         ensure_shape("FittedMultinomialSblr: samples", (s, t), data.shape())?;
         let (r, m, n) = (self.rank, self.m, data.n_samples());
         let tr = t * r;
-        let mut p = vec![0.0; m * r * t * n];
+        // A loaded model with many classes can ask for far more than the data: checked
+        // before anything is allocated.
+        bl_core::limits::buffer_len(
+            "FittedMultinomialSblr: n x classes",
+            &[n, m.saturating_add(1)],
+        )?;
+        let mut p = bl_core::limits::try_zeroed(
+            "FittedMultinomialSblr: (classes - 1) x rank x t x n",
+            &[m, r, t, n],
+        )?;
         Stacked::new(data.stacked(), s, t, n)?.u_times(&self.u, m * r, &mut p, &Threads::default());
         let p = MatRef::from_column_major_slice(&p, m * r, t * n);
         let scores: Vec<Vec<f64>> = (0..n)

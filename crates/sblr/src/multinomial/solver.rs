@@ -260,6 +260,16 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         check_rank(r, s, t)?;
         let n = data.n_samples();
         let m = data.n_classes() - 1;
+        // The reduced features hold m r values per sample and row (column): with many
+        // classes they outgrow the data, so they are checked before anything is built.
+        bl_core::limits::buffer_len(
+            "MultinomialSblr: s x (classes - 1) x rank x n",
+            &[s, m, r, n],
+        )?;
+        bl_core::limits::buffer_len(
+            "MultinomialSblr: (classes - 1) x rank x t x n",
+            &[m, r, t, n],
+        )?;
         let stacked = Stacked::new(data.stacked(), s, t, n)?;
         let labels = data.labels().to_vec();
         let (u_all, v_all, b0) = initial_factors(&params.init, data, r, params.seed)?;
@@ -298,8 +308,14 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
             xv,
             class_u,
             class_v,
-            zu: vec![0.0; s * m * r * n],
-            zv: vec![0.0; m * r * t * n],
+            zu: bl_core::limits::try_zeroed(
+                "MultinomialSblr: s x (classes - 1) x rank x n",
+                &[s, m, r, n],
+            )?,
+            zv: bl_core::limits::try_zeroed(
+                "MultinomialSblr: (classes - 1) x rank x t x n",
+                &[m, r, t, n],
+            )?,
             scores: vec![0.0; n * m],
             l_u: params.l_min,
             l_v: params.l_min,
