@@ -29,6 +29,7 @@
 //! passes through the current `x`.
 
 use bl_core::BlError;
+use bl_core::limits;
 use bl_core::params::invalid;
 
 use crate::error::{GopError, Result};
@@ -260,13 +261,31 @@ fn check_shapes(x_len: usize, m: usize, k: usize) -> Result<()> {
     if !(1..=MAX_COMPONENTS).contains(&k) {
         return Err(invalid("k", k, "between 1 and 12 for the exact primal").into());
     }
-    if x_len != m * k {
+    // Checked: `m * k` may overflow for a caller-given `m`.
+    let mk = limits::buffer_len("M x K", &[m, k])?;
+    if x_len != mk {
         return Err(BlError::ShapeMismatch {
             context: "x",
-            expected: format!("{m} x {k} ({} values)", m * k),
+            expected: format!("{m} x {k} ({mk} values)"),
             found: format!("{x_len} values"),
         }
         .into());
+    }
+    Ok(())
+}
+
+/// Checks the shapes of `x` (`M x K`), `y` (`M x N`) and, when given, `theta` (`K x N`),
+/// every product checked ([`limits::buffer_len`]).
+fn check_problem(
+    x: &[f64],
+    y: &[f64],
+    theta: Option<&[f64]>,
+    (m, k, n): (usize, usize, usize),
+) -> Result<()> {
+    check_shapes(x.len(), m, k)?;
+    bl_core::error::ensure_len("y", limits::buffer_len("M x N", &[m, n])?, y.len())?;
+    if let Some(theta) = theta {
+        bl_core::error::ensure_len("theta", limits::buffer_len("K x N", &[k, n])?, theta.len())?;
     }
     Ok(())
 }
@@ -297,10 +316,11 @@ pub fn solve_sample(x: &[f64], m: usize, k: usize, y: &[f64]) -> Result<SampleSo
 /// column-major.
 ///
 /// # Errors
-/// As [`solve_sample`].
+/// As [`solve_sample`]; [`BlError::InvalidParameter`] when a product of `m`, `k` and `n`
+/// overflows or exceeds [`limits::MAX_ELEMENTS`] (checked before anything is allocated:
+/// with `M = 0` the data are empty whatever `N` is).
 pub fn solve_primal(x: &[f64], y: &[f64], m: usize, k: usize, n: usize) -> Result<PrimalSolution> {
-    check_shapes(x.len(), m, k)?;
-    bl_core::error::ensure_len("solve_primal: y", m * n, y.len())?;
+    check_problem(x, y, None, (m, k, n))?;
     bl_core::error::ensure_finite("x", x)?;
     bl_core::error::ensure_finite("y", y)?;
     let g = gram(x, m, k);
@@ -308,10 +328,10 @@ pub fn solve_primal(x: &[f64], y: &[f64], m: usize, k: usize, n: usize) -> Resul
         m,
         k,
         n,
-        theta: vec![0.0; k * n],
-        lambda: vec![0.0; n],
-        mu: vec![0.0; k * n],
-        residual: vec![0.0; m * n],
+        theta: limits::try_zeroed("theta (K x N)", &[k, n])?,
+        lambda: limits::try_zeroed("lambda (N)", &[n])?,
+        mu: limits::try_zeroed("mu (K x N)", &[k, n])?,
+        residual: limits::try_zeroed("residual (M x N)", &[m, n])?,
         objective: 0.0,
     };
     for s in 0..n {
@@ -329,9 +349,15 @@ pub fn solve_primal(x: &[f64], y: &[f64], m: usize, k: usize, n: usize) -> Resul
     Ok(out)
 }
 
-/// The objective `||y - x theta||_F^2` of problem (2) at `(x, theta)` (column-major).
-#[must_use]
-pub fn objective(x: &[f64], theta: &[f64], y: &[f64], m: usize, k: usize, n: usize) -> f64 {
+/// The objective `||y - x theta||_F^2` of problem (2) at `(x, theta)` (column-major:
+/// `x` is `M x K`, `theta` is `K x N`, `y` is `M x N`).
+///
+/// # Errors
+/// [`BlError::ShapeMismatch`] when a slice does not have its shape's length,
+/// [`BlError::InvalidParameter`] for `k` outside `1..=12` or a product of the sizes that
+/// overflows or exceeds [`limits::MAX_ELEMENTS`].
+pub fn objective(x: &[f64], theta: &[f64], y: &[f64], m: usize, k: usize, n: usize) -> Result<f64> {
+    check_problem(x, y, Some(theta), (m, k, n))?;
     let mut total = 0.0;
     for s in 0..n {
         for j in 0..m {
@@ -339,5 +365,5 @@ pub fn objective(x: &[f64], theta: &[f64], y: &[f64], m: usize, k: usize, n: usi
             total += (y[s * m + j] - fit).powi(2);
         }
     }
-    total
+    Ok(total)
 }

@@ -20,6 +20,7 @@ use faer::{Mat, MatRef};
 
 use rand::RngExt;
 
+use bl_core::limits;
 use bl_core::params::{at_least, nonnegative};
 
 use crate::error::Result;
@@ -78,9 +79,12 @@ pub fn illustrative() -> (Mat<f64>, crate::GopParams) {
 /// The Fig. 3 instance with `n` samples (the paper: `n = 10`), drawn with `seed`.
 ///
 /// # Errors
-/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for `n < 1`.
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for `n < 1`, or an
+/// `n` whose `2 x N` factor exceeds [`bl_core::limits::MAX_ELEMENTS`] values (checked
+/// before anything is allocated).
 pub fn fig3_instance(n: usize, seed: u64) -> Result<Planted> {
     at_least("N", n, 1)?;
+    limits::buffer_len("N", &[2, n])?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let first: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..1.0)).collect();
     let theta_star = Mat::from_fn(2, n, |k, s| if k == 0 { first[s] } else { 1.0 - first[s] });
@@ -92,10 +96,15 @@ pub fn fig3_instance(n: usize, seed: u64) -> Result<Planted> {
 ///
 /// # Errors
 /// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for `m < 4` (the quarters would be empty) or `n < 2`
-/// (`theta*` is evenly spaced over at least two samples).
+/// (`theta*` is evenly spaced over at least two samples), or sizes whose data (`M x N`)
+/// or factors exceed [`bl_core::limits::MAX_ELEMENTS`] values (checked before anything is
+/// allocated).
 pub fn table1_instance(m: usize, n: usize, seed: u64) -> Result<Table1Instance> {
     at_least("M", m, 4)?;
     at_least("N", n, 2)?;
+    limits::buffer_len("M", &[m, 2])?;
+    limits::buffer_len("N", &[2, n])?;
+    limits::buffer_len("M x N", &[m, n])?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let x_star = Mat::from_fn(m, 2, |j, k| {
         if j < m / 4 {

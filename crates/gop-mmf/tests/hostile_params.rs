@@ -31,3 +31,157 @@ fn zero_threads_still_means_one_per_core_and_the_bound_itself_is_accepted() {
         );
     }
 }
+
+/// The name of the invalid parameter, or the shape context, of a refused call.
+fn refused<T: std::fmt::Debug>(result: gop_mmf::Result<T>) -> String {
+    match result {
+        Err(gop_mmf::GopError::Core(bl_core::BlError::InvalidParameter { name, .. })) => {
+            name.to_string()
+        }
+        Err(gop_mmf::GopError::Core(bl_core::BlError::ShapeMismatch { context, .. })) => {
+            format!("shape of {context}")
+        }
+        other => panic!("expected a typed size error, got {other:?}"),
+    }
+}
+
+#[test]
+fn primal_sizes_are_checked_before_allocating() {
+    use gop_mmf::primal::{objective, solve_primal};
+    // With M = 0 the data are empty whatever N is: N = 2^40 used to abort on the
+    // allocation of theta; M * K overflowing used to panic.
+    let cases: Vec<(&str, gop_mmf::Result<()>, &str)> = vec![
+        (
+            "solve_primal N = 2^40",
+            solve_primal(&[], &[], 0, 2, 1 << 40).map(drop),
+            "theta (K x N)",
+        ),
+        (
+            "solve_primal N = usize::MAX",
+            solve_primal(&[], &[], 0, 2, usize::MAX).map(drop),
+            "theta (K x N)",
+        ),
+        (
+            "solve_primal M * K overflows",
+            solve_primal(&[], &[], usize::MAX, 2, 1).map(drop),
+            "M x K",
+        ),
+        (
+            "solve_primal M = 2^40",
+            solve_primal(&[0.0, 0.0], &[], 1 << 40, 2, 1 << 40).map(drop),
+            "M x K",
+        ),
+        (
+            "objective with a short theta",
+            objective(&[1.0, 0.0], &[1.0], &[0.5, 0.5], 1, 2, 2).map(drop),
+            "shape of theta",
+        ),
+        (
+            "objective with a short y",
+            objective(&[1.0, 0.0], &[1.0, 0.0], &[], 1, 2, 1).map(drop),
+            "shape of y",
+        ),
+        (
+            "objective with a short x",
+            objective(&[1.0], &[1.0, 0.0], &[0.5], 1, 2, 1).map(drop),
+            "shape of x",
+        ),
+    ];
+    for (case, result, want) in cases {
+        assert_eq!(refused(result), want, "{case}");
+    }
+    assert_eq!(
+        objective(&[1.0, 0.0], &[1.0, 0.0], &[0.5], 1, 2, 1).unwrap(),
+        0.25
+    );
+}
+
+#[test]
+fn synthetic_sizes_are_checked_before_allocating() {
+    let cases: Vec<(&str, gop_mmf::Result<gop_mmf::Planted>, &str)> = vec![
+        ("fig3 N = 2^40", gop_mmf::fig3_instance(1 << 40, 0), "N"),
+        (
+            "fig3 N = usize::MAX",
+            gop_mmf::fig3_instance(usize::MAX, 0),
+            "N",
+        ),
+        (
+            "table1 M = 2^40",
+            gop_mmf::table1_instance(1 << 40, 2, 0),
+            "M",
+        ),
+        (
+            "table1 N = 2^40",
+            gop_mmf::table1_instance(4, 1 << 40, 0),
+            "N",
+        ),
+        (
+            "table1 M x N",
+            gop_mmf::table1_instance(1 << 20, 1 << 20, 0),
+            "M x N",
+        ),
+    ];
+    for (case, result, want) in cases {
+        assert_eq!(refused(result), want, "{case}");
+    }
+}
+
+#[test]
+fn arrangement_sizes_and_indices_are_checked_before_building_lps() {
+    use gop_mmf::arrangement::{CellOptions, SignedHyperplane, brute_force_cells, enumerate_cells};
+    use gop_mmf::lagrangian::Affine;
+    let solver = lp_backend::Microlp;
+    let options = CellOptions::default();
+    let line = |i: usize| Affine {
+        coeffs: vec![(i, 1.0)],
+        offset: 0.0,
+    };
+    let hyperplanes = [line(0)];
+    let off_range = [line(5)];
+    let region = [SignedHyperplane {
+        g: line(7),
+        sign: 1,
+    }];
+    let cases: Vec<(&str, gop_mmf::Result<gop_mmf::arrangement::Cells>, &str)> = vec![
+        // mk = 2^40: 2^41 LP variables (used to abort on their bounds); usize::MAX
+        // overflowed `2 * mk`.
+        (
+            "enumerate mk = 2^40",
+            enumerate_cells(&solver, 1 << 40, 1.0, &[], &[], &hyperplanes, &options),
+            "mk",
+        ),
+        (
+            "enumerate mk = usize::MAX",
+            enumerate_cells(&solver, usize::MAX, 1.0, &[], &[], &hyperplanes, &options),
+            "mk",
+        ),
+        (
+            "brute force mk = 2^40",
+            brute_force_cells(&solver, 1 << 40, 1.0, &[], &hyperplanes, 1e-9),
+            "mk",
+        ),
+        // A coefficient on variable 5 of a 1-dimensional arrangement used to panic in the
+        // rank shortcut.
+        (
+            "enumerate index 5 with mk = 1",
+            enumerate_cells(&solver, 1, 1.0, &[], &[0.0], &off_range, &options),
+            "hyperplanes",
+        ),
+        (
+            "brute force index 5 with mk = 1",
+            brute_force_cells(&solver, 1, 1.0, &[], &off_range, 1e-9),
+            "hyperplanes",
+        ),
+        (
+            "enumerate region index 7 with mk = 1",
+            enumerate_cells(&solver, 1, 1.0, &region, &[0.0], &hyperplanes, &options),
+            "region",
+        ),
+    ];
+    for (case, result, want) in cases {
+        assert_eq!(refused(result), want, "{case}");
+    }
+    // The valid query still works: one line through the origin of [-1, 1] gives 2 cells.
+    let cells = enumerate_cells(&solver, 1, 1.0, &[], &[0.0], &hyperplanes, &options).unwrap();
+    assert_eq!(cells.signs.len(), 2);
+}

@@ -149,6 +149,40 @@ impl Default for CellOptions {
     }
 }
 
+/// Checks the sizes of an arrangement query before anything is built from them: `2 mk`
+/// (the variables of the interior-point LPs) within [`bl_core::limits::MAX_ELEMENTS`], and
+/// every coefficient of the hyperplanes and the region's rows on a variable below `mk`.
+/// Returns the variable bounds `[0, budget]` of the `2 mk` LP variables, reserved with
+/// `try_reserve_exact` (an impossible request is a typed error, not an abort).
+fn checked_bounds(
+    mk: usize,
+    budget: f64,
+    region: &[SignedHyperplane],
+    hyperplanes: &[Affine],
+) -> Result<Vec<(f64, f64)>> {
+    let n = bl_core::limits::buffer_len("mk", &[2, mk])?;
+    let indices = |what: &'static str, rows: &mut dyn Iterator<Item = &Affine>| {
+        for (r, g) in rows.enumerate() {
+            if let Some(&(i, _)) = g.coeffs.iter().find(|&&(i, _)| i >= mk) {
+                return Err(bl_core::params::invalid(
+                    what,
+                    format!("row {r} has a coefficient on variable {i}"),
+                    format!("variable indices below mk = {mk}"),
+                ));
+            }
+        }
+        Ok(())
+    };
+    indices("hyperplanes", &mut hyperplanes.iter())?;
+    indices("region", &mut region.iter().map(|r| &r.g))?;
+    let mut bounds = Vec::new();
+    bounds.try_reserve_exact(n).map_err(|_| {
+        bl_core::params::invalid("mk", mk, "a dimension whose LP bounds fit in memory")
+    })?;
+    bounds.resize(n, (0.0, budget));
+    Ok(bounds)
+}
+
 /// Variables of the interior-point LPs: `x+` at `0..mk`, `x-` at `mk..2mk`. All `x+`
 /// terms come before the `x-` terms, so the row's indices are increasing when `g`'s are
 /// (the backend then skips sorting them).
@@ -245,7 +279,9 @@ fn all_sign_vectors(h: usize) -> Vec<Vec<i8>> {
 /// the walk flips one sign at a time. `mk = M K`.
 ///
 /// # Errors
-/// An LP failure.
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) when `2 mk` exceeds
+/// [`bl_core::limits::MAX_ELEMENTS`] or a hyperplane or region row has a coefficient on a
+/// variable `>= mk` (checked before anything is built); an LP failure.
 pub fn enumerate_cells(
     solver: &dyn LpSolver,
     mk: usize,
@@ -255,6 +291,7 @@ pub fn enumerate_cells(
     hyperplanes: &[Affine],
     options: &CellOptions,
 ) -> Result<Cells> {
+    let bounds = checked_bounds(mk, budget, region, hyperplanes)?;
     let h = hyperplanes.len();
     if h == 0 {
         return Ok(Cells {
@@ -292,7 +329,6 @@ pub fn enumerate_cells(
     {
         return Ok(cells);
     }
-    let bounds = vec![(0.0, budget); 2 * mk];
     let base = region_rows(mk, budget, region);
     let search = InteriorPointSearch::new(solver, &bounds, &base, budget, options.min_slack)?;
     let mut lp_solves = 1;
@@ -420,7 +456,7 @@ where
 /// fallback for degenerate regions).
 ///
 /// # Errors
-/// An LP failure.
+/// As [`enumerate_cells`]: sizes and indices first, then an LP failure.
 pub fn brute_force_cells(
     solver: &dyn LpSolver,
     mk: usize,
@@ -429,7 +465,7 @@ pub fn brute_force_cells(
     hyperplanes: &[Affine],
     min_slack: f64,
 ) -> Result<Cells> {
-    let bounds = vec![(0.0, budget); 2 * mk];
+    let bounds = checked_bounds(mk, budget, region, hyperplanes)?;
     let base = region_rows(mk, budget, region);
     let search = InteriorPointSearch::new(solver, &bounds, &base, budget, min_slack)?;
     let all = all_sign_vectors(hyperplanes.len().min(20));
