@@ -214,14 +214,50 @@ fn degenerate(solver: &dyn LpSolver) -> Result<(), String> {
     close("objective", obj, 2.0)
 }
 
+/// The most vertex candidates (choices of `n` tight constraints among the `m` rows and
+/// bounds, `C(m, n)`) [`vertex_enumeration_optimum`] tries: `2^20`.
+pub const MAX_VERTEX_CANDIDATES: u128 = 1 << 20;
+
+/// `C(m, n)` if it is at most `limit`, else `None` (computed without overflow: for
+/// `n <= m / 2` the partial products `C(m, i)`, `i <= n`, increase).
+fn binomial_at_most(m: usize, n: usize, limit: u128) -> Option<u128> {
+    let n = n.min(m.checked_sub(n)?);
+    let mut c: u128 = 1;
+    for i in 0..n {
+        // C(m, i + 1) = C(m, i) (m - i) / (i + 1), exact in this order.
+        c = c.checked_mul((m - i) as u128)? / (i as u128 + 1);
+        if c > limit {
+            return None;
+        }
+    }
+    Some(c)
+}
+
 /// Exact optimum of a small LP whose variables all have finite bounds, by enumerating the
 /// vertices (every choice of `n` tight constraints among rows and bounds). `None` when
-/// infeasible. For tests of backends only: the cost is exponential.
+/// infeasible. For tests of backends only: the cost is exponential, so programs with more
+/// than [`MAX_VERTEX_CANDIDATES`] candidate vertices are refused before any work.
 ///
 /// # Errors
-/// When a variable bound is infinite.
+/// [`LpError::InvalidModel`] when the model is invalid ([`LinearProgram::validate`]), a
+/// variable bound is infinite, or the program has more than [`MAX_VERTEX_CANDIDATES`]
+/// candidate vertices.
 pub fn vertex_enumeration_optimum(lp: &LinearProgram) -> Result<Option<f64>, LpError> {
+    lp.validate()?;
     let n = lp.num_vars();
+    // Rows plus a lower and an upper bound per variable (no overflow: both are lengths of
+    // vectors in memory).
+    let m = lp.num_rows().saturating_add(n.saturating_mul(2));
+    if binomial_at_most(m, n, MAX_VERTEX_CANDIDATES).is_none() {
+        return Err(LpError::InvalidModel {
+            message: format!(
+                "vertex enumeration of {n} variables and {} rows would try more than \
+                 {MAX_VERTEX_CANDIDATES} candidate vertices (C({m}, {n})); it is for small \
+                 test programs",
+                lp.num_rows()
+            ),
+        });
+    }
     if lp
         .vars()
         .iter()
