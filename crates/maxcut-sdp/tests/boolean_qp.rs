@@ -12,7 +12,7 @@ fn matrix(n: usize, cols: usize, entries: &[f64]) -> Mat<f64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(fixed_config(256))]
 
     /// z^T A z = y~^T C~ y~ / 4 with y~ = (1, 2 z - 1), for any (non-symmetric) A.
     #[test]
