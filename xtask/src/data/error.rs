@@ -83,6 +83,21 @@ pub enum DataError {
         /// The hash of what the archive holds.
         found: String,
     },
+    /// An archive member is longer than its pinned size: reading stopped one byte past
+    /// the pin (so a decompression bomb writes at most that much); nothing was written.
+    #[error(
+        "`{member}` in {archive} is longer than its pinned {pinned} bytes (reading stopped after {read} bytes); the file was not written to the cache"
+    )]
+    TooLarge {
+        /// The member.
+        member: String,
+        /// The archive.
+        archive: PathBuf,
+        /// The pinned size in bytes.
+        pinned: u64,
+        /// Bytes read (and written to the temporary file) before stopping: `pinned + 1`.
+        read: u64,
+    },
     /// A zip archive could not be read.
     #[error("cannot read zip archive {path}: {source}")]
     Zip {

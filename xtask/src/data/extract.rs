@@ -30,6 +30,11 @@ impl<W: Write> Write for HashingWriter<W> {
 
 /// Streams `reader` into `<dest_dir>/<basename>` through a temporary file in
 /// `dest_dir`, renaming it into place only if its sha256 matches the pin.
+///
+/// At most the pinned size plus one byte is read: a member that inflates past its pinned
+/// size (a decompression bomb, or simply another file) is refused with
+/// [`DataError::TooLarge`] as soon as the extra byte arrives, so the temporary file never
+/// holds more than `file.bytes + 1` bytes.
 pub(crate) fn write_verified(
     reader: &mut dyn Read,
     file: &DataFile,
@@ -48,10 +53,20 @@ pub(crate) fn write_verified(
             hasher: Sha256::new(),
             bytes: 0,
         };
-        io::copy(reader, &mut writer).map_err(io_err(tmp.path()))?;
+        let mut bounded = Read::take(reader, file.bytes.saturating_add(1));
+        io::copy(&mut bounded, &mut writer).map_err(io_err(tmp.path()))?;
         writer.flush().map_err(io_err(tmp.path()))?;
         (hex(&writer.hasher.finalize()), writer.bytes)
     };
+    if bytes > file.bytes {
+        // `tmp` is removed when dropped.
+        return Err(DataError::TooLarge {
+            member: file.member.to_string(),
+            archive: archive.to_path_buf(),
+            pinned: file.bytes,
+            read: bytes,
+        });
+    }
     if found != file.sha256 {
         // `tmp` is removed when dropped.
         return Err(DataError::HashMismatch {
@@ -108,7 +123,9 @@ pub(crate) fn archive_kind(path: &Path) -> Option<ArchiveKind> {
 ///
 /// # Errors
 /// [`DataError::UnsupportedArchive`], [`DataError::MemberMissing`],
-/// [`DataError::HashMismatch`], [`DataError::Zip`] or [`DataError::Io`].
+/// [`DataError::TooLarge`] (a member longer than its pinned size: reading stops one byte
+/// past it, whatever the archive kind), [`DataError::HashMismatch`], [`DataError::Zip`] or
+/// [`DataError::Io`].
 pub fn extract_verified(
     archive: &Path,
     files: &[DataFile],
@@ -176,4 +193,102 @@ pub fn extract_verified(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that counts the bytes taken from it.
+    struct Counting<R> {
+        inner: R,
+        taken: u64,
+    }
+
+    impl<R: Read> Read for Counting<R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.taken += n as u64;
+            Ok(n)
+        }
+    }
+
+    /// A member that inflates to 4 MiB of zeros (a few KiB compressed).
+    const INFLATED: u64 = 4 << 20;
+    /// Its (wrong) pinned size.
+    const PINNED: u64 = 1000;
+
+    fn pin(member: &'static str) -> DataFile {
+        DataFile {
+            member,
+            // Irrelevant: the size check stops the read first.
+            sha256: "0000000000000000000000000000000000000000000000000000000000000000",
+            bytes: PINNED,
+        }
+    }
+
+    fn assert_stopped_at_the_pin(err: &DataError, dest: &Path) {
+        match err {
+            DataError::TooLarge { pinned, read, .. } => {
+                assert_eq!((*pinned, *read), (PINNED, PINNED + 1), "{err}");
+            }
+            other => panic!("expected TooLarge, got {other:?}"),
+        }
+        let left: Vec<_> = std::fs::read_dir(dest).unwrap().collect();
+        assert!(left.is_empty(), "nothing may stay in the cache: {left:?}");
+    }
+
+    #[test]
+    fn a_stream_longer_than_its_pin_is_read_at_most_one_byte_past_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut reader = Counting {
+            inner: io::repeat(0).take(INFLATED),
+            taken: 0,
+        };
+        let err = write_verified(
+            &mut reader,
+            &pin("pkg/big.bin"),
+            Path::new("pkg.whl"),
+            tmp.path(),
+        )
+        .unwrap_err();
+        assert!(reader.taken <= PINNED + 1, "read {} bytes", reader.taken);
+        assert_stopped_at_the_pin(&err, tmp.path());
+    }
+
+    #[test]
+    fn a_decompression_bomb_stops_at_the_pin_in_every_archive_kind() {
+        let tmp = tempfile::tempdir().unwrap();
+        let zeros = vec![0u8; INFLATED as usize];
+
+        let wheel = tmp.path().join("pkg-1.0-py3-none-any.whl");
+        let mut zip = zip::ZipWriter::new(File::create(&wheel).unwrap());
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        zip.start_file("pkg/big.bin", opts).unwrap();
+        zip.write_all(&zeros).unwrap();
+        zip.finish().unwrap();
+
+        let sdist = tmp.path().join("pkg-1.0.tar.gz");
+        let gz = flate2::write::GzEncoder::new(
+            File::create(&sdist).unwrap(),
+            flate2::Compression::default(),
+        );
+        let mut tar = tar::Builder::new(gz);
+        let mut header = tar::Header::new_gnu();
+        header.set_size(INFLATED);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, "pkg-1.0/pkg/big.bin", zeros.as_slice())
+            .unwrap();
+        tar.into_inner().unwrap().finish().unwrap();
+
+        for (kind, archive) in [("zip", wheel), ("tar.gz", sdist)] {
+            // The archives are small: the bomb is in the inflation.
+            assert!(std::fs::metadata(&archive).unwrap().len() < INFLATED / 16);
+            let dest = tmp.path().join(format!("dest-{kind}"));
+            let err = extract_verified(&archive, &[pin("pkg/big.bin")], &dest).unwrap_err();
+            assert_stopped_at_the_pin(&err, &dest);
+        }
+    }
 }
