@@ -14,8 +14,13 @@
 //!
 //! Malformed lines give [`bl_core::BlError::Parse`] or [`OblError::MissingColumns`] with the
 //! 1-based line number; so does a file that is not UTF-8 (the line of the first bad
-//! byte). Lines may end in `\n`, `\r\n` or a lone `\r`. The readers are linear in the
-//! input and allocate only for the tokens they read (see `docs/reliability.md`).
+//! byte). Lines may end in `\n`, `\r\n` or a lone `\r`. A byte-order mark at the start
+//! of a file is skipped by the `read_*` readers (it marks the file's encoding); the
+//! `parse_*` readers take their text as it is, so a leading U+FEFF is part of the first
+//! token and [`Corpus::to_conll_string`] parses back to the same corpus. The readers are
+//! linear in the input and allocate only for the tokens they read; their messages quote at
+//! most a bounded prefix of an offending item, with its line and place (see
+//! `docs/reliability.md`).
 
 mod readers;
 
@@ -172,7 +177,7 @@ impl Corpus {
         {
             return Err(invalid(
                 "column names",
-                format!("{names:?}"),
+                crate::error::preview(&names),
                 format!(
                     "one name per observation column (the sentences have {})",
                     s.n_columns()
@@ -315,16 +320,26 @@ impl Corpus {
     }
 }
 
-/// Names must be non-empty and distinct.
+/// Names must be non-empty and distinct (checked in one hashed pass); the error quotes
+/// the offending name and its index, not the list.
 pub(crate) fn check_names(what: &'static str, names: &[String]) -> Result<()> {
-    for (i, name) in names.iter().enumerate() {
-        if name.is_empty() || names[..i].contains(name) {
-            return Err(invalid(
-                what,
-                format!("{names:?}"),
-                "non-empty and distinct names",
-            ));
-        }
+    if let Some(i) = names.iter().position(String::is_empty) {
+        return Err(invalid(
+            what,
+            format!("an empty name at index {i} of {}", names.len()),
+            "non-empty and distinct names",
+        ));
+    }
+    if let Some((i, name)) = bl_core::limits::first_duplicate(names) {
+        return Err(invalid(
+            what,
+            format!(
+                "{} repeated at index {i} of {}",
+                bl_core::limits::quote(name),
+                names.len()
+            ),
+            "non-empty and distinct names",
+        ));
     }
     Ok(())
 }

@@ -38,7 +38,8 @@ pub enum OblError {
     /// A corpus with named columns that lacks, at the place the templates read, a column
     /// the templates name (e.g. `pos` for [`crate::Templates::chunking`]).
     #[error(
-        "the templates read observation column {index} as `{name}`, but the corpus's observation columns are {columns:?}: name or reorder the columns, or use templates that do not read it"
+        "the templates read observation column {index} as `{name}`, but the corpus's observation columns are {}: name or reorder the columns, or use templates that do not read it",
+        preview(.columns)
     )]
     MissingColumn {
         /// The column's name in the templates.
@@ -67,7 +68,9 @@ pub enum OblError {
     },
     /// A gold tag that the fitted model has never seen.
     #[error(
-        "sentence {sentence}, token {token}: tag `{tag}` is not in the model's tag set {known:?}"
+        "sentence {sentence}, token {token}: tag {} is not in the model's tag set {}",
+        bl_core::limits::quote(.tag),
+        preview(.known)
     )]
     UnknownTag {
         /// 0-based sentence index.
@@ -109,6 +112,24 @@ pub enum OblError {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = OblError> = std::result::Result<T, E>;
+
+/// How many items of a list an error message quotes ([`preview`]).
+const PREVIEW_ITEMS: usize = 4;
+
+/// A list for an error message, bounded whatever its length: its first [`PREVIEW_ITEMS`]
+/// items, each quoted by [`bl_core::limits::quote`], then how many there are in all.
+pub(crate) fn preview(items: &[String]) -> String {
+    let shown: Vec<String> = items
+        .iter()
+        .take(PREVIEW_ITEMS)
+        .map(|item| bl_core::limits::quote(item))
+        .collect();
+    if items.len() <= PREVIEW_ITEMS {
+        format!("[{}]", shown.join(", "))
+    } else {
+        format!("[{}, ...] ({} in all)", shown.join(", "), items.len())
+    }
+}
 
 /// The shared constructors of [`bl_core::error::build`], under the names this crate's
 /// modules use.

@@ -262,7 +262,7 @@ impl Templates {
         if names.len() > self.columns_needed() {
             return Err(invalid(
                 "template column names",
-                format!("{names:?}"),
+                crate::error::preview(&names),
                 format!("at most one per column read ({})", self.columns_needed()),
             ));
         }

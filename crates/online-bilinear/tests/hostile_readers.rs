@@ -198,3 +198,101 @@ fn carriage_return_line_ends_count_as_lines() {
         other => panic!("expected MissingColumns, got {other:?}"),
     }
 }
+
+/// The longest message a reader error may have here: a bounded quote of the item (48
+/// characters, escaped) plus the fixed text.
+const MESSAGE_LIMIT: usize = 600;
+
+/// An error message that quotes a whole offending item grows with the input (a 16 MiB
+/// item gave a 16 MiB message; 4 MiB here, for the time limit), and a 1 GiB file of zero
+/// bytes through `read_word_tagged` made a 2 GiB allocation: every reader's message stays
+/// under [`MESSAGE_LIMIT`] and names the line and the item's place on it; a text parse
+/// requests less than half the text's size (it copied the item at least once), a file read
+/// the file once and less than half of it more. All inputs are built before the first
+/// measured call (the allocation count is global to the test binary).
+#[test]
+fn messages_quote_a_bounded_prefix_of_a_huge_item() {
+    const BIG: usize = 4 << 20;
+    let huge = |s: &str| s.repeat(BIG / s.len());
+    // (case, text, parse, the item's place "item N" in the message)
+    type Case = (&'static str, String, Parse, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            "word/TAG item without a separator",
+            format!("a/DT {}\n", huge("x")),
+            |t| parse_word_tagged(t, '/', "<input>"),
+            "item 2",
+        ),
+        (
+            "word/TAG zero bytes",
+            huge("\0"),
+            |t| parse_word_tagged(t, '/', "<input>"),
+            "item 1",
+        ),
+        (
+            "word/TAG empty token",
+            format!("a/DT b/NN /{}\n", huge("T")),
+            |t| parse_word_tagged(t, '/', "<input>"),
+            "item 3",
+        ),
+        (
+            "char/tag huge tag",
+            format!("a/s b/{}\n", huge("q")),
+            |t| parse_char_tagged(t, "<input>"),
+            "item 2",
+        ),
+        (
+            "char/tag item without a slash",
+            format!("a/s\nb/e {}\n", huge("迈")),
+            |t| parse_char_tagged(t, "<input>"),
+            "item 2",
+        ),
+    ];
+    let dir = std::env::temp_dir().join(format!("obl-hostile-zero-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("zeros.txt");
+    std::fs::write(&path, vec![0u8; BIG]).unwrap();
+    let check = |case: &str, message: Option<String>, item: &str| {
+        let message = message.unwrap_or_else(|| panic!("{case}: parsed"));
+        assert!(
+            message.len() < MESSAGE_LIMIT,
+            "{case}: {} bytes",
+            message.len()
+        );
+        assert!(message.contains(item), "{case}: {message}");
+        assert!(message.contains("bytes)"), "{case}: {message}");
+    };
+    for (case, text, parse, item) in cases {
+        let len = text.len();
+        let text = std::sync::Arc::new(text);
+        let measured = guard::guarded(len / 2, move || outcome(parse(&text)))
+            .unwrap_or_else(|e| panic!("{case}: {e}"));
+        check(case, measured.value, item);
+    }
+    let p = path.clone();
+    let measured = guard::guarded(BIG + BIG / 2, move || outcome(read_word_tagged(&p, '/')))
+        .unwrap_or_else(|e| panic!("file of zero bytes: {e}"));
+    let message = measured.value.clone().unwrap_or_default();
+    assert!(message.contains(":1:"), "{message}");
+    check("file of zero bytes", measured.value, "item 1");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A first token that starts with U+FEFF survives `to_conll_string` -> `parse_conll` (the
+/// parser stripped it as a byte-order mark); a file that starts with a byte-order mark is
+/// still read without it.
+#[test]
+fn a_leading_feff_round_trips_through_conll_text() {
+    let sentence =
+        online_bilinear::Sentence::from_tokens(&["\u{feff}a", "b"], &["X", "Y"]).unwrap();
+    let corpus = Corpus::new(vec![sentence]);
+    let text = corpus.to_conll_string();
+    assert_eq!(parse_conll(&text, "<round trip>").unwrap(), corpus);
+    let dir = std::env::temp_dir().join(format!("obl-hostile-bom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bom.txt");
+    std::fs::write(&path, "\u{feff}a X\nb Y\n").unwrap();
+    let read = read_conll(&path).unwrap();
+    assert_eq!(read.sentences()[0].column(0).unwrap(), ["a", "b"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

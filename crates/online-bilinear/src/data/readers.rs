@@ -5,18 +5,29 @@
 use std::path::Path;
 
 use bl_core::error::build::invalid;
+use bl_core::limits::quote;
 
 use super::{Corpus, Sentence, check_names, words_to_bmes};
 use crate::error::{OblError, Result};
 
-/// The file as text; a byte that is not UTF-8 is a parse error naming its line.
+/// The file as text, without a byte-order mark at its start (an encoding mark of the
+/// file, not text: only the `read_*` readers skip it, the `parse_*` readers keep a leading
+/// U+FEFF as part of the first token, so that a corpus written by
+/// [`Corpus::to_conll_string`] parses back as it was); a byte that is not UTF-8 is a parse
+/// error naming its line.
 fn read_text(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path).map_err(|source| OblError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     match bl_core::io::text::decode_utf8(&bytes) {
-        Ok(_) => Ok(String::from_utf8(bytes).unwrap_or_default()),
+        Ok(_) => {
+            let mut text = String::from_utf8(bytes).unwrap_or_default();
+            if text.starts_with('\u{feff}') {
+                text.drain(..'\u{feff}'.len_utf8());
+            }
+            Ok(text)
+        }
         Err(e) => Err(parse_error(path, e.line, e.to_string())),
     }
 }
@@ -30,10 +41,9 @@ fn parse_error(source: &Path, line: usize, message: String) -> OblError {
     })
 }
 
-/// The non-blank lines ended by `\n`, `\r\n` or a lone `\r`, after a byte-order mark, with
-/// their 1-based numbers (blank lines are `None`: they separate CoNLL sentences).
+/// The non-blank lines ended by `\n`, `\r\n` or a lone `\r`, with their 1-based numbers
+/// (blank lines are `None`: they separate CoNLL sentences).
 fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, Option<&str>)> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     bl_core::io::text::lines(text)
         .enumerate()
         .map(|(i, line)| (i + 1, (!line.trim().is_empty()).then_some(line)))
@@ -200,8 +210,8 @@ impl ConllFormat {
                             source,
                             line_no,
                             format!(
-                                "the label is column {:?} but the lines have {width} columns",
-                                self.label
+                                "the label is column {} but the lines have {width} columns",
+                                self.label_quote()
                             ),
                         )
                     })?;
@@ -253,7 +263,7 @@ impl ConllFormat {
         } else if matches!(self.label, LabelColumn::Named(_)) && !self.header {
             return Err(invalid(
                 "label",
-                format!("{:?}", self.label),
+                self.label_quote(),
                 "a named label column needs column names or a header line",
             ));
         }
@@ -268,12 +278,27 @@ impl ConllFormat {
             LabelColumn::Named(name) => names.iter().position(|n| n == name),
         };
         index.ok_or_else(|| {
+            let columns = if names.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", crate::error::preview(names))
+            };
             invalid(
                 "label",
-                format!("{:?}", self.label),
-                format!("one of the {width} columns {names:?}"),
+                self.label_quote(),
+                format!("one of the {width} columns{columns}"),
             )
         })
+    }
+
+    /// The label column for a message: a name quoted by [`quote`] (bounded), an index, or
+    /// `Last`.
+    fn label_quote(&self) -> String {
+        match &self.label {
+            LabelColumn::Last => "Last".to_string(),
+            LabelColumn::Index(i) => format!("Index({i})"),
+            LabelColumn::Named(name) => format!("Named({})", quote(name)),
+        }
     }
 }
 
@@ -290,21 +315,27 @@ fn parse_tagged_items(
     for (line_no, line) in numbered_lines(text) {
         let Some(line) = line else { continue };
         let (mut tokens, mut tags) = (Vec::new(), Vec::new());
-        for item in line.split_whitespace() {
-            let error = |message: String| parse_error(source, line_no, message);
+        for (index, item) in line.split_whitespace().enumerate() {
+            // Messages quote a bounded prefix of the item ([`quote`]) and its 1-based
+            // place on the line, never the whole item.
+            let error = |message: String| {
+                parse_error(
+                    source,
+                    line_no,
+                    format!("item {} ({}): {message}", index + 1, quote(item)),
+                )
+            };
             let Some(at) = item.rfind(separator) else {
                 return Err(error(format!(
-                    "item `{item}` has no `{separator}`: write each token as `token{separator}tag`"
+                    "no {separator:?}: write each token as `token{separator}tag`"
                 )));
             };
             let (token, item_tag) = (&item[..at], &item[at + separator.len_utf8()..]);
             if token.is_empty() {
-                return Err(error(format!(
-                    "item `{item}` has an empty token before `{separator}`"
-                )));
+                return Err(error(format!("an empty token before {separator:?}")));
             }
             tokens.push(token.to_string());
-            tags.push(tag(item_tag).map_err(|why| error(format!("item `{item}`: {why}")))?);
+            tags.push(tag(item_tag).map_err(error)?);
         }
         sentences.push(Sentence {
             columns: vec![tokens],
@@ -344,7 +375,7 @@ pub fn parse_word_tagged(text: &str, separator: char, source: impl AsRef<Path>) 
     }
     parse_tagged_items(text, separator, source.as_ref(), |tag| {
         if tag.is_empty() {
-            Err(format!("empty tag after `{separator}`"))
+            Err(format!("an empty tag after {separator:?}"))
         } else {
             Ok(tag.to_string())
         }
@@ -371,11 +402,13 @@ pub fn read_char_tagged(path: impl AsRef<Path>) -> Result<Corpus> {
 /// sentence.
 pub fn parse_char_tagged(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
     parse_tagged_items(text, '/', source.as_ref(), |tag| {
-        let tag = tag.to_ascii_lowercase();
-        if matches!(tag.as_str(), "b" | "m" | "e" | "s") {
-            Ok(tag)
-        } else {
-            Err(format!("tag `{tag}`: segmentation tags are b, m, e, s"))
+        // Checked before any copy: a wrong tag of any length costs nothing to refuse.
+        match tag {
+            "b" | "m" | "e" | "s" | "B" | "M" | "E" | "S" => Ok(tag.to_ascii_lowercase()),
+            _ => Err(format!(
+                "tag {}: segmentation tags are b, m, e, s",
+                quote(tag)
+            )),
         }
     })
 }
