@@ -225,7 +225,7 @@ impl LearnerFactory for BuiltIn {
         let (k, l) = (shape.n_features, shape.n_tags);
         Ok(match params.learner {
             Learner::Bol => Box::new(Bol::new(k, l, params)?),
-            Learner::Bcd => Box::new(Bcd::new(k, l, params)),
+            Learner::Bcd => Box::new(Bcd::new(k, l, params)?),
             Learner::Sp => Box::new(Sp::new(k, l, params, shape.bias_feature)?),
             other @ (Learner::CrfL2 | Learner::CrfL1 | Learner::Custom) => {
                 return Err(bl_core::params::invalid(

@@ -149,8 +149,13 @@ impl Fit<Corpus> for TaggerParams {
     ///
     /// # Errors
     /// Invalid parameters; [`bl_core::BlError::Empty`]; [`OblError::TooFewColumns`] when
-    /// a sentence lacks a column a template reads; [`OblError::Learner`] when a custom
-    /// learner breaks its contract; CRFsuite failures for the CRF learners.
+    /// a sentence lacks a column a template reads; [`bl_core::BlError::InvalidParameter`]
+    /// (in [`OblError::Core`]) naming the sentence, its length and the tag count when a
+    /// sentence's score table would be above
+    /// [`MAX_SCORE_TABLE`](crate::viterbi::MAX_SCORE_TABLE) entries (more than
+    /// [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, or a sentence too long for the tag
+    /// count), before training; [`OblError::Learner`] when a custom learner breaks its
+    /// contract; CRFsuite failures for the CRF learners.
     fn fit_observed(
         &self,
         corpus: &Corpus,
@@ -176,7 +181,8 @@ impl Fit<PreparedCorpus> for TaggerParams {
     /// excludes feature extraction.
     ///
     /// # Errors
-    /// Invalid parameters; [`OblError::Learner`]; CRFsuite failures.
+    /// Invalid parameters; a score table above the bound, as for the fit on a
+    /// [`Corpus`]; [`OblError::Learner`]; CRFsuite failures.
     fn fit_observed(
         &self,
         prepared: &PreparedCorpus,
@@ -252,6 +258,12 @@ impl TaggerParams {
         mut on_epoch: Option<&mut SnapshotCallback<'_>>,
     ) -> Result<FittedTagger> {
         let n_tags = prepared.tags.len();
+        // Training and the final decoding build one score table per sentence: refuse,
+        // before any learner is built, a sentence whose table is above the bound.
+        crate::viterbi::score_table_len(1, n_tags)?;
+        for (index, enc) in prepared.encoded.iter().enumerate() {
+            crate::viterbi::checked_table_len(Some(index), enc.len(), n_tags)?;
+        }
         let mut params = self.clone();
         params.templates = prepared.dict.templates().clone();
         params.cutoff = prepared.dict.cutoff();
@@ -469,6 +481,11 @@ impl FittedTagger {
         let mut scores = Vec::new();
         let mut row = Vec::new();
         let mut ws = crate::viterbi::ViterbiWorkspace::default();
+        // Every table is checked before any is built (the CRFsuite backend tags the whole
+        // batch at once).
+        for (index, enc) in encoded.iter().enumerate() {
+            crate::viterbi::checked_table_len(Some(index), enc.len(), l)?;
+        }
         let mut out = Vec::with_capacity(encoded.len());
         for enc in encoded {
             match &self.weights {
@@ -502,7 +519,7 @@ impl FittedTagger {
                 }));
             }
             let mut path = vec![0; enc.len()];
-            crate::viterbi::viterbi_into(&scores, enc.len(), l, &mut ws, &mut path);
+            crate::viterbi::viterbi_into(&scores, enc.len(), l, &mut ws, &mut path)?;
             out.push(path);
         }
         Ok(out)
@@ -519,7 +536,11 @@ impl FittedTagger {
     ///
     /// # Errors
     /// [`OblError::TooFewColumns`] when the sentence lacks a column the templates read;
-    /// CRFsuite failures.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) naming the sentence
+    /// length and the tag count when its score table would have more than
+    /// [`MAX_SCORE_TABLE`](crate::viterbi::MAX_SCORE_TABLE) entries (checked before it
+    /// is built); [`bl_core::BlError::Numerical`] when the model's weights make a path
+    /// score overflow; CRFsuite failures.
     pub fn predict(&self, sentence: &Sentence) -> Result<Vec<String>> {
         let enc = self.dict.encode(sentence)?;
         let paths = self.decode(std::slice::from_ref(&enc))?;

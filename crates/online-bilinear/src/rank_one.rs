@@ -55,13 +55,14 @@ pub struct BlockDiagonal {
 }
 
 impl BlockDiagonal {
-    /// A block-diagonal matrix whose blocks all equal `prior * 1 1^T`.
-    pub fn new(n_blocks: usize, rows: usize, cols: usize, prior: f64) -> Self {
+    /// A block-diagonal matrix whose blocks all equal `prior * 1 1^T` (its callers check
+    /// the sizes first: [`check_dimensions`]).
+    pub(crate) fn new(n_blocks: usize, rows: usize, cols: usize, prior: f64) -> Self {
         Self {
             rows,
             cols,
             prior,
-            blocks: SparseRows::new(n_blocks, rows * cols, false),
+            blocks: SparseRows::new(n_blocks, rows.saturating_mul(cols), false),
         }
     }
 
@@ -337,10 +338,13 @@ impl LinearOperator for BlockRef<'_> {
     }
 }
 
-/// Checks the sizes of a bol state: every dimension at least 1.
+/// Checks the sizes of a bol state: every dimension at least 1, the buffers of `n_blocks x
+/// rows` and `n_blocks x cols` values within [`bl_core::limits::buffer_len`], and the
+/// entry codes of one block (`rows x cols`) within `u32`.
 ///
 /// # Errors
-/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
+/// dimension or a size above those bounds.
 pub(crate) fn check_dimensions(n_blocks: usize, rows: usize, cols: usize) -> Result<()> {
     if n_blocks == 0 || rows == 0 || cols == 0 {
         return Err(crate::error::invalid(
@@ -349,7 +353,16 @@ pub(crate) fn check_dimensions(n_blocks: usize, rows: usize, cols: usize) -> Res
             "all >= 1",
         ));
     }
-    Ok(())
+    bl_core::limits::buffer_len("n_blocks x rows", &[n_blocks, rows])?;
+    bl_core::limits::buffer_len("n_blocks x cols", &[n_blocks, cols])?;
+    match rows.checked_mul(cols) {
+        Some(size) if size <= u32::MAX as usize => Ok(()),
+        _ => Err(crate::error::invalid(
+            "dimensions",
+            format!("blocks of {rows} x {cols}"),
+            "at most 2^32 - 1 entries per block (entry codes are u32)",
+        )),
+    }
 }
 
 /// At most `max_iter` power steps on one block of a [`BlockDiagonal`], warm-started at `v`, stopping when `sigma` changes by at most

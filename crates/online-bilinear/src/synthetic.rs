@@ -1,8 +1,19 @@
 //! Seeded synthetic corpora for tests, examples, benchmarks and the reproduction: the
 //! crate's only data generators.
+//!
+//! Sizes given by the caller are bounded before anything is allocated: at most
+//! [`MAX_SENTENCES`] sentences, a lexicon of at most [`MAX_LEXICON`] words, an alphabet of
+//! at most 20,000 characters.
 
 use crate::data::{Corpus, Sentence, words_to_bmes};
 use crate::error::Result;
+
+/// The most sentences a generator makes: `2^20` (a segmentation corpus of that many
+/// sentences has about 23 million tokens).
+pub const MAX_SENTENCES: usize = 1 << 20;
+
+/// The most words of [`segmentation`]'s lexicon: `2^20`.
+pub const MAX_LEXICON: usize = 1 << 20;
 
 /// A synthetic segmentation corpus for tests and benchmarks: sentences of words drawn with
 /// Zipf-like frequencies from a seeded lexicon of `lexicon_size` words (1 to 4 characters
@@ -10,7 +21,9 @@ use crate::error::Result;
 /// between words, so context matters, as in real segmentation.
 ///
 /// # Errors
-/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when a size is zero or `alphabet_size > 20000`.
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when a size is
+/// zero, `n_sentences > MAX_SENTENCES`, `lexicon_size > MAX_LEXICON` or
+/// `alphabet_size > 20000`.
 pub fn segmentation(
     n_sentences: usize,
     lexicon_size: usize,
@@ -18,11 +31,20 @@ pub fn segmentation(
     seed: u64,
 ) -> Result<Corpus> {
     use rand::RngExt;
-    if n_sentences == 0 || lexicon_size == 0 || alphabet_size == 0 || alphabet_size > 20_000 {
+    if n_sentences == 0
+        || lexicon_size == 0
+        || alphabet_size == 0
+        || n_sentences > MAX_SENTENCES
+        || lexicon_size > MAX_LEXICON
+        || alphabet_size > 20_000
+    {
         return Err(crate::error::invalid(
             "sizes",
             format!("{n_sentences} sentences, lexicon {lexicon_size}, alphabet {alphabet_size}"),
-            "all >= 1 and alphabet <= 20000",
+            format!(
+                "all >= 1, at most {MAX_SENTENCES} sentences, a lexicon of at most \
+                 {MAX_LEXICON} and an alphabet of at most 20000"
+            ),
         ));
     }
     let mut rng = bl_core::random::seeded_rng(seed);
@@ -68,10 +90,10 @@ pub fn segmentation(
 ///
 /// # Errors
 /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when a size is
-/// zero or `n_tags > 26`.
+/// zero, `n_sentences > MAX_SENTENCES` or `n_tags > 26`.
 pub fn token_function(n_sentences: usize, n_tags: usize, seed: u64) -> Result<Corpus> {
     use rand::RngExt;
-    bl_core::params::at_least("n_sentences", n_sentences, 1)?;
+    bl_core::params::count_in("n_sentences", n_sentences, 1, MAX_SENTENCES)?;
     bl_core::params::count_in("n_tags", n_tags, 1, 26)?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let sentences = (0..n_sentences)
@@ -93,10 +115,10 @@ pub fn token_function(n_sentences: usize, n_tags: usize, seed: u64) -> Result<Co
 ///
 /// # Errors
 /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when
-/// `n_sentences == 0`.
+/// `n_sentences == 0` or `n_sentences > MAX_SENTENCES`.
 pub fn lexicon(n_sentences: usize, seed: u64) -> Result<Corpus> {
     use rand::RngExt;
-    bl_core::params::at_least("n_sentences", n_sentences, 1)?;
+    bl_core::params::count_in("n_sentences", n_sentences, 1, MAX_SENTENCES)?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let alphabet: Vec<char> = "abcdefghijklmnop".chars().collect();
     let mut lexicon_rng = bl_core::random::seeded_rng(1234);
@@ -127,10 +149,12 @@ pub fn lexicon(n_sentences: usize, seed: u64) -> Result<Corpus> {
 ///
 /// # Errors
 /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when
-/// `n_sentences == 0`.
+/// `n_sentences == 0` or `n_sentences > MAX_SENTENCES`.
 pub fn cyclic(n_sentences: usize, offset: usize) -> Result<Corpus> {
-    bl_core::params::at_least("n_sentences", n_sentences, 1)?;
+    bl_core::params::count_in("n_sentences", n_sentences, 1, MAX_SENTENCES)?;
     let lexicon = ["ab", "c", "dea", "fb", "g", "hic"];
+    // Any offset: only its residue matters, and it cannot overflow the sum below.
+    let offset = offset % lexicon.len();
     let sentences = (0..n_sentences)
         .map(|i| {
             let words: Vec<&str> = (0..4)

@@ -74,9 +74,12 @@ struct Linear {
 }
 
 impl Linear {
-    fn new(w: Vec<f64>, average: bool) -> Self {
-        let acc = average.then(|| vec![0.0; w.len()]);
-        Self { w, acc, steps: 0 }
+    fn new(w: Vec<f64>, average: bool) -> Result<Self> {
+        let acc = match average {
+            true => Some(bl_core::limits::try_zeroed("averaged weights", &[w.len()])?),
+            false => None,
+        };
+        Ok(Self { w, acc, steps: 0 })
     }
     #[inline]
     fn add(&mut self, j: usize, value: f64) {
@@ -113,6 +116,24 @@ impl Linear {
             None => self.w.clone(),
         }
     }
+}
+
+/// The sizes of a learner for `n_features` features and `l` tags: `1 <= l <=`
+/// [`MAX_TAGS`](crate::viterbi::MAX_TAGS) (a learner for more tags could not score a
+/// one-token sentence), and `n_features (l + 1)` weights within
+/// [`bl_core::limits::buffer_len`].
+fn check_shape(n_features: usize, l: usize) -> Result<()> {
+    bl_core::params::count_in("n_tags", l, 1, crate::viterbi::MAX_TAGS)?;
+    bl_core::limits::buffer_len("n_features x (n_tags + 1)", &[n_features, l + 1])?;
+    Ok(())
+}
+
+/// `n` copies of `value`, reserved with `try_reserve_exact` (`n` checked by
+/// [`check_shape`]).
+fn try_filled(what: &'static str, n: usize, value: f64) -> Result<Vec<f64>> {
+    let mut v: Vec<f64> = bl_core::limits::try_zeroed(what, &[n])?;
+    v.fill(value);
+    Ok(v)
 }
 
 /// Calls `f(position, feature, (gold tag, gold previous), (predicted tag, predicted
@@ -189,8 +210,10 @@ impl Bol {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
-    /// size.
+    /// size, more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, or
+    /// `n_features (l + 1)` above [`bl_core::limits::MAX_ELEMENTS`].
     pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Result<Self> {
+        check_shape(n_features, l)?;
         let spectral = |mode| {
             SpectralRankOne::new(n_features, l, l + 1, mode, params.averaging)
                 .map(BolState::Spectral)
@@ -307,13 +330,17 @@ impl Sp {
     /// `zero_order`, `transitions_only`); `bias` is the id of the bias feature, if any.
     ///
     /// # Errors
-    /// `transitions_only` without a bias feature in range.
+    /// `transitions_only` without a bias feature in range;
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for no tag,
+    /// more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, or `n_features (l + 1)` above
+    /// [`bl_core::limits::MAX_ELEMENTS`].
     pub fn new(
         n_features: usize,
         l: usize,
         params: &TaggerParams,
         bias: Option<usize>,
     ) -> Result<Self> {
+        check_shape(n_features, l)?;
         let pairs_only_for = match (params.transitions_only, bias) {
             (false, _) => None,
             (true, Some(b)) if b < n_features => Some(b),
@@ -442,26 +469,32 @@ pub struct Bcd {
 impl Bcd {
     /// bcd for `n_features` features and `l` tags with `params` (`c`, `bcd_solver`,
     /// `averaging`, `zero_order`).
-    pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Self {
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for no tag,
+    /// more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, `n_features (l + 1)` above
+    /// [`bl_core::limits::MAX_ELEMENTS`], or weights that cannot be allocated.
+    pub fn new(n_features: usize, l: usize, params: &TaggerParams) -> Result<Self> {
+        check_shape(n_features, l)?;
         let (m, n) = (n_features * l, n_features * (l + 1));
         let (alpha0, beta0) = match params.bcd_solver {
             BcdSolver::Hamming => (0.0, 1.0),
             BcdSolver::Algorithm1 => (1.0 / (m as f64).sqrt(), 1.0 / (n as f64).sqrt()),
         };
-        Self {
+        Ok(Self {
             l,
             c: params.c,
             solver: params.bcd_solver,
             fixed_norm2: 1.0,
-            alpha: Linear::new(vec![alpha0; m], params.averaging),
-            beta: Linear::new(vec![beta0; n], params.averaging),
+            alpha: Linear::new(try_filled("bcd alpha", m, alpha0)?, params.averaging)?,
+            beta: Linear::new(try_filled("bcd beta", n, beta0)?, params.averaging)?,
             zero: params
                 .zero_order
                 .then(|| SparseRows::new(n_features, l, params.averaging)),
             update_alpha: true,
             g: SparseSum::default(),
             g0: SparseSum::default(),
-        }
+        })
     }
 }
 
@@ -628,8 +661,8 @@ pub(crate) fn run_online(
                 if enc.is_empty() {
                     continue;
                 }
+                let expected = crate::viterbi::checked_table_len(Some(s), enc.len(), n_tags)?;
                 learner.scores(enc, &mut scores);
-                let expected = enc.len() * (n_tags + 1) * n_tags;
                 if scores.len() != expected {
                     return Err(OblError::Learner {
                         check: "scores-shape",
@@ -642,7 +675,7 @@ pub(crate) fn run_online(
                 }
                 pred.clear();
                 pred.resize(enc.len(), 0);
-                crate::viterbi::viterbi_into(&scores, enc.len(), n_tags, &mut ws, &mut pred);
+                crate::viterbi::viterbi_into(&scores, enc.len(), n_tags, &mut ws, &mut pred)?;
                 let errors = y.iter().zip(&pred).filter(|(a, b)| a != b).count();
                 if pass == 0 {
                     tokens += y.len();

@@ -5,8 +5,74 @@
 //! only at `i = 0`, and only it is read there). The best path maximizes the sum of the
 //! chosen entries. Ties are broken towards the smaller tag index, so decoding is
 //! deterministic.
+//!
+//! A sentence of `n` tokens over `L` tags has a table of `n (L + 1) L` entries. Every
+//! table the crate builds (prediction, training with any learner, the CRF's decoding) is
+//! checked first by [`score_table_len`]: at most [`MAX_SCORE_TABLE`] entries (1 GiB of
+//! `f64`), so a model may have at most [`MAX_TAGS`] tags, and a sentence whose table would
+//! be larger is a typed error naming its length and the tag count, before any allocation.
 
 use crate::error::Result;
+
+/// The most entries the score table of one sentence may have: `2^27` (1 GiB of `f64`).
+/// With `L` tags, a sentence may have at most `MAX_SCORE_TABLE / ((L + 1) L)` tokens
+/// (e.g. 6,710,886 with 4 tags, 12,710 with 100, 133 with 1,000).
+pub const MAX_SCORE_TABLE: usize = 1 << 27;
+
+/// The most tags a tagger may have: the largest `L` whose one-token table `(L + 1) L`
+/// fits in [`MAX_SCORE_TABLE`]. A saved model with more tags is refused at load, and a fit
+/// on a corpus with more is refused before training: it could not tag any sentence.
+pub const MAX_TAGS: usize = 11_584;
+
+/// The number of entries `n (n_tags + 1) n_tags` of the score table of a sentence of `n`
+/// tokens over `n_tags` tags, computed without overflow.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) naming `n` and
+/// `n_tags` when the table would have more than [`MAX_SCORE_TABLE`] entries (or the
+/// product overflows).
+pub fn score_table_len(n: usize, n_tags: usize) -> Result<usize> {
+    checked_table_len(None, n, n_tags)
+}
+
+/// [`score_table_len`], the error naming the 0-based `sentence` when given.
+pub(crate) fn checked_table_len(sentence: Option<usize>, n: usize, n_tags: usize) -> Result<usize> {
+    match product(n, n_tags) {
+        Some(len) if len <= MAX_SCORE_TABLE => Ok(len),
+        len => {
+            let at = sentence.map_or(String::new(), |s| format!("sentence {s}: "));
+            let entries = len.map_or("more than 2^64".to_string(), |len| len.to_string());
+            Err(crate::error::invalid(
+                "score table",
+                format!("{at}{n} tokens x {n_tags} tags need n (L + 1) L = {entries} entries"),
+                format!(
+                    "at most {MAX_SCORE_TABLE} entries (1 GiB of f64) per sentence: split \
+                     the sentence, or use at most {MAX_TAGS} tags"
+                ),
+            ))
+        }
+    }
+}
+
+/// `n (n_tags + 1) n_tags`, or `None` when it overflows.
+fn product(n: usize, n_tags: usize) -> Option<usize> {
+    n.checked_mul(n_tags.checked_add(1)?)?.checked_mul(n_tags)
+}
+
+/// The table length `n (n_tags + 1) n_tags` that `context` expects, checked against
+/// `found`: [`bl_core::BlError::ShapeMismatch`] when they differ,
+/// [`bl_core::BlError::InvalidParameter`] when the product overflows.
+fn check_table(context: &'static str, found: usize, n: usize, n_tags: usize) -> Result<()> {
+    match product(n, n_tags) {
+        Some(expected) if expected == found => Ok(()),
+        Some(expected) => Err(crate::error::shape(context, expected, found)),
+        None => Err(crate::error::invalid(
+            "n_tags",
+            format!("{n_tags} tags and {n} positions"),
+            "sizes whose table n (n_tags + 1) n_tags fits in usize",
+        )),
+    }
+}
 
 /// Index of score `[i][prev][cur]` in the flat table of [`viterbi`], `prev == n_tags` being
 /// the start state.
@@ -25,20 +91,20 @@ pub struct ViterbiWorkspace {
 /// The highest-scoring tag sequence for a flat score table (see the module docs).
 ///
 /// # Errors
-/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `n_tags == 0` or the table does not have
-/// `n * (n_tags + 1) * n_tags` entries; `bl_core::BlError::NonFinite` (through
-/// [`crate::OblError::Core`]) when a score read is NaN.
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `n_tags == 0`
+/// or `n * (n_tags + 1) * n_tags` overflows; [`bl_core::BlError::ShapeMismatch`] when the
+/// table does not have `n * (n_tags + 1) * n_tags` entries; `bl_core::BlError::NonFinite`
+/// (through [`crate::OblError::Core`]) when a score read is NaN.
 pub fn viterbi(scores: &[f64], n: usize, n_tags: usize) -> Result<Vec<usize>> {
     if n_tags == 0 {
         return Err(crate::error::invalid("n_tags", 0, ">= 1"));
     }
-    if scores.len() != n * (n_tags + 1) * n_tags {
-        return Err(crate::error::shape(
-            "viterbi: score table (n * (n_tags + 1) * n_tags entries)",
-            n * (n_tags + 1) * n_tags,
-            scores.len(),
-        ));
-    }
+    check_table(
+        "viterbi: score table (n * (n_tags + 1) * n_tags entries)",
+        scores.len(),
+        n,
+        n_tags,
+    )?;
     if let Some(index) = scores.iter().position(|s| s.is_nan()) {
         return Err(bl_core::BlError::NonFinite {
             what: "viterbi scores",
@@ -54,21 +120,39 @@ pub fn viterbi(scores: &[f64], n: usize, n_tags: usize) -> Result<Vec<usize>> {
         n_tags,
         &mut ViterbiWorkspace::default(),
         &mut out,
-    );
+    )?;
     Ok(out)
 }
 
-/// Low-level [`viterbi`] without checks, writing the path into `out` (`out.len() == n`).
-/// The caller guarantees the table's length and `n_tags >= 1`.
+/// Low-level [`viterbi`], writing the path into `out` and reusing the buffers of `ws`:
+/// only the sizes are checked (in constant time), not the scores (a NaN score gives some
+/// path, not an error).
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `n_tags == 0`
+/// or `n * (n_tags + 1) * n_tags` overflows; [`bl_core::BlError::ShapeMismatch`] when the
+/// table does not have `n * (n_tags + 1) * n_tags` entries or `out` does not have `n`.
 pub fn viterbi_into(
     scores: &[f64],
     n: usize,
     n_tags: usize,
     ws: &mut ViterbiWorkspace,
     out: &mut [usize],
-) {
+) -> Result<()> {
+    if n_tags == 0 {
+        return Err(crate::error::invalid("n_tags", 0, ">= 1"));
+    }
+    check_table(
+        "viterbi_into: score table (n * (n_tags + 1) * n_tags entries)",
+        scores.len(),
+        n,
+        n_tags,
+    )?;
+    if out.len() != n {
+        return Err(crate::error::shape("viterbi_into: out", n, out.len()));
+    }
     if n == 0 {
-        return;
+        return Ok(());
     }
     let l = n_tags;
     ws.delta.clear();
@@ -105,22 +189,23 @@ pub fn viterbi_into(
     for i in (1..n).rev() {
         out[i - 1] = ws.back[i * l + out[i]] as usize;
     }
+    Ok(())
 }
 
 /// The score of a tag path under a flat table (the quantity [`viterbi`] maximizes).
 ///
 /// # Errors
 /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) when the path or the table has the wrong length;
-/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a tag `>= n_tags`.
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a tag `>= n_tags`,
+/// or when `n * (n_tags + 1) * n_tags` overflows.
 pub fn path_score(scores: &[f64], path: &[usize], n_tags: usize) -> Result<f64> {
     let n = path.len();
-    if scores.len() != n * (n_tags + 1) * n_tags {
-        return Err(crate::error::shape(
-            "path_score: score table (n * (n_tags + 1) * n_tags entries)",
-            n * (n_tags + 1) * n_tags,
-            scores.len(),
-        ));
-    }
+    check_table(
+        "path_score: score table (n * (n_tags + 1) * n_tags entries)",
+        scores.len(),
+        n,
+        n_tags,
+    )?;
     let mut total = 0.0;
     for (i, &a) in path.iter().enumerate() {
         if a >= n_tags {

@@ -61,11 +61,9 @@ fn learners_over_sentences() {
         ),
         (
             "bcd",
-            Box::new(Bcd::new(
-                k,
-                l,
-                &TaggerParams::bcd().averaging(true).zero_order(true),
-            )),
+            Box::new(
+                Bcd::new(k, l, &TaggerParams::bcd().averaging(true).zero_order(true)).unwrap(),
+            ),
         ),
         (
             "bol",
@@ -81,7 +79,7 @@ fn learners_over_sentences() {
         for (enc, y) in encoded.iter().zip(&gold) {
             learner.scores(enc, &mut scores);
             let mut path = vec![0; enc.len()];
-            viterbi_into(&scores, enc.len(), l, &mut ws, &mut path);
+            viterbi_into(&scores, enc.len(), l, &mut ws, &mut path).unwrap();
             if path != *y {
                 learner.update(enc, y, &path).unwrap();
             }
@@ -93,7 +91,7 @@ fn learners_over_sentences() {
         allocates_nothing(name, || {
             for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
                 learner.scores(enc, &mut scores);
-                viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]);
+                viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]).unwrap();
                 if first != y {
                     learner.update(enc, y, first).unwrap();
                     updates += 1;

@@ -144,7 +144,7 @@ pub fn check_learner(factory: &dyn LearnerFactory, params: &TaggerParams) -> Res
             for (sentence, y) in sentences.iter().zip(gold) {
                 let scores = learner_scores(first.as_ref(), sentence, l)?;
                 let mut predicted = vec![0; sentence.len()];
-                crate::viterbi::viterbi_into(&scores, sentence.len(), l, &mut ws, &mut predicted);
+                crate::viterbi::viterbi_into(&scores, sentence.len(), l, &mut ws, &mut predicted)?;
                 if predicted != *y {
                     first.update(sentence, y, &predicted)?;
                     second.update(sentence, y, &predicted)?;

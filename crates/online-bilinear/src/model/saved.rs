@@ -42,14 +42,21 @@ struct Saved {
 }
 
 /// The report of a model saved with per-epoch `history` only: one iteration per epoch, the
-/// objective the epoch's online token error rate, the end reason the epoch budget.
+/// objective the epoch's online token error rate, the change its difference from the
+/// previous epoch's (the first epoch's: from 0), the end reason the epoch budget. Every
+/// value is finite (an empty history gives the objective 0), so the report survives the
+/// next save and load (JSON has no NaN).
 pub(super) fn report_from_history(history: &[EpochInfo]) -> FitReport {
     let mut trace = Trace::default();
+    let mut previous = 0.0;
     for info in history {
+        let objective = info.token_errors as f64 / info.tokens.max(1) as f64;
+        let change = (objective - previous).abs();
+        previous = objective;
         trace.push(TraceRecord {
             iteration: info.epoch,
-            objective: info.token_errors as f64 / info.tokens.max(1) as f64,
-            change: f64::NAN,
+            objective,
+            change,
             elapsed_s: info.seconds,
             extras: vec![
                 ("mistakes".into(), info.mistakes as f64),
@@ -62,7 +69,7 @@ pub(super) fn report_from_history(history: &[EpochInfo]) -> FitReport {
     FitReport {
         iterations: history.len(),
         termination: TerminationReason::MaxIterations,
-        objective: trace.objectives().last().copied().unwrap_or(f64::NAN),
+        objective: trace.objectives().last().copied().unwrap_or(0.0),
         elapsed: std::time::Duration::try_from_secs_f64(history.last().map_or(0.0, |h| h.seconds))
             .unwrap_or_default(),
         trace,
@@ -126,10 +133,27 @@ impl Saved {
         if l == 0 {
             return Err(bad_field("tags", "expected at least one tag, found none"));
         }
-        for (i, tag) in self.tags.iter().enumerate() {
-            if self.tags[..i].contains(tag) {
-                return Err(bad_field("tags", format!("tag `{tag}` appears twice")));
-            }
+        if let Some((i, tag)) = bl_core::limits::first_duplicate(&self.tags) {
+            return Err(bad_field(
+                "tags",
+                format!(
+                    "tag {} appears twice (again at index {i})",
+                    bl_core::limits::quote(tag)
+                ),
+            ));
+        }
+        // A model with more tags could not tag a one-token sentence: its score table
+        // would be above the bound.
+        if l > crate::viterbi::MAX_TAGS {
+            return Err(bad_field(
+                "tags",
+                format!(
+                    "expected at most {} tags (a one-token score table of (L + 1) L \
+                     entries within {}), found {l}",
+                    crate::viterbi::MAX_TAGS,
+                    crate::viterbi::MAX_SCORE_TABLE
+                ),
+            ));
         }
         if !self.dict.ids_are_dense() {
             return Err(bad_field(
@@ -222,7 +246,10 @@ impl FittedTagger {
     }
 
     /// A model from the JSON text of [`to_json`](Self::to_json), checked before use: the
-    /// format tag; valid parameters; at least one tag, no two equal; feature ids exactly
+    /// format tag; valid parameters; at least one tag and at most
+    /// [`MAX_TAGS`](crate::viterbi::MAX_TAGS) (a model with more could not tag a one-token
+    /// sentence within [`MAX_SCORE_TABLE`](crate::viterbi::MAX_SCORE_TABLE)), no two equal
+    /// (found in one hashed pass); feature ids exactly
     /// `0..K`; weights of the sizes the feature count `K` and tag count `L` give (`alpha`
     /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`), finite and with
     /// a finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
