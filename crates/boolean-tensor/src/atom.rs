@@ -1,10 +1,10 @@
 //! Rank-1 atoms with one Boolean factor, Boolean factors, and the common interface of
 //! fitted decompositions.
 
-use faer::{Mat, Par};
+use faer::Mat;
 
 use crate::error::{Result, TensorError};
-use crate::tensor::{Tensor, check_mode, cp_reconstruct_into, other_modes};
+use crate::tensor::{Tensor, check_mode, check_shape, cp_to_tensor, other_modes};
 use bl_core::error::build::{invalid, shape_mismatch};
 
 /// A rank-1 atom `z (x) u (x) w` of model (1) of Chang et al., placed in a 3-way tensor:
@@ -156,11 +156,16 @@ pub(crate) fn atom_factor_mats(
     f
 }
 
-/// The tensor `sum_i c_i z_i (x) u_i (x) w_i` (fully observed).
+/// The tensor `sum_i c_i z_i (x) u_i (x) w_i` (fully observed), built as
+/// [`cp_to_tensor`](crate::cp_to_tensor) builds a CP model: the size of the tensor is
+/// checked before it is allocated, and the atoms are added in blocks whose workspace is
+/// no larger than the tensor.
 ///
 /// # Errors
-/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the atoms live in different shapes or the number
-/// of coefficients differs from the number of atoms; [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the atoms live in different shapes, the number
+/// of coefficients differs from the number of atoms, or the tensor has more than
+/// [`bl_core::limits::MAX_ELEMENTS`] entries (or more than fit in memory, or a number of
+/// entries that overflows `usize`); [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
 /// for an empty list; [`BlError::NonFinite`](bl_core::BlError::NonFinite).
 pub fn atoms_to_tensor(atoms: &[Atom], coefficients: &[f64]) -> Result<Tensor> {
     let Some(first) = atoms.first() else {
@@ -181,11 +186,10 @@ pub fn atoms_to_tensor(atoms: &[Atom], coefficients: &[f64]) -> Result<Tensor> {
             format!("{:?}", bad.shape()),
         ));
     }
+    // Refused before the factor matrices are built (they are no larger than the atoms).
+    check_shape(shape)?;
     let f = atom_factor_mats(atoms, coefficients, shape);
-    let mut out = vec![0.0; shape.iter().product()];
-    let mut kr = Mat::zeros(0, 0);
-    cp_reconstruct_into(f.each_ref().map(Mat::as_ref), &mut kr, &mut out, Par::Seq);
-    Tensor::from_vec(shape, out)
+    cp_to_tensor(f.each_ref().map(Mat::as_ref))
 }
 
 /// A Boolean factor `z` and the tensor mode it lies along.

@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::kernels::Mttkrp;
 use crate::tensor::{Tensor, cp_reconstruct_into, other_modes};
 use bl_core::error::build::numerical;
+use bl_core::limits::buffer_len;
 
 /// One ALS update of the CP factor along `mode` for fixed other factors (Kolda & Bader
 /// 2009, Fig. 3.3): `F_n = X_(n) (F_b (.) F_a) [(F_a^T F_a) * (F_b^T F_b)]^{-1}`, with `m`
@@ -39,6 +40,104 @@ pub(crate) fn check_als_budget(
     bl_core::params::at_least("n_starts", n_starts, 1)?;
     bl_core::params::nonnegative("tol", tol)?;
     Ok(())
+}
+
+/// The columns a fit of rank `R` stores per row, at most: `R` rounded up to the SIMD
+/// lanes of the kernels (at most 8 more), or `R + OVERSAMPLING` for the sketches of the
+/// HOSVD start.
+fn padded_rank(rank: usize) -> usize {
+    rank.saturating_add(crate::kernels::OVERSAMPLING.max(8))
+}
+
+/// The size checks of a CP-form fit of rank `rank` on a tensor of shape `shape` (CP-ALS,
+/// SUSTain, the HOSVD start), before anything is sized from the rank: the buffers with
+/// `R` columns (factors `d_n x R`, the projections and Khatri–Rao products
+/// `d_a d_b x R`, the partial sums of the MTTKRP, `REDUCTION_GROUPS + 1` of `d_n x R`,
+/// the Gram matrices `R x R`; `R` padded as the kernels pad it) hold at most
+/// [`bl_core::limits::MAX_ELEMENTS`] values each, and the largest one can be reserved.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] naming `name`.
+pub(crate) fn check_rank_buffers(name: &'static str, shape: [usize; 3], rank: usize) -> Result<()> {
+    let padded = padded_rank(rank);
+    let partials = crate::kernels::REDUCTION_GROUPS + 1;
+    let mut largest = buffer_len(name, &[padded, padded])?;
+    for mode in 0..3 {
+        let (a, b) = other_modes(mode);
+        largest = largest.max(buffer_len(name, &[shape[a], shape[b], padded])?);
+        largest = largest.max(buffer_len(name, &[partials, shape[mode], padded])?);
+    }
+    reservable(name, largest)
+}
+
+/// The size checks of a fit that adds up to `n_atoms` components to a tensor of shape
+/// `shape` along the modes `modes` (LFM, LFMmix: Boolean columns `d_n x K`, weights
+/// `K x d_a d_b`, Gram matrices `K x K`), as [`check_rank_buffers`].
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] naming `name`.
+pub(crate) fn check_column_buffers(
+    name: &'static str,
+    shape: [usize; 3],
+    modes: &[usize],
+    n_atoms: usize,
+) -> Result<()> {
+    let mut largest = buffer_len(name, &[n_atoms, n_atoms])?;
+    for &mode in modes {
+        let (a, b) = other_modes(mode);
+        largest = largest.max(buffer_len(name, &[shape[a], shape[b], n_atoms])?);
+        largest = largest.max(buffer_len(name, &[shape[mode], n_atoms])?);
+    }
+    reservable(name, largest)
+}
+
+/// The size checks of a sum of `k` atoms fitted to a tensor of shape `shape` with
+/// `corrected_entries` entries in the masked inner products (BMP, the fully corrective
+/// coefficients): the factor matrices `d_n x K`, the Khatri–Rao workspace of the model
+/// `d1 d2 x K`, the masked entries' values `|entries| x K` and the Gram matrix `K x K`
+/// hold at most [`bl_core::limits::MAX_ELEMENTS`] values each, and the largest one can
+/// be reserved.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] naming `name`.
+pub(crate) fn check_atom_buffers(
+    name: &'static str,
+    shape: [usize; 3],
+    corrected_entries: usize,
+    k: usize,
+) -> Result<()> {
+    let mut largest = buffer_len(name, &[k, k])?;
+    largest = largest.max(buffer_len(name, &[shape[1], shape[2], k])?);
+    largest = largest.max(buffer_len(name, &[corrected_entries, k])?);
+    for &d in &shape {
+        largest = largest.max(buffer_len(name, &[d, k])?);
+    }
+    reservable(name, largest)
+}
+
+/// The Gram matrix `X_(mode) X_(mode)^T` (`d_mode x d_mode`) of an exact HOSVD step holds
+/// at most [`bl_core::limits::MAX_ELEMENTS`] values and can be reserved (a tensor with one
+/// long mode, e.g. `200,000 x 1 x 1`, would ask for 320 GB).
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`].
+pub(crate) fn check_gram_size(shape: [usize; 3], mode: usize) -> Result<()> {
+    const NAME: &str = "mode length x mode length (HOSVD Gram matrix)";
+    let n = buffer_len(NAME, &[shape[mode], shape[mode]])?;
+    reservable(NAME, n)
+}
+
+/// `n` values of `f64` can be reserved (reserved and released at once, so that a faer
+/// allocation of that size that follows does not abort on a refused request).
+fn reservable(name: &'static str, n: usize) -> Result<()> {
+    let mut probe: Vec<f64> = Vec::new();
+    probe.try_reserve_exact(n).map_err(|_| {
+        bl_core::error::build::invalid::<crate::TensorError>(
+            name,
+            format!("buffers of {n} values"),
+            "buffers that fit in memory",
+        )
+    })
 }
 
 /// `F^T F`.

@@ -21,7 +21,8 @@ use faer::{Mat, MatRef, Par};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
-    als_update, check_als_budget, combine_reports, cp_em_step, cp_loss_from_mttkrp, masked_loss,
+    als_update, check_als_budget, check_rank_buffers, combine_reports, cp_em_step,
+    cp_loss_from_mttkrp, masked_loss,
 };
 use crate::error::Result;
 use crate::kernels::{Mttkrp, randomized_hosvd};
@@ -116,16 +117,22 @@ fit_checked! {
     /// one.
     ///
     /// # Errors
-    /// Invalid parameters; [`bl_core::BlError::Numerical`] for a failed solve.
+    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] naming `rank` when a
+    /// buffer sized by the rank (`d_a d_b x R`, `d_n x R`, `R x R`) would exceed
+    /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
+    /// fit allocates anything); [`bl_core::BlError::Numerical`] for a failed solve.
     CpAlsParams -> FittedCp by fit_checked
 }
 
 impl CpAlsParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
+        check_rank_buffers("rank", x.shape(), self.rank)?;
         let par = faer::get_global_parallelism();
         let rule = StoppingRule::new(self.max_iter, self.tol);
         let mut best: Option<(usize, StartFit)> = None;
-        let mut reports = Vec::with_capacity(self.n_starts);
+        // One report per start, pushed as the starts run (n_starts is a count of runs,
+        // not a size to reserve).
+        let mut reports = Vec::new();
         for start in 0..self.n_starts {
             let init = if start == 0 {
                 hosvd_start(x, self.rank, self.seed)?
@@ -168,10 +175,14 @@ fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> [Mat<f64>; 3] {
 /// ALS sweeps of the same rank, measured at 45^3-150^3).
 ///
 /// # Errors
-/// [`bl_core::BlError::InvalidParameter`] for `rank == 0`;
+/// [`bl_core::BlError::InvalidParameter`] for `rank == 0`, for a rank whose buffers would
+/// exceed [`bl_core::limits::MAX_ELEMENTS`] values (as for [`CpAlsParams`]' fit), or for
+/// a mode so long that its Gram matrix would (an exact HOSVD step on a mode of length
+/// above 65,536 whose other modes are short);
 /// [`bl_core::BlError::Numerical`] when an eigendecomposition fails.
 pub fn hosvd_start(x: &Tensor, rank: usize, seed: u64) -> Result<[Mat<f64>; 3]> {
     bl_core::params::at_least("rank", rank, 1)?;
+    check_rank_buffers("rank", x.shape(), rank)?;
     let mut rng = bl_core::random::seeded_rng(seed);
     let mut out = gaussian_init(x.shape(), rank, seed);
     let u = randomized_hosvd(x.data(), x.shape(), rank, &mut rng)?;

@@ -36,9 +36,9 @@ use crate::tensor::mode_product_into;
 const CHUNK_ENTRIES: usize = 1 << 16;
 /// Number of partial sums of a reduction (fixed, so the summation order does not depend
 /// on the thread count; bounds the memory of the partial sums).
-const REDUCTION_GROUPS: usize = 16;
+pub(crate) const REDUCTION_GROUPS: usize = 16;
 /// Oversampling of the randomized range finder (Halko, Martinsson & Tropp 2011, Sec. 4.2).
-const OVERSAMPLING: usize = 10;
+pub(crate) const OVERSAMPLING: usize = 10;
 
 /// The mode-2 slabs of a tensor grouped into chunks of about [`CHUNK_ENTRIES`] entries.
 #[derive(Debug, Clone, Copy)]
@@ -762,6 +762,7 @@ fn leading_vectors(
     let (a, b) = crate::tensor::other_modes(mode);
     let k = r + OVERSAMPLING;
     if k >= shape[mode] || k >= shape[a] * shape[b] {
+        crate::common::check_gram_size(shape, mode)?;
         let u = leading_eigenvectors(unfolding_gram(data, shape, mode).as_ref(), r)?;
         let projected = mode_product(data, shape, mode, u.transpose());
         return Ok((u, projected));

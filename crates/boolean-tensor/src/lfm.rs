@@ -28,7 +28,7 @@ use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
 use rayon::prelude::*;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{combine_reports, impute, masked_loss, solve_right_spd};
+use crate::common::{check_column_buffers, combine_reports, impute, masked_loss, solve_right_spd};
 use crate::error::{Result, TensorError};
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, check_mode, refold_into, unfold_into, unfolded_shape};
@@ -148,13 +148,17 @@ fit_checked! {
     /// the kept one.
     ///
     /// # Errors
-    /// Invalid parameters; QP or least-squares failures; data that are zero.
+    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] naming `n_atoms` when the
+    /// model at `n_atoms` columns (`d_n x K`, `K x d_a d_b`, `K x K`) would exceed
+    /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
+    /// fit allocates anything); QP or least-squares failures; data that are zero.
     LfmParams -> FittedLfm by fit_checked
 }
 
 impl LfmParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
         let modes: Vec<usize> = self.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
+        check_column_buffers("n_atoms", x.shape(), &modes, self.n_atoms)?;
         let fits: Vec<Result<FittedLfm>> = if observers.is_empty() {
             modes
                 .par_iter()
@@ -280,13 +284,15 @@ fit_checked! {
     /// the mode the column was added to).
     ///
     /// # Errors
-    /// Invalid parameters; QP or least-squares failures.
+    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] naming `n_atoms` as for
+    /// [`LfmParams`]' fit; QP or least-squares failures.
     LfmMixParams -> FittedLfmMix by fit_mix
 }
 
 impl LfmParams {
     fn fit_mix(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfmMix> {
         let shape = x.shape();
+        check_column_buffers("n_atoms", shape, &[0, 1, 2], self.n_atoms)?;
         let n = x.len();
         let mut filled = x.data().to_vec();
         let mut parts: Vec<Vec<f64>> = vec![vec![0.0; n]; 3];
@@ -341,7 +347,9 @@ impl LfmParams {
                 nz[(i, old.ncols())] = zc[i];
             }
             zs[mode] = nz;
-            let rounds = self.sweeps * if x.mask().is_some() { self.em_iter } else { 1 };
+            let rounds =
+                self.sweeps
+                    .saturating_mul(if x.mask().is_some() { self.em_iter } else { 1 });
             for _ in 0..rounds {
                 for m in 0..3 {
                     if zs[m].ncols() == 0 {

@@ -26,7 +26,8 @@ use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
-    als_update, check_als_budget, combine_reports, cp_em_step, cp_loss_from_mttkrp, gram, hadamard,
+    als_update, check_als_budget, check_rank_buffers, combine_reports, cp_em_step,
+    cp_loss_from_mttkrp, gram, hadamard,
 };
 use crate::error::{Result, check_modes};
 use crate::kernels::Mttkrp;
@@ -52,7 +53,7 @@ impl Sustain {
 /// | `max_iter` | `100` | sweeps per start | `>= 1` |
 /// | `tol` | `1e-7` | stop a start when the loss changes by a fraction `<= tol` | finite, `>= 0` |
 /// | `n_starts` | `2` | starts per Boolean mode | `>= 1` |
-/// | `boolean_modes` | `[0, 1, 2]` | modes tried as the Boolean mode | non-empty subset of `{0, 1, 2}` |
+/// | `boolean_modes` | `[0, 1, 2]` | modes tried as the Boolean mode, in this order (a repeated mode is tried once) | non-empty subset of `{0, 1, 2}` |
 /// | `hierarchical` | `true` | Boolean factor updated column by column (`false`: joint least squares, then projected) | |
 /// | `seed` | `0` | seeds the starts | any |
 #[derive(Debug, Clone, PartialEq)]
@@ -125,7 +126,10 @@ fit_checked! {
     /// one.
     ///
     /// # Errors
-    /// Invalid parameters; a failed least-squares solve.
+    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] naming `rank` when a
+    /// buffer sized by the rank (`d_a d_b x R`, `d_n x R`, `R x R`) would exceed
+    /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
+    /// fit allocates anything); a failed least-squares solve.
     SustainParams -> FittedSustain by fit_checked
 }
 
@@ -135,9 +139,18 @@ impl SustainParams {
         x: &Tensor,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSustain> {
+        check_rank_buffers("rank", x.shape(), self.rank)?;
         let mut best: Option<(usize, FittedSustain)> = None;
         let mut reports = Vec::new();
+        // A mode listed again would repeat the same runs (same seeds): each is tried once,
+        // in the order given.
+        let mut modes: Vec<usize> = Vec::with_capacity(3);
         for &bm in &self.boolean_modes {
+            if !modes.contains(&bm) {
+                modes.push(bm);
+            }
+        }
+        for bm in modes {
             for start in 0..self.n_starts {
                 let seed = self
                     .seed

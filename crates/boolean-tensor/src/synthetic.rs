@@ -22,6 +22,14 @@ use crate::error::{Result, TensorError};
 use crate::tensor::{Tensor, other_modes};
 use bl_core::error::build::invalid;
 
+/// The smallest chance of a nonzero Boolean factor [`SyntheticParams::check`] accepts
+/// (an all-zero factor is redrawn).
+const MIN_NONZERO_CHANCE: f64 = 1e-6;
+
+/// The memory of an atom besides its values, in `f64` values, for the size check of
+/// [`SyntheticParams::check`].
+const ATOM_OVERHEAD: usize = 16;
+
 /// Parameters of the synthetic generator (table in the module docs).
 ///
 /// ```
@@ -71,7 +79,12 @@ impl SyntheticParams {
         seed: u64;
     }
 
-    /// Checks the parameters.
+    /// Checks the parameters, before anything is allocated: the tensor's `d0 d1 d2`
+    /// entries and the atoms' `n_atoms (d0 + d1 + d2 + 16)` values (16 for each atom's
+    /// bookkeeping) are each at most
+    /// [`bl_core::limits::MAX_ELEMENTS`], and a Boolean factor has a nonzero entry with
+    /// probability `1 - (1 - p_one)^d >= 1e-6` on every mode (a factor is redrawn until it
+    /// has one, so a smaller chance would take millions of draws).
     ///
     /// # Errors
     /// [`TensorError::EmptyMode`] or [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter).
@@ -83,8 +96,34 @@ impl SyntheticParams {
             });
         }
         bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
+        bl_core::limits::buffer_len("shape", &self.shape)?;
+        // An atom holds d0 + d1 + d2 values, plus its own bookkeeping (counted as
+        // ATOM_OVERHEAD values: the struct and its three allocations).
+        let atom_len = self
+            .shape
+            .iter()
+            .fold(ATOM_OVERHEAD, |a, &d| a.saturating_add(d));
+        bl_core::limits::buffer_len("n_atoms", &[self.n_atoms, atom_len])?;
         if !(self.p_one > 0.0 && self.p_one <= 1.0) {
             return Err(invalid("p_one", self.p_one, "in (0, 1]"));
+        }
+        // P(a factor of length d has a nonzero entry) = 1 - (1 - p)^d, for the shortest
+        // mode an atom lies along.
+        let shortest = self.shape[..self.n_atoms.min(3)]
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(1);
+        let nonzero = -((shortest as f64) * (-self.p_one).ln_1p()).exp_m1();
+        if nonzero < MIN_NONZERO_CHANCE {
+            return Err(invalid(
+                "p_one",
+                self.p_one,
+                format!(
+                    "large enough that a Boolean factor of length {shortest} has a nonzero \
+                     entry with probability >= {MIN_NONZERO_CHANCE} (it is {nonzero:e})"
+                ),
+            ));
         }
         bl_core::params::nonnegative("noise_std", self.noise_std)?;
         if !(self.missing_fraction >= 0.0 && self.missing_fraction < 1.0) {
@@ -100,11 +139,16 @@ impl SyntheticParams {
     /// Draws the data.
     ///
     /// # Errors
-    /// As [`SyntheticParams::check`].
+    /// As [`SyntheticParams::check`]; [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
+    /// or [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the tensor's
+    /// memory is not available.
     pub fn generate(&self) -> Result<SyntheticData> {
         self.check()?;
         let mut rng = bl_core::random::seeded_rng(self.seed);
-        let mut atoms = Vec::with_capacity(self.n_atoms);
+        let mut atoms = Vec::new();
+        atoms.try_reserve_exact(self.n_atoms).map_err(|_| {
+            invalid::<TensorError>("n_atoms", self.n_atoms, "as many atoms as fit in memory")
+        })?;
         for r in 0..self.n_atoms {
             let mode = r % 3;
             let (a, b) = other_modes(mode);
@@ -124,18 +168,21 @@ impl SyntheticParams {
         }
         let ones = vec![1.0; atoms.len()];
         let clean = atoms_to_tensor(&atoms, &ones)?;
-        let mut noisy = clean.data().to_vec();
+        let n = clean.len();
+        let mut noisy = bl_core::limits::try_zeroed::<f64>("shape", &[n])?;
+        noisy.copy_from_slice(clean.data());
         if self.noise_std > 0.0 {
             for v in noisy.iter_mut() {
                 *v += self.noise_std * bl_core::random::standard_normal(&mut rng);
             }
         }
-        let n = noisy.len();
         let n_missing = ((self.missing_fraction * n as f64).round() as usize).min(n - 1);
         let observed = if n_missing > 0 {
-            let mut idx: Vec<usize> = (0..n).collect();
+            let mut idx = bl_core::limits::try_zeroed::<usize>("shape", &[n])?;
+            idx.iter_mut().enumerate().for_each(|(i, v)| *v = i);
             idx.shuffle(&mut rng);
-            let mut mask = vec![true; n];
+            let mut mask = bl_core::limits::try_zeroed::<bool>("shape", &[n])?;
+            mask.fill(true);
             for &i in &idx[..n_missing] {
                 mask[i] = false;
             }

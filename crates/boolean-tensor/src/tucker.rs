@@ -20,7 +20,7 @@ use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
 use faer::{Mat, MatRef};
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{impute, leading_eigenvectors, masked_loss};
+use crate::common::{check_gram_size, impute, leading_eigenvectors, masked_loss};
 use crate::error::Result;
 use crate::kernels::{multilinear_product_into, unfolding_gram};
 use crate::tensor::Tensor;
@@ -101,13 +101,19 @@ fit_checked! {
     /// decreases by a fraction `<= tol` or `max_iter` rounds.
     ///
     /// # Errors
-    /// Invalid parameters; a failed eigendecomposition.
+    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] when a mode is so long
+    /// that its Gram matrix `d_n x d_n` would exceed [`bl_core::limits::MAX_ELEMENTS`]
+    /// values (a mode longer than 65,536) or cannot be reserved (checked before the fit
+    /// allocates anything); a failed eigendecomposition.
     TuckerParams -> FittedTucker by fit_checked
 }
 
 impl TuckerParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedTucker> {
         let shape = x.shape();
+        for m in 0..3 {
+            check_gram_size(shape, m)?;
+        }
         let ranks = [0, 1, 2].map(|m| self.ranks[m].min(shape[m]));
         let masked = x.mask().is_some();
         let mut filled = x.data().to_vec();

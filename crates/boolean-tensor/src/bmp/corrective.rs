@@ -5,7 +5,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 
 use crate::atom::{Atom, atom_factor_mats};
-use crate::common::solve_right_spd_ridged;
+use crate::common::{check_atom_buffers, solve_right_spd_ridged};
 use crate::error::Result;
 use crate::tensor::{Tensor, cp_reconstruct_into};
 use bl_core::error::build::{invalid, shape_mismatch};
@@ -98,6 +98,14 @@ pub(crate) enum EntrySet {
 }
 
 impl EntrySet {
+    /// The number of entries whose inner products are corrected (0 without a mask).
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Self::All => 0,
+            Self::Missing(idx) | Self::Observed(idx) => idx.len(),
+        }
+    }
+
     pub(crate) fn new(x: &Tensor) -> Self {
         match x.mask() {
             None => Self::All,
@@ -179,8 +187,11 @@ pub(crate) fn fully_corrective(
 ///
 /// # Errors
 /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when an atom's shape differs from `x`'s;
-/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for no atoms; [`BlError::Numerical`](bl_core::BlError::Numerical) when the
-/// atoms are linearly dependent on the observed entries.
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for no atoms, or for so many atoms that a buffer
+/// of the solve (`K x K`, `d1 d2 x K`, the masked entries `x K`) would exceed
+/// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved;
+/// [`BlError::Numerical`](bl_core::BlError::Numerical) when the atoms are linearly
+/// dependent on the observed entries.
 pub fn fully_corrective_coefficients(x: &Tensor, atoms: &[Atom]) -> Result<Vec<f64>> {
     if atoms.is_empty() {
         return Err(invalid("atoms", "[]", "at least one atom"));
@@ -192,6 +203,8 @@ pub fn fully_corrective_coefficients(x: &Tensor, atoms: &[Atom]) -> Result<Vec<f
             format!("{:?}", a.shape()),
         ));
     }
+    let entries = EntrySet::new(x);
+    check_atom_buffers("atoms", x.shape(), entries.len(), atoms.len())?;
     let b: Vec<f64> = atoms.iter().map(|a| inner_with_data(x, a)).collect();
-    fully_corrective(atoms, &b, x.shape(), &EntrySet::new(x))
+    fully_corrective(atoms, &b, x.shape(), &entries)
 }

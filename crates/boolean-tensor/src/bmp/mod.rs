@@ -66,6 +66,7 @@ pub use fitted::{AtomStep, FittedBmp};
 pub use search::{Candidate, search_atom};
 
 use crate::atom::Atom;
+use crate::common::check_atom_buffers;
 use crate::error::{Result, check_modes};
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, unfolded_view};
@@ -201,8 +202,12 @@ fit_checked! {
     /// atom (objective `F`, extras `rmse`, `mode`, `score`).
     ///
     /// # Errors
-    /// Invalid parameters ([`ParamGuard::check`](bl_core::ParamGuard::check)); errors of the QP solver; a numerical
-    /// failure of the fully corrective solve.
+    /// Invalid parameters ([`ParamGuard::check`](bl_core::ParamGuard::check));
+    /// [`bl_core::BlError::InvalidParameter`] naming `n_atoms` when the model at `n_atoms`
+    /// atoms (`K x K`, `d1 d2 x K`, the masked entries `x K`) would exceed
+    /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
+    /// fit allocates anything); errors of the QP solver; a numerical failure of the fully
+    /// corrective solve.
     BmpParams -> FittedBmp by fit_checked
 }
 
@@ -213,6 +218,7 @@ impl BmpParams {
         modes.dedup();
         let shape = x.shape();
         let entries = EntrySet::new(x);
+        check_atom_buffers("n_atoms", shape, entries.len(), self.n_atoms)?;
         let mut residual = x.data().to_vec();
         let mut model = vec![0.0; x.len()];
         let mut work: Vec<ModeWork> = modes

@@ -57,8 +57,10 @@ pub struct Tensor {
 }
 
 /// The number of entries of `shape`, after checking that no mode is empty and that the
-/// entries, as `f64`, fit in the address space (so no size computation overflows).
-fn check_shape(shape: [usize; 3]) -> Result<usize> {
+/// entries, as `f64`, fit in the address space (so no size computation overflows). A
+/// tensor allocated from a shape (rather than from given data) is also bounded by
+/// [`bl_core::limits::MAX_ELEMENTS`], in [`try_zeros`].
+pub(crate) fn check_shape(shape: [usize; 3]) -> Result<usize> {
     if let Some(mode) = shape.iter().position(|&d| d == 0) {
         return Err(TensorError::EmptyMode { mode, shape });
     }
@@ -70,11 +72,22 @@ fn check_shape(shape: [usize; 3]) -> Result<usize> {
 }
 
 fn too_large(what: &'static str, found: String) -> TensorError {
-    shape_mismatch(what, "a size whose f64 entries fit in memory", found)
+    shape_mismatch(
+        what,
+        format!(
+            "a size of at most {} f64 entries (bl_core::limits::MAX_ELEMENTS) that fits in memory",
+            bl_core::limits::MAX_ELEMENTS
+        ),
+        found,
+    )
 }
 
-/// `n` zeros, or a typed error when the memory is refused (instead of an abort).
-fn try_zeros(n: usize, what: &'static str) -> Result<Vec<f64>> {
+/// `n` zeros, or a typed error when `n` exceeds [`bl_core::limits::MAX_ELEMENTS`] or the
+/// memory is refused (instead of an abort).
+pub(crate) fn try_zeros(n: usize, what: &'static str) -> Result<Vec<f64>> {
+    if n > bl_core::limits::MAX_ELEMENTS {
+        return Err(too_large(what, format!("{n} entries")));
+    }
     let mut v = Vec::new();
     v.try_reserve_exact(n)
         .map_err(|_| too_large(what, format!("{n} entries")))?;
@@ -82,12 +95,13 @@ fn try_zeros(n: usize, what: &'static str) -> Result<Vec<f64>> {
     Ok(v)
 }
 
-/// Checks that an `rows x cols` matrix of `f64` can be allocated, by reserving and
-/// releasing it, so that faer's allocation that follows cannot abort on a refused size.
+/// Checks that an `rows x cols` matrix of `f64` can be allocated (at most
+/// [`bl_core::limits::MAX_ELEMENTS`] entries), by reserving and releasing it, so that
+/// faer's allocation that follows cannot abort on a refused size.
 fn check_matrix_size(rows: usize, cols: usize, what: &'static str) -> Result<()> {
     let n = rows
         .checked_mul(cols)
-        .filter(|&n| n <= isize::MAX as usize / 8)
+        .filter(|&n| n <= bl_core::limits::MAX_ELEMENTS)
         .ok_or_else(|| too_large(what, format!("{rows} x {cols}")))?;
     let mut probe: Vec<f64> = Vec::new();
     probe
@@ -164,7 +178,9 @@ impl Tensor {
     /// A fully observed tensor with entries `f(i, j, k)`.
     ///
     /// # Errors
-    /// As [`Tensor::from_vec`].
+    /// As [`Tensor::from_vec`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch)
+    /// when the shape has more than [`bl_core::limits::MAX_ELEMENTS`] entries or they do
+    /// not fit in memory (checked before `f` is called).
     pub fn from_fn(
         shape: [usize; 3],
         mut f: impl FnMut(usize, usize, usize) -> f64,
@@ -185,8 +201,8 @@ impl Tensor {
     /// The zero tensor, fully observed.
     ///
     /// # Errors
-    /// [`TensorError::EmptyMode`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the entries do not
-    /// fit in memory.
+    /// [`TensorError::EmptyMode`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the entries are more
+    /// than [`bl_core::limits::MAX_ELEMENTS`] or do not fit in memory.
     pub fn zeros(shape: [usize; 3]) -> Result<Self> {
         let n = check_shape(shape)?;
         Ok(Self {
@@ -336,7 +352,8 @@ impl Tensor {
     ///
     /// # Errors
     /// [`TensorError::InvalidMode`], [`TensorError::EmptyMode`],
-    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when `m` is not `d_n x prod_{other}`,
+    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when `m` is not `d_n x prod_{other}` or
+    /// the shape has more than [`bl_core::limits::MAX_ELEMENTS`] entries,
     /// [`BlError::NonFinite`](bl_core::BlError::NonFinite).
     pub fn refold(mode: usize, m: MatRef<'_, f64>, shape: [usize; 3]) -> Result<Self> {
         check_mode(mode)?;
@@ -368,7 +385,8 @@ impl Tensor {
     ///
     /// # Errors
     /// [`TensorError::InvalidMode`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when
-    /// `M.ncols() != d_n`; [`TensorError::EmptyMode`] for `p = 0`.
+    /// `M.ncols() != d_n` or the result has more than [`bl_core::limits::MAX_ELEMENTS`]
+    /// entries (or does not fit in memory); [`TensorError::EmptyMode`] for `p = 0`.
     pub fn mode_product(&self, mode: usize, m: MatRef<'_, f64>) -> Result<Self> {
         check_mode(mode)?;
         if m.ncols() != self.shape[mode] {

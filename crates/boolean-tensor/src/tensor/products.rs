@@ -13,8 +13,8 @@ use bl_core::error::build::shape_mismatch;
 /// `a_r (x) b_r`, i.e. entry `(i J + j, r) = A[i, r] B[j, r]` (Kolda–Bader convention).
 ///
 /// # Errors
-/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the column counts differ or the product does not
-/// fit in memory.
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the column counts differ or the product has more
+/// than [`bl_core::limits::MAX_ELEMENTS`] entries or does not fit in memory.
 pub fn khatri_rao(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
     if a.ncols() != b.ncols() {
         return Err(shape_mismatch(
@@ -79,8 +79,8 @@ pub(crate) fn cp_reconstruct_into(
 /// `F_n` of size `d_n x R` (weights folded into the factors).
 ///
 /// # Errors
-/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the column counts differ or the tensor does not fit
-/// in memory; [`TensorError::EmptyMode`](crate::TensorError::EmptyMode) for a factor with no rows;
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when the column counts differ or the tensor has more
+/// than [`bl_core::limits::MAX_ELEMENTS`] entries or does not fit in memory; [`TensorError::EmptyMode`](crate::TensorError::EmptyMode) for a factor with no rows;
 /// [`BlError::NonFinite`](bl_core::BlError::NonFinite).
 pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
     let r = factors[0].ncols();
