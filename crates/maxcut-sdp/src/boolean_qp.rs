@@ -175,22 +175,22 @@ impl BooleanQp {
                 max: MAX_EXACT_N,
             });
         }
-        let a = self.dense_a();
+        let a = self.dense_a()?;
         let z = gray_binary(&a, n);
         let value = dense_quad(&a, n, &z);
         Ok(BqpExactSolution { z, value })
     }
 
     /// `A` (symmetric part) as a dense column-major `n x n` array.
-    fn dense_a(&self) -> Vec<f64> {
+    fn dense_a(&self) -> Result<Vec<f64>> {
         let n = self.n;
         match &self.homogenized.repr {
             Repr::Dense { .. } | Repr::Sparse(_) => {
-                let c = self.homogenized.view().dense_copy();
+                let c = self.homogenized.view().dense_copy()?;
                 let m = n + 1;
-                (0..n)
+                Ok((0..n)
                     .flat_map(|j| c[(j + 1) * m + 1..(j + 2) * m].iter().copied())
-                    .collect()
+                    .collect())
             }
             Repr::LowRank(lr) => {
                 let inner = crate::problem::LowRankFactor {

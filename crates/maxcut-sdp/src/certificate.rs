@@ -259,7 +259,7 @@ impl Problem {
             }
         }
         let view = self.view();
-        let c = view.dense_copy();
+        let c = view.dense_copy()?;
         let allowance = evaluation_allowance(view, &c);
         // VC = V C (k x n): column i is sum_j C_ji v_j = sum_j C_ij v_j.
         let mut vc = bl_core::limits::try_zeroed::<f64>("V C", &[k, n])?;

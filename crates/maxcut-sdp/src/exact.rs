@@ -44,7 +44,7 @@ impl Problem {
                 max: MAX_EXACT_N,
             });
         }
-        let c = self.view().dense_copy();
+        let c = self.view().dense_copy()?;
         let y = gray_signs(&c, n);
         let value = CostView::Dense { n, c: &c }.quad_form(&y);
         Ok(ExactSolution { y, value })

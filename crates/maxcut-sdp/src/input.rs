@@ -139,12 +139,22 @@ pub(crate) fn low_rank_factor(
     Ok(LowRankFactor { n, m, gt, row_sq })
 }
 
+/// Checks a caller-given number of variables before anything of that size is allocated:
+/// `1 <= n <= MAX_ELEMENTS` ([`bl_core::limits::MAX_ELEMENTS`], `2^32`).
+pub(crate) fn check_n(what: &'static str, n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(empty(what));
+    }
+    bl_core::limits::buffer_len("n", &[n])?;
+    Ok(())
+}
+
 /// Builds the canonical form from `(i, j, C_ij)` triplets (duplicates summed, explicit
-/// zeros dropped).
-pub(crate) fn build_sparse(n: usize, mut triplets: Vec<(usize, usize, f64)>) -> SparseSym {
+/// zeros dropped). The `n`-sized buffers are reserved fallibly (`n` comes from the caller).
+pub(crate) fn build_sparse(n: usize, mut triplets: Vec<(usize, usize, f64)>) -> Result<SparseSym> {
+    let mut diag = bl_core::limits::try_zeroed::<f64>("n", &[n])?;
+    let mut row_ptr = bl_core::limits::try_zeroed::<usize>("n + 1", &[n.saturating_add(1)])?;
     triplets.sort_unstable_by_key(|t| (t.0, t.1));
-    let mut diag = vec![0.0; n];
-    let mut row_ptr = vec![0usize; n + 1];
     let mut col_idx: Vec<usize> = Vec::with_capacity(triplets.len());
     let mut values: Vec<f64> = Vec::with_capacity(triplets.len());
     let mut rows: Vec<usize> = Vec::with_capacity(triplets.len());
@@ -180,13 +190,13 @@ pub(crate) fn build_sparse(n: usize, mut triplets: Vec<(usize, usize, f64)>) -> 
     for i in 0..n {
         row_ptr[i + 1] += row_ptr[i];
     }
-    SparseSym {
+    Ok(SparseSym {
         n,
         row_ptr,
         col_idx,
         values,
         diag,
-    }
+    })
 }
 
 /// Checks that a canonical sparse matrix is symmetric up to [`SYMMETRY_TOL`] and makes it

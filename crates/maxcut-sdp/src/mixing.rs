@@ -500,13 +500,17 @@ impl<'a> Mixing<'a> {
     /// (i.i.d. Gaussian, normalized).
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] from [`ParamGuard::check`].
+    /// [`bl_core::BlError::InvalidParameter`] from [`ParamGuard::check`], or when the
+    /// factor `V` (`rank x n` values), a dense `C` (`n x n`, [`LowRankMode::Formed`]) or
+    /// `W` (`m x rank`) would exceed `2^32` values ([`bl_core::limits::MAX_ELEMENTS`]) or
+    /// cannot be allocated: checked before the sweeps start, e.g. the default rank
+    /// `ceil(sqrt(2 n))` refuses `n` above about `2^21`.
     pub fn new(problem: &'a Problem, params: &MixingParams) -> Result<Self> {
         let params = params.check()?;
         let n = problem.n();
         let k = params.rank_for(n);
         let mut rng = StdRng::seed_from_u64(params.seed());
-        let mut v = vec![0.0; k * n];
+        let mut v = bl_core::limits::try_zeroed::<f64>("V (rank x n)", &[k, n])?;
         for col in v.chunks_exact_mut(k) {
             for x in col.iter_mut() {
                 *x = StandardNormal.sample(&mut rng);
@@ -523,7 +527,8 @@ impl<'a> Mixing<'a> {
     /// [`bl_core::BlError::ShapeMismatch`] if `v0` does not have `n` columns, or has a row
     /// count different from an explicitly set [`MixingParams::rank`];
     /// [`bl_core::BlError::NonFinite`] (column-major flat index);
-    /// [`bl_core::BlError::InvalidParameter`] for a zero column or an invalid parameter.
+    /// [`bl_core::BlError::InvalidParameter`] for a zero column, an invalid parameter, or
+    /// buffers that cannot be allocated (as [`Mixing::new`]).
     pub fn with_start(
         problem: &'a Problem,
         params: &MixingParams,
@@ -539,7 +544,7 @@ impl<'a> Mixing<'a> {
                 format!("{} x {}", v0.nrows(), v0.ncols()),
             ));
         }
-        let mut v = vec![0.0; k * n];
+        let mut v = bl_core::limits::try_zeroed::<f64>("V (rank x n)", &[k, n])?;
         for i in 0..n {
             let col = &mut v[i * k..(i + 1) * k];
             for (r, x) in col.iter_mut().enumerate() {
@@ -585,7 +590,7 @@ impl<'a> Mixing<'a> {
                 if form {
                     Kernel::Formed {
                         n,
-                        c: CostView::Sparse(s).dense_copy(),
+                        c: CostView::Sparse(s).dense_copy()?,
                         from_sparse: true,
                     }
                 } else {
@@ -601,11 +606,11 @@ impl<'a> Mixing<'a> {
                 if form {
                     Kernel::Formed {
                         n,
-                        c: lr.form(faer::get_global_parallelism()),
+                        c: lr.form(faer::get_global_parallelism())?,
                         from_sparse: false,
                     }
                 } else {
-                    let mut w = vec![0.0; lr.m * k];
+                    let mut w = bl_core::limits::try_zeroed::<f64>("W (m x rank)", &[lr.m, k])?;
                     implicit_w(lr, &v, k, &mut w, faer::get_global_parallelism());
                     Kernel::Implicit { lr, w }
                 }
@@ -964,16 +969,18 @@ impl Mixing<'_> {
     /// Trials run in parallel; the result does not depend on the number of threads.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] for `trials = 0`.
+    /// [`bl_core::BlError::InvalidParameter`] for `trials = 0`, or when the `trials x rank`
+    /// directions exceed `2^32` values ([`bl_core::limits::MAX_ELEMENTS`]) or cannot be
+    /// allocated (checked before drawing any).
     pub fn round(&self, trials: usize, seed: u64) -> Result<Rounding> {
         bl_core::params::at_least("trials", trials, 1)?;
-        Ok(hyperplane_rounding(
+        hyperplane_rounding(
             self.kernel.view(),
             self.natural_v(),
             self.k,
             trials,
             seed ^ ROUNDING_STREAM,
-        ))
+        )
     }
 
     pub(crate) fn cost_view(&self) -> CostView<'_> {

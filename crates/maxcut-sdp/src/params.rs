@@ -15,7 +15,7 @@
 //! | `rank` | `None` = `ceil(sqrt(2 n))` | `k`, rows of `V`; capped at `n` (rank `n` already reaches every feasible `Y`) | `>= 1` |
 //! | `tol` | `1e-6` | stop when one sweep raises the objective by at most `tol * |f|` | finite, `>= 0` |
 //! | `max_sweeps` | `1000` | stop after this many sweeps | `>= 1` |
-//! | `trials` | `100` | random hyperplanes tried by the rounding | `>= 1` |
+//! | `trials` | `100` | random hyperplanes tried by the rounding | `1 ..= 2^32`, and `trials x rank <= 2^32` |
 //! | `seed` | `0` | seeds the initial `V`, the sweep orders and the hyperplanes | any |
 //! | `order` | [`Cyclic`] | order of the coordinates within a sweep, any [`SweepOrder`] (built in: [`Cyclic`], [`crate::RandomPermutation`]) | |
 //! | `low_rank` | [`LowRankMode::Auto`] | how `C = G G^T` is handled | |
@@ -210,14 +210,15 @@ impl ParamGuard for MixingParams {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (as [`MaxcutError::Core`]) naming the first
-    /// parameter out of range.
+    /// parameter out of range (`trials` must be in `1 ..= 2^32`; the rounding further
+    /// refuses `trials x rank > 2^32` values before drawing them).
     fn check(&self) -> Result<MixingValidParams, MaxcutError> {
         if let Some(rank) = self.rank {
             params::at_least("rank", rank, 1)?;
         }
         params::nonnegative("tol", self.tol)?;
         params::at_least("max_sweeps", self.max_sweeps, 1)?;
-        params::at_least("trials", self.trials, 1)?;
+        params::count_in("trials", self.trials, 1, bl_core::limits::MAX_ELEMENTS)?;
         Ok(MixingValidParams(self.clone()))
     }
 }
@@ -286,9 +287,12 @@ impl MixingValidParams {
 /// `ceil(sqrt(2 n))` capped at `n`, at least 1: the rank above which the factorized
 /// problem has no spurious local optima for almost every `C` (the Barvinok–Pataki
 /// bound, as used by Wang et al. 2017).
+///
+/// Defined for every `n` (the arithmetic is done in `u128`, so `n = usize::MAX` does not
+/// overflow).
 pub fn auto_rank(n: usize) -> usize {
-    let target = 2 * n;
-    let mut k = (target as f64).sqrt().ceil() as usize;
+    let target = 2 * n as u128;
+    let mut k = (target as f64).sqrt().ceil() as u128;
     // Guard against floating-point error in the square root.
     while k > 1 && (k - 1) * (k - 1) >= target {
         k -= 1;
@@ -296,5 +300,5 @@ pub fn auto_rank(n: usize) -> usize {
     while k * k < target {
         k += 1;
     }
-    k.clamp(1, n.max(1))
+    usize::try_from(k).unwrap_or(usize::MAX).clamp(1, n.max(1))
 }

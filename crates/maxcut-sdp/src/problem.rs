@@ -12,7 +12,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 use crate::error::{MaxcutError, Result, empty};
 pub(crate) use crate::input::{
-    build_sparse, check_edge, check_len, check_signs, dense_symmetric, low_rank_factor,
+    build_sparse, check_edge, check_len, check_n, check_signs, dense_symmetric, low_rank_factor,
     symmetrize_sparse,
 };
 
@@ -72,9 +72,12 @@ impl LowRankFactor {
 
     /// Forms `C = G G^T` densely (column-major `n x n`, exactly symmetric): the lower
     /// triangle by one triangular product (half the work of a full product), mirrored.
-    pub(crate) fn form(&self, par: Par) -> Vec<f64> {
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] if `n x n` values cannot be allocated.
+    pub(crate) fn form(&self, par: Par) -> Result<Vec<f64>> {
         let n = self.n;
-        let mut c = vec![0.0; n * n];
+        let mut c = bl_core::limits::try_zeroed::<f64>("n x n (C formed densely)", &[n, n])?;
         triangular::matmul(
             MatMut::from_column_major_slice_mut(&mut c, n, n),
             BlockStructure::TriangularLower,
@@ -91,7 +94,7 @@ impl LowRankFactor {
                 c[i + j * n] = c[j + i * n];
             }
         }
-        c
+        Ok(c)
     }
 }
 
@@ -152,11 +155,11 @@ impl Problem {
     ///
     /// # Errors
     /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::IndexOutOfBounds`],
-    /// [`bl_core::BlError::NonFinite`].
+    /// [`bl_core::BlError::NonFinite`], [`bl_core::BlError::InvalidParameter`] for
+    /// `n > 2^32` ([`bl_core::limits::MAX_ELEMENTS`]) or an `n` whose `O(n)` buffers cannot
+    /// be allocated (checked before anything of size `n` is).
     pub fn sparse_from_edges(n: usize, edges: &[(usize, usize, f64)]) -> Result<Self> {
-        if n == 0 {
-            return Err(empty("C"));
-        }
+        check_n("C", n)?;
         let mut triplets = Vec::with_capacity(2 * edges.len());
         for (e, &(i, j, w)) in edges.iter().enumerate() {
             check_edge("edges", e, i, j, w, n)?;
@@ -166,7 +169,7 @@ impl Problem {
             }
         }
         Ok(Self {
-            repr: Repr::Sparse(build_sparse(n, triplets)),
+            repr: Repr::Sparse(build_sparse(n, triplets)?),
         })
     }
 
@@ -177,7 +180,8 @@ impl Problem {
     /// # Errors
     /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::InvalidCsr`] for a malformed
     /// structure, [`MaxcutError::IndexOutOfBounds`], [`bl_core::BlError::NonFinite`],
-    /// [`MaxcutError::NotSymmetric`].
+    /// [`MaxcutError::NotSymmetric`]. `n` is bounded by the input (`row_ptr` has `n + 1`
+    /// entries); `n = usize::MAX` is an [`MaxcutError::InvalidCsr`], not an overflow.
     pub fn sparse_from_csr(
         n: usize,
         row_ptr: &[usize],
@@ -187,12 +191,11 @@ impl Problem {
         if n == 0 {
             return Err(empty("C"));
         }
-        if row_ptr.len() != n + 1 {
+        if row_ptr.len().checked_sub(1) != Some(n) {
             return Err(MaxcutError::InvalidCsr {
                 message: format!(
-                    "row_ptr has length {}, expected n + 1 = {}",
+                    "row_ptr has length {}, expected n + 1 with n = {n}",
                     row_ptr.len(),
-                    n + 1
                 ),
             });
         }
@@ -227,7 +230,7 @@ impl Problem {
                 triplets.push((i, col_idx[p], values[p]));
             }
         }
-        let sparse = build_sparse(n, triplets);
+        let sparse = build_sparse(n, triplets)?;
         let sparse = symmetrize_sparse(sparse)?;
         Ok(Self {
             repr: Repr::Sparse(sparse),
@@ -240,12 +243,11 @@ impl Problem {
     /// are ignored. Negative weights are allowed.
     ///
     /// # Errors
-    /// As [`Problem::sparse_from_edges`].
+    /// As [`Problem::sparse_from_edges`] (`n` is checked before anything of size `n` is
+    /// allocated).
     pub fn maxcut(n: usize, edges: &[(usize, usize, f64)]) -> Result<Self> {
-        if n == 0 {
-            return Err(empty("graph"));
-        }
-        let mut triplets = Vec::with_capacity(2 * edges.len() + n);
+        check_n("graph", n)?;
+        let mut triplets = Vec::with_capacity(4 * edges.len());
         for (e, &(i, j, w)) in edges.iter().enumerate() {
             check_edge("edges", e, i, j, w, n)?;
             if i != j {
@@ -257,7 +259,7 @@ impl Problem {
             }
         }
         Ok(Self {
-            repr: Repr::Sparse(build_sparse(n, triplets)),
+            repr: Repr::Sparse(build_sparse(n, triplets)?),
         })
     }
 
@@ -337,25 +339,26 @@ impl Problem {
 
     /// `C` as a dense `n x n` matrix (forms `G G^T` for the low-rank form). Meant for
     /// small problems, tests and certificates.
+    ///
+    /// # Panics
+    /// If `n x n` values cannot be allocated (`n^2 > 2^32`, or not enough memory); use
+    /// [`Problem::try_to_dense`] for a typed error instead.
     pub fn to_dense(&self) -> Mat<f64> {
-        let n = self.n();
-        match &self.repr {
-            Repr::Dense { c, .. } => Mat::from_fn(n, n, |i, j| c[i + j * n]),
-            Repr::Sparse(s) => {
-                let mut c = Mat::zeros(n, n);
-                for i in 0..n {
-                    c[(i, i)] = s.diag[i];
-                    for p in s.row_ptr[i]..s.row_ptr[i + 1] {
-                        c[(i, s.col_idx[p])] += s.values[p];
-                    }
-                }
-                c
-            }
-            Repr::LowRank(l) => {
-                let c = l.form(Par::Seq);
-                Mat::from_fn(n, n, |i, j| c[i + j * n])
-            }
+        match self.try_to_dense() {
+            Ok(c) => c,
+            Err(e) => panic!("Problem::to_dense: {e}"),
         }
+    }
+
+    /// [`Problem::to_dense`] with the `n x n` buffer checked and reserved fallibly.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] if `n x n` values cannot be allocated
+    /// (`n^2 > 2^32` or not enough memory).
+    pub fn try_to_dense(&self) -> Result<Mat<f64>> {
+        let n = self.n();
+        let c = self.view().dense_copy()?;
+        Ok(MatRef::from_column_major_slice(&c, n, n).to_owned())
     }
 
     pub(crate) fn view(&self) -> CostView<'_> {
@@ -412,20 +415,25 @@ impl CostView<'_> {
         }
     }
 
-    /// Dense copy (column-major), for the exact solvers.
-    pub(crate) fn dense_copy(&self) -> Vec<f64> {
+    /// Dense copy (column-major), for the exact solvers, the certificate and the formed
+    /// sweeps.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] if `n x n` values cannot be allocated.
+    pub(crate) fn dense_copy(&self) -> Result<Vec<f64>> {
         match self {
-            CostView::Dense { c, .. } => c.to_vec(),
+            CostView::Dense { c, .. } => Ok(c.to_vec()),
             CostView::Sparse(s) => {
                 let n = s.n;
-                let mut c = vec![0.0; n * n];
+                let mut c =
+                    bl_core::limits::try_zeroed::<f64>("n x n (C formed densely)", &[n, n])?;
                 for i in 0..n {
                     c[i + i * n] = s.diag[i];
                     for p in s.row_ptr[i]..s.row_ptr[i + 1] {
                         c[i + s.col_idx[p] * n] += s.values[p];
                     }
                 }
-                c
+                Ok(c)
             }
             CostView::LowRank(l) => l.form(Par::Seq),
         }

@@ -13,6 +13,7 @@ use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
+use crate::error::Result;
 use crate::problem::{CostView, axpy, dot, matvec};
 
 /// Upper limit on passes over all variables in the local search (each pass that flips
@@ -43,12 +44,13 @@ pub(crate) fn hyperplane_rounding(
     k: usize,
     trials: usize,
     seed: u64,
-) -> Rounding {
+) -> Result<Rounding> {
     let n = view.n();
     let mut rng = StdRng::seed_from_u64(seed);
-    let directions: Vec<f64> = (0..k * trials)
-        .map(|_| StandardNormal.sample(&mut rng))
-        .collect();
+    let mut directions = bl_core::limits::try_zeroed::<f64>("trials x rank", &[trials, k])?;
+    for d in &mut directions {
+        *d = StandardNormal.sample(&mut rng);
+    }
     let scratch_len = view.scratch_len();
     // Every trial is evaluated sequentially and the reduction picks the maximum under a
     // total order (value, then lowest index): the result is independent of threading.
@@ -65,7 +67,7 @@ pub(crate) fn hyperplane_rounding(
     let trial = trial.min(trials - 1);
     let mut y = vec![0.0; n];
     signs(v, k, &directions[trial * k..(trial + 1) * k], &mut y);
-    Rounding { y, value, trial }
+    Ok(Rounding { y, value, trial })
 }
 
 fn better(a: (f64, usize), b: (f64, usize)) -> (f64, usize) {
