@@ -146,9 +146,24 @@ impl FittedSblr {
     }
     /// The weight matrix `W = U V^T` (`s x t`), so that the decision value is
     /// `<W, X> + b`.
-    #[must_use]
-    pub fn weight_matrix(&self) -> Mat<f64> {
-        self.u() * self.v().transpose()
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` (as `SblrError::Core`) when `s t` exceeds
+    /// [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated (a loaded model's factors
+    /// hold `(s + t) r` values, far fewer than `W` may need).
+    pub fn weight_matrix(&self) -> Result<Mat<f64>> {
+        const WHAT: &str = "FittedSblr::weight_matrix: s x t";
+        let len = bl_core::limits::buffer_len(WHAT, &[self.s, self.t])?;
+        let mut probe: Vec<f64> = Vec::new();
+        probe.try_reserve_exact(len).map_err(|_| {
+            bl_core::error::build::invalid::<SblrError>(
+                WHAT,
+                format!("{} x {} = {len} values", self.s, self.t),
+                "a matrix that fits in memory",
+            )
+        })?;
+        drop(probe);
+        Ok(self.u() * self.v().transpose())
     }
     /// The rank `r`.
     #[must_use]

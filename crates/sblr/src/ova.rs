@@ -281,8 +281,13 @@ impl<M: BinaryDecision> FittedOneVsAll<M> {
     /// Decision values, `scores[i][c]` for sample `i` and class `c`.
     ///
     /// # Errors
-    /// Samples of the wrong shape.
+    /// Samples of the wrong shape; `BlError::InvalidParameter` (as `SblrError::Core`) when
+    /// the scores (`n x classes` values) exceed [`bl_core::limits::MAX_ELEMENTS`].
     pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<Vec<f64>>> {
+        bl_core::limits::buffer_len(
+            "FittedOneVsAll: n x classes",
+            &[data.n_samples(), self.models.len()],
+        )?;
         let per_class = self
             .models
             .iter()

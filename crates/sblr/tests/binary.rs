@@ -310,7 +310,7 @@ fn fitted_model_roundtrips_through_json_and_warm_starts() {
     let solver = BinarySolver::new(&data, &params).unwrap();
     assert!((solver.objective() - model.objective()).abs() <= 1e-12 * model.objective());
     // W = U V^T reproduces the decision values.
-    let w = model.weight_matrix();
+    let w = model.weight_matrix().unwrap();
     let f0 =
         bl_core::linalg::frobenius_inner(w.as_ref(), data.sample(0)).unwrap() + model.intercept();
     assert!((f0 - model.decision_function(&data).unwrap()[0]).abs() < 1e-10);

@@ -399,3 +399,57 @@ fn thread_counts_share_the_workspace_bound() {
     }
     assert!(Sblr::params().threads(Some(2)).check().is_ok());
 }
+
+/// A loaded binary model of 2^17 x 2^17 samples (factors of 2^17 values each) asks
+/// `weight_matrix` for 2^34 values (128 GiB, aborted): refused.
+#[test]
+fn weight_matrices_past_the_limit_are_refused() {
+    let data = two_class(20, 3, 3, 1.0, 0).unwrap();
+    let model = Sblr::params().max_iter(3).fit(&data).unwrap();
+    assert_eq!(model.weight_matrix().unwrap().shape(), (3, 3));
+    let side = 1usize << 17;
+    let text = edited(&model.to_json().unwrap(), |v| {
+        v["s"] = json!(side);
+        v["t"] = json!(side);
+        v["u"] = json!(vec![0.0; side]);
+        v["v"] = json!(vec![0.0; side]);
+    });
+    let big = FittedSblr::from_json(&text).unwrap();
+    assert_refused("weight_matrix", big.weight_matrix());
+}
+
+/// One-vs-all scores hold `n x classes` values: 8,192 loaded models on 2^20 samples
+/// would fill 2^33 scores (64 GiB): refused before scoring.
+#[test]
+fn one_vs_all_scores_past_the_limit_are_refused() {
+    let data = MatrixDataset::new(
+        1,
+        1,
+        vec![0.0, 1.0, 2.0, 0.5, 1.5, 2.5],
+        vec![0, 1, 2, 0, 1, 2],
+        names(3),
+    )
+    .unwrap();
+    let ova = sblr::OneVsAll::new(LogisticRegression::params().max_iter(3).check().unwrap())
+        .fit(&data)
+        .unwrap();
+    let classes = 1usize << 13;
+    let text = edited(&serde_json::to_string(&ova).unwrap(), |v| {
+        let model = v["models"][0].clone();
+        v["models"] = Value::Array(vec![model; classes]);
+        v["class_names"] = json!(names(classes));
+    });
+    let big: FittedOneVsAll<sblr::FittedLogisticRegression> = serde_json::from_str(&text).unwrap();
+    let n = 1usize << 20;
+    let samples = MatrixDataset::new(
+        1,
+        1,
+        vec![0.5; n],
+        (0..n).map(|i| i % 2).collect(),
+        names(2),
+    )
+    .unwrap();
+    assert_refused("decision_function", big.decision_function(&samples));
+    assert_refused("predict", big.predict(&samples));
+    assert_eq!(big.decision_function(&data).unwrap()[0].len(), classes);
+}
