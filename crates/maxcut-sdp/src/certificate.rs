@@ -17,11 +17,10 @@
 //! `lambda_max(M) <= mu` up to a rounding term with an explicit bound (see
 //! [`Problem::dual_bound`] for the argument and every term).
 
-use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Side};
 
 use crate::error::{MaxcutError, Result};
-use crate::problem::{CostView, Problem, dot};
+use crate::problem::{CostView, Problem, dot, product};
 use bl_core::error::build::{non_finite, numerical, shape_mismatch};
 
 /// Largest `n` accepted by [`Problem::dual_bound`] (it solves a dense `n x n` symmetric
@@ -263,12 +262,11 @@ impl Problem {
         let allowance = evaluation_allowance(view, &c);
         // VC = V C (k x n): column i is sum_j C_ji v_j = sum_j C_ij v_j.
         let mut vc = bl_core::limits::try_zeroed::<f64>("V C", &[k, n])?;
-        matmul(
+        product(
             MatMut::from_column_major_slice_mut(&mut vc, k, n),
             Accum::Replace,
             MatRef::from_column_major_slice(&vv, k, n),
             MatRef::from_column_major_slice(&c, n, n),
-            1.0,
             faer::get_global_parallelism(),
         );
         let mut lambda = vec![0.0; n];

@@ -21,7 +21,6 @@ use std::sync::{Arc, OnceLock};
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, TerminationReason, run};
 use bl_core::params::{ParamGuard, invalid};
-use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use pulp::{Simd, WithSimd};
 use rand::SeedableRng;
@@ -33,7 +32,9 @@ use crate::error::{MaxcutError, Result};
 use crate::params::{
     AUTO_FORM_MAX_N, LowRankMode, MixingParams, MixingValidParams, SPARSE_FORM_DENSITY, SparseSweep,
 };
-use crate::problem::{CostView, LowRankFactor, Problem, Repr, SparseSym, axpy, dot, matvec};
+use crate::problem::{
+    CostView, LowRankFactor, Problem, Repr, SparseSym, axpy, dot, matvec, product,
+};
 use crate::rounding::{Rounding, hyperplane_rounding};
 use crate::sweep_order::{SweepOrder, first_non_permutation};
 use bl_core::error::build::{non_finite, numerical, shape_mismatch};
@@ -174,12 +175,11 @@ fn dense_block_sweep(
             }
             &block_c[..len * n]
         };
-        matmul(
+        product(
             MatMut::from_column_major_slice_mut(&mut block_g[..k * len], k, len),
             Accum::Replace,
             MatRef::from_column_major_slice(v, k, n),
             MatRef::from_column_major_slice(cols, n, len),
-            1.0,
             Par::Seq,
         );
         for t in 0..len {
@@ -337,12 +337,11 @@ fn accumulate<'v, S: Simd>(
 
 /// `W = G^T V^T` (`m x k`).
 fn implicit_w(lr: &LowRankFactor, v: &[f64], k: usize, w: &mut [f64], par: Par) {
-    matmul(
+    product(
         MatMut::from_column_major_slice_mut(w, lr.m, k),
         Accum::Replace,
         lr.gt_ref(),
         MatRef::from_column_major_slice(v, k, lr.n).transpose(),
-        1.0,
         par,
     );
 }
@@ -826,12 +825,11 @@ fn coordinate_sweep(
             kernel.field(v, k, i, g);
             increase += move_to_field(g, &mut v[i * k..(i + 1) * k], dv);
             if let Kernel::Implicit { lr, w } = kernel {
-                matmul(
+                product(
                     MatMut::from_column_major_slice_mut(w, lr.m, k),
                     Accum::Add,
                     MatRef::from_column_major_slice(lr.row(i), lr.m, 1),
                     MatRef::from_column_major_slice(dv, k, 1).transpose(),
-                    1.0,
                     Par::Seq,
                 );
             }

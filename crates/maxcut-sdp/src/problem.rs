@@ -72,14 +72,37 @@ impl LowRankFactor {
 
     /// Forms `C = G G^T` densely (column-major `n x n`, exactly symmetric): the lower
     /// triangle by one triangular product (half the work of a full product), mirrored.
+    /// Up to `n^2 m <=` [`SMALL_FORM`] the lower triangle is a plain loop of dot products
+    /// (see [`SMALL_PRODUCT`] for why), above it faer's blocked triangular product.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] if `n x n` values cannot be allocated.
     pub(crate) fn form(&self, par: Par) -> Result<Vec<f64>> {
         let n = self.n;
         let mut c = bl_core::limits::try_zeroed::<f64>("n x n (C formed densely)", &[n, n])?;
+        if n.saturating_mul(n).saturating_mul(self.m) <= SMALL_FORM {
+            for j in 0..n {
+                let gj = self.row(j);
+                for i in j..n {
+                    c[i + j * n] = dot(self.row(i), gj);
+                }
+            }
+        } else {
+            self.form_blocked(&mut c, par);
+        }
+        for j in 0..n {
+            for i in 0..j {
+                c[i + j * n] = c[j + i * n];
+            }
+        }
+        Ok(c)
+    }
+
+    /// The lower triangle of `G G^T` by faer's triangular product.
+    pub(crate) fn form_blocked(&self, c: &mut [f64], par: Par) {
+        let n = self.n;
         triangular::matmul(
-            MatMut::from_column_major_slice_mut(&mut c, n, n),
+            MatMut::from_column_major_slice_mut(c, n, n),
             BlockStructure::TriangularLower,
             Accum::Replace,
             self.gt_ref().transpose(),
@@ -89,12 +112,47 @@ impl LowRankFactor {
             1.0,
             par,
         );
-        for j in 0..n {
-            for i in 0..j {
-                c[i + j * n] = c[j + i * n];
+    }
+}
+
+/// Largest `m n k` for which [`product`] computes an `m x k` by `k x n` product with a
+/// plain loop instead of faer's `matmul`. Above `16^3` faer hands a product to its
+/// large-matrix kernel (`private-gemm-x86`), whose first use on a thread reserves two
+/// packing buffers of the L3 cache's size (64 MiB on a machine with 32 MiB of L3), kept
+/// by that thread for good: a fit of a 40 x 40 problem held 64 MiB that way. Up to this
+/// size the loop costs microseconds; above it the blocked kernel pays for its buffers.
+pub(crate) const SMALL_PRODUCT: usize = 1 << 16;
+
+/// Largest `n^2 m` for which [`LowRankFactor::form`] uses a plain loop (one product per
+/// fit, `n^2 m / 2` multiply-adds: about a millisecond at this size).
+pub(crate) const SMALL_FORM: usize = 1 << 22;
+
+/// `dst = lhs rhs` or `dst += lhs rhs` ([`Accum`]): a plain loop up to
+/// [`SMALL_PRODUCT`], faer's `matmul` (with `par`) above it. The two agree up to rounding
+/// (tested to `1e-12` relative).
+pub(crate) fn product(
+    mut dst: MatMut<'_, f64>,
+    accum: Accum,
+    lhs: MatRef<'_, f64>,
+    rhs: MatRef<'_, f64>,
+    par: Par,
+) {
+    let (m, k, n) = (lhs.nrows(), lhs.ncols(), rhs.ncols());
+    if m.saturating_mul(n).saturating_mul(k) > SMALL_PRODUCT {
+        matmul(dst, accum, lhs, rhs, 1.0, par);
+        return;
+    }
+    for j in 0..n {
+        for i in 0..m {
+            let mut s = 0.0;
+            for l in 0..k {
+                s += lhs[(i, l)] * rhs[(l, j)];
+            }
+            match accum {
+                Accum::Replace => dst[(i, j)] = s,
+                Accum::Add => dst[(i, j)] += s,
             }
         }
-        Ok(c)
     }
 }
 
@@ -475,4 +533,76 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
         s += a[p] * b[p];
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(rows: usize, cols: usize, seed: usize) -> Mat<f64> {
+        Mat::from_fn(rows, cols, |i, j| {
+            (((i * 31 + j * 17 + seed * 7) % 23) as f64 - 11.0) / 7.0
+        })
+    }
+
+    fn max_rel_diff(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
+        let scale = (0..a.ncols())
+            .flat_map(|j| (0..a.nrows()).map(move |i| (i, j)))
+            .fold(1.0f64, |s, (i, j)| s.max(b[(i, j)].abs()));
+        (0..a.ncols())
+            .flat_map(|j| (0..a.nrows()).map(move |i| (i, j)))
+            .fold(0.0f64, |d, (i, j)| d.max((a[(i, j)] - b[(i, j)]).abs()))
+            / scale
+    }
+
+    #[test]
+    fn the_small_product_agrees_with_faer() {
+        // (m, k, n) on both sides of SMALL_PRODUCT, plain and transposed operands, both
+        // accumulation modes.
+        for &(m, k, n) in &[
+            (1, 1, 1),
+            (9, 40, 32),
+            (30, 7, 5),
+            (64, 32, 32),
+            (50, 60, 40),
+        ] {
+            for transposed in [false, true] {
+                let a = filled(m, k, 1);
+                let at = a.transpose().to_owned();
+                let lhs = if transposed {
+                    at.transpose()
+                } else {
+                    a.as_ref()
+                };
+                let rhs = filled(k, n, 2);
+                for accum in [Accum::Replace, Accum::Add] {
+                    let mut ours = filled(m, n, 3);
+                    let mut faer = ours.clone();
+                    product(ours.as_mut(), accum, lhs, rhs.as_ref(), Par::Seq);
+                    matmul(faer.as_mut(), accum, lhs, rhs.as_ref(), 1.0, Par::Seq);
+                    let d = max_rel_diff(ours.as_ref(), faer.as_ref());
+                    assert!(d <= 1e-12, "{m} x {k} x {n}: {d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn forming_g_gt_by_the_loop_agrees_with_faer() {
+        for &(n, m) in &[(1, 1), (20, 60), (33, 5), (100, 400)] {
+            let g = filled(n, m, 4);
+            let lr = crate::input::low_rank_factor("G", g.as_ref(), false).unwrap();
+            assert!(n * n * m <= SMALL_FORM);
+            let ours = lr.form(Par::Seq).unwrap();
+            let mut faer = vec![0.0; n * n];
+            lr.form_blocked(&mut faer, Par::Seq);
+            for j in 0..n {
+                for i in j..n {
+                    let (a, b) = (ours[i + j * n], faer[i + j * n]);
+                    assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{n} x {m}");
+                    assert_eq!(ours[j + i * n], a, "symmetric");
+                }
+            }
+        }
+    }
 }
