@@ -34,7 +34,12 @@ fn dense(c: &mut Criterion) {
     let params = MixingParams::default().seed(SEED);
     let mut mixing = Mixing::new(&problem, &params).expect("valid params");
     let k = mixing.rank();
-    let x: Vec<f64> = gaussian(n, 1, SEED + 1).col(0).iter().copied().collect();
+    let x: Vec<f64> = gaussian(n, 1, SEED + 1)
+        .expect("small size")
+        .col(0)
+        .iter()
+        .copied()
+        .collect();
     let mut out = vec![0.0; n];
 
     let mut group = c.benchmark_group("maxcut_dense");
@@ -143,7 +148,7 @@ fn density(c: &mut Criterion) {
 
 fn boolean_qp_low_rank(c: &mut Criterion) {
     let (n, m) = (150, 22_500);
-    let g = gaussian(n, m, SEED);
+    let g = gaussian(n, m, SEED).expect("small size");
     let qp = BooleanQp::low_rank(g.as_ref()).expect("valid G");
     let problem = qp.homogenized();
     let params = MixingParams::default().seed(SEED);

@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dense = Problem::dense(c.as_ref())?;
     let edges = random_edges(10_000, 50_000, 2)?;
     let sparse = Problem::maxcut(10_000, &edges)?;
-    let g = gaussian(150, 22_500, 3);
+    let g = gaussian(150, 22_500, 3)?;
     let qp = BooleanQp::low_rank(g.as_ref())?;
     for tol in [1e-3, 1e-6] {
         let params = MixingParams::default().tol(tol).seed(1).max_sweeps(100_000);

@@ -50,11 +50,12 @@ impl BooleanQp {
     ///
     /// # Errors
     /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
-    /// [`bl_core::BlError::NonFinite`].
+    /// [`bl_core::BlError::NonFinite`]; [`bl_core::BlError::InvalidParameter`] if the
+    /// `(n + 1) x (n + 1)` copy exceeds `2^32` values or cannot be allocated.
     pub fn dense(a: MatRef<'_, f64>) -> Result<Self> {
         let (n, a) = dense_symmetric("A", a, false)?;
         let m = n + 1;
-        let mut c = vec![0.0; m * m];
+        let mut c = bl_core::limits::try_zeroed::<f64>("(n + 1) x (n + 1)", &[m, m])?;
         let mut total = 0.0;
         for j in 0..n {
             let col = &a[j * n..(j + 1) * n];
@@ -77,7 +78,9 @@ impl BooleanQp {
     /// formed here.
     ///
     /// # Errors
-    /// [`bl_core::BlError::Empty`] for `n = 0`, [`bl_core::BlError::NonFinite`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`bl_core::BlError::NonFinite`];
+    /// [`bl_core::BlError::InvalidParameter`] if the `m x (n + 1)` copy exceeds `2^32`
+    /// values or cannot be allocated (checked before `G` is read).
     pub fn low_rank(g: MatRef<'_, f64>) -> Result<Self> {
         let factor = low_rank_factor("G", g, true)?;
         Ok(Self {

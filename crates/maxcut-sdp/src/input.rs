@@ -19,6 +19,18 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
     }
 }
 
+/// Checks that `product(dims)` values fit [`bl_core::limits::buffer_len`] and that
+/// that many `f64` can be reserved now, before a `faer::Mat` (whose allocation failure
+/// aborts) is made of that size. The reservation is released at once.
+pub(crate) fn reserve_probe(what: &'static str, dims: &[usize]) -> Result<()> {
+    let len = bl_core::limits::buffer_len(what, dims)?;
+    let mut probe: Vec<f64> = Vec::new();
+    probe
+        .try_reserve_exact(len)
+        .map_err(|_| bl_core::params::invalid(what, len, "a size that fits in memory"))?;
+    Ok(())
+}
+
 pub(crate) fn check_signs(what: &'static str, y: &[f64]) -> Result<()> {
     match y.iter().position(|&v| v != 1.0 && v != -1.0) {
         Some(index) => Err(MaxcutError::NotDiscrete {
@@ -66,6 +78,8 @@ pub(crate) fn dense_symmetric(
     if n == 0 {
         return Err(empty(what));
     }
+    // Checked before the scan: a view may repeat one value over any shape.
+    let mut out = bl_core::limits::try_zeroed::<f64>("n x n (copy of the matrix)", &[n, n])?;
     let mut max_abs = 0.0f64;
     for j in 0..n {
         for i in 0..n {
@@ -77,7 +91,6 @@ pub(crate) fn dense_symmetric(
         }
     }
     let tol = SYMMETRY_TOL * max_abs;
-    let mut out = vec![0.0; n * n];
     for j in 0..n {
         for i in 0..=j {
             let (upper, lower) = (c[(i, j)], c[(j, i)]);
@@ -109,6 +122,10 @@ pub(crate) fn low_rank_factor(
     if rows == 0 {
         return Err(empty(what));
     }
+    let offset = usize::from(homogenize);
+    let n = rows + offset;
+    // Checked before the scan: a view may repeat one value over any shape.
+    let mut gt = bl_core::limits::try_zeroed::<f64>("m x n (copy of G^T)", &[m, n])?;
     for j in 0..m {
         for i in 0..rows {
             let v = g[(i, j)];
@@ -117,9 +134,6 @@ pub(crate) fn low_rank_factor(
             }
         }
     }
-    let offset = usize::from(homogenize);
-    let n = rows + offset;
-    let mut gt = vec![0.0; m * n];
     // Columns `offset..` of `G^T` are the rows of `G`: faer's blocked transposed copy.
     MatMut::from_column_major_slice_mut(&mut gt[offset * m..], m, rows).copy_from(g.transpose());
     if offset == 1 {

@@ -199,7 +199,9 @@ impl Problem {
     ///
     /// # Errors
     /// [`bl_core::BlError::Empty`] for `n = 0`, [`MaxcutError::NotSquare`],
-    /// [`bl_core::BlError::NonFinite`], [`MaxcutError::NotSymmetric`].
+    /// [`bl_core::BlError::NonFinite`], [`MaxcutError::NotSymmetric`];
+    /// [`bl_core::BlError::InvalidParameter`] if the `n x n` copy exceeds `2^32` values or
+    /// cannot be allocated (checked before `C` is read: a view may repeat one value).
     pub fn dense(c: MatRef<'_, f64>) -> Result<Self> {
         let (n, c) = dense_symmetric("C", c, true)?;
         Ok(Self {
@@ -326,7 +328,9 @@ impl Problem {
     /// decides whether a solve forms it. `m = 0` gives `C = 0`.
     ///
     /// # Errors
-    /// [`bl_core::BlError::Empty`] for `n = 0`, [`bl_core::BlError::NonFinite`].
+    /// [`bl_core::BlError::Empty`] for `n = 0`, [`bl_core::BlError::NonFinite`];
+    /// [`bl_core::BlError::InvalidParameter`] if the `m x n` copy exceeds `2^32` values or
+    /// cannot be allocated (checked before `G` is read).
     pub fn low_rank(g: MatRef<'_, f64>) -> Result<Self> {
         Ok(Self {
             repr: Repr::LowRank(low_rank_factor("G", g, false)?),
@@ -398,24 +402,13 @@ impl Problem {
     /// `C` as a dense `n x n` matrix (forms `G G^T` for the low-rank form). Meant for
     /// small problems, tests and certificates.
     ///
-    /// # Panics
-    /// If `n x n` values cannot be allocated (`n^2 > 2^32`, or not enough memory); use
-    /// [`Problem::try_to_dense`] for a typed error instead.
-    pub fn to_dense(&self) -> Mat<f64> {
-        match self.try_to_dense() {
-            Ok(c) => c,
-            Err(e) => panic!("Problem::to_dense: {e}"),
-        }
-    }
-
-    /// [`Problem::to_dense`] with the `n x n` buffer checked and reserved fallibly.
-    ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] if `n x n` values cannot be allocated
     /// (`n^2 > 2^32` or not enough memory).
-    pub fn try_to_dense(&self) -> Result<Mat<f64>> {
+    pub fn to_dense(&self) -> Result<Mat<f64>> {
         let n = self.n();
         let c = self.view().dense_copy()?;
+        crate::input::reserve_probe("n x n (C as a matrix)", &[n, n])?;
         Ok(MatRef::from_column_major_slice(&c, n, n).to_owned())
     }
 

@@ -9,6 +9,7 @@ use faer::Mat;
 use rand::RngExt;
 
 use crate::error::Result;
+use crate::input::reserve_probe;
 
 /// A weighted Erdős–Rényi graph G(n, p): each pair `i < j` is an edge with probability
 /// `p`, with a weight uniform on `(0, 1]`. Edges come as `(i, j, w)` with `i < j`.
@@ -90,6 +91,7 @@ pub fn random_edges(n: usize, m: usize, seed: u64) -> Result<Vec<(usize, usize, 
 /// As [`gnp_weighted`] (checked before the `n x n` matrix is allocated).
 pub fn dense_maxcut_cost(n: usize, p: f64, seed: u64) -> Result<Mat<f64>> {
     let edges = gnp_weighted(n, p, seed)?;
+    reserve_probe("n x n", &[n, n])?;
     let mut c = Mat::zeros(n, n);
     for (i, j, w) in edges {
         let quarter = 0.25 * w;
@@ -103,42 +105,22 @@ pub fn dense_maxcut_cost(n: usize, p: f64, seed: u64) -> Result<Mat<f64>> {
 
 /// A `rows x cols` matrix of independent standard normal entries.
 ///
-/// # Panics
-/// If `rows x cols` exceeds `2^32` values; [`try_gaussian`] gives a typed error instead.
-pub fn gaussian(rows: usize, cols: usize, seed: u64) -> Mat<f64> {
-    match try_gaussian(rows, cols, seed) {
-        Ok(g) => g,
-        Err(e) => panic!("synthetic::gaussian: {e}"),
-    }
-}
-
-/// [`gaussian`] with the size checked first.
-///
 /// # Errors
-/// [`bl_core::BlError::InvalidParameter`] if `rows x cols` exceeds `2^32` values.
-pub fn try_gaussian(rows: usize, cols: usize, seed: u64) -> Result<Mat<f64>> {
-    limits::buffer_len("rows x cols", &[rows, cols])?;
+/// [`bl_core::BlError::InvalidParameter`] if `rows x cols` exceeds `2^32` values or
+/// cannot be allocated.
+pub fn gaussian(rows: usize, cols: usize, seed: u64) -> Result<Mat<f64>> {
+    reserve_probe("rows x cols", &[rows, cols])?;
     Ok(standard_normal_mat(&mut seeded_rng(seed), rows, cols))
 }
 
 /// A symmetric `n x n` matrix `B + B^T`, `B` standard normal: indefinite, mixed signs,
 /// nonzero diagonal.
 ///
-/// # Panics
-/// If `n x n` exceeds `2^32` values; [`try_random_symmetric`] gives a typed error
-/// instead.
-pub fn random_symmetric(n: usize, seed: u64) -> Mat<f64> {
-    match try_random_symmetric(n, seed) {
-        Ok(c) => c,
-        Err(e) => panic!("synthetic::random_symmetric: {e}"),
-    }
-}
-
-/// [`random_symmetric`] with the size checked first.
-///
 /// # Errors
-/// [`bl_core::BlError::InvalidParameter`] if `n x n` exceeds `2^32` values.
-pub fn try_random_symmetric(n: usize, seed: u64) -> Result<Mat<f64>> {
-    let b = try_gaussian(n, n, seed)?;
+/// [`bl_core::BlError::InvalidParameter`] if `n x n` exceeds `2^32` values or cannot be
+/// allocated (twice: `B` and the result).
+pub fn random_symmetric(n: usize, seed: u64) -> Result<Mat<f64>> {
+    reserve_probe("n x n x 2", &[n, n, 2])?;
+    let b = gaussian(n, n, seed)?;
     Ok(Mat::from_fn(n, n, |i, j| b[(i, j)] + b[(j, i)]))
 }

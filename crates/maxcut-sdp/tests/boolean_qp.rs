@@ -64,12 +64,13 @@ proptest! {
 
 #[test]
 fn homogenized_matrix_has_the_documented_blocks() {
-    let a = random_gaussian(5, 5, 3);
+    let a = random_gaussian(5, 5, 3).unwrap();
     let sym = Mat::from_fn(5, 5, |i, j| 0.5 * (a[(i, j)] + a[(j, i)]));
     let c = BooleanQp::dense(a.as_ref())
         .unwrap()
         .homogenized()
-        .to_dense();
+        .to_dense()
+        .unwrap();
     let total: f64 = (0..5)
         .flat_map(|i| (0..5).map(move |j| (i, j)))
         .map(|(i, j)| sym[(i, j)])
@@ -84,7 +85,7 @@ fn homogenized_matrix_has_the_documented_blocks() {
         }
     }
     // Low rank: C~ = G~ G~^T.
-    let g = random_gaussian(4, 7, 1);
+    let g = random_gaussian(4, 7, 1).unwrap();
     let ones_g = Mat::from_fn(5, 7, |i, l| {
         if i == 0 {
             (0..4).map(|r| g[(r, l)]).sum()
@@ -96,7 +97,8 @@ fn homogenized_matrix_has_the_documented_blocks() {
     let c = BooleanQp::low_rank(g.as_ref())
         .unwrap()
         .homogenized()
-        .to_dense();
+        .to_dense()
+        .unwrap();
     for j in 0..5 {
         for i in 0..5 {
             assert!((c[(i, j)] - expected[(i, j)]).abs() < 1e-12 * abs_sum(&expected));
@@ -107,7 +109,7 @@ fn homogenized_matrix_has_the_documented_blocks() {
 #[test]
 fn low_rank_boolean_qp_forms_agree_and_auto_forms_wide_g() {
     // Wide G (m >= n): Auto forms the homogenized matrix; Implicit never does.
-    let g = random_gaussian(10, 40, 6);
+    let g = random_gaussian(10, 40, 6).unwrap();
     let qp = BooleanQp::low_rank(g.as_ref()).unwrap();
     let dense = BooleanQp::dense(gram(&g).as_ref()).unwrap();
     let params = MixingParams::default().seed(4).tol(0.0).max_sweeps(10);
@@ -127,7 +129,7 @@ fn low_rank_boolean_qp_forms_agree_and_auto_forms_wide_g() {
         assert!((other.value() - reference.value()).abs() < 1e-9 * reference.value());
     }
     // Tall G (m < n / 2): Auto stays implicit.
-    let tall = BooleanQp::low_rank(random_gaussian(30, 4, 1).as_ref()).unwrap();
+    let tall = BooleanQp::low_rank(random_gaussian(30, 4, 1).unwrap().as_ref()).unwrap();
     let solution = MixingParams::default().fit(&tall).unwrap();
     assert_eq!(solution.info().form, SweepForm::LowRankImplicit);
 }

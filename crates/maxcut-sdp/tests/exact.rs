@@ -9,7 +9,7 @@ use maxcut_sdp::{BooleanQp, Fit, Problem};
 fn gray_code_signs_match_brute_force() {
     for n in 1usize..=11 {
         for seed in 0..3u64 {
-            let c = random_symmetric(n, 10 * n as u64 + seed);
+            let c = random_symmetric(n, 10 * n as u64 + seed).unwrap();
             let exact = Problem::dense(c.as_ref()).unwrap().solve_exact().unwrap();
             let naive = brute_force_signs(&c);
             assert!(
@@ -23,9 +23,9 @@ fn gray_code_signs_match_brute_force() {
     // Sparse and low-rank forms go through the same enumeration.
     let edges = gnp_weighted(12, 0.4, 1);
     let graph = Problem::maxcut(12, &edges).unwrap();
-    let naive = brute_force_signs(&graph.to_dense());
+    let naive = brute_force_signs(&graph.to_dense().unwrap());
     assert!((graph.solve_exact().unwrap().value() - naive).abs() < 1e-9);
-    let g = random_gaussian(10, 4, 2);
+    let g = random_gaussian(10, 4, 2).unwrap();
     let low_rank = Problem::low_rank(g.as_ref()).unwrap();
     let naive = brute_force_signs(&gram(&g));
     assert!((low_rank.solve_exact().unwrap().value() - naive).abs() < 1e-9 * naive.abs());
@@ -36,7 +36,7 @@ fn gray_code_binary_matches_brute_force_for_nonsymmetric_a() {
     for n in 1usize..=11 {
         for seed in 0..3u64 {
             // Not symmetric, with a diagonal: z^T A z is still well defined.
-            let a = random_gaussian(n, n, 7 * n as u64 + seed);
+            let a = random_gaussian(n, n, 7 * n as u64 + seed).unwrap();
             let qp = BooleanQp::dense(a.as_ref()).unwrap();
             let exact = qp.solve_exact().unwrap();
             let naive = brute_force_binary(&a);
@@ -47,7 +47,7 @@ fn gray_code_binary_matches_brute_force_for_nonsymmetric_a() {
             assert!((naive_quad(&a, exact.z()) - exact.value()).abs() <= 1e-9 * abs_sum(&a));
         }
     }
-    let g = random_gaussian(9, 30, 4);
+    let g = random_gaussian(9, 30, 4).unwrap();
     let qp = BooleanQp::low_rank(g.as_ref()).unwrap();
     let naive = brute_force_binary(&gram(&g));
     assert!((qp.solve_exact().unwrap().value() - naive).abs() < 1e-9 * naive);

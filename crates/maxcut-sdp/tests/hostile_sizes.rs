@@ -5,10 +5,10 @@
 
 use bl_core::BlError;
 use maxcut_sdp::synthetic::{
-    dense_maxcut_cost, gnp_weighted, random_edges, sparse_graph, try_gaussian, try_random_symmetric,
+    dense_maxcut_cost, gaussian, gnp_weighted, random_edges, random_symmetric, sparse_graph,
 };
 use maxcut_sdp::{
-    Fit, LowRankMode, MaxcutError, Mixing, MixingParams, ParamGuard, Problem, auto_rank,
+    BooleanQp, Fit, LowRankMode, MaxcutError, Mixing, MixingParams, ParamGuard, Problem, auto_rank,
 };
 
 /// `2^40`: far beyond any buffer (8 TiB of `f64`).
@@ -84,7 +84,7 @@ fn forming_c_densely_is_refused_beyond_the_limit() {
         .rank(1)
         .low_rank(LowRankMode::Formed);
     is_invalid_parameter("Formed", Mixing::new(&problem, &params));
-    is_invalid_parameter("try_to_dense", problem.try_to_dense());
+    is_invalid_parameter("to_dense", problem.to_dense());
     // The sparse form of the same problem fits.
     let sparse = params.low_rank(LowRankMode::Implicit);
     assert!(Mixing::new(&problem, &sparse).is_ok());
@@ -116,11 +116,12 @@ fn synthetic_generators_refuse_huge_sizes() {
     is_invalid_parameter("random_edges", random_edges(10, HUGE, 0));
     is_invalid_parameter("sparse_graph", sparse_graph(1 << 33, 2, 0));
     is_invalid_parameter("sparse_graph usize::MAX", sparse_graph(usize::MAX, 3, 0));
-    is_invalid_parameter("try_gaussian", try_gaussian(HUGE, HUGE, 0));
-    is_invalid_parameter("try_random_symmetric", try_random_symmetric(1 << 20, 0));
+    is_invalid_parameter("gaussian", gaussian(HUGE, HUGE, 0));
+    is_invalid_parameter("random_symmetric", random_symmetric(1 << 20, 0));
     // Within the limits they work as before.
     assert_eq!(random_edges(10, 5, 0).unwrap().len(), 5);
-    assert_eq!(try_gaussian(3, 2, 0).unwrap().nrows(), 3);
+    assert_eq!(gaussian(3, 2, 0).unwrap().nrows(), 3);
+    assert_eq!(random_symmetric(3, 0).unwrap().ncols(), 3);
 }
 
 #[test]
@@ -131,4 +132,30 @@ fn auto_rank_is_defined_for_every_n() {
     let k = auto_rank(usize::MAX / 2 + 1);
     assert!(k >= 1 << 32, "{k}");
     assert_eq!(auto_rank(8), 4);
+}
+
+#[test]
+fn matrix_views_of_huge_shape_are_refused_before_they_are_read() {
+    // A safe faer view may repeat one value over any shape: 2^17 x 2^17 (2^34 values,
+    // 128 GiB as a copy) from one f64. These used to scan 2^34 entries and then abort on
+    // the copy; they are refused before the scan.
+    let one = 1.0;
+    let n = 1 << 17;
+    let square = faer::MatRef::from_repeated_ref(&one, n, n);
+    let cases: [(&str, Result<(), MaxcutError>); 4] = [
+        ("Problem::dense", Problem::dense(square).map(|_| ())),
+        ("Problem::low_rank", Problem::low_rank(square).map(|_| ())),
+        ("BooleanQp::dense", BooleanQp::dense(square).map(|_| ())),
+        (
+            "BooleanQp::low_rank",
+            BooleanQp::low_rank(square).map(|_| ()),
+        ),
+    ];
+    for (case, result) in cases {
+        is_invalid_parameter(case, result);
+    }
+    // A small repeated view is read as before.
+    let small = faer::MatRef::from_repeated_ref(&one, 3, 3);
+    assert_eq!(Problem::dense(small).unwrap().n(), 3);
+    assert_eq!(BooleanQp::low_rank(small).unwrap().n(), 3);
 }

@@ -124,7 +124,7 @@ fn level_sweep_is_bit_identical_to_the_first_kernel_for_any_thread_count() {
 fn level_sweep_follows_the_definition_of_the_cyclic_sweep() {
     for (name, n, edges, ranks) in graphs().into_iter().filter(|g| g.1 <= 100) {
         let problem = Problem::maxcut(n, &edges).unwrap();
-        let c = problem.to_dense();
+        let c = problem.to_dense().unwrap();
         let mut mixing = Mixing::new(&problem, &params(1, ranks[0], SparseSweep::Levels)).unwrap();
         for sweep in 1..=5 {
             let mut expected = mixing.v().to_owned();
@@ -310,7 +310,7 @@ fn f32_gathers_reach_the_same_sdp_value_and_stay_deterministic() {
 fn f32_gathers_follow_the_definition_to_f32_rounding() {
     for (name, n, edges, ranks) in graphs().into_iter().filter(|g| g.1 <= 100) {
         let problem = Problem::maxcut(n, &edges).unwrap();
-        let c = problem.to_dense();
+        let c = problem.to_dense().unwrap();
         let params = params(2, ranks[0], SparseSweep::LevelsF32Gather);
         let mut mixing = Mixing::new(&problem, &params).unwrap();
         for sweep in 1..=5 {

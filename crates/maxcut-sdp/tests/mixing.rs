@@ -106,11 +106,14 @@ fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
             assert!((o[i] - direct).abs() <= scale);
         }
     }
-    let back = low_rank.to_dense();
+    let back = low_rank.to_dense().unwrap();
     for j in 0..25 {
         for i in 0..25 {
             assert!((back[(i, j)] - c[(i, j)]).abs() <= scale);
-            assert_eq!(sparse.to_dense()[(i, j)], dense.to_dense()[(i, j)]);
+            assert_eq!(
+                sparse.to_dense().unwrap()[(i, j)],
+                dense.to_dense().unwrap()[(i, j)]
+            );
         }
     }
 }
@@ -154,7 +157,10 @@ fn blocked_dense_sweeps_match_the_sequential_sparse_ones_in_both_orders() {
 #[test]
 fn edge_list_and_csr_and_maxcut_builders_agree() {
     let edges = gnp_weighted(20, 0.3, 8);
-    let from_edges = Problem::sparse_from_edges(20, &edges).unwrap().to_dense();
+    let from_edges = Problem::sparse_from_edges(20, &edges)
+        .unwrap()
+        .to_dense()
+        .unwrap();
     let mut w = Mat::<f64>::zeros(20, 20);
     for &(i, j, x) in &edges {
         w[(i, j)] += x;
@@ -164,7 +170,7 @@ fn edge_list_and_csr_and_maxcut_builders_agree() {
         let degree: f64 = (0..20).map(|l| w[(i, l)]).sum();
         0.25 * (if i == j { degree } else { 0.0 } - w[(i, j)])
     });
-    let maxcut = Problem::maxcut(20, &edges).unwrap().to_dense();
+    let maxcut = Problem::maxcut(20, &edges).unwrap().to_dense().unwrap();
     for j in 0..20 {
         for i in 0..20 {
             assert_eq!(from_edges[(i, j)], w[(i, j)]);
@@ -209,7 +215,7 @@ fn sdp_values_match_closed_forms_for_cycles_and_complete_graphs() {
 
 #[test]
 fn same_seed_same_result_whatever_the_thread_count() {
-    let g = random_gaussian(40, 100, 17);
+    let g = random_gaussian(40, 100, 17).unwrap();
     let problem = Problem::low_rank(g.as_ref()).unwrap();
     let graph = Problem::maxcut(80, &gnp_weighted(80, 0.2, 4)).unwrap();
     let params = MixingParams::default()
@@ -245,7 +251,7 @@ fn same_seed_same_result_whatever_the_thread_count() {
 
 #[test]
 fn warm_start_continues_from_the_given_factor() {
-    let problem = Problem::dense(random_symmetric(30, 9).as_ref()).unwrap();
+    let problem = Problem::dense(random_symmetric(30, 9).unwrap().as_ref()).unwrap();
     let params = MixingParams::default().seed(1);
     let mut first = Mixing::new(&problem, &params).unwrap();
     for _ in 0..5 {
@@ -328,7 +334,7 @@ fn sparse_kernel_matches_the_reference_sweep_and_the_definition() {
     ];
     for (n, edges) in graphs {
         let problem = Problem::maxcut(n, &edges).unwrap();
-        let c = problem.to_dense();
+        let c = problem.to_dense().unwrap();
         let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(RandomPermutation)];
         for (order, rank) in orders.into_iter().zip([5, 8]) {
             let params = MixingParams::default()
@@ -402,7 +408,7 @@ fn colored_sweeps_are_gauss_seidel_in_color_order_for_any_thread_count() {
     sweep_order_check(&Colored).unwrap();
     let n = 90;
     let problem = Problem::maxcut(n, &gnp_weighted(n, 0.08, 5)).unwrap();
-    let c = problem.to_dense();
+    let c = problem.to_dense().unwrap();
     let order = greedy_color_order(&c);
     let params = MixingParams::default()
         .seed(4)

@@ -80,7 +80,7 @@ fn observed_problem_fits_match_their_reports_and_ascend_below_the_dual_bound() {
 
 #[test]
 fn observed_boolean_qp_fit_matches_its_report_and_brackets_the_optimum() {
-    let g = gaussian(14, 28, 8);
+    let g = gaussian(14, 28, 8).unwrap();
     let qp = BooleanQp::low_rank(g.as_ref()).unwrap();
     let mut seen = Seen::default();
     let mut observer = |v: &IterationView<'_>| seen.record(v);

@@ -49,29 +49,29 @@ fn small_builds_and_fits_stay_small() {
     type Case = (&'static str, fn());
     let cases: [Case; 6] = [
         ("BooleanQp::low_rank 20 x 60, fit (C formed)", || {
-            let qp = BooleanQp::low_rank(gaussian(20, 60, 1).as_ref()).unwrap();
+            let qp = BooleanQp::low_rank(gaussian(20, 60, 1).unwrap().as_ref()).unwrap();
             MixingParams::default().fit(&qp).unwrap();
         }),
         ("Problem::low_rank 30 x 40, fit formed", || {
-            let problem = Problem::low_rank(gaussian(30, 40, 2).as_ref()).unwrap();
+            let problem = Problem::low_rank(gaussian(30, 40, 2).unwrap().as_ref()).unwrap();
             let params = MixingParams::default().low_rank(LowRankMode::Formed);
             params.fit(&problem).unwrap();
         }),
         ("Problem::low_rank 30 x 5, fit implicit", || {
-            let problem = Problem::low_rank(gaussian(30, 5, 3).as_ref()).unwrap();
+            let problem = Problem::low_rank(gaussian(30, 5, 3).unwrap().as_ref()).unwrap();
             MixingParams::default().fit(&problem).unwrap();
         }),
         ("Problem::dense 40 x 40, fit", || {
-            let problem = Problem::dense(random_symmetric(40, 4).as_ref()).unwrap();
+            let problem = Problem::dense(random_symmetric(40, 4).unwrap().as_ref()).unwrap();
             MixingParams::default().fit(&problem).unwrap();
         }),
         ("Problem::low_rank 12 x 8, to_dense + certified fit", || {
-            let problem = Problem::low_rank(gaussian(12, 8, 5).as_ref()).unwrap();
-            let _: Mat<f64> = problem.to_dense();
+            let problem = Problem::low_rank(gaussian(12, 8, 5).unwrap().as_ref()).unwrap();
+            let _: Mat<f64> = problem.to_dense().unwrap();
             MixingParams::default().certify(true).fit(&problem).unwrap();
         }),
         ("BooleanQp::low_rank 10 x 30, solve_exact", || {
-            let qp = BooleanQp::low_rank(gaussian(10, 30, 6).as_ref()).unwrap();
+            let qp = BooleanQp::low_rank(gaussian(10, 30, 6).unwrap().as_ref()).unwrap();
             qp.solve_exact().unwrap();
         }),
     ];

@@ -28,8 +28,8 @@ proptest! {
         let params = MixingParams::default().tol(TOL).max_sweeps(20_000).seed(seed).certify(true);
         let problem = match kind {
             0 => Problem::maxcut(n, &gnp_weighted(n, 0.5, seed)).unwrap(),
-            1 => Problem::dense(random_symmetric(n, seed).as_ref()).unwrap(),
-            _ => Problem::low_rank(random_gaussian(n, 3, seed).as_ref()).unwrap(),
+            1 => Problem::dense(random_symmetric(n, seed).unwrap().as_ref()).unwrap(),
+            _ => Problem::low_rank(random_gaussian(n, 3, seed).unwrap().as_ref()).unwrap(),
         };
         let solution = params.fit(&problem).unwrap();
         let bound = solution.upper_bound().expect("converged within 20000 sweeps");
@@ -80,9 +80,10 @@ fn boolean_qp_rounding_against_exact_and_bound() {
     for n in [4usize, 8, 12] {
         for seed in 0..5u64 {
             // BMP-like PSD instance A = G G^T, and a dense indefinite one.
-            let g = random_gaussian(n, 2 * n, seed);
+            let g = random_gaussian(n, 2 * n, seed).unwrap();
             let psd = BooleanQp::low_rank(g.as_ref()).unwrap();
-            let indefinite = BooleanQp::dense(random_symmetric(n, seed + 50).as_ref()).unwrap();
+            let indefinite =
+                BooleanQp::dense(random_symmetric(n, seed + 50).unwrap().as_ref()).unwrap();
             for qp in [&psd, &indefinite] {
                 let exact = qp.solve_exact().unwrap();
                 let solution = params.clone().seed(seed).fit(qp).unwrap();
@@ -102,7 +103,7 @@ fn boolean_qp_rounding_against_exact_and_bound() {
 
 #[test]
 fn local_search_only_improves_and_reaches_a_one_flip_optimum() {
-    let c = random_symmetric(20, 77);
+    let c = random_symmetric(20, 77).unwrap();
     let problem = Problem::dense(c.as_ref()).unwrap();
     let mut y: Vec<f64> = (0..20)
         .map(|i| if i % 4 == 1 { -1.0 } else { 1.0 })
@@ -123,10 +124,10 @@ fn local_search_only_improves_and_reaches_a_one_flip_optimum() {
     // Same on the sparse and low-rank forms.
     let edges = gnp_weighted(30, 0.3, 5);
     let graph = Problem::maxcut(30, &edges).unwrap();
-    let g = random_gaussian(15, 6, 5);
+    let g = random_gaussian(15, 6, 5).unwrap();
     let gram_c: Mat<f64> = gram(&g);
     let low_rank = Problem::low_rank(g.as_ref()).unwrap();
-    for (problem, dense) in [(&graph, graph.to_dense()), (&low_rank, gram_c)] {
+    for (problem, dense) in [(&graph, graph.to_dense().unwrap()), (&low_rank, gram_c)] {
         let n = problem.n();
         let mut y = vec![1.0; n];
         let before = problem.value(&y).unwrap();
@@ -171,7 +172,7 @@ fn certified_bound_holds_for_the_issue_23_case() {
         .max_sweeps(20_000)
         .seed(seed)
         .certify(true);
-    let problem = Problem::low_rank(random_gaussian(n, 3, seed).as_ref()).unwrap();
+    let problem = Problem::low_rank(random_gaussian(n, 3, seed).unwrap().as_ref()).unwrap();
     let solution = params.fit(&problem).unwrap();
     let certified = solution.certified_bound().unwrap();
     let exact = problem.solve_exact().unwrap().value();
@@ -195,8 +196,8 @@ fn certified_bound_is_above_every_computed_value_for_n_2() {
             let params = MixingParams::default().tol(TOL).seed(seed).certify(true);
             let problem = match kind {
                 0 => Problem::maxcut(2, &[(0, 1, 0.25 + seed as f64 / 400.0)]).unwrap(),
-                1 => Problem::dense(random_symmetric(2, seed).as_ref()).unwrap(),
-                _ => Problem::low_rank(random_gaussian(2, 3, seed).as_ref()).unwrap(),
+                1 => Problem::dense(random_symmetric(2, seed).unwrap().as_ref()).unwrap(),
+                _ => Problem::low_rank(random_gaussian(2, 3, seed).unwrap().as_ref()).unwrap(),
             };
             let solution = params.fit(&problem).unwrap();
             let certified = solution.certified_bound().unwrap();

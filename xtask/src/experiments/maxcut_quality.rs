@@ -103,7 +103,7 @@ fn small_maxcut(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallRes
 }
 
 fn small_bqp(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallResult> {
-    let g = gaussian(n, 2 * n, seed);
+    let g = gaussian(n, 2 * n, seed)?;
     let qp = BooleanQp::low_rank(g.as_ref())?;
     let exact = qp.solve_exact()?.value();
     let sol = certified(seed).fit(&qp)?;

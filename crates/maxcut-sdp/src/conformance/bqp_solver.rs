@@ -16,14 +16,16 @@ pub fn instances() -> Vec<(String, BooleanQp)> {
         .iter()
         .enumerate()
     {
-        let g = gaussian(n, m, 100 + k as u64);
-        if let Ok(qp) = BooleanQp::low_rank(g.as_ref()) {
+        if let Ok(g) = gaussian(n, m, 100 + k as u64)
+            && let Ok(qp) = BooleanQp::low_rank(g.as_ref())
+        {
             out.push((format!("G G^T, G {n} x {m}"), qp));
         }
     }
     for (k, &n) in [6usize, 10, 14].iter().enumerate() {
-        let a = random_symmetric(n, 200 + k as u64);
-        if let Ok(qp) = BooleanQp::dense(a.as_ref()) {
+        if let Ok(a) = random_symmetric(n, 200 + k as u64)
+            && let Ok(qp) = BooleanQp::dense(a.as_ref())
+        {
             out.push((format!("dense indefinite, n = {n}"), qp));
         }
     }

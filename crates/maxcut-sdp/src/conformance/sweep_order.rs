@@ -50,7 +50,9 @@ pub fn problems() -> Vec<(String, Problem)> {
     {
         out.push(("max-cut G(40, 0.3)".to_string(), problem));
     }
-    if let Ok(problem) = Problem::dense(random_symmetric(30, 12).as_ref()) {
+    if let Ok(c) = random_symmetric(30, 12)
+        && let Ok(problem) = Problem::dense(c.as_ref())
+    {
         out.push(("dense indefinite, n = 30".to_string(), problem));
     }
     out

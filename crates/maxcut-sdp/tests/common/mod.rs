@@ -84,7 +84,7 @@ pub fn to_csr(c: &Mat<f64>) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
 /// `C = G G^T` of a seeded Gaussian `G` (`n x m`) and the same `C` in three forms:
 /// dense, sparse (full CSR) and implicit low rank. Returns `(C, [dense, sparse, low rank])`.
 pub fn gram_in_three_forms(n: usize, m: usize, seed: u64) -> (Mat<f64>, [Problem; 3]) {
-    let g = random_gaussian(n, m, seed);
+    let g = random_gaussian(n, m, seed).unwrap();
     let c = gram(&g);
     let (row_ptr, col_idx, values) = to_csr(&c);
     let dense = Problem::dense(c.as_ref()).unwrap();
@@ -107,11 +107,11 @@ pub fn abs_sum(c: &Mat<f64>) -> f64 {
 /// One problem of each form of `C` (dense, sparse, implicit and formed low rank) with
 /// parameters seeded by `base`.
 pub fn problems(base: &MixingParams) -> Vec<(&'static str, Problem, MixingParams)> {
-    let g = random_gaussian(30, 12, 5);
+    let g = random_gaussian(30, 12, 5).unwrap();
     vec![
         (
             "dense mixed signs",
-            Problem::dense(random_symmetric(40, 1).as_ref()).unwrap(),
+            Problem::dense(random_symmetric(40, 1).unwrap().as_ref()).unwrap(),
             base.clone(),
         ),
         (
