@@ -45,11 +45,15 @@ fn relaxed_dual(c: &mut Criterion) {
     let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
     let layout = DualLayout { mk: 2 * m };
     // `Q` free, as the fit builds it by default (`GopParams::nonnegative_bound(false)`).
-    let base = layout.base_program(budget, &[], &[], false);
+    let base = layout
+        .base_program(budget, &[], &[], false)
+        .expect("small layout");
     let signs: Vec<i8> = (0..level.num_hyperplanes())
         .map(|h| if h % 3 == 0 { -1 } else { 1 })
         .collect();
-    let rows = layout.cell_rows(&level, &signs);
+    let rows = layout
+        .cell_rows(&level, &signs)
+        .expect("one sign per hyperplane");
     let mut full = base.clone();
     for r in &rows {
         full.push_row(r.clone());

@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let layout = DualLayout { mk: 2 * m };
     // `Q` free, as the fit builds it by default (`GopParams::nonnegative_bound(false)`).
-    let base = layout.base_program(budget, &[], &[], false);
+    let base = layout.base_program(budget, &[], &[], false)?;
     let pools: Vec<rayon::ThreadPool> = [1, 2]
         .iter()
         .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build())

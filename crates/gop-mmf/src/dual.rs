@@ -29,6 +29,10 @@
 use lp_backend::{Cmp, LinearProgram, LpError, LpOutcome, LpSolver, LpStatus, Row, Sense};
 use rayon::prelude::*;
 
+use bl_core::error::build::shape_mismatch;
+use bl_core::params::invalid;
+
+use crate::Result;
 use crate::arrangement::{Filtered, SignedHyperplane, Term};
 use crate::lagrangian::{Affine, Lagrangian};
 
@@ -78,24 +82,61 @@ impl Level {
         self.filtered.reps.len()
     }
 
+    /// Checks a cell's `signs` against the level (its fields are public): one sign per
+    /// representative hyperplane, and every term's representative index in range.
+    fn check_signs(&self, signs: &[i8]) -> Result<()> {
+        let reps = self.filtered.reps.len();
+        if signs.len() != reps {
+            return Err(shape_mismatch(
+                "signs",
+                format!("{reps} signs (one per representative hyperplane)"),
+                format!("{} signs", signs.len()),
+            ));
+        }
+        let out_of_range = self.filtered.terms.iter().find_map(|t| match *t {
+            Term::Rep { rep, .. } if rep >= reps => Some(rep),
+            _ => None,
+        });
+        match out_of_range {
+            Some(rep) => Err(invalid(
+                "Level: representative index of a term",
+                rep,
+                format!("below the {reps} representatives"),
+            )
+            .into()),
+            None => Ok(()),
+        }
+    }
+
     /// `theta^B` of the cell `signs`: `1` for an original `g_i` that is `<= 0` on the cell,
     /// else `0` (zero hyperplanes get `0`). Indexed like [`Level::origin`].
-    #[must_use]
-    pub fn theta_b(&self, signs: &[i8]) -> Vec<f64> {
-        self.filtered
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::GopError::Core`]) unless there is
+    /// one sign per representative hyperplane; [`bl_core::BlError::InvalidParameter`] for
+    /// a term whose representative index is out of range.
+    pub fn theta_b(&self, signs: &[i8]) -> Result<Vec<f64>> {
+        self.check_signs(signs)?;
+        Ok(self
+            .filtered
             .terms
             .iter()
             .map(|t| match *t {
                 Term::Rep { rep, factor, .. } if factor * f64::from(signs[rep]) < 0.0 => 1.0,
                 _ => 0.0,
             })
-            .collect()
+            .collect())
     }
 
     /// The affine function `phi(x; s) = q0 + q^T x` that equals `phi_t(x)` (up to the
     /// filtering bounds) on the cell `signs`; its terms are in increasing index order.
-    #[must_use]
-    pub fn lagrangian_row(&self, signs: &[i8]) -> Affine {
+    ///
+    /// # Errors
+    /// As [`Level::theta_b`]; [`bl_core::BlError::InvalidParameter`] when the largest
+    /// variable index of the representatives or the slope, plus one, exceeds
+    /// [`bl_core::limits::MAX_ELEMENTS`] (the row is accumulated densely over them).
+    pub fn lagrangian_row(&self, signs: &[i8]) -> Result<Affine> {
+        self.check_signs(signs)?;
         let mut weight = vec![0.0; self.filtered.reps.len()];
         for t in &self.filtered.terms {
             if let Term::Rep { rep, factor, .. } = *t
@@ -105,16 +146,22 @@ impl Level {
             }
         }
         // Dense accumulation over the indices the representatives use (no sort).
-        let dim = self
+        let largest = self
             .filtered
             .reps
             .iter()
-            .flat_map(|r| r.coeffs.iter().map(|&(i, _)| i + 1))
-            .chain(self.slope.iter().map(|&(i, _)| i + 1))
-            .max()
-            .unwrap_or(0);
-        let mut dense = vec![0.0; dim];
-        let mut used = vec![false; dim];
+            .flat_map(|r| r.coeffs.iter().map(|&(i, _)| i))
+            .chain(self.slope.iter().map(|&(i, _)| i))
+            .max();
+        let dim = match largest {
+            None => 0,
+            Some(i) => i
+                .checked_add(1)
+                .ok_or_else(|| invalid("Level: variable index", i, "an index below usize::MAX"))?,
+        };
+        let what = "Level: variables of the Lagrangian row (largest index + 1)";
+        let mut dense = bl_core::limits::try_zeroed::<f64>(what, &[dim])?;
+        let mut used = bl_core::limits::try_zeroed::<bool>(what, &[dim])?;
         for &(i, a) in &self.slope {
             dense[i] += a;
             used[i] = true;
@@ -129,13 +176,13 @@ impl Level {
                 }
             }
         }
-        Affine {
+        Ok(Affine {
             coeffs: (0..dim)
                 .filter(|&i| used[i])
                 .map(|i| (i, dense[i]))
                 .collect(),
             offset,
-        }
+        })
     }
 
     /// The qualifying rows `s_h g_h(x) >= 0` of the cell `signs`.
@@ -158,47 +205,100 @@ pub struct DualLayout {
 }
 
 impl DualLayout {
+    /// The number of LP variables `1 + 2 mk`, checked (`mk` is a public field).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::GopError::Core`]) when
+    /// `1 + 2 mk` overflows or exceeds [`bl_core::limits::MAX_ELEMENTS`].
+    pub fn n_vars(&self) -> Result<usize> {
+        let n = self
+            .mk
+            .checked_mul(2)
+            .and_then(|v| v.checked_add(1))
+            .unwrap_or(usize::MAX);
+        Ok(bl_core::limits::buffer_len(
+            "DualLayout: 1 + 2 mk LP variables",
+            &[n],
+        )?)
+    }
+
+    /// Checks that every variable index of `coeffs` is below `mk`.
+    fn check_indices(&self, what: &'static str, coeffs: &[(usize, f64)]) -> Result<()> {
+        self.n_vars()?;
+        match coeffs.iter().find(|&&(i, _)| i >= self.mk) {
+            Some(&(i, _)) => Err(invalid(
+                what,
+                format!("variable index {i}"),
+                format!("indices below mk = {}", self.mk),
+            )
+            .into()),
+            None => Ok(()),
+        }
+    }
+
     /// `x = x+ - x-` from an LP solution.
-    #[must_use]
-    pub fn x(&self, values: &[f64]) -> Vec<f64> {
-        (0..self.mk)
+    ///
+    /// # Errors
+    /// As [`DualLayout::n_vars`]; [`bl_core::BlError::ShapeMismatch`] (in
+    /// [`crate::GopError::Core`]) when `values` has fewer than `1 + 2 mk` entries.
+    pub fn x(&self, values: &[f64]) -> Result<Vec<f64>> {
+        let n = self.n_vars()?;
+        if values.len() < n {
+            return Err(shape_mismatch(
+                "values (LP solution)",
+                format!("at least 1 + 2 mk = {n} values"),
+                format!("{} values", values.len()),
+            ));
+        }
+        Ok((0..self.mk)
             .map(|i| values[1 + i] - values[1 + self.mk + i])
-            .collect()
+            .collect())
     }
 
     /// The row `sign * g(x) >= 0`. The `x+` terms come before the `x-` terms, so the
     /// indices increase when `g`'s do (the LP backend then needs no sort).
-    #[must_use]
-    pub fn qualifying_row(&self, g: &Affine, sign: i8) -> Row {
+    ///
+    /// # Errors
+    /// As [`DualLayout::n_vars`]; [`bl_core::BlError::InvalidParameter`] (in
+    /// [`crate::GopError::Core`]) for a variable index of `g` of `mk` or more.
+    pub fn qualifying_row(&self, g: &Affine, sign: i8) -> Result<Row> {
+        self.check_indices("qualifying hyperplane g", &g.coeffs)?;
         let s = f64::from(sign);
         let mut coeffs = Vec::with_capacity(2 * g.coeffs.len());
         coeffs.extend(g.coeffs.iter().map(|&(i, a)| (1 + i, s * a)));
         coeffs.extend(g.coeffs.iter().map(|&(i, a)| (1 + self.mk + i, -s * a)));
-        Row::new(coeffs, Cmp::Ge, -s * g.offset)
+        Ok(Row::new(coeffs, Cmp::Ge, -s * g.offset))
     }
 
     /// The row `Q >= phi(x)` for an affine `phi` (indices increasing when `phi`'s do).
-    #[must_use]
-    pub fn lagrangian_row(&self, phi: &Affine) -> Row {
+    ///
+    /// # Errors
+    /// As [`DualLayout::qualifying_row`], for the indices of `phi`.
+    pub fn lagrangian_row(&self, phi: &Affine) -> Result<Row> {
+        self.check_indices("Lagrangian row phi", &phi.coeffs)?;
         let mut coeffs = Vec::with_capacity(1 + 2 * phi.coeffs.len());
         coeffs.push((0, 1.0));
         coeffs.extend(phi.coeffs.iter().map(|&(i, a)| (1 + i, -a)));
         coeffs.extend(phi.coeffs.iter().map(|&(i, a)| (1 + self.mk + i, a)));
-        Row::new(coeffs, Cmp::Ge, phi.offset)
+        Ok(Row::new(coeffs, Cmp::Ge, phi.offset))
     }
 
     /// The base LP of a node: `min Q` over the l1 ball with the qualifying rows and
     /// Lagrangian rows of its path, with the row `Q >= 0` only when `floor` is set (without
     /// it `Q` is free, as in the paper's relaxed dual and the fit's default; see
     /// [`GopParams::nonnegative_bound`](crate::GopParams::nonnegative_bound)).
-    #[must_use]
+    ///
+    /// # Errors
+    /// As [`DualLayout::n_vars`] (checked before any variable is added) and
+    /// [`DualLayout::qualifying_row`] / [`DualLayout::lagrangian_row`] for the rows.
     pub fn base_program(
         &self,
         budget: f64,
         region: &[SignedHyperplane],
         lagrangians: &[Affine],
         floor: bool,
-    ) -> LinearProgram {
+    ) -> Result<LinearProgram> {
+        self.n_vars()?;
         let mut lp = LinearProgram::new(Sense::Minimize);
         let q_min = if floor { 0.0 } else { f64::NEG_INFINITY };
         lp.add_var(q_min, f64::INFINITY, 1.0);
@@ -211,26 +311,30 @@ impl DualLayout {
             budget,
         ));
         for r in region {
-            lp.push_row(self.qualifying_row(&r.g, r.sign));
+            lp.push_row(self.qualifying_row(&r.g, r.sign)?);
         }
         for phi in lagrangians {
-            lp.push_row(self.lagrangian_row(phi));
+            lp.push_row(self.lagrangian_row(phi)?);
         }
-        lp
+        Ok(lp)
     }
 
     /// The rows a child cell adds to its parent's base LP.
-    #[must_use]
-    pub fn cell_rows(&self, level: &Level, signs: &[i8]) -> Vec<Row> {
-        let mut rows: Vec<Row> = level
+    ///
+    /// # Errors
+    /// As [`Level::lagrangian_row`] for `signs`, and [`DualLayout::qualifying_row`] /
+    /// [`DualLayout::lagrangian_row`] for the rows.
+    pub fn cell_rows(&self, level: &Level, signs: &[i8]) -> Result<Vec<Row>> {
+        let phi = level.lagrangian_row(signs)?;
+        let mut rows = level
             .filtered
             .reps
             .iter()
             .zip(signs)
             .map(|(g, &s)| self.qualifying_row(g, s))
-            .collect();
-        rows.push(self.lagrangian_row(&level.lagrangian_row(signs)));
-        rows
+            .collect::<Result<Vec<Row>>>()?;
+        rows.push(self.lagrangian_row(&phi)?);
+        Ok(rows)
     }
 }
 
@@ -245,8 +349,10 @@ pub type CellBound = Option<(f64, Vec<f64>)>;
 /// order of `signs`.
 ///
 /// # Errors
-/// A backend failure, or an unbounded relaxed dual (impossible for a valid model), named
-/// by `context` and the cell's index.
+/// [`crate::GopError::Lp`] for a backend failure, or an unbounded relaxed dual
+/// (impossible for a valid model), named by `context` and the cell's index;
+/// [`crate::GopError::Core`] for a cell's `signs` or rows that do not fit `level` and
+/// `layout` ([`DualLayout::cell_rows`], [`DualLayout::x`]).
 pub fn solve_relaxed_duals(
     solver: &dyn LpSolver,
     layout: &DualLayout,
@@ -254,19 +360,20 @@ pub fn solve_relaxed_duals(
     level: &Level,
     signs: &[Vec<i8>],
     context: &str,
-) -> Result<Vec<CellBound>, LpError> {
+) -> Result<Vec<CellBound>> {
     let prepared = solver.prepare(base)?;
     signs
         .par_iter()
         .enumerate()
         .map(
-            |(c, s)| match prepared.solve_with_rows(&layout.cell_rows(level, s))? {
-                LpOutcome::Optimal(sol) => Ok(Some((sol.objective, layout.x(&sol.values)))),
+            |(c, s)| match prepared.solve_with_rows(&layout.cell_rows(level, s)?)? {
+                LpOutcome::Optimal(sol) => Ok(Some((sol.objective, layout.x(&sol.values)?))),
                 LpOutcome::Infeasible => Ok(None),
                 LpOutcome::Unbounded => Err(LpError::NotOptimal {
                     context: format!("relaxed dual of {context}, cell {c}"),
                     status: LpStatus::Unbounded,
-                }),
+                }
+                .into()),
             },
         )
         .collect()

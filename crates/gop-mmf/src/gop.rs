@@ -127,26 +127,28 @@ impl Search<'_> {
     }
 
     /// Qualifying rows and Lagrangian rows along the path from the root to `id`.
-    fn path(&self, id: usize) -> (Vec<SignedHyperplane>, Vec<Affine>) {
+    fn path(&self, id: usize) -> Result<(Vec<SignedHyperplane>, Vec<Affine>)> {
         let mut region = Vec::new();
         let mut lagrangians = Vec::new();
         let mut cur = Some(id);
         while let Some(c) = cur {
             if let Some((level, signs)) = &self.nodes[c].edge {
                 region.extend(level.signed(signs));
-                lagrangians.push(level.lagrangian_row(signs));
+                lagrangians.push(level.lagrangian_row(signs)?);
             }
             cur = self.nodes[c].parent;
         }
-        (region, lagrangians)
+        Ok((region, lagrangians))
     }
 
-    fn theta_b_full(&self, level: &Level, signs: &[i8]) -> Vec<f64> {
+    fn theta_b_full(&self, level: &Level, signs: &[i8]) -> Result<Vec<f64>> {
         let mut out = vec![0.0; self.k * self.n];
-        for (&(k, n), v) in level.origin.iter().zip(level.theta_b(signs)) {
-            out[n * self.k + k] = v;
+        for (&(k, n), v) in level.origin.iter().zip(level.theta_b(signs)?) {
+            if let Some(slot) = out.get_mut(n * self.k + k) {
+                *slot = v;
+            }
         }
-        out
+        Ok(out)
     }
 
     fn expand(&mut self, id: usize, iteration: usize) -> Result<()> {
@@ -168,7 +170,7 @@ impl Search<'_> {
         let t_pre = t.elapsed().as_secs_f64();
 
         let t = Instant::now();
-        let (region, lagrangians) = self.path(id);
+        let (region, lagrangians) = self.path(id)?;
         let options = CellOptions {
             min_slack: self.params.cell_slack * budget,
             rank_shortcut: self.params.rank_shortcut,
@@ -189,7 +191,7 @@ impl Search<'_> {
         let t = Instant::now();
         let layout = DualLayout { mk };
         let base =
-            layout.base_program(budget, &region, &lagrangians, self.params.nonnegative_bound);
+            layout.base_program(budget, &region, &lagrangians, self.params.nonnegative_bound)?;
         let results = solve_relaxed_duals(
             self.solver,
             &layout,
@@ -436,20 +438,23 @@ impl GopValidParams {
             .nodes
             .iter()
             .enumerate()
-            .map(|(id, node)| TreeNode {
-                id,
-                parent: node.parent,
-                depth: node.depth,
-                x: node.x.clone(),
-                lower_bound: node.lb,
-                state: node.state,
-                expanded_at: node.expanded_at,
-                theta_b: node
-                    .edge
-                    .as_ref()
-                    .map(|(level, signs)| search.theta_b_full(level, signs)),
+            .map(|(id, node)| {
+                Ok(TreeNode {
+                    id,
+                    parent: node.parent,
+                    depth: node.depth,
+                    x: node.x.clone(),
+                    lower_bound: node.lb,
+                    state: node.state,
+                    expanded_at: node.expanded_at,
+                    theta_b: node
+                        .edge
+                        .as_ref()
+                        .map(|(level, signs)| search.theta_b_full(level, signs))
+                        .transpose()?,
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(FittedGop {
             x: Mat::from_fn(m, k, |j, a| bx[a * m + j]),
             theta: Mat::from_fn(k, n, |a, s| bt[s * k + a]),

@@ -483,7 +483,7 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
                         Term::Zero { .. } => 0.0,
                     })
                     .sum::<f64>();
-            let phi = level.lagrangian_row(&signs);
+            let phi = level.lagrangian_row(&signs).unwrap();
             let scale = 1.0 + expected.abs();
             assert!(
                 (phi.eval(&x) - expected).abs() <= 1e-10 * scale,
@@ -491,7 +491,7 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
                 phi.eval(&x)
             );
             assert!(phi.coeffs.windows(2).all(|w| w[0].0 < w[1].0));
-            for row in layout.cell_rows(&level, &signs) {
+            for row in layout.cell_rows(&level, &signs).unwrap() {
                 assert!(increasing(&row), "seed {seed}: {row:?}");
             }
         }

@@ -185,3 +185,163 @@ fn arrangement_sizes_and_indices_are_checked_before_building_lps() {
     let cells = enumerate_cells(&solver, 1, 1.0, &[], &[0.0], &hyperplanes, &options).unwrap();
     assert_eq!(cells.signs.len(), 2);
 }
+
+/// `Level` and `DualLayout` have public fields: signs of the wrong length, a term naming a
+/// missing representative, variable indices at `mk` or beyond, and an `mk` whose
+/// `1 + 2 mk` LP variables cannot exist used to panic on an index, overflow, or add
+/// variables until memory ran out. Each is now a typed error before any work.
+#[test]
+fn relaxed_dual_pieces_check_signs_indices_and_mk() {
+    use gop_mmf::arrangement::{Filtered, SignedHyperplane, Term};
+    use gop_mmf::dual::{DualLayout, Level};
+    use gop_mmf::lagrangian::Affine;
+
+    let g = |coeffs: Vec<(usize, f64)>| Affine {
+        coeffs,
+        offset: 0.0,
+    };
+    let level = |reps: Vec<Affine>, rep_of_second: usize, slope: Vec<(usize, f64)>| Level {
+        filtered: Filtered {
+            reps,
+            terms: vec![
+                Term::Rep {
+                    rep: 0,
+                    factor: 1.0,
+                    error: 0.0,
+                },
+                Term::Rep {
+                    rep: rep_of_second,
+                    factor: -1.0,
+                    error: 0.0,
+                },
+                Term::Zero { bound: -0.5 },
+            ],
+        },
+        constant: 1.0,
+        slope,
+        origin: vec![(0, 0), (1, 0), (0, 1)],
+    };
+    let good = level(vec![g(vec![(0, 1.0)]), g(vec![(1, -1.0)])], 1, vec![]);
+    let missing_rep = level(vec![g(vec![(0, 1.0)]), g(vec![(1, -1.0)])], 5, vec![]);
+    let max_slope = level(
+        vec![g(vec![(0, 1.0)]), g(vec![(1, -1.0)])],
+        1,
+        vec![(usize::MAX, 1.0)],
+    );
+    let far_index = level(vec![g(vec![(0, 1.0)]), g(vec![(1 << 40, 1.0)])], 1, vec![]);
+    let small = DualLayout { mk: 2 };
+    let out_of_layout = [SignedHyperplane {
+        g: g(vec![(2, 1.0)]),
+        sign: 1,
+    }];
+    let cases: Vec<(&str, gop_mmf::Result<()>, &str)> = vec![
+        (
+            "theta_b short",
+            good.theta_b(&[1]).map(drop),
+            "shape of signs",
+        ),
+        (
+            "theta_b long",
+            good.theta_b(&[1, 1, 1]).map(drop),
+            "shape of signs",
+        ),
+        (
+            "lagrangian_row short",
+            good.lagrangian_row(&[]).map(drop),
+            "shape of signs",
+        ),
+        (
+            "theta_b missing representative",
+            missing_rep.theta_b(&[1, 1]).map(drop),
+            "Level: representative index of a term",
+        ),
+        (
+            "lagrangian_row missing representative",
+            missing_rep.lagrangian_row(&[1, 1]).map(drop),
+            "Level: representative index of a term",
+        ),
+        (
+            "lagrangian_row slope index usize::MAX",
+            max_slope.lagrangian_row(&[1, 1]).map(drop),
+            "Level: variable index",
+        ),
+        (
+            "lagrangian_row index 2^40",
+            far_index.lagrangian_row(&[1, 1]).map(drop),
+            "Level: variables of the Lagrangian row (largest index + 1)",
+        ),
+        (
+            "base_program mk = usize::MAX",
+            DualLayout { mk: usize::MAX }
+                .base_program(1.0, &[], &[], false)
+                .map(drop),
+            "DualLayout: 1 + 2 mk LP variables",
+        ),
+        (
+            "base_program mk = 2^40",
+            DualLayout { mk: 1 << 40 }
+                .base_program(1.0, &[], &[], true)
+                .map(drop),
+            "DualLayout: 1 + 2 mk LP variables",
+        ),
+        (
+            "x mk = usize::MAX",
+            DualLayout { mk: usize::MAX }.x(&[]).map(drop),
+            "DualLayout: 1 + 2 mk LP variables",
+        ),
+        (
+            "qualifying_row mk = usize::MAX",
+            DualLayout { mk: usize::MAX }
+                .qualifying_row(&g(vec![(0, 1.0)]), 1)
+                .map(drop),
+            "DualLayout: 1 + 2 mk LP variables",
+        ),
+        (
+            "x short values",
+            small.x(&[0.0; 4]).map(drop),
+            "shape of values (LP solution)",
+        ),
+        (
+            "cell_rows short signs",
+            small.cell_rows(&good, &[1]).map(drop),
+            "shape of signs",
+        ),
+        (
+            "qualifying_row index mk",
+            small.qualifying_row(&g(vec![(2, 1.0)]), -1).map(drop),
+            "qualifying hyperplane g",
+        ),
+        (
+            "lagrangian_row index past mk",
+            small.lagrangian_row(&g(vec![(0, 1.0), (5, 1.0)])).map(drop),
+            "Lagrangian row phi",
+        ),
+        (
+            "base_program region past mk",
+            small
+                .base_program(1.0, &out_of_layout, &[], false)
+                .map(drop),
+            "qualifying hyperplane g",
+        ),
+        (
+            "cell_rows representative past mk",
+            DualLayout { mk: 1 }.cell_rows(&good, &[1, 1]).map(drop),
+            "qualifying hyperplane g",
+        ),
+    ];
+    for (case, result, expected) in cases {
+        assert_eq!(refused(result), expected, "{case}");
+    }
+
+    // Within the limits, as before.
+    assert_eq!(good.theta_b(&[1, 1]).unwrap(), vec![0.0, 1.0, 0.0]);
+    let phi = good.lagrangian_row(&[1, 1]).unwrap();
+    assert_eq!(phi.coeffs, vec![(1, 1.0)]);
+    let base = small.base_program(1.0, &[], &[phi], false).unwrap();
+    assert_eq!(base.num_vars(), 5);
+    assert_eq!(small.cell_rows(&good, &[1, -1]).unwrap().len(), 3);
+    assert_eq!(
+        small.x(&[0.0, 1.0, 2.0, 3.0, 4.0]).unwrap(),
+        vec![-2.0, -2.0]
+    );
+}
