@@ -50,7 +50,11 @@ impl ProductAveragedBol {
 
 impl OnlineLearner for ProductAveragedBol {
     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
-        self.state.scores(s, out);
+        // `OnlineLearner::scores` cannot return an error; the fit checks every table
+        // first and encodes with the dictionary this state was sized for.
+        self.state
+            .scores(s, out)
+            .expect("table checked by the fit, features from this state's dictionary");
     }
     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> OblResult<()> {
         self.delta.set_delta_phi(s, gold, pred, self.c);

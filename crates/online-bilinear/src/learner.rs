@@ -120,14 +120,14 @@ impl OnlineWeights {
         zero: Option<&[f64]>,
         out: &mut Vec<f64>,
     ) {
-        use crate::scoring::{bilinear_scores, linear_scores, sparse_scores};
+        use crate::scoring::{bilinear_table, linear_table, sparse_table};
         match self {
             OnlineWeights::Bilinear { alpha, beta } => {
-                bilinear_scores(sentence, n_tags, alpha, beta, 1.0, zero, out)
+                bilinear_table(sentence, n_tags, alpha, beta, 1.0, zero, out)
             }
-            OnlineWeights::Linear { w } => linear_scores(sentence, n_tags, w, zero, out),
+            OnlineWeights::Linear { w } => linear_table(sentence, n_tags, w, zero, out),
             OnlineWeights::SparseLinear { w } => {
-                sparse_scores(sentence, n_tags, |k| w.row(k), zero, out)
+                sparse_table(sentence, n_tags, |k| w.row(k), zero, out)
             }
         }
     }

@@ -490,11 +490,11 @@ impl FittedTagger {
         for enc in encoded {
             match &self.weights {
                 Weights::Bilinear { alpha, beta } => {
-                    bilinear_scores(enc, l, alpha, beta, 1.0, zero, &mut scores)
+                    bilinear_scores(enc, l, alpha, beta, 1.0, zero, &mut scores)?
                 }
-                Weights::Linear { w } => linear_scores(enc, l, w, zero, &mut scores),
+                Weights::Linear { w } => linear_scores(enc, l, w, zero, &mut scores)?,
                 Weights::SparseLinear { w } => {
-                    sparse_scores(enc, l, |k| w.row(k), zero, &mut scores)
+                    sparse_scores(enc, l, |k| w.row(k), zero, &mut scores)?
                 }
                 Weights::Crf(crf) => crf.scores(enc, l, &mut scores, &mut row),
                 Weights::Crfsuite { model } => {

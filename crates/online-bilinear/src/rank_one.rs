@@ -55,14 +55,33 @@ pub struct BlockDiagonal {
 }
 
 impl BlockDiagonal {
-    /// A block-diagonal matrix whose blocks all equal `prior * 1 1^T` (its callers check
-    /// the sizes first: [`check_dimensions`]).
-    pub(crate) fn new(n_blocks: usize, rows: usize, cols: usize, prior: f64) -> Self {
-        Self {
+    /// A block-diagonal matrix whose blocks all equal `prior * 1 1^T`.
+    /// (`pub(crate)`: states build it through their checked constructors.)
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) as
+    /// [`check_dimensions`] (a zero dimension, `n_blocks x rows` or `n_blocks x cols`
+    /// above [`bl_core::limits::MAX_ELEMENTS`], a block of more than `u32::MAX` entries),
+    /// or when the `n_blocks` row headers cannot be allocated.
+    pub(crate) fn new(n_blocks: usize, rows: usize, cols: usize, prior: f64) -> Result<Self> {
+        check_dimensions(n_blocks, rows, cols)?;
+        Ok(Self {
             rows,
             cols,
             prior,
-            blocks: SparseRows::new(n_blocks, rows.saturating_mul(cols), false),
+            // rows x cols <= u32::MAX: checked above.
+            blocks: SparseRows::new(n_blocks, rows * cols, false)?,
+        })
+    }
+
+    /// No block (what is left once a state's `Theta` is freed), for blocks of
+    /// `rows x cols`.
+    fn emptied(rows: usize, cols: usize) -> Self {
+        Self {
+            rows,
+            cols,
+            prior: 0.0,
+            blocks: SparseRows::empty(),
         }
     }
 
@@ -473,7 +492,7 @@ impl BlockRankOne {
             ));
         }
         Ok(Self {
-            theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
+            theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0)?,
             slot: vec![UNTOUCHED; n_blocks],
             sigma: Vec::new(),
             v: Vec::new(),
@@ -579,7 +598,39 @@ impl BlockRankOne {
     /// Writes the score table of `sentence` (without 0-order weights) into `out`: the
     /// rank-1 blocks `alpha_k beta_k^T` of its active features
     /// ([`crate::scoring::bilinear_scores`] with `beta` formed on the fly).
-    pub fn scores(&self, sentence: &crate::features::EncodedSentence, out: &mut Vec<f64>) {
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when the
+    /// table exceeds [`crate::viterbi::MAX_SCORE_TABLE`] entries
+    /// ([`crate::viterbi::score_table_len`]) or the sentence reads a feature id `>=
+    /// n_blocks` (encoded with another dictionary). Nothing is allocated before.
+    pub fn scores(
+        &self,
+        sentence: &crate::features::EncodedSentence,
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        crate::viterbi::score_table_len(sentence.len(), self.theta.rows)?;
+        let n_blocks = self.slot.len();
+        for i in 0..sentence.len() {
+            if let Some(&k) = sentence.at(i).iter().find(|&&k| k as usize >= n_blocks) {
+                return Err(crate::error::invalid(
+                    "sentence feature id",
+                    format!("{k} at position {i}"),
+                    format!("below n_blocks = {n_blocks}"),
+                ));
+            }
+        }
+        self.scores_table(sentence, out);
+        Ok(())
+    }
+
+    /// [`BlockRankOne::scores`] without the checks, for the bol learner (its dictionary
+    /// gives the block count, and the fit loop checks every table).
+    pub(crate) fn scores_table(
+        &self,
+        sentence: &crate::features::EncodedSentence,
+        out: &mut Vec<f64>,
+    ) {
         let (l, p) = (self.theta.rows, self.theta.cols);
         crate::scoring::scaled_bilinear_scores(
             sentence,
@@ -619,7 +670,7 @@ impl BlockRankOne {
     pub fn into_alpha_beta(mut self, averaged: bool) -> (Vec<f64>, Vec<f64>) {
         let (l, p) = (self.theta.rows, self.theta.cols);
         // Free Theta (the shape is kept by `slot`).
-        self.theta = BlockDiagonal::new(0, l, p, 0.0);
+        self.theta = BlockDiagonal::emptied(l, p);
         let averages = if averaged { self.averages.take() } else { None };
         let (acc_alpha, acc_beta) = averages.unzip();
         let steps = self.steps;
@@ -718,5 +769,30 @@ fn average_of(x: f64, acc: f64, steps: u64) -> f64 {
         0.0
     } else {
         x - acc / steps as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Block counts and shapes beyond the limits are typed errors before any allocation:
+    /// `usize::MAX` blocks used to panic with a capacity overflow (the size of a block was
+    /// only saturated), `2^40` to abort on the row headers.
+    #[test]
+    fn new_refuses_sizes_beyond_the_limits() {
+        for (n_blocks, rows, cols) in [
+            (usize::MAX, 2, 3),
+            (1 << 40, 1, 1),
+            ((1 << 32) + 1, 1, 1),
+            (1, 1 << 20, 1 << 20),
+            (1, usize::MAX, 2),
+            (0, 2, 3),
+        ] {
+            let err = BlockDiagonal::new(n_blocks, rows, cols, 0.0).unwrap_err();
+            assert!(err.to_string().len() < 400, "{err}");
+        }
+        let theta = BlockDiagonal::new(4, 2, 3, 0.5).unwrap();
+        assert_eq!((theta.n_blocks(), theta.get(3, 1, 2)), (4, 0.5));
     }
 }

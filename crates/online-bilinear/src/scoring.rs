@@ -2,14 +2,67 @@
 //! [`crate::OnlineLearner`] too): each function clears `out` and writes the
 //! [`crate::viterbi::score_index`] table of one sentence.
 //!
+//! The public functions check their input first: the table size against
+//! [`crate::viterbi::score_table_len`] (at most [`crate::viterbi::MAX_SCORE_TABLE`]
+//! entries), and every slice they index against the largest feature id of the sentence,
+//! so a sentence encoded with another dictionary, or weights of another shape, is a typed
+//! error instead of a panic or an abort. The learners of this crate, whose shapes are fixed
+//! at construction and whose tables the fit loop checks, call the unchecked `*_table`
+//! forms.
+//!
 //! Layout of parameters (`L` tags, `P = L + 1` previous states including the start state):
 //! `alpha[k * L + a]`, `beta[k * P + b]`, the linear matrix-feature weights
 //! `w[k * L * P + a * P + b]` (block `k`, row `a` = current tag, column `b` = previous), the
 //! 0-order weights `z[k * L + a]`.
 
+use crate::error::{Result, invalid, shape};
 use crate::features::EncodedSentence;
 use crate::sparse::SparseRows;
-use crate::viterbi::score_index;
+use crate::viterbi::{score_index, score_table_len};
+
+/// The number of features a sentence reads: its largest feature id plus one (0 for a
+/// sentence without features).
+fn features_read(enc: &EncodedSentence) -> usize {
+    (0..enc.len())
+        .filter_map(|i| enc.at(i).iter().max())
+        .max()
+        .map_or(0, |&k| k as usize + 1)
+}
+
+/// Checks that the table of `enc` over `l` tags fits [`score_table_len`] and that
+/// `values` holds `width` values for each of the `n_features` features the sentence reads.
+fn check_weights(
+    what: &'static str,
+    values: &[f64],
+    n_features: usize,
+    width: usize,
+) -> Result<()> {
+    match n_features.checked_mul(width) {
+        Some(need) if values.len() >= need => Ok(()),
+        need => Err(shape(
+            what,
+            format!(
+                "at least {} values ({n_features} features read x {width})",
+                need.map_or("more than 2^64".to_string(), |n| n.to_string())
+            ),
+            values.len(),
+        )),
+    }
+}
+
+/// The checks shared by the public functions: the table size, and `zero` (when given)
+/// holding `L` values for each feature read. Returns the number of features read.
+/// `l` is refused above [`crate::viterbi::MAX_TAGS`] even for an empty sentence.
+fn check_common(enc: &EncodedSentence, l: usize, zero: Option<&[f64]>) -> Result<usize> {
+    // At least one token's table: `l` at most MAX_TAGS even for an empty sentence, so
+    // `(L + 1) L` and the codes `b L + a` fit.
+    score_table_len(enc.len().max(1), l)?;
+    let n_features = features_read(enc);
+    if let Some(z) = zero {
+        check_weights("zero (0-order weights, K x L)", z, n_features, l)?;
+    }
+    Ok(n_features)
+}
 
 /// Clears `out` to the zero table of `enc`.
 fn reset(out: &mut Vec<f64>, enc: &EncodedSentence, l: usize) {
@@ -110,7 +163,33 @@ fn add_blocks(
 
 /// Scores of the rank-1 bilinear model: entry `[i][b][a] = factor * sum_{k in F_i}
 /// alpha[k, a] beta[k, b] (+ sum_k z[k, a])`.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when the table
+/// of `enc` over `l` tags exceeds [`crate::viterbi::MAX_SCORE_TABLE`] entries
+/// ([`score_table_len`]; an empty sentence counts as one token, so `l` is at most
+/// [`crate::viterbi::MAX_TAGS`]); [`bl_core::BlError::ShapeMismatch`] when `alpha`, `beta` or
+/// `zero` hold fewer than `L`, `L + 1` or `L` values for each feature the sentence reads
+/// (up to its largest feature id). Nothing is allocated before these checks.
 pub fn bilinear_scores(
+    enc: &EncodedSentence,
+    l: usize,
+    alpha: &[f64],
+    beta: &[f64],
+    factor: f64,
+    zero: Option<&[f64]>,
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    let n_features = check_common(enc, l, zero)?;
+    check_weights("alpha (K x L)", alpha, n_features, l)?;
+    check_weights("beta (K x (L + 1))", beta, n_features, l + 1)?;
+    bilinear_table(enc, l, alpha, beta, factor, zero, out);
+    Ok(())
+}
+
+/// [`bilinear_scores`] without the checks, for the crate's learners (shapes fixed at
+/// construction, tables checked by the fit loop).
+pub(crate) fn bilinear_table(
     enc: &EncodedSentence,
     l: usize,
     alpha: &[f64],
@@ -211,7 +290,28 @@ fn nonzeros(values: &[f64], range: std::ops::Range<usize>, s: f64, out: &mut [f6
 
 /// Scores of the linear model on the matrix features: entry `[i][b][a] = sum_{k in F_i}
 /// w[k, a, b] (+ sum_k z[k, a])`.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when the table
+/// of `enc` over `l` tags exceeds [`crate::viterbi::MAX_SCORE_TABLE`] entries
+/// ([`score_table_len`]; an empty sentence counts as one token, so `l` is at most
+/// [`crate::viterbi::MAX_TAGS`]); [`bl_core::BlError::ShapeMismatch`] when `w` or `zero` hold
+/// fewer than `L (L + 1)` or `L` values for each feature the sentence reads.
 pub fn linear_scores(
+    enc: &EncodedSentence,
+    l: usize,
+    w: &[f64],
+    zero: Option<&[f64]>,
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    let n_features = check_common(enc, l, zero)?;
+    check_weights("w (K x L x (L + 1))", w, n_features, (l + 1) * l)?;
+    linear_table(enc, l, w, zero, out);
+    Ok(())
+}
+
+/// [`linear_scores`] without the checks, for the crate's own weights.
+pub(crate) fn linear_table(
     enc: &EncodedSentence,
     l: usize,
     w: &[f64],
@@ -228,7 +328,48 @@ pub fn linear_scores(
 /// F_i} w[k, b L + a] (+ sum_k z[k, a])`, where `row(k)` gives feature `k`'s sorted codes and
 /// weights. A code is the cell's offset in one position's block of the table; codes from
 /// `L * L` on (start state) are read at the first position only, the others after it.
+///
+/// # Errors
+/// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when the table
+/// of `enc` over `l` tags exceeds [`crate::viterbi::MAX_SCORE_TABLE`] entries
+/// ([`score_table_len`]; an empty sentence counts as one token, so `l` is at most
+/// [`crate::viterbi::MAX_TAGS`]) or a row read has a code `>= (L + 1) L`;
+/// [`bl_core::BlError::ShapeMismatch`] when a row read has fewer weights than codes, or
+/// `zero` fewer than `L` values for each feature the sentence reads.
 pub fn sparse_scores<'w>(
+    enc: &EncodedSentence,
+    l: usize,
+    row: impl Fn(usize) -> (&'w [u32], &'w [f64]),
+    zero: Option<&[f64]>,
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    check_common(enc, l, zero)?;
+    let block = (l + 1) * l;
+    for i in 0..enc.len() {
+        for &k in enc.at(i) {
+            let (codes, values) = row(k as usize);
+            if values.len() < codes.len() {
+                return Err(shape(
+                    "sparse_scores: weights of a row",
+                    format!("{} values (one per code) for feature {k}", codes.len()),
+                    values.len(),
+                ));
+            }
+            if let Some(&c) = codes.iter().find(|&&c| c as usize >= block) {
+                return Err(invalid(
+                    "sparse_scores: code",
+                    format!("{c} in the row of feature {k}"),
+                    format!("codes below (L + 1) L = {block}"),
+                ));
+            }
+        }
+    }
+    sparse_table(enc, l, row, zero, out);
+    Ok(())
+}
+
+/// [`sparse_scores`] without the checks, for the crate's own weights.
+pub(crate) fn sparse_table<'w>(
     enc: &EncodedSentence,
     l: usize,
     row: impl Fn(usize) -> (&'w [u32], &'w [f64]),
@@ -238,6 +379,9 @@ pub fn sparse_scores<'w>(
     let block = (l + 1) * l;
     let start = (l * l) as u32;
     reset(out, enc, l);
+    if block == 0 {
+        return;
+    }
     for (i, scores) in out.chunks_exact_mut(block).enumerate() {
         for &k in enc.at(i) {
             let (codes, values) = row(k as usize);
@@ -278,7 +422,7 @@ mod tests {
         let zero: Vec<f64> = (0..n_features * l).map(|j| value(j, 3)).collect();
         for factor in [1.0, -0.75] {
             let mut out = Vec::new();
-            bilinear_scores(&enc, l, &alpha, &beta, factor, Some(&zero), &mut out);
+            bilinear_scores(&enc, l, &alpha, &beta, factor, Some(&zero), &mut out).unwrap();
             assert_eq!(out.len(), enc.len() * p * l);
             for i in 0..enc.len() {
                 for b in 0..p {

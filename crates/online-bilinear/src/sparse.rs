@@ -65,13 +65,40 @@ pub(crate) fn grow<T: Copy>(v: &mut Vec<T>, extra: usize, fill: T) {
 
 impl SparseRows {
     /// No cell yet, for `n_rows` features and codes below `width`.
-    pub(crate) fn new(n_rows: usize, width: usize, averaging: bool) -> Self {
-        Self {
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when
+    /// `width` exceeds `u32::MAX + 1` (codes are `u32`), or the `n_rows` row headers exceed
+    /// [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated.
+    pub(crate) fn new(n_rows: usize, width: usize, averaging: bool) -> Result<Self> {
+        if width > u32::MAX as usize + 1 {
+            return Err(crate::error::invalid(
+                "width (codes per row)",
+                width,
+                format!("at most {} (codes are u32)", u32::MAX as usize + 1),
+            ));
+        }
+        Ok(Self {
             width,
             averaging,
             steps: 0,
-            start: vec![0; n_rows],
-            len: vec![0; n_rows],
+            start: bl_core::limits::try_zeroed("n_rows (row starts)", &[n_rows])?,
+            len: bl_core::limits::try_zeroed("n_rows (row lengths)", &[n_rows])?,
+            codes: Vec::new(),
+            w: Vec::new(),
+            acc: Vec::new(),
+            holes: 0,
+        })
+    }
+
+    /// No row and no cell (a freed store).
+    pub(crate) fn empty() -> Self {
+        Self {
+            width: 0,
+            averaging: false,
+            steps: 0,
+            start: Vec::new(),
+            len: Vec::new(),
             codes: Vec::new(),
             w: Vec::new(),
             acc: Vec::new(),
@@ -387,7 +414,7 @@ mod tests {
     #[test]
     fn lazy_average_matches_brute_force() {
         let (n_rows, width) = (3, 5);
-        let mut rows = SparseRows::new(n_rows, width, true);
+        let mut rows = SparseRows::new(n_rows, width, true).unwrap();
         let mut dense = vec![0.0; n_rows * width];
         let mut sum = vec![0.0; n_rows * width];
         for step in 0..40_u32 {
@@ -407,7 +434,7 @@ mod tests {
         for (a, s) in averaged.iter().zip(&sum) {
             assert!((a - s / 40.0).abs() < 1e-12, "{a} vs {}", s / 40.0);
         }
-        let mut plain = SparseRows::new(n_rows, width, false);
+        let mut plain = SparseRows::new(n_rows, width, false).unwrap();
         plain.add(1, 4, 2.0);
         plain.add(1, 0, -1.0);
         plain.add(1, 4, 0.5);
@@ -418,6 +445,31 @@ mod tests {
         assert!(snap.validate("w", n_rows, width - 2).is_err());
     }
 
+    /// Row counts and widths beyond the limits are typed errors before any allocation
+    /// (`usize::MAX` rows used to panic with a capacity overflow, `2^40` to abort).
+    #[test]
+    fn new_refuses_sizes_beyond_the_limits() {
+        for (n_rows, width) in [
+            (usize::MAX, 1),
+            (1 << 40, 1),
+            ((1 << 32) + 1, 1),
+            (1, usize::MAX),
+            (1, u32::MAX as usize + 2),
+        ] {
+            let err = SparseRows::new(n_rows, width, false).unwrap_err();
+            assert!(
+                err.to_string().contains("n_rows") || err.to_string().contains("width"),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            SparseRows::new(3, u32::MAX as usize + 1, true)
+                .unwrap()
+                .n_rows(),
+            3
+        );
+    }
+
     /// Many rows filled in a scattered order (moving rows and compacting the arena many
     /// times) keep every cell: the weights, the averages and the dense snapshot equal
     /// those of a dense array updated alongside.
@@ -425,7 +477,7 @@ mod tests {
     fn the_arena_keeps_every_cell_through_moves_and_compactions() {
         let (n_rows, width) = (50, 30);
         for averaging in [false, true] {
-            let mut rows = SparseRows::new(n_rows, width, averaging);
+            let mut rows = SparseRows::new(n_rows, width, averaging).unwrap();
             let mut dense = vec![0.0; n_rows * width];
             let mut sum = vec![0.0; n_rows * width];
             let mut moved = 0;

@@ -121,7 +121,7 @@ impl SpectralRankOne {
         };
         Ok(Self {
             mode,
-            theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0),
+            theta: BlockDiagonal::new(n_blocks, rows, cols, 0.0)?,
             sigma: vec![0.0; n_blocks],
             exact: vec![true; n_blocks],
             u: vec![0.0; m],

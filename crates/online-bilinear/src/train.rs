@@ -44,7 +44,7 @@ use crate::features::EncodedSentence;
 use crate::learner::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::params::{BcdSolver, Reading, TaggerParams};
 use crate::rank_one::{BlockRankOne, BlockUpdate};
-use crate::scoring::{bilinear_scores, sparse_scores};
+use crate::scoring::{bilinear_table, sparse_table};
 use crate::sparse::SparseRows;
 use crate::spectral::{SpectralMode, SpectralRankOne};
 
@@ -233,7 +233,8 @@ impl Bol {
             delta: BlockUpdate::new(l, l + 1),
             zero: params
                 .zero_order
-                .then(|| SparseRows::new(n_features, l, params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging))
+                .transpose()?,
             averaging: params.averaging,
         })
     }
@@ -248,10 +249,10 @@ impl OnlineLearner for Bol {
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
         match &self.state {
-            BolState::PerBlock(s) => s.scores(enc, out),
+            BolState::PerBlock(s) => s.scores_table(enc, out),
             BolState::Spectral(s) => {
                 let (alpha, beta, factor) = s.raw();
-                bilinear_scores(enc, self.l, alpha, beta, factor, None, out);
+                bilinear_table(enc, self.l, alpha, beta, factor, None, out);
             }
         }
         add_zero(enc, self.l, self.zero.as_ref(), out);
@@ -356,10 +357,11 @@ impl Sp {
         Ok(Self {
             l,
             pairs_only_for,
-            w: SparseRows::new(n_features, (l + 1) * l, params.averaging),
+            w: SparseRows::new(n_features, (l + 1) * l, params.averaging)?,
             zero: params
                 .zero_order
-                .then(|| SparseRows::new(n_features, l, params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging))
+                .transpose()?,
         })
     }
 
@@ -371,7 +373,7 @@ impl Sp {
 
 impl OnlineLearner for Sp {
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        sparse_scores(enc, self.l, |k| self.w.row(k), None, out);
+        sparse_table(enc, self.l, |k| self.w.row(k), None, out);
         add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
@@ -490,7 +492,8 @@ impl Bcd {
             beta: Linear::new(try_filled("bcd beta", n, beta0)?, params.averaging)?,
             zero: params
                 .zero_order
-                .then(|| SparseRows::new(n_features, l, params.averaging)),
+                .then(|| SparseRows::new(n_features, l, params.averaging))
+                .transpose()?,
             update_alpha: true,
             g: SparseSum::default(),
             g0: SparseSum::default(),
@@ -514,7 +517,7 @@ impl OnlineLearner for Bcd {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) {
-        bilinear_scores(enc, self.l, &self.alpha.w, &self.beta.w, 1.0, None, out);
+        bilinear_table(enc, self.l, &self.alpha.w, &self.beta.w, 1.0, None, out);
         add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 

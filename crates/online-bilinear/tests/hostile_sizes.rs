@@ -413,3 +413,194 @@ fn header_and_label_errors_are_bounded_and_linear() {
         assert!(message.contains(needle), "{case}: {message}");
     }
 }
+
+/// The public scoring functions check the table size (`score_table_len`) and every slice
+/// they index against the sentence's largest feature id before they allocate or read:
+/// weights of another shape, a sentence encoded with another dictionary, a tag count
+/// whose table cannot exist or whose `(L + 1) L` overflows used to panic on a slice index,
+/// overflow, or abort on the table allocation.
+#[test]
+fn scoring_functions_check_sizes_and_slices() {
+    use bl_core::BlError;
+    use online_bilinear::scoring::{bilinear_scores, linear_scores, sparse_scores};
+    use online_bilinear::{FeatureDict, Templates};
+
+    let corpus = synthetic::lexicon(4, 1).unwrap();
+    let dict = FeatureDict::build(&corpus, &Templates::segmentation(), 1).unwrap();
+    let enc = dict.encode(&corpus.sentences()[0]).unwrap();
+    let empty = dict.encode(&Sentence::untagged(&[] as &[&str])).unwrap();
+    let (k, l, p) = (dict.len(), 3, 4);
+    let (alpha, beta, w, z) = (
+        vec![0.5; k * l],
+        vec![0.25; k * p],
+        vec![1.0; k * l * p],
+        vec![0.1; k * l],
+    );
+    // The sentence reads features 0..read (its largest id + 1): one value short of that.
+    let read = (0..enc.len())
+        .flat_map(|i| enc.at(i).iter().copied())
+        .max()
+        .unwrap() as usize
+        + 1;
+    let short = vec![0.0; read * l - 1];
+    // A row of codes below (L + 1) L, one with a code past it, one with a missing weight.
+    let (good_codes, good_values) = (vec![0_u32, 5, 9], vec![1.0, 2.0, 3.0]);
+    let (bad_codes, short_values) = (vec![0_u32, (p * l) as u32], vec![1.0]);
+
+    #[derive(Debug)]
+    enum Want {
+        Invalid,
+        Shape,
+    }
+    let mut out = Vec::new();
+    let big_l = MAX_TAGS + 1;
+    let cases: Vec<(&str, online_bilinear::Result<()>, Want)> = vec![
+        (
+            "bilinear alpha short",
+            bilinear_scores(&enc, l, &short, &beta, 1.0, None, &mut out),
+            Want::Shape,
+        ),
+        (
+            "bilinear beta short",
+            bilinear_scores(&enc, l, &alpha, &beta[..read * p - 1], 1.0, None, &mut out),
+            Want::Shape,
+        ),
+        (
+            "bilinear zero short",
+            bilinear_scores(&enc, l, &alpha, &beta, 1.0, Some(&short), &mut out),
+            Want::Shape,
+        ),
+        (
+            "bilinear L above MAX_TAGS",
+            bilinear_scores(&enc, big_l, &alpha, &beta, 1.0, None, &mut out),
+            Want::Invalid,
+        ),
+        (
+            "bilinear L = usize::MAX, empty sentence",
+            bilinear_scores(&empty, usize::MAX, &[], &[], 1.0, None, &mut out),
+            Want::Invalid,
+        ),
+        (
+            "linear w short",
+            linear_scores(&enc, l, &w[..read * l * p - 1], None, &mut out),
+            Want::Shape,
+        ),
+        (
+            "linear zero short",
+            linear_scores(&enc, l, &w, Some(&short), &mut out),
+            Want::Shape,
+        ),
+        (
+            "linear L above MAX_TAGS",
+            linear_scores(&enc, big_l, &w, None, &mut out),
+            Want::Invalid,
+        ),
+        (
+            "linear L = usize::MAX",
+            linear_scores(&empty, usize::MAX, &w, None, &mut out),
+            Want::Invalid,
+        ),
+        (
+            "sparse code past (L + 1) L",
+            sparse_scores(
+                &enc,
+                l,
+                |_| (&bad_codes[..], &good_values[..2]),
+                None,
+                &mut out,
+            ),
+            Want::Invalid,
+        ),
+        (
+            "sparse weights shorter than codes",
+            sparse_scores(
+                &enc,
+                l,
+                |_| (&good_codes[..], &short_values[..]),
+                None,
+                &mut out,
+            ),
+            Want::Shape,
+        ),
+        (
+            "sparse zero short",
+            sparse_scores(
+                &enc,
+                l,
+                |_| (&good_codes[..], &good_values[..]),
+                Some(&short),
+                &mut out,
+            ),
+            Want::Shape,
+        ),
+        (
+            "sparse L above MAX_TAGS",
+            sparse_scores(&enc, big_l, |_| (&[][..], &[][..]), None, &mut out),
+            Want::Invalid,
+        ),
+        (
+            "sparse L = usize::MAX",
+            sparse_scores(&empty, usize::MAX, |_| (&[][..], &[][..]), None, &mut out),
+            Want::Invalid,
+        ),
+    ];
+    for (case, result, want) in cases {
+        match (&result, &want) {
+            (Err(OblError::Core(BlError::InvalidParameter { .. })), Want::Invalid)
+            | (Err(OblError::Core(BlError::ShapeMismatch { .. })), Want::Shape) => {}
+            _ => panic!("{case}: expected {want:?}, got {result:?}"),
+        }
+        let message = result.unwrap_err().to_string();
+        assert!(message.len() < MESSAGE_LIMIT, "{case}: {message}");
+    }
+    // Nothing was allocated for a refused table.
+    assert!(out.capacity() < 1 << 20, "{}", out.capacity());
+
+    // Within the limits the tables are written as before.
+    let table = enc.len() * p * l;
+    bilinear_scores(&enc, l, &alpha, &beta, 1.0, Some(&z), &mut out).unwrap();
+    assert_eq!(out.len(), table);
+    linear_scores(&enc, l, &w, Some(&z), &mut out).unwrap();
+    assert_eq!(out.len(), table);
+    sparse_scores(
+        &enc,
+        l,
+        |_| (&good_codes[..], &good_values[..]),
+        Some(&z),
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(out.len(), table);
+    for l in [0, 1] {
+        sparse_scores(&empty, l, |_| (&[][..], &[][..]), None, &mut out).unwrap();
+        assert!(out.is_empty());
+    }
+}
+
+/// `BlockRankOne::scores` checks the table size and that every feature id of the
+/// sentence has a block (a sentence encoded with a larger dictionary panicked on the
+/// block table).
+#[test]
+fn block_rank_one_scores_check_the_sentence() {
+    use online_bilinear::{FeatureDict, Templates};
+
+    let corpus = synthetic::lexicon(4, 1).unwrap();
+    let dict = FeatureDict::build(&corpus, &Templates::segmentation(), 1).unwrap();
+    let enc = dict.encode(&corpus.sentences()[0]).unwrap();
+    let mut out = Vec::new();
+    let fewer_blocks = BlockRankOne::new(1, 3, 4, false).unwrap();
+    invalid(
+        "feature id past n_blocks",
+        fewer_blocks.scores(&enc, &mut out),
+        &["n_blocks"],
+    );
+    let wide = BlockRankOne::new(dict.len(), MAX_TAGS + 1, 1, false).unwrap();
+    invalid(
+        "table past the bound",
+        wide.scores(&enc, &mut out),
+        &["score table"],
+    );
+    let state = BlockRankOne::new(dict.len(), 3, 4, false).unwrap();
+    state.scores(&enc, &mut out).unwrap();
+    assert_eq!(out.len(), enc.len() * 4 * 3);
+}
