@@ -9,7 +9,12 @@ use bl_core::error::build::invalid;
 /// The zeroed buffer of `n` samples of `s x t`, refused (a typed error, nothing
 /// allocated) above [`bl_core::limits::MAX_ELEMENTS`] values or when the memory is not
 /// available.
+/// Every size is at least 1 (so `n s t` also bounds the `n` labels: with `s = 0` a
+/// product of 0 let `n = 2^33` labels through to a 64 GiB allocation).
 fn samples_buffer(what: &'static str, n: usize, s: usize, t: usize) -> Result<Vec<f64>> {
+    for (name, value) in [("n", n), ("s", s), ("t", t)] {
+        bl_core::params::at_least(name, value, 1)?;
+    }
     Ok(bl_core::limits::try_zeroed(what, &[n, s, t])?)
 }
 

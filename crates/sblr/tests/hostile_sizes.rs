@@ -179,6 +179,21 @@ fn synthetic_generators_refuse_huge_sizes_before_allocating() {
             three_classes(huge.0, huge.1, huge.2, 0),
         ),
         ("three_classes overflow", three_classes(3, usize::MAX, 3, 0)),
+        // A zero dimension made `n s t` zero and let 2^33 labels through (found by the
+        // `sizes` fuzz target: a 64 GiB allocation).
+        ("two_class 2^33 x 2 x 0", two_class(1 << 33, 2, 0, 1.0, 0)),
+        (
+            "random_dataset 2^33 x 0 x 2",
+            random_dataset(1 << 33, 0, 2, 0),
+        ),
+        (
+            "planted 2^33 x 2 x 0",
+            planted(1 << 33, 2, 0, &[0], &[0], 0),
+        ),
+        (
+            "three_classes 2^33 x 0 x 3",
+            three_classes(1 << 33, 0, 3, 0),
+        ),
     ];
     for (case, result) in cases {
         assert_refused(case, result);
