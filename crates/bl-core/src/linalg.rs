@@ -5,12 +5,60 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::matmul::matmul;
 use faer::linalg::solvers::SolveLstsq;
 use faer::matrix_free::eigen::{PartialEigenParams, partial_svd, partial_svd_scratch};
-use faer::{Accum, Col, ColMut, ColRef, Mat, MatRef, Par};
+use faer::{Accum, Col, ColMut, ColRef, Mat, MatMut, MatRef, Par};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::error::{BlError, Result, ensure_len};
+
+/// Largest `m n k` for which [`product`] computes an `m x k` by `k x n` product with a
+/// plain loop instead of faer's `matmul`. Above `16^3` faer hands a product to its
+/// large-matrix kernel (`private-gemm-x86`), whose first use on a thread reserves two
+/// packing buffers of the L3 cache's size (64 MiB on a machine with 32 MiB of L3), kept
+/// by that thread for good: a fit of a 40 x 40 max-cut problem held 64 MiB that way. Up
+/// to this size the loop costs microseconds; above it the blocked kernel pays for its
+/// buffers.
+pub const SMALL_PRODUCT: usize = 1 << 16;
+
+/// `dst = lhs rhs` or `dst += lhs rhs` ([`Accum`]): a plain loop up to
+/// [`SMALL_PRODUCT`] multiply-adds, faer's `matmul` (with `par`) above it. The two agree
+/// up to rounding (tested to `1e-12` relative).
+///
+/// # Panics
+/// When the shapes do not agree (as faer's `matmul`): a caller's bug, not an input.
+pub fn product(
+    mut dst: MatMut<'_, f64>,
+    accum: Accum,
+    lhs: MatRef<'_, f64>,
+    rhs: MatRef<'_, f64>,
+    par: Par,
+) {
+    let (m, k, n) = (lhs.nrows(), lhs.ncols(), rhs.ncols());
+    assert!(
+        rhs.nrows() == k && dst.nrows() == m && dst.ncols() == n,
+        "product: {m} x {k} times {} x {n} into {} x {}",
+        rhs.nrows(),
+        dst.nrows(),
+        dst.ncols()
+    );
+    if m.saturating_mul(n).saturating_mul(k) > SMALL_PRODUCT {
+        matmul(dst, accum, lhs, rhs, 1.0, par);
+        return;
+    }
+    for j in 0..n {
+        for i in 0..m {
+            let mut s = 0.0;
+            for l in 0..k {
+                s += lhs[(i, l)] * rhs[(l, j)];
+            }
+            match accum {
+                Accum::Replace => dst[(i, j)] = s,
+                Accum::Add => dst[(i, j)] += s,
+            }
+        }
+    }
+}
 
 fn shape(r: usize, c: usize) -> String {
     format!("{r} x {c}")

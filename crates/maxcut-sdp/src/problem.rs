@@ -73,7 +73,7 @@ impl LowRankFactor {
     /// Forms `C = G G^T` densely (column-major `n x n`, exactly symmetric): the lower
     /// triangle by one triangular product (half the work of a full product), mirrored.
     /// Up to `n^2 m <=` [`SMALL_FORM`] the lower triangle is a plain loop of dot products
-    /// (see [`SMALL_PRODUCT`] for why), above it faer's blocked triangular product.
+    /// (see [`bl_core::linalg::SMALL_PRODUCT`] for why), above it faer's blocked triangular product.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] if `n x n` values cannot be allocated.
@@ -115,46 +115,11 @@ impl LowRankFactor {
     }
 }
 
-/// Largest `m n k` for which [`product`] computes an `m x k` by `k x n` product with a
-/// plain loop instead of faer's `matmul`. Above `16^3` faer hands a product to its
-/// large-matrix kernel (`private-gemm-x86`), whose first use on a thread reserves two
-/// packing buffers of the L3 cache's size (64 MiB on a machine with 32 MiB of L3), kept
-/// by that thread for good: a fit of a 40 x 40 problem held 64 MiB that way. Up to this
-/// size the loop costs microseconds; above it the blocked kernel pays for its buffers.
-pub(crate) const SMALL_PRODUCT: usize = 1 << 16;
-
 /// Largest `n^2 m` for which [`LowRankFactor::form`] uses a plain loop (one product per
 /// fit, `n^2 m / 2` multiply-adds: about a millisecond at this size).
 pub(crate) const SMALL_FORM: usize = 1 << 22;
 
-/// `dst = lhs rhs` or `dst += lhs rhs` ([`Accum`]): a plain loop up to
-/// [`SMALL_PRODUCT`], faer's `matmul` (with `par`) above it. The two agree up to rounding
-/// (tested to `1e-12` relative).
-pub(crate) fn product(
-    mut dst: MatMut<'_, f64>,
-    accum: Accum,
-    lhs: MatRef<'_, f64>,
-    rhs: MatRef<'_, f64>,
-    par: Par,
-) {
-    let (m, k, n) = (lhs.nrows(), lhs.ncols(), rhs.ncols());
-    if m.saturating_mul(n).saturating_mul(k) > SMALL_PRODUCT {
-        matmul(dst, accum, lhs, rhs, 1.0, par);
-        return;
-    }
-    for j in 0..n {
-        for i in 0..m {
-            let mut s = 0.0;
-            for l in 0..k {
-                s += lhs[(i, l)] * rhs[(l, j)];
-            }
-            match accum {
-                Accum::Replace => dst[(i, j)] = s,
-                Accum::Add => dst[(i, j)] += s,
-            }
-        }
-    }
-}
+pub(crate) use bl_core::linalg::product;
 
 #[derive(Debug, Clone)]
 pub(crate) enum Repr {

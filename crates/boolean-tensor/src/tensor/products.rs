@@ -1,6 +1,6 @@
 //! The Khatri–Rao product and the reconstruction of a tensor from CP factors.
 
-use faer::linalg::matmul::matmul;
+use bl_core::linalg::product;
 use faer::reborrow::ReborrowMut;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
@@ -65,12 +65,11 @@ pub(crate) fn cp_reconstruct_into(
     }
     kr.resize_with(d1 * d2, r, |_, _| 0.0);
     khatri_rao_into(f2, f1, kr.as_mut());
-    matmul(
+    product(
         MatMut::from_column_major_slice_mut(out, d0, d1 * d2),
         Accum::Replace,
         f0,
         kr.as_ref().transpose(),
-        1.0,
         par,
     );
 }
@@ -106,7 +105,7 @@ pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
         let w = d0.min(r - start);
         kr.resize_with(d1 * d2, w, |_, _| 0.0);
         khatri_rao_into(f2.subcols(start, w), f1.subcols(start, w), kr.as_mut());
-        matmul(
+        product(
             MatMut::from_column_major_slice_mut(&mut out, d0, d1 * d2),
             if start == 0 {
                 Accum::Replace
@@ -115,7 +114,6 @@ pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
             },
             f0.subcols(start, w),
             kr.as_ref().transpose(),
-            1.0,
             Par::Seq,
         );
         start += w;
