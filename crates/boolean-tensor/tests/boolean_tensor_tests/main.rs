@@ -1,0 +1,13 @@
+//! The integration tests of `boolean-tensor`, one module per file, linked into one test binary
+//! (one link step instead of 8). Files that install a counting global allocator
+//! stay binaries of their own beside this folder: an allocator is per process.
+
+mod common;
+mod baselines;
+mod bmp;
+mod custom_qp;
+mod errors;
+mod hostile_sizes;
+mod metrics;
+mod observed_fit;
+mod tensor;

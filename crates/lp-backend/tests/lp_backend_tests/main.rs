@@ -1,0 +1,6 @@
+//! The integration tests of `lp-backend`, one module per file, linked into one test binary
+//! (one link step instead of 2). Files that install a counting global allocator
+//! stay binaries of their own beside this folder: an allocator is per process.
+
+mod conformance;
+mod hostile_sizes;

@@ -1,0 +1,21 @@
+//! The integration tests of `sblr`, one module per file, linked into one test binary
+//! (one link step instead of 15). Files that install a counting global allocator
+//! stay binaries of their own beside this folder: an allocator is per process.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod bad_input;
+mod baselines_multiclass;
+mod binary;
+mod block_conformance;
+mod custom_block_update;
+mod fuzz_regressions;
+mod hostile_sizes;
+mod linear_f32;
+mod linear_termination;
+mod observed_fit;
+mod passes;
+mod precision;
+mod saved_models;
+mod step_rule_and_cv;
+mod stopping;
