@@ -1,13 +1,17 @@
 //! `cargo xtask test`: the workspace's one test command.
 //!
-//! 1. `cargo test --workspace` (skipped with `--python-only`);
+//! Every step builds in the release profile, the profile of the `cargo xtask` alias, with
+//! the same feature set (see `docs/development.md`): the tests, the Python reference, the
+//! wheel and `cargo xtask reproduce` afterwards share one build of every crate.
+//!
+//! 1. `cargo test --workspace --release` (skipped with `--python-only`);
 //! 2. a virtual environment under `target/python-venv` (created once with
 //!    `python3 -m venv`; the pinned packages of `bindings/python/requirements-test.txt`
 //!    are installed again only when that file changes);
-//! 3. the Rust crates' reference results (`cargo run -p bilinear-python --example
+//! 3. the Rust crates' reference results (`cargo run --release -p bilinear-python --example
 //!    rust_reference`) for the Python suite's equality tests;
-//! 4. the wheel of `bindings/python` (`maturin build`, dev profile unless `--release`),
-//!    installed into the environment;
+//! 4. the wheel of `bindings/python` (`maturin build --release`), installed into the
+//!    environment;
 //! 5. `pytest` on `bindings/python/tests` (scikit-learn's estimator checks included).
 
 use std::ffi::OsStr;
@@ -26,9 +30,6 @@ pub struct TestArgs {
     /// Pass `--locked` to every cargo command (CI: the lock file must be up to date).
     #[arg(long)]
     pub locked: bool,
-    /// Build the wheel in the release profile (default: dev, faster to build).
-    #[arg(long)]
-    pub release: bool,
     /// The Python interpreter that creates the environment (default: `$BILINEAR_PYTHON`,
     /// else `python3`).
     #[arg(long, value_name = "PYTHON")]
@@ -136,7 +137,7 @@ pub fn test(args: &TestArgs) -> anyhow::Result<()> {
         run(
             &root,
             &cargo,
-            argv(&format!("test --workspace{locked}"), &[]),
+            argv(&format!("test --workspace --release{locked}"), &[]),
             &[],
         )?;
     }
@@ -150,14 +151,14 @@ pub fn test(args: &TestArgs) -> anyhow::Result<()> {
     let bin = venv.join("bin");
 
     let reference = target.join("python-reference.json");
-    let example = format!("run -q{locked} -p bilinear-python --example rust_reference --");
+    let example =
+        format!("run -q --release{locked} -p bilinear-python --example rust_reference --");
     run(&root, &cargo, argv(&example, &[reference.as_os_str()]), &[])?;
 
     let wheels = target.join("python-wheels");
     let _ = fs::remove_dir_all(&wheels);
-    let profile = if args.release { "release" } else { "dev" };
     let manifest = root.join("bindings/python/Cargo.toml");
-    let build = format!("build{locked} --profile {profile} --manifest-path");
+    let build = format!("build{locked} --release --manifest-path");
     let out = [
         manifest.as_os_str(),
         OsStr::new("--out"),

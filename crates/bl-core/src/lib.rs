@@ -13,7 +13,7 @@ pub mod metrics;
 pub mod params;
 pub mod prox;
 pub mod random;
-#[cfg(feature = "testing")]
+#[doc(hidden)]
 pub mod testing;
 
 pub use engine::{FitReport, Observer, StoppingRule, TerminationReason};

@@ -1,5 +1,7 @@
-//! Helpers for the workspace's own tests of saved-model loaders (behind the `testing`
-//! feature, which only dev-dependencies enable).
+//! Helpers for the workspace's own tests of saved-model loaders (hidden from the
+//! documentation; not part of the supported API). Always compiled rather than behind a
+//! feature: a feature that only the tests turn on gave `cargo test` a second build of
+//! bl-core and of every crate above it (`docs/development.md`).
 //!
 //! A saved model is JSON; [`mutate_json`] applies one seeded random edit to it (a number,
 //! string, array length or field replaced by an awkward value), so a test can check that

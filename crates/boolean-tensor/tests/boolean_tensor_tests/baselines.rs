@@ -5,7 +5,7 @@ use boolean_tensor::{
 };
 use faer::Mat;
 
-mod common;
+use crate::common;
 
 fn planted_cp(shape: [usize; 3], rank: usize, seed: u64) -> (Tensor, [Mat<f64>; 3]) {
     let mut rng = bl_core::random::seeded_rng(seed);

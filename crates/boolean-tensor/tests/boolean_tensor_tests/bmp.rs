@@ -6,7 +6,7 @@ use boolean_tensor::{
 };
 use faer::Mat;
 
-mod common;
+use crate::common;
 
 #[test]
 fn atom_search_recovers_a_planted_atom_along_each_mode() {

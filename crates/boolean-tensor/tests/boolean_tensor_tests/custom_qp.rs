@@ -11,7 +11,7 @@ use boolean_tensor::{Bmp, Decomposition, ExactQp, Fit, Lfm, MixingQp, TensorErro
 use faer::MatRef;
 use rand::RngExt;
 
-mod common;
+use crate::common;
 
 /// Randomized 1-flip local search: `starts` seeded random Boolean starts plus every
 /// single row, each improved by single flips until none raises `||G^T z||^2`; the best

@@ -5,7 +5,7 @@ use boolean_tensor::{
     Atom, Bmp, ExactQp, Fit, MixingQp, SyntheticParams, Tensor, TensorError, search_atom,
 };
 
-mod common;
+use crate::common;
 
 #[test]
 fn zero_size_modes_are_rejected() {

@@ -2,9 +2,9 @@
 //! (one link step instead of 8). Files that install a counting global allocator
 //! stay binaries of their own beside this folder: an allocator is per process.
 
-mod common;
 mod baselines;
 mod bmp;
+mod common;
 mod custom_qp;
 mod errors;
 mod hostile_sizes;

@@ -8,7 +8,7 @@ use boolean_tensor::{
     Bmp, CpAls, Decomposition, Fit, Fitted, Lfm, Sustain, Tensor, Tucker, metrics,
 };
 
-mod common;
+use crate::common;
 
 fn data(noise: f64, missing: f64) -> boolean_tensor::SyntheticData {
     common::data([10, 9, 8], 3, noise, missing, 11)

@@ -1,6 +1,6 @@
 //! The {0,1} -> ±1 reduction with a homogenizing variable.
 
-mod common;
+use crate::common;
 
 use common::*;
 use faer::Mat;

@@ -7,7 +7,7 @@ use maxcut_sdp::{
     Problem, RandomPermutation, Result,
 };
 
-mod common;
+use crate::common;
 use common::FnOrder;
 
 #[test]

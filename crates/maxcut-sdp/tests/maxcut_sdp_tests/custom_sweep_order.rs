@@ -5,7 +5,7 @@ use maxcut_sdp::conformance::sweep_order;
 use maxcut_sdp::synthetic::gnp_weighted;
 use maxcut_sdp::{Cyclic, Fit, Fitted, MixingParams, Problem};
 
-mod common;
+use crate::common;
 use common::FnOrder;
 
 /// Symmetric Gauss–Seidel: forward in odd sweeps, backward in even ones.

@@ -1,6 +1,6 @@
 //! Gray-code enumeration against naive brute force.
 
-mod common;
+use crate::common;
 
 use common::*;
 use maxcut_sdp::{BooleanQp, Fit, Problem};

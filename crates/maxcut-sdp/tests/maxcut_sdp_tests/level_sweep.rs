@@ -3,7 +3,7 @@
 //! one `axpy` per stored entry), the sequential kernel and the definition of the sweep:
 //! the same iterates bit for bit, for any number of threads.
 
-mod common;
+use crate::common;
 
 use faer::{Mat, MatRef};
 use maxcut_sdp::params::SparseSweep;

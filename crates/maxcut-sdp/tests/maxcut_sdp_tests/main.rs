@@ -2,8 +2,8 @@
 //! (one link step instead of 12). Files that install a counting global allocator
 //! stay binaries of their own beside this folder: an allocator is per process.
 
-mod common;
 mod boolean_qp;
+mod common;
 mod conformance;
 mod custom_bqp_solver;
 mod custom_sweep_order;

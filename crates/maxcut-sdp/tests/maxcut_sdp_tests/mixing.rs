@@ -1,7 +1,7 @@
 //! Invariants of the mixing method: unit columns, monotone objective, agreement of the
 //! three forms of `C`, closed-form SDP values, determinism.
 
-mod common;
+use crate::common;
 
 use common::*;
 use faer::{Mat, MatRef};

@@ -3,7 +3,7 @@
 //! never falls (each coordinate update is an exact maximization, Wang et al. 2017, eq. (4))
 //! and stays below the certified dual bound (weak duality), which brackets it from above.
 
-mod common;
+use crate::common;
 
 use bl_core::engine::IterationView;
 use common::problems;

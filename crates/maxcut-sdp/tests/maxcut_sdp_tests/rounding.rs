@@ -1,6 +1,6 @@
 //! Rounding and local search against the SDP value and the exact optimum.
 
-mod common;
+use crate::common;
 
 use common::*;
 use faer::Mat;

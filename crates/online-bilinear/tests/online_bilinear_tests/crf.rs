@@ -1,7 +1,7 @@
 //! The CRF baselines on a small learnable task: the Rust CRF, and (with the `crfsuite`
 //! feature) CRFsuite beside it.
 
-mod common;
+use crate::common;
 
 use online_bilinear::Fit as _;
 use online_bilinear::Fitted as _;

@@ -2,7 +2,7 @@
 //! fit, pass the conformance suite, and agree with the built-in learners; every built-in
 //! passes the same suite; a learner that breaks the contract gets a typed error.
 
-mod common;
+use crate::common;
 
 use online_bilinear::Result;
 use online_bilinear::learner::conformance::{check_learner, check_learns};

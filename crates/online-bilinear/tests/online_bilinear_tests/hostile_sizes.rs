@@ -4,7 +4,7 @@
 //! `viterbi::MAX_TAGS` tags; duplicate names and tags are found in one hashed pass; error
 //! messages quote a bounded part of what they refuse.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! The learners on a small synthetic segmentation task that a first-order tagger can learn:
 //! low error, determinism with a seed, averaging, 0-order features, save/load, bad input.
 
-mod common;
+use crate::common;
 
 use bl_core::random::seeded_rng;
 use online_bilinear::{Corpus, Learner, OblError, Sentence, TaggerParams, Template, Templates};

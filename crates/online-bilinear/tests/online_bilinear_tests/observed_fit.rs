@@ -1,7 +1,7 @@
 //! Every public fit of the crate run with an observer attached: the observer sees exactly
 //! the report's trace, one record per epoch, and the trace obeys what the theory gives.
 
-mod common;
+use crate::common;
 
 use bl_core::engine::{IterationView, TerminationReason};
 use online_bilinear::{

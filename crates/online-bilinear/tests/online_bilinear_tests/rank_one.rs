@@ -1,7 +1,7 @@
 //! bol's dual state: the warm-started block power steps against bl-core's power iteration
 //! and against a dense SVD of the whole block-diagonal Theta.
 
-mod common;
+use crate::common;
 
 use bl_core::linalg::{
     LinearOperator, PowerIterationParams, power_iteration, top_singular_vectors,

@@ -2,7 +2,7 @@
 //! bol with `F_1*(Theta) = 1/2 ||Theta||_2^2` (exact gradient, and Algorithm 2's eqs.
 //! (9)-(12) as printed) and bcd with Algorithm 1's start and the SVM (7) as printed.
 
-mod common;
+use crate::common;
 
 use bl_core::linalg::top_singular_vectors;
 use bl_core::random::seeded_rng;

@@ -2,7 +2,7 @@
 //! quickly and without panicking; weights that overflow are typed errors, at load time or
 //! (for long sentences) at prediction time.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! Bad input gives typed errors naming the problem; nothing panics.
 
-mod common;
+use crate::common;
 
 use bl_core::BlError;
 use bl_core::data::MatrixDataset;

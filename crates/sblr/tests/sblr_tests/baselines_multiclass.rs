@@ -1,7 +1,7 @@
 //! Baselines (FISTA logistic regression), one-vs-all, the multinomial model and model
 //! selection.
 
-mod common;
+use crate::common;
 
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;

@@ -1,7 +1,7 @@
 //! The binary model: gradients, Alg. 2's step rule and monotonicity, convergence,
 //! planted data, serde.
 
-mod common;
+use crate::common;
 
 use bl_core::engine::TerminationReason;
 use bl_core::random::{seeded_rng, standard_normal_mat};

@@ -2,12 +2,12 @@
 //! (one link step instead of 15). Files that install a counting global allocator
 //! stay binaries of their own beside this folder: an allocator is per process.
 
-#[path = "../common/mod.rs"]
-mod common;
 mod bad_input;
 mod baselines_multiclass;
 mod binary;
 mod block_conformance;
+#[path = "../common/mod.rs"]
+mod common;
 mod custom_block_update;
 mod fuzz_regressions;
 mod hostile_sizes;

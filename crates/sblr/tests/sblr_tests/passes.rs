@@ -3,7 +3,7 @@
 //! must round exactly as the scalar loops below, which add the terms in the documented
 //! order. Also the input checks of the public entry points.
 
-mod common;
+use crate::common;
 
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::random::{fill_standard_normal, seeded_rng};

@@ -2,7 +2,7 @@
 //! (f32-representable) values, and the data passes give bit-identical results for any
 //! number of threads.
 
-mod common;
+use crate::common;
 
 use bl_core::data::MatrixDataset;
 use sblr::synthetic::two_class;

@@ -3,7 +3,7 @@
 //! `from_json` and by plain `serde_json::from_str` alike, quickly and without panicking.
 //! A valid round trip still gives identical predictions.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
