@@ -157,7 +157,7 @@ pub(crate) fn atom_factor_mats(
 }
 
 /// The tensor `sum_i c_i z_i (x) u_i (x) w_i` (fully observed), built as
-/// [`cp_to_tensor`](crate::cp_to_tensor) builds a CP model: the size of the tensor is
+/// [`cp_to_tensor`] builds a CP model: the size of the tensor is
 /// checked before it is allocated, and the atoms are added in blocks whose workspace is
 /// no larger than the tensor.
 ///
