@@ -140,9 +140,19 @@ fn reservable(name: &'static str, n: usize) -> Result<()> {
     })
 }
 
-/// `F^T F`.
+/// `F^T F`, through [`bl_core::linalg::product`]: a small Gram matrix (rank 53 over a
+/// mode of 3 took faer's large-matrix path) does not reserve faer's 64 MiB packing
+/// buffers.
 pub(crate) fn gram(f: MatRef<'_, f64>) -> Mat<f64> {
-    f.transpose() * f
+    let mut g = Mat::zeros(f.ncols(), f.ncols());
+    bl_core::linalg::product(
+        g.as_mut(),
+        faer::Accum::Replace,
+        f.transpose(),
+        f,
+        faer::get_global_parallelism(),
+    );
+    g
 }
 
 /// `1/2 ||X - W||^2` of a CP model `W = [[F_0, F_1, F_2]]` on a tensor without missing

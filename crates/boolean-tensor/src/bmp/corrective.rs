@@ -127,7 +127,10 @@ pub(crate) fn masked_gram(atoms: &[Atom], shape: [usize; 3], entries: &EntrySet)
     let ones = vec![1.0; k];
     let f = atom_factor_mats(atoms, &ones, shape);
     let full = || {
-        let g: Vec<Mat<f64>> = f.iter().map(|fm| fm.transpose() * fm).collect();
+        let g: Vec<Mat<f64>> = f
+            .iter()
+            .map(|fm| crate::common::gram(fm.as_ref()))
+            .collect();
         Mat::from_fn(k, k, |i, j| g[0][(i, j)] * g[1][(i, j)] * g[2][(i, j)])
     };
     let entry_values = |idx: &[usize]| {
