@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use bl_core::engine::{FitReport, Observer, Progress, StoppingRule};
 use bl_core::metrics::PrecisionRecallF1;
-use bl_core::{Fit, Fitted, ParamGuard};
+use bl_core::{Fit, Fitted, ParamGuard, TerminationReason};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Corpus, Sentence};
@@ -280,7 +280,7 @@ impl TaggerParams {
             let rule = StoppingRule::new(1, 0.0);
             model.report = bl_core::engine::run(&rule, observers, |_| {
                 let started = Instant::now();
-                let (weights, iteration_seconds) = crate::crf::fit(
+                let (weights, iteration_seconds, optimizer) = crate::crf::fit(
                     self,
                     &prepared.encoded,
                     &prepared.gold,
@@ -306,8 +306,21 @@ impl TaggerParams {
                 if let Some(callback) = on_epoch.as_mut() {
                     callback(&info, &model)?;
                 }
+                // The one outer step ends the way the optimizer ended: converged (change
+                // 0 meets the tolerance 0), solved, out of budget or numerically failed;
+                // out of iterations (change 1 against the budget of 1 step) otherwise,
+                // and for the CRFsuite backend, which does not tell.
+                use bl_core::engine::Stop;
+                let (change, stop) = match optimizer {
+                    Some(TerminationReason::Converged) => (0.0, None),
+                    Some(TerminationReason::Solved) => (1.0, Some(Stop::Solved)),
+                    Some(TerminationReason::BudgetExhausted) => (1.0, Some(Stop::BudgetExhausted)),
+                    Some(TerminationReason::NumericalFailure) => (f64::NAN, None),
+                    _ => (1.0, None),
+                };
                 Ok::<_, OblError>(
-                    Progress::new(errors as f64 / tokens.max(1) as f64, 1.0)
+                    Progress::new(errors as f64 / tokens.max(1) as f64, change)
+                        .stop_if(stop)
                         .with("token_errors", errors as f64)
                         .with("tokens", tokens as f64)
                         .with("train_seconds", model.train_seconds)

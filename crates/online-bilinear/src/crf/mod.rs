@@ -34,6 +34,8 @@ mod crfsuite;
 
 use std::time::Instant;
 
+use bl_core::TerminationReason;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{OblError, Result};
@@ -98,9 +100,14 @@ struct Step {
 }
 
 /// Runs `step` through the workspace's iteration engine, one optimizer iteration per call,
-/// with CRFsuite's stopping rule; `f0` is the objective at the start. Returns the number
-/// of iterations.
-fn drive(max_iterations: usize, f0: f64, mut step: impl FnMut() -> Result<Step>) -> Result<usize> {
+/// with CRFsuite's stopping rule; `f0` is the objective at the start. Returns the run's
+/// report (its termination is the optimizer's: converged by the delta test, solved by the
+/// gradient test or a line search that can go no further, or out of iterations).
+fn drive(
+    max_iterations: usize,
+    f0: f64,
+    mut step: impl FnMut() -> Result<Step>,
+) -> Result<bl_core::FitReport> {
     use bl_core::engine::{Progress, StoppingRule, run};
     let rule = StoppingRule {
         max_iter: max_iterations,
@@ -120,7 +127,7 @@ fn drive(max_iterations: usize, f0: f64, mut step: impl FnMut() -> Result<Step>)
         let stop = s.stop.then_some(bl_core::engine::Stop::Solved);
         Ok::<_, OblError>(Progress::new(s.objective, change).stop_if(stop))
     })?;
-    Ok(info.iterations)
+    Ok(info)
 }
 
 /// Checks that the gold tags fit the sentences and the tag count, and feature ids `< K`.
@@ -176,14 +183,18 @@ pub(crate) fn fit(
     gold: &[Vec<usize>],
     n_features: usize,
     n_tags: usize,
-) -> Result<(Weights, Vec<f64>)> {
+) -> Result<(Weights, Vec<f64>, Option<TerminationReason>)> {
     check_data(encoded, gold, n_features, n_tags)?;
     match params.crf_backend {
         CrfBackend::Rust => {
-            let (w, seconds) = fit_rust(params, encoded, gold, n_features, n_tags)?;
-            Ok((Weights::Crf(w), seconds))
+            let (w, seconds, termination) = fit_rust(params, encoded, gold, n_features, n_tags)?;
+            Ok((Weights::Crf(w), seconds, Some(termination)))
         }
-        CrfBackend::Crfsuite => fit_crfsuite(params, encoded, gold),
+        CrfBackend::Crfsuite => {
+            // CRFsuite does not tell how its optimizer ended.
+            let (w, seconds) = fit_crfsuite(params, encoded, gold)?;
+            Ok((w, seconds, None))
+        }
     }
 }
 
@@ -244,7 +255,7 @@ fn fit_rust(
     gold: &[Vec<usize>],
     n_features: usize,
     n_tags: usize,
-) -> Result<(CrfWeights, Vec<f64>)> {
+) -> Result<(CrfWeights, Vec<f64>, TerminationReason)> {
     let started = Instant::now();
     let index = objective::StateIndex::observed(encoded, gold, n_features, n_tags);
     let mut objective =
@@ -264,7 +275,7 @@ fn fit_rust(
     let x0 = vec![0.0; dim];
     let mut qn = optim::QuasiNewton::new(settings, x0, &mut loss);
     let mut seconds = Vec::new();
-    drive(params.crf_max_iterations, qn.objective(), || {
+    let report = drive(params.crf_max_iterations, qn.objective(), || {
         let outcome = qn.iterate(&mut loss);
         seconds.push(started.elapsed().as_secs_f64());
         Ok(Step {
@@ -280,6 +291,7 @@ fn fit_rust(
             transition: transition.to_vec(),
         },
         seconds,
+        report.termination,
     ))
 }
 

@@ -138,3 +138,29 @@ fn the_rust_crf_and_crfsuite_reach_the_same_f1() {
         );
     }
 }
+
+/// The fit's report tells how the optimizer ended: with room to converge, the Rust CRF
+/// reports a converged (or solved) run, not `MaxIterations` (every CRF fit used to say
+/// `MaxIterations`, its one outer step dropping the optimizer's termination); with a
+/// budget of 2 iterations it is out of iterations.
+#[test]
+fn a_crf_that_converges_reports_convergence() {
+    use bl_core::TerminationReason;
+    let train = common::cyclic_corpus(30, 0);
+    for params in [TaggerParams::crf_l2().c(0.1), TaggerParams::crf_l1().c(0.1)] {
+        let learner = params.get_learner();
+        let model = params.clone().crf_max_iterations(1000).fit(&train).unwrap();
+        let report = model.report();
+        assert!(
+            report.termination.is_converged(),
+            "{learner:?}: {:?}",
+            report.termination
+        );
+        let short = params.crf_max_iterations(2).fit(&train).unwrap();
+        assert_eq!(
+            short.report().termination,
+            TerminationReason::MaxIterations,
+            "{learner:?}"
+        );
+    }
+}
