@@ -1,8 +1,11 @@
-//! The replaceable Boolean QP solver: a small trait that `boolean-tensor`'s atom search
-//! calls, with the mixing method as the default implementation, exact enumeration as a
-//! second one, and a conformance suite that any implementation must pass.
+//! The Boolean QP solver trait of this crate, with the mixing method as the default
+//! implementation, exact enumeration as a second one, and a conformance suite that any
+//! implementation must pass.
 //!
-//! To contribute a faster or better solver, implement [`BooleanQpSolver`] and call
+//! `boolean-tensor`'s atom search does not take this trait: it takes its own
+//! `boolean_tensor::QpSolver`, whose two built-ins (`MixingQp`, `ExactQp`) call these two
+//! implementations. A new implementation of [`BooleanQpSolver`] reaches BMP through a
+//! `QpSolver` that calls it. To contribute one, implement [`BooleanQpSolver`] and call
 //! [`crate::conformance::bqp_solver::check`] from a test (see `CONTRIBUTING.md` at the
 //! workspace root).
 
