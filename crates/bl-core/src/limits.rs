@@ -4,9 +4,10 @@
 //! through these checks before it allocates or compares:
 //!
 //! - [`threads`]: a thread count is `1 ..=` [`MAX_THREADS`], in every crate;
-//! - [`buffer_len`] / [`try_zeroed`]: a buffer whose length comes from caller-given sizes
-//!   is sized by a checked product, refused above [`MAX_ELEMENTS`] values, and reserved with
-//!   `try_reserve_exact`, so an impossible request is a typed error, not an abort;
+//! - [`buffer_len`] / [`try_zeroed`] / [`try_with_capacity`] / [`reservable`]: a buffer
+//!   whose length comes from caller-given sizes is sized by a checked product, refused
+//!   above [`MAX_ELEMENTS`] values, and reserved with `try_reserve_exact`, so an
+//!   impossible request is a typed error, not an abort;
 //! - [`first_duplicate`]: duplicate names are found in one hashed pass (linear, not
 //!   pairwise);
 //! - [`quote`]: an error message quotes at most [`QUOTE_CHARS`] characters of an offending
@@ -67,12 +68,33 @@ pub fn buffer_len(what: &'static str, dims: &[usize]) -> Result<usize> {
 /// [`BlError::InvalidParameter`] naming `what` when the length is refused by
 /// [`buffer_len`] or the memory cannot be reserved.
 pub fn try_zeroed<T: Clone + Default>(what: &'static str, dims: &[usize]) -> Result<Vec<T>> {
+    let mut v = try_with_capacity(what, dims)?;
+    v.resize(buffer_len(what, dims)?, T::default());
+    Ok(v)
+}
+
+/// An empty buffer with room for exactly `product(dims)` values, checked by
+/// [`buffer_len`] and reserved with `try_reserve_exact`.
+///
+/// # Errors
+/// As [`try_zeroed`].
+pub fn try_with_capacity<T>(what: &'static str, dims: &[usize]) -> Result<Vec<T>> {
     let n = buffer_len(what, dims)?;
     let mut v = Vec::new();
     v.try_reserve_exact(n)
         .map_err(|_| too_large(what, dims, Some(n)))?;
-    v.resize(n, T::default());
     Ok(v)
+}
+
+/// Checks that `product(dims)` values of `T` pass [`buffer_len`] and can be reserved
+/// now, and releases them at once: for a buffer that a dependency allocates (a
+/// `faer::Mat`, whose refused allocation aborts). Returns the length.
+///
+/// # Errors
+/// As [`try_zeroed`].
+pub fn reservable<T>(what: &'static str, dims: &[usize]) -> Result<usize> {
+    drop(try_with_capacity::<T>(what, dims)?);
+    buffer_len(what, dims)
 }
 
 fn too_large(what: &'static str, dims: &[usize], product: Option<usize>) -> BlError {

@@ -67,7 +67,8 @@ pub(crate) fn check_rank_buffers(name: &'static str, shape: [usize; 3], rank: us
         largest = largest.max(buffer_len(name, &[shape[a], shape[b], padded])?);
         largest = largest.max(buffer_len(name, &[partials, shape[mode], padded])?);
     }
-    reservable(name, largest)
+    bl_core::limits::reservable::<f64>(name, &[largest])?;
+    Ok(())
 }
 
 /// The size checks of a fit that adds up to `n_atoms` components to a tensor of shape
@@ -88,7 +89,8 @@ pub(crate) fn check_column_buffers(
         largest = largest.max(buffer_len(name, &[shape[a], shape[b], n_atoms])?);
         largest = largest.max(buffer_len(name, &[shape[mode], n_atoms])?);
     }
-    reservable(name, largest)
+    bl_core::limits::reservable::<f64>(name, &[largest])?;
+    Ok(())
 }
 
 /// The size checks of a sum of `k` atoms fitted to a tensor of shape `shape` with
@@ -112,7 +114,8 @@ pub(crate) fn check_atom_buffers(
     for &d in &shape {
         largest = largest.max(buffer_len(name, &[d, k])?);
     }
-    reservable(name, largest)
+    bl_core::limits::reservable::<f64>(name, &[largest])?;
+    Ok(())
 }
 
 /// The Gram matrix `X_(mode) X_(mode)^T` (`d_mode x d_mode`) of an exact HOSVD step holds
@@ -124,20 +127,8 @@ pub(crate) fn check_atom_buffers(
 pub(crate) fn check_gram_size(shape: [usize; 3], mode: usize) -> Result<()> {
     const NAME: &str = "mode length x mode length (HOSVD Gram matrix)";
     let n = buffer_len(NAME, &[shape[mode], shape[mode]])?;
-    reservable(NAME, n)
-}
-
-/// `n` values of `f64` can be reserved (reserved and released at once, so that a faer
-/// allocation of that size that follows does not abort on a refused request).
-fn reservable(name: &'static str, n: usize) -> Result<()> {
-    let mut probe: Vec<f64> = Vec::new();
-    probe.try_reserve_exact(n).map_err(|_| {
-        bl_core::error::build::invalid::<crate::TensorError>(
-            name,
-            format!("buffers of {n} values"),
-            "buffers that fit in memory",
-        )
-    })
+    bl_core::limits::reservable::<f64>(NAME, &[n])?;
+    Ok(())
 }
 
 /// `F^T F`, through [`bl_core::linalg::product`]: a small Gram matrix (rank 53 over a

@@ -19,18 +19,6 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
     }
 }
 
-/// Checks that `product(dims)` values fit [`bl_core::limits::buffer_len`] and that
-/// that many `f64` can be reserved now, before a `faer::Mat` (whose allocation failure
-/// aborts) is made of that size. The reservation is released at once.
-pub(crate) fn reserve_probe(what: &'static str, dims: &[usize]) -> Result<()> {
-    let len = bl_core::limits::buffer_len(what, dims)?;
-    let mut probe: Vec<f64> = Vec::new();
-    probe
-        .try_reserve_exact(len)
-        .map_err(|_| bl_core::params::invalid(what, len, "a size that fits in memory"))?;
-    Ok(())
-}
-
 pub(crate) fn check_signs(what: &'static str, y: &[f64]) -> Result<()> {
     match y.iter().position(|&v| v != 1.0 && v != -1.0) {
         Some(index) => Err(MaxcutError::NotDiscrete {

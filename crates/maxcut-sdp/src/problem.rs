@@ -373,7 +373,7 @@ impl Problem {
     pub fn to_dense(&self) -> Result<Mat<f64>> {
         let n = self.n();
         let c = self.view().dense_copy()?;
-        crate::input::reserve_probe("n x n (C as a matrix)", &[n, n])?;
+        bl_core::limits::reservable::<f64>("n x n (C as a matrix)", &[n, n])?;
         Ok(MatRef::from_column_major_slice(&c, n, n).to_owned())
     }
 

@@ -9,7 +9,6 @@ use faer::Mat;
 use rand::RngExt;
 
 use crate::error::Result;
-use crate::input::reserve_probe;
 
 /// A weighted Erdős–Rényi graph G(n, p): each pair `i < j` is an edge with probability
 /// `p`, with a weight uniform on `(0, 1]`. Edges come as `(i, j, w)` with `i < j`.
@@ -68,10 +67,7 @@ pub fn random_edges(n: usize, m: usize, seed: u64) -> Result<Vec<(usize, usize, 
         params::at_least("n", n, 2)?;
     }
     limits::buffer_len("m edges x 3", &[m, 3])?;
-    let mut edges = Vec::new();
-    edges
-        .try_reserve_exact(m)
-        .map_err(|_| params::invalid("m", m, "a number of edges that fits in memory"))?;
+    let mut edges = limits::try_with_capacity("m edges", &[m])?;
     let mut rng = seeded_rng(seed);
     edges.extend((0..m).map(|_| {
         let i = rng.random_range(0..n);
@@ -91,7 +87,7 @@ pub fn random_edges(n: usize, m: usize, seed: u64) -> Result<Vec<(usize, usize, 
 /// As [`gnp_weighted`] (checked before the `n x n` matrix is allocated).
 pub fn dense_maxcut_cost(n: usize, p: f64, seed: u64) -> Result<Mat<f64>> {
     let edges = gnp_weighted(n, p, seed)?;
-    reserve_probe("n x n", &[n, n])?;
+    limits::reservable::<f64>("n x n", &[n, n])?;
     let mut c = Mat::zeros(n, n);
     for (i, j, w) in edges {
         let quarter = 0.25 * w;
@@ -109,7 +105,7 @@ pub fn dense_maxcut_cost(n: usize, p: f64, seed: u64) -> Result<Mat<f64>> {
 /// [`bl_core::BlError::InvalidParameter`] if `rows x cols` exceeds `2^32` values or
 /// cannot be allocated.
 pub fn gaussian(rows: usize, cols: usize, seed: u64) -> Result<Mat<f64>> {
-    reserve_probe("rows x cols", &[rows, cols])?;
+    limits::reservable::<f64>("rows x cols", &[rows, cols])?;
     Ok(standard_normal_mat(&mut seeded_rng(seed), rows, cols))
 }
 
@@ -120,7 +116,7 @@ pub fn gaussian(rows: usize, cols: usize, seed: u64) -> Result<Mat<f64>> {
 /// [`bl_core::BlError::InvalidParameter`] if `n x n` exceeds `2^32` values or cannot be
 /// allocated (twice: `B` and the result).
 pub fn random_symmetric(n: usize, seed: u64) -> Result<Mat<f64>> {
-    reserve_probe("n x n x 2", &[n, n, 2])?;
+    limits::reservable::<f64>("n x n x 2", &[n, n, 2])?;
     let b = gaussian(n, n, seed)?;
     Ok(Mat::from_fn(n, n, |i, j| b[(i, j)] + b[(j, i)]))
 }

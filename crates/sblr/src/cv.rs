@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, SblrError};
 use crate::ova::OneVsAll;
 use crate::params::SblrParams;
-use bl_core::error::build::{invalid, numerical};
+use bl_core::error::build::numerical;
 
 /// How to split the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -296,11 +296,8 @@ pub fn penalty_grid(
     }
     const WHAT: &str = "penalty_grid: 4 x |mu1| x |mu2| x |nu1| x |nu2|";
     let dims = [4, mu1.len(), mu2.len(), nu1.len(), nu2.len()];
-    let len = bl_core::limits::buffer_len(WHAT, &dims)? / 4;
-    let mut out = Vec::new();
-    out.try_reserve_exact(len).map_err(|_| {
-        invalid::<SblrError>(WHAT, format!("{len} tuples"), "a grid that fits in memory")
-    })?;
+    bl_core::limits::buffer_len(WHAT, &dims)?;
+    let mut out = bl_core::limits::try_with_capacity(WHAT, &dims[1..])?;
     for &a in mu1 {
         for &b in mu2 {
             for &c in nu1 {

@@ -4,7 +4,7 @@ use bl_core::data::{Element, MatrixDataset};
 use faer::MatRef;
 
 use crate::error::Result;
-use bl_core::error::build::{invalid, shape_mismatch};
+use bl_core::error::build::shape_mismatch;
 
 /// A [`MatrixDataset`] from separate samples and one class name per sample (classes are
 /// the sorted distinct names, as [`MatrixDataset::from_label_names`]).
@@ -30,16 +30,10 @@ pub fn dataset_from_samples<S: AsRef<str>>(
     let (s, t) = (samples[0].nrows(), samples[0].ncols());
     // The views may share their storage (one matrix given many times): the copy is sized
     // by the caller's counts, so it is checked and reserved before it is made.
-    let len =
-        bl_core::limits::buffer_len("dataset_from_samples: n x s x t", &[samples.len(), s, t])?;
-    let mut data = Vec::new();
-    data.try_reserve_exact(len).map_err(|_| {
-        invalid::<crate::SblrError>(
-            "dataset_from_samples: n x s x t",
-            format!("{} x {s} x {t} = {len} values", samples.len()),
-            "a data set that fits in memory",
-        )
-    })?;
+    let mut data = bl_core::limits::try_with_capacity(
+        "dataset_from_samples: n x s x t",
+        &[samples.len(), s, t],
+    )?;
     for (i, x) in samples.iter().enumerate() {
         if (x.nrows(), x.ncols()) != (s, t) {
             return Err(shape_mismatch(

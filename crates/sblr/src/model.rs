@@ -153,16 +153,7 @@ impl FittedSblr {
     /// hold `(s + t) r` values, far fewer than `W` may need).
     pub fn weight_matrix(&self) -> Result<Mat<f64>> {
         const WHAT: &str = "FittedSblr::weight_matrix: s x t";
-        let len = bl_core::limits::buffer_len(WHAT, &[self.s, self.t])?;
-        let mut probe: Vec<f64> = Vec::new();
-        probe.try_reserve_exact(len).map_err(|_| {
-            bl_core::error::build::invalid::<SblrError>(
-                WHAT,
-                format!("{} x {} = {len} values", self.s, self.t),
-                "a matrix that fits in memory",
-            )
-        })?;
-        drop(probe);
+        bl_core::limits::reservable::<f64>(WHAT, &[self.s, self.t])?;
         Ok(self.u() * self.v().transpose())
     }
     /// The rank `r`.
