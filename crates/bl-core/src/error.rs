@@ -89,6 +89,14 @@ pub enum BlError {
         /// The token read, e.g. `"?"` or `"NaN"`.
         token: String,
     },
+    /// A plug-in failed its conformance suite.
+    #[error("{failures}")]
+    Conformance {
+        /// The plug-in's name.
+        extension: String,
+        /// The report of the failed checks.
+        failures: String,
+    },
     /// A numerical routine failed (e.g. an SVD did not converge, a matrix is singular).
     #[error("numerical failure in {context}: {message}")]
     Numerical {
@@ -101,6 +109,19 @@ pub enum BlError {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = BlError> = std::result::Result<T, E>;
+
+/// [`BlError::InvalidParameter`] for `name` = `value`, which must be `expected`.
+pub fn invalid(
+    name: &'static str,
+    value: impl std::fmt::Display,
+    expected: impl Into<String>,
+) -> BlError {
+    BlError::InvalidParameter {
+        name,
+        value: value.to_string(),
+        expected: expected.into().into(),
+    }
+}
 
 /// Returns an error naming the first non-finite entry of `values`, if any.
 ///
@@ -160,7 +181,7 @@ pub mod build {
         value: impl Display,
         expected: impl Into<String>,
     ) -> E {
-        crate::params::invalid(name, value, expected).into()
+        super::invalid(name, value, expected).into()
     }
 
     /// [`BlError::ShapeMismatch`] in `context`.

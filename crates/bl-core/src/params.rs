@@ -1,11 +1,22 @@
 //! The parameter convention of the workspace, and the shared validators.
 //!
 //! Every algorithm has a builder of unchecked parameters (`XParams`, `Default` + one
-//! setter per field) and a checked form (`XValidParams`): [`ParamGuard::check`] validates
-//! every field with the functions below and returns the checked form, so a fit never reads
-//! an unchecked value. `Fit` (see [`crate::fit`]) is implemented on the builder and checks
-//! first. Errors are [`BlError::InvalidParameter`], naming the field, the value and the
-//! valid range.
+//! setter per field, written by [`setters!`]) and a checked form (`XValidParams`):
+//! [`ParamGuard::check`] validates every field with the functions below and returns the
+//! checked form, so a fit never reads an unchecked value. `Fit` (see [`crate::fit`]) is
+//! implemented on the checked form; the builder fits through a blanket implementation that
+//! checks first. Errors are [`BlError::InvalidParameter`], naming the field, the value and
+//! the valid range.
+//!
+//! The conventions every params type follows:
+//! - **Setters** on the builder are the field's name (`.rank(3)`); **getters** on the
+//!   checked type are the field's name too (`.rank()`): no `get_`, no `.0`, no `Deref`.
+//!   The builder has no getters (it is read after `check()`).
+//! - **Iterative fits** embed an [`IterationParams`](crate::IterationParams) (budget,
+//!   tolerance, time limit, threads, trace) with the setters of
+//!   [`iteration_setters!`](crate::iteration_setters) and the getter `iteration()`.
+//! - **Plug-ins** are `Arc<dyn Trait>` fields (see [`crate::extension`]); `check()` calls
+//!   their own `check()`.
 //!
 //! ```
 //! use bl_core::params::{self, ParamGuard};
@@ -29,8 +40,6 @@
 //! let err = RidgeParams { alpha: -1.0, max_iter: 10 }.check().unwrap_err();
 //! assert_eq!(err.to_string(), "invalid parameter `alpha` = -1: must be finite and > 0");
 //! ```
-
-use std::fmt::Display;
 
 use crate::error::{BlError, Result};
 
@@ -85,14 +94,7 @@ pub trait ParamGuard {
     fn check(&self) -> std::result::Result<Self::Checked, Self::Error>;
 }
 
-/// [`BlError::InvalidParameter`] for `name` = `value`, which must be `expected`.
-pub fn invalid(name: &'static str, value: impl Display, expected: impl Into<String>) -> BlError {
-    BlError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        expected: expected.into().into(),
-    }
-}
+pub use crate::error::invalid;
 
 /// `value` must be finite.
 ///

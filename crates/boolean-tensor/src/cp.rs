@@ -15,7 +15,7 @@
 //! ([`crate::metrics::best_boolean_fit`]) and all `3 R` of them are offered to the
 //! matching; the matching only pairs factors of the same mode.
 
-use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, run};
+use bl_core::engine::{FitReport, IterationParams, Observer, Progress, Stop, run};
 
 use faer::{Mat, MatRef, Par};
 
@@ -128,7 +128,7 @@ impl CpAlsParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
         check_rank_buffers("rank", x.shape(), self.rank)?;
         let par = faer::get_global_parallelism();
-        let rule = StoppingRule::new(self.max_iter, self.tol);
+        let rule = IterationParams::new(self.max_iter, self.tol);
         let mut best: Option<(usize, StartFit)> = None;
         // One report per start, pushed as the starts run (n_starts is a count of runs,
         // not a size to reserve).
@@ -195,7 +195,7 @@ pub fn hosvd_start(x: &Tensor, rank: usize, seed: u64) -> Result<[Mat<f64>; 3]> 
 fn als(
     x: &Tensor,
     mut f: [Mat<f64>; 3],
-    rule: &StoppingRule,
+    rule: &IterationParams,
     par: Par,
     start: usize,
     observers: &mut [&mut dyn Observer],
@@ -339,7 +339,7 @@ mod tests {
         }
         let init = gaussian_init(shape, 3, 9);
         let sweeps = 5;
-        let rule = StoppingRule::new(sweeps, 0.0);
+        let rule = IterationParams::new(sweeps, 0.0);
         let (fit, report) = als(&x, init.clone(), &rule, Par::Seq, 0, &mut []).expect("fits");
         assert_eq!(report.iterations, sweeps);
         let mut want = init;

@@ -22,7 +22,7 @@
 use std::sync::Arc;
 
 use bl_core::ParamGuard;
-use bl_core::engine::{FitReport, Observer, Progress, Stop, StoppingRule, relative_change, run};
+use bl_core::engine::{FitReport, IterationParams, Observer, Progress, Stop, relative_change, run};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
 use rayon::prelude::*;
@@ -204,7 +204,7 @@ impl LfmParams {
         let mut z = Mat::<f64>::zeros(d, 0);
         let mut s = Mat::<f64>::zeros(0, m);
         let mut loss = masked_loss(x, &model);
-        let rule = StoppingRule::new(self.n_atoms, 0.0);
+        let rule = IterationParams::new(self.n_atoms, 0.0);
         let report = run(&rule, observers, |t| -> Result<Progress> {
             // R = X~_(n) - Z S.
             unfold_into(&filled, shape, mode, xu.as_mut());
@@ -309,7 +309,7 @@ impl LfmParams {
             })
             .collect();
         let mut loss = masked_loss(x, &model);
-        let rule = StoppingRule::new(self.n_atoms, 0.0);
+        let rule = IterationParams::new(self.n_atoms, 0.0);
         let report = run(&rule, observers, |it| -> Result<Progress> {
             let t = it - 1;
             for (i, r) in resid.iter_mut().enumerate() {
@@ -425,7 +425,7 @@ fn matrix_atom(
     let mut gain = 0.0;
     // One engine iteration per alternation: the gain of the current z, then (budget
     // left) its exact update; a fixed point (or an empty z) ends the run as solved.
-    let rule = StoppingRule::new(alternations.saturating_add(1), 0.0);
+    let rule = IterationParams::new(alternations.saturating_add(1), 0.0);
     run(&rule, &mut [], |iteration| -> Result<Progress> {
         let k = z.iter().sum::<f64>();
         matmul(

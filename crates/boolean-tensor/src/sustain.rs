@@ -19,7 +19,7 @@
 //! observed entries is kept. Missing entries are imputed from the current model before
 //! every sweep (EM).
 
-use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
+use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
 
 use faer::{Mat, MatMut, MatRef};
 use rand::RngExt;
@@ -217,7 +217,7 @@ impl SustainParams {
         let mut prev = f64::INFINITY;
         let (a0, b0) = other_modes(bm);
         let order = [a0, b0, bm];
-        let rule = StoppingRule::new(self.max_iter, self.tol);
+        let rule = IterationParams::new(self.max_iter, self.tol);
         let report = run(&rule, observers, |_| -> Result<Progress> {
             work.invalidate();
             let data = if masked { &filled[..] } else { x.data() };

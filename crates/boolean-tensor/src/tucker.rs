@@ -15,7 +15,7 @@
 //!
 //! Tucker has no Boolean factors: [`Decomposition::boolean_factors`] is empty.
 
-use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
+use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
 
 use faer::{Mat, MatRef};
 
@@ -121,7 +121,7 @@ impl TuckerParams {
         let mut loss = f64::INFINITY;
         let mut factors: [Mat<f64>; 3] = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
         let mut core = Vec::new();
-        let rule = StoppingRule::new(if masked { self.max_iter } else { 1 }, self.tol);
+        let rule = IterationParams::new(if masked { self.max_iter } else { 1 }, self.tol);
         let report = run(&rule, observers, |_| -> Result<Progress> {
             for m in 0..3 {
                 let gram = unfolding_gram(&filled, shape, m);

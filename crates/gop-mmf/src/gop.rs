@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bl_core::BlError;
-use bl_core::engine::{Observer, Progress, Stop, StoppingRule, run};
+use bl_core::engine::{IterationParams, Observer, Progress, Stop, run};
 use bl_core::fit::Fit;
 use bl_core::params::{ParamGuard, invalid};
 use faer::{Mat, MatRef};
@@ -381,10 +381,11 @@ impl GopValidParams {
             best: None,
             history: Vec::new(),
         };
-        let rule = StoppingRule {
+        let rule = IterationParams {
             max_iter: params.max_iter,
             tol: params.eps,
             time_limit: params.time_limit,
+            ..IterationParams::default()
         };
         let report = run(&rule, observers, |iteration| {
             let id = if iteration == 1 {

@@ -19,7 +19,7 @@ mod levels;
 
 use std::sync::{Arc, OnceLock};
 
-use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, TerminationReason, run};
+use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
 use bl_core::params::{ParamGuard, invalid};
 use faer::{Accum, MatMut, MatRef, Par};
 use pulp::{Simd, WithSimd};
@@ -852,19 +852,23 @@ impl Mixing<'_> {
     /// large); [`MaxcutError::InvalidSweepOrder`] from [`Mixing::sweep`].
     pub fn run(&mut self, observers: &mut [&mut dyn Observer]) -> Result<FitReport> {
         let tol = self.tol;
-        let rule = StoppingRule::new(self.max_sweeps, tol);
+        let rule = IterationParams::new(self.max_sweeps, tol);
         let report = run(&rule, observers, |_| {
             let increase = self.sweep()?;
             let objective = self.objective;
             let change = sweep_change(increase, objective, tol);
             Ok::<_, MaxcutError>(Progress::new(objective, change).with("increase", increase))
-        })?;
-        if report.termination == TerminationReason::NumericalFailure {
-            return Err(numerical(
+        })
+        .map_err(|e| match e {
+            MaxcutError::Core(bl_core::BlError::Numerical {
+                context: "iteration",
+                ..
+            }) => numerical(
                 "mixing method",
                 "the objective became non-finite during a sweep; rescale the input",
-            ));
-        }
+            ),
+            other => other,
+        })?;
         self.refresh();
         if !self.objective.is_finite() {
             return Err(numerical(

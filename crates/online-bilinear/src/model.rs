@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bl_core::engine::{FitReport, Observer, Progress, StoppingRule};
+use bl_core::engine::{FitReport, IterationParams, Observer, Progress};
 use bl_core::metrics::PrecisionRecallF1;
 use bl_core::{Fit, Fitted, ParamGuard, TerminationReason};
 use serde::{Deserialize, Serialize};
@@ -277,7 +277,7 @@ impl TaggerParams {
             train_seconds: 0.0,
         };
         if !self.learner.is_online() {
-            let rule = StoppingRule::new(1, 0.0);
+            let rule = IterationParams::new(1, 0.0);
             model.report = bl_core::engine::run(&rule, observers, |_| {
                 let started = Instant::now();
                 let (weights, iteration_seconds, optimizer) = crate::crf::fit(
@@ -315,7 +315,6 @@ impl TaggerParams {
                     Some(TerminationReason::Converged) => (0.0, None),
                     Some(TerminationReason::Solved) => (1.0, Some(Stop::Solved)),
                     Some(TerminationReason::BudgetExhausted) => (1.0, Some(Stop::BudgetExhausted)),
-                    Some(TerminationReason::NumericalFailure) => (f64::NAN, None),
                     _ => (1.0, None),
                 };
                 Ok::<_, OblError>(

@@ -35,7 +35,7 @@
 
 use std::time::Instant;
 
-use bl_core::engine::{FitReport, Observer, Progress, StoppingRule};
+use bl_core::engine::{FitReport, IterationParams, Observer, Progress};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -650,7 +650,7 @@ pub(crate) fn run_online(
     let mut pred = Vec::new();
     let mut elapsed = 0.0;
     let passes = learner.passes_per_epoch().max(1);
-    let rule = StoppingRule::new(params.epochs, 0.0);
+    let rule = IterationParams::new(params.epochs, 0.0);
     bl_core::engine::run(&rule, observers, |epoch| {
         let started = Instant::now();
         let (mut mistakes, mut token_errors, mut tokens) = (0, 0, 0);

@@ -31,7 +31,7 @@ use bl_core::prox::{elastic_net_penalty, elastic_net_prox_step};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, MatRef, Par};
 
-use bl_core::engine::{FitReport, Observer, Progress, StoppingRule, run};
+use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
 
 use crate::error::{Result, SblrError};
 use crate::passes::{Threads, dot};
@@ -704,7 +704,7 @@ impl ExactBlockSolve {
         let mut t = 1.0_f64;
         let mut trials = 0;
         let mut first_residual = f64::NAN;
-        let rule = StoppingRule::new(self.max_iter, self.tol);
+        let rule = IterationParams::new(self.max_iter, self.tol);
         let report = run(&rule, observers, |_| {
             let t_next = 0.5 * (1.0 + (1.0 + 4.0 * t * t).sqrt());
             let beta = (t - 1.0) / t_next;

@@ -62,7 +62,7 @@ use serde::{Deserialize, Serialize};
 
 use std::sync::Arc;
 
-use bl_core::engine::StoppingRule;
+use bl_core::engine::IterationParams;
 use bl_core::error::ensure_finite;
 use bl_core::params::{self, ParamGuard};
 
@@ -362,11 +362,12 @@ impl SblrValidParams {
 
 impl SblrParams {
     /// The engine's stopping rule of the outer iteration.
-    pub(crate) fn rule(&self) -> StoppingRule {
-        StoppingRule {
+    pub(crate) fn rule(&self) -> IterationParams {
+        IterationParams {
             max_iter: self.max_iter,
             tol: self.tol,
             time_limit: self.time_limit,
+            ..IterationParams::default()
         }
     }
 }

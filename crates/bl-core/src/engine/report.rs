@@ -28,6 +28,20 @@ impl FitReport {
         self.termination.is_converged()
     }
 
+    /// The report of a single-shot fit (a closed form, one LP, one decomposition): one
+    /// iteration, [`Solved`](TerminationReason::Solved), this objective and time, and an
+    /// empty trace (there is no change measure to record).
+    #[must_use]
+    pub fn single_shot(objective: f64, elapsed: Duration) -> Self {
+        Self {
+            iterations: 1,
+            termination: TerminationReason::Solved,
+            objective,
+            elapsed,
+            trace: Trace::default(),
+        }
+    }
+
     /// Wall-clock time in seconds.
     #[must_use]
     pub fn seconds(&self) -> f64 {

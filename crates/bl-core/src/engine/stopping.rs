@@ -1,58 +1,6 @@
-//! When to stop: the stopping rule, what a step reports, and why a run ended.
-
-use std::time::Duration;
+//! What a step reports, and why a run ended.
 
 use serde::{Deserialize, Serialize};
-
-use crate::error::BlError;
-
-/// When to stop iterating.
-///
-/// | name | default | meaning | valid range |
-/// |---|---|---|---|
-/// | `max_iter` | 500 | iteration budget | `>= 1` |
-/// | `tol` | 1e-3 | stop when the step's change measure is `<= tol` | finite, `>= 0` |
-/// | `time_limit` | none | stop after this wall-clock time | any |
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct StoppingRule {
-    /// Maximum number of iterations.
-    pub max_iter: usize,
-    /// Tolerance on the change measure reported by each step.
-    pub tol: f64,
-    /// Optional wall-clock limit.
-    pub time_limit: Option<Duration>,
-}
-
-impl Default for StoppingRule {
-    fn default() -> Self {
-        Self {
-            max_iter: 500,
-            tol: 1e-3,
-            time_limit: None,
-        }
-    }
-}
-
-impl StoppingRule {
-    /// A rule with this budget and tolerance and no time limit.
-    #[must_use]
-    pub fn new(max_iter: usize, tol: f64) -> Self {
-        Self {
-            max_iter,
-            tol,
-            time_limit: None,
-        }
-    }
-
-    /// Checks the rule.
-    ///
-    /// # Errors
-    /// [`BlError::InvalidParameter`] for `max_iter == 0`, or `tol` negative or not finite.
-    pub fn validate(&self) -> Result<(), BlError> {
-        crate::params::at_least("max_iter", self.max_iter, 1)?;
-        crate::params::nonnegative("tol", self.tol)
-    }
-}
 
 /// Why an iteration stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -70,8 +18,6 @@ pub enum TerminationReason {
     /// A budget of the algorithm's own (nodes, cuts, evaluations) ran out first: see
     /// [`Stop::BudgetExhausted`]. Not converged.
     BudgetExhausted,
-    /// The objective or the change measure became NaN or infinite.
-    NumericalFailure,
 }
 
 impl TerminationReason {
@@ -97,11 +43,11 @@ pub enum Stop {
 pub struct Progress {
     /// Objective value after the step.
     pub objective: f64,
-    /// Change measure compared against [`StoppingRule::tol`] (e.g.
-    /// [`relative_change`](super::relative_change)).
+    /// Change measure compared against [`IterationParams::tol`](crate::IterationParams)
+    /// (e.g. [`relative_change`](super::relative_change)).
     pub change: f64,
     /// Named extra values recorded in the trace (step sizes, residuals, ...).
-    pub extras: Vec<(&'static str, f64)>,
+    pub extras: Extras,
     /// Set by the step to stop now.
     pub stop: Option<Stop>,
 }
@@ -113,15 +59,15 @@ impl Progress {
         Self {
             objective,
             change,
-            extras: Vec::new(),
+            extras: Extras::default(),
             stop: None,
         }
     }
 
-    /// Adds a named extra value.
+    /// Adds a named extra value (at most [`MAX_EXTRAS`] per step; see [`Extras::push`]).
     #[must_use]
     pub fn with(mut self, name: &'static str, value: f64) -> Self {
-        self.extras.push((name, value));
+        self.extras.push(name, value);
         self
     }
 
@@ -130,5 +76,49 @@ impl Progress {
     pub fn stop_if(mut self, reason: Option<Stop>) -> Self {
         self.stop = reason;
         self
+    }
+}
+
+/// How many named extras one step can report.
+pub const MAX_EXTRAS: usize = 8;
+
+/// The named extras of one step, stored inline: reporting them allocates nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Extras {
+    items: [(&'static str, f64); MAX_EXTRAS],
+    len: usize,
+}
+
+impl Default for Extras {
+    fn default() -> Self {
+        Self {
+            items: [("", 0.0); MAX_EXTRAS],
+            len: 0,
+        }
+    }
+}
+
+impl Extras {
+    /// Adds `name = value`. A step reports at most [`MAX_EXTRAS`] extras: beyond that the
+    /// value is not kept (a programming error of the step, caught by a debug assertion).
+    pub fn push(&mut self, name: &'static str, value: f64) {
+        debug_assert!(self.len < MAX_EXTRAS, "more than {MAX_EXTRAS} extras");
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = (name, value);
+            self.len += 1;
+        }
+    }
+
+    /// The extras, in the order they were added.
+    #[must_use]
+    pub fn as_slice(&self) -> &[(&'static str, f64)] {
+        &self.items[..self.len]
+    }
+}
+
+impl std::ops::Deref for Extras {
+    type Target = [(&'static str, f64)];
+    fn deref(&self) -> &Self::Target {
+        self.as_slice()
     }
 }

@@ -2,18 +2,14 @@
 
 use std::time::Duration;
 
-use bl_core::BlError;
 use bl_core::engine::{
-    IterationView, Observer, Progress, Solver, Stop, StoppingRule, TerminationReason, Trace,
-    relative_change, relative_change_blocks, relative_change_slices, run, run_solver,
+    IterationView, Observer, Progress, Stop, TerminationReason, Trace, relative_change,
+    relative_change_blocks, relative_change_slices, run,
 };
+use bl_core::{BlError, IterationParams};
 
-fn rule(max_iter: usize, tol: f64) -> StoppingRule {
-    StoppingRule {
-        max_iter,
-        tol,
-        time_limit: None,
-    }
+fn rule(max_iter: usize, tol: f64) -> IterationParams {
+    IterationParams::new(max_iter, tol)
 }
 
 #[test]
@@ -48,10 +44,9 @@ fn stops_on_tolerance() {
 
 #[test]
 fn stops_on_time_limit() {
-    let r = StoppingRule {
-        max_iter: 1_000_000,
-        tol: 0.0,
+    let r = IterationParams {
         time_limit: Some(Duration::from_millis(20)),
+        ..rule(1_000_000, 0.0)
     };
     let info = run(&r, &mut [], |_| {
         std::thread::sleep(Duration::from_millis(2));
@@ -64,13 +59,24 @@ fn stops_on_time_limit() {
 
 #[test]
 fn stops_on_numerical_failure_and_on_request() {
-    let info = run(&rule(100, 0.0), &mut [], |k| {
-        let obj = if k == 4 { f64::NAN } else { 1.0 };
-        Ok::<_, BlError>(Progress::new(obj, 1.0))
-    })
-    .unwrap();
-    assert_eq!(info.termination, TerminationReason::NumericalFailure);
-    assert_eq!(info.iterations, 4);
+    // A non-finite objective, or a NaN change, is an error naming the iteration.
+    for (objective, change) in [(f64::NAN, 1.0), (f64::INFINITY, 1.0), (1.0, f64::NAN)] {
+        let mut seen = 0;
+        let mut count = |_: &IterationView<'_>| seen += 1;
+        let err = run(&rule(100, 0.0), &mut [&mut count], |k| {
+            let bad = k == 4;
+            Ok::<_, BlError>(Progress::new(
+                if bad { objective } else { 1.0 },
+                if bad { change } else { 1.0 },
+            ))
+        })
+        .unwrap_err();
+        assert!(
+            matches!(&err, BlError::Numerical { context: "iteration", message } if message.starts_with("iteration 4 ")),
+            "{err}"
+        );
+        assert_eq!(seen, 4, "observers saw the failed iteration");
+    }
 
     let info = run(&rule(100, 0.0), &mut [], |k| {
         Ok::<_, BlError>(Progress::new(1.0, 1.0).stop_if((k == 2).then_some(Stop::Solved)))
@@ -105,34 +111,32 @@ fn an_exhausted_budget_is_not_convergence() {
     assert_eq!(old, TerminationReason::Solved);
 }
 
-/// Halves the distance to the problem's target each step.
-struct Halving;
-
-impl Solver for Halving {
-    type Problem = f64;
-    type State = f64;
-    type Error = BlError;
-
-    fn step(&mut self, target: &f64, x: &mut f64, _: usize) -> Result<Progress, BlError> {
-        let previous = *x;
-        *x = 0.5 * (*x + target);
-        Ok(Progress::new((*x - target).abs(), (*x - previous).abs()))
-    }
+#[test]
+fn tracing_off_records_nothing_and_observers_still_see_everything() {
+    let mut seen = Vec::new();
+    let mut watch = |v: &IterationView<'_>| seen.push(v.extras.to_vec());
+    let report = run(&rule(5, 0.0).untraced(), &mut [&mut watch], |k| {
+        Ok::<_, BlError>(
+            Progress::new(1.0, 1.0)
+                .with("k", k as f64)
+                .with("twice", 2.0 * k as f64),
+        )
+    })
+    .unwrap();
+    assert_eq!(report.iterations, 5);
+    assert!(report.trace.is_empty());
+    assert_eq!(seen.len(), 5);
+    assert_eq!(seen[2], vec![("k", 3.0), ("twice", 6.0)]);
 }
 
 #[test]
-fn a_solver_runs_from_the_callers_state_and_warm_starts() {
-    let mut x = 0.0;
-    let cold = run_solver(&mut Halving, &8.0, &mut x, &rule(200, 1e-6), &mut []).unwrap();
-    assert_eq!(cold.termination, TerminationReason::Converged);
-    // |x_k - x_{k-1}| = 8 / 2^k <= 1e-6 first at k = 23.
-    assert_eq!(cold.iterations, 23);
-    assert!((x - 8.0).abs() <= 1e-6);
-    let warm = run_solver(&mut Halving, &8.0, &mut x, &rule(200, 1e-6), &mut []).unwrap();
-    assert_eq!(
-        warm.iterations, 1,
-        "a converged state needs one step to confirm"
-    );
+fn a_single_shot_report_is_one_solved_iteration() {
+    let report = bl_core::FitReport::single_shot(2.5, Duration::from_millis(3));
+    assert_eq!(report.iterations, 1);
+    assert_eq!(report.termination, TerminationReason::Solved);
+    assert!(report.converged());
+    assert_eq!(report.objective, 2.5);
+    assert!(report.trace.is_empty());
 }
 
 #[test]

@@ -56,7 +56,7 @@ mod search;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bl_core::engine::{Observer, Progress, Stop, StoppingRule, run};
+use bl_core::engine::{IterationParams, Observer, Progress, Stop, run};
 use faer::Mat;
 use rayon::prelude::*;
 
@@ -239,10 +239,11 @@ impl BmpParams {
         let initial_loss = loss;
         let initial_sq = 2.0 * loss;
         let n_obs = x.n_observed() as f64;
-        let rule = StoppingRule {
+        let rule = IterationParams {
             max_iter: self.n_atoms,
             tol: self.tol,
             time_limit: self.time_limit,
+            ..IterationParams::default()
         };
         let par = faer::get_global_parallelism();
         let report = run(&rule, observers, |t| -> Result<Progress> {
@@ -280,7 +281,7 @@ impl BmpParams {
             // atoms, until the loss decreases by a fraction <= refit_tol or vanishes.
             let mut refit = None;
             if self.refit_sweeps > 0 {
-                let inner = StoppingRule::new(self.refit_sweeps, self.refit_tol);
+                let inner = IterationParams::new(self.refit_sweeps, self.refit_tol);
                 refit = Some(run(&inner, &mut [], |_| -> Result<Progress> {
                     let before = sq;
                     for i in 0..atoms.len() {

@@ -2,7 +2,7 @@
 //! module docs of [`crate::bmp`]): the Boolean QP start, the single-row starts, the
 //! alternation of the exact `z` update with the leading singular pair.
 
-use bl_core::engine::{Progress, Stop, StoppingRule, run};
+use bl_core::engine::{IterationParams, Progress, Stop, run};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
@@ -233,7 +233,7 @@ pub(super) fn refine_all(
     // One engine iteration per round: every start still moving is at its round-th
     // alternation, so `alternations + 1` rounds finish them all; the run is solved when
     // none is left.
-    let rule = StoppingRule::new(alternations.saturating_add(1), 0.0);
+    let rule = IterationParams::new(alternations.saturating_add(1), 0.0);
     run(&rule, &mut [], |_| -> Result<Progress> {
         let s = active.len();
         zmat.clear();

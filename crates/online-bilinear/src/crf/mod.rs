@@ -108,11 +108,12 @@ fn drive(
     f0: f64,
     mut step: impl FnMut() -> Result<Step>,
 ) -> Result<bl_core::FitReport> {
-    use bl_core::engine::{Progress, StoppingRule, run};
-    let rule = StoppingRule {
+    use bl_core::engine::{IterationParams, Progress, run};
+    let rule = IterationParams {
         max_iter: max_iterations,
         tol: DELTA,
         time_limit: None,
+        ..IterationParams::default()
     };
     let mut past = vec![f0];
     let info = run(&rule, &mut [], |k| {

@@ -1,0 +1,233 @@
+//! The knobs every iterative fit has, in one struct with one meaning everywhere.
+//!
+//! Every parameter builder of an iterative algorithm embeds an [`IterationParams`] and
+//! exposes its fields through the setters that [`iteration_setters!`](crate::iteration_setters)
+//! writes; every checked type gives it back through `iteration()`. The engine
+//! ([`crate::engine::run`]) reads `max_iter`, `tol`, `time_limit` and `trace`; the fit
+//! reads `threads` (through [`IterationParams::install`]).
+//!
+//! | knob | meaning | valid range |
+//! |---|---|---|
+//! | `max_iter` | iteration budget of the outer loop | `>= 1` |
+//! | `tol` | stop when the step's change measure is `<= tol` | finite, `>= 0` |
+//! | `time_limit` | stop after this wall-clock time (`None`: no limit) | any |
+//! | `threads` | worker threads (`None`: rayon's global pool, one per core; `Some(1)`: the calling thread only) | `1 ..=` [`MAX_THREADS`](crate::limits::MAX_THREADS) |
+//! | `trace` | record every iteration in the report's trace (off: no allocation per iteration) | any |
+//!
+//! Each algorithm chooses its own default budget and tolerance (its paper's); the
+//! defaults of the other three knobs are the same everywhere: no time limit, all cores,
+//! trace on.
+//!
+//! ```
+//! use std::time::Duration;
+//! use bl_core::IterationParams;
+//!
+//! #[derive(Debug, Clone)]
+//! struct RidgeParams { alpha: f64, iteration: IterationParams }
+//!
+//! impl RidgeParams {
+//!     bl_core::iteration_setters!(iteration);
+//! }
+//!
+//! let params = RidgeParams { alpha: 1.0, iteration: IterationParams::new(100, 1e-6) }
+//!     .max_iter(20)
+//!     .threads(Some(1))
+//!     .time_limit(Some(Duration::from_secs(5)));
+//! assert_eq!(params.iteration.max_iter, 20);
+//! assert_eq!(params.iteration.tol, 1e-6);
+//! assert!(params.iteration.check().is_ok());
+//! assert!(params.threads(Some(0)).iteration.check().is_err());
+//! ```
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{BlError, Result};
+
+/// Iteration budget, tolerance, time limit, thread count and tracing of one iterative fit.
+///
+/// The table of the [module documentation](self) gives each knob's meaning and range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct IterationParams {
+    /// Iteration budget of the outer loop.
+    pub max_iter: usize,
+    /// Tolerance on the change measure reported by each step.
+    pub tol: f64,
+    /// Wall-clock limit (`None`: none).
+    pub time_limit: Option<Duration>,
+    /// Worker threads (`None`: rayon's global pool).
+    #[serde(default)]
+    pub threads: Option<usize>,
+    /// Whether the report keeps a trace of every iteration.
+    #[serde(default = "trace_on")]
+    pub trace: bool,
+}
+
+fn trace_on() -> bool {
+    true
+}
+
+impl Default for IterationParams {
+    /// 500 iterations, tolerance 1e-3, no time limit, all cores, trace on.
+    fn default() -> Self {
+        Self::new(500, 1e-3)
+    }
+}
+
+impl IterationParams {
+    /// This budget and tolerance; no time limit, all cores, trace on.
+    #[must_use]
+    pub const fn new(max_iter: usize, tol: f64) -> Self {
+        Self {
+            max_iter,
+            tol,
+            time_limit: None,
+            threads: None,
+            trace: true,
+        }
+    }
+
+    /// The same knobs with tracing off: for inner runs whose report is not kept.
+    #[must_use]
+    pub const fn untraced(mut self) -> Self {
+        self.trace = false;
+        self
+    }
+
+    /// Checks every knob.
+    ///
+    /// # Errors
+    /// [`BlError::InvalidParameter`] for `max_iter == 0`, `tol` negative or not finite,
+    /// or `threads` outside `1 ..=` [`MAX_THREADS`](crate::limits::MAX_THREADS).
+    pub fn check(&self) -> Result<()> {
+        crate::params::at_least("max_iter", self.max_iter, 1)?;
+        crate::params::nonnegative("tol", self.tol)?;
+        if let Some(n) = self.threads {
+            crate::limits::threads("threads", n)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `work` with [`threads`](Self::threads) worker threads: on rayon's global pool
+    /// for `None`, on a pool of its own otherwise.
+    ///
+    /// # Errors
+    /// An invalid thread count, or a pool that cannot be built.
+    pub fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> Result<R> {
+        match self.threads {
+            None => Ok(work()),
+            Some(n) => {
+                crate::limits::threads("threads", n)?;
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map_err(|e| BlError::Numerical {
+                        context: "thread pool",
+                        message: e.to_string(),
+                    })?;
+                Ok(pool.install(work))
+            }
+        }
+    }
+}
+
+/// Builder setters for the [`IterationParams`] embedded in a parameter builder's field
+/// `$field`: `max_iter(usize)`, `tol(f64)`, `time_limit(Option<Duration>)`,
+/// `threads(Option<usize>)`, `trace(bool)` and `iteration(IterationParams)`. Used inside
+/// an `impl` block; see the [module documentation](crate::iteration).
+#[macro_export]
+macro_rules! iteration_setters {
+    ($field:ident) => {
+        /// Sets the iteration budget of the outer loop (`>= 1`).
+        #[must_use]
+        pub fn max_iter(mut self, max_iter: usize) -> Self {
+            self.$field.max_iter = max_iter;
+            self
+        }
+
+        /// Sets the tolerance on the change measure (finite, `>= 0`).
+        #[must_use]
+        pub fn tol(mut self, tol: f64) -> Self {
+            self.$field.tol = tol;
+            self
+        }
+
+        /// Sets the wall-clock limit (`None`: none).
+        #[must_use]
+        pub fn time_limit(mut self, time_limit: Option<std::time::Duration>) -> Self {
+            self.$field.time_limit = time_limit;
+            self
+        }
+
+        /// Sets the worker threads (`None`: rayon's global pool, one per core; `Some(n)`:
+        /// `1 ..= 1024`).
+        #[must_use]
+        pub fn threads(mut self, threads: Option<usize>) -> Self {
+            self.$field.threads = threads;
+            self
+        }
+
+        /// Sets whether the report keeps a trace of every iteration (off: no allocation
+        /// per iteration).
+        #[must_use]
+        pub fn trace(mut self, trace: bool) -> Self {
+            self.$field.trace = trace;
+            self
+        }
+
+        /// Sets all iteration knobs at once.
+        #[must_use]
+        pub fn iteration(mut self, iteration: $crate::IterationParams) -> Self {
+            self.$field = iteration;
+            self
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IterationParams;
+
+    #[test]
+    fn install_runs_on_the_requested_number_of_threads() {
+        let one = IterationParams::new(1, 0.0);
+        let n = IterationParams {
+            threads: Some(1),
+            ..one
+        }
+        .install(rayon::current_num_threads)
+        .unwrap();
+        assert_eq!(n, 1);
+        let n = IterationParams {
+            threads: Some(3),
+            ..one
+        }
+        .install(rayon::current_num_threads)
+        .unwrap();
+        assert_eq!(n, 3);
+        assert!(
+            IterationParams {
+                threads: Some(0),
+                ..one
+            }
+            .install(|| ())
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn check_names_the_knob() {
+        let bad = IterationParams::new(0, 1.0).check().unwrap_err();
+        assert!(bad.to_string().contains("max_iter"), "{bad}");
+        let bad = IterationParams::new(1, f64::NAN).check().unwrap_err();
+        assert!(bad.to_string().contains("tol"), "{bad}");
+        let bad = IterationParams {
+            threads: Some(2000),
+            ..IterationParams::default()
+        }
+        .check()
+        .unwrap_err();
+        assert!(bad.to_string().contains("threads"), "{bad}");
+    }
+}
