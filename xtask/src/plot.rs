@@ -276,8 +276,8 @@ pub fn heatmap(path: &Path, map: &Heatmap<'_>) -> anyhow::Result<()> {
     root.fill(&WHITE).map_err(e)?;
     let caption = format!(
         "{title} (white = {}, blue = {})",
-        crate::reproduce::format_number(lo),
-        crate::reproduce::format_number(hi)
+        crate::report::format_number(lo),
+        crate::report::format_number(hi)
     );
     let (rows, cols) = (n_rows as i32, n_cols as i32);
     let mut chart = ChartBuilder::on(&root)

@@ -58,7 +58,9 @@ mod sblr_table3;
 mod sblr_table4;
 mod sblr_table5;
 
-pub use crate::reproduce::{Claim, Ctx, Heatmap, Scale, Series, VsRow, format_number};
+pub use crate::ctx::Ctx;
+pub use crate::plot::{Heatmap, Series};
+pub use crate::report::{Claim, Scale, VsRow, format_number};
 
 /// A reproducible experiment: one table or figure of a paper.
 ///
