@@ -398,14 +398,21 @@ impl GopValidParams {
                         let (ub, lb) = (search.upper(), search.lower());
                         // No open node: solved when the gap closed. With the gap open the
                         // relaxed duals were inconsistent (the cells of a node cover its
-                        // region, so some child exists): a NaN change makes the engine
-                        // report a numerical failure, never convergence.
-                        let p = if ub - lb <= params.eps {
-                            Progress::new(ub, ub - lb).stop_if(Some(Stop::Solved))
-                        } else {
-                            Progress::new(ub, f64::NAN)
-                        };
-                        return Ok::<_, GopError>(p.with("lower_bound", lb));
+                        // region, so some child exists): an error, never convergence.
+                        if ub - lb <= params.eps {
+                            return Ok::<_, GopError>(
+                                Progress::new(ub, ub - lb)
+                                    .with("lower_bound", lb)
+                                    .stop_if(Some(Stop::Solved)),
+                            );
+                        }
+                        return Err(GopError::EmptyTree {
+                            iteration,
+                            upper_bound: ub,
+                            lower_bound: lb,
+                            eps: params.eps,
+                            backend: search.solver.name().to_string(),
+                        });
                     }
                 }
             };

@@ -5,9 +5,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use bl_core::engine::TerminationReason;
 use faer::Mat;
-use gop_mmf::{Fit, Fitted, GopParams};
+use gop_mmf::{Fit, Fitted, GopError, GopParams};
 use lp_backend::conformance::check_solver;
 use lp_backend::{LinearProgram, LpError, LpOutcome, LpSolver, Microlp};
 
@@ -109,18 +108,33 @@ fn the_outside_backend_runs_through_fit_and_matches_the_built_in() {
 }
 
 #[test]
-fn an_inconsistent_backend_is_never_reported_converged() {
+fn an_inconsistent_backend_is_an_error_never_a_converged_fit() {
     // Every relaxed dual "infeasible": the root gets no children although its cells cover
     // the l1 ball, so the tree empties with the gap open. That is a numerical failure of
-    // the LPs, not a solved problem.
+    // the LPs, not a solved problem: the fit is an error that says so.
     let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
-    let fitted = GopParams::default()
+    let err = GopParams::default()
         .threads(1)
         .lp_solver(AlwaysInfeasible)
         .fit(&y.as_ref())
-        .expect("LP verdicts are not errors");
-    let report = fitted.report();
-    assert!(!fitted.certificate().certified);
-    assert!(!report.converged(), "{:?}", report.termination);
-    assert_eq!(report.termination, TerminationReason::NumericalFailure);
+        .expect_err("inconsistent LP verdicts are an error");
+    match &err {
+        GopError::EmptyTree {
+            iteration,
+            upper_bound,
+            lower_bound,
+            eps,
+            backend,
+        } => {
+            assert_eq!(*iteration, 2, "the root was expanded at iteration 1");
+            assert!(upper_bound.is_finite(), "the root's primal gave PUBD");
+            assert!(upper_bound - lower_bound > *eps, "the gap is open");
+            assert_eq!(backend, "always-infeasible");
+        }
+        other => panic!("expected GopError::EmptyTree, got {other:?}"),
+    }
+    let message = err.to_string();
+    for said in ["tree emptied", "gap open", "always-infeasible", "inconsistent"] {
+        assert!(message.contains(said), "{said:?} missing from: {message}");
+    }
 }

@@ -79,7 +79,18 @@ fn the_observer_sees_the_trace_and_the_bounds_bracket_the_optimum() {
             records.last().map_or(f64::NAN, |r| r.objective)
         );
         assert_eq!(report.converged(), report.termination.is_converged());
-        assert_ne!(report.termination, TerminationReason::NumericalFailure);
+        // A fit that returns is one of the engine's terminations (a numerical failure is an
+        // error); these small instances close the gap or run out of iterations.
+        assert!(
+            matches!(
+                report.termination,
+                TerminationReason::Converged
+                    | TerminationReason::Solved
+                    | TerminationReason::MaxIterations
+            ),
+            "{:?}",
+            report.termination
+        );
     }
 }
 
