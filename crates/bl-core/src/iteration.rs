@@ -139,41 +139,20 @@ impl IterationParams {
 #[macro_export]
 macro_rules! iteration_setters {
     ($field:ident) => {
-        /// Sets the iteration budget of the outer loop (`>= 1`).
-        #[must_use]
-        pub fn max_iter(mut self, max_iter: usize) -> Self {
-            self.$field.max_iter = max_iter;
-            self
-        }
-
-        /// Sets the tolerance on the change measure (finite, `>= 0`).
-        #[must_use]
-        pub fn tol(mut self, tol: f64) -> Self {
-            self.$field.tol = tol;
-            self
-        }
-
-        /// Sets the wall-clock limit (`None`: none).
-        #[must_use]
-        pub fn time_limit(mut self, time_limit: Option<std::time::Duration>) -> Self {
-            self.$field.time_limit = time_limit;
-            self
-        }
-
-        /// Sets the worker threads (`None`: rayon's global pool, one per core; `Some(n)`:
-        /// `1 ..= 1024`).
-        #[must_use]
-        pub fn threads(mut self, threads: Option<usize>) -> Self {
-            self.$field.threads = threads;
-            self
-        }
-
-        /// Sets whether the report keeps a trace of every iteration (off: no allocation
-        /// per iteration).
-        #[must_use]
-        pub fn trace(mut self, trace: bool) -> Self {
-            self.$field.trace = trace;
-            self
+        $crate::iteration_setters! {
+            @knobs $field;
+            /// Sets the iteration budget of the outer loop (`>= 1`).
+            max_iter: usize;
+            /// Sets the tolerance on the change measure (finite, `>= 0`).
+            tol: f64;
+            /// Sets the wall-clock limit (`None`: none).
+            time_limit: Option<std::time::Duration>;
+            /// Sets the worker threads (`None`: rayon's global pool, one per core;
+            /// `Some(n)`: `1 ..= 1024`).
+            threads: Option<usize>;
+            /// Sets whether the report keeps a trace of every iteration (off: no
+            /// allocation per iteration).
+            trace: bool;
         }
 
         /// Sets all iteration knobs at once.
@@ -182,6 +161,16 @@ macro_rules! iteration_setters {
             self.$field = iteration;
             self
         }
+    };
+    (@knobs $field:ident; $($(#[$attr:meta])* $knob:ident: $ty:ty;)*) => {
+        $(
+            $(#[$attr])*
+            #[must_use]
+            pub fn $knob(mut self, $knob: $ty) -> Self {
+                self.$field.$knob = $knob;
+                self
+            }
+        )*
     };
 }
 
