@@ -1,12 +1,13 @@
-//! Shared numerical helpers of the baselines: MTTKRP and the ALS factor update, leading
-//! left singular vectors, EM imputation of missing entries.
+//! What the fits of the crate share: the ALS factor update, the size checks before a fit
+//! allocates, the EM imputation of missing entries and the masked loss, and the report of
+//! a fit made of several engine runs.
 
-use faer::{Mat, MatRef, Par, Side};
+use faer::{Mat, MatRef, Par};
 
 use crate::error::Result;
 use crate::kernels::Mttkrp;
+use crate::linalg::{gram, hadamard, solve_right_spd};
 use crate::tensor::{Tensor, cp_reconstruct_into, other_modes};
-use bl_core::error::build::numerical;
 use bl_core::limits::buffer_len;
 
 /// One ALS update of the CP factor along `mode` for fixed other factors (Kolda & Bader
@@ -46,7 +47,7 @@ pub(crate) fn check_als_budget(
 /// lanes of the kernels (at most 8 more), or `R + OVERSAMPLING` for the sketches of the
 /// HOSVD start.
 fn padded_rank(rank: usize) -> usize {
-    rank.saturating_add(crate::kernels::OVERSAMPLING.max(8))
+    rank.saturating_add(crate::hosvd::OVERSAMPLING.max(8))
 }
 
 /// The size checks of a CP-form fit of rank `rank` on a tensor of shape `shape` (CP-ALS,
@@ -118,33 +119,7 @@ pub(crate) fn check_atom_buffers(
     Ok(())
 }
 
-/// The Gram matrix `X_(mode) X_(mode)^T` (`d_mode x d_mode`) of an exact HOSVD step holds
-/// at most [`bl_core::limits::MAX_ELEMENTS`] values and can be reserved (a tensor with one
-/// long mode, e.g. `200,000 x 1 x 1`, would ask for 320 GB).
-///
-/// # Errors
-/// [`bl_core::BlError::InvalidParameter`].
-pub(crate) fn check_gram_size(shape: [usize; 3], mode: usize) -> Result<()> {
-    const NAME: &str = "mode length x mode length (HOSVD Gram matrix)";
-    let n = buffer_len(NAME, &[shape[mode], shape[mode]])?;
-    bl_core::limits::reservable::<f64>(NAME, &[n])?;
-    Ok(())
-}
 
-/// `F^T F`, through [`bl_core::linalg::product`]: a small Gram matrix (rank 53 over a
-/// mode of 3 took faer's large-matrix path) does not reserve faer's 64 MiB packing
-/// buffers.
-pub(crate) fn gram(f: MatRef<'_, f64>) -> Mat<f64> {
-    let mut g = Mat::zeros(f.ncols(), f.ncols());
-    bl_core::linalg::product(
-        g.as_mut(),
-        faer::Accum::Replace,
-        f.transpose(),
-        f,
-        faer::get_global_parallelism(),
-    );
-    g
-}
 
 /// `1/2 ||X - W||^2` of a CP model `W = [[F_0, F_1, F_2]]` on a tensor without missing
 /// entries, from `norm_sq = ||X||^2` and `m`, the MTTKRP of mode `last` computed with the
@@ -190,24 +165,7 @@ pub(crate) fn cp_em_step(
     masked_loss(x, model)
 }
 
-/// The `r` leading left singular vectors of `a` (`m x n`), from the eigenvectors of
-/// `A A^T` (`m x m`); at most `m` columns are returned.
-#[cfg(test)]
-pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize) -> Result<Mat<f64>> {
-    leading_eigenvectors((a * a.transpose()).as_ref(), r)
-}
 
-/// The eigenvectors of the `r` largest eigenvalues of the symmetric `gram` (`m x m`),
-/// largest first; at most `m` columns.
-pub(crate) fn leading_eigenvectors(gram: MatRef<'_, f64>, r: usize) -> Result<Mat<f64>> {
-    let m = gram.nrows();
-    let evd = gram
-        .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| numerical::<crate::TensorError>("leading eigenvectors", format!("{e:?}")))?;
-    // Eigenvalues in nondecreasing order: take the last r columns, largest first.
-    let u = evd.U();
-    Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))
-}
 
 /// Fills the missing entries of `out` from `model` and keeps the observed entries of `x`
 /// (the EM imputation step used by the baselines for completion). `out` holds the observed
@@ -281,49 +239,8 @@ impl pulp::WithSimd for MaskedLoss<'_> {
     }
 }
 
-/// Solves `X G = B` for `X` (`G` symmetric positive semidefinite, `k x k`; `B` `n x k`)
-/// by Cholesky with a small ridge fallback; returns `X` (`n x k`).
-pub(crate) fn solve_right_spd(g: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
-    solve_right_spd_ridged(g, b, &[0.0, 1e-12, 1e-8, 1e-4], "normal equations")
-}
 
-/// [`solve_right_spd`] with the ridges to try in turn (fractions of the largest diagonal
-/// entry of `G`, added when the Cholesky factorization fails or gives non-finite values)
-/// and the context of the error when all fail.
-pub(crate) fn solve_right_spd_ridged(
-    g: MatRef<'_, f64>,
-    b: MatRef<'_, f64>,
-    ridges: &[f64],
-    context: &'static str,
-) -> Result<Mat<f64>> {
-    use faer::linalg::solvers::Solve;
-    let k = g.nrows();
-    let max_diag = (0..k)
-        .map(|i| g[(i, i)])
-        .fold(0.0_f64, f64::max)
-        .max(f64::MIN_POSITIVE);
-    for &ridge in ridges {
-        let mut gr = g.to_owned();
-        for i in 0..k {
-            gr[(i, i)] += ridge * max_diag;
-        }
-        if let Ok(llt) = gr.llt(Side::Lower) {
-            let sol = llt.solve(b.transpose().to_owned());
-            let out = sol.transpose().to_owned();
-            if (0..out.ncols()).all(|j| (0..out.nrows()).all(|i| out[(i, j)].is_finite())) {
-                return Ok(out);
-            }
-        }
-    }
-    Err(numerical(
-        context,
-        format!("the {k} x {k} Gram matrix is not positive definite"),
-    ))
-}
 
-pub(crate) fn hadamard(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
-    Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)] * b[(i, j)])
-}
 
 /// One report for a fit made of several engine runs (starts, modes): every run's
 /// iterations in order (each run numbers its own from 1 and tags them with an extra, e.g.

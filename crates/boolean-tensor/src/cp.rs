@@ -25,7 +25,8 @@ use crate::common::{
     cp_loss_from_mttkrp, masked_loss,
 };
 use crate::error::Result;
-use crate::kernels::{Mttkrp, randomized_hosvd};
+use crate::hosvd::randomized_hosvd;
+use crate::kernels::Mttkrp;
 use crate::metrics::best_boolean_fit;
 use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor};
 use bl_core::error::build::{invalid, numerical};
@@ -312,7 +313,7 @@ impl Decomposition for FittedCp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::{gram, hadamard, solve_right_spd};
+    use crate::linalg::{gram, hadamard, solve_right_spd};
     use crate::tensor::{khatri_rao, other_modes};
     use bl_core::Fit;
 

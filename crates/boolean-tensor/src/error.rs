@@ -50,15 +50,3 @@ pub enum TensorError {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = TensorError> = std::result::Result<T, E>;
-
-/// A non-empty list of valid modes (each in `{0, 1, 2}`).
-pub(crate) fn check_modes(name: &'static str, modes: &[usize]) -> Result<()> {
-    if modes.is_empty() {
-        return Err(bl_core::error::build::invalid(
-            name,
-            "[]",
-            "a non-empty subset of {0, 1, 2}",
-        ));
-    }
-    modes.iter().try_for_each(|&m| crate::tensor::check_mode(m))
-}

@@ -28,7 +28,8 @@ use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
 use rayon::prelude::*;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{check_column_buffers, combine_reports, impute, masked_loss, solve_right_spd};
+use crate::common::{check_column_buffers, combine_reports, impute, masked_loss};
+use crate::linalg::solve_right_spd;
 use crate::error::{Result, TensorError};
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, check_mode, refold_into, unfold_into, unfolded_shape};

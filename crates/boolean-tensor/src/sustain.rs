@@ -27,11 +27,12 @@ use rand::RngExt;
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
     als_update, check_als_budget, check_rank_buffers, combine_reports, cp_em_step,
-    cp_loss_from_mttkrp, gram, hadamard,
+    cp_loss_from_mttkrp,
 };
-use crate::error::{Result, check_modes};
+use crate::error::Result;
 use crate::kernels::Mttkrp;
-use crate::tensor::{Tensor, cp_to_tensor, other_modes};
+use crate::linalg::{gram, hadamard};
+use crate::tensor::{Tensor, check_modes, cp_to_tensor, other_modes};
 use bl_core::error::build::invalid;
 
 /// SUSTain-style ALS. Start with [`Sustain::params`].

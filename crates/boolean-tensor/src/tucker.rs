@@ -20,7 +20,9 @@ use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
 use faer::{Mat, MatRef};
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{check_gram_size, impute, leading_eigenvectors, masked_loss};
+use crate::common::{impute, masked_loss};
+use crate::hosvd::check_gram_size;
+use crate::linalg::leading_eigenvectors;
 use crate::error::Result;
 use crate::kernels::{multilinear_product_into, unfolding_gram};
 use crate::tensor::Tensor;

@@ -5,7 +5,8 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 
 use crate::atom::{Atom, atom_factor_mats};
-use crate::common::{check_atom_buffers, solve_right_spd_ridged};
+use crate::common::check_atom_buffers;
+use crate::linalg::solve_right_spd_ridged;
 use crate::error::Result;
 use crate::tensor::{Tensor, cp_reconstruct_into};
 use bl_core::error::build::{invalid, shape_mismatch};
@@ -129,7 +130,7 @@ pub(crate) fn masked_gram(atoms: &[Atom], shape: [usize; 3], entries: &EntrySet)
     let full = || {
         let g: Vec<Mat<f64>> = f
             .iter()
-            .map(|fm| crate::common::gram(fm.as_ref()))
+            .map(|fm| crate::linalg::gram(fm.as_ref()))
             .collect();
         Mat::from_fn(k, k, |i, j| g[0][(i, j)] * g[1][(i, j)] * g[2][(i, j)])
     };

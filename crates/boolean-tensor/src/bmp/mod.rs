@@ -67,9 +67,9 @@ pub use search::{Candidate, search_atom};
 
 use crate::atom::Atom;
 use crate::common::check_atom_buffers;
-use crate::error::{Result, check_modes};
+use crate::error::Result;
 use crate::qp::{MixingQp, QpSolver};
-use crate::tensor::{Tensor, unfolded_view};
+use crate::tensor::{Tensor, check_modes, unfolded_view};
 use bl_core::error::build::invalid;
 use corrective::{add_atoms_in_place, update_residual};
 use search::{Unfolded, refine_all, search_in};

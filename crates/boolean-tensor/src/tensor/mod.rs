@@ -118,6 +118,18 @@ pub(crate) fn check_mode(mode: usize) -> Result<()> {
     }
 }
 
+/// A non-empty list of valid modes (each in `{0, 1, 2}`).
+pub(crate) fn check_modes(name: &'static str, modes: &[usize]) -> Result<()> {
+    if modes.is_empty() {
+        return Err(bl_core::error::build::invalid(
+            name,
+            "[]",
+            "a non-empty subset of {0, 1, 2}",
+        ));
+    }
+    modes.iter().try_for_each(|&m| check_mode(m))
+}
+
 /// The two modes other than `mode`, in increasing order.
 pub(crate) fn other_modes(mode: usize) -> (usize, usize) {
     match mode {
