@@ -17,10 +17,12 @@ use bl_core::{Fit, Fitted};
 use faer::MatRef;
 use faer::Par;
 
+use crate::cost::{Repr, dot};
 use crate::error::{MaxcutError, Result};
 use crate::exact::{MAX_EXACT_N, dense_quad, gray_binary};
+use crate::input::{check_len, dense_symmetric, low_rank_factor};
 use crate::params::MixingParams;
-use crate::problem::{Problem, Repr, check_len, dense_symmetric, dot, low_rank_factor};
+use crate::problem::Problem;
 use crate::solution::MixingInfo;
 
 /// A Boolean quadratic program `max z^T A z`, `z in {0, 1}^n`, held as its homogenized
@@ -196,7 +198,7 @@ impl BooleanQp {
                     .collect())
             }
             Repr::LowRank(lr) => {
-                let inner = crate::problem::LowRankFactor {
+                let inner = crate::cost::LowRankFactor {
                     n,
                     m: lr.m,
                     gt: lr.gt[lr.m..].to_vec(),

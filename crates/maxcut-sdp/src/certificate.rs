@@ -19,8 +19,9 @@
 
 use faer::{Accum, MatMut, MatRef, Side};
 
+use crate::cost::{CostView, dot, product};
 use crate::error::{MaxcutError, Result};
-use crate::problem::{CostView, Problem, dot, product};
+use crate::problem::Problem;
 use bl_core::error::build::{non_finite, numerical, shape_mismatch};
 
 /// Largest `n` accepted by [`Problem::dual_bound`] (it solves a dense `n x n` symmetric

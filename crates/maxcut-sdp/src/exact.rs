@@ -4,8 +4,9 @@
 //! the value and the local fields `h_i = sum_{j != i} C_ij y_j` in `O(n)`: the whole
 //! enumeration costs `O(2^n n)`.
 
+use crate::cost::{CostView, dot};
 use crate::error::{MaxcutError, Result};
-use crate::problem::{CostView, Problem, dot};
+use crate::problem::Problem;
 
 /// Largest number of variables the exact solvers accept (`2^24` states, about a second).
 pub const MAX_EXACT_N: usize = 24;

@@ -3,9 +3,12 @@
 
 use faer::{MatMut, MatRef};
 
+use crate::cost::{LowRankFactor, SparseSym, dot};
 use crate::error::{MaxcutError, Result, empty};
-use crate::problem::{LowRankFactor, SYMMETRY_TOL, SparseSym, dot};
 use bl_core::error::build::{non_finite, shape_mismatch};
+
+/// Relative tolerance of the symmetry checks: `|C_ij - C_ji| <= SYMMETRY_TOL * max |C|`.
+pub const SYMMETRY_TOL: f64 = 1e-10;
 
 pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
     if expected == found {

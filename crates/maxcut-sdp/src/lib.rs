@@ -5,6 +5,7 @@ pub mod boolean_qp;
 pub mod bqp_solver;
 pub mod certificate;
 pub mod conformance;
+pub(crate) mod cost;
 pub mod error;
 pub mod exact;
 mod input;

@@ -13,8 +13,8 @@ use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
+use crate::cost::{CostView, axpy, dot, matvec};
 use crate::error::Result;
-use crate::problem::{CostView, axpy, dot, matvec};
 
 /// Upper limit on passes over all variables in the local search (each pass that flips
 /// anything strictly raises the objective, so this only guards against pathological

@@ -6,9 +6,10 @@ use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{MaxcutError, Result};
+use crate::input::{check_len, check_signs};
 use crate::mixing::{Mixing, SweepForm};
 use crate::params::MixingParams;
-use crate::problem::{Problem, check_len, check_signs};
+use crate::problem::Problem;
 use crate::rounding::local_search;
 use bl_core::error::build::numerical;
 

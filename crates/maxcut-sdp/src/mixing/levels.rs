@@ -18,8 +18,9 @@
 
 use pulp::{Simd, WithSimd};
 
-use super::{accumulate, axpy, move_to_field, unit_field};
-use crate::problem::SparseSym;
+use super::kernels::{accumulate, move_to_field, unit_field};
+use crate::cost::SparseSym;
+use crate::cost::axpy;
 
 /// Smallest work (stored entries plus two per column, times `k`) worth a split between
 /// two threads: below it the fork and join costs more than it saves.
@@ -520,7 +521,8 @@ fn accumulate_f32_v3<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problem::{Problem, Repr};
+    use crate::cost::Repr;
+    use crate::problem::Problem;
     use crate::synthetic::random_edges;
 
     fn sparse(problem: &Problem) -> &SparseSym {
