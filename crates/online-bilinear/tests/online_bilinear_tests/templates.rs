@@ -94,7 +94,7 @@ fn transformed_templates_make_the_expected_feature_strings_and_are_checked() {
     let lower = |offset| Template::Transformed {
         column: 0,
         offset,
-        transform: Transform::Lowercase,
+        transform: Transform::Lowercase.into(),
     };
     let templates = Templates::new(vec![lower(0), lower(-1)]).unwrap();
     let corpus = Corpus::new(vec![
@@ -109,7 +109,7 @@ fn transformed_templates_make_the_expected_feature_strings_and_are_checked() {
         let bad = Templates::new(vec![Template::Transformed {
             column: 0,
             offset: 0,
-            transform,
+            transform: transform.into(),
         }]);
         assert!(
             matches!(
