@@ -42,7 +42,7 @@ fn main() -> Result<(), gop_mmf::GopError> {
                 .k(2)
                 .budget(budget)
                 .seed(0)
-                .threads(1)
+                .threads(Some(1))
                 .max_iter(iters);
             let variants = [
                 ("walk", params.clone().tangent_cone_cells(false)),

@@ -39,7 +39,7 @@ fn probe(m: usize, n: usize, threads: usize, iters: usize) -> Result<(), gop_mmf
         .k(2)
         .budget(p)
         .seed(3)
-        .threads(threads)
+        .threads(Some(threads))
         .max_iter(iters)
         .fit(&y.as_ref())?;
     for r in fit.history() {

@@ -24,14 +24,14 @@ pub enum GopError {
         /// Smallest KKT violation found.
         violation: f64,
     },
-    /// No open node was left while the gap `PUBD - RLBD` was still above `eps`. The cells of
+    /// No open node was left while the gap `PUBD - RLBD` was still above `tol`. The cells of
     /// a node cover its region, so at least one relaxed dual of every expanded node is
     /// feasible: an empty tree with an open gap means the LP backend's verdicts were
     /// inconsistent (e.g. every relaxed dual reported infeasible). A numerical failure of
     /// the LPs, never a solved problem.
     #[error(
         "GOP tree emptied at iteration {iteration} with the gap open (PUBD {upper_bound}, \
-         RLBD {lower_bound}, eps {eps}): no relaxed dual of the expanded nodes was feasible \
+         RLBD {lower_bound}, tol {tol}): no relaxed dual of the expanded nodes was feasible \
          although their cells cover the region, so the LP backend `{backend}` gave \
          inconsistent verdicts"
     )]
@@ -43,7 +43,7 @@ pub enum GopError {
         /// `RLBD` at that point.
         lower_bound: f64,
         /// The gap tolerance.
-        eps: f64,
+        tol: f64,
         /// Name of the LP backend.
         backend: String,
     },

@@ -70,7 +70,7 @@ pub enum NodeState {
     Open,
     /// Expanded at some iteration.
     Expanded,
-    /// Its bound cannot beat the upper bound by more than `eps`.
+    /// Its bound cannot beat the upper bound by more than `tol`.
     Pruned,
 }
 
@@ -104,9 +104,9 @@ pub struct Certificate {
     pub upper_bound: f64,
     /// `PUBD - RLBD`.
     pub gap: f64,
-    /// The requested tolerance.
-    pub eps: f64,
-    /// Whether `gap <= eps` (the returned point is an `eps`-global optimum).
+    /// The requested gap tolerance (`tol`, the paper's `eps`).
+    pub tol: f64,
+    /// Whether `gap <= tol` (the returned point is a `tol`-global optimum).
     pub certified: bool,
 }
 
@@ -114,7 +114,7 @@ pub struct Certificate {
 /// the engine's [`FitReport`] ([`Fitted::report`]).
 ///
 /// The report's trace has one record per iteration: objective = `PUBD`, change = the gap
-/// `PUBD - RLBD` (compared with `eps`), extras `lower_bound`, `num_duals`, `primal_s`,
+/// `PUBD - RLBD` (compared with `tol`), extras `lower_bound`, `num_duals`, `primal_s`,
 /// `pre_s`, `uri_s`, `dual_s`, `total_s`. Its termination is `Converged` when the gap
 /// closed, `Solved` when no open node was left, `BudgetExhausted` when the tree reached
 /// `max_nodes` first (not converged), or `MaxIterations` / `TimeLimit`.

@@ -12,11 +12,11 @@
 //! 4. **Dual**: solve one relaxed dual LP per cell ([`crate::dual`]), in parallel and
 //!    warm-started from the node's own LP; each cell becomes a child with that lower bound
 //!    (at least the parent's) and the LP's `x` as its point. A child whose bound is
-//!    `>= PUBD - eps` is pruned.
+//!    `>= PUBD - tol` is pruned (`tol` is the paper's `eps`).
 //!
 //! The lower bound `RLBD` is the smallest bound over all leaves (open, pruned, or expanded
 //! without children), which is a valid lower bound of (2) because the leaves' regions cover
-//! the feasible set. The loop stops when `PUBD - RLBD <= eps` or a limit is hit; the
+//! the feasible set. The loop stops when `PUBD - RLBD <= tol` or a limit is hit; the
 //! shared iteration engine of `bl-core` owns the iteration and time limits.
 
 use std::cmp::Ordering;
@@ -25,9 +25,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bl_core::BlError;
-use bl_core::engine::{IterationParams, Observer, Progress, Stop, run};
+use bl_core::engine::{Observer, Progress, Stop, run};
 use bl_core::fit::Fit;
-use bl_core::params::{ParamGuard, invalid};
+use bl_core::params::invalid;
 use faer::{Mat, MatRef};
 use lp_backend::LpSolver;
 use rand::RngExt;
@@ -37,7 +37,7 @@ use crate::dual::{DualLayout, Level, solve_relaxed_duals};
 use crate::error::{GopError, Result};
 use crate::fitted::{Certificate, FittedGop, IterationRecord, NodeState, Timing, TreeNode};
 use crate::lagrangian::{Affine, Lagrangian};
-use crate::params::{GopParams, GopValidParams};
+use crate::params::GopValidParams;
 use crate::primal::solve_primal;
 
 #[derive(Debug)]
@@ -80,7 +80,7 @@ struct Search<'a> {
     m: usize,
     k: usize,
     n: usize,
-    params: &'a GopParams,
+    params: &'a GopValidParams,
     solver: &'a dyn LpSolver,
     nodes: Vec<Node>,
     heap: BinaryHeap<Entry>,
@@ -95,9 +95,9 @@ impl Search<'_> {
         self.best.as_ref().map_or(f64::INFINITY, |b| b.2)
     }
 
-    /// Pops open nodes that can no longer beat `PUBD - eps` (marking them pruned).
+    /// Pops open nodes that can no longer beat `PUBD - tol` (marking them pruned).
     fn prune_top(&mut self) {
-        let cutoff = self.upper() - self.params.eps;
+        let cutoff = self.upper() - self.params.iteration().tol;
         while let Some(top) = self.heap.peek() {
             if top.lb >= cutoff {
                 let id = top.id;
@@ -119,7 +119,7 @@ impl Search<'_> {
         // the floor `Q >= 0` none is claimed).
         if lb.is_finite() {
             lb
-        } else if self.params.nonnegative_bound {
+        } else if self.params.nonnegative_bound() {
             0.0
         } else {
             f64::NEG_INFINITY
@@ -154,7 +154,7 @@ impl Search<'_> {
     fn expand(&mut self, id: usize, iteration: usize) -> Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
         let mk = m * k;
-        let budget = self.params.budget;
+        let budget = self.params.budget();
         let start = Instant::now();
         let x = self.nodes[id].x.clone();
 
@@ -165,16 +165,16 @@ impl Search<'_> {
         let t_primal = start.elapsed().as_secs_f64();
 
         let t = Instant::now();
-        let lagrangian = Lagrangian::build(self.params.linearization, &x, &primal);
-        let level = Arc::new(Level::new(&lagrangian, budget, self.params.filter_tol));
+        let lagrangian = Lagrangian::build(self.params.linearization(), &x, &primal);
+        let level = Arc::new(Level::new(&lagrangian, budget, self.params.filter_tol()));
         let t_pre = t.elapsed().as_secs_f64();
 
         let t = Instant::now();
         let (region, lagrangians) = self.path(id)?;
         let options = CellOptions {
-            min_slack: self.params.cell_slack * budget,
-            rank_shortcut: self.params.rank_shortcut,
-            local: self.params.tangent_cone_cells,
+            min_slack: self.params.cell_slack() * budget,
+            rank_shortcut: self.params.rank_shortcut(),
+            local: self.params.tangent_cone_cells(),
             parallel: true,
         };
         let cells = enumerate_cells(
@@ -190,8 +190,12 @@ impl Search<'_> {
 
         let t = Instant::now();
         let layout = DualLayout { mk };
-        let base =
-            layout.base_program(budget, &region, &lagrangians, self.params.nonnegative_bound)?;
+        let base = layout.base_program(
+            budget,
+            &region,
+            &lagrangians,
+            self.params.nonnegative_bound(),
+        )?;
         let results = solve_relaxed_duals(
             self.solver,
             &layout,
@@ -204,7 +208,7 @@ impl Search<'_> {
 
         let parent_lb = self.nodes[id].lb;
         let depth = self.nodes[id].depth + 1;
-        let cutoff = self.upper() - self.params.eps;
+        let cutoff = self.upper() - self.params.iteration().tol;
         let mut children = 0;
         for (signs, result) in cells.signs.iter().zip(results) {
             let Some((q, cx)) = result else { continue };
@@ -267,21 +271,23 @@ impl Search<'_> {
     }
 }
 
-fn starting_point(params: &GopParams, m: usize) -> Result<Vec<f64>> {
-    let mk = m * params.k;
-    match &params.initial_x {
+fn starting_point(params: &GopValidParams, m: usize) -> Result<Vec<f64>> {
+    let k = params.k();
+    let budget = params.budget();
+    let mk = m * k;
+    match params.initial_x() {
         Some(x) => {
             if x.len() != mk {
                 return Err(BlError::ShapeMismatch {
                     context: "initial_x",
-                    expected: format!("{m} x {} ({mk} values)", params.k),
+                    expected: format!("{m} x {k} ({mk} values)"),
                     found: format!("{} values", x.len()),
                 }
                 .into());
             }
             bl_core::error::ensure_finite("initial_x", x)?;
             let l1: f64 = x.iter().map(|v| v.abs()).sum();
-            if l1 > params.budget * (1.0 + 1e-12) {
+            if l1 > budget * (1.0 + 1e-12) {
                 return Err(invalid(
                     "initial_x",
                     format!("l1 norm {l1}"),
@@ -289,14 +295,14 @@ fn starting_point(params: &GopParams, m: usize) -> Result<Vec<f64>> {
                 )
                 .into());
             }
-            Ok(x.clone())
+            Ok(x.to_vec())
         }
         None => {
-            let mut rng = bl_core::random::seeded_rng(params.seed);
+            let mut rng = bl_core::random::seeded_rng(params.seed());
             let mut x = vec![0.0; mk];
             bl_core::random::fill_standard_normal(&mut rng, &mut x);
             let l1: f64 = x.iter().map(|v| v.abs()).sum();
-            let radius = params.budget * rng.random_range(0.05..0.95);
+            let radius = budget * rng.random_range(0.05..0.95);
             if l1 > 0.0 {
                 for v in &mut x {
                     *v *= radius / l1;
@@ -307,12 +313,33 @@ fn starting_point(params: &GopParams, m: usize) -> Result<Vec<f64>> {
     }
 }
 
-/// GOP on `y` (`M x N`): checks the parameters (`ParamGuard::check`) and the data, runs the
-/// branch and bound with the LP backend of [`GopParams::lp_solver`], and shows every
-/// iteration to `observers`.
+/// The worker pool of a fit: `None` runs on rayon's global pool (`threads` unset), `Some`
+/// on a pool of `threads` workers, built once for the whole fit (the per-iteration work
+/// is installed on it).
+fn worker_pool(params: &GopValidParams) -> Result<Option<rayon::ThreadPool>> {
+    params
+        .iteration()
+        .threads
+        .map(|threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| GopError::ThreadPool {
+                    threads,
+                    message: e.to_string(),
+                })
+        })
+        .transpose()
+}
+
+/// GOP on `y` (`M x N`): checks the data, runs the branch and bound with the LP backend of
+/// [`GopValidParams::lp_solver`], and shows every iteration to `observers`. The builder
+/// [`GopParams`](crate::GopParams) fits through bl-core's blanket implementation, which
+/// checks it first.
 ///
-/// Errors: invalid parameters, empty or non-finite `y`, a bad `initial_x`, an LP failure.
-impl<'a> Fit<MatRef<'a, f64>> for GopParams {
+/// Errors: empty or non-finite `y`, a bad `initial_x`, an LP failure, or a tree that empties
+/// with the gap open ([`GopError::EmptyTree`]).
+impl<'a> Fit<MatRef<'a, f64>> for GopValidParams {
     type Fitted = FittedGop;
     type Error = GopError;
 
@@ -321,21 +348,13 @@ impl<'a> Fit<MatRef<'a, f64>> for GopParams {
         y: &MatRef<'a, f64>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedGop> {
-        let valid = self.check()?;
         let y = *y;
         let (m, n) = (y.nrows(), y.ncols());
         bl_core::error::ensure_nonempty("y", m * n)?;
         bl_core::linalg::ensure_finite_mat("y", y)?;
-        let x0 = starting_point(&valid.params, m)?;
-        let mut pool = rayon::ThreadPoolBuilder::new();
-        if self.threads > 0 {
-            pool = pool.num_threads(self.threads);
-        }
-        let pool = pool.build().map_err(|e| GopError::ThreadPool {
-            threads: self.threads,
-            message: e.to_string(),
-        })?;
-        valid.run(y, x0, &pool, observers)
+        let x0 = starting_point(self, m)?;
+        let pool = worker_pool(self)?;
+        self.run(y, x0, pool.as_ref(), observers)
     }
 }
 
@@ -344,11 +363,12 @@ impl GopValidParams {
         &self,
         y: MatRef<'_, f64>,
         x0: Vec<f64>,
-        pool: &rayon::ThreadPool,
+        pool: Option<&rayon::ThreadPool>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedGop> {
-        let params = &self.params;
-        let (m, n, k) = (y.nrows(), y.ncols(), params.k);
+        let params = self;
+        let tol = params.iteration().tol;
+        let (m, n, k) = (y.nrows(), y.ncols(), params.k());
         let mut ycol = Vec::with_capacity(m * n);
         for s in 0..n {
             for j in 0..m {
@@ -361,12 +381,12 @@ impl GopValidParams {
             k,
             n,
             params,
-            solver: params.lp_solver.as_ref(),
+            solver: params.lp_solver().as_ref(),
             nodes: vec![Node {
                 parent: None,
                 depth: 0,
                 x: x0,
-                lb: if params.nonnegative_bound {
+                lb: if params.nonnegative_bound() {
                     0.0
                 } else {
                     f64::NEG_INFINITY
@@ -381,13 +401,7 @@ impl GopValidParams {
             best: None,
             history: Vec::new(),
         };
-        let rule = IterationParams {
-            max_iter: params.max_iter,
-            tol: params.eps,
-            time_limit: params.time_limit,
-            ..IterationParams::default()
-        };
-        let report = run(&rule, observers, |iteration| {
+        let report = run(params.iteration(), observers, |iteration| {
             let id = if iteration == 1 {
                 0
             } else {
@@ -399,7 +413,7 @@ impl GopValidParams {
                         // No open node: solved when the gap closed. With the gap open the
                         // relaxed duals were inconsistent (the cells of a node cover its
                         // region, so some child exists): an error, never convergence.
-                        if ub - lb <= params.eps {
+                        if ub - lb <= tol {
                             return Ok::<_, GopError>(
                                 Progress::new(ub, ub - lb)
                                     .with("lower_bound", lb)
@@ -410,13 +424,16 @@ impl GopValidParams {
                             iteration,
                             upper_bound: ub,
                             lower_bound: lb,
-                            eps: params.eps,
+                            tol,
                             backend: search.solver.name().to_string(),
                         });
                     }
                 }
             };
-            pool.install(|| search.expand(id, iteration))?;
+            match pool {
+                Some(pool) => pool.install(|| search.expand(id, iteration))?,
+                None => search.expand(id, iteration)?,
+            }
             let rec = search
                 .history
                 .last()
@@ -432,7 +449,7 @@ impl GopValidParams {
                 .with("total_s", tm.total);
             // Out of nodes: the engine reports `BudgetExhausted` (not converged) unless
             // the gap closed on this very node.
-            let exhausted = search.nodes.len() >= params.max_nodes;
+            let exhausted = search.nodes.len() >= params.max_nodes();
             Ok(p.stop_if(exhausted.then_some(Stop::BudgetExhausted)))
         })?;
         let upper_bound = search.upper();
@@ -470,8 +487,8 @@ impl GopValidParams {
                 lower_bound,
                 upper_bound,
                 gap,
-                eps: params.eps,
-                certified: gap <= params.eps,
+                tol,
+                certified: gap <= tol,
             },
             report,
             history: search.history,

@@ -12,25 +12,30 @@
 //! |---|---|---|---|
 //! | `k` | `2` | number of components `K` | `2..=12` |
 //! | `budget` | `1.0` | l1 budget `P` on `x` | finite, `> 0` |
-//! | `eps` | `0.01` | stop when `PUBD - RLBD <= eps` (absolute gap) | finite, `> 0` |
+//! | `tol` | `0.01` | the paper's `eps`: stop when the gap `PUBD - RLBD <= tol` (absolute) | finite, `> 0` |
 //! | `max_iter` | `1000` | iterations (node expansions) | `>= 1` |
-//! | `time_limit` | none | wall-clock limit | any |
+//! | `time_limit` | `None` | wall-clock limit (`None`: none) | any |
+//! | `threads` | `None` | worker threads for the LPs (`None`: rayon's global pool, one per core) | `1..=`[`MAX_THREADS`](bl_core::limits::MAX_THREADS) (1024) |
+//! | `trace` | `true` | keep every iteration in the report's trace | any |
 //! | `max_nodes` | `200_000` | nodes the tree may hold | `>= 1` |
 //! | `seed` | `0` | seeds the random starting point | any |
-//! | `threads` | `0` | worker threads for the LPs (`0` = one per core) | `0..=`[`MAX_THREADS`](bl_core::limits::MAX_THREADS) (1024) |
-//! | `initial_x` | random in the ball | starting `x` (`M x K`, column-major) | finite, `sum |x| <= P` |
+//! | `initial_x` | `None` (random in the ball) | starting `x` (`M x K`, column-major) | finite, `sum |x| <= P` |
 //! | `filter_tol` | `1e-9` | relative tolerance for zero / duplicate hyperplanes | `[0, 1e-3]` |
 //! | `cell_slack` | `1e-9` | smallest interior-point slack of a cell, relative to `P` | `[0, 1e-3]` |
 //! | `rank_shortcut` | `true` | skip the cell LPs when all sign vectors are provably cells | |
+//! | `tangent_cone_cells` | `true` | enumerate cells in the tangent cone at `x^t`, block by block, when `x^t` is inside the region (small LPs); else on the whole region | |
 //! | `linearization` | `Product` | how the Lagrangian is linearized: `Product` (tangent in `x theta`, a valid bound) or `Paper` (eqs. (6)-(8) as printed; not a valid bound in general) | |
 //! | `nonnegative_bound` | `false` | add `Q >= 0` to every relaxed dual (valid: the objective is a sum of squares); `false` leaves `Q` free, as the paper's relaxed dual does | |
-//! | `lp_solver` | [`lp_backend::Microlp`] | the LP backend of the cell enumeration and the relaxed duals: any [`LpSolver`] | must pass [`lp_backend::conformance::check_solver`] |
-//! | `tangent_cone_cells` | `true` | enumerate cells in the tangent cone at `x^t`, block by block, when `x^t` is inside the region (small LPs); else on the whole region | |
+//! | `lp_solver` | [`lp_backend::Microlp`] | the LP backend of the cell enumeration and the relaxed duals: any [`LpSolver`] | its own [`check`](bl_core::Extension::check); must pass [`lp_backend::conformance::conformance`] |
+//!
+//! `max_iter`, `tol`, `time_limit`, `threads` and `trace` are the workspace's shared
+//! iteration knobs ([`IterationParams`], set with the same setters as every fit); `tol` is
+//! the paper's gap tolerance `eps` (Sec. 3.4), the only name it has here.
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
+use bl_core::IterationParams;
 use bl_core::params::{ParamGuard, at_least, count_in, in_range, positive};
 use lp_backend::LpSolver;
 
@@ -38,41 +43,50 @@ use crate::error::GopError;
 use crate::lagrangian::Linearization;
 use crate::primal::MAX_COMPONENTS;
 
+/// The default iteration knobs: 1000 node expansions and the paper's gap tolerance
+/// `eps = 0.01` (Sec. 5.1); no time limit, all cores, trace on.
+const DEFAULT_ITERATION: IterationParams = IterationParams::new(1000, 0.01);
+
 /// Unchecked hyperparameters of the GOP fit: `Default` and one chainable setter per field;
 /// [`ParamGuard::check`] validates them into [`GopValidParams`] (the fit calls it).
 ///
 /// The LP backend is a setting like any other: [`GopParams::lp_solver`] takes any
-/// [`LpSolver`] (the plug-in point of this crate), and the normal
+/// [`LpSolver`] (the plug-in point of this crate) as `Arc<dyn LpSolver>`, and the normal
 /// [`fit`](bl_core::Fit::fit) runs every LP of the fit through it.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use gop_mmf::{GopParams, ParamGuard};
-/// let params = GopParams::default().k(2).budget(1.0).eps(1e-3).max_iter(50).seed(3).threads(1);
+/// let params = GopParams::default()
+///     .k(2)
+///     .budget(1.0)
+///     .tol(1e-3)
+///     .max_iter(50)
+///     .seed(3)
+///     .threads(Some(1))
+///     .lp_solver(Arc::new(lp_backend::GoodLpMicrolp));
 /// let checked = params.check()?;
-/// assert_eq!((checked.k(), checked.budget(), checked.eps()), (2, 1.0, 1e-3));
-/// assert_eq!(checked.lp_solver().name(), "microlp");
+/// assert_eq!((checked.k(), checked.budget(), checked.iteration().tol), (2, 1.0, 1e-3));
+/// assert_eq!(checked.lp_solver().name(), "good_lp-microlp");
 /// let err = GopParams::default().k(1).check().unwrap_err();
 /// assert_eq!(err.invalid_parameter(), Some("k"));
 /// # Ok::<(), gop_mmf::GopError>(())
 /// ```
 #[derive(Clone)]
 pub struct GopParams {
-    pub(crate) k: usize,
-    pub(crate) budget: f64,
-    pub(crate) eps: f64,
-    pub(crate) max_iter: usize,
-    pub(crate) time_limit: Option<Duration>,
-    pub(crate) max_nodes: usize,
-    pub(crate) seed: u64,
-    pub(crate) threads: usize,
-    pub(crate) initial_x: Option<Vec<f64>>,
-    pub(crate) filter_tol: f64,
-    pub(crate) cell_slack: f64,
-    pub(crate) rank_shortcut: bool,
-    pub(crate) tangent_cone_cells: bool,
-    pub(crate) linearization: Linearization,
-    pub(crate) nonnegative_bound: bool,
-    pub(crate) lp_solver: Arc<dyn LpSolver>,
+    k: usize,
+    budget: f64,
+    iteration: IterationParams,
+    max_nodes: usize,
+    seed: u64,
+    initial_x: Option<Vec<f64>>,
+    filter_tol: f64,
+    cell_slack: f64,
+    rank_shortcut: bool,
+    tangent_cone_cells: bool,
+    linearization: Linearization,
+    nonnegative_bound: bool,
+    lp_solver: Arc<dyn LpSolver>,
 }
 
 impl Default for GopParams {
@@ -80,12 +94,9 @@ impl Default for GopParams {
         Self {
             k: 2,
             budget: 1.0,
-            eps: 0.01,
-            max_iter: 1000,
-            time_limit: None,
+            iteration: DEFAULT_ITERATION,
             max_nodes: 200_000,
             seed: 0,
-            threads: 0,
             initial_x: None,
             filter_tol: 1e-9,
             cell_slack: 1e-9,
@@ -103,12 +114,9 @@ impl fmt::Debug for GopParams {
         f.debug_struct("GopParams")
             .field("k", &self.k)
             .field("budget", &self.budget)
-            .field("eps", &self.eps)
-            .field("max_iter", &self.max_iter)
-            .field("time_limit", &self.time_limit)
+            .field("iteration", &self.iteration)
             .field("max_nodes", &self.max_nodes)
             .field("seed", &self.seed)
-            .field("threads", &self.threads)
             .field("initial_x", &self.initial_x)
             .field("filter_tol", &self.filter_tol)
             .field("cell_slack", &self.cell_slack)
@@ -122,25 +130,21 @@ impl fmt::Debug for GopParams {
 }
 
 impl GopParams {
+    bl_core::iteration_setters!(iteration);
+
     bl_core::params::setters! {
         /// Sets the number of components `K`.
         k: usize;
         /// Sets the l1 budget `P`.
         budget: f64;
-        /// Sets the absolute gap tolerance `eps`.
-        eps: f64;
-        /// Sets the iteration budget.
-        max_iter: usize;
         /// Sets the largest number of tree nodes; a fit that reaches it before the gap closes
         /// ends with [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason).
         max_nodes: usize;
         /// Sets the seed of the random starting point.
         seed: u64;
-        /// Sets the number of worker threads (`0` = one per core). Any other value must be
-        /// at most [`bl_core::limits::MAX_THREADS`] (1024), the bound every crate of the
-        /// workspace uses; a larger one is refused by [`ParamGuard::check`] before any pool
-        /// is built.
-        threads: usize;
+        /// Sets the starting `x` (`M x K`, column-major: entry `(j, k)` at `k * M + j`);
+        /// `None` draws one at random in the l1 ball (from `seed`).
+        initial_x: Option<Vec<f64>>;
         /// Sets the relative filtering tolerance.
         filter_tol: f64;
         /// Sets the smallest cell slack (relative to `P`).
@@ -159,61 +163,132 @@ impl GopParams {
         /// at 0 and best-first selection degrades to oldest-first (more iterations; see
         /// `docs/measurements/gop-mmf.md`).
         nonnegative_bound: bool;
-    }
-
-    /// Sets a wall-clock limit.
-    #[must_use]
-    pub fn time_limit(mut self, limit: Duration) -> Self {
-        self.time_limit = Some(limit);
-        self
-    }
-
-    /// Sets the starting `x` (`M x K`, column-major: entry `(j, k)` at `k * M + j`).
-    #[must_use]
-    pub fn initial_x(mut self, x: Vec<f64>) -> Self {
-        self.initial_x = Some(x);
-        self
-    }
-
-    /// Sets the LP backend (default [`lp_backend::Microlp`]). Any [`LpSolver`] that passes
-    /// [`lp_backend::conformance::check_solver`] may be used; a backend without warm starts
-    /// gets them from the trait's default [`LpSolver::prepare`] (cold solves).
-    #[must_use]
-    pub fn lp_solver<S: LpSolver + 'static>(mut self, solver: S) -> Self {
-        self.lp_solver = Arc::new(solver);
-        self
+        /// Sets the LP backend (default [`lp_backend::Microlp`]). Any [`LpSolver`] that passes
+        /// [`lp_backend::conformance::conformance`] may be used; a backend without warm starts
+        /// gets them from the trait's default [`LpSolver::prepare`] (cold solves).
+        /// [`ParamGuard::check`] calls the backend's own
+        /// [`check`](bl_core::Extension::check).
+        lp_solver: Arc<dyn LpSolver>;
     }
 }
 
-/// Checked GOP hyperparameters (from [`ParamGuard::check`] on [`GopParams`]).
-#[derive(Debug, Clone)]
+/// Checked GOP hyperparameters (from [`ParamGuard::check`] on [`GopParams`]): every value
+/// is in the range of the table in the [module docs](self); one getter per field.
+#[derive(Clone)]
 pub struct GopValidParams {
-    pub(crate) params: GopParams,
+    k: usize,
+    budget: f64,
+    iteration: IterationParams,
+    max_nodes: usize,
+    seed: u64,
+    initial_x: Option<Vec<f64>>,
+    filter_tol: f64,
+    cell_slack: f64,
+    rank_shortcut: bool,
+    tangent_cone_cells: bool,
+    linearization: Linearization,
+    nonnegative_bound: bool,
+    lp_solver: Arc<dyn LpSolver>,
+}
+
+impl fmt::Debug for GopValidParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GopValidParams")
+            .field("k", &self.k)
+            .field("budget", &self.budget)
+            .field("iteration", &self.iteration)
+            .field("max_nodes", &self.max_nodes)
+            .field("seed", &self.seed)
+            .field("initial_x", &self.initial_x)
+            .field("filter_tol", &self.filter_tol)
+            .field("cell_slack", &self.cell_slack)
+            .field("rank_shortcut", &self.rank_shortcut)
+            .field("tangent_cone_cells", &self.tangent_cone_cells)
+            .field("linearization", &self.linearization)
+            .field("nonnegative_bound", &self.nonnegative_bound)
+            .field("lp_solver", &self.lp_solver.name())
+            .finish()
+    }
 }
 
 impl GopValidParams {
     /// Number of components `K`.
     #[must_use]
     pub fn k(&self) -> usize {
-        self.params.k
+        self.k
     }
 
     /// The l1 budget `P`.
     #[must_use]
     pub fn budget(&self) -> f64 {
-        self.params.budget
+        self.budget
     }
 
-    /// The gap tolerance `eps`.
+    /// The iteration knobs: `max_iter` (node expansions), `tol` (the paper's gap tolerance
+    /// `eps`), `time_limit`, `threads`, `trace`.
     #[must_use]
-    pub fn eps(&self) -> f64 {
-        self.params.eps
+    pub fn iteration(&self) -> &IterationParams {
+        &self.iteration
+    }
+
+    /// The largest number of tree nodes.
+    #[must_use]
+    pub fn max_nodes(&self) -> usize {
+        self.max_nodes
+    }
+
+    /// The seed of the random starting point.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The starting `x` (`M x K`, column-major), if one was given.
+    #[must_use]
+    pub fn initial_x(&self) -> Option<&[f64]> {
+        self.initial_x.as_deref()
+    }
+
+    /// The relative filtering tolerance.
+    #[must_use]
+    pub fn filter_tol(&self) -> f64 {
+        self.filter_tol
+    }
+
+    /// The smallest cell slack (relative to `P`).
+    #[must_use]
+    pub fn cell_slack(&self) -> f64 {
+        self.cell_slack
+    }
+
+    /// Whether the rank shortcut of the cell enumeration is on.
+    #[must_use]
+    pub fn rank_shortcut(&self) -> bool {
+        self.rank_shortcut
+    }
+
+    /// Whether the tangent-cone cell enumeration is on.
+    #[must_use]
+    pub fn tangent_cone_cells(&self) -> bool {
+        self.tangent_cone_cells
+    }
+
+    /// The linearization of the Lagrangian.
+    #[must_use]
+    pub fn linearization(&self) -> Linearization {
+        self.linearization
+    }
+
+    /// Whether the relaxed duals carry the row `Q >= 0`.
+    #[must_use]
+    pub fn nonnegative_bound(&self) -> bool {
+        self.nonnegative_bound
     }
 
     /// The LP backend.
     #[must_use]
-    pub fn lp_solver(&self) -> &dyn LpSolver {
-        self.params.lp_solver.as_ref()
+    pub fn lp_solver(&self) -> &Arc<dyn LpSolver> {
+        &self.lp_solver
     }
 }
 
@@ -222,26 +297,36 @@ impl ParamGuard for GopParams {
     type Error = GopError;
 
     /// Checks every value against the table in the module docs (the shape of `initial_x`
-    /// is checked by the fit, which knows `M`).
+    /// is checked by the fit, which knows `M`), then the LP backend's own `check()`.
     ///
     /// # Errors
     /// [`GopError::Core`] with [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
-    /// naming the first value out of its range (a nonzero `threads` above
-    /// [`bl_core::limits::MAX_THREADS`] included).
+    /// naming the first value out of its range (`threads` above
+    /// [`bl_core::limits::MAX_THREADS`] included), or the backend's refusal.
     fn check(&self) -> Result<GopValidParams, GopError> {
         count_in("k", self.k, 2, MAX_COMPONENTS)?;
         positive("budget", self.budget)?;
-        positive("eps", self.eps)?;
-        at_least("max_iter", self.max_iter, 1)?;
+        self.iteration.check()?;
+        // The gap tolerance is strictly positive (a float gap may never reach 0).
+        positive("tol", self.iteration.tol)?;
         at_least("max_nodes", self.max_nodes, 1)?;
-        // 0 means one thread per core; any explicit count has the workspace-wide bound.
-        if self.threads != 0 {
-            bl_core::limits::threads("threads", self.threads)?;
-        }
         in_range("filter_tol", self.filter_tol, 0.0, 1e-3)?;
         in_range("cell_slack", self.cell_slack, 0.0, 1e-3)?;
+        self.lp_solver.check()?;
         Ok(GopValidParams {
-            params: self.clone(),
+            k: self.k,
+            budget: self.budget,
+            iteration: self.iteration,
+            max_nodes: self.max_nodes,
+            seed: self.seed,
+            initial_x: self.initial_x.clone(),
+            filter_tol: self.filter_tol,
+            cell_slack: self.cell_slack,
+            rank_shortcut: self.rank_shortcut,
+            tangent_cone_cells: self.tangent_cone_cells,
+            linearization: self.linearization,
+            nonnegative_bound: self.nonnegative_bound,
+            lp_solver: Arc::clone(&self.lp_solver),
         })
     }
 }

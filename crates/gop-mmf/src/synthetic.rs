@@ -55,7 +55,7 @@ fn planted(x_star: Mat<f64>, theta_star: Mat<f64>) -> Planted {
 }
 
 /// The illustrative example of Sec. 5.1: the data `y = [0, -1, -0.5]` (`1 x 3`) and the
-/// paper's settings `K = 2`, `P = 1`, `eps = 0.01`, on one thread (the caller sets the
+/// paper's settings `K = 2`, `P = 1`, `eps = 0.01` (`tol`), on one thread (the caller sets the
 /// seed and anything else).
 ///
 /// ```
@@ -71,8 +71,8 @@ pub fn illustrative() -> (Mat<f64>, crate::GopParams) {
     let params = crate::GopParams::default()
         .k(2)
         .budget(1.0)
-        .eps(0.01)
-        .threads(1);
+        .tol(0.01)
+        .threads(Some(1));
     (y, params)
 }
 

@@ -1,27 +1,34 @@
 //! The conformance suite every [`LpSolver`] must pass.
 //!
-//! A new backend (a faster solver behind a Cargo feature, say) runs [`check_solver`] in its
+//! A new backend (a faster solver behind a Cargo feature, say) runs [`conformance`] in its
 //! tests; the suite covers textbook optima, equality rows and free variables, infeasible
 //! and unbounded verdicts, degenerate vertices, seeded random programs checked against an
 //! exact vertex enumeration, warm-started extensions against cold solves, malformed models,
-//! and the interior-point helper.
+//! and the interior-point helper. Every case is one check of the returned
+//! [`ConformanceReport`], named as in [`CASES`].
 //!
 //! ```
 //! use lp_backend::{conformance, Microlp};
-//! conformance::check_solver(&Microlp).map_err(|failures| failures.join("\n")).unwrap();
+//! let report = conformance::conformance(&Microlp);
+//! assert!(report.passed(), "{report}");
+//! // Its own settings check, then one check per case.
+//! assert_eq!(report.checks().len(), 1 + conformance::CASES.len());
 //! ```
 
+use bl_core::ConformanceReport;
 use rand::RngExt;
 
 use crate::error::LpError;
 use crate::interior::interior_point;
 use crate::model::{Cmp, LinearProgram, Row, Sense, VarId};
-use crate::solver::{LpOutcome, LpSolver, LpStatus, status_of};
+use crate::outcome::{LpOutcome, status_of};
+use crate::solver::LpSolver;
+use crate::status::LpStatus;
 
-/// One named check: `Ok(())` or a message saying what went wrong.
+/// One named case: `Ok(())` or a message saying what went wrong.
 pub type Case = (&'static str, fn(&dyn LpSolver) -> Result<(), String>);
 
-/// Every case of the suite, by name.
+/// Every case of the suite, by name (the check names of the report).
 pub const CASES: &[Case] = &[
     ("textbook_maximum", textbook_maximum),
     ("equality_rows_and_free_variables", equality_and_free),
@@ -46,20 +53,17 @@ pub const CASES: &[Case] = &[
     ("interior_point_helper", interior),
 ];
 
-/// Runs every case; `Err` lists the failures as `"case: message"`.
-///
-/// # Errors
-/// The list of failed cases.
-pub fn check_solver(solver: &dyn LpSolver) -> Result<(), Vec<String>> {
-    let failures: Vec<String> = CASES
-        .iter()
-        .filter_map(|(name, case)| case(solver).err().map(|m| format!("{name}: {m}")))
-        .collect();
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures)
+/// Runs every case of [`CASES`] on `candidate` (first its own
+/// [`check`](bl_core::Extension::check)) and records each as one check of the report: a
+/// failed check's detail says what went wrong.
+#[must_use]
+pub fn conformance(candidate: &dyn LpSolver) -> ConformanceReport {
+    let mut report = ConformanceReport::new(candidate.name());
+    report.record_result("own_settings_check", &candidate.check());
+    for &(name, case) in CASES {
+        report.record_result(name, &case(candidate));
     }
+    report
 }
 
 const TOL: f64 = 1e-6;

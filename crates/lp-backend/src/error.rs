@@ -1,6 +1,6 @@
 //! The error type of `lp-backend`.
 
-use crate::solver::LpStatus;
+use crate::status::LpStatus;
 
 /// Everything that can go wrong when building or solving a linear program.
 ///

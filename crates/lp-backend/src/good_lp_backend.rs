@@ -11,7 +11,8 @@ use good_lp::{Expression, ProblemVariables, ResolutionError, Solution, SolverMod
 
 use crate::error::LpError;
 use crate::model::{Cmp, LinearProgram, Sense};
-use crate::solver::{LpOutcome, LpSolution, LpSolver};
+use crate::outcome::{LpOutcome, LpSolution};
+use crate::solver::LpSolver;
 
 const NAME: &str = "good_lp-microlp";
 
@@ -81,11 +82,13 @@ fn solve_inner(lp: &LinearProgram) -> Result<LpOutcome, LpError> {
     }
 }
 
-impl LpSolver for GoodLpMicrolp {
-    fn name(&self) -> &'static str {
+impl bl_core::Extension for GoodLpMicrolp {
+    fn name(&self) -> &str {
         NAME
     }
+}
 
+impl LpSolver for GoodLpMicrolp {
     fn solve(&self, lp: &LinearProgram) -> Result<LpOutcome, LpError> {
         lp.validate()?;
         match catch_unwind(AssertUnwindSafe(|| solve_inner(lp))) {

@@ -17,7 +17,8 @@
 
 use crate::error::LpError;
 use crate::model::{Cmp, LinearProgram, Row, Sense};
-use crate::solver::{LpOutcome, LpSolver, WarmLp};
+use crate::outcome::LpOutcome;
+use crate::solver::{LpSolver, WarmLp};
 
 /// A strictly interior point and its common slack.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,7 +7,8 @@ use microlp::{ComparisonOp, OptimizationDirection, Problem, SolveOutcome};
 
 use crate::error::LpError;
 use crate::model::{Cmp, LinearProgram, Row, Sense, validate_row};
-use crate::solver::{LpOutcome, LpSolution, LpSolver, WarmLp};
+use crate::outcome::{LpOutcome, LpSolution};
+use crate::solver::{LpSolver, WarmLp};
 
 const NAME: &str = "microlp";
 
@@ -131,11 +132,13 @@ fn solve_built(built: &Built) -> Result<Result<microlp::Solution, LpOutcome>, Lp
     }
 }
 
-impl LpSolver for Microlp {
-    fn name(&self) -> &'static str {
+impl bl_core::Extension for Microlp {
+    fn name(&self) -> &str {
         NAME
     }
+}
 
+impl LpSolver for Microlp {
     fn solve(&self, lp: &LinearProgram) -> Result<LpOutcome, LpError> {
         lp.validate()?;
         guarded(|| {

@@ -1,96 +1,22 @@
-//! The solver interface: statuses, outcomes, the [`LpSolver`] trait and warm-started
-//! extensions of a solved base program.
+//! The solver interface: the [`LpSolver`] plug-in trait and warm-started extensions of a
+//! solved base program.
 
-use std::fmt;
+use bl_core::Extension;
 
 use crate::error::LpError;
 use crate::model::{LinearProgram, Row, validate_row};
+use crate::outcome::LpOutcome;
 
-/// The verdict of a solve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LpStatus {
-    /// An optimal solution was found.
-    Optimal,
-    /// No point satisfies the rows and bounds.
-    Infeasible,
-    /// The objective improves without limit.
-    Unbounded,
-    /// The backend could not decide (numerical failure, internal error).
-    Failed,
-}
-
-/// An optimal solution: objective value and the value of every variable.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LpSolution {
-    /// The optimal objective value, in the program's own direction.
-    pub objective: f64,
-    /// Variable values, indexed like [`LinearProgram::vars`].
-    pub values: Vec<f64>,
-}
-
-/// What a finished solve found. A backend failure is an [`LpError`] instead.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LpOutcome {
-    /// Optimal, with the solution.
-    Optimal(LpSolution),
-    /// Proven infeasible.
-    Infeasible,
-    /// Proven unbounded.
-    Unbounded,
-}
-
-impl LpOutcome {
-    /// The status of this outcome.
-    #[must_use]
-    pub fn status(&self) -> LpStatus {
-        match self {
-            Self::Optimal(_) => LpStatus::Optimal,
-            Self::Infeasible => LpStatus::Infeasible,
-            Self::Unbounded => LpStatus::Unbounded,
-        }
-    }
-
-    /// The solution, when optimal.
-    #[must_use]
-    pub fn solution(&self) -> Option<&LpSolution> {
-        match self {
-            Self::Optimal(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// The solution, or [`LpError::NotOptimal`] naming `context`.
-    ///
-    /// # Errors
-    /// When the outcome is infeasible or unbounded.
-    pub fn into_optimal(self, context: impl Into<String>) -> Result<LpSolution, LpError> {
-        match self {
-            Self::Optimal(s) => Ok(s),
-            other => Err(LpError::NotOptimal {
-                context: context.into(),
-                status: other.status(),
-            }),
-        }
-    }
-}
-
-/// The status of a solve result, mapping errors to [`LpStatus::Failed`].
-#[must_use]
-pub fn status_of(result: &Result<LpOutcome, LpError>) -> LpStatus {
-    match result {
-        Ok(outcome) => outcome.status(),
-        Err(e) => e.status(),
-    }
-}
-
-/// A linear-programming backend.
+/// A linear-programming backend: the plug-in point of the LPs of the workspace.
 ///
-/// Implementations must pass [`crate::conformance::check_solver`]. They must be `Send + Sync`
+/// It follows the workspace's plug-in protocol ([`bl_core::extension`]): [`Extension`] is
+/// its supertrait (the backend's [`name`](Extension::name), used in error messages and
+/// benchmark IDs, and a [`check`](Extension::check) hook that the params holding it call),
+/// the built-ins [`Microlp`](crate::Microlp) and [`GoodLpMicrolp`](crate::GoodLpMicrolp)
+/// are its implementations, and every implementation must pass
+/// [`conformance`](crate::conformance::conformance). `Extension` makes it `Send + Sync`,
 /// so one solver can serve parallel solves.
-pub trait LpSolver: Send + Sync + fmt::Debug {
-    /// Short name of the backend, used in error messages and benchmark IDs.
-    fn name(&self) -> &'static str;
-
+pub trait LpSolver: Extension {
     /// Solves `lp` from scratch.
     ///
     /// # Errors

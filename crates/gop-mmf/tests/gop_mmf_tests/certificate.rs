@@ -108,9 +108,9 @@ fn check_instance(
         let fit = GopParams::default()
             .k(k)
             .budget(budget)
-            .eps(eps)
+            .tol(eps)
             .seed(seed)
-            .threads(1)
+            .threads(Some(1))
             .max_iter(max_iter)
             .nonnegative_bound(floor)
             .fit(&y.as_ref())
@@ -213,18 +213,18 @@ fn threads_do_not_change_the_result() {
     let one = GopParams::default()
         .k(2)
         .budget(1.5)
-        .eps(1e-2)
+        .tol(1e-2)
         .seed(1)
-        .threads(1)
+        .threads(Some(1))
         .max_iter(60)
         .fit(&y.as_ref())
         .unwrap();
     let two = GopParams::default()
         .k(2)
         .budget(1.5)
-        .eps(1e-2)
+        .tol(1e-2)
         .seed(1)
-        .threads(2)
+        .threads(Some(2))
         .max_iter(60)
         .fit(&y.as_ref())
         .unwrap();
@@ -246,8 +246,10 @@ fn bad_input_gives_typed_errors() {
     let base = GopParams::default().k(2).budget(1.0);
     let mut invalid: Vec<(GopParams, &str)> = vec![
         (base.clone().k(1), "k"),
-        (base.clone().eps(0.0), "eps"),
-        (base.clone().initial_x(vec![1.0; 4]), "initial_x"),
+        (base.clone().tol(0.0), "tol"),
+        (base.clone().tol(f64::NAN), "tol"),
+        (base.clone().max_iter(0), "max_iter"),
+        (base.clone().initial_x(Some(vec![1.0; 4])), "initial_x"),
     ];
     for p in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         invalid.push((base.clone().budget(p), "budget"));
@@ -257,7 +259,7 @@ fn bad_input_gives_typed_errors() {
         assert_eq!(err.invalid_parameter(), Some(name), "{err}");
     }
     assert!(matches!(
-        base.clone().initial_x(vec![0.0; 3]).fit(&y.as_ref()),
+        base.clone().initial_x(Some(vec![0.0; 3])).fit(&y.as_ref()),
         Err(GopError::Core(bl_core::BlError::ShapeMismatch {
             context: "initial_x",
             ..
@@ -285,7 +287,7 @@ proptest! {
     #[test]
     fn bounds_never_cross(seed in 0u64..10_000, m in 1usize..3, n in 2usize..4, budget in 0.3f64..3.0) {
         let y = random_y(seed, m, n);
-        let fit = GopParams::default().k(2).budget(budget).eps(1e-3).seed(seed).threads(1).max_iter(40).fit(&y.as_ref()).unwrap();
+        let fit = GopParams::default().k(2).budget(budget).tol(1e-3).seed(seed).threads(Some(1)).max_iter(40).fit(&y.as_ref()).unwrap();
         let mut prev: Option<(f64, f64)> = None;
         for r in fit.history() {
             prop_assert!(r.lower_bound <= r.upper_bound + 1e-12, "iteration {}: {} > {}", r.iteration, r.lower_bound, r.upper_bound);
@@ -310,9 +312,9 @@ fn tangent_cone_cells_do_not_change_the_certificate() {
         let params = GopParams::default()
             .k(2)
             .budget(1.5)
-            .eps(1e-2)
+            .tol(1e-2)
             .seed(seed)
-            .threads(1);
+            .threads(Some(1));
         let (fast, reference) = if m == 1 {
             (params.clone(), params.clone().tangent_cone_cells(false))
         } else {

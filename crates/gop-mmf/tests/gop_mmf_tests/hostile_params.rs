@@ -10,10 +10,10 @@ fn example_y() -> Mat<f64> {
 }
 
 #[test]
-fn thread_counts_above_the_workspace_bound_are_refused_at_check() {
+fn thread_counts_outside_the_workspace_bound_are_refused_at_check() {
     let max = bl_core::limits::MAX_THREADS;
-    for threads in [max + 1, 4096, 1 << 40, usize::MAX] {
-        let params = GopParams::default().threads(threads);
+    for threads in [0, max + 1, 4096, 1 << 40, usize::MAX] {
+        let params = GopParams::default().threads(Some(threads));
         let err = params.check().unwrap_err();
         assert_eq!(err.invalid_parameter(), Some("threads"), "{threads}: {err}");
         // The fit checks first, so it never builds the pool (usize::MAX used to hang).
@@ -23,13 +23,20 @@ fn thread_counts_above_the_workspace_bound_are_refused_at_check() {
 }
 
 #[test]
-fn zero_threads_still_means_one_per_core_and_the_bound_itself_is_accepted() {
-    for threads in [0, 1, 2, bl_core::limits::MAX_THREADS] {
+fn unset_threads_means_the_global_pool_and_the_bound_itself_is_accepted() {
+    for threads in [None, Some(1), Some(2), Some(bl_core::limits::MAX_THREADS)] {
         assert!(
             GopParams::default().threads(threads).check().is_ok(),
-            "{threads}"
+            "{threads:?}"
         );
     }
+    // Unset, the fit runs on rayon's global pool.
+    let fit = GopParams::default()
+        .seed(1)
+        .threads(None)
+        .fit(&example_y().as_ref())
+        .unwrap();
+    assert!(fit.certificate().certified);
 }
 
 /// The name of the invalid parameter, or the shape context, of a refused call.

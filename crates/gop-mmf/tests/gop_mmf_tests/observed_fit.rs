@@ -36,7 +36,11 @@ fn observed(params: &GopParams, y: &Mat<f64>) -> (gop_mmf::FittedGop, Vec<Seen>)
 fn the_observer_sees_the_trace_and_the_bounds_bracket_the_optimum() {
     // Sec. 5.1: y = [0, -1, -0.5], K = 2, P = 1; the global optimum is 0.
     let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
-    let base = GopParams::default().k(2).budget(1.0).eps(0.01).threads(1);
+    let base = GopParams::default()
+        .k(2)
+        .budget(1.0)
+        .tol(0.01)
+        .threads(Some(1));
     let variants = [
         base.clone().seed(1),
         base.clone().seed(2).nonnegative_bound(true),

@@ -8,7 +8,7 @@ use gop_mmf::{Fit, Fitted, FittedGop, GopParams};
 /// The Sec. 5.1 instance (y = [0, -1, -0.5], K = 2, P = 1, eps = 0.01) from start `seed`.
 fn fit_example(seed: u64, max_nodes: Option<usize>) -> FittedGop {
     let y = Mat::from_fn(1, 3, |_, n| [0.0, -1.0, -0.5][n]);
-    let params = GopParams::default().eps(0.01).seed(seed).threads(1);
+    let params = GopParams::default().tol(0.01).seed(seed).threads(Some(1));
     let params = match max_nodes {
         Some(limit) => params.max_nodes(limit),
         None => params,

@@ -1,23 +1,24 @@
 //! Every backend passes the shared conformance suite (each case runs once, and every
-//! failing case is named).
+//! failing case is named in the report), and broken backends fail it.
 
-use lp_backend::conformance::check_solver;
-use lp_backend::{GoodLpMicrolp, LpSolver, Microlp};
+use lp_backend::conformance::{CASES, conformance};
+use lp_backend::{Extension, GoodLpMicrolp, LpSolver, Microlp};
 
-fn run_all(solver: &dyn LpSolver) {
-    if let Err(failures) = check_solver(solver) {
-        panic!("{} failed:\n{}", solver.name(), failures.join("\n"));
-    }
+fn passes(solver: &dyn LpSolver) {
+    let report = conformance(solver);
+    assert!(report.passed(), "{report}");
+    assert_eq!(report.extension(), solver.name());
+    assert_eq!(report.checks().len(), 1 + CASES.len(), "{report}");
 }
 
 #[test]
 fn microlp_passes_conformance() {
-    run_all(&Microlp);
+    passes(&Microlp);
 }
 
 #[test]
 fn good_lp_microlp_passes_conformance() {
-    run_all(&GoodLpMicrolp);
+    passes(&GoodLpMicrolp);
 }
 
 #[test]
@@ -33,15 +34,44 @@ struct Tampered {
     tamper: fn(lp_backend::LpOutcome) -> lp_backend::LpOutcome,
 }
 
-impl LpSolver for Tampered {
-    fn name(&self) -> &'static str {
+impl Extension for Tampered {
+    fn name(&self) -> &str {
         self.name
     }
+}
+
+impl LpSolver for Tampered {
     fn solve(
         &self,
         lp: &lp_backend::LinearProgram,
     ) -> Result<lp_backend::LpOutcome, lp_backend::LpError> {
         Microlp.solve(lp).map(self.tamper)
+    }
+}
+
+/// A backend whose own settings are invalid: its `check()` refuses, and so does the suite.
+#[derive(Debug)]
+struct Misconfigured;
+
+impl Extension for Misconfigured {
+    fn name(&self) -> &str {
+        "misconfigured"
+    }
+    fn check(&self) -> Result<(), bl_core::BlError> {
+        Err(bl_core::params::invalid(
+            "pivot_tol",
+            -1.0,
+            "finite and > 0",
+        ))
+    }
+}
+
+impl LpSolver for Misconfigured {
+    fn solve(
+        &self,
+        lp: &lp_backend::LinearProgram,
+    ) -> Result<lp_backend::LpOutcome, lp_backend::LpError> {
+        Microlp.solve(lp)
     }
 }
 
@@ -76,13 +106,24 @@ fn broken_backends_fail_conformance() {
         ),
     ];
     for (solver, failing_case) in cases {
-        let failures = check_solver(&solver).expect_err(solver.name);
+        let report = conformance(&solver);
+        assert!(!report.passed(), "{report}");
         assert!(
-            failures.iter().any(|f| f.starts_with(failing_case)),
-            "{}: {failures:?}",
+            report.failures().any(|c| c.name == failing_case),
+            "{}: {report}",
             solver.name
         );
+        // The report names the backend and the failed case, and converts into an error.
+        let message = report.into_result().unwrap_err().to_string();
+        assert!(
+            message.contains(solver.name) && message.contains(failing_case),
+            "{message}"
+        );
     }
+    let report = conformance(&Misconfigured);
+    let failed: Vec<&str> = report.failures().map(|c| c.name).collect();
+    assert_eq!(failed, ["own_settings_check"], "{report}");
+    assert!(report.to_string().contains("pivot_tol"), "{report}");
 }
 
 #[test]
