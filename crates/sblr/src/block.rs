@@ -1,4 +1,5 @@
-//! Elastic-net logistic blocks and the two block solvers shared by every model here.
+//! The elastic-net logistic block problem every model here solves, and the backtracking
+//! proximal-gradient step every block update shares.
 //!
 //! With one factor fixed, each block of SBLR (Shi, Xu, Baraniuk 2014, eqs. (6a)/(6b)) is
 //! an elastic-net logistic regression in the other factor and the intercept:
@@ -11,19 +12,12 @@
 //! block (the variable is then `vec(V^T)`). The same problem with `z_i = vec(X_i)` is the
 //! l1 / elastic-net / L2 logistic regression baseline. A [`LinearBlock`] holds the
 //! features as the columns of a `d x n` matrix ([`Features`]: an `f64` matrix, or the
-//! baseline's samples read in place in their stored precision, [`Samples`]); the variable
-//! is a slice of length `d + 1` whose last entry is the intercept `b` (never penalized).
+//! baseline's samples read in place in their stored precision,
+//! [`Samples`](crate::passes::Samples)); the variable is a slice of length `d + 1` whose
+//! last entry is the intercept `b` (never penalized).
 //!
-//! Two solvers act on a block, behind the [`BlockUpdate`] trait:
-//!
-//! * [`ProxLinearStep`]: one proximal-linear step (Alg. 2, eqs. (7a)-(7d), (9), (10)) with
-//!   the step rule (13)-(16): `L^k = max(L_min, L^{k-1} eta^{n^k})`, `n^k >= -1` the
-//!   smallest integer for which the sufficient-decrease inequality (14)/(16) holds;
-//! * [`ExactBlockSolve`]: FISTA (Beck & Teboulle 2009) with backtracking and gradient
-//!   adaptive restart (O'Donoghue & Candès 2015), run until the norm of the gradient mapping
-//!   `L ||x^+ - y||` is at most `tol * max(1, first value)` (Alg. 1, the exact block
-//!   minimization of (6a)/(6b)).
-//!
+//! The updates that act on a block (Alg. 1 and Alg. 2, or a user's) are the
+//! implementations of [`BlockUpdate`](crate::update::BlockUpdate), in [`crate::update`].
 //! Every function here works in caller-provided buffers: nothing allocates per iteration.
 
 use bl_core::logistic::{log1p_exp, sigmoid};
@@ -31,13 +25,7 @@ use bl_core::prox::{elastic_net_penalty, elastic_net_prox_step};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, MatRef, Par};
 
-use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
-
-use crate::error::{Result, SblrError};
-use crate::passes::{Threads, dot};
-use bl_core::data::{Element, MatrixDataset};
-use bl_core::error::build::{numerical, shape_mismatch};
-use rayon::prelude::*;
+use crate::error::Result;
 
 /// Relative slack in the sufficient-decrease tests (14)/(16) and in FISTA's backtracking.
 ///
@@ -53,14 +41,15 @@ use rayon::prelude::*;
 pub const DECREASE_SLACK: f64 = 256.0 * f64::EPSILON;
 
 /// Most step-size trials in one backtracking search before giving up with
-/// [`bl_core::BlError::Numerical`] (as `SblrError::Core`); with `eta = 2` this spans a factor `2^100` in `L`.
+/// [`bl_core::BlError::Numerical`] (as `SblrError::Core`); with `eta = 2` this spans a factor
+/// `2^100` in `L`.
 pub const MAX_TRIALS: usize = 100;
 
 /// The feature matrix of a [`LinearBlock`]: `d x n`, column `i` the feature vector `z_i`
 /// of sample `i`, and the two products every block solver computes with it.
 ///
 /// Implemented for `MatRef<'_, f64>` (the features the bilinear solvers build, multiplied
-/// by faer's matrix-vector products) and for [`Samples`] (vectorized samples read in place
+/// by faer's matrix-vector products) and for [`Samples`](crate::passes::Samples) (vectorized samples read in place
 /// in their stored precision, `f32` or `f64`, with `f64` accumulation).
 pub trait Features {
     /// Number of features `d` (rows).
@@ -112,226 +101,12 @@ impl Features for MatRef<'_, f64> {
     }
 }
 
-/// Vectorized samples read in place: the `d x n` column-major buffer of `n` samples of
-/// `d` entries each (`vec(X_i)` one after the other, as [`MatrixDataset::as_slice`] holds
-/// them), in their stored precision.
-///
-/// Both products widen each entry to `f64` as they read it and accumulate in `f64`, in an
-/// order that does not depend on `T`: since widening `f32` to `f64` is exact, the products
-/// on `f32` samples are bit-identical to those on an `f64` copy of them, and nothing of the
-/// size of the data is allocated. The loops run through `pulp::Arch::dispatch` (compiled
-/// for the widest vector instructions the CPU has, detected at run time), with separate
-/// multiplies and adds in a fixed order, so the results are the same on every CPU.
-///
-/// [`MatrixDataset::as_slice`]: bl_core::data::MatrixDataset::as_slice
-#[derive(Clone)]
-pub struct Samples<'a, T> {
-    data: &'a [T],
-    d: usize,
-    n: usize,
-    threads: Threads,
-}
-
-/// Below this many stored values (`d n`) a product runs on the calling thread: a rayon
-/// split costs more than it saves on small data, and the result is the same either way.
-const PARALLEL_MIN_VALUES: usize = 1 << 16;
-
-/// The rows of `out` one task of [`Samples::times`] computes (a multiple of 8 for the SIMD
-/// lanes; the rows' results do not depend on it).
-const ROWS_PER_TASK: usize = 1 << 14;
-
-impl<T: Element> std::fmt::Debug for Samples<'_, T> {
-    /// The shape and storage type, not the values.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Samples")
-            .field("d", &self.d)
-            .field("n", &self.n)
-            .field("storage", &T::NAME)
-            .field("threads", &self.threads.count())
-            .finish()
-    }
-}
-
-impl<'a, T: Element> Samples<'a, T> {
-    /// The `d x n` column-major view of `data`.
-    ///
-    /// # Errors
-    /// `BlError::InvalidParameter` (as `SblrError::Core`) for `d = 0` or `n = 0`;
-    /// `BlError::ShapeMismatch` when `data.len() != d n`.
-    pub fn new(data: &'a [T], d: usize, n: usize) -> Result<Self> {
-        bl_core::params::at_least("d", d, 1)?;
-        bl_core::params::at_least("n", n, 1)?;
-        if d.checked_mul(n) != Some(data.len()) {
-            return Err(shape_mismatch(
-                "Samples::new: data",
-                format!("d x n = {d} x {n} values"),
-                format!("{} values", data.len()),
-            ));
-        }
-        Ok(Self {
-            data,
-            d,
-            n,
-            threads: Threads::default(),
-        })
-    }
-
-    /// The same samples, with the products split over `threads` threads (`None`: rayon's
-    /// global pool, the default). `z^T w` is split over samples and `z c` over rows; every
-    /// value is computed by one thread in the same order, so the products are
-    /// bit-identical for any number of threads. Data of fewer than 2^16 values is not split.
-    ///
-    /// # Errors
-    /// `BlError::InvalidParameter` for `Some(0)` or more than
-    /// [`crate::passes::MAX_THREADS`]; `BlError::Numerical` when the pool cannot be built.
-    pub fn with_threads(mut self, threads: Option<usize>) -> Result<Self> {
-        self.threads = Threads::new(threads)?;
-        Ok(self)
-    }
-
-    /// `out = z^T input` (`transpose`) or `out = z input`, split over the threads when
-    /// the data is large: one sample per task for `z^T w`, [`ROWS_PER_TASK`] rows per task
-    /// for `z c`.
-    fn product(&self, input: &[f64], out: &mut [f64], transpose: bool) {
-        let run = |first: usize, out: &mut [f64]| {
-            pulp::Arch::new().dispatch(Product {
-                z: self,
-                input,
-                first,
-                out,
-                transpose,
-            });
-        };
-        if !self.parallel() {
-            return run(0, out);
-        }
-        let per_task = if transpose { 1 } else { ROWS_PER_TASK };
-        self.threads.install(|| {
-            out.par_chunks_mut(per_task)
-                .enumerate()
-                .for_each(|(k, part)| run(k * per_task, part));
-        });
-    }
-
-    /// Whether the products are split over the threads.
-    fn parallel(&self) -> bool {
-        self.d * self.n >= PARALLEL_MIN_VALUES
-    }
-
-    /// The samples of `data`, vectorized (`d = s t`), without a copy.
-    ///
-    /// # Errors
-    /// As [`Samples::new`] (a data set without samples).
-    pub fn of(data: &'a MatrixDataset<T>) -> Result<Self> {
-        let (s, t) = data.shape();
-        Self::new(data.as_slice(), s * t, data.n_samples())
-    }
-
-    /// Sample `i`'s `d` entries.
-    #[inline(always)]
-    fn column(&self, i: usize) -> &'a [T] {
-        &self.data[i * self.d..(i + 1) * self.d]
-    }
-
-    /// `out_k = <z_{first + k}, w>`, one [`dot`] per sample. (Two or four samples per
-    /// sweep of `w`, with the same partial sums, were not faster on `f32` samples.)
-    #[inline(always)]
-    fn dots(&self, w: &[f64], first: usize, out: &mut [f64]) {
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = dot(self.column(first + k), w);
-        }
-    }
-
-    /// `out = sum_i c_i z_i`, each entry `((0 + z_0 c_0) + z_1 c_1) + ... + z_{n-1} c_{n-1}`
-    /// (sample order). The samples are added four at a time, the partial sum of an entry
-    /// held in a register across the four (same order, a quarter of the loads and stores
-    /// of `out`); at `d = 250 000` and `10^6` this read `f32` samples in 0.45-0.6 of the
-    /// time of one streaming read of the same values as `f64`, against 0.6-0.75 one sample
-    /// at a time (and 1.0-1.5 in blocks of 2048-65 536 rows, which read `n` interleaved
-    /// streams).
-    ///
-    /// `out` holds rows `first..first + out.len()`; each row's value does not depend on
-    /// how the rows are split.
-    #[inline(always)]
-    fn weighted_sum(&self, c: &[f64], first: usize, out: &mut [f64]) {
-        let rows = first..first + out.len();
-        let c = &c[..self.n];
-        out.fill(0.0);
-        let groups = c.chunks_exact(4);
-        let rest = groups.remainder();
-        for (g, cg) in groups.enumerate() {
-            let i = 4 * g;
-            let (z0, z1, z2, z3) = (
-                &self.column(i)[rows.clone()],
-                &self.column(i + 1)[rows.clone()],
-                &self.column(i + 2)[rows.clone()],
-                &self.column(i + 3)[rows.clone()],
-            );
-            let (c0, c1, c2, c3) = (cg[0], cg[1], cg[2], cg[3]);
-            for ((((o, &a0), &a1), &a2), &a3) in out.iter_mut().zip(z0).zip(z1).zip(z2).zip(z3) {
-                *o = (((*o + a0.to_f64() * c0) + a1.to_f64() * c1) + a2.to_f64() * c2)
-                    + a3.to_f64() * c3;
-            }
-        }
-        let first_sample = c.len() - rest.len();
-        for (k, &ci) in rest.iter().enumerate() {
-            let z = &self.column(first_sample + k)[rows.clone()];
-            for (o, &za) in out.iter_mut().zip(z) {
-                *o += za.to_f64() * ci;
-            }
-        }
-    }
-}
-
-impl<T: Element> Features for Samples<'_, T> {
-    fn dim(&self) -> usize {
-        self.d
-    }
-
-    fn n_samples(&self) -> usize {
-        self.n
-    }
-
-    fn transpose_times(&self, w: &[f64], out: &mut [f64]) {
-        self.product(&w[..self.d], &mut out[..self.n], true);
-    }
-
-    fn times(&self, c: &[f64], out: &mut [f64]) {
-        self.product(&c[..self.n], &mut out[..self.d], false);
-    }
-}
-
-/// One product of [`Samples`], run through `pulp::Arch::dispatch` so that its loops are
-/// compiled for the CPU's widest vector instructions and, on x86-64, VEX-encoded (legacy
-/// SSE code ran the data passes of `crate::passes` up to 4x slower on threads that had
-/// inherited a dirty upper AVX register state; see `docs/measurements/sblr-passes.md`).
-struct Product<'s, 'a, T> {
-    z: &'s Samples<'a, T>,
-    input: &'s [f64],
-    /// The first sample (`transpose`) or row (else) of `out`.
-    first: usize,
-    out: &'s mut [f64],
-    transpose: bool,
-}
-
-impl<T: Element> pulp::WithSimd for Product<'_, '_, T> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        if self.transpose {
-            self.z.dots(self.input, self.first, self.out);
-        } else {
-            self.z.weighted_sum(self.input, self.first, self.out);
-        }
-    }
-}
-
 /// An elastic-net logistic problem on fixed features: the `d x n` matrix `z` (column `i`
 /// is the feature vector of sample `i`), the labels `y_i in {-1, +1}` and the penalties.
 ///
 /// The features are an `f64` matrix by default (what the bilinear solvers build, and what
-/// a [`BlockUpdate`] receives); the linear baselines use [`Samples`], the data set's own
+/// a [`BlockUpdate`](crate::update::BlockUpdate) receives); the linear baselines use
+/// [`Samples`](crate::passes::Samples), the data set's own
 /// buffer in its stored precision.
 #[derive(Debug, Clone, Copy)]
 pub struct LinearBlock<'a, F = MatRef<'a, f64>> {
@@ -513,17 +288,17 @@ impl<'s> BlockState<'s> {
 /// Scratch buffers for block updates, sized once for the largest block.
 #[derive(Debug, Clone)]
 pub struct BlockWork {
-    c: Vec<f64>,
-    g: Vec<f64>,
-    trial: Vec<f64>,
-    trial_scores: Vec<f64>,
-    prev: Vec<f64>,
-    prev_scores: Vec<f64>,
-    y_point: Vec<f64>,
-    y_scores: Vec<f64>,
-    delta: Vec<f64>,
-    start: Vec<f64>,
-    start_scores: Vec<f64>,
+    pub(crate) c: Vec<f64>,
+    pub(crate) g: Vec<f64>,
+    pub(crate) trial: Vec<f64>,
+    pub(crate) trial_scores: Vec<f64>,
+    pub(crate) prev: Vec<f64>,
+    pub(crate) prev_scores: Vec<f64>,
+    pub(crate) y_point: Vec<f64>,
+    pub(crate) y_scores: Vec<f64>,
+    pub(crate) delta: Vec<f64>,
+    pub(crate) start: Vec<f64>,
+    pub(crate) start_scores: Vec<f64>,
 }
 
 impl BlockWork {
@@ -558,244 +333,6 @@ impl BlockWork {
     #[must_use]
     pub fn last_gradient(&self, d: usize) -> &[f64] {
         &self.g[..d + 1]
-    }
-}
-
-/// One way of updating a block: the plug-in point of the SBLR solvers.
-///
-/// The built-in implementations are [`ProxLinearStep`] (Alg. 2) and [`ExactBlockSolve`]
-/// (Alg. 1), chosen by [`crate::Solver`]; a user's implementation is passed with
-/// [`crate::SblrParams::block_update`] and runs through the normal `fit`, which then
-/// returns a [`crate::FittedSblr`]. Implementations must never increase the block
-/// objective `loss + penalty`, must leave `state.scores` equal to the decision values of
-/// `state.x`, and repeated updates must reach the block minimizer:
-/// [`crate::conformance::check_block_update`] checks all three.
-pub trait BlockUpdate {
-    /// Updates `state` for `block`, using `work` as scratch.
-    ///
-    /// # Errors
-    /// [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when no acceptable step is found or a value is not finite.
-    fn update(
-        &self,
-        block: &LinearBlock<'_>,
-        state: &mut BlockState<'_>,
-        work: &mut BlockWork,
-    ) -> Result<BlockStepInfo>;
-}
-
-/// Alg. 2's block update: one proximal-linear step with the step rule (13)-(16).
-///
-/// With `L^{k-1}` in `state.lipschitz`, tries `L = max(l_min, L^{k-1} eta^m)` for
-/// `m = -1, 0, 1, ...` and accepts the first `L` for which
-/// `loss(x+) <= loss(x) + <g, x+ - x> + L/2 ||x+ - x||^2` (eq. (14), resp. (16)), up to
-/// [`DECREASE_SLACK`]. The intercept takes its gradient step (9) with the same `L`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ProxLinearStep {
-    /// Lower bound `L_min > 0` of the step parameter.
-    pub l_min: f64,
-    /// Growth factor `eta > 1`.
-    pub eta: f64,
-}
-
-impl BlockUpdate for ProxLinearStep {
-    fn update(
-        &self,
-        block: &LinearBlock<'_>,
-        state: &mut BlockState<'_>,
-        work: &mut BlockWork,
-    ) -> Result<BlockStepInfo> {
-        let d = block.dim();
-        let n = block.n_samples();
-        let loss0 = block.loss_and_dscores(state.scores, &mut work.c[..n]);
-        block.gradient(&work.c[..n], &mut work.g[..d + 1]);
-        let mut trials = 0;
-        let rule = Trials::StepRule {
-            previous: *state.lipschitz,
-            l_min: self.l_min,
-            eta: self.eta,
-        };
-        let buffers = Buffers {
-            trial: &mut work.trial[..d + 1],
-            delta: &mut work.delta[..d + 1],
-            dscores: &mut work.trial_scores[..n],
-        };
-        let Some((l, _, _)) = backtrack(
-            block,
-            state.x,
-            state.scores,
-            &work.g[..d + 1],
-            rule,
-            buffers,
-            &mut trials,
-        )?
-        else {
-            return Err(numerical(
-                "ProxLinearStep",
-                format!(
-                    "no step size satisfied the sufficient-decrease test (14)/(16) after \
-                     {trials} trials (from L = {}); check the data for huge values",
-                    *state.lipschitz
-                ),
-            ));
-        };
-        state.x.copy_from_slice(&work.trial[..d + 1]);
-        for (f, df) in state.scores.iter_mut().zip(&work.trial_scores[..n]) {
-            *f += df;
-        }
-        let loss1 = block.loss(state.scores);
-        *state.lipschitz = l;
-        Ok(BlockStepInfo {
-            lipschitz: l,
-            trials,
-            inner_iterations: 1,
-            loss_before: loss0,
-            loss_after: loss1,
-        })
-    }
-}
-
-/// Alg. 1's block update: minimize the block problem by FISTA with backtracking and
-/// gradient adaptive restart, to a tight tolerance.
-///
-/// Stops when the gradient-mapping norm `L ||x^+ - y||` falls to
-/// `tol * max(1, its first value)` or after `max_iter` iterations. Starts from the current
-/// `state.x` (warm start) and from `L = max(l_min, state.lipschitz / eta)`; `L` only grows
-/// within one solve. Each iteration costs one product with `z` for the gradient and one
-/// per backtracking trial (the decision values are updated by `z^T (x+ - y)`, and those of
-/// the extrapolated point combined from the last two iterates, since they are linear).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ExactBlockSolve {
-    /// Lower bound of the step parameter.
-    pub l_min: f64,
-    /// Backtracking growth factor `> 1`.
-    pub eta: f64,
-    /// Relative tolerance on the gradient-mapping norm.
-    pub tol: f64,
-    /// Iteration budget.
-    pub max_iter: usize,
-}
-
-impl ExactBlockSolve {
-    /// The block solve of [`BlockUpdate::update`], its FISTA iterations run by the engine
-    /// (`bl_core::engine::run`: change measure `L ||x^+ - y|| / max(1, first value)`
-    /// against `tol`, budget `max_iter`) and shown to `observers`; returns the engine's
-    /// report beside the step information.
-    ///
-    /// # Errors
-    /// `BlError::Numerical` when backtracking finds no step.
-    pub fn solve<F: Features>(
-        &self,
-        block: &LinearBlock<'_, F>,
-        state: &mut BlockState<'_>,
-        work: &mut BlockWork,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<(BlockStepInfo, FitReport)> {
-        let d = block.dim();
-        let n = block.n_samples();
-        let d1 = d + 1;
-        let loss_start = block.loss(state.scores);
-        let obj_start = loss_start + block.penalty(state.x);
-        let mut l = (self.l_min).max(*state.lipschitz / self.eta);
-        // x = state.x (current), prev = previous iterate.
-        work.prev[..d1].copy_from_slice(state.x);
-        work.prev_scores[..n].copy_from_slice(state.scores);
-        work.start[..d1].copy_from_slice(state.x);
-        work.start_scores[..n].copy_from_slice(state.scores);
-        let mut t = 1.0_f64;
-        let mut trials = 0;
-        let mut first_residual = f64::NAN;
-        let rule = IterationParams::new(self.max_iter, self.tol);
-        let report = run(&rule, observers, |_| {
-            let t_next = 0.5 * (1.0 + (1.0 + 4.0 * t * t).sqrt());
-            let beta = (t - 1.0) / t_next;
-            for j in 0..d1 {
-                work.y_point[j] = state.x[j] + beta * (state.x[j] - work.prev[j]);
-            }
-            for i in 0..n {
-                work.y_scores[i] = state.scores[i] + beta * (state.scores[i] - work.prev_scores[i]);
-            }
-            let loss_y = block.loss_and_dscores(&work.y_scores[..n], &mut work.c[..n]);
-            block.gradient(&work.c[..n], &mut work.g[..d1]);
-            let (trial_l, sq, change) = backtrack(
-                block,
-                &work.y_point[..d1],
-                &work.y_scores[..n],
-                &work.g[..d1],
-                Trials::Growing {
-                    from: l,
-                    eta: self.eta,
-                },
-                Buffers {
-                    trial: &mut work.trial[..d1],
-                    delta: &mut work.delta[..d1],
-                    dscores: &mut work.trial_scores[..n],
-                },
-                &mut trials,
-            )?
-            .filter(|&(_, _, change)| (loss_y + change).is_finite())
-            .ok_or_else(|| {
-                numerical::<SblrError>(
-                    "ExactBlockSolve",
-                    format!(
-                        "backtracking found no step (from L = {l}); check the data for huge \
-                         values"
-                    ),
-                )
-            })?;
-            l = trial_l;
-            let loss_trial = loss_y + change;
-            for i in 0..n {
-                work.trial_scores[i] += work.y_scores[i];
-            }
-            let residual = l * sq.sqrt();
-            if first_residual.is_nan() {
-                first_residual = residual;
-            }
-            // Gradient adaptive restart: momentum is reset when it points uphill,
-            // <y - x+, x+ - x> > 0.
-            let mut uphill = 0.0;
-            for j in 0..d1 {
-                uphill += (work.y_point[j] - work.trial[j]) * (work.trial[j] - state.x[j]);
-            }
-            work.prev[..d1].copy_from_slice(state.x);
-            work.prev_scores[..n].copy_from_slice(state.scores);
-            state.x.copy_from_slice(&work.trial[..d1]);
-            state.scores.copy_from_slice(&work.trial_scores[..n]);
-            t = if uphill > 0.0 { 1.0 } else { t_next };
-            let objective = loss_trial + block.penalty(state.x);
-            Ok::<_, SblrError>(
-                Progress::new(objective, residual / first_residual.max(1.0)).with("lipschitz", l),
-            )
-        })?;
-        let mut loss_x = block.loss(state.scores);
-        // FISTA is not monotone: never return a point worse than the start (this can only
-        // happen when the iteration budget ends the solve early).
-        if loss_x + block.penalty(state.x) > obj_start {
-            state.x.copy_from_slice(&work.start[..d1]);
-            state.scores.copy_from_slice(&work.start_scores[..n]);
-            loss_x = loss_start;
-        }
-        *state.lipschitz = l;
-        let info = BlockStepInfo {
-            lipschitz: l,
-            trials,
-            inner_iterations: report.iterations,
-            loss_before: loss_start,
-            loss_after: loss_x,
-        };
-        Ok((info, report))
-    }
-}
-
-impl BlockUpdate for ExactBlockSolve {
-    fn update(
-        &self,
-        block: &LinearBlock<'_>,
-        state: &mut BlockState<'_>,
-        work: &mut BlockWork,
-    ) -> Result<BlockStepInfo> {
-        self.solve(block, state, work, &mut [])
-            .map(|(info, _)| info)
     }
 }
 

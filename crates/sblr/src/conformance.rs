@@ -1,20 +1,26 @@
-//! The checks every [`BlockUpdate`] must pass, built-in or a user's (see
-//! [`SblrParams::block_update`](crate::SblrParams::block_update)).
+//! The conformance suite of [`BlockUpdate`], the one every update passes, built-in or a
+//! user's (see [`SblrParams::block_update`](crate::SblrParams::block_update)).
 //!
-//! [`check_block_update`] runs an update repeatedly on seeded random elastic-net logistic
-//! blocks and checks that
+//! [`conformance`] runs the update repeatedly on seeded random elastic-net logistic blocks
+//! ([`BlockCase::suite`]) and records, case by case, that
 //!
-//! 1. the block objective `loss + penalty` never increases (Alg. 1 and Alg. 2 are descent
-//!    methods; Shi, Xu, Baraniuk 2014, Sec. 3);
-//! 2. the reported `loss_after` is the loss at the returned variable;
+//! 1. its own settings pass its [`check`](bl_core::Extension::check);
+//! 2. every update succeeds;
 //! 3. the decision values in the state stay those of the variable;
-//! 4. repeated updates reach the block minimizer: the first-order stationarity residual
+//! 4. the reported `loss_after` is the loss at the returned variable;
+//! 5. the block objective `loss + penalty` never increases (Alg. 1 and Alg. 2 are descent
+//!    methods; Shi, Xu, Baraniuk 2014, Sec. 3);
+//! 6. repeated updates reach the block minimizer: the first-order stationarity residual
 //!    ([`LinearBlock::stationarity_residual`]) is at most `1e-5` after the updates.
+//!
+//! A case stops at its first failed check.
 
+use bl_core::ConformanceReport;
 use bl_core::random::{fill_standard_normal, seeded_rng};
 use faer::MatRef;
 
-use crate::block::{BlockState, BlockUpdate, BlockWork, LinearBlock};
+use crate::block::{BlockState, BlockWork, LinearBlock};
+use crate::update::BlockUpdate;
 
 /// The shape and penalties of one conformance case.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,19 +52,59 @@ impl Default for BlockCase {
     }
 }
 
-/// Runs the checks of the [module documentation](self) on one case; `Err` names the first
-/// check that fails.
-///
-/// # Errors
-/// A message naming the failed check and the values involved (also when `update` itself
-/// returns an error); a case whose features (`dim x samples` values) exceed
-/// [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated is refused with a message
-/// before anything is allocated.
-pub fn check_block_update(update: &dyn BlockUpdate, case: &BlockCase) -> Result<(), String> {
+impl BlockCase {
+    /// The cases of [`conformance`]: three seeds, with ridge only, lasso only and an
+    /// elastic net, on blocks of 1, 4 and 7 features.
+    #[must_use]
+    pub fn suite() -> Vec<Self> {
+        let mut cases = Vec::new();
+        for (seed, dim) in [(0, 4), (1, 1), (2, 7)] {
+            for (l1, l2) in [(0.0, 0.1), (0.02, 0.0), (0.01, 0.5)] {
+                cases.push(Self {
+                    dim,
+                    l1,
+                    l2,
+                    seed,
+                    ..Self::default()
+                });
+            }
+        }
+        cases
+    }
+}
+
+/// The suite of the [module documentation](self) on the cases of [`BlockCase::suite`].
+#[must_use]
+pub fn conformance(candidate: &dyn BlockUpdate) -> ConformanceReport {
+    conformance_on(candidate, &BlockCase::suite())
+}
+
+/// The suite on the given cases (e.g. random ones in a property test).
+#[must_use]
+pub fn conformance_on(candidate: &dyn BlockUpdate, cases: &[BlockCase]) -> ConformanceReport {
+    let mut report = ConformanceReport::new(candidate.name());
+    report.record_result("settings pass check()", &candidate.check());
+    for case in cases {
+        run_case(candidate, case, &mut report);
+    }
+    report
+}
+
+/// One case, recorded into `report`; stops at the first failed check. A case whose
+/// features (`dim x samples` values) exceed [`bl_core::limits::MAX_ELEMENTS`] or cannot be
+/// allocated is recorded as failed before anything is allocated.
+fn run_case(update: &dyn BlockUpdate, case: &BlockCase, report: &mut ConformanceReport) {
     let (d, n) = (case.dim.max(1), case.samples.max(2));
-    let mut z = bl_core::limits::try_zeroed::<f64>("BlockCase: dim x samples", &[d, n])
-        .map_err(|e| format!("case refused: {e}"))?;
-    let mut work = BlockWork::new(d, n).map_err(|e| format!("case refused: {e}"))?;
+    let z = bl_core::limits::try_zeroed::<f64>("BlockCase: dim x samples", &[d, n]);
+    report.record_result("case allocated", &z);
+    let Ok(mut z) = z else {
+        return;
+    };
+    let work = BlockWork::new(d, n);
+    report.record_result("case allocated", &work);
+    let Ok(mut work) = work else {
+        return;
+    };
     let mut rng = seeded_rng(case.seed);
     fill_standard_normal(&mut rng, &mut z);
     let y: Vec<f64> = (0..n)
@@ -79,48 +125,78 @@ pub fn check_block_update(update: &dyn BlockUpdate, case: &BlockCase) -> Result<
     let mut x = vec![0.3; d + 1];
     let mut scores = vec![0.0; n];
     block.scores(&x, &mut scores);
-    let mut lipschitz = 1.0;
+    let mut lipschitz = update.initial_lipschitz();
     let mut last = block.loss(&scores) + block.penalty(&x);
-    let mut fresh = vec![0.0; n];
+    let mut fresh = scores.clone();
     for k in 1..=case.updates {
-        let info = update
-            .update(
-                &block,
-                &mut BlockState::new(&mut x, &mut scores, &mut lipschitz),
-                &mut work,
-            )
-            .map_err(|e| format!("update {k} failed: {e}"))?;
-        block.scores(&x, &mut fresh);
-        for (i, (a, b)) in fresh.iter().zip(&scores).enumerate() {
-            if (a - b).abs() > 1e-10 * (1.0 + a.abs()) {
-                return Err(format!(
-                    "update {k}: stale decision value {i}: state {b}, recomputed {a}"
-                ));
+        let info = update.update(
+            &block,
+            &mut BlockState::new(&mut x, &mut scores, &mut lipschitz),
+            &mut work,
+        );
+        let info = match info {
+            Ok(info) => info,
+            Err(e) => {
+                report.record("every update succeeds", false, || {
+                    format!("{case:?}: update {k} failed: {e}")
+                });
+                return;
             }
+        };
+        block.scores(&x, &mut fresh);
+        let stale = fresh
+            .iter()
+            .zip(&scores)
+            .position(|(a, b)| (a - b).abs() > 1e-10 * (1.0 + a.abs()));
+        if let Some(i) = stale {
+            report.record("decision values current", false, || {
+                format!(
+                    "{case:?}: update {k}: stale decision value {i}: state {}, recomputed {}",
+                    scores[i], fresh[i]
+                )
+            });
+            return;
         }
         let loss = block.loss(&fresh);
         if (info.loss_after - loss).abs() > 1e-12 * (1.0 + loss) {
-            return Err(format!(
-                "update {k}: loss_after {} but the loss at the variable is {loss}",
-                info.loss_after
-            ));
+            report.record("loss_after is the loss at the variable", false, || {
+                format!(
+                    "{case:?}: update {k}: loss_after {} but the loss at the variable is {loss}",
+                    info.loss_after
+                )
+            });
+            return;
         }
         let objective = loss + block.penalty(&x);
         if objective > last + 1e-13 * (1.0 + last.abs()) {
-            return Err(format!("update {k}: objective rose {last} -> {objective}"));
+            report.record("objective never rises", false, || {
+                format!("{case:?}: update {k}: objective rose {last} -> {objective}")
+            });
+            return;
         }
         last = objective;
+    }
+    for name in [
+        "every update succeeds",
+        "decision values current",
+        "loss_after is the loss at the variable",
+        "objective never rises",
+    ] {
+        report.record(name, true, String::new);
     }
     let mut c = vec![0.0; n];
     let mut g = vec![0.0; d + 1];
     block.loss_and_dscores(&fresh, &mut c);
     block.gradient(&c, &mut g);
     let residual = block.stationarity_residual(&x, &g);
-    if residual.is_nan() || residual > 1e-5 {
-        return Err(format!(
-            "stationarity residual {residual} > 1e-5 after {} updates",
-            case.updates
-        ));
-    }
-    Ok(())
+    report.record(
+        "reaches the block minimizer",
+        !residual.is_nan() && residual <= 1e-5,
+        || {
+            format!(
+                "{case:?}: stationarity residual {residual} > 1e-5 after {} updates",
+                case.updates
+            )
+        },
+    );
 }

@@ -6,8 +6,8 @@
 //! of the fold's samples: `(k - 1) / k` of the data per training fold) and shared by every
 //! candidate; the fits themselves never copy their data.
 
-use bl_core::Fit;
 use bl_core::data::{KFold, LeaveOneOut, MatrixDataset};
+use bl_core::{Fit, Predict};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -320,12 +320,10 @@ pub fn sblr_accuracy(
     train: &MatrixDataset,
     test: &MatrixDataset,
 ) -> Result<f64> {
-    let predicted = if train.n_classes() == 2 {
+    let predicted: Vec<usize> = if train.n_classes() == 2 {
         params.fit(train)?.predict(test)?
     } else {
-        OneVsAll::new(bl_core::ParamGuard::check(params)?)
-            .fit(train)?
-            .predict(test)?
+        OneVsAll::new(params.clone()).fit(train)?.predict(test)?
     };
     Ok(bl_core::metrics::accuracy(test.labels(), &predicted)?)
 }

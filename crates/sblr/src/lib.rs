@@ -39,17 +39,24 @@ pub mod params;
 pub mod passes;
 pub(crate) mod saved;
 pub mod synthetic;
+pub mod update;
+#[cfg(feature = "probes")]
 pub mod yardstick;
 
 pub use bilinear::{BinarySolver, Penalties, StepReport};
-pub use block::{BlockUpdate, ExactBlockSolve, LinearBlock, ProxLinearStep};
+pub use block::LinearBlock;
 pub use cv::{CvScores, CvStrategy, GridSearchResult, cross_val_score, grid_search};
 pub use error::{Result, SblrError};
-pub use linear::{FittedLogisticRegression, LogisticParams, LogisticRegression};
+pub use linear::{
+    FittedLogisticRegression, LogisticParams, LogisticRegression, LogisticValidParams,
+};
 pub use model::{FittedSblr, Sblr};
-pub use multinomial::{FittedMultinomialSblr, MultinomialParams, MultinomialSblr};
-pub use ova::{BinaryDecision, BinaryEstimator, FittedOneVsAll, OneVsAll};
-pub use params::{Init, SblrParams, SblrValidParams, SharedUpdate, Solver, StopCriterion};
+pub use multinomial::{
+    FittedMultinomialSblr, MultinomialParams, MultinomialSblr, MultinomialValidParams,
+};
+pub use ova::{BinaryDecision, BinaryEstimator, FittedOneVsAll, OneVsAll, OneVsAllValidParams};
+pub use params::{Init, SblrParams, SblrValidParams, StopCriterion};
 pub use saved::SavedModel;
+pub use update::{BlockUpdate, BuiltInUpdate, ExactBlockSolve, ProxLinearStep};
 
-pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
+pub use bl_core::{Extension, Fit, FitReport, Fitted, Observer, ParamGuard, Predict};

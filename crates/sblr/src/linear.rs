@@ -12,14 +12,20 @@
 //! (`z^T w` over samples, `z c` over features), each value computed by one thread in a
 //! fixed order, so a fit gives bit-identical results for any number of threads.
 //!
-//! | name | default | meaning | valid range |
+//! | setter | default | meaning | valid range |
 //! |---|---|---|---|
 //! | `l1` | 0 | l1 weight (sparse LR) | `>= 0` |
 //! | `l2` | 1e-2 | squared-l2 weight (L2 LR) | `>= 0` |
-//! | `tol` | 1e-6 | FISTA stops when the gradient-mapping norm is `<= tol * max(1, first)` | `> 0` |
-//! | `max_iter` | 10000 | FISTA iterations | `>= 1` |
 //! | `l_min`, `eta` | 1e-3, 2 | backtracking floor and growth factor | `[1e-10, 1]`, `[1.5, 10]` (as [`crate::params`]) |
+//! | `max_iter` | 10000 | FISTA iterations | `>= 1` |
+//! | `tol` | 1e-6 | FISTA stops when the gradient-mapping norm is `<= tol * max(1, first)` | `> 0` |
+//! | `time_limit` | none | wall-clock limit of a fit | any |
 //! | `threads` | none | threads of the two products per iteration; none = rayon's global pool (data of fewer than 2^16 values runs on one thread) | `1 ..= 1024` |
+//! | `trace` | on | keep every FISTA iteration in the report's trace | |
+//!
+//! `max_iter`, `tol`, `time_limit`, `threads` and `trace` are the fit's
+//! [`IterationParams`] (`bl_core::iteration_setters!`); the checked form,
+//! [`LogisticValidParams`], has a getter of the same name for every field.
 
 use bl_core::data::{Element, MatrixDataset};
 use faer::MatRef;
@@ -29,12 +35,15 @@ use crate::bilinear::binary_signs;
 use bl_core::engine::{FitReport, Observer};
 use bl_core::params::{self, ParamGuard};
 
-use crate::block::{BlockState, BlockWork, ExactBlockSolve, Features, LinearBlock, Samples};
+use crate::block::{BlockState, BlockWork, Features, LinearBlock};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::model::{positive_class, probabilities};
-use crate::params::check_step_rule;
+use crate::passes::Samples;
 use crate::passes::{Stacked, Threads};
 use crate::saved::{self, SavedModel};
+use crate::update::{DEFAULT_ETA, DEFAULT_L_MIN, ExactBlockSolve, check_step_rule};
+use bl_core::IterationParams;
+use bl_core::PredictInplace;
 use bl_core::error::build::numerical;
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
@@ -49,39 +58,36 @@ impl LogisticRegression {
     }
 }
 
-/// Hyperparameters of [`LogisticRegression`] (see the [module table](self)).
-/// Deserializing runs [`LogisticParams::check`].
+/// Hyperparameters of [`LogisticRegression`] before validation (see the
+/// [module table](self)); [`ParamGuard::check`] gives [`LogisticValidParams`], which fits.
+/// Serializes with the field names of the table (the iteration knobs flattened).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(remote = "Self")]
 pub struct LogisticParams {
     l1: f64,
     l2: f64,
-    tol: f64,
-    max_iter: usize,
     l_min: f64,
     eta: f64,
-    #[serde(default)]
-    threads: Option<usize>,
+    #[serde(flatten)]
+    iteration: IterationParams,
 }
 
-impl Serialize for LogisticParams {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        // The derived (inherent, `remote = "Self"`) serializer.
-        LogisticParams::serialize(self, serializer)
+/// Checked hyperparameters of [`LogisticRegression`]: a getter of the same name for every
+/// field. Deserializing (by any serde format) runs [`LogisticParams::check`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "LogisticParams", into = "LogisticParams")]
+pub struct LogisticValidParams(LogisticParams);
+
+impl TryFrom<LogisticParams> for LogisticValidParams {
+    type Error = SblrError;
+
+    fn try_from(raw: LogisticParams) -> Result<Self> {
+        raw.check()
     }
 }
 
-impl<'de> Deserialize<'de> for LogisticParams {
-    /// The derived deserializer, then [`LogisticParams::check`].
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<Self, D::Error> {
-        LogisticParams::deserialize(deserializer)?
-            .check()
-            .map_err(serde::de::Error::custom)
+impl From<LogisticValidParams> for LogisticParams {
+    fn from(valid: LogisticValidParams) -> Self {
+        valid.0
     }
 }
 
@@ -90,12 +96,16 @@ impl Default for LogisticParams {
         Self {
             l1: 0.0,
             l2: 1e-2,
-            tol: 1e-6,
-            max_iter: 10_000,
-            l_min: 1e-3,
-            eta: 2.0,
-            threads: None,
+            l_min: DEFAULT_L_MIN,
+            eta: DEFAULT_ETA,
+            iteration: IterationParams::new(10_000, 1e-6),
         }
+    }
+}
+
+impl Default for LogisticValidParams {
+    fn default() -> Self {
+        Self(LogisticParams::default())
     }
 }
 
@@ -105,44 +115,59 @@ impl LogisticParams {
         l1: f64;
         /// Sets the squared-l2 weight.
         l2: f64;
-        /// Sets the FISTA tolerance.
-        tol: f64;
-        /// Sets the FISTA iteration budget.
-        max_iter: usize;
-        /// Sets the number of threads of the two products per iteration (`None`, the
-        /// default: rayon's global pool). The result is the same for any number.
-        threads: Option<usize>;
+        /// Sets the backtracking floor `L_min` (FISTA starts at `L_min eta`).
+        l_min: f64;
+        /// Sets the backtracking growth factor `eta`.
+        eta: f64;
     }
-    /// Sets the backtracking start `l_min` and factor `eta`.
+    bl_core::iteration_setters!(iteration);
+}
+
+impl LogisticValidParams {
+    /// The l1 weight.
     #[must_use]
-    pub fn step_rule(mut self, l_min: f64, eta: f64) -> Self {
-        self.l_min = l_min;
-        self.eta = eta;
-        self
+    pub fn l1(&self) -> f64 {
+        self.0.l1
     }
-    /// `(l1, l2)`.
+    /// The squared-l2 weight.
     #[must_use]
-    pub fn penalties(&self) -> (f64, f64) {
-        (self.l1, self.l2)
+    pub fn l2(&self) -> f64 {
+        self.0.l2
+    }
+    /// The backtracking floor `L_min`.
+    #[must_use]
+    pub fn l_min(&self) -> f64 {
+        self.0.l_min
+    }
+    /// The backtracking growth factor `eta`.
+    #[must_use]
+    pub fn eta(&self) -> f64 {
+        self.0.eta
+    }
+    /// FISTA's budget, tolerance, time limit, threads of the products and trace.
+    #[must_use]
+    pub fn iteration(&self) -> &IterationParams {
+        &self.0.iteration
     }
 }
 
 impl ParamGuard for LogisticParams {
-    type Checked = LogisticParams;
+    type Checked = LogisticValidParams;
     type Error = SblrError;
 
     /// Checks the ranges of the [module table](self).
     ///
     /// # Errors
     /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field.
-    fn check(&self) -> Result<LogisticParams> {
+    fn check(&self) -> Result<LogisticValidParams> {
         params::nonnegative("l1", self.l1)?;
         params::nonnegative("l2", self.l2)?;
         check_step_rule(self.l_min, self.eta)?;
-        params::positive("tol", self.tol)?;
-        params::at_least("max_iter", self.max_iter, 1)?;
-        crate::passes::check_threads(self.threads)?;
-        Ok(*self)
+        self.iteration.check()?;
+        // FISTA's tolerance is relative to the first gradient-mapping norm: 0 would never
+        // stop before the budget.
+        params::positive("tol", self.iteration.tol)?;
+        Ok(LogisticValidParams(*self))
     }
 }
 
@@ -155,7 +180,7 @@ fit_matrix! {
     /// # Errors
     /// Invalid parameters; [`SblrError::NotBinary`], [`SblrError::MissingClass`];
     /// `BlError::Numerical`.
-    LogisticParams => FittedLogisticRegression;
+    LogisticValidParams => FittedLogisticRegression;
     fn(&self, data, observers) {
         let y = binary_signs(data)?;
         let mut model = self.fit_signs_impl(data, &y, observers)?;
@@ -164,17 +189,16 @@ fit_matrix! {
     }
 }
 
-impl LogisticParams {
+impl LogisticValidParams {
     pub(crate) fn fit_signs_impl<T: Element>(
         &self,
         data: &MatrixDataset<T>,
         y: &[f64],
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedLogisticRegression> {
-        self.check()?;
         crate::bilinear::check_signs(y)?;
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
-        let samples = Samples::of(data)?.with_threads(self.threads)?;
+        let samples = Samples::of(data)?.with_threads(self.iteration().threads)?;
         let (mut x, objective, report) = self.solve(samples, y, observers)?;
         let d = x.len() - 1;
         let intercept = x[d];
@@ -204,23 +228,24 @@ impl LogisticParams {
         let block = LinearBlock {
             z,
             y,
-            l1: self.l1,
-            l2: self.l2,
+            l1: self.l1(),
+            l2: self.l2(),
         };
         let mut x = vec![0.0; d + 1];
         let mut scores = vec![0.0; n];
-        let mut lipschitz = self.l_min * self.eta;
+        let mut lipschitz = self.l_min() * self.eta();
         let mut work = BlockWork::new(d, n)?;
         let solver = ExactBlockSolve {
-            l_min: self.l_min,
-            eta: self.eta,
-            tol: self.tol,
-            max_iter: self.max_iter,
+            l_min: self.l_min(),
+            eta: self.eta(),
+            tol: self.iteration().tol,
+            max_iter: self.iteration().max_iter,
         };
         let (info, report) = solver.solve(
             &block,
             &mut BlockState::new(&mut x, &mut scores, &mut lipschitz),
             &mut work,
+            self.iteration(),
             observers,
         )?;
         let objective = info.loss_after + block.penalty(&x);
@@ -249,7 +274,7 @@ saved::saved_model! {
         weights: Vec<f64>,
         intercept: f64,
     }
-    with objective, report, class_names, params: LogisticParams;
+    with objective, report, class_names, params: LogisticValidParams;
     /// The FISTA iterations (objective, gradient-mapping change measure, `lipschitz`).
     fn report;
 }
@@ -274,8 +299,7 @@ impl FittedLogisticRegression {
         let bound = self.weights.iter().map(|w| w.abs()).sum::<f64>() + self.intercept.abs();
         saved::scores_bounded(m, "weights, intercept", bound)?;
         saved::class_names(m, &self.class_names, Some(2))?;
-        saved::finite_scalar(m, "objective", self.objective)?;
-        self.params.check().map(|_| ())
+        saved::finite_scalar(m, "objective", self.objective)
     }
 
     /// The sample shape `(s, t)` the model was fitted on.
@@ -311,7 +335,7 @@ impl FittedLogisticRegression {
     }
     /// The hyperparameters.
     #[must_use]
-    pub fn params(&self) -> &LogisticParams {
+    pub fn params(&self) -> &LogisticValidParams {
         &self.params
     }
 
@@ -342,13 +366,22 @@ impl FittedLogisticRegression {
     pub fn predict_proba<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
         Ok(probabilities(self.decision_function(data)?))
     }
+}
+
+impl<T: Element> PredictInplace<MatrixDataset<T>, Vec<usize>> for FittedLogisticRegression {
+    type Error = SblrError;
 
     /// Predicted class indices (1 when the decision value is positive).
     ///
     /// # Errors
-    /// As [`FittedLogisticRegression::decision_function`].
-    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(positive_class(self.decision_function(data)?))
+    /// As [`FittedLogisticRegression::decision_function`]; `targets` of another length
+    /// than the data's samples.
+    fn predict_inplace(&self, data: &MatrixDataset<T>, targets: &mut Vec<usize>) -> Result<()> {
+        positive_class(&self.decision_function(data)?, targets)
+    }
+
+    fn default_target(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
+        Ok(vec![0; data.n_samples()])
     }
 }
 
@@ -359,13 +392,17 @@ mod tests {
     /// Parameters round-trip through JSON, and deserializing runs the range checks.
     #[test]
     fn params_deserialize_checked() {
-        let params = LogisticRegression::params().l1(0.25).max_iter(7);
+        let params = LogisticRegression::params()
+            .l1(0.25)
+            .max_iter(7)
+            .check()
+            .unwrap();
         let json = serde_json::to_string(&params).unwrap();
-        let back: LogisticParams = serde_json::from_str(&json).unwrap();
+        let back: LogisticValidParams = serde_json::from_str(&json).unwrap();
         assert_eq!(back, params);
         let bad = json.replace("\"l1\":0.25", "\"l1\":-1.0");
         assert_ne!(bad, json);
-        let err = serde_json::from_str::<LogisticParams>(&bad).unwrap_err();
+        let err = serde_json::from_str::<LogisticValidParams>(&bad).unwrap_err();
         assert!(err.to_string().contains("l1"), "{err}");
     }
 

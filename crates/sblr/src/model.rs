@@ -1,9 +1,9 @@
 //! The binary model: [`Sblr`] (entry point), fitting, and the fitted [`FittedSblr`].
 
-use bl_core::ParamGuard;
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::{Observer, Progress, run};
 use bl_core::logistic::sigmoid;
+use bl_core::{Predict, PredictInplace};
 
 use faer::{Mat, MatRef};
 
@@ -29,21 +29,20 @@ impl Sblr {
 }
 
 fit_matrix! {
-    /// Checks the parameters and fits the binary model on a data set with exactly two
+    /// Fits the binary model on a data set with exactly two
     /// classes; class 1 is the positive class (`y = +1`). The data are read in place, never
     /// copied. Observers see every outer iteration.
     ///
     /// # Errors
-    /// Invalid parameters ([`ParamGuard::check`]); [`SblrError::NotBinary`],
+    /// [`SblrError::NotBinary`],
     /// [`SblrError::MissingClass`], [`SblrError::InvalidRank`] (rank above `min(s, t)`), a
     /// warm start of the wrong shape, or `BlError::Numerical` when an iterate stops being
     /// finite.
-    SblrParams => FittedSblr;
+    SblrValidParams => FittedSblr;
     fn(&self, data, observers) {
-        let params = self.check()?;
         let y = binary_signs(data)?;
         let (s, t) = data.shape();
-        let mut model = fit_stacked(data.stacked(), s, t, y, &params, observers)?;
+        let mut model = fit_stacked(data.stacked(), s, t, y, self, observers)?;
         model.class_names = data.class_names().to_vec();
         Ok(model)
     }
@@ -59,7 +58,7 @@ pub(crate) fn fit_stacked<T: Element>(
     observers: &mut [&mut dyn Observer],
 ) -> Result<FittedSblr> {
     let mut solver = BinarySolver::from_stacked(stacked, s, t, y, params)?;
-    let report = run(&params.rule(), observers, |_| {
+    let report = run(params.iteration(), observers, |_| {
         let report = solver.step()?;
         Ok::<_, SblrError>(
             Progress::new(report.objective, report.change)
@@ -76,7 +75,7 @@ pub(crate) fn fit_stacked<T: Element>(
     Ok(FittedSblr {
         s,
         t,
-        rank: params.rank,
+        rank: params.rank(),
         u,
         v,
         intercept: solver.intercept(),
@@ -118,7 +117,7 @@ impl FittedSblr {
     fn validate(&self) -> Result<()> {
         let m = <Self as SavedModel>::MODEL;
         let (s, t, r) = (self.s, self.t, self.rank);
-        saved::bilinear_factors(m, (s, t, r), self.params.rank, 1, (&self.u, &self.v))?;
+        saved::bilinear_factors(m, (s, t, r), self.params.rank(), 1, (&self.u, &self.v))?;
         saved::finite_scalar(m, "intercept", self.intercept)?;
         saved::scores_bounded(
             m,
@@ -184,8 +183,7 @@ impl FittedSblr {
     /// The penalties of the fit.
     #[must_use]
     pub fn penalties(&self) -> Penalties {
-        let (mu1, mu2, nu1, nu2) = self.params.penalties();
-        Penalties { mu1, mu2, nu1, nu2 }
+        self.params.penalties()
     }
     /// An [`Init::Warm`] start at this model.
     #[must_use]
@@ -247,25 +245,34 @@ impl FittedSblr {
         Ok(probabilities(self.decision_function(data)?))
     }
 
-    /// Predicted class indices (1 when the decision value is positive, else 0), in the
-    /// class order of the training data.
-    ///
-    /// # Errors
-    /// As [`FittedSblr::decision_function`].
-    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(positive_class(self.decision_function(data)?))
-    }
-
     /// Predicted class names.
     ///
     /// # Errors
     /// As [`FittedSblr::decision_function`].
     pub fn predict_names<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<String>> {
-        Ok(self
-            .predict(data)?
+        let labels: Vec<usize> = self.predict(data)?;
+        Ok(labels
             .into_iter()
             .map(|k| self.class_names[k].clone())
             .collect())
+    }
+}
+
+impl<T: Element> PredictInplace<MatrixDataset<T>, Vec<usize>> for FittedSblr {
+    type Error = SblrError;
+
+    /// Predicted class indices (1 when the decision value is positive, else 0), in the
+    /// class order of the training data.
+    ///
+    /// # Errors
+    /// As [`FittedSblr::decision_function`]; `targets` of another length than the data's
+    /// samples.
+    fn predict_inplace(&self, data: &MatrixDataset<T>, targets: &mut Vec<usize>) -> Result<()> {
+        positive_class(&self.decision_function(data)?, targets)
+    }
+
+    fn default_target(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
+        Ok(vec![0; data.n_samples()])
     }
 }
 
@@ -274,9 +281,14 @@ pub(crate) fn probabilities(decision: Vec<f64>) -> Vec<f64> {
     decision.into_iter().map(sigmoid).collect()
 }
 
-/// Class index 1 where the decision value is positive, else 0.
-pub(crate) fn positive_class(decision: Vec<f64>) -> Vec<usize> {
-    decision.into_iter().map(|f| usize::from(f > 0.0)).collect()
+/// Class index 1 where the decision value is positive, else 0, into `targets` (of the
+/// same length).
+pub(crate) fn positive_class(decision: &[f64], targets: &mut [usize]) -> Result<()> {
+    bl_core::error::ensure_len("predict: targets", decision.len(), targets.len())?;
+    for (label, &f) in targets.iter_mut().zip(decision) {
+        *label = usize::from(f > 0.0);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,6 +4,13 @@
 //! rest, on the same data buffer (relabelling never copies the samples); the prediction
 //! is the class with the largest decision value. The classes are fitted in parallel
 //! (rayon).
+//!
+//! [`OneVsAll`] follows the params convention of the crate: it is a builder over the
+//! builder of a binary estimator (`OneVsAll::new(Sblr::params())`), whose
+//! [`ParamGuard::check`] checks the wrapped builder and gives [`OneVsAllValidParams`]
+//! over its checked form; `Fit` is implemented on that checked form (the builder fits
+//! through bl-core's blanket implementation, checking first). [`BinaryEstimator`] is
+//! implemented by the checked parameters of the binary models.
 
 use std::time::Duration;
 
@@ -14,13 +21,13 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SblrError};
-use crate::linear::{FittedLogisticRegression, LogisticParams};
+use crate::linear::{FittedLogisticRegression, LogisticValidParams};
 use crate::model::{FittedSblr, fit_stacked};
-use crate::params::{SblrParams, SblrValidParams};
+use crate::params::SblrValidParams;
 use crate::saved;
-use bl_core::ParamGuard;
+use bl_core::{ParamGuard, PredictInplace};
 
-/// A binary estimator that can be fitted with explicit `±1` labels.
+/// Checked parameters of a binary estimator that can be fitted with explicit `±1` labels.
 pub trait BinaryEstimator: Sync {
     /// The fitted model.
     type Fitted: BinaryDecision + Fitted + Send;
@@ -38,7 +45,7 @@ pub trait BinaryDecision {
     ///
     /// # Errors
     /// Samples of the wrong shape.
-    fn decision_values<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>>;
+    fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>>;
 
     /// The sample shape `(s, t)` the model takes.
     fn sample_shape(&self) -> (usize, usize);
@@ -53,23 +60,16 @@ impl BinaryEstimator for SblrValidParams {
     }
 }
 
-impl BinaryEstimator for SblrParams {
-    type Fitted = FittedSblr;
-    fn fit_signs<T: Element>(&self, data: &MatrixDataset<T>, y: Vec<f64>) -> Result<FittedSblr> {
-        self.check()?.fit_signs(data, y)
-    }
-}
-
 impl BinaryDecision for FittedSblr {
-    fn decision_values<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
-        self.decision_function(data)
+    fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
+        FittedSblr::decision_function(self, data)
     }
     fn sample_shape(&self) -> (usize, usize) {
         self.shape()
     }
 }
 
-impl BinaryEstimator for LogisticParams {
+impl BinaryEstimator for LogisticValidParams {
     type Fitted = FittedLogisticRegression;
     fn fit_signs<T: Element>(
         &self,
@@ -81,33 +81,63 @@ impl BinaryEstimator for LogisticParams {
 }
 
 impl BinaryDecision for FittedLogisticRegression {
-    fn decision_values<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
-        self.decision_function(data)
+    fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>> {
+        FittedLogisticRegression::decision_function(self, data)
     }
     fn sample_shape(&self) -> (usize, usize) {
         self.shape()
     }
 }
 
-/// One-vs-all wrapper: `OneVsAll::new(Sblr::params().rank(1)).fit(&data)`.
+/// One-vs-all over the builder of a binary estimator:
+/// `OneVsAll::new(Sblr::params().rank(1)).fit(&data)` (see the
+/// [module documentation](self)).
 #[derive(Debug, Clone)]
 pub struct OneVsAll<E> {
     estimator: E,
 }
 
-impl<E: BinaryEstimator> OneVsAll<E> {
-    /// Wraps a binary estimator.
+impl<E> OneVsAll<E> {
+    /// Wraps the builder of a binary estimator.
     pub fn new(estimator: E) -> Self {
         Self { estimator }
     }
+}
 
-    /// The wrapped estimator.
-    pub fn estimator(&self) -> &E {
+/// Checked one-vs-all parameters: the checked parameters of the binary estimator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OneVsAllValidParams<C> {
+    estimator: C,
+}
+
+impl<C> OneVsAllValidParams<C> {
+    /// The checked parameters of the binary estimator fitted per class.
+    pub fn estimator(&self) -> &C {
         &self.estimator
     }
 }
 
-impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAll<E> {
+impl<E> ParamGuard for OneVsAll<E>
+where
+    E: ParamGuard,
+    E::Checked: BinaryEstimator,
+    SblrError: From<E::Error>,
+{
+    type Checked = OneVsAllValidParams<E::Checked>;
+    type Error = SblrError;
+
+    /// Checks the wrapped builder.
+    ///
+    /// # Errors
+    /// The wrapped builder's.
+    fn check(&self) -> Result<OneVsAllValidParams<E::Checked>> {
+        Ok(OneVsAllValidParams {
+            estimator: self.estimator.check()?,
+        })
+    }
+}
+
+impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidParams<E> {
     type Fitted = FittedOneVsAll<E::Fitted>;
     type Error = SblrError;
 
@@ -291,25 +321,40 @@ impl<M: BinaryDecision> FittedOneVsAll<M> {
         let per_class = self
             .models
             .iter()
-            .map(|m| m.decision_values(data))
+            .map(|m| m.decision_function(data))
             .collect::<Result<Vec<_>>>()?;
         Ok((0..data.n_samples())
             .map(|i| per_class.iter().map(|f| f[i]).collect())
             .collect())
     }
+}
+
+impl<M: BinaryDecision, T: Element> PredictInplace<MatrixDataset<T>, Vec<usize>>
+    for FittedOneVsAll<M>
+{
+    type Error = SblrError;
 
     /// The class with the largest decision value, for every sample.
     ///
     /// # Errors
-    /// As [`FittedOneVsAll::decision_function`].
-    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(argmax_rows(&self.decision_function(data)?))
+    /// As [`FittedOneVsAll::decision_function`]; `targets` of another length than the
+    /// data's samples.
+    fn predict_inplace(&self, data: &MatrixDataset<T>, targets: &mut Vec<usize>) -> Result<()> {
+        argmax_rows(&self.decision_function(data)?, targets)
+    }
+
+    fn default_target(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
+        Ok(vec![0; data.n_samples()])
     }
 }
 
-/// [`argmax`] of every row of scores.
-pub(crate) fn argmax_rows(scores: &[Vec<f64>]) -> Vec<usize> {
-    scores.iter().map(|row| argmax(row)).collect()
+/// [`argmax`] of every row of scores, into `targets` (one per row).
+pub(crate) fn argmax_rows(scores: &[Vec<f64>], targets: &mut [usize]) -> Result<()> {
+    bl_core::error::ensure_len("predict: targets", scores.len(), targets.len())?;
+    for (label, row) in targets.iter_mut().zip(scores) {
+        *label = argmax(row);
+    }
+    Ok(())
 }
 
 pub(crate) fn argmax(row: &[f64]) -> usize {

@@ -10,33 +10,38 @@
 //! with `U` of shape `s x r` and `V` of shape `t x r`. All penalties zero gives plain
 //! bilinear logistic regression (BLR), one of the paper's baselines.
 //!
-//! | name | default | meaning | valid range |
+//! | setter | default | meaning | valid range |
 //! |---|---|---|---|
 //! | `rank` | 1 | `r`, columns of `U` and `V` | `1..=min(s, t)` (checked at fit) |
 //! | `mu1`, `nu1` | 0.01 | l1 weights on `U`, `V` | `>= 0` |
 //! | `mu2`, `nu2` | 0.5 | squared-l2 weights on `U`, `V` | `>= 0` |
-//! | `solver` | [`Solver::Alg2`] | block coordinate proximal descent (Alg. 2) or exact block coordinate descent (Alg. 1) | |
-//! | `l_min` | 1e-3 | `L_min` of the step rule (13)/(15) | `[1e-10, 1]` ([`L_MIN_RANGE`]) |
-//! | `eta` | 2 | growth factor `eta` of the step rule | `[1.5, 10]` ([`ETA_RANGE`]) |
-//! | `max_iter` | 500 | outer iterations | `>= 1` |
+//! | `penalties` | | sets `mu1, mu2, nu1, nu2` at once | |
+//! | `block_update` | [`ProxLinearStep`] (`l_min = 1e-3`, `eta = 2`) | the update of each block per iteration: Alg. 2's proximal-linear step, Alg. 1's [`ExactBlockSolve`] or yours ([`BlockUpdate`]) | its own `check()` |
+//! | `max_iter` | 500 | outer iterations `k` | `>= 1` |
 //! | `tol` | 1e-3 | stop when `q^k <= tol` (eq. (8)) | `>= 0` |
+//! | `time_limit` | none | wall-clock limit of a fit | any |
+//! | `threads` | none | threads of the two data passes per iteration; none = rayon's global pool | `1 ..= 1024` |
+//! | `trace` | on | keep every iteration in the report's trace | |
 //! | `stop` | [`StopCriterion::Eq8`] | which `q^k` (eq. (8) by default) | |
 //! | `init` | [`Init::MeanSvd`] | starting point (Sec. 7.1) | |
 //! | `seed` | 0 | seed of [`Init::Random`] | any |
-//! | `inner_tol` | 1e-6 | Alg. 1: relative tolerance of each block solve | `> 0` |
-//! | `inner_max_iter` | 5000 | Alg. 1: iteration budget of each block solve | `>= 1` |
-//! | `time_limit` | none | wall-clock limit of a fit | any |
-//! | `threads` | none | threads of the two data passes per iteration; none = rayon's global pool | `1 ..= 1024` |
+//!
+//! `max_iter`, `tol`, `time_limit`, `threads` and `trace` are the fit's
+//! [`IterationParams`] (`bl_core::iteration_setters!`). The checked form,
+//! [`SblrValidParams`], has a getter of the same name for every field.
 //!
 //! The two data passes of an iteration (`X_i V` and `U^T X_i` for every sample) are split
 //! over samples across threads. Each sample's result is computed by one thread in a fixed
 //! order, so a fit gives bit-identical results for any number of threads.
 //!
-//! The defaults of `mu1, mu2, nu1, nu2` are the regularized setting of the paper's Fig. 3.
+//! The defaults of `mu1, mu2, nu1, nu2` are the regularized setting of the paper's Fig. 3;
+//! [`SblrParams::standardized`] is the preset for standardized data (and the defaults of
+//! the Python estimator).
 //!
-//! The paper only asks `L_min > 0` and `eta > 1` (Sec. 3, after eq. (13)). The bounds here
-//! keep the step rule meaningful in floating point and within the search's budget of
-//! [`crate::block::MAX_TRIALS`] = 100 trials per step:
+//! The paper only asks `L_min > 0` and `eta > 1` (Sec. 3, after eq. (13)). The bounds of
+//! the built-in updates ([`L_MIN_RANGE`], [`ETA_RANGE`]) keep the step rule meaningful in
+//! floating point and within the search's budget of [`crate::block::MAX_TRIALS`] = 100
+//! trials per step:
 //!
 //! - the step is `1/L` with `L >= L_min`, so `L_min` caps the longest step (below `1e-10`
 //!   a step on a flat loss can overflow). An `L_min` above the block's Lipschitz constant
@@ -55,31 +60,26 @@
 //! With `L_min = 1e300` or `eta = 1e300` the first steps are so short that the objective
 //! does not move and the fit would stop at once reporting convergence; such values are
 //! rejected.
+//!
+//! **Saved form.** The parameters serialize (inside every saved model) with the fields
+//! `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `solver` (`"Alg2"` or `"Alg1"`), `l_min`, `eta`,
+//! `inner_tol`, `inner_max_iter` (the built-in update and its settings), `max_iter`, `tol`,
+//! `time_limit`, `threads`, `trace`, `stop`, `init`, `seed`. A block update of yours is
+//! saved as the default [`ProxLinearStep`] (see [`BlockUpdate::as_built_in`]).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use std::sync::Arc;
-
-use bl_core::engine::IterationParams;
+use bl_core::IterationParams;
 use bl_core::error::ensure_finite;
 use bl_core::params::{self, ParamGuard};
 
-use crate::block::{BlockUpdate, ExactBlockSolve, ProxLinearStep};
 use crate::error::{Result, SblrError};
-
-/// Which algorithm solves the biconvex problem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-pub enum Solver {
-    /// Algorithm 2: per iteration one proximal-linear step on `(U, b)` then one on
-    /// `(V, b)`, step sizes by backtracking (13)-(16).
-    #[default]
-    Alg2,
-    /// Algorithm 1: exact block coordinate descent; each block (6a)/(6b) is a convex
-    /// elastic-net logistic regression solved by FISTA to `inner_tol`.
-    Alg1,
-}
+use crate::update::{BlockUpdate, BuiltInUpdate, ExactBlockSolve, ProxLinearStep};
+pub use crate::update::{ETA_RANGE, L_MIN_RANGE};
+use faer::MatRef;
 
 /// The stopping quantity `q^k` compared with `tol`.
 ///
@@ -173,56 +173,64 @@ pub enum Init {
     },
 }
 
-/// A block update shared between clones of the parameters and the solver (a user's, see
-/// [`SblrParams::block_update`], or a built-in one).
-#[derive(Clone)]
-pub struct SharedUpdate(pub(crate) Arc<dyn BlockUpdate + Send + Sync>);
-
-impl std::fmt::Debug for SharedUpdate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SharedUpdate(..)")
-    }
+/// The penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Penalties {
+    /// l1 weight on `U`.
+    pub mu1: f64,
+    /// Squared-l2 weight on `U`.
+    pub mu2: f64,
+    /// l1 weight on `V`.
+    pub nu1: f64,
+    /// Squared-l2 weight on `V`.
+    pub nu2: f64,
 }
 
-impl PartialEq for SharedUpdate {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+impl Penalties {
+    /// The penalties `(mu1, mu2, nu1, nu2)`.
+    #[must_use]
+    pub const fn new(mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
+        Self { mu1, mu2, nu1, nu2 }
+    }
+
+    /// The penalty value `mu1 |U|_1 + mu2/2 ||U||^2 + nu1 |V|_1 + nu2/2 ||V||^2`.
+    #[must_use]
+    pub fn value(&self, u: MatRef<'_, f64>, v: MatRef<'_, f64>) -> f64 {
+        let mut total = 0.0;
+        for (m, l1, l2) in [(u, self.mu1, self.mu2), (v, self.nu1, self.nu2)] {
+            for j in 0..m.ncols() {
+                for i in 0..m.nrows() {
+                    let x = m[(i, j)];
+                    total += l1 * x.abs() + 0.5 * l2 * x * x;
+                }
+            }
+        }
+        total
     }
 }
 
 /// Hyperparameters of SBLR before validation: `SblrParams::default().rank(2)...`, then
-/// [`Fit::fit`](bl_core::Fit::fit) (binary model, [`crate::FittedSblr`]) or
-/// [`MultinomialParams`](crate::MultinomialParams) (Alg. 3). [`ParamGuard::check`] validates
-/// every field and returns [`SblrValidParams`].
+/// [`Fit::fit`](bl_core::Fit::fit) (the binary model, [`crate::FittedSblr`]).
+/// [`ParamGuard::check`] validates every field (and the block update's own settings) and
+/// returns [`SblrValidParams`], which fits.
 ///
-/// See the [module documentation](self) for the table of parameters. Serializes with the
-/// field names of the table; a custom block update is not serialized.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// See the [module documentation](self) for the table of parameters and the saved form.
+#[derive(Debug, Clone)]
 pub struct SblrParams {
     pub(crate) rank: usize,
     pub(crate) mu1: f64,
     pub(crate) mu2: f64,
     pub(crate) nu1: f64,
     pub(crate) nu2: f64,
-    pub(crate) solver: Solver,
-    pub(crate) l_min: f64,
-    pub(crate) eta: f64,
-    pub(crate) max_iter: usize,
-    pub(crate) tol: f64,
+    pub(crate) block_update: Arc<dyn BlockUpdate>,
     pub(crate) stop: StopCriterion,
     pub(crate) init: Init,
     pub(crate) seed: u64,
-    pub(crate) inner_tol: f64,
-    pub(crate) inner_max_iter: usize,
-    pub(crate) time_limit: Option<Duration>,
-    #[serde(default)]
-    pub(crate) threads: Option<usize>,
-    #[serde(skip)]
-    pub(crate) block_update: Option<SharedUpdate>,
+    pub(crate) iteration: IterationParams,
 }
 
-/// Checked hyperparameters of SBLR, built by [`ParamGuard::check`] on [`SblrParams`] (the
-/// fields are read through [`Deref`](std::ops::Deref) to it).
+/// Checked hyperparameters of SBLR, built by [`ParamGuard::check`] on [`SblrParams`]; a
+/// getter of the same name for every field.
 ///
 /// Deserializing (by any serde format) runs the same checks, so a `SblrValidParams` is
 /// always valid.
@@ -244,14 +252,6 @@ impl From<SblrValidParams> for SblrParams {
     }
 }
 
-impl std::ops::Deref for SblrValidParams {
-    type Target = SblrParams;
-
-    fn deref(&self) -> &SblrParams {
-        &self.0
-    }
-}
-
 impl Default for SblrParams {
     fn default() -> Self {
         Self {
@@ -260,20 +260,32 @@ impl Default for SblrParams {
             mu2: 0.5,
             nu1: 0.01,
             nu2: 0.5,
-            solver: Solver::Alg2,
-            l_min: 1e-3,
-            eta: 2.0,
-            max_iter: 500,
-            tol: 1e-3,
+            block_update: Arc::new(ProxLinearStep::default()),
             stop: StopCriterion::Eq8,
             init: Init::MeanSvd,
             seed: 0,
-            inner_tol: 1e-6,
-            inner_max_iter: 5000,
-            time_limit: None,
-            threads: None,
-            block_update: None,
+            iteration: IterationParams::new(500, 1e-3),
         }
+    }
+}
+
+impl PartialEq for SblrParams {
+    /// Equal fields; block updates are equal when they are the same plug-in (one `Arc`) or
+    /// equal built-ins.
+    fn eq(&self, other: &Self) -> bool {
+        let same_update = Arc::ptr_eq(&self.block_update, &other.block_update)
+            || self
+                .block_update
+                .as_built_in()
+                .is_some_and(|a| other.block_update.as_built_in() == Some(a));
+        same_update
+            && self.rank == other.rank
+            && (self.mu1, self.mu2, self.nu1, self.nu2)
+                == (other.mu1, other.mu2, other.nu1, other.nu2)
+            && self.stop == other.stop
+            && self.init == other.init
+            && self.seed == other.seed
+            && self.iteration == other.iteration
     }
 }
 
@@ -281,94 +293,58 @@ impl SblrValidParams {
     /// Rank `r`.
     #[must_use]
     pub fn rank(&self) -> usize {
-        self.rank
+        self.0.rank
     }
-    /// Penalties `(mu1, mu2, nu1, nu2)`.
+    /// l1 weight on `U`.
     #[must_use]
-    pub fn penalties(&self) -> (f64, f64, f64, f64) {
-        (self.mu1, self.mu2, self.nu1, self.nu2)
+    pub fn mu1(&self) -> f64 {
+        self.0.mu1
     }
-    /// The built-in algorithm (ignored when a custom block update is set).
+    /// Squared-l2 weight on `U`.
     #[must_use]
-    pub fn solver(&self) -> Solver {
-        self.solver
+    pub fn mu2(&self) -> f64 {
+        self.0.mu2
     }
-    /// Whether a custom block update is set ([`SblrParams::block_update`]).
+    /// l1 weight on `V`.
     #[must_use]
-    pub fn has_custom_update(&self) -> bool {
-        self.block_update.is_some()
+    pub fn nu1(&self) -> f64 {
+        self.0.nu1
     }
-    /// `(L_min, eta)` of the step rule.
+    /// Squared-l2 weight on `V`.
     #[must_use]
-    pub fn step_rule(&self) -> (f64, f64) {
-        (self.l_min, self.eta)
+    pub fn nu2(&self) -> f64 {
+        self.0.nu2
     }
-    /// `(max_iter, tol, stop criterion)`.
+    /// The four penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
     #[must_use]
-    pub fn stopping(&self) -> (usize, f64, StopCriterion) {
-        (self.max_iter, self.tol, self.stop)
+    pub fn penalties(&self) -> Penalties {
+        Penalties::new(self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2)
+    }
+    /// The block update each iteration runs on `(U, b)` then `(V, b)`.
+    #[must_use]
+    pub fn block_update(&self) -> &Arc<dyn BlockUpdate> {
+        &self.0.block_update
+    }
+    /// The stopping quantity `q^k`.
+    #[must_use]
+    pub fn stop(&self) -> StopCriterion {
+        self.0.stop
     }
     /// The initialization.
     #[must_use]
     pub fn init(&self) -> &Init {
-        &self.init
+        &self.0.init
     }
-    /// The seed.
+    /// The seed of [`Init::Random`].
     #[must_use]
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.0.seed
     }
-    /// Alg. 1's block tolerance and budget.
+    /// Budget (`max_iter` outer iterations), tolerance on `q^k`, time limit, threads of
+    /// the data passes and trace.
     #[must_use]
-    pub fn inner(&self) -> (f64, usize) {
-        (self.inner_tol, self.inner_max_iter)
-    }
-    /// The wall-clock limit, if any.
-    #[must_use]
-    pub fn time_limit(&self) -> Option<Duration> {
-        self.time_limit
-    }
-    /// The thread count of the data passes (`None`: rayon's global pool).
-    #[must_use]
-    pub fn threads(&self) -> Option<usize> {
-        self.threads
-    }
-
-    /// The checked parameters as a builder again (to change a field and check anew).
-    #[must_use]
-    pub fn to_params(&self) -> SblrParams {
-        self.0.clone()
-    }
-
-    /// The block update a fit runs: the user's ([`SblrParams::block_update`]) if set,
-    /// else the built-in one chosen by [`Solver`].
-    #[must_use]
-    pub fn block_updater(&self) -> SharedUpdate {
-        match (&self.block_update, self.solver) {
-            (Some(custom), _) => custom.clone(),
-            (None, Solver::Alg2) => SharedUpdate(Arc::new(ProxLinearStep {
-                l_min: self.l_min,
-                eta: self.eta,
-            })),
-            (None, Solver::Alg1) => SharedUpdate(Arc::new(ExactBlockSolve {
-                l_min: self.l_min,
-                eta: self.eta,
-                tol: self.inner_tol,
-                max_iter: self.inner_max_iter,
-            })),
-        }
-    }
-}
-
-impl SblrParams {
-    /// The engine's stopping rule of the outer iteration.
-    pub(crate) fn rule(&self) -> IterationParams {
-        IterationParams {
-            max_iter: self.max_iter,
-            tol: self.tol,
-            time_limit: self.time_limit,
-            ..IterationParams::default()
-        }
+    pub fn iteration(&self) -> &IterationParams {
+        &self.0.iteration
     }
 }
 
@@ -381,53 +357,44 @@ impl ParamGuard for SblrParams {
     ///
     /// # Errors
     /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field:
-    /// `rank == 0`, a negative or non-finite penalty, `l_min` outside [`L_MIN_RANGE`],
-    /// `eta` outside [`ETA_RANGE`], `max_iter == 0`, a negative `tol`, a bad `inner_tol` /
-    /// `inner_max_iter`; `SblrError::Core(BlError::NonFinite)` for a non-finite warm start.
+    /// `rank == 0`, a negative or non-finite penalty, an invalid block update (its own
+    /// `check()`: for the built-ins `l_min` outside [`L_MIN_RANGE`], `eta` outside
+    /// [`ETA_RANGE`], a bad `inner_tol` / `inner_max_iter`), `max_iter == 0`, a negative
+    /// `tol`, `threads` outside `1..=1024`; `SblrError::Core(BlError::NonFinite)` for a
+    /// non-finite warm start.
     fn check(&self) -> Result<SblrValidParams> {
         params::at_least("rank", self.rank, 1)?;
-        for (name, value) in [
-            ("mu1", self.mu1),
-            ("mu2", self.mu2),
-            ("nu1", self.nu1),
-            ("nu2", self.nu2),
-        ] {
-            params::nonnegative(name, value)?;
-        }
-        check_step_rule(self.l_min, self.eta)?;
-        params::at_least("max_iter", self.max_iter, 1)?;
-        params::nonnegative("tol", self.tol)?;
-        params::positive("inner_tol", self.inner_tol)?;
-        params::at_least("inner_max_iter", self.inner_max_iter, 1)?;
-        crate::passes::check_threads(self.threads)?;
-        match &self.init {
-            Init::Warm { u, v, intercept } => {
-                ensure_finite("warm start U", u)?;
-                ensure_finite("warm start V", v)?;
-                ensure_finite("warm start intercept", &[*intercept])?;
-            }
-            Init::WarmMultinomial { u, v, intercepts } => {
-                ensure_finite("warm start U", u)?;
-                ensure_finite("warm start V", v)?;
-                ensure_finite("warm start intercepts", intercepts)?;
-            }
-            Init::MeanSvd | Init::LabelWeightedSvd | Init::Random => {}
-        }
+        check_penalties([self.mu1, self.mu2, self.nu1, self.nu2])?;
+        self.block_update.check()?;
+        self.iteration.check()?;
+        check_init(&self.init)?;
         Ok(SblrValidParams(self.clone()))
     }
 }
 
-/// The valid range of `L_min` (inclusive), for SBLR and [`crate::LogisticRegression`].
-pub const L_MIN_RANGE: (f64, f64) = (1e-10, 1.0);
+/// `mu1, mu2, nu1, nu2` finite and `>= 0`.
+pub(crate) fn check_penalties(penalties: [f64; 4]) -> Result<()> {
+    for (name, value) in ["mu1", "mu2", "nu1", "nu2"].into_iter().zip(penalties) {
+        params::nonnegative(name, value)?;
+    }
+    Ok(())
+}
 
-/// The valid range of the growth factor `eta` (inclusive), for SBLR and
-/// [`crate::LogisticRegression`].
-pub const ETA_RANGE: (f64, f64) = (1.5, 10.0);
-
-/// `l_min` in [`L_MIN_RANGE`] and `eta` in [`ETA_RANGE`].
-pub(crate) fn check_step_rule(l_min: f64, eta: f64) -> Result<()> {
-    params::in_range("l_min", l_min, L_MIN_RANGE.0, L_MIN_RANGE.1)?;
-    params::in_range("eta", eta, ETA_RANGE.0, ETA_RANGE.1)?;
+/// A warm start's values finite.
+pub(crate) fn check_init(init: &Init) -> Result<()> {
+    match init {
+        Init::Warm { u, v, intercept } => {
+            ensure_finite("warm start U", u)?;
+            ensure_finite("warm start V", v)?;
+            ensure_finite("warm start intercept", &[*intercept])?;
+        }
+        Init::WarmMultinomial { u, v, intercepts } => {
+            ensure_finite("warm start U", u)?;
+            ensure_finite("warm start V", v)?;
+            ensure_finite("warm start intercepts", intercepts)?;
+        }
+        Init::MeanSvd | Init::LabelWeightedSvd | Init::Random => {}
+    }
     Ok(())
 }
 
@@ -437,32 +404,44 @@ impl SblrParams {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Runs a user's block update in place of the built-in [`Solver`]: each outer
-    /// iteration updates `(U, b)` then `(V, b)` with it (eqs. (6a)/(6b) or (7a)-(7d)).
-    /// The update must pass [`crate::conformance::check_block_update`].
+
+    /// The preset for **standardized data** (every entry centred and scaled to unit
+    /// variance, as scikit-learn's `StandardScaler` leaves it), and the defaults of the
+    /// Python estimator `bilinear.SparseBilinearLogisticRegression`: the defaults with
+    /// `mu2 = nu2 = 0.01` and [`Init::LabelWeightedSvd`].
+    ///
+    /// Why: centring makes the mean sample zero up to rounding, so the paper's
+    /// mean-sample start ([`Init::MeanSvd`]) is noise there, while the label-weighted mean
+    /// is a class contrast that centring leaves intact. And on unit-variance entries the
+    /// ridge weights `mu2 = nu2 = 0.5` of Fig. 3 (the defaults) are strong against the
+    /// loss, whose gradient at a start of unit-norm factors is at most `1/4` per unit of
+    /// signal: on weakly separated standardized data they pull `U V^T` to zero (see the
+    /// test `standardized_preset_keeps_the_signal_the_defaults_shrink`), where the weaker
+    /// ridge `0.01` keeps it.
     #[must_use]
-    pub fn block_update(mut self, update: impl BlockUpdate + Send + Sync + 'static) -> Self {
-        self.block_update = Some(SharedUpdate(Arc::new(update)));
-        self
+    pub fn standardized() -> Self {
+        Self::default()
+            .mu2(0.01)
+            .nu2(0.01)
+            .init(Init::LabelWeightedSvd)
     }
-    /// Sets the rank `r`.
-    #[must_use]
-    pub fn rank(mut self, rank: usize) -> Self {
-        self.rank = rank;
-        self
-    }
+
     /// Sets all four penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
     #[must_use]
     pub fn penalties(mut self, mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
         (self.mu1, self.mu2, self.nu1, self.nu2) = (mu1, mu2, nu1, nu2);
         self
     }
+
     /// Sets all penalties to zero: unregularized bilinear logistic regression (BLR).
     #[must_use]
     pub fn unregularized(self) -> Self {
         self.penalties(0.0, 0.0, 0.0, 0.0)
     }
+
     bl_core::params::setters! {
+        /// Sets the rank `r`.
+        rank: usize;
         /// Sets the l1 weight on `U`.
         mu1: f64;
         /// Sets the squared-l2 weight on `U`.
@@ -471,16 +450,10 @@ impl SblrParams {
         nu1: f64;
         /// Sets the squared-l2 weight on `V`.
         nu2: f64;
-        /// Chooses Alg. 1 or Alg. 2.
-        solver: Solver;
-        /// Sets `L_min` of the step rule.
-        l_min: f64;
-        /// Sets `eta` of the step rule.
-        eta: f64;
-        /// Sets the outer iteration budget.
-        max_iter: usize;
-        /// Sets the tolerance on `q^k`.
-        tol: f64;
+        /// Sets the block update of each iteration: [`ProxLinearStep`] (Alg. 2, the
+        /// default), [`ExactBlockSolve`] (Alg. 1) or yours; it must pass
+        /// [`crate::conformance::conformance`].
+        block_update: Arc<dyn BlockUpdate>;
         /// Chooses the stopping quantity `q^k`.
         stop: StopCriterion;
         /// Chooses the initialization.
@@ -488,19 +461,140 @@ impl SblrParams {
         /// Sets the seed (used by [`Init::Random`]).
         seed: u64;
     }
-    /// Sets Alg. 1's block tolerance and iteration budget.
-    #[must_use]
-    pub fn inner(mut self, tol: f64, max_iter: usize) -> Self {
-        self.inner_tol = tol;
-        self.inner_max_iter = max_iter;
-        self
+
+    bl_core::iteration_setters!(iteration);
+}
+
+/// The saved layout of [`SblrParams`] (see the [module documentation](self)).
+#[derive(Serialize, Deserialize)]
+struct SavedParams {
+    rank: usize,
+    mu1: f64,
+    mu2: f64,
+    nu1: f64,
+    nu2: f64,
+    solver: SavedSolver,
+    l_min: f64,
+    eta: f64,
+    inner_tol: f64,
+    inner_max_iter: usize,
+    max_iter: usize,
+    tol: f64,
+    stop: StopCriterion,
+    init: Init,
+    seed: u64,
+    time_limit: Option<Duration>,
+    #[serde(default)]
+    threads: Option<usize>,
+    #[serde(default = "trace_on")]
+    trace: bool,
+}
+
+fn trace_on() -> bool {
+    true
+}
+
+/// The built-in block update a saved model names.
+#[derive(Serialize, Deserialize)]
+enum SavedSolver {
+    /// [`ProxLinearStep`].
+    Alg2,
+    /// [`ExactBlockSolve`].
+    Alg1,
+}
+
+impl From<SblrParams> for SavedParams {
+    fn from(p: SblrParams) -> Self {
+        let inner = ExactBlockSolve::default();
+        let (solver, l_min, eta, inner_tol, inner_max_iter) = match p.block_update.as_built_in() {
+            Some(BuiltInUpdate::Exact(e)) => (SavedSolver::Alg1, e.l_min, e.eta, e.tol, e.max_iter),
+            Some(BuiltInUpdate::ProxLinear(s)) => {
+                (SavedSolver::Alg2, s.l_min, s.eta, inner.tol, inner.max_iter)
+            }
+            None => {
+                let s = ProxLinearStep::default();
+                (SavedSolver::Alg2, s.l_min, s.eta, inner.tol, inner.max_iter)
+            }
+        };
+        let IterationParams {
+            max_iter,
+            tol,
+            time_limit,
+            threads,
+            trace,
+        } = p.iteration;
+        Self {
+            rank: p.rank,
+            mu1: p.mu1,
+            mu2: p.mu2,
+            nu1: p.nu1,
+            nu2: p.nu2,
+            solver,
+            l_min,
+            eta,
+            inner_tol,
+            inner_max_iter,
+            max_iter,
+            tol,
+            stop: p.stop,
+            init: p.init,
+            seed: p.seed,
+            time_limit,
+            threads,
+            trace,
+        }
     }
-    bl_core::params::setters! {
-        /// Sets a wall-clock limit (the fit then ends with `TerminationReason::TimeLimit`).
-        time_limit: Option<Duration>;
-        /// Sets the number of threads of the two data passes per iteration (`None`, the
-        /// default: rayon's global pool, one thread per core unless `RAYON_NUM_THREADS` says
-        /// otherwise). The result does not depend on it.
-        threads: Option<usize>;
+}
+
+impl From<SavedParams> for SblrParams {
+    fn from(w: SavedParams) -> Self {
+        let update = match w.solver {
+            SavedSolver::Alg2 => BuiltInUpdate::ProxLinear(ProxLinearStep {
+                l_min: w.l_min,
+                eta: w.eta,
+            }),
+            SavedSolver::Alg1 => BuiltInUpdate::Exact(ExactBlockSolve {
+                l_min: w.l_min,
+                eta: w.eta,
+                tol: w.inner_tol,
+                max_iter: w.inner_max_iter,
+            }),
+        };
+        Self {
+            rank: w.rank,
+            mu1: w.mu1,
+            mu2: w.mu2,
+            nu1: w.nu1,
+            nu2: w.nu2,
+            block_update: update.into_update(),
+            stop: w.stop,
+            init: w.init,
+            seed: w.seed,
+            iteration: IterationParams {
+                max_iter: w.max_iter,
+                tol: w.tol,
+                time_limit: w.time_limit,
+                threads: w.threads,
+                trace: w.trace,
+            },
+        }
+    }
+}
+
+impl Serialize for SblrParams {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        SavedParams::from(self.clone()).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SblrParams {
+    /// The saved layout, unchecked (a [`SblrValidParams`] checks it).
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        SavedParams::deserialize(deserializer).map(Self::from)
     }
 }

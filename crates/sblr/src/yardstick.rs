@@ -2,6 +2,8 @@
 //! buffer (the sum of its entries, eight partial sums so the loop runs at memory speed).
 //! One Alg. 2 iteration reads the samples exactly twice, so two such reads of the same
 //! `f64` data are the floor an iteration is compared with (benches, `sblr-table1`).
+//!
+//! Behind the non-default cargo feature `probes`: not part of the stable API.
 
 use bl_core::ParamGuard as _;
 use bl_core::data::{Element, MatrixDataset};
@@ -35,7 +37,7 @@ pub fn warmed_solver<T: Element>(
     threads: usize,
 ) -> Result<BinarySolver<'_, T>> {
     let Penalties { mu1, mu2, nu1, nu2 } = penalties;
-    let params = crate::Sblr::params()
+    let params = crate::SblrParams::default()
         .rank(1)
         .penalties(mu1, mu2, nu1, nu2)
         .threads(Some(threads))

@@ -31,6 +31,7 @@ use crate::error::{Result, SblrError, ensure_shape};
 use crate::passes::{Stacked, Threads};
 use bl_core::error::build::invalid;
 
+pub use crate::params::Penalties;
 pub use init::initial_point;
 pub(crate) use init::signed_top_pairs;
 pub use solver::{BinarySolver, StepReport};
@@ -135,42 +136,6 @@ pub fn decision_values<T: Element>(data: &MatrixDataset<T>, at: Point<'_>) -> Re
             f
         })
         .collect())
-}
-
-/// The penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
-pub struct Penalties {
-    /// l1 weight on `U`.
-    pub mu1: f64,
-    /// Squared-l2 weight on `U`.
-    pub mu2: f64,
-    /// l1 weight on `V`.
-    pub nu1: f64,
-    /// Squared-l2 weight on `V`.
-    pub nu2: f64,
-}
-
-impl Penalties {
-    /// The penalties `(mu1, mu2, nu1, nu2)`.
-    #[must_use]
-    pub const fn new(mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
-        Self { mu1, mu2, nu1, nu2 }
-    }
-
-    /// The penalty value `mu1 |U|_1 + mu2/2 ||U||^2 + nu1 |V|_1 + nu2/2 ||V||^2`.
-    #[must_use]
-    pub fn value(&self, u: MatRef<'_, f64>, v: MatRef<'_, f64>) -> f64 {
-        let mut total = 0.0;
-        for (m, l1, l2) in [(u, self.mu1, self.mu2), (v, self.nu1, self.nu2)] {
-            for j in 0..m.ncols() {
-                for i in 0..m.nrows() {
-                    let x = m[(i, j)];
-                    total += l1 * x.abs() + 0.5 * l2 * x * x;
-                }
-            }
-        }
-        total
-    }
 }
 
 /// Gradients (12a)-(12c) of the loss.

@@ -5,10 +5,13 @@ use bl_core::prox::elastic_net_penalty;
 use faer::MatRef;
 
 use super::{Penalties, binary_signs, check_rank, check_signs, initial_point};
-use crate::block::{BlockState, BlockStepInfo, BlockUpdate, BlockWork, LinearBlock};
+use std::sync::Arc;
+
+use crate::block::{BlockState, BlockStepInfo, BlockWork, LinearBlock};
 use crate::error::Result;
-use crate::params::{SblrValidParams, SharedUpdate, StopCriterion};
+use crate::params::{SblrValidParams, StopCriterion};
 use crate::passes::{Stacked, Threads};
+use crate::update::BlockUpdate;
 use bl_core::error::build::numerical;
 
 /// What one iteration of [`BinarySolver`] reports.
@@ -30,12 +33,14 @@ pub struct StepReport {
 
 /// The step-by-step solver of the binary model (the low-level layer under
 /// [`crate::Sblr`]): build it once, call [`BinarySolver::step`] per iteration, read the
-/// iterate at any time. [`Fit::fit`](crate::Fit::fit) on [`crate::SblrParams`] runs it inside `bl_core::engine::run`.
+/// iterate at any time. [`Fit::fit`](crate::Fit::fit) on [`crate::SblrValidParams`] runs it inside
+/// `bl_core::engine::run`.
 ///
 /// Holds a view of the data (never a copy) and `O((s + t) r n)` buffers. The samples may
 /// be `f64` or `f32` (`T`); the two data passes of each iteration read them in that
 /// precision, accumulate in `f64`, and run on the threads of
-/// [`crate::SblrParams::threads`] with results independent of the thread count.
+/// the params' `threads` ([`SblrValidParams::iteration`]) with results independent of the
+/// thread count.
 #[derive(Debug)]
 pub struct BinarySolver<'a, T: Element = f64> {
     data: Stacked<'a, T>,
@@ -46,7 +51,7 @@ pub struct BinarySolver<'a, T: Element = f64> {
     r: usize,
     y: Vec<f64>,
     penalties: Penalties,
-    update: SharedUpdate,
+    update: Arc<dyn BlockUpdate>,
     stop: StopCriterion,
     /// `(vec(U), b)`, length `s r + 1`.
     xu: Vec<f64>,
@@ -96,9 +101,9 @@ impl<'a, T: Element> BinarySolver<'a, T> {
         let n = y.len();
         let data = Stacked::new(stacked, s, t, n)?;
         check_signs(&y)?;
-        let r = params.rank;
+        let r = params.rank();
         check_rank(r, s, t)?;
-        let (u0, v0, b0) = initial_point(&params.init, stacked, s, t, &y, r, params.seed)?;
+        let (u0, v0, b0) = initial_point(params.init(), stacked, s, t, &y, r, params.seed())?;
         let mut xu = vec![0.0; s * r + 1];
         xu[..s * r].copy_from_slice(&u0);
         xu[s * r] = b0;
@@ -111,28 +116,23 @@ impl<'a, T: Element> BinarySolver<'a, T> {
         xv[r * t] = b0;
         let mut solver = Self {
             data,
-            threads: Threads::new(params.threads)?,
+            threads: Threads::new(params.iteration().threads)?,
             s,
             t,
             n,
             r,
             y,
-            penalties: Penalties {
-                mu1: params.mu1,
-                mu2: params.mu2,
-                nu1: params.nu1,
-                nu2: params.nu2,
-            },
-            update: params.block_updater(),
-            stop: params.stop,
+            penalties: params.penalties(),
+            update: Arc::clone(params.block_update()),
+            stop: params.stop(),
             prev_u: vec![0.0; s * r + 1],
             prev_v: vec![0.0; r * t + 1],
             zu: bl_core::limits::try_zeroed("BinarySolver: s x rank x n", &[s, r, n])?,
             zv: bl_core::limits::try_zeroed("BinarySolver: rank x t x n", &[r, t, n])?,
             zu_fresh: false,
             scores: vec![0.0; n],
-            l_u: params.l_min,
-            l_v: params.l_min,
+            l_u: params.block_update().initial_lipschitz(),
+            l_v: params.block_update().initial_lipschitz(),
             work: BlockWork::new((s * r).max(r * t), n)?,
             xu,
             xv,
@@ -210,14 +210,14 @@ impl<'a, T: Element> BinarySolver<'a, T> {
         update.update(&block, &mut state, &mut self.work)
     }
 
-    /// One iteration of the configured block update on `(U, b)` then `(V, b)` (Alg. 2:
+    /// One iteration of the params' block update on `(U, b)` then `(V, b)` (Alg. 2:
     /// (7a)-(7d); Alg. 1: (6a)-(6b); or the user's [`BlockUpdate`]).
     ///
     /// # Errors
     /// Whatever the block update returns (`BlError::Numerical` for the built-in ones when
     /// no acceptable step is found).
     pub fn step(&mut self) -> Result<StepReport> {
-        let update = self.update.clone();
+        let update = Arc::clone(&self.update);
         let (s, t, r) = (self.s, self.t, self.r);
         let (sr, rt) = (s * r, r * t);
         let objective_before = self.objective;
@@ -229,13 +229,13 @@ impl<'a, T: Element> BinarySolver<'a, T> {
             self.compute_zu();
         }
         self.zu_fresh = false;
-        let u_step = self.update_block(&*update.0, true)?;
+        let u_step = self.update_block(update.as_ref(), true)?;
         let intercept_half = self.xu[sr];
         self.xv[rt] = intercept_half;
 
         // (V, b) block with U fixed.
         self.compute_zv();
-        let v_step = self.update_block(&*update.0, false)?;
+        let v_step = self.update_block(update.as_ref(), false)?;
         self.xu[sr] = self.xv[rt];
         self.loss = v_step.loss_after;
         self.objective = self.loss + self.penalty();

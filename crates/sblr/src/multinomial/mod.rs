@@ -15,21 +15,34 @@
 //! exactly as Alg. 2 does for the binary model. The data are read twice per iteration:
 //! `X_i [V_1 ... V_m]` per sample and `[U_1 ... U_m]^T [X_1 ... X_n]` in one product.
 //!
-//! The hyperparameters are those of [`SblrParams`]; the solver must be
-//! [`Solver::Alg2`](crate::Solver::Alg2) (Algorithm 3 is its multinomial form). A warm start is
-//! [`Init::WarmMultinomial`](crate::Init::WarmMultinomial) ([`FittedMultinomialSblr::warm_start`]); the binary
-//! [`Init::Warm`](crate::Init::Warm) is rejected. [`Init::MeanSvd`](crate::Init::MeanSvd) starts every class at the paper's binary start;
-//! [`Init::LabelWeightedSvd`](crate::Init::LabelWeightedSvd) starts class `c` at the top singular pairs of
-//! `mean(X | c) - mean(X | reference)`.
+//! The hyperparameters ([`MultinomialParams`]) are those of the binary model with the step
+//! rule `(l_min, eta)` of Alg. 3 in place of the block update (Algorithm 3 is the
+//! multinomial form of Alg. 2's step, so it takes no other update); the setters have the
+//! names of [`SblrParams`]'s. A warm start is
+//! [`Init::WarmMultinomial`](crate::Init::WarmMultinomial)
+//! ([`FittedMultinomialSblr::warm_start`]); the binary [`Init::Warm`](crate::Init::Warm)
+//! is rejected. [`Init::MeanSvd`](crate::Init::MeanSvd) starts every class at the paper's
+//! binary start; [`Init::LabelWeightedSvd`](crate::Init::LabelWeightedSvd) starts class `c`
+//! at the top singular pairs of `mean(X | c) - mean(X | reference)`.
+//!
+//! | setter | default | meaning | valid range |
+//! |---|---|---|---|
+//! | `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `penalties` | as [`crate::params`] | rank and penalties of every class | as [`crate::params`] |
+//! | `l_min`, `eta` | 1e-3, 2 | step rule (13)/(15) of both blocks | [`L_MIN_RANGE`](crate::params::L_MIN_RANGE), [`ETA_RANGE`](crate::params::ETA_RANGE) |
+//! | `max_iter`, `tol`, `time_limit`, `threads`, `trace` | 500, 1e-3, none, none, on | the fit's [`IterationParams`] | as [`crate::params`] |
+//! | `stop`, `init`, `seed` | [`StopCriterion::Eq8`], [`Init::MeanSvd`], 0 | as [`crate::params`] | |
 
 mod model;
 mod solver;
 
-use bl_core::ParamGuard;
+use bl_core::IterationParams;
 use bl_core::engine::{Progress, run};
+use bl_core::params::{self, ParamGuard};
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SblrError};
-use crate::params::{SblrParams, SblrValidParams};
+use crate::params::{Init, Penalties, SblrParams, StopCriterion, check_init, check_penalties};
+use crate::update::{BuiltInUpdate, DEFAULT_ETA, DEFAULT_L_MIN, check_step_rule};
 use bl_core::error::build::invalid;
 use solver::MultinomialSolver;
 
@@ -40,66 +53,249 @@ pub use model::FittedMultinomialSblr;
 pub struct MultinomialSblr;
 
 impl MultinomialSblr {
-    /// The hyperparameter builder (the parameters of the binary model, see
-    /// [`crate::params`]); [`SblrParams::multinomial`] turns it into the parameters of the
-    /// multinomial fit.
+    /// The hyperparameter builder with the defaults of the [module table](self).
     #[must_use]
-    pub fn params() -> SblrParams {
-        SblrParams::default()
+    pub fn params() -> MultinomialParams {
+        MultinomialParams::default()
     }
 }
 
-/// Hyperparameters of [`MultinomialSblr`]: the [`SblrParams`] of the binary model, fitted
-/// by Alg. 3 (`SblrParams::default().rank(2).multinomial().fit(&data)`).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct MultinomialParams(pub SblrParams);
+/// Hyperparameters of [`MultinomialSblr`] before validation
+/// (`MultinomialSblr::params().rank(2).fit(&data)`); [`ParamGuard::check`] gives
+/// [`MultinomialValidParams`], which fits. See the [module table](self). Serializes with
+/// the field names of the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MultinomialParams {
+    rank: usize,
+    mu1: f64,
+    mu2: f64,
+    nu1: f64,
+    nu2: f64,
+    l_min: f64,
+    eta: f64,
+    stop: StopCriterion,
+    init: Init,
+    seed: u64,
+    #[serde(flatten)]
+    iteration: IterationParams,
+    /// The block update of the [`SblrParams`] these were made from, when Alg. 3 cannot
+    /// run it ([`SblrParams::multinomial`]); refused by `check()`.
+    #[serde(skip)]
+    refused_update: Option<String>,
+}
+
+/// Checked hyperparameters of [`MultinomialSblr`]: a getter of the same name for every
+/// field. Deserializing (by any serde format) runs the same checks.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(try_from = "MultinomialParams", into = "MultinomialParams")]
+pub struct MultinomialValidParams(MultinomialParams);
+
+impl TryFrom<MultinomialParams> for MultinomialValidParams {
+    type Error = SblrError;
+
+    fn try_from(raw: MultinomialParams) -> Result<Self> {
+        raw.check()
+    }
+}
+
+impl From<MultinomialValidParams> for MultinomialParams {
+    fn from(valid: MultinomialValidParams) -> Self {
+        valid.0
+    }
+}
+
+impl Default for MultinomialParams {
+    fn default() -> Self {
+        let binary = SblrParams::default();
+        Self {
+            rank: binary.rank,
+            mu1: binary.mu1,
+            mu2: binary.mu2,
+            nu1: binary.nu1,
+            nu2: binary.nu2,
+            l_min: DEFAULT_L_MIN,
+            eta: DEFAULT_ETA,
+            stop: binary.stop,
+            init: binary.init,
+            seed: binary.seed,
+            iteration: binary.iteration,
+            refused_update: None,
+        }
+    }
+}
+
+impl MultinomialParams {
+    /// Sets all four penalties `(mu1, mu2, nu1, nu2)` of eq. (31).
+    #[must_use]
+    pub fn penalties(mut self, mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
+        (self.mu1, self.mu2, self.nu1, self.nu2) = (mu1, mu2, nu1, nu2);
+        self
+    }
+
+    bl_core::params::setters! {
+        /// Sets the rank `r` of every class's factors.
+        rank: usize;
+        /// Sets the l1 weight on every `U_c`.
+        mu1: f64;
+        /// Sets the squared-l2 weight on every `U_c`.
+        mu2: f64;
+        /// Sets the l1 weight on every `V_c`.
+        nu1: f64;
+        /// Sets the squared-l2 weight on every `V_c`.
+        nu2: f64;
+        /// Sets `L_min` of the step rule.
+        l_min: f64;
+        /// Sets the growth factor `eta` of the step rule.
+        eta: f64;
+        /// Chooses the stopping quantity `q^k`.
+        stop: StopCriterion;
+        /// Chooses the initialization.
+        init: Init;
+        /// Sets the seed (used by [`Init::Random`]).
+        seed: u64;
+    }
+
+    bl_core::iteration_setters!(iteration);
+}
+
+impl MultinomialValidParams {
+    /// Rank `r` of every class's factors.
+    #[must_use]
+    pub fn rank(&self) -> usize {
+        self.0.rank
+    }
+    /// l1 weight on every `U_c`.
+    #[must_use]
+    pub fn mu1(&self) -> f64 {
+        self.0.mu1
+    }
+    /// Squared-l2 weight on every `U_c`.
+    #[must_use]
+    pub fn mu2(&self) -> f64 {
+        self.0.mu2
+    }
+    /// l1 weight on every `V_c`.
+    #[must_use]
+    pub fn nu1(&self) -> f64 {
+        self.0.nu1
+    }
+    /// Squared-l2 weight on every `V_c`.
+    #[must_use]
+    pub fn nu2(&self) -> f64 {
+        self.0.nu2
+    }
+    /// The four penalties.
+    #[must_use]
+    pub fn penalties(&self) -> Penalties {
+        Penalties::new(self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2)
+    }
+    /// `L_min` of the step rule.
+    #[must_use]
+    pub fn l_min(&self) -> f64 {
+        self.0.l_min
+    }
+    /// Growth factor `eta` of the step rule.
+    #[must_use]
+    pub fn eta(&self) -> f64 {
+        self.0.eta
+    }
+    /// The stopping quantity `q^k`.
+    #[must_use]
+    pub fn stop(&self) -> StopCriterion {
+        self.0.stop
+    }
+    /// The initialization.
+    #[must_use]
+    pub fn init(&self) -> &Init {
+        &self.0.init
+    }
+    /// The seed of [`Init::Random`].
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.0.seed
+    }
+    /// Budget (`max_iter` outer iterations), tolerance on `q^k`, time limit, threads of
+    /// the data passes and trace.
+    #[must_use]
+    pub fn iteration(&self) -> &IterationParams {
+        &self.0.iteration
+    }
+}
 
 impl SblrParams {
-    /// These parameters for the multinomial model (Alg. 3).
+    /// The multinomial parameters with this rank, penalties, stopping quantity, start, seed
+    /// and iteration knobs, and the step rule of the block update: Alg. 3 is the
+    /// multinomial form of Alg. 2, so the update must be a [`ProxLinearStep`](crate::ProxLinearStep)
+    /// (whose `l_min` and `eta` it takes); any other is refused by `check()`.
     #[must_use]
     pub fn multinomial(self) -> MultinomialParams {
-        MultinomialParams(self)
+        let (step, refused_update) = match self.block_update.as_built_in() {
+            Some(BuiltInUpdate::ProxLinear(step)) => (step, None),
+            _ => (
+                crate::ProxLinearStep::default(),
+                Some(self.block_update.name().to_string()),
+            ),
+        };
+        MultinomialParams {
+            rank: self.rank,
+            mu1: self.mu1,
+            mu2: self.mu2,
+            nu1: self.nu1,
+            nu2: self.nu2,
+            l_min: step.l_min,
+            eta: step.eta,
+            stop: self.stop,
+            init: self.init,
+            seed: self.seed,
+            iteration: self.iteration,
+            refused_update,
+        }
     }
 }
 
 impl ParamGuard for MultinomialParams {
-    type Checked = SblrValidParams;
+    type Checked = MultinomialValidParams;
     type Error = SblrError;
 
-    /// The checks of [`SblrParams`] and no custom block update (Alg. 3 updates all classes
-    /// jointly); [`Solver::Alg1`](crate::Solver::Alg1) and a binary [`Init::Warm`](crate::Init::Warm) are refused by the fit.
+    /// The checks of [`SblrParams`] with the step rule's ranges in place of the block
+    /// update's; a block update other than `ProxLinearStep` carried over by
+    /// [`SblrParams::multinomial`] is refused. A binary [`Init::Warm`] is refused by the
+    /// fit.
     ///
     /// # Errors
     /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field.
-    fn check(&self) -> Result<SblrValidParams> {
-        let params = self.0.check()?;
-        if params.block_update.is_some() {
+    fn check(&self) -> Result<MultinomialValidParams> {
+        if let Some(name) = &self.refused_update {
             return Err(invalid(
                 "block_update",
-                "a custom block update",
-                "none (Alg. 3 updates all classes jointly)",
+                name,
+                "ProxLinearStep (Alg. 3 is the multinomial form of Alg. 2's step)",
             ));
         }
-        Ok(params)
+        params::at_least("rank", self.rank, 1)?;
+        check_penalties([self.mu1, self.mu2, self.nu1, self.nu2])?;
+        check_step_rule(self.l_min, self.eta)?;
+        self.iteration.check()?;
+        check_init(&self.init)?;
+        Ok(MultinomialValidParams(self.clone()))
     }
 }
 
 fit_matrix! {
-    /// Validates the parameters and fits the multinomial model; the last class of `data`
-    /// is the reference class. Observers see every outer iteration.
+    /// Fits the multinomial model; the last class of `data` is the reference class.
+    /// Observers see every outer iteration.
     ///
     /// # Errors
-    /// Invalid parameters (including [`Solver::Alg1`](crate::Solver::Alg1) and the binary [`Init::Warm`](crate::Init::Warm));
-    /// `BlError::ShapeMismatch` for an [`Init::WarmMultinomial`](crate::Init::WarmMultinomial) of the wrong size;
-    /// [`SblrError::MissingClass`] when a class has no sample; [`SblrError::InvalidRank`];
-    /// `BlError::InvalidParameter` when the reduced features (`s (classes - 1) rank n`
-    /// or `(classes - 1) rank t n` values) exceed [`bl_core::limits::MAX_ELEMENTS`] or
-    /// cannot be allocated; `BlError::Numerical`.
-    MultinomialParams => FittedMultinomialSblr;
+    /// The binary [`Init::Warm`]; `BlError::ShapeMismatch` for an
+    /// [`Init::WarmMultinomial`] of the wrong size; [`SblrError::MissingClass`] when a
+    /// class has no sample; [`SblrError::InvalidRank`]; `BlError::InvalidParameter` when
+    /// the reduced features (`s (classes - 1) rank n` or `(classes - 1) rank t n` values)
+    /// exceed [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated;
+    /// `BlError::Numerical`.
+    MultinomialValidParams => FittedMultinomialSblr;
     fn(&self, data, observers) {
-        let params = &self.check()?;
-        let mut solver = MultinomialSolver::new(data, params)?;
-        let report = run(&params.rule(), observers, |_| {
+        let mut solver = MultinomialSolver::new(data, self)?;
+        let report = run(self.iteration(), observers, |_| {
             let (objective, change, l_u, l_v) = solver.step()?;
             Ok::<_, SblrError>(
                 Progress::new(objective, change)
@@ -108,6 +304,6 @@ fit_matrix! {
                     .with("l_v", l_v),
             )
         })?;
-        Ok(solver.into_model(report, data.class_names().to_vec(), params.clone()))
+        Ok(solver.into_model(report, data.class_names().to_vec(), self.clone()))
     }
 }

@@ -4,11 +4,14 @@ use bl_core::data::{Element, MatrixDataset};
 use bl_core::logistic::softmax_with_zero;
 use faer::MatRef;
 
+use super::MultinomialValidParams;
+use crate::error::SblrError;
 use crate::error::{Result, ensure_shape};
 use crate::ova::argmax_rows;
-use crate::params::{Init, SblrValidParams};
+use crate::params::Init;
 use crate::passes::{Stacked, Threads};
 use crate::saved::{self, SavedModel};
+use bl_core::PredictInplace;
 
 saved::saved_model! {
     /// A fitted multinomial SBLR model; the last class is the zero-score reference.
@@ -29,7 +32,7 @@ saved::saved_model! {
         pub(super) v: Vec<f64>,
         pub(super) intercepts: Vec<f64>,
     }
-    with pub(super) objective, report, class_names, params: SblrValidParams;
+    with pub(super) objective, report, class_names, params: MultinomialValidParams;
     /// The outer iterations: objective (31), `q^k`, and extras `loss`, `l_u`, `l_v`.
     fn report;
 }
@@ -41,7 +44,7 @@ impl FittedMultinomialSblr {
         let (s, t, r, m) = (self.s, self.t, self.rank, self.m);
         saved::positive(name, "m", m)?;
         saved::class_names(name, &self.class_names, m.checked_add(1))?;
-        saved::bilinear_factors(name, (s, t, r), self.params.rank, m, (&self.u, &self.v))?;
+        saved::bilinear_factors(name, (s, t, r), self.params.rank(), m, (&self.u, &self.v))?;
         saved::length(
             name,
             "intercepts",
@@ -122,7 +125,7 @@ impl FittedMultinomialSblr {
     }
     /// The hyperparameters.
     #[must_use]
-    pub fn params(&self) -> &SblrValidParams {
+    pub fn params(&self) -> &MultinomialValidParams {
         &self.params
     }
 
@@ -197,13 +200,22 @@ impl FittedMultinomialSblr {
             })
             .collect()
     }
+}
+
+impl<T: Element> PredictInplace<MatrixDataset<T>, Vec<usize>> for FittedMultinomialSblr {
+    type Error = SblrError;
 
     /// The most probable class of every sample.
     ///
     /// # Errors
-    /// As [`FittedMultinomialSblr::decision_function`].
-    pub fn predict<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(argmax_rows(&self.decision_function(data)?))
+    /// As [`FittedMultinomialSblr::decision_function`]; `targets` of another length than
+    /// the data's samples.
+    fn predict_inplace(&self, data: &MatrixDataset<T>, targets: &mut Vec<usize>) -> Result<()> {
+        argmax_rows(&self.decision_function(data)?, targets)
+    }
+
+    fn default_target(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
+        Ok(vec![0; data.n_samples()])
     }
 }
 
@@ -224,11 +236,7 @@ mod tests {
     #[test]
     fn non_finite_entries_are_rejected_by_name() {
         let data = crate::synthetic::two_class(12, 3, 3, 1.0, 0).unwrap();
-        let model = MultinomialSblr::params()
-            .max_iter(5)
-            .multinomial()
-            .fit(&data)
-            .unwrap();
+        let model = MultinomialSblr::params().max_iter(5).fit(&data).unwrap();
         model.validate().unwrap();
         let mut bad = model.clone();
         bad.u[0] = f64::NAN;

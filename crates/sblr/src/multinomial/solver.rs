@@ -11,10 +11,10 @@ use faer::Mat;
 use crate::bilinear::{check_rank, signed_top_pairs};
 use crate::block::{Buffers, ProxBlock, Trials, backtrack};
 use crate::error::{Result, SblrError};
-use crate::params::{Init, SblrValidParams, Solver, StopCriterion};
+use crate::params::{Init, StopCriterion};
 use crate::passes::{Stacked, Threads};
 
-use super::FittedMultinomialSblr;
+use super::{FittedMultinomialSblr, MultinomialValidParams};
 use bl_core::engine::FitReport;
 
 /// One block of the multinomial model: per-sample feature blocks of `dim` entries, each
@@ -241,14 +241,7 @@ pub(super) struct MultinomialSolver<'a, T: Element> {
 }
 
 impl<'a, T: Element> MultinomialSolver<'a, T> {
-    pub(super) fn new(data: &'a MatrixDataset<T>, params: &SblrValidParams) -> Result<Self> {
-        if params.solver != Solver::Alg2 {
-            return Err(invalid(
-                "solver",
-                "Alg1",
-                "Solver::Alg2 (the multinomial model is solved by Algorithm 3)",
-            ));
-        }
+    pub(super) fn new(data: &'a MatrixDataset<T>, params: &MultinomialValidParams) -> Result<Self> {
         let counts = data.class_counts();
         if let Some(k) = counts.iter().position(|&c| c == 0) {
             return Err(SblrError::MissingClass {
@@ -256,7 +249,7 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
             });
         }
         let (s, t) = data.shape();
-        let r = params.rank;
+        let r = params.rank();
         check_rank(r, s, t)?;
         let n = data.n_samples();
         let m = data.n_classes() - 1;
@@ -272,7 +265,7 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         )?;
         let stacked = Stacked::new(data.stacked(), s, t, n)?;
         let labels = data.labels().to_vec();
-        let (u_all, v_all, b0) = initial_factors(&params.init, data, r, params.seed)?;
+        let (u_all, v_all, b0) = initial_factors(params.init(), data, r, params.seed())?;
         let mut xu = vec![0.0; s * m * r + m];
         xu[..s * m * r].copy_from_slice(&u_all);
         xu[s * m * r..].copy_from_slice(&b0);
@@ -291,17 +284,17 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         let dmax = (s * m * r).max(m * r * t) + m;
         let mut solver = Self {
             data: stacked,
-            threads: Threads::new(params.threads)?,
+            threads: Threads::new(params.iteration().threads)?,
             s,
             t,
             r,
             m,
             labels,
-            mu: (params.mu1, params.mu2),
-            nu: (params.nu1, params.nu2),
-            l_min: params.l_min,
-            eta: params.eta,
-            stop: params.stop,
+            mu: (params.mu1(), params.mu2()),
+            nu: (params.nu1(), params.nu2()),
+            l_min: params.l_min(),
+            eta: params.eta(),
+            stop: params.stop(),
             prev_u: xu.clone(),
             prev_v: xv.clone(),
             xu,
@@ -317,8 +310,8 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
                 &[m, r, t, n],
             )?,
             scores: vec![0.0; n * m],
-            l_u: params.l_min,
-            l_v: params.l_min,
+            l_u: params.l_min(),
+            l_v: params.l_min(),
             work: MultiWork {
                 probs: vec![0.0; n * m],
                 g_scores: vec![0.0; n * m],
@@ -367,7 +360,6 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
             .u_times(&self.xu[..s * mr], mr, &mut self.zv, &self.threads);
     }
 
-    /// One iteration; returns `(objective, q^k, L_u, L_v)`.
     /// The loss at the current iterate.
     pub(super) fn loss(&self) -> f64 {
         self.loss
@@ -378,7 +370,7 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         self,
         report: FitReport,
         class_names: Vec<String>,
-        params: SblrValidParams,
+        params: MultinomialValidParams,
     ) -> FittedMultinomialSblr {
         let (s, t, r, m) = (self.s, self.t, self.r, self.m);
         let mut v = vec![0.0; t * m * r];
@@ -438,6 +430,7 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         Ok(block.loss(&self.scores))
     }
 
+    /// One iteration; returns `(objective, q^k, L_u, L_v)`.
     pub(super) fn step(&mut self) -> Result<(f64, f64, f64, f64)> {
         let (s, t, r, m) = (self.s, self.t, self.r, self.m);
         let (du, dv) = (s * m * r, m * r * t);

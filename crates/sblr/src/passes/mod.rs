@@ -1,4 +1,6 @@
-//! The two data passes of an SBLR iteration, for samples stored as `f64` or `f32`.
+//! The data access of every fit: the two data passes of an SBLR iteration over the stacked
+//! samples, and the products of the linear baseline over the vectorized samples
+//! ([`Samples`]), for samples stored as `f64` or `f32`.
 //!
 //! With the stacked data `A = [X_1 ... X_n]` (`s x t n`) and factors of `k` columns
 //! (`k = r` for the binary model, `m r` for the multinomial one):
@@ -10,8 +12,16 @@
 //! Both read each sample once, in its stored precision, and accumulate in `f64`. The
 //! samples are split across the threads of a pool; each sample's output is computed by one
 //! thread, in a fixed order of operations, so the results are bit-identical for any number
-//! of threads and any instruction set. [`SamplePasses`] runs them on a data set (the
-//! solvers use the same kernels).
+//! of threads and any instruction set. With the non-default cargo feature `probes`,
+//! `SamplePasses` runs them on a data set (for the speed probes of `examples/`).
+
+#[cfg(feature = "probes")]
+mod probe;
+mod samples;
+
+#[cfg(feature = "probes")]
+pub use probe::SamplePasses;
+pub use samples::Samples;
 
 use std::sync::Arc;
 
@@ -20,7 +30,7 @@ use faer::{ContiguousFwd, MatRef};
 use rayon::prelude::*;
 
 use crate::error::{Result, SblrError};
-use bl_core::error::build::{invalid, numerical, shape_mismatch};
+use bl_core::error::build::{invalid, numerical};
 
 /// The most threads a pool of the data passes may have (a larger request is an error, not
 /// an attempt to spawn them): the workspace's one bound, [`bl_core::limits::MAX_THREADS`].
@@ -74,90 +84,6 @@ impl Threads {
     }
 }
 
-/// The two data passes over a data set on a thread pool of their own: the products every
-/// Alg. 2 iteration computes, for probes of their speed and for users who need the reduced
-/// features `X_i V` or `U^T X_i` of their own factors.
-#[derive(Debug, Clone)]
-pub struct SamplePasses<'a, T> {
-    data: Stacked<'a, T>,
-    threads: Threads,
-}
-
-impl<'a, T: Element> SamplePasses<'a, T> {
-    /// The passes over `data` on `threads` threads (`None`: rayon's global pool).
-    ///
-    /// # Errors
-    /// `BlError::InvalidParameter` (as `SblrError::Core`) for `Some(0)` or more than
-    /// [`MAX_THREADS`] threads; `BlError::Numerical` for a pool that cannot be built;
-    /// `BlError::Empty` for a data set without samples.
-    pub fn new(data: &'a bl_core::data::MatrixDataset<T>, threads: Option<usize>) -> Result<Self> {
-        let threads = Threads::new(threads)?;
-        let (s, t) = data.shape();
-        Ok(Self {
-            data: Stacked::new(data.stacked(), s, t, data.n_samples())?,
-            threads,
-        })
-    }
-
-    /// Pass 1: `out[i] = X_i V` (`s x k` column-major, `s k` values per sample, samples one
-    /// after the other), with `vt = V^T` stored `k x t` column-major.
-    ///
-    /// # Errors
-    /// `BlError::InvalidParameter` for `k = 0`; `BlError::ShapeMismatch` when
-    /// `vt.len() != k t` or `out.len() != s k n`.
-    pub fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64]) -> Result<()> {
-        self.checked(Pass::TimesV, vt, k, out)
-    }
-
-    /// Pass 2: `out[i] = U^T X_i` (`k x t` column-major, `k t` values per sample, samples
-    /// one after the other), with `u` stored `s x k` column-major.
-    ///
-    /// # Errors
-    /// `BlError::InvalidParameter` for `k = 0`; `BlError::ShapeMismatch` when
-    /// `u.len() != s k` or `out.len() != k t n`.
-    pub fn u_times(&self, u: &[f64], k: usize, out: &mut [f64]) -> Result<()> {
-        self.checked(Pass::UTimes, u, k, out)
-    }
-
-    /// `pass` after checking `k` and the lengths of `w` and `out`.
-    fn checked(&self, pass: Pass, w: &[f64], k: usize, out: &mut [f64]) -> Result<()> {
-        let Stacked { s, t, n, .. } = self.data;
-        bl_core::params::at_least("k", k, 1)?;
-        let (w_context, w_dims, out_context, out_dims) = match pass {
-            Pass::TimesV => (
-                "SamplePasses::times_v: vt",
-                &[k, t][..],
-                "SamplePasses::times_v: out",
-                &[s, k, n][..],
-            ),
-            Pass::UTimes => (
-                "SamplePasses::u_times: u",
-                &[s, k][..],
-                "SamplePasses::u_times: out",
-                &[k, t, n][..],
-            ),
-        };
-        ensure_product_len(w_context, w_dims, w.len())?;
-        ensure_product_len(out_context, out_dims, out.len())?;
-        self.data.run(pass, w, k, out, &self.threads);
-        Ok(())
-    }
-}
-
-/// `found == prod(dims)`, an overflowing product counting as a mismatch.
-fn ensure_product_len(context: &'static str, dims: &[usize], found: usize) -> Result<()> {
-    let expected = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    if expected == Some(found) {
-        return Ok(());
-    }
-    let shape: Vec<String> = dims.iter().map(ToString::to_string).collect();
-    Err(shape_mismatch(
-        context,
-        format!("{} values", shape.join(" x ")),
-        format!("{found} values"),
-    ))
-}
-
 /// The stacked samples `[X_1 ... X_n]` as contiguous columns.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Stacked<'a, T> {
@@ -207,7 +133,7 @@ impl<'a, T: Element> Stacked<'a, T> {
 
     /// One pass over every sample, each sample's output (`s k` values for pass 1, `k t`
     /// for pass 2) computed by one thread through the runtime SIMD dispatch.
-    fn run(&self, pass: Pass, w: &[f64], k: usize, out: &mut [f64], threads: &Threads) {
+    pub(crate) fn run(&self, pass: Pass, w: &[f64], k: usize, out: &mut [f64], threads: &Threads) {
         let per_sample = match pass {
             Pass::TimesV => self.s * k,
             Pass::UTimes => k * self.t,
@@ -280,7 +206,7 @@ impl<'a, T: Element> Stacked<'a, T> {
 
 /// Which pass a [`SampleKernel`] computes.
 #[derive(Debug, Clone, Copy)]
-enum Pass {
+pub(crate) enum Pass {
     /// `out = X_i V`, `w = V^T`.
     TimesV,
     /// `out = U^T X_i`, `w = U`.
@@ -344,7 +270,7 @@ fn add_column<T: Element>(z: &mut [f64], x: &[T], w: f64) {
 /// `sum_a x_a u_a` in `f64` over the `x.len()` entries of `x` (`u` at least as long), with
 /// eight partial sums in a fixed order (so the compiler can keep them in vector registers,
 /// and the result is the same on every thread). Shared by the data passes and the linear
-/// baseline's [`crate::block::Samples`].
+/// baseline's [`Samples`].
 #[inline(always)]
 pub(crate) fn dot<T: Element>(x: &[T], u: &[f64]) -> f64 {
     let u = &u[..x.len()];
