@@ -111,7 +111,8 @@ pub struct Certificate {
 }
 
 /// A fitted GOP model: the best point found, the certificate, the history, the tree and
-/// the engine's [`FitReport`] ([`Fitted::report`]).
+/// the engine's [`FitReport`] ([`Fitted::report`]). It predicts the memberships `theta` of
+/// new samples at its `x` ([`bl_core::PredictInplace`]).
 ///
 /// The report's trace has one record per iteration: objective = `PUBD`, change = the gap
 /// `PUBD - RLBD` (compared with `tol`), extras `lower_bound`, `num_duals`, `primal_s`,

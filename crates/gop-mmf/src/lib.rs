@@ -8,10 +8,11 @@ pub mod fitted;
 pub mod gop;
 pub mod lagrangian;
 pub mod params;
+mod predict;
 pub mod primal;
 pub mod synthetic;
 
-pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
+pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard, Predict, PredictInplace};
 pub use error::{GopError, Result};
 pub use fitted::{Certificate, FittedGop, IterationRecord, NodeState, Timing, TreeNode};
 pub use lagrangian::Linearization;

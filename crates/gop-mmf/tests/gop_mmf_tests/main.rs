@@ -1,5 +1,5 @@
 //! The integration tests of `gop-mmf`, one module per file, linked into one test binary
-//! (one link step instead of 7). Files that install a counting global allocator
+//! (one link step instead of 8). Files that install a counting global allocator
 //! stay binaries of their own beside this folder: an allocator is per process.
 
 mod arrangement;
@@ -7,5 +7,6 @@ mod certificate;
 mod custom_lp_backend;
 mod hostile_params;
 mod observed_fit;
+mod predict;
 mod primal_kkt;
 mod termination;
