@@ -53,7 +53,7 @@ fn atom_search(c: &mut Criterion) {
     });
     // One BMP step: the three modes' searches (rayon), the choice and the fully
     // corrective solve, without refit sweeps.
-    let one_step = Bmp::params().n_atoms(1).refit_sweeps(0).seed(SEED);
+    let one_step = Bmp::params().max_iter(1).refit_sweeps(0).seed(SEED);
     group.bench_function(BenchmarkId::new("bmp_first_step_three_modes", &size), |b| {
         b.iter(|| black_box(one_step.fit(x).expect("fit")))
     });

@@ -5,6 +5,8 @@
 //! arrays (the Python objects hold and pickle them); `*_reconstruct` rebuilds the tensor
 //! from them with the crate's own functions.
 
+use std::sync::Arc;
+
 use boolean_tensor::{
     Atom, Bmp, CpAls, ExactQp, Fit, Fitted, Tensor, TensorError, Tucker, atoms_to_tensor,
     cp_to_tensor,
@@ -83,16 +85,17 @@ fn dict<'py>(
     Ok(d)
 }
 
-/// Fits BMP (Chang et al., Algorithms 1-2) on `x` (NaN = missing). Returns a dict with
+/// Fits BMP (Chang et al., Algorithms 1-2) on `x` (NaN = missing); `max_iter` is the
+/// maximum number of atoms (the Python estimator's `n_atoms`). Returns a dict with
 /// the atoms (`modes`, `z`, `u`, `w`: one entry per atom), `coefficients`, `rmse_path`,
 /// `n_iter`. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (x, *, n_atoms, tol, alternations, refit_sweeps, refit_tol, modes, exact_qp, seed))]
+#[pyo3(signature = (x, *, max_iter, tol, alternations, refit_sweeps, refit_tol, modes, exact_qp, seed))]
 #[allow(clippy::too_many_arguments)]
 pub fn bmp_fit<'py>(
     py: Python<'py>,
     x: PyReadonlyArray3<'py, f64>,
-    n_atoms: usize,
+    max_iter: usize,
     tol: f64,
     alternations: usize,
     refit_sweeps: usize,
@@ -103,7 +106,7 @@ pub fn bmp_fit<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = x.as_array();
     let mut params = Bmp::params()
-        .n_atoms(n_atoms)
+        .max_iter(max_iter)
         .tol(tol)
         .alternations(alternations)
         .refit_sweeps(refit_sweeps)
@@ -111,7 +114,7 @@ pub fn bmp_fit<'py>(
         .modes(&modes)
         .seed(seed);
     if exact_qp {
-        params = params.solver(ExactQp);
+        params = params.solver(Arc::new(ExactQp));
     }
     let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
     let atoms = fitted.atoms();

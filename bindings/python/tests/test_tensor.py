@@ -110,3 +110,11 @@ def test_reconstruct_rejects_inconsistent_atoms():
     with pytest.raises(ValueError):  # z not Boolean
         bilinear._native.bmp_reconstruct([0], [np.full(3, 0.5)], [np.ones(2)], [np.ones(2)],
                                           np.ones(1))
+
+
+def test_tucker_on_a_full_tensor_is_one_hosvd():
+    _, full = _planted()
+    model = bilinear.TuckerDecomposition(ranks=(2, 2, 2)).fit(full)
+    assert model.n_iter_ == 1
+    X, _ = _planted(missing=0.2)
+    assert bilinear.TuckerDecomposition(ranks=(2, 2, 2), max_iter=3).fit(X).n_iter_ <= 3

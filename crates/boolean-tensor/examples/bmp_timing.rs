@@ -58,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let sweeps: usize = std::env::args().nth(3).map_or(Ok(5), |s| s.parse())?;
         let t = Instant::now();
         let fit = Bmp::params()
-            .n_atoms(15)
+            .max_iter(15)
             .tol(0.0)
             .refit_sweeps(sweeps)
             .refit_tol(1e-9)
@@ -101,7 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (masked, mask) = completion_data(d, 15, 2018)?;
         let t = Instant::now();
         let fit = Bmp::params()
-            .n_atoms(15)
+            .max_iter(15)
             .tol(0.0)
             .refit_sweeps(sweeps)
             .refit_tol(refit_tol)

@@ -137,16 +137,16 @@ fn fit_once(
             (f.report().clone(), f.loss(), None)
         }
         "lfm" => {
-            let f = Lfm::params().n_atoms(5).seed(2018).fit(full)?;
+            let f = Lfm::params().max_iter(5).seed(2018).fit(full)?;
             (f.report().clone(), f.loss(), None)
         }
         "lfmmix" => {
-            let f = Lfm::params().n_atoms(5).seed(2018).mix().fit(full)?;
+            let f = Lfm::params().max_iter(5).seed(2018).mix().fit(full)?;
             (f.report().clone(), f.loss(), None)
         }
         _ => {
             let f = Bmp::params()
-                .n_atoms(5)
+                .max_iter(5)
                 .tol(0.0)
                 .refit_sweeps(10)
                 .refit_tol(0.0)

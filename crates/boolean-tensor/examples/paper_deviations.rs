@@ -233,7 +233,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             Ok((f.reconstruct()?, f.boolean_factors()))
                         }
                         "lfm-train" => {
-                            let f = Lfm::params().n_atoms(k).seed(seed).fit(x)?;
+                            let f = Lfm::params().max_iter(k).seed(seed).fit(x)?;
                             Ok((f.reconstruct()?, f.boolean_factors()))
                         }
                         _ => {
@@ -243,7 +243,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                                 _ => (10, 30),
                             };
                             let f = Bmp::params()
-                                .n_atoms(k)
+                                .max_iter(k)
                                 .tol(0.0)
                                 .alternations(alt)
                                 .refit_sweeps(refit)
@@ -270,7 +270,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (mut denoise, mut hamming, mut all, mut missing) =
             (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
         for mode in 0..3 {
-            let p = Lfm::params().n_atoms(k).seed(seed);
+            let p = Lfm::params().max_iter(k).seed(seed);
             let fd = p.clone().mode(Some(mode)).fit(noisy.observed())?;
             let fc = p.clone().mode(Some(mode)).fit(masked.observed())?;
             let wc = fc.reconstruct()?;

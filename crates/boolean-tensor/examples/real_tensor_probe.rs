@@ -76,7 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for &s in &sweeps {
             let t = std::time::Instant::now();
             let bmp = Bmp::params()
-                .n_atoms(k)
+                .max_iter(k)
                 .tol(0.0)
                 .refit_sweeps(s)
                 .refit_tol(1e-6)
@@ -148,7 +148,7 @@ fn centred(clean: &Tensor, noisy: &Tensor, ks: &[usize]) -> Result<(), Box<dyn s
     );
     for &k in ks {
         let bmp = Bmp::params()
-            .n_atoms(k)
+            .max_iter(k)
             .tol(0.0)
             .refit_sweeps(30)
             .refit_tol(1e-6)

@@ -202,9 +202,12 @@ pub struct BooleanFactor {
 }
 
 /// What every fitted decomposition of this crate offers to the metrics and the
-/// experiments.
+/// experiments. (The model's values at chosen entries, e.g. the missing entries of a
+/// completion, come from [`bl_core::Predict`]: every fitted model implements
+/// `PredictInplace<[[usize; 3]], Vec<f64>>`, which checks the indices.)
 pub trait Decomposition {
-    /// The fitted tensor `W` (fully observed: missing entries are predicted).
+    /// The whole fitted tensor `W`, every entry (missing entries of the data are
+    /// predicted).
     ///
     /// # Errors
     /// [`BlError::NonFinite`](bl_core::BlError::NonFinite) if the model overflows.

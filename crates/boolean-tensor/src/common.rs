@@ -28,18 +28,16 @@ pub(crate) fn als_update(
     solve_right_spd(g.as_ref(), m.as_ref())
 }
 
-/// The budget of an ALS fit (CP-ALS, SUSTain): `rank`, `max_iter` and `n_starts` at
-/// least 1, `tol` finite and `>= 0`.
+/// The budget of an ALS fit (CP-ALS, SUSTain): `rank` and `n_starts` at least 1, and the
+/// iteration knobs.
 pub(crate) fn check_als_budget(
     rank: usize,
-    max_iter: usize,
     n_starts: usize,
-    tol: f64,
+    iteration: &bl_core::IterationParams,
 ) -> Result<()> {
     bl_core::params::at_least("rank", rank, 1)?;
-    bl_core::params::at_least("max_iter", max_iter, 1)?;
+    iteration.check()?;
     bl_core::params::at_least("n_starts", n_starts, 1)?;
-    bl_core::params::nonnegative("tol", tol)?;
     Ok(())
 }
 
@@ -270,6 +268,37 @@ pub(crate) fn combine_reports(
         objective,
         elapsed,
         trace,
+    }
+}
+
+/// The worker threads of one fit ([`bl_core::IterationParams::threads`]): rayon's global
+/// pool for `None`, a pool of `n` threads built once per fit for `Some(n)`.
+pub(crate) struct Workers(Option<rayon::ThreadPool>);
+
+impl Workers {
+    /// The workers of `iteration.threads`.
+    ///
+    /// # Errors
+    /// A thread count outside `1 ..=` [`bl_core::limits::MAX_THREADS`], or a pool that
+    /// cannot be built.
+    pub(crate) fn new(iteration: &bl_core::IterationParams) -> Result<Self> {
+        let Some(n) = iteration.threads else {
+            return Ok(Self(None));
+        };
+        bl_core::limits::threads("threads", n)?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| bl_core::error::build::numerical::<crate::TensorError>("thread pool", e.to_string()))?;
+        Ok(Self(Some(pool)))
+    }
+
+    /// Runs `work` on these workers (its rayon and faer parallelism included).
+    pub(crate) fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        match &self.0 {
+            None => work(),
+            Some(pool) => pool.install(work),
+        }
     }
 }
 

@@ -17,11 +17,11 @@
 
 use bl_core::engine::{FitReport, IterationParams, Observer, Progress, Stop, run};
 
-use faer::{Mat, MatRef, Par};
+use faer::{Mat, MatRef};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
-    als_update, check_als_budget, check_rank_buffers, combine_reports, cp_em_step,
+    Workers, als_update, check_als_budget, check_rank_buffers, combine_reports, cp_em_step,
     cp_loss_from_mttkrp, masked_loss,
 };
 use crate::error::Result;
@@ -47,12 +47,19 @@ impl CpAls {
 /// | name | default | meaning | valid range |
 /// |---|---|---|---|
 /// | `rank` | `10` | `R`, number of rank-1 components | `>= 1` |
-/// | `max_iter` | `300` | ALS sweeps per start | `>= 1` |
+/// | `max_iter` | `300` | ALS sweeps per start (one engine iteration per sweep) | `>= 1` |
 /// | `tol` | `1e-9` | stop a start when the loss decreases by a fraction `<= tol` | finite, `>= 0` |
+/// | `time_limit` | `None` | wall-clock limit of each start | any |
+/// | `threads` | `None` | worker threads of the kernels (`None`: rayon's global pool); the result is bit-identical for any count | `1 ..= 1024` |
+/// | `trace` | `true` | keep one trace record per sweep in the report | any |
 /// | `n_starts` | `3` | starts: HOSVD, then Gaussian | `>= 1` |
 /// | `seed` | `0` | seeds the Gaussian starts | any |
 ///
+/// `max_iter`, `tol`, `time_limit`, `threads` and `trace` are the shared
+/// [`IterationParams`].
+///
 /// ```
+/// use bl_core::Predict;
 /// use boolean_tensor::{CpAls, Decomposition, Fit, Tensor, cp_to_tensor};
 /// let a = faer::mat![[1.0, 0.5], [0.0, 1.0], [2.0, -1.0]];
 /// let b = faer::mat![[1.0, 1.0], [-1.0, 0.0]];
@@ -61,13 +68,15 @@ impl CpAls {
 /// let fit = CpAls::params().rank(2).fit(&x)?;
 /// let err = boolean_tensor::metrics::rmse(&fit.reconstruct()?, &x)?;
 /// assert!(err < 1e-6);
+/// let at = fit.predict(&[[2, 1, 3]][..])?;
+/// assert!((at[0] - x.get(2, 1, 3)).abs() < 1e-6);
+/// assert!(fit.predict(&[[3, 0, 0]][..]).is_err());
 /// # Ok::<(), boolean_tensor::TensorError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpAlsParams {
     rank: usize,
-    max_iter: usize,
-    tol: f64,
+    iteration: IterationParams,
     n_starts: usize,
     seed: u64,
 }
@@ -76,8 +85,7 @@ impl Default for CpAlsParams {
     fn default() -> Self {
         Self {
             rank: 10,
-            max_iter: 300,
-            tol: 1e-9,
+            iteration: IterationParams::new(300, 1e-9),
             n_starts: 3,
             seed: 0,
         }
@@ -85,13 +93,11 @@ impl Default for CpAlsParams {
 }
 
 impl CpAlsParams {
+    bl_core::iteration_setters!(iteration);
+
     bl_core::params::setters! {
         /// Sets the rank `R`.
         rank: usize;
-        /// Sets the number of ALS sweeps per start.
-        max_iter: usize;
-        /// Sets the relative tolerance on the loss decrease.
-        tol: f64;
         /// Sets the number of starts.
         n_starts: usize;
         /// Sets the seed.
@@ -107,7 +113,24 @@ param_guard! {
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`].
     fn check(&self) {
-        check_als_budget(self.rank, self.max_iter, self.n_starts, self.tol)?;
+        check_als_budget(self.rank, self.n_starts, &self.iteration)?;
+    }
+}
+
+impl CpAlsValidParams {
+    getters! {
+        /// The rank `R`.
+        rank: usize;
+        /// The number of starts.
+        n_starts: usize;
+        /// The seed.
+        seed: u64;
+    }
+
+    /// The iteration knobs (`max_iter` counts ALS sweeps per start).
+    #[must_use]
+    pub fn iteration(&self) -> &IterationParams {
+        &self.params.iteration
     }
 }
 
@@ -118,29 +141,30 @@ fit_checked! {
     /// one.
     ///
     /// # Errors
-    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] naming `rank` when a
-    /// buffer sized by the rank (`d_a d_b x R`, `d_n x R`, `R x R`) would exceed
+    /// [`bl_core::BlError::InvalidParameter`] naming `rank` when a buffer sized by the
+    /// rank (`d_a d_b x R`, `d_n x R`, `R x R`) would exceed
     /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
-    /// fit allocates anything); [`bl_core::BlError::Numerical`] for a failed solve.
-    CpAlsParams -> FittedCp by fit_checked
+    /// fit allocates anything); [`bl_core::BlError::Numerical`] for a failed solve or a
+    /// non-finite loss.
+    CpAlsValidParams -> FittedCp by fit_checked
 }
 
-impl CpAlsParams {
+impl CpAlsValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
-        check_rank_buffers("rank", x.shape(), self.rank)?;
-        let par = faer::get_global_parallelism();
-        let rule = IterationParams::new(self.max_iter, self.tol);
+        let p = &self.params;
+        let workers = Workers::new(&p.iteration)?;
+        check_rank_buffers("rank", x.shape(), p.rank)?;
         let mut best: Option<(usize, StartFit)> = None;
         // One report per start, pushed as the starts run (n_starts is a count of runs,
         // not a size to reserve).
         let mut reports = Vec::new();
-        for start in 0..self.n_starts {
+        for start in 0..p.n_starts {
             let init = if start == 0 {
-                hosvd_start(x, self.rank, self.seed)?
+                workers.install(|| hosvd_start(x, p.rank, p.seed))?
             } else {
-                gaussian_init(x.shape(), self.rank, self.seed.wrapping_add(start as u64))
+                gaussian_init(x.shape(), p.rank, p.seed.wrapping_add(start as u64))
             };
-            let (fitted, report) = als(x, init, &rule, par, start, observers)?;
+            let (fitted, report) = als(x, init, &p.iteration, &workers, start, observers)?;
             reports.push(report);
             if best.as_ref().is_none_or(|(_, b)| fitted.loss < b.loss) {
                 best = Some((start, fitted));
@@ -149,6 +173,7 @@ impl CpAlsParams {
         let (start, fitted) =
             best.ok_or_else(|| invalid::<crate::TensorError>("n_starts", 0, ">= 1"))?;
         Ok(FittedCp {
+            shape: x.shape(),
             factors: fitted.factors,
             loss: fitted.loss,
             start,
@@ -197,10 +222,11 @@ fn als(
     x: &Tensor,
     mut f: [Mat<f64>; 3],
     rule: &IterationParams,
-    par: Par,
+    workers: &Workers,
     start: usize,
     observers: &mut [&mut dyn Observer],
 ) -> Result<(StartFit, FitReport)> {
+    let par = faer::get_global_parallelism();
     let shape = x.shape();
     let rank = f[0].ncols();
     let masked = x.mask().is_some();
@@ -212,6 +238,7 @@ fn als(
     let mut m = Mat::zeros(0, 0);
     let mut loss = f64::INFINITY;
     let report = run(rule, observers, |_| -> Result<Progress> {
+        workers.install(|| {
         work.invalidate();
         for n in 0..3 {
             f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m)?;
@@ -254,10 +281,13 @@ fn als(
         Ok(Progress::new(loss, change.abs())
             .stop_if(exact.then_some(Stop::Solved))
             .with("start", start as f64))
+        })
     })?;
     if !masked {
         // Report the exact observed loss.
-        cp_reconstruct_into(f.each_ref().map(Mat::as_ref), &mut kr, &mut model, par);
+        workers.install(|| {
+            cp_reconstruct_into(f.each_ref().map(Mat::as_ref), &mut kr, &mut model, par);
+        });
         loss = masked_loss(x, &model);
     }
     Ok((StartFit { factors: f, loss }, report))
@@ -266,6 +296,7 @@ fn als(
 /// A fitted CP model `W = sum_r F0[:, r] (x) F1[:, r] (x) F2[:, r]`.
 #[derive(Debug, Clone)]
 pub struct FittedCp {
+    shape: [usize; 3],
     factors: [Mat<f64>; 3],
     loss: f64,
     start: usize,
@@ -292,6 +323,16 @@ fitted_report! {
     /// objective of the kept start.
     FittedCp
 }
+
+impl FittedCp {
+    /// The model's value at `[i, j, k]` (inside the shape).
+    fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
+        let [a, b, c] = &self.factors;
+        (0..a.ncols()).map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)]).sum()
+    }
+}
+
+predict_entries!(FittedCp);
 
 impl Decomposition for FittedCp {
     fn reconstruct(&self) -> Result<Tensor> {
@@ -341,7 +382,12 @@ mod tests {
         let init = gaussian_init(shape, 3, 9);
         let sweeps = 5;
         let rule = IterationParams::new(sweeps, 0.0);
-        let (fit, report) = als(&x, init.clone(), &rule, Par::Seq, 0, &mut []).expect("fits");
+        let one = IterationParams {
+            threads: Some(1),
+            ..rule
+        };
+        let workers = Workers::new(&one).expect("one thread");
+        let (fit, report) = als(&x, init.clone(), &rule, &workers, 0, &mut []).expect("fits");
         assert_eq!(report.iterations, sweeps);
         let mut want = init;
         for _ in 0..sweeps {
@@ -378,18 +424,13 @@ mod tests {
             .generate()
             .expect("valid");
         let fit = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("thread pool")
-                .install(|| {
-                    CpAls::params()
-                        .rank(4)
-                        .max_iter(20)
-                        .n_starts(2)
-                        .fit(x.observed())
-                        .expect("fits")
-                })
+            CpAls::params()
+                .rank(4)
+                .max_iter(20)
+                .n_starts(2)
+                .threads(Some(threads))
+                .fit(x.observed())
+                .expect("fits")
         };
         let one = fit(1);
         let two = fit(2);

@@ -40,6 +40,16 @@ pub enum TensorError {
         /// The offending value.
         value: f64,
     },
+    /// An entry index outside the shape of a fitted model.
+    #[error("entry {position} is {index:?}, outside the shape {shape:?}: every index must be below its mode's length")]
+    IndexOutOfBounds {
+        /// Position of the entry in the list given.
+        position: usize,
+        /// The offending index.
+        index: [usize; 3],
+        /// The shape of the model.
+        shape: [usize; 3],
+    },
     /// An error of `bl-core`.
     #[error(transparent)]
     Core(#[from] bl_core::BlError),

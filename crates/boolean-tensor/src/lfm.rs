@@ -28,11 +28,13 @@ use faer::{Accum, ColMut, ColRef, Mat, MatRef, Par};
 use rayon::prelude::*;
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{check_column_buffers, combine_reports, impute, masked_loss};
+use crate::common::{Workers, check_column_buffers, combine_reports, impute, masked_loss};
 use crate::linalg::solve_right_spd;
 use crate::error::{Result, TensorError};
 use crate::qp::{MixingQp, QpSolver};
-use crate::tensor::{Tensor, check_mode, refold_into, unfold_into, unfolded_shape};
+use crate::tensor::{
+    Tensor, check_mode, refold_into, unfold_into, unfolded_position, unfolded_shape,
+};
 use bl_core::error::build::numerical;
 
 /// LFM and LFMmix. Start with [`Lfm::params`].
@@ -50,26 +52,35 @@ impl Lfm {
 ///
 /// | name | default | meaning | valid range |
 /// |---|---|---|---|
-/// | `n_atoms` | `10` | Boolean columns in total | `>= 1` |
+/// | `max_iter` | `10` | Boolean columns in total (one engine iteration per column) | `>= 1` |
+/// | `tol` | `0` | stop when the observed loss decreases by a fraction `<= tol` | finite, `>= 0` |
+/// | `time_limit` | `None` | wall-clock limit, checked after each column (per mode tried) | any |
+/// | `threads` | `None` | worker threads (`None`: rayon's global pool) | `1 ..= 1024` |
+/// | `trace` | `true` | keep one trace record per column in the report | any |
 /// | `mode` | `None` | LFM: the mode factorized (`None`: every mode, the lowest observed loss kept); LFMmix ignores it | `None` or `Some(0..=2)` |
 /// | `alternations` | `10` | `z` / `v` alternations per atom | any |
 /// | `em_iter` | `5` | EM rounds per least-squares solve when entries are missing | `>= 1` |
 /// | `sweeps` | `3` | LFMmix: block sweeps of the weight refit per step | `>= 1` |
-/// | `solver` | [`MixingQp::default`] | Boolean QP solver (any [`QpSolver`]) | passes its own `check` |
+/// | `solver` | [`MixingQp::default`] | Boolean QP solver (any `Arc<dyn QpSolver>`) | passes its own `check` |
 /// | `seed` | `0` | seeds the QP solver | any |
 ///
+/// The first five are the shared [`IterationParams`].
+///
 /// ```
+/// use bl_core::Predict;
 /// use boolean_tensor::{Decomposition, Fit, Fitted, Lfm, SyntheticParams};
 /// let data = SyntheticParams::default().shape([8, 7, 6]).n_atoms(2).seed(2).generate()?;
-/// let lfm = Lfm::params().n_atoms(4).fit(data.observed())?;
-/// let mix = Lfm::params().n_atoms(4).mix().fit(data.observed())?;
+/// let lfm = Lfm::params().max_iter(4).fit(data.observed())?;
+/// let mix = Lfm::params().max_iter(4).mix().fit(data.observed())?;
 /// assert_eq!(lfm.report().iterations, lfm.report().trace.len());
 /// assert!(mix.loss() <= 0.5 * data.observed().frobenius_norm().powi(2));
+/// let w = mix.reconstruct()?;
+/// assert_eq!(mix.predict(&[[1, 2, 3]][..])?, vec![w.get(1, 2, 3)]);
 /// # Ok::<(), boolean_tensor::TensorError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct LfmParams {
-    n_atoms: usize,
+    iteration: IterationParams,
     mode: Option<usize>,
     alternations: usize,
     em_iter: usize,
@@ -81,7 +92,7 @@ pub struct LfmParams {
 impl Default for LfmParams {
     fn default() -> Self {
         Self {
-            n_atoms: 10,
+            iteration: IterationParams::new(10, 0.0),
             mode: None,
             alternations: 10,
             em_iter: 5,
@@ -93,9 +104,9 @@ impl Default for LfmParams {
 }
 
 impl LfmParams {
+    bl_core::iteration_setters!(iteration);
+
     bl_core::params::setters! {
-        /// Sets the number of Boolean columns.
-        n_atoms: usize;
         /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
         mode: Option<usize>;
         /// Sets the alternations per atom.
@@ -104,40 +115,83 @@ impl LfmParams {
         em_iter: usize;
         /// Sets the LFMmix refit sweeps.
         sweeps: usize;
+        /// Sets the Boolean QP solver: a built-in one or any user type implementing
+        /// [`QpSolver`] (it should pass [`crate::conformance::conformance`]).
+        solver: Arc<dyn QpSolver>;
         /// Sets the seed.
         seed: u64;
     }
 
-    /// Sets the Boolean QP solver: a built-in one or any user type implementing
-    /// [`QpSolver`] (it should pass [`crate::qp::conformance`]).
-    #[must_use]
-    pub fn solver(mut self, solver: impl QpSolver + 'static) -> Self {
-        self.solver = Arc::new(solver);
-        self
-    }
     /// LFMmix with these parameters (`mode` is not used).
     #[must_use]
     pub fn mix(self) -> LfmMixParams {
-        LfmMixParams(self)
+        LfmMixParams { lfm: self }
     }
-}
 
-param_guard! {
-    /// [`LfmParams`] after [`ParamGuard::check`].
-    LfmParams => LfmValidParams;
-    /// Checks the parameters.
-    ///
-    /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`] or the QP
-    /// solver's parameter error.
-    fn check(&self) {
-        bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
+    /// The checks shared by LFM and LFMmix.
+    fn validate(&self) -> Result<()> {
+        self.iteration.check()?;
         bl_core::params::at_least("em_iter", self.em_iter, 1)?;
         bl_core::params::at_least("sweeps", self.sweeps, 1)?;
         if let Some(mode) = self.mode {
             check_mode(mode)?;
         }
         self.solver.check()?;
+        Ok(())
+    }
+}
+
+param_guard! {
+    /// [`LfmParams`] after [`ParamGuard::check`].
+    LfmParams => LfmValidParams;
+    /// Checks the parameters, the QP solver's own settings included.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`] or the QP
+    /// solver's parameter error.
+    fn check(&self) {
+        self.validate()?;
+    }
+}
+
+/// The getters shared by the checked LFM and LFMmix parameters.
+macro_rules! lfm_getters {
+    ($valid:ident) => {
+        impl $valid {
+            getters! {
+                /// The alternations per atom.
+                alternations: usize;
+                /// The EM rounds per solve.
+                em_iter: usize;
+                /// The LFMmix refit sweeps.
+                sweeps: usize;
+                /// The seed.
+                seed: u64;
+            }
+
+            /// The iteration knobs (`max_iter` counts Boolean columns).
+            #[must_use]
+            pub fn iteration(&self) -> &IterationParams {
+                &self.params.iteration
+            }
+
+            /// The Boolean QP solver.
+            #[must_use]
+            pub fn solver(&self) -> &Arc<dyn QpSolver> {
+                &self.params.solver
+            }
+        }
+    };
+}
+
+lfm_getters!(LfmValidParams);
+lfm_getters!(LfmMixValidParams);
+
+impl LfmValidParams {
+    /// The mode factorized (`None`: every mode, the lowest observed loss kept).
+    #[must_use]
+    pub fn mode(&self) -> Option<usize> {
+        self.params.mode
     }
 }
 
@@ -149,26 +203,30 @@ fit_checked! {
     /// the kept one.
     ///
     /// # Errors
-    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] naming `n_atoms` when the
-    /// model at `n_atoms` columns (`d_n x K`, `K x d_a d_b`, `K x K`) would exceed
+    /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` when the model at
+    /// `max_iter` columns (`d_n x K`, `K x d_a d_b`, `K x K`) would exceed
     /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
     /// fit allocates anything); QP or least-squares failures; data that are zero.
-    LfmParams -> FittedLfm by fit_checked
+    LfmValidParams -> FittedLfm by fit_checked
 }
 
-impl LfmParams {
+impl LfmValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
-        let modes: Vec<usize> = self.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
-        check_column_buffers("n_atoms", x.shape(), &modes, self.n_atoms)?;
+        let p = &self.params;
+        let workers = Workers::new(&p.iteration)?;
+        let modes: Vec<usize> = p.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
+        check_column_buffers("max_iter", x.shape(), &modes, p.iteration.max_iter)?;
         let fits: Vec<Result<FittedLfm>> = if observers.is_empty() {
-            modes
-                .par_iter()
-                .map(|&m| self.fit_mode(x, m, &mut []))
-                .collect()
+            workers.install(|| {
+                modes
+                    .par_iter()
+                    .map(|&m| p.fit_mode(x, m, &mut [], &workers))
+                    .collect()
+            })
         } else {
             modes
                 .iter()
-                .map(|&m| self.fit_mode(x, m, observers))
+                .map(|&m| p.fit_mode(x, m, observers, &workers))
                 .collect()
         };
         let mut best: Option<(usize, FittedLfm)> = None;
@@ -194,6 +252,7 @@ impl LfmParams {
         x: &Tensor,
         mode: usize,
         observers: &mut [&mut dyn Observer],
+        workers: &Workers,
     ) -> Result<FittedLfm> {
         let shape = x.shape();
         let (d, m) = unfolded_shape(shape, mode);
@@ -205,8 +264,8 @@ impl LfmParams {
         let mut z = Mat::<f64>::zeros(d, 0);
         let mut s = Mat::<f64>::zeros(0, m);
         let mut loss = masked_loss(x, &model);
-        let rule = IterationParams::new(self.n_atoms, 0.0);
-        let report = run(&rule, observers, |t| -> Result<Progress> {
+        let report = run(&self.iteration, observers, |t| -> Result<Progress> {
+            workers.install(|| {
             // R = X~_(n) - Z S.
             unfold_into(&filled, shape, mode, xu.as_mut());
             r.copy_from(&xu);
@@ -239,6 +298,7 @@ impl LfmParams {
                 impute(x, &model, &mut filled);
             }
             Ok(observed_progress(x, &model, &mut loss, mode))
+            })
         })?;
         if z.ncols() == 0 {
             return Err(numerical(
@@ -258,13 +318,17 @@ impl LfmParams {
 }
 
 /// LFMmix parameters: [`LfmParams`] read by the LFMmix fit (start with
-/// [`LfmParams::mix`]).
+/// [`LfmParams::mix`]; the table of knobs is at [`LfmParams`], `mode` is not used).
 #[derive(Debug, Clone)]
-pub struct LfmMixParams(LfmParams);
+pub struct LfmMixParams {
+    lfm: LfmParams,
+}
 
 /// [`LfmMixParams`] after [`ParamGuard::check`].
 #[derive(Debug, Clone)]
-pub struct LfmMixValidParams(LfmParams);
+pub struct LfmMixValidParams {
+    params: LfmParams,
+}
 
 impl ParamGuard for LfmMixParams {
     type Checked = LfmMixValidParams;
@@ -275,7 +339,10 @@ impl ParamGuard for LfmMixParams {
     /// # Errors
     /// As [`LfmParams`]' check.
     fn check(&self) -> Result<LfmMixValidParams> {
-        Ok(LfmMixValidParams(self.0.check()?.0))
+        self.lfm.validate()?;
+        Ok(LfmMixValidParams {
+            params: self.lfm.clone(),
+        })
     }
 }
 
@@ -285,15 +352,17 @@ fit_checked! {
     /// the mode the column was added to).
     ///
     /// # Errors
-    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] naming `n_atoms` as for
-    /// [`LfmParams`]' fit; QP or least-squares failures.
-    LfmMixParams -> FittedLfmMix by fit_mix
+    /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` as for [`LfmParams`]'
+    /// fit; QP or least-squares failures.
+    LfmMixValidParams -> FittedLfmMix by fit_mix
 }
 
-impl LfmParams {
+impl LfmMixValidParams {
     fn fit_mix(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfmMix> {
+        let p = &self.params;
+        let workers = Workers::new(&p.iteration)?;
         let shape = x.shape();
-        check_column_buffers("n_atoms", shape, &[0, 1, 2], self.n_atoms)?;
+        check_column_buffers("max_iter", shape, &[0, 1, 2], p.iteration.max_iter)?;
         let n = x.len();
         let mut filled = x.data().to_vec();
         let mut parts: Vec<Vec<f64>> = vec![vec![0.0; n]; 3];
@@ -310,8 +379,8 @@ impl LfmParams {
             })
             .collect();
         let mut loss = masked_loss(x, &model);
-        let rule = IterationParams::new(self.n_atoms, 0.0);
-        let report = run(&rule, observers, |it| -> Result<Progress> {
+        let report = run(&p.iteration, observers, |it| -> Result<Progress> {
+            workers.install(|| {
             let t = it - 1;
             for (i, r) in resid.iter_mut().enumerate() {
                 *r = filled[i] - model[i];
@@ -323,9 +392,9 @@ impl LfmParams {
                     unfold_into(&resid, shape, m, g.as_mut());
                     matrix_atom(
                         g.as_ref(),
-                        self.solver.as_ref(),
-                        self.alternations,
-                        self.seed.wrapping_add(3 * t as u64 + m as u64),
+                        p.solver.as_ref(),
+                        p.alternations,
+                        p.seed.wrapping_add(3 * t as u64 + m as u64),
                     )
                 })
                 .collect();
@@ -348,9 +417,9 @@ impl LfmParams {
                 nz[(i, old.ncols())] = zc[i];
             }
             zs[mode] = nz;
-            let rounds =
-                self.sweeps
-                    .saturating_mul(if x.mask().is_some() { self.em_iter } else { 1 });
+            let rounds = p
+                .sweeps
+                .saturating_mul(if x.mask().is_some() { p.em_iter } else { 1 });
             for _ in 0..rounds {
                 for m in 0..3 {
                     if zs[m].ncols() == 0 {
@@ -373,6 +442,7 @@ impl LfmParams {
                 impute(x, &model, &mut filled);
             }
             Ok(observed_progress(x, &model, &mut loss, mode))
+            })
         })?;
         Ok(FittedLfmMix {
             shape,
@@ -426,7 +496,7 @@ fn matrix_atom(
     let mut gain = 0.0;
     // One engine iteration per alternation: the gain of the current z, then (budget
     // left) its exact update; a fixed point (or an empty z) ends the run as solved.
-    let rule = IterationParams::new(alternations.saturating_add(1), 0.0);
+    let rule = IterationParams::new(alternations.saturating_add(1), 0.0).untraced();
     run(&rule, &mut [], |iteration| -> Result<Progress> {
         let k = z.iter().sum::<f64>();
         matmul(
@@ -439,7 +509,8 @@ fn matrix_atom(
         );
         let vv: f64 = v.iter().map(|a| a * a).sum();
         gain = k * vv;
-        let progress = Progress::new(if gain.is_finite() { gain } else { 0.0 }, 1.0);
+        // A non-finite gain (an overflow) ends the run with a numerical error.
+        let progress = Progress::new(gain, 1.0);
         if iteration > alternations {
             return Ok(progress);
         }
@@ -461,7 +532,7 @@ fn matrix_atom(
         z = new;
         Ok(progress)
     })?;
-    if !(gain > 0.0 && gain.is_finite()) {
+    if gain <= 0.0 {
         return Ok(None);
     }
     Ok(Some((z, gain)))
@@ -502,6 +573,19 @@ fitted_report! {
     /// the termination of the kept mode.
     FittedLfm
 }
+
+impl FittedLfm {
+    /// The model's value at `[i, j, k]` (inside the shape): row `i_mode` of `Z` times the
+    /// column of `S` at the unfolded position.
+    fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
+        let (row, col) = unfolded_position(self.shape, self.mode, i, j, k);
+        (0..self.z.ncols())
+            .map(|r| self.z[(row, r)] * self.s[(r, col)])
+            .sum()
+    }
+}
+
+predict_entries!(FittedLfm);
 
 impl Decomposition for FittedLfm {
     fn reconstruct(&self) -> Result<Tensor> {
@@ -550,6 +634,23 @@ fitted_report! {
     FittedLfmMix
 }
 
+impl FittedLfmMix {
+    /// The model's value at `[i, j, k]` (inside the shape): the sum of the three modes'
+    /// parts.
+    fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
+        (0..3)
+            .map(|m| {
+                let (row, col) = unfolded_position(self.shape, m, i, j, k);
+                (0..self.z[m].ncols())
+                    .map(|r| self.z[m][(row, r)] * self.s[m][(r, col)])
+                    .sum::<f64>()
+            })
+            .sum()
+    }
+}
+
+predict_entries!(FittedLfmMix);
+
 impl Decomposition for FittedLfmMix {
     fn reconstruct(&self) -> Result<Tensor> {
         let mut out = vec![0.0; self.shape.iter().product()];
@@ -579,6 +680,12 @@ mod tests {
     /// alternation has work to do.
     #[derive(Debug)]
     struct CoinStart;
+
+    impl bl_core::Extension for CoinStart {
+        fn name(&self) -> &str {
+            "coin start"
+        }
+    }
 
     impl QpSolver for CoinStart {
         fn maximize(&self, g: MatRef<'_, f64>, seed: u64) -> Result<Vec<f64>> {

@@ -1,12 +1,15 @@
 //! The plumbing every method of the crate shares (CONTRIBUTING.md, "the shape of every
-//! crate"), written once: the checked-parameters newtype with its
-//! [`bl_core::ParamGuard`] impl, and [`bl_core::Fitted`] for a fitted model that keeps
-//! its report in a `report` field. Trait impls and methods cannot come from a function,
-//! hence macros. (Builder setters come from [`bl_core::params::setters`].)
+//! crate"), written once: the checked parameters with their [`bl_core::ParamGuard`] impl
+//! and plain-name getters, [`bl_core::Fit`] on the checked parameters, and
+//! [`bl_core::Fitted`] for a fitted model that keeps its report in a `report` field.
+//! Trait impls and methods cannot come from a function, hence macros. (Builder setters
+//! come from [`bl_core::params::setters`] and [`bl_core::iteration_setters`].)
 
-/// `Params => ValidParams; fn check(&self) { validations }` declares the newtype
-/// `ValidParams(Params)` and implements [`bl_core::ParamGuard`] for `Params`: the
-/// validations run (each returns early with its error), then the parameters are wrapped.
+/// `Params => ValidParams; fn check(&self) { validations }` declares the checked type
+/// `ValidParams` (one private field, `params`, holding the builder it was checked from)
+/// and implements [`bl_core::ParamGuard`] for `Params`: the validations run (each returns
+/// early with its error), then the parameters are wrapped. The getters of the checked type
+/// come from [`getters!`].
 macro_rules! param_guard {
     (
         $(#[$sattr:meta])*
@@ -16,7 +19,9 @@ macro_rules! param_guard {
     ) => {
         $(#[$sattr])*
         #[derive(Debug, Clone)]
-        pub struct $valid($params);
+        pub struct $valid {
+            params: $params,
+        }
 
         impl bl_core::ParamGuard for $params {
             type Checked = $valid;
@@ -25,19 +30,34 @@ macro_rules! param_guard {
             $(#[$cattr])*
             fn check(&$this) -> crate::Result<$valid> {
                 $body
-                Ok($valid($this.clone()))
+                Ok($valid { params: $this.clone() })
             }
         }
     };
 }
 
-/// `Params -> Fitted by method` implements [`bl_core::Fit`] on tensors for `Params`:
-/// check the parameters ([`bl_core::ParamGuard`]), then run the inherent
-/// `method(&self, x, observers)` of the checked parameters (so a fit never reads an
-/// unchecked value). The doc lines document `fit_observed`.
+/// Plain-name getters of a checked type declared by [`param_guard!`]: each
+/// `field: Type;` (after its doc lines) becomes `pub fn field(&self) -> Type`, a copy of
+/// the checked value.
+macro_rules! getters {
+    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
+        $(
+            $(#[$attr])*
+            #[must_use]
+            pub fn $field(&self) -> $ty {
+                self.params.$field
+            }
+        )*
+    };
+}
+
+/// `ValidParams -> Fitted by method` implements [`bl_core::Fit`] on tensors for the
+/// checked parameters by the inherent `method(&self, x, observers)`; the builder fits
+/// through bl-core's blanket implementation (check, then fit). The doc lines document
+/// `fit_observed`.
 macro_rules! fit_checked {
-    ($(#[$attr:meta])* $params:ident -> $fitted:ident by $method:ident) => {
-        impl bl_core::Fit<crate::Tensor> for $params {
+    ($(#[$attr:meta])* $valid:ident -> $fitted:ident by $method:ident) => {
+        impl bl_core::Fit<crate::Tensor> for $valid {
             type Fitted = $fitted;
             type Error = crate::TensorError;
 
@@ -47,7 +67,7 @@ macro_rules! fit_checked {
                 x: &crate::Tensor,
                 observers: &mut [&mut dyn bl_core::Observer],
             ) -> crate::Result<$fitted> {
-                bl_core::ParamGuard::check(self)?.0.$method(x, observers)
+                self.$method(x, observers)
             }
         }
     };
@@ -61,6 +81,39 @@ macro_rules! fitted_report {
             $(#[$attr])*
             fn report(&self) -> &bl_core::FitReport {
                 &self.report
+            }
+        }
+    };
+}
+
+/// Implements [`bl_core::PredictInplace`] from a list of entries `[i, j, k]` to their
+/// values for a fitted model with an inherent `entry(&self, [usize; 3]) -> f64` and a
+/// `shape` field: every index is checked against the shape first.
+macro_rules! predict_entries {
+    ($fitted:ident) => {
+        impl bl_core::PredictInplace<[[usize; 3]], Vec<f64>> for $fitted {
+            type Error = crate::TensorError;
+
+            /// The model's value at each entry `[i, j, k]` (the completed entries of a
+            /// tensor with missing values).
+            ///
+            /// # Errors
+            /// An index outside the fitted shape, or `targets` of another length than
+            /// `entries`.
+            fn predict_inplace(
+                &self,
+                entries: &[[usize; 3]],
+                targets: &mut Vec<f64>,
+            ) -> crate::Result<()> {
+                crate::predict::check_entries(self.shape, entries, targets.len())?;
+                for (t, &e) in targets.iter_mut().zip(entries) {
+                    *t = self.entry(e);
+                }
+                Ok(())
+            }
+
+            fn default_target(&self, entries: &[[usize; 3]]) -> crate::Result<Vec<f64>> {
+                Ok(bl_core::limits::try_zeroed("entries", &[entries.len()])?)
             }
         }
     };

@@ -26,7 +26,7 @@ use rand::RngExt;
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{
-    als_update, check_als_budget, check_rank_buffers, combine_reports, cp_em_step,
+    Workers, als_update, check_als_budget, check_rank_buffers, combine_reports, cp_em_step,
     cp_loss_from_mttkrp,
 };
 use crate::error::Result;
@@ -51,18 +51,23 @@ impl Sustain {
 /// | name | default | meaning | valid range |
 /// |---|---|---|---|
 /// | `rank` | `10` | `R` | `>= 1` |
-/// | `max_iter` | `100` | sweeps per start | `>= 1` |
+/// | `max_iter` | `100` | sweeps per start (one engine iteration per sweep) | `>= 1` |
 /// | `tol` | `1e-7` | stop a start when the loss changes by a fraction `<= tol` | finite, `>= 0` |
+/// | `time_limit` | `None` | wall-clock limit of each start | any |
+/// | `threads` | `None` | worker threads of the kernels (`None`: rayon's global pool) | `1 ..= 1024` |
+/// | `trace` | `true` | keep one trace record per sweep in the report | any |
 /// | `n_starts` | `2` | starts per Boolean mode | `>= 1` |
 /// | `boolean_modes` | `[0, 1, 2]` | modes tried as the Boolean mode, in this order (a repeated mode is tried once) | non-empty subset of `{0, 1, 2}` |
 /// | `hierarchical` | `true` | Boolean factor updated column by column (`false`: joint least squares, then projected) | |
 /// | `seed` | `0` | seeds the starts | any |
+///
+/// `max_iter`, `tol`, `time_limit`, `threads` and `trace` are the shared
+/// [`IterationParams`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SustainParams {
     rank: usize,
     hierarchical: bool,
-    max_iter: usize,
-    tol: f64,
+    iteration: IterationParams,
     n_starts: usize,
     boolean_modes: Vec<usize>,
     seed: u64,
@@ -72,8 +77,7 @@ impl Default for SustainParams {
     fn default() -> Self {
         Self {
             rank: 10,
-            max_iter: 100,
-            tol: 1e-7,
+            iteration: IterationParams::new(100, 1e-7),
             n_starts: 2,
             boolean_modes: vec![0, 1, 2],
             hierarchical: true,
@@ -83,13 +87,11 @@ impl Default for SustainParams {
 }
 
 impl SustainParams {
+    bl_core::iteration_setters!(iteration);
+
     bl_core::params::setters! {
         /// Sets the rank.
         rank: usize;
-        /// Sets the sweeps per start.
-        max_iter: usize;
-        /// Sets the tolerance.
-        tol: f64;
         /// Sets the starts per Boolean mode.
         n_starts: usize;
         /// Sets whether the Boolean factor is updated column by column (the default) or
@@ -115,8 +117,33 @@ param_guard! {
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`](crate::TensorError::InvalidMode).
     fn check(&self) {
-        check_als_budget(self.rank, self.max_iter, self.n_starts, self.tol)?;
+        check_als_budget(self.rank, self.n_starts, &self.iteration)?;
         check_modes("boolean_modes", &self.boolean_modes)?;
+    }
+}
+
+impl SustainValidParams {
+    getters! {
+        /// The rank.
+        rank: usize;
+        /// The starts per Boolean mode.
+        n_starts: usize;
+        /// Whether the Boolean factor is updated column by column.
+        hierarchical: bool;
+        /// The seed.
+        seed: u64;
+    }
+
+    /// The iteration knobs (`max_iter` counts sweeps per start).
+    #[must_use]
+    pub fn iteration(&self) -> &IterationParams {
+        &self.params.iteration
+    }
+
+    /// The modes tried as the Boolean mode.
+    #[must_use]
+    pub fn boolean_modes(&self) -> &[usize] {
+        &self.params.boolean_modes
     }
 }
 
@@ -127,37 +154,39 @@ fit_checked! {
     /// one.
     ///
     /// # Errors
-    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] naming `rank` when a
-    /// buffer sized by the rank (`d_a d_b x R`, `d_n x R`, `R x R`) would exceed
+    /// [`bl_core::BlError::InvalidParameter`] naming `rank` when a buffer sized by the
+    /// rank (`d_a d_b x R`, `d_n x R`, `R x R`) would exceed
     /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
     /// fit allocates anything); a failed least-squares solve.
-    SustainParams -> FittedSustain by fit_checked
+    SustainValidParams -> FittedSustain by fit_checked
 }
 
-impl SustainParams {
+impl SustainValidParams {
     fn fit_checked(
         &self,
         x: &Tensor,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSustain> {
-        check_rank_buffers("rank", x.shape(), self.rank)?;
+        let p = &self.params;
+        let workers = Workers::new(&p.iteration)?;
+        check_rank_buffers("rank", x.shape(), p.rank)?;
         let mut best: Option<(usize, FittedSustain)> = None;
         let mut reports = Vec::new();
         // A mode listed again would repeat the same runs (same seeds): each is tried once,
         // in the order given.
         let mut modes: Vec<usize> = Vec::with_capacity(3);
-        for &bm in &self.boolean_modes {
+        for &bm in &p.boolean_modes {
             if !modes.contains(&bm) {
                 modes.push(bm);
             }
         }
         for bm in modes {
-            for start in 0..self.n_starts {
-                let seed = self
+            for start in 0..p.n_starts {
+                let seed = p
                     .seed
                     .wrapping_add(1000 * bm as u64)
                     .wrapping_add(start as u64);
-                let f = self.fit_one(x, bm, seed, start, observers)?;
+                let f = p.fit_one(x, bm, seed, start, observers, &workers)?;
                 if best.as_ref().is_none_or(|(_, b)| f.loss < b.loss) {
                     best = Some((reports.len(), f.clone()));
                 }
@@ -180,6 +209,7 @@ impl SustainParams {
         seed: u64,
         start: usize,
         observers: &mut [&mut dyn Observer],
+        workers: &Workers,
     ) -> Result<FittedSustain> {
         let shape = x.shape();
         let rank = self.rank;
@@ -218,8 +248,8 @@ impl SustainParams {
         let mut prev = f64::INFINITY;
         let (a0, b0) = other_modes(bm);
         let order = [a0, b0, bm];
-        let rule = IterationParams::new(self.max_iter, self.tol);
-        let report = run(&rule, observers, |_| -> Result<Progress> {
+        let report = run(&self.iteration, observers, |_| -> Result<Progress> {
+            workers.install(|| {
             work.invalidate();
             let data = if masked { &filled[..] } else { x.data() };
             for &n in &order {
@@ -258,8 +288,10 @@ impl SustainParams {
             Ok(Progress::new(loss, change)
                 .with("boolean_mode", bm as f64)
                 .with("start", start as f64))
+            })
         })?;
         Ok(FittedSustain {
+            shape,
             boolean_mode: bm,
             factors: best_f,
             loss: best_loss,
@@ -300,6 +332,7 @@ fn boolean_column_step(m: MatRef<'_, f64>, h: MatRef<'_, f64>, mut z: MatMut<'_,
 /// A fitted SUSTain-style model: CP factors, the one along `boolean_mode` Boolean.
 #[derive(Debug, Clone)]
 pub struct FittedSustain {
+    shape: [usize; 3],
     boolean_mode: usize,
     factors: [Mat<f64>; 3],
     loss: f64,
@@ -327,6 +360,16 @@ fitted_report! {
     /// sweep; the model is the best sweep's ([`FittedSustain::loss`]).
     FittedSustain
 }
+
+impl FittedSustain {
+    /// The model's value at `[i, j, k]` (inside the shape).
+    fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
+        let [a, b, c] = &self.factors;
+        (0..a.ncols()).map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)]).sum()
+    }
+}
+
+predict_entries!(FittedSustain);
 
 impl Decomposition for FittedSustain {
     fn reconstruct(&self) -> Result<Tensor> {

@@ -15,18 +15,20 @@
 //!
 //! Tucker has no Boolean factors: [`Decomposition::boolean_factors`] is empty.
 
+use std::time::Instant;
+
 use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
 
 use faer::{Mat, MatRef};
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{impute, masked_loss};
+use crate::common::{Workers, impute, masked_loss};
 use crate::hosvd::check_gram_size;
 use crate::linalg::leading_eigenvectors;
 use crate::error::Result;
 use crate::kernels::{multilinear_product_into, unfolding_gram};
 use crate::tensor::Tensor;
-use bl_core::error::build::invalid;
+use bl_core::error::build::{invalid, numerical};
 
 /// Tucker by HOSVD. Start with [`Tucker::params`].
 #[derive(Debug, Clone, Copy)]
@@ -44,33 +46,47 @@ impl Tucker {
 /// | name | default | meaning | valid range |
 /// |---|---|---|---|
 /// | `ranks` | `(5, 5, 5)` | multilinear rank `(r0, r1, r2)`, capped at the shape | each `>= 1` |
-/// | `max_iter` | `30` | EM rounds when entries are missing | `>= 1` |
+/// | `max_iter` | `30` | EM rounds (one HOSVD each) when entries are missing; not read without a mask (one HOSVD) | `>= 1` |
 /// | `tol` | `1e-6` | stop EM when the loss decreases by a fraction `<= tol` | finite, `>= 0` |
+/// | `time_limit` | `None` | wall-clock limit of the EM rounds | any |
+/// | `threads` | `None` | worker threads (`None`: rayon's global pool) | `1 ..= 1024` |
+/// | `trace` | `true` | keep one trace record per EM round in the report | any |
+///
+/// All but `ranks` are the shared [`IterationParams`].
+///
+/// ```
+/// use bl_core::{Predict, TerminationReason};
+/// use boolean_tensor::{Decomposition, Fit, Fitted, SyntheticParams, Tucker};
+/// let data = SyntheticParams::default().shape([9, 8, 7]).n_atoms(2).seed(3).generate()?;
+/// let fitted = Tucker::params().for_atoms(2).fit(data.observed())?;
+/// // A fully observed tensor takes one HOSVD: a single-shot fit.
+/// assert_eq!(fitted.report().termination, TerminationReason::Solved);
+/// assert_eq!(fitted.report().iterations, 1);
+/// let w = fitted.reconstruct()?;
+/// assert_eq!(fitted.predict(&[[8, 7, 6]][..])?, vec![w.get(8, 7, 6)]);
+/// # Ok::<(), boolean_tensor::TensorError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct TuckerParams {
     ranks: [usize; 3],
-    max_iter: usize,
-    tol: f64,
+    iteration: IterationParams,
 }
 
 impl Default for TuckerParams {
     fn default() -> Self {
         Self {
             ranks: [5, 5, 5],
-            max_iter: 30,
-            tol: 1e-6,
+            iteration: IterationParams::new(30, 1e-6),
         }
     }
 }
 
 impl TuckerParams {
+    bl_core::iteration_setters!(iteration);
+
     bl_core::params::setters! {
         /// Sets the multilinear rank.
         ranks: [usize; 3];
-        /// Sets the number of EM rounds.
-        max_iter: usize;
-        /// Sets the EM tolerance.
-        tol: f64;
     }
 
     /// The multilinear rank `(k, k, k)` that represents `k` atoms (see the module docs).
@@ -91,58 +107,77 @@ param_guard! {
         if self.ranks.contains(&0) {
             return Err(invalid("ranks", format!("{:?}", self.ranks), "each >= 1"));
         }
-        bl_core::params::at_least("max_iter", self.max_iter, 1)?;
-        bl_core::params::nonnegative("tol", self.tol)?;
+        self.iteration.check()?;
+    }
+}
+
+impl TuckerValidParams {
+    getters! {
+        /// The multilinear rank (before capping at the shape).
+        ranks: [usize; 3];
+    }
+
+    /// The iteration knobs (`max_iter` counts EM rounds).
+    #[must_use]
+    pub fn iteration(&self) -> &IterationParams {
+        &self.params.iteration
     }
 }
 
 fit_checked! {
-    /// The truncated HOSVD of `x`, on the engine: one iteration per HOSVD (objective: the
-    /// observed loss). A fully observed tensor takes one HOSVD, reported as converged (a
-    /// second one would give the same model); with a mask, EM rounds until the loss
-    /// decreases by a fraction `<= tol` or `max_iter` rounds.
+    /// The truncated HOSVD of `x`. A fully observed tensor takes one HOSVD: a single-shot
+    /// fit ([`FitReport::single_shot`]: one iteration, `Solved`, no trace, observers not
+    /// called). With a mask, EM rounds on the engine, one iteration per HOSVD (objective:
+    /// the observed loss, change: its relative decrease), until the loss decreases by a
+    /// fraction `<= tol` or `max_iter` rounds.
     ///
     /// # Errors
-    /// Invalid parameters; [`bl_core::BlError::InvalidParameter`] when a mode is so long
-    /// that its Gram matrix `d_n x d_n` would exceed [`bl_core::limits::MAX_ELEMENTS`]
-    /// values (a mode longer than 65,536) or cannot be reserved (checked before the fit
-    /// allocates anything); a failed eigendecomposition.
-    TuckerParams -> FittedTucker by fit_checked
+    /// [`bl_core::BlError::InvalidParameter`] when a mode is so long that its Gram matrix
+    /// `d_n x d_n` would exceed [`bl_core::limits::MAX_ELEMENTS`] values (a mode longer
+    /// than 65,536) or cannot be reserved (checked before the fit allocates anything); a
+    /// failed eigendecomposition.
+    TuckerValidParams -> FittedTucker by fit_checked
 }
 
-impl TuckerParams {
+impl TuckerValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedTucker> {
+        let p = &self.params;
+        let workers = Workers::new(&p.iteration)?;
         let shape = x.shape();
         for m in 0..3 {
             check_gram_size(shape, m)?;
         }
-        let ranks = [0, 1, 2].map(|m| self.ranks[m].min(shape[m]));
-        let masked = x.mask().is_some();
+        let ranks = [0, 1, 2].map(|m| p.ranks[m].min(shape[m]));
         let mut filled = x.data().to_vec();
         let mut model = vec![0.0; x.len()];
-        let mut loss = f64::INFINITY;
         let mut factors: [Mat<f64>; 3] = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
         let mut core = Vec::new();
-        let rule = IterationParams::new(if masked { self.max_iter } else { 1 }, self.tol);
-        let report = run(&rule, observers, |_| -> Result<Progress> {
-            for m in 0..3 {
-                let gram = unfolding_gram(&filled, shape, m);
-                factors[m] = leading_eigenvectors(gram.as_ref(), ranks[m])?;
+        let (loss, report) = if x.mask().is_none() {
+            let start = Instant::now();
+            workers.install(|| hosvd(&filled, shape, ranks, &mut factors, &mut core, &mut model))?;
+            let loss = masked_loss(x, &model);
+            if !loss.is_finite() {
+                return Err(numerical("Tucker", format!("the loss is {loss}")));
             }
-            core = project(&filled, shape, &factors);
-            expand(&core, ranks, &factors, &mut model);
-            let new_loss = masked_loss(x, &model);
-            let change = if !masked {
-                0.0
-            } else if loss.is_finite() && loss > 0.0 {
-                (loss - new_loss) / loss
-            } else {
-                f64::INFINITY
-            };
-            loss = new_loss;
-            impute(x, &model, &mut filled);
-            Ok(Progress::new(loss, change))
-        })?;
+            (loss, FitReport::single_shot(loss, start.elapsed()))
+        } else {
+            let mut loss = f64::INFINITY;
+            let report = run(&p.iteration, observers, |_| -> Result<Progress> {
+                workers.install(|| hosvd(&filled, shape, ranks, &mut factors, &mut core, &mut model))?;
+                let new_loss = masked_loss(x, &model);
+                let change = if !loss.is_finite() {
+                    f64::INFINITY
+                } else if loss > 0.0 {
+                    (loss - new_loss) / loss
+                } else {
+                    0.0
+                };
+                loss = new_loss;
+                impute(x, &model, &mut filled);
+                Ok(Progress::new(loss, change))
+            })?;
+            (loss, report)
+        };
         Ok(FittedTucker {
             shape,
             ranks,
@@ -152,6 +187,24 @@ impl TuckerParams {
             report,
         })
     }
+}
+
+/// One HOSVD of `filled` (of shape `shape`): the factors, the core and the model `W`.
+fn hosvd(
+    filled: &[f64],
+    shape: [usize; 3],
+    ranks: [usize; 3],
+    factors: &mut [Mat<f64>; 3],
+    core: &mut Vec<f64>,
+    model: &mut [f64],
+) -> Result<()> {
+    for m in 0..3 {
+        let gram = unfolding_gram(filled, shape, m);
+        factors[m] = leading_eigenvectors(gram.as_ref(), ranks[m])?;
+    }
+    *core = project(filled, shape, factors);
+    expand(core, ranks, factors, model);
+    Ok(())
 }
 
 /// The core `G = X x_0 U_0^T x_1 U_1^T x_2 U_2^T`.
@@ -197,9 +250,31 @@ impl FittedTucker {
 }
 
 fitted_report! {
-    /// One iteration per HOSVD (EM round).
+    /// Without missing entries, the single-shot report of one HOSVD; with a mask, one
+    /// iteration per EM round.
     FittedTucker
 }
+
+impl FittedTucker {
+    /// The model's value at `[i, j, k]` (inside the shape):
+    /// `sum_{a, b, c} G_abc U0_ia U1_jb U2_kc`.
+    fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
+        let [r0, r1, r2] = self.ranks;
+        let [u0, u1, u2] = &self.factors;
+        let mut total = 0.0;
+        for c in 0..r2 {
+            for b in 0..r1 {
+                let s = u1[(j, b)] * u2[(k, c)];
+                for a in 0..r0 {
+                    total += self.core[a + r0 * (b + r1 * c)] * u0[(i, a)] * s;
+                }
+            }
+        }
+        total
+    }
+}
+
+predict_entries!(FittedTucker);
 
 impl Decomposition for FittedTucker {
     fn reconstruct(&self) -> Result<Tensor> {

@@ -137,7 +137,7 @@ pub fn run_methods(
     // BMP: one run to kmax, models along the path.
     let t = std::time::Instant::now();
     let bmp = Bmp::params()
-        .n_atoms(kmax)
+        .max_iter(kmax)
         .tol(0.0)
         .refit_sweeps(budget.bmp_refit)
         .refit_tol(budget.bmp_refit_tol)
@@ -184,11 +184,11 @@ pub fn run_methods(
                 Ok(Model::new(f.reconstruct()?, None))
             },
             &|| {
-                let f = Lfm::params().n_atoms(k).seed(seed).fit(x)?;
+                let f = Lfm::params().max_iter(k).seed(seed).fit(x)?;
                 Ok(Model::new(f.reconstruct()?, Some(f.boolean_factors())))
             },
             &|| {
-                let f = Lfm::params().n_atoms(k).seed(seed).mix().fit(x)?;
+                let f = Lfm::params().max_iter(k).seed(seed).mix().fit(x)?;
                 Ok(Model::new(f.reconstruct()?, Some(f.boolean_factors())))
             },
             &|| {

@@ -47,7 +47,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let shape = x.shape();
     let spinner = ctx.spinner("BMP");
     let fitted = Bmp::params()
-        .n_atoms(k)
+        .max_iter(k)
         .tol(0.0)
         .refit_sweeps(budget.bmp_refit)
         .refit_tol(budget.bmp_refit_tol)

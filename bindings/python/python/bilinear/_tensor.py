@@ -27,7 +27,8 @@ class BooleanTensorDecomposition(BaseEstimator):
     Parameters
     ----------
     n_atoms : int, default=10
-        Maximum number of atoms ``K``.
+        Maximum number of atoms ``K`` (the Rust ``BmpParams::max_iter``: one iteration
+        per atom).
     tol : float, default=1e-6
         Stop when an atom decreases the loss by a relative amount below ``tol``.
     alternations : int, default=10
@@ -74,7 +75,7 @@ class BooleanTensorDecomposition(BaseEstimator):
         if self.qp_solver not in ("mixing", "exact"):
             raise ValueError(f"qp_solver must be 'mixing' or 'exact', got {self.qp_solver!r}")
         out = _native.bmp_fit(
-            X, n_atoms=int(self.n_atoms), tol=float(self.tol),
+            X, max_iter=int(self.n_atoms), tol=float(self.tol),
             alternations=int(self.alternations), refit_sweeps=int(self.refit_sweeps),
             refit_tol=float(self.refit_tol), modes=[int(m) for m in self.modes],
             exact_qp=self.qp_solver == "exact", seed=_seed(self.random_state))
@@ -135,7 +136,8 @@ class CPDecomposition(BaseEstimator):
 
 class TuckerDecomposition(BaseEstimator):
     """Tucker decomposition by truncated HOSVD (EM rounds over missing entries), the BMP
-    paper's Tucker baseline.
+    paper's Tucker baseline. Without missing entries the fit is one HOSVD
+    (``n_iter_ == 1``; ``max_iter`` and ``tol`` are not read).
 
     Attributes: ``factors_`` (three orthonormal ``(d_n, r_n)`` arrays), ``core_``
     (``(r0, r1, r2)``), ``loss_``, ``n_iter_``.

@@ -4,7 +4,7 @@ use bl_core::engine::FitReport;
 
 use crate::atom::{Atom, BooleanFactor, Decomposition, atoms_to_tensor};
 use crate::error::Result;
-use crate::tensor::Tensor;
+use crate::tensor::{Tensor, other_modes};
 use bl_core::error::build::invalid;
 
 /// Diagnostics of one BMP step.
@@ -23,6 +23,13 @@ pub struct AtomStep {
     /// relative decrease `<= refit_tol`, `Solved` when the loss vanished, `MaxIterations`
     /// at the budget.
     pub refit_termination: Option<bl_core::TerminationReason>,
+    /// Leading singular pairs of this step (atom searches and refit sweeps) whose power
+    /// iteration ran out of iterations before its tolerance (only unfoldings whose other
+    /// two modes are both longer than 32 use power iteration; `0` otherwise). Such a pair
+    /// is the last iterate, a valid pair whose value lower-bounds the leading singular
+    /// value: the step goes on with it and the count is reported here and as the trace
+    /// extra `unconverged_power`.
+    pub unconverged_power: usize,
     /// `F` after the fully corrective step and the refit sweeps.
     pub loss: f64,
 }
@@ -104,6 +111,23 @@ impl FittedBmp {
         atoms_to_tensor(&self.snapshots[k - 1], &self.path[k - 1])
     }
 }
+
+impl FittedBmp {
+    /// The model's value at `[i, j, k]` (inside the shape).
+    fn entry(&self, index: [usize; 3]) -> f64 {
+        self.atoms
+            .iter()
+            .zip(&self.coefficients)
+            .map(|(atom, &c)| {
+                let mode = atom.mode();
+                let (a, b) = other_modes(mode);
+                c * atom.z()[index[mode]] * atom.u()[index[a]] * atom.w()[index[b]]
+            })
+            .sum()
+    }
+}
+
+predict_entries!(FittedBmp);
 
 impl Decomposition for FittedBmp {
     fn reconstruct(&self) -> Result<Tensor> {

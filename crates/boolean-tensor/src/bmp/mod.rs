@@ -45,7 +45,7 @@
 //!    `refit_sweeps = 0` keeps only the coefficient correction of Algorithm 1 (the atom
 //!    search of step 1-3 remains ours; the measured effect of each difference is in
 //!    `docs/papers/bmp.md`).
-//! 5. **Stop** at `n_atoms` atoms, when the relative decrease of `F` falls to `tol`, or
+//! 5. **Stop** at `max_iter` atoms, when the relative decrease of `F` falls to `tol`, or
 //!    when no atom has a positive score (`R = 0`). The trace records `F` and the RMSE
 //!    on the observed entries after each atom.
 
@@ -54,7 +54,6 @@ mod fitted;
 mod search;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use bl_core::engine::{IterationParams, Observer, Progress, Stop, run};
 use faer::Mat;
@@ -66,11 +65,11 @@ pub use fitted::{AtomStep, FittedBmp};
 pub use search::{Candidate, search_atom};
 
 use crate::atom::Atom;
-use crate::common::check_atom_buffers;
+use crate::common::{Workers, check_atom_buffers};
 use crate::error::Result;
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, check_modes, unfolded_view};
-use bl_core::error::build::invalid;
+use bl_core::error::build::{invalid, numerical};
 use corrective::{add_atoms_in_place, update_residual};
 use search::{Unfolded, refine_all, search_in};
 
@@ -89,59 +88,58 @@ impl Bmp {
 ///
 /// | name | default | meaning | valid range |
 /// |---|---|---|---|
-/// | `n_atoms` | `10` | `K`, maximum number of atoms | `>= 1` |
+/// | `max_iter` | `10` | `K`, the maximum number of atoms (one engine iteration per atom) | `>= 1` |
 /// | `tol` | `1e-6` | stop when `(F_prev - F) / F_prev <= tol` | finite, `>= 0` |
+/// | `time_limit` | `None` | wall-clock limit, checked after each atom | any |
+/// | `threads` | `None` | worker threads of the atom searches and the model updates (`None`: rayon's global pool) | `1 ..= 1024` |
+/// | `trace` | `true` | keep one trace record per atom in the report | any |
 /// | `alternations` | `10` | rounds of the exact `z` update / singular pair alternation per candidate | any |
 /// | `refit_sweeps` | `10` | at most this many sweeps refitting every atom's `(z, u, w)` after each step, fewer when a sweep lowers `F` by less than a fraction `refit_tol` or `F` vanishes (`<= 1e-26 F(0)`) (step 4b of the module docs; `0` = coefficients only, as in the paper) | any |
 /// | `refit_tol` | `1e-6` | relative decrease of `F` below which the refit sweeps stop | finite, `>= 0` |
-/// | `solver` | [`MixingQp::default`] | the Boolean QP solver of the atom search (any [`QpSolver`]) | passes its own `check` |
+/// | `solver` | [`MixingQp::default`] | the Boolean QP solver of the atom search (any `Arc<dyn QpSolver>`) | passes its own `check` |
 /// | `modes` | `[0, 1, 2]` | modes whose atoms are searched | non-empty subset of `{0, 1, 2}` |
 /// | `seed` | `0` | seeds the QP solver (atom `t`, mode `n` uses `seed + 3 t + n`) | any |
-/// | `time_limit` | none | wall-clock limit | |
+///
+/// The first five are the shared [`IterationParams`] (setters of
+/// [`bl_core::iteration_setters`]).
 ///
 /// ```
 /// use boolean_tensor::{Bmp, Decomposition, Fit, SyntheticParams};
 /// let data = SyntheticParams::default().shape([12, 10, 8]).n_atoms(2).seed(1).generate()?;
-/// let fitted = Bmp::params().n_atoms(2).fit(data.observed())?;
+/// let fitted = Bmp::params().max_iter(2).fit(data.observed())?;
 /// let rmse = boolean_tensor::metrics::rmse(&fitted.reconstruct()?, data.clean())?;
 /// assert!(rmse < 1e-6);
 /// # Ok::<(), boolean_tensor::TensorError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct BmpParams {
-    n_atoms: usize,
-    tol: f64,
+    iteration: IterationParams,
     alternations: usize,
     refit_sweeps: usize,
     refit_tol: f64,
     solver: Arc<dyn QpSolver>,
     modes: Vec<usize>,
     seed: u64,
-    time_limit: Option<Duration>,
 }
 
 impl Default for BmpParams {
     fn default() -> Self {
         Self {
-            n_atoms: 10,
-            tol: 1e-6,
+            iteration: IterationParams::new(10, 1e-6),
             alternations: 10,
             refit_sweeps: 10,
             refit_tol: 1e-6,
             solver: Arc::new(MixingQp::default()),
             modes: vec![0, 1, 2],
             seed: 0,
-            time_limit: None,
         }
     }
 }
 
 impl BmpParams {
+    bl_core::iteration_setters!(iteration);
+
     bl_core::params::setters! {
-        /// Sets the maximum number of atoms `K`.
-        n_atoms: usize;
-        /// Sets the tolerance on the relative decrease of the loss.
-        tol: f64;
         /// Sets the number of `z` / singular-pair alternations per candidate.
         alternations: usize;
         /// Sets the number of refit sweeps after each fully corrective step (0 = the
@@ -149,76 +147,94 @@ impl BmpParams {
         refit_sweeps: usize;
         /// Sets the relative loss decrease below which the refit sweeps stop.
         refit_tol: f64;
+        /// Sets the Boolean QP solver of the atom search: a built-in one
+        /// ([`crate::qp::MixingQp`], [`crate::qp::ExactQp`]) or any user type implementing
+        /// [`QpSolver`] (it should pass [`crate::conformance::conformance`]).
+        solver: Arc<dyn QpSolver>;
         /// Sets the seed.
         seed: u64;
-        /// Sets a wall-clock limit.
-        time_limit: Option<Duration>;
     }
 
-    /// Sets the Boolean QP solver of the atom search: a built-in one
-    /// ([`crate::qp::MixingQp`], [`crate::qp::ExactQp`]) or any user type implementing
-    /// [`QpSolver`] (it should pass [`crate::qp::conformance`]).
-    #[must_use]
-    pub fn solver(mut self, solver: impl QpSolver + 'static) -> Self {
-        self.solver = Arc::new(solver);
-        self
-    }
     /// Restricts the modes searched for atoms.
     #[must_use]
     pub fn modes(mut self, modes: &[usize]) -> Self {
         self.modes = modes.to_vec();
         self
     }
-    /// The maximum number of atoms.
-    pub fn get_n_atoms(&self) -> usize {
-        self.n_atoms
-    }
-
-    /// The Boolean QP solver.
-    pub fn get_solver(&self) -> &dyn QpSolver {
-        self.solver.as_ref()
-    }
 }
 
 param_guard! {
     /// [`BmpParams`] after [`ParamGuard::check`](bl_core::ParamGuard::check): what a BMP fit reads.
     BmpParams => BmpValidParams;
-    /// Checks every parameter.
+    /// Checks every parameter, the QP solver's own settings included.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`], [`TensorError::InvalidMode`](crate::TensorError::InvalidMode), or the QP
     /// solver's parameter error.
     fn check(&self) {
-        bl_core::params::at_least("n_atoms", self.n_atoms, 1)?;
-        bl_core::params::nonnegative("tol", self.tol)?;
+        self.iteration.check()?;
         bl_core::params::nonnegative("refit_tol", self.refit_tol)?;
         check_modes("modes", &self.modes)?;
         self.solver.check()?;
     }
 }
 
-fit_checked! {
-    /// Fits BMP to `x` (its mask marks the observed entries); one engine iteration per
-    /// atom (objective `F`, extras `rmse`, `mode`, `score`).
-    ///
-    /// # Errors
-    /// Invalid parameters ([`ParamGuard::check`](bl_core::ParamGuard::check));
-    /// [`bl_core::BlError::InvalidParameter`] naming `n_atoms` when the model at `n_atoms`
-    /// atoms (`K x K`, `d1 d2 x K`, the masked entries `x K`) would exceed
-    /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
-    /// fit allocates anything); errors of the QP solver; a numerical failure of the fully
-    /// corrective solve.
-    BmpParams -> FittedBmp by fit_checked
+impl BmpValidParams {
+    getters! {
+        /// The `z` / singular-pair alternations per candidate.
+        alternations: usize;
+        /// The refit sweeps after each fully corrective step.
+        refit_sweeps: usize;
+        /// The relative loss decrease below which the refit sweeps stop.
+        refit_tol: f64;
+        /// The seed.
+        seed: u64;
+    }
+
+    /// The iteration knobs (`max_iter` counts atoms).
+    #[must_use]
+    pub fn iteration(&self) -> &IterationParams {
+        &self.params.iteration
+    }
+
+    /// The Boolean QP solver.
+    #[must_use]
+    pub fn solver(&self) -> &Arc<dyn QpSolver> {
+        &self.params.solver
+    }
+
+    /// The modes searched for atoms.
+    #[must_use]
+    pub fn modes(&self) -> &[usize] {
+        &self.params.modes
+    }
 }
 
-impl BmpParams {
+fit_checked! {
+    /// Fits BMP to `x` (its mask marks the observed entries); one engine iteration per
+    /// atom (objective `F`, extras `rmse`, `mode`, `score`, `unconverged_power`: the
+    /// leading singular pairs of this step's searches and refits whose power iteration
+    /// ran out of iterations, see [`AtomStep::unconverged_power`]).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` when the model at
+    /// `max_iter` atoms (`K x K`, `d1 d2 x K`, the masked entries `x K`) would exceed
+    /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
+    /// fit allocates anything); errors of the QP solver; a numerical failure of the fully
+    /// corrective solve, or a non-finite atom score.
+    BmpValidParams -> FittedBmp by fit_checked
+}
+
+impl BmpValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedBmp> {
-        let mut modes = self.modes.clone();
+        let p = &self.params;
+        let workers = Workers::new(&p.iteration)?;
+        let mut modes = p.modes.clone();
         modes.sort_unstable();
         modes.dedup();
         let shape = x.shape();
         let entries = EntrySet::new(x);
-        check_atom_buffers("n_atoms", shape, entries.len(), self.n_atoms)?;
+        check_atom_buffers("max_iter", shape, entries.len(), p.iteration.max_iter)?;
         let mut residual = x.data().to_vec();
         let mut model = vec![0.0; x.len()];
         let mut work: Vec<ModeWork> = modes
@@ -239,15 +255,10 @@ impl BmpParams {
         let initial_loss = loss;
         let initial_sq = 2.0 * loss;
         let n_obs = x.n_observed() as f64;
-        let rule = IterationParams {
-            max_iter: self.n_atoms,
-            tol: self.tol,
-            time_limit: self.time_limit,
-            ..IterationParams::default()
-        };
         let par = faer::get_global_parallelism();
-        let report = run(&rule, observers, |t| -> Result<Progress> {
-            let seed = self.seed.wrapping_add(3 * (t as u64 - 1));
+        let report = run(&p.iteration, observers, |t| -> Result<Progress> {
+            workers.install(|| {
+            let seed = p.seed.wrapping_add(3 * (t as u64 - 1));
             let candidates: Vec<Result<Candidate>> = work
                 .par_iter_mut()
                 .map(|mw| {
@@ -256,32 +267,44 @@ impl BmpParams {
                         shape,
                         mw.mode,
                         &mut mw.buf,
-                        self.solver.as_ref(),
-                        self.alternations,
+                        p.solver.as_ref(),
+                        p.alternations,
                         seed.wrapping_add(mw.mode as u64),
                     )
                 })
                 .collect();
             let mut best: Option<Candidate> = None;
+            let mut unconverged = 0;
             for c in candidates {
                 let c = c?;
+                unconverged += c.unconverged_power;
+                if !c.score.is_finite() {
+                    return Err(numerical(
+                        "BMP atom search",
+                        format!("mode {} gave the score {}", c.mode, c.score),
+                    ));
+                }
                 if best.as_ref().is_none_or(|b| c.score > b.score) {
                     best = Some(c);
                 }
             }
-            let Some(best) = best.filter(|c| c.score > 0.0 && c.score.is_finite()) else {
-                let p = Progress::new(loss, 0.0).with("rmse", (2.0 * loss / n_obs).sqrt());
+            let Some(best) = best.filter(|c| c.score > 0.0) else {
+                // R = 0 (every score is 0): nothing is left to explain.
+                let p = Progress::new(loss, 0.0)
+                    .with("rmse", (2.0 * loss / n_obs).sqrt())
+                    .with("unconverged_power", unconverged as f64);
                 return Ok(p.stop_if(Some(Stop::Solved)));
             };
             b.push(inner_with_data(x, &best.atom));
             atoms.push(best.atom);
             let mut c = fully_corrective(&atoms, &b, shape, &entries)?;
             let mut sq = update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
-            // The refit sweeps: an inner engine run, one iteration per sweep over the
-            // atoms, until the loss decreases by a fraction <= refit_tol or vanishes.
+            // The refit sweeps: an inner engine run (untraced: its report is summarized in
+            // the step's AtomStep), one iteration per sweep over the atoms, until the loss
+            // decreases by a fraction <= refit_tol or vanishes.
             let mut refit = None;
-            if self.refit_sweeps > 0 {
-                let inner = IterationParams::new(self.refit_sweeps, self.refit_tol);
+            if p.refit_sweeps > 0 {
+                let inner = IterationParams::new(p.refit_sweeps, p.refit_tol).untraced();
                 refit = Some(run(&inner, &mut [], |_| -> Result<Progress> {
                     let before = sq;
                     for i in 0..atoms.len() {
@@ -305,12 +328,13 @@ impl BmpParams {
                             shape,
                             mode,
                             vec![atoms[i].z().to_vec()],
-                            self.alternations.max(1),
+                            p.alternations.max(1),
                         )?
                         .pop()
                         .ok_or_else(|| {
                             invalid::<crate::TensorError>("starts", "[]", "at least one start")
                         })?;
+                        unconverged += cand.unconverged_power;
                         let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
                         let ci = cand.score / size.sqrt();
                         add_atoms_in_place(
@@ -349,6 +373,7 @@ impl BmpParams {
                 alternations: best.alternations,
                 refit_sweeps: refit.as_ref().map_or(0, |r| r.iterations),
                 refit_termination: refit.map(|r| r.termination),
+                unconverged_power: unconverged,
                 loss,
             });
             path.push(c);
@@ -359,7 +384,9 @@ impl BmpParams {
             Ok(progress
                 .with("rmse", (2.0 * loss / n_obs).sqrt())
                 .with("mode", best.mode as f64)
-                .with("score", best.score))
+                .with("score", best.score)
+                .with("unconverged_power", unconverged as f64))
+            })
         })?;
         let coefficients = path.last().cloned().unwrap_or_default();
         Ok(FittedBmp {

@@ -26,6 +26,10 @@ pub struct Candidate {
     pub qp_z: Vec<f64>,
     /// Number of `z` updates made by the alternation.
     pub alternations: usize,
+    /// Leading singular pairs of this search whose power iteration ran out of iterations
+    /// before its tolerance (see [`crate::bmp::AtomStep::unconverged_power`]); their
+    /// pair is the last iterate, and the candidate's score is its singular value.
+    pub unconverged_power: usize,
 }
 
 /// One atom search (Algorithm 2 plus the rank-1 refinement, see the module docs) along
@@ -93,7 +97,9 @@ pub(super) fn search_in(
     }
     // The QP's start first; a row start replaces it only when strictly better.
     let mut best: Option<Candidate> = None;
+    let mut unconverged = 0;
     for c in refine_all(Unfolded::Matrix(g), None, shape, mode, starts, alternations)? {
+        unconverged += c.unconverged_power;
         if best
             .as_ref()
             .is_none_or(|b| c.score > b.score * (1.0 + 1e-12))
@@ -104,6 +110,7 @@ pub(super) fn search_in(
     let mut cand =
         best.ok_or_else(|| invalid::<crate::TensorError>("starts", "[]", "at least one start"))?;
     cand.qp_z = z;
+    cand.unconverged_power = unconverged;
     Ok(cand)
 }
 
@@ -233,7 +240,8 @@ pub(super) fn refine_all(
     // One engine iteration per round: every start still moving is at its round-th
     // alternation, so `alternations + 1` rounds finish them all; the run is solved when
     // none is left.
-    let rule = IterationParams::new(alternations.saturating_add(1), 0.0);
+    let mut unconverged = 0;
+    let rule = IterationParams::new(alternations.saturating_add(1), 0.0).untraced();
     run(&rule, &mut [], |_| -> Result<Progress> {
         let s = active.len();
         zmat.clear();
@@ -256,7 +264,8 @@ pub(super) fn refine_all(
         kron.clear();
         for (j, &i) in active.iter().enumerate() {
             let vj = MatRef::from_column_major_slice(&v[j * m..(j + 1) * m], da, db);
-            let (u, w, sigma) = leading_pair(vj)?;
+            let (u, w, sigma, converged) = leading_pair(vj)?;
+            unconverged += usize::from(!converged);
             if made[i] >= alternations {
                 done[i] = Some(finish(
                     mode,
@@ -310,7 +319,12 @@ pub(super) fn refine_all(
             "an alternation outlived its budget",
         ));
     }
-    Ok(done.into_iter().flatten().collect())
+    // The unconverged pairs are counted once per alternation, on the first candidate.
+    let mut out: Vec<Candidate> = done.into_iter().flatten().collect();
+    if let Some(first) = out.first_mut() {
+        first.unconverged_power = unconverged;
+    }
+    Ok(out)
 }
 
 /// The candidate of a finished alternation: score `sigma / sqrt(|z|)`.
@@ -329,6 +343,7 @@ fn finish(
         mode,
         qp_z: Vec::new(),
         alternations: made,
+        unconverged_power: 0,
     }
 }
 
@@ -364,12 +379,18 @@ fn row_norms(g: MatRef<'_, f64>) -> Vec<f64> {
 /// a full thin SVD.
 const THIN_SVD_MAX: usize = 32;
 
-/// The leading singular triplet `(u, w, sigma)` with `u^T V w = sigma >= 0`.
+/// The leading singular triplet `(u, w, sigma)` with `u^T V w = sigma >= 0`, and whether
+/// it converged.
 ///
-/// A thin SVD up to `min(d_a, d_b) = 32`; power iteration on `V^T V` beyond (a few
-/// matrix-vector products; exact after one step when `V` is rank 1, as for a true atom).
-/// Not a Krylov partial SVD: those can stall on exactly low-rank `V` (noiseless data).
-fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+/// A thin SVD up to `min(d_a, d_b) = 32` (always converged, or an error); power iteration
+/// on `V^T V` beyond (a few matrix-vector products; exact after one step when `V` is rank
+/// 1, as for a true atom). Not a Krylov partial SVD: those can stall on exactly low-rank
+/// `V` (noiseless data). A power iteration that runs out of its 1000 iterations before
+/// the relative tolerance `1e-14` (a leading singular value almost repeated) returns its
+/// last iterate with `false`: the pair is still a valid unit pair whose value lower-bounds
+/// the leading singular value, so the search goes on with it, and the count reaches
+/// the fit's report ([`crate::bmp::AtomStep::unconverged_power`]).
+fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64, bool)> {
     let (m, n) = (v.nrows(), v.ncols());
     if m.min(n) <= THIN_SVD_MAX {
         let svd = v.thin_svd().map_err(|e| {
@@ -377,7 +398,7 @@ fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
         })?;
         let u: Vec<f64> = (0..m).map(|i| svd.U()[(i, 0)]).collect();
         let w: Vec<f64> = (0..n).map(|i| svd.V()[(i, 0)]).collect();
-        return Ok((u, w, svd.S()[0]));
+        return Ok((u, w, svd.S()[0], true));
     }
     let params = bl_core::linalg::PowerIterationParams {
         max_iter: 1000,
@@ -385,7 +406,7 @@ fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64)> {
         seed: 0,
     };
     let t = bl_core::linalg::power_iteration(&v, None, &params)?;
-    Ok((t.u, t.v, t.sigma))
+    Ok((t.u, t.v, t.sigma, t.converged))
 }
 
 #[cfg(test)]

@@ -110,11 +110,11 @@ fn lfm_recovers_a_boolean_matrix_factorization_of_one_unfolding() {
     let s = bl_core::random::standard_normal_mat(&mut rng, 2, 20);
     let x1 = &z * &s;
     let x = Tensor::refold(1, x1.as_ref(), shape).unwrap();
-    let fit = Lfm::params().n_atoms(3).mode(Some(1)).fit(&x).unwrap();
+    let fit = Lfm::params().max_iter(3).mode(Some(1)).fit(&x).unwrap();
     let err = metrics::rmse(&fit.reconstruct().unwrap(), &x).unwrap();
     assert!(err < 1e-9, "rmse {err}");
     assert_eq!(fit.boolean_factors().len(), 3);
-    let best = Lfm::params().n_atoms(3).fit(&x).unwrap();
+    let best = Lfm::params().max_iter(3).fit(&x).unwrap();
     assert!(best.loss() <= fit.loss() + 1e-12);
 }
 
@@ -126,7 +126,7 @@ fn lfm_and_lfmmix_losses_do_not_increase_with_atoms() {
     let mut prev_mix = f64::INFINITY;
     for k in 1..=4 {
         let l = Lfm::params()
-            .n_atoms(k)
+            .max_iter(k)
             .mode(Some(0))
             .fit(x)
             .unwrap()
@@ -136,7 +136,7 @@ fn lfm_and_lfmmix_losses_do_not_increase_with_atoms() {
             "LFM k = {k}: {l} > {prev_lfm}"
         );
         prev_lfm = l;
-        let m = Lfm::params().n_atoms(k).mix().fit(x).unwrap().loss();
+        let m = Lfm::params().max_iter(k).mix().fit(x).unwrap().loss();
         assert!(
             m <= prev_mix * (1.0 + 1e-9),
             "LFMmix k = {k}: {m} > {prev_mix}"
@@ -149,7 +149,7 @@ fn lfm_and_lfmmix_losses_do_not_increase_with_atoms() {
 fn lfmmix_fits_noiseless_model_one_data() {
     let data = common::data([12, 11, 10], 3, 0.0, 0.0, 9);
     let fit = Lfm::params()
-        .n_atoms(3)
+        .max_iter(3)
         .sweeps(10)
         .mix()
         .fit(data.observed())
@@ -205,7 +205,7 @@ fn masked_entries_never_influence_the_baselines() {
         tk.fit(x).unwrap().reconstruct().unwrap(),
         tk.fit(&y).unwrap().reconstruct().unwrap(),
     );
-    let lfm = Lfm::params().n_atoms(3);
+    let lfm = Lfm::params().max_iter(3);
     same(
         lfm.clone()
             .mode(Some(2))
@@ -247,7 +247,7 @@ fn baselines_are_deterministic_and_reject_bad_parameters() {
     ));
     assert!(CpAls::params().n_starts(0).fit(x).is_err());
     assert!(Tucker::params().ranks([0, 1, 1]).fit(x).is_err());
-    assert!(Lfm::params().n_atoms(0).mix().fit(x).is_err());
+    assert!(Lfm::params().max_iter(0).mix().fit(x).is_err());
     assert!(matches!(
         Lfm::params().mode(Some(3)).fit(x),
         Err(TensorError::InvalidMode { mode: 3 })

@@ -99,7 +99,7 @@ fn bmp_recovers_small_noiseless_synthetic_data() {
     for (k, seed) in [(3, 11), (6, 12)] {
         let data = common::data([20, 18, 16], k, 0.0, 0.0, seed);
         let fitted = Bmp::params()
-            .n_atoms(k)
+            .max_iter(k)
             .refit_sweeps(200)
             .refit_tol(1e-14)
             .seed(0)
@@ -119,7 +119,7 @@ fn bmp_recovers_small_noiseless_synthetic_data() {
 fn bmp_denoises_and_rmse_path_is_monotone() {
     let data = common::data([20, 20, 20], 3, 0.5, 0.0, 5);
     let fitted = Bmp::params()
-        .n_atoms(6)
+        .max_iter(6)
         .tol(0.0)
         .fit(data.observed())
         .unwrap();
@@ -148,7 +148,7 @@ fn masked_entries_never_influence_the_fit() {
     })
     .unwrap();
     let params = Bmp::params()
-        .n_atoms(3)
+        .max_iter(3)
         .refit_sweeps(200)
         .refit_tol(1e-14)
         .seed(2);
@@ -169,7 +169,7 @@ fn refit_sweeps_stop_once_a_completion_is_exact() {
     let data = common::data([14, 13, 12], 3, 0.0, 0.1, 5);
     let cap = 5000;
     let fitted = Bmp::params()
-        .n_atoms(3)
+        .max_iter(3)
         .refit_sweeps(cap)
         .refit_tol(0.0)
         .seed(1)
@@ -188,7 +188,7 @@ fn refit_sweeps_stop_once_a_completion_is_exact() {
 #[test]
 fn bmp_is_deterministic_for_a_seed() {
     let data = common::data([12, 12, 12], 4, 0.2, 0.0, 8);
-    let params = Bmp::params().n_atoms(4).seed(3);
+    let params = Bmp::params().max_iter(4).seed(3);
     let a = params.fit(data.observed()).unwrap();
     let b = params.fit(data.observed()).unwrap();
     assert_eq!(a.atoms(), b.atoms());
@@ -198,7 +198,7 @@ fn bmp_is_deterministic_for_a_seed() {
 #[test]
 fn bmp_stops_when_the_residual_vanishes() {
     let data = common::data([10, 9, 8], 2, 0.0, 0.0, 2);
-    let fitted = Bmp::params().n_atoms(8).fit(data.observed()).unwrap();
+    let fitted = Bmp::params().max_iter(8).fit(data.observed()).unwrap();
     assert!(
         fitted.n_atoms() <= 3,
         "stopped after {} atoms",
@@ -211,7 +211,7 @@ fn bmp_stops_when_the_residual_vanishes() {
 fn models_along_the_path_match_the_trace() {
     let data = common::data([12, 11, 10], 4, 0.3, 0.1, 14);
     let x = data.observed();
-    let fitted = Bmp::params().n_atoms(5).tol(0.0).fit(x).unwrap();
+    let fitted = Bmp::params().max_iter(5).tol(0.0).fit(x).unwrap();
     let losses = fitted.report().trace.objectives();
     for k in 1..=fitted.n_atoms() {
         let w = fitted.reconstruct_first(k).unwrap();

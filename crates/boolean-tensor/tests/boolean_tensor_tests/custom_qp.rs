@@ -1,11 +1,14 @@
-//! The QP plug-in point: a Boolean QP solver written outside the crate, checked by the
-//! conformance suite, run through the normal BMP and LFM fits, and compared with a
-//! built-in solver on the same data. The suite is also applied to every built-in solver
-//! and shown to reject broken ones.
+//! The worked example of the QP plug-in point ([`QpSolver`], a `bl_core::Extension`): a
+//! Boolean QP solver written outside the crate passes the conformance suite
+//! (`boolean_tensor::conformance::conformance`), runs through the normal BMP and LFM
+//! fits (set as an `Arc<dyn QpSolver>`), and matches a built-in solver on the same data.
+//! The suite is also applied to every built-in solver and shown to reject broken ones.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use bl_core::{BlError, Extension};
+use boolean_tensor::conformance::conformance;
 use boolean_tensor::qp::{self, QpSolver};
 use boolean_tensor::{Bmp, Decomposition, ExactQp, Fit, Lfm, MixingQp, TensorError, metrics};
 use faer::MatRef;
@@ -33,14 +36,14 @@ impl FlipSearch {
         (search, calls)
     }
 
-    fn climb(g: MatRef<'_, f64>, mut z: Vec<f64>) -> (f64, Vec<f64>) {
-        let mut value = qp::objective(g, &z);
+    fn climb(g: MatRef<'_, f64>, mut z: Vec<f64>) -> Result<(f64, Vec<f64>), TensorError> {
+        let mut value = qp::objective(g, &z)?;
         let mut improved = true;
         while improved {
             improved = false;
             for i in 0..z.len() {
                 z[i] = 1.0 - z[i];
-                let flipped = qp::objective(g, &z);
+                let flipped = qp::objective(g, &z)?;
                 if flipped > value * (1.0 + 1e-12) {
                     value = flipped;
                     improved = true;
@@ -49,7 +52,17 @@ impl FlipSearch {
                 }
             }
         }
-        (value, z)
+        Ok((value, z))
+    }
+}
+
+impl Extension for FlipSearch {
+    fn name(&self) -> &str {
+        "flip search"
+    }
+
+    fn check(&self) -> Result<(), BlError> {
+        bl_core::params::at_least("starts", self.starts, 1)
     }
 }
 
@@ -69,33 +82,31 @@ impl QpSolver for FlipSearch {
             })
             .collect();
         for start in singles.chain(randoms) {
-            let (value, z) = Self::climb(g, start);
+            let (value, z) = Self::climb(g, start)?;
             if value > best.0 {
                 best = (value, z);
             }
         }
         Ok(best.1)
     }
-
-    fn check(&self) -> Result<(), TensorError> {
-        bl_core::params::at_least("starts", self.starts, 1)?;
-        Ok(())
-    }
 }
 
 #[test]
 fn the_built_in_solvers_pass_the_conformance_suite() {
-    qp::conformance(&MixingQp::default()).unwrap();
-    qp::conformance(&ExactQp).unwrap();
+    for solver in [&MixingQp::default() as &dyn QpSolver, &ExactQp] {
+        let report = conformance(solver);
+        assert!(report.passed(), "{report}");
+    }
 }
 
 #[test]
 fn the_outside_solver_passes_the_conformance_suite() {
-    qp::conformance(&FlipSearch {
+    let report = conformance(&FlipSearch {
         starts: 4,
         ..FlipSearch::default()
-    })
-    .unwrap();
+    });
+    assert!(report.passed(), "{report}");
+    assert_eq!(report.extension(), "flip search");
 }
 
 #[test]
@@ -103,6 +114,11 @@ fn the_suite_rejects_broken_solvers() {
     /// The same value in every row: all rows (1.0) is not a maximizer, 0.5 not Boolean.
     #[derive(Debug)]
     struct Constant(f64);
+    impl Extension for Constant {
+        fn name(&self) -> &str {
+            "Constant"
+        }
+    }
     impl QpSolver for Constant {
         fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
             qp::validate_input(g)?;
@@ -111,6 +127,11 @@ fn the_suite_rejects_broken_solvers() {
     }
     #[derive(Debug)]
     struct NoValidation;
+    impl Extension for NoValidation {
+        fn name(&self) -> &str {
+            "NoValidation"
+        }
+    }
     impl QpSolver for NoValidation {
         fn maximize(&self, g: MatRef<'_, f64>, seed: u64) -> Result<Vec<f64>, TensorError> {
             if g.nrows() == 0 {
@@ -129,6 +150,11 @@ fn the_suite_rejects_broken_solvers() {
     }
     #[derive(Debug)]
     struct Unseeded(AtomicUsize);
+    impl Extension for Unseeded {
+        fn name(&self) -> &str {
+            "Unseeded"
+        }
+    }
     impl QpSolver for Unseeded {
         fn maximize(&self, g: MatRef<'_, f64>, _: u64) -> Result<Vec<f64>, TensorError> {
             // A different answer on every call when G = 0 is not allowed either: here it
@@ -142,12 +168,23 @@ fn the_suite_rejects_broken_solvers() {
             })
         }
     }
-    assert!(qp::conformance(&Constant(1.0)).is_err());
-    assert!(qp::conformance(&Constant(0.5)).is_err());
-    assert!(qp::conformance(&NoValidation).is_err());
-    assert!(qp::conformance(&Unseeded(AtomicUsize::new(0))).is_err());
-    // Its own parameter check runs first.
-    assert!(qp::conformance(&FlipSearch::default()).is_err());
+    let failed = |solver: &dyn QpSolver| -> Vec<&'static str> {
+        let report = conformance(solver);
+        assert!(!report.passed(), "{report}");
+        report.failures().map(|c| c.name).collect()
+    };
+    assert!(failed(&Constant(1.0)).contains(&"2. at least 90% of the maximum"));
+    assert!(failed(&Constant(0.5)).contains(&"1. a Boolean answer of length n"));
+    assert_eq!(
+        failed(&NoValidation),
+        ["5. an error for a non-finite G", "5. an error for an empty G"]
+    );
+    assert_eq!(
+        failed(&Unseeded(AtomicUsize::new(0))),
+        ["1. the same seed gives the same answer"]
+    );
+    // Its own parameter check is part of the suite.
+    assert!(failed(&FlipSearch::default()).contains(&"0. its own check accepts it"));
 }
 
 #[test]
@@ -155,15 +192,15 @@ fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one(
     let data = common::data([12, 11, 10], 3, 0.0, 0.0, 5);
     let (custom, calls) = FlipSearch::counted(4);
     let outside = Bmp::params()
-        .n_atoms(3)
-        .solver(custom)
+        .max_iter(3)
+        .solver(Arc::new(custom))
         .fit(data.observed())
         .unwrap();
     assert!(
         calls.load(Ordering::Relaxed) > 0,
         "the solver was not called"
     );
-    let built_in = Bmp::params().n_atoms(3).fit(data.observed()).unwrap();
+    let built_in = Bmp::params().max_iter(3).fit(data.observed()).unwrap();
     for fitted in [&outside, &built_in] {
         let rmse = metrics::rmse(&fitted.reconstruct().unwrap(), data.clean()).unwrap();
         assert!(rmse < 1e-4, "rmse {rmse}");
@@ -180,11 +217,11 @@ fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one(
 fn an_outside_solver_runs_through_the_normal_lfm_fits() {
     let data = common::data([9, 8, 7], 2, 0.1, 0.0, 8);
     let (custom, calls) = FlipSearch::counted(2);
-    let lfm = Lfm::params().n_atoms(3).solver(custom);
+    let lfm = Lfm::params().max_iter(3).solver(Arc::new(custom));
     let outside = lfm.clone().fit(data.observed()).unwrap();
     let mix = lfm.mix().fit(data.observed()).unwrap();
     assert!(calls.load(Ordering::Relaxed) > 0);
-    let built_in = Lfm::params().n_atoms(3).fit(data.observed()).unwrap();
+    let built_in = Lfm::params().max_iter(3).fit(data.observed()).unwrap();
     // Both find Boolean columns that explain most of the data.
     let f0 = 0.5 * data.observed().frobenius_norm().powi(2);
     for loss in [outside.loss(), mix.loss(), built_in.loss()] {
@@ -196,13 +233,13 @@ fn an_outside_solver_runs_through_the_normal_lfm_fits() {
 fn an_invalid_outside_solver_is_rejected_by_the_fit() {
     let data = common::data([5, 5, 5], 3, 0.0, 0.0, 0);
     let err = Bmp::params()
-        .solver(FlipSearch::default())
+        .solver(Arc::new(FlipSearch::default()))
         .fit(data.observed())
         .unwrap_err();
     assert!(
         matches!(
             err,
-            TensorError::Core(bl_core::BlError::InvalidParameter { name: "starts", .. })
+            TensorError::Core(BlError::InvalidParameter { name: "starts", .. })
         ),
         "{err}"
     );

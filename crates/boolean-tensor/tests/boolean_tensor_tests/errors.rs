@@ -55,12 +55,12 @@ fn masks_of_the_wrong_shape_or_all_missing_are_rejected() {
 fn invalid_parameters_are_rejected() {
     let x = common::data([5, 5, 5], 3, 0.0, 0.0, 0);
     let x = x.observed();
-    let err = Bmp::params().n_atoms(0).fit(x).unwrap_err();
+    let err = Bmp::params().max_iter(0).fit(x).unwrap_err();
     assert!(
         matches!(
             err,
             TensorError::Core(BlError::InvalidParameter {
-                name: "n_atoms",
+                name: "max_iter",
                 ..
             })
         ),
@@ -72,11 +72,18 @@ fn invalid_parameters_are_rejected() {
         Bmp::params().modes(&[3]).fit(x).unwrap_err(),
         TensorError::InvalidMode { mode: 3 }
     ));
-    let bad_solver = MixingQp(maxcut_sdp::MixingParams::default().trials(0));
-    assert!(matches!(
-        Bmp::params().solver(bad_solver).fit(x).unwrap_err(),
-        TensorError::Maxcut(_)
-    ));
+    let bad_solver = MixingQp::new(maxcut_sdp::MixingParams::default().trials(0));
+    let err = Bmp::params()
+        .solver(std::sync::Arc::new(bad_solver))
+        .fit(x)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TensorError::Core(BlError::InvalidParameter { name: "trials", .. })
+        ),
+        "{err}"
+    );
     assert!(matches!(
         x.unfold(3).unwrap_err(),
         TensorError::InvalidMode { mode: 3 }

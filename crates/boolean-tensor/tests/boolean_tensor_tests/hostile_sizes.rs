@@ -152,18 +152,18 @@ fn fits_refuse_ranks_and_atom_counts_past_the_limit() {
     );
     assert_invalid("hosvd_start", "rank", hosvd_start(&x, huge, 0));
     assert_invalid("SUSTain", "rank", Sustain::params().rank(huge).fit(&x));
-    assert_invalid("LFM", "n_atoms", Lfm::params().n_atoms(huge).fit(&x));
+    assert_invalid("LFM", "max_iter", Lfm::params().max_iter(huge).fit(&x));
     assert_invalid(
         "LFM one mode",
-        "n_atoms",
-        Lfm::params().n_atoms(huge).mode(Some(1)).fit(&x),
+        "max_iter",
+        Lfm::params().max_iter(huge).mode(Some(1)).fit(&x),
     );
     assert_invalid(
         "LFMmix",
-        "n_atoms",
-        Lfm::params().n_atoms(huge).mix().fit(&x),
+        "max_iter",
+        Lfm::params().max_iter(huge).mix().fit(&x),
     );
-    assert_invalid("BMP", "n_atoms", Bmp::params().n_atoms(huge).fit(&x));
+    assert_invalid("BMP", "max_iter", Bmp::params().max_iter(huge).fit(&x));
     // Tucker caps its ranks at the shape: a huge rank is the full HOSVD.
     let tucker = Tucker::params().ranks([huge; 3]).fit(&x).unwrap();
     assert_eq!(tucker.ranks(), x.shape());

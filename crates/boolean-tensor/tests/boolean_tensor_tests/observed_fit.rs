@@ -102,7 +102,7 @@ fn bmp_observed_loss_never_increases_and_rmse_matches_it() {
     for missing in [0.0, 0.2] {
         let d = data(0.2, missing);
         let x = d.observed();
-        let fitted = observed(&Bmp::params().n_atoms(5).tol(0.0), x);
+        let fitted = observed(&Bmp::params().max_iter(5).tol(0.0), x);
         let objectives = fitted.report().trace.objectives();
         non_increasing(
             std::iter::once(fitted.initial_loss()).chain(objectives.iter().copied()),
@@ -178,19 +178,19 @@ fn lfm_columns_never_increase_the_loss_on_a_fully_observed_tensor() {
     let x = d.observed();
     let half_sq = 0.5 * x.frobenius_norm().powi(2);
     // One mode, every mode (observed: in turn), and LFMmix.
-    let one = observed(&Lfm::params().n_atoms(4).mode(Some(1)), x);
+    let one = observed(&Lfm::params().max_iter(4).mode(Some(1)), x);
     assert_eq!(one.report().iterations, 4);
-    let best = observed(&Lfm::params().n_atoms(4), x);
+    let best = observed(&Lfm::params().max_iter(4), x);
     // A new Boolean column with least-squares weights cannot do worse than the old
     // weights with a zero row for it.
     let runs = monotone_runs(best.report(), "mode", 3, 1e-9 * half_sq, "LFM");
     let (_, lowest) = finals_and_lowest(&runs);
     assert_eq!(best.loss(), lowest);
     // Observed in turn or run in parallel without observers: the same model.
-    let unobserved = Lfm::params().n_atoms(4).fit(x).unwrap();
+    let unobserved = Lfm::params().max_iter(4).fit(x).unwrap();
     assert_eq!(unobserved.loss(), best.loss());
     assert_eq!(unobserved.mode(), best.mode());
-    let mix = observed(&Lfm::params().n_atoms(4).mix(), x);
+    let mix = observed(&Lfm::params().max_iter(4).mix(), x);
     non_increasing(
         std::iter::once(half_sq).chain(mix.report().trace.objectives()),
         1e-9 * half_sq,
