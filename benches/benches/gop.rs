@@ -14,7 +14,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use gop_mmf::Fit;
+use gop_mmf::{Fit, ParamGuard};
 use gop_mmf::arrangement::{CellOptions, enumerate_cells};
 use gop_mmf::dual::{DualLayout, Level};
 use gop_mmf::lagrangian::Lagrangian;
@@ -132,9 +132,11 @@ fn one_iteration(c: &mut Criterion) {
         let params = gop_mmf::GopParams::default()
             .k(2)
             .budget(budget)
-            .initial_x(x0.clone())
-            .threads(threads)
-            .max_iter(1);
+            .initial_x(Some(x0.clone()))
+            .threads(Some(threads))
+            .max_iter(1)
+            .check()
+            .expect("valid params");
         let cells = params.fit(&y.as_ref()).expect("fit").history()[0].cells;
         group.bench_function(
             BenchmarkId::new(

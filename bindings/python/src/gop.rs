@@ -1,52 +1,101 @@
 //! Certified global optimization of sparse mixed-membership matrix factorization
 //! (Zhang, Wang, Trapp, Flaherty) of the `gop-mmf` crate, behind `bilinear.gop_mmf`.
+//!
+//! Every keyword is optional: an omitted one (`None`) keeps the default of
+//! `gop_mmf::GopParams::default()`, so the defaults live in Rust only; `gop_defaults`
+//! hands them to Python.
 
 use std::time::Duration;
 
-use gop_mmf::{Fit, Fitted, GopParams};
+use gop_mmf::{Fit, Fitted, GopError, GopParams, GopValidParams, ParamGuard};
 use numpy::{IntoPyArray, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{array_to_mat, mat_to_array};
-use crate::errors::guarded;
+use crate::errors::{ToPyErr, guarded};
+
+/// The knobs Python can set, each `None` for the Rust default.
+struct Knobs {
+    k: Option<usize>,
+    budget: Option<f64>,
+    tol: Option<f64>,
+    max_iter: Option<usize>,
+    max_nodes: Option<usize>,
+    time_limit: Option<f64>,
+    seed: Option<u64>,
+    threads: Option<usize>,
+}
+
+impl Knobs {
+    /// The Rust defaults with the given knobs set.
+    fn params(self) -> PyResult<GopParams> {
+        let mut params = GopParams::default();
+        if let Some(k) = self.k {
+            params = params.k(k);
+        }
+        if let Some(budget) = self.budget {
+            params = params.budget(budget);
+        }
+        if let Some(tol) = self.tol {
+            params = params.tol(tol);
+        }
+        if let Some(max_iter) = self.max_iter {
+            params = params.max_iter(max_iter);
+        }
+        if let Some(max_nodes) = self.max_nodes {
+            params = params.max_nodes(max_nodes);
+        }
+        if let Some(seed) = self.seed {
+            params = params.seed(seed);
+        }
+        if let Some(seconds) = self.time_limit {
+            let limit = Duration::try_from_secs_f64(seconds).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "time_limit must be a finite non-negative number of seconds, got {seconds}"
+                ))
+            })?;
+            params = params.time_limit(Some(limit));
+        }
+        Ok(params.threads(self.threads))
+    }
+}
 
 /// Solves `min ||y - x theta||_F^2` (theta's columns in the simplex, `sum |x| <= budget`)
-/// to the gap `eps` by GOP. Returns a dict with `x`, `theta`, `lower_bound`,
-/// `upper_bound`, `gap`, `certified`, `n_iter`. Releases the GIL.
+/// to the gap `tol` (the paper's `eps`) by GOP. Every keyword left `None` keeps the Rust
+/// default (`gop_defaults()`). Returns a dict with `x`, `theta`, `lower_bound`,
+/// `upper_bound`, `gap`, `certified`, `n_iter`, `termination`. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (y, *, k, budget, eps, max_iter, max_nodes, time_limit, seed, threads))]
+#[pyo3(signature = (
+    y, *, k=None, budget=None, tol=None, max_iter=None, max_nodes=None, time_limit=None,
+    seed=None, threads=None
+))]
 #[allow(clippy::too_many_arguments)]
 pub fn gop_fit<'py>(
     py: Python<'py>,
     y: PyReadonlyArray2<'py, f64>,
-    k: usize,
-    budget: f64,
-    eps: f64,
-    max_iter: usize,
-    max_nodes: usize,
+    k: Option<usize>,
+    budget: Option<f64>,
+    tol: Option<f64>,
+    max_iter: Option<usize>,
+    max_nodes: Option<usize>,
     time_limit: Option<f64>,
-    seed: u64,
-    threads: usize,
+    seed: Option<u64>,
+    threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let y = array_to_mat(y.as_array());
-    let mut params = GopParams::default()
-        .k(k)
-        .budget(budget)
-        .eps(eps)
-        .max_iter(max_iter)
-        .max_nodes(max_nodes)
-        .seed(seed)
-        .threads(threads);
-    if let Some(seconds) = time_limit {
-        let limit = Duration::try_from_secs_f64(seconds).map_err(|_| {
-            PyValueError::new_err(format!(
-                "time_limit must be a finite non-negative number of seconds, got {seconds}"
-            ))
-        })?;
-        params = params.time_limit(limit);
+    let params = Knobs {
+        k,
+        budget,
+        tol,
+        max_iter,
+        max_nodes,
+        time_limit,
+        seed,
+        threads,
     }
+    .params()?;
     let fit = py.detach(|| guarded(|| params.fit(&y.as_ref())))?;
     let c = fit.certificate();
     let d = PyDict::new(py);
@@ -57,11 +106,34 @@ pub fn gop_fit<'py>(
     d.set_item("gap", c.gap)?;
     d.set_item("certified", c.certified)?;
     d.set_item("n_iter", fit.report().iterations)?;
+    d.set_item("termination", format!("{:?}", fit.report().termination))?;
+    Ok(d)
+}
+
+/// The defaults of the keywords of `gop_fit`, read from `GopParams::default()` (checked):
+/// `k`, `budget`, `tol`, `max_iter`, `max_nodes`, `time_limit` (seconds or `None`),
+/// `seed`, `threads` (`None`: all cores).
+#[pyfunction]
+pub fn gop_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let checked: GopValidParams = GopParams::default()
+        .check()
+        .map_err(|e: GopError| e.to_py())?;
+    let it = checked.iteration();
+    let d = PyDict::new(py);
+    d.set_item("k", checked.k())?;
+    d.set_item("budget", checked.budget())?;
+    d.set_item("tol", it.tol)?;
+    d.set_item("max_iter", it.max_iter)?;
+    d.set_item("max_nodes", checked.max_nodes())?;
+    d.set_item("time_limit", it.time_limit.map(|t| t.as_secs_f64()))?;
+    d.set_item("seed", checked.seed())?;
+    d.set_item("threads", it.threads)?;
     Ok(d)
 }
 
 /// Adds the GOP items to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gop_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(gop_defaults, m)?)?;
     Ok(())
 }

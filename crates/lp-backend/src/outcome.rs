@@ -8,7 +8,7 @@ use crate::status::LpStatus;
 pub struct LpSolution {
     /// The optimal objective value, in the program's own direction.
     pub objective: f64,
-    /// Variable values, indexed like [`LinearProgram::vars`].
+    /// Variable values, indexed like [`LinearProgram::vars`](crate::LinearProgram::vars).
     pub values: Vec<f64>,
 }
 

@@ -22,8 +22,10 @@
 //! most a bounded prefix of an offending item, with its line and place (see
 //! `docs/reliability.md`).
 
+mod bmes;
 mod readers;
 
+pub use bmes::{bmes_to_words, words_to_bmes};
 pub use readers::{
     ConllFormat, LabelColumn, parse_char_tagged, parse_conll, parse_segmented_words,
     parse_word_tagged, read_char_tagged, read_conll, read_segmented_words, read_word_tagged,
@@ -348,40 +350,4 @@ impl FromIterator<Sentence> for Corpus {
     fn from_iter<I: IntoIterator<Item = Sentence>>(iter: I) -> Self {
         Corpus::new(iter.into_iter().collect())
     }
-}
-
-/// Splits words into characters tagged `b` (begin), `m` (middle), `e` (end) or `s` (a
-/// single-character word).
-pub fn words_to_bmes<S: AsRef<str>>(words: &[S]) -> (Vec<String>, Vec<String>) {
-    let mut chars = Vec::new();
-    let mut tags = Vec::new();
-    for word in words {
-        let cs: Vec<char> = word.as_ref().chars().collect();
-        let n = cs.len();
-        for (i, c) in cs.into_iter().enumerate() {
-            chars.push(c.to_string());
-            let tag = match (n, i) {
-                (1, _) => "s",
-                (_, 0) => "b",
-                _ if i + 1 == n => "e",
-                _ => "m",
-            };
-            tags.push(tag.to_string());
-        }
-    }
-    (chars, tags)
-}
-
-/// Joins characters into words at the boundaries given by BMES tags: a word starts at `b`
-/// or `s`, or after `e` or `s`. Ill-formed sequences (e.g. `m` after `s`) are read with the
-/// same rule, so every tag sequence yields a segmentation. Extra tags (beyond the
-/// characters) are ignored.
-pub fn bmes_to_words<S: AsRef<str>, T: AsRef<str>>(chars: &[S], tags: &[T]) -> Vec<String> {
-    let mut words = Vec::new();
-    for (start, end) in crate::metrics::bmes_spans(tags) {
-        let (start, end) = (start.min(chars.len()), end.min(chars.len()));
-        let word: String = chars[start..end].iter().map(|c| c.as_ref()).collect();
-        words.push(word);
-    }
-    words
 }

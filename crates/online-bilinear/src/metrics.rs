@@ -1,12 +1,28 @@
 //! Evaluation: word precision/recall/F1 for segmentation, chunk precision/recall/F1 with the
 //! semantics of the CoNLL-2000 `conlleval` script (BIO tags) or of typed spans (BIOES
-//! tags), and the label error rate. [`TagScheme::detect`] tells from a tag set which F1
-//! applies, if any (none for part-of-speech tags).
+//! tags), and the label error rate.
+//!
+//! [`evaluate`] does it all from the tags alone: it reads the tag set, picks the scheme
+//! ([`TagScheme::detect`]: BMES segmentation, BIO/IOB2, BIOES, or plain per-token tags such
+//! as parts of speech) and reports token accuracy with the F1 of that scheme
+//! ([`Evaluation`]); [`evaluate_as`] takes the scheme from the caller.
 //!
 //! Every function takes the gold and predicted tag sequences of a whole corpus (one `Vec`
 //! per sentence) and returns counts pooled over the corpus, as
 //! [`bl_core::metrics::PrecisionRecallF1`] (precision, recall and F1 as fractions in
 //! `[0, 1]`, with the counts behind them).
+//!
+//! ```
+//! use online_bilinear::metrics::{TagScheme, evaluate};
+//! let gold = vec![vec!["B-PER", "I-PER", "O", "B-LOC"]];
+//! let predicted = vec![vec!["B-PER", "I-PER", "O", "O"]];
+//! let e = evaluate(&gold, &predicted)?;
+//! assert_eq!(e.scheme, TagScheme::Bio);
+//! assert_eq!(e.token_accuracy, 0.75);
+//! // 1 of 1 predicted chunk is right, 1 of 2 gold chunks is found: F1 = 2/3.
+//! assert!((e.f1() - 2.0 / 3.0).abs() < 1e-12);
+//! # Ok::<(), online_bilinear::OblError>(())
+//! ```
 
 use std::collections::HashSet;
 use std::hash::Hash;
@@ -200,7 +216,23 @@ pub enum TagScheme {
 }
 
 impl TagScheme {
-    /// The scheme of a tag set (an empty one is [`TagScheme::Plain`]).
+    /// The scheme of a tag set (the distinct tags; order and repeats do not matter). The
+    /// rule, first match wins:
+    ///
+    /// 1. no tag: [`Plain`](Self::Plain);
+    /// 2. every tag is one of `b`, `m`, `e`, `s` (either case, no type): [`Bmes`](Self::Bmes)
+    ///    (so untyped `B`, `E`, `S` is segmentation);
+    /// 3. every tag is `O`: [`Plain`](Self::Plain) (there is no span to score);
+    /// 4. every tag is `O` or a chunk tag `P` or `P-TYPE` with the prefix `P` one of `B`,
+    ///    `I`, `M`, `E`, `S` (upper case, split at the first `-` as conlleval does): with
+    ///    some `M`, `E` or `S` prefix, [`Bioes`](Self::Bioes), otherwise
+    ///    [`Bio`](Self::Bio);
+    /// 5. anything else (a tag such as `NN`, `-LRB-`, `PER` or `b-np`): [`Plain`](Self::Plain).
+    ///
+    /// Ambiguous sets are scored the same either way: `O` with `B-` tags only (every
+    /// chunk one token long) is [`Bio`](Self::Bio), and [`chunk_prf`] and [`bioes_prf`]
+    /// count the same chunks on it; untyped `B`/`M`/`E`/`S` is [`Bmes`](Self::Bmes), whose
+    /// word spans are [`bioes_prf`]'s on well-formed tags.
     pub fn detect<S: AsRef<str>>(tags: &[S]) -> Self {
         if tags.is_empty() {
             return TagScheme::Plain;
@@ -209,7 +241,7 @@ impl TagScheme {
         if all(|t| matches!(t, "b" | "m" | "e" | "s" | "B" | "M" | "E" | "S")) {
             return TagScheme::Bmes;
         }
-        if !all(|t| chunk_prefix(t).is_some()) {
+        if all(|t| t == "O") || !all(|t| chunk_prefix(t).is_some()) {
             return TagScheme::Plain;
         }
         if tags.iter().any(|t| chunk_prefix(t.as_ref()) == Some(true)) {
@@ -218,6 +250,94 @@ impl TagScheme {
             TagScheme::Bio
         }
     }
+}
+
+/// Scores of predicted tags against gold tags ([`evaluate`], [`evaluate_as`]): token
+/// accuracy always, and the F1 of the tag scheme: word F1 for BMES segmentation tags,
+/// chunk F1 for BIO or BIOES tags, none for other tags (e.g. parts of speech).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Evaluation {
+    /// Fraction of wrongly tagged tokens.
+    pub label_error_rate: f64,
+    /// Fraction of rightly tagged tokens (`1 - label_error_rate`).
+    pub token_accuracy: f64,
+    /// The scheme of the tag set, which decides the F1 below.
+    pub scheme: TagScheme,
+    /// Word precision/recall/F1, when the scheme is [`TagScheme::Bmes`] (segmentation).
+    pub segmentation: Option<PrecisionRecallF1>,
+    /// Chunk precision/recall/F1 when the scheme is [`TagScheme::Bio`] (conlleval
+    /// semantics) or [`TagScheme::Bioes`] (typed spans).
+    pub chunks: Option<PrecisionRecallF1>,
+}
+
+impl Evaluation {
+    /// The task's precision/recall/F1 (words for segmentation, chunks for BIO/BIOES), or
+    /// `None` for a tag set without spans.
+    pub fn prf(&self) -> Option<PrecisionRecallF1> {
+        self.segmentation.or(self.chunks)
+    }
+
+    /// The task's F1 as a fraction; NaN (never 0) when the tag set has no spans to score
+    /// ([`TagScheme::Plain`]): use [`token_accuracy`](Self::token_accuracy) then.
+    pub fn f1(&self) -> f64 {
+        self.prf().map_or(f64::NAN, |m| m.f1)
+    }
+}
+
+/// Evaluates predicted tags against gold tags with the scheme their tags call for: the
+/// scheme is [`TagScheme::detect`] of the distinct tags found in `gold` and `predicted`
+/// together; then as [`evaluate_as`].
+///
+/// # Errors
+/// As [`label_error_rate`].
+pub fn evaluate<S: AsRef<str>>(gold: &[Vec<S>], predicted: &[Vec<S>]) -> Result<Evaluation> {
+    let mut seen = HashSet::new();
+    let tags: Vec<&str> = gold
+        .iter()
+        .chain(predicted)
+        .flatten()
+        .map(AsRef::as_ref)
+        .filter(|t| seen.insert(*t))
+        .collect();
+    evaluate_as(TagScheme::detect(&tags), gold, predicted)
+}
+
+/// Evaluates predicted tags against gold tags with a given scheme: the label error rate
+/// and token accuracy, and [`segmentation_prf`] for [`TagScheme::Bmes`], [`chunk_prf`]
+/// for [`TagScheme::Bio`], [`bioes_prf`] for [`TagScheme::Bioes`], no F1 for
+/// [`TagScheme::Plain`].
+///
+/// # Errors
+/// As [`label_error_rate`].
+pub fn evaluate_as<S: AsRef<str>>(
+    scheme: TagScheme,
+    gold: &[Vec<S>],
+    predicted: &[Vec<S>],
+) -> Result<Evaluation> {
+    check("evaluate", gold, predicted)?;
+    let (mut wrong, mut total) = (0usize, 0usize);
+    for (g, p) in gold.iter().zip(predicted) {
+        total += g.len();
+        wrong += g
+            .iter()
+            .zip(p)
+            .filter(|(a, b)| a.as_ref() != b.as_ref())
+            .count();
+    }
+    let label_error_rate = wrong as f64 / total as f64;
+    let (segmentation, chunks) = match scheme {
+        TagScheme::Bmes => (Some(segmentation_prf(gold, predicted)?), None),
+        TagScheme::Bio => (None, Some(chunk_prf(gold, predicted)?)),
+        TagScheme::Bioes => (None, Some(bioes_prf(gold, predicted)?)),
+        TagScheme::Plain => (None, None),
+    };
+    Ok(Evaluation {
+        label_error_rate,
+        token_accuracy: 1.0 - label_error_rate,
+        scheme,
+        segmentation,
+        chunks,
+    })
 }
 
 /// Whether a tag is a chunk tag (`Some`) and then whether its prefix is one of BIOES's

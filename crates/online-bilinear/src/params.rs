@@ -1,245 +1,147 @@
-//! Hyperparameters of the taggers.
+//! Hyperparameters of the taggers: the builder [`TaggerParams`], checked into
+//! [`TaggerValidParams`], which fits ([`bl_core::Fit`]).
 //!
-//! One parameter set serves every learner; each field says which learners read it (a
-//! custom learner reads what it wants through the getters). A value other than the default
-//! given to a built-in learner that does not read it is an error of the check (e.g.
-//! averaging for a CRF, `power_steps` for sp), never silently ignored; `epochs`, `shuffle`,
-//! `seed`, `templates`, `cutoff` and `crf_max_iterations` are exempt (shared settings of
-//! an experiment over several learners).
+//! One parameter set serves every learner. The learner is a plug-in
+//! (`Arc<dyn` [`Learner`]`>`: a [`BuiltIn`] or a user's own); it says which of the
+//! learner settings below it reads ([`Learner::reads`]), and a value other than the
+//! default of a setting the learner does not read is an error of the check (e.g.
+//! averaging for a CRF, `power_steps` for sp), never silently ignored.
 //!
-//! | name | default | meaning | learners | valid range |
+//! | name | default | meaning | read by | valid range |
 //! |---|---|---|---|---|
-//! | `learner` | | [`Learner::Bol`], [`Learner::Bcd`], [`Learner::Sp`], [`Learner::CrfL2`], [`Learner::CrfL1`], [`Learner::Custom`] (with [`TaggerParams::custom`]) | | a custom implementation exactly when `Custom` |
-//! | `epochs` | 20 | `T`, passes over the training data (bcd: one pass for `alpha` then one for `beta` per epoch) | bol, bcd, sp | `>= 1` |
-//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: predictions do not depend on it, up to rounding); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF (sp: 1 only) | finite, `> 0` |
+//! | `learner` | [`BuiltIn::Bol`] | the learning algorithm, `Arc<dyn Learner>`: [`BuiltIn::Bol`], [`BuiltIn::Bcd`], [`BuiltIn::Sp`], [`BuiltIn::CrfL2`], [`BuiltIn::CrfL1`], or a user's [`Learner`] | | its own [`check`](bl_core::Extension::check) |
+//! | `max_iter` | 20 (online), 100 (CRF) | the budget: `T`, epochs (passes over the training data; bcd: one pass for `alpha` then one for `beta` per epoch) for an online learner; L-BFGS / OWL-QN iterations for a CRF | all | `>= 1` |
+//! | `tol` | 0 (online), `1e-5` (CRF) | online: stop after an epoch in which at most this fraction of the sentences caused an update (0: none); CRF: CRFsuite's `delta`, the relative decrease of the objective over the last 10 iterations | all | finite, `>= 0` |
+//! | `time_limit` | `None` | wall-clock limit of the epochs (online) or of the optimizer (CRF) | all | |
+//! | `threads` | `None` (all cores) | threads of the CRF's gradient; the online learners run on the calling thread | CRF | `1 ..= 1024` |
+//! | `trace` | true | keep every epoch in the report's trace | all | |
+//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: predictions do not depend on it, up to rounding); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |
 //! | `reading` | [`Reading::PerBlock`] | which `F*` bol reads `W` from: per block (ours), or the paper's `1/2 \|\|Theta\|\|_2^2` exactly or through eqs. (9)-(12) as printed | bol | |
 //! | `bcd_solver` | [`BcdSolver::Hamming`] | bcd's start and dual step: ours (Hamming loss, `alpha = 0`, `beta = 1`) or Algorithm 1 with the SVM (7) as printed | bcd | |
 //! | `averaging` | false | average the parameters over all steps (bol and bcd: `alpha` and `beta` separately, Sec. 4.3) | bol, bcd, sp | |
 //! | `zero_order` | false | add 0-order features `w[k, y_i]` with linear weights (Sec. 4.3) | bol, bcd, sp | |
 //! | `transitions_only` | false | keep first-order (tag-pair) weights only for the bias feature, i.e. label transitions: with `zero_order` this is a linear-chain CRF's feature set (state features per feature and tag, transitions per tag pair) instead of the paper's first-order features | sp | needs `zero_order` and a [`Template::Bias`](crate::Template::Bias) in the templates |
-//! | `templates` | [`Templates::segmentation`] | feature templates | all | non-empty |
-//! | `cutoff` | 1 | keep features seen at least this often in training | all | `>= 1` |
-//! | `shuffle` | true | visit the training sentences in a fresh random order each epoch | bol, bcd, sp | |
-//! | `seed` | 0 | seed of the shuffles | bol, bcd, sp | any |
-//! | `crf_max_iterations` | 100 | L-BFGS / OWL-QN iteration budget | CRF | `>= 1` |
 //! | `crf_backend` | [`CrfBackend::Rust`] | which implementation trains the CRF: ours, or CRFsuite (Cargo feature `crfsuite`) | CRF | available in this build |
+//! | `shuffle` | true | visit the training sentences in a fresh random order each epoch | online | |
+//! | `seed` | 0 | seed of the shuffles | online | any |
+//! | `templates` | unset: the data decides | feature templates, read when the features are built: see below | all | non-empty |
+//! | `cutoff` | unset: 1, or the prepared one | keep features seen at least this often in training | all | `>= 1` |
 //!
-//! A user's own update rule runs through the same fit: give it with
-//! [`TaggerParams::custom`] (see [`crate::learner`]); the learner is then
-//! [`Learner::Custom`] and reads the fields it wants.
+//! # Templates and cutoff: one place
+//! Features are built once per fit from a [`Corpus`](crate::Corpus), or once for several
+//! fits by [`TaggerValidParams::prepare`] into a [`PreparedCorpus`](crate::PreparedCorpus).
+//! The templates and the cutoff are the parameters' (`.templates(..)`, `.cutoff(..)`); a fit
+//! on a prepared corpus reads the prepared ones, and parameters that set other ones are an
+//! error ([`OblError::Core`] with the parameter's name), never silently ignored. Left
+//! unset on a fit from a corpus, the templates follow the data
+//! ([`default_templates`](crate::default_templates)): one observation column of single
+//! characters gets [`Templates::segmentation`], one column of words gets the word-tagging
+//! preset [`Templates::word_only`], and a corpus of several columns must be given its
+//! templates.
 //!
 //! # Errors
-//! [`TaggerParams::check`](bl_core::ParamGuard::check) (called first by every fit) returns
-//! [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for any value out
-//! of range.
+//! [`TaggerParams::check`](bl_core::ParamGuard::check) (called first by every fit of the
+//! builder) returns [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) for any
+//! value out of range.
 //!
 //! # References
 //! Y. Wu and S. Sun, *An Online Learning Algorithm for Bilinear Models*, ICML 2015.
 
 use std::sync::Arc;
 
-use bl_core::ParamGuard;
 use bl_core::params::{at_least, invalid, positive};
-use serde::{Deserialize, Serialize};
+use bl_core::{IterationParams, ParamGuard};
 
-use crate::crf::CrfBackend;
 use crate::error::{OblError, Result};
-use crate::features::Templates;
-use crate::learner::LearnerFactory;
+use crate::features::{Template, Templates};
+use crate::learner::{BuiltIn, Learner};
+use crate::settings::{BcdSolver, CrfBackend, LearnerSettings, Reading, Setting};
 
-/// Which learning algorithm fits the tagger.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Learner {
-    /// The paper's Algorithm 2: online dual ascent on the rank-1 bilinear model with the
-    /// gradient of `1/2 ||Theta||_2^2` from warm-started sparse power iteration.
-    Bol,
-    /// The paper's Algorithm 1: block coordinate descent alternating two linear structured
-    /// SVMs (in `alpha` with `beta` fixed, then in `beta`), each solved online in the dual.
-    Bcd,
-    /// The structured perceptron on the same (full, not rank-1) matrix features.
-    Sp,
-    /// A linear-chain CRF with L2 regularization trained by L-BFGS ([`crate::crf`]).
-    CrfL2,
-    /// A linear-chain CRF with L1 regularization trained by OWL-QN ([`crate::crf`]).
-    CrfL1,
-    /// A user's online learner, given with [`TaggerParams::custom`].
-    Custom,
-}
-
-impl Learner {
-    /// Short lower-case name: `bol`, `bcd`, `sp`, `crf-l2`, `crf-l1`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Learner::Bol => "bol",
-            Learner::Bcd => "bcd",
-            Learner::Sp => "sp",
-            Learner::CrfL2 => "crf-l2",
-            Learner::CrfL1 => "crf-l1",
-            Learner::Custom => "custom",
-        }
-    }
-
-    /// Whether this learner is an online learner (bol, bcd, sp, or a custom one).
-    pub fn is_online(self) -> bool {
-        matches!(
-            self,
-            Learner::Bol | Learner::Bcd | Learner::Sp | Learner::Custom
-        )
-    }
-}
-
-/// Which conjugate `F*` bol reads its rank-1 parameters from (README, "Where we differ from
-/// the paper").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub enum Reading {
-    /// `F*(Theta) = 1/2 sum_k sigma_1(Theta_k)^2`: one rank-1 block `alpha_k beta_k^T` per
-    /// feature, `R` warm-started power steps per touched block ([`crate::rank_one`]).
-    #[default]
-    PerBlock,
-    /// The paper's `F_1*(Theta) = 1/2 ||Theta||_2^2` (Proposition 1) with its exact gradient
-    /// `sigma_1 u_1 v_1^T` (Proposition 2): for the block-diagonal `Theta` of Sec. 3.3 this
-    /// keeps one feature's block ([`crate::spectral`]).
-    SpectralExact,
-    /// Algorithm 2 as printed: global unit `alpha`, `beta` updated by `R` steps of eqs.
-    /// (9)-(12) with the normalization by `sigma_1(Theta_{t-1})` ([`crate::spectral`]).
-    SpectralAlgorithm2,
-}
-
-impl Reading {
-    /// Short name: `per-block`, `spectral-exact`, `spectral-algorithm2`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Reading::PerBlock => "per-block",
-            Reading::SpectralExact => "spectral-exact",
-            Reading::SpectralAlgorithm2 => "spectral-algorithm2",
-        }
-    }
-}
-
-/// How bcd (Algorithm 1) starts and which SVM its online dual steps solve (README, "Where
-/// we differ from the paper").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub enum BcdSolver {
-    /// Ours: start at `alpha = 0`, `beta = 1` (all ones); each step is a PA-I dual step with
-    /// the Hamming loss, `tau = min(C, (loss - margin) / ||g||^2)`.
-    #[default]
-    Hamming,
-    /// Algorithm 1 and eq. (7) as printed: start at `alpha = beta = 1 / ||1||`; with `beta`
-    /// fixed, the SVM `1/2 ||alpha beta^T||_F^2 + C sum [1 - <alpha beta^T, DeltaPhi>]_+`,
-    /// whose dual step is `tau = min(C / ||beta||^2, (1 - margin) / ||g||^2)` (and the
-    /// same with the roles swapped).
-    Algorithm1,
-}
-
-impl BcdSolver {
-    /// Short name: `hamming`, `algorithm1`.
-    pub fn name(self) -> &'static str {
-        match self {
-            BcdSolver::Hamming => "hamming",
-            BcdSolver::Algorithm1 => "algorithm1",
-        }
-    }
-}
-
-/// Hyperparameters of a tagger: see the [module docs](self) for the table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Hyperparameters of a tagger (unchecked): see the [module docs](self) for the table.
+#[derive(Debug, Clone)]
 pub struct TaggerParams {
-    pub(crate) learner: Learner,
-    pub(crate) epochs: usize,
-    pub(crate) c: f64,
-    pub(crate) power_steps: usize,
-    #[serde(default)]
-    pub(crate) reading: Reading,
-    #[serde(default)]
-    pub(crate) bcd_solver: BcdSolver,
-    pub(crate) averaging: bool,
-    pub(crate) zero_order: bool,
-    #[serde(default)]
-    pub(crate) transitions_only: bool,
-    pub(crate) templates: Templates,
-    pub(crate) cutoff: usize,
-    pub(crate) shuffle: bool,
-    pub(crate) seed: u64,
-    pub(crate) crf_max_iterations: usize,
-    #[serde(default)]
-    pub(crate) crf_backend: CrfBackend,
-    /// The user's learner of [`Learner::Custom`] (not saved with a model).
-    #[serde(skip)]
-    pub(crate) custom: Option<CustomLearner>,
-}
-
-/// A shared handle on a user's [`LearnerFactory`]: parameters stay `Clone` and one
-/// `TaggerParams` type serves every learner, so a list of parameter sets can mix built-in
-/// and custom learners.
-#[derive(Clone)]
-pub(crate) struct CustomLearner(pub(crate) Arc<dyn LearnerFactory>);
-
-impl std::fmt::Debug for CustomLearner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CustomLearner({:?})", self.0.name())
-    }
-}
-
-impl PartialEq for CustomLearner {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
+    learner: Arc<dyn Learner>,
+    iteration: IterationParams,
+    c: f64,
+    power_steps: usize,
+    reading: Reading,
+    bcd_solver: BcdSolver,
+    averaging: bool,
+    zero_order: bool,
+    transitions_only: bool,
+    crf_backend: CrfBackend,
+    shuffle: bool,
+    seed: u64,
+    templates: Option<Templates>,
+    cutoff: Option<usize>,
 }
 
 impl TaggerParams {
-    /// Defaults for `learner`.
-    pub fn new(learner: Learner) -> Self {
+    /// Defaults for `learner`, with its iteration budget and tolerance
+    /// ([`Learner::default_iteration`]).
+    pub fn new(learner: Arc<dyn Learner>) -> Self {
+        let settings = LearnerSettings::default();
         Self {
+            iteration: learner.default_iteration(),
             learner,
-            epochs: 20,
-            c: 1.0,
-            power_steps: 4,
-            reading: Reading::PerBlock,
-            bcd_solver: BcdSolver::Hamming,
-            averaging: false,
-            zero_order: false,
-            transitions_only: false,
-            templates: Templates::segmentation(),
-            cutoff: 1,
+            c: settings.c,
+            power_steps: settings.power_steps,
+            reading: settings.reading,
+            bcd_solver: settings.bcd_solver,
+            averaging: settings.averaging,
+            zero_order: settings.zero_order,
+            transitions_only: settings.transitions_only,
+            crf_backend: settings.crf_backend,
             shuffle: true,
             seed: 0,
-            crf_max_iterations: 100,
-            custom: None,
-            crf_backend: CrfBackend::Rust,
+            templates: None,
+            cutoff: None,
         }
     }
 
-    /// Defaults for [`Learner::Bol`] (`T = 20`, `C = 1`, `R = 4`, the paper's values).
+    /// Defaults for a built-in learner.
+    pub fn builtin(learner: BuiltIn) -> Self {
+        Self::new(Arc::new(learner))
+    }
+
+    /// Defaults for [`BuiltIn::Bol`] (`T = 20`, `C = 1`, `R = 4`, the paper's values).
     pub fn bol() -> Self {
-        Self::new(Learner::Bol)
+        Self::builtin(BuiltIn::Bol)
     }
 
-    /// Defaults for [`Learner::Bcd`].
+    /// Defaults for [`BuiltIn::Bcd`].
     pub fn bcd() -> Self {
-        Self::new(Learner::Bcd)
+        Self::builtin(BuiltIn::Bcd)
     }
 
-    /// Defaults for [`Learner::Sp`].
+    /// Defaults for [`BuiltIn::Sp`].
     pub fn sp() -> Self {
-        Self::new(Learner::Sp)
+        Self::builtin(BuiltIn::Sp)
     }
 
-    /// Defaults for [`Learner::CrfL2`].
+    /// Defaults for [`BuiltIn::CrfL2`] (100 iterations).
     pub fn crf_l2() -> Self {
-        Self::new(Learner::CrfL2)
+        Self::builtin(BuiltIn::CrfL2)
     }
 
-    /// Defaults for [`Learner::CrfL1`].
+    /// Defaults for [`BuiltIn::CrfL1`] (100 iterations).
     pub fn crf_l1() -> Self {
-        Self::new(Learner::CrfL1)
+        Self::builtin(BuiltIn::CrfL1)
     }
+
+    /// Sets the learner. The iteration knobs stay as they are (the budget of
+    /// [`new`](Self::new) is the first learner's: start from `TaggerParams::new(learner)`
+    /// to get the new learner's).
+    #[must_use]
+    pub fn learner(mut self, learner: Arc<dyn Learner>) -> Self {
+        self.learner = learner;
+        self
+    }
+
+    bl_core::iteration_setters!(iteration);
 
     bl_core::params::setters! {
-        /// Sets the learner. [`Learner::Custom`] also needs [`custom`](Self::custom).
-        learner: Learner;
-        /// Sets `T`, the number of epochs.
-        epochs: usize;
         /// Sets `C` (bol step, bcd SVM constant, CRF regularization weight).
         c: f64;
         /// Sets `R`, the power steps per mistake of bol.
@@ -257,182 +159,27 @@ impl TaggerParams {
         /// linear-chain CRF's features. Needs `zero_order(true)` and a
         /// [`Template::Bias`](crate::Template::Bias) in the templates.
         transitions_only: bool;
-        /// Sets the feature templates.
-        templates: Templates;
-        /// Sets the feature frequency cutoff.
-        cutoff: usize;
+        /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
+        crf_backend: CrfBackend;
         /// Turns per-epoch shuffling on or off.
         shuffle: bool;
         /// Sets the seed of the shuffles.
         seed: u64;
-        /// Sets the iteration budget of the CRF baselines.
-        crf_max_iterations: usize;
-        /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
-        crf_backend: CrfBackend;
     }
 
-    /// Defaults with a user's online learner ([`Learner::Custom`]): `factory` builds the
-    /// learner at the start of each fit, and the fit runs it through the same epochs,
-    /// decoding, observers and fitted model as the built-in learners.
-    pub fn custom(factory: impl LearnerFactory + 'static) -> Self {
-        let mut params = Self::new(Learner::Custom);
-        params.custom = Some(CustomLearner(Arc::new(factory)));
-        params
+    /// Sets the feature templates (unset: the data decides; see the
+    /// [module docs](self)).
+    #[must_use]
+    pub fn templates(mut self, templates: Templates) -> Self {
+        self.templates = Some(templates);
+        self
     }
 
-    /// The learner.
-    pub fn get_learner(&self) -> Learner {
-        self.learner
-    }
-
-    /// Which `F*` bol reads its parameters from.
-    pub fn get_reading(&self) -> Reading {
-        self.reading
-    }
-
-    /// The number of epochs.
-    pub fn get_epochs(&self) -> usize {
-        self.epochs
-    }
-
-    /// `C`.
-    pub fn get_c(&self) -> f64 {
-        self.c
-    }
-
-    /// `R`, the power steps per mistake of bol.
-    pub fn get_power_steps(&self) -> usize {
-        self.power_steps
-    }
-
-    /// Whether the parameters are averaged.
-    pub fn get_averaging(&self) -> bool {
-        self.averaging
-    }
-
-    /// Whether the 0-order features are on.
-    pub fn get_zero_order(&self) -> bool {
-        self.zero_order
-    }
-
-    /// Whether sp keeps first-order weights for the bias feature alone.
-    pub fn get_transitions_only(&self) -> bool {
-        self.transitions_only
-    }
-
-    /// The checks that do not need the learner's implementation (also run when a saved
-    /// model is loaded, whose custom learner is not saved).
-    pub(crate) fn check_values(&self) -> Result<()> {
-        at_least("epochs", self.epochs, 1)?;
-        positive("c", self.c)?;
-        at_least("power_steps", self.power_steps, 1)?;
-        at_least("cutoff", self.cutoff, 1)?;
-        at_least("crf_max_iterations", self.crf_max_iterations, 1)?;
-        if !self.crf_backend.is_available() {
-            return Err(invalid(
-                "crf_backend",
-                self.crf_backend.name(),
-                "`rust` (this build lacks the `crfsuite` Cargo feature)",
-            )
-            .into());
-        }
-        if self.templates.as_slice().is_empty() {
-            return Err(invalid("templates", "[]", "at least one template").into());
-        }
-        if self.transitions_only && !self.zero_order {
-            return Err(invalid(
-                "transitions_only",
-                "true with zero_order false",
-                "zero_order(true): without the 0-order features only the transitions would be left",
-            )
-            .into());
-        }
-        if self.transitions_only
-            && !self
-                .templates
-                .as_slice()
-                .contains(&crate::features::Template::Bias)
-        {
-            return Err(invalid(
-                "transitions_only",
-                "true without a bias template",
-                "a Template::Bias in the templates (its feature carries the transitions)",
-            )
-            .into());
-        }
-        Ok(())
-    }
-
-    /// A parameter that the learner does not read must keep its default: a value given to a
-    /// learner that ignores it is an error, not silently dropped. A custom learner reads
-    /// what it wants, so it is not checked.
-    fn check_applies(&self) -> Result<()> {
-        let defaults = Self::new(self.learner);
-        let is_crf = matches!(self.learner, Learner::CrfL2 | Learner::CrfL1);
-        let online_only = "only for the online learners bol, bcd, sp";
-        let not_read: [(bool, &'static str, String, &'static str); 8] = [
-            (
-                is_crf && self.averaging,
-                "averaging",
-                "true".into(),
-                online_only,
-            ),
-            (
-                is_crf && self.zero_order,
-                "zero_order",
-                "true".into(),
-                online_only,
-            ),
-            (
-                self.learner == Learner::Sp && self.c != defaults.c,
-                "c",
-                self.c.to_string(),
-                "1 for sp (the perceptron's step is 1; `c` is bol's step, bcd's SVM \
-                 constant and the CRFs' regularization weight)",
-            ),
-            (
-                !matches!(self.learner, Learner::Bol | Learner::Custom)
-                    && self.power_steps != defaults.power_steps,
-                "power_steps",
-                self.power_steps.to_string(),
-                "the default 4 (only bol reads `R`)",
-            ),
-            (
-                !matches!(self.learner, Learner::Bol | Learner::Custom)
-                    && self.reading != defaults.reading,
-                "reading",
-                self.reading.name().into(),
-                "per-block (only bol reads it)",
-            ),
-            (
-                !matches!(self.learner, Learner::Bcd | Learner::Custom)
-                    && self.bcd_solver != defaults.bcd_solver,
-                "bcd_solver",
-                self.bcd_solver.name().into(),
-                "hamming (only bcd reads it)",
-            ),
-            (
-                !matches!(self.learner, Learner::Sp | Learner::Custom) && self.transitions_only,
-                "transitions_only",
-                "true".into(),
-                "false (only sp reads it)",
-            ),
-            (
-                !is_crf && self.crf_backend != defaults.crf_backend,
-                "crf_backend",
-                self.crf_backend.name().into(),
-                "rust (only the CRF learners read it)",
-            ),
-        ];
-        match not_read.into_iter().find(|(given, ..)| *given) {
-            Some((_, name, value, expected)) => Err(invalid(
-                name,
-                format!("{value} for {}", self.learner.name()),
-                expected,
-            )
-            .into()),
-            None => Ok(()),
-        }
+    /// Sets the feature frequency cutoff (unset: 1, or the prepared corpus's).
+    #[must_use]
+    pub fn cutoff(mut self, cutoff: usize) -> Self {
+        self.cutoff = Some(cutoff);
+        self
     }
 }
 
@@ -443,16 +190,147 @@ impl Default for TaggerParams {
     }
 }
 
-/// Checked [`TaggerParams`]: every value in range, and a custom learner present exactly
-/// when the learner is [`Learner::Custom`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaggerValidParams(pub(crate) TaggerParams);
+/// Checked [`TaggerParams`]: every value in range, every learner setting read by the
+/// learner or at its default. It fits ([`bl_core::Fit`]) on a [`Corpus`](crate::Corpus)
+/// or a [`PreparedCorpus`](crate::PreparedCorpus).
+#[derive(Debug, Clone)]
+pub struct TaggerValidParams {
+    learner: Arc<dyn Learner>,
+    iteration: IterationParams,
+    c: f64,
+    power_steps: usize,
+    reading: Reading,
+    bcd_solver: BcdSolver,
+    averaging: bool,
+    zero_order: bool,
+    transitions_only: bool,
+    crf_backend: CrfBackend,
+    shuffle: bool,
+    seed: u64,
+    templates: Option<Templates>,
+    cutoff: Option<usize>,
+}
 
 impl TaggerValidParams {
-    /// The parameters.
-    pub fn params(&self) -> &TaggerParams {
-        &self.0
+    /// The learner.
+    pub fn learner(&self) -> &Arc<dyn Learner> {
+        &self.learner
     }
+
+    /// The iteration knobs (`max_iter`: epochs or CRF iterations).
+    pub fn iteration(&self) -> &IterationParams {
+        &self.iteration
+    }
+
+    /// `C`.
+    pub fn c(&self) -> f64 {
+        self.c
+    }
+
+    /// `R`, the power steps per mistake of bol.
+    pub fn power_steps(&self) -> usize {
+        self.power_steps
+    }
+
+    /// Which `F*` bol reads its parameters from.
+    pub fn reading(&self) -> Reading {
+        self.reading
+    }
+
+    /// bcd's start and dual step.
+    pub fn bcd_solver(&self) -> BcdSolver {
+        self.bcd_solver
+    }
+
+    /// Whether the parameters are averaged.
+    pub fn averaging(&self) -> bool {
+        self.averaging
+    }
+
+    /// Whether the 0-order features are on.
+    pub fn zero_order(&self) -> bool {
+        self.zero_order
+    }
+
+    /// Whether sp keeps first-order weights for the bias feature alone.
+    pub fn transitions_only(&self) -> bool {
+        self.transitions_only
+    }
+
+    /// Which implementation trains a CRF.
+    pub fn crf_backend(&self) -> CrfBackend {
+        self.crf_backend
+    }
+
+    /// Whether the sentences are shuffled each epoch.
+    pub fn shuffle(&self) -> bool {
+        self.shuffle
+    }
+
+    /// The seed of the shuffles.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The templates, if set (unset: the data decides).
+    pub fn templates(&self) -> Option<&Templates> {
+        self.templates.as_ref()
+    }
+
+    /// The cutoff, if set (unset: 1, or the prepared corpus's).
+    pub fn cutoff(&self) -> Option<usize> {
+        self.cutoff
+    }
+
+    /// The settings the learner is started with.
+    pub fn learner_settings(&self) -> LearnerSettings {
+        LearnerSettings {
+            c: self.c,
+            power_steps: self.power_steps,
+            reading: self.reading,
+            bcd_solver: self.bcd_solver,
+            averaging: self.averaging,
+            zero_order: self.zero_order,
+            transitions_only: self.transitions_only,
+            crf_backend: self.crf_backend,
+        }
+    }
+}
+
+/// The range checks of the learner settings (also run when a saved model is loaded).
+pub(crate) fn check_settings(settings: &LearnerSettings) -> Result<()> {
+    positive("c", settings.c)?;
+    at_least("power_steps", settings.power_steps, 1)?;
+    if !settings.crf_backend.is_available() {
+        return Err(invalid(
+            "crf_backend",
+            settings.crf_backend.name(),
+            "`rust` (this build lacks the `crfsuite` Cargo feature)",
+        )
+        .into());
+    }
+    if settings.transitions_only && !settings.zero_order {
+        return Err(invalid(
+            "transitions_only",
+            "true with zero_order false",
+            "zero_order(true): without the 0-order features only the transitions would be left",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `transitions_only` needs a bias template among `templates`.
+pub(crate) fn check_transitions(settings: &LearnerSettings, templates: &Templates) -> Result<()> {
+    if settings.transitions_only && !templates.as_slice().contains(&Template::Bias) {
+        return Err(invalid(
+            "transitions_only",
+            "true without a bias template",
+            "a Template::Bias in the templates (its feature carries the transitions)",
+        )
+        .into());
+    }
+    Ok(())
 }
 
 impl ParamGuard for TaggerParams {
@@ -460,24 +338,50 @@ impl ParamGuard for TaggerParams {
     type Error = OblError;
 
     fn check(&self) -> Result<TaggerValidParams> {
-        self.check_values()?;
-        // Not part of `check_values`: a model saved with a value its learner ignored still
-        // loads.
-        self.check_applies()?;
-        match (self.learner, &self.custom) {
-            (Learner::Custom, None) => Err(invalid(
-                "learner",
-                "custom",
-                "given with TaggerParams::custom (no implementation was set)",
-            )
-            .into()),
-            (learner, Some(_)) if learner != Learner::Custom => Err(invalid(
-                "learner",
-                learner.name(),
-                "custom when a custom implementation is set",
-            )
-            .into()),
-            _ => Ok(TaggerValidParams(self.clone())),
+        self.iteration.check()?;
+        self.learner.check()?;
+        let checked = TaggerValidParams {
+            learner: Arc::clone(&self.learner),
+            iteration: self.iteration,
+            c: self.c,
+            power_steps: self.power_steps,
+            reading: self.reading,
+            bcd_solver: self.bcd_solver,
+            averaging: self.averaging,
+            zero_order: self.zero_order,
+            transitions_only: self.transitions_only,
+            crf_backend: self.crf_backend,
+            shuffle: self.shuffle,
+            seed: self.seed,
+            templates: self.templates.clone(),
+            cutoff: self.cutoff,
+        };
+        let settings = checked.learner_settings();
+        check_settings(&settings)?;
+        if let Some(cutoff) = self.cutoff {
+            at_least("cutoff", cutoff, 1)?;
         }
+        if let Some(templates) = &self.templates {
+            check_transitions(&settings, templates)?;
+        }
+        // A setting the learner does not read must keep its default.
+        let reads = self.learner.reads();
+        if let Some(setting) = Setting::ALL
+            .into_iter()
+            .find(|s| !reads.contains(s) && !settings.is_default(*s))
+        {
+            return Err(invalid(
+                setting.name(),
+                format!("{} for {}", settings.value(setting), self.learner.name()),
+                format!(
+                    "the default {} ({} does not read `{}`)",
+                    LearnerSettings::default().value(setting),
+                    self.learner.name(),
+                    setting.name()
+                ),
+            )
+            .into());
+        }
+        Ok(checked)
     }
 }

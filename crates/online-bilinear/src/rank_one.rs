@@ -241,7 +241,7 @@ impl BlockUpdate {
         c: f64,
     ) {
         self.clear();
-        crate::train::for_each_difference(
+        crate::delta::for_each_difference(
             sentence,
             gold,
             predicted,

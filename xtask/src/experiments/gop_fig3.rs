@@ -36,7 +36,7 @@ fn fig3_params(budget: f64, lin: Linearization) -> GopParams {
     GopParams::default()
         .k(paper::FIG3.k)
         .budget(budget)
-        .eps(EPS)
+        .tol(EPS)
         .linearization(lin)
 }
 
@@ -83,11 +83,11 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let (max_iter, paper_iter) = ctx.scale().pick((300, 100), (3000, 1000), (30_000, 5000));
     let seed = ctx.seed();
     let inst = gop_mmf::fig3_instance(n, seed)?;
-    // Default worker threads (0: one per core).
+    // Default worker threads (`None`: rayon's global pool, one per core).
     let product = fig3_params(inst.budget, Linearization::Product);
-    let fit = run_fit(&inst.y, product, max_iter, 0, seed)?;
+    let fit = run_fit(&inst.y, product, max_iter, None, seed)?;
     let eq8 = fig3_params(inst.budget, Linearization::Paper);
-    let paper_cuts = run_fit(&inst.y, eq8, paper_iter, 0, seed)?;
+    let paper_cuts = run_fit(&inst.y, eq8, paper_iter, None, seed)?;
     let h = fit.history();
     let mut elapsed = 0.0;
     let mut rows = Vec::with_capacity(h.len());

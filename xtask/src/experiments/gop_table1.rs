@@ -37,13 +37,13 @@ fn table1_params(budget: f64) -> GopParams {
     GopParams::default().k(paper::TABLE1_K).budget(budget)
 }
 
-/// Fits `params` on `y` with the given seed, worker threads (`0` = one per core, the
-/// default) and iteration cap.
+/// Fits `params` on `y` with the given seed, worker threads (`None` = rayon's global pool,
+/// one per core, the default) and iteration cap.
 pub(super) fn run_fit(
     y: &Mat<f64>,
     params: GopParams,
     iters: usize,
-    threads: usize,
+    threads: Option<usize>,
     seed: u64,
 ) -> anyhow::Result<FittedGop> {
     Ok(params
@@ -134,7 +134,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         for &m in &ms {
             let gop_mmf::Table1Instance { y, budget, .. } =
                 gop_mmf::table1_instance(m, n, seed.wrapping_add((m * 10 + n) as u64))?;
-            let fit = run_fit(&y, table1_params(budget), iters, 1, seed)?;
+            let fit = run_fit(&y, table1_params(budget), iters, Some(1), seed)?;
             let root_num = fit.history().first().map_or(0, |r| r.timing.num_duals);
             let max_num = fit
                 .history()
@@ -147,13 +147,13 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                 &y,
                 table1_params(budget).linearization(Linearization::Paper),
                 1,
-                1,
+                Some(1),
                 seed,
             )?;
             // The root's cells when y carries noise.
             let noisy_y =
                 gop_mmf::synthetic::with_noise(y.as_ref(), NOISE, seed ^ 0x006e_6f69_7365)?;
-            let noisy = run_fit(&noisy_y, table1_params(budget), 1, 1, seed)?;
+            let noisy = run_fit(&noisy_y, table1_params(budget), 1, Some(1), seed)?;
             let first_num = |f: &FittedGop| f.history().first().map_or(0, |r| r.timing.num_duals);
             results.push(SizeResult {
                 m,
@@ -484,8 +484,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let load_before = load_average();
     let (mut ones, mut twos) = (Vec::new(), Vec::new());
     for _ in 0..repeats {
-        ones.push(run_fit(&y, table1_params(budget), iters, 1, seed)?.mean_timing());
-        twos.push(run_fit(&y, table1_params(budget), iters, 2, seed)?.mean_timing());
+        ones.push(run_fit(&y, table1_params(budget), iters, Some(1), seed)?.mean_timing());
+        twos.push(run_fit(&y, table1_params(budget), iters, Some(2), seed)?.mean_timing());
     }
     let load_after = load_average();
     let (dual1, dual2) = (fastest(&ones, |t| t.dual), fastest(&twos, |t| t.dual));
@@ -505,7 +505,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         &y,
         table1_params(budget).tangent_cone_cells(false),
         iters,
-        1,
+        Some(1),
         seed,
     )?
     .mean_timing();

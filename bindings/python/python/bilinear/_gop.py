@@ -1,6 +1,10 @@
 """Certified global optimization for sparse mixed-membership matrix factorization (Zhang,
 Wang, Trapp, Flaherty, "A Global Optimization Algorithm for Sparse Mixed Membership
-Matrix Factorization") of the `gop-mmf` crate."""
+Matrix Factorization") of the `gop-mmf` crate.
+
+Every keyword left ``None`` keeps the Rust default (``gop_mmf::GopParams::default()``);
+:func:`gop_mmf_defaults` returns them. Python keeps no copy of its own.
+"""
 
 from dataclasses import dataclass
 
@@ -14,7 +18,9 @@ from ._sblr import _seed
 class GopResult:
     """The best ``x`` (``M x K``) and ``theta`` (``K x N``), the bounds ``lower_bound``
     (RLBD) and ``upper_bound`` (PUBD) on the optimum, their ``gap``, whether the gap is
-    within ``eps`` (``certified``) and the GOP iterations ``n_iter``."""
+    within ``tol`` (``certified``), the GOP iterations ``n_iter`` and how the run ended
+    (``termination``: ``"Converged"``, ``"Solved"``, ``"MaxIterations"``, ``"TimeLimit"``
+    or ``"BudgetExhausted"``)."""
 
     x: np.ndarray
     theta: np.ndarray
@@ -23,22 +29,39 @@ class GopResult:
     gap: float
     certified: bool
     n_iter: int
+    termination: str
 
 
-def gop_mmf(y, k=2, budget=1.0, *, eps=0.01, max_iter=1000, max_nodes=200_000,
-            time_limit=None, random_state=None, n_threads=0):
+def gop_mmf_defaults():
+    """The defaults of :func:`gop_mmf`'s keywords, read from Rust: a dict with ``k``,
+    ``budget``, ``tol``, ``max_iter``, ``max_nodes``, ``time_limit`` (seconds or None),
+    ``seed`` and ``threads`` (None: all cores)."""
+    return dict(_native.gop_defaults())
+
+
+def _opt(cast, value):
+    return None if value is None else cast(value)
+
+
+def gop_mmf(y, k=None, budget=None, *, tol=None, max_iter=None, max_nodes=None,
+            time_limit=None, random_state=None, n_threads=None):
     """Solves ``min ||y - x theta||_F^2`` subject to every column of ``theta`` in the
-    simplex and ``sum |x_jk| <= budget`` to a certified gap ``eps`` (problem (2)).
+    simplex and ``sum |x_jk| <= budget`` to a certified gap ``tol`` (the paper's ``eps``;
+    problem (2)).
 
-    ``y``: ``(M, N)`` data; ``k``: the number of components ``K``; ``time_limit`` in
-    seconds (None: no limit); ``n_threads``: threads of the relaxed duals (0: all).
-    Returns a :class:`GopResult`.
+    ``y``: ``(M, N)`` data; ``k``: the number of components ``K``; ``budget``: the l1
+    budget ``P``; ``max_iter``: node expansions; ``max_nodes``: nodes the tree may hold;
+    ``time_limit`` in seconds; ``random_state``: seeds the random start; ``n_threads``:
+    threads of the LPs (None: all cores). Every keyword left None keeps the Rust default
+    (see :func:`gop_mmf_defaults`). Returns a :class:`GopResult`.
     """
     y = np.ascontiguousarray(np.asarray(y, dtype=np.float64))
     if y.ndim != 2:
         raise ValueError(f"y must be a 2-D array (M, N), got {y.ndim} dimensions")
-    out = _native.gop_fit(y, k=int(k), budget=float(budget), eps=float(eps),
-                          max_iter=int(max_iter), max_nodes=int(max_nodes),
-                          time_limit=None if time_limit is None else float(time_limit),
-                          seed=_seed(random_state), threads=int(n_threads))
+    out = _native.gop_fit(
+        y, k=_opt(int, k), budget=_opt(float, budget), tol=_opt(float, tol),
+        max_iter=_opt(int, max_iter), max_nodes=_opt(int, max_nodes),
+        time_limit=_opt(float, time_limit),
+        seed=None if random_state is None else _seed(random_state),
+        threads=_opt(int, n_threads))
     return GopResult(**out)

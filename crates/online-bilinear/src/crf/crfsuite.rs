@@ -6,7 +6,8 @@
 
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
-use crate::params::{Learner, TaggerParams};
+use super::CrfJob;
+use crate::settings::CrfPenalty;
 
 /// Whether CRFsuite prints its training log ([`super::set_crfsuite_verbose`]).
 pub(super) static VERBOSE: std::sync::atomic::AtomicBool =
@@ -29,7 +30,7 @@ fn crf_error(e: crfsuite::CrfError) -> OblError {
 
 /// Trains a CRF and returns the CRFsuite model bytes.
 pub(crate) fn train(
-    params: &TaggerParams,
+    job: &CrfJob,
     encoded: &[EncodedSentence],
     gold: &[Vec<usize>],
 ) -> Result<Vec<u8>> {
@@ -42,14 +43,14 @@ pub(crate) fn train(
     trainer
         .select(crfsuite::Algorithm::LBFGS, crfsuite::GraphicalModel::CRF1D)
         .map_err(crf_error)?;
-    let (c1, c2) = match params.learner {
-        Learner::CrfL1 => (params.c, 0.0),
-        _ => (0.0, params.c),
+    let (c1, c2) = match job.penalty {
+        CrfPenalty::L1 => (job.c, 0.0),
+        CrfPenalty::L2 => (0.0, job.c),
     };
     trainer.set("c1", &c1.to_string()).map_err(crf_error)?;
     trainer.set("c2", &c2.to_string()).map_err(crf_error)?;
     trainer
-        .set("max_iterations", &params.crf_max_iterations.to_string())
+        .set("max_iterations", &job.iteration.max_iter.to_string())
         .map_err(crf_error)?;
     for (enc, y) in encoded.iter().zip(gold) {
         if enc.is_empty() {

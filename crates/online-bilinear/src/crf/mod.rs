@@ -1,12 +1,14 @@
 //! The CRF baselines of the paper's Table 1 and Figs. 1-3: a first-order linear-chain CRF
-//! with L2 regularization trained by L-BFGS ([`crate::Learner::CrfL2`]) or L1
-//! regularization trained by OWL-QN ([`crate::Learner::CrfL1`]).
+//! with L2 regularization trained by L-BFGS ([`crate::BuiltIn::CrfL2`]) or L1
+//! regularization trained by OWL-QN ([`crate::BuiltIn::CrfL1`]).
 //!
 //! The CRF reads the same feature ids as the online learners, like CRFsuite's `crf1d`
 //! model: state features (feature id, tag) and tag-bigram transitions. Training minimizes
 //! CRFsuite's objective, the negative conditional log-likelihood of the training corpus
 //! plus `c2 ||w||_2^2` (L2, `c2 = c`) or `c1 ||w||_1` (L1, `c1 = c`), `c` being
 //! [`crate::TaggerParams::c`].
+//!
+//! The gradient runs on the fit's `threads` ([`bl_core::IterationParams::install`]).
 //!
 //! Two backends ([`CrfBackend`]):
 //!
@@ -20,10 +22,12 @@
 //! - [`CrfBackend::Crfsuite`]: the CRFsuite binding (its C library is built with cmake),
 //!   only with the non-default Cargo feature `crfsuite`; kept to cross-check ours.
 //!
-//! Stopping (CRFsuite's defaults): at most `crf_max_iterations` iterations; stop when the
-//! relative decrease of the objective over the last `period = 10` iterations,
-//! `(F_{k-10} - F_k) / F_k`, falls to `delta = 1e-5`; or when `||g|| / max(1, ||w||) <=
-//! 1e-5`; or when the line search finds no step.
+//! Stopping (CRFsuite's defaults): at most `max_iter` iterations (default 100); stop when
+//! the relative decrease of the objective over the last `period = 10` iterations,
+//! `(F_{k-10} - F_k) / F_k`, falls to `tol` (default CRFsuite's `delta = 1e-5`); or when
+//! `||g|| / max(1, ||w||) <= 1e-5`; or when the line search finds no step; or at the time
+//! limit. The optimizer's run is an inner run of the tagger's fit (untraced); its
+//! termination and iteration count reach the fit's report.
 
 mod model;
 mod objective;
@@ -32,17 +36,13 @@ mod optim;
 #[cfg(feature = "crfsuite")]
 mod crfsuite;
 
-use std::time::Instant;
-
-use bl_core::TerminationReason;
-
-use serde::{Deserialize, Serialize};
+use bl_core::{IterationParams, TerminationReason};
 
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
-use crate::model::Weights;
-use crate::params::{Learner, TaggerParams};
+use crate::settings::CrfPenalty;
 
+pub use crate::settings::CrfBackend;
 pub use model::CrfWeights;
 
 /// CRFsuite's items of an encoded sentence: one attribute per active feature, named by its
@@ -50,34 +50,6 @@ pub use model::CrfWeights;
 #[cfg(feature = "crfsuite")]
 pub fn crfsuite_items(sentence: &EncodedSentence) -> Vec<::crfsuite::Item> {
     crfsuite::items(sentence)
-}
-
-/// Which implementation trains [`crate::Learner::CrfL2`] / [`crate::Learner::CrfL1`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub enum CrfBackend {
-    /// The pure-Rust CRF of this crate.
-    #[default]
-    Rust,
-    /// CRFsuite through its binding (needs the Cargo feature `crfsuite` and cmake).
-    Crfsuite,
-}
-
-impl CrfBackend {
-    /// Short name: `rust`, `crfsuite`.
-    pub fn name(self) -> &'static str {
-        match self {
-            CrfBackend::Rust => "rust",
-            CrfBackend::Crfsuite => "crfsuite",
-        }
-    }
-
-    /// Whether this build can train with the backend.
-    pub fn is_available(self) -> bool {
-        match self {
-            CrfBackend::Rust => true,
-            CrfBackend::Crfsuite => cfg!(feature = "crfsuite"),
-        }
-    }
 }
 
 /// Relative decrease window of the stopping test (CRFsuite `period`).
@@ -100,21 +72,18 @@ struct Step {
 }
 
 /// Runs `step` through the workspace's iteration engine, one optimizer iteration per call,
-/// with CRFsuite's stopping rule; `f0` is the objective at the start. Returns the run's
+/// with CRFsuite's stopping rule (budget, tolerance and time limit of `rule`, untraced);
+/// `f0` is the objective at the start. Returns the run's
 /// report (its termination is the optimizer's: converged by the delta test, solved by the
 /// gradient test or a line search that can go no further, or out of iterations).
 fn drive(
-    max_iterations: usize,
+    rule: &IterationParams,
     f0: f64,
     mut step: impl FnMut() -> Result<Step>,
 ) -> Result<bl_core::FitReport> {
-    use bl_core::engine::{IterationParams, Progress, run};
-    let rule = IterationParams {
-        max_iter: max_iterations,
-        tol: DELTA,
-        time_limit: None,
-        ..IterationParams::default()
-    };
+    use bl_core::engine::{Progress, run};
+    // An inner run: its report is read for the termination and the iteration count only.
+    let rule = rule.untraced();
     let mut past = vec![f0];
     let info = run(&rule, &mut [], |k| {
         let s = step()?;
@@ -176,49 +145,74 @@ fn check_data(
     Ok(())
 }
 
-/// Trains a CRF with the parameters' backend; returns the weights and the seconds since
-/// the start after each optimizer iteration (one entry for CRFsuite, which reports none).
+/// What a CRF fit trains: the penalty and its weight, the backend, and the optimizer's
+/// iteration knobs (`max_iter`, `tol`, `time_limit`; `threads` for the gradient).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CrfJob {
+    pub(crate) penalty: CrfPenalty,
+    pub(crate) c: f64,
+    pub(crate) backend: CrfBackend,
+    pub(crate) iteration: IterationParams,
+}
+
+/// A trained CRF.
+#[derive(Debug, Clone)]
+pub(crate) enum CrfTrained {
+    /// The Rust backend's weights.
+    Rust(CrfWeights),
+    /// A CRFsuite model file.
+    Crfsuite(Vec<u8>),
+}
+
+/// How the optimizer's run went.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CrfRun {
+    /// Optimizer iterations (1 for CRFsuite, which reports none).
+    pub(crate) iterations: usize,
+    /// The optimizer's termination (`None` for CRFsuite, which does not tell).
+    pub(crate) termination: Option<TerminationReason>,
+}
+
+/// Trains a CRF with the job's backend, on the job's threads.
 pub(crate) fn fit(
-    params: &TaggerParams,
+    job: &CrfJob,
     encoded: &[EncodedSentence],
     gold: &[Vec<usize>],
     n_features: usize,
     n_tags: usize,
-) -> Result<(Weights, Vec<f64>, Option<TerminationReason>)> {
+) -> Result<(CrfTrained, CrfRun)> {
     check_data(encoded, gold, n_features, n_tags)?;
-    match params.crf_backend {
+    match job.backend {
         CrfBackend::Rust => {
-            let (w, seconds, termination) = fit_rust(params, encoded, gold, n_features, n_tags)?;
-            Ok((Weights::Crf(w), seconds, Some(termination)))
+            let (w, run) = job
+                .iteration
+                .install(|| fit_rust(job, encoded, gold, n_features, n_tags))??;
+            Ok((CrfTrained::Rust(w), run))
         }
         CrfBackend::Crfsuite => {
-            // CRFsuite does not tell how its optimizer ended.
-            let (w, seconds) = fit_crfsuite(params, encoded, gold)?;
-            Ok((w, seconds, None))
+            let model = fit_crfsuite(job, encoded, gold)?;
+            Ok((
+                CrfTrained::Crfsuite(model),
+                CrfRun {
+                    iterations: 1,
+                    termination: None,
+                },
+            ))
         }
     }
 }
 
 #[cfg(feature = "crfsuite")]
-fn fit_crfsuite(
-    params: &TaggerParams,
-    encoded: &[EncodedSentence],
-    gold: &[Vec<usize>],
-) -> Result<(Weights, Vec<f64>)> {
-    let started = Instant::now();
-    let model = crfsuite::train(params, encoded, gold)?;
-    Ok((
-        Weights::Crfsuite { model },
-        vec![started.elapsed().as_secs_f64()],
-    ))
+fn fit_crfsuite(job: &CrfJob, encoded: &[EncodedSentence], gold: &[Vec<usize>]) -> Result<Vec<u8>> {
+    crfsuite::train(job, encoded, gold)
 }
 
 #[cfg(not(feature = "crfsuite"))]
 fn fit_crfsuite(
-    _params: &TaggerParams,
+    _job: &CrfJob,
     _encoded: &[EncodedSentence],
     _gold: &[Vec<usize>],
-) -> Result<(Weights, Vec<f64>)> {
+) -> Result<Vec<u8>> {
     Err(unavailable())
 }
 
@@ -251,34 +245,31 @@ pub(crate) fn tag_crfsuite(
 
 /// The Rust backend: L-BFGS (L2) or OWL-QN (L1) from zero weights.
 fn fit_rust(
-    params: &TaggerParams,
+    job: &CrfJob,
     encoded: &[EncodedSentence],
     gold: &[Vec<usize>],
     n_features: usize,
     n_tags: usize,
-) -> Result<(CrfWeights, Vec<f64>, TerminationReason)> {
-    let started = Instant::now();
+) -> Result<(CrfWeights, CrfRun)> {
     let index = objective::StateIndex::observed(encoded, gold, n_features, n_tags);
     let mut objective =
         objective::Objective::new(encoded, gold, index, n_tags, rayon::current_num_threads());
     let dim = objective.dim();
-    let settings = match params.learner {
-        Learner::CrfL1 => optim::Settings {
-            c1: params.c,
+    let settings = match job.penalty {
+        CrfPenalty::L1 => optim::Settings {
+            c1: job.c,
             ..optim::Settings::default()
         },
-        _ => optim::Settings {
-            c2: params.c,
+        CrfPenalty::L2 => optim::Settings {
+            c2: job.c,
             ..optim::Settings::default()
         },
     };
     let mut loss = |w: &[f64], g: &mut [f64]| objective.eval(w, g);
     let x0 = vec![0.0; dim];
     let mut qn = optim::QuasiNewton::new(settings, x0, &mut loss);
-    let mut seconds = Vec::new();
-    let report = drive(params.crf_max_iterations, qn.objective(), || {
+    let report = drive(&job.iteration, qn.objective(), || {
         let outcome = qn.iterate(&mut loss);
-        seconds.push(started.elapsed().as_secs_f64());
         Ok(Step {
             objective: qn.objective(),
             stop: outcome != optim::Outcome::Continue,
@@ -291,8 +282,10 @@ fn fit_rust(
             state: objective.index().to_dense(state, n_tags),
             transition: transition.to_vec(),
         },
-        seconds,
-        report.termination,
+        CrfRun {
+            iterations: report.iterations,
+            termination: Some(report.termination),
+        },
     ))
 }
 

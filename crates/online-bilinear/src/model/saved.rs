@@ -3,19 +3,149 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use bl_core::IterationParams;
 use bl_core::engine::{FitReport, TerminationReason, Trace, TraceRecord};
 use serde::{Deserialize, Serialize};
 
-use super::{FittedTagger, Weights, crf_file};
+use super::{FittedTagger, crf_file};
 use crate::error::{OblError, Result};
-use crate::features::FeatureDict;
-use crate::params::TaggerParams;
+use crate::features::{FeatureDict, Templates};
+use crate::learner::BuiltIn;
+use crate::settings::{BcdSolver, CrfBackend, LearnerSettings, Reading};
 use crate::train::EpochInfo;
+use crate::weights::Weights;
+
+/// The learner as saved: a built-in's variant, or `Custom` for a user's learner (whose
+/// name is `learner_name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+enum SavedLearner {
+    Bol,
+    Bcd,
+    Sp,
+    CrfL2,
+    CrfL1,
+    Custom,
+}
+
+/// The parameters as saved (the layout of every version of the format: models saved
+/// before the iteration knobs have `epochs` and `crf_max_iterations` alone).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SavedParams {
+    learner: SavedLearner,
+    /// The learner's name (absent in models saved before it: then the variant's).
+    #[serde(default)]
+    learner_name: Option<String>,
+    /// The epoch budget (the online learners' `max_iter`).
+    epochs: usize,
+    c: f64,
+    power_steps: usize,
+    #[serde(default)]
+    reading: Reading,
+    #[serde(default)]
+    bcd_solver: BcdSolver,
+    averaging: bool,
+    zero_order: bool,
+    #[serde(default)]
+    transitions_only: bool,
+    /// The dictionary's templates (also in `dict`).
+    templates: Templates,
+    /// The dictionary's cutoff (also in `dict`).
+    cutoff: usize,
+    shuffle: bool,
+    seed: u64,
+    /// The CRFs' iteration budget (the CRFs' `max_iter`).
+    crf_max_iterations: usize,
+    #[serde(default)]
+    crf_backend: CrfBackend,
+    /// Every iteration knob (absent in models saved before it).
+    #[serde(default)]
+    iteration: Option<IterationParams>,
+}
+
+impl SavedParams {
+    fn of(model: &FittedTagger) -> Self {
+        let builtin = BuiltIn::from_name(&model.learner);
+        let learner = match builtin {
+            Some(BuiltIn::Bol) => SavedLearner::Bol,
+            Some(BuiltIn::Bcd) => SavedLearner::Bcd,
+            Some(BuiltIn::Sp) => SavedLearner::Sp,
+            Some(BuiltIn::CrfL2) => SavedLearner::CrfL2,
+            Some(BuiltIn::CrfL1) => SavedLearner::CrfL1,
+            None => SavedLearner::Custom,
+        };
+        let crf = matches!(learner, SavedLearner::CrfL2 | SavedLearner::CrfL1);
+        let s = &model.settings;
+        Self {
+            learner,
+            learner_name: Some(model.learner.clone()),
+            epochs: if crf { 20 } else { model.iteration.max_iter },
+            c: s.c,
+            power_steps: s.power_steps,
+            reading: s.reading,
+            bcd_solver: s.bcd_solver,
+            averaging: s.averaging,
+            zero_order: s.zero_order,
+            transitions_only: s.transitions_only,
+            templates: model.dict.templates().clone(),
+            cutoff: model.dict.cutoff(),
+            shuffle: model.shuffle,
+            seed: model.seed,
+            crf_max_iterations: if crf { model.iteration.max_iter } else { 100 },
+            crf_backend: s.crf_backend,
+            iteration: Some(model.iteration),
+        }
+    }
+
+    fn settings(&self) -> LearnerSettings {
+        LearnerSettings {
+            c: self.c,
+            power_steps: self.power_steps,
+            reading: self.reading,
+            bcd_solver: self.bcd_solver,
+            averaging: self.averaging,
+            zero_order: self.zero_order,
+            transitions_only: self.transitions_only,
+            crf_backend: self.crf_backend,
+        }
+    }
+
+    fn learner_name(&self) -> String {
+        let variant = match self.learner {
+            SavedLearner::Bol => "bol",
+            SavedLearner::Bcd => "bcd",
+            SavedLearner::Sp => "sp",
+            SavedLearner::CrfL2 => "crf-l2",
+            SavedLearner::CrfL1 => "crf-l1",
+            SavedLearner::Custom => "custom",
+        };
+        self.learner_name.clone().unwrap_or_else(|| variant.into())
+    }
+
+    fn iteration(&self) -> IterationParams {
+        match self.iteration {
+            Some(iteration) => iteration,
+            None if matches!(self.learner, SavedLearner::CrfL2 | SavedLearner::CrfL1) => {
+                IterationParams::new(self.crf_max_iterations, crate::crf::DELTA)
+            }
+            None => IterationParams::new(self.epochs, 0.0),
+        }
+    }
+
+    /// The checks of the values (those of the parameters' check).
+    fn check(&self) -> Result<()> {
+        crate::params::check_settings(&self.settings())?;
+        bl_core::params::at_least("epochs", self.epochs, 1)?;
+        bl_core::params::at_least("cutoff", self.cutoff, 1)?;
+        bl_core::params::at_least("crf_max_iterations", self.crf_max_iterations, 1)?;
+        self.iteration().check()?;
+        Ok(())
+    }
+}
 
 #[derive(Serialize)]
 struct SavedRef<'a> {
     format: &'static str,
-    params: &'a TaggerParams,
+    params: SavedParams,
     dict: &'a FeatureDict,
     tags: &'a [String],
     weights: &'a Weights,
@@ -27,7 +157,7 @@ struct SavedRef<'a> {
 #[derive(Deserialize)]
 struct Saved {
     format: String,
-    params: TaggerParams,
+    params: SavedParams,
     dict: FeatureDict,
     tags: Vec<String>,
     weights: Weights,
@@ -46,7 +176,7 @@ struct Saved {
 /// previous epoch's (the first epoch's: from 0), the end reason the epoch budget. Every
 /// value is finite (an empty history gives the objective 0), so the report survives the
 /// next save and load (JSON has no NaN).
-pub(super) fn report_from_history(history: &[EpochInfo]) -> FitReport {
+pub(crate) fn report_from_history(history: &[EpochInfo]) -> FitReport {
     let mut trace = Trace::default();
     let mut previous = 0.0;
     for info in history {
@@ -118,9 +248,7 @@ fn row_max_abs(x: &[f64], width: usize) -> impl Iterator<Item = f64> + '_ {
 impl Saved {
     /// The checks of [`FittedTagger::from_json`] (after the format tag).
     fn validate(&self) -> Result<()> {
-        self.params
-            .check_values()
-            .map_err(|e| bad_field("params", e))?;
+        self.params.check().map_err(|e| bad_field("params", e))?;
         for info in &self.history {
             if !(info.seconds.is_finite() && info.seconds >= 0.0) {
                 return Err(bad_field(
@@ -234,7 +362,7 @@ impl FittedTagger {
     pub fn to_json(&self) -> Result<String> {
         serde_json::to_string(&SavedRef {
             format: FORMAT,
-            params: &self.params,
+            params: SavedParams::of(self),
             dict: &self.dict,
             tags: &self.tags,
             weights: &self.weights,
@@ -277,7 +405,11 @@ impl FittedTagger {
         };
         Ok(Self {
             report,
-            params: saved.params,
+            learner: saved.params.learner_name(),
+            settings: saved.params.settings(),
+            iteration: saved.params.iteration(),
+            shuffle: saved.params.shuffle,
+            seed: saved.params.seed,
             dict: Arc::new(saved.dict),
             tags: saved.tags,
             weights: saved.weights,

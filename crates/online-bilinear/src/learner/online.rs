@@ -1,89 +1,11 @@
-//! The plug-in point of the crate: the online update rule.
-//!
-//! Every online learner (the built-in bol, bcd and sp, and a user's own) implements
-//! [`OnlineLearner`]: it scores a sentence for Viterbi, updates itself on a mistake, and
-//! gives its current weights. The fit owns everything else: the epochs (one epoch is one
-//! iteration of [`bl_core::engine`]), the seeded shuffles, decoding, the observers, the
-//! trace and the fitted model. A [`LearnerFactory`] builds the learner once the feature and
-//! tag counts are known; give a user's factory with [`TaggerParams::custom`] and fit as
-//! usual. [`conformance::check_learner`] runs the checks every implementation must pass.
-//!
-//! ```
-//! use online_bilinear::learner::{LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot};
-//! use online_bilinear::{EncodedSentence, Fit, Fitted, TaggerParams, viterbi::score_index};
-//!
-//! /// The structured perceptron on the matrix features, written outside the crate.
-//! struct Perceptron { l: usize, w: Vec<f64> }
-//!
-//! impl OnlineLearner for Perceptron {
-//!     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
-//!         let (l, p) = (self.l, self.l + 1);
-//!         out.clear();
-//!         out.resize(s.len() * p * l, 0.0);
-//!         for i in 0..s.len() {
-//!             let previous = if i == 0 { l..p } else { 0..l };
-//!             for &k in s.at(i) {
-//!                 for b in previous.clone() {
-//!                     for a in 0..l {
-//!                         out[score_index(i, b, a, l)] += self.w[k as usize * l * p + a * p + b];
-//!                     }
-//!                 }
-//!             }
-//!         }
-//!     }
-//!     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> online_bilinear::Result<()> {
-//!         let (l, p) = (self.l, self.l + 1);
-//!         for i in 0..s.len() {
-//!             let (bg, bp) = if i == 0 { (l, l) } else { (gold[i - 1], pred[i - 1]) };
-//!             for &k in s.at(i) {
-//!                 self.w[k as usize * l * p + gold[i] * p + bg] += 1.0;
-//!                 self.w[k as usize * l * p + pred[i] * p + bp] -= 1.0;
-//!             }
-//!         }
-//!         Ok(())
-//!     }
-//!     fn snapshot(&self) -> Snapshot {
-//!         Snapshot { weights: OnlineWeights::Linear { w: self.w.clone() }, zero_order: None }
-//!     }
-//! }
-//!
-//! struct PerceptronFactory;
-//! impl LearnerFactory for PerceptronFactory {
-//!     fn name(&self) -> &str { "my-perceptron" }
-//!     fn build(&self, shape: LearnerShape, _: &TaggerParams) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
-//!         let size = shape.n_features * shape.n_tags * (shape.n_tags + 1);
-//!         Ok(Box::new(Perceptron { l: shape.n_tags, w: vec![0.0; size] }))
-//!     }
-//! }
-//!
-//! let corpus = online_bilinear::synthetic::segmentation(30, 40, 20, 1)?;
-//! let model = TaggerParams::custom(PerceptronFactory).epochs(3).fit(&corpus)?;
-//! assert_eq!(model.report().iterations, model.report().trace.len());
-//! assert!(model.evaluate(&corpus)?.label_error_rate < 0.5);
-//! # Ok::<(), online_bilinear::OblError>(())
-//! ```
-
-pub mod conformance;
+//! The online update rule a learner trains with ([`OnlineLearner`]), and what it predicts
+//! with ([`Snapshot`], [`OnlineWeights`]).
 
 use serde::{Deserialize, Serialize};
 
+use super::LearnerShape;
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
-use crate::params::{Learner, TaggerParams};
-use crate::train::{Bcd, Bol, Sp};
-
-/// The sizes a learner is built for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LearnerShape {
-    /// `K`, the number of features of the dictionary.
-    pub n_features: usize,
-    /// `L`, the number of tags (tag `L` in a score table's previous-tag rows is the start
-    /// state).
-    pub n_tags: usize,
-    /// The id of the bias feature ([`crate::Template::Bias`]) in the dictionary, if the
-    /// templates have one ([`crate::FeatureDict::bias_id`]).
-    pub bias_feature: Option<usize>,
-}
 
 /// The weights of an online learner, in the layout the fitted tagger decodes with (`L`
 /// tags, `P = L + 1` previous states, the last being the start state).
@@ -149,9 +71,10 @@ pub struct Snapshot {
 /// `(e - 1) * passes_per_epoch() + q`; then, for each non-empty training sentence in the
 /// pass's order, [`scores`](Self::scores), Viterbi, [`update`](Self::update) when the
 /// prediction differs from the gold tags at some position, and [`record`](Self::record).
-/// After every epoch when the caller asks for snapshots it reads
+/// After every epoch when the caller asks for snapshots
+/// ([`PreparedCorpus::with_snapshots`](crate::PreparedCorpus::with_snapshots)) it reads
 /// [`snapshot`](Self::snapshot), and at the end it takes the learner's
-/// [`into_snapshot`](Self::into_snapshot). The contract [`conformance::check_learner`] checks:
+/// [`into_snapshot`](Self::into_snapshot). The contract [`crate::conformance`] checks:
 /// score tables of the right size and finite; a snapshot of the sizes [`LearnerShape`]
 /// gives, finite; without averaging, the snapshot scores a sentence as `scores` does;
 /// building twice and replaying the same updates gives the same scores; and the fit
@@ -195,47 +118,6 @@ pub trait OnlineLearner {
     /// [`snapshot`](Self::snapshot); the default calls it.
     fn into_snapshot(self: Box<Self>) -> Snapshot {
         self.snapshot()
-    }
-}
-
-/// Builds an [`OnlineLearner`] for a fit.
-pub trait LearnerFactory: Send + Sync {
-    /// A short name for messages.
-    fn name(&self) -> &str;
-
-    /// A fresh learner for `shape`; `params` are the checked parameters of the fit (read
-    /// the fields that apply, e.g. [`TaggerParams::get_c`]).
-    ///
-    /// # Errors
-    /// A shape or parameter the learner cannot work with.
-    fn build(&self, shape: LearnerShape, params: &TaggerParams) -> Result<Box<dyn OnlineLearner>>;
-}
-
-/// The factory of the built-in online learners: builds bol, bcd or sp as
-/// `params.get_learner()` says.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct BuiltIn;
-
-impl LearnerFactory for BuiltIn {
-    fn name(&self) -> &str {
-        "built-in"
-    }
-
-    fn build(&self, shape: LearnerShape, params: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
-        let (k, l) = (shape.n_features, shape.n_tags);
-        Ok(match params.learner {
-            Learner::Bol => Box::new(Bol::new(k, l, params)?),
-            Learner::Bcd => Box::new(Bcd::new(k, l, params)?),
-            Learner::Sp => Box::new(Sp::new(k, l, params, shape.bias_feature)?),
-            other @ (Learner::CrfL2 | Learner::CrfL1 | Learner::Custom) => {
-                return Err(bl_core::params::invalid(
-                    "learner",
-                    other.name(),
-                    "one of the built-in online learners bol, bcd, sp",
-                )
-                .into());
-            }
-        })
     }
 }
 
