@@ -14,11 +14,11 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use gop_mmf::{Fit, ParamGuard};
 use gop_mmf::arrangement::{CellOptions, enumerate_cells};
 use gop_mmf::dual::{DualLayout, Level};
 use gop_mmf::lagrangian::Lagrangian;
 use gop_mmf::primal::solve_primal;
+use gop_mmf::{Fit, ParamGuard};
 use lp_backend::{GoodLpMicrolp, LpSolver, Microlp};
 
 const SEED: u64 = 20_161_019;
