@@ -1,5 +1,5 @@
 //! The integration tests of `boolean-tensor`, one module per file, linked into one test binary
-//! (one link step instead of 8). Files that install a counting global allocator
+//! (one link step instead of 10). Files that install a counting global allocator
 //! stay binaries of their own beside this folder: an allocator is per process.
 
 mod baselines;
@@ -10,4 +10,5 @@ mod errors;
 mod hostile_sizes;
 mod metrics;
 mod observed_fit;
+mod predict;
 mod tensor;

@@ -201,12 +201,19 @@ fn lfm_columns_never_increase_the_loss_on_a_fully_observed_tensor() {
 }
 
 #[test]
-fn tucker_is_one_converged_hosvd_without_a_mask_and_em_rounds_with_one() {
+fn tucker_is_one_single_shot_hosvd_without_a_mask_and_em_rounds_with_one() {
     let d = data(0.2, 0.0);
     let x = d.observed();
-    let fitted = observed(&Tucker::params().for_atoms(3), x);
+    // One HOSVD: a single-shot fit, which shows no iteration to observers.
+    let mut seen = Trace::default();
+    let fitted = Tucker::params()
+        .for_atoms(3)
+        .fit_observed(x, &mut [&mut seen])
+        .unwrap();
+    assert!(seen.is_empty());
+    assert!(fitted.report().trace.is_empty());
     assert_eq!(fitted.report().iterations, 1);
-    assert_eq!(fitted.report().termination, TerminationReason::Converged);
+    assert_eq!(fitted.report().termination, TerminationReason::Solved);
     let direct = observed_loss(x, &fitted.reconstruct().unwrap());
     assert!((fitted.report().objective - direct).abs() <= 1e-9 * (1.0 + direct));
     // Full multilinear rank reproduces the tensor (closed form: the HOSVD is exact).
@@ -217,6 +224,15 @@ fn tucker_is_one_converged_hosvd_without_a_mask_and_em_rounds_with_one() {
     let x = d.observed();
     let fitted = observed(&Tucker::params().for_atoms(3).max_iter(8), x);
     assert!(fitted.report().iterations > 1);
+    // EM rounds report their real change: the loss decrease, never 0 by decree.
+    let changes: Vec<f64> = fitted.report().trace.records().iter().map(|r| r.change).collect();
+    assert!(changes[0].is_infinite(), "{changes:?}");
+    assert!(changes[1..].iter().all(|c| c.is_finite()), "{changes:?}");
+    let objectives = fitted.report().trace.objectives();
+    for (k, w) in objectives.windows(2).enumerate() {
+        let want = (w[0] - w[1]) / w[0];
+        assert!((changes[k + 1] - want).abs() <= 1e-12, "round {}: {changes:?}", k + 2);
+    }
     let rmse = metrics::rmse(&fitted.reconstruct().unwrap(), d.clean()).unwrap();
     assert!(rmse.is_finite());
 }

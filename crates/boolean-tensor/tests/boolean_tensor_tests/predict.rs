@@ -1,0 +1,143 @@
+//! Prediction: every fitted model implements `bl_core::PredictInplace` from a list of
+//! entries `[i, j, k]` to its values there, equal to the entries of its reconstruction,
+//! with the indices and the target length checked. And the knobs every fit shares:
+//! threads, and BMP's report of its power iterations.
+
+use bl_core::{BlError, Fitted, Predict, PredictInplace};
+use boolean_tensor::{
+    Bmp, CpAls, Decomposition, Fit, Lfm, Sustain, Tensor, TensorError, Tucker,
+};
+
+use crate::common;
+
+/// Every entry of `x`'s shape, in memory order.
+fn all_entries(shape: [usize; 3]) -> Vec<[usize; 3]> {
+    let mut out = Vec::new();
+    for k in 0..shape[2] {
+        for j in 0..shape[1] {
+            for i in 0..shape[0] {
+                out.push([i, j, k]);
+            }
+        }
+    }
+    out
+}
+
+/// The model predicts its reconstruction at every entry, refuses an index outside the
+/// shape (naming it) and a target of the wrong length.
+fn check<M>(what: &str, model: &M, x: &Tensor)
+where
+    M: Decomposition + PredictInplace<[[usize; 3]], Vec<f64>, Error = TensorError>,
+{
+    let w = model.reconstruct().unwrap();
+    let entries = all_entries(x.shape());
+    let predicted = model.predict(&entries[..]).unwrap();
+    assert_eq!(predicted.len(), x.len());
+    for (p, want) in predicted.iter().zip(w.data()) {
+        assert!((p - want).abs() <= 1e-10 * (1.0 + want.abs()), "{what}: {p} vs {want}");
+    }
+    assert!(model.predict(&[][..]).unwrap().is_empty());
+    let [d0, d1, d2] = x.shape();
+    for bad in [[d0, 0, 0], [0, d1, 0], [0, 0, d2], [usize::MAX, 0, 0]] {
+        let err = model.predict(&[[0, 0, 0], bad][..]).unwrap_err();
+        assert!(
+            matches!(err, TensorError::IndexOutOfBounds { position: 1, index, shape } if index == bad && shape == x.shape()),
+            "{what}: {err}"
+        );
+    }
+    let mut short = vec![0.0; 1];
+    let err = model
+        .predict_inplace(&[[0, 0, 0], [1, 1, 1]][..], &mut short)
+        .unwrap_err();
+    assert!(
+        matches!(err, TensorError::Core(BlError::ShapeMismatch { .. })),
+        "{what}: {err}"
+    );
+}
+
+#[test]
+fn every_fitted_model_predicts_its_reconstruction_at_the_entries_asked() {
+    let d = common::data([7, 6, 5], 2, 0.1, 0.2, 3);
+    let x = d.observed();
+    check("BMP", &Bmp::params().max_iter(2).fit(x).unwrap(), x);
+    check("CP", &CpAls::params().rank(2).max_iter(20).fit(x).unwrap(), x);
+    check("Tucker", &Tucker::params().for_atoms(2).max_iter(3).fit(x).unwrap(), x);
+    check("LFM", &Lfm::params().max_iter(2).mode(Some(2)).fit(x).unwrap(), x);
+    check("LFMmix", &Lfm::params().max_iter(3).mix().fit(x).unwrap(), x);
+    check("SUSTain", &Sustain::params().rank(2).max_iter(10).n_starts(1).fit(x).unwrap(), x);
+}
+
+#[test]
+fn the_completed_entries_are_the_missing_ones_of_a_noiseless_tensor() {
+    let d = common::data([9, 8, 7], 2, 0.0, 0.2, 5);
+    let x = d.observed();
+    let fitted = Bmp::params().max_iter(2).fit(x).unwrap();
+    let missing: Vec<[usize; 3]> = all_entries(x.shape())
+        .into_iter()
+        .enumerate()
+        .filter(|&(n, _)| !x.is_observed(n))
+        .map(|(_, e)| e)
+        .collect();
+    assert!(!missing.is_empty());
+    let values = fitted.predict(&missing[..]).unwrap();
+    let w = fitted.reconstruct().unwrap();
+    for (&[i, j, k], v) in missing.iter().zip(&values) {
+        assert!((v - w.get(i, j, k)).abs() <= 1e-10 * (1.0 + v.abs()));
+        // The refit sweeps stop at a relative loss decrease of 1e-6: close, not exact.
+        let want = d.clean().get(i, j, k);
+        assert!((v - want).abs() <= 1e-3 * (1.0 + want.abs()), "{v} vs {want}");
+    }
+}
+
+#[test]
+fn the_threads_knob_is_checked_and_does_not_change_the_model() {
+    let d = common::data([8, 7, 6], 2, 0.1, 0.0, 9);
+    let x = d.observed();
+    for threads in [Some(0), Some(5000)] {
+        let err = Bmp::params().threads(threads).fit(x).unwrap_err();
+        assert!(
+            matches!(err, TensorError::Core(BlError::InvalidParameter { name: "threads", .. })),
+            "{err}"
+        );
+        assert!(CpAls::params().threads(threads).fit(x).is_err());
+        assert!(Tucker::params().threads(threads).fit(x).is_err());
+        assert!(Lfm::params().threads(threads).fit(x).is_err());
+        assert!(Sustain::params().threads(threads).fit(x).is_err());
+    }
+    let one = Bmp::params().max_iter(2).threads(Some(1)).fit(x).unwrap();
+    let two = Bmp::params().max_iter(2).threads(Some(2)).fit(x).unwrap();
+    let global = Bmp::params().max_iter(2).fit(x).unwrap();
+    for other in [&two, &global] {
+        assert_eq!(one.atoms(), other.atoms());
+        for (a, b) in one.coefficients().iter().zip(other.coefficients()) {
+            assert!((a - b).abs() <= 1e-10 * a.abs(), "{a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn bmp_reports_the_power_iterations_that_did_not_converge() {
+    // Modes 1 and 2 longer than 32: the mode-0 searches take their leading pair from
+    // power iteration. On noiseless planted atoms every pair converges.
+    let d = common::data([6, 40, 36], 2, 0.0, 0.0, 4);
+    let fitted = Bmp::params()
+        .max_iter(2)
+        .modes(&[0])
+        .fit(d.observed())
+        .unwrap();
+    let extra: Vec<f64> = fitted
+        .report()
+        .trace
+        .extra("unconverged_power")
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect();
+    let steps: Vec<f64> = fitted
+        .steps()
+        .iter()
+        .map(|s| s.unconverged_power as f64)
+        .collect();
+    assert_eq!(extra.len(), fitted.report().iterations);
+    assert_eq!(extra[..steps.len()], steps[..]);
+    assert!(steps.iter().all(|&n| n == 0.0), "{steps:?}");
+}
