@@ -81,7 +81,7 @@ impl Kind {
             Kind::First | Kind::Seq => sparse.sparse_sweep(SparseSweep::Sequential),
             Kind::Levels => sparse,
             Kind::F32 => sparse.sparse_sweep(SparseSweep::LevelsF32Gather),
-            Kind::Colored => sparse.order(Colored),
+            Kind::Colored => sparse.order(std::sync::Arc::new(Colored)),
             Kind::Auto => MixingParams::default().seed(SEED),
         }
     }

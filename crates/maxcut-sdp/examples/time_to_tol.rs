@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use maxcut_sdp::synthetic::{dense_maxcut_cost, gaussian, random_edges};
-use maxcut_sdp::{BooleanQp, Fit, LowRankMode, Mixing, MixingParams, ParamGuard, Problem};
+use maxcut_sdp::{BooleanQp, Fit, Fitted, LowRankMode, Mixing, MixingParams, ParamGuard, Problem};
 
 fn report(
     name: &str,
@@ -15,25 +15,25 @@ fn report(
     params: &MixingParams,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
-    let mut mixing = Mixing::new(problem, params)?;
+    let mixing = Mixing::new(problem, params)?;
     let setup = start.elapsed();
-    let run = mixing.run(&mut [])?;
-    let to_tol = start.elapsed();
+    drop(mixing);
     let start = Instant::now();
     let solution = params.fit(problem)?;
-    let checked = params.check()?;
     let total = start.elapsed();
+    let run = solution.report();
+    let checked = params.check()?;
     println!(
-        "{name}, tol {:e}: form {:?}, rank {}, setup {:.3} s, to tol {:.3} s ({} sweeps, {:?}, {:.3} ms/sweep), \
+        "{name}, tol {:e}: form {:?}, rank {}, setup {:.3} s, sweeps to tol {:.3} s ({} sweeps, {:?}, {:.3} ms/sweep), \
          full solve with {} roundings + local search {:.3} s; sdp {:.6e}, rounded {:.6e}",
-        checked.tol(),
-        mixing.form(),
-        mixing.rank(),
+        checked.iteration().tol,
+        solution.info().form,
+        solution.info().rank,
         setup.as_secs_f64(),
-        to_tol.as_secs_f64(),
-        mixing.sweeps(),
+        run.elapsed.as_secs_f64(),
+        run.iterations,
         run.termination,
-        1e3 * (to_tol - setup).as_secs_f64() / mixing.sweeps() as f64,
+        1e3 * run.elapsed.as_secs_f64() / run.iterations as f64,
         checked.trials(),
         total.as_secs_f64(),
         solution.sdp_value(),
@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let g = gaussian(150, 22_500, 3)?;
     let qp = BooleanQp::low_rank(g.as_ref())?;
     for tol in [1e-3, 1e-6] {
-        let params = MixingParams::default().tol(tol).seed(1).max_sweeps(100_000);
+        let params = MixingParams::default().tol(tol).seed(1).max_iter(100_000);
         report("dense n = 1000", &dense, &params)?;
         report("sparse n = 10000, 50000 edges", &sparse, &params)?;
         for mode in [LowRankMode::Auto, LowRankMode::Implicit] {

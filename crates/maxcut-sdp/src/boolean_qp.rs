@@ -12,8 +12,6 @@
 //! `C~ = G~ G~^T` with `G~ = [1^T G; G]`, so the low-rank form is kept: `C~` is formed
 //! or not exactly as for [`Problem::low_rank`] (see [`LowRankMode`](crate::LowRankMode)).
 
-use bl_core::engine::{FitReport, Observer};
-use bl_core::{Fit, Fitted};
 use faer::MatRef;
 use faer::Par;
 
@@ -21,22 +19,26 @@ use crate::cost::{Repr, dot};
 use crate::error::{MaxcutError, Result};
 use crate::exact::{MAX_EXACT_N, dense_quad, gray_binary};
 use crate::input::{check_len, dense_symmetric, low_rank_factor};
-use crate::params::MixingParams;
 use crate::problem::Problem;
-use crate::solution::MixingInfo;
 
 /// A Boolean quadratic program `max z^T A z`, `z in {0, 1}^n`, held as its homogenized
 /// ±1 problem over `n + 1` variables.
 ///
+/// Fit it with [`crate::BqpParams`] (any [`crate::BooleanQpSolver`]; the mixing method by
+/// default), or solve it exactly ([`BooleanQp::solve_exact`], `n <= 24`).
+///
 /// ```
+/// use std::sync::Arc;
 /// use faer::mat;
-/// use maxcut_sdp::{BooleanQp, Fit, MixingParams};
+/// use maxcut_sdp::{BooleanQp, BqpParams, ExactBqp, Fit};
 /// // z^T A z = 2 z0 + z1 - 3 z0 z1 (off-diagonal -1.5 twice): best z = (1, 0), value 2.
 /// let a = mat![[2.0, -1.5], [-1.5, 1.0]];
 /// let qp = BooleanQp::dense(a.as_ref())?;
-/// let solution = MixingParams::default().fit(&qp)?;
-/// assert_eq!(solution.z(), &[1.0, 0.0]);
-/// assert_eq!(solution.value(), 2.0);
+/// let fitted = BqpParams::default().fit(&qp)?;
+/// assert_eq!(fitted.z(), &[1.0, 0.0]);
+/// assert_eq!(fitted.value(), 2.0);
+/// let exact = BqpParams::default().solver(Arc::new(ExactBqp)).fit(&qp)?;
+/// assert_eq!(exact.value(), 2.0);
 /// assert_eq!(qp.solve_exact()?.value(), 2.0);
 /// # Ok::<(), maxcut_sdp::MaxcutError>(())
 /// ```
@@ -121,7 +123,8 @@ impl BooleanQp {
         Ok(self.value_unchecked(z))
     }
 
-    fn value_unchecked(&self, z: &[f64]) -> f64 {
+    /// `z^T A z` for a `z` of length `n` (not validated).
+    pub(crate) fn value_unchecked(&self, z: &[f64]) -> f64 {
         let n = self.n;
         match &self.homogenized.repr {
             Repr::Dense { c, .. } => {
@@ -207,90 +210,6 @@ impl BooleanQp {
                 inner.form(Par::Seq)
             }
         }
-    }
-}
-
-impl Fit<BooleanQp> for MixingParams {
-    type Fitted = BqpSolution;
-    type Error = MaxcutError;
-
-    /// Fits the homogenized ±1 problem (see [`Fit<Problem>`](Fit) for [`MixingParams`]) and
-    /// maps the signs back. The observers see the sweeps of the ±1 problem (objective in
-    /// ±1 units, 4 times `z^T A z`).
-    ///
-    /// # Errors
-    /// As the fit of a [`Problem`].
-    fn fit_observed(
-        &self,
-        qp: &BooleanQp,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<BqpSolution> {
-        let solution = self.fit_observed(&qp.homogenized, observers)?;
-        let z = BooleanQp::binary_from_signs(solution.y());
-        let value = qp.value_unchecked(&z);
-        let info = solution.info().clone();
-        Ok(BqpSolution {
-            z,
-            value,
-            sdp_value: 0.25 * info.sdp_value,
-            upper_bound: info.upper_bound().map(|b| 0.25 * b),
-            certified_bound: info.certified_bound.map(|b| 0.25 * b),
-            info,
-        })
-    }
-}
-
-/// The result of fitting a [`BooleanQp`] with [`MixingParams`].
-#[derive(Debug, Clone)]
-pub struct BqpSolution {
-    z: Vec<f64>,
-    value: f64,
-    sdp_value: f64,
-    upper_bound: Option<f64>,
-    certified_bound: Option<f64>,
-    info: MixingInfo,
-}
-
-impl BqpSolution {
-    /// The 0/1 vector `z` (entries exactly `0.0` or `1.0`).
-    pub fn z(&self) -> &[f64] {
-        &self.z
-    }
-
-    /// `z^T A z`.
-    pub fn value(&self) -> f64 {
-        self.value
-    }
-
-    /// The SDP value of the homogenized problem divided by 4 (in the units of
-    /// `z^T A z`).
-    pub fn sdp_value(&self) -> f64 {
-        self.sdp_value
-    }
-
-    /// [`BqpSolution::sdp_value`] when the sweeps converged (an upper bound on
-    /// `max z^T A z` up to the tolerance, see [`MixingInfo::upper_bound`]), else `None`.
-    pub fn upper_bound(&self) -> Option<f64> {
-        self.upper_bound
-    }
-
-    /// The certified dual bound divided by 4 (a rigorous upper bound on `max z^T A z`),
-    /// when [`MixingParams::certify`] was on.
-    pub fn certified_bound(&self) -> Option<f64> {
-        self.certified_bound
-    }
-
-    /// Diagnostics of the ±1 solve (values there are in ±1 units, i.e. 4 times
-    /// `z^T A z`).
-    pub fn info(&self) -> &MixingInfo {
-        &self.info
-    }
-}
-
-impl Fitted for BqpSolution {
-    /// The sweeps of the mixing method on the homogenized ±1 problem.
-    fn report(&self) -> &FitReport {
-        &self.info.report
     }
 }
 

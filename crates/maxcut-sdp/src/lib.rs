@@ -2,6 +2,8 @@
 #![warn(missing_docs)]
 
 pub mod boolean_qp;
+pub mod bqp_fitted;
+pub mod bqp_params;
 pub mod bqp_solver;
 pub mod certificate;
 pub mod conformance;
@@ -16,10 +18,16 @@ pub mod rounding;
 pub mod solution;
 pub mod sweep_order;
 pub mod synthetic;
+mod workers;
 
-pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard, TerminationReason};
-pub use boolean_qp::{BooleanQp, BqpExactSolution, BqpSolution};
-pub use bqp_solver::{BooleanQpSolver, BqpOutcome, ExactBqp};
+pub use bl_core::{
+    ConformanceReport, Extension, Fit, FitReport, Fitted, IterationParams, Observer, ParamGuard,
+    TerminationReason,
+};
+pub use boolean_qp::{BooleanQp, BqpExactSolution};
+pub use bqp_fitted::{BqpOutcome, FittedBqp};
+pub use bqp_params::{BqpParams, BqpValidParams};
+pub use bqp_solver::{BooleanQpSolver, ExactBqp};
 pub use certificate::MAX_DUAL_BOUND_N;
 pub use error::{MaxcutError, Result};
 pub use exact::{ExactSolution, MAX_EXACT_N};
@@ -29,5 +37,5 @@ pub use params::{
 };
 pub use problem::{CostForm, Problem};
 pub use rounding::Rounding;
-pub use solution::{MixingInfo, MixingSolution};
+pub use solution::{FittedMixing, MixingInfo};
 pub use sweep_order::{Colored, Cyclic, RandomPermutation, SweepOrder};

@@ -37,6 +37,7 @@ use crate::params::{
 use crate::problem::Problem;
 use crate::rounding::{Rounding, hyperplane_rounding};
 use crate::sweep_order::{SweepOrder, first_non_permutation};
+use crate::workers::Workers;
 use bl_core::error::build::{non_finite, numerical, shape_mismatch};
 use coloring::Coloring;
 use kernels::{DENSE_BLOCK, Kernel, coordinate_sweep, dense_block_sweep, implicit_w, sparse_sweep};
@@ -63,21 +64,24 @@ pub enum SweepForm {
 }
 
 /// The state of the mixing method: the factor `V`, its workspace and the tracked
-/// objective. This is the low-level layer: [`Mixing::sweep`] runs exactly one sweep and
-/// allocates nothing, so it can be observed, benchmarked or interleaved with other work;
-/// [`Mixing::run`] runs the sweeps on the shared engine ([`bl_core::engine`]). Fitting a
-/// [`Problem`] with [`MixingParams`] (through [`bl_core::Fit`]) is the high-level layer
-/// built on it.
+/// objective. A lower-level stepping API, not a fit: [`Mixing::sweep`] runs exactly one
+/// sweep and allocates nothing, so a sweep can be benchmarked, tested against a reference
+/// or interleaved with other work. Fitting a [`Problem`] with [`MixingParams`] (through
+/// [`bl_core::Fit`]) is the one way to run the method to its stop rule: the fit builds a
+/// `Mixing`, runs its sweeps on the shared engine ([`bl_core::engine::run`], with the
+/// iteration knobs, the observers and the report), then rounds.
+///
+/// `Mixing` reads every parameter except the iteration knobs (they belong to the fit);
+/// its parallel schedules run on the current rayon pool.
 ///
 /// ```
 /// use maxcut_sdp::{Mixing, MixingParams, Problem};
 /// let problem = Problem::maxcut(4, &[(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0), (3, 0, 1.0)])?;
 /// let mut mixing = Mixing::new(&problem, &MixingParams::default().seed(3))?;
 /// let before = mixing.objective();
-/// mixing.sweep()?;
-/// assert!(mixing.objective() >= before);
-/// let report = mixing.run(&mut [])?;
-/// assert!(report.converged());
+/// let increase = mixing.sweep()?;
+/// assert!(increase >= 0.0 && mixing.objective() >= before);
+/// assert_eq!(mixing.sweeps(), 1);
 /// # Ok::<(), maxcut_sdp::MaxcutError>(())
 /// ```
 #[derive(Debug)]
@@ -108,8 +112,6 @@ pub struct Mixing<'a> {
     natural: OnceLock<Vec<f64>>,
     objective: f64,
     sweeps: usize,
-    tol: f64,
-    max_sweeps: usize,
 }
 
 impl<'a> Mixing<'a> {
@@ -123,7 +125,11 @@ impl<'a> Mixing<'a> {
     /// cannot be allocated: checked before the sweeps start, e.g. the default rank
     /// `ceil(sqrt(2 n))` refuses `n` above about `2^21`.
     pub fn new(problem: &'a Problem, params: &MixingParams) -> Result<Self> {
-        let params = params.check()?;
+        Self::start(problem, &params.check()?)
+    }
+
+    /// [`Mixing::new`] with checked parameters.
+    pub(crate) fn start(problem: &'a Problem, params: &MixingValidParams) -> Result<Self> {
         let n = problem.n();
         let k = params.rank_for(n);
         let mut rng = StdRng::seed_from_u64(params.seed());
@@ -134,7 +140,7 @@ impl<'a> Mixing<'a> {
             }
             normalize_or_e1(col);
         }
-        Self::from_parts(problem, &params, k, v)
+        Self::from_parts(problem, params, k, v)
     }
 
     /// Starts from a given `V` (`k x n`, warm start); its columns are normalized. The
@@ -277,8 +283,6 @@ impl<'a> Mixing<'a> {
             seen: vec![false; n],
             objective: 0.0,
             sweeps: 0,
-            tol: params.tol(),
-            max_sweeps: params.max_sweeps(),
         };
         mixing.objective = mixing.exact_objective();
         if !mixing.objective.is_finite() {
@@ -428,22 +432,26 @@ impl<'a> Mixing<'a> {
 }
 
 impl Mixing<'_> {
-    /// Runs the sweeps on the shared engine ([`bl_core::engine::run`]), one sweep per
-    /// iteration, until one sweep raises the objective by at most `tol * |objective|`
-    /// (reported as [`TerminationReason::Converged`]) or `max_sweeps` sweeps have run in
-    /// this call ([`TerminationReason::MaxIterations`]). Each iteration reports the
-    /// tracked objective, the change measure `increase / |objective|` and the extra
-    /// `"increase"`, and is shown to `observers`. Refreshes the tracked objective (and
-    /// `W`) exactly at the end.
+    /// The loop of the fit: runs the sweeps on the shared engine
+    /// ([`bl_core::engine::run`]), one sweep per iteration, each on `workers`, until one
+    /// sweep raises the objective by at most `tol * |objective|` (reported as
+    /// [`bl_core::TerminationReason::Converged`]), the time limit passes, or `max_iter`
+    /// sweeps have run. Each iteration reports the tracked objective, the change measure
+    /// `increase / |objective|` and the extra `"increase"`, and is shown to `observers`.
+    /// Refreshes the tracked objective (and `W`) exactly at the end.
     ///
     /// # Errors
     /// [`bl_core::BlError::Numerical`] if the objective stops being finite (input too
     /// large); [`MaxcutError::InvalidSweepOrder`] from [`Mixing::sweep`].
-    pub fn run(&mut self, observers: &mut [&mut dyn Observer]) -> Result<FitReport> {
-        let tol = self.tol;
-        let rule = IterationParams::new(self.max_sweeps, tol);
-        let report = run(&rule, observers, |_| {
-            let increase = self.sweep()?;
+    pub(crate) fn run(
+        &mut self,
+        iteration: &IterationParams,
+        workers: &Workers,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FitReport> {
+        let tol = iteration.tol;
+        let report = run(iteration, observers, |_| {
+            let increase = workers.install(|| self.sweep())?;
             let objective = self.objective;
             let change = sweep_change(increase, objective, tol);
             Ok::<_, MaxcutError>(Progress::new(objective, change).with("increase", increase))

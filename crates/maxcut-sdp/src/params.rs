@@ -13,11 +13,14 @@
 //! | name | default | meaning | valid range |
 //! |---|---|---|---|
 //! | `rank` | `None` = `ceil(sqrt(2 n))` | `k`, rows of `V`; capped at `n` (rank `n` already reaches every feasible `Y`) | `>= 1` |
+//! | `max_iter` | `1000` | stop after this many sweeps | `>= 1` |
 //! | `tol` | `1e-6` | stop when one sweep raises the objective by at most `tol * |f|` | finite, `>= 0` |
-//! | `max_sweeps` | `1000` | stop after this many sweeps | `>= 1` |
+//! | `time_limit` | `None` | stop after the sweep that passes this wall-clock time | any |
+//! | `threads` | `None` = rayon's global pool | threads of the sweeps (level and colour schedules), the rounding and the dense kernels | `1 ..= 1024` |
+//! | `trace` | `true` | keep every sweep in the report's trace | |
 //! | `trials` | `100` | random hyperplanes tried by the rounding | `1 ..= 2^32`, and `trials x rank <= 2^32` |
 //! | `seed` | `0` | seeds the initial `V`, the sweep orders and the hyperplanes | any |
-//! | `order` | [`Cyclic`] | order of the coordinates within a sweep, any [`SweepOrder`] (built in: [`Cyclic`], [`crate::RandomPermutation`]) | |
+//! | `order` | [`Cyclic`] | order of the coordinates within a sweep, any `Arc<dyn` [`SweepOrder`]`>` (built in: [`Cyclic`], [`crate::RandomPermutation`], [`crate::Colored`]) | passes [`crate::conformance::sweep_order::conformance`] |
 //! | `low_rank` | [`LowRankMode::Auto`] | how `C = G G^T` is handled | |
 //! | `sparse_sweep` | [`SparseSweep::Levels`] | how the cyclic sweep over a sparse `C` runs (`Levels`, `Sequential`: the same iterates; `LevelsF32Gather`: `f32` gathers) | |
 //! | `local_search` | `true` | 1-flip local search after rounding | |
@@ -25,6 +28,7 @@
 
 use std::sync::Arc;
 
+use bl_core::IterationParams;
 use bl_core::params::{self, ParamGuard};
 use serde::{Deserialize, Serialize};
 
@@ -93,25 +97,34 @@ pub const AUTO_FORM_MAX_N: usize = 4096;
 pub const SPARSE_FORM_DENSITY: f64 = 0.25;
 
 /// Hyperparameters of the mixing method and the rounding: `fit` a [`crate::Problem`]
-/// (through [`bl_core::Fit`]) to get a [`crate::MixingSolution`], or a
-/// [`crate::BooleanQp`] to get a [`crate::BqpSolution`].
+/// (through [`bl_core::Fit`]) to get a [`crate::FittedMixing`]. Their checked form
+/// ([`MixingValidParams`]) is also the built-in [`crate::BooleanQpSolver`] of
+/// [`crate::BqpParams`], which fits a [`crate::BooleanQp`].
 ///
 /// Build with [`MixingParams::default`] and the chainable setters (unchecked);
 /// [`ParamGuard::check`] validates them into [`MixingValidParams`], which every fit does
-/// first.
+/// first. The iteration knobs (`max_iter`: sweeps, `tol`, `time_limit`, `threads`,
+/// `trace`) are those of [`IterationParams`], set by the same setters as in every crate.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use maxcut_sdp::{MixingParams, ParamGuard, RandomPermutation};
-/// let params = MixingParams::default().tol(1e-4).trials(50).seed(7).order(RandomPermutation);
-/// assert_eq!(params.check()?.trials(), 50);
+/// let params = MixingParams::default()
+///     .tol(1e-4)
+///     .max_iter(200)
+///     .trials(50)
+///     .seed(7)
+///     .order(Arc::new(RandomPermutation));
+/// let checked = params.check()?;
+/// assert_eq!(checked.trials(), 50);
+/// assert_eq!(checked.iteration().max_iter, 200);
 /// assert!(MixingParams::default().trials(0).check().is_err());
 /// # Ok::<(), maxcut_sdp::MaxcutError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct MixingParams {
     rank: Option<usize>,
-    tol: f64,
-    max_sweeps: usize,
+    iteration: IterationParams,
     trials: usize,
     seed: u64,
     order: Arc<dyn SweepOrder>,
@@ -121,12 +134,15 @@ pub struct MixingParams {
     sparse_sweep: SparseSweep,
 }
 
+/// The paper's stop rule: at most 1000 sweeps, stop when one sweep raises the objective
+/// by at most `1e-6 |f|`.
+pub const DEFAULT_ITERATION: IterationParams = IterationParams::new(1000, 1e-6);
+
 impl Default for MixingParams {
     fn default() -> Self {
         Self {
             rank: None,
-            tol: 1e-6,
-            max_sweeps: 1000,
+            iteration: DEFAULT_ITERATION,
             trials: 100,
             seed: 0,
             order: Arc::new(Cyclic),
@@ -147,11 +163,19 @@ impl MixingParams {
         self
     }
 
+    // `max_iter` counts sweeps; `tol` is relative: stop when one sweep raises the
+    // objective by at most `tol * |f|`.
+    bl_core::iteration_setters!(iteration);
+
+    /// Sets the maximum number of sweeps: the same knob as `max_iter`, kept only until
+    /// `boolean-tensor` (its `MixingQp::default`) moves to `max_iter`; use `max_iter`.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn max_sweeps(self, max_sweeps: usize) -> Self {
+        self.max_iter(max_sweeps)
+    }
+
     bl_core::params::setters! {
-        /// Sets the relative tolerance on the objective increase of one sweep.
-        tol: f64;
-        /// Sets the maximum number of sweeps.
-        max_sweeps: usize;
         /// Sets the number of random hyperplanes tried by the rounding.
         trials: usize;
         /// Sets the seed of every random choice (initial `V`, sweep orders, hyperplanes).
@@ -169,24 +193,19 @@ impl MixingParams {
         certify: bool;
         /// Sets how the cyclic sweep over a sparse `C` runs ([`SparseSweep`]).
         sparse_sweep: SparseSweep;
-    }
-
-    /// Sets the coordinate order within a sweep: a built-in ([`Cyclic`],
-    /// [`crate::RandomPermutation`]) or any type implementing [`SweepOrder`].
-    #[must_use]
-    pub fn order(mut self, order: impl SweepOrder + 'static) -> Self {
-        self.order = Arc::new(order);
-        self
+        /// Sets the coordinate order within a sweep: a built-in ([`Cyclic`],
+        /// [`crate::RandomPermutation`], [`crate::Colored`]) or any type implementing
+        /// [`SweepOrder`] (see [`crate::conformance::sweep_order::conformance`]).
+        order: Arc<dyn SweepOrder>;
     }
 }
 
 /// Two parameter sets are equal when every value is, and their sweep orders have the
-/// same [`SweepOrder::name`] and [`SweepOrder::is_identity`].
+/// same [`Extension::name`](bl_core::Extension::name) and [`SweepOrder::is_identity`].
 impl PartialEq for MixingParams {
     fn eq(&self, other: &Self) -> bool {
         self.rank == other.rank
-            && self.tol == other.tol
-            && self.max_sweeps == other.max_sweeps
+            && self.iteration == other.iteration
             && self.trials == other.trials
             && self.seed == other.seed
             && self.order.name() == other.order.name()
@@ -198,15 +217,27 @@ impl PartialEq for MixingParams {
     }
 }
 
-/// [`MixingParams`] after [`ParamGuard::check`]: every value is in its valid range.
+/// [`MixingParams`] after [`ParamGuard::check`]: every value is in its valid range. Read
+/// with one getter per field.
 #[derive(Debug, Clone)]
-pub struct MixingValidParams(MixingParams);
+pub struct MixingValidParams {
+    rank: Option<usize>,
+    iteration: IterationParams,
+    trials: usize,
+    seed: u64,
+    order: Arc<dyn SweepOrder>,
+    low_rank: LowRankMode,
+    local_search: bool,
+    certify: bool,
+    sparse_sweep: SparseSweep,
+}
 
 impl ParamGuard for MixingParams {
     type Checked = MixingValidParams;
     type Error = MaxcutError;
 
-    /// Checks every parameter against its valid range.
+    /// Checks every parameter against its valid range, and the sweep order's own
+    /// settings ([`Extension::check`](bl_core::Extension::check)).
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (as [`MaxcutError::Core`]) naming the first
@@ -216,68 +247,86 @@ impl ParamGuard for MixingParams {
         if let Some(rank) = self.rank {
             params::at_least("rank", rank, 1)?;
         }
-        params::nonnegative("tol", self.tol)?;
-        params::at_least("max_sweeps", self.max_sweeps, 1)?;
+        self.iteration.check()?;
         params::count_in("trials", self.trials, 1, bl_core::limits::MAX_ELEMENTS)?;
-        Ok(MixingValidParams(self.clone()))
+        self.order.check()?;
+        Ok(MixingValidParams::from_builder(self))
+    }
+}
+
+impl Default for MixingValidParams {
+    /// The checked form of [`MixingParams::default`] (valid by construction).
+    fn default() -> Self {
+        Self::from_builder(&MixingParams::default())
     }
 }
 
 impl MixingValidParams {
+    /// The values of `params`, unchecked: only for values already checked.
+    fn from_builder(params: &MixingParams) -> Self {
+        Self {
+            rank: params.rank,
+            iteration: params.iteration,
+            trials: params.trials,
+            seed: params.seed,
+            order: Arc::clone(&params.order),
+            low_rank: params.low_rank,
+            local_search: params.local_search,
+            certify: params.certify,
+            sparse_sweep: params.sparse_sweep,
+        }
+    }
+
     /// The requested rank (`None`: automatic).
     pub fn rank(&self) -> Option<usize> {
-        self.0.rank
+        self.rank
     }
 
-    /// The relative tolerance on the gain of one sweep.
-    pub fn tol(&self) -> f64 {
-        self.0.tol
-    }
-
-    /// The maximum number of sweeps.
-    pub fn max_sweeps(&self) -> usize {
-        self.0.max_sweeps
+    /// The iteration knobs: `max_iter` (sweeps), `tol` (relative gain of one sweep),
+    /// `time_limit`, `threads`, `trace`.
+    pub fn iteration(&self) -> &IterationParams {
+        &self.iteration
     }
 
     /// The number of rounding trials.
     pub fn trials(&self) -> usize {
-        self.0.trials
+        self.trials
     }
 
     /// The seed.
     pub fn seed(&self) -> u64 {
-        self.0.seed
+        self.seed
     }
 
     /// The sweep order.
     pub fn order(&self) -> &Arc<dyn SweepOrder> {
-        &self.0.order
+        &self.order
     }
 
     /// The low-rank handling.
     pub fn low_rank(&self) -> LowRankMode {
-        self.0.low_rank
+        self.low_rank
     }
 
     /// Whether the 1-flip local search runs.
     pub fn local_search(&self) -> bool {
-        self.0.local_search
+        self.local_search
     }
 
     /// Whether the certified dual bound is computed.
     pub fn certify(&self) -> bool {
-        self.0.certify
+        self.certify
     }
 
     /// How the cyclic sweep over a sparse `C` runs.
     pub fn sparse_sweep(&self) -> SparseSweep {
-        self.0.sparse_sweep
+        self.sparse_sweep
     }
 
     /// The rank used for a problem with `n` variables: the requested rank or
     /// `ceil(sqrt(2 n))`, capped at `n` (at least 1).
     pub fn rank_for(&self, n: usize) -> usize {
-        match self.0.rank {
+        match self.rank {
             Some(k) => k.clamp(1, n.max(1)),
             None => auto_rank(n),
         }

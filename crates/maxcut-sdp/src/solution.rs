@@ -1,16 +1,17 @@
 //! The high-level fit: mixing method, then rounding, then local search, and its result.
 
 use bl_core::engine::{FitReport, Observer};
-use bl_core::{Fit, Fitted, ParamGuard};
+use bl_core::{Fit, Fitted};
 use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{MaxcutError, Result};
 use crate::input::{check_len, check_signs};
 use crate::mixing::{Mixing, SweepForm};
-use crate::params::MixingParams;
+use crate::params::MixingValidParams;
 use crate::problem::Problem;
 use crate::rounding::local_search;
+use crate::workers::Workers;
 use bl_core::error::build::numerical;
 
 /// Diagnostics of a fit.
@@ -22,7 +23,7 @@ pub struct MixingInfo {
     pub sdp_value: f64,
     /// A certified upper bound on the SDP optimum (and so on `max y^T C y`) from weak
     /// duality at the final `V` ([`Problem::dual_bound`]); `None` unless
-    /// [`MixingParams::certify`] was on. Valid whether or not the sweeps converged.
+    /// [`crate::MixingParams::certify`] was on. Valid whether or not the sweeps converged.
     pub certified_bound: Option<f64>,
     /// The run of the sweeps on the engine: sweeps (`iterations`), why they stopped, time,
     /// and the tracked objective, change measure and `"increase"` of every sweep.
@@ -54,9 +55,13 @@ impl MixingInfo {
     }
 }
 
-/// The result of fitting a [`Problem`] with [`MixingParams`].
+/// The result of fitting a [`Problem`] with [`crate::MixingParams`]: the signs `y`, their
+/// value, the factor `V` and the diagnostics of the run.
+///
+/// It predicts nothing: `y` answers the problem it was fitted on, and there is no new
+/// data to apply it to.
 #[derive(Debug, Clone)]
-pub struct MixingSolution {
+pub struct FittedMixing {
     y: Vec<f64>,
     value: f64,
     rank: usize,
@@ -64,14 +69,14 @@ pub struct MixingSolution {
     info: MixingInfo,
 }
 
-impl MixingSolution {
+impl FittedMixing {
     /// The signs `y in {-1, +1}^n` (entries exactly `-1.0` or `+1.0`); for
     /// [`Problem::maxcut`] the cut is `{i : y_i = +1}`.
     pub fn y(&self) -> &[f64] {
         &self.y
     }
 
-    /// The value `y^T C y` of [`MixingSolution::y`] (the cut weight for
+    /// The value `y^T C y` of [`FittedMixing::y`] (the cut weight for
     /// [`Problem::maxcut`]).
     pub fn value(&self) -> f64 {
         self.value
@@ -108,55 +113,59 @@ impl MixingSolution {
     }
 }
 
-impl Fitted for MixingSolution {
+impl Fitted for FittedMixing {
     /// The sweeps of the mixing method (one iteration per sweep).
     fn report(&self) -> &FitReport {
         &self.info.report
     }
 }
 
-impl Fit<Problem> for MixingParams {
-    type Fitted = MixingSolution;
+impl Fit<Problem> for MixingValidParams {
+    type Fitted = FittedMixing;
     type Error = MaxcutError;
 
     /// Solves `max y^T C y` over `y in {-1, +1}^n` approximately: the mixing method on
     /// the SDP relaxation (one engine iteration per sweep, shown to `observers`),
     /// Goemans–Williamson rounding (best of `trials` hyperplanes), then the 1-flip local
-    /// search (unless disabled). Deterministic for a given seed, whatever the number of
-    /// threads.
+    /// search (unless disabled). The sweeps, the rounding and the certificate run on the
+    /// `threads` of [`MixingValidParams::iteration`]. Deterministic for a given seed,
+    /// whatever the number of threads.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] for invalid parameters;
     /// [`bl_core::BlError::Numerical`] if the objective overflows;
-    /// [`MaxcutError::TooLargeForExact`] with [`MixingParams::certify`] on and
+    /// [`MaxcutError::TooLargeForExact`] with [`crate::MixingParams::certify`] on and
     /// `n > 4096`; [`MaxcutError::InvalidSweepOrder`] for a faulty user sweep order.
     fn fit_observed(
         &self,
         problem: &Problem,
         observers: &mut [&mut dyn Observer],
-    ) -> Result<MixingSolution> {
-        let params = self.check()?;
-        let mut mixing = Mixing::new(problem, self)?;
-        let report = mixing.run(observers)?;
+    ) -> Result<FittedMixing> {
+        let params = self;
+        let workers = Workers::new(params.iteration())?;
+        let mut mixing = workers.install(|| Mixing::start(problem, params))?;
+        let report = mixing.run(params.iteration(), &workers, observers)?;
         let sdp_value = mixing.objective();
-        let rounding = mixing.round(params.trials(), params.seed())?;
-        let mut y = rounding.y;
-        let view = mixing.cost_view();
-        let flips = if params.local_search() {
-            local_search(view, &mut y)
-        } else {
-            0
-        };
+        let (rounding, y, flips, certified_bound) = workers.install(|| -> Result<_> {
+            let rounding = mixing.round(params.trials(), params.seed())?;
+            let mut y = rounding.y.clone();
+            let flips = if params.local_search() {
+                local_search(mixing.cost_view(), &mut y)
+            } else {
+                0
+            };
+            let certified_bound = if params.certify() {
+                Some(problem.dual_bound(mixing.v())?)
+            } else {
+                None
+            };
+            Ok((rounding, y, flips, certified_bound))
+        })?;
         // Evaluate on the problem as given, so that `value == problem.value(y)` exactly.
         let value = problem.view().quad_form(&y);
         if !value.is_finite() {
             return Err(numerical("rounding", format!("y^T C y = {value}")));
         }
-        let certified_bound = if params.certify() {
-            Some(problem.dual_bound(mixing.v())?)
-        } else {
-            None
-        };
         let info = MixingInfo {
             sdp_value,
             certified_bound,
@@ -172,7 +181,7 @@ impl Fit<Problem> for MixingParams {
         let v = (0..v.ncols())
             .flat_map(|i| (0..rank).map(move |r| v[(r, i)]))
             .collect();
-        Ok(MixingSolution {
+        Ok(FittedMixing {
             y,
             value,
             rank,

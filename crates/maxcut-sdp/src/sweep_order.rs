@@ -5,13 +5,12 @@
 //! that visits each coordinate once per sweep keeps the monotone ascent (each update is
 //! an exact maximization over one column). The built-in orders are [`Cyclic`] (the
 //! paper's) and [`RandomPermutation`] (a fresh seeded permutation per sweep). A user type
-//! implementing [`SweepOrder`] is passed to [`crate::MixingParams::order`] and runs
-//! through the normal fit; [`crate::conformance::sweep_order::check`] is the suite every
-//! implementation must pass.
+//! implementing [`SweepOrder`] (and [`Extension`], its name and a check of its own
+//! settings) is passed to [`crate::MixingParams::order`] as an `Arc<dyn SweepOrder>` and
+//! runs through the normal fit; [`crate::conformance::sweep_order::conformance`] is the
+//! suite every implementation must pass.
 
-use std::fmt::Debug;
-use std::sync::Arc;
-
+use bl_core::Extension;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
@@ -27,11 +26,9 @@ use rand::seq::SliceRandom;
 /// The order is held as `Arc<dyn SweepOrder>` in [`crate::MixingParams`] (not as a
 /// generic parameter): the parameters stay one cheap-to-clone, non-generic type, which
 /// `boolean-tensor` stores and passes across threads, and the per-sweep cost of one
-/// dynamic call is nothing next to the `O(nnz k)` sweep.
-pub trait SweepOrder: Debug + Send + Sync {
-    /// Short name for reports and errors.
-    fn name(&self) -> &str;
-
+/// dynamic call is nothing next to the `O(nnz k)` sweep. Its [`Extension::name`] names it
+/// in errors; its [`Extension::check`] runs in the check of the params that hold it.
+pub trait SweepOrder: Extension {
     /// Rearranges `order` (a permutation of `0..n`) for sweep `sweep` (1-based).
     fn arrange(&self, sweep: usize, rng: &mut StdRng, order: &mut [usize]);
 
@@ -50,25 +47,6 @@ pub trait SweepOrder: Debug + Send + Sync {
     }
 }
 
-/// A shared order (e.g. one object used by several parameter sets) is an order too.
-impl<T: SweepOrder + ?Sized> SweepOrder for Arc<T> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-
-    fn arrange(&self, sweep: usize, rng: &mut StdRng, order: &mut [usize]) {
-        (**self).arrange(sweep, rng, order);
-    }
-
-    fn is_identity(&self) -> bool {
-        (**self).is_identity()
-    }
-
-    fn by_color(&self) -> bool {
-        (**self).by_color()
-    }
-}
-
 /// `0, 1, ..., n - 1` in every sweep (the paper's Alg. 1).
 ///
 /// On a sparse `C` this order runs level by level on the current rayon pool
@@ -77,11 +55,13 @@ impl<T: SweepOrder + ?Sized> SweepOrder for Arc<T> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cyclic;
 
-impl SweepOrder for Cyclic {
+impl Extension for Cyclic {
     fn name(&self) -> &str {
         "cyclic"
     }
+}
 
+impl SweepOrder for Cyclic {
     fn arrange(&self, _sweep: usize, _rng: &mut StdRng, _order: &mut [usize]) {}
 
     fn is_identity(&self) -> bool {
@@ -94,11 +74,13 @@ impl SweepOrder for Cyclic {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RandomPermutation;
 
-impl SweepOrder for RandomPermutation {
+impl Extension for RandomPermutation {
     fn name(&self) -> &str {
         "random permutation"
     }
+}
 
+impl SweepOrder for RandomPermutation {
     fn arrange(&self, _sweep: usize, rng: &mut StdRng, order: &mut [usize]) {
         order.shuffle(rng);
     }
@@ -123,11 +105,13 @@ impl SweepOrder for RandomPermutation {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Colored;
 
-impl SweepOrder for Colored {
+impl Extension for Colored {
     fn name(&self) -> &str {
         "colored"
     }
+}
 
+impl SweepOrder for Colored {
     fn arrange(&self, _sweep: usize, _rng: &mut StdRng, _order: &mut [usize]) {}
 
     fn by_color(&self) -> bool {

@@ -50,7 +50,7 @@ fn small_builds_and_fits_stay_small() {
     let cases: [Case; 6] = [
         ("BooleanQp::low_rank 20 x 60, fit (C formed)", || {
             let qp = BooleanQp::low_rank(gaussian(20, 60, 1).unwrap().as_ref()).unwrap();
-            MixingParams::default().fit(&qp).unwrap();
+            maxcut_sdp::BqpParams::default().fit(&qp).unwrap();
         }),
         ("Problem::low_rank 30 x 40, fit formed", || {
             let problem = Problem::low_rank(gaussian(30, 40, 2).unwrap().as_ref()).unwrap();

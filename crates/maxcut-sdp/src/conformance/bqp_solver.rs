@@ -1,8 +1,10 @@
 //! The conformance suite of [`BooleanQpSolver`]: fixed small instances solved exactly
 //! for reference.
 
+use bl_core::ConformanceReport;
+
 use crate::boolean_qp::BooleanQp;
-use crate::bqp_solver::{BooleanQpSolver, BqpOutcome};
+use crate::bqp_solver::BooleanQpSolver;
 use crate::synthetic::{gaussian, random_symmetric};
 
 /// Fraction of the exact optimum a solver must reach on every small instance.
@@ -39,70 +41,90 @@ pub fn instances() -> Vec<(String, BooleanQp)> {
     out
 }
 
-fn check_one(solver: &dyn BooleanQpSolver, name: &str, qp: &BooleanQp) -> Result<(), String> {
-    let fail = |msg: String| Err(format!("{} on `{name}`: {msg}", solver.name()));
-    let outcome: BqpOutcome = match solver.solve_bqp(qp) {
-        Ok(o) => o,
-        Err(e) => return fail(format!("solver error {e}")),
-    };
-    if outcome.z.len() != qp.n() {
-        return fail(format!(
-            "z has length {}, expected {}",
+/// The checks of one instance.
+fn check_one(
+    solver: &dyn BooleanQpSolver,
+    name: &str,
+    qp: &BooleanQp,
+    report: &mut ConformanceReport,
+) {
+    let outcome = solver.solve_bqp(qp);
+    report.record_result("solves every instance", &outcome);
+    let Ok(outcome) = outcome else { return };
+    let shape_ok = outcome.z.len() == qp.n() && outcome.z.iter().all(|&v| v == 0.0 || v == 1.0);
+    report.record("z is a 0/1 vector of length n", shape_ok, || {
+        format!(
+            "on `{name}`: z has length {} (n = {}) or an entry other than 0 and 1",
             outcome.z.len(),
             qp.n()
-        ));
+        )
+    });
+    if !shape_ok {
+        return;
     }
-    if outcome.z.iter().any(|&v| v != 0.0 && v != 1.0) {
-        return fail("z is not a 0/1 vector".into());
-    }
-    let value = match qp.value(&outcome.z) {
-        Ok(v) => v,
-        Err(e) => return fail(format!("cannot evaluate z: {e}")),
+    let Ok(value) = qp.value(&outcome.z) else {
+        return;
     };
     let scale = 1e-9 * (1.0 + value.abs());
-    if (value - outcome.value).abs() > scale {
-        return fail(format!(
-            "reported value {} but z^T A z = {value}",
-            outcome.value
-        ));
-    }
-    let exact = match qp.solve_exact() {
-        Ok(e) => e.value(),
-        Err(e) => return fail(format!("reference failed: {e}")),
-    };
-    if value > exact + scale {
-        return fail(format!("value {value} exceeds the exact optimum {exact}"));
-    }
-    if value < MIN_RATIO * exact - scale {
-        return fail(format!(
-            "value {value} is below {MIN_RATIO} x the optimum {exact}"
-        ));
+    report.record(
+        "the reported value is z^T A z",
+        (value - outcome.value).abs() <= scale,
+        || {
+            format!(
+                "on `{name}`: reported value {} but z^T A z = {value}",
+                outcome.value
+            )
+        },
+    );
+    match qp.solve_exact() {
+        Ok(exact) => {
+            let exact = exact.value();
+            report.record(
+                "never above the exact optimum",
+                value <= exact + scale,
+                || format!("on `{name}`: value {value} exceeds the exact optimum {exact}"),
+            );
+            report.record(
+                "at least MIN_RATIO of the exact optimum",
+                value >= MIN_RATIO * exact - scale,
+                || format!("on `{name}`: value {value} is below {MIN_RATIO} x the optimum {exact}"),
+            );
+        }
+        Err(e) => report.record("the exact reference runs", false, || e.to_string()),
     }
     if let Some(bound) = outcome.upper_bound {
         // Approximate bounds may fall short of the optimum by a small relative amount.
-        if bound < value - 1e-6 * (1.0 + value.abs()) {
-            return fail(format!(
-                "upper bound {bound} is below its own value {value}"
-            ));
-        }
+        report.record(
+            "an upper bound is not below its own value",
+            bound >= value - 1e-6 * (1.0 + value.abs()),
+            || format!("on `{name}`: upper bound {bound} is below its own value {value}"),
+        );
     }
-    match solver.solve_bqp(qp) {
-        Ok(again) if again == outcome => Ok(()),
-        Ok(_) => fail("two solves of the same problem differ".into()),
-        Err(e) => fail(format!("second solve failed: {e}")),
-    }
+    let again = solver.solve_bqp(qp);
+    report.record(
+        "deterministic",
+        again.as_ref().is_ok_and(|a| *a == outcome),
+        || format!("on `{name}`: two solves of the same problem differ"),
+    );
+    let observed = solver.solve_bqp_observed(qp, &mut []);
+    report.record(
+        "the fit's entry gives the same outcome",
+        observed.as_ref().is_ok_and(|f| *f.outcome() == outcome),
+        || format!("on `{name}`: solve_bqp_observed differs from solve_bqp"),
+    );
 }
 
-/// Runs the suite: on every instance of [`instances`] the solver returns a 0/1 vector
-/// of the right length whose value it reports correctly, never above the exact
-/// optimum and at least [`MIN_RATIO`] of it, an upper bound (if any) not below its
-/// value, and the same outcome when called twice.
-///
-/// # Errors
-/// A message naming the solver, the instance and the first property violated.
-pub fn check(solver: &dyn BooleanQpSolver) -> Result<(), String> {
+/// Runs the suite and records every check: the solver's own [`Extension::check`](bl_core::Extension::check)
+/// accepts its settings; on every instance of [`instances`] the solver returns a 0/1
+/// vector of the right length whose value it reports correctly, never above the exact
+/// optimum and at least [`MIN_RATIO`] of it, an upper bound (if any) not below its value,
+/// the same outcome when called twice, and the same outcome through
+/// [`BooleanQpSolver::solve_bqp_observed`] (what the fit calls).
+pub fn conformance(candidate: &dyn BooleanQpSolver) -> ConformanceReport {
+    let mut report = ConformanceReport::new(candidate.name());
+    report.record_result("its own settings are valid", &candidate.check());
     for (name, qp) in instances() {
-        check_one(solver, &name, &qp)?;
+        check_one(candidate, &name, &qp, &mut report);
     }
-    Ok(())
+    report
 }

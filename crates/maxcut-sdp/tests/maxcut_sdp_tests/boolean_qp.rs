@@ -4,7 +4,7 @@ use crate::common;
 
 use common::*;
 use faer::Mat;
-use maxcut_sdp::{BooleanQp, Fit, LowRankMode, MixingParams, SweepForm};
+use maxcut_sdp::{BooleanQp, BqpParams, Fit, FittedBqp, LowRankMode, MixingParams, SweepForm};
 use proptest::prelude::*;
 
 fn matrix(n: usize, cols: usize, entries: &[f64]) -> Mat<f64> {
@@ -112,24 +112,26 @@ fn low_rank_boolean_qp_forms_agree_and_auto_forms_wide_g() {
     let g = random_gaussian(10, 40, 6).unwrap();
     let qp = BooleanQp::low_rank(g.as_ref()).unwrap();
     let dense = BooleanQp::dense(gram(&g).as_ref()).unwrap();
-    let params = MixingParams::default().seed(4).tol(0.0).max_sweeps(10);
-    let auto = params.fit(&qp).unwrap();
-    let implicit = params
-        .clone()
-        .low_rank(LowRankMode::Implicit)
-        .fit(&qp)
-        .unwrap();
-    let reference = params.fit(&dense).unwrap();
-    assert_eq!(auto.info().form, SweepForm::LowRankFormed);
-    assert_eq!(implicit.info().form, SweepForm::LowRankImplicit);
-    assert_eq!(reference.info().form, SweepForm::Dense);
+    let params = MixingParams::default().seed(4).tol(0.0).max_iter(10);
+    let auto = fit_bqp(&params, &qp).unwrap();
+    let implicit = fit_bqp(&params.clone().low_rank(LowRankMode::Implicit), &qp).unwrap();
+    let reference = fit_bqp(&params, &dense).unwrap();
+    let form = |f: &FittedBqp| f.mixing().expect("the mixing method").form;
+    assert_eq!(form(&auto), SweepForm::LowRankFormed);
+    assert_eq!(form(&implicit), SweepForm::LowRankImplicit);
+    assert_eq!(form(&reference), SweepForm::Dense);
+    let sdp = |f: &FittedBqp| f.sdp_value().expect("the mixing method");
     for other in [&auto, &implicit] {
-        assert!((other.sdp_value() - reference.sdp_value()).abs() < 1e-9 * reference.sdp_value());
+        assert!((sdp(other) - sdp(&reference)).abs() < 1e-9 * sdp(&reference));
         assert_eq!(other.z(), reference.z());
         assert!((other.value() - reference.value()).abs() < 1e-9 * reference.value());
     }
     // Tall G (m < n / 2): Auto stays implicit.
     let tall = BooleanQp::low_rank(random_gaussian(30, 4, 1).unwrap().as_ref()).unwrap();
-    let solution = MixingParams::default().fit(&tall).unwrap();
-    assert_eq!(solution.info().form, SweepForm::LowRankImplicit);
+    let solution = BqpParams::default().fit(&tall).unwrap();
+    assert_eq!(solution.solver(), "mixing");
+    assert_eq!(
+        solution.mixing().expect("the mixing method").form,
+        SweepForm::LowRankImplicit
+    );
 }

@@ -1,37 +1,55 @@
 //! Every built-in implementation of each plug-in point passes its conformance suite, and
 //! each suite rejects an implementation that breaks its contract (so the suites can fail).
 
-use maxcut_sdp::conformance::{bqp_solver as conformance, sweep_order};
+use std::sync::Arc;
+
+use maxcut_sdp::conformance::{bqp_solver, sweep_order};
 use maxcut_sdp::{
-    BooleanQp, BooleanQpSolver, BqpOutcome, Cyclic, ExactBqp, Fit, MaxcutError, MixingParams,
-    Problem, RandomPermutation, Result,
+    BooleanQp, BooleanQpSolver, BqpOutcome, Colored, ConformanceReport, Cyclic, ExactBqp,
+    Extension, Fit, MaxcutError, MixingParams, MixingValidParams, ParamGuard, Problem,
+    RandomPermutation, Result,
 };
 
 use crate::common;
 use common::FnOrder;
 
+fn passes(report: &ConformanceReport) {
+    assert!(report.passed(), "{report}");
+}
+
 #[test]
 fn mixing_method_conforms() {
-    conformance::check(&MixingParams::default().seed(3)).unwrap();
+    let mixing = MixingParams::default().seed(3).check().unwrap();
+    passes(&bqp_solver::conformance(&mixing));
+    passes(&bqp_solver::conformance(&MixingValidParams::default()));
 }
 
 #[test]
 fn certified_mixing_method_conforms() {
-    conformance::check(&MixingParams::default().seed(4).certify(true)).unwrap();
+    let mixing = MixingParams::default()
+        .seed(4)
+        .certify(true)
+        .check()
+        .unwrap();
+    passes(&bqp_solver::conformance(&mixing));
 }
 
 #[test]
 fn exact_enumeration_conforms() {
-    conformance::check(&ExactBqp).unwrap();
+    passes(&bqp_solver::conformance(&ExactBqp));
 }
 
 /// Always answers the all-zero vector: wrong on every instance with a positive optimum.
+#[derive(Debug)]
 struct AllZeros;
 
-impl BooleanQpSolver for AllZeros {
+impl Extension for AllZeros {
     fn name(&self) -> &str {
         "all-zeros"
     }
+}
+
+impl BooleanQpSolver for AllZeros {
     fn solve_bqp(&self, qp: &BooleanQp) -> Result<BqpOutcome> {
         Ok(BqpOutcome {
             z: vec![0.0; qp.n()],
@@ -42,12 +60,16 @@ impl BooleanQpSolver for AllZeros {
 }
 
 /// Reports a value that its z does not have.
+#[derive(Debug)]
 struct Liar;
 
-impl BooleanQpSolver for Liar {
+impl Extension for Liar {
     fn name(&self) -> &str {
         "liar"
     }
+}
+
+impl BooleanQpSolver for Liar {
     fn solve_bqp(&self, qp: &BooleanQp) -> Result<BqpOutcome> {
         let mut outcome = ExactBqp.solve_bqp(qp)?;
         outcome.value += 1.0;
@@ -57,8 +79,9 @@ impl BooleanQpSolver for Liar {
 
 #[test]
 fn built_in_sweep_orders_conform() {
-    sweep_order::check(&Cyclic).unwrap();
-    sweep_order::check(&RandomPermutation).unwrap();
+    passes(&sweep_order::conformance(&Cyclic));
+    passes(&sweep_order::conformance(&RandomPermutation));
+    passes(&sweep_order::conformance(&Colored));
 }
 
 /// Visits coordinate 0 twice and never visits the last one.
@@ -79,20 +102,43 @@ const FALSE_IDENTITY: FnOrder = FnOrder {
     identity: true,
 };
 
+/// The names of the failed checks of `report`.
+fn failed(report: &ConformanceReport) -> Vec<&'static str> {
+    report.failures().map(|c| c.name).collect()
+}
+
 #[test]
 fn suites_reject_broken_implementations() {
-    for (result, needle) in [
-        (conformance::check(&AllZeros), "below"),
-        (conformance::check(&Liar), "reported value"),
-        (sweep_order::check(&REPEATS), "not a permutation"),
-        (
-            sweep_order::check(&FALSE_IDENTITY),
-            "claims to be the identity",
-        ),
-    ] {
-        let err = result.unwrap_err();
-        assert!(err.contains(needle), "{err}");
-    }
+    let all_zeros = bqp_solver::conformance(&AllZeros);
+    assert!(!all_zeros.passed());
+    assert!(
+        failed(&all_zeros).contains(&"at least MIN_RATIO of the exact optimum"),
+        "{all_zeros}"
+    );
+    let liar = bqp_solver::conformance(&Liar);
+    assert!(!liar.passed());
+    assert!(
+        failed(&liar).contains(&"the reported value is z^T A z"),
+        "{liar}"
+    );
+    let repeats = sweep_order::conformance(&REPEATS);
+    assert!(!repeats.passed());
+    assert!(
+        failed(&repeats).contains(&"every sweep is a permutation"),
+        "{repeats}"
+    );
+    assert!(
+        repeats.to_string().contains("not a permutation"),
+        "{repeats}"
+    );
+    let false_identity = sweep_order::conformance(&FALSE_IDENTITY);
+    assert!(!false_identity.passed());
+    assert!(
+        false_identity
+            .to_string()
+            .contains("claims to be the identity"),
+        "{false_identity}"
+    );
 }
 
 #[test]
@@ -100,7 +146,7 @@ fn a_faulty_order_is_a_typed_error_not_a_panic() {
     let edges = maxcut_sdp::synthetic::gnp_weighted(5, 0.9, 2).unwrap();
     let problem = Problem::maxcut(5, &edges).unwrap();
     let err = MixingParams::default()
-        .order(REPEATS)
+        .order(Arc::new(REPEATS))
         .fit(&problem)
         .unwrap_err();
     assert!(

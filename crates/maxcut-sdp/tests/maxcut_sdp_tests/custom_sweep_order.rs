@@ -1,6 +1,8 @@
 //! A sweep order written outside the crate runs through the normal fit, passes the
 //! conformance suite and reaches the same SDP value as the built-in cyclic order.
 
+use std::sync::Arc;
+
 use maxcut_sdp::conformance::sweep_order;
 use maxcut_sdp::synthetic::gnp_weighted;
 use maxcut_sdp::{Cyclic, Fit, Fitted, MixingParams, Problem};
@@ -21,19 +23,21 @@ const FORWARD_BACKWARD: FnOrder = FnOrder {
 
 #[test]
 fn outside_order_conforms() {
-    sweep_order::check(&FORWARD_BACKWARD).unwrap();
+    let report = sweep_order::conformance(&FORWARD_BACKWARD);
+    assert!(report.passed(), "{report}");
 }
 
 #[test]
 fn outside_order_runs_through_fit_and_agrees_with_cyclic() {
     let n = 16;
     let problem = Problem::maxcut(n, &gnp_weighted(n, 0.5, 4).unwrap()).unwrap();
-    let base = MixingParams::default()
-        .tol(1e-10)
-        .max_sweeps(10_000)
-        .seed(1);
-    let custom = base.clone().order(FORWARD_BACKWARD).fit(&problem).unwrap();
-    let cyclic = base.order(Cyclic).fit(&problem).unwrap();
+    let base = MixingParams::default().tol(1e-10).max_iter(10_000).seed(1);
+    let custom = base
+        .clone()
+        .order(Arc::new(FORWARD_BACKWARD))
+        .fit(&problem)
+        .unwrap();
+    let cyclic = base.order(Arc::new(Cyclic)).fit(&problem).unwrap();
     assert!(custom.report().converged());
     let (a, b) = (custom.sdp_value(), cyclic.sdp_value());
     assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");

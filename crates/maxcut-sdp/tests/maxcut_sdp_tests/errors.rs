@@ -159,7 +159,7 @@ fn problem_methods_reject_bad_vectors_and_params() {
         MixingParams::default().tol(-1.0),
         MixingParams::default().tol(f64::NAN),
         MixingParams::default().tol(f64::INFINITY),
-        MixingParams::default().max_sweeps(0),
+        MixingParams::default().max_iter(0),
         MixingParams::default().trials(0),
     ];
     for params in &invalid {
@@ -180,10 +180,7 @@ fn problem_methods_reject_bad_vectors_and_params() {
     });
     let huge = Problem::maxcut(4097, &[(0, 1, 1.0)]).unwrap();
     is(
-        MixingParams::default()
-            .certify(true)
-            .max_sweeps(1)
-            .fit(&huge),
+        MixingParams::default().certify(true).max_iter(1).fit(&huge),
         |e| matches!(e, MaxcutError::TooLargeForExact { n: 4097, .. }),
     );
 }
@@ -261,9 +258,10 @@ fn boolean_qp_rejects_bad_input() {
     is(qp.value(&[1.0, -1.0]), |e| {
         matches!(e, MaxcutError::NotDiscrete { index: 1, .. })
     });
-    is(MixingParams::default().trials(0).fit(&qp), |e| {
-        matches!(e, MaxcutError::Core(BlError::InvalidParameter { .. }))
-    });
+    is(
+        crate::common::fit_bqp(&MixingParams::default().trials(0), &qp),
+        |e| matches!(e, MaxcutError::Core(BlError::InvalidParameter { .. })),
+    );
     let big = BooleanQp::low_rank(Mat::<f64>::ones(25, 2).as_ref()).unwrap();
     is(big.solve_exact(), |e| {
         matches!(e, MaxcutError::TooLargeForExact { n: 25, .. })

@@ -4,6 +4,7 @@
 //! the same iterates bit for bit, for any number of threads.
 
 use crate::common;
+use std::sync::Arc;
 
 use faer::{Mat, MatRef};
 use maxcut_sdp::params::SparseSweep;
@@ -177,8 +178,8 @@ fn other_orders_and_forms_do_not_use_levels() {
     let problem = Problem::maxcut(40, &edges).unwrap();
     let base = MixingParams::default().low_rank(LowRankMode::Implicit);
     for params in [
-        base.clone().order(RandomPermutation),
-        base.clone().order(Colored),
+        base.clone().order(Arc::new(RandomPermutation)),
+        base.clone().order(Arc::new(Colored)),
         base.clone().sparse_sweep(SparseSweep::Sequential),
         MixingParams::default().low_rank(LowRankMode::Formed),
     ] {

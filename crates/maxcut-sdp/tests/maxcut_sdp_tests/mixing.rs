@@ -7,7 +7,7 @@ use common::*;
 use faer::{Mat, MatRef};
 use std::sync::Arc;
 
-use maxcut_sdp::conformance::sweep_order::check as sweep_order_check;
+use maxcut_sdp::conformance::sweep_order;
 use maxcut_sdp::{
     Colored, Cyclic, Fit, Fitted, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation,
     SweepForm, SweepOrder, TerminationReason, auto_rank,
@@ -56,7 +56,7 @@ fn columns_stay_unit_norm_and_objective_never_decreases() {
 #[test]
 fn dense_sparse_and_low_rank_forms_give_the_same_iterates() {
     let (c, [dense, sparse, low_rank]) = gram_in_three_forms(25, 8, 21);
-    let params = MixingParams::default().seed(3).tol(0.0).max_sweeps(15);
+    let params = MixingParams::default().seed(3).tol(0.0).max_iter(15);
 
     let mut results = Vec::new();
     for (problem, mode, form) in [
@@ -190,7 +190,7 @@ fn sdp_values_match_closed_forms_for_cycles_and_complete_graphs() {
     // For vertex-transitive graphs the max-cut SDP value is n * lambda_max(L) / 4
     // (Delorme & Poljak 1993): odd cycle C_n: n (1 + cos(pi / n)) / 2;
     // complete graph K_n: n^2 / 4.
-    let params = MixingParams::default().tol(1e-12).max_sweeps(100_000);
+    let params = MixingParams::default().tol(1e-12).max_iter(100_000);
     for n in [5usize, 7, 9, 15] {
         let edges: Vec<_> = (0..n).map(|i| (i, (i + 1) % n, 1.0)).collect();
         let solution = params.fit(&Problem::maxcut(n, &edges).unwrap()).unwrap();
@@ -220,7 +220,7 @@ fn same_seed_same_result_whatever_the_thread_count() {
     let graph = Problem::maxcut(80, &gnp_weighted(80, 0.2, 4)).unwrap();
     let params = MixingParams::default()
         .seed(99)
-        .order(RandomPermutation)
+        .order(Arc::new(RandomPermutation))
         .tol(1e-4);
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -290,7 +290,7 @@ fn auto_rank_is_ceil_sqrt_2n_capped_at_n() {
 }
 
 #[test]
-fn convergence_is_reported_and_max_sweeps_respected() {
+fn convergence_is_reported_and_max_iter_respected() {
     let problem = Problem::maxcut(50, &gnp_weighted(50, 0.5, 12)).unwrap();
     let loose = MixingParams::default()
         .tol(1e-3)
@@ -311,7 +311,7 @@ fn convergence_is_reported_and_max_sweeps_respected() {
     assert!(last - before <= 1e-3 * last.abs() || report.iterations == 1);
     let capped = MixingParams::default()
         .tol(0.0)
-        .max_sweeps(3)
+        .max_iter(3)
         .seed(2)
         .fit(&problem)
         .unwrap();
@@ -367,7 +367,7 @@ fn sparse_kernel_matches_the_reference_sweep_and_the_definition() {
 #[test]
 fn maxcut_on_a_dense_graph_picks_the_dense_kernel_without_changing_the_result() {
     let n = 120;
-    let base = MixingParams::default().seed(9).tol(1e-12).max_sweeps(5000);
+    let base = MixingParams::default().seed(9).tol(1e-12).max_iter(5000);
     for (p, auto_form) in [(0.5, SweepForm::SparseFormed), (0.02, SweepForm::Sparse)] {
         let problem = Problem::maxcut(n, &gnp_weighted(n, p, 11)).unwrap();
         let auto = base.clone().fit(&problem).unwrap();
@@ -405,7 +405,8 @@ fn greedy_color_order(c: &Mat<f64>) -> Vec<usize> {
 
 #[test]
 fn colored_sweeps_are_gauss_seidel_in_color_order_for_any_thread_count() {
-    sweep_order_check(&Colored).unwrap();
+    let report = sweep_order::conformance(&Colored);
+    assert!(report.passed(), "{report}");
     let n = 90;
     let problem = Problem::maxcut(n, &gnp_weighted(n, 0.08, 5)).unwrap();
     let c = problem.to_dense().unwrap();
@@ -414,7 +415,7 @@ fn colored_sweeps_are_gauss_seidel_in_color_order_for_any_thread_count() {
         .seed(4)
         .rank(6)
         .low_rank(LowRankMode::Implicit)
-        .order(Colored);
+        .order(Arc::new(Colored));
     let mut runs: Vec<(Mat<f64>, f64)> = Vec::new();
     for threads in [1, 2, 3] {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -448,11 +449,8 @@ fn colored_sweeps_are_gauss_seidel_in_color_order_for_any_thread_count() {
 fn colored_order_converges_to_the_cyclic_sdp_value() {
     let n = 200;
     let problem = Problem::maxcut(n, &gnp_weighted(n, 0.05, 6)).unwrap();
-    let base = MixingParams::default()
-        .seed(2)
-        .tol(1e-10)
-        .max_sweeps(20_000);
-    let colored = base.clone().order(Colored).fit(&problem).unwrap();
+    let base = MixingParams::default().seed(2).tol(1e-10).max_iter(20_000);
+    let colored = base.clone().order(Arc::new(Colored)).fit(&problem).unwrap();
     let cyclic = base.fit(&problem).unwrap();
     assert!(colored.report().converged() && cyclic.report().converged());
     let (a, b) = (colored.sdp_value(), cyclic.sdp_value());

@@ -8,7 +8,9 @@ use crate::common;
 use bl_core::engine::IterationView;
 use common::problems;
 use maxcut_sdp::synthetic::gaussian;
-use maxcut_sdp::{BooleanQp, Fit, FitReport, Fitted, MixingParams};
+use std::sync::Arc;
+
+use maxcut_sdp::{BooleanQp, BqpParams, Fit, FitReport, Fitted, MixingParams, ParamGuard};
 
 #[derive(Default)]
 struct Seen {
@@ -84,7 +86,12 @@ fn observed_boolean_qp_fit_matches_its_report_and_brackets_the_optimum() {
     let qp = BooleanQp::low_rank(g.as_ref()).unwrap();
     let mut seen = Seen::default();
     let mut observer = |v: &IterationView<'_>| seen.record(v);
-    let params = MixingParams::default().seed(2).certify(true);
+    let mixing = MixingParams::default()
+        .seed(2)
+        .certify(true)
+        .check()
+        .unwrap();
+    let params = BqpParams::default().solver(Arc::new(mixing));
     let solution = params.fit_observed(&qp, &mut [&mut observer]).unwrap();
     seen.check(solution.report(), "BQP");
     // The sweeps run on the homogenized ±1 problem: objective 4 times z^T A z.

@@ -25,7 +25,7 @@ proptest! {
         seed in 0u64..1_000_000,
         kind in 0usize..3,
     ) {
-        let params = MixingParams::default().tol(TOL).max_sweeps(20_000).seed(seed).certify(true);
+        let params = MixingParams::default().tol(TOL).max_iter(20_000).seed(seed).certify(true);
         let problem = match kind {
             0 => Problem::maxcut(n, &gnp_weighted(n, 0.5, seed)).unwrap(),
             1 => Problem::dense(random_symmetric(n, seed).unwrap().as_ref()).unwrap(),
@@ -86,8 +86,11 @@ fn boolean_qp_rounding_against_exact_and_bound() {
                 BooleanQp::dense(random_symmetric(n, seed + 50).unwrap().as_ref()).unwrap();
             for qp in [&psd, &indefinite] {
                 let exact = qp.solve_exact().unwrap();
-                let solution = params.clone().seed(seed).fit(qp).unwrap();
-                let bound = solution.upper_bound().expect("converged");
+                let solution = fit_bqp(&params.clone().seed(seed), qp).unwrap();
+                let info = solution.mixing().expect("the mixing method");
+                // The approximate bound of converged sweeps (±1 units, 4 times z^T A z).
+                let bound = 0.25 * info.upper_bound().expect("converged");
+                assert_eq!(solution.upper_bound(), solution.certified_bound());
                 assert!(exact.value() <= bound + bound_slack(bound));
                 assert!(exact.value() <= solution.certified_bound().unwrap());
                 assert!(solution.value() <= exact.value() + 1e-9 * exact.value().abs().max(1.0));
@@ -169,7 +172,7 @@ fn certified_bound_holds_for_the_issue_23_case() {
     let (n, seed) = (2usize, 869_120u64);
     let params = MixingParams::default()
         .tol(TOL)
-        .max_sweeps(20_000)
+        .max_iter(20_000)
         .seed(seed)
         .certify(true);
     let problem = Problem::low_rank(random_gaussian(n, 3, seed).unwrap().as_ref()).unwrap();

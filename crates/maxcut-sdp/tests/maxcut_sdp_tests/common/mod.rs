@@ -1,8 +1,13 @@
 //! Shared helpers of the integration tests: seeded random instances and naive references.
 #![allow(dead_code)]
 
+use std::sync::Arc;
+
 use faer::Mat;
-use maxcut_sdp::{LowRankMode, MixingParams, Problem, RandomPermutation, SweepOrder};
+use maxcut_sdp::{
+    BooleanQp, BqpParams, Extension, Fit, FittedBqp, LowRankMode, MixingParams, ParamGuard,
+    Problem, RandomPermutation, SweepOrder,
+};
 use rand::rngs::StdRng;
 
 /// Weighted Erdős–Rényi graph G(n, p) ([`maxcut_sdp::synthetic::gnp_weighted`]).
@@ -117,7 +122,7 @@ pub fn problems(base: &MixingParams) -> Vec<(&'static str, Problem, MixingParams
         (
             "sparse maxcut",
             Problem::maxcut(60, &gnp_weighted(60, 0.1, 2)).unwrap(),
-            base.clone().order(RandomPermutation),
+            base.clone().order(Arc::new(RandomPermutation)),
         ),
         (
             "low rank implicit",
@@ -132,11 +137,18 @@ pub fn problems(base: &MixingParams) -> Vec<(&'static str, Problem, MixingParams
     ]
 }
 
+/// Fits `qp` with the mixing method and these parameters, through the Boolean QP fit.
+pub fn fit_bqp(params: &MixingParams, qp: &BooleanQp) -> maxcut_sdp::Result<FittedBqp> {
+    BqpParams::default()
+        .solver(Arc::new(params.check()?))
+        .fit(qp)
+}
+
 /// A [`SweepOrder`] written outside the crate from a plain function
 /// `arrange(sweep, order)` (deterministic, so the generator is unused).
 #[derive(Debug, Clone)]
 pub struct FnOrder {
-    /// What [`SweepOrder::name`] reports.
+    /// What [`Extension::name`] reports.
     pub name: &'static str,
     /// Rearranges `order` for the given 1-based sweep.
     pub arrange: fn(usize, &mut [usize]),
@@ -144,10 +156,13 @@ pub struct FnOrder {
     pub identity: bool,
 }
 
-impl SweepOrder for FnOrder {
+impl Extension for FnOrder {
     fn name(&self) -> &str {
         self.name
     }
+}
+
+impl SweepOrder for FnOrder {
     fn arrange(&self, sweep: usize, _rng: &mut StdRng, order: &mut [usize]) {
         (self.arrange)(sweep, order);
     }
