@@ -116,9 +116,11 @@ pub struct Certificate {
 ///
 /// The report's trace has one record per iteration: objective = `PUBD`, change = the gap
 /// `PUBD - RLBD` (compared with `tol`), extras `lower_bound`, `num_duals`, `primal_s`,
-/// `pre_s`, `uri_s`, `dual_s`, `total_s`. Its termination is `Converged` when the gap
-/// closed, `Solved` when no open node was left, `BudgetExhausted` when the tree reached
-/// `max_nodes` first (not converged), or `MaxIterations` / `TimeLimit`.
+/// `pre_s`, `uri_s`, `dual_s`, `total_s` (with `trace(false)` the trace is empty). Its
+/// termination is `Converged` when the gap closed, `Solved` when no open node was left
+/// with the gap closed, `BudgetExhausted` when the tree reached `max_nodes` first (not
+/// converged), or `MaxIterations` / `TimeLimit`. A tree that empties with the gap open is
+/// an error ([`GopError::EmptyTree`](crate::GopError::EmptyTree)), not a fitted model.
 #[derive(Debug, Clone)]
 pub struct FittedGop {
     pub(crate) x: Mat<f64>,
