@@ -117,8 +117,6 @@ pub(crate) fn check_atom_buffers(
     Ok(())
 }
 
-
-
 /// `1/2 ||X - W||^2` of a CP model `W = [[F_0, F_1, F_2]]` on a tensor without missing
 /// entries, from `norm_sq = ||X||^2` and `m`, the MTTKRP of mode `last` computed with the
 /// current other factors: `||X||^2 - 2 <X, W> + ||W||^2` with `<X, W> = sum(F_last .* m)`
@@ -162,8 +160,6 @@ pub(crate) fn cp_em_step(
     impute(x, model, filled);
     masked_loss(x, model)
 }
-
-
 
 /// Fills the missing entries of `out` from `model` and keeps the observed entries of `x`
 /// (the EM imputation step used by the baselines for completion). `out` holds the observed
@@ -237,9 +233,6 @@ impl pulp::WithSimd for MaskedLoss<'_> {
     }
 }
 
-
-
-
 /// One report for a fit made of several engine runs (starts, modes): every run's
 /// iterations in order (each run numbers its own from 1 and tags them with an extra, e.g.
 /// `start`), their total count and time, and the termination and objective of the run
@@ -289,7 +282,9 @@ impl Workers {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
-            .map_err(|e| bl_core::error::build::numerical::<crate::TensorError>("thread pool", e.to_string()))?;
+            .map_err(|e| {
+                bl_core::error::build::numerical::<crate::TensorError>("thread pool", e.to_string())
+            })?;
         Ok(Self(Some(pool)))
     }
 

@@ -68,9 +68,11 @@ pub fn conformance(candidate: &dyn QpSolver) -> ConformanceReport {
             continue;
         }
         let again = candidate.maximize(g.as_ref(), seed).ok();
-        report.record("1. the same seed gives the same answer", again.as_ref() == Some(&z), || {
-            format!("{n} x {m}, seed {seed}: {again:?} after {z:?}")
-        });
+        report.record(
+            "1. the same seed gives the same answer",
+            again.as_ref() == Some(&z),
+            || format!("{n} x {m}, seed {seed}: {again:?} after {z:?}"),
+        );
         let value = objective(g.as_ref(), &z).unwrap_or(f64::NAN);
         let best_row = (0..n)
             .map(|i| g.row(i).norm_l2().powi(2))
@@ -81,9 +83,11 @@ pub fn conformance(candidate: &dyn QpSolver) -> ConformanceReport {
             || format!("{value} < {best_row} ({n} x {m})"),
         );
         let optimum = brute_force(g.as_ref());
-        report.record("2. at least 90% of the maximum", value >= 0.9 * optimum, || {
-            format!("{value} < 0.9 * {optimum} ({n} x {m})")
-        });
+        report.record(
+            "2. at least 90% of the maximum",
+            value >= 0.9 * optimum,
+            || format!("{value} < 0.9 * {optimum} ({n} x {m})"),
+        );
     }
     // 3. Planted rank-1 instance.
     let planted = [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0];
@@ -167,8 +171,14 @@ mod tests {
         let report = conformance(&FirstRow);
         assert!(!report.passed());
         let failed: Vec<&str> = report.failures().map(|c| c.name).collect();
-        assert!(failed.contains(&"2. at least the value of the best single row"), "{report}");
-        assert!(failed.contains(&"5. an error for a non-finite G"), "{report}");
+        assert!(
+            failed.contains(&"2. at least the value of the best single row"),
+            "{report}"
+        );
+        assert!(
+            failed.contains(&"5. an error for a non-finite G"),
+            "{report}"
+        );
         assert!(!failed.contains(&"5. an error for an empty G"), "{report}");
         let err = report.into_result().unwrap_err();
         assert!(err.to_string().contains("first row"), "{err}");

@@ -239,48 +239,48 @@ fn als(
     let mut loss = f64::INFINITY;
     let report = run(rule, observers, |_| -> Result<Progress> {
         workers.install(|| {
-        work.invalidate();
-        for n in 0..3 {
-            f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m)?;
-        }
-        let new_loss = if masked {
-            cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
-        } else {
-            // From M2, the last MTTKRP: no pass over the tensor.
-            cp_loss_from_mttkrp(norm_sq, &f, 2, m.as_ref())
-        };
-        // Column norms of F0, F1 into F2 (keeps the factors balanced).
-        for r in 0..rank {
-            let mut scale = 1.0;
-            for fm in f.iter_mut().take(2) {
-                let nrm = fm.col(r).norm_l2();
-                if nrm > 0.0 {
-                    for i in 0..fm.nrows() {
-                        fm[(i, r)] /= nrm;
+            work.invalidate();
+            for n in 0..3 {
+                f[n] = als_update(&filled, shape, n, &f, &mut work, &mut m)?;
+            }
+            let new_loss = if masked {
+                cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
+            } else {
+                // From M2, the last MTTKRP: no pass over the tensor.
+                cp_loss_from_mttkrp(norm_sq, &f, 2, m.as_ref())
+            };
+            // Column norms of F0, F1 into F2 (keeps the factors balanced).
+            for r in 0..rank {
+                let mut scale = 1.0;
+                for fm in f.iter_mut().take(2) {
+                    let nrm = fm.col(r).norm_l2();
+                    if nrm > 0.0 {
+                        for i in 0..fm.nrows() {
+                            fm[(i, r)] /= nrm;
+                        }
+                        scale *= nrm;
                     }
-                    scale *= nrm;
+                }
+                for i in 0..f[2].nrows() {
+                    f[2][(i, r)] *= scale;
                 }
             }
-            for i in 0..f[2].nrows() {
-                f[2][(i, r)] *= scale;
+            // Relative decrease, with a floor at the rounding level of ||X||^2 (the cheap
+            // loss formula cancels).
+            let change = if loss.is_finite() {
+                (loss - new_loss) / loss.max(1e-12 * norm_sq).max(f64::MIN_POSITIVE)
+            } else {
+                f64::INFINITY
+            };
+            loss = new_loss;
+            if !loss.is_finite() {
+                return Err(numerical("CP-ALS", "the loss became non-finite"));
             }
-        }
-        // Relative decrease, with a floor at the rounding level of ||X||^2 (the cheap
-        // loss formula cancels).
-        let change = if loss.is_finite() {
-            (loss - new_loss) / loss.max(1e-12 * norm_sq).max(f64::MIN_POSITIVE)
-        } else {
-            f64::INFINITY
-        };
-        loss = new_loss;
-        if !loss.is_finite() {
-            return Err(numerical("CP-ALS", "the loss became non-finite"));
-        }
-        // An exact fit (to rounding) is an optimum: nothing is left to explain.
-        let exact = loss <= 1e-28 * norm_sq;
-        Ok(Progress::new(loss, change.abs())
-            .stop_if(exact.then_some(Stop::Solved))
-            .with("start", start as f64))
+            // An exact fit (to rounding) is an optimum: nothing is left to explain.
+            let exact = loss <= 1e-28 * norm_sq;
+            Ok(Progress::new(loss, change.abs())
+                .stop_if(exact.then_some(Stop::Solved))
+                .with("start", start as f64))
         })
     })?;
     if !masked {
@@ -328,7 +328,9 @@ impl FittedCp {
     /// The model's value at `[i, j, k]` (inside the shape).
     fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
         let [a, b, c] = &self.factors;
-        (0..a.ncols()).map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)]).sum()
+        (0..a.ncols())
+            .map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)])
+            .sum()
     }
 }
 

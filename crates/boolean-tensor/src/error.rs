@@ -41,7 +41,9 @@ pub enum TensorError {
         value: f64,
     },
     /// An entry index outside the shape of a fitted model.
-    #[error("entry {position} is {index:?}, outside the shape {shape:?}: every index must be below its mode's length")]
+    #[error(
+        "entry {position} is {index:?}, outside the shape {shape:?}: every index must be below its mode's length"
+    )]
     IndexOutOfBounds {
         /// Position of the entry in the list given.
         position: usize,

@@ -722,7 +722,12 @@ pub(crate) fn multilinear_product_into(
 
 /// `data x_mode M` (`M` is `p x d_mode`); mode 0 through the parallel
 /// [`project_mode0`].
-pub(crate) fn mode_product(data: &[f64], shape: [usize; 3], mode: usize, m: MatRef<'_, f64>) -> Vec<f64> {
+pub(crate) fn mode_product(
+    data: &[f64],
+    shape: [usize; 3],
+    mode: usize,
+    m: MatRef<'_, f64>,
+) -> Vec<f64> {
     let mut ns = shape;
     ns[mode] = m.nrows();
     let len = ns.iter().product();
@@ -970,5 +975,4 @@ mod tests {
             assert!(worst <= 1e-12 * scale, "shape {shape:?}: {worst}");
         }
     }
-
 }

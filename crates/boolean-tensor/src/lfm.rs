@@ -29,8 +29,8 @@ use rayon::prelude::*;
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{Workers, check_column_buffers, combine_reports, impute, masked_loss};
-use crate::linalg::solve_right_spd;
 use crate::error::{Result, TensorError};
+use crate::linalg::solve_right_spd;
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{
     Tensor, check_mode, refold_into, unfold_into, unfolded_position, unfolded_shape,
@@ -267,38 +267,38 @@ impl LfmParams {
         let mut loss = masked_loss(x, &model);
         let report = run(&self.iteration, observers, |t| -> Result<Progress> {
             workers.install(|| {
-            // R = X~_(n) - Z S.
-            unfold_into(&filled, shape, mode, xu.as_mut());
-            r.copy_from(&xu);
-            if z.ncols() > 0 {
-                matmul(r.as_mut(), Accum::Add, z.as_ref(), s.as_ref(), -1.0, par);
-            }
-            let Some((zc, _)) = matrix_atom(
-                r.as_ref(),
-                self.solver.as_ref(),
-                self.alternations,
-                self.seed.wrapping_add(t as u64 - 1),
-            )?
-            else {
-                // R = 0: nothing is left to explain.
-                let done = Progress::new(loss, 0.0).with("mode", mode as f64);
-                return Ok(done.stop_if(Some(Stop::Solved)));
-            };
-            let mut nz = Mat::zeros(d, z.ncols() + 1);
-            nz.as_mut().subcols_mut(0, z.ncols()).copy_from(&z);
-            for i in 0..d {
-                nz[(i, z.ncols())] = zc[i];
-            }
-            z = nz;
-            let rounds = if x.mask().is_some() { self.em_iter } else { 1 };
-            for _ in 0..rounds {
+                // R = X~_(n) - Z S.
                 unfold_into(&filled, shape, mode, xu.as_mut());
-                s = fit_weights(z.as_ref(), xu.as_ref())?;
-                let w = z.as_ref() * s.as_ref();
-                refold_into(w.as_ref(), shape, mode, &mut model);
-                impute(x, &model, &mut filled);
-            }
-            Ok(observed_progress(x, &model, &mut loss, mode))
+                r.copy_from(&xu);
+                if z.ncols() > 0 {
+                    matmul(r.as_mut(), Accum::Add, z.as_ref(), s.as_ref(), -1.0, par);
+                }
+                let Some((zc, _)) = matrix_atom(
+                    r.as_ref(),
+                    self.solver.as_ref(),
+                    self.alternations,
+                    self.seed.wrapping_add(t as u64 - 1),
+                )?
+                else {
+                    // R = 0: nothing is left to explain.
+                    let done = Progress::new(loss, 0.0).with("mode", mode as f64);
+                    return Ok(done.stop_if(Some(Stop::Solved)));
+                };
+                let mut nz = Mat::zeros(d, z.ncols() + 1);
+                nz.as_mut().subcols_mut(0, z.ncols()).copy_from(&z);
+                for i in 0..d {
+                    nz[(i, z.ncols())] = zc[i];
+                }
+                z = nz;
+                let rounds = if x.mask().is_some() { self.em_iter } else { 1 };
+                for _ in 0..rounds {
+                    unfold_into(&filled, shape, mode, xu.as_mut());
+                    s = fit_weights(z.as_ref(), xu.as_ref())?;
+                    let w = z.as_ref() * s.as_ref();
+                    refold_into(w.as_ref(), shape, mode, &mut model);
+                    impute(x, &model, &mut filled);
+                }
+                Ok(observed_progress(x, &model, &mut loss, mode))
             })
         })?;
         if z.ncols() == 0 {
@@ -382,67 +382,67 @@ impl LfmMixValidParams {
         let mut loss = masked_loss(x, &model);
         let report = run(&p.iteration, observers, |it| -> Result<Progress> {
             workers.install(|| {
-            let t = it - 1;
-            for (i, r) in resid.iter_mut().enumerate() {
-                *r = filled[i] - model[i];
-            }
-            let cands: Vec<Result<Option<MatrixAtom>>> = work
-                .par_iter_mut()
-                .enumerate()
-                .map(|(m, g)| {
-                    unfold_into(&resid, shape, m, g.as_mut());
-                    matrix_atom(
-                        g.as_ref(),
-                        p.solver.as_ref(),
-                        p.alternations,
-                        p.seed.wrapping_add(3 * t as u64 + m as u64),
-                    )
-                })
-                .collect();
-            let mut best: Option<(usize, Vec<f64>, f64)> = None;
-            for (m, c) in cands.into_iter().enumerate() {
-                if let Some((z, gain)) = c?
-                    && best.as_ref().is_none_or(|b| gain > b.2)
-                {
-                    best = Some((m, z, gain));
+                let t = it - 1;
+                for (i, r) in resid.iter_mut().enumerate() {
+                    *r = filled[i] - model[i];
                 }
-            }
-            let Some((mode, zc, _)) = best else {
-                // R = 0: nothing is left to explain.
-                return Ok(Progress::new(loss, 0.0).stop_if(Some(Stop::Solved)));
-            };
-            let old = &zs[mode];
-            let mut nz = Mat::zeros(old.nrows(), old.ncols() + 1);
-            nz.as_mut().subcols_mut(0, old.ncols()).copy_from(old);
-            for i in 0..old.nrows() {
-                nz[(i, old.ncols())] = zc[i];
-            }
-            zs[mode] = nz;
-            let rounds = p
-                .sweeps
-                .saturating_mul(if x.mask().is_some() { p.em_iter } else { 1 });
-            for _ in 0..rounds {
-                for m in 0..3 {
-                    if zs[m].ncols() == 0 {
-                        continue;
-                    }
-                    // Target: X~ minus the other modes' parts.
-                    for i in 0..n {
-                        resid[i] = filled[i] - model[i] + parts[m][i];
-                    }
-                    let g = &mut work[m];
-                    unfold_into(&resid, shape, m, g.as_mut());
-                    ss[m] = fit_weights(zs[m].as_ref(), g.as_ref())?;
-                    let w = zs[m].as_ref() * ss[m].as_ref();
-                    let old_part = parts[m].clone();
-                    refold_into(w.as_ref(), shape, m, &mut parts[m]);
-                    for i in 0..n {
-                        model[i] += parts[m][i] - old_part[i];
+                let cands: Vec<Result<Option<MatrixAtom>>> = work
+                    .par_iter_mut()
+                    .enumerate()
+                    .map(|(m, g)| {
+                        unfold_into(&resid, shape, m, g.as_mut());
+                        matrix_atom(
+                            g.as_ref(),
+                            p.solver.as_ref(),
+                            p.alternations,
+                            p.seed.wrapping_add(3 * t as u64 + m as u64),
+                        )
+                    })
+                    .collect();
+                let mut best: Option<(usize, Vec<f64>, f64)> = None;
+                for (m, c) in cands.into_iter().enumerate() {
+                    if let Some((z, gain)) = c?
+                        && best.as_ref().is_none_or(|b| gain > b.2)
+                    {
+                        best = Some((m, z, gain));
                     }
                 }
-                impute(x, &model, &mut filled);
-            }
-            Ok(observed_progress(x, &model, &mut loss, mode))
+                let Some((mode, zc, _)) = best else {
+                    // R = 0: nothing is left to explain.
+                    return Ok(Progress::new(loss, 0.0).stop_if(Some(Stop::Solved)));
+                };
+                let old = &zs[mode];
+                let mut nz = Mat::zeros(old.nrows(), old.ncols() + 1);
+                nz.as_mut().subcols_mut(0, old.ncols()).copy_from(old);
+                for i in 0..old.nrows() {
+                    nz[(i, old.ncols())] = zc[i];
+                }
+                zs[mode] = nz;
+                let rounds =
+                    p.sweeps
+                        .saturating_mul(if x.mask().is_some() { p.em_iter } else { 1 });
+                for _ in 0..rounds {
+                    for m in 0..3 {
+                        if zs[m].ncols() == 0 {
+                            continue;
+                        }
+                        // Target: X~ minus the other modes' parts.
+                        for i in 0..n {
+                            resid[i] = filled[i] - model[i] + parts[m][i];
+                        }
+                        let g = &mut work[m];
+                        unfold_into(&resid, shape, m, g.as_mut());
+                        ss[m] = fit_weights(zs[m].as_ref(), g.as_ref())?;
+                        let w = zs[m].as_ref() * ss[m].as_ref();
+                        let old_part = parts[m].clone();
+                        refold_into(w.as_ref(), shape, m, &mut parts[m]);
+                        for i in 0..n {
+                            model[i] += parts[m][i] - old_part[i];
+                        }
+                    }
+                    impute(x, &model, &mut filled);
+                }
+                Ok(observed_progress(x, &model, &mut loss, mode))
             })
         })?;
         Ok(FittedLfmMix {

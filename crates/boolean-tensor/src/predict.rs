@@ -8,7 +8,11 @@ use crate::error::{Result, TensorError};
 /// # Errors
 /// [`TensorError::IndexOutOfBounds`] at the first entry outside the shape;
 /// [`bl_core::BlError::ShapeMismatch`] for targets of another length.
-pub(crate) fn check_entries(shape: [usize; 3], entries: &[[usize; 3]], targets: usize) -> Result<()> {
+pub(crate) fn check_entries(
+    shape: [usize; 3],
+    entries: &[[usize; 3]],
+    targets: usize,
+) -> Result<()> {
     bl_core::error::ensure_len("predicted entries", entries.len(), targets)?;
     match entries
         .iter()

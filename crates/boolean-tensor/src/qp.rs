@@ -187,7 +187,11 @@ impl QpSolver for ExactQp {
 /// # Errors
 /// [`BlError::ShapeMismatch`] when `z` does not have one entry per row of `g`.
 pub fn objective(g: MatRef<'_, f64>, z: &[f64]) -> Result<f64> {
-    bl_core::error::ensure_len("QP objective: z (one entry per row of G)", g.nrows(), z.len())?;
+    bl_core::error::ensure_len(
+        "QP objective: z (one entry per row of G)",
+        g.nrows(),
+        z.len(),
+    )?;
     Ok((0..g.ncols())
         .map(|j| {
             let s: f64 = z.iter().enumerate().map(|(i, zi)| g[(i, j)] * zi).sum();
@@ -228,7 +232,10 @@ mod tests {
     #[test]
     fn the_objective_refuses_a_z_of_the_wrong_length() {
         let g = faer::mat![[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]];
-        assert_eq!(objective(g.as_ref(), &[1.0, 0.0, 1.0]).unwrap(), 1.5_f64.powi(2) + 1.0);
+        assert_eq!(
+            objective(g.as_ref(), &[1.0, 0.0, 1.0]).unwrap(),
+            1.5_f64.powi(2) + 1.0
+        );
         for z in [&[1.0, 0.0][..], &[1.0, 0.0, 1.0, 1.0][..], &[][..]] {
             let err = objective(g.as_ref(), z).unwrap_err();
             assert!(

@@ -250,44 +250,45 @@ impl SustainParams {
         let order = [a0, b0, bm];
         let report = run(&self.iteration, observers, |_| -> Result<Progress> {
             workers.install(|| {
-            work.invalidate();
-            let data = if masked { &filled[..] } else { x.data() };
-            for &n in &order {
-                if n == bm && self.hierarchical {
-                    m.resize_with(shape[n], rank, |_, _| 0.0);
-                    work.compute(data, shape, n, f.each_ref().map(Mat::as_ref), m.as_mut());
-                    let h = hadamard(gram(f[a0].as_ref()).as_ref(), gram(f[b0].as_ref()).as_ref());
-                    boolean_column_sweep(m.as_ref(), h.as_ref(), f[n].as_mut());
-                    continue;
-                }
-                f[n] = als_update(data, shape, n, &f, &mut work, &mut m)?;
-                if n == bm {
-                    for j in 0..rank {
-                        for i in 0..shape[n] {
-                            f[n][(i, j)] = f64::from(u8::from(f[n][(i, j)] >= 0.5));
+                work.invalidate();
+                let data = if masked { &filled[..] } else { x.data() };
+                for &n in &order {
+                    if n == bm && self.hierarchical {
+                        m.resize_with(shape[n], rank, |_, _| 0.0);
+                        work.compute(data, shape, n, f.each_ref().map(Mat::as_ref), m.as_mut());
+                        let h =
+                            hadamard(gram(f[a0].as_ref()).as_ref(), gram(f[b0].as_ref()).as_ref());
+                        boolean_column_sweep(m.as_ref(), h.as_ref(), f[n].as_mut());
+                        continue;
+                    }
+                    f[n] = als_update(data, shape, n, &f, &mut work, &mut m)?;
+                    if n == bm {
+                        for j in 0..rank {
+                            for i in 0..shape[n] {
+                                f[n][(i, j)] = f64::from(u8::from(f[n][(i, j)] >= 0.5));
+                            }
                         }
                     }
                 }
-            }
-            // `m` is the MTTKRP of mode `bm`, the last one updated.
-            let loss = if masked {
-                cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
-            } else {
-                cp_loss_from_mttkrp(norm_sq, &f, bm, m.as_ref())
-            };
-            if loss < best_loss {
-                best_loss = loss;
-                best_f = f.clone();
-            }
-            let change = if prev.is_finite() {
-                (prev - loss).abs() / prev.max(f64::MIN_POSITIVE)
-            } else {
-                f64::INFINITY
-            };
-            prev = loss;
-            Ok(Progress::new(loss, change)
-                .with("boolean_mode", bm as f64)
-                .with("start", start as f64))
+                // `m` is the MTTKRP of mode `bm`, the last one updated.
+                let loss = if masked {
+                    cp_em_step(x, &f, &mut kr, &mut model, &mut filled, par)
+                } else {
+                    cp_loss_from_mttkrp(norm_sq, &f, bm, m.as_ref())
+                };
+                if loss < best_loss {
+                    best_loss = loss;
+                    best_f = f.clone();
+                }
+                let change = if prev.is_finite() {
+                    (prev - loss).abs() / prev.max(f64::MIN_POSITIVE)
+                } else {
+                    f64::INFINITY
+                };
+                prev = loss;
+                Ok(Progress::new(loss, change)
+                    .with("boolean_mode", bm as f64)
+                    .with("start", start as f64))
             })
         })?;
         Ok(FittedSustain {
@@ -365,7 +366,9 @@ impl FittedSustain {
     /// The model's value at `[i, j, k]` (inside the shape).
     fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
         let [a, b, c] = &self.factors;
-        (0..a.ncols()).map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)]).sum()
+        (0..a.ncols())
+            .map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)])
+            .sum()
     }
 }
 

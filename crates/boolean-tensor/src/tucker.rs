@@ -23,10 +23,10 @@ use faer::{Mat, MatRef};
 
 use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{Workers, impute, masked_loss};
-use crate::hosvd::check_gram_size;
-use crate::linalg::leading_eigenvectors;
 use crate::error::Result;
+use crate::hosvd::check_gram_size;
 use crate::kernels::{multilinear_product_into, unfolding_gram};
+use crate::linalg::leading_eigenvectors;
 use crate::tensor::Tensor;
 use bl_core::error::build::{invalid, numerical};
 
@@ -157,7 +157,8 @@ impl TuckerValidParams {
         let mut core = Vec::new();
         let (loss, report) = if x.mask().is_none() {
             let start = Instant::now();
-            workers.install(|| hosvd(&filled, shape, ranks, &mut factors, &mut core, &mut model))?;
+            workers
+                .install(|| hosvd(&filled, shape, ranks, &mut factors, &mut core, &mut model))?;
             let loss = masked_loss(x, &model);
             if !loss.is_finite() {
                 return Err(numerical("Tucker", format!("the loss is {loss}")));
@@ -166,7 +167,9 @@ impl TuckerValidParams {
         } else {
             let mut loss = f64::INFINITY;
             let report = run(&p.iteration, observers, |_| -> Result<Progress> {
-                workers.install(|| hosvd(&filled, shape, ranks, &mut factors, &mut core, &mut model))?;
+                workers.install(|| {
+                    hosvd(&filled, shape, ranks, &mut factors, &mut core, &mut model)
+                })?;
                 let new_loss = masked_loss(x, &model);
                 let change = if !loss.is_finite() {
                     f64::INFINITY

@@ -6,8 +6,8 @@ use faer::{Accum, Mat, MatRef, Par};
 
 use crate::atom::{Atom, atom_factor_mats};
 use crate::common::check_atom_buffers;
-use crate::linalg::solve_right_spd_ridged;
 use crate::error::Result;
+use crate::linalg::solve_right_spd_ridged;
 use crate::tensor::{Tensor, cp_reconstruct_into};
 use bl_core::error::build::{invalid, shape_mismatch};
 

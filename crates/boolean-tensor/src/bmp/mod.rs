@@ -258,134 +258,143 @@ impl BmpValidParams {
         let par = faer::get_global_parallelism();
         let report = run(&p.iteration, observers, |t| -> Result<Progress> {
             workers.install(|| {
-            let seed = p.seed.wrapping_add(3 * (t as u64 - 1));
-            let candidates: Vec<Result<Candidate>> = work
-                .par_iter_mut()
-                .map(|mw| {
-                    search_in(
-                        &residual,
-                        shape,
-                        mw.mode,
-                        &mut mw.buf,
-                        p.solver.as_ref(),
-                        p.alternations,
-                        seed.wrapping_add(mw.mode as u64),
-                    )
-                })
-                .collect();
-            let mut best: Option<Candidate> = None;
-            let mut unconverged = 0;
-            for c in candidates {
-                let c = c?;
-                unconverged += c.unconverged_power;
-                if !c.score.is_finite() {
-                    return Err(numerical(
-                        "BMP atom search",
-                        format!("mode {} gave the score {}", c.mode, c.score),
-                    ));
+                let seed = p.seed.wrapping_add(3 * (t as u64 - 1));
+                let candidates: Vec<Result<Candidate>> = work
+                    .par_iter_mut()
+                    .map(|mw| {
+                        search_in(
+                            &residual,
+                            shape,
+                            mw.mode,
+                            &mut mw.buf,
+                            p.solver.as_ref(),
+                            p.alternations,
+                            seed.wrapping_add(mw.mode as u64),
+                        )
+                    })
+                    .collect();
+                let mut best: Option<Candidate> = None;
+                let mut unconverged = 0;
+                for c in candidates {
+                    let c = c?;
+                    unconverged += c.unconverged_power;
+                    if !c.score.is_finite() {
+                        return Err(numerical(
+                            "BMP atom search",
+                            format!("mode {} gave the score {}", c.mode, c.score),
+                        ));
+                    }
+                    if best.as_ref().is_none_or(|b| c.score > b.score) {
+                        best = Some(c);
+                    }
                 }
-                if best.as_ref().is_none_or(|b| c.score > b.score) {
-                    best = Some(c);
-                }
-            }
-            let Some(best) = best.filter(|c| c.score > 0.0) else {
-                // R = 0 (every score is 0): nothing is left to explain.
-                let p = Progress::new(loss, 0.0)
-                    .with("rmse", (2.0 * loss / n_obs).sqrt())
-                    .with("unconverged_power", unconverged as f64);
-                return Ok(p.stop_if(Some(Stop::Solved)));
-            };
-            b.push(inner_with_data(x, &best.atom));
-            atoms.push(best.atom);
-            let mut c = fully_corrective(&atoms, &b, shape, &entries)?;
-            let mut sq = update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
-            // The refit sweeps: an inner engine run (untraced: its report is summarized in
-            // the step's AtomStep), one iteration per sweep over the atoms, until the loss
-            // decreases by a fraction <= refit_tol or vanishes.
-            let mut refit = None;
-            if p.refit_sweeps > 0 {
-                let inner = IterationParams::new(p.refit_sweeps, p.refit_tol).untraced();
-                refit = Some(run(&inner, &mut [], |_| -> Result<Progress> {
-                    let before = sq;
-                    for i in 0..atoms.len() {
-                        let mode = atoms[i].mode();
-                        // Atom i re-searched on the partial residual T = R + c_i M_i (the
-                        // model's values at the missing entries), read as R plus the
-                        // rank-1 correction; then R = P_Omega(T - c M) in one pass.
-                        // Mode 1 reads the slabs of the residual in place (its
-                        // unfolding would be a copy); modes 0 and 2 are views.
-                        let g = if mode == 1 {
-                            Unfolded::Mode1Slabs {
-                                data: &residual,
+                let Some(best) = best.filter(|c| c.score > 0.0) else {
+                    // R = 0 (every score is 0): nothing is left to explain.
+                    let p = Progress::new(loss, 0.0)
+                        .with("rmse", (2.0 * loss / n_obs).sqrt())
+                        .with("unconverged_power", unconverged as f64);
+                    return Ok(p.stop_if(Some(Stop::Solved)));
+                };
+                b.push(inner_with_data(x, &best.atom));
+                atoms.push(best.atom);
+                let mut c = fully_corrective(&atoms, &b, shape, &entries)?;
+                let mut sq =
+                    update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
+                // The refit sweeps: an inner engine run (untraced: its report is summarized in
+                // the step's AtomStep), one iteration per sweep over the atoms, until the loss
+                // decreases by a fraction <= refit_tol or vanishes.
+                let mut refit = None;
+                if p.refit_sweeps > 0 {
+                    let inner = IterationParams::new(p.refit_sweeps, p.refit_tol).untraced();
+                    refit = Some(run(&inner, &mut [], |_| -> Result<Progress> {
+                        let before = sq;
+                        for i in 0..atoms.len() {
+                            let mode = atoms[i].mode();
+                            // Atom i re-searched on the partial residual T = R + c_i M_i (the
+                            // model's values at the missing entries), read as R plus the
+                            // rank-1 correction; then R = P_Omega(T - c M) in one pass.
+                            // Mode 1 reads the slabs of the residual in place (its
+                            // unfolding would be a copy); modes 0 and 2 are views.
+                            let g = if mode == 1 {
+                                Unfolded::Mode1Slabs {
+                                    data: &residual,
+                                    shape,
+                                }
+                            } else {
+                                Unfolded::Matrix(unfolded_view(
+                                    &residual,
+                                    shape,
+                                    mode,
+                                    &mut refit_buf,
+                                ))
+                            };
+                            let cand = refine_all(
+                                g,
+                                Some((&atoms[i], c[i])),
                                 shape,
-                            }
+                                mode,
+                                vec![atoms[i].z().to_vec()],
+                                p.alternations.max(1),
+                            )?
+                            .pop()
+                            .ok_or_else(|| {
+                                invalid::<crate::TensorError>("starts", "[]", "at least one start")
+                            })?;
+                            unconverged += cand.unconverged_power;
+                            let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
+                            let ci = cand.score / size.sqrt();
+                            add_atoms_in_place(
+                                &mut residual,
+                                shape,
+                                &[(&atoms[i], c[i]), (&cand.atom, -ci)],
+                                x.mask(),
+                            );
+                            atoms[i] = cand.atom;
+                            c[i] = ci;
+                        }
+                        for (bi, a) in b.iter_mut().zip(&atoms) {
+                            *bi = inner_with_data(x, a);
+                        }
+                        c = fully_corrective(&atoms, &b, shape, &entries)?;
+                        sq =
+                            update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
+                        let change = if before > 0.0 {
+                            (before - sq) / before
                         } else {
-                            Unfolded::Matrix(unfolded_view(&residual, shape, mode, &mut refit_buf))
+                            0.0
                         };
-                        let cand = refine_all(
-                            g,
-                            Some((&atoms[i], c[i])),
-                            shape,
-                            mode,
-                            vec![atoms[i].z().to_vec()],
-                            p.alternations.max(1),
-                        )?
-                        .pop()
-                        .ok_or_else(|| {
-                            invalid::<crate::TensorError>("starts", "[]", "at least one start")
-                        })?;
-                        unconverged += cand.unconverged_power;
-                        let size = cand.atom.z().iter().filter(|&&v| v != 0.0).count() as f64;
-                        let ci = cand.score / size.sqrt();
-                        add_atoms_in_place(
-                            &mut residual,
-                            shape,
-                            &[(&atoms[i], c[i]), (&cand.atom, -ci)],
-                            x.mask(),
-                        );
-                        atoms[i] = cand.atom;
-                        c[i] = ci;
-                    }
-                    for (bi, a) in b.iter_mut().zip(&atoms) {
-                        *bi = inner_with_data(x, a);
-                    }
-                    c = fully_corrective(&atoms, &b, shape, &entries)?;
-                    sq = update_residual(x, &atoms, &c, &mut kr, &mut model, &mut residual, par);
-                    let change = if before > 0.0 {
-                        (before - sq) / before
-                    } else {
-                        0.0
-                    };
-                    let vanished = sq <= VANISHED * initial_sq;
-                    Ok(Progress::new(0.5 * sq, change).stop_if(vanished.then_some(Stop::Solved)))
-                })?);
-            }
-            let new_loss = 0.5 * sq;
-            let change = if loss > 0.0 {
-                (loss - new_loss) / loss
-            } else {
-                0.0
-            };
-            loss = new_loss;
-            steps.push(AtomStep {
-                mode: best.mode,
-                score: best.score,
-                alternations: best.alternations,
-                refit_sweeps: refit.as_ref().map_or(0, |r| r.iterations),
-                refit_termination: refit.map(|r| r.termination),
-                unconverged_power: unconverged,
-                loss,
-            });
-            path.push(c);
-            snapshots.push(atoms.clone());
-            // The residual vanished (to rounding): nothing is left to explain.
-            let vanished = loss <= VANISHED * initial_loss;
-            let progress = Progress::new(loss, change).stop_if(vanished.then_some(Stop::Solved));
-            Ok(progress
-                .with("rmse", (2.0 * loss / n_obs).sqrt())
-                .with("mode", best.mode as f64)
-                .with("score", best.score)
-                .with("unconverged_power", unconverged as f64))
+                        let vanished = sq <= VANISHED * initial_sq;
+                        Ok(Progress::new(0.5 * sq, change)
+                            .stop_if(vanished.then_some(Stop::Solved)))
+                    })?);
+                }
+                let new_loss = 0.5 * sq;
+                let change = if loss > 0.0 {
+                    (loss - new_loss) / loss
+                } else {
+                    0.0
+                };
+                loss = new_loss;
+                steps.push(AtomStep {
+                    mode: best.mode,
+                    score: best.score,
+                    alternations: best.alternations,
+                    refit_sweeps: refit.as_ref().map_or(0, |r| r.iterations),
+                    refit_termination: refit.map(|r| r.termination),
+                    unconverged_power: unconverged,
+                    loss,
+                });
+                path.push(c);
+                snapshots.push(atoms.clone());
+                // The residual vanished (to rounding): nothing is left to explain.
+                let vanished = loss <= VANISHED * initial_loss;
+                let progress =
+                    Progress::new(loss, change).stop_if(vanished.then_some(Stop::Solved));
+                Ok(progress
+                    .with("rmse", (2.0 * loss / n_obs).sqrt())
+                    .with("mode", best.mode as f64)
+                    .with("score", best.score)
+                    .with("unconverged_power", unconverged as f64))
             })
         })?;
         let coefficients = path.last().cloned().unwrap_or_default();

@@ -177,7 +177,10 @@ fn the_suite_rejects_broken_solvers() {
     assert!(failed(&Constant(0.5)).contains(&"1. a Boolean answer of length n"));
     assert_eq!(
         failed(&NoValidation),
-        ["5. an error for a non-finite G", "5. an error for an empty G"]
+        [
+            "5. an error for a non-finite G",
+            "5. an error for an empty G"
+        ]
     );
     assert_eq!(
         failed(&Unseeded(AtomicUsize::new(0))),

@@ -4,9 +4,7 @@
 //! threads, and BMP's report of its power iterations.
 
 use bl_core::{BlError, Fitted, Predict, PredictInplace};
-use boolean_tensor::{
-    Bmp, CpAls, Decomposition, Fit, Lfm, Sustain, Tensor, TensorError, Tucker,
-};
+use boolean_tensor::{Bmp, CpAls, Decomposition, Fit, Lfm, Sustain, Tensor, TensorError, Tucker};
 
 use crate::common;
 
@@ -34,7 +32,10 @@ where
     let predicted = model.predict(&entries[..]).unwrap();
     assert_eq!(predicted.len(), x.len());
     for (p, want) in predicted.iter().zip(w.data()) {
-        assert!((p - want).abs() <= 1e-10 * (1.0 + want.abs()), "{what}: {p} vs {want}");
+        assert!(
+            (p - want).abs() <= 1e-10 * (1.0 + want.abs()),
+            "{what}: {p} vs {want}"
+        );
     }
     assert!(model.predict(&[][..]).unwrap().is_empty());
     let [d0, d1, d2] = x.shape();
@@ -60,11 +61,36 @@ fn every_fitted_model_predicts_its_reconstruction_at_the_entries_asked() {
     let d = common::data([7, 6, 5], 2, 0.1, 0.2, 3);
     let x = d.observed();
     check("BMP", &Bmp::params().max_iter(2).fit(x).unwrap(), x);
-    check("CP", &CpAls::params().rank(2).max_iter(20).fit(x).unwrap(), x);
-    check("Tucker", &Tucker::params().for_atoms(2).max_iter(3).fit(x).unwrap(), x);
-    check("LFM", &Lfm::params().max_iter(2).mode(Some(2)).fit(x).unwrap(), x);
-    check("LFMmix", &Lfm::params().max_iter(3).mix().fit(x).unwrap(), x);
-    check("SUSTain", &Sustain::params().rank(2).max_iter(10).n_starts(1).fit(x).unwrap(), x);
+    check(
+        "CP",
+        &CpAls::params().rank(2).max_iter(20).fit(x).unwrap(),
+        x,
+    );
+    check(
+        "Tucker",
+        &Tucker::params().for_atoms(2).max_iter(3).fit(x).unwrap(),
+        x,
+    );
+    check(
+        "LFM",
+        &Lfm::params().max_iter(2).mode(Some(2)).fit(x).unwrap(),
+        x,
+    );
+    check(
+        "LFMmix",
+        &Lfm::params().max_iter(3).mix().fit(x).unwrap(),
+        x,
+    );
+    check(
+        "SUSTain",
+        &Sustain::params()
+            .rank(2)
+            .max_iter(10)
+            .n_starts(1)
+            .fit(x)
+            .unwrap(),
+        x,
+    );
 }
 
 #[test]
@@ -85,7 +111,10 @@ fn the_completed_entries_are_the_missing_ones_of_a_noiseless_tensor() {
         assert!((v - w.get(i, j, k)).abs() <= 1e-10 * (1.0 + v.abs()));
         // The refit sweeps stop at a relative loss decrease of 1e-6: close, not exact.
         let want = d.clean().get(i, j, k);
-        assert!((v - want).abs() <= 1e-3 * (1.0 + want.abs()), "{v} vs {want}");
+        assert!(
+            (v - want).abs() <= 1e-3 * (1.0 + want.abs()),
+            "{v} vs {want}"
+        );
     }
 }
 
@@ -96,7 +125,13 @@ fn the_threads_knob_is_checked_and_does_not_change_the_model() {
     for threads in [Some(0), Some(5000)] {
         let err = Bmp::params().threads(threads).fit(x).unwrap_err();
         assert!(
-            matches!(err, TensorError::Core(BlError::InvalidParameter { name: "threads", .. })),
+            matches!(
+                err,
+                TensorError::Core(BlError::InvalidParameter {
+                    name: "threads",
+                    ..
+                })
+            ),
             "{err}"
         );
         assert!(CpAls::params().threads(threads).fit(x).is_err());
