@@ -456,3 +456,58 @@ fn colored_order_converges_to_the_cyclic_sdp_value() {
     let (a, b) = (colored.sdp_value(), cyclic.sdp_value());
     assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
 }
+
+#[test]
+fn the_threads_knob_runs_the_fit_on_its_own_pool_with_the_same_result() {
+    // A sparse graph (level schedule and colour classes run in parallel) and a dense one.
+    let sparse = Problem::maxcut(300, &gnp_weighted(300, 0.02, 7)).unwrap();
+    let dense = Problem::dense(random_symmetric(60, 8).unwrap().as_ref()).unwrap();
+    let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(Colored)];
+    for problem in [&sparse, &dense] {
+        for order in &orders {
+            let base = MixingParams::default()
+                .seed(6)
+                .tol(1e-8)
+                .order(Arc::clone(order));
+            let global = base.clone().fit(problem).unwrap();
+            for threads in [1, 2, 3] {
+                let own = base.clone().threads(Some(threads)).fit(problem).unwrap();
+                assert_eq!(own.y(), global.y(), "{threads} threads");
+                assert_eq!(own.sdp_value(), global.sdp_value(), "{threads} threads");
+                assert_eq!(own.report().iterations, global.report().iterations);
+            }
+        }
+    }
+    for bad in [Some(0), Some(1025)] {
+        let err = maxcut_sdp::ParamGuard::check(&MixingParams::default().threads(bad)).unwrap_err();
+        assert!(err.to_string().contains("threads"), "{err}");
+    }
+}
+
+#[test]
+fn the_time_limit_and_the_trace_knobs_reach_the_report() {
+    let problem = Problem::maxcut(200, &gnp_weighted(200, 0.05, 9)).unwrap();
+    let params = MixingParams::default()
+        .tol(0.0)
+        .max_iter(50)
+        .time_limit(Some(std::time::Duration::ZERO));
+    let fitted = params.fit(&problem).unwrap();
+    assert_eq!(fitted.report().termination, TerminationReason::TimeLimit);
+    assert_eq!(fitted.report().iterations, 1);
+    let untraced = MixingParams::default()
+        .tol(0.0)
+        .max_iter(7)
+        .trace(false)
+        .fit(&problem)
+        .unwrap();
+    assert_eq!(untraced.report().iterations, 7);
+    assert!(untraced.report().trace.is_empty());
+    let traced = MixingParams::default()
+        .tol(0.0)
+        .max_iter(7)
+        .fit(&problem)
+        .unwrap();
+    assert_eq!(traced.report().trace.len(), 7);
+    // The same sweeps either way.
+    assert_eq!(untraced.sdp_value(), traced.sdp_value());
+}
