@@ -16,7 +16,7 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use bl_core::io::{read_npy, write_npy};
-use sblr::{Fit as _, Fitted as _};
+use sblr::{Fit as _, Fitted as _, Predict as _};
 use sblr::{Init, Sblr};
 
 fn main() -> Result<(), Box<dyn Error>> {

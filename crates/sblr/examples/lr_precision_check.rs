@@ -17,22 +17,23 @@
 //!    accuracies, the accuracies on a second draw of the same distribution (seed 1), the
 //!    FISTA iterations and the seconds.
 //!
-//! `cargo run --release -p sblr --example lr_precision_check [-- SIZE [ROUNDS]]`
+//! `cargo run --release -p sblr --features probes --example lr_precision_check [-- SIZE [ROUNDS]]`
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use bl_core::data::{Element, MatrixDataset};
-use sblr::block::{Features, Samples};
+use sblr::block::Features;
+use sblr::passes::Samples;
 use sblr::synthetic::two_class;
 use sblr::yardstick::streaming_read;
-use sblr::{Fit as _, Fitted as _, LogisticRegression};
+use sblr::{Fit as _, Fitted as _, LogisticRegression, Predict as _};
 
 fn accuracy<T: Element>(
     model: &sblr::FittedLogisticRegression,
     data: &MatrixDataset<T>,
 ) -> Result<f64, sblr::SblrError> {
-    let predicted = model.predict(data)?;
+    let predicted: Vec<usize> = model.predict(data)?;
     let right = predicted
         .iter()
         .zip(data.labels())

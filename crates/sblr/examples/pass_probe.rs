@@ -5,7 +5,7 @@
 //! f64 data split over 2 threads, relative to the yardstick: the memory floor of an f64
 //! iteration on 2 threads.
 //!
-//! `cargo run --release -p sblr --example pass_probe`
+//! `cargo run --release -p sblr --features probes --example pass_probe`
 
 use std::time::Instant;
 

@@ -10,7 +10,7 @@
 //! all interleaved in one run, the minimum of 7 repetitions of each kept. The reference
 //! results are also compared with the library's bit for bit.
 //!
-//! `[K=k] cargo run --release -p sblr --example pass_split_probe [-- SIZE ...]` (default
+//! `[K=k] cargo run --release -p sblr --features probes --example pass_split_probe [-- SIZE ...]` (default
 //! sizes 500 and 1000; with `K = k > 1` the passes use factors of `k` columns, as the
 //! multinomial model's `k = m r`: the solver's factor column scaled by `1, 2, ..., k`; the
 //! iteration column stays the rank-1 binary iteration).

@@ -16,7 +16,7 @@
 
 use bl_core::data::{Element, MatrixDataset};
 use sblr::synthetic::two_class;
-use sblr::{Fit as _, Fitted as _, MultinomialSblr, Sblr};
+use sblr::{Fit as _, Fitted as _, MultinomialSblr, Predict as _, Sblr};
 
 fn accuracy(predicted: &[usize], labels: &[usize]) -> f64 {
     let right = predicted.iter().zip(labels).filter(|(p, l)| p == l).count();
@@ -44,7 +44,6 @@ fn fits<T: Element>(
         .penalties(mu1, mu2, nu1, nu2)
         .tol(tol)
         .max_iter(max_iter[1])
-        .multinomial()
         .fit(data)?;
     Ok([
         (

@@ -270,7 +270,7 @@ impl ExactBlockSolve {
     ///
     /// # Errors
     /// `BlError::Numerical` when backtracking finds no step.
-    pub(crate) fn solve<F: Features>(
+    pub fn solve<F: Features>(
         &self,
         block: &LinearBlock<'_, F>,
         state: &mut BlockState<'_>,

@@ -13,9 +13,12 @@
 //! single-threaded and fits once before counting, so that the cache already exists.
 
 use bl_core::data::MatrixDataset;
+use sblr::ExactBlockSolve;
+use sblr::ProxLinearStep;
 use sblr::synthetic::two_class;
 use sblr::{Fit as _, Fitted as _};
-use sblr::{Init, MultinomialSblr, Sblr, Solver};
+use sblr::{Init, MultinomialSblr, Sblr};
+use std::sync::Arc;
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -37,8 +40,16 @@ fn fitting_never_copies_the_data() {
         .penalties(0.01, 0.5, 0.01, 0.5)
         .max_iter(10);
     let cases = [
-        ("Alg. 2, mean-SVD start", base.clone().solver(Solver::Alg2)),
-        ("Alg. 1, mean-SVD start", base.clone().solver(Solver::Alg1)),
+        (
+            "Alg. 2, mean-SVD start",
+            base.clone()
+                .block_update(Arc::new(ProxLinearStep::default())),
+        ),
+        (
+            "Alg. 1, mean-SVD start",
+            base.clone()
+                .block_update(Arc::new(ExactBlockSolve::default())),
+        ),
         (
             "Alg. 2, label-weighted start",
             base.clone().init(Init::LabelWeightedSvd),
@@ -54,7 +65,7 @@ fn fitting_never_copies_the_data() {
         .rank(r)
         .penalties(0.01, 0.5, 0.01, 0.5)
         .max_iter(10);
-    params.clone().multinomial().fit(&data).unwrap();
+    params.clone().fit(&data).unwrap();
     let peak = dhat::HeapStats::get().max_bytes;
     eprintln!(
         "peak heap of the fits: {peak} B = {:.3} x the data ({data_bytes} B); budget {budget} B",

@@ -291,6 +291,9 @@ pub(crate) fn dot<T: Element>(x: &[T], u: &[f64]) -> f64 {
 }
 
 #[cfg(test)]
+mod reference_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use bl_core::random::{fill_standard_normal, seeded_rng};

@@ -40,3 +40,13 @@ pub fn fastest_run(limit: std::time::Duration, mut f: impl FnMut()) -> std::time
     }
     best
 }
+
+/// Alg. 1's built-in block update with its default settings.
+pub fn alg1() -> std::sync::Arc<dyn sblr::BlockUpdate> {
+    std::sync::Arc::new(sblr::ExactBlockSolve::default())
+}
+
+/// Alg. 2's built-in block update with its default settings.
+pub fn alg2() -> std::sync::Arc<dyn sblr::BlockUpdate> {
+    std::sync::Arc::new(sblr::ProxLinearStep::default())
+}

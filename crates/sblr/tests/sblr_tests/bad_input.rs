@@ -6,8 +6,9 @@ use bl_core::BlError;
 use bl_core::data::MatrixDataset;
 use faer::Mat;
 use sblr::synthetic::two_class;
-use sblr::{Fit as _, ParamGuard as _};
-use sblr::{Init, Sblr, SblrError};
+use sblr::{BlockUpdate, ExactBlockSolve, Init, MultinomialSblr, ProxLinearStep, Sblr, SblrError};
+use sblr::{Fit as _, ParamGuard as _, Predict as _};
+use std::sync::Arc;
 
 fn toy() -> MatrixDataset {
     two_class(10, 4, 3, 1.0, 0).unwrap()
@@ -151,20 +152,49 @@ fn negative_or_non_finite_penalties_are_rejected() {
 
 #[test]
 fn bad_step_rule_and_stopping_are_rejected() {
+    let step =
+        |l_min: f64, eta: f64| -> Arc<dyn BlockUpdate> { Arc::new(ProxLinearStep { l_min, eta }) };
     for eta in [1.0, 0.5, f64::NAN] {
-        let err = Sblr::params().eta(eta).check().unwrap_err();
+        let err = Sblr::params()
+            .block_update(step(1e-3, eta))
+            .check()
+            .unwrap_err();
+        common::assert_invalid(&err, "eta");
+        let err = MultinomialSblr::params().eta(eta).check().unwrap_err();
         common::assert_invalid(&err, "eta");
     }
     for l_min in [0.0, -1.0, f64::INFINITY] {
-        let err = Sblr::params().l_min(l_min).check().unwrap_err();
+        let err = Sblr::params()
+            .block_update(step(l_min, 2.0))
+            .check()
+            .unwrap_err();
+        common::assert_invalid(&err, "l_min");
+        let err = MultinomialSblr::params().l_min(l_min).check().unwrap_err();
         common::assert_invalid(&err, "l_min");
     }
     let err = Sblr::params().max_iter(0).check().unwrap_err();
     common::assert_invalid(&err, "max_iter");
     let err = Sblr::params().tol(-1.0).check().unwrap_err();
     common::assert_invalid(&err, "tol");
-    let err = Sblr::params().inner(0.0, 10).check().unwrap_err();
+    let exact = |tol: f64, max_iter: usize| -> Arc<dyn BlockUpdate> {
+        Arc::new(ExactBlockSolve {
+            tol,
+            max_iter,
+            ..ExactBlockSolve::default()
+        })
+    };
+    let err = Sblr::params()
+        .block_update(exact(0.0, 10))
+        .check()
+        .unwrap_err();
     common::assert_invalid(&err, "inner_tol");
+    let err = Sblr::params()
+        .block_update(exact(1e-6, 0))
+        .check()
+        .unwrap_err();
+    common::assert_invalid(&err, "inner_max_iter");
+    let err = Sblr::params().threads(Some(0)).check().unwrap_err();
+    common::assert_invalid(&err, "threads");
     let err = Sblr::params()
         .init(Init::Warm {
             u: vec![f64::NAN],

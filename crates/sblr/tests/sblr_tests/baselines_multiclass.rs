@@ -2,6 +2,7 @@
 //! selection.
 
 use crate::common;
+use sblr::Predict as _;
 
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
@@ -148,7 +149,7 @@ fn multinomial_classifies_three_classes_and_never_increases() {
         .init(Init::LabelWeightedSvd)
         .tol(1e-6)
         .max_iter(2000);
-    let model: FittedMultinomialSblr = params.clone().multinomial().fit(&train).unwrap();
+    let model: FittedMultinomialSblr = params.clone().fit(&train).unwrap();
     let objectives = model.report().trace.objectives();
     for w in objectives.windows(2) {
         assert!(
@@ -197,7 +198,7 @@ fn two_class_multinomial_matches_binary_objective() {
         .tol(1e-12)
         .max_iter(20_000);
     let binary = base.fit(&data).unwrap();
-    let multi = base.clone().multinomial().fit(&data).unwrap();
+    let multi = base.clone().fit(&data).unwrap();
     common::assert_same_objective(
         ("binary", binary.objective()),
         ("multinomial", multi.objective()),
@@ -210,17 +211,14 @@ fn two_class_multinomial_matches_binary_objective() {
 #[test]
 fn multinomial_rejects_alg1_and_missing_classes() {
     let data = three_class(5, 0);
-    let err = MultinomialSblr::params()
-        .solver(sblr::Solver::Alg1)
+    let err = Sblr::params()
+        .block_update(common::alg1())
         .multinomial()
         .fit(&data)
         .unwrap_err();
-    common::assert_invalid(&err, "solver");
+    common::assert_invalid(&err, "block_update");
     let sub = data.subset(&[0, 1, 3, 4]).unwrap(); // no sample of class "c"
-    let err = MultinomialSblr::params()
-        .multinomial()
-        .fit(&sub)
-        .unwrap_err();
+    let err = MultinomialSblr::params().fit(&sub).unwrap_err();
     assert!(
         matches!(err, SblrError::MissingClass { ref class } if class == "c"),
         "{err}"
@@ -297,13 +295,12 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         .rank(1)
         .penalties(0.005, 0.05, 0.005, 0.05)
         .init(Init::LabelWeightedSvd);
-    let rough = params.clone().tol(1e-3).multinomial().fit(&data).unwrap();
+    let rough = params.clone().tol(1e-3).fit(&data).unwrap();
     let resumed = (params
         .clone()
         .tol(1e-9)
         .max_iter(5000)
         .init(rough.warm_start()))
-    .multinomial()
     .fit(&data)
     .unwrap();
     let first = resumed.report().trace.objectives()[0];
@@ -318,7 +315,6 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         .clone()
         .tol(1e-9)
         .init(resumed.warm_start())
-        .multinomial()
         .fit(&data)
         .unwrap();
     assert_eq!(resumed.report().termination, TerminationReason::Converged);
@@ -342,12 +338,7 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         v: v.clone(),
         intercepts: intercepts.clone(),
     };
-    let err = params
-        .clone()
-        .init(short)
-        .multinomial()
-        .fit(&data)
-        .unwrap_err();
+    let err = params.clone().init(short).fit(&data).unwrap_err();
     assert!(
         matches!(
             err,
@@ -363,12 +354,7 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         v: v.clone(),
         intercepts: vec![0.0],
     };
-    let err = params
-        .clone()
-        .init(few_b)
-        .multinomial()
-        .fit(&data)
-        .unwrap_err();
+    let err = params.clone().init(few_b).fit(&data).unwrap_err();
     assert!(
         matches!(err, SblrError::Core(bl_core::BlError::ShapeMismatch { .. })),
         "{err}"
@@ -380,25 +366,13 @@ fn multinomial_warm_start_resumes_and_is_validated() {
         v,
         intercepts,
     };
-    assert!(
-        params
-            .clone()
-            .init(nan.clone())
-            .multinomial()
-            .fit(&data)
-            .is_err()
-    );
+    assert!(params.clone().init(nan.clone()).fit(&data).is_err());
     let binary_start = Init::Warm {
         u: vec![0.0; 6],
         v: vec![0.0; 5],
         intercept: 0.0,
     };
-    let err = params
-        .clone()
-        .init(binary_start)
-        .multinomial()
-        .fit(&data)
-        .unwrap_err();
+    let err = params.clone().init(binary_start).fit(&data).unwrap_err();
     common::assert_invalid(&err, "init");
     // ... and the binary model rejects the multinomial start.
     let two = two_class(10, 6, 5, 1.0, 1).unwrap();

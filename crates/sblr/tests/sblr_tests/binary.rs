@@ -2,6 +2,9 @@
 //! planted data, serde.
 
 use crate::common;
+use sblr::Predict as _;
+use sblr::{BlockUpdate, ExactBlockSolve};
+use std::sync::Arc;
 
 use bl_core::engine::TerminationReason;
 use bl_core::random::{seeded_rng, standard_normal_mat};
@@ -10,7 +13,7 @@ use proptest::prelude::*;
 use sblr::bilinear::{self, Penalties, Point, Problem};
 use sblr::block::DECREASE_SLACK;
 use sblr::synthetic::two_class;
-use sblr::{BinarySolver, FittedSblr, Init, Sblr, Solver, StopCriterion};
+use sblr::{BinarySolver, FittedSblr, Init, Sblr, StopCriterion};
 use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
 fn frob_inner(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
@@ -170,15 +173,19 @@ fn accepted_steps_satisfy_sufficient_decrease() {
 fn stationarity_residual_small_at_convergence() {
     let data = sblr::synthetic::planted(60, 5, 4, &[0, 2], &[1, 3], 11).unwrap();
     let y = data.signs().unwrap();
-    for solver in [Solver::Alg2, Solver::Alg1] {
+    let exact: Arc<dyn BlockUpdate> = Arc::new(ExactBlockSolve {
+        tol: 1e-10,
+        max_iter: 20_000,
+        ..ExactBlockSolve::default()
+    });
+    for solver in [common::alg2(), exact] {
         let model = Sblr::params()
             .rank(1)
             .penalties(0.01, 0.05, 0.01, 0.05)
-            .solver(solver)
+            .block_update(solver.clone())
             .stop(StopCriterion::IterateChange)
             .tol(1e-10)
             .max_iter(20_000)
-            .inner(1e-10, 20_000)
             .fit(&data)
             .unwrap();
         assert_eq!(
@@ -243,16 +250,16 @@ fn planted_sparse_low_rank_is_recovered() {
 #[test]
 fn alg1_and_alg2_agree_on_table1_data() {
     let data = two_class(40, 10, 10, 1.0, 1).unwrap();
-    let fit = |solver| {
+    let fit = |solver: Arc<dyn BlockUpdate>| {
         Sblr::params()
             .penalties(0.05, 0.5, 0.05, 0.5)
-            .solver(solver)
+            .block_update(solver.clone())
             .tol(1e-9)
             .max_iter(5000)
             .fit(&data)
             .unwrap()
     };
-    let (a1, a2) = (fit(Solver::Alg1), fit(Solver::Alg2));
+    let (a1, a2) = (fit(common::alg1()), fit(common::alg2()));
     common::assert_same_objective(("Alg. 1", a1.objective()), ("Alg. 2", a2.objective()), 1e-5);
     assert!(a1.report().iterations <= a2.report().iterations);
     for m in [&a1, &a2] {

@@ -3,17 +3,33 @@
 //! loss gradient (the loss Hessian is at most `(1/4n) sum_i (z_i, 1)(z_i, 1)^T`, whose
 //! largest eigenvalue is at most its trace). It runs through the normal `fit`, passes the
 //! public conformance suite, and reaches the objective of the built-in Alg. 1 on the same
-//! data.
+//! data. This is the worked example of the `BlockUpdate` plug-in: implement
+//! `bl_core::Extension` (a name, a check of the settings) and `BlockUpdate`, pass
+//! `sblr::conformance::conformance`, set it with `SblrParams::block_update`.
 
+use sblr::ExactBlockSolve;
 use sblr::SavedModel as _;
 use sblr::block::{BlockState, BlockStepInfo, BlockWork, LinearBlock};
-use sblr::conformance::{BlockCase, check_block_update};
+use sblr::conformance::{BlockCase, conformance, conformance_on};
 use sblr::synthetic::two_class;
-use sblr::{BlockUpdate, Fit, Fitted, Init, Sblr, Solver};
+use sblr::{BlockUpdate, Extension, Fit, Fitted, Init, ParamGuard as _, Sblr};
+use std::sync::Arc;
 
 /// `steps` ISTA steps per block update.
+#[derive(Debug)]
 struct Ista {
     steps: usize,
+}
+
+impl Extension for Ista {
+    fn name(&self) -> &str {
+        "ista"
+    }
+
+    /// At least one step per update.
+    fn check(&self) -> bl_core::Result<()> {
+        bl_core::params::at_least("steps", self.steps, 1)
+    }
 }
 
 impl BlockUpdate for Ista {
@@ -56,6 +72,10 @@ impl BlockUpdate for Ista {
 
 #[test]
 fn ista_passes_the_conformance_suite() {
+    let report = conformance(&Ista { steps: 50 });
+    assert!(report.passed(), "{report}");
+    assert_eq!(report.extension(), "ista");
+    let mut cases = Vec::new();
     for seed in 0..4 {
         for (l1, l2) in [(0.0, 0.1), (0.02, 0.0), (0.01, 0.5)] {
             let case = BlockCase {
@@ -65,9 +85,22 @@ fn ista_passes_the_conformance_suite() {
                 seed,
                 ..BlockCase::default()
             };
-            check_block_update(&Ista { steps: 50 }, &case).unwrap();
+            cases.push(case);
         }
     }
+    let report = conformance_on(&Ista { steps: 50 }, &cases);
+    assert!(report.passed(), "{report}");
+}
+
+#[test]
+fn an_invalid_ista_fails_the_suite_and_the_params_check() {
+    let report = conformance(&Ista { steps: 0 });
+    assert!(!report.passed(), "{report}");
+    let err = Sblr::params()
+        .block_update(Arc::new(Ista { steps: 0 }))
+        .check()
+        .unwrap_err();
+    assert!(err.to_string().contains("steps"), "{err}");
 }
 
 #[test]
@@ -80,11 +113,15 @@ fn ista_fits_through_the_normal_fit_and_matches_alg1() {
         .max_iter(300);
     let custom = base
         .clone()
-        .block_update(Ista { steps: 2000 })
+        .block_update(Arc::new(Ista { steps: 2000 }))
         .fit(&data)
         .unwrap();
-    let alg1 = base.clone().solver(Solver::Alg1).fit(&data).unwrap();
-    assert!(custom.params().has_custom_update());
+    let alg1 = base
+        .clone()
+        .block_update(Arc::new(ExactBlockSolve::default()))
+        .fit(&data)
+        .unwrap();
+    assert_eq!(custom.params().block_update().name(), "ista");
     assert_eq!(custom.u().nrows(), 8);
     assert!(custom.report().iterations >= 1);
     // Both are block coordinate descent with (near-)exact block minimization from the
@@ -101,12 +138,16 @@ fn ista_fits_through_the_normal_fit_and_matches_alg1() {
 fn a_saved_model_of_a_custom_fit_loads_and_predicts_alike() {
     let data = two_class(30, 5, 4, 1.0, 3).unwrap();
     let model = Sblr::params()
-        .block_update(Ista { steps: 200 })
+        .block_update(Arc::new(Ista { steps: 200 }))
         .max_iter(30)
         .fit(&data)
         .unwrap();
     let loaded = sblr::FittedSblr::from_json(&model.to_json().unwrap()).unwrap();
-    assert!(!loaded.params().has_custom_update());
+    // The update's code is not saved: the loaded parameters hold the default built-in.
+    assert_eq!(
+        loaded.params().block_update().name(),
+        sblr::ProxLinearStep::default().name()
+    );
     assert_eq!(
         loaded.decision_function(&data).unwrap(),
         model.decision_function(&data).unwrap()

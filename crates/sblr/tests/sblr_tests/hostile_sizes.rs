@@ -6,8 +6,9 @@
 use bl_core::BlError;
 use bl_core::data::MatrixDataset;
 use faer::Mat;
+use sblr::Predict as _;
 use sblr::block::BlockWork;
-use sblr::conformance::{BlockCase, check_block_update};
+use sblr::conformance::{BlockCase, conformance_on};
 use sblr::cv::{CvStrategy, Folds, grid_search, penalty_grid};
 use sblr::synthetic::{planted, random_dataset, three_classes, two_class};
 use sblr::{Fit as _, ParamGuard as _};
@@ -48,7 +49,6 @@ fn multinomial_json() -> String {
     MultinomialSblr::params()
         .rank(1)
         .max_iter(5)
-        .multinomial()
         .fit(&data)
         .unwrap()
         .to_json()
@@ -106,7 +106,7 @@ fn class_names_are_checked_in_linear_time_with_bounded_messages() {
     };
     let ova = {
         let data = three_classes(30, 3, 3, 2).unwrap();
-        sblr::OneVsAll::new(LogisticRegression::params().check().unwrap())
+        sblr::OneVsAll::new(LogisticRegression::params())
             .fit(&data)
             .unwrap()
     };
@@ -238,16 +238,13 @@ fn block_buffers_and_conformance_cases_refuse_huge_sizes() {
             samples,
             ..BlockCase::default()
         };
-        let err = check_block_update(
-            &ProxLinearStep {
-                l_min: 1e-3,
-                eta: 2.0,
-            },
-            &case,
-        )
-        .unwrap_err();
-        assert!(err.starts_with("case refused"), "{err}");
-        assert!(err.len() < MESSAGE_LIMIT, "{err}");
+        let report = conformance_on(&ProxLinearStep::default(), &[case]);
+        assert!(!report.passed(), "{report}");
+        assert!(
+            report.failures().any(|c| c.name == "case allocated"),
+            "{report}"
+        );
+        assert!(report.to_string().len() < MESSAGE_LIMIT, "{report}");
     }
 }
 
@@ -346,7 +343,6 @@ fn multinomial_fits_refuse_reduced_features_past_the_limit() {
             .rank(1)
             .max_iter(1)
             .init(Init::Random)
-            .multinomial()
             .fit(&data),
     );
 }
@@ -398,19 +394,30 @@ fn thread_counts_share_the_workspace_bound() {
                 .map(drop),
         );
         assert_refused(
-            "SamplePasses",
-            sblr::passes::SamplePasses::new(&data, Some(threads)).map(drop),
-        );
-        assert_refused(
-            "Samples",
-            sblr::block::Samples::of(&data)
-                .and_then(|s| s.with_threads(Some(threads)))
+            "MultinomialParams",
+            MultinomialSblr::params()
+                .threads(Some(threads))
+                .check()
                 .map(drop),
         );
         assert_refused(
-            "warmed_solver",
-            sblr::yardstick::warmed_solver(&data, sblr::Penalties::default(), threads).map(drop),
+            "Samples",
+            sblr::passes::Samples::of(&data)
+                .and_then(|s| s.with_threads(Some(threads)))
+                .map(drop),
         );
+        #[cfg(feature = "probes")]
+        {
+            assert_refused(
+                "SamplePasses",
+                sblr::passes::SamplePasses::new(&data, Some(threads)).map(drop),
+            );
+            assert_refused(
+                "warmed_solver",
+                sblr::yardstick::warmed_solver(&data, sblr::Penalties::default(), threads)
+                    .map(drop),
+            );
+        }
     }
     assert!(Sblr::params().threads(Some(2)).check().is_ok());
 }
@@ -445,7 +452,7 @@ fn one_vs_all_scores_past_the_limit_are_refused() {
         names(3),
     )
     .unwrap();
-    let ova = sblr::OneVsAll::new(LogisticRegression::params().max_iter(3).check().unwrap())
+    let ova = sblr::OneVsAll::new(LogisticRegression::params().max_iter(3))
         .fit(&data)
         .unwrap();
     let classes = 1usize << 13;

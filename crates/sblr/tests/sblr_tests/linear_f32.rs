@@ -1,4 +1,4 @@
-//! The linear baselines read `f32` samples in place ([`sblr::block::Samples`]):
+//! The linear baselines read `f32` samples in place ([`sblr::passes::Samples`]):
 //!
 //! - the two products (`z^T w`, `z c`) match brute-force sums, for `f32` and `f64` storage
 //!   and sizes that exercise every remainder of the kernels' unrolling;
@@ -15,7 +15,10 @@ use bl_core::BlError;
 use bl_core::data::MatrixDataset;
 use bl_core::random::{fill_standard_normal, seeded_rng};
 use faer::MatRef;
-use sblr::block::{BlockState, BlockWork, ExactBlockSolve, Features, LinearBlock, Samples};
+use sblr::ExactBlockSolve;
+use sblr::Predict as _;
+use sblr::block::{BlockState, BlockWork, Features, LinearBlock};
+use sblr::passes::Samples;
 use sblr::synthetic::{three_classes, two_class};
 use sblr::{Fit as _, Fitted as _, LogisticRegression, OneVsAll, SblrError};
 
@@ -152,6 +155,7 @@ fn fista<F: Features>(z: F, y: &[f64], l1: f64, l2: f64, max_iter: usize) -> (Ve
                 lipschitz: &mut lipschitz,
             },
             &mut BlockWork::new(d, n).unwrap(),
+            &bl_core::IterationParams::new(max_iter, 1e-6),
             &mut [],
         )
         .unwrap();

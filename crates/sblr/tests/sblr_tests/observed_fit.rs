@@ -1,9 +1,10 @@
 //! Every public fit of the crate run with an observer: the observer sees exactly the
 //! report's trace, one record per iteration, and what the theory says holds along it.
 
+use crate::common;
 use bl_core::engine::{IterationView, Trace};
 use sblr::synthetic::two_class;
-use sblr::{Fit, Fitted, LogisticRegression, MultinomialSblr, Sblr, Solver};
+use sblr::{Fit, Fitted, LogisticRegression, MultinomialSblr, Sblr};
 
 /// Fits with a trace as an observer and checks it against the report; returns the
 /// observed objectives.
@@ -51,8 +52,11 @@ fn assert_monotone(name: &str, objectives: &[f64]) {
 #[test]
 fn binary_fits_are_descent_methods() {
     let data = two_class(40, 6, 5, 1.0, 2).unwrap();
-    for solver in [Solver::Alg2, Solver::Alg1] {
-        let params = Sblr::params().rank(2).solver(solver).max_iter(60);
+    for solver in [common::alg2(), common::alg1()] {
+        let params = Sblr::params()
+            .rank(2)
+            .block_update(solver.clone())
+            .max_iter(60);
         let (fitted, objectives) = observed(&params, &data);
         assert_monotone(&format!("{solver:?}"), &objectives);
         assert!((fitted.objective() - objectives[objectives.len() - 1]).abs() < 1e-15);
@@ -62,7 +66,7 @@ fn binary_fits_are_descent_methods() {
 #[test]
 fn multinomial_fit_is_a_descent_method() {
     let data = two_class(40, 6, 5, 1.0, 4).unwrap();
-    let params = MultinomialSblr::params().rank(1).max_iter(60).multinomial();
+    let params = MultinomialSblr::params().rank(1).max_iter(60);
     let (_, objectives) = observed(&params, &data);
     assert_monotone("multinomial", &objectives);
 }

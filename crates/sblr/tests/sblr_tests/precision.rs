@@ -3,12 +3,13 @@
 //! number of threads.
 
 use crate::common;
+use sblr::Predict as _;
 
 use bl_core::data::MatrixDataset;
 use sblr::synthetic::two_class;
 use sblr::{
     BinarySolver, Fit as _, Fitted as _, LogisticRegression, MultinomialSblr, OneVsAll,
-    ParamGuard as _, Sblr, SblrParams, Solver,
+    ParamGuard as _, Sblr, SblrParams,
 };
 
 /// A data set whose values are exactly representable in `f32`, in both precisions, so
@@ -33,8 +34,11 @@ fn three_classes() -> MatrixDataset {
 #[test]
 fn binary_fits_agree_within_1e_4_for_both_algorithms() {
     let (wide, narrow) = both(&two_class(80, 9, 7, 0.5, 3).unwrap());
-    for solver in [Solver::Alg2, Solver::Alg1] {
-        let params = Sblr::params().rank(2).solver(solver).max_iter(60);
+    for solver in [common::alg2(), common::alg1()] {
+        let params = Sblr::params()
+            .rank(2)
+            .block_update(solver.clone())
+            .max_iter(60);
         let a = params.fit(&wide).unwrap();
         let b = params.fit(&narrow).unwrap();
         assert!(
@@ -58,7 +62,7 @@ fn binary_fits_agree_within_1e_4_for_both_algorithms() {
 #[test]
 fn multinomial_one_vs_all_and_logistic_take_f32_samples() {
     let (wide, narrow) = both(&three_classes());
-    let params = MultinomialSblr::params().max_iter(40).multinomial();
+    let params = MultinomialSblr::params().max_iter(40);
     let (a, b) = (params.fit(&wide).unwrap(), params.fit(&narrow).unwrap());
     assert!(rel(a.objective(), b.objective()) <= 1e-4);
     assert_eq!(a.predict(&wide).unwrap(), b.predict(&narrow).unwrap());
@@ -121,7 +125,6 @@ fn assert_multinomial_thread_independent<T: bl_core::data::Element>(data: &Matri
         let model = MultinomialSblr::params()
             .max_iter(10)
             .threads(threads)
-            .multinomial()
             .fit(data)
             .unwrap();
         let factors: Vec<Vec<f64>> = (0..2)

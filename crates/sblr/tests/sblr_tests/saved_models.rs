@@ -4,6 +4,7 @@
 //! A valid round trip still gives identical predictions.
 
 use crate::common;
+use sblr::Predict as _;
 
 use std::time::{Duration, Instant};
 
@@ -285,7 +286,6 @@ fn fitted_multinomial_round_trips_and_rejects_every_wrong_shape() {
     let model = MultinomialSblr::params()
         .rank(1)
         .max_iter(30)
-        .multinomial()
         .fit(&data)
         .unwrap();
     let json = model.to_json().unwrap();
@@ -464,11 +464,7 @@ fn randomly_edited_models_never_panic() {
     let data = two_class(16, 4, 3, 1.0, 1).unwrap();
     let three = sblr::synthetic::three_classes(18, 4, 3, 1).unwrap();
     let sblr = Sblr::params().rank(2).max_iter(5).fit(&data).unwrap();
-    let multi = MultinomialSblr::params()
-        .max_iter(5)
-        .multinomial()
-        .fit(&three)
-        .unwrap();
+    let multi = MultinomialSblr::params().max_iter(5).fit(&three).unwrap();
     let lr = LogisticRegression::params()
         .max_iter(50)
         .fit(&data)

@@ -6,8 +6,15 @@ use bl_core::engine::TerminationReason;
 use sblr::cv::{paper_protocol, penalty_grid, sblr_accuracy};
 use sblr::params::{ETA_RANGE, L_MIN_RANGE};
 use sblr::synthetic::two_class;
-use sblr::{CvStrategy, LogisticRegression, Sblr, SblrError, Solver, cross_val_score, grid_search};
+use sblr::{BlockUpdate, ExactBlockSolve, MultinomialSblr, ProxLinearStep};
+use sblr::{CvStrategy, LogisticRegression, Sblr, SblrError, cross_val_score, grid_search};
 use sblr::{Fit as _, Fitted as _, ParamGuard as _};
+use std::sync::Arc;
+
+/// Alg. 2's update with the step rule `(l_min, eta)`.
+fn step(l_min: f64, eta: f64) -> Arc<dyn BlockUpdate> {
+    Arc::new(ProxLinearStep { l_min, eta })
+}
 
 fn is_invalid(err: &SblrError, name: &str) -> bool {
     matches!(err, SblrError::Core(bl_core::BlError::InvalidParameter { name: n, .. }) if *n == name)
@@ -17,9 +24,13 @@ fn is_invalid(err: &SblrError, name: &str) -> bool {
 fn step_rule_boundaries() {
     let (lo, hi) = L_MIN_RANGE;
     for l_min in [lo, 1e-3, 0.5, hi] {
-        Sblr::params().l_min(l_min).check().unwrap();
+        Sblr::params()
+            .block_update(step(l_min, 2.0))
+            .check()
+            .unwrap();
         LogisticRegression::params()
-            .step_rule(l_min, 2.0)
+            .l_min(l_min)
+            .eta(2.0)
             .check()
             .unwrap();
     }
@@ -34,19 +45,27 @@ fn step_rule_boundaries() {
         f64::NAN,
         f64::INFINITY,
     ] {
-        let err = Sblr::params().l_min(l_min).check().unwrap_err();
+        let err = Sblr::params()
+            .block_update(step(l_min, 2.0))
+            .check()
+            .unwrap_err();
         assert!(is_invalid(&err, "l_min"), "{l_min}: {err}");
         let err = LogisticRegression::params()
-            .step_rule(l_min, 2.0)
+            .l_min(l_min)
+            .eta(2.0)
             .check()
             .unwrap_err();
         assert!(is_invalid(&err, "l_min"), "{l_min}: {err}");
     }
     let (eta_lo, eta_hi) = ETA_RANGE;
     for eta in [eta_lo, 2.0, eta_hi] {
-        Sblr::params().eta(eta).check().unwrap();
+        Sblr::params()
+            .block_update(step(1e-3, eta))
+            .check()
+            .unwrap();
         LogisticRegression::params()
-            .step_rule(1e-3, eta)
+            .l_min(1e-3)
+            .eta(eta)
             .check()
             .unwrap();
     }
@@ -60,10 +79,14 @@ fn step_rule_boundaries() {
         f64::NAN,
         f64::INFINITY,
     ] {
-        let err = Sblr::params().eta(eta).check().unwrap_err();
+        let err = Sblr::params()
+            .block_update(step(1e-3, eta))
+            .check()
+            .unwrap_err();
         assert!(is_invalid(&err, "eta"), "{eta}: {err}");
         let err = LogisticRegression::params()
-            .step_rule(1e-3, eta)
+            .l_min(1e-3)
+            .eta(eta)
             .check()
             .unwrap_err();
         assert!(is_invalid(&err, "eta"), "{eta}: {err}");
@@ -74,17 +97,30 @@ fn step_rule_boundaries() {
 fn absurd_step_constants_are_rejected_by_every_fit() {
     let data = two_class(20, 4, 3, 1.0, 2).unwrap();
     for (name, params) in [
-        ("l_min", Sblr::params().l_min(1e300)),
-        ("eta", Sblr::params().eta(1e300)),
-        ("l_min", Sblr::params().l_min(1e300).solver(Solver::Alg1)),
+        ("l_min", Sblr::params().block_update(step(1e300, 2.0))),
+        ("eta", Sblr::params().block_update(step(1e-3, 1e300))),
     ] {
         let err = params.fit(&data).unwrap_err();
         assert!(is_invalid(&err, name), "{err}");
         let err = params.clone().multinomial().fit(&data).unwrap_err();
         assert!(is_invalid(&err, name), "{err}");
     }
+    let exact = Sblr::params().block_update(Arc::new(ExactBlockSolve {
+        l_min: 1e300,
+        ..ExactBlockSolve::default()
+    }));
+    let err = exact.fit(&data).unwrap_err();
+    assert!(is_invalid(&err, "l_min"), "{err}");
+    for (name, params) in [
+        ("l_min", MultinomialSblr::params().l_min(1e300)),
+        ("eta", MultinomialSblr::params().eta(1e300)),
+    ] {
+        let err = params.fit(&data).unwrap_err();
+        assert!(is_invalid(&err, name), "{err}");
+    }
     let err = LogisticRegression::params()
-        .step_rule(1e-3, 1e300)
+        .l_min(1e-3)
+        .eta(1e300)
         .fit(&data)
         .unwrap_err();
     assert!(is_invalid(&err, "eta"), "{err}");
@@ -97,8 +133,7 @@ fn fits_at_the_step_rule_boundaries_reach_the_same_optimum() {
     let data = two_class(30, 5, 4, 1.0, 3).unwrap();
     let fit = |l_min: f64, eta: f64| {
         Sblr::params()
-            .l_min(l_min)
-            .eta(eta)
+            .block_update(step(l_min, eta))
             .tol(1e-6)
             .max_iter(300)
             .fit(&data)
@@ -230,7 +265,13 @@ fn grid_search_prefers_complete_candidates_and_errs_when_all_fail() {
     );
     // The paper's protocol propagates it.
     let pens = penalty_grid(&[0.0], &[0.1], &[0.0], &[0.1]).unwrap();
-    let err =
-        paper_protocol(&data, &Sblr::params().l_min(1e300), &[1], pens, strategy).unwrap_err();
+    let err = paper_protocol(
+        &data,
+        &Sblr::params().block_update(step(1e300, 2.0)),
+        &[1],
+        pens,
+        strategy,
+    )
+    .unwrap_err();
     assert!(matches!(err, SblrError::AllFoldsFailed { .. }), "{err}");
 }

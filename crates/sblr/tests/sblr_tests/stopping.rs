@@ -2,10 +2,11 @@
 //! here from recorded iterates and objectives with code independent of the crate's, and
 //! the two optional criteria.
 
+use crate::common;
 use bl_core::data::MatrixDataset;
 use bl_core::engine::TerminationReason;
 use faer::{ColRef, MatRef};
-use sblr::{BinarySolver, Init, MultinomialSblr, Sblr, Solver, StopCriterion};
+use sblr::{BinarySolver, Init, MultinomialSblr, Sblr, StopCriterion};
 use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 
 /// One recorded iterate: `(U, V, b)` flattened (each once) and the objective `F`.
@@ -92,7 +93,11 @@ fn objective_by_hand(
 fn eq8_is_the_default() {
     assert_eq!(StopCriterion::default(), StopCriterion::Eq8);
     let params = Sblr::params().check().unwrap();
-    assert_eq!(params.stopping(), (500, 1e-3, StopCriterion::Eq8));
+    let iteration = params.iteration();
+    assert_eq!(
+        (iteration.max_iter, iteration.tol, params.stop()),
+        (500, 1e-3, StopCriterion::Eq8)
+    );
 }
 
 /// Closed-form values that tell the `1 +` denominators of eq. (8) from `max(1, .)`.
@@ -133,7 +138,7 @@ fn quantity_closed_form() {
 fn binary_step_change_matches_recomputation() {
     let data = sblr::synthetic::planted(40, 6, 5, &[0, 3], &[1, 2], 5).unwrap();
     let pens = (0.02, 0.3, 0.01, 0.2);
-    for solver in [Solver::Alg2, Solver::Alg1] {
+    for solver in [common::alg2(), common::alg1()] {
         for stop in [
             StopCriterion::Eq8,
             StopCriterion::ObjectiveChange,
@@ -142,7 +147,7 @@ fn binary_step_change_matches_recomputation() {
             let params = Sblr::params()
                 .rank(2)
                 .penalties(pens.0, pens.1, pens.2, pens.3)
-                .solver(solver)
+                .block_update(solver.clone())
                 .stop(stop)
                 .init(Init::Random)
                 .seed(3)
@@ -266,9 +271,9 @@ fn multinomial_change_matches_recomputation() {
             f: m.objective(),
         }
     };
-    let mut prev = at(&params(1).multinomial().fit(&data).unwrap());
+    let mut prev = at(&params(1).fit(&data).unwrap());
     for k in 2..=6 {
-        let model = params(k).multinomial().fit(&data).unwrap();
+        let model = params(k).fit(&data).unwrap();
         let next = at(&model);
         let recorded = model.report().trace.records()[k - 1].change;
         let q = eq8(&prev, &next);
