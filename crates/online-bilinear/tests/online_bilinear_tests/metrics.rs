@@ -1,10 +1,12 @@
-//! conlleval semantics, BIOES spans, word F1, label error and the tag-scheme detection on
-//! hand-computed cases; conlleval against the span reading on random BIO sequences.
+//! conlleval semantics, BIOES spans, word F1, label error, the tag-scheme detection and the
+//! evaluation that picks the scheme by itself on hand-computed cases; conlleval against
+//! the span reading on random BIO sequences.
 
 use bl_core::metrics::PrecisionRecallF1;
 use online_bilinear::OblError;
 use online_bilinear::metrics::{
-    TagScheme, bioes_prf, bmes_spans, chunk_prf, chunk_spans, label_error_rate, segmentation_prf,
+    Evaluation, TagScheme, bioes_prf, bmes_spans, chunk_prf, chunk_spans, evaluate, evaluate_as,
+    label_error_rate, segmentation_prf,
 };
 use proptest::prelude::*;
 
@@ -141,9 +143,145 @@ fn tag_schemes_are_detected_from_the_tag_set() {
         (&["NOUN", "VERB", "ADP"], TagScheme::Plain),
         (&["O", "B-NP", "NN"], TagScheme::Plain),
         (&[], TagScheme::Plain),
+        // Ambiguous or degenerate sets, by the documented rule.
+        (&["O"], TagScheme::Plain),
+        (&["O", "O"], TagScheme::Plain),
+        (&["O", "B-PER", "B-LOC"], TagScheme::Bio),
+        (&["B-PER"], TagScheme::Bio),
+        (&["S-PER", "O"], TagScheme::Bioes),
+        (&["I-NP", "E-NP", "O"], TagScheme::Bioes),
+        (&["B", "M", "E", "S"], TagScheme::Bmes),
+        (&["b", "s"], TagScheme::Bmes),
+        (&["B", "E", "S", "O"], TagScheme::Bioes),
+        (&["B", "O"], TagScheme::Bio),
+        (&["b-np", "o"], TagScheme::Plain),
+        (&["PER", "LOC", "O"], TagScheme::Plain),
+        (&["O", "B-NP", ""], TagScheme::Plain),
     ] {
         assert_eq!(TagScheme::detect(tags), scheme, "{tags:?}");
     }
+}
+
+/// Checks an evaluation against hand-computed numbers: scheme, token accuracy and the
+/// span counts (true positives, false positives, false negatives), or none.
+fn assert_evaluation(
+    e: &Evaluation,
+    scheme: TagScheme,
+    accuracy: f64,
+    spans: Option<(usize, usize, usize)>,
+) {
+    assert_eq!(e.scheme, scheme, "{e:?}");
+    assert!((e.token_accuracy - accuracy).abs() < 1e-12, "{e:?}");
+    assert!(
+        (e.label_error_rate - (1.0 - accuracy)).abs() < 1e-12,
+        "{e:?}"
+    );
+    assert_eq!(e.prf().as_ref().map(counts), spans, "{e:?}");
+    match spans {
+        Some((tp, fp, fn_)) => {
+            // F1 = 2 tp / (2 tp + fp + fn), computed here from the counts.
+            let f1 = 2.0 * tp as f64 / (2 * tp + fp + fn_) as f64;
+            assert!((e.f1() - f1).abs() < 1e-12, "{e:?}: F1 {f1}");
+        }
+        None => assert!(e.f1().is_nan() && e.chunks.is_none() && e.segmentation.is_none()),
+    }
+    assert_eq!(e.segmentation.is_some(), scheme == TagScheme::Bmes, "{e:?}");
+}
+
+#[test]
+fn evaluate_picks_word_f1_for_bmes_tags() {
+    // Gold words [0,2) [2,3) [3,6); predicted [0,2) [2,4) [4,6): 1 right of 3 and 3.
+    // Tokens: b e right, then s/b, b/e, m/b wrong, e right: 3 of 6.
+    let gold = vec![vec!["b", "e", "s", "b", "m", "e"]];
+    let pred = vec![vec!["b", "e", "b", "e", "b", "e"]];
+    let e = evaluate(&gold, &pred).unwrap();
+    assert_evaluation(&e, TagScheme::Bmes, 0.5, Some((1, 2, 2)));
+    assert!((e.f1() - 1.0 / 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn evaluate_picks_conlleval_for_bio_tags() {
+    // Gold chunks PER [0,2), LOC [3,4); predicted PER [0,2), ORG [3,4): PER right, ORG
+    // wrong (type), LOC missed: P = R = F1 = 1/2. Tokens: 4 of 5 right.
+    let gold = vec![vec!["B-PER", "I-PER", "O", "B-LOC", "O"]];
+    let pred = vec![vec!["B-PER", "I-PER", "O", "B-ORG", "O"]];
+    let e = evaluate(&gold, &pred).unwrap();
+    assert_evaluation(&e, TagScheme::Bio, 0.8, Some((1, 1, 1)));
+    assert_eq!(e.f1(), 0.5);
+}
+
+#[test]
+fn evaluate_picks_typed_spans_for_bioes_tags() {
+    // Gold PER [0,1), LOC [2,4); predicted PER [0,1), LOC [2,3): 1 right, 1 wrong, 1
+    // missed. Tokens: S-PER and O right, the last two wrong: 2 of 4.
+    let gold = vec![vec!["S-PER", "O", "B-LOC", "E-LOC"]];
+    let pred = vec![vec!["S-PER", "O", "S-LOC", "O"]];
+    let e = evaluate(&gold, &pred).unwrap();
+    assert_evaluation(&e, TagScheme::Bioes, 0.5, Some((1, 1, 1)));
+    // Two sentences pool their counts: the second adds one right chunk (IOE tags).
+    let gold2 = vec![gold[0].clone(), vec!["I-NP", "E-NP"]];
+    let pred2 = vec![pred[0].clone(), vec!["I-NP", "E-NP"]];
+    let e = evaluate(&gold2, &pred2).unwrap();
+    assert_evaluation(&e, TagScheme::Bioes, 4.0 / 6.0, Some((2, 1, 1)));
+}
+
+#[test]
+fn evaluate_scores_plain_tags_per_token() {
+    let gold = vec![vec!["DT", "NN", "VBD"], vec!["PRP", "VBZ"]];
+    let pred = vec![vec!["DT", "NN", "VBN"], vec!["PRP", "VBZ"]];
+    let e = evaluate(&gold, &pred).unwrap();
+    assert_evaluation(&e, TagScheme::Plain, 0.8, None);
+    // Only `O` in both: no span to score, so no F1 (not an F1 of 0).
+    let e = evaluate(&[vec!["O", "O"]], &[vec!["O", "O"]]).unwrap();
+    assert_evaluation(&e, TagScheme::Plain, 1.0, None);
+}
+
+#[test]
+fn evaluate_on_ambiguous_tag_sets() {
+    // Only `O` and `B-` tags: read as BIO, and BIOES's spans count the same. Gold X [0],
+    // Y [2], Y [3]; predicted X [0], X [1], Y [3]: 2 right, 1 wrong, 1 missed.
+    let gold = vec![vec!["B-X", "O", "B-Y", "B-Y"]];
+    let pred = vec![vec!["B-X", "B-X", "O", "B-Y"]];
+    let e = evaluate(&gold, &pred).unwrap();
+    assert_evaluation(&e, TagScheme::Bio, 0.5, Some((2, 1, 1)));
+    assert_eq!(
+        evaluate_as(TagScheme::Bioes, &gold, &pred).unwrap().chunks,
+        e.chunks
+    );
+    // The scheme is read from gold and predicted together: a predicted `E-` tag makes
+    // BIO-looking gold tags BIOES. Gold X [0,2); predicted X [0,2) closed by E-X: right.
+    let gold = vec![vec!["B-X", "I-X", "O"]];
+    let pred = vec![vec!["B-X", "E-X", "O"]];
+    let e = evaluate(&gold, &pred).unwrap();
+    assert_evaluation(&e, TagScheme::Bioes, 2.0 / 3.0, Some((1, 0, 0)));
+    // Untyped B/I/O: chunks without a type. Gold [0,2) [3,4); predicted [0,1) [3,4).
+    let gold = vec![vec!["B", "I", "O", "B"]];
+    let pred = vec![vec!["B", "O", "O", "B"]];
+    let e = evaluate(&gold, &pred).unwrap();
+    assert_evaluation(&e, TagScheme::Bio, 0.75, Some((1, 1, 1)));
+    // Untyped upper-case B/M/E/S is segmentation: words [0,2) [2,3) both right.
+    let e = evaluate(&[vec!["B", "E", "S"]], &[vec!["B", "E", "S"]]).unwrap();
+    assert_evaluation(&e, TagScheme::Bmes, 1.0, Some((2, 0, 0)));
+    // A tag outside every scheme (here an empty prediction) makes it plain.
+    let e = evaluate(&[vec!["B-X", "O"]], &[vec!["", "O"]]).unwrap();
+    assert_evaluation(&e, TagScheme::Plain, 0.5, None);
+}
+
+#[test]
+fn evaluate_checks_its_input() {
+    assert!(matches!(
+        evaluate(&[vec!["O"]], &[vec!["O", "O"]]),
+        Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
+    ));
+    assert!(matches!(
+        evaluate(&[vec!["O"]], &[]),
+        Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
+    ));
+    let empty: Vec<Vec<&str>> = vec![vec![]];
+    assert!(matches!(
+        evaluate_as(TagScheme::Plain, &empty, &empty),
+        Err(OblError::Core(bl_core::BlError::Empty { .. }))
+    ));
 }
 
 fn bio_sequence(len: usize) -> impl Strategy<Value = Vec<String>> {

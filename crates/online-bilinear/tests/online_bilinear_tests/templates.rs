@@ -1,13 +1,15 @@
-//! Template transforms on hand-computed words, `Templates::word_only` on a word-only corpus
-//! the test writes (unseen words are tagged through their form), named columns, and the
-//! evaluation that fits each tag set.
+//! Template transforms and chains of them on hand-computed words, bigrams over a transform,
+//! template names, the saved form of templates (older lists load), `Templates::word_tagging`
+//! and `Templates::word_only` on a word-only corpus the test writes (unseen words are
+//! tagged through their form), named columns, and the evaluation that fits each tag set.
 
 use bl_core::random::seeded_rng;
-use online_bilinear::Fit as _;
+use online_bilinear::features::{MAX_CHAIN, TransformChain};
 use online_bilinear::{
     ConllFormat, Corpus, FeatureDict, LabelColumn, OblError, Sentence, TagScheme, TaggerParams,
     Template, Templates, Transform, parse_word_tagged, read_word_tagged,
 };
+use online_bilinear::{Fit as _, Predict};
 use rand::RngExt;
 
 #[test]
@@ -150,6 +152,298 @@ fn transformed_templates_make_the_expected_feature_strings_and_are_checked() {
     );
 }
 
+#[test]
+fn chained_transforms_apply_in_order() {
+    use Transform::*;
+    for (chain, word, want, name) in [
+        (Lowercase.then(Suffix(3)), "WALKING", "ing", "lower.suffix3"),
+        (Lowercase.then(Prefix(2)), "École", "éc", "lower.prefix2"),
+        (Suffix(3).then(Shape), "McDonALD", "XXX", "suffix3.shape"),
+        (
+            Prefix(4).then(ShortShape),
+            "1,200",
+            "d,d",
+            "prefix4.short_shape",
+        ),
+        (
+            Lowercase.then(Prefix(2)).then(IsUpper),
+            "ABc",
+            "0",
+            "lower.prefix2.is_upper",
+        ),
+        (Prefix(2).then(IsUpper), "ABc", "1", "prefix2.is_upper"),
+        (Lowercase.then(Suffix(3)), "", "", "lower.suffix3"),
+        (TransformChain::from(Shape), "Ab1", "Xxd", "shape"),
+    ] {
+        // The chain appends to what the buffer holds, and leaves the rest alone.
+        let mut out = String::from(">");
+        chain.write(word, &mut out);
+        assert_eq!(out, format!(">{want}"), "{chain} of {word:?}");
+        assert_eq!(chain.apply(word), want);
+        assert_eq!(chain.to_string(), name);
+    }
+    let chain = Lowercase.then(Suffix(3));
+    assert_eq!(chain.steps(), [Lowercase, Suffix(3)]);
+    assert_eq!(TransformChain::new(&[Lowercase, Suffix(3)]).unwrap(), chain);
+    // Invalid chains: no step, a bad affix inside, more than MAX_CHAIN steps.
+    let too_long = (0..MAX_CHAIN).fold(TransformChain::from(Lowercase), |c, _| c.then(Shape));
+    assert_eq!(too_long.steps().len(), MAX_CHAIN);
+    for bad in [
+        TransformChain::new(&[]),
+        TransformChain::new(&[Lowercase, Suffix(0)]),
+        TransformChain::new(&[Lowercase; MAX_CHAIN + 1]),
+    ] {
+        assert!(
+            matches!(
+                bad,
+                Err(OblError::Core(bl_core::BlError::InvalidParameter { .. }))
+            ),
+            "{bad:?}"
+        );
+    }
+    for bad in [
+        Template::transformed(0, 0, too_long),
+        Template::transformed(0, 0, Lowercase.then(Prefix(17))),
+        Template::transformed_bigram(0, -1, 0, Suffix(0)),
+        Template::transformed_bigram(0, -1, 70_000, Lowercase),
+        Template::transformed_bigram(2000, -1, 0, Lowercase),
+    ] {
+        assert!(
+            matches!(
+                Templates::new(vec![bad]),
+                Err(OblError::Core(bl_core::BlError::InvalidParameter { .. }))
+            ),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn chains_and_transform_bigrams_make_the_expected_feature_strings() {
+    use Transform::*;
+    let templates = Templates::new(vec![
+        Template::transformed(0, 0, Lowercase.then(Suffix(3))),
+        Template::transformed_bigram(0, -1, 0, Lowercase),
+        Template::transformed_bigram(0, 0, 1, Lowercase.then(Prefix(1))),
+    ])
+    .unwrap();
+    assert_eq!(
+        templates.names(),
+        [
+            "c0[0].lower.suffix3",
+            "c0[-1].lower|c0[0].lower",
+            "c0[0].lower.prefix1|c0[1].lower.prefix1"
+        ]
+    );
+    let corpus = Corpus::new(vec![
+        Sentence::from_tokens(&["The", "WALKING", "Dogs"], &["DT", "VBG", "NNS"]).unwrap(),
+    ]);
+    let dict = FeatureDict::build(&corpus, &templates, 1).unwrap();
+    // Ids in order of first appearance: position by position, template by template.
+    // Outside the sentence: the padding symbols, untransformed.
+    assert_eq!(
+        dict.names(),
+        [
+            "0\u{1}the",
+            "1\u{1}\u{2}<1\u{1}the",
+            "2\u{1}t\u{1}w",
+            "0\u{1}ing",
+            "1\u{1}the\u{1}walking",
+            "2\u{1}w\u{1}d",
+            "0\u{1}ogs",
+            "1\u{1}walking\u{1}dogs",
+            "2\u{1}d\u{1}\u{2}>1",
+        ]
+    );
+    // Another sentence shares the features of its lower-cased forms.
+    let encoded = dict
+        .encode(&Sentence::untagged(&["the", "Walking", "DOGS"]))
+        .unwrap();
+    assert_eq!(encoded.at(1), [3, 4, 5]);
+    assert_eq!(encoded.at(2), [6, 7, 8]);
+}
+
+#[test]
+fn template_names_are_stable_and_distinct() {
+    let list = vec![
+        Template::Bias,
+        Template::unigram(0, -2),
+        Template::bigram(1, -1, 0),
+        Template::transformed(0, 1, Transform::ShortShape),
+        Template::transformed_bigram(0, -1, 0, Transform::Shape),
+        Template::transformed(0, 0, Transform::Lowercase.then(Transform::Prefix(3))),
+    ];
+    let names = Templates::new(list).unwrap().names();
+    assert_eq!(
+        names,
+        [
+            "bias",
+            "c0[-2]",
+            "c1[-1]|c1[0]",
+            "c0[1].short_shape",
+            "c0[-1].shape|c0[0].shape",
+            "c0[0].lower.prefix3",
+        ]
+    );
+    for preset in [
+        Templates::segmentation(),
+        Templates::chunking(),
+        Templates::word_only(),
+        Templates::word_tagging(),
+    ] {
+        let names = preset.names();
+        let distinct: std::collections::HashSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{names:?}");
+    }
+    assert_eq!(
+        Template::transformed(0, 0, Transform::Lowercase),
+        Template::Transformed {
+            column: 0,
+            offset: 0,
+            transform: Transform::Lowercase.into()
+        }
+    );
+}
+
+#[test]
+fn saved_templates_keep_the_form_of_one_transform_and_list_a_chain() {
+    use Transform::*;
+    // Templates as saved before chains existed: they load, and save back byte for byte.
+    let old = concat!(
+        r#"{"list":["Bias",{"Unigram":{"column":0,"offset":-1}},"#,
+        r#"{"Bigram":{"column":0,"first":-1,"second":0}},"#,
+        r#"{"Transformed":{"column":0,"offset":0,"transform":"Lowercase"}},"#,
+        r#"{"Transformed":{"column":0,"offset":-1,"transform":{"Suffix":3}}}]}"#
+    );
+    let loaded: Templates = serde_json::from_str(old).unwrap();
+    assert_eq!(
+        loaded,
+        Templates::new(vec![
+            Template::Bias,
+            Template::unigram(0, -1),
+            Template::bigram(0, -1, 0),
+            Template::transformed(0, 0, Lowercase),
+            Template::transformed(0, -1, Suffix(3)),
+        ])
+        .unwrap()
+    );
+    assert_eq!(serde_json::to_string(&loaded).unwrap(), old);
+    // A chain is a list of steps; a transform bigram has its own variant.
+    let new = Templates::new(vec![
+        Template::transformed(0, 0, Lowercase.then(Suffix(3))),
+        Template::transformed_bigram(0, -1, 0, Lowercase),
+    ])
+    .unwrap();
+    let json = serde_json::to_string(&new).unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"list":[{"Transformed":{"column":0,"offset":0,"transform":["Lowercase",{"Suffix":3}]}},"#,
+            r#"{"TransformedBigram":{"column":0,"first":-1,"second":0,"transform":"Lowercase"}}]}"#
+        )
+    );
+    assert_eq!(serde_json::from_str::<Templates>(&json).unwrap(), new);
+    // Every preset round-trips.
+    for t in [Templates::word_tagging(), Templates::word_only()] {
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(serde_json::from_str::<Templates>(&json).unwrap(), t);
+    }
+    // Saved chains are checked: empty, too long, a bad affix.
+    for bad in [
+        r#"{"list":[{"Transformed":{"column":0,"offset":0,"transform":[]}}]}"#,
+        r#"{"list":[{"Transformed":{"column":0,"offset":0,"transform":["Shape","Shape","Shape","Shape","Shape"]}}]}"#,
+        r#"{"list":[{"TransformedBigram":{"column":0,"first":0,"second":1,"transform":["Lowercase",{"Prefix":0}]}}]}"#,
+        r#"{"list":[{"Transformed":{"column":0,"offset":0,"transform":"Upper"}}]}"#,
+    ] {
+        assert!(serde_json::from_str::<Templates>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn word_tagging_lists_the_documented_templates() {
+    let names = Templates::word_tagging().names();
+    assert_eq!(
+        names,
+        [
+            "bias",
+            "c0[-2]",
+            "c0[-1]",
+            "c0[0]",
+            "c0[1]",
+            "c0[2]",
+            "c0[-1].lower",
+            "c0[0].lower",
+            "c0[1].lower",
+            "c0[0].lower.prefix1",
+            "c0[0].lower.prefix2",
+            "c0[0].lower.prefix3",
+            "c0[0].lower.suffix1",
+            "c0[0].lower.suffix2",
+            "c0[0].lower.suffix3",
+            "c0[0].shape",
+            "c0[-1].short_shape",
+            "c0[0].short_shape",
+            "c0[1].short_shape",
+            "c0[0].is_digit",
+            "c0[0].is_upper",
+            "c0[0].is_title",
+            "c0[0].has_hyphen",
+            "c0[-1].lower|c0[0].lower",
+            "c0[0].lower|c0[1].lower",
+            "c0[-1].short_shape|c0[0].short_shape",
+            "c0[0].short_shape|c0[1].short_shape",
+        ]
+    );
+    let templates = Templates::word_tagging();
+    assert_eq!(templates.columns_needed(), 1);
+    assert!(templates.has_bias() && templates.column_names().is_empty());
+    // The features of the middle word of "New YORK-based firm", template by template.
+    let sentence = Sentence::from_tokens(&["New", "YORK-based", "firm"], &["A", "B", "C"]).unwrap();
+    let dict = FeatureDict::build(&Corpus::new(vec![sentence.clone()]), &templates, 1).unwrap();
+    let names = dict.names();
+    let middle: Vec<&str> = dict
+        .encode(&sentence)
+        .unwrap()
+        .at(1)
+        .iter()
+        .map(|&id| names[id as usize].as_str())
+        .collect();
+    let want: Vec<String> = [
+        "",
+        "\u{2}<1",
+        "New",
+        "YORK-based",
+        "firm",
+        "\u{2}>1",
+        "new",
+        "york-based",
+        "firm",
+        "y",
+        "yo",
+        "yor",
+        "d",
+        "ed",
+        "sed",
+        "XXXX-xxxxx",
+        "Xx",
+        "X-x",
+        "x",
+        "0",
+        "0",
+        "0",
+        "1",
+        "new\u{1}york-based",
+        "york-based\u{1}firm",
+        "Xx\u{1}X-x",
+        "X-x\u{1}x",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(t, value)| format!("{t}\u{1}{value}"))
+    .collect();
+    assert_eq!(middle, want);
+}
+
 /// A word-only POS corpus where the tag follows from the word's form: determiners, nouns
 /// (plain stems), `-ing` and `-ed` verbs, capitalized proper nouns, numbers, hyphenated
 /// adjectives. Stems are random, so a test corpus of another seed has unseen words.
@@ -190,7 +484,7 @@ fn pos_corpus_text(n_sentences: usize, seed: u64) -> String {
 }
 
 #[test]
-fn word_only_templates_tag_unseen_words_of_a_word_tagged_file() {
+fn word_templates_tag_unseen_words_of_a_word_tagged_file() {
     let dir = std::env::temp_dir().join(format!("obl-templates-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("train.pos");
@@ -201,7 +495,7 @@ fn word_only_templates_tag_unseen_words_of_a_word_tagged_file() {
     let accuracy = |templates: Templates| {
         let model = TaggerParams::bol()
             .templates(templates)
-            .epochs(5)
+            .max_iter(5)
             .seed(3)
             .fit(&train)
             .unwrap();
@@ -212,6 +506,7 @@ fn word_only_templates_tag_unseen_words_of_a_word_tagged_file() {
         assert!((e.token_accuracy + e.label_error_rate - 1.0).abs() < 1e-12);
         e.token_accuracy
     };
+    let tagging = accuracy(Templates::word_tagging());
     let with_transforms = accuracy(Templates::word_only());
     let words_alone = accuracy(
         Templates::new(vec![
@@ -226,6 +521,10 @@ fn word_only_templates_tag_unseen_words_of_a_word_tagged_file() {
     assert!(
         with_transforms > 0.95 && with_transforms > words_alone + 0.3,
         "word_only {with_transforms}, words alone {words_alone}"
+    );
+    assert!(
+        tagging > 0.95 && tagging > words_alone + 0.3,
+        "word_tagging {tagging}, words alone {words_alone}"
     );
 }
 
@@ -246,7 +545,7 @@ fn chunking_templates_name_the_part_of_speech_column_they_need() {
     };
     let chunking = TaggerParams::sp()
         .templates(Templates::chunking())
-        .epochs(3);
+        .max_iter(3);
     // A word/TAG corpus has no second column.
     let words = parse_word_tagged("He/B-NP reckons/B-VP\n", '/', "<x>").unwrap();
     missing_pos(chunking.fit(&words));
@@ -282,10 +581,11 @@ fn chunking_templates_name_the_part_of_speech_column_they_need() {
         vec!["DT".into(), "NN".into(), "VBD".into()],
     ])
     .unwrap();
-    assert_eq!(model.predict(&untagged).unwrap().len(), 3);
+    let tags: Vec<String> = model.predict(&untagged).unwrap();
+    assert_eq!(tags.len(), 3);
     // A one-column sentence is refused at prediction too.
     assert!(matches!(
-        model.predict(&Sentence::untagged(&["The"])),
+        Predict::<Sentence, Vec<String>>::predict(&model, &Sentence::untagged(&["The"])),
         Err(OblError::TooFewColumns { .. })
     ));
 }
@@ -303,7 +603,7 @@ fn bioes_tags_are_scored_by_typed_spans() {
     let corpus = online_bilinear::parse_conll(&text, "<x>").unwrap();
     let model = TaggerParams::sp()
         .templates(Templates::chunking())
-        .epochs(10)
+        .max_iter(10)
         .fit(&corpus)
         .unwrap();
     let e = model.evaluate(&corpus).unwrap();
