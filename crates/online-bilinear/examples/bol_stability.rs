@@ -12,10 +12,15 @@ mod common;
 
 use online_bilinear::Result as OblResult;
 
+use std::sync::Arc;
+
 use online_bilinear::learner::{
-    LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
+    Learner, LearnerShape, OnlineLearner, OnlineWeights, Snapshot, Training,
 };
-use online_bilinear::{BlockRankOne, BlockUpdate, EncodedSentence, Fit, TaggerParams, Templates};
+use online_bilinear::{
+    BlockRankOne, BlockUpdate, EncodedSentence, Extension, Fit, LearnerSettings, ParamGuard,
+    Setting, TaggerParams, Templates,
+};
 
 /// bol whose prediction weights are the average of the per-block products
 /// `alpha_k beta_k^T` over all steps (a full `L x (L + 1)` matrix per feature).
@@ -91,28 +96,31 @@ impl OnlineLearner for ProductAveragedBol {
     }
 }
 
-struct ProductAveragedBolFactory;
+#[derive(Debug)]
+struct ProductAveragedBolLearner;
 
-impl LearnerFactory for ProductAveragedBolFactory {
+impl Extension for ProductAveragedBolLearner {
     fn name(&self) -> &str {
         "bol, product averaged"
     }
-    fn build(
-        &self,
-        shape: LearnerShape,
-        params: &TaggerParams,
-    ) -> OblResult<Box<dyn OnlineLearner>> {
+}
+
+impl Learner for ProductAveragedBolLearner {
+    fn reads(&self) -> &[Setting] {
+        &[Setting::C, Setting::PowerSteps]
+    }
+    fn start(&self, shape: LearnerShape, settings: &LearnerSettings) -> OblResult<Training> {
         let (k, l) = (shape.n_features, shape.n_tags);
-        Ok(Box::new(ProductAveragedBol {
+        Ok(Training::Online(Box::new(ProductAveragedBol {
             l,
-            c: params.get_c(),
-            steps: params.get_power_steps(),
+            c: settings.c,
+            steps: settings.power_steps,
             state: BlockRankOne::new(k, l, l + 1, false)?,
             delta: BlockUpdate::new(l, l + 1),
             sum: vec![0.0; k * l * (l + 1)],
             mark: vec![0; k],
             t: 0,
-        }))
+        })))
     }
 }
 
@@ -133,7 +141,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             TaggerParams::bol().averaging(true)
         }),
         ("bol + averaging (product)", || {
-            TaggerParams::custom(ProductAveragedBolFactory)
+            TaggerParams::new(Arc::new(ProductAveragedBolLearner))
         }),
         ("sp", TaggerParams::sp),
         ("sp + averaging", || TaggerParams::sp().averaging(true)),
@@ -146,13 +154,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("chunking", &chunking, Templates::chunking()),
         ("pku1998 (3000)", &pku, Templates::segmentation()),
     ] {
-        let base = TaggerParams::bol().templates(templates);
+        let base = TaggerParams::bol().templates(templates).check()?;
         let prepared = base.prepare(train)?;
         for (row, params) in &rows {
             let f1: Vec<f64> = (0..seeds)
                 .map(|seed| {
-                    // The prepared dictionary is used as it is (templates not read again).
-                    let model = params().epochs(epochs).seed(seed).fit(&prepared)?;
+                    // The rows leave the templates unset: the prepared ones are read.
+                    let model = params().max_iter(epochs).seed(seed).fit(&prepared)?;
                     Ok(100.0 * model.evaluate_lenient(test)?.f1())
                 })
                 .collect::<Result<_, online_bilinear::OblError>>()?;

@@ -14,7 +14,7 @@ use std::hash::{Hash, Hasher};
 
 mod common;
 
-use online_bilinear::{Fit, Learner, TaggerParams, Templates};
+use online_bilinear::{BuiltIn, Fit, ParamGuard, Predict, TaggerParams, Templates};
 
 fn hash_of(x: impl Hash) -> u64 {
     let mut h = DefaultHasher::new();
@@ -40,19 +40,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("pku1998", pku, Templates::segmentation()),
     ];
     for (name, (train, test), templates) in &corpora {
-        for learner in [Learner::Bol, Learner::Bcd, Learner::Sp] {
+        for learner in [BuiltIn::Bol, BuiltIn::Bcd, BuiltIn::Sp] {
             for extended in [false, true] {
-                let params = TaggerParams::new(learner)
+                let params = TaggerParams::builtin(learner)
                     .templates(templates.clone())
-                    .epochs(epochs)
+                    .max_iter(epochs)
                     .averaging(extended)
-                    .zero_order(extended);
+                    .zero_order(extended)
+                    .check()?;
                 let prepared = params.prepare(train)?;
                 let started = std::time::Instant::now();
                 let model = params.fit(&prepared)?;
                 let seconds = started.elapsed().as_secs_f64();
                 let e = model.evaluate_lenient(test)?;
-                let predictions = model.predict_corpus(test)?;
+                let predictions: Vec<Vec<String>> = model.predict(test)?;
                 println!(
                     "{name} {} avg+0={extended} seconds={seconds:.3} error={:?} f1={:?} predictions={:016x} weights={:016x}",
                     learner.name(),

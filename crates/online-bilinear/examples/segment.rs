@@ -13,7 +13,7 @@
 //! [`online_bilinear::BcdSolver::Algorithm1`] `:alg1`; `:noshuffle` (the sentences in file
 //! order every epoch); `:bias` (the templates plus the bias feature). Example:
 //! `bol:alg2:R4,sp:noshuffle`.
-use online_bilinear::{Corpus, TaggerParams, Template, Templates};
+use online_bilinear::{Corpus, Fit, ParamGuard, TaggerParams, Template, Templates};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -57,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "crf2" => TaggerParams::crf_l2(),
             _ => TaggerParams::crf_l1(),
         }
-        .epochs(epochs)
+        .max_iter(epochs)
         .templates(templates.clone());
         for e in &extra {
             match *e {
@@ -78,8 +78,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 _ => return Err(format!("unknown option `{e}`").into()),
             }
         }
+        let p = p.check()?;
         let prepared = p.prepare(&train)?;
-        let model = p.fit_with_snapshots(&prepared, &mut [], |info, m| {
+        let model = p.fit(&prepared.with_snapshots(|info, m| {
             let e = m.evaluate_lenient(&test)?;
             println!(
                 "  {name} epoch {} train-err {:.4} test-F1 {:.4} ({:.2}s)",
@@ -89,7 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 info.seconds
             );
             Ok(())
-        })?;
+        }))?;
         let e = model.evaluate_lenient(&test)?;
         println!(
             "{name}: F1 {:.4} LER {:.4} time {:.2}s features {}",

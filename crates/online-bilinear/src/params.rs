@@ -374,10 +374,17 @@ impl ParamGuard for TaggerParams {
                 setting.name(),
                 format!("{} for {}", settings.value(setting), self.learner.name()),
                 format!(
-                    "the default {} ({} does not read `{}`)",
+                    "the default {} ({} does not read `{}`; among the built-in learners \
+                     only {} do)",
                     LearnerSettings::default().value(setting),
                     self.learner.name(),
-                    setting.name()
+                    setting.name(),
+                    BuiltIn::ALL
+                        .iter()
+                        .filter(|b| b.reads().contains(&setting))
+                        .map(|b| b.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             )
             .into());

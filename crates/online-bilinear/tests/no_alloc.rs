@@ -9,7 +9,7 @@ use std::alloc::System;
 use online_bilinear::learner::OnlineLearner;
 use online_bilinear::viterbi::{ViterbiWorkspace, viterbi_into};
 use online_bilinear::{
-    Bcd, BlockRankOne, BlockUpdate, Bol, FeatureDict, Sp, TaggerParams, Templates,
+    Bcd, BlockRankOne, BlockUpdate, Bol, FeatureDict, LearnerSettings, Sp, Templates,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -46,6 +46,11 @@ fn learners_over_sentences() {
         })
         .collect();
     let (k, l) = (dict.len(), tags.len());
+    let averaged = LearnerSettings {
+        averaging: true,
+        zero_order: true,
+        ..LearnerSettings::default()
+    };
     let learners: Vec<(&str, Box<dyn OnlineLearner>)> = vec![
         (
             "sp",
@@ -53,7 +58,7 @@ fn learners_over_sentences() {
                 Sp::new(
                     k,
                     l,
-                    &TaggerParams::sp().averaging(true).zero_order(true),
+                    &averaged,
                     None,
                 )
                 .unwrap(),
@@ -62,13 +67,13 @@ fn learners_over_sentences() {
         (
             "bcd",
             Box::new(
-                Bcd::new(k, l, &TaggerParams::bcd().averaging(true).zero_order(true)).unwrap(),
+                Bcd::new(k, l, &averaged).unwrap(),
             ),
         ),
         (
             "bol",
             Box::new(
-                Bol::new(k, l, &TaggerParams::bol().averaging(true).zero_order(true)).unwrap(),
+                Bol::new(k, l, &averaged).unwrap(),
             ),
         ),
     ];

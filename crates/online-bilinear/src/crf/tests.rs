@@ -5,10 +5,10 @@ use super::objective::{Lattice, Objective, StateIndex, exp_transitions, path_sco
 use super::optim::{Outcome, QuasiNewton, Settings};
 use crate::data::Corpus;
 use crate::features::EncodedSentence;
-use crate::{Sentence, TaggerParams, words_to_bmes};
+use crate::{ParamGuard, Sentence, TaggerParams, words_to_bmes};
 
 /// A small segmentation corpus: encoded sentences, gold tag ids, `K`, `L`, prepared as
-/// every fit prepares its corpus ([`TaggerParams::prepare`], segmentation templates,
+/// every fit prepares its corpus ([`crate::TaggerValidParams::prepare`], segmentation templates,
 /// cutoff 1). The sentences come from a fixed lexicon, so building and preparing them
 /// cannot fail; a failure would be a bug of this fixture, hence `expect`.
 fn tiny(n: usize, words_per: usize) -> (Vec<EncodedSentence>, Vec<Vec<usize>>, usize, usize) {
@@ -24,7 +24,8 @@ fn tiny(n: usize, words_per: usize) -> (Vec<EncodedSentence>, Vec<Vec<usize>>, u
         .collect::<crate::Result<Corpus>>()
         .expect("the fixed lexicon gives well-formed sentences");
     let prepared = TaggerParams::crf_l2()
-        .prepare(&corpus)
+        .check()
+        .and_then(|params| params.prepare(&corpus))
         .expect("a non-empty tagged corpus prepares");
     let (k, l) = (prepared.features().len(), prepared.tags().len());
     (prepared.encoded, prepared.gold, k, l)

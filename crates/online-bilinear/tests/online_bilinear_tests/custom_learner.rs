@@ -1,17 +1,20 @@
-//! The plug-in point: online learners written outside the crate run through the normal
-//! fit, pass the conformance suite, and agree with the built-in learners; every built-in
-//! passes the same suite; a learner that breaks the contract gets a typed error.
+//! The worked example of the plug-in point ([`online_bilinear::Learner`]): learners
+//! written outside the crate pass the conformance suite, run through the normal fit, and
+//! agree with the built-in learners; every built-in passes the same suite; a learner that
+//! breaks the contract fails the suite and gets a typed error from a fit.
+
+use std::sync::Arc;
 
 use crate::common;
 
-use online_bilinear::Result;
-use online_bilinear::learner::conformance::{check_learner, check_learns};
+use online_bilinear::conformance::{conformance, conformance_with};
 use online_bilinear::learner::{
-    BuiltIn, LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
+    Learner, LearnerShape, OnlineLearner, OnlineWeights, Snapshot, Training,
 };
 use online_bilinear::viterbi::score_index;
 use online_bilinear::{
-    BcdSolver, EncodedSentence, Fit, Fitted, FittedTagger, Learner, OblError, Reading, TaggerParams,
+    BcdSolver, BuiltIn, EncodedSentence, Extension, Fit, Fitted, FittedTagger, LearnerSettings,
+    OblError, ParamGuard, Predict, Reading, Result, Setting, TaggerParams,
 };
 
 /// Linear weights on the matrix features `w[k, a, b]` (current tag `a`, previous `b`).
@@ -130,14 +133,24 @@ impl OnlineLearner for PassiveAggressive {
     }
 }
 
-struct PerceptronFactory;
+/// The learner (the plug-in): starts a [`Perceptron`] for each fit; reads no setting.
+#[derive(Debug)]
+struct PerceptronLearner;
 
-impl LearnerFactory for PerceptronFactory {
+impl Extension for PerceptronLearner {
     fn name(&self) -> &str {
         "outside perceptron"
     }
-    fn build(&self, shape: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
-        Ok(Box::new(Perceptron(MatrixWeights::new(shape))))
+}
+
+impl Learner for PerceptronLearner {
+    fn reads(&self) -> &[Setting] {
+        &[]
+    }
+    fn start(&self, shape: LearnerShape, _: &LearnerSettings) -> Result<Training> {
+        Ok(Training::Online(Box::new(Perceptron(MatrixWeights::new(
+            shape,
+        )))))
     }
 }
 
@@ -202,38 +215,63 @@ impl OnlineLearner for BruteAveragedPerceptron {
     }
 }
 
-struct BruteAveragedPerceptronFactory;
+#[derive(Debug)]
+struct BruteAveragedPerceptronLearner;
 
-impl LearnerFactory for BruteAveragedPerceptronFactory {
+impl Extension for BruteAveragedPerceptronLearner {
     fn name(&self) -> &str {
         "brute-force averaged perceptron"
     }
-    fn build(&self, shape: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
+}
+
+impl Learner for BruteAveragedPerceptronLearner {
+    fn reads(&self) -> &[Setting] {
+        &[]
+    }
+    fn start(&self, shape: LearnerShape, _: &LearnerSettings) -> Result<Training> {
         let weights = MatrixWeights::new(shape);
         let n = weights.w.len();
         let nz = shape.n_features * shape.n_tags;
-        Ok(Box::new(BruteAveragedPerceptron {
+        Ok(Training::Online(Box::new(BruteAveragedPerceptron {
             weights,
             z: vec![0.0; nz],
             sum_w: vec![0.0; n],
             sum_z: vec![0.0; nz],
             steps: 0.0,
-        }))
+        })))
     }
 }
 
-struct PassiveAggressiveFactory;
+/// PA-I reads the step bound `c` (the only setting it reads) and checks that it is
+/// at most 10 in its own `check()`, which the parameters' check calls.
+#[derive(Debug)]
+struct PassiveAggressiveLearner {
+    max_c: f64,
+}
 
-impl LearnerFactory for PassiveAggressiveFactory {
+impl Extension for PassiveAggressiveLearner {
     fn name(&self) -> &str {
         "outside PA-I"
     }
-    fn build(&self, shape: LearnerShape, params: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
-        Ok(Box::new(PassiveAggressive {
-            weights: MatrixWeights::new(shape),
-            c: params.get_c(),
-        }))
+    fn check(&self) -> std::result::Result<(), bl_core::BlError> {
+        bl_core::params::positive("max_c", self.max_c)
     }
+}
+
+impl Learner for PassiveAggressiveLearner {
+    fn reads(&self) -> &[Setting] {
+        &[Setting::C]
+    }
+    fn start(&self, shape: LearnerShape, settings: &LearnerSettings) -> Result<Training> {
+        Ok(Training::Online(Box::new(PassiveAggressive {
+            weights: MatrixWeights::new(shape),
+            c: settings.c.min(self.max_c),
+        })))
+    }
+}
+
+fn passive_aggressive() -> Arc<dyn Learner> {
+    Arc::new(PassiveAggressiveLearner { max_c: 10.0 })
 }
 
 /// Scores of the wrong size: breaks the contract.
@@ -255,65 +293,81 @@ impl OnlineLearner for Broken {
     }
 }
 
-struct BrokenFactory;
+#[derive(Debug)]
+struct BrokenLearner;
 
-impl LearnerFactory for BrokenFactory {
+impl Extension for BrokenLearner {
     fn name(&self) -> &str {
         "broken"
     }
-    fn build(&self, _: LearnerShape, _: &TaggerParams) -> Result<Box<dyn OnlineLearner>> {
-        Ok(Box::new(Broken))
+}
+
+impl Learner for BrokenLearner {
+    fn start(&self, _: LearnerShape, _: &LearnerSettings) -> Result<Training> {
+        Ok(Training::Online(Box::new(Broken)))
     }
 }
 
 #[test]
 fn every_built_in_learner_passes_the_conformance_suite() {
+    for learner in BuiltIn::ALL {
+        let report = conformance(&learner);
+        assert!(report.passed(), "{report}");
+    }
+    let default = LearnerSettings::default();
     let variants = [
-        TaggerParams::bol(),
-        TaggerParams::bol().reading(Reading::SpectralExact),
-        TaggerParams::bol().reading(Reading::SpectralAlgorithm2),
-        TaggerParams::bol().averaging(true).zero_order(true),
-        TaggerParams::bcd(),
-        TaggerParams::bcd().bcd_solver(BcdSolver::Algorithm1),
-        TaggerParams::bcd().zero_order(true),
-        TaggerParams::sp(),
-        TaggerParams::sp().averaging(true).zero_order(true),
+        (BuiltIn::Bol, LearnerSettings { reading: Reading::SpectralExact, ..default }),
+        (BuiltIn::Bol, LearnerSettings { reading: Reading::SpectralAlgorithm2, ..default }),
+        (BuiltIn::Bol, LearnerSettings { averaging: true, zero_order: true, ..default }),
+        (BuiltIn::Bcd, LearnerSettings { bcd_solver: BcdSolver::Algorithm1, ..default }),
+        (BuiltIn::Bcd, LearnerSettings { zero_order: true, ..default }),
+        (BuiltIn::Sp, LearnerSettings { averaging: true, zero_order: true, ..default }),
+        (BuiltIn::CrfL1, LearnerSettings { c: 0.1, ..default }),
     ];
-    for params in variants {
-        let name = format!(
-            "{} ({:?}, averaging {})",
-            params.get_learner().name(),
-            params.get_reading(),
-            params.get_averaging()
-        );
-        check_learner(&BuiltIn, &params).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let learns = check_learns(&BuiltIn, &params);
-        if params.get_reading() == Reading::SpectralExact && params.get_learner() == Learner::Bol {
-            // The paper's exact gradient keeps a single feature's block: it cannot learn.
-            assert!(
-                matches!(
-                    learns,
-                    Err(OblError::Learner {
-                        check: "learns",
-                        ..
-                    })
-                ),
-                "{name}: {learns:?}"
-            );
+    for (learner, settings) in variants {
+        let report = conformance_with(&learner, &settings);
+        let name = format!("{} {settings:?}", learner.name());
+        if learner == BuiltIn::Bol && settings.reading == Reading::SpectralExact {
+            // The paper's exact gradient keeps a single feature's block: it cannot learn,
+            // and that is the only check it fails.
+            let failed: Vec<&str> = report.failures().map(|c| c.name).collect();
+            assert_eq!(failed, ["learns"], "{name}: {report}");
         } else {
-            learns.unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(report.passed(), "{name}: {report}");
         }
     }
 }
 
 #[test]
 fn outside_learners_pass_the_conformance_suite() {
-    check_learner(&PerceptronFactory, &TaggerParams::sp()).unwrap();
-    check_learns(&PerceptronFactory, &TaggerParams::sp()).unwrap();
-    // The step `c` is read by the custom learner (sp itself rejects a step other than 1).
-    let passive_aggressive = TaggerParams::custom(PassiveAggressiveFactory).c(0.5);
-    check_learner(&PassiveAggressiveFactory, &passive_aggressive).unwrap();
-    check_learns(&PassiveAggressiveFactory, &passive_aggressive).unwrap();
+    // (The brute-force averaged perceptron always averages, so its snapshot does not
+    // score as its live weights: it is a reference for the fit, not a conforming learner.)
+    for learner in [
+        Arc::new(PerceptronLearner) as Arc<dyn Learner>,
+        passive_aggressive(),
+    ] {
+        let report = conformance(learner.as_ref());
+        assert!(report.passed(), "{report}");
+    }
+    // The step `c` is read by PA-I (sp itself rejects a step other than 1).
+    let settings = LearnerSettings {
+        c: 0.5,
+        ..LearnerSettings::default()
+    };
+    let report = conformance_with(passive_aggressive().as_ref(), &settings);
+    assert!(report.passed(), "{report}");
+}
+
+/// A learner that breaks the contract fails the suite: the suite can fail.
+#[test]
+fn a_broken_learner_fails_the_conformance_suite() {
+    let report = conformance(&BrokenLearner);
+    assert!(!report.passed(), "{report}");
+    assert!(
+        report.failures().any(|c| c.name == "scores-shape"),
+        "{report}"
+    );
+    assert!(report.into_result().is_err());
 }
 
 /// Fits both parameter sets (4 epochs, seed 9) on the lexicon corpus of `(sentences,
@@ -326,17 +380,16 @@ fn fit_alike(
     test: &online_bilinear::Corpus,
 ) -> (FittedTagger, FittedTagger) {
     let train = common::lexicon_corpus(sentences, seed);
-    let fit = |params: TaggerParams| params.epochs(4).seed(9).fit(&train).unwrap();
+    let fit = |params: TaggerParams| params.max_iter(4).seed(9).fit(&train).unwrap();
     let (built_in, outside) = (fit(built_in), fit(outside));
     assert_eq!(
         outside.report().trace.extra("token_errors"),
         built_in.report().trace.extra("token_errors")
     );
     assert_eq!(outside.report().iterations, built_in.report().iterations);
-    assert_eq!(
-        outside.predict_corpus(test).unwrap(),
-        built_in.predict_corpus(test).unwrap()
-    );
+    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) =
+        (outside.predict(test).unwrap(), built_in.predict(test).unwrap());
+    assert_eq!(a, b);
     (built_in, outside)
 }
 
@@ -345,17 +398,17 @@ fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
     let test = common::lexicon_corpus(40, 2);
     let (_, outside) = fit_alike(
         TaggerParams::sp(),
-        TaggerParams::custom(PerceptronFactory),
+        TaggerParams::new(Arc::new(PerceptronLearner)),
         (120, 1),
         &test,
     );
-    assert_eq!(outside.learner(), Learner::Custom);
+    assert_eq!(outside.learner(), "outside perceptron");
     // The fitted model of an outside learner saves and loads like any other.
     let back = online_bilinear::FittedTagger::from_json(&outside.to_json().unwrap()).unwrap();
-    assert_eq!(
-        back.predict_corpus(&test).unwrap(),
-        outside.predict_corpus(&test).unwrap()
-    );
+    assert_eq!(back.learner(), "outside perceptron");
+    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) =
+        (back.predict(&test).unwrap(), outside.predict(&test).unwrap());
+    assert_eq!(a, b);
 }
 
 /// The built-in sp keeps only the cells training touched and averages them lazily; a
@@ -364,7 +417,7 @@ fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
 fn the_sparse_averaged_perceptron_equals_a_brute_force_dense_one() {
     let (built_in, brute) = fit_alike(
         TaggerParams::sp().averaging(true).zero_order(true),
-        TaggerParams::custom(BruteAveragedPerceptronFactory),
+        TaggerParams::new(Arc::new(BruteAveragedPerceptronLearner)),
         (150, 3),
         &common::lexicon_corpus(60, 4),
     );
@@ -396,9 +449,9 @@ fn the_sparse_averaged_perceptron_equals_a_brute_force_dense_one() {
 fn an_outside_passive_aggressive_learner_is_as_good_as_the_perceptron() {
     let train = common::lexicon_corpus(300, 1);
     let test = common::lexicon_corpus(100, 2);
-    let sp = TaggerParams::sp().epochs(8).fit(&train).unwrap();
-    let pa = TaggerParams::custom(PassiveAggressiveFactory)
-        .epochs(8)
+    let sp = TaggerParams::sp().max_iter(8).fit(&train).unwrap();
+    let pa = TaggerParams::new(passive_aggressive())
+        .max_iter(8)
         .fit(&train)
         .unwrap();
     let (sp_error, pa_error) = (
@@ -415,38 +468,40 @@ fn an_outside_passive_aggressive_learner_is_as_good_as_the_perceptron() {
 #[test]
 fn a_learner_that_breaks_the_contract_gets_a_typed_error() {
     let train = common::lexicon_corpus(20, 1);
-    for err in [
-        check_learner(&BrokenFactory, &TaggerParams::sp()).unwrap_err(),
-        TaggerParams::custom(BrokenFactory).fit(&train).unwrap_err(),
-    ] {
-        assert!(
-            matches!(
-                err,
-                OblError::Learner {
-                    check: "scores-shape",
-                    ..
-                }
-            ),
-            "{err}"
-        );
-    }
+    let err = TaggerParams::new(Arc::new(BrokenLearner))
+        .fit(&train)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            OblError::Learner {
+                check: "scores-shape",
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
 fn custom_learner_parameters_are_checked() {
-    let train = common::lexicon_corpus(20, 1);
-    // `Learner::Custom` without an implementation, and an implementation with another
-    // learner named, are both invalid.
-    for params in [
-        TaggerParams::new(Learner::Custom),
-        TaggerParams::custom(PerceptronFactory).learner(Learner::Bol),
-    ] {
-        assert!(matches!(
-            params.fit(&train),
-            Err(OblError::Core(bl_core::BlError::InvalidParameter {
-                name: "learner",
-                ..
-            }))
-        ));
-    }
+    // The learner's own check runs in the parameters' check.
+    let bad = TaggerParams::new(Arc::new(PassiveAggressiveLearner { max_c: -1.0 }));
+    assert!(matches!(
+        bad.check(),
+        Err(OblError::Core(bl_core::BlError::InvalidParameter {
+            name: "max_c",
+            ..
+        }))
+    ));
+    // A setting the learner does not read is refused (PA-I reads `c` only).
+    let unread = TaggerParams::new(passive_aggressive()).averaging(true);
+    assert!(matches!(
+        unread.check(),
+        Err(OblError::Core(bl_core::BlError::InvalidParameter {
+            name: "averaging",
+            ..
+        }))
+    ));
+    assert!(TaggerParams::new(passive_aggressive()).c(0.5).check().is_ok());
 }

@@ -8,13 +8,16 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use online_bilinear::learner::{LearnerFactory, LearnerShape, OnlineLearner};
+use std::sync::Arc;
+
+use online_bilinear::learner::{Learner, LearnerShape, Training};
 use online_bilinear::viterbi::{
     MAX_SCORE_TABLE, MAX_TAGS, ViterbiWorkspace, path_score, score_table_len, viterbi, viterbi_into,
 };
 use online_bilinear::{
-    Bcd, BlockRankOne, Bol, ConllFormat, Corpus, Fit as _, FittedTagger, LabelColumn, OblError,
-    Sentence, Sp, SpectralMode, SpectralRankOne, TaggerParams, synthetic,
+    Bcd, BlockRankOne, Bol, ConllFormat, Corpus, Extension, Fit as _, FittedTagger, LabelColumn,
+    LearnerSettings, OblError, Predict, Sentence, Sp, SpectralMode, SpectralRankOne, TaggerParams,
+    synthetic,
 };
 use serde_json::{Value, json};
 
@@ -56,7 +59,7 @@ fn result_message<T: std::fmt::Debug>(case: &str, result: online_bilinear::Resul
 /// model whose tag set and weights are edited to the sizes `l` gives.
 fn zero_bol_with_tags(l: usize) -> String {
     let train = common::cyclic_corpus(10, 0);
-    let model = TaggerParams::bol().epochs(1).fit(&train).unwrap();
+    let model = TaggerParams::bol().max_iter(1).fit(&train).unwrap();
     let k = model.n_features();
     edited(&model.to_json().unwrap(), |v| {
         v["tags"] = json!((0..l).map(|i| format!("t{i}")).collect::<Vec<_>>());
@@ -127,32 +130,37 @@ fn a_saved_tagger_with_more_tags_than_the_bound_is_refused_at_load() {
 #[test]
 fn predict_refuses_a_sentence_whose_table_is_above_the_bound() {
     let model = FittedTagger::from_json(&zero_bol_with_tags(1000)).unwrap();
-    assert_eq!(model.predict(&sentence(3)).unwrap().len(), 3);
+    let tags: Vec<String> = model.predict(&sentence(3)).unwrap();
+    assert_eq!(tags.len(), 3);
     invalid(
         "predict",
-        model.predict(&sentence(200)),
+        Predict::<_, Vec<String>>::predict(&model, &sentence(200)),
         &["200 tokens x 1000 tags", "134217728"],
     );
     let corpus = Corpus::new(vec![sentence(2), sentence(200)]);
     invalid(
-        "predict_corpus",
-        model.predict_corpus(&corpus),
+        "predict a corpus",
+        Predict::<_, Vec<Vec<String>>>::predict(&model, &corpus),
         &["sentence 1", "200 tokens x 1000 tags"],
     );
 }
 
-/// A factory that must never be reached: the table check comes first.
+/// A learner that must never be started: the table check comes first.
+#[derive(Debug)]
 struct Unreachable;
 
-impl LearnerFactory for Unreachable {
+impl Extension for Unreachable {
     fn name(&self) -> &str {
         "unreachable"
     }
-    fn build(
+}
+
+impl Learner for Unreachable {
+    fn start(
         &self,
         _: LearnerShape,
-        _: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+        _: &LearnerSettings,
+    ) -> online_bilinear::Result<Training> {
         Err(OblError::Learner {
             check: "unreachable",
             message: "built before the score table check".into(),
@@ -174,12 +182,12 @@ fn training_refuses_a_sentence_whose_table_is_above_the_bound() {
         ("bcd", TaggerParams::bcd()),
         ("sp", TaggerParams::sp()),
         ("crf-l2", TaggerParams::crf_l2()),
-        ("custom", TaggerParams::custom(Unreachable)),
+        ("custom", TaggerParams::new(Arc::new(Unreachable))),
     ];
     for (name, params) in learners {
         invalid(
             name,
-            params.epochs(1).fit(&corpus),
+            params.max_iter(1).fit(&corpus),
             &["sentence 0", "2000 tokens x 2000 tags"],
         );
     }
@@ -188,7 +196,7 @@ fn training_refuses_a_sentence_whose_table_is_above_the_bound() {
         .collect();
     invalid(
         "more tags than the bound",
-        TaggerParams::sp().epochs(1).fit(&Corpus::new(many)),
+        TaggerParams::sp().max_iter(1).fit(&Corpus::new(many)),
         &["11585 tags"],
     );
 }
@@ -230,7 +238,7 @@ fn viterbi_and_path_score_check_their_sizes_without_overflow() {
 /// learner states multiplied their sizes unchecked.
 #[test]
 fn caller_given_sizes_are_typed_errors() {
-    let params = TaggerParams::bol();
+    let params = LearnerSettings::default();
     let huge = 1_usize << 40;
     let cases: Vec<(&str, online_bilinear::Result<()>)> = vec![
         (
@@ -263,16 +271,16 @@ fn caller_given_sizes_are_typed_errors() {
         ("Bol features", Bol::new(huge, 4, &params).map(drop)),
         (
             "Bcd",
-            Bcd::new(usize::MAX, 4, &TaggerParams::bcd()).map(drop),
+            Bcd::new(usize::MAX, 4, &params).map(drop),
         ),
         (
             "Bcd tags",
-            Bcd::new(1, usize::MAX, &TaggerParams::bcd()).map(drop),
+            Bcd::new(1, usize::MAX, &params).map(drop),
         ),
-        ("Sp", Sp::new(huge, 4, &TaggerParams::sp(), None).map(drop)),
+        ("Sp", Sp::new(huge, 4, &params, None).map(drop)),
         (
             "Sp tags",
-            Sp::new(1, 1 << 33, &TaggerParams::sp(), None).map(drop),
+            Sp::new(1, 1 << 33, &params, None).map(drop),
         ),
     ];
     for (case, result) in cases {
@@ -292,7 +300,7 @@ fn caller_given_sizes_are_typed_errors() {
 fn a_saved_tagger_with_200000_tags_is_checked_in_linear_time() {
     let train = common::cyclic_corpus(10, 0);
     let json = TaggerParams::sp()
-        .epochs(1)
+        .max_iter(1)
         .fit(&train)
         .unwrap()
         .to_json()
@@ -331,7 +339,7 @@ fn an_unknown_tag_message_is_bounded() {
 #[test]
 fn a_model_saved_with_history_survives_load_save_load() {
     let train = common::cyclic_corpus(20, 0);
-    let model = TaggerParams::sp().epochs(2).fit(&train).unwrap();
+    let model = TaggerParams::sp().max_iter(2).fit(&train).unwrap();
     for history in [
         json!([
             {"epoch": 1, "mistakes": 4, "token_errors": 10, "tokens": 80, "seconds": 0.5},
@@ -351,10 +359,9 @@ fn a_model_saved_with_history_survives_load_save_load() {
         let again = FittedTagger::from_json(&saved).unwrap();
         use online_bilinear::Fitted as _;
         assert_eq!(again.report(), loaded.report(), "{history}");
-        assert_eq!(
-            again.predict_corpus(&train).unwrap(),
-            model.predict_corpus(&train).unwrap()
-        );
+        let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) =
+            (again.predict(&train).unwrap(), model.predict(&train).unwrap());
+        assert_eq!(a, b);
     }
 }
 

@@ -4,14 +4,17 @@
 use crate::common;
 
 use bl_core::random::seeded_rng;
-use online_bilinear::{Corpus, Learner, OblError, Sentence, TaggerParams, Template, Templates};
+use online_bilinear::Predict as _;
+use online_bilinear::{
+    BuiltIn, Corpus, OblError, ParamGuard, Sentence, TaggerParams, Template, Templates,
+};
 use online_bilinear::{Fit as _, Fitted as _};
 use rand::RngExt;
 
 fn fit_and_score(params: TaggerParams) -> (f64, f64) {
     let train = common::lexicon_corpus(300, 1);
     let test = common::lexicon_corpus(100, 2);
-    let model = params.epochs(8).fit(&train).unwrap();
+    let model = params.max_iter(8).fit(&train).unwrap();
     let e = model.evaluate(&test).unwrap();
     (e.label_error_rate, e.f1())
 }
@@ -61,7 +64,7 @@ fn bol_reaches_zero_training_error_on_a_separable_task() {
     .unwrap();
     let model = TaggerParams::bol()
         .templates(templates)
-        .epochs(10)
+        .max_iter(10)
         .fit(&corpus)
         .unwrap();
     let last = model.report().trace.extra("token_errors");
@@ -76,9 +79,9 @@ fn bol_reaches_zero_training_error_on_a_separable_task() {
 #[test]
 fn training_is_deterministic_for_a_seed() {
     let train = common::lexicon_corpus(120, 5);
-    for learner in [Learner::Bol, Learner::Bcd, Learner::Sp] {
-        let params = TaggerParams::new(learner)
-            .epochs(3)
+    for learner in [BuiltIn::Bol, BuiltIn::Bcd, BuiltIn::Sp] {
+        let params = TaggerParams::builtin(learner)
+            .max_iter(3)
             .averaging(true)
             .seed(42);
         let a = params.fit(&train).unwrap();
@@ -91,13 +94,13 @@ fn training_is_deterministic_for_a_seed() {
             b.report().trace.extra("token_errors")
         );
         assert_eq!(
-            a.predict_corpus(&train).unwrap(),
-            b.predict_corpus(&train).unwrap()
+            a.predict(&train).unwrap(),
+            b.predict(&train).unwrap()
         );
     }
     // Another seed visits the sentences in another order.
-    let a = TaggerParams::bol().epochs(1).seed(1).fit(&train).unwrap();
-    let b = TaggerParams::bol().epochs(1).seed(2).fit(&train).unwrap();
+    let a = TaggerParams::bol().max_iter(1).seed(1).fit(&train).unwrap();
+    let b = TaggerParams::bol().max_iter(1).seed(2).fit(&train).unwrap();
     assert_ne!(a.alpha(), b.alpha());
 }
 
@@ -110,8 +113,8 @@ fn save_and_load_give_the_same_predictions() {
     let back = online_bilinear::FittedTagger::load(&path).unwrap();
     let _ = std::fs::remove_file(&path);
     assert_eq!(
-        back.predict_corpus(&train).unwrap(),
-        model.predict_corpus(&train).unwrap()
+        back.predict(&train).unwrap(),
+        model.predict(&train).unwrap()
     );
     assert_eq!(back.tags(), model.tags());
     assert!(matches!(
@@ -136,13 +139,13 @@ fn callback_sees_every_epoch() {
     let train = common::lexicon_corpus(40, 7);
     let test = common::lexicon_corpus(20, 8);
     let mut errors = Vec::new();
-    let params = TaggerParams::sp().epochs(4);
+    let params = TaggerParams::sp().max_iter(4).check().unwrap();
     let prepared = params.prepare(&train).unwrap();
     let model = params
-        .fit_with_snapshots(&prepared, &mut [], |info, snapshot| {
+        .fit(&prepared.with_snapshots(|info, snapshot| {
             errors.push((info.epoch, snapshot.evaluate(&test)?.label_error_rate));
             Ok(())
-        })
+        }))
         .unwrap();
     assert_eq!(errors.iter().map(|e| e.0).collect::<Vec<_>>(), [1, 2, 3, 4]);
     assert_eq!(errors[3].1, model.evaluate(&test).unwrap().label_error_rate);
@@ -156,9 +159,9 @@ fn bad_input_gives_typed_errors() {
         Err(OblError::Core(bl_core::BlError::Empty { .. }))
     ));
     assert!(matches!(
-        TaggerParams::bol().epochs(0).fit(&train),
+        TaggerParams::bol().max_iter(0).fit(&train),
         Err(OblError::Core(bl_core::BlError::InvalidParameter {
-            name: "epochs",
+            name: "max_iter",
             ..
         }))
     ));
@@ -190,7 +193,7 @@ fn bad_input_gives_typed_errors() {
             .fit(&train),
         Err(OblError::TooFewColumns { .. })
     ));
-    let model = TaggerParams::sp().epochs(1).fit(&train).unwrap();
+    let model = TaggerParams::sp().max_iter(1).fit(&train).unwrap();
     let unknown = Corpus::new(vec![
         Sentence::from_tokens(&["a", "b"], &["s", "q"]).unwrap(),
     ]);
@@ -227,8 +230,8 @@ fn prepared_features_fit_the_same_model_and_synthetic_corpora_are_seeded() {
         online_bilinear::synthetic::segmentation(50, 200, 100, 3).unwrap()
     );
     assert!(online_bilinear::synthetic::segmentation(0, 200, 100, 3).is_err());
-    let params = TaggerParams::bol().epochs(2).seed(5);
-    let prepared = params.prepare(&corpus).unwrap();
+    let params = TaggerParams::bol().max_iter(2).seed(5);
+    let prepared = params.check().unwrap().prepare(&corpus).unwrap();
     assert_eq!(prepared.n_tokens(), corpus.n_tokens());
     let a = params.fit(&corpus).unwrap();
     let b = params.fit(&prepared).unwrap();
@@ -240,7 +243,7 @@ fn prepared_features_fit_the_same_model_and_synthetic_corpora_are_seeded() {
 /// ignored; the same value for a learner that reads it is accepted.
 #[test]
 fn parameters_a_learner_does_not_read_are_rejected() {
-    use online_bilinear::{BcdSolver, ParamGuard, Reading};
+    use online_bilinear::{BcdSolver, Reading};
     let cases: Vec<(&str, TaggerParams, TaggerParams)> = vec![
         (
             "averaging",

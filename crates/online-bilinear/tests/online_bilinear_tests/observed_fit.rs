@@ -4,8 +4,11 @@
 use crate::common;
 
 use bl_core::engine::{IterationView, TerminationReason};
+use std::sync::Arc;
+
 use online_bilinear::{
-    BcdSolver, Fit, Fitted, FittedTagger, Learner, Reading, TaggerParams, synthetic,
+    BcdSolver, BuiltIn, Extension, Fit, Fitted, FittedTagger, Learner, LearnerSettings,
+    LearnerShape, ParamGuard, Reading, TaggerParams, Training, synthetic,
 };
 
 /// What an observer saw of one iteration.
@@ -49,13 +52,19 @@ fn extra(s: &Seen, name: &str) -> f64 {
     s.extras.iter().find(|(k, _)| k == name).unwrap().1
 }
 
-fn online_params() -> Vec<TaggerParams> {
+fn online_params() -> Vec<(&'static str, TaggerParams)> {
     vec![
-        TaggerParams::bol(),
-        TaggerParams::bol().reading(Reading::SpectralAlgorithm2),
-        TaggerParams::bcd(),
-        TaggerParams::bcd().bcd_solver(BcdSolver::Algorithm1),
-        TaggerParams::sp(),
+        ("bol", TaggerParams::bol()),
+        (
+            "bol spectral-algorithm2",
+            TaggerParams::bol().reading(Reading::SpectralAlgorithm2),
+        ),
+        ("bcd", TaggerParams::bcd()),
+        (
+            "bcd algorithm1",
+            TaggerParams::bcd().bcd_solver(BcdSolver::Algorithm1),
+        ),
+        ("sp", TaggerParams::sp()),
     ]
 }
 
@@ -68,9 +77,8 @@ fn online_params() -> Vec<TaggerParams> {
 #[test]
 fn every_online_learner_reports_each_epoch_to_the_observer_and_converges_on_separable_data() {
     let corpus = synthetic::token_function(60, 3, 11).unwrap();
-    for params in online_params() {
-        let name = format!("{} {:?}", params.get_learner().name(), params.get_reading());
-        let params = params.epochs(30);
+    for (name, params) in online_params() {
+        let params = params.max_iter(30);
         let mut seen = Vec::new();
         let model = params
             .fit_observed(&corpus, &mut [&mut record(&mut seen)])
@@ -107,7 +115,7 @@ fn the_epoch_budget_ends_a_run_that_still_makes_mistakes() {
     let corpus = common::lexicon_corpus(80, 4);
     let mut seen = Vec::new();
     let model = TaggerParams::bol()
-        .epochs(2)
+        .max_iter(2)
         .fit_observed(&corpus, &mut [&mut record(&mut seen)])
         .unwrap();
     assert_seen_is_trace(&seen, &model);
@@ -119,7 +127,7 @@ fn the_epoch_budget_ends_a_run_that_still_makes_mistakes() {
 fn prepared_and_snapshot_fits_report_to_the_observer() {
     let corpus = common::lexicon_corpus(80, 4);
     let test = common::lexicon_corpus(30, 5);
-    let params = TaggerParams::sp().epochs(3);
+    let params = TaggerParams::sp().max_iter(3).check().unwrap();
     let prepared = params.prepare(&corpus).unwrap();
 
     let mut seen = Vec::new();
@@ -131,13 +139,12 @@ fn prepared_and_snapshot_fits_report_to_the_observer() {
     let mut seen_snapshots = Vec::new();
     let mut epochs = Vec::new();
     let snapshots = params
-        .fit_with_snapshots(
-            &prepared,
-            &mut [&mut record(&mut seen_snapshots)],
-            |info, m| {
+        .fit_observed(
+            &prepared.with_snapshots(|info, m| {
                 epochs.push((info.epoch, m.evaluate(&test)?.label_error_rate));
                 Ok(())
-            },
+            }),
+            &mut [&mut record(&mut seen_snapshots)],
         )
         .unwrap();
     assert_seen_is_trace(&seen_snapshots, &snapshots);
@@ -156,33 +163,37 @@ fn prepared_and_snapshot_fits_report_to_the_observer() {
 
 #[test]
 fn a_custom_learner_reports_to_the_observer() {
+    #[derive(Debug)]
     struct Sp;
-    impl online_bilinear::LearnerFactory for Sp {
+    impl Extension for Sp {
         fn name(&self) -> &str {
-            "sp through the factory"
+            "sp through the plug-in"
         }
-        fn build(
+    }
+    impl Learner for Sp {
+        fn start(
             &self,
-            shape: online_bilinear::LearnerShape,
-            params: &TaggerParams,
-        ) -> online_bilinear::Result<Box<dyn online_bilinear::OnlineLearner>> {
-            Ok(Box::new(online_bilinear::Sp::new(
+            shape: LearnerShape,
+            settings: &LearnerSettings,
+        ) -> online_bilinear::Result<Training> {
+            Ok(Training::Online(Box::new(online_bilinear::Sp::new(
                 shape.n_features,
                 shape.n_tags,
-                params,
+                settings,
                 shape.bias_feature,
-            )?))
+            )?)))
         }
     }
     let corpus = common::lexicon_corpus(60, 4);
     let mut seen = Vec::new();
-    let model = TaggerParams::custom(Sp)
-        .epochs(3)
+    let model = TaggerParams::new(Arc::new(Sp))
+        .max_iter(3)
         .fit_observed(&corpus, &mut [&mut record(&mut seen)])
         .unwrap();
     assert_seen_is_trace(&seen, &model);
-    assert_eq!(model.learner(), Learner::Custom);
-    let built_in = TaggerParams::sp().epochs(3).fit(&corpus).unwrap();
+    assert_eq!(model.learner(), "sp through the plug-in");
+    assert_ne!(model.learner(), BuiltIn::Sp.name());
+    let built_in = TaggerParams::sp().max_iter(3).fit(&corpus).unwrap();
     assert_eq!(
         model.report().trace.objectives(),
         built_in.report().trace.objectives()
@@ -198,7 +209,7 @@ fn crf_fits_report_one_iteration_to_the_observer() {
         let mut seen = Vec::new();
         let model = params
             .c(0.1)
-            .crf_max_iterations(30)
+            .max_iter(30)
             .fit_observed(&corpus, &mut [&mut record(&mut seen)])
             .unwrap();
         assert_seen_is_trace(&seen, &model);

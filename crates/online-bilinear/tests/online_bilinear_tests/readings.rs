@@ -132,7 +132,7 @@ fn literal_readings_train_and_the_exact_one_keeps_a_single_feature() {
     let train = common::lexicon_corpus(300, 1);
     let test = common::lexicon_corpus(100, 2);
     let fit = |p: TaggerParams| {
-        let model = p.epochs(8).fit(&train).unwrap();
+        let model = p.max_iter(8).fit(&train).unwrap();
         let e = model.evaluate(&test).unwrap();
         (model, e.label_error_rate)
     };
@@ -175,12 +175,17 @@ fn literal_readings_train_and_the_exact_one_keeps_a_single_feature() {
 
 #[test]
 fn parameters_saved_before_the_readings_existed_still_load() {
-    let params = TaggerParams::bol().templates(Templates::segmentation());
-    let mut json: serde_json::Value = serde_json::to_value(&params).unwrap();
-    let object = json.as_object_mut().unwrap();
+    let train = common::lexicon_corpus(20, 1);
+    let model = TaggerParams::bol()
+        .templates(Templates::segmentation())
+        .max_iter(1)
+        .fit(&train)
+        .unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
+    let object = json["params"].as_object_mut().unwrap();
     assert!(object.remove("reading").is_some());
     assert!(object.remove("bcd_solver").is_some());
-    let back: TaggerParams = serde_json::from_value(json).unwrap();
-    assert_eq!(back, params);
-    assert_eq!(back.get_reading(), Reading::PerBlock);
+    let back = online_bilinear::FittedTagger::from_json(&json.to_string()).unwrap();
+    assert_eq!(back.settings(), model.settings());
+    assert_eq!(back.settings().reading, Reading::PerBlock);
 }

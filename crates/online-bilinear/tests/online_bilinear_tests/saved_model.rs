@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use bl_core::random::{Rng, seeded_rng};
 use bl_core::testing::mutate_json;
+use online_bilinear::Predict as _;
 use online_bilinear::Fit as _;
 use online_bilinear::{FittedTagger, OblError, Sentence, TaggerParams};
 use rand::RngExt as _;
@@ -72,8 +73,8 @@ fn round_trips_and_rejects(
     let json = model.to_json().unwrap();
     let back = FittedTagger::from_json(&json).unwrap();
     assert_eq!(
-        back.predict_corpus(corpus).unwrap(),
-        model.predict_corpus(corpus).unwrap()
+        back.predict(corpus).unwrap(),
+        model.predict(corpus).unwrap()
     );
     for (case, field, edit) in cases {
         let text = edited(&json, edit);
@@ -177,7 +178,7 @@ fn a_bilinear_tagger_round_trips_and_rejects_every_wrong_shape() {
 #[test]
 fn a_perceptron_tagger_round_trips_and_rejects_damaged_sparse_weights() {
     let train = common::cyclic_corpus(40, 0);
-    let model = TaggerParams::sp().epochs(2).fit(&train).unwrap();
+    let model = TaggerParams::sp().max_iter(2).fit(&train).unwrap();
     let w = "/weights/SparseLinear/w";
     let field = "weights.SparseLinear.w";
     let pointer = move |part: &str| format!("{w}/{part}");
@@ -229,7 +230,7 @@ fn a_perceptron_tagger_round_trips_and_rejects_damaged_sparse_weights() {
 #[test]
 fn weights_that_overflow_on_a_long_sentence_are_an_error_at_predict_time() {
     let train = common::cyclic_corpus(40, 0);
-    let model = TaggerParams::bol().epochs(1).fit(&train).unwrap();
+    let model = TaggerParams::bol().max_iter(1).fit(&train).unwrap();
     let k = model.n_features() as f64;
     // Every weight product p = MAX / (4 K): the load-time bound K p = MAX / 4 is finite,
     // so the model loads ...
@@ -269,7 +270,7 @@ fn crfsuite_tagger(sentences: usize, iterations: usize) -> (online_bilinear::Cor
     let model = TaggerParams::crf_l2()
         .crf_backend(online_bilinear::CrfBackend::Crfsuite)
         .c(0.1)
-        .crf_max_iterations(iterations)
+        .max_iter(iterations)
         .fit(&train)
         .unwrap();
     (train, model)
@@ -282,8 +283,8 @@ fn a_crfsuite_tagger_with_damaged_model_bytes_is_rejected() {
     let json = model.to_json().unwrap();
     let back = FittedTagger::from_json(&json).unwrap();
     assert_eq!(
-        back.predict_corpus(&train).unwrap(),
-        model.predict_corpus(&train).unwrap()
+        back.predict(&train).unwrap(),
+        model.predict(&train).unwrap()
     );
     let bytes = "/weights/Crfsuite/model";
     let set_word = |v: &mut Value, word: usize, value: u32| {
@@ -408,8 +409,8 @@ fn randomly_edited_taggers_never_panic() {
     let train = common::cyclic_corpus(30, 0);
     let test = common::cyclic_corpus(10, 1);
     let originals: Vec<Value> = [
-        TaggerParams::bol().epochs(1).zero_order(true),
-        TaggerParams::sp().epochs(1),
+        TaggerParams::bol().max_iter(1).zero_order(true),
+        TaggerParams::sp().max_iter(1),
     ]
     .into_iter()
     .map(|p| serde_json::from_str(&p.fit(&train).unwrap().to_json().unwrap()).unwrap())
@@ -428,7 +429,7 @@ fn randomly_edited_taggers_never_panic() {
                     }
                 },
                 |model| {
-                    let _ = model.predict_corpus(&test);
+                    let _ = model.predict(&test);
                     let _ = model.evaluate_lenient(&test);
                 },
             )
@@ -473,7 +474,7 @@ fn randomly_edited_crfsuite_models_never_crash() {
             }
         },
         |m| {
-            let _ = m.predict_corpus(&train);
+            let _ = m.predict(&train);
         },
     );
     eprintln!("edited CRF models that still loaded: {loaded} of {rounds}");
@@ -486,7 +487,7 @@ fn randomly_edited_crfsuite_models_never_crash() {
 fn a_model_saved_with_history_instead_of_a_report_loads() {
     use online_bilinear::Fitted as _;
     let train = common::cyclic_corpus(20, 0);
-    let model = TaggerParams::sp().epochs(2).fit(&train).unwrap();
+    let model = TaggerParams::sp().max_iter(2).fit(&train).unwrap();
     let legacy = edited(&model.to_json().unwrap(), |v| {
         let map = v.as_object_mut().unwrap();
         map.remove("report");
@@ -504,8 +505,8 @@ fn a_model_saved_with_history_instead_of_a_report_loads() {
     assert_eq!(report.trace.objectives(), [10.0 / 80.0, 2.0 / 80.0]);
     assert_eq!(report.trace.extra("mistakes"), [(1, 4.0), (2, 1.0)]);
     assert_eq!(
-        back.predict_corpus(&train).unwrap(),
-        model.predict_corpus(&train).unwrap()
+        back.predict(&train).unwrap(),
+        model.predict(&train).unwrap()
     );
     let bad = legacy.replace("\"seconds\":0.9", "\"seconds\":-1.0");
     assert_ne!(bad, legacy);

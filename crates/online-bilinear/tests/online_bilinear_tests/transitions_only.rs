@@ -3,12 +3,15 @@
 //! checked against a plain dense perceptron on that feature set written here and run
 //! through the same fit as a custom learner.
 
+use std::sync::Arc;
+
 use online_bilinear::learner::{
-    LearnerFactory, LearnerShape, OnlineLearner, OnlineWeights, Snapshot,
+    Learner, LearnerShape, OnlineLearner, OnlineWeights, Snapshot, Training,
 };
 use online_bilinear::viterbi::score_index;
 use online_bilinear::{
-    EncodedSentence, Fit as _, FittedTagger, OblError, TaggerParams, Template, Templates,
+    EncodedSentence, Extension, Fit as _, FittedTagger, LearnerSettings, OblError, Predict,
+    Setting, TaggerParams, Template, Templates,
 };
 
 /// State weights `state[k L + a]` for every feature and transition weights
@@ -80,20 +83,27 @@ impl OnlineLearner for CrfFeaturePerceptron {
     }
 }
 
+#[derive(Debug)]
 struct Factory;
 
-impl LearnerFactory for Factory {
+impl Extension for Factory {
     fn name(&self) -> &str {
         "dense perceptron on a linear-chain CRF's features"
     }
+}
 
-    fn build(
+impl Learner for Factory {
+    fn reads(&self) -> &[Setting] {
+        &[]
+    }
+
+    fn start(
         &self,
         shape: LearnerShape,
-        _: &TaggerParams,
-    ) -> online_bilinear::Result<Box<dyn OnlineLearner>> {
+        _: &LearnerSettings,
+    ) -> online_bilinear::Result<Training> {
         let l = shape.n_tags;
-        Ok(Box::new(CrfFeaturePerceptron {
+        Ok(Training::Online(Box::new(CrfFeaturePerceptron {
             l,
             bias: shape.bias_feature.ok_or(OblError::Learner {
                 check: "bias feature",
@@ -101,7 +111,7 @@ impl LearnerFactory for Factory {
             })?,
             state: vec![0.0; shape.n_features * l],
             trans: vec![0.0; (l + 1) * l],
-        }))
+        })))
     }
 }
 
@@ -122,17 +132,17 @@ fn sp_with_transitions_only_is_the_perceptron_on_crf_features() {
         .templates(templates_with_bias())
         .zero_order(true)
         .transitions_only(true)
-        .epochs(4)
+        .max_iter(4)
         .fit(&train)
         .unwrap();
-    let dense = TaggerParams::custom(Factory)
+    let dense = TaggerParams::new(Arc::new(Factory))
         .templates(templates_with_bias())
-        .epochs(4)
+        .max_iter(4)
         .fit(&train)
         .unwrap();
     assert_eq!(
-        sp.predict_corpus(&test).unwrap(),
-        dense.predict_corpus(&test).unwrap()
+        sp.predict(&test).unwrap(),
+        dense.predict(&test).unwrap()
     );
     assert_eq!(sp.zero_order_weights(), dense.zero_order_weights());
     // Only the bias feature keeps first-order weights.
@@ -145,7 +155,7 @@ fn sp_with_transitions_only_is_the_perceptron_on_crf_features() {
     let full = TaggerParams::sp()
         .templates(templates_with_bias())
         .zero_order(true)
-        .epochs(4)
+        .max_iter(4)
         .fit(&train)
         .unwrap();
     let full_rows = full.sparse_weights().unwrap();
@@ -198,7 +208,7 @@ fn transitions_only_is_refused_where_it_cannot_apply() {
 #[test]
 fn saved_parameters_without_the_field_load_as_false() {
     let train = online_bilinear::synthetic::segmentation(10, 20, 10, 1).unwrap();
-    let model = TaggerParams::sp().epochs(1).fit(&train).unwrap();
+    let model = TaggerParams::sp().max_iter(1).fit(&train).unwrap();
     let mut value: serde_json::Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
     let params = value
         .pointer_mut("/params")
@@ -206,5 +216,5 @@ fn saved_parameters_without_the_field_load_as_false() {
         .expect("saved parameters");
     assert!(params.remove("transitions_only").is_some());
     let back = FittedTagger::from_json(&value.to_string()).unwrap();
-    assert!(!back.params().get_transitions_only());
+    assert!(!back.settings().transitions_only);
 }

@@ -21,7 +21,7 @@ pub fn cyclic_corpus(n_sentences: usize, offset: usize) -> Corpus {
 pub fn crf_l2(train: &Corpus, c: f64, iterations: usize) -> FittedTagger {
     TaggerParams::crf_l2()
         .c(c)
-        .crf_max_iterations(iterations)
+        .max_iter(iterations)
         .fit(train)
         .unwrap()
 }
@@ -29,7 +29,7 @@ pub fn crf_l2(train: &Corpus, c: f64, iterations: usize) -> FittedTagger {
 /// The bol tagger with the 0-order extension, trained for `epochs` epochs on `train`.
 pub fn bol_zero_order(train: &Corpus, epochs: usize) -> FittedTagger {
     TaggerParams::bol()
-        .epochs(epochs)
+        .max_iter(epochs)
         .zero_order(true)
         .fit(train)
         .unwrap()
