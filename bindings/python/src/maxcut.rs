@@ -2,7 +2,7 @@
 //! `maxcut-sdp` crate (Wang, Chang, Kolter 2017), behind `bilinear.mixing_sdp` and
 //! `bilinear.maxcut`.
 
-use maxcut_sdp::{Fit, Fitted, MaxcutError, MixingParams, MixingSolution, Problem};
+use maxcut_sdp::{Fit, Fitted, FittedMixing, MaxcutError, MixingParams, Problem};
 use numpy::ndarray::{Array1, ArrayView2};
 use numpy::{IntoPyArray, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -51,7 +51,7 @@ fn solve<'py>(
     build: impl FnOnce() -> Result<Problem, MaxcutError> + Send,
     params: &MixingParams,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let solution: MixingSolution = py.detach(|| guarded(|| params.fit(&build()?)))?;
+    let solution: FittedMixing = py.detach(|| guarded(|| params.fit(&build()?)))?;
     let v = solution.v();
     let d = PyDict::new(py);
     d.set_item("y", Array1::from(solution.y().to_vec()).into_pyarray(py))?;
@@ -68,9 +68,10 @@ fn solve<'py>(
 /// The mixing method, then rounding and local search, on `C` given either as a dense
 /// symmetric array (`dense`) or by `edges` on `n` nodes: with `maxcut = false` each
 /// `(i, j, w)` adds `w` to `C_ij` and `C_ji`; with `maxcut = true`, `C` is the max-cut
-/// cost `L / 4` of the graph. Releases the GIL.
+/// cost `L / 4` of the graph. Every knob left `None` keeps the default of
+/// `MixingParams::default()` (the Python defaults are the Rust ones). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (*, dense=None, edges=None, n=0, maxcut=false, rank, tol, max_sweeps, trials, local_search, certify, seed))]
+#[pyo3(signature = (*, dense=None, edges=None, n=0, maxcut=false, rank=None, tol=None, max_iter=None, trials=None, local_search=None, certify=None, threads=None, seed=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mixing<'py>(
     py: Python<'py>,
@@ -79,21 +80,33 @@ pub fn mixing<'py>(
     n: usize,
     maxcut: bool,
     rank: Option<usize>,
-    tol: f64,
-    max_sweeps: usize,
-    trials: usize,
-    local_search: bool,
-    certify: bool,
-    seed: u64,
+    tol: Option<f64>,
+    max_iter: Option<usize>,
+    trials: Option<usize>,
+    local_search: Option<bool>,
+    certify: Option<bool>,
+    threads: Option<usize>,
+    seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let p = MixingParams::default()
-        .rank(rank)
-        .tol(tol)
-        .max_sweeps(max_sweeps)
-        .trials(trials)
-        .local_search(local_search)
-        .certify(certify)
-        .seed(seed);
+    let mut p = MixingParams::default().rank(rank).threads(threads);
+    if let Some(tol) = tol {
+        p = p.tol(tol);
+    }
+    if let Some(max_iter) = max_iter {
+        p = p.max_iter(max_iter);
+    }
+    if let Some(trials) = trials {
+        p = p.trials(trials);
+    }
+    if let Some(local_search) = local_search {
+        p = p.local_search(local_search);
+    }
+    if let Some(certify) = certify {
+        p = p.certify(certify);
+    }
+    if let Some(seed) = seed {
+        p = p.seed(seed);
+    }
     match (dense, edges) {
         (Some(c), None) => {
             let m = array_to_mat(c.as_array());

@@ -86,11 +86,31 @@ def test_bad_options():
         bilinear.maxcut([(0, 1)], trials=0)
     with pytest.raises(ValueError):
         bilinear.maxcut([(0, 1)], tol=-1.0)
+    with pytest.raises(ValueError):
+        bilinear.maxcut([(0, 1)], max_iter=0)
+    with pytest.raises(ValueError):
+        bilinear.maxcut([(0, 1)], threads=0)
+
+
+def test_defaults_are_the_rust_ones_and_knobs_reach_the_fit():
+    edges = _graph(seed=4)
+    # None keeps the Rust default: the same fit as spelling the defaults out.
+    default = bilinear.maxcut(edges, n_nodes=10)
+    spelled = bilinear.maxcut(edges, n_nodes=10, tol=1e-6, max_iter=1000, trials=100,
+                              local_search=True, random_state=0)
+    np.testing.assert_array_equal(default.cut, spelled.cut)
+    assert default.sdp_value == spelled.sdp_value
+    # The sweep budget and the thread count reach the fit.
+    capped = bilinear.maxcut(edges, n_nodes=10, tol=0.0, max_iter=3)
+    assert capped.mixing.n_iter == 3 and not capped.mixing.converged
+    one = bilinear.maxcut(edges, n_nodes=10, threads=1)
+    np.testing.assert_array_equal(one.cut, default.cut)
+    assert one.sdp_value == default.sdp_value
 
 
 def test_native_needs_exactly_one_cost():
-    opts = dict(rank=None, tol=1e-6, max_sweeps=10, trials=1, local_search=True,
-                certify=False, seed=0)
+    opts = dict(rank=None, tol=1e-6, max_iter=10, trials=1, local_search=True,
+                certify=False, threads=None, seed=0)
     with pytest.raises(ValueError):
         bilinear._native.mixing(**opts)
     with pytest.raises(ValueError):

@@ -20,7 +20,11 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use maxcut_sdp::synthetic::{gaussian, gnp_weighted, sparse_graph};
-use maxcut_sdp::{BooleanQp, BqpSolution, Fit, Fitted, MixingParams, MixingSolution, Problem};
+use std::sync::Arc;
+
+use maxcut_sdp::{
+    BooleanQp, BqpParams, Fit, Fitted, FittedBqp, FittedMixing, MixingParams, ParamGuard, Problem,
+};
 
 use super::{Ctx, Experiment, Series};
 use crate::paper::bmp::MU;
@@ -52,18 +56,31 @@ trait MixingOutcome: Fitted {
     fn numbers(&self) -> (f64, f64, Option<f64>, Option<f64>);
 }
 
-/// The two solution types of `maxcut-sdp` share these accessors but no trait.
-macro_rules! mixing_outcome {
-    ($($solution:ty),*) => {$(
-        impl MixingOutcome for $solution {
-            fn numbers(&self) -> (f64, f64, Option<f64>, Option<f64>) {
-                (self.value(), self.sdp_value(), self.upper_bound(), self.certified_bound())
-            }
-        }
-    )*};
+impl MixingOutcome for FittedMixing {
+    fn numbers(&self) -> (f64, f64, Option<f64>, Option<f64>) {
+        (
+            self.value(),
+            self.sdp_value(),
+            self.upper_bound(),
+            self.certified_bound(),
+        )
+    }
 }
 
-mixing_outcome!(MixingSolution, BqpSolution);
+/// A Boolean QP fitted by the mixing method: its SDP value and bounds, in the units of
+/// `z^T A z` (the mixing method's ±1 values divided by 4).
+impl MixingOutcome for FittedBqp {
+    fn numbers(&self) -> (f64, f64, Option<f64>, Option<f64>) {
+        let quarter = |b: f64| 0.25 * b;
+        let info = self.mixing();
+        (
+            self.value(),
+            self.sdp_value().unwrap_or(f64::NAN),
+            info.and_then(|i| i.upper_bound()).map(quarter),
+            self.certified_bound(),
+        )
+    }
+}
 
 impl SmallResult {
     /// The row of instance `instance` of size `n` of `family`: the optimum `exact` and
@@ -106,7 +123,9 @@ fn small_bqp(n: usize, instance: usize, seed: u64) -> anyhow::Result<SmallResult
     let g = gaussian(n, 2 * n, seed)?;
     let qp = BooleanQp::low_rank(g.as_ref())?;
     let exact = qp.solve_exact()?.value();
-    let sol = certified(seed).fit(&qp)?;
+    let mixing = certified(seed).check()?;
+    let sol = BqpParams::default().solver(Arc::new(mixing)).fit(&qp)?;
+    anyhow::ensure!(sol.mixing().is_some(), "the mixing method was the solver");
     SmallResult::new("BQP z^T G G^T z", n, instance, exact, &sol)
 }
 

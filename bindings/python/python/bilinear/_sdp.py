@@ -45,13 +45,18 @@ class MaxCutResult:
     mixing: MixingResult
 
 
-def _options(rank, tol, max_sweeps, trials, local_search, certify, random_state):
+def _options(rank, tol, max_iter, trials, local_search, certify, threads, random_state):
+    """The keyword arguments of ``_native.mixing``: ``None`` keeps the Rust default of
+    ``maxcut_sdp::MixingParams::default()``."""
     from ._sblr import _seed
 
-    return dict(rank=None if rank is None else int(rank), tol=float(tol),
-                max_sweeps=int(max_sweeps), trials=int(trials),
-                local_search=bool(local_search), certify=bool(certify),
-                seed=_seed(random_state))
+    def opt(convert, value):
+        return None if value is None else convert(value)
+
+    return dict(rank=opt(int, rank), tol=opt(float, tol), max_iter=opt(int, max_iter),
+                trials=opt(int, trials), local_search=opt(bool, local_search),
+                certify=opt(bool, certify), threads=opt(int, threads),
+                seed=None if random_state is None else _seed(random_state))
 
 
 def _result(out):
@@ -68,15 +73,22 @@ def _edges(edges):
     return np.ascontiguousarray(edges)
 
 
-def mixing_sdp(C, *, rank=None, tol=1e-6, max_sweeps=1000, trials=100, local_search=True,
-               certify=False, random_state=None):
+def mixing_sdp(C, *, rank=None, tol=None, max_iter=None, trials=None, local_search=None,
+               certify=None, threads=None, random_state=None):
     """Solves ``max <C, Y>, diag(Y) = 1, Y psd`` by the mixing method and rounds.
 
     ``C``: a dense symmetric ``(n, n)`` array, or a SciPy sparse symmetric matrix (read
-    from its upper triangle). ``rank``: rows of ``V`` (default ``ceil(sqrt(2 n))``).
-    Returns a :class:`MixingResult`.
+    from its upper triangle). ``certify``: also compute the weak-duality bound (off by
+    default, ``n <= 4096``). Returns a :class:`MixingResult`.
+
+    Every knob left ``None`` keeps the Rust default (``maxcut_sdp::MixingParams``):
+    ``rank`` rows of ``V`` (``ceil(sqrt(2 n))``), ``tol`` relative gain of one sweep at
+    which the sweeps stop (``1e-6``), ``max_iter`` sweeps (``1000``), ``trials`` random
+    hyperplanes (``100``), ``local_search`` 1-flip local search (on), ``threads`` worker
+    threads (all cores), ``random_state`` seed (``0``).
     """
-    opts = _options(rank, tol, max_sweeps, trials, local_search, certify, random_state)
+    opts = _options(rank, tol, max_iter, trials, local_search, certify, threads,
+                    random_state)
     if hasattr(C, "tocoo"):
         coo = C.tocoo()
         if coo.shape[0] != coo.shape[1]:
@@ -92,19 +104,27 @@ def mixing_sdp(C, *, rank=None, tol=1e-6, max_sweeps=1000, trials=100, local_sea
     return _result(out)
 
 
-def maxcut(edges, n_nodes=None, *, rank=None, tol=1e-6, max_sweeps=1000, trials=100,
-           local_search=True, certify=True, random_state=None):
+def maxcut(edges, n_nodes=None, *, rank=None, tol=None, max_iter=None, trials=None,
+           local_search=None, certify=True, threads=None, random_state=None):
     """Max-cut of a weighted undirected graph by the mixing method on ``C = L / 4``.
 
     ``edges``: ``(m, 2)`` node pairs (unit weights) or ``(m, 3)`` ``(i, j, weight)`` rows;
-    ``n_nodes`` defaults to the largest index + 1. ``certify`` (default on) computes the
-    weak-duality bound (``n <= 4096``). Returns a :class:`MaxCutResult`.
+    ``n_nodes`` defaults to the largest index + 1. ``certify`` (on here, so that the cut
+    comes with a rigorous bound; ``n <= 4096``) computes the weak-duality bound. Returns a
+    :class:`MaxCutResult`.
+
+    Every knob left ``None`` keeps the Rust default (``maxcut_sdp::MixingParams``):
+    ``rank`` rows of ``V`` (``ceil(sqrt(2 n))``), ``tol`` relative gain of one sweep at
+    which the sweeps stop (``1e-6``), ``max_iter`` sweeps (``1000``), ``trials`` random
+    hyperplanes (``100``), ``local_search`` 1-flip local search (on), ``threads`` worker
+    threads (all cores), ``random_state`` seed (``0``).
     """
     edges = _edges(edges)
     if n_nodes is None:
         n_nodes = int(np.max(edges[:, :2])) + 1 if len(edges) and np.all(
             np.isfinite(edges[:, :2])) and np.min(edges[:, :2]) >= 0 else 0
-    opts = _options(rank, tol, max_sweeps, trials, local_search, certify, random_state)
+    opts = _options(rank, tol, max_iter, trials, local_search, certify, threads,
+                    random_state)
     res = _result(_native.mixing(edges=edges, n=int(n_nodes), maxcut=True, **opts))
     return MaxCutResult(cut=res.y > 0, cut_value=res.value, sdp_value=res.sdp_value,
                         upper_bound=res.upper_bound, certified_bound=res.certified_bound,
