@@ -406,18 +406,18 @@ impl SblrParams {
     }
 
     /// The preset for **standardized data** (every entry centred and scaled to unit
-    /// variance, as scikit-learn's `StandardScaler` leaves it), and the defaults of the
-    /// Python estimator `bilinear.SparseBilinearLogisticRegression`: the defaults with
-    /// `mu2 = nu2 = 0.01` and [`Init::LabelWeightedSvd`].
+    /// variance over the samples, as scikit-learn's `StandardScaler` leaves it), and the
+    /// defaults of the Python estimator `bilinear.SparseBilinearLogisticRegression`: the
+    /// defaults with `mu2 = nu2 = 0.01` and [`Init::LabelWeightedSvd`].
     ///
-    /// Why: centring makes the mean sample zero up to rounding, so the paper's
-    /// mean-sample start ([`Init::MeanSvd`]) is noise there, while the label-weighted mean
-    /// is a class contrast that centring leaves intact. And on unit-variance entries the
-    /// ridge weights `mu2 = nu2 = 0.5` of Fig. 3 (the defaults) are strong against the
-    /// loss, whose gradient at a start of unit-norm factors is at most `1/4` per unit of
-    /// signal: on weakly separated standardized data they pull `U V^T` to zero (see the
-    /// test `standardized_preset_keeps_the_signal_the_defaults_shrink`), where the weaker
-    /// ridge `0.01` keeps it.
+    /// Why: on unit-variance entries the ridge `mu2 = nu2 = 0.5` of Fig. 3 (the defaults)
+    /// outweighs a moderate signal: with one entry shifted by 2 standard deviations
+    /// between the classes, every fit with the defaults ends at `U V^T = 0` (from either
+    /// start), while the ridge `0.01` keeps the signal and separates the classes (the test
+    /// `standardized_preset_keeps_the_signal_the_defaults_shrink`). And centring makes the
+    /// mean sample zero up to rounding, so the paper's mean-sample start
+    /// ([`Init::MeanSvd`]) is noise there, while the label-weighted mean is a class
+    /// contrast that centring leaves intact.
     #[must_use]
     pub fn standardized() -> Self {
         Self::default()

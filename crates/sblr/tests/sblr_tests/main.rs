@@ -16,6 +16,7 @@ mod linear_termination;
 mod observed_fit;
 mod passes;
 mod precision;
+mod presets;
 mod saved_models;
 mod step_rule_and_cv;
 mod stopping;
