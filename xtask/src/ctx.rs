@@ -2,6 +2,7 @@
 //! progress bars, and helpers that write CSV files, plots, figures, claims and markdown.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -11,7 +12,7 @@ use anyhow::{Context as _, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::plot::{Heatmap, Series};
-use crate::report::{Claim, Scale, VsRow, csv_field, format_number, md_cell};
+use crate::report::{Claim, Scale, Verdict, VsRow, csv_field, format_number, md_cell};
 
 /// Whether progress bars are drawn: stderr is a terminal and `CI` is unset, empty,
 /// `0` or `false`.
@@ -25,16 +26,16 @@ pub fn progress_enabled_by_env() -> bool {
 /// write files and record results for the report and `summary.json`.
 #[derive(Debug)]
 pub struct Ctx {
-    id: String,
-    scale: Scale,
-    seed: u64,
-    out_dir: PathBuf,
-    data_dir: PathBuf,
-    progress: bool,
-    report: String,
-    figures: BTreeMap<String, f64>,
-    claims: Vec<Claim>,
-    files: BTreeSet<String>,
+    pub(crate) id: String,
+    pub(crate) scale: Scale,
+    pub(crate) seed: u64,
+    pub(crate) out_dir: PathBuf,
+    pub(crate) data_dir: PathBuf,
+    pub(crate) progress: bool,
+    pub(crate) report: String,
+    pub(crate) figures: BTreeMap<String, f64>,
+    pub(crate) claims: Vec<Claim>,
+    pub(crate) files: BTreeSet<String>,
 }
 
 impl Ctx {
@@ -229,12 +230,16 @@ impl Ctx {
     /// Records a paper claim and whether it held on this run, with the evidence.
     /// Returns `holds`, for convenience.
     pub fn claim(&mut self, claim: &str, holds: bool, evidence: impl Into<String>) -> bool {
-        self.claims.push(Claim {
-            claim: claim.to_string(),
-            holds,
-            evidence: evidence.into(),
-        });
+        self.record(Claim::new(claim, Verdict::of(holds)).evidence(evidence));
         holds
+    }
+
+    /// Records a claim with its verdict (and, for noisy quantities, its interval and the
+    /// test behind it in the evidence). Returns the verdict.
+    pub fn record(&mut self, claim: Claim) -> Verdict {
+        let verdict = claim.verdict;
+        self.claims.push(claim);
+        verdict
     }
 
     /// Records a statement quoted from the paper (see [`crate::paper::Quote`]) as a

@@ -27,6 +27,7 @@ pub mod paper;
 pub mod plot;
 pub mod report;
 pub mod reproduce;
+pub mod stats;
 pub mod test_cmd;
 
 use std::path::PathBuf;

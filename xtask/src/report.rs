@@ -1,9 +1,12 @@
 //! What a reproduction report is made of: the scale of a run, claims, paper-vs-ours rows,
 //! the `summary.json` record, and the number and cell formatting every report shares.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::stats::{Interval, Verdict};
 
 /// Problem sizes of a run.
 #[derive(
@@ -42,15 +45,103 @@ impl fmt::Display for Scale {
     }
 }
 
-/// A paper's qualitative statement checked on our run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A paper's statement checked on our run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Claim {
-    /// The statement, e.g. "Alg. 2 is faster than Alg. 1 at every size".
+    /// The statement, worded as the paper prints it.
     pub claim: String,
-    /// Whether it held on this run.
+    /// Whether it held on this run (`verdict == Holds`).
     pub holds: bool,
+    /// What the run says: holds, fails, or inconclusive.
+    pub verdict: Verdict,
+    /// The 95% interval behind the verdict, where the claim is about a noisy quantity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+    /// Which reading of the algorithm the claim judges (`"ours"`, `"as printed"`), where
+    /// the report runs both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judges: Option<String>,
     /// The numbers behind the verdict.
     pub evidence: String,
+}
+
+impl Claim {
+    /// A claim with this verdict and no interval, reading or evidence yet.
+    #[must_use]
+    pub fn new(claim: impl Into<String>, verdict: Verdict) -> Self {
+        Self {
+            claim: claim.into(),
+            holds: verdict == Verdict::Holds,
+            verdict,
+            interval: None,
+            judges: None,
+            evidence: String::new(),
+        }
+    }
+
+    /// Sets the interval behind the verdict.
+    #[must_use]
+    pub fn interval(mut self, interval: Interval) -> Self {
+        self.interval = Some(interval);
+        self
+    }
+
+    /// Sets the reading of the algorithm the claim judges.
+    #[must_use]
+    pub fn judges(mut self, reading: impl Into<String>) -> Self {
+        self.judges = Some(reading.into());
+        self
+    }
+
+    /// Sets the numbers behind the verdict.
+    #[must_use]
+    pub fn evidence(mut self, evidence: impl Into<String>) -> Self {
+        self.evidence = evidence.into();
+        self
+    }
+}
+
+/// How many claims hold, fail and are inconclusive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictCounts {
+    /// Claims that hold.
+    pub holds: usize,
+    /// Claims that fail.
+    pub fails: usize,
+    /// Claims the data cannot decide.
+    pub inconclusive: usize,
+}
+
+impl VerdictCounts {
+    /// The counts of `claims`.
+    #[must_use]
+    pub fn of(claims: &[Claim]) -> Self {
+        let mut counts = Self::default();
+        for c in claims {
+            match c.verdict {
+                Verdict::Holds => counts.holds += 1,
+                Verdict::Fails => counts.fails += 1,
+                Verdict::Inconclusive => counts.inconclusive += 1,
+            }
+        }
+        counts
+    }
+
+    /// All claims.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.holds + self.fails + self.inconclusive
+    }
+}
+
+impl fmt::Display for VerdictCounts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} hold, {} fail, {} inconclusive",
+            self.holds, self.fails, self.inconclusive
+        )
+    }
 }
 
 /// The contents of `DIR/ID/summary.json`.

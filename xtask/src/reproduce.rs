@@ -12,22 +12,17 @@
 //! [`crate::report`]. A claim that does not hold is a result, not a failure; only an `Err`
 //! or a panic is a failure.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::fmt::Write as _;
-use std::io::IsTerminal as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
-use indicatif::{ProgressBar, ProgressStyle};
-use serde::{Deserialize, Serialize};
 
 pub use crate::ctx::{Ctx, progress_enabled_by_env};
 use crate::experiments::Experiment;
 pub use crate::report::{Scale, Summary};
-use crate::report::{format_number, md_cell};
+use crate::report::{Verdict, VerdictCounts, format_number, md_cell};
 
 /// Settings of one `reproduce` run.
 #[derive(Debug, Clone)]
@@ -83,10 +78,8 @@ pub struct Outcome {
     pub status: Status,
     /// Wall-clock time.
     pub elapsed: Duration,
-    /// Claims that held.
-    pub claims_held: usize,
-    /// Claims recorded.
-    pub claims_total: usize,
+    /// Claims that hold, fail and are inconclusive.
+    pub verdicts: VerdictCounts,
 }
 
 /// The result of a run.
@@ -193,18 +186,17 @@ pub fn run_experiments(
             }
         };
         let elapsed = start.elapsed();
-        let (held, claims_total) = ctx.as_ref().map_or((0, 0), |c| {
-            (c.claims.iter().filter(|c| c.holds).count(), c.claims.len())
-        });
+        let verdicts = ctx
+            .as_ref()
+            .map_or_else(VerdictCounts::default, |c| VerdictCounts::of(&c.claims));
         if let Some(ctx) = &ctx {
             write_experiment_files(ctx, exp.title(), &status, elapsed)?;
         }
         if config.verbose {
             match &status {
-                Status::Ok => println!(
-                    "  ok in {:.1} s, claims held {held}/{claims_total}",
-                    elapsed.as_secs_f64()
-                ),
+                Status::Ok => {
+                    println!("  ok in {:.1} s, claims: {verdicts}", elapsed.as_secs_f64())
+                }
                 Status::Failed(m) | Status::Panicked(m) => println!(
                     "  {} after {:.1} s: {m}",
                     status.label(),
@@ -217,8 +209,7 @@ pub fn run_experiments(
             title: exp.title().to_string(),
             status,
             elapsed,
-            claims_held: held,
-            claims_total,
+            verdicts,
         });
     }
     let index = config.out_dir.join("index.md");
@@ -260,18 +251,24 @@ fn write_experiment_files(
         md.push('\n');
     }
     if !ctx.claims.is_empty() {
-        let held = ctx.claims.iter().filter(|c| c.holds).count();
+        let counts = VerdictCounts::of(&ctx.claims);
         let _ = writeln!(
             md,
-            "## Claims ({held}/{} hold)\n\n| claim | holds | evidence |\n|---|---|---|",
-            ctx.claims.len()
+            "## Claims ({counts})\n\n| claim | judges | verdict | 95% interval | evidence |\n|---|---|---|---|---|"
         );
         for c in &ctx.claims {
+            let verdict = match c.verdict {
+                Verdict::Holds => "holds".to_string(),
+                other => format!("**{}**", other.as_str()),
+            };
+            let interval = c.interval.map_or_else(String::new, |i| {
+                format!("[{}, {}]", format_number(i.lo), format_number(i.hi))
+            });
             let _ = writeln!(
                 md,
-                "| {} | {} | {} |",
+                "| {} | {} | {verdict} | {interval} | {} |",
                 md_cell(&c.claim),
-                if c.holds { "yes" } else { "**no**" },
+                c.judges.as_deref().map_or_else(String::new, md_cell),
                 md_cell(&c.evidence)
             );
         }
@@ -326,24 +323,30 @@ fn index_markdown(outcomes: &[Outcome], config: &RunConfig) -> String {
         return md;
     }
     let failed = outcomes.iter().filter(|o| !o.status.is_ok()).count();
-    let held: usize = outcomes.iter().map(|o| o.claims_held).sum();
-    let total: usize = outcomes.iter().map(|o| o.claims_total).sum();
+    let mut all = VerdictCounts::default();
+    for o in outcomes {
+        all.holds += o.verdicts.holds;
+        all.fails += o.verdicts.fails;
+        all.inconclusive += o.verdicts.inconclusive;
+    }
     let _ = writeln!(
         md,
-        "{} experiments, {failed} failed; claims held {held}/{total}.\n",
-        outcomes.len()
+        "{} experiments, {failed} failed; {} claims: {all}.\n",
+        outcomes.len(),
+        all.total()
     );
     md.push_str(
-        "| experiment | title | status | claims held | time (s) |\n|---|---|---|---|---|\n",
+        "| experiment | title | status | hold | fail | inconclusive | time (s) |\n|---|---|---|---|---|---|---|\n",
     );
     for o in outcomes {
         let _ = writeln!(
             md,
-            "| [{id}]({id}/report.md) | {} | {} | {}/{} | {:.2} |",
+            "| [{id}]({id}/report.md) | {} | {} | {} | {} | {} | {:.2} |",
             md_cell(&o.title),
             o.status.label(),
-            o.claims_held,
-            o.claims_total,
+            o.verdicts.holds,
+            o.verdicts.fails,
+            o.verdicts.inconclusive,
             o.elapsed.as_secs_f64(),
             id = o.id,
         );

@@ -114,8 +114,9 @@ fn failing_experiments_are_reported_and_the_others_still_run() {
     assert!(matches!(&report.outcomes[0].status, Status::Failed(m)
         if m.contains("running the test solver") && m.contains("solver diverged")));
     assert_eq!(report.outcomes[1].status, Status::Ok);
-    assert_eq!(report.outcomes[1].claims_held, 1);
-    assert_eq!(report.outcomes[1].claims_total, 2);
+    assert_eq!(report.outcomes[1].verdicts.holds, 1);
+    assert_eq!(report.outcomes[1].verdicts.fails, 1);
+    assert_eq!(report.outcomes[1].verdicts.inconclusive, 0);
     assert!(matches!(&report.outcomes[2].status, Status::Panicked(m)
         if m.contains("index out of bounds in the test experiment")));
 
@@ -138,10 +139,13 @@ fn failing_experiments_are_reported_and_the_others_still_run() {
     assert_eq!(claims.len(), 2);
     assert_eq!(claims[0]["claim"], "the value decreases");
     assert_eq!(claims[0]["holds"], true);
+    assert_eq!(claims[0]["verdict"], "holds");
     assert_eq!(claims[1]["holds"], false);
+    assert_eq!(claims[1]["verdict"], "fails");
     assert_eq!(claims[1]["evidence"], "min = 0.2");
     for c in claims {
-        assert_eq!(c.as_object().unwrap().len(), 3);
+        // claim, holds, verdict, evidence (no interval or reading recorded here).
+        assert_eq!(c.as_object().unwrap().len(), 4);
     }
 
     // CSV files: header, rows, quoting.
