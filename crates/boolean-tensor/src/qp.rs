@@ -123,7 +123,8 @@ pub struct MixingQp {
 
 impl MixingQp {
     /// The mixing method with these parameters (their seed is replaced by the seed of
-    /// each call of [`QpSolver::maximize`]).
+    /// each call of [`QpSolver::maximize`], and their trace is off: the report of each
+    /// QP is not kept).
     #[must_use]
     pub fn new(params: MixingParams) -> Self {
         Self { params }
@@ -137,11 +138,11 @@ impl MixingQp {
 }
 
 impl Default for MixingQp {
-    /// The mixing method with `tol = 1e-4`, at most 200 sweeps, 32 rounding trials,
+    /// The mixing method with `tol = 1e-4`, at most 200 sweeps (`max_iter`), 32 rounding trials,
     /// automatic rank `ceil(sqrt(2 (n + 1)))`, and local search on. (The atom only seeds
     /// the alternating refinement of [`crate::bmp`], so a moderate accuracy suffices.)
     fn default() -> Self {
-        Self::new(MixingParams::default().tol(1e-4).max_sweeps(200).trials(32))
+        Self::new(MixingParams::default().tol(1e-4).max_iter(200).trials(32))
     }
 }
 
@@ -157,10 +158,12 @@ impl Extension for MixingQp {
 }
 
 impl QpSolver for MixingQp {
-    /// `seed` replaces the seed of the mixing parameters.
+    /// `seed` replaces the seed of the mixing parameters; the run is untraced (its report
+    /// is not kept).
     fn maximize(&self, g: MatRef<'_, f64>, seed: u64) -> Result<Vec<f64>> {
         let qp = BooleanQp::low_rank(g)?;
-        Ok(self.params.clone().seed(seed).solve_bqp(&qp)?.z)
+        let params = self.params.clone().seed(seed).trace(false).check()?;
+        Ok(params.solve_bqp(&qp)?.z)
     }
 }
 
