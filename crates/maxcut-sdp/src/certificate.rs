@@ -192,7 +192,7 @@ fn lambda_max_up(m: &[f64], n: usize, guess: f64, frobenius: f64) -> f64 {
 impl Problem {
     /// A certified upper bound on `max <C, Y> s.t. diag(Y) = 1, Y psd`, hence on
     /// `max y^T C y` over signs, from a factor `V` (`k x n`, e.g.
-    /// [`MixingSolution::v`](crate::MixingSolution::v)). Valid for any `V`, including in
+    /// [`FittedMixing::v`](crate::FittedMixing::v)). Valid for any `V`, including in
     /// floating point; tight (to a few units of rounding times `n^2 |C|`) when `V` is
     /// optimal.
     ///

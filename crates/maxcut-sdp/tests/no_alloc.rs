@@ -1,5 +1,6 @@
-//! A sweep allocates nothing: counted by an instrumented global allocator. This binary
-//! holds a single test so that no other test allocates concurrently.
+//! A sweep allocates nothing, and neither does an iteration of an untraced fit: counted by
+//! an instrumented global allocator. This binary holds a single test so that no other
+//! test allocates concurrently.
 
 use std::alloc::System;
 
@@ -7,7 +8,7 @@ use faer::Mat;
 use std::sync::Arc;
 
 use maxcut_sdp::{
-    Cyclic, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation, SweepOrder,
+    Cyclic, Fit, Fitted, LowRankMode, Mixing, MixingParams, Problem, RandomPermutation, SweepOrder,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -60,6 +61,29 @@ fn sweeps_do_not_allocate() {
                 "{:?} {order:?}",
                 mixing.form()
             );
+        }
+    }
+    // A fit with the trace off allocates nothing per iteration: an observer reads the
+    // allocation counter after every sweep (the engine, the sweep and the change measure
+    // run between two calls). With the trace on, every iteration allocates its record.
+    let problem = Problem::dense(dense.as_ref()).unwrap();
+    for trace in [false, true] {
+        let mut counts = Vec::with_capacity(64);
+        let mut count = |_: &bl_core::engine::IterationView<'_>| {
+            counts.push(GLOBAL.stats().allocations);
+        };
+        let fitted = MixingParams::default()
+            .tol(0.0)
+            .max_iter(12)
+            .trace(trace)
+            .fit_observed(&problem, &mut [&mut count])
+            .unwrap();
+        assert_eq!(fitted.report().iterations, 12);
+        let per_iteration: Vec<usize> = counts.windows(2).map(|w| w[1] - w[0]).collect();
+        if trace {
+            assert!(per_iteration.iter().all(|&a| a >= 1), "{per_iteration:?}");
+        } else {
+            assert!(per_iteration.iter().all(|&a| a == 0), "{per_iteration:?}");
         }
     }
     // The counter does see allocations (the check above can fail).

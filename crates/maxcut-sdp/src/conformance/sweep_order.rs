@@ -106,7 +106,7 @@ pub fn problems() -> Vec<(String, Problem)> {
 }
 
 /// Runs the suite and records every check:
-/// - the order's own [`Extension::check`](bl_core::Extension::check) accepts its settings;
+/// - the order's own [`Extension::check`] accepts its settings;
 /// - on every size of [`SIZES`], [`SWEEPS`] successive calls of
 ///   [`SweepOrder::arrange`] leave a permutation of `0..n` (the identity if
 ///   [`SweepOrder::is_identity`] says so), and the same rng seed gives the same orders;
