@@ -8,13 +8,17 @@ use std::hint::black_box;
 use bl_core::random::{fill_standard_normal, seeded_rng};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use online_bilinear::viterbi::{ViterbiWorkspace, viterbi_into};
-use online_bilinear::{Fit, TaggerParams, synthetic};
+use online_bilinear::{Fit, ParamGuard, TaggerParams, synthetic};
 
 fn epoch(c: &mut Criterion) {
     let n_sentences = 2000;
     let corpus = synthetic::segmentation(n_sentences, 5000, 3000, 7).expect("corpus");
     let tokens = corpus.n_tokens();
-    let base = TaggerParams::bol().epochs(1).shuffle(false);
+    let base = TaggerParams::bol()
+        .max_iter(1)
+        .shuffle(false)
+        .check()
+        .expect("params");
     let prepared = base.prepare(&corpus).expect("features");
     let dict = prepared.features().clone();
     let mut group = c.benchmark_group("online_bilinear_epoch");
@@ -24,7 +28,11 @@ fn epoch(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("bol_one_epoch_R4", &id), |b| {
         b.iter(|| base.fit(black_box(&prepared)).expect("fit"))
     });
-    let sp = TaggerParams::sp().epochs(1).shuffle(false);
+    let sp = TaggerParams::sp()
+        .max_iter(1)
+        .shuffle(false)
+        .check()
+        .expect("params");
     group.bench_function(BenchmarkId::new("sp_one_epoch", &id), |b| {
         b.iter(|| sp.fit(black_box(&prepared)).expect("fit"))
     });

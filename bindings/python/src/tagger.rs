@@ -3,9 +3,9 @@
 //! `bilinear.BilinearTagger`.
 
 use online_bilinear::{
-    Corpus, FittedTagger, Learner, OblError, Sentence, TaggerParams, Template, Templates,
+    BuiltIn, Corpus, FittedTagger, OblError, Sentence, TaggerParams, Template, Templates,
 };
-use online_bilinear::{Fit, Fitted};
+use online_bilinear::{Fit, Fitted, Predict};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -19,40 +19,38 @@ pub struct TaggerModel {
     inner: FittedTagger,
 }
 
-fn learner(name: &str) -> PyResult<Learner> {
-    [
-        Learner::Bol,
-        Learner::Bcd,
-        Learner::Sp,
-        Learner::CrfL2,
-        Learner::CrfL1,
-    ]
-    .into_iter()
-    .find(|l| l.name() == name)
-    .ok_or_else(|| {
+fn learner(name: &str) -> PyResult<BuiltIn> {
+    BuiltIn::from_name(name).ok_or_else(|| {
         PyValueError::new_err(format!(
             "invalid learner {name:?}: must be 'bol', 'bcd', 'sp', 'crf-l2' or 'crf-l1'"
         ))
     })
 }
 
-/// The named template set; with `bias`, the bias feature (active at every position) first,
-/// which is the feature that carries the label transitions with `transitions_only`.
-fn templates(name: &str, bias: bool) -> PyResult<Templates> {
-    let named = choose(
-        "templates",
-        name,
-        &[
-            ("segmentation", Templates::segmentation()),
-            ("chunking", Templates::chunking()),
-        ],
-    )?;
-    if !bias {
-        return Ok(named);
+/// The named template set (`None`: the crate's default for the corpus,
+/// `online_bilinear::default_templates`); with `bias`, the bias feature (active at every
+/// position) first, which is the feature that carries the label transitions with
+/// `transitions_only`.
+fn templates(name: Option<&str>, bias: bool, corpus: &Corpus) -> PyResult<Option<Templates>> {
+    let named = match name {
+        Some(name) => choose(
+            "templates",
+            name,
+            &[
+                ("segmentation", Templates::segmentation()),
+                ("chunking", Templates::chunking()),
+                ("word", Templates::word_only()),
+            ],
+        )?,
+        None if bias => guarded(|| online_bilinear::default_templates(corpus))?,
+        None => return Ok(None),
+    };
+    if !bias || named.as_slice().contains(&Template::Bias) {
+        return Ok(Some(named));
     }
     let mut list = vec![Template::Bias];
     list.extend_from_slice(named.as_slice());
-    guarded(|| Templates::new(list))
+    guarded(|| Templates::new(list)).map(Some)
 }
 
 /// Token columns (`columns[c][i]`: column `c` of token `i`) of every sentence.
@@ -84,39 +82,86 @@ fn corpus(x: Columns, y: Option<Vec<Vec<String>>>) -> Result<Corpus, OblError> {
     Ok(Corpus::new(sentences))
 }
 
-/// Trains a tagger on sentences `x` (each a list of token columns) with tags `y`.
-/// Releases the GIL.
+/// The crate's defaults of a learner's parameters (what the Python estimator's `None`
+/// means): `max_iter`, `tol`, `c`, `power_steps`, `averaging`, `zero_order`,
+/// `transitions_only`, `shuffle`, `seed`.
 #[pyfunction]
-#[pyo3(signature = (x, y, *, learner_name, templates_name, epochs, c, power_steps, averaging, zero_order, transitions_only, cutoff, shuffle, seed))]
+pub fn tagger_defaults<'py>(py: Python<'py>, learner_name: &str) -> PyResult<Bound<'py, PyDict>> {
+    use online_bilinear::ParamGuard;
+    let builtin = learner(learner_name)?;
+    let params = guarded(|| TaggerParams::builtin(builtin).check())?;
+    let d = PyDict::new(py);
+    d.set_item("max_iter", params.iteration().max_iter)?;
+    d.set_item("tol", params.iteration().tol)?;
+    d.set_item("c", params.c())?;
+    d.set_item("power_steps", params.power_steps())?;
+    d.set_item("averaging", params.averaging())?;
+    d.set_item("zero_order", params.zero_order())?;
+    d.set_item("transitions_only", params.transitions_only())?;
+    d.set_item("shuffle", params.shuffle())?;
+    d.set_item("seed", params.seed())?;
+    Ok(d)
+}
+
+/// Trains a tagger on sentences `x` (each a list of token columns) with tags `y`; every
+/// keyword left `None` takes the crate's default ([`tagger_defaults`]). Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (x, y, *, learner_name, templates_name=None, max_iter=None, tol=None, threads=None, c=None, power_steps=None, averaging=None, zero_order=None, transitions_only=None, cutoff=None, shuffle=None, seed=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn tagger_fit(
     py: Python<'_>,
     x: Columns,
     y: Vec<Vec<String>>,
     learner_name: &str,
-    templates_name: &str,
-    epochs: usize,
-    c: f64,
-    power_steps: usize,
-    averaging: bool,
-    zero_order: bool,
-    transitions_only: bool,
-    cutoff: usize,
-    shuffle: bool,
-    seed: u64,
+    templates_name: Option<&str>,
+    max_iter: Option<usize>,
+    tol: Option<f64>,
+    threads: Option<usize>,
+    c: Option<f64>,
+    power_steps: Option<usize>,
+    averaging: Option<bool>,
+    zero_order: Option<bool>,
+    transitions_only: Option<bool>,
+    cutoff: Option<usize>,
+    shuffle: Option<bool>,
+    seed: Option<u64>,
 ) -> PyResult<TaggerModel> {
-    let params = TaggerParams::new(learner(learner_name)?)
-        .templates(templates(templates_name, transitions_only)?)
-        .epochs(epochs)
-        .c(c)
-        .power_steps(power_steps)
-        .averaging(averaging)
-        .zero_order(zero_order)
-        .transitions_only(transitions_only)
-        .cutoff(cutoff)
-        .shuffle(shuffle)
-        .seed(seed);
-    let inner = py.detach(|| guarded(|| params.fit(&corpus(x, Some(y))?)))?;
+    let corpus = guarded(|| corpus(x, Some(y)))?;
+    let mut params = TaggerParams::builtin(learner(learner_name)?).threads(threads);
+    if let Some(t) = templates(templates_name, transitions_only == Some(true), &corpus)? {
+        params = params.templates(t);
+    }
+    if let Some(v) = max_iter {
+        params = params.max_iter(v);
+    }
+    if let Some(v) = tol {
+        params = params.tol(v);
+    }
+    if let Some(v) = c {
+        params = params.c(v);
+    }
+    if let Some(v) = power_steps {
+        params = params.power_steps(v);
+    }
+    if let Some(v) = averaging {
+        params = params.averaging(v);
+    }
+    if let Some(v) = zero_order {
+        params = params.zero_order(v);
+    }
+    if let Some(v) = transitions_only {
+        params = params.transitions_only(v);
+    }
+    if let Some(v) = cutoff {
+        params = params.cutoff(v);
+    }
+    if let Some(v) = shuffle {
+        params = params.shuffle(v);
+    }
+    if let Some(v) = seed {
+        params = params.seed(v);
+    }
+    let inner = py.detach(|| guarded(|| params.fit(&corpus)))?;
     Ok(TaggerModel { inner })
 }
 
@@ -124,7 +169,9 @@ pub fn tagger_fit(
 impl TaggerModel {
     /// Tag sequences of sentences `x` (each a list of token columns).
     fn predict(&self, py: Python<'_>, x: Columns) -> PyResult<Vec<Vec<String>>> {
-        py.detach(|| guarded(|| self.inner.predict_corpus(&corpus(x, None)?)))
+        py.detach(|| {
+            guarded(|| -> Result<Vec<Vec<String>>, OblError> { self.inner.predict(&corpus(x, None)?) })
+        })
     }
 
     /// Label error rate and, for BMES / chunk tags, word or chunk precision, recall, F1.
@@ -153,7 +200,7 @@ impl TaggerModel {
         self.inner.n_features()
     }
 
-    /// Epochs run.
+    /// Iterations run (epochs of an online learner, 1 for a CRF).
     #[getter]
     fn n_iter(&self) -> usize {
         self.inner.report().iterations
@@ -193,5 +240,6 @@ impl TaggerModel {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TaggerModel>()?;
     m.add_function(wrap_pyfunction!(tagger_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(tagger_defaults, m)?)?;
     Ok(())
 }

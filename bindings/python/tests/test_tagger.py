@@ -14,7 +14,9 @@ Y = [list("ssbe"), list("bess"), list("ssbe")]
 
 @pytest.mark.parametrize("learner", ["bol", "bcd", "sp", "crf-l2", "crf-l1"])
 def test_learns_training_corpus(learner):
-    tagger = bilinear.BilinearTagger(learner=learner, epochs=10).fit(X, Y)
+    # 10 epochs for the online learners; the CRFs keep their default budget.
+    budget = {} if learner.startswith("crf") else {"max_iter": 10}
+    tagger = bilinear.BilinearTagger(learner=learner, **budget).fit(X, Y)
     assert tagger.score(X, Y) > 0.8
     pred = tagger.predict([list("北京")])
     assert len(pred) == 1 and len(pred[0]) == 2
@@ -23,15 +25,15 @@ def test_learns_training_corpus(learner):
 
 def test_transitions_only_learns_and_keeps_only_bias_transitions():
     tagger = bilinear.BilinearTagger(learner="sp", zero_order=True, transitions_only=True,
-                                     epochs=10).fit(X, Y)
+                                     max_iter=10).fit(X, Y)
     assert tagger.score(X, Y) > 0.8
-    plain = bilinear.BilinearTagger(learner="sp", zero_order=True, epochs=10).fit(X, Y)
+    plain = bilinear.BilinearTagger(learner="sp", zero_order=True, max_iter=10).fit(X, Y)
     # the option adds one feature (the bias) to the dictionary
     assert tagger.model_.n_features == plain.model_.n_features + 1
 
 
 def test_pickle_round_trip():
-    tagger = bilinear.BilinearTagger(epochs=5, averaging=True).fit(X, Y)
+    tagger = bilinear.BilinearTagger(max_iter=5, averaging=True).fit(X, Y)
     again = pickle.loads(pickle.dumps(tagger))
     assert again.predict(X) == tagger.predict(X)
     assert again.model_.alpha == tagger.model_.alpha
@@ -40,7 +42,7 @@ def test_pickle_round_trip():
 def test_two_column_tokens():
     X2 = [[("He", "PRP"), ("ran", "VBD")], [("She", "PRP"), ("sat", "VBD")]]
     Y2 = [["B-NP", "B-VP"], ["B-NP", "B-VP"]]
-    tagger = bilinear.BilinearTagger(templates="chunking", epochs=5).fit(X2, Y2)
+    tagger = bilinear.BilinearTagger(templates="chunking", max_iter=5).fit(X2, Y2)
     assert tagger.predict(X2) == Y2
 
 
@@ -52,14 +54,14 @@ def test_two_column_tokens():
         ("abc", Y, {}),
         (X, Y, {"learner": "hmm"}),
         (X, Y, {"templates": "ner"}),
-        (X, Y, {"epochs": 0}),
+        (X, Y, {"max_iter": 0}),
         (X, Y, {"c": -1.0}),
         ([[1, 2]], [["s", "s"]], {}),
         (X, Y, {"learner": "sp", "transitions_only": True}),
         (X, Y, {"learner": "bol", "zero_order": True, "transitions_only": True}),
     ],
     ids=["fewer tag sequences", "ragged sentence", "string corpus", "bad learner",
-         "bad templates", "zero epochs", "negative c", "non-string tokens",
+         "bad templates", "zero max_iter", "negative c", "non-string tokens",
          "transitions without zero order", "transitions on bol"],
 )
 def test_bad_input_is_value_error(x, y, params):
@@ -70,3 +72,25 @@ def test_bad_input_is_value_error(x, y, params):
 def test_tampered_json_is_value_error():
     with pytest.raises(ValueError):
         bilinear._native.TaggerModel.from_json('{"not": "a model"}')
+
+
+def test_defaults_come_from_rust():
+    d = bilinear.BilinearTagger().get_params()
+    assert all(d[k] is None for k in ("max_iter", "c", "power_steps", "averaging", "cutoff"))
+    rust = bilinear._tagger.tagger_defaults("bol")
+    assert rust["max_iter"] == 20 and rust["c"] == 1.0 and rust["power_steps"] == 4
+    assert bilinear._tagger.tagger_defaults("crf-l2")["max_iter"] == 100
+
+
+def test_word_corpus_gets_word_templates_by_default():
+    X3 = [["The", "dog", "barked"], ["A", "cat", "sat"]]
+    Y3 = [["DT", "NN", "VBD"], ["DT", "NN", "VBD"]]
+    tagger = bilinear.BilinearTagger(max_iter=5).fit(X3, Y3)
+    # the word preset has a bias and suffix features: an unseen word is tagged by its form
+    assert tagger.predict([["The", "cow", "jumped"]])[0][0] == "DT"
+
+
+def test_several_columns_need_templates():
+    X2 = [[("He", "PRP"), ("ran", "VBD")]]
+    with pytest.raises(ValueError, match="templates"):
+        bilinear.BilinearTagger().fit(X2, [["B-NP", "B-VP"]])

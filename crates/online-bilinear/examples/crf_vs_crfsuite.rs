@@ -11,7 +11,7 @@
 //! system time over the fit (both cores for ours, one for CRFsuite).
 use std::time::Instant;
 
-use online_bilinear::{Corpus, CrfBackend, Fit, Fitted, TaggerParams};
+use online_bilinear::{Corpus, CrfBackend, Fit, Fitted, ParamGuard, TaggerParams};
 
 /// User + system CPU seconds of this process so far (Linux `/proc/self/stat`, 100 ticks/s).
 fn cpu_seconds() -> f64 {
@@ -47,8 +47,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => return Err(format!("regularizer `{other}`: expected l1 or l2").into()),
     }
     .c(c)
-    .crf_max_iterations(args[3].parse()?);
-    let prepared = base.prepare(&train)?;
+    .max_iter(args[3].parse()?);
+    let prepared = base.check()?.prepare(&train)?;
     println!(
         "train {} sentences, {} tokens; test {} sentences; {} features, {} tags; {} rayon threads",
         train.len(),

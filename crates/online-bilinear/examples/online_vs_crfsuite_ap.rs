@@ -28,7 +28,9 @@ use std::time::Instant;
 
 mod common;
 
-use online_bilinear::{Corpus, Fit, Learner, TaggerParams, Template, Templates};
+use online_bilinear::{
+    BuiltIn, Corpus, Fit, ParamGuard, Predict, TaggerParams, Template, Templates,
+};
 
 #[global_allocator]
 static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
@@ -85,8 +87,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     templates.push(Template::Bias);
     let base = TaggerParams::sp()
         .templates(Templates::new(templates)?)
-        .epochs(epochs);
-    let prepared = base.prepare(&train)?;
+        .max_iter(epochs);
+    let prepared = base.check()?.prepare(&train)?;
     let (n_features, l) = (prepared.features().len(), prepared.tags().len());
     let test_encoded = prepared.features().encode_corpus(&test)?;
     let tag_of = |t: &str| prepared.tags().iter().position(|x| x == t);
@@ -98,21 +100,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ) = match learner {
         "sp" | "bol" | "bcd" | "sp-first-order" | "sp-transitions" => {
             let (learner, zero_order) = match learner {
-                "sp" | "sp-transitions" => (Learner::Sp, true),
-                "sp-first-order" => (Learner::Sp, false),
-                "bol" => (Learner::Bol, true),
-                _ => (Learner::Bcd, true),
+                "sp" | "sp-transitions" => (BuiltIn::Sp, true),
+                "sp-first-order" => (BuiltIn::Sp, false),
+                "bol" => (BuiltIn::Bol, true),
+                _ => (BuiltIn::Bcd, true),
             };
             let params = base
                 .clone()
-                .learner(learner)
+                .learner(learner.into())
                 .zero_order(zero_order)
                 .transitions_only(args[2] == "sp-transitions")
                 .averaging(true);
             let started = Instant::now();
             let (model, peak) = with_peak(|| params.fit(&prepared));
             let (model, seconds) = (model?, started.elapsed().as_secs_f64());
-            let paths = model.predict_corpus(&test)?;
+            let paths: Vec<Vec<String>> = model.predict(&test)?;
             let weights = model.sparse_weights().map_or_else(
                 || {
                     8 * (model.alpha().map_or(0, <[f64]>::len)

@@ -6,7 +6,7 @@
 
 use anyhow::Context as _;
 use online_bilinear::{
-    Corpus, Fit, FittedTagger, Learner, PreparedCorpus, TaggerParams, Templates,
+    BuiltIn, Corpus, Fit, FittedTagger, ParamGuard, PreparedCorpus, TaggerParams, Templates,
 };
 
 use super::{Ctx, Scale};
@@ -54,15 +54,29 @@ pub fn crf_iterations(scale: Scale) -> usize {
     scale.pick(10, 40, 300)
 }
 
-/// The parameters of a learner: the paper's `C = 1`, `R = 4` (Sec. 6.1), `T` for the scale.
-pub fn params(learner: Learner, scale: Scale, seed: u64, templates: &Templates) -> TaggerParams {
-    TaggerParams::new(learner)
-        .epochs(epochs(scale))
+/// The parameters of a learner: the paper's `C = 1`, `R = 4` (Sec. 6.1; `R` for bol only),
+/// the budget `max_iter` for the scale (`T` epochs for the online learners, [`crf_iterations`]
+/// for the CRFs).
+pub fn params(learner: BuiltIn, scale: Scale, seed: u64, templates: &Templates) -> TaggerParams {
+    let budget = if learner.is_online() {
+        epochs(scale)
+    } else {
+        crf_iterations(scale)
+    };
+    let params = TaggerParams::builtin(learner)
+        .max_iter(budget)
         .c(paper::C)
-        .power_steps(paper::R)
-        .crf_max_iterations(crf_iterations(scale))
         .templates(templates.clone())
-        .seed(seed)
+        .seed(seed);
+    match learner {
+        BuiltIn::Bol => params.power_steps(paper::R),
+        _ => params,
+    }
+}
+
+/// Features of `corpus` built once for several learners, with the templates of `params`.
+pub fn prepare(params: &TaggerParams, corpus: &Corpus) -> anyhow::Result<PreparedCorpus> {
+    Ok(params.check()?.prepare(corpus)?)
 }
 
 /// The three online learners of Figures 1-3, named, with [`params`] each.
@@ -72,9 +86,9 @@ pub fn online_learners(
     templates: &Templates,
 ) -> Vec<(&'static str, TaggerParams)> {
     [
-        ("bol", Learner::Bol),
-        ("bcd", Learner::Bcd),
-        ("sp", Learner::Sp),
+        ("bol", BuiltIn::Bol),
+        ("bcd", BuiltIn::Bcd),
+        ("sp", BuiltIn::Sp),
     ]
     .into_iter()
     .map(|(name, learner)| (name, params(learner, scale, seed, templates)))
@@ -165,7 +179,7 @@ fn f1_vs_proportion(
     let mut rows = Vec::new();
     for &prop in &props {
         let subset = train.head_fraction(prop)?;
-        let prepared = learners[0].1.prepare(&subset)?;
+        let prepared = prepare(&learners[0].1, &subset)?;
         let mut f1s = Vec::new();
         for (name, params) in learners {
             let run = fit_and_score(name, params, &prepared, test)?;

@@ -6,7 +6,7 @@
 //! People's Daily 1998 in place of the SIGHAN 2005 pku data, every 10th sentence to test
 //! (`docs/papers/bol.md`); smoke and quick scale read the first 300 and 2000 lines.
 
-use online_bilinear::{Learner, Templates};
+use online_bilinear::{BuiltIn, Fit, Templates};
 
 use super::bol_common;
 use super::{Ctx, Experiment, Series};
@@ -34,29 +34,28 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let epochs = scale.pick(3, 10, paper::T);
     let learners = bol_common::online_learners(scale, seed, &templates);
     let budgets = crf_budgets(scale);
-    let crfs = [("CRF-L2", Learner::CrfL2), ("CRF-L1", Learner::CrfL1)];
-    let prepared = learners[0].1.prepare(&train)?;
+    let crfs = [("CRF-L2", BuiltIn::CrfL2), ("CRF-L1", BuiltIn::CrfL1)];
+    let prepared = bol_common::prepare(&learners[0].1, &train)?;
     let bar = ctx.progress(
         (learners.len() * epochs + crfs.len() * budgets.len()) as u64,
         "iterations",
     );
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (name, params) in learners {
-        let params = params.epochs(epochs);
+        let params = params.max_iter(epochs);
         let mut points = Vec::new();
-        params.fit_with_snapshots(&prepared, &mut [], |info, model| {
+        params.fit(&prepared.with_snapshots(|info, model| {
             let e = model.evaluate_lenient(&test)?;
             points.push((info.epoch as f64, 100.0 * e.label_error_rate));
             bar.inc(1);
             Ok(())
-        })?;
+        }))?;
         curves.push((name.to_string(), points));
     }
     for (name, learner) in crfs {
         let mut points = Vec::new();
         for &budget in &budgets {
-            let params =
-                bol_common::params(learner, scale, seed, &templates).crf_max_iterations(budget);
+            let params = bol_common::params(learner, scale, seed, &templates).max_iter(budget);
             let run = bol_common::fit_and_score(name, &params, &prepared, &test)?;
             points.push((budget as f64, run.label_error));
             bar.inc(1);

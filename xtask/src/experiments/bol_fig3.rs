@@ -6,7 +6,7 @@
 //! ([`crate::paper::bol`]); the extensions are checked by also fitting plain bol on all the
 //! training data.
 
-use online_bilinear::{Learner, TaggerParams, Templates};
+use online_bilinear::{BuiltIn, TaggerParams, Templates};
 
 use super::bol_common;
 use super::{Ctx, Experiment, VsRow};
@@ -76,8 +76,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     bol_common::check_bol_best(ctx, &paper::FIG3_SIMILAR, &names, &rows);
 
     // The extensions: plain bol (1st-order features only, no averaging) on all the data.
-    let plain = bol_common::params(Learner::Bol, scale, seed, &templates);
-    let prepared = plain.prepare(&train)?;
+    let plain = bol_common::params(BuiltIn::Bol, scale, seed, &templates);
+    let prepared = bol_common::prepare(&plain, &train)?;
     let plain_run = bol_common::fit_and_score("bol (plain)", &plain, &prepared, &test)?;
     let extended = rows.last().map_or(f64::NAN, |(_, f)| f[0]);
     ctx.md(&format!(

@@ -8,7 +8,7 @@
 //! readings of Algorithms 1 and 2 (README of `online-bilinear`, "Where we differ from the
 //! paper"), bol with other `R`, and the Sec. 4.3 extensions.
 
-use online_bilinear::{BcdSolver, Fitted, Learner, Reading, TaggerParams, Templates};
+use online_bilinear::{BcdSolver, BuiltIn, Fitted, Reading, TaggerParams, Templates};
 
 use super::bol_common::{self, Run, fit_and_score};
 use super::{Ctx, Experiment, VsRow};
@@ -36,39 +36,39 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let (train, test) = bol_common::pku(ctx, n_lines)?;
     let templates = Templates::segmentation();
     let seed = ctx.seed();
-    let p = |l: Learner| bol_common::params(l, scale, seed, &templates);
+    let p = |l: BuiltIn| bol_common::params(l, scale, seed, &templates);
     let started = std::time::Instant::now();
-    let prepared = p(Learner::Bol).prepare(&train)?;
+    let prepared = bol_common::prepare(&p(BuiltIn::Bol), &train)?;
     let extraction_seconds = started.elapsed().as_secs_f64();
     let learners: Vec<(&str, TaggerParams)> = vec![
-        ("bol", p(Learner::Bol)),
-        ("bcd", p(Learner::Bcd)),
-        ("sp", p(Learner::Sp)),
-        ("CRF-L2", p(Learner::CrfL2)),
-        ("CRF-L1", p(Learner::CrfL1)),
+        ("bol", p(BuiltIn::Bol)),
+        ("bcd", p(BuiltIn::Bcd)),
+        ("sp", p(BuiltIn::Sp)),
+        ("CRF-L2", p(BuiltIn::CrfL2)),
+        ("CRF-L1", p(BuiltIn::CrfL1)),
         (
             "bol, Algorithm 2 as printed (eqs. 9-12 on 1/2 ||Theta||_2^2)",
-            p(Learner::Bol).reading(Reading::SpectralAlgorithm2),
+            p(BuiltIn::Bol).reading(Reading::SpectralAlgorithm2),
         ),
         (
             "bol, exact gradient of 1/2 ||Theta||_2^2 (one block)",
-            p(Learner::Bol).reading(Reading::SpectralExact),
+            p(BuiltIn::Bol).reading(Reading::SpectralExact),
         ),
         (
             "bcd, Algorithm 1 and eq. (7) as printed",
-            p(Learner::Bcd).bcd_solver(BcdSolver::Algorithm1),
+            p(BuiltIn::Bcd).bcd_solver(BcdSolver::Algorithm1),
         ),
-        ("bol, R = 1", p(Learner::Bol).power_steps(1)),
-        ("bol, R = 20", p(Learner::Bol).power_steps(20)),
-        ("bol + averaging", p(Learner::Bol).averaging(true)),
-        ("sp + averaging", p(Learner::Sp).averaging(true)),
+        ("bol, R = 1", p(BuiltIn::Bol).power_steps(1)),
+        ("bol, R = 20", p(BuiltIn::Bol).power_steps(20)),
+        ("bol + averaging", p(BuiltIn::Bol).averaging(true)),
+        ("sp + averaging", p(BuiltIn::Sp).averaging(true)),
         (
             "bol + 0-order + averaging",
-            p(Learner::Bol).zero_order(true).averaging(true),
+            p(BuiltIn::Bol).zero_order(true).averaging(true),
         ),
         (
             "sp + 0-order + averaging",
-            p(Learner::Sp).zero_order(true).averaging(true),
+            p(BuiltIn::Sp).zero_order(true).averaging(true),
         ),
     ];
     let bar = ctx.progress(learners.len() as u64, "learners");

@@ -39,41 +39,68 @@ def _tags(y):
     return tags
 
 
+def tagger_defaults(learner="bol"):
+    """The crate's defaults of ``learner``'s parameters (what ``None`` means in
+    :class:`BilinearTagger`): ``max_iter``, ``tol``, ``c``, ``power_steps``,
+    ``averaging``, ``zero_order``, ``transitions_only``, ``shuffle``, ``seed``."""
+    return dict(_native.tagger_defaults(learner))
+
+
+def _opt(cast, value):
+    return None if value is None else cast(value)
+
+
 class BilinearTagger(BaseEstimator):
     """A first-order sequence tagger scored by a rank-1 bilinear model
     ``alpha^T Phi(x, y) beta`` (Sec. 3), decoded by Viterbi.
+
+    Every parameter left ``None`` takes the Rust crate's default
+    (:func:`tagger_defaults`); Python keeps no copy of its own.
 
     Parameters
     ----------
     learner : {"bol", "bcd", "sp", "crf-l2", "crf-l1"}, default="bol"
         Algorithm 2 (online bilinear), Algorithm 1 (block coordinate descent), the
         structured perceptron, or linear-chain CRFs (L2 / L1) on the same features.
-    templates : {"segmentation", "chunking"}, default="segmentation"
-        Feature templates: character n-grams (one column) or word/POS chunking (two).
-    epochs : int, default=20
-    c : float, default=1.0
-        Aggressiveness ``C``.
-    power_steps : int, default=4
-        Power steps ``R`` per rank-1 projection (bol).
-    averaging, zero_order, shuffle : bool
+    templates : {"segmentation", "chunking", "word"} or None, default=None
+        Feature templates: character n-grams (one column), word/POS chunking (two), or
+        the word-tagging preset (words and their forms). ``None``: the data decides
+        (single characters: segmentation; words: the word preset; several columns must
+        be named).
+    max_iter : int or None
+        The budget: epochs ``T`` of an online learner (default 20), L-BFGS / OWL-QN
+        iterations of a CRF (default 100).
+    tol : float or None
+        Online: stop after an epoch in which at most this fraction of the sentences
+        caused an update (default 0); CRF: the relative decrease of the objective over
+        10 iterations (default 1e-5).
+    threads : int or None
+        Threads of the CRF's gradient (``None``: all cores).
+    c : float or None
+        ``C``: bol's step, bcd's SVM constant, the CRFs' regularization weight (default 1).
+    power_steps : int or None
+        Power steps ``R`` per rank-1 projection (bol; default 4).
+    averaging, zero_order, shuffle : bool or None
         Parameter averaging, 0-order features (Sec. 4.3), shuffled epochs.
-    transitions_only : bool, default=False
-        Keep first-order (tag-pair) weights only for a bias feature that this option adds
-        to the templates, i.e. label transitions. With ``zero_order=True`` this is a
-        linear-chain CRF's feature set rather than the paper's first-order features.
-        Learner ``"sp"`` only; needs ``zero_order=True``.
-    cutoff : int, default=1
-        Feature frequency cutoff.
+    transitions_only : bool or None
+        Keep first-order (tag-pair) weights only for a bias feature (added to the
+        templates if they have none), i.e. label transitions. With ``zero_order=True``
+        this is a linear-chain CRF's feature set rather than the paper's first-order
+        features. Learner ``"sp"`` only; needs ``zero_order=True``.
+    cutoff : int or None
+        Feature frequency cutoff (default 1).
     random_state : int or None
-        Seed of the shuffling (``None`` means 0).
+        Seed of the shuffling (``None`` means the crate's default, 0).
     """
 
-    def __init__(self, learner="bol", templates="segmentation", epochs=20, c=1.0,
-                 power_steps=4, averaging=False, zero_order=False, transitions_only=False,
-                 cutoff=1, shuffle=True, random_state=None):
+    def __init__(self, learner="bol", templates=None, max_iter=None, tol=None, threads=None,
+                 c=None, power_steps=None, averaging=None, zero_order=None,
+                 transitions_only=None, cutoff=None, shuffle=None, random_state=None):
         self.learner = learner
         self.templates = templates
-        self.epochs = epochs
+        self.max_iter = max_iter
+        self.tol = tol
+        self.threads = threads
         self.c = c
         self.power_steps = power_steps
         self.averaging = averaging
@@ -87,11 +114,13 @@ class BilinearTagger(BaseEstimator):
         """Trains on sentences ``X`` with tag sequences ``y``."""
         self.model_ = _native.tagger_fit(
             _columns(X), _tags(y), learner_name=self.learner, templates_name=self.templates,
-            epochs=int(self.epochs), c=float(self.c), power_steps=int(self.power_steps),
-            averaging=bool(self.averaging), zero_order=bool(self.zero_order),
-            transitions_only=bool(self.transitions_only),
-            cutoff=int(self.cutoff), shuffle=bool(self.shuffle),
-            seed=_seed(self.random_state))
+            max_iter=_opt(int, self.max_iter), tol=_opt(float, self.tol),
+            threads=_opt(int, self.threads), c=_opt(float, self.c),
+            power_steps=_opt(int, self.power_steps), averaging=_opt(bool, self.averaging),
+            zero_order=_opt(bool, self.zero_order),
+            transitions_only=_opt(bool, self.transitions_only),
+            cutoff=_opt(int, self.cutoff), shuffle=_opt(bool, self.shuffle),
+            seed=None if self.random_state is None else _seed(self.random_state))
         self.tags_ = self.model_.tags
         self.n_iter_ = self.model_.n_iter
         return self
