@@ -66,7 +66,7 @@ pub enum MaxcutError {
     /// Exact enumeration was asked for a problem that is too large.
     #[error(
         "exact enumeration supports n <= {max} variables, found n = {n}; use the mixing method \
-         (`MixingParams::fit`) for larger problems"
+         (`MixingParams` for a `Problem`, `BqpParams` for a `BooleanQp`) for larger problems"
     )]
     TooLargeForExact {
         /// Number of variables given.

@@ -466,7 +466,7 @@ impl Mixing<'_> {
             ),
             other => other,
         })?;
-        self.refresh();
+        workers.install(|| self.refresh());
         if !self.objective.is_finite() {
             return Err(numerical(
                 "mixing method",
