@@ -357,10 +357,13 @@ impl ExactBlockSolve {
         let mut loss_x = block.loss(state.scores);
         // FISTA is not monotone: never return a point worse than the start (this can only
         // happen when the iteration budget ends the solve early).
+        let mut report = report;
         if loss_x + block.penalty(state.x) > obj_start {
             state.x.copy_from_slice(&work.start[..d1]);
             state.scores.copy_from_slice(&work.start_scores[..n]);
             loss_x = loss_start;
+            // The report's objective is that of the point returned.
+            report.objective = obj_start;
         }
         *state.lipschitz = l;
         let info = BlockStepInfo {

@@ -17,7 +17,7 @@ use bl_core::data::{MatrixDataset, stratified_split};
 use bl_core::io::{CsvOptions, LengthPolicy, read_csv_from, read_ts};
 use bl_core::metrics::{accuracy, roc_auc};
 use sblr::cv::{CvStrategy, grid_search, penalty_grid};
-use sblr::{BinaryDecision, BinaryEstimator, Fit, SblrError};
+use sblr::{BinaryDecision, BinaryEstimator, Fit, ParamGuard, Predict, SblrError};
 use sblr::{Init, LogisticRegression, OneVsAll, Sblr};
 
 use super::{Ctx, Scale, VsRow};
@@ -212,16 +212,18 @@ type Prediction = (Vec<usize>, Option<Vec<f64>>);
 /// predicts `test`.
 fn predict<E>(params: E, train: &MatrixDataset, test: &MatrixDataset) -> sblr::Result<Prediction>
 where
-    E: BinaryEstimator + Fit<MatrixDataset, Error = SblrError>,
+    E: ParamGuard<Error = SblrError> + Fit<MatrixDataset, Error = SblrError>,
+    E::Checked: BinaryEstimator,
     <E as Fit<MatrixDataset>>::Fitted: BinaryDecision,
 {
     if train.n_classes() == 2 {
-        let decision = params.fit(train)?.decision_values(test)?;
+        let decision = params.fit(train)?.decision_function(test)?;
         // The binary models' `predict`: class 1 where the decision value is positive.
         let predicted = decision.iter().map(|&f| usize::from(f > 0.0)).collect();
         Ok((predicted, Some(decision)))
     } else {
-        Ok((OneVsAll::new(params).fit(train)?.predict(test)?, None))
+        let predicted: Vec<usize> = OneVsAll::new(params).fit(train)?.predict(test)?;
+        Ok((predicted, None))
     }
 }
 
@@ -364,7 +366,7 @@ pub(crate) fn compare_methods(
         let model = sblr_params.multinomial().fit(train)?;
         out.push(result(
             "SBLR multinomial (Alg. 3)",
-            (model.predict(test)?, None),
+            (Predict::<_, Vec<usize>>::predict(&model, test)?, None),
             test,
             "SBLR's parameters".into(),
         )?);

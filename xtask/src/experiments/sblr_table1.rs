@@ -17,13 +17,15 @@
 
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::TerminationReason;
 use sblr::bilinear::Penalties;
 use sblr::synthetic::two_class;
-use sblr::yardstick::{streaming_read, warmed_solver};
-use sblr::{Fit as _, Fitted as _};
-use sblr::{Init, Sblr, Solver, StopCriterion};
+use sblr::{BinarySolver, BlockUpdate, ExactBlockSolve, ParamGuard as _, ProxLinearStep};
+use sblr::{Fit as _, Fitted as _, Predict as _};
+use sblr::{Init, Sblr, StopCriterion};
 
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::sblr as paper;
@@ -64,6 +66,41 @@ fn log_log_slope(points: &[(f64, f64)]) -> f64 {
     );
     pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
         / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>()
+}
+
+/// The sum of every entry of `data`, read once in order with eight partial sums: the
+/// streaming-read yardstick (`sblr::yardstick::streaming_read`, which is behind the sblr
+/// feature `probes` this crate does not enable).
+fn streaming_read<T: Element>(data: &[T]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let chunks = data.chunks_exact(8);
+    let tail: f64 = chunks.remainder().iter().map(|v| v.to_f64()).sum();
+    for chunk in chunks {
+        for (a, v) in acc.iter_mut().zip(chunk) {
+            *a += v.to_f64();
+        }
+    }
+    acc.iter().sum::<f64>() + tail
+}
+
+/// A rank-1 Alg. 2 solver on `data` with `penalties` and `threads` threads, past its first
+/// three iterations (as `sblr::yardstick::warmed_solver`).
+fn warmed_solver<T: Element>(
+    data: &MatrixDataset<T>,
+    penalties: Penalties,
+    threads: usize,
+) -> sblr::Result<BinarySolver<'_, T>> {
+    let Penalties { mu1, mu2, nu1, nu2 } = penalties;
+    let params = Sblr::params()
+        .rank(1)
+        .penalties(mu1, mu2, nu1, nu2)
+        .threads(Some(threads))
+        .check()?;
+    let mut solver = BinarySolver::new(data, &params)?;
+    for _ in 0..3 {
+        solver.step()?;
+    }
+    Ok(solver)
 }
 
 /// Median seconds of one Alg. 2 iteration on `data` with `threads` threads (after three
@@ -113,7 +150,7 @@ fn precision_agreement(data: &MatrixDataset) -> anyhow::Result<(f64, f64, f64, f
     let narrow = data.to_f32()?;
     let wide = params.fit(data)?;
     let single = params.fit(&narrow)?;
-    let accuracy = |pred: Vec<usize>| {
+    let accuracy = |pred: Vec<usize>| -> f64 {
         pred.iter()
             .zip(data.labels())
             .filter(|(p, l)| p == l)
@@ -210,11 +247,15 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             let seed = ctx.seed().wrapping_mul(1_000_003) + (si * 100 + run) as u64;
             let data = two_class(n, size, size, 1.0, seed)?;
             for (k, &(a, b, c, d)) in paper::TABLE1_SETS.iter().enumerate() {
-                for (j, solver) in [Solver::Alg1, Solver::Alg2].into_iter().enumerate() {
+                let updates: [Arc<dyn BlockUpdate>; 2] = [
+                    Arc::new(ExactBlockSolve::default()),
+                    Arc::new(ProxLinearStep::default()),
+                ];
+                for (j, update) in updates.into_iter().enumerate() {
                     let params = Sblr::params()
                         .rank(1)
                         .penalties(a, b, c, d)
-                        .solver(solver)
+                        .block_update(update)
                         .init(Init::MeanSvd)
                         .stop(StopCriterion::Eq8)
                         .tol(paper::TOL)
@@ -242,7 +283,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                         size.to_string(),
                         (k + 1).to_string(),
                         run.to_string(),
-                        format!("{solver:?}"),
+                        ["Alg1", "Alg2"][j].to_string(),
                         time.to_string(),
                         model.report().iterations.to_string(),
                         model.objective().to_string(),
