@@ -1,15 +1,16 @@
 //! Boolean Matching Pursuit, CP-ALS and Tucker of the `boolean-tensor` crate.
 //!
 //! The Python classes `bilinear.BooleanTensorDecomposition`, `CPDecomposition` and
-//! `TuckerDecomposition` call these functions. The fitted factors come back as NumPy
+//! `TuckerDecomposition` call these functions; their keyword defaults come from
+//! `tensor_defaults` (the Rust defaults of `BmpParams`, `CpAlsParams`, `TuckerParams`). The fitted factors come back as NumPy
 //! arrays (the Python objects hold and pickle them); `*_reconstruct` rebuilds the tensor
 //! from them with the crate's own functions.
 
 use std::sync::Arc;
 
 use boolean_tensor::{
-    Atom, Bmp, CpAls, ExactQp, Fit, Fitted, Tensor, TensorError, Tucker, atoms_to_tensor,
-    cp_to_tensor,
+    Atom, Bmp, CpAls, ExactQp, Fit, Fitted, ParamGuard, Tensor, TensorError, Tucker,
+    atoms_to_tensor, cp_to_tensor,
 };
 use faer::{Mat, MatRef};
 use numpy::ndarray::{Array1, Array3, ArrayView3};
@@ -90,7 +91,7 @@ fn dict<'py>(
 /// the atoms (`modes`, `z`, `u`, `w`: one entry per atom), `coefficients`, `rmse_path`,
 /// `n_iter`. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (x, *, max_iter, tol, alternations, refit_sweeps, refit_tol, modes, exact_qp, seed))]
+#[pyo3(signature = (x, *, max_iter, tol, alternations, refit_sweeps, refit_tol, modes, exact_qp, seed, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn bmp_fit<'py>(
     py: Python<'py>,
@@ -103,10 +104,12 @@ pub fn bmp_fit<'py>(
     modes: Vec<usize>,
     exact_qp: bool,
     seed: u64,
+    threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = x.as_array();
     let mut params = Bmp::params()
         .max_iter(max_iter)
+        .threads(threads)
         .tol(tol)
         .alternations(alternations)
         .refit_sweeps(refit_sweeps)
@@ -194,7 +197,8 @@ pub fn bmp_reconstruct<'py>(
 /// Fits CP-ALS on `x` (NaN = missing; EM over the missing entries). Returns a dict with
 /// `factors` (three `(d_n, rank)` arrays), `loss`, `start`, `n_iter`.
 #[pyfunction]
-#[pyo3(signature = (x, *, rank, max_iter, tol, n_starts, seed))]
+#[pyo3(signature = (x, *, rank, max_iter, tol, n_starts, seed, threads=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn cp_fit<'py>(
     py: Python<'py>,
     x: PyReadonlyArray3<'py, f64>,
@@ -203,10 +207,12 @@ pub fn cp_fit<'py>(
     tol: f64,
     n_starts: usize,
     seed: u64,
+    threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = x.as_array();
     let params = CpAls::params()
         .rank(rank)
+        .threads(threads)
         .max_iter(max_iter)
         .tol(tol)
         .n_starts(n_starts)
@@ -237,16 +243,21 @@ pub fn cp_reconstruct<'py>(
 /// `factors` (three orthonormal `(d_n, r_n)` arrays), `core` (`(r0, r1, r2)`), `loss`,
 /// `n_iter`.
 #[pyfunction]
-#[pyo3(signature = (x, *, ranks, max_iter, tol))]
+#[pyo3(signature = (x, *, ranks, max_iter, tol, threads=None))]
 pub fn tucker_fit<'py>(
     py: Python<'py>,
     x: PyReadonlyArray3<'py, f64>,
     ranks: [usize; 3],
     max_iter: usize,
     tol: f64,
+    threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = x.as_array();
-    let params = Tucker::params().ranks(ranks).max_iter(max_iter).tol(tol);
+    let params = Tucker::params()
+        .ranks(ranks)
+        .max_iter(max_iter)
+        .tol(tol)
+        .threads(threads);
     let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
     let core =
         py.detach(|| guarded(|| Tensor::from_vec(fitted.ranks(), fitted.core().to_vec())))?;
@@ -280,6 +291,44 @@ pub fn tucker_reconstruct<'py>(
     Ok(from_tensor(&t).into_pyarray(py))
 }
 
+/// The defaults of the Python estimators' keywords, read from the checked Rust defaults:
+/// `{"bmp": {n_atoms, tol, alternations, refit_sweeps, refit_tol, modes, seed},
+/// "cp": {rank, max_iter, tol, n_starts, seed}, "tucker": {ranks, max_iter, tol}}`
+/// (BMP's `n_atoms` is `BmpParams`' `max_iter`, the number of atoms).
+#[pyfunction]
+pub fn tensor_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let (bmp, cp, tucker) = guarded(|| -> Result<_, TensorError> {
+        Ok((
+            Bmp::params().check()?,
+            CpAls::params().check()?,
+            Tucker::params().check()?,
+        ))
+    })?;
+    let b = PyDict::new(py);
+    b.set_item("n_atoms", bmp.iteration().max_iter)?;
+    b.set_item("tol", bmp.iteration().tol)?;
+    b.set_item("alternations", bmp.alternations())?;
+    b.set_item("refit_sweeps", bmp.refit_sweeps())?;
+    b.set_item("refit_tol", bmp.refit_tol())?;
+    b.set_item("modes", bmp.modes().to_vec())?;
+    b.set_item("seed", bmp.seed())?;
+    let c = PyDict::new(py);
+    c.set_item("rank", cp.rank())?;
+    c.set_item("max_iter", cp.iteration().max_iter)?;
+    c.set_item("tol", cp.iteration().tol)?;
+    c.set_item("n_starts", cp.n_starts())?;
+    c.set_item("seed", cp.seed())?;
+    let t = PyDict::new(py);
+    t.set_item("ranks", tucker.ranks().to_vec())?;
+    t.set_item("max_iter", tucker.iteration().max_iter)?;
+    t.set_item("tol", tucker.iteration().tol)?;
+    let d = PyDict::new(py);
+    d.set_item("bmp", b)?;
+    d.set_item("cp", c)?;
+    d.set_item("tucker", t)?;
+    Ok(d)
+}
+
 /// Adds the tensor items to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bmp_fit, m)?)?;
@@ -288,5 +337,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cp_reconstruct, m)?)?;
     m.add_function(wrap_pyfunction!(tucker_fit, m)?)?;
     m.add_function(wrap_pyfunction!(tucker_reconstruct, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_defaults, m)?)?;
     Ok(())
 }

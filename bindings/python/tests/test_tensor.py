@@ -118,3 +118,28 @@ def test_tucker_on_a_full_tensor_is_one_hosvd():
     assert model.n_iter_ == 1
     X, _ = _planted(missing=0.2)
     assert bilinear.TuckerDecomposition(ranks=(2, 2, 2), max_iter=3).fit(X).n_iter_ <= 3
+
+
+def test_defaults_come_from_rust():
+    defaults = bilinear._native.tensor_defaults()
+    bmp = bilinear.BooleanTensorDecomposition().get_params()
+    assert bmp["n_atoms"] == defaults["bmp"]["n_atoms"] == 10
+    assert bmp["tol"] == defaults["bmp"]["tol"]
+    assert list(bmp["modes"]) == defaults["bmp"]["modes"] == [0, 1, 2]
+    cp = bilinear.CPDecomposition().get_params()
+    assert (cp["rank"], cp["max_iter"], cp["tol"], cp["n_starts"]) == (
+        defaults["cp"]["rank"], defaults["cp"]["max_iter"], defaults["cp"]["tol"],
+        defaults["cp"]["n_starts"])
+    tucker = bilinear.TuckerDecomposition().get_params()
+    assert list(tucker["ranks"]) == defaults["tucker"]["ranks"]
+    assert tucker["max_iter"] == defaults["tucker"]["max_iter"]
+
+
+@pytest.mark.parametrize("make", ESTIMATORS)
+def test_n_threads(make):
+    X, _ = _planted()
+    one = make().set_params(n_threads=1).fit(X).reconstruct()
+    np.testing.assert_allclose(make().set_params(n_threads=2).fit(X).reconstruct(), one,
+                               rtol=1e-9, atol=1e-9)
+    with pytest.raises(ValueError):
+        make().set_params(n_threads=0).fit(X)

@@ -1,6 +1,10 @@
 """Tensor decompositions of the `boolean-tensor` crate: Boolean Matching Pursuit (Chang,
 Zheng, Yen, Ravikumar, Yu, "Efficient Tensor Decomposition with Boolean Factors") and the
-CP-ALS and Tucker baselines of its Sec. 6, in scikit-learn's estimator style."""
+CP-ALS and Tucker baselines of its Sec. 6, in scikit-learn's estimator style.
+
+The keyword defaults are the Rust defaults (``BmpParams``, ``CpAlsParams``,
+``TuckerParams``), read once from ``_native.tensor_defaults()``: Python keeps no copy of
+its own."""
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -8,6 +12,14 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _native
 from ._sblr import _seed
+
+_DEFAULTS = _native.tensor_defaults()
+_BMP, _CP, _TUCKER = _DEFAULTS["bmp"], _DEFAULTS["cp"], _DEFAULTS["tucker"]
+
+
+def _threads(n_threads):
+    """``None`` (rayon's global pool, all cores) or a positive int."""
+    return None if n_threads is None else int(n_threads)
 
 
 def _tensor(X):
@@ -44,6 +56,8 @@ class BooleanTensorDecomposition(BaseEstimator):
         local search) or exact enumeration (mode lengths up to 24).
     random_state : int, RandomState or None, default=None
         Seed of the randomized steps (``None`` means 0).
+    n_threads : int or None, default=None
+        Worker threads (``None``: all cores).
 
     Attributes
     ----------
@@ -58,8 +72,10 @@ class BooleanTensorDecomposition(BaseEstimator):
         Atoms added.
     """
 
-    def __init__(self, n_atoms=10, tol=1e-6, alternations=10, refit_sweeps=10,
-                 refit_tol=1e-6, modes=(0, 1, 2), qp_solver="mixing", random_state=None):
+    def __init__(self, n_atoms=_BMP["n_atoms"], tol=_BMP["tol"],
+                 alternations=_BMP["alternations"], refit_sweeps=_BMP["refit_sweeps"],
+                 refit_tol=_BMP["refit_tol"], modes=tuple(_BMP["modes"]), qp_solver="mixing",
+                 random_state=None, n_threads=None):
         self.n_atoms = n_atoms
         self.tol = tol
         self.alternations = alternations
@@ -68,6 +84,7 @@ class BooleanTensorDecomposition(BaseEstimator):
         self.modes = modes
         self.qp_solver = qp_solver
         self.random_state = random_state
+        self.n_threads = n_threads
 
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
@@ -78,7 +95,8 @@ class BooleanTensorDecomposition(BaseEstimator):
             X, max_iter=int(self.n_atoms), tol=float(self.tol),
             alternations=int(self.alternations), refit_sweeps=int(self.refit_sweeps),
             refit_tol=float(self.refit_tol), modes=[int(m) for m in self.modes],
-            exact_qp=self.qp_solver == "exact", seed=_seed(self.random_state))
+            exact_qp=self.qp_solver == "exact", seed=_seed(self.random_state),
+            threads=_threads(self.n_threads))
         self.factors_ = list(zip(out["modes"], out["z"], out["u"], out["w"]))
         self.weights_ = out["coefficients"]
         self.rmse_path_ = out["rmse_path"]
@@ -105,23 +123,26 @@ class CPDecomposition(BaseEstimator):
     """CP decomposition by alternating least squares (the BMP paper's CP-ALS baseline),
     EM over missing entries, the best of ``n_starts`` starts (the first is the HOSVD).
 
-    Attributes: ``factors_`` (three ``(d_n, rank)`` arrays), ``weights_`` (ones: the
-    weights are folded into the factors), ``loss_``, ``n_iter_``.
+    ``max_iter`` counts ALS sweeps per start; ``n_threads`` (``None``: all cores) does
+    not change the result. Attributes: ``factors_`` (three ``(d_n, rank)`` arrays),
+    ``weights_`` (ones: the weights are folded into the factors), ``loss_``, ``n_iter_``.
     """
 
-    def __init__(self, rank=10, max_iter=300, tol=1e-9, n_starts=3, random_state=None):
+    def __init__(self, rank=_CP["rank"], max_iter=_CP["max_iter"], tol=_CP["tol"],
+                 n_starts=_CP["n_starts"], random_state=None, n_threads=None):
         self.rank = rank
         self.max_iter = max_iter
         self.tol = tol
         self.n_starts = n_starts
         self.random_state = random_state
+        self.n_threads = n_threads
 
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
         X = _tensor(X)
         out = _native.cp_fit(X, rank=int(self.rank), max_iter=int(self.max_iter),
                              tol=float(self.tol), n_starts=int(self.n_starts),
-                             seed=_seed(self.random_state))
+                             seed=_seed(self.random_state), threads=_threads(self.n_threads))
         self.factors_ = list(out["factors"])
         self.weights_ = np.ones(self.factors_[0].shape[1])
         self.loss_ = out["loss"]
@@ -143,10 +164,12 @@ class TuckerDecomposition(BaseEstimator):
     (``(r0, r1, r2)``), ``loss_``, ``n_iter_``.
     """
 
-    def __init__(self, ranks=(5, 5, 5), max_iter=30, tol=1e-6):
+    def __init__(self, ranks=tuple(_TUCKER["ranks"]), max_iter=_TUCKER["max_iter"],
+                 tol=_TUCKER["tol"], n_threads=None):
         self.ranks = ranks
         self.max_iter = max_iter
         self.tol = tol
+        self.n_threads = n_threads
 
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
@@ -158,7 +181,7 @@ class TuckerDecomposition(BaseEstimator):
         if len(ranks) != 3 or min(ranks) < 0:
             raise ValueError(f"ranks must be three non-negative ints, got {self.ranks!r}")
         out = _native.tucker_fit(X, ranks=ranks, max_iter=int(self.max_iter),
-                                 tol=float(self.tol))
+                                 tol=float(self.tol), threads=_threads(self.n_threads))
         self.factors_ = list(out["factors"])
         self.core_ = out["core"]
         self.loss_ = out["loss"]
