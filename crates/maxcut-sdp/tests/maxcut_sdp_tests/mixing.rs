@@ -462,8 +462,12 @@ fn the_threads_knob_runs_the_fit_on_its_own_pool_with_the_same_result() {
     // A sparse graph (level schedule and colour classes run in parallel) and a dense one.
     let sparse = Problem::maxcut(300, &gnp_weighted(300, 0.02, 7)).unwrap();
     let dense = Problem::dense(random_symmetric(60, 8).unwrap().as_ref()).unwrap();
+    // Low rank, formed by faer's blocked product (n^2 m above the plain loop's size) and
+    // kept implicit (W formed by a parallel product).
+    let wide = Problem::low_rank(random_gaussian(300, 400, 9).unwrap().as_ref()).unwrap();
+    let tall = Problem::low_rank(random_gaussian(300, 40, 10).unwrap().as_ref()).unwrap();
     let orders: [Arc<dyn SweepOrder>; 2] = [Arc::new(Cyclic), Arc::new(Colored)];
-    for problem in [&sparse, &dense] {
+    for problem in [&sparse, &dense, &wide, &tall] {
         for order in &orders {
             let base = MixingParams::default()
                 .seed(6)
