@@ -20,7 +20,7 @@
 //! | `trace` | `true` | keep every sweep in the report's trace | |
 //! | `trials` | `100` | random hyperplanes tried by the rounding | `1 ..= 2^32`, and `trials x rank <= 2^32` |
 //! | `seed` | `0` | seeds the initial `V`, the sweep orders and the hyperplanes | any |
-//! | `order` | [`Cyclic`] | order of the coordinates within a sweep, any `Arc<dyn` [`SweepOrder`]`>` (built in: [`Cyclic`], [`crate::RandomPermutation`], [`crate::Colored`]) | passes [`crate::conformance::sweep_order::conformance`] |
+//! | `order` | [`Cyclic`] | order of the coordinates within a sweep, any `Arc<dyn` [`SweepOrder`]`>` (built in: [`Cyclic`], [`crate::RandomPermutation`], [`crate::Colored`]) | its own [`check`](bl_core::Extension::check); every order must pass [`crate::conformance::sweep_order::conformance`] |
 //! | `low_rank` | [`LowRankMode::Auto`] | how `C = G G^T` is handled | |
 //! | `sparse_sweep` | [`SparseSweep::Levels`] | how the cyclic sweep over a sparse `C` runs (`Levels`, `Sequential`: the same iterates; `LevelsF32Gather`: `f32` gathers) | |
 //! | `local_search` | `true` | 1-flip local search after rounding | |
