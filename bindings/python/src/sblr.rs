@@ -6,12 +6,19 @@
 
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::{Fit, Fitted};
+
 use faer::MatRef;
 use numpy::ndarray::{Array1, Array2, Array3, ArrayView3};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use sblr::{FittedMultinomialSblr, FittedOneVsAll, FittedSblr, Init, OneVsAll, Sblr, Solver};
+use std::sync::Arc;
+
+use pyo3::types::PyDict;
+use sblr::{
+    BlockUpdate, BuiltInUpdate, ExactBlockSolve, FittedMultinomialSblr, FittedOneVsAll, FittedSblr,
+    Init, OneVsAll, ParamGuard as _, Predict as _, ProxLinearStep, Sblr, SblrParams,
+};
 use serde_json::{Value, json};
 
 use crate::arrays::mat_to_array;
@@ -75,6 +82,49 @@ fn fit_kind<T: Element>(
     })
 }
 
+/// The Python names of the built-in block updates: `"alg1"` (`true`, [`ExactBlockSolve`])
+/// or `"alg2"` ([`ProxLinearStep`]).
+const SOLVERS: &[(&str, bool)] = &[("alg2", false), ("alg1", true)];
+
+/// The Python names of the starts.
+fn inits() -> [(&'static str, Init); 3] {
+    [
+        ("mean_svd", Init::MeanSvd),
+        ("label_weighted_svd", Init::LabelWeightedSvd),
+        ("random", Init::Random),
+    ]
+}
+
+/// The keyword defaults of `SparseBilinearLogisticRegression`: the values of the crate's
+/// preset [`SblrParams::standardized`] (for standardized data), by Python name (`rank`,
+/// `mu1`, `mu2`, `nu1`, `nu2`, `solver`, `tol`, `max_iter`, `init`). The Python class reads
+/// its defaults from here, so they are written once, in Rust.
+#[pyfunction]
+pub fn sblr_standardized_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let preset = SblrParams::standardized()
+        .check()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let solver = match preset.block_update().as_built_in() {
+        Some(BuiltInUpdate::Exact(_)) => "alg1",
+        _ => "alg2",
+    };
+    let init = inits()
+        .into_iter()
+        .find(|(_, init)| init == preset.init())
+        .map_or("label_weighted_svd", |(name, _)| name);
+    let defaults = PyDict::new(py);
+    defaults.set_item("rank", preset.rank())?;
+    defaults.set_item("mu1", preset.mu1())?;
+    defaults.set_item("mu2", preset.mu2())?;
+    defaults.set_item("nu1", preset.nu1())?;
+    defaults.set_item("nu2", preset.nu2())?;
+    defaults.set_item("solver", solver)?;
+    defaults.set_item("tol", preset.iteration().tol)?;
+    defaults.set_item("max_iter", preset.iteration().max_iter)?;
+    defaults.set_item("init", init)?;
+    Ok(defaults)
+}
+
 /// Fits SBLR on `x` (`(n, s, t)`) with class indices `y` in `0..n_classes`.
 ///
 /// `multi_class` is `"ovr"` (one-vs-all; a single binary model when `n_classes == 2`) or
@@ -106,25 +156,18 @@ pub fn sblr_fit(
         .map(|&l| usize::try_from(l))
         .collect::<Result<Vec<usize>, _>>()
         .map_err(|_| PyValueError::new_err("class indices must be non-negative"))?;
+    let update: Arc<dyn BlockUpdate> = if choose("solver", solver, SOLVERS)? {
+        Arc::new(ExactBlockSolve::default())
+    } else {
+        Arc::new(ProxLinearStep::default())
+    };
     let params = Sblr::params()
         .rank(rank)
         .penalties(mu1, mu2, nu1, nu2)
-        .solver(choose(
-            "solver",
-            solver,
-            &[("alg2", Solver::Alg2), ("alg1", Solver::Alg1)],
-        )?)
+        .block_update(update)
         .tol(tol)
         .max_iter(max_iter)
-        .init(choose(
-            "init",
-            init,
-            &[
-                ("mean_svd", Init::MeanSvd),
-                ("label_weighted_svd", Init::LabelWeightedSvd),
-                ("random", Init::Random),
-            ],
-        )?)
+        .init(choose("init", init, &inits())?)
         .seed(seed);
     let multinomial = choose(
         "multi_class",
@@ -373,5 +416,6 @@ impl SblrModel {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SblrModel>()?;
     m.add_function(wrap_pyfunction!(sblr_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(sblr_standardized_defaults, m)?)?;
     Ok(())
 }

@@ -43,6 +43,17 @@ def test_fit_predict_shapes(multi_class, classes):
     assert model.n_iter_ >= 1
 
 
+def test_defaults_come_from_the_rust_preset():
+    # The keyword defaults are sblr::SblrParams::standardized(), read from Rust.
+    defaults = bilinear._native.sblr_standardized_defaults()
+    params = SBLR().get_params()
+    for name, value in defaults.items():
+        assert params[name] == value, name
+    assert (defaults["mu2"], defaults["nu2"]) == (0.01, 0.01)
+    assert defaults["init"] == "label_weighted_svd"
+    assert (defaults["solver"], defaults["tol"], defaults["max_iter"]) == ("alg2", 1e-3, 500)
+
+
 def test_matrix_shape_equals_three_d():
     X, y = _data()
     n, s, t = X.shape

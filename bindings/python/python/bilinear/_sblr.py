@@ -19,6 +19,11 @@ from . import _native
 
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
+# The keyword defaults come from the Rust crate's preset for standardized data,
+# `sblr::SblrParams::standardized()` (mu2 = nu2 = 0.01, label-weighted start; its
+# documentation says why): they are written once, in Rust.
+_DEFAULTS = _native.sblr_standardized_defaults()
+
 
 def _seed(random_state):
     """An integer seed for the Rust crate: the int itself, 0 for None, or one draw."""
@@ -38,14 +43,18 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
     ``mu1 |U|_1 + mu2/2 ||U||_F^2 + nu1 |V|_1 + nu2/2 ||V||_F^2`` (eqs. (3)-(5) of
     Shi, Xu, Baraniuk, "Sparse Bilinear Logistic Regression", 2014).
 
+    The defaults are those of the Rust crate's preset for standardized data,
+    ``sblr::SblrParams::standardized()``: the crate's defaults with ``mu2 = nu2 = 0.01``
+    and the label-weighted start. (The crate's plain defaults, Fig. 3's ridge
+    ``mu2 = nu2 = 0.5``, end fits on standardized data with a moderate signal at
+    ``U V^T = 0``; the preset's documentation and test show it.)
+
     Parameters
     ----------
     rank : int, default=1
         Rank ``r`` of the factors ``U`` (``s x r``) and ``V`` (``t x r``).
     mu1, mu2, nu1, nu2 : float, default=0.01
-        The l1 and squared-l2 penalties on ``U`` (mu) and ``V`` (nu). (The Rust crate's
-        defaults ``mu2 = nu2 = 0.5`` shrink every model to zero on standardized data, so
-        the estimator defaults to a weaker ridge.)
+        The l1 and squared-l2 penalties on ``U`` (mu) and ``V`` (nu).
     solver : {"alg2", "alg1"}, default="alg2"
         Alg. 2 (proximal-linear block steps) or Alg. 1 (exact block solves).
     tol : float, default=1e-3
@@ -79,15 +88,15 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        rank=1,
-        mu1=0.01,
-        mu2=0.01,
-        nu1=0.01,
-        nu2=0.01,
-        solver="alg2",
-        tol=1e-3,
-        max_iter=500,
-        init="label_weighted_svd",
+        rank=_DEFAULTS["rank"],
+        mu1=_DEFAULTS["mu1"],
+        mu2=_DEFAULTS["mu2"],
+        nu1=_DEFAULTS["nu1"],
+        nu2=_DEFAULTS["nu2"],
+        solver=_DEFAULTS["solver"],
+        tol=_DEFAULTS["tol"],
+        max_iter=_DEFAULTS["max_iter"],
+        init=_DEFAULTS["init"],
         multi_class="ovr",
         matrix_shape=None,
         random_state=None,
