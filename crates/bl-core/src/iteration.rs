@@ -109,26 +109,58 @@ impl IterationParams {
         Ok(())
     }
 
-    /// Runs `work` with [`threads`](Self::threads) worker threads: on rayon's global pool
-    /// for `None`, on a pool of its own otherwise.
+    /// The worker pool of [`threads`](Self::threads), built once per fit: rayon's global
+    /// pool for `None`, a pool of its own otherwise. A fit builds it before its loop and
+    /// runs each parallel step with [`Pool::install`] (observers need not be `Send`).
+    ///
+    /// # Errors
+    /// An invalid thread count, or a pool that cannot be built.
+    pub fn pool(&self) -> Result<Pool> {
+        match self.threads {
+            None => Ok(Pool(None)),
+            Some(n) => {
+                crate::limits::threads("threads", n)?;
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map(|pool| Pool(Some(pool)))
+                    .map_err(|e| BlError::Numerical {
+                        context: "thread pool",
+                        message: e.to_string(),
+                    })
+            }
+        }
+    }
+
+    /// Runs `work` once on the pool of [`threads`](Self::threads) (see [`pool`](Self::pool)).
     ///
     /// # Errors
     /// An invalid thread count, or a pool that cannot be built.
     pub fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> Result<R> {
-        match self.threads {
-            None => Ok(work()),
-            Some(n) => {
-                crate::limits::threads("threads", n)?;
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .map_err(|e| BlError::Numerical {
-                        context: "thread pool",
-                        message: e.to_string(),
-                    })?;
-                Ok(pool.install(work))
-            }
+        Ok(self.pool()?.install(work))
+    }
+}
+
+/// The worker threads of one fit: rayon's global pool, or a pool of its own.
+#[derive(Debug)]
+pub struct Pool(Option<rayon::ThreadPool>);
+
+impl Pool {
+    /// Runs `work` on this pool's threads.
+    pub fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        match &self.0 {
+            None => work(),
+            Some(pool) => pool.install(work),
         }
+    }
+
+    /// The number of threads `install` runs on.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.0.as_ref().map_or_else(
+            rayon::current_num_threads,
+            rayon::ThreadPool::current_num_threads,
+        )
     }
 }
 
