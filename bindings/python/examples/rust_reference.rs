@@ -139,9 +139,9 @@ fn gop_cases() -> Result<Value, Error> {
     let fit = gop_mmf::GopParams::default()
         .k(2)
         .budget(1.0)
-        .eps(0.01)
+        .tol(0.01)
         .seed(7)
-        .threads(1)
+        .threads(Some(1))
         .fit(&y.as_ref())?;
     let c = fit.certificate();
     Ok(json!({

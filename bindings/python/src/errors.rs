@@ -31,12 +31,16 @@ impl ToPyErr for BlError {
     }
 }
 
+/// `ToPyErr` for a crate error wrapping `BlError` as `Core`: the wrapped error as above,
+/// the listed variants (failures of the algorithm, not of the input) as `RuntimeError`,
+/// every other variant as `ValueError`.
 macro_rules! wraps_core {
-    ($($ty:ty),*) => {$(
+    ($($ty:ty $(=> runtime: $($failure:pat),+)?;)*) => {$(
         impl ToPyErr for $ty {
             fn to_py(&self) -> PyErr {
                 match self {
                     Self::Core(e) => core_to_py(e),
+                    $($($failure)|+ => PyRuntimeError::new_err(self.to_string()),)?
                     other => PyValueError::new_err(other.to_string()),
                 }
             }
@@ -45,11 +49,15 @@ macro_rules! wraps_core {
 }
 
 wraps_core!(
-    sblr::SblrError,
-    boolean_tensor::TensorError,
-    maxcut_sdp::MaxcutError,
-    gop_mmf::GopError,
-    online_bilinear::OblError
+    sblr::SblrError;
+    boolean_tensor::TensorError;
+    maxcut_sdp::MaxcutError;
+    gop_mmf::GopError => runtime:
+        gop_mmf::GopError::EmptyTree { .. },
+        gop_mmf::GopError::Lp(..),
+        gop_mmf::GopError::Primal { .. },
+        gop_mmf::GopError::ThreadPool { .. };
+    online_bilinear::OblError;
 );
 
 /// The value paired with `name` among `options`, or `ValueError` naming the parameter
