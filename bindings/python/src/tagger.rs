@@ -39,7 +39,7 @@ fn templates(name: Option<&str>, bias: bool, corpus: &Corpus) -> PyResult<Option
             &[
                 ("segmentation", Templates::segmentation()),
                 ("chunking", Templates::chunking()),
-                ("word", Templates::word_only()),
+                ("word", Templates::word_tagging()),
             ],
         )?,
         None if bias => guarded(|| online_bilinear::default_templates(corpus))?,

@@ -121,7 +121,10 @@ impl Extension for ReadsAll {
 
 impl Learner for ReadsAll {
     fn start(&self, _: LearnerShape, _: &LearnerSettings) -> Result<Training> {
-        Err(fail("start", "the suite's placeholder is never started".into()))
+        Err(fail(
+            "start",
+            "the suite's placeholder is never started".into(),
+        ))
     }
 }
 

@@ -92,8 +92,8 @@ pub enum OblError {
         /// Number of tags.
         tags: usize,
     },
-    /// An online learner broke its contract ([`crate::learner::OnlineLearner`]): the
-    /// check of [`crate::learner::conformance`] it fails, or a snapshot of the wrong size
+    /// A learner broke its contract ([`crate::learner::OnlineLearner`]): the
+    /// check of [`crate::conformance`] it fails, or a snapshot of the wrong size
     /// given to a fit.
     #[error("online learner fails check `{check}`: {message}")]
     Learner {

@@ -23,7 +23,9 @@ pub mod train;
 pub mod viterbi;
 mod weights;
 
-pub use bl_core::{Extension, Fit, FitReport, Fitted, Observer, ParamGuard, Predict, PredictInplace};
+pub use bl_core::{
+    Extension, Fit, FitReport, Fitted, Observer, ParamGuard, Predict, PredictInplace,
+};
 pub use crf::CrfWeights;
 pub use data::{
     ConllFormat, Corpus, LabelColumn, Sentence, bmes_to_words, parse_char_tagged, parse_conll,
@@ -31,14 +33,15 @@ pub use data::{
     read_word_tagged, words_to_bmes,
 };
 pub use error::{OblError, Result};
-pub use features::{EncodedSentence, FeatureDict, Template, Templates, Transform};
+pub use features::{
+    EncodedSentence, FeatureDict, Template, Templates, Transform, TransformChain,
+};
 pub use fit::{PreparedCorpus, WithSnapshots, default_templates};
 pub use learner::{
-    Bcd, Bol, BuiltIn, Learner, LearnerShape, OnlineLearner, OnlineWeights, Snapshot, Sp,
-    Training,
+    Bcd, Bol, BuiltIn, Learner, LearnerShape, OnlineLearner, OnlineWeights, Snapshot, Sp, Training,
 };
-pub use metrics::TagScheme;
-pub use model::{Evaluation, FittedTagger};
+pub use metrics::{Evaluation, TagScheme};
+pub use model::FittedTagger;
 pub use params::{TaggerParams, TaggerValidParams};
 pub use rank_one::{BlockDiagonal, BlockRankOne, BlockUpdate};
 pub use settings::{BcdSolver, CrfBackend, CrfPenalty, LearnerSettings, Reading, Setting};

@@ -86,7 +86,7 @@ pub fn segmentation(
 /// A small tagging corpus that any sensible learner fits exactly: tokens drawn uniformly
 /// from `n_tags * 3` symbols, each symbol always tagged `t{symbol % n_tags}`, so the tag
 /// of a token is a function of the token alone. The conformance suite of
-/// [`crate::learner::conformance`] learns it.
+/// [`crate::conformance`] learns it.
 ///
 /// # Errors
 /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when a size is

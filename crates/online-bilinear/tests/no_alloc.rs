@@ -52,30 +52,9 @@ fn learners_over_sentences() {
         ..LearnerSettings::default()
     };
     let learners: Vec<(&str, Box<dyn OnlineLearner>)> = vec![
-        (
-            "sp",
-            Box::new(
-                Sp::new(
-                    k,
-                    l,
-                    &averaged,
-                    None,
-                )
-                .unwrap(),
-            ),
-        ),
-        (
-            "bcd",
-            Box::new(
-                Bcd::new(k, l, &averaged).unwrap(),
-            ),
-        ),
-        (
-            "bol",
-            Box::new(
-                Bol::new(k, l, &averaged).unwrap(),
-            ),
-        ),
+        ("sp", Box::new(Sp::new(k, l, &averaged, None).unwrap())),
+        ("bcd", Box::new(Bcd::new(k, l, &averaged).unwrap())),
+        ("bol", Box::new(Bol::new(k, l, &averaged).unwrap())),
     ];
     for (name, mut learner) in learners {
         let (mut scores, mut ws) = (Vec::new(), ViterbiWorkspace::default());

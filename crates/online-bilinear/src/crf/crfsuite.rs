@@ -4,9 +4,9 @@
 //! model `crf1d`. Only with the Cargo feature `crfsuite`; its C library is built with
 //! cmake.
 
+use super::CrfJob;
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
-use super::CrfJob;
 use crate::settings::CrfPenalty;
 
 /// Whether CRFsuite prints its training log ([`super::set_crfsuite_verbose`]).

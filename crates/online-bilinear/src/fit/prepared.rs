@@ -72,7 +72,7 @@ impl PreparedCorpus {
 
 /// The templates a fit uses when none are given: [`Templates::segmentation`] for a corpus
 /// of one observation column whose every token is a single character (a segmentation
-/// corpus), the word-tagging preset [`Templates::word_only`] for one column of words.
+/// corpus), the word-tagging preset [`Templates::word_tagging`] for one column of words.
 ///
 /// # Errors
 /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) named `templates` for a
@@ -91,7 +91,7 @@ pub fn default_templates(corpus: &Corpus) -> Result<Templates> {
             "templates",
             format!("unset for a corpus of {columns} observation columns"),
             "given with .templates(..) (e.g. Templates::chunking() for word and \
-             part-of-speech columns, Templates::word_only() for the words alone)",
+             part-of-speech columns, Templates::word_tagging() for the words alone)",
         )
         .into());
     }
@@ -102,7 +102,7 @@ pub fn default_templates(corpus: &Corpus) -> Result<Templates> {
     Ok(if characters {
         Templates::segmentation()
     } else {
-        Templates::word_only()
+        Templates::word_tagging()
     })
 }
 
@@ -156,7 +156,10 @@ impl TaggerValidParams {
         if let Some(cutoff) = self.cutoff().filter(|&c| c != prepared.cutoff()) {
             return Err(invalid(
                 "cutoff",
-                format!("{cutoff} for a corpus prepared with cutoff {}", prepared.cutoff()),
+                format!(
+                    "{cutoff} for a corpus prepared with cutoff {}",
+                    prepared.cutoff()
+                ),
                 "unset, or the cutoff the corpus was prepared with (features are built \
                  once, by prepare)",
             )

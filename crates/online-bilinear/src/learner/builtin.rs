@@ -129,7 +129,10 @@ mod tests {
         for crf in [BuiltIn::CrfL2, BuiltIn::CrfL1] {
             assert!(matches!(crf.start(shape, &settings), Ok(Training::Crf(_))));
         }
-        assert!(matches!(BuiltIn::Sp.start(shape, &settings), Ok(Training::Online(_))));
+        assert!(matches!(
+            BuiltIn::Sp.start(shape, &settings),
+            Ok(Training::Online(_))
+        ));
         let transitions = LearnerSettings {
             zero_order: true,
             transitions_only: true,

@@ -79,7 +79,12 @@ pub(super) fn try_filled(what: &'static str, n: usize, value: f64) -> Result<Vec
 }
 
 /// Adds the 0-order scores of the sparse weights `zero`, when on.
-pub(super) fn add_zero(enc: &EncodedSentence, l: usize, zero: Option<&SparseRows>, out: &mut Vec<f64>) {
+pub(super) fn add_zero(
+    enc: &EncodedSentence,
+    l: usize,
+    zero: Option<&SparseRows>,
+    out: &mut Vec<f64>,
+) {
     if let Some(z) = zero {
         crate::scoring::add_sparse_zero_order(enc, l, z, out);
     }

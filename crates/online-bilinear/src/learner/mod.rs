@@ -1,6 +1,6 @@
 //! The plug-in point of the crate: the [`Learner`] trait, one protocol for every learner.
 //!
-//! A learner is an [`Extension`](bl_core::Extension) (a name and a `check()` hook) that
+//! A learner is an [`Extension`] (a name and a `check()` hook) that
 //! says which settings it reads ([`Learner::reads`]), its default iteration budget
 //! ([`Learner::default_iteration`]) and how it trains ([`Learner::start`]): online, with an
 //! [`OnlineLearner`] state the fit runs through its epochs, or as a linear-chain CRF. The

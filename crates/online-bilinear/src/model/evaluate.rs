@@ -3,46 +3,11 @@
 use std::collections::HashMap;
 
 use bl_core::Predict;
-use bl_core::metrics::PrecisionRecallF1;
-use serde::Serialize;
 
 use super::FittedTagger;
 use crate::data::Corpus;
 use crate::error::{OblError, Result};
-use crate::metrics::TagScheme;
-
-/// Scores of a corpus from [`FittedTagger::evaluate`]: token accuracy always, and the
-/// F1 that fits the model's tag set ([`TagScheme::detect`]): word F1 for BMES
-/// segmentation tags, chunk F1 for BIO or BIOES tags, none for other tags (e.g. parts of
-/// speech).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Evaluation {
-    /// Fraction of wrongly tagged tokens.
-    pub label_error_rate: f64,
-    /// Fraction of rightly tagged tokens (`1 - label_error_rate`).
-    pub token_accuracy: f64,
-    /// The scheme of the model's tag set, which decides the F1 below.
-    pub scheme: TagScheme,
-    /// Word precision/recall/F1, when the scheme is [`TagScheme::Bmes`] (segmentation).
-    pub segmentation: Option<PrecisionRecallF1>,
-    /// Chunk precision/recall/F1 when the scheme is [`TagScheme::Bio`] (conlleval
-    /// semantics) or [`TagScheme::Bioes`] (typed spans).
-    pub chunks: Option<PrecisionRecallF1>,
-}
-
-impl Evaluation {
-    /// The task's precision/recall/F1 (words for segmentation, chunks for BIO/BIOES), or
-    /// `None` for a tag set without spans.
-    pub fn prf(&self) -> Option<PrecisionRecallF1> {
-        self.segmentation.or(self.chunks)
-    }
-
-    /// The task's F1 as a fraction; NaN (never 0) when the tag set has no spans to score
-    /// ([`TagScheme::Plain`]): use [`token_accuracy`](Self::token_accuracy) then.
-    pub fn f1(&self) -> f64 {
-        self.prf().map_or(f64::NAN, |m| m.f1)
-    }
-}
+use crate::metrics::{Evaluation, TagScheme};
 
 /// The index in `tags` of every gold tag of `corpus`.
 pub(crate) fn tag_indices(corpus: &Corpus, tags: &[String]) -> Result<Vec<Vec<usize>>> {
@@ -105,20 +70,6 @@ impl FittedTagger {
             .iter()
             .map(|s| s.tags().to_vec())
             .collect();
-        let label_error_rate = crate::metrics::label_error_rate(&gold, &pred)?;
-        let scheme = TagScheme::detect(&self.tags);
-        let (segmentation, chunks) = match scheme {
-            TagScheme::Bmes => (Some(crate::metrics::segmentation_prf(&gold, &pred)?), None),
-            TagScheme::Bio => (None, Some(crate::metrics::chunk_prf(&gold, &pred)?)),
-            TagScheme::Bioes => (None, Some(crate::metrics::bioes_prf(&gold, &pred)?)),
-            TagScheme::Plain => (None, None),
-        };
-        Ok(Evaluation {
-            label_error_rate,
-            token_accuracy: 1.0 - label_error_rate,
-            scheme,
-            segmentation,
-            chunks,
-        })
+        crate::metrics::evaluate_as(TagScheme::detect(&self.tags), &gold, &pred)
     }
 }

@@ -17,7 +17,7 @@ mod evaluate;
 mod predict;
 mod saved;
 
-pub use evaluate::Evaluation;
+pub use crate::metrics::Evaluation;
 pub(crate) use evaluate::tag_indices;
 pub(crate) use saved::report_from_history;
 

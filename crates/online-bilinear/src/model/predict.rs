@@ -9,12 +9,12 @@ use crate::data::{Corpus, Sentence};
 use crate::error::{OblError, Result};
 
 /// Writes the tag names of `paths` into `targets`, which must have their shapes.
-fn write_names(
-    tags: &[String],
-    paths: &[Vec<usize>],
-    targets: &mut [Vec<String>],
-) -> Result<()> {
-    ensure_len("predict: tag sequences per sentence", paths.len(), targets.len())?;
+fn write_names(tags: &[String], paths: &[Vec<usize>], targets: &mut [Vec<String>]) -> Result<()> {
+    ensure_len(
+        "predict: tag sequences per sentence",
+        paths.len(),
+        targets.len(),
+    )?;
     for (path, out) in paths.iter().zip(targets.iter_mut()) {
         ensure_len("predict: tags of a sentence", path.len(), out.len())?;
         for (&t, name) in path.iter().zip(out.iter_mut()) {
@@ -38,7 +38,11 @@ impl PredictInplace<Sentence, Vec<String>> for FittedTagger {
     type Error = OblError;
 
     fn predict_inplace(&self, sentence: &Sentence, targets: &mut Vec<String>) -> Result<()> {
-        ensure_len("predict: tags of the sentence", sentence.len(), targets.len())?;
+        ensure_len(
+            "predict: tags of the sentence",
+            sentence.len(),
+            targets.len(),
+        )?;
         let enc = self.dict.encode(sentence)?;
         let paths = self.decode(std::slice::from_ref(&enc))?;
         write_names(&self.tags, &paths, std::slice::from_mut(targets))
@@ -58,7 +62,11 @@ impl PredictInplace<Corpus, Vec<Vec<String>>> for FittedTagger {
     type Error = OblError;
 
     fn predict_inplace(&self, corpus: &Corpus, targets: &mut Vec<Vec<String>>) -> Result<()> {
-        ensure_len("predict: tag sequences per sentence", corpus.len(), targets.len())?;
+        ensure_len(
+            "predict: tag sequences per sentence",
+            corpus.len(),
+            targets.len(),
+        )?;
         for (s, out) in corpus.sentences().iter().zip(targets.iter()) {
             ensure_len("predict: tags of a sentence", s.len(), out.len())?;
         }

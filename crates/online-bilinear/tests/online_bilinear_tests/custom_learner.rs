@@ -316,12 +316,50 @@ fn every_built_in_learner_passes_the_conformance_suite() {
     }
     let default = LearnerSettings::default();
     let variants = [
-        (BuiltIn::Bol, LearnerSettings { reading: Reading::SpectralExact, ..default }),
-        (BuiltIn::Bol, LearnerSettings { reading: Reading::SpectralAlgorithm2, ..default }),
-        (BuiltIn::Bol, LearnerSettings { averaging: true, zero_order: true, ..default }),
-        (BuiltIn::Bcd, LearnerSettings { bcd_solver: BcdSolver::Algorithm1, ..default }),
-        (BuiltIn::Bcd, LearnerSettings { zero_order: true, ..default }),
-        (BuiltIn::Sp, LearnerSettings { averaging: true, zero_order: true, ..default }),
+        (
+            BuiltIn::Bol,
+            LearnerSettings {
+                reading: Reading::SpectralExact,
+                ..default
+            },
+        ),
+        (
+            BuiltIn::Bol,
+            LearnerSettings {
+                reading: Reading::SpectralAlgorithm2,
+                ..default
+            },
+        ),
+        (
+            BuiltIn::Bol,
+            LearnerSettings {
+                averaging: true,
+                zero_order: true,
+                ..default
+            },
+        ),
+        (
+            BuiltIn::Bcd,
+            LearnerSettings {
+                bcd_solver: BcdSolver::Algorithm1,
+                ..default
+            },
+        ),
+        (
+            BuiltIn::Bcd,
+            LearnerSettings {
+                zero_order: true,
+                ..default
+            },
+        ),
+        (
+            BuiltIn::Sp,
+            LearnerSettings {
+                averaging: true,
+                zero_order: true,
+                ..default
+            },
+        ),
         (BuiltIn::CrfL1, LearnerSettings { c: 0.1, ..default }),
     ];
     for (learner, settings) in variants {
@@ -387,8 +425,10 @@ fn fit_alike(
         built_in.report().trace.extra("token_errors")
     );
     assert_eq!(outside.report().iterations, built_in.report().iterations);
-    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) =
-        (outside.predict(test).unwrap(), built_in.predict(test).unwrap());
+    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) = (
+        outside.predict(test).unwrap(),
+        built_in.predict(test).unwrap(),
+    );
     assert_eq!(a, b);
     (built_in, outside)
 }
@@ -406,8 +446,10 @@ fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
     // The fitted model of an outside learner saves and loads like any other.
     let back = online_bilinear::FittedTagger::from_json(&outside.to_json().unwrap()).unwrap();
     assert_eq!(back.learner(), "outside perceptron");
-    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) =
-        (back.predict(&test).unwrap(), outside.predict(&test).unwrap());
+    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) = (
+        back.predict(&test).unwrap(),
+        outside.predict(&test).unwrap(),
+    );
     assert_eq!(a, b);
 }
 
@@ -503,5 +545,10 @@ fn custom_learner_parameters_are_checked() {
             ..
         }))
     ));
-    assert!(TaggerParams::new(passive_aggressive()).c(0.5).check().is_ok());
+    assert!(
+        TaggerParams::new(passive_aggressive())
+            .c(0.5)
+            .check()
+            .is_ok()
+    );
 }

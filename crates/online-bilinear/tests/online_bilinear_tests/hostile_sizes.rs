@@ -156,11 +156,7 @@ impl Extension for Unreachable {
 }
 
 impl Learner for Unreachable {
-    fn start(
-        &self,
-        _: LearnerShape,
-        _: &LearnerSettings,
-    ) -> online_bilinear::Result<Training> {
+    fn start(&self, _: LearnerShape, _: &LearnerSettings) -> online_bilinear::Result<Training> {
         Err(OblError::Learner {
             check: "unreachable",
             message: "built before the score table check".into(),
@@ -269,19 +265,10 @@ fn caller_given_sizes_are_typed_errors() {
         ),
         ("Bol tags", Bol::new(1, MAX_TAGS + 1, &params).map(drop)),
         ("Bol features", Bol::new(huge, 4, &params).map(drop)),
-        (
-            "Bcd",
-            Bcd::new(usize::MAX, 4, &params).map(drop),
-        ),
-        (
-            "Bcd tags",
-            Bcd::new(1, usize::MAX, &params).map(drop),
-        ),
+        ("Bcd", Bcd::new(usize::MAX, 4, &params).map(drop)),
+        ("Bcd tags", Bcd::new(1, usize::MAX, &params).map(drop)),
         ("Sp", Sp::new(huge, 4, &params, None).map(drop)),
-        (
-            "Sp tags",
-            Sp::new(1, 1 << 33, &params, None).map(drop),
-        ),
+        ("Sp tags", Sp::new(1, 1 << 33, &params, None).map(drop)),
     ];
     for (case, result) in cases {
         invalid(case, result, &[]);
@@ -359,8 +346,10 @@ fn a_model_saved_with_history_survives_load_save_load() {
         let again = FittedTagger::from_json(&saved).unwrap();
         use online_bilinear::Fitted as _;
         assert_eq!(again.report(), loaded.report(), "{history}");
-        let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) =
-            (again.predict(&train).unwrap(), model.predict(&train).unwrap());
+        let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) = (
+            again.predict(&train).unwrap(),
+            model.predict(&train).unwrap(),
+        );
         assert_eq!(a, b);
     }
 }

@@ -93,10 +93,7 @@ fn training_is_deterministic_for_a_seed() {
             a.report().trace.extra("token_errors"),
             b.report().trace.extra("token_errors")
         );
-        assert_eq!(
-            a.predict(&train).unwrap(),
-            b.predict(&train).unwrap()
-        );
+        assert_eq!(a.predict(&train).unwrap(), b.predict(&train).unwrap());
     }
     // Another seed visits the sentences in another order.
     let a = TaggerParams::bol().max_iter(1).seed(1).fit(&train).unwrap();

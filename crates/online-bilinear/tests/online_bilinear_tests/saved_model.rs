@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use bl_core::random::{Rng, seeded_rng};
 use bl_core::testing::mutate_json;
-use online_bilinear::Predict as _;
 use online_bilinear::Fit as _;
+use online_bilinear::Predict as _;
 use online_bilinear::{FittedTagger, OblError, Sentence, TaggerParams};
 use rand::RngExt as _;
 use serde_json::{Value, json};

@@ -97,11 +97,7 @@ impl Learner for Factory {
         &[]
     }
 
-    fn start(
-        &self,
-        shape: LearnerShape,
-        _: &LearnerSettings,
-    ) -> online_bilinear::Result<Training> {
+    fn start(&self, shape: LearnerShape, _: &LearnerSettings) -> online_bilinear::Result<Training> {
         let l = shape.n_tags;
         Ok(Training::Online(Box::new(CrfFeaturePerceptron {
             l,
@@ -140,10 +136,7 @@ fn sp_with_transitions_only_is_the_perceptron_on_crf_features() {
         .max_iter(4)
         .fit(&train)
         .unwrap();
-    assert_eq!(
-        sp.predict(&test).unwrap(),
-        dense.predict(&test).unwrap()
-    );
+    assert_eq!(sp.predict(&test).unwrap(), dense.predict(&test).unwrap());
     assert_eq!(sp.zero_order_weights(), dense.zero_order_weights());
     // Only the bias feature keeps first-order weights.
     let w = sp.sparse_weights().unwrap();
