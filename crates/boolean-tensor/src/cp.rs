@@ -28,7 +28,7 @@ use crate::error::Result;
 use crate::hosvd::randomized_hosvd;
 use crate::kernels::Mttkrp;
 use crate::metrics::best_boolean_fit;
-use crate::tensor::{Tensor, cp_reconstruct_into, cp_to_tensor};
+use crate::tensor::{Tensor, cp_entry, cp_reconstruct_into, cp_to_tensor};
 use bl_core::error::build::{invalid, numerical};
 
 /// CP-ALS. Start with [`CpAls::params`].
@@ -127,10 +127,9 @@ impl CpAlsValidParams {
         seed: u64;
     }
 
-    /// The iteration knobs (`max_iter` counts ALS sweeps per start).
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.params.iteration
+    ref_getters! {
+        /// The iteration knobs (`max_iter` counts ALS sweeps per start).
+        iteration: IterationParams;
     }
 }
 
@@ -326,11 +325,8 @@ fitted_report! {
 
 impl FittedCp {
     /// The model's value at `[i, j, k]` (inside the shape).
-    fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
-        let [a, b, c] = &self.factors;
-        (0..a.ncols())
-            .map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)])
-            .sum()
+    fn entry(&self, index: [usize; 3]) -> f64 {
+        cp_entry(&self.factors, index)
     }
 }
 

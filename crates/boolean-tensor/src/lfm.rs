@@ -170,16 +170,11 @@ macro_rules! lfm_getters {
                 seed: u64;
             }
 
-            /// The iteration knobs (`max_iter` counts Boolean columns).
-            #[must_use]
-            pub fn iteration(&self) -> &IterationParams {
-                &self.params.iteration
-            }
-
-            /// The Boolean QP solver.
-            #[must_use]
-            pub fn solver(&self) -> &Arc<dyn QpSolver> {
-                &self.params.solver
+            ref_getters! {
+                /// The iteration knobs (`max_iter` counts Boolean columns).
+                iteration: IterationParams;
+                /// The Boolean QP solver.
+                solver: Arc<dyn QpSolver>;
             }
         }
     };

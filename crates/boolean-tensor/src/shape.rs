@@ -51,6 +51,20 @@ macro_rules! getters {
     };
 }
 
+/// Getters by reference of a checked type declared by [`param_guard!`]: each
+/// `field: Type;` (after its doc lines) becomes `pub fn field(&self) -> &Type`.
+macro_rules! ref_getters {
+    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
+        $(
+            $(#[$attr])*
+            #[must_use]
+            pub fn $field(&self) -> &$ty {
+                &self.params.$field
+            }
+        )*
+    };
+}
+
 /// `ValidParams -> Fitted by method` implements [`bl_core::Fit`] on tensors for the
 /// checked parameters by the inherent `method(&self, x, observers)`; the builder fits
 /// through bl-core's blanket implementation (check, then fit). The doc lines document

@@ -32,7 +32,7 @@ use crate::common::{
 use crate::error::Result;
 use crate::kernels::Mttkrp;
 use crate::linalg::{gram, hadamard};
-use crate::tensor::{Tensor, check_modes, cp_to_tensor, other_modes};
+use crate::tensor::{Tensor, check_modes, cp_entry, cp_to_tensor, other_modes};
 use bl_core::error::build::invalid;
 
 /// SUSTain-style ALS. Start with [`Sustain::params`].
@@ -134,10 +134,9 @@ impl SustainValidParams {
         seed: u64;
     }
 
-    /// The iteration knobs (`max_iter` counts sweeps per start).
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.params.iteration
+    ref_getters! {
+        /// The iteration knobs (`max_iter` counts sweeps per start).
+        iteration: IterationParams;
     }
 
     /// The modes tried as the Boolean mode.
@@ -364,11 +363,8 @@ fitted_report! {
 
 impl FittedSustain {
     /// The model's value at `[i, j, k]` (inside the shape).
-    fn entry(&self, [i, j, k]: [usize; 3]) -> f64 {
-        let [a, b, c] = &self.factors;
-        (0..a.ncols())
-            .map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)])
-            .sum()
+    fn entry(&self, index: [usize; 3]) -> f64 {
+        cp_entry(&self.factors, index)
     }
 }
 

@@ -120,10 +120,9 @@ impl TuckerValidParams {
         ranks: [usize; 3];
     }
 
-    /// The iteration knobs (`max_iter` counts EM rounds).
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.params.iteration
+    ref_getters! {
+        /// The iteration knobs (`max_iter` counts EM rounds).
+        iteration: IterationParams;
     }
 }
 

@@ -191,16 +191,11 @@ impl BmpValidParams {
         seed: u64;
     }
 
-    /// The iteration knobs (`max_iter` counts atoms).
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.params.iteration
-    }
-
-    /// The Boolean QP solver.
-    #[must_use]
-    pub fn solver(&self) -> &Arc<dyn QpSolver> {
-        &self.params.solver
+    ref_getters! {
+        /// The iteration knobs (`max_iter` counts atoms).
+        iteration: IterationParams;
+        /// The Boolean QP solver.
+        solver: Arc<dyn QpSolver>;
     }
 
     /// The modes searched for atoms.

@@ -25,7 +25,7 @@ use faer::{Mat, MatRef, Par};
 mod products;
 mod unfold;
 
-pub(crate) use products::cp_reconstruct_into;
+pub(crate) use products::{cp_entry, cp_reconstruct_into};
 pub use products::{cp_to_tensor, khatri_rao};
 pub(crate) use unfold::{
     mode_product_into, refold_into, unfold_into, unfolded_position, unfolded_shape, unfolded_view,

@@ -120,3 +120,12 @@ pub fn cp_to_tensor(factors: [MatRef<'_, f64>; 3]) -> Result<Tensor> {
     }
     Tensor::from_vec(shape, out)
 }
+
+/// The value of the CP model `[[F_0, F_1, F_2]]` at `[i, j, k]` (inside the factors'
+/// rows): `sum_r F_0[i, r] F_1[j, r] F_2[k, r]`.
+pub(crate) fn cp_entry(factors: &[Mat<f64>; 3], [i, j, k]: [usize; 3]) -> f64 {
+    let [a, b, c] = factors;
+    (0..a.ncols())
+        .map(|r| a[(i, r)] * b[(j, r)] * c[(k, r)])
+        .sum()
+}

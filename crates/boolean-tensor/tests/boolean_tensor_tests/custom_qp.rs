@@ -239,11 +239,5 @@ fn an_invalid_outside_solver_is_rejected_by_the_fit() {
         .solver(Arc::new(FlipSearch::default()))
         .fit(data.observed())
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            TensorError::Core(BlError::InvalidParameter { name: "starts", .. })
-        ),
-        "{err}"
-    );
+    common::assert_invalid_parameter(&err, "starts");
 }

@@ -56,16 +56,7 @@ fn invalid_parameters_are_rejected() {
     let x = common::data([5, 5, 5], 3, 0.0, 0.0, 0);
     let x = x.observed();
     let err = Bmp::params().max_iter(0).fit(x).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            TensorError::Core(BlError::InvalidParameter {
-                name: "max_iter",
-                ..
-            })
-        ),
-        "{err}"
-    );
+    common::assert_invalid_parameter(&err, "max_iter");
     assert!(Bmp::params().tol(f64::NAN).fit(x).is_err());
     assert!(Bmp::params().modes(&[]).fit(x).is_err());
     assert!(matches!(
@@ -77,13 +68,7 @@ fn invalid_parameters_are_rejected() {
         .solver(std::sync::Arc::new(bad_solver))
         .fit(x)
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            TensorError::Core(BlError::InvalidParameter { name: "trials", .. })
-        ),
-        "{err}"
-    );
+    common::assert_invalid_parameter(&err, "trials");
     assert!(matches!(
         x.unfold(3).unwrap_err(),
         TensorError::InvalidMode { mode: 3 }

@@ -124,16 +124,7 @@ fn the_threads_knob_is_checked_and_does_not_change_the_model() {
     let x = d.observed();
     for threads in [Some(0), Some(5000)] {
         let err = Bmp::params().threads(threads).fit(x).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                TensorError::Core(BlError::InvalidParameter {
-                    name: "threads",
-                    ..
-                })
-            ),
-            "{err}"
-        );
+        common::assert_invalid_parameter(&err, "threads");
         assert!(CpAls::params().threads(threads).fit(x).is_err());
         assert!(Tucker::params().threads(threads).fit(x).is_err());
         assert!(Lfm::params().threads(threads).fit(x).is_err());
