@@ -111,17 +111,3 @@ impl BooleanQpSolver for ExactBqp {
         })
     }
 }
-
-impl crate::params::MixingParams {
-    /// Checks the parameters and solves `qp` with the mixing method: the same as
-    /// `params.check()?.solve_bqp(qp)`. Kept only until `boolean-tensor` (its `MixingQp`)
-    /// calls the checked parameters; use those.
-    ///
-    /// # Errors
-    /// Invalid parameters, or as [`BooleanQpSolver::solve_bqp`].
-    #[doc(hidden)]
-    pub fn solve_bqp(&self, qp: &BooleanQp) -> Result<BqpOutcome> {
-        use bl_core::ParamGuard;
-        self.check()?.solve_bqp(qp)
-    }
-}

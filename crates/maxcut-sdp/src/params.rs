@@ -167,14 +167,6 @@ impl MixingParams {
     // objective by at most `tol * |f|`.
     bl_core::iteration_setters!(iteration);
 
-    /// Sets the maximum number of sweeps: the same knob as `max_iter`, kept only until
-    /// `boolean-tensor` (its `MixingQp::default`) moves to `max_iter`; use `max_iter`.
-    #[doc(hidden)]
-    #[must_use]
-    pub fn max_sweeps(self, max_sweeps: usize) -> Self {
-        self.max_iter(max_sweeps)
-    }
-
     bl_core::params::setters! {
         /// Sets the number of random hyperplanes tried by the rounding.
         trials: usize;
