@@ -55,19 +55,39 @@ fn crf_l1_has_many_more_exact_zeros_than_l2() {
 #[test]
 fn crf_training_is_deterministic_for_a_thread_count() {
     let train = common::cyclic_corpus(80, 0);
+    // The fit's own `threads` knob (its pool), and the caller's pool with the global default.
     let fit = || {
+        TaggerParams::crf_l2()
+            .c(0.1)
+            .threads(Some(2))
+            .fit(&train)
+            .unwrap()
+    };
+    let in_pool = || {
         rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
             .unwrap()
             .install(|| TaggerParams::crf_l2().c(0.1).fit(&train).unwrap())
     };
-    let (a, b) = (fit(), fit());
+    let (a, b, c) = (fit(), fit(), in_pool());
     assert_eq!(a.crf_weights(), b.crf_weights());
+    assert_eq!(a.crf_weights(), c.crf_weights());
     assert_eq!(
         a.report().trace.extra("optimizer_iterations")[0].1 as usize,
         b.report().trace.extra("optimizer_iterations")[0].1 as usize
     );
+    assert_eq!(a.iteration().threads, Some(2));
+    // Out of range: a typed error naming the knob.
+    assert!(matches!(
+        TaggerParams::crf_l2().threads(Some(0)).fit(&train),
+        Err(online_bilinear::OblError::Core(
+            bl_core::BlError::InvalidParameter {
+                name: "threads",
+                ..
+            }
+        ))
+    ));
 }
 
 #[test]

@@ -279,3 +279,100 @@ fn parameters_a_learner_does_not_read_are_rejected() {
         assert!(accepted.check().is_ok(), "{name}");
     }
 }
+
+/// Templates and cutoff have one place: a fit on a prepared corpus reads the prepared ones;
+/// parameters that set the same ones are accepted, other ones are an error naming the
+/// parameter (they used to be silently ignored).
+#[test]
+fn templates_and_cutoff_are_given_once() {
+    let corpus = common::lexicon_corpus(40, 3);
+    let prepared = TaggerParams::bol()
+        .templates(Templates::segmentation())
+        .cutoff(2)
+        .check()
+        .unwrap()
+        .prepare(&corpus)
+        .unwrap();
+    assert_eq!(prepared.templates(), &Templates::segmentation());
+    assert_eq!(prepared.cutoff(), 2);
+    // Unset: the prepared ones.
+    let sp = TaggerParams::sp().max_iter(2).fit(&prepared).unwrap();
+    assert_eq!(sp.templates(), &Templates::segmentation());
+    assert_eq!(sp.cutoff(), 2);
+    // The same ones: accepted.
+    assert!(
+        TaggerParams::sp()
+            .max_iter(2)
+            .templates(Templates::segmentation())
+            .cutoff(2)
+            .fit(&prepared)
+            .is_ok()
+    );
+    // Other ones: refused.
+    for (name, params) in [
+        (
+            "templates",
+            TaggerParams::sp().templates(Templates::word_tagging()),
+        ),
+        ("cutoff", TaggerParams::sp().cutoff(1)),
+    ] {
+        match params.fit(&prepared) {
+            Err(OblError::Core(bl_core::BlError::InvalidParameter { name: got, .. })) => {
+                assert_eq!(got, name)
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+/// Without `.templates(..)`, a corpus of words gets the word-tagging preset (with a bias),
+/// a corpus of characters the segmentation templates, and a corpus of several columns is
+/// asked for its templates: a word tagger never trains on character templates silently.
+#[test]
+fn default_templates_follow_the_data() {
+    let words = online_bilinear::parse_word_tagged(
+        "The/DT dog/NN barked/VBD ./.\nA/DT cat/NN jumped/VBD ./.\n",
+        '/',
+        "<words>",
+    )
+    .unwrap();
+    let model = TaggerParams::bol().max_iter(3).fit(&words).unwrap();
+    assert_eq!(model.templates(), &Templates::word_tagging());
+    assert!(model.templates().as_slice().contains(&Template::Bias));
+    let chars = online_bilinear::synthetic::segmentation(20, 30, 10, 1).unwrap();
+    let model = TaggerParams::bol().max_iter(2).fit(&chars).unwrap();
+    assert_eq!(model.templates(), &Templates::segmentation());
+    let columns = online_bilinear::ConllFormat::new()
+        .columns(&["word", "pos", "chunk"])
+        .parse("He PRP B-NP\nreckons VBZ B-VP\n", "<input>")
+        .unwrap();
+    match TaggerParams::bol().fit(&columns) {
+        Err(OblError::Core(bl_core::BlError::InvalidParameter { name, .. })) => {
+            assert_eq!(name, "templates")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        TaggerParams::bol()
+            .templates(Templates::chunking())
+            .max_iter(2)
+            .fit(&columns)
+            .is_ok()
+    );
+}
+
+/// `train_seconds` on a prepared corpus is the training alone; on a corpus it adds the
+/// feature extraction, so it is at least the report's elapsed epochs.
+#[test]
+fn train_seconds_is_what_it_says_on_each_path() {
+    let corpus = common::lexicon_corpus(60, 3);
+    let params = TaggerParams::sp().max_iter(3).check().unwrap();
+    let from_corpus = params.fit(&corpus).unwrap();
+    let prepared = params.prepare(&corpus).unwrap();
+    let from_prepared = params.fit(&prepared).unwrap();
+    for model in [&from_corpus, &from_prepared] {
+        let epochs = model.report().trace.extra("train_seconds");
+        let last_epoch = epochs.last().unwrap().1;
+        assert!(model.train_seconds() >= last_epoch, "{model:?}");
+    }
+}
