@@ -73,7 +73,7 @@ pub struct LogisticParams {
 
 /// Checked hyperparameters of [`LogisticRegression`]: a getter of the same name for every
 /// field. Deserializing (by any serde format) runs [`LogisticParams::check`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(try_from = "LogisticParams", into = "LogisticParams")]
 pub struct LogisticValidParams(LogisticParams);
 
@@ -100,12 +100,6 @@ impl Default for LogisticParams {
             eta: DEFAULT_ETA,
             iteration: IterationParams::new(10_000, 1e-6),
         }
-    }
-}
-
-impl Default for LogisticValidParams {
-    fn default() -> Self {
-        Self(LogisticParams::default())
     }
 }
 

@@ -19,10 +19,10 @@
 //! rule `(l_min, eta)` of Alg. 3 in place of the block update (Algorithm 3 is the
 //! multinomial form of Alg. 2's step, so it takes no other update); the setters have the
 //! names of [`SblrParams`]'s. A warm start is
-//! [`Init::WarmMultinomial`](crate::Init::WarmMultinomial)
-//! ([`FittedMultinomialSblr::warm_start`]); the binary [`Init::Warm`](crate::Init::Warm)
-//! is rejected. [`Init::MeanSvd`](crate::Init::MeanSvd) starts every class at the paper's
-//! binary start; [`Init::LabelWeightedSvd`](crate::Init::LabelWeightedSvd) starts class `c`
+//! [`Init::WarmMultinomial`]
+//! ([`FittedMultinomialSblr::warm_start`]); the binary [`Init::Warm`]
+//! is rejected. [`Init::MeanSvd`] starts every class at the paper's
+//! binary start; [`Init::LabelWeightedSvd`] starts class `c`
 //! at the top singular pairs of `mean(X | c) - mean(X | reference)`.
 //!
 //! | setter | default | meaning | valid range |
