@@ -23,7 +23,10 @@ pub mod tensor;
 pub mod tucker;
 
 pub use atom::{Atom, BooleanFactor, Decomposition, atoms_to_tensor};
-pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
+pub use bl_core::{
+    Extension, Fit, FitReport, Fitted, IterationParams, Observer, ParamGuard, Predict,
+    PredictInplace,
+};
 pub use bmp::{
     AtomStep, Bmp, BmpParams, BmpValidParams, Candidate, FittedBmp, fully_corrective_coefficients,
     search_atom,
