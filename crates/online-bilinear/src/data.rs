@@ -14,7 +14,8 @@
 //!
 //! Malformed lines give [`bl_core::BlError::Parse`] or [`OblError::MissingColumns`] with the
 //! 1-based line number; so does a file that is not UTF-8 (the line of the first bad
-//! byte). Lines may end in `\n`, `\r\n` or a lone `\r`. A byte-order mark at the start
+//! byte). A `word/TAG` file given to a CoNLL reader fails on its first line of another
+//! length, and the message says to read it with [`read_word_tagged`]. Lines may end in `\n`, `\r\n` or a lone `\r`. A byte-order mark at the start
 //! of a file is skipped by the `read_*` readers (it marks the file's encoding); the
 //! `parse_*` readers take their text as it is, so a leading U+FEFF is part of the first
 //! token and [`Corpus::to_conll_string`] parses back to the same corpus. The readers are

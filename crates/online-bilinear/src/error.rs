@@ -23,7 +23,7 @@ pub enum OblError {
     },
     /// A line of a column file with a different number of columns than the others.
     #[error(
-        "{path}:{line}: expected {expected} whitespace-separated columns (observations then the tag), found {found}"
+        "{path}:{line}: expected {expected} whitespace-separated columns (observations then the tag), found {found}{hint}"
     )]
     MissingColumns {
         /// The file (or `"<input>"`).
@@ -34,6 +34,10 @@ pub enum OblError {
         expected: usize,
         /// Number of columns on this line.
         found: usize,
+        /// Empty, or what the line looks like and which reader fits it (starting with
+        /// `"; "`), e.g. `"; the line looks like space-separated word/TAG items: read the
+        /// file with read_word_tagged(path, '/')"`.
+        hint: String,
     },
     /// A corpus with named columns that lacks, at the place the templates read, a column
     /// the templates name (e.g. `pos` for [`crate::Templates::chunking`]).

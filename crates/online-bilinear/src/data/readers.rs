@@ -78,8 +78,9 @@ pub fn read_conll(path: impl AsRef<Path>) -> Result<Corpus> {
 ///
 /// # Errors
 /// [`OblError::MissingColumns`] at the first line whose column count differs from the first
-/// token line's, or that has a single column; [`bl_core::BlError::Empty`] when there is no
-/// token.
+/// token line's, or that has a single column (when every item of that line reads as
+/// `word/TAG` or `word_TAG`, its message says to read the file with [`read_word_tagged`]);
+/// [`bl_core::BlError::Empty`] when there is no token.
 pub fn parse_conll(text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
     ConllFormat::new().parse(text, source)
 }
@@ -163,7 +164,8 @@ impl ConllFormat {
     /// that contradict each other (names and a header; a named label without names; a
     /// label name or index outside the names; empty or repeated names);
     /// [`OblError::MissingColumns`] at the first token line whose column count differs
-    /// from the names' or the first token line's, or is below two;
+    /// from the names' or the first token line's, or is below two (with a hint to
+    /// [`read_word_tagged`] when the line reads as `word/TAG` items);
     /// [`bl_core::BlError::Parse`] at a header line with empty or repeated names or
     /// without the label's name, and at the first token line when the label's index is
     /// beyond its columns; [`bl_core::BlError::Empty`] when there is no token.
@@ -224,6 +226,7 @@ impl ConllFormat {
                     line: line_no,
                     expected: width.max(2),
                     found: fields.len(),
+                    hint: word_tagged_hint(&fields),
                 });
             }
             if columns.is_empty() {
@@ -299,6 +302,28 @@ impl ConllFormat {
             LabelColumn::Index(i) => format!("Index({i})"),
             LabelColumn::Named(name) => format!("Named({})", quote(name)),
         }
+    }
+}
+
+/// The separators [`word_tagged_hint`] tries, in order.
+const WORD_TAG_SEPARATORS: [char; 2] = ['/', '_'];
+
+/// The hint of a line that breaks the column layout ([`OblError::MissingColumns`]) when it
+/// reads as whitespace-separated `word/TAG` items: for `/` or else `_`, every item splits
+/// at its last separator into a non-empty word and a non-empty tag. Empty otherwise.
+fn word_tagged_hint(fields: &[&str]) -> String {
+    let splits = |separator: char| {
+        fields.iter().all(|item| {
+            item.rfind(separator)
+                .is_some_and(|at| at > 0 && at + separator.len_utf8() < item.len())
+        })
+    };
+    match WORD_TAG_SEPARATORS.into_iter().find(|&s| splits(s)) {
+        Some(separator) => format!(
+            "; the line looks like space-separated word{separator}TAG items (one sentence per \
+             line): read the file with read_word_tagged(path, {separator:?})"
+        ),
+        None => String::new(),
     }
 }
 

@@ -66,6 +66,65 @@ fn conll_file_round_trips() {
 }
 
 #[test]
+fn conll_reader_on_a_word_tagged_file_points_to_read_word_tagged() {
+    let dir = TempDir::new("conll-word-tagged");
+    // Two sentences of 4 and 6 word/TAG items: the CoNLL reader takes the first line for a
+    // token of 4 columns and fails on the second.
+    let text = "The/DT dog/NN barked/VBD ./.\nA/DT cat/NN sat/VBD on/IN 1/2/CD mats/NNS\n";
+    let path = dir.write("train.pos", text);
+    let err = read_conll(&path).unwrap_err();
+    match &err {
+        OblError::MissingColumns {
+            line,
+            expected,
+            found,
+            hint,
+            ..
+        } => {
+            assert_eq!((*line, *expected, *found), (2, 4, 6));
+            assert!(hint.contains("read_word_tagged(path, '/')"), "{hint}");
+        }
+        other => panic!("expected MissingColumns, got {other:?}"),
+    }
+    let message = err.to_string();
+    assert!(
+        message.contains("expected 4 whitespace-separated columns")
+            && message.contains("found 6")
+            && message.contains("word/TAG")
+            && message.contains("read_word_tagged"),
+        "{message}"
+    );
+    // The reader it names reads the file.
+    let corpus = read_word_tagged(&path, '/').unwrap();
+    assert_eq!((corpus.len(), corpus.n_tokens()), (2, 10));
+    // `word_TAG` items get the `_` separator; a one-item line is hinted too.
+    let message = parse_conll("The_DT dog_NN\nHi_UH\n", "<x>")
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("read_word_tagged(path, '_')"), "{message}");
+    let message = parse_conll("Hello/UH\n", "<x>").unwrap_err().to_string();
+    assert!(
+        message.contains("found 1") && message.contains("read_word_tagged"),
+        "{message}"
+    );
+    // A CoNLL line that breaks the layout without looking like word/TAG has no hint:
+    // an item without a separator, an empty word or tag around it.
+    for text in [
+        "a DT B-NP\nb/x NN\n",
+        "a DT B-NP\n/DT NN/\n",
+        "a DT B-NP\nc B-NP\n",
+        "1/2 CD B-NP\n3/4 I-NP\n",
+    ] {
+        match parse_conll(text, "<x>") {
+            Err(OblError::MissingColumns { hint, line: 2, .. }) => {
+                assert!(hint.is_empty(), "{text:?}: {hint}");
+            }
+            other => panic!("{text:?}: expected MissingColumns, got {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn conll_missing_column_reports_the_line() {
     let dir = TempDir::new("conll-bad");
     let path = dir.write("bad.txt", "a DT B-NP\nb NN I-NP\n\nc B-NP\n");
@@ -75,8 +134,10 @@ fn conll_missing_column_reports_the_line() {
             expected,
             found,
             path: p,
+            hint,
         }) => {
             assert_eq!((line, expected, found), (4, 3, 2));
+            assert!(hint.is_empty(), "{hint}");
             assert_eq!(p, path);
         }
         other => panic!("expected MissingColumns, got {other:?}"),
