@@ -6,8 +6,8 @@
 use bl_core::random::seeded_rng;
 use online_bilinear::features::{MAX_CHAIN, TransformChain};
 use online_bilinear::{
-    ConllFormat, Corpus, FeatureDict, LabelColumn, OblError, Sentence, TagScheme, TaggerParams,
-    Template, Templates, Transform, parse_word_tagged, read_word_tagged,
+    ConllFormat, Corpus, FeatureDict, FittedTagger, LabelColumn, OblError, Sentence, TagScheme,
+    TaggerParams, Template, Templates, Transform, parse_word_tagged, read_word_tagged,
 };
 use online_bilinear::{Fit as _, Predict};
 use rand::RngExt;
@@ -526,6 +526,45 @@ fn word_templates_tag_unseen_words_of_a_word_tagged_file() {
         tagging > 0.95 && tagging > words_alone + 0.3,
         "word_tagging {tagging}, words alone {words_alone}"
     );
+}
+
+/// A model saved with chains and transform bigrams loads and predicts the same; a model of
+/// one-step transforms saves them in the form models had before chains.
+#[test]
+fn saved_models_keep_their_transforms() {
+    let train = parse_word_tagged(&pos_corpus_text(60, 7), '/', "<train>").unwrap();
+    let test = parse_word_tagged(&pos_corpus_text(20, 8), '/', "<test>").unwrap();
+    for (templates, saved_forms) in [
+        (
+            Templates::word_tagging(),
+            &[
+                r#""transform":["Lowercase",{"Suffix":3}]"#,
+                r#"{"TransformedBigram":{"column":0,"first":-1,"second":0,"transform":"Lowercase"}}"#,
+            ][..],
+        ),
+        (
+            Templates::word_only(),
+            &[
+                r#"{"Transformed":{"column":0,"offset":0,"transform":{"Suffix":3}}}"#,
+                r#"{"Transformed":{"column":0,"offset":-1,"transform":"Lowercase"}}"#,
+            ],
+        ),
+    ] {
+        let model = TaggerParams::bol()
+            .templates(templates.clone())
+            .max_iter(2)
+            .seed(5)
+            .fit(&train)
+            .unwrap();
+        let json = model.to_json().unwrap();
+        for form in saved_forms {
+            assert!(json.contains(form), "{form} not in the saved model");
+        }
+        let back = FittedTagger::from_json(&json).unwrap();
+        assert_eq!(back.templates(), &templates);
+        let predicted = |m: &FittedTagger| -> Vec<Vec<String>> { m.predict(&test).unwrap() };
+        assert_eq!(predicted(&back), predicted(&model));
+    }
 }
 
 /// A small chunking corpus in CoNLL columns (word, part of speech, chunk).
