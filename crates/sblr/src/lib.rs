@@ -25,6 +25,159 @@ macro_rules! fit_matrix {
     };
 }
 
+/// `impl PredictInplace<MatrixDataset<T>, Vec<usize>>` (class labels) for a fitted model:
+/// `[generics] Model; fn(&self, data, targets) { body }`, the doc lines documenting
+/// `predict_inplace`; the default target is one label per sample.
+macro_rules! predict_labels {
+    (
+        $(#[$doc:meta])*
+        [$($gen:tt)*] $model:ty;
+        fn(&$this:ident, $data:ident, $targets:ident) $body:block
+    ) => {
+        impl<$($gen)* T: bl_core::data::Element>
+            bl_core::PredictInplace<bl_core::data::MatrixDataset<T>, Vec<usize>> for $model
+        {
+            type Error = $crate::error::SblrError;
+
+            $(#[$doc])*
+            fn predict_inplace(
+                &$this,
+                $data: &bl_core::data::MatrixDataset<T>,
+                $targets: &mut Vec<usize>,
+            ) -> $crate::error::Result<()> $body
+
+            fn default_target(
+                &self,
+                data: &bl_core::data::MatrixDataset<T>,
+            ) -> $crate::error::Result<Vec<usize>> {
+                Ok(vec![0; data.n_samples()])
+            }
+        }
+    };
+}
+
+/// `TryFrom<Builder> for Checked` (by `ParamGuard::check`, so that deserializing a checked
+/// type through `#[serde(try_from)]` validates it) and `From<Checked> for Builder`, for a
+/// checked type that wraps its builder in `.0`.
+macro_rules! checked_conversions {
+    ($checked:ident from $builder:ident) => {
+        impl TryFrom<$builder> for $checked {
+            type Error = $crate::error::SblrError;
+
+            fn try_from(raw: $builder) -> $crate::error::Result<Self> {
+                bl_core::ParamGuard::check(&raw)
+            }
+        }
+
+        impl From<$checked> for $builder {
+            fn from(valid: $checked) -> Self {
+                valid.0
+            }
+        }
+    };
+}
+
+/// The builder setters the binary and the multinomial parameters share: `penalties`,
+/// `unregularized`, `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `stop`, `init`, `seed` and the
+/// iteration knobs.
+macro_rules! bilinear_setters {
+    () => {
+        /// Sets all four penalties `(mu1, mu2, nu1, nu2)` of eq. (5) (eq. (31) for every
+        /// class of the multinomial model).
+        #[must_use]
+        pub fn penalties(mut self, mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
+            (self.mu1, self.mu2, self.nu1, self.nu2) = (mu1, mu2, nu1, nu2);
+            self
+        }
+
+        /// Sets all penalties to zero: unregularized bilinear logistic regression (BLR).
+        #[must_use]
+        pub fn unregularized(self) -> Self {
+            self.penalties(0.0, 0.0, 0.0, 0.0)
+        }
+
+        bl_core::params::setters! {
+            /// Sets the rank `r` (of every class's factors).
+            rank: usize;
+            /// Sets the l1 weight on `U` (every `U_c`).
+            mu1: f64;
+            /// Sets the squared-l2 weight on `U` (every `U_c`).
+            mu2: f64;
+            /// Sets the l1 weight on `V` (every `V_c`).
+            nu1: f64;
+            /// Sets the squared-l2 weight on `V` (every `V_c`).
+            nu2: f64;
+            /// Chooses the stopping quantity `q^k`.
+            stop: $crate::params::StopCriterion;
+            /// Chooses the initialization.
+            init: $crate::params::Init;
+            /// Sets the seed (used by `Init::Random`).
+            seed: u64;
+        }
+
+        bl_core::iteration_setters!(iteration);
+    };
+}
+
+/// The getters the checked binary and multinomial parameters share (reading the builder
+/// held in `.0`): `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `penalties`, `stop`, `init`, `seed`,
+/// `iteration`.
+macro_rules! bilinear_getters {
+    () => {
+        /// Rank `r` (of every class's factors).
+        #[must_use]
+        pub fn rank(&self) -> usize {
+            self.0.rank
+        }
+        /// l1 weight on `U` (every `U_c`).
+        #[must_use]
+        pub fn mu1(&self) -> f64 {
+            self.0.mu1
+        }
+        /// Squared-l2 weight on `U` (every `U_c`).
+        #[must_use]
+        pub fn mu2(&self) -> f64 {
+            self.0.mu2
+        }
+        /// l1 weight on `V` (every `V_c`).
+        #[must_use]
+        pub fn nu1(&self) -> f64 {
+            self.0.nu1
+        }
+        /// Squared-l2 weight on `V` (every `V_c`).
+        #[must_use]
+        pub fn nu2(&self) -> f64 {
+            self.0.nu2
+        }
+        /// The four penalties `(mu1, mu2, nu1, nu2)`.
+        #[must_use]
+        pub fn penalties(&self) -> $crate::params::Penalties {
+            $crate::params::Penalties::new(self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2)
+        }
+        /// The stopping quantity `q^k`.
+        #[must_use]
+        pub fn stop(&self) -> $crate::params::StopCriterion {
+            self.0.stop
+        }
+        /// The initialization.
+        #[must_use]
+        pub fn init(&self) -> &$crate::params::Init {
+            &self.0.init
+        }
+        /// The seed of `Init::Random`.
+        #[must_use]
+        pub fn seed(&self) -> u64 {
+            self.0.seed
+        }
+        /// Budget (`max_iter` outer iterations), tolerance on `q^k`, time limit, threads
+        /// of the data passes and trace.
+        #[must_use]
+        pub fn iteration(&self) -> &bl_core::IterationParams {
+            &self.0.iteration
+        }
+    };
+}
+
 pub mod bilinear;
 pub mod block;
 pub mod conformance;

@@ -43,7 +43,6 @@ use crate::passes::{Stacked, Threads};
 use crate::saved::{self, SavedModel};
 use crate::update::{DEFAULT_ETA, DEFAULT_L_MIN, ExactBlockSolve, check_step_rule};
 use bl_core::IterationParams;
-use bl_core::PredictInplace;
 use bl_core::error::build::numerical;
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
@@ -77,19 +76,7 @@ pub struct LogisticParams {
 #[serde(try_from = "LogisticParams", into = "LogisticParams")]
 pub struct LogisticValidParams(LogisticParams);
 
-impl TryFrom<LogisticParams> for LogisticValidParams {
-    type Error = SblrError;
-
-    fn try_from(raw: LogisticParams) -> Result<Self> {
-        raw.check()
-    }
-}
-
-impl From<LogisticValidParams> for LogisticParams {
-    fn from(valid: LogisticValidParams) -> Self {
-        valid.0
-    }
-}
+checked_conversions!(LogisticValidParams from LogisticParams);
 
 impl Default for LogisticParams {
     fn default() -> Self {
@@ -362,20 +349,15 @@ impl FittedLogisticRegression {
     }
 }
 
-impl<T: Element> PredictInplace<MatrixDataset<T>, Vec<usize>> for FittedLogisticRegression {
-    type Error = SblrError;
-
+predict_labels! {
     /// Predicted class indices (1 when the decision value is positive).
     ///
     /// # Errors
     /// As [`FittedLogisticRegression::decision_function`]; `targets` of another length
     /// than the data's samples.
-    fn predict_inplace(&self, data: &MatrixDataset<T>, targets: &mut Vec<usize>) -> Result<()> {
+    [] FittedLogisticRegression;
+    fn(&self, data, targets) {
         positive_class(&self.decision_function(data)?, targets)
-    }
-
-    fn default_target(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(vec![0; data.n_samples()])
     }
 }
 

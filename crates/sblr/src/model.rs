@@ -1,9 +1,9 @@
 //! The binary model: [`Sblr`] (entry point), fitting, and the fitted [`FittedSblr`].
 
+use bl_core::Predict;
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::{Observer, Progress, run};
 use bl_core::logistic::sigmoid;
-use bl_core::{Predict, PredictInplace};
 
 use faer::{Mat, MatRef};
 
@@ -258,21 +258,16 @@ impl FittedSblr {
     }
 }
 
-impl<T: Element> PredictInplace<MatrixDataset<T>, Vec<usize>> for FittedSblr {
-    type Error = SblrError;
-
+predict_labels! {
     /// Predicted class indices (1 when the decision value is positive, else 0), in the
     /// class order of the training data.
     ///
     /// # Errors
     /// As [`FittedSblr::decision_function`]; `targets` of another length than the data's
     /// samples.
-    fn predict_inplace(&self, data: &MatrixDataset<T>, targets: &mut Vec<usize>) -> Result<()> {
+    [] FittedSblr;
+    fn(&self, data, targets) {
         positive_class(&self.decision_function(data)?, targets)
-    }
-
-    fn default_target(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(vec![0; data.n_samples()])
     }
 }
 

@@ -25,7 +25,7 @@ use crate::linear::{FittedLogisticRegression, LogisticValidParams};
 use crate::model::{FittedSblr, fit_stacked};
 use crate::params::SblrValidParams;
 use crate::saved;
-use bl_core::{ParamGuard, PredictInplace};
+use bl_core::ParamGuard;
 
 /// Checked parameters of a binary estimator that can be fitted with explicit `±1` labels.
 pub trait BinaryEstimator: Sync {
@@ -329,22 +329,15 @@ impl<M: BinaryDecision> FittedOneVsAll<M> {
     }
 }
 
-impl<M: BinaryDecision, T: Element> PredictInplace<MatrixDataset<T>, Vec<usize>>
-    for FittedOneVsAll<M>
-{
-    type Error = SblrError;
-
+predict_labels! {
     /// The class with the largest decision value, for every sample.
     ///
     /// # Errors
     /// As [`FittedOneVsAll::decision_function`]; `targets` of another length than the
     /// data's samples.
-    fn predict_inplace(&self, data: &MatrixDataset<T>, targets: &mut Vec<usize>) -> Result<()> {
+    [M: BinaryDecision,] FittedOneVsAll<M>;
+    fn(&self, data, targets) {
         argmax_rows(&self.decision_function(data)?, targets)
-    }
-
-    fn default_target(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(vec![0; data.n_samples()])
     }
 }
 

@@ -238,19 +238,7 @@ pub struct SblrParams {
 #[serde(try_from = "SblrParams", into = "SblrParams")]
 pub struct SblrValidParams(SblrParams);
 
-impl TryFrom<SblrParams> for SblrValidParams {
-    type Error = SblrError;
-
-    fn try_from(raw: SblrParams) -> Result<Self> {
-        raw.check()
-    }
-}
-
-impl From<SblrValidParams> for SblrParams {
-    fn from(valid: SblrValidParams) -> Self {
-        valid.0
-    }
-}
+checked_conversions!(SblrValidParams from SblrParams);
 
 impl Default for SblrParams {
     fn default() -> Self {
@@ -290,61 +278,12 @@ impl PartialEq for SblrParams {
 }
 
 impl SblrValidParams {
-    /// Rank `r`.
-    #[must_use]
-    pub fn rank(&self) -> usize {
-        self.0.rank
-    }
-    /// l1 weight on `U`.
-    #[must_use]
-    pub fn mu1(&self) -> f64 {
-        self.0.mu1
-    }
-    /// Squared-l2 weight on `U`.
-    #[must_use]
-    pub fn mu2(&self) -> f64 {
-        self.0.mu2
-    }
-    /// l1 weight on `V`.
-    #[must_use]
-    pub fn nu1(&self) -> f64 {
-        self.0.nu1
-    }
-    /// Squared-l2 weight on `V`.
-    #[must_use]
-    pub fn nu2(&self) -> f64 {
-        self.0.nu2
-    }
-    /// The four penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
-    #[must_use]
-    pub fn penalties(&self) -> Penalties {
-        Penalties::new(self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2)
-    }
+    bilinear_getters!();
+
     /// The block update each iteration runs on `(U, b)` then `(V, b)`.
     #[must_use]
     pub fn block_update(&self) -> &Arc<dyn BlockUpdate> {
         &self.0.block_update
-    }
-    /// The stopping quantity `q^k`.
-    #[must_use]
-    pub fn stop(&self) -> StopCriterion {
-        self.0.stop
-    }
-    /// The initialization.
-    #[must_use]
-    pub fn init(&self) -> &Init {
-        &self.0.init
-    }
-    /// The seed of [`Init::Random`].
-    #[must_use]
-    pub fn seed(&self) -> u64 {
-        self.0.seed
-    }
-    /// Budget (`max_iter` outer iterations), tolerance on `q^k`, time limit, threads of
-    /// the data passes and trace.
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.0.iteration
     }
 }
 
@@ -426,43 +365,14 @@ impl SblrParams {
             .init(Init::LabelWeightedSvd)
     }
 
-    /// Sets all four penalties `(mu1, mu2, nu1, nu2)` of eq. (5).
-    #[must_use]
-    pub fn penalties(mut self, mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
-        (self.mu1, self.mu2, self.nu1, self.nu2) = (mu1, mu2, nu1, nu2);
-        self
-    }
-
-    /// Sets all penalties to zero: unregularized bilinear logistic regression (BLR).
-    #[must_use]
-    pub fn unregularized(self) -> Self {
-        self.penalties(0.0, 0.0, 0.0, 0.0)
-    }
+    bilinear_setters!();
 
     bl_core::params::setters! {
-        /// Sets the rank `r`.
-        rank: usize;
-        /// Sets the l1 weight on `U`.
-        mu1: f64;
-        /// Sets the squared-l2 weight on `U`.
-        mu2: f64;
-        /// Sets the l1 weight on `V`.
-        nu1: f64;
-        /// Sets the squared-l2 weight on `V`.
-        nu2: f64;
         /// Sets the block update of each iteration: [`ProxLinearStep`] (Alg. 2, the
         /// default), [`ExactBlockSolve`] (Alg. 1) or yours; it must pass
         /// [`crate::conformance::conformance`].
         block_update: Arc<dyn BlockUpdate>;
-        /// Chooses the stopping quantity `q^k`.
-        stop: StopCriterion;
-        /// Chooses the initialization.
-        init: Init;
-        /// Sets the seed (used by [`Init::Random`]).
-        seed: u64;
     }
-
-    bl_core::iteration_setters!(iteration);
 }
 
 /// The saved layout of [`SblrParams`] (see the [module documentation](self)).

@@ -41,7 +41,7 @@ use bl_core::params::{self, ParamGuard};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SblrError};
-use crate::params::{Init, Penalties, SblrParams, StopCriterion, check_init, check_penalties};
+use crate::params::{Init, SblrParams, StopCriterion, check_init, check_penalties};
 use crate::update::{BuiltInUpdate, DEFAULT_ETA, DEFAULT_L_MIN, check_step_rule};
 use bl_core::error::build::invalid;
 use solver::MultinomialSolver;
@@ -90,19 +90,7 @@ pub struct MultinomialParams {
 #[serde(try_from = "MultinomialParams", into = "MultinomialParams")]
 pub struct MultinomialValidParams(MultinomialParams);
 
-impl TryFrom<MultinomialParams> for MultinomialValidParams {
-    type Error = SblrError;
-
-    fn try_from(raw: MultinomialParams) -> Result<Self> {
-        raw.check()
-    }
-}
-
-impl From<MultinomialValidParams> for MultinomialParams {
-    fn from(valid: MultinomialValidParams) -> Self {
-        valid.0
-    }
-}
+checked_conversions!(MultinomialValidParams from MultinomialParams);
 
 impl Default for MultinomialParams {
     fn default() -> Self {
@@ -125,70 +113,19 @@ impl Default for MultinomialParams {
 }
 
 impl MultinomialParams {
-    /// Sets all four penalties `(mu1, mu2, nu1, nu2)` of eq. (31).
-    #[must_use]
-    pub fn penalties(mut self, mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
-        (self.mu1, self.mu2, self.nu1, self.nu2) = (mu1, mu2, nu1, nu2);
-        self
-    }
+    bilinear_setters!();
 
     bl_core::params::setters! {
-        /// Sets the rank `r` of every class's factors.
-        rank: usize;
-        /// Sets the l1 weight on every `U_c`.
-        mu1: f64;
-        /// Sets the squared-l2 weight on every `U_c`.
-        mu2: f64;
-        /// Sets the l1 weight on every `V_c`.
-        nu1: f64;
-        /// Sets the squared-l2 weight on every `V_c`.
-        nu2: f64;
         /// Sets `L_min` of the step rule.
         l_min: f64;
         /// Sets the growth factor `eta` of the step rule.
         eta: f64;
-        /// Chooses the stopping quantity `q^k`.
-        stop: StopCriterion;
-        /// Chooses the initialization.
-        init: Init;
-        /// Sets the seed (used by [`Init::Random`]).
-        seed: u64;
     }
-
-    bl_core::iteration_setters!(iteration);
 }
 
 impl MultinomialValidParams {
-    /// Rank `r` of every class's factors.
-    #[must_use]
-    pub fn rank(&self) -> usize {
-        self.0.rank
-    }
-    /// l1 weight on every `U_c`.
-    #[must_use]
-    pub fn mu1(&self) -> f64 {
-        self.0.mu1
-    }
-    /// Squared-l2 weight on every `U_c`.
-    #[must_use]
-    pub fn mu2(&self) -> f64 {
-        self.0.mu2
-    }
-    /// l1 weight on every `V_c`.
-    #[must_use]
-    pub fn nu1(&self) -> f64 {
-        self.0.nu1
-    }
-    /// Squared-l2 weight on every `V_c`.
-    #[must_use]
-    pub fn nu2(&self) -> f64 {
-        self.0.nu2
-    }
-    /// The four penalties.
-    #[must_use]
-    pub fn penalties(&self) -> Penalties {
-        Penalties::new(self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2)
-    }
+    bilinear_getters!();
+
     /// `L_min` of the step rule.
     #[must_use]
     pub fn l_min(&self) -> f64 {
@@ -198,27 +135,6 @@ impl MultinomialValidParams {
     #[must_use]
     pub fn eta(&self) -> f64 {
         self.0.eta
-    }
-    /// The stopping quantity `q^k`.
-    #[must_use]
-    pub fn stop(&self) -> StopCriterion {
-        self.0.stop
-    }
-    /// The initialization.
-    #[must_use]
-    pub fn init(&self) -> &Init {
-        &self.0.init
-    }
-    /// The seed of [`Init::Random`].
-    #[must_use]
-    pub fn seed(&self) -> u64 {
-        self.0.seed
-    }
-    /// Budget (`max_iter` outer iterations), tolerance on `q^k`, time limit, threads of
-    /// the data passes and trace.
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.0.iteration
     }
 }
 

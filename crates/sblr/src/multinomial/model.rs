@@ -5,13 +5,11 @@ use bl_core::logistic::softmax_with_zero;
 use faer::MatRef;
 
 use super::MultinomialValidParams;
-use crate::error::SblrError;
 use crate::error::{Result, ensure_shape};
 use crate::ova::argmax_rows;
 use crate::params::Init;
 use crate::passes::{Stacked, Threads};
 use crate::saved::{self, SavedModel};
-use bl_core::PredictInplace;
 
 saved::saved_model! {
     /// A fitted multinomial SBLR model; the last class is the zero-score reference.
@@ -202,20 +200,15 @@ impl FittedMultinomialSblr {
     }
 }
 
-impl<T: Element> PredictInplace<MatrixDataset<T>, Vec<usize>> for FittedMultinomialSblr {
-    type Error = SblrError;
-
+predict_labels! {
     /// The most probable class of every sample.
     ///
     /// # Errors
     /// As [`FittedMultinomialSblr::decision_function`]; `targets` of another length than
     /// the data's samples.
-    fn predict_inplace(&self, data: &MatrixDataset<T>, targets: &mut Vec<usize>) -> Result<()> {
+    [] FittedMultinomialSblr;
+    fn(&self, data, targets) {
         argmax_rows(&self.decision_function(data)?, targets)
-    }
-
-    fn default_target(&self, data: &MatrixDataset<T>) -> Result<Vec<usize>> {
-        Ok(vec![0; data.n_samples()])
     }
 }
 

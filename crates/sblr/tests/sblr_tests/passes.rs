@@ -6,23 +6,11 @@
 
 use crate::common;
 
-use bl_core::data::{Element, MatrixDataset};
-use bl_core::random::{fill_standard_normal, seeded_rng};
 use sblr::passes::SamplePasses;
-
-/// `n` samples of `s x t` standard normals (labels alternate), stored as `T`.
-fn samples<T: Element>(n: usize, s: usize, t: usize, seed: u64) -> MatrixDataset<T> {
-    let mut rng = seeded_rng(seed);
-    let mut x = vec![0.0; n * s * t];
-    fill_standard_normal(&mut rng, &mut x);
-    let values: Vec<T> = x.into_iter().map(T::from_f64).collect();
-    let labels: Vec<usize> = (0..n).map(|i| i % 2).collect();
-    MatrixDataset::with_data(s, t, values, labels, vec!["a".into(), "b".into()]).unwrap()
-}
 
 #[test]
 fn pass_inputs_are_validated() {
-    let data = samples::<f64>(4, 6, 5, 3);
+    let data = sblr::synthetic::random_dataset(4, 6, 5, 3).unwrap();
     let err = SamplePasses::new(&data, Some(0)).unwrap_err();
     common::assert_invalid(&err, "threads");
     let passes = SamplePasses::new(&data, Some(1)).unwrap();
