@@ -87,7 +87,7 @@ fuzz_target!(|input: &[u8]| {
         1 => {
             let params = SyntheticParams::default()
                 .shape([s[0], s[1], s[2]])
-                .n_atoms(s[3]);
+                .max_iter(s[3]);
             if params.check().is_ok() && s[..4].iter().all(|&x| x < 64) {
                 let _ = params.generate();
             }
@@ -112,7 +112,7 @@ fuzz_target!(|input: &[u8]| {
                 let params = maxcut_sdp::MixingParams::default()
                     .rank(s[0])
                     .trials(s[1].max(1))
-                    .max_sweeps(5);
+                    .max_iter(5);
                 let _ = maxcut_sdp::Fit::fit(&params, &problem);
                 let _ = maxcut_sdp::Mixing::new(&problem, &params);
             }

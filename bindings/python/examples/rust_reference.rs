@@ -87,7 +87,7 @@ fn tensor_cases() -> Result<Value, Error> {
         .seed(3)
         .generate()?;
     let x = data.observed();
-    let bmp = Bmp::params().n_atoms(3).fit(x)?;
+    let bmp = Bmp::params().max_iter(3).fit(x)?;
     let cp = CpAls::params().rank(3).fit(x)?;
     let tucker = Tucker::params().ranks([3, 3, 3]).fit(x)?;
     Ok(json!({

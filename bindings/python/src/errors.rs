@@ -55,8 +55,7 @@ wraps_core!(
     gop_mmf::GopError => runtime:
         gop_mmf::GopError::EmptyTree { .. },
         gop_mmf::GopError::Lp(..),
-        gop_mmf::GopError::Primal { .. },
-        gop_mmf::GopError::ThreadPool { .. };
+        gop_mmf::GopError::Primal { .. };
     online_bilinear::OblError;
 );
 

@@ -264,38 +264,8 @@ pub(crate) fn combine_reports(
     }
 }
 
-/// The worker threads of one fit ([`bl_core::IterationParams::threads`]): rayon's global
-/// pool for `None`, a pool of `n` threads built once per fit for `Some(n)`.
-pub(crate) struct Workers(Option<rayon::ThreadPool>);
-
-impl Workers {
-    /// The workers of `iteration.threads`.
-    ///
-    /// # Errors
-    /// A thread count outside `1 ..=` [`bl_core::limits::MAX_THREADS`], or a pool that
-    /// cannot be built.
-    pub(crate) fn new(iteration: &bl_core::IterationParams) -> Result<Self> {
-        let Some(n) = iteration.threads else {
-            return Ok(Self(None));
-        };
-        bl_core::limits::threads("threads", n)?;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| {
-                bl_core::error::build::numerical::<crate::TensorError>("thread pool", e.to_string())
-            })?;
-        Ok(Self(Some(pool)))
-    }
-
-    /// Runs `work` on these workers (its rayon and faer parallelism included).
-    pub(crate) fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
-        match &self.0 {
-            None => work(),
-            Some(pool) => pool.install(work),
-        }
-    }
-}
+/// The worker threads of one fit: [`bl_core::IterationParams::pool`].
+pub(crate) use bl_core::iteration::Pool as Workers;
 
 #[cfg(test)]
 mod tests {

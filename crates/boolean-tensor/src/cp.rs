@@ -151,7 +151,7 @@ fit_checked! {
 impl CpAlsValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
         let p = &self.params;
-        let workers = Workers::new(&p.iteration)?;
+        let workers = p.iteration.pool()?;
         check_rank_buffers("rank", x.shape(), p.rank)?;
         let mut best: Option<(usize, StartFit)> = None;
         // One report per start, pushed as the starts run (n_starts is a count of runs,
@@ -384,7 +384,7 @@ mod tests {
             threads: Some(1),
             ..rule
         };
-        let workers = Workers::new(&one).expect("one thread");
+        let workers = one.pool().expect("one thread");
         let (fit, report) = als(&x, init.clone(), &rule, &workers, 0, &mut []).expect("fits");
         assert_eq!(report.iterations, sweeps);
         let mut want = init;

@@ -209,7 +209,7 @@ fit_checked! {
 impl LfmValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
         let p = &self.params;
-        let workers = Workers::new(&p.iteration)?;
+        let workers = p.iteration.pool()?;
         let modes: Vec<usize> = p.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
         check_column_buffers("max_iter", x.shape(), &modes, p.iteration.max_iter)?;
         let fits: Vec<Result<FittedLfm>> = if observers.is_empty() {
@@ -356,7 +356,7 @@ fit_checked! {
 impl LfmMixValidParams {
     fn fit_mix(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfmMix> {
         let p = &self.params;
-        let workers = Workers::new(&p.iteration)?;
+        let workers = p.iteration.pool()?;
         let shape = x.shape();
         check_column_buffers("max_iter", shape, &[0, 1, 2], p.iteration.max_iter)?;
         let n = x.len();

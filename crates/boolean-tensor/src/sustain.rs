@@ -167,7 +167,7 @@ impl SustainValidParams {
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSustain> {
         let p = &self.params;
-        let workers = Workers::new(&p.iteration)?;
+        let workers = p.iteration.pool()?;
         check_rank_buffers("rank", x.shape(), p.rank)?;
         let mut best: Option<(usize, FittedSustain)> = None;
         let mut reports = Vec::new();

@@ -22,7 +22,7 @@ use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
 use faer::{Mat, MatRef};
 
 use crate::atom::{BooleanFactor, Decomposition};
-use crate::common::{Workers, impute, masked_loss};
+use crate::common::{impute, masked_loss};
 use crate::error::Result;
 use crate::hosvd::check_gram_size;
 use crate::kernels::{multilinear_product_into, unfolding_gram};
@@ -144,7 +144,7 @@ fit_checked! {
 impl TuckerValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedTucker> {
         let p = &self.params;
-        let workers = Workers::new(&p.iteration)?;
+        let workers = p.iteration.pool()?;
         let shape = x.shape();
         for m in 0..3 {
             check_gram_size(shape, m)?;

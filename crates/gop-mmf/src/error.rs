@@ -47,14 +47,6 @@ pub enum GopError {
         /// Name of the LP backend.
         backend: String,
     },
-    /// The worker thread pool could not be built.
-    #[error("could not build a thread pool with {threads} threads: {message}")]
-    ThreadPool {
-        /// Requested threads.
-        threads: usize,
-        /// The error.
-        message: String,
-    },
 }
 
 impl GopError {

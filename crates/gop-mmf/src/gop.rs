@@ -313,25 +313,6 @@ fn starting_point(params: &GopValidParams, m: usize) -> Result<Vec<f64>> {
     }
 }
 
-/// The worker pool of a fit: `None` runs on rayon's global pool (`threads` unset), `Some`
-/// on a pool of `threads` workers, built once for the whole fit (the per-iteration work
-/// is installed on it).
-fn worker_pool(params: &GopValidParams) -> Result<Option<rayon::ThreadPool>> {
-    params
-        .iteration()
-        .threads
-        .map(|threads| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| GopError::ThreadPool {
-                    threads,
-                    message: e.to_string(),
-                })
-        })
-        .transpose()
-}
-
 /// GOP on `y` (`M x N`): checks the data, runs the branch and bound with the LP backend of
 /// [`GopValidParams::lp_solver`], and shows every iteration to `observers`. The builder
 /// [`GopParams`](crate::GopParams) fits through bl-core's blanket implementation, which
@@ -353,8 +334,8 @@ impl<'a> Fit<MatRef<'a, f64>> for GopValidParams {
         bl_core::error::ensure_nonempty("y", m * n)?;
         bl_core::linalg::ensure_finite_mat("y", y)?;
         let x0 = starting_point(self, m)?;
-        let pool = worker_pool(self)?;
-        self.run(y, x0, pool.as_ref(), observers)
+        let pool = self.iteration().pool()?;
+        self.run(y, x0, &pool, observers)
     }
 }
 
@@ -363,7 +344,7 @@ impl GopValidParams {
         &self,
         y: MatRef<'_, f64>,
         x0: Vec<f64>,
-        pool: Option<&rayon::ThreadPool>,
+        pool: &bl_core::iteration::Pool,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedGop> {
         let params = self;
@@ -430,10 +411,7 @@ impl GopValidParams {
                     }
                 }
             };
-            match pool {
-                Some(pool) => pool.install(|| search.expand(id, iteration))?,
-                None => search.expand(id, iteration)?,
-            }
+            pool.install(|| search.expand(id, iteration))?;
             let rec = search
                 .history
                 .last()

@@ -18,7 +18,6 @@ pub mod rounding;
 pub mod solution;
 pub mod sweep_order;
 pub mod synthetic;
-mod workers;
 
 pub use bl_core::{
     ConformanceReport, Extension, Fit, FitReport, Fitted, IterationParams, Observer, ParamGuard,

@@ -37,8 +37,8 @@ use crate::params::{
 use crate::problem::Problem;
 use crate::rounding::{Rounding, hyperplane_rounding};
 use crate::sweep_order::{SweepOrder, first_non_permutation};
-use crate::workers::Workers;
 use bl_core::error::build::{non_finite, numerical, shape_mismatch};
+use bl_core::iteration::Pool as Workers;
 use coloring::Coloring;
 use kernels::{DENSE_BLOCK, Kernel, coordinate_sweep, dense_block_sweep, implicit_w, sparse_sweep};
 use levels::Levels;

@@ -11,7 +11,6 @@ use crate::mixing::{Mixing, SweepForm};
 use crate::params::MixingValidParams;
 use crate::problem::Problem;
 use crate::rounding::local_search;
-use crate::workers::Workers;
 use bl_core::error::build::numerical;
 
 /// Diagnostics of a fit.
@@ -142,7 +141,7 @@ impl Fit<Problem> for MixingValidParams {
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedMixing> {
         let params = self;
-        let workers = Workers::new(params.iteration())?;
+        let workers = params.iteration().pool()?;
         let mut mixing = workers.install(|| Mixing::start(problem, params))?;
         let report = mixing.run(params.iteration(), &workers, observers)?;
         let sdp_value = mixing.objective();

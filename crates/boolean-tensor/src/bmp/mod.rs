@@ -65,7 +65,7 @@ pub use fitted::{AtomStep, FittedBmp};
 pub use search::{Candidate, search_atom};
 
 use crate::atom::Atom;
-use crate::common::{Workers, check_atom_buffers};
+use crate::common::check_atom_buffers;
 use crate::error::Result;
 use crate::qp::{MixingQp, QpSolver};
 use crate::tensor::{Tensor, check_modes, unfolded_view};
@@ -223,7 +223,7 @@ fit_checked! {
 impl BmpValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedBmp> {
         let p = &self.params;
-        let workers = Workers::new(&p.iteration)?;
+        let workers = p.iteration.pool()?;
         let mut modes = p.modes.clone();
         modes.sort_unstable();
         modes.dedup();
