@@ -39,7 +39,7 @@ use crate::block::{BlockState, BlockWork, Features, LinearBlock};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::model::{positive_class, probabilities};
 use crate::passes::Samples;
-use crate::passes::{Stacked, Threads};
+use crate::passes::{Stacked, pool};
 use crate::saved::{self, SavedModel};
 use crate::update::{DEFAULT_ETA, DEFAULT_L_MIN, ExactBlockSolve, check_step_rule};
 use bl_core::IterationParams;
@@ -334,7 +334,7 @@ impl FittedLogisticRegression {
         let n = data.n_samples();
         let samples = Stacked::new(data.vectorized(), self.s * self.t, 1, n)?;
         let mut out = vec![0.0; n];
-        samples.u_times(&self.weights, 1, &mut out, &Threads::default());
+        samples.u_times(&self.weights, 1, &mut out, &pool(None)?);
         out.iter_mut().for_each(|f| *f += self.intercept);
         saved::finite_scores("FittedLogisticRegression::decision_function", &out)?;
         Ok(out)

@@ -28,7 +28,7 @@ use faer::{Accum, Mat, MatRef, Par};
 
 use crate::block::entry_residual;
 use crate::error::{Result, SblrError, ensure_shape};
-use crate::passes::{Stacked, Threads};
+use crate::passes::{Stacked, pool};
 use bl_core::error::build::invalid;
 
 pub use crate::params::Penalties;
@@ -124,7 +124,7 @@ pub fn decision_values<T: Element>(data: &MatrixDataset<T>, at: Point<'_>) -> Re
     let u: Vec<f64> = (0..r)
         .flat_map(|k| (0..s).map(move |a| u[(a, k)]))
         .collect();
-    stacked.u_times(&u, r, &mut p, &Threads::default());
+    stacked.u_times(&u, r, &mut p, &pool(None)?);
     Ok(p.chunks_exact(r * t)
         .map(|pi| {
             let mut f = intercept;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::block::{BlockState, BlockStepInfo, BlockWork, LinearBlock};
 use crate::error::Result;
 use crate::params::{SblrValidParams, StopCriterion};
-use crate::passes::{Stacked, Threads};
+use crate::passes::{Pool, Stacked};
 use crate::update::BlockUpdate;
 use bl_core::error::build::numerical;
 
@@ -44,7 +44,7 @@ pub struct StepReport {
 #[derive(Debug)]
 pub struct BinarySolver<'a, T: Element = f64> {
     data: Stacked<'a, T>,
-    threads: Threads,
+    threads: Pool,
     s: usize,
     t: usize,
     n: usize,
@@ -116,7 +116,7 @@ impl<'a, T: Element> BinarySolver<'a, T> {
         xv[r * t] = b0;
         let mut solver = Self {
             data,
-            threads: Threads::new(params.iteration().threads)?,
+            threads: params.iteration().pool()?,
             s,
             t,
             n,

@@ -8,7 +8,7 @@ use super::MultinomialValidParams;
 use crate::error::{Result, ensure_shape};
 use crate::ova::argmax_rows;
 use crate::params::Init;
-use crate::passes::{Stacked, Threads};
+use crate::passes::{Stacked, pool};
 use crate::saved::{self, SavedModel};
 
 saved::saved_model! {
@@ -149,7 +149,7 @@ impl FittedMultinomialSblr {
             "FittedMultinomialSblr: (classes - 1) x rank x t x n",
             &[m, r, t, n],
         )?;
-        Stacked::new(data.stacked(), s, t, n)?.u_times(&self.u, m * r, &mut p, &Threads::default());
+        Stacked::new(data.stacked(), s, t, n)?.u_times(&self.u, m * r, &mut p, &pool(None)?);
         let p = MatRef::from_column_major_slice(&p, m * r, t * n);
         let scores: Vec<Vec<f64>> = (0..n)
             .map(|i| {

@@ -12,7 +12,7 @@ use crate::bilinear::{check_rank, signed_top_pairs};
 use crate::block::{Buffers, ProxBlock, Trials, backtrack};
 use crate::error::{Result, SblrError};
 use crate::params::{Init, StopCriterion};
-use crate::passes::{Stacked, Threads};
+use crate::passes::{Pool, Stacked};
 
 use super::{FittedMultinomialSblr, MultinomialValidParams};
 use bl_core::engine::FitReport;
@@ -213,7 +213,7 @@ impl ProxBlock for MultiBlock<'_> {
 
 pub(super) struct MultinomialSolver<'a, T: Element> {
     data: Stacked<'a, T>,
-    threads: Threads,
+    threads: Pool,
     s: usize,
     t: usize,
     r: usize,
@@ -284,7 +284,7 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
         let dmax = (s * m * r).max(m * r * t) + m;
         let mut solver = Self {
             data: stacked,
-            threads: Threads::new(params.iteration().threads)?,
+            threads: params.iteration().pool()?,
             s,
             t,
             r,

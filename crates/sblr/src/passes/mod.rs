@@ -23,65 +23,32 @@ mod samples;
 pub use probe::SamplePasses;
 pub use samples::Samples;
 
-use std::sync::Arc;
-
 use bl_core::data::Element;
 use faer::{ContiguousFwd, MatRef};
 use rayon::prelude::*;
 
 use crate::error::{Result, SblrError};
-use bl_core::error::build::{invalid, numerical};
+use bl_core::error::build::invalid;
 
 /// The most threads a pool of the data passes may have (a larger request is an error, not
 /// an attempt to spawn them): the workspace's one bound, [`bl_core::limits::MAX_THREADS`].
 pub use bl_core::limits::MAX_THREADS;
 
-/// The check of every `threads` setting of the crate: `None`, or `Some(n)` with
-/// `1 <= n <=` [`MAX_THREADS`] ([`bl_core::limits::threads`]).
+/// The worker threads of the data passes: bl-core's [`Pool`], as every fit builds it once
+/// from its `IterationParams` ([`bl_core::IterationParams::pool`]).
+pub(crate) use bl_core::iteration::Pool;
+
+/// The pool of `threads` threads (`None`: rayon's global pool).
 ///
 /// # Errors
-/// `BlError::InvalidParameter` (as `SblrError::Core`) otherwise.
-pub(crate) fn check_threads(threads: Option<usize>) -> Result<()> {
-    if let Some(n) = threads {
-        bl_core::limits::threads("threads", n)?;
+/// `BlError::InvalidParameter` (as `SblrError::Core`) for `Some(0)` or more than
+/// [`MAX_THREADS`] threads; `BlError::Numerical` when the pool cannot be built.
+pub(crate) fn pool(threads: Option<usize>) -> Result<Pool> {
+    Ok(bl_core::IterationParams {
+        threads,
+        ..bl_core::IterationParams::default()
     }
-    Ok(())
-}
-
-/// The thread pool the data passes run on: rayon's global pool, or a pool of its own.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Threads(Option<Arc<rayon::ThreadPool>>);
-
-impl Threads {
-    /// `None`: rayon's global pool; `Some(n)`: a pool of `n` threads.
-    ///
-    /// # Errors
-    /// `BlError::InvalidParameter` for `Some(0)` or more than [`MAX_THREADS`] threads;
-    /// `BlError::Numerical` when the pool cannot be built.
-    pub(crate) fn new(threads: Option<usize>) -> Result<Self> {
-        check_threads(threads)?;
-        match threads {
-            None => Ok(Self(None)),
-            Some(n) => rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map(|pool| Self(Some(Arc::new(pool))))
-                .map_err(|e| numerical("thread pool", e.to_string())),
-        }
-    }
-
-    /// The threads of the pool of its own, `None` for rayon's global pool.
-    pub(crate) fn count(&self) -> Option<usize> {
-        self.0.as_ref().map(|pool| pool.current_num_threads())
-    }
-
-    /// Runs `f` inside the pool.
-    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        match &self.0 {
-            Some(pool) => pool.install(f),
-            None => f(),
-        }
-    }
+    .pool()?)
 }
 
 /// The stacked samples `[X_1 ... X_n]` as contiguous columns.
@@ -127,13 +94,13 @@ impl<'a, T: Element> Stacked<'a, T> {
     /// `vt = V^T` stored `k x t` column-major.
     ///
     /// Every entry is `((0 + x_0 w_0) + x_1 w_1) + ... + x_{t-1} w_{t-1}` (column order).
-    pub(crate) fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64], threads: &Threads) {
+    pub(crate) fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64], threads: &Pool) {
         self.run(Pass::TimesV, vt, k, out, threads);
     }
 
     /// One pass over every sample, each sample's output (`s k` values for pass 1, `k t`
     /// for pass 2) computed by one thread through the runtime SIMD dispatch.
-    pub(crate) fn run(&self, pass: Pass, w: &[f64], k: usize, out: &mut [f64], threads: &Threads) {
+    pub(crate) fn run(&self, pass: Pass, w: &[f64], k: usize, out: &mut [f64], threads: &Pool) {
         let per_sample = match pass {
             Pass::TimesV => self.s * k,
             Pass::UTimes => k * self.t,
@@ -180,7 +147,7 @@ impl<'a, T: Element> Stacked<'a, T> {
 
     /// Pass 2: `out[i] = U^T X_i` (`k x t` column-major, `k t` values per sample), with
     /// `u` stored `s x k` column-major.
-    pub(crate) fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Threads) {
+    pub(crate) fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Pool) {
         self.run(Pass::UTimes, u, k, out, threads);
     }
 
@@ -323,7 +290,7 @@ mod tests {
         let xv = |i: usize, a: usize, j: usize| x[i * s * t + j * s + a].to_f64();
         let mut results = Vec::new();
         for threads in [Some(1), Some(2), Some(3), None] {
-            let pool = Threads::new(threads).unwrap();
+            let pool = pool(threads).unwrap();
             let mut zu = vec![f64::NAN; s * k * n];
             let mut zv = vec![f64::NAN; k * t * n];
             data.times_v(vt, k, &mut zu, &pool);

@@ -4,7 +4,9 @@
 use bl_core::data::Element;
 use bl_core::error::build::shape_mismatch;
 
-use super::{Pass, Stacked, Threads};
+use std::sync::Arc;
+
+use super::{Pass, Pool, Stacked, pool};
 use crate::error::Result;
 
 /// The two data passes over a data set on a thread pool of their own: the products every
@@ -12,7 +14,7 @@ use crate::error::Result;
 #[derive(Debug, Clone)]
 pub struct SamplePasses<'a, T> {
     data: Stacked<'a, T>,
-    threads: Threads,
+    threads: Arc<Pool>,
 }
 
 impl<'a, T: Element> SamplePasses<'a, T> {
@@ -23,7 +25,7 @@ impl<'a, T: Element> SamplePasses<'a, T> {
     /// [`super::MAX_THREADS`] threads; `BlError::Numerical` for a pool that cannot be built;
     /// `BlError::Empty` for a data set without samples.
     pub fn new(data: &'a bl_core::data::MatrixDataset<T>, threads: Option<usize>) -> Result<Self> {
-        let threads = Threads::new(threads)?;
+        let threads = Arc::new(pool(threads)?);
         let (s, t) = data.shape();
         Ok(Self {
             data: Stacked::new(data.stacked(), s, t, data.n_samples())?,

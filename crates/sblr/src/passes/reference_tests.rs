@@ -5,7 +5,7 @@
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::random::{fill_standard_normal, seeded_rng};
 
-use super::{Stacked, Threads};
+use super::{Stacked, pool};
 
 /// `n` samples of `s x t` standard normals (labels alternate), stored as `T`.
 fn samples<T: Element>(n: usize, s: usize, t: usize, seed: u64) -> MatrixDataset<T> {
@@ -84,7 +84,7 @@ fn check_bit_identical<T: Element>(s: usize, t: usize, n: usize, seed: u64) {
         let want_zv = bits(&reference_u_times(&data, &u, k));
         let stacked = Stacked::new(data.stacked(), s, t, n).unwrap();
         for threads in [Some(1), Some(2), Some(3)] {
-            let pool = Threads::new(threads).unwrap();
+            let pool = pool(threads).unwrap();
             let mut zu = vec![f64::NAN; s * k * n];
             let mut zv = vec![f64::NAN; k * t * n];
             stacked.times_v(&vt, k, &mut zu, &pool);

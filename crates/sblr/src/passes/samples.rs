@@ -5,7 +5,9 @@ use bl_core::data::{Element, MatrixDataset};
 use bl_core::error::build::shape_mismatch;
 use rayon::prelude::*;
 
-use super::{Threads, dot};
+use std::sync::Arc;
+
+use super::{Pool, dot, pool};
 use crate::block::Features;
 use crate::error::Result;
 
@@ -26,7 +28,9 @@ pub struct Samples<'a, T> {
     data: &'a [T],
     d: usize,
     n: usize,
-    threads: Threads,
+    /// The thread setting (`None`: rayon's global pool).
+    threads: Option<usize>,
+    pool: Arc<Pool>,
 }
 
 /// Below this many stored values (`d n`) a product runs on the calling thread: a rayon
@@ -44,7 +48,7 @@ impl<T: Element> std::fmt::Debug for Samples<'_, T> {
             .field("d", &self.d)
             .field("n", &self.n)
             .field("storage", &T::NAME)
-            .field("threads", &self.threads.count())
+            .field("threads", &self.threads)
             .finish()
     }
 }
@@ -69,7 +73,8 @@ impl<'a, T: Element> Samples<'a, T> {
             data,
             d,
             n,
-            threads: Threads::default(),
+            threads: None,
+            pool: Arc::new(pool(None)?),
         })
     }
 
@@ -82,7 +87,8 @@ impl<'a, T: Element> Samples<'a, T> {
     /// `BlError::InvalidParameter` for `Some(0)` or more than
     /// [`crate::passes::MAX_THREADS`]; `BlError::Numerical` when the pool cannot be built.
     pub fn with_threads(mut self, threads: Option<usize>) -> Result<Self> {
-        self.threads = Threads::new(threads)?;
+        self.pool = Arc::new(pool(threads)?);
+        self.threads = threads;
         Ok(self)
     }
 
@@ -103,7 +109,7 @@ impl<'a, T: Element> Samples<'a, T> {
             return run(0, out);
         }
         let per_task = if transpose { 1 } else { ROWS_PER_TASK };
-        self.threads.install(|| {
+        self.pool.install(|| {
             out.par_chunks_mut(per_task)
                 .enumerate()
                 .for_each(|(k, part)| run(k * per_task, part));
