@@ -6,7 +6,7 @@ use std::path::Path;
 
 use bl_core::Fit;
 use bl_core::data::MatrixDataset;
-use online_bilinear::{Corpus, Learner, Sentence, TaggerParams};
+use online_bilinear::{Corpus, Sentence, TaggerParams};
 use sblr::{LogisticRegression, Sblr};
 
 fn write(target: &str, name: &str, bytes: &[u8]) {
@@ -122,8 +122,8 @@ fn main() {
         Sentence::from_tokens(&["a", "b", "c"], &["s", "b", "e"]).unwrap(),
         Sentence::from_tokens(&["c", "a"], &["b", "e"]).unwrap(),
     ]);
-    let tagger = TaggerParams::new(Learner::Sp)
-        .epochs(2)
+    let tagger = TaggerParams::sp()
+        .max_iter(2)
         .seed(1)
         .fit(&corpus)
         .unwrap();

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use bl_core::data::MatrixDataset;
 use libfuzzer_sys::fuzz_target;
-use online_bilinear::{FittedTagger, Sentence};
+use online_bilinear::{FittedTagger, Predict as _, Sentence};
 use sblr::{FittedLogisticRegression, FittedMultinomialSblr, FittedSblr};
 
 /// Two data sets of 2 x 3 samples (two and three classes) and one of 3 x 2 samples.
@@ -59,8 +59,8 @@ fuzz_target!(|input: &[u8]| {
                 return;
             };
             if let Ok(model) = FittedTagger::from_json(text) {
-                let _ = model.predict(&Sentence::untagged(&["a", "b", "c"]));
-                let _ = model.predict(&Sentence::untagged::<&str>(&[]));
+                let _: Result<Vec<String>, _> = model.predict(&Sentence::untagged(&["a", "b", "c"]));
+                let _: Result<Vec<String>, _> = model.predict(&Sentence::untagged::<&str>(&[]));
             }
         }
     }

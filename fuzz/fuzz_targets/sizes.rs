@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use boolean_tensor::{Atom, CpAls, Decomposition as _, Fit as _, SyntheticParams, atoms_to_tensor};
 use libfuzzer_sys::fuzz_target;
-use online_bilinear::{FittedTagger, Sentence, TaggerParams};
+use online_bilinear::{FittedTagger, Predict as _, Sentence, TaggerParams};
 
 /// The size a byte stands for (see the module docs).
 fn size(b: u8) -> usize {
@@ -29,7 +29,7 @@ fn base_tagger() -> &'static (serde_json::Value, usize) {
         let train = online_bilinear::Corpus::new(vec![
             Sentence::from_tokens(&["a", "b"], &["x", "y"]).unwrap(),
         ]);
-        let model = TaggerParams::bol().epochs(1).fit(&train).unwrap();
+        let model = TaggerParams::bol().max_iter(1).fit(&train).unwrap();
         let k = model.n_features();
         (serde_json::from_str(&model.to_json().unwrap()).unwrap(), k)
     })
@@ -146,7 +146,7 @@ fuzz_target!(|input: &[u8]| {
                 ),
             };
             if let Ok(model) = FittedTagger::from_json(&tagger_with_tags(tags)) {
-                let _ = model.predict(&untagged(tokens));
+                let _: Result<Vec<String>, _> = model.predict(&untagged(tokens));
             }
         }
     }

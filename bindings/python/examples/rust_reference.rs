@@ -7,7 +7,7 @@
 //! ```
 
 use bl_core::data::MatrixDataset;
-use bl_core::{Fit, Fitted};
+use bl_core::{Fit, Fitted, Predict};
 use boolean_tensor::{Atom, Bmp, CpAls, Decomposition, SyntheticParams, Tensor, Tucker};
 use faer::MatRef;
 use maxcut_sdp::{MixingParams, Problem};
@@ -160,7 +160,7 @@ fn tagger_cases() -> Result<Value, Error> {
     let text = "我/s 爱/s 北/b 京/e\n北/b 京/e 很/s 大/s\n我/s 在/s 北/b 京/e\n";
     let corpus = online_bilinear::parse_char_tagged(text, "<reference>")?;
     let model = online_bilinear::TaggerParams::bol()
-        .epochs(10)
+        .max_iter(10)
         .fit(&corpus)?;
     let sentences: Vec<Vec<&str>> = corpus
         .sentences()
@@ -172,7 +172,7 @@ fn tagger_cases() -> Result<Value, Error> {
         "y": corpus.sentences().iter().map(|s| s.tags()).collect::<Vec<_>>(),
         "alpha": model.alpha(),
         "beta": model.beta(),
-        "predicted": model.predict_corpus(&corpus)?,
+        "predicted": Predict::<_, Vec<Vec<String>>>::predict(&model, &corpus)?,
     }))
 }
 

@@ -32,15 +32,18 @@ impl ToPyErr for BlError {
 }
 
 /// `ToPyErr` for a crate error wrapping `BlError` as `Core`: the wrapped error as above,
-/// the listed variants (failures of the algorithm, not of the input) as `RuntimeError`,
-/// every other variant as `ValueError`.
+/// the variants the optional predicate accepts (failures of the algorithm, not of the
+/// input) as `RuntimeError`, every other variant as `ValueError`.
 macro_rules! wraps_core {
-    ($($ty:ty $(=> runtime: $($failure:pat),+)?;)*) => {$(
+    (@failure) => { |_: &Self| false };
+    (@failure $is_failure:expr) => { $is_failure };
+    ($($ty:ty $(=> $is_failure:expr)?;)*) => {$(
         impl ToPyErr for $ty {
             fn to_py(&self) -> PyErr {
+                let failure = (wraps_core!(@failure $($is_failure)?))(self);
                 match self {
                     Self::Core(e) => core_to_py(e),
-                    $($($failure)|+ => PyRuntimeError::new_err(self.to_string()),)?
+                    other if failure => PyRuntimeError::new_err(other.to_string()),
                     other => PyValueError::new_err(other.to_string()),
                 }
             }
@@ -52,10 +55,12 @@ wraps_core!(
     sblr::SblrError;
     boolean_tensor::TensorError;
     maxcut_sdp::MaxcutError;
-    gop_mmf::GopError => runtime:
-        gop_mmf::GopError::EmptyTree { .. },
-        gop_mmf::GopError::Lp(..),
-        gop_mmf::GopError::Primal { .. };
+    gop_mmf::GopError => |e: &gop_mmf::GopError| matches!(
+        e,
+        gop_mmf::GopError::EmptyTree { .. }
+            | gop_mmf::GopError::Lp(..)
+            | gop_mmf::GopError::Primal { .. }
+    );
     online_bilinear::OblError;
 );
 

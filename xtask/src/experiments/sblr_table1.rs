@@ -23,7 +23,8 @@ use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::TerminationReason;
 use sblr::bilinear::Penalties;
 use sblr::synthetic::two_class;
-use sblr::{BinarySolver, BlockUpdate, ExactBlockSolve, ParamGuard as _, ProxLinearStep};
+use sblr::yardstick::{streaming_read, warmed_solver};
+use sblr::{BlockUpdate, ExactBlockSolve, ProxLinearStep};
 use sblr::{Fit as _, Fitted as _, Predict as _};
 use sblr::{Init, Sblr, StopCriterion};
 
@@ -66,41 +67,6 @@ fn log_log_slope(points: &[(f64, f64)]) -> f64 {
     );
     pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
         / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>()
-}
-
-/// The sum of every entry of `data`, read once in order with eight partial sums: the
-/// streaming-read yardstick (`sblr::yardstick::streaming_read`, which is behind the sblr
-/// feature `probes` this crate does not enable).
-fn streaming_read<T: Element>(data: &[T]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let chunks = data.chunks_exact(8);
-    let tail: f64 = chunks.remainder().iter().map(|v| v.to_f64()).sum();
-    for chunk in chunks {
-        for (a, v) in acc.iter_mut().zip(chunk) {
-            *a += v.to_f64();
-        }
-    }
-    acc.iter().sum::<f64>() + tail
-}
-
-/// A rank-1 Alg. 2 solver on `data` with `penalties` and `threads` threads, past its first
-/// three iterations (as `sblr::yardstick::warmed_solver`).
-fn warmed_solver<T: Element>(
-    data: &MatrixDataset<T>,
-    penalties: Penalties,
-    threads: usize,
-) -> sblr::Result<BinarySolver<'_, T>> {
-    let Penalties { mu1, mu2, nu1, nu2 } = penalties;
-    let params = Sblr::params()
-        .rank(1)
-        .penalties(mu1, mu2, nu1, nu2)
-        .threads(Some(threads))
-        .check()?;
-    let mut solver = BinarySolver::new(data, &params)?;
-    for _ in 0..3 {
-        solver.step()?;
-    }
-    Ok(solver)
 }
 
 /// Median seconds of one Alg. 2 iteration on `data` with `threads` threads (after three
