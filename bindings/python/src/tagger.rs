@@ -170,7 +170,9 @@ impl TaggerModel {
     /// Tag sequences of sentences `x` (each a list of token columns).
     fn predict(&self, py: Python<'_>, x: Columns) -> PyResult<Vec<Vec<String>>> {
         py.detach(|| {
-            guarded(|| -> Result<Vec<Vec<String>>, OblError> { self.inner.predict(&corpus(x, None)?) })
+            guarded(|| -> Result<Vec<Vec<String>>, OblError> {
+                self.inner.predict(&corpus(x, None)?)
+            })
         })
     }
 

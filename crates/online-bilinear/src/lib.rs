@@ -33,9 +33,7 @@ pub use data::{
     read_word_tagged, words_to_bmes,
 };
 pub use error::{OblError, Result};
-pub use features::{
-    EncodedSentence, FeatureDict, Template, Templates, Transform, TransformChain,
-};
+pub use features::{EncodedSentence, FeatureDict, Template, Templates, Transform, TransformChain};
 pub use fit::{PreparedCorpus, WithSnapshots, default_templates};
 pub use learner::{
     Bcd, Bol, BuiltIn, Learner, LearnerShape, OnlineLearner, OnlineWeights, Snapshot, Sp, Training,
