@@ -177,8 +177,8 @@ fn failing_experiments_are_reported_and_the_others_still_run() {
     ));
     assert!(md.contains("| s = 50 | 0.0123 | 0.02 | 14 | 15 |"));
     assert!(md.contains("| s = 100 | 0.5 | — | — | 20 |"));
-    assert!(md.contains("## Claims (1/2 hold)"));
-    assert!(md.contains("| the value reaches zero | **no** | min = 0.2 |"));
+    assert!(md.contains("## Claims (1 hold, 1 fail, 0 inconclusive)"));
+    assert!(md.contains("| the value reaches zero |  | **fails** |  | min = 0.2 |"));
     assert!(md.contains("[decay.csv](decay.csv)"));
 
     // Failed experiments: a report with the error and the partial results, no summary.
@@ -193,18 +193,16 @@ fn failing_experiments_are_reported_and_the_others_still_run() {
     // index.md links all three with status and claims.
     let index = read(&out.join("index.md"));
     assert!(index.contains("Scale `smoke`, seed 7"));
-    assert!(index.contains("3 experiments, 2 failed; claims held 1/2."));
+    assert!(index.contains("3 experiments, 2 failed; 2 claims: 1 hold, 1 fail, 0 inconclusive."));
     assert!(index.contains(
-        "| [test-good](test-good/report.md) | [Test] writes every kind of output | ok | 1/2 |"
+        "| [test-good](test-good/report.md) | [Test] writes every kind of output | ok | 1 | 1 | 0 |"
     ));
     assert!(index.contains(
-        "| [test-error](test-error/report.md) | [Test] returns an error | FAILED (error) | 0/0 |"
+        "| [test-error](test-error/report.md) | [Test] returns an error | FAILED (error) | 0 | 0 | 0 |"
     ));
-    assert!(
-        index.contains(
-            "| [test-panic](test-panic/report.md) | [Test] panics | FAILED (panic) | 0/0 |"
-        )
-    );
+    assert!(index.contains(
+        "| [test-panic](test-panic/report.md) | [Test] panics | FAILED (panic) | 0 | 0 | 0 |"
+    ));
 }
 
 #[test]
