@@ -79,6 +79,50 @@ macro_rules! setters {
 
 pub use crate::setters;
 
+/// Plain-name getters of a checked params type, written once: each `field: Type;` (after
+/// its doc lines) becomes `#[must_use] pub fn field(&self) -> Type { self.field }` (a copy),
+/// and each `field: &Type;` becomes `pub fn field(&self) -> &Type { &self.field }`. Used
+/// inside an `impl` block of a checked type.
+///
+/// ```
+/// #[derive(Debug)]
+/// struct RidgeValidParams { alpha: f64, names: Vec<String> }
+///
+/// impl RidgeValidParams {
+///     bl_core::params::getters! {
+///         /// The penalty.
+///         alpha: f64;
+///         /// The feature names.
+///         names: &[String];
+///     }
+/// }
+///
+/// let p = RidgeValidParams { alpha: 0.5, names: vec!["a".into()] };
+/// assert_eq!((p.alpha(), p.names()), (0.5, &["a".to_string()][..]));
+/// ```
+#[macro_export]
+macro_rules! getters {
+    () => {};
+    ($(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn $field(&self) -> &$ty {
+            &self.$field
+        }
+        $crate::getters! { $($rest)* }
+    };
+    ($(#[$attr:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn $field(&self) -> $ty {
+            self.$field
+        }
+        $crate::getters! { $($rest)* }
+    };
+}
+
+pub use crate::getters;
+
 /// Unchecked parameters that validate into a checked form.
 pub trait ParamGuard {
     /// The checked parameters a fit reads.
