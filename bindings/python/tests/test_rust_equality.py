@@ -108,7 +108,7 @@ def test_gop_equals_rust(rust_reference):
 
 def test_bol_tagger_equals_rust(rust_reference):
     case = rust_reference["tagger"]
-    tagger = bilinear.BilinearTagger(learner="bol", epochs=10).fit(case["x"], case["y"])
+    tagger = bilinear.BilinearTagger(learner="bol", max_iter=10).fit(case["x"], case["y"])
     assert tagger.model_.alpha == case["alpha"]
     assert tagger.model_.beta == case["beta"]
     assert tagger.predict(case["x"]) == case["predicted"]
