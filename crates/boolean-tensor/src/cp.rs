@@ -125,11 +125,8 @@ impl CpAlsValidParams {
         n_starts: usize;
         /// The seed.
         seed: u64;
-    }
-
-    ref_getters! {
         /// The iteration knobs (`max_iter` counts ALS sweeps per start).
-        iteration: IterationParams;
+        iteration: &IterationParams;
     }
 }
 

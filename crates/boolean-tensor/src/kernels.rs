@@ -238,6 +238,8 @@ fn stream_group(ncols: usize, k: usize, c: usize) -> usize {
 /// A chunk kernel that reads its columns as `STREAMS` long streams: columns
 /// `c, c + q, c + 2 q, ...` together (see [`stream_group`]).
 trait StreamedColumns<const STREAMS: usize> {
+    /// Length of the padded rows ([`RowBlocks::rp`]).
+    fn rp(&self) -> usize;
     /// Columns of the chunk.
     fn ncols(&self) -> usize;
     /// The `K` columns `first, first + q, ...`.
@@ -250,24 +252,29 @@ trait StreamedColumns<const STREAMS: usize> {
     );
 }
 
-/// [`RowBlocks::block`] of a [`StreamedColumns`] kernel: every column of the chunk once,
-/// in groups of `M` (the kernel's `STREAMS`) where [`stream_group`] forms them, else one
-/// at a time.
-#[inline(always)]
-fn streamed_block<const M: usize, T: StreamedColumns<M>, S: pulp::Simd, const NV: usize>(
-    kernel: &mut T,
-    simd: S,
-    off: usize,
-) {
-    let ncols = kernel.ncols();
-    let q = ncols.div_ceil(M);
-    for c in 0..q {
-        let n = stream_group(ncols, M, c);
-        if n == M {
-            kernel.columns::<S, NV, M>(simd, off, c, q);
-        } else {
-            for t in 0..n {
-                kernel.columns::<S, NV, 1>(simd, off, c + t * q, q);
+/// A [`StreamedColumns`] kernel as a [`RowBlocks`] kernel: each block reads every column
+/// of the chunk once, in groups of `M` (the kernel's `STREAMS`) where [`stream_group`]
+/// forms them, else one at a time.
+struct Streamed<const M: usize, T>(T);
+
+impl<const M: usize, T: StreamedColumns<M>> RowBlocks for Streamed<M, T> {
+    fn rp(&self) -> usize {
+        self.0.rp()
+    }
+
+    #[inline(always)]
+    fn block<S: pulp::Simd, const NV: usize>(&mut self, simd: S, off: usize) {
+        let kernel = &mut self.0;
+        let ncols = kernel.ncols();
+        let q = ncols.div_ceil(M);
+        for c in 0..q {
+            let n = stream_group(ncols, M, c);
+            if n == M {
+                kernel.columns::<S, NV, M>(simd, off, c, q);
+            } else {
+                for t in 0..n {
+                    kernel.columns::<S, NV, 1>(simd, off, c + t * q, q);
+                }
             }
         }
     }
@@ -314,6 +321,10 @@ impl Mode0Chunk<'_> {
 }
 
 impl StreamedColumns<MODE0_STREAMS> for Mode0Chunk<'_> {
+    fn rp(&self) -> usize {
+        self.rp
+    }
+
     fn ncols(&self) -> usize {
         self.x.len() / self.d0
     }
@@ -350,17 +361,6 @@ impl StreamedColumns<MODE0_STREAMS> for Mode0Chunk<'_> {
     }
 }
 
-impl RowBlocks for Mode0Chunk<'_> {
-    fn rp(&self) -> usize {
-        self.rp
-    }
-
-    #[inline(always)]
-    fn block<S: pulp::Simd, const NV: usize>(&mut self, simd: S, off: usize) {
-        streamed_block::<_, _, S, NV>(self, simd, off);
-    }
-}
-
 /// Projection of one chunk: `p[col, :] = sum_i x[i, col] A[i, :]` (`p` row-major
 /// `ncols x rp`, `A` packed `d0 x rp`), [`PROJECT_STREAMS`] columns at a time (see
 /// [`stream_group`]) with their sums in registers, `i` in order.
@@ -373,6 +373,10 @@ struct ProjectChunk<'a> {
 }
 
 impl StreamedColumns<PROJECT_STREAMS> for ProjectChunk<'_> {
+    fn rp(&self) -> usize {
+        self.rp
+    }
+
     fn ncols(&self) -> usize {
         self.x.len() / self.d0
     }
@@ -410,17 +414,6 @@ impl StreamedColumns<PROJECT_STREAMS> for ProjectChunk<'_> {
         for t in 0..K {
             vectors_mut::<S, NV>(&mut self.p[(first + t * q) * rp..], off).copy_from_slice(&s[t]);
         }
-    }
-}
-
-impl RowBlocks for ProjectChunk<'_> {
-    fn rp(&self) -> usize {
-        self.rp
-    }
-
-    #[inline(always)]
-    fn block<S: pulp::Simd, const NV: usize>(&mut self, simd: S, off: usize) {
-        streamed_block::<_, _, S, NV>(self, simd, off);
     }
 }
 
@@ -526,7 +519,7 @@ pub(crate) fn mttkrp_mode0(
     let [d0, d1, _] = shape;
     let acc = reduce_vec(chunks.count(), d0 * rp, |ch, acc| {
         let (k0, _) = chunks.range(ch);
-        dispatch(Mode0Chunk {
+        dispatch(Streamed(Mode0Chunk {
             x: chunks.slice(data, ch),
             d0,
             d1,
@@ -535,7 +528,7 @@ pub(crate) fn mttkrp_mode0(
             c: &cp,
             rp,
             acc,
-        });
+        }));
     });
     unpack_rows(&acc, rp, out);
 }
@@ -562,13 +555,13 @@ fn project_mode0(data: &[f64], shape: [usize; 3], a: MatRef<'_, f64>, p: &mut Ve
     p.par_chunks_mut(chunks.slabs * d1 * rp)
         .enumerate()
         .for_each(|(ch, block)| {
-            dispatch(ProjectChunk {
+            dispatch(Streamed(ProjectChunk {
                 x: chunks.slice(data, ch),
                 d0,
                 a: &ap,
                 rp,
                 p: block,
-            });
+            }));
         });
     rp
 }
@@ -772,6 +765,19 @@ mod tests {
         x.unfold(mode).expect("valid mode") * kr
     }
 
+    /// `kernel.compute` for `x` along `mode` into a new matrix.
+    fn compute(kernel: &mut Mttkrp, x: &Tensor, mode: usize, f: &[Mat<f64>; 3]) -> Mat<f64> {
+        let mut out = Mat::zeros(x.shape()[mode], f[0].ncols());
+        kernel.compute(
+            x.data(),
+            x.shape(),
+            mode,
+            f.each_ref().map(Mat::as_ref),
+            out.as_mut(),
+        );
+        out
+    }
+
     fn max_abs_diff(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
         let mut m = 0.0_f64;
         for j in 0..a.ncols() {
@@ -804,14 +810,7 @@ mod tests {
                 let f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, rank));
                 let mut kernel = Mttkrp::default();
                 for mode in [0, 1, 2, 2, 1] {
-                    let mut out = Mat::zeros(shape[mode], rank);
-                    kernel.compute(
-                        x.data(),
-                        shape,
-                        mode,
-                        f.each_ref().map(Mat::as_ref),
-                        out.as_mut(),
-                    );
+                    let out = compute(&mut kernel, &x, mode, &f);
                     let want = reference(&x, mode, &f);
                     let scale = 1.0 + want.norm_max();
                     assert!(
@@ -843,17 +842,7 @@ mod tests {
             pool.broadcast(|_| SIMD_OVERRIDE.set(simd));
             let out = pool.install(|| {
                 let mut kernel = Mttkrp::default();
-                [0, 1, 2].map(|mode| {
-                    let mut out = Mat::zeros(shape[mode], 21);
-                    kernel.compute(
-                        x.data(),
-                        shape,
-                        mode,
-                        f.each_ref().map(Mat::as_ref),
-                        out.as_mut(),
-                    );
-                    out
-                })
+                [0, 1, 2].map(|mode| compute(&mut kernel, &x, mode, &f))
             });
             let projected = pool.install(|| mode_product(x.data(), shape, 0, f[0].transpose()));
             (out, projected)
@@ -871,22 +860,9 @@ mod tests {
         let mut rng = bl_core::random::seeded_rng(8);
         let mut f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 2));
         let mut kernel = Mttkrp::default();
-        let mut out = Mat::zeros(4, 2);
-        kernel.compute(
-            x.data(),
-            shape,
-            1,
-            f.each_ref().map(Mat::as_ref),
-            out.as_mut(),
-        );
+        compute(&mut kernel, &x, 1, &f);
         f[0][(0, 0)] += 1.0;
-        kernel.compute(
-            x.data(),
-            shape,
-            1,
-            f.each_ref().map(Mat::as_ref),
-            out.as_mut(),
-        );
+        let out = compute(&mut kernel, &x, 1, &f);
         assert!(max_abs_diff(out.as_ref(), reference(&x, 1, &f).as_ref()) < 1e-12);
     }
 
@@ -901,19 +877,7 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .expect("thread pool");
-            pool.install(|| {
-                [0, 1, 2].map(|mode| {
-                    let mut out = Mat::zeros(shape[mode], 5);
-                    Mttkrp::default().compute(
-                        x.data(),
-                        shape,
-                        mode,
-                        f.each_ref().map(Mat::as_ref),
-                        out.as_mut(),
-                    );
-                    out
-                })
-            })
+            pool.install(|| [0, 1, 2].map(|mode| compute(&mut Mttkrp::default(), &x, mode, &f)))
         };
         let one = run(1);
         for threads in [2, 3] {

@@ -168,13 +168,10 @@ macro_rules! lfm_getters {
                 sweeps: usize;
                 /// The seed.
                 seed: u64;
-            }
-
-            ref_getters! {
                 /// The iteration knobs (`max_iter` counts Boolean columns).
-                iteration: IterationParams;
+                iteration: &IterationParams;
                 /// The Boolean QP solver.
-                solver: Arc<dyn QpSolver>;
+                solver: &Arc<dyn QpSolver>;
             }
         }
     };
@@ -184,10 +181,9 @@ lfm_getters!(LfmValidParams);
 lfm_getters!(LfmMixValidParams);
 
 impl LfmValidParams {
-    /// The mode factorized (`None`: every mode, the lowest observed loss kept).
-    #[must_use]
-    pub fn mode(&self) -> Option<usize> {
-        self.params.mode
+    getters! {
+        /// The mode factorized (`None`: every mode, the lowest observed loss kept).
+        mode: Option<usize>;
     }
 }
 

@@ -36,32 +36,27 @@ macro_rules! param_guard {
     };
 }
 
-/// Plain-name getters of a checked type declared by [`param_guard!`]: each
-/// `field: Type;` (after its doc lines) becomes `pub fn field(&self) -> Type`, a copy of
-/// the checked value.
+/// Plain-name getters of a checked type declared by [`param_guard!`], in the syntax of
+/// [`bl_core::params::getters!`]: each `field: Type;` (after its doc lines) becomes
+/// `pub fn field(&self) -> Type` (a copy of the checked value), each `field: &Type;`
+/// becomes `pub fn field(&self) -> &Type` (a reference; `&[T]` for a `Vec<T>` field).
 macro_rules! getters {
-    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
-        $(
-            $(#[$attr])*
-            #[must_use]
-            pub fn $field(&self) -> $ty {
-                self.params.$field
-            }
-        )*
+    () => {};
+    ($(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn $field(&self) -> &$ty {
+            &self.params.$field
+        }
+        getters! { $($rest)* }
     };
-}
-
-/// Getters by reference of a checked type declared by [`param_guard!`]: each
-/// `field: Type;` (after its doc lines) becomes `pub fn field(&self) -> &Type`.
-macro_rules! ref_getters {
-    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
-        $(
-            $(#[$attr])*
-            #[must_use]
-            pub fn $field(&self) -> &$ty {
-                &self.params.$field
-            }
-        )*
+    ($(#[$attr:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn $field(&self) -> $ty {
+            self.params.$field
+        }
+        getters! { $($rest)* }
     };
 }
 

@@ -132,17 +132,10 @@ impl SustainValidParams {
         hierarchical: bool;
         /// The seed.
         seed: u64;
-    }
-
-    ref_getters! {
         /// The iteration knobs (`max_iter` counts sweeps per start).
-        iteration: IterationParams;
-    }
-
-    /// The modes tried as the Boolean mode.
-    #[must_use]
-    pub fn boolean_modes(&self) -> &[usize] {
-        &self.params.boolean_modes
+        iteration: &IterationParams;
+        /// The modes tried as the Boolean mode.
+        boolean_modes: &[usize];
     }
 }
 

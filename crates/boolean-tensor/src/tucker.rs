@@ -118,11 +118,8 @@ impl TuckerValidParams {
     getters! {
         /// The multilinear rank (before capping at the shape).
         ranks: [usize; 3];
-    }
-
-    ref_getters! {
         /// The iteration knobs (`max_iter` counts EM rounds).
-        iteration: IterationParams;
+        iteration: &IterationParams;
     }
 }
 

@@ -189,19 +189,12 @@ impl BmpValidParams {
         refit_tol: f64;
         /// The seed.
         seed: u64;
-    }
-
-    ref_getters! {
         /// The iteration knobs (`max_iter` counts atoms).
-        iteration: IterationParams;
+        iteration: &IterationParams;
         /// The Boolean QP solver.
-        solver: Arc<dyn QpSolver>;
-    }
-
-    /// The modes searched for atoms.
-    #[must_use]
-    pub fn modes(&self) -> &[usize] {
-        &self.params.modes
+        solver: &Arc<dyn QpSolver>;
+        /// The modes searched for atoms.
+        modes: &[usize];
     }
 }
 

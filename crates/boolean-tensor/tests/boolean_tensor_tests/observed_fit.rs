@@ -39,6 +39,13 @@ fn observed_loss(x: &Tensor, w: &Tensor) -> f64 {
         * 0.5
 }
 
+/// Asserts that `loss` is the observed loss of `fitted`'s reconstruction on `x`, up to
+/// `slack`.
+fn assert_reconstruction_loss(loss: f64, x: &Tensor, fitted: &impl Decomposition, slack: f64) {
+    let direct = observed_loss(x, &fitted.reconstruct().unwrap());
+    assert!((loss - direct).abs() <= slack, "{loss} vs {direct}");
+}
+
 /// The final objective of every run and the lowest of them.
 fn finals_and_lowest(runs: &[Vec<&TraceRecord>]) -> (Vec<f64>, f64) {
     let finals: Vec<f64> = runs.iter().map(|r| r[r.len() - 1].objective).collect();
@@ -140,8 +147,7 @@ fn cp_als_sweeps_never_increase_the_loss_and_the_best_start_is_kept() {
             (fitted.loss() - lowest).abs() <= 1e-8 * norm_sq,
             "{finals:?}"
         );
-        let direct = observed_loss(x, &fitted.reconstruct().unwrap());
-        assert!((fitted.loss() - direct).abs() <= 1e-8 * norm_sq);
+        assert_reconstruction_loss(fitted.loss(), x, &fitted, 1e-8 * norm_sq);
     }
 }
 
@@ -164,12 +170,7 @@ fn sustain_sweeps_never_increase_the_loss_on_a_fully_observed_tensor() {
     assert!((fitted.loss() - lowest).abs() <= 1e-9 * norm_sq);
     // Without missing entries the loss comes from the last MTTKRP; check it against the
     // loss of the reconstruction, computed over every entry.
-    let direct = observed_loss(x, &fitted.reconstruct().unwrap());
-    assert!(
-        (fitted.loss() - direct).abs() <= 1e-8 * norm_sq,
-        "{} vs {direct}",
-        fitted.loss()
-    );
+    assert_reconstruction_loss(fitted.loss(), x, &fitted, 1e-8 * norm_sq);
 }
 
 #[test]
@@ -196,8 +197,7 @@ fn lfm_columns_never_increase_the_loss_on_a_fully_observed_tensor() {
         1e-9 * half_sq,
         "LFMmix",
     );
-    let direct = observed_loss(x, &mix.reconstruct().unwrap());
-    assert!((mix.loss() - direct).abs() <= 1e-9 * half_sq);
+    assert_reconstruction_loss(mix.loss(), x, &mix, 1e-9 * half_sq);
 }
 
 #[test]
