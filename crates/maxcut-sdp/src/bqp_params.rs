@@ -62,9 +62,9 @@ pub struct BqpValidParams {
 }
 
 impl BqpValidParams {
-    /// The solver.
-    pub fn solver(&self) -> &Arc<dyn BooleanQpSolver> {
-        &self.solver
+    bl_core::params::getters! {
+        /// The solver.
+        solver: &Arc<dyn BooleanQpSolver>;
     }
 }
 

@@ -269,50 +269,26 @@ impl MixingValidParams {
         }
     }
 
-    /// The requested rank (`None`: automatic).
-    pub fn rank(&self) -> Option<usize> {
-        self.rank
-    }
-
-    /// The iteration knobs: `max_iter` (sweeps), `tol` (relative gain of one sweep),
-    /// `time_limit`, `threads`, `trace`.
-    pub fn iteration(&self) -> &IterationParams {
-        &self.iteration
-    }
-
-    /// The number of rounding trials.
-    pub fn trials(&self) -> usize {
-        self.trials
-    }
-
-    /// The seed.
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// The sweep order.
-    pub fn order(&self) -> &Arc<dyn SweepOrder> {
-        &self.order
-    }
-
-    /// The low-rank handling.
-    pub fn low_rank(&self) -> LowRankMode {
-        self.low_rank
-    }
-
-    /// Whether the 1-flip local search runs.
-    pub fn local_search(&self) -> bool {
-        self.local_search
-    }
-
-    /// Whether the certified dual bound is computed.
-    pub fn certify(&self) -> bool {
-        self.certify
-    }
-
-    /// How the cyclic sweep over a sparse `C` runs.
-    pub fn sparse_sweep(&self) -> SparseSweep {
-        self.sparse_sweep
+    bl_core::params::getters! {
+        /// The requested rank (`None`: automatic).
+        rank: Option<usize>;
+        /// The iteration knobs: `max_iter` (sweeps), `tol` (relative gain of one sweep),
+        /// `time_limit`, `threads`, `trace`.
+        iteration: &IterationParams;
+        /// The number of rounding trials.
+        trials: usize;
+        /// The seed.
+        seed: u64;
+        /// The sweep order.
+        order: &Arc<dyn SweepOrder>;
+        /// The low-rank handling.
+        low_rank: LowRankMode;
+        /// Whether the 1-flip local search runs.
+        local_search: bool;
+        /// Whether the certified dual bound is computed.
+        certify: bool;
+        /// How the cyclic sweep over a sparse `C` runs.
+        sparse_sweep: SparseSweep;
     }
 
     /// The rank used for a problem with `n` variables: the requested rank or

@@ -39,43 +39,46 @@ fn exact_enumeration_conforms() {
     passes(&bqp_solver::conformance(&ExactBqp));
 }
 
-/// Always answers the all-zero vector: wrong on every instance with a positive optimum.
+/// A [`BooleanQpSolver`] from a plain function (the broken solvers below).
 #[derive(Debug)]
-struct AllZeros;
+struct FnSolver {
+    name: &'static str,
+    solve: fn(&BooleanQp) -> Result<BqpOutcome>,
+}
 
-impl Extension for AllZeros {
+impl Extension for FnSolver {
     fn name(&self) -> &str {
-        "all-zeros"
+        self.name
     }
 }
 
-impl BooleanQpSolver for AllZeros {
+impl BooleanQpSolver for FnSolver {
     fn solve_bqp(&self, qp: &BooleanQp) -> Result<BqpOutcome> {
+        (self.solve)(qp)
+    }
+}
+
+/// Always answers the all-zero vector: wrong on every instance with a positive optimum.
+const ALL_ZEROS: FnSolver = FnSolver {
+    name: "all-zeros",
+    solve: |qp| {
         Ok(BqpOutcome {
             z: vec![0.0; qp.n()],
             value: 0.0,
             upper_bound: None,
         })
-    }
-}
+    },
+};
 
 /// Reports a value that its z does not have.
-#[derive(Debug)]
-struct Liar;
-
-impl Extension for Liar {
-    fn name(&self) -> &str {
-        "liar"
-    }
-}
-
-impl BooleanQpSolver for Liar {
-    fn solve_bqp(&self, qp: &BooleanQp) -> Result<BqpOutcome> {
+const LIAR: FnSolver = FnSolver {
+    name: "liar",
+    solve: |qp| {
         let mut outcome = ExactBqp.solve_bqp(qp)?;
         outcome.value += 1.0;
         Ok(outcome)
-    }
-}
+    },
+};
 
 #[test]
 fn built_in_sweep_orders_conform() {
@@ -109,13 +112,13 @@ fn failed(report: &ConformanceReport) -> Vec<&'static str> {
 
 #[test]
 fn suites_reject_broken_implementations() {
-    let all_zeros = bqp_solver::conformance(&AllZeros);
+    let all_zeros = bqp_solver::conformance(&ALL_ZEROS);
     assert!(!all_zeros.passed());
     assert!(
         failed(&all_zeros).contains(&"at least MIN_RATIO of the exact optimum"),
         "{all_zeros}"
     );
-    let liar = bqp_solver::conformance(&Liar);
+    let liar = bqp_solver::conformance(&LIAR);
     assert!(!liar.passed());
     assert!(
         failed(&liar).contains(&"the reported value is z^T A z"),
