@@ -24,8 +24,8 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bl_core::BlError;
 use bl_core::engine::{Observer, Progress, Stop, run};
+use bl_core::error::build::shape_mismatch;
 use bl_core::fit::Fit;
 use bl_core::params::invalid;
 use faer::{Mat, MatRef};
@@ -278,12 +278,11 @@ fn starting_point(params: &GopValidParams, m: usize) -> Result<Vec<f64>> {
     match params.initial_x() {
         Some(x) => {
             if x.len() != mk {
-                return Err(BlError::ShapeMismatch {
-                    context: "initial_x",
-                    expected: format!("{m} x {k} ({mk} values)"),
-                    found: format!("{} values", x.len()),
-                }
-                .into());
+                return Err(shape_mismatch(
+                    "initial_x",
+                    format!("{m} x {k} ({mk} values)"),
+                    format!("{} values", x.len()),
+                ));
             }
             bl_core::error::ensure_finite("initial_x", x)?;
             let l1: f64 = x.iter().map(|v| v.abs()).sum();

@@ -32,7 +32,6 @@
 //! iteration knobs ([`IterationParams`], set with the same setters as every fit); `tol` is
 //! the paper's gap tolerance `eps` (Sec. 3.4), the only name it has here.
 
-use std::fmt;
 use std::sync::Arc;
 
 use bl_core::IterationParams;
@@ -72,7 +71,7 @@ const DEFAULT_ITERATION: IterationParams = IterationParams::new(1000, 0.01);
 /// assert_eq!(err.invalid_parameter(), Some("k"));
 /// # Ok::<(), gop_mmf::GopError>(())
 /// ```
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct GopParams {
     k: usize,
     budget: f64,
@@ -106,26 +105,6 @@ impl Default for GopParams {
             nonnegative_bound: false,
             lp_solver: Arc::new(lp_backend::default_solver()),
         }
-    }
-}
-
-impl fmt::Debug for GopParams {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GopParams")
-            .field("k", &self.k)
-            .field("budget", &self.budget)
-            .field("iteration", &self.iteration)
-            .field("max_nodes", &self.max_nodes)
-            .field("seed", &self.seed)
-            .field("initial_x", &self.initial_x)
-            .field("filter_tol", &self.filter_tol)
-            .field("cell_slack", &self.cell_slack)
-            .field("rank_shortcut", &self.rank_shortcut)
-            .field("tangent_cone_cells", &self.tangent_cone_cells)
-            .field("linearization", &self.linearization)
-            .field("nonnegative_bound", &self.nonnegative_bound)
-            .field("lp_solver", &self.lp_solver.name())
-            .finish()
     }
 }
 
@@ -174,7 +153,7 @@ impl GopParams {
 
 /// Checked GOP hyperparameters (from [`ParamGuard::check`] on [`GopParams`]): every value
 /// is in the range of the table in the [module docs](self); one getter per field.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct GopValidParams {
     k: usize,
     budget: f64,
@@ -191,104 +170,39 @@ pub struct GopValidParams {
     lp_solver: Arc<dyn LpSolver>,
 }
 
-impl fmt::Debug for GopValidParams {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GopValidParams")
-            .field("k", &self.k)
-            .field("budget", &self.budget)
-            .field("iteration", &self.iteration)
-            .field("max_nodes", &self.max_nodes)
-            .field("seed", &self.seed)
-            .field("initial_x", &self.initial_x)
-            .field("filter_tol", &self.filter_tol)
-            .field("cell_slack", &self.cell_slack)
-            .field("rank_shortcut", &self.rank_shortcut)
-            .field("tangent_cone_cells", &self.tangent_cone_cells)
-            .field("linearization", &self.linearization)
-            .field("nonnegative_bound", &self.nonnegative_bound)
-            .field("lp_solver", &self.lp_solver.name())
-            .finish()
-    }
-}
-
 impl GopValidParams {
-    /// Number of components `K`.
-    #[must_use]
-    pub fn k(&self) -> usize {
-        self.k
-    }
-
-    /// The l1 budget `P`.
-    #[must_use]
-    pub fn budget(&self) -> f64 {
-        self.budget
-    }
-
-    /// The iteration knobs: `max_iter` (node expansions), `tol` (the paper's gap tolerance
-    /// `eps`), `time_limit`, `threads`, `trace`.
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.iteration
-    }
-
-    /// The largest number of tree nodes.
-    #[must_use]
-    pub fn max_nodes(&self) -> usize {
-        self.max_nodes
-    }
-
-    /// The seed of the random starting point.
-    #[must_use]
-    pub fn seed(&self) -> u64 {
-        self.seed
+    bl_core::params::getters! {
+        /// Number of components `K`.
+        k: usize;
+        /// The l1 budget `P`.
+        budget: f64;
+        /// The iteration knobs: `max_iter` (node expansions), `tol` (the paper's gap
+        /// tolerance `eps`), `time_limit`, `threads`, `trace`.
+        iteration: &IterationParams;
+        /// The largest number of tree nodes.
+        max_nodes: usize;
+        /// The seed of the random starting point.
+        seed: u64;
+        /// The relative filtering tolerance.
+        filter_tol: f64;
+        /// The smallest cell slack (relative to `P`).
+        cell_slack: f64;
+        /// Whether the rank shortcut of the cell enumeration is on.
+        rank_shortcut: bool;
+        /// Whether the tangent-cone cell enumeration is on.
+        tangent_cone_cells: bool;
+        /// The linearization of the Lagrangian.
+        linearization: Linearization;
+        /// Whether the relaxed duals carry the row `Q >= 0`.
+        nonnegative_bound: bool;
+        /// The LP backend.
+        lp_solver: &Arc<dyn LpSolver>;
     }
 
     /// The starting `x` (`M x K`, column-major), if one was given.
     #[must_use]
     pub fn initial_x(&self) -> Option<&[f64]> {
         self.initial_x.as_deref()
-    }
-
-    /// The relative filtering tolerance.
-    #[must_use]
-    pub fn filter_tol(&self) -> f64 {
-        self.filter_tol
-    }
-
-    /// The smallest cell slack (relative to `P`).
-    #[must_use]
-    pub fn cell_slack(&self) -> f64 {
-        self.cell_slack
-    }
-
-    /// Whether the rank shortcut of the cell enumeration is on.
-    #[must_use]
-    pub fn rank_shortcut(&self) -> bool {
-        self.rank_shortcut
-    }
-
-    /// Whether the tangent-cone cell enumeration is on.
-    #[must_use]
-    pub fn tangent_cone_cells(&self) -> bool {
-        self.tangent_cone_cells
-    }
-
-    /// The linearization of the Lagrangian.
-    #[must_use]
-    pub fn linearization(&self) -> Linearization {
-        self.linearization
-    }
-
-    /// Whether the relaxed duals carry the row `Q >= 0`.
-    #[must_use]
-    pub fn nonnegative_bound(&self) -> bool {
-        self.nonnegative_bound
-    }
-
-    /// The LP backend.
-    #[must_use]
-    pub fn lp_solver(&self) -> &Arc<dyn LpSolver> {
-        &self.lp_solver
     }
 }
 

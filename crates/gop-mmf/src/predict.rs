@@ -2,7 +2,7 @@
 //! `x`, by the exact primal (3) (see [`crate::primal`]), in the manner of a factorization's
 //! `transform`.
 
-use bl_core::BlError;
+use bl_core::error::build::shape_mismatch;
 use bl_core::predict::PredictInplace;
 use faer::{Mat, MatRef};
 
@@ -35,27 +35,25 @@ impl<'a> PredictInplace<MatRef<'a, f64>, Mat<f64>> for FittedGop {
     type Error = GopError;
 
     /// # Errors
-    /// [`BlError::ShapeMismatch`] (in [`GopError::Core`]) when `y` does not have `M` rows or
-    /// `theta` is not `K x N'`; a non-finite `y`; a primal without a KKT point
-    /// ([`GopError::Primal`]).
+    /// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) (in [`GopError::Core`])
+    /// when `y` does not have `M` rows or `theta` is not `K x N'`; a non-finite `y`; a
+    /// primal without a KKT point ([`GopError::Primal`]).
     fn predict_inplace(&self, y: &MatRef<'a, f64>, theta: &mut Mat<f64>) -> Result<()> {
         let (m, k) = self.x.shape();
         let n = y.ncols();
         if y.nrows() != m {
-            return Err(BlError::ShapeMismatch {
-                context: "y (samples to predict)",
-                expected: format!("{m} rows (the fitted x is {m} x {k})"),
-                found: format!("{} rows", y.nrows()),
-            }
-            .into());
+            return Err(shape_mismatch(
+                "y (samples to predict)",
+                format!("{m} rows (the fitted x is {m} x {k})"),
+                format!("{} rows", y.nrows()),
+            ));
         }
         if theta.shape() != (k, n) {
-            return Err(BlError::ShapeMismatch {
-                context: "theta (prediction target)",
-                expected: format!("{k} x {n}"),
-                found: format!("{} x {}", theta.nrows(), theta.ncols()),
-            }
-            .into());
+            return Err(shape_mismatch(
+                "theta (prediction target)",
+                format!("{k} x {n}"),
+                format!("{} x {}", theta.nrows(), theta.ncols()),
+            ));
         }
         bl_core::linalg::ensure_finite_mat("y", *y)?;
         let x: Vec<f64> = (0..k)
@@ -78,8 +76,8 @@ impl<'a> PredictInplace<MatRef<'a, f64>, Mat<f64>> for FittedGop {
     /// A `K x N'` target.
     ///
     /// # Errors
-    /// [`BlError::InvalidParameter`] (in [`GopError::Core`]) when `K N'` exceeds
-    /// [`bl_core::limits::MAX_ELEMENTS`].
+    /// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) (in
+    /// [`GopError::Core`]) when `K N'` exceeds [`bl_core::limits::MAX_ELEMENTS`].
     fn default_target(&self, y: &MatRef<'a, f64>) -> Result<Mat<f64>> {
         let k = self.x.ncols();
         bl_core::limits::buffer_len("theta (K x N')", &[k, y.ncols()])?;

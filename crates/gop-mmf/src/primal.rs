@@ -28,7 +28,7 @@
 //! rounding, clamped at zero), so every qualifying constraint of [`crate::lagrangian`]
 //! passes through the current `x`.
 
-use bl_core::BlError;
+use bl_core::error::build::shape_mismatch;
 use bl_core::limits;
 use bl_core::params::invalid;
 
@@ -264,12 +264,11 @@ fn check_shapes(x_len: usize, m: usize, k: usize) -> Result<()> {
     // Checked: `m * k` may overflow for a caller-given `m`.
     let mk = limits::buffer_len("M x K", &[m, k])?;
     if x_len != mk {
-        return Err(BlError::ShapeMismatch {
-            context: "x",
-            expected: format!("{m} x {k} ({mk} values)"),
-            found: format!("{x_len} values"),
-        }
-        .into());
+        return Err(shape_mismatch(
+            "x",
+            format!("{m} x {k} ({mk} values)"),
+            format!("{x_len} values"),
+        ));
     }
     Ok(())
 }
@@ -316,9 +315,10 @@ pub fn solve_sample(x: &[f64], m: usize, k: usize, y: &[f64]) -> Result<SampleSo
 /// column-major.
 ///
 /// # Errors
-/// As [`solve_sample`]; [`BlError::InvalidParameter`] when a product of `m`, `k` and `n`
-/// overflows or exceeds [`limits::MAX_ELEMENTS`] (checked before anything is allocated:
-/// with `M = 0` the data are empty whatever `N` is).
+/// As [`solve_sample`]; [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
+/// when a product of `m`, `k` and `n` overflows or exceeds [`limits::MAX_ELEMENTS`]
+/// (checked before anything is allocated: with `M = 0` the data are empty whatever `N`
+/// is).
 pub fn solve_primal(x: &[f64], y: &[f64], m: usize, k: usize, n: usize) -> Result<PrimalSolution> {
     check_problem(x, y, None, (m, k, n))?;
     bl_core::error::ensure_finite("x", x)?;
@@ -353,9 +353,10 @@ pub fn solve_primal(x: &[f64], y: &[f64], m: usize, k: usize, n: usize) -> Resul
 /// `x` is `M x K`, `theta` is `K x N`, `y` is `M x N`).
 ///
 /// # Errors
-/// [`BlError::ShapeMismatch`] when a slice does not have its shape's length,
-/// [`BlError::InvalidParameter`] for `k` outside `1..=12` or a product of the sizes that
-/// overflows or exceeds [`limits::MAX_ELEMENTS`].
+/// [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when a slice does not have
+/// its shape's length, [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)
+/// for `k` outside `1..=12` or a product of the sizes that overflows or exceeds
+/// [`limits::MAX_ELEMENTS`].
 pub fn objective(x: &[f64], theta: &[f64], y: &[f64], m: usize, k: usize, n: usize) -> Result<f64> {
     check_problem(x, y, Some(theta), (m, k, n))?;
     let mut total = 0.0;

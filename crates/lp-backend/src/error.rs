@@ -1,5 +1,7 @@
 //! The error type of `lp-backend`.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
 use crate::status::LpStatus;
 
 /// Everything that can go wrong when building or solving a linear program.
@@ -42,6 +44,14 @@ pub enum LpError {
 }
 
 impl LpError {
+    /// [`LpError::Failed`]: `backend` failed with `message`.
+    pub(crate) fn failed(backend: &'static str, message: impl Into<String>) -> Self {
+        Self::Failed {
+            backend,
+            message: message.into(),
+        }
+    }
+
     /// The status this error stands for: [`LpStatus::Failed`] for malformed models, invalid
     /// parameters and backend failures, the verdict itself for [`LpError::NotOptimal`].
     #[must_use]
@@ -51,4 +61,20 @@ impl LpError {
             _ => LpStatus::Failed,
         }
     }
+}
+
+/// Runs `f`, the work of `backend`, turning a panic inside the solver into
+/// [`LpError::Failed`] with the panic's message.
+pub(crate) fn guarded<T>(
+    backend: &'static str,
+    f: impl FnOnce() -> Result<T, LpError>,
+) -> Result<T, LpError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let message =
+            bl_core::error::panic_message(payload.as_ref()).unwrap_or("panic inside the solver");
+        Err(LpError::failed(
+            backend,
+            format!("solver panicked: {message}"),
+        ))
+    })
 }

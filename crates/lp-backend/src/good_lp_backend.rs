@@ -5,11 +5,9 @@
 //! end, so the conformance suite cross-checks the two; it is also the template for adding
 //! another good_lp solver (HiGHS, Clarabel, ...) behind a Cargo feature.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use good_lp::{Expression, ProblemVariables, ResolutionError, Solution, SolverModel, variable};
 
-use crate::error::LpError;
+use crate::error::{LpError, guarded};
 use crate::model::{Cmp, LinearProgram, Sense};
 use crate::outcome::{LpOutcome, LpSolution};
 use crate::solver::LpSolver;
@@ -20,13 +18,6 @@ const NAME: &str = "good_lp-microlp";
 /// scratch (the trait's default).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GoodLpMicrolp;
-
-fn failed(message: impl Into<String>) -> LpError {
-    LpError::Failed {
-        backend: NAME,
-        message: message.into(),
-    }
-}
 
 fn solve_inner(lp: &LinearProgram) -> Result<LpOutcome, LpError> {
     let mut pv = ProblemVariables::new();
@@ -71,14 +62,17 @@ fn solve_inner(lp: &LinearProgram) -> Result<LpOutcome, LpError> {
         Ok(solution) => {
             let values: Vec<f64> = vars.iter().map(|&v| solution.value(v)).collect();
             if values.iter().any(|v| !v.is_finite()) {
-                return Err(failed("non-finite value in the returned solution"));
+                return Err(LpError::failed(
+                    NAME,
+                    "non-finite value in the returned solution",
+                ));
             }
             let objective = lp.objective_value(&values);
             Ok(LpOutcome::Optimal(LpSolution { objective, values }))
         }
         Err(ResolutionError::Infeasible) => Ok(LpOutcome::Infeasible),
         Err(ResolutionError::Unbounded) => Ok(LpOutcome::Unbounded),
-        Err(e) => Err(failed(e.to_string())),
+        Err(e) => Err(LpError::failed(NAME, e.to_string())),
     }
 }
 
@@ -91,9 +85,6 @@ impl bl_core::Extension for GoodLpMicrolp {
 impl LpSolver for GoodLpMicrolp {
     fn solve(&self, lp: &LinearProgram) -> Result<LpOutcome, LpError> {
         lp.validate()?;
-        match catch_unwind(AssertUnwindSafe(|| solve_inner(lp))) {
-            Ok(r) => r,
-            Err(_) => Err(failed("solver panicked")),
-        }
+        guarded(NAME, || solve_inner(lp))
     }
 }

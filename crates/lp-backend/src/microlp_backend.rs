@@ -1,11 +1,9 @@
 //! The default backend: the pure-Rust `microlp` simplex solver, called directly so that a
 //! solved base program can be extended by rows with a dual-simplex warm start.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use microlp::{ComparisonOp, OptimizationDirection, Problem, SolveOutcome};
 
-use crate::error::LpError;
+use crate::error::{LpError, guarded};
 use crate::model::{Cmp, LinearProgram, Row, Sense, validate_row};
 use crate::outcome::{LpOutcome, LpSolution};
 use crate::solver::{LpSolver, WarmLp};
@@ -28,30 +26,6 @@ fn cmp_op(cmp: Cmp) -> ComparisonOp {
         Cmp::Le => ComparisonOp::Le,
         Cmp::Ge => ComparisonOp::Ge,
         Cmp::Eq => ComparisonOp::Eq,
-    }
-}
-
-fn failed(message: impl Into<String>) -> LpError {
-    LpError::Failed {
-        backend: NAME,
-        message: message.into(),
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    bl_core::error::panic_message(payload)
-        .unwrap_or("panic inside the solver")
-        .to_string()
-}
-
-/// Runs `f`, turning a panic inside the solver into [`LpError::Failed`].
-fn guarded<T>(f: impl FnOnce() -> Result<T, LpError>) -> Result<T, LpError> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => Err(failed(format!(
-            "solver panicked: {}",
-            panic_message(payload.as_ref())
-        ))),
     }
 }
 
@@ -96,7 +70,10 @@ fn extract(
 ) -> Result<LpOutcome, LpError> {
     let values: Vec<f64> = vars.iter().map(|&v| solution.var_value_raw(v)).collect();
     if values.iter().any(|v| !v.is_finite()) {
-        return Err(failed("non-finite value in the returned solution"));
+        return Err(LpError::failed(
+            NAME,
+            "non-finite value in the returned solution",
+        ));
     }
     let mut worst: f64 = 0.0;
     for row in lp.rows().iter().chain(lp_rows.iter().copied()) {
@@ -114,9 +91,10 @@ fn extract(
         worst = worst.max((v.lower - x).max(x - v.upper).max(0.0) / scale);
     }
     if worst > CHECK_TOL {
-        return Err(failed(format!(
-            "returned point violates the model by {worst:.3e} (relative)"
-        )));
+        return Err(LpError::failed(
+            NAME,
+            format!("returned point violates the model by {worst:.3e} (relative)"),
+        ));
     }
     let objective = lp.objective_value(&values);
     Ok(LpOutcome::Optimal(LpSolution { objective, values }))
@@ -125,10 +103,10 @@ fn extract(
 fn solve_built(built: &Built) -> Result<Result<microlp::Solution, LpOutcome>, LpError> {
     match built.problem.solve() {
         Ok(SolveOutcome::Solution(s)) => Ok(Ok(s)),
-        Ok(SolveOutcome::Interrupted(_)) => Err(failed("solve interrupted")),
+        Ok(SolveOutcome::Interrupted(_)) => Err(LpError::failed(NAME, "solve interrupted")),
         Err(microlp::Error::Infeasible) => Ok(Err(LpOutcome::Infeasible)),
         Err(microlp::Error::Unbounded) => Ok(Err(LpOutcome::Unbounded)),
-        Err(e) => Err(failed(e.to_string())),
+        Err(e) => Err(LpError::failed(NAME, e.to_string())),
     }
 }
 
@@ -141,7 +119,7 @@ impl bl_core::Extension for Microlp {
 impl LpSolver for Microlp {
     fn solve(&self, lp: &LinearProgram) -> Result<LpOutcome, LpError> {
         lp.validate()?;
-        guarded(|| {
+        guarded(NAME, || {
             let built = build(lp);
             match solve_built(&built)? {
                 Ok(solution) => extract(&[], lp, &solution, &built.vars),
@@ -152,7 +130,7 @@ impl LpSolver for Microlp {
 
     fn prepare<'a>(&'a self, base: &LinearProgram) -> Result<Box<dyn WarmLp + 'a>, LpError> {
         base.validate()?;
-        guarded(|| {
+        guarded(NAME, || {
             let built = build(base);
             let (outcome, state) = match solve_built(&built)? {
                 Ok(solution) => (extract(&[], base, &solution, &built.vars)?, Some(solution)),
@@ -184,11 +162,11 @@ impl MicrolpWarm {
             match current.add_constraint(expr(row, &self.built.vars), cmp_op(row.cmp), row.rhs) {
                 Ok(SolveOutcome::Solution(s)) => current = s,
                 Ok(SolveOutcome::Interrupted(_)) => {
-                    return Err(failed("warm-started solve interrupted"));
+                    return Err(LpError::failed(NAME, "warm-started solve interrupted"));
                 }
                 Err(microlp::Error::Infeasible) => return Ok(LpOutcome::Infeasible),
                 Err(microlp::Error::Unbounded) => return Ok(LpOutcome::Unbounded),
-                Err(e) => return Err(failed(e.to_string())),
+                Err(e) => return Err(LpError::failed(NAME, e.to_string())),
             }
         }
         let extra: Vec<&Row> = rows.iter().collect();
@@ -230,10 +208,10 @@ impl WarmLp for MicrolpWarm {
         match (&self.outcome, &self.state) {
             (LpOutcome::Infeasible, _) => Ok(LpOutcome::Infeasible),
             (LpOutcome::Optimal(_), Some(state)) if self.base.num_rows() >= 4 * rows.len() => {
-                guarded(|| self.warm(state, rows))
+                guarded(NAME, || self.warm(state, rows))
             }
             // Small base, unbounded base, or no stored state: cold.
-            _ => guarded(|| self.cold(rows)),
+            _ => guarded(NAME, || self.cold(rows)),
         }
     }
 }

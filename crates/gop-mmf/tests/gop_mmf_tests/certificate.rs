@@ -210,24 +210,17 @@ fn illustrative_example_reaches_the_global_optimum_from_twenty_starts() {
 #[test]
 fn threads_do_not_change_the_result() {
     let y = random_y(42, 3, 3);
-    let one = GopParams::default()
-        .k(2)
-        .budget(1.5)
-        .tol(1e-2)
-        .seed(1)
-        .threads(Some(1))
-        .max_iter(60)
-        .fit(&y.as_ref())
-        .unwrap();
-    let two = GopParams::default()
-        .k(2)
-        .budget(1.5)
-        .tol(1e-2)
-        .seed(1)
-        .threads(Some(2))
-        .max_iter(60)
-        .fit(&y.as_ref())
-        .unwrap();
+    let [one, two] = [1, 2].map(|threads| {
+        GopParams::default()
+            .k(2)
+            .budget(1.5)
+            .tol(1e-2)
+            .seed(1)
+            .threads(Some(threads))
+            .max_iter(60)
+            .fit(&y.as_ref())
+            .unwrap()
+    });
     assert_eq!(one.report().iterations, two.report().iterations);
     assert_eq!(one.lower_bound(), two.lower_bound());
     assert_eq!(one.upper_bound(), two.upper_bound());
