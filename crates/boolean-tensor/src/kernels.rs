@@ -236,44 +236,60 @@ fn stream_group(ncols: usize, k: usize, c: usize) -> usize {
 }
 
 /// A chunk kernel that reads its columns as `STREAMS` long streams: columns
-/// `c, c + q, c + 2 q, ...` together (see [`stream_group`]).
+/// `c, c + q, c + 2 q, ...` together (see [`stream_group`]), run by [`Streamed`].
 trait StreamedColumns<const STREAMS: usize> {
-    /// Length of the padded rows ([`RowBlocks::rp`]).
-    fn rp(&self) -> usize;
-    /// Columns of the chunk.
-    fn ncols(&self) -> usize;
-    /// The `K` columns `first, first + q, ...`.
+    /// The `K` columns `xs` (`first, first + q, ...`) of the chunk, on the block of the
+    /// padded rows (`rp` long) at `off`.
     fn columns<S: pulp::Simd, const NV: usize, const K: usize>(
         &mut self,
         simd: S,
         off: usize,
+        rp: usize,
+        xs: [&[f64]; K],
         first: usize,
         q: usize,
     );
 }
 
-/// A [`StreamedColumns`] kernel as a [`RowBlocks`] kernel: each block reads every column
-/// of the chunk once, in groups of `M` (the kernel's `STREAMS`) where [`stream_group`]
-/// forms them, else one at a time.
-struct Streamed<const M: usize, T>(T);
+/// A [`StreamedColumns`] kernel over one chunk `x` (`d0 x ncols`, column-major) as a
+/// [`RowBlocks`] kernel: each block reads every column of the chunk once, in groups of
+/// `M` (the kernel's `STREAMS`) where [`stream_group`] forms them, else one at a time.
+struct Streamed<'a, const M: usize, T> {
+    x: &'a [f64],
+    d0: usize,
+    rp: usize,
+    kernel: T,
+}
 
-impl<const M: usize, T: StreamedColumns<M>> RowBlocks for Streamed<M, T> {
+impl<'a, const M: usize, T: StreamedColumns<M>> Streamed<'a, M, T> {
+    /// The `K` columns `first, first + q, ...` of the chunk.
+    #[inline(always)]
+    fn columns<const K: usize>(&self, first: usize, q: usize) -> [&'a [f64]; K] {
+        let (x, d0) = (self.x, self.d0);
+        std::array::from_fn(|t| &x[(first + t * q) * d0..][..d0])
+    }
+}
+
+impl<const M: usize, T: StreamedColumns<M>> RowBlocks for Streamed<'_, M, T> {
     fn rp(&self) -> usize {
-        self.0.rp()
+        self.rp
     }
 
     #[inline(always)]
     fn block<S: pulp::Simd, const NV: usize>(&mut self, simd: S, off: usize) {
-        let kernel = &mut self.0;
-        let ncols = kernel.ncols();
+        let ncols = self.x.len() / self.d0;
         let q = ncols.div_ceil(M);
         for c in 0..q {
             let n = stream_group(ncols, M, c);
             if n == M {
-                kernel.columns::<S, NV, M>(simd, off, c, q);
+                let xs = self.columns::<M>(c, q);
+                self.kernel
+                    .columns::<S, NV, M>(simd, off, self.rp, xs, c, q);
             } else {
                 for t in 0..n {
-                    kernel.columns::<S, NV, 1>(simd, off, c + t * q, q);
+                    let xs = self.columns::<1>(c + t * q, q);
+                    self.kernel
+                        .columns::<S, NV, 1>(simd, off, self.rp, xs, c + t * q, q);
                 }
             }
         }
@@ -286,13 +302,10 @@ impl<const M: usize, T: StreamedColumns<M>> RowBlocks for Streamed<M, T> {
 /// sweep over `acc` (see [`stream_group`]), each entry updated by one fused
 /// multiply-add per column in a fixed column order.
 struct Mode0Chunk<'a> {
-    x: &'a [f64],
-    d0: usize,
     d1: usize,
     k0: usize,
     b: &'a [f64],
     c: &'a [f64],
-    rp: usize,
     acc: &'a mut [f64],
 }
 
@@ -307,8 +320,8 @@ impl Mode0Chunk<'_> {
         simd: S,
         col: usize,
         off: usize,
+        rp: usize,
     ) -> [S::f64s; NV] {
-        let rp = self.rp;
         let (j, k) = (col % self.d1, self.k0 + col / self.d1);
         let b = vectors::<S, NV>(&self.b[j * rp..], off);
         let c = vectors::<S, NV>(&self.c[k * rp..], off);
@@ -321,29 +334,20 @@ impl Mode0Chunk<'_> {
 }
 
 impl StreamedColumns<MODE0_STREAMS> for Mode0Chunk<'_> {
-    fn rp(&self) -> usize {
-        self.rp
-    }
-
-    fn ncols(&self) -> usize {
-        self.x.len() / self.d0
-    }
-
-    /// Adds the `K` columns `first, first + q, ...` into the block of `acc`.
+    /// Adds the `K` columns into the block of `acc`.
     #[inline(always)]
     fn columns<S: pulp::Simd, const NV: usize, const K: usize>(
         &mut self,
         simd: S,
         off: usize,
+        rp: usize,
+        xs: [&[f64]; K],
         first: usize,
         q: usize,
     ) {
-        let (d0, rp) = (self.d0, self.rp);
         let mut w = [[simd.splat_f64s(0.0); NV]; K];
-        let mut xs = [&self.x[..0]; K];
         for t in 0..K {
-            w[t] = self.weights::<S, NV>(simd, first + t * q, off);
-            xs[t] = &self.x[(first + t * q) * d0..][..d0];
+            w[t] = self.weights::<S, NV>(simd, first + t * q, off, rp);
         }
         for (i, row) in self.acc.chunks_exact_mut(rp).enumerate() {
             let mut u = [simd.splat_f64s(0.0); K];
@@ -365,37 +369,23 @@ impl StreamedColumns<MODE0_STREAMS> for Mode0Chunk<'_> {
 /// `ncols x rp`, `A` packed `d0 x rp`), [`PROJECT_STREAMS`] columns at a time (see
 /// [`stream_group`]) with their sums in registers, `i` in order.
 struct ProjectChunk<'a> {
-    x: &'a [f64],
-    d0: usize,
     a: &'a [f64],
-    rp: usize,
     p: &'a mut [f64],
 }
 
 impl StreamedColumns<PROJECT_STREAMS> for ProjectChunk<'_> {
-    fn rp(&self) -> usize {
-        self.rp
-    }
-
-    fn ncols(&self) -> usize {
-        self.x.len() / self.d0
-    }
-
     /// Rows `first, first + q, ...` (`K` of them) of `p`.
     #[inline(always)]
     fn columns<S: pulp::Simd, const NV: usize, const K: usize>(
         &mut self,
         simd: S,
         off: usize,
+        rp: usize,
+        xs: [&[f64]; K],
         first: usize,
         q: usize,
     ) {
-        let (d0, rp) = (self.d0, self.rp);
         let zero = simd.splat_f64s(0.0);
-        let mut xs = [&self.x[..0]; K];
-        for t in 0..K {
-            xs[t] = &self.x[(first + t * q) * d0..][..d0];
-        }
         let mut s = [[zero; NV]; K];
         for (i, a) in self.a.chunks_exact(rp).enumerate() {
             let a = vectors::<S, NV>(a, off);
@@ -519,16 +509,18 @@ pub(crate) fn mttkrp_mode0(
     let [d0, d1, _] = shape;
     let acc = reduce_vec(chunks.count(), d0 * rp, |ch, acc| {
         let (k0, _) = chunks.range(ch);
-        dispatch(Streamed(Mode0Chunk {
+        dispatch(Streamed {
             x: chunks.slice(data, ch),
             d0,
-            d1,
-            k0,
-            b: &bp,
-            c: &cp,
             rp,
-            acc,
-        }));
+            kernel: Mode0Chunk {
+                d1,
+                k0,
+                b: &bp,
+                c: &cp,
+                acc,
+            },
+        });
     });
     unpack_rows(&acc, rp, out);
 }
@@ -555,13 +547,12 @@ fn project_mode0(data: &[f64], shape: [usize; 3], a: MatRef<'_, f64>, p: &mut Ve
     p.par_chunks_mut(chunks.slabs * d1 * rp)
         .enumerate()
         .for_each(|(ch, block)| {
-            dispatch(Streamed(ProjectChunk {
+            dispatch(Streamed {
                 x: chunks.slice(data, ch),
                 d0,
-                a: &ap,
                 rp,
-                p: block,
-            }));
+                kernel: ProjectChunk { a: &ap, p: block },
+            });
         });
     rp
 }
