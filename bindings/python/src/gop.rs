@@ -16,49 +16,21 @@ use pyo3::types::PyDict;
 use crate::arrays::{array_to_mat, mat_to_array};
 use crate::errors::{ToPyErr, guarded};
 
-/// The knobs Python can set, each `None` for the Rust default.
-struct Knobs {
-    k: Option<usize>,
-    budget: Option<f64>,
-    tol: Option<f64>,
-    max_iter: Option<usize>,
-    max_nodes: Option<usize>,
-    time_limit: Option<f64>,
-    seed: Option<u64>,
-    threads: Option<usize>,
+/// The `time_limit` keyword (seconds) as a `Duration`; a negative, NaN or infinite one is
+/// a `ValueError`.
+fn time_limit_duration(seconds: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(seconds).map_err(|_| {
+        PyValueError::new_err(format!(
+            "time_limit must be a finite non-negative number of seconds, got {seconds}"
+        ))
+    })
 }
 
-impl Knobs {
-    /// The Rust defaults with the given knobs set.
-    fn params(self) -> PyResult<GopParams> {
-        let mut params = GopParams::default();
-        if let Some(k) = self.k {
-            params = params.k(k);
-        }
-        if let Some(budget) = self.budget {
-            params = params.budget(budget);
-        }
-        if let Some(tol) = self.tol {
-            params = params.tol(tol);
-        }
-        if let Some(max_iter) = self.max_iter {
-            params = params.max_iter(max_iter);
-        }
-        if let Some(max_nodes) = self.max_nodes {
-            params = params.max_nodes(max_nodes);
-        }
-        if let Some(seed) = self.seed {
-            params = params.seed(seed);
-        }
-        if let Some(seconds) = self.time_limit {
-            let limit = Duration::try_from_secs_f64(seconds).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "time_limit must be a finite non-negative number of seconds, got {seconds}"
-                ))
-            })?;
-            params = params.time_limit(Some(limit));
-        }
-        Ok(params.threads(self.threads))
+/// `params` with `set` applied to a knob Python gave, unchanged (the Rust default) for `None`.
+fn given<T>(params: GopParams, knob: Option<T>, set: fn(GopParams, T) -> GopParams) -> GopParams {
+    match knob {
+        Some(value) => set(params, value),
+        None => params,
     }
 }
 
@@ -85,17 +57,15 @@ pub fn gop_fit<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let y = array_to_mat(y.as_array());
-    let params = Knobs {
-        k,
-        budget,
-        tol,
-        max_iter,
-        max_nodes,
-        time_limit,
-        seed,
-        threads,
-    }
-    .params()?;
+    let time_limit = time_limit.map(time_limit_duration).transpose()?;
+    let mut params = GopParams::default().threads(threads);
+    params = given(params, k, GopParams::k);
+    params = given(params, budget, GopParams::budget);
+    params = given(params, tol, GopParams::tol);
+    params = given(params, max_iter, GopParams::max_iter);
+    params = given(params, max_nodes, GopParams::max_nodes);
+    params = given(params, seed, GopParams::seed);
+    params = given(params, time_limit.map(Some), GopParams::time_limit);
     let fit = py.detach(|| guarded(|| params.fit(&y.as_ref())))?;
     let c = fit.certificate();
     let d = PyDict::new(py);

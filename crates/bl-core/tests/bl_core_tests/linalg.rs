@@ -235,7 +235,9 @@ fn least_squares_bad_input() {
     let mut nan = Mat::<f64>::identity(3, 2);
     nan[(0, 0)] = f64::NAN;
     let b3 = Mat::<f64>::from_fn(3, 1, |i, _| i as f64);
-    let cases: [(&str, Mat<f64>, Mat<f64>, fn(&BlError) -> bool); 4] = [
+    // (label, a, b, the expected error)
+    type Case = (&'static str, Mat<f64>, Mat<f64>, fn(&BlError) -> bool);
+    let cases: [Case; 4] = [
         ("wide a", Mat::zeros(2, 3), Mat::zeros(2, 1), |e| {
             matches!(e, BlError::ShapeMismatch { .. })
         }),
