@@ -63,36 +63,70 @@ use crate::settings::{BcdSolver, CrfBackend, LearnerSettings, Reading, Setting};
 pub struct TaggerParams {
     learner: Arc<dyn Learner>,
     iteration: IterationParams,
-    c: f64,
-    power_steps: usize,
-    reading: Reading,
-    bcd_solver: BcdSolver,
-    averaging: bool,
-    zero_order: bool,
-    transitions_only: bool,
-    crf_backend: CrfBackend,
+    /// `c` to `crf_backend` of the table: what the learner is started with.
+    learner_settings: LearnerSettings,
     shuffle: bool,
     seed: u64,
     templates: Option<Templates>,
     cutoff: Option<usize>,
 }
 
+/// The accessors of the learner settings, written from one list: each `field: Type;`
+/// (after its doc lines, the setter's) becomes a setter on [`TaggerParams`], which stores
+/// the value in `self.learner_settings.field` (as [`bl_core::params::setters!`] does for
+/// a field of the builder itself), and a getter of the checked value on
+/// [`TaggerValidParams`].
+macro_rules! settings_accessors {
+    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
+        impl TaggerParams {
+            $(
+                $(#[$attr])*
+                #[must_use]
+                pub fn $field(mut self, $field: $ty) -> Self {
+                    self.learner_settings.$field = $field;
+                    self
+                }
+            )*
+        }
+
+        impl TaggerValidParams {
+            $(
+                #[doc = concat!(
+                    "The checked `", stringify!($field), "` (see [`TaggerParams::",
+                    stringify!($field), "`])."
+                )]
+                #[must_use]
+                pub fn $field(&self) -> $ty {
+                    self.params.learner_settings.$field
+                }
+            )*
+        }
+    };
+}
+
+/// Getters of [`TaggerValidParams`], written once: each `field: Type;` (after its doc
+/// lines) becomes `#[must_use] pub fn field(&self) -> Type`, a copy of the checked
+/// `self.params.field`.
+macro_rules! checked_getters {
+    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
+        $(
+            $(#[$attr])*
+            #[must_use]
+            pub fn $field(&self) -> $ty {
+                self.params.$field
+            }
+        )*
+    };
+}
+
 impl TaggerParams {
     /// Defaults for `learner`, with its iteration budget and tolerance
     /// ([`Learner::default_iteration`]).
     pub fn new(learner: Arc<dyn Learner>) -> Self {
-        let settings = LearnerSettings::default();
         Self {
             iteration: learner.default_iteration(),
             learner,
-            c: settings.c,
-            power_steps: settings.power_steps,
-            reading: settings.reading,
-            bcd_solver: settings.bcd_solver,
-            averaging: settings.averaging,
-            zero_order: settings.zero_order,
-            transitions_only: settings.transitions_only,
-            crf_backend: settings.crf_backend,
+            learner_settings: LearnerSettings::default(),
             shuffle: true,
             seed: 0,
             templates: None,
@@ -130,37 +164,13 @@ impl TaggerParams {
         Self::builtin(BuiltIn::CrfL1)
     }
 
-    /// Sets the learner. The iteration knobs stay as they are (the budget of
-    /// [`new`](Self::new) is the first learner's: start from `TaggerParams::new(learner)`
-    /// to get the new learner's).
-    #[must_use]
-    pub fn learner(mut self, learner: Arc<dyn Learner>) -> Self {
-        self.learner = learner;
-        self
-    }
-
     bl_core::iteration_setters!(iteration);
 
     bl_core::params::setters! {
-        /// Sets `C` (bol step, bcd SVM constant, CRF regularization weight).
-        c: f64;
-        /// Sets `R`, the power steps per mistake of bol.
-        power_steps: usize;
-        /// Sets which `F*` bol reads its parameters from ([`Reading`]).
-        reading: Reading;
-        /// Sets bcd's start and dual step ([`BcdSolver`]).
-        bcd_solver: BcdSolver;
-        /// Turns parameter averaging on or off.
-        averaging: bool;
-        /// Turns the 0-order feature extension on or off.
-        zero_order: bool;
-        /// sp only: keeps first-order (tag-pair) weights for the bias feature alone (label
-        /// transitions), so that with [`zero_order`](Self::zero_order) the model has a
-        /// linear-chain CRF's features. Needs `zero_order(true)` and a
-        /// [`Template::Bias`](crate::Template::Bias) in the templates.
-        transitions_only: bool;
-        /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
-        crf_backend: CrfBackend;
+        /// Sets the learner. The iteration knobs stay as they are (the budget of
+        /// [`new`](Self::new) is the first learner's: start from
+        /// `TaggerParams::new(learner)` to get the new learner's).
+        learner: Arc<dyn Learner>;
         /// Turns per-epoch shuffling on or off.
         shuffle: bool;
         /// Sets the seed of the shuffles.
@@ -195,106 +205,60 @@ impl Default for TaggerParams {
 /// or a [`PreparedCorpus`](crate::PreparedCorpus).
 #[derive(Debug, Clone)]
 pub struct TaggerValidParams {
-    learner: Arc<dyn Learner>,
-    iteration: IterationParams,
-    c: f64,
-    power_steps: usize,
-    reading: Reading,
-    bcd_solver: BcdSolver,
-    averaging: bool,
-    zero_order: bool,
-    transitions_only: bool,
-    crf_backend: CrfBackend,
-    shuffle: bool,
-    seed: u64,
-    templates: Option<Templates>,
-    cutoff: Option<usize>,
+    params: TaggerParams,
 }
 
 impl TaggerValidParams {
     /// The learner.
+    #[must_use]
     pub fn learner(&self) -> &Arc<dyn Learner> {
-        &self.learner
+        &self.params.learner
     }
 
     /// The iteration knobs (`max_iter`: epochs or CRF iterations).
+    #[must_use]
     pub fn iteration(&self) -> &IterationParams {
-        &self.iteration
-    }
-
-    /// `C`.
-    pub fn c(&self) -> f64 {
-        self.c
-    }
-
-    /// `R`, the power steps per mistake of bol.
-    pub fn power_steps(&self) -> usize {
-        self.power_steps
-    }
-
-    /// Which `F*` bol reads its parameters from.
-    pub fn reading(&self) -> Reading {
-        self.reading
-    }
-
-    /// bcd's start and dual step.
-    pub fn bcd_solver(&self) -> BcdSolver {
-        self.bcd_solver
-    }
-
-    /// Whether the parameters are averaged.
-    pub fn averaging(&self) -> bool {
-        self.averaging
-    }
-
-    /// Whether the 0-order features are on.
-    pub fn zero_order(&self) -> bool {
-        self.zero_order
-    }
-
-    /// Whether sp keeps first-order weights for the bias feature alone.
-    pub fn transitions_only(&self) -> bool {
-        self.transitions_only
-    }
-
-    /// Which implementation trains a CRF.
-    pub fn crf_backend(&self) -> CrfBackend {
-        self.crf_backend
-    }
-
-    /// Whether the sentences are shuffled each epoch.
-    pub fn shuffle(&self) -> bool {
-        self.shuffle
-    }
-
-    /// The seed of the shuffles.
-    pub fn seed(&self) -> u64 {
-        self.seed
+        &self.params.iteration
     }
 
     /// The templates, if set (unset: the data decides).
+    #[must_use]
     pub fn templates(&self) -> Option<&Templates> {
-        self.templates.as_ref()
+        self.params.templates.as_ref()
     }
 
-    /// The cutoff, if set (unset: 1, or the prepared corpus's).
-    pub fn cutoff(&self) -> Option<usize> {
-        self.cutoff
+    checked_getters! {
+        /// Whether the sentences are shuffled each epoch.
+        shuffle: bool;
+        /// The seed of the shuffles.
+        seed: u64;
+        /// The cutoff, if set (unset: 1, or the prepared corpus's).
+        cutoff: Option<usize>;
+        /// The settings the learner is started with.
+        learner_settings: LearnerSettings;
     }
+}
 
-    /// The settings the learner is started with.
-    pub fn learner_settings(&self) -> LearnerSettings {
-        LearnerSettings {
-            c: self.c,
-            power_steps: self.power_steps,
-            reading: self.reading,
-            bcd_solver: self.bcd_solver,
-            averaging: self.averaging,
-            zero_order: self.zero_order,
-            transitions_only: self.transitions_only,
-            crf_backend: self.crf_backend,
-        }
-    }
+settings_accessors! {
+    /// Sets `C` (bol step, bcd SVM constant, CRF regularization weight).
+    c: f64;
+    /// Sets `R`, the power steps per mistake of bol.
+    power_steps: usize;
+    /// Sets which `F*` bol reads its parameters from ([`Reading`]).
+    reading: Reading;
+    /// Sets bcd's start and dual step ([`BcdSolver`]).
+    bcd_solver: BcdSolver;
+    /// Turns parameter averaging on or off.
+    averaging: bool;
+    /// Turns the 0-order feature extension on or off.
+    zero_order: bool;
+    /// sp only: keeps first-order (tag-pair) weights for the bias feature alone (label
+    /// transitions), so that with [`zero_order`](Self::zero_order) the model has a
+    /// linear-chain CRF's features. Needs `zero_order(true)` and a
+    /// [`Template::Bias`] in the templates.
+    transitions_only: bool;
+    /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
+    crf_backend: CrfBackend;
 }
 
 /// The range checks of the learner settings (also run when a saved model is loaded).
@@ -340,23 +304,7 @@ impl ParamGuard for TaggerParams {
     fn check(&self) -> Result<TaggerValidParams> {
         self.iteration.check()?;
         self.learner.check()?;
-        let checked = TaggerValidParams {
-            learner: Arc::clone(&self.learner),
-            iteration: self.iteration,
-            c: self.c,
-            power_steps: self.power_steps,
-            reading: self.reading,
-            bcd_solver: self.bcd_solver,
-            averaging: self.averaging,
-            zero_order: self.zero_order,
-            transitions_only: self.transitions_only,
-            crf_backend: self.crf_backend,
-            shuffle: self.shuffle,
-            seed: self.seed,
-            templates: self.templates.clone(),
-            cutoff: self.cutoff,
-        };
-        let settings = checked.learner_settings();
+        let settings = self.learner_settings;
         check_settings(&settings)?;
         if let Some(cutoff) = self.cutoff {
             at_least("cutoff", cutoff, 1)?;
@@ -389,6 +337,8 @@ impl ParamGuard for TaggerParams {
             )
             .into());
         }
-        Ok(checked)
+        Ok(TaggerValidParams {
+            params: self.clone(),
+        })
     }
 }

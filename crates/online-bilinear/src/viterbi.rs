@@ -74,6 +74,15 @@ fn check_table(context: &'static str, found: usize, n: usize, n_tags: usize) -> 
     }
 }
 
+/// A table to decode: `n_tags >= 1` ([`bl_core::BlError::InvalidParameter`] otherwise),
+/// and the table of [`check_table`].
+fn check_decoding(context: &'static str, found: usize, n: usize, n_tags: usize) -> Result<()> {
+    if n_tags == 0 {
+        return Err(crate::error::invalid("n_tags", 0, ">= 1"));
+    }
+    check_table(context, found, n, n_tags)
+}
+
 /// Index of score `[i][prev][cur]` in the flat table of [`viterbi`], `prev == n_tags` being
 /// the start state.
 #[inline]
@@ -96,10 +105,7 @@ pub struct ViterbiWorkspace {
 /// table does not have `n * (n_tags + 1) * n_tags` entries; `bl_core::BlError::NonFinite`
 /// (through [`crate::OblError::Core`]) when a score read is NaN.
 pub fn viterbi(scores: &[f64], n: usize, n_tags: usize) -> Result<Vec<usize>> {
-    if n_tags == 0 {
-        return Err(crate::error::invalid("n_tags", 0, ">= 1"));
-    }
-    check_table(
+    check_decoding(
         "viterbi: score table (n * (n_tags + 1) * n_tags entries)",
         scores.len(),
         n,
@@ -139,10 +145,7 @@ pub fn viterbi_into(
     ws: &mut ViterbiWorkspace,
     out: &mut [usize],
 ) -> Result<()> {
-    if n_tags == 0 {
-        return Err(crate::error::invalid("n_tags", 0, ">= 1"));
-    }
-    check_table(
+    check_decoding(
         "viterbi_into: score table (n * (n_tags + 1) * n_tags entries)",
         scores.len(),
         n,

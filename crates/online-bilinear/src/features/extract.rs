@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::template::{Template, Templates};
+use super::template::Templates;
 use super::transform::TransformChain;
 use crate::data::{Corpus, Sentence};
 use crate::error::{OblError, Result};
@@ -67,39 +67,13 @@ pub(super) fn for_each_feature(
         out.clear();
         push_index(out, t);
         out.push('\u{1}');
-        match template {
-            Template::Bias => {}
-            &Template::Unigram { column, offset } => {
-                push_observation(out, step, &sentence.columns()[column], i, offset, None);
-            }
-            Template::Transformed {
-                column,
-                offset,
-                transform,
-            } => {
-                let col = &sentence.columns()[*column];
-                push_observation(out, step, col, i, *offset, Some(transform));
-            }
-            &Template::Bigram {
-                column,
-                first,
-                second,
-            } => {
-                let col = &sentence.columns()[column];
-                push_observation(out, step, col, i, first, None);
+        if let Some(column) = template.column() {
+            let col = &sentence.columns()[column];
+            let (first, second) = template.positions();
+            push_observation(out, step, col, i, first, template.transform());
+            if let Some(second) = second {
                 out.push('\u{1}');
-                push_observation(out, step, col, i, second, None);
-            }
-            Template::TransformedBigram {
-                column,
-                first,
-                second,
-                transform,
-            } => {
-                let col = &sentence.columns()[*column];
-                push_observation(out, step, col, i, *first, Some(transform));
-                out.push('\u{1}');
-                push_observation(out, step, col, i, *second, Some(transform));
+                push_observation(out, step, col, i, second, template.transform());
             }
         }
         f(out);

@@ -116,20 +116,21 @@ impl Template {
         }
     }
 
-    /// The relative positions read (one or two).
-    fn offsets(&self) -> [isize; 2] {
+    /// The relative positions read: the first, and the second of a bigram (the bias
+    /// reads none, and has `(0, None)`).
+    pub(super) fn positions(&self) -> (isize, Option<isize>) {
         match *self {
-            Template::Bias => [0, 0],
+            Template::Bias => (0, None),
             Template::Unigram { offset, .. } | Template::Transformed { offset, .. } => {
-                [offset, offset]
+                (offset, None)
             }
             Template::Bigram { first, second, .. }
-            | Template::TransformedBigram { first, second, .. } => [first, second],
+            | Template::TransformedBigram { first, second, .. } => (first, Some(second)),
         }
     }
 
     /// The transform read, if any.
-    fn transform(&self) -> Option<&TransformChain> {
+    pub(super) fn transform(&self) -> Option<&TransformChain> {
         match self {
             Template::Transformed { transform, .. }
             | Template::TransformedBigram { transform, .. } => Some(transform),
@@ -146,9 +147,10 @@ impl Template {
         {
             return Err(invalid("template column", column, "at most 1024"));
         }
-        if let Some(&offset) = self
-            .offsets()
-            .iter()
+        let (first, second) = self.positions();
+        if let Some(offset) = [Some(first), second]
+            .into_iter()
+            .flatten()
             .find(|o| o.unsigned_abs() > MAX_TEMPLATE_OFFSET.unsigned_abs())
         {
             return Err(invalid(
@@ -167,38 +169,20 @@ impl Template {
 /// distinct names.
 impl fmt::Display for Template {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = |f: &mut fmt::Formatter<'_>, column, offset, t: Option<&TransformChain>| {
-            write!(f, "c{column}[{offset}]")?;
-            t.map_or(Ok(()), |t| write!(f, ".{t}"))
+        let Some(column) = self.column() else {
+            return f.write_str("bias");
         };
-        match self {
-            Template::Bias => f.write_str("bias"),
-            Template::Unigram { column, offset } => at(f, column, offset, None),
-            Template::Transformed {
-                column,
-                offset,
-                transform,
-            } => at(f, column, offset, Some(transform)),
-            Template::Bigram {
-                column,
-                first,
-                second,
-            } => {
-                at(f, column, first, None)?;
-                f.write_str("|")?;
-                at(f, column, second, None)
-            }
-            Template::TransformedBigram {
-                column,
-                first,
-                second,
-                transform,
-            } => {
-                at(f, column, first, Some(transform))?;
-                f.write_str("|")?;
-                at(f, column, second, Some(transform))
-            }
+        let at = |f: &mut fmt::Formatter<'_>, offset| {
+            write!(f, "c{column}[{offset}]")?;
+            self.transform().map_or(Ok(()), |t| write!(f, ".{t}"))
+        };
+        let (first, second) = self.positions();
+        at(f, first)?;
+        if let Some(second) = second {
+            f.write_str("|")?;
+            at(f, second)?;
         }
+        Ok(())
     }
 }
 

@@ -30,10 +30,25 @@ pub use prepared::{PreparedCorpus, default_templates};
 use snapshots::SnapshotHook;
 pub use snapshots::WithSnapshots;
 
-impl Fit<Corpus> for TaggerValidParams {
-    type Fitted = FittedTagger;
-    type Error = OblError;
+/// `impl Fit<$data> for TaggerValidParams`, written once: the doc lines document
+/// `fit_observed`, whose receiver, data and observers the closure-like head names.
+macro_rules! fit_tagger {
+    ($(#[$attr:meta])* $data:ty => |$this:ident, $x:ident, $observers:ident| $body:block) => {
+        impl Fit<$data> for TaggerValidParams {
+            type Fitted = FittedTagger;
+            type Error = OblError;
 
+            $(#[$attr])*
+            fn fit_observed(
+                &$this,
+                $x: &$data,
+                $observers: &mut [&mut dyn Observer],
+            ) -> Result<FittedTagger> $body
+        }
+    };
+}
+
+fit_tagger! {
     /// Builds the features of `corpus` ([`prepare`](TaggerValidParams::prepare)), then
     /// trains, showing every epoch to `observers`. The model's
     /// [`train_seconds`](FittedTagger::train_seconds) includes the feature extraction.
@@ -45,11 +60,7 @@ impl Fit<Corpus> for TaggerValidParams {
     /// [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, or a sentence too long for the tag
     /// count), before training; [`OblError::Learner`] when a learner breaks its contract;
     /// CRFsuite failures for the CRF learners.
-    fn fit_observed(
-        &self,
-        corpus: &Corpus,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedTagger> {
+    Corpus => |self, corpus, observers| {
         let started = Instant::now();
         let prepared = self.prepare(corpus)?;
         let setup_seconds = started.elapsed().as_secs_f64();
@@ -59,10 +70,7 @@ impl Fit<Corpus> for TaggerValidParams {
     }
 }
 
-impl Fit<PreparedCorpus> for TaggerValidParams {
-    type Fitted = FittedTagger;
-    type Error = OblError;
-
+fit_tagger! {
     /// Fits on prepared features, so that several learners can be fitted on the same
     /// features. The model's [`train_seconds`](FittedTagger::train_seconds) is the
     /// learner's training alone.
@@ -71,29 +79,18 @@ impl Fit<PreparedCorpus> for TaggerValidParams {
     /// Parameters that set other templates or another cutoff than the prepared ones
     /// ([`bl_core::BlError::InvalidParameter`] named `templates` or `cutoff`); the errors
     /// of the fit on a [`Corpus`] after preparation.
-    fn fit_observed(
-        &self,
-        prepared: &PreparedCorpus,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedTagger> {
+    PreparedCorpus => |self, prepared, observers| {
         self.check_prepared(prepared)?;
         self.train(self.learner().as_ref(), prepared, observers, None)
     }
 }
 
-impl<'a> Fit<WithSnapshots<'a>> for TaggerValidParams {
-    type Fitted = FittedTagger;
-    type Error = OblError;
-
+fit_tagger! {
     /// As the fit on the [`PreparedCorpus`], calling the hook after every epoch.
     ///
     /// # Errors
     /// As the fit on the [`PreparedCorpus`], and any error the hook returns.
-    fn fit_observed(
-        &self,
-        data: &WithSnapshots<'a>,
-        observers: &mut [&mut dyn Observer],
-    ) -> Result<FittedTagger> {
+    WithSnapshots<'_> => |self, data, observers| {
         self.check_prepared(data.prepared)?;
         let mut hook = data.hook.borrow_mut();
         self.train(
