@@ -20,10 +20,10 @@
 //! implementations of [`BlockUpdate`](crate::update::BlockUpdate), in [`crate::update`].
 //! Every function here works in caller-provided buffers: nothing allocates per iteration.
 
+use bl_core::linalg::LinearOperator;
 use bl_core::logistic::{log1p_exp, sigmoid};
 use bl_core::prox::{elastic_net_penalty, elastic_net_prox_step};
-use faer::linalg::matmul::matmul;
-use faer::{Accum, ColMut, ColRef, MatRef, Par};
+use faer::MatRef;
 
 use crate::error::Result;
 
@@ -69,6 +69,8 @@ pub trait Features {
     fn times(&self, c: &[f64], out: &mut [f64]);
 }
 
+/// faer's products, through bl-core's [`LinearOperator`] (`z^T w` is its transposed
+/// action, `z c` its action).
 impl Features for MatRef<'_, f64> {
     fn dim(&self) -> usize {
         self.nrows()
@@ -79,25 +81,11 @@ impl Features for MatRef<'_, f64> {
     }
 
     fn transpose_times(&self, w: &[f64], out: &mut [f64]) {
-        matmul(
-            ColMut::from_slice_mut(out).as_mat_mut(),
-            Accum::Replace,
-            self.transpose(),
-            ColRef::from_slice(w).as_mat(),
-            1.0,
-            Par::Seq,
-        );
+        self.apply_transpose(w, out);
     }
 
     fn times(&self, c: &[f64], out: &mut [f64]) {
-        matmul(
-            ColMut::from_slice_mut(out).as_mat_mut(),
-            Accum::Replace,
-            *self,
-            ColRef::from_slice(c).as_mat(),
-            1.0,
-            Par::Seq,
-        );
+        self.apply(c, out);
     }
 }
 

@@ -56,9 +56,10 @@ macro_rules! predict_labels {
     };
 }
 
-/// `TryFrom<Builder> for Checked` (by `ParamGuard::check`, so that deserializing a checked
-/// type through `#[serde(try_from)]` validates it) and `From<Checked> for Builder`, for a
-/// checked type that wraps its builder in `.0`.
+/// A checked type that wraps its builder in `.0`: `TryFrom<Builder> for Checked` (by
+/// `ParamGuard::check`), `From<Checked> for Builder`, and serde through the builder:
+/// serializing writes the builder's layout, deserializing (by any serde format) reads a
+/// builder and checks it, so a deserialized checked type is always valid.
 macro_rules! checked_conversions {
     ($checked:ident from $builder:ident) => {
         impl TryFrom<$builder> for $checked {
@@ -74,6 +75,48 @@ macro_rules! checked_conversions {
                 valid.0
             }
         }
+
+        impl serde::Serialize for $checked {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                serde::Serialize::serialize(&self.0, serializer)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $checked {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> std::result::Result<Self, D::Error> {
+                let raw = <$builder as serde::Deserialize>::deserialize(deserializer)?;
+                Self::try_from(raw).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+/// Plain-name getters of a checked type that wraps its builder in `.0` (as
+/// `bl_core::params::getters!` writes them for a checked type with fields of its own):
+/// each `field: Type;` (after its doc lines) becomes a getter returning a copy of
+/// `self.0.field`, each `field: &Type;` one returning a reference to it.
+macro_rules! wrapped_getters {
+    () => {};
+    ($(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn $field(&self) -> &$ty {
+            &self.0.$field
+        }
+        wrapped_getters! { $($rest)* }
+    };
+    ($(#[$attr:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn $field(&self) -> $ty {
+            self.0.$field
+        }
+        wrapped_getters! { $($rest)* }
     };
 }
 
@@ -124,56 +167,32 @@ macro_rules! bilinear_setters {
 /// `iteration`.
 macro_rules! bilinear_getters {
     () => {
-        /// Rank `r` (of every class's factors).
-        #[must_use]
-        pub fn rank(&self) -> usize {
-            self.0.rank
+        wrapped_getters! {
+            /// Rank `r` (of every class's factors).
+            rank: usize;
+            /// l1 weight on `U` (every `U_c`).
+            mu1: f64;
+            /// Squared-l2 weight on `U` (every `U_c`).
+            mu2: f64;
+            /// l1 weight on `V` (every `V_c`).
+            nu1: f64;
+            /// Squared-l2 weight on `V` (every `V_c`).
+            nu2: f64;
+            /// The stopping quantity `q^k`.
+            stop: $crate::params::StopCriterion;
+            /// The initialization.
+            init: &$crate::params::Init;
+            /// The seed of `Init::Random`.
+            seed: u64;
+            /// Budget (`max_iter` outer iterations), tolerance on `q^k`, time limit, threads
+            /// of the data passes and trace.
+            iteration: &bl_core::IterationParams;
         }
-        /// l1 weight on `U` (every `U_c`).
-        #[must_use]
-        pub fn mu1(&self) -> f64 {
-            self.0.mu1
-        }
-        /// Squared-l2 weight on `U` (every `U_c`).
-        #[must_use]
-        pub fn mu2(&self) -> f64 {
-            self.0.mu2
-        }
-        /// l1 weight on `V` (every `V_c`).
-        #[must_use]
-        pub fn nu1(&self) -> f64 {
-            self.0.nu1
-        }
-        /// Squared-l2 weight on `V` (every `V_c`).
-        #[must_use]
-        pub fn nu2(&self) -> f64 {
-            self.0.nu2
-        }
+
         /// The four penalties `(mu1, mu2, nu1, nu2)`.
         #[must_use]
         pub fn penalties(&self) -> $crate::params::Penalties {
             $crate::params::Penalties::new(self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2)
-        }
-        /// The stopping quantity `q^k`.
-        #[must_use]
-        pub fn stop(&self) -> $crate::params::StopCriterion {
-            self.0.stop
-        }
-        /// The initialization.
-        #[must_use]
-        pub fn init(&self) -> &$crate::params::Init {
-            &self.0.init
-        }
-        /// The seed of `Init::Random`.
-        #[must_use]
-        pub fn seed(&self) -> u64 {
-            self.0.seed
-        }
-        /// Budget (`max_iter` outer iterations), tolerance on `q^k`, time limit, threads
-        /// of the data passes and trace.
-        #[must_use]
-        pub fn iteration(&self) -> &bl_core::IterationParams {
-            &self.0.iteration
         }
     };
 }

@@ -72,8 +72,7 @@ pub struct LogisticParams {
 
 /// Checked hyperparameters of [`LogisticRegression`]: a getter of the same name for every
 /// field. Deserializing (by any serde format) runs [`LogisticParams::check`].
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[serde(try_from = "LogisticParams", into = "LogisticParams")]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LogisticValidParams(LogisticParams);
 
 checked_conversions!(LogisticValidParams from LogisticParams);
@@ -105,30 +104,17 @@ impl LogisticParams {
 }
 
 impl LogisticValidParams {
-    /// The l1 weight.
-    #[must_use]
-    pub fn l1(&self) -> f64 {
-        self.0.l1
-    }
-    /// The squared-l2 weight.
-    #[must_use]
-    pub fn l2(&self) -> f64 {
-        self.0.l2
-    }
-    /// The backtracking floor `L_min`.
-    #[must_use]
-    pub fn l_min(&self) -> f64 {
-        self.0.l_min
-    }
-    /// The backtracking growth factor `eta`.
-    #[must_use]
-    pub fn eta(&self) -> f64 {
-        self.0.eta
-    }
-    /// FISTA's budget, tolerance, time limit, threads of the products and trace.
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.0.iteration
+    wrapped_getters! {
+        /// The l1 weight.
+        l1: f64;
+        /// The squared-l2 weight.
+        l2: f64;
+        /// The backtracking floor `L_min`.
+        l_min: f64;
+        /// The backtracking growth factor `eta`.
+        eta: f64;
+        /// FISTA's budget, tolerance, time limit, threads of the products and trace.
+        iteration: &IterationParams;
     }
 }
 
@@ -387,17 +373,17 @@ mod tests {
     fn non_finite_entries_are_rejected_by_name() {
         let data = crate::synthetic::two_class(12, 3, 3, 1.0, 0).unwrap();
         let model = bl_core::Fit::fit(&LogisticRegression::params(), &data).unwrap();
-        model.validate().unwrap();
-        let mut bad = model.clone();
-        bad.weights[4] = f64::NAN;
-        let mut bad_b = model.clone();
-        bad_b.intercept = f64::INFINITY;
-        for (field, m) in [("weights", bad), ("intercept", bad_b)] {
-            let err = m.validate().unwrap_err();
-            assert!(
-                matches!(err, SblrError::InvalidModel { field: f, .. } if f == field),
-                "{err}"
-            );
-        }
+        saved::rejected_edits(
+            &model,
+            FittedLogisticRegression::validate,
+            &[
+                ("weights", &|m: &mut FittedLogisticRegression| {
+                    m.weights[4] = f64::NAN;
+                }),
+                ("intercept", &|m: &mut FittedLogisticRegression| {
+                    m.intercept = f64::INFINITY;
+                }),
+            ],
+        );
     }
 }

@@ -234,8 +234,7 @@ pub struct SblrParams {
 ///
 /// Deserializing (by any serde format) runs the same checks, so a `SblrValidParams` is
 /// always valid.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(try_from = "SblrParams", into = "SblrParams")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SblrValidParams(SblrParams);
 
 checked_conversions!(SblrValidParams from SblrParams);
@@ -280,10 +279,9 @@ impl PartialEq for SblrParams {
 impl SblrValidParams {
     bilinear_getters!();
 
-    /// The block update each iteration runs on `(U, b)` then `(V, b)`.
-    #[must_use]
-    pub fn block_update(&self) -> &Arc<dyn BlockUpdate> {
-        &self.0.block_update
+    wrapped_getters! {
+        /// The block update each iteration runs on `(U, b)` then `(V, b)`.
+        block_update: &Arc<dyn BlockUpdate>;
     }
 }
 

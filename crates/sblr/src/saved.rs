@@ -1,9 +1,10 @@
 //! Checks shared by the loaders of the fitted models.
 //!
-//! Every fitted model of this crate (and [`crate::SblrValidParams`]) deserializes through
-//! `#[serde(try_from = "Raw...")]`: serde reads a private raw form with the same fields,
-//! then the model's `TryFrom` checks that they fit together (lengths against the declared
-//! shapes, finite values, class names, parameters). So every serde path
+//! Every fitted model of this crate deserializes through `#[serde(try_from = "Raw...")]`:
+//! serde reads a private raw form with the same fields, then the model's `TryFrom` checks
+//! that they fit together (lengths against the declared shapes, finite values, class
+//! names, parameters; the checked parameters read their builder and check it). So every
+//! serde path
 //! (`serde_json::from_str`, any other format, a model nested in another type) validates;
 //! the models' `from_json` / `load` run the same check and return its typed
 //! [`SblrError::InvalidModel`] directly instead of a serde message.
@@ -445,3 +446,32 @@ macro_rules! saved_model {
     };
 }
 pub(crate) use saved_model;
+
+/// An edit of a model in a unit test: the field it breaks and the change.
+#[cfg(test)]
+pub(crate) type Edit<'a, M> = (&'a str, &'a dyn Fn(&mut M));
+
+/// The unedited `model` passes its load-time checks `validate`, and each edit
+/// (`(field, edit)`) of a copy makes them fail with [`SblrError::InvalidModel`] naming
+/// `field`; returns the errors in the order of `edits`.
+#[cfg(test)]
+pub(crate) fn rejected_edits<M: Clone>(
+    model: &M,
+    validate: impl Fn(&M) -> Result<()>,
+    edits: &[Edit<'_, M>],
+) -> Vec<SblrError> {
+    validate(model).unwrap();
+    edits
+        .iter()
+        .map(|(field, edit)| {
+            let mut bad = model.clone();
+            edit(&mut bad);
+            let err = validate(&bad).unwrap_err();
+            assert!(
+                matches!(&err, SblrError::InvalidModel { field: f, .. } if f == field),
+                "{field}: {err}"
+            );
+            err
+        })
+        .collect()
+}

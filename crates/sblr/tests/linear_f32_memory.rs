@@ -8,6 +8,8 @@
 //! file holds a single test, because the harness would run others concurrently and count
 //! them too.
 
+mod common;
+
 use sblr::synthetic::{three_classes, two_class};
 use sblr::{Fit as _, Fitted as _, LogisticRegression, OneVsAll};
 
@@ -28,29 +30,11 @@ fn f32_fits_never_widen_the_data() {
     let params = LogisticRegression::params().l1(0.01).max_iter(20);
     let model = params.fit(&binary).unwrap();
     assert!(model.report().iterations >= 1);
-    let binary_peak = dhat::HeapStats::get().max_bytes;
-    eprintln!(
-        "LogisticRegression: peak {binary_peak} B = {:.3} x a widened copy",
-        binary_peak as f64 / widened_bytes as f64
-    );
-    assert!(
-        binary_peak <= budget,
-        "peak heap {binary_peak} B > budget {budget} B (a widened copy is {widened_bytes} B)"
-    );
+    let widened = ("a widened copy", widened_bytes);
+    common::assert_peak_within("LogisticRegression", budget, widened);
     let ova = OneVsAll::new(params).fit(&multi).unwrap();
     assert_eq!(ova.models().len(), 3);
-    let peak = dhat::HeapStats::get().max_bytes;
-    eprintln!(
-        "peak heap with one-vs-all: {peak} B = {:.3} x a widened copy ({widened_bytes} B); \
-         budget 3 x {budget} B",
-        peak as f64 / widened_bytes as f64
-    );
-    assert!(
-        peak <= 3 * budget,
-        "peak heap {peak} B > 3 x budget {budget} B (a widened copy is {widened_bytes} B)"
-    );
+    common::assert_peak_within("with one-vs-all", 3 * budget, widened);
     // The check is sensitive: a widened copy shows up in the peak.
-    let copy = binary.to_f64().unwrap();
-    assert!(dhat::HeapStats::get().max_bytes >= widened_bytes);
-    drop(copy);
+    common::assert_counted(widened_bytes, || binary.to_f64().unwrap());
 }

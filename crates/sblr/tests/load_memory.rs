@@ -11,10 +11,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use sblr::Fit as _;
 use sblr::SavedModel as _;
 use sblr::synthetic::two_class;
-use sblr::{FittedSblr, Sblr, SblrError};
+use sblr::{FittedSblr, SblrError};
 use serde_json::{Value, json};
 
 #[global_allocator]
@@ -22,13 +21,7 @@ static ALLOC: dhat::Alloc = dhat::Alloc;
 
 #[test]
 fn failed_loads_of_a_large_model_are_fast_and_small() {
-    let data = two_class(12, 3, 3, 1.0, 0).unwrap();
-    let json = Sblr::params()
-        .max_iter(3)
-        .fit(&data)
-        .unwrap()
-        .to_json()
-        .unwrap();
+    let json = common::saved_sblr(&two_class(12, 3, 3, 1.0, 0).unwrap(), 3);
     let n = 200_000;
     let large = |edit: &dyn Fn(&mut Value)| {
         let mut v: Value = serde_json::from_str(&json).unwrap();

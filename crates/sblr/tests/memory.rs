@@ -12,6 +12,8 @@
 //! and is address space rather than touched memory. The test therefore runs faer
 //! single-threaded and fits once before counting, so that the cache already exists.
 
+mod common;
+
 use bl_core::data::MatrixDataset;
 use sblr::ExactBlockSolve;
 use sblr::ProxLinearStep;
@@ -66,17 +68,7 @@ fn fitting_never_copies_the_data() {
         .penalties(0.01, 0.5, 0.01, 0.5)
         .max_iter(10);
     params.clone().fit(&data).unwrap();
-    let peak = dhat::HeapStats::get().max_bytes;
-    eprintln!(
-        "peak heap of the fits: {peak} B = {:.3} x the data ({data_bytes} B); budget {budget} B",
-        peak as f64 / data_bytes as f64
-    );
-    assert!(
-        peak <= budget,
-        "peak heap of the fits {peak} B > budget {budget} B (data {data_bytes} B)"
-    );
+    common::assert_peak_within("the fits", budget, ("the data", data_bytes));
     // The check is sensitive: a copy of the data shows up in the peak.
-    let copy = data.stacked().to_owned();
-    assert!(dhat::HeapStats::get().max_bytes >= data_bytes);
-    drop(copy);
+    common::assert_counted(data_bytes, || data.stacked().to_owned());
 }

@@ -21,6 +21,7 @@ use sblr::{BinaryDecision, BinaryEstimator, Fit, ParamGuard, Predict, SblrError}
 use sblr::{Init, LogisticRegression, OneVsAll, Sblr};
 
 use super::{Ctx, Scale, VsRow};
+use crate::paper::Quote;
 use crate::paper::sblr as paper;
 
 /// A train/test split.
@@ -388,14 +389,46 @@ pub(crate) fn accuracy_of(results: &[MethodResult], name: &str) -> Option<f64> {
 }
 
 /// The four accuracies in the paper's order (NaN for a missing method).
-pub(crate) fn four(results: &[MethodResult]) -> [f64; 4] {
+fn four(results: &[MethodResult]) -> [f64; 4] {
     PAPER_ROWS.map(|(name, _)| accuracy_of(results, name).unwrap_or(f64::NAN))
+}
+
+/// A claim of the paper about one of its comparison tables, checked on our test
+/// accuracies.
+pub(crate) struct TableClaim {
+    /// The paper's words.
+    pub quote: &'static Quote,
+    /// When the claim is held, in words (the verdict's "held if ...").
+    pub held_if: &'static str,
+    /// The same test on our accuracies of LR, sparse LR, BLR and SBLR, in that order.
+    pub holds: fn([f64; 4]) -> bool,
+}
+
+/// Writes the comparison ([`report_methods`]) and checks each claim on it, every verdict
+/// with the four accuracies, ours beside the paper's, as evidence.
+pub(crate) fn report_claims(
+    ctx: &mut Ctx,
+    results: &[MethodResult],
+    paper_table: &paper::Accuracies,
+    claims: &[TableClaim],
+) -> anyhow::Result<()> {
+    report_methods(ctx, results, paper_table)?;
+    let ours = four(results);
+    let evidence = evidence(results, paper_table);
+    for claim in claims {
+        ctx.paper_claim(
+            claim.quote,
+            (claim.holds)(ours),
+            format!("held if {}; {evidence}", claim.held_if),
+        );
+    }
+    Ok(())
 }
 
 /// Writes the comparison in the paper's layout (one row per model, "Prediction Accuracy"):
 /// ours on the substitute data beside the paper's on its own data, then the extra rows
 /// (no paper value), our test AUC where binary, the chosen parameters, a CSV and figures.
-pub(crate) fn report_methods(
+fn report_methods(
     ctx: &mut Ctx,
     results: &[MethodResult],
     paper_table: &paper::Accuracies,
@@ -464,7 +497,7 @@ pub(crate) fn report_methods(
 }
 
 /// Evidence string for the four accuracies, ours and the paper's.
-pub(crate) fn evidence(results: &[MethodResult], paper_table: &paper::Accuracies) -> String {
+fn evidence(results: &[MethodResult], paper_table: &paper::Accuracies) -> String {
     let ours = four(results);
     let printed = paper_table.in_order();
     PAPER_ROWS

@@ -9,7 +9,7 @@
 use sblr::cv::CvStrategy;
 
 use super::sblr_common::{
-    Grids, basicmotions, compare_methods, evidence, four, kfold, report_methods, standardize,
+    Grids, TableClaim, basicmotions, compare_methods, kfold, report_claims, standardize,
 };
 use super::{Ctx, Experiment, Scale};
 use crate::paper::sblr as paper;
@@ -50,18 +50,22 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         split.test.n_samples()
     ));
     ctx.quote(&paper::PROTOCOL);
-    report_methods(ctx, &results, &paper::TABLE2)?;
-    let [lr, _, blr, sblr] = four(&results);
-    let ev = evidence(&results, &paper::TABLE2);
-    ctx.paper_claim(
-        &paper::TABLE2_BLR_LR,
-        blr > lr,
-        format!("held if BLR > LR in test accuracy; {ev}"),
-    );
-    ctx.paper_claim(
-        &paper::TABLE2_SBLR_BLR,
-        sblr > blr,
-        format!("held if SBLR > BLR in test accuracy; {ev}"),
-    );
+    report_claims(
+        ctx,
+        &results,
+        &paper::TABLE2,
+        &[
+            TableClaim {
+                quote: &paper::TABLE2_BLR_LR,
+                held_if: "BLR > LR in test accuracy",
+                holds: |[lr, _, blr, _]| blr > lr,
+            },
+            TableClaim {
+                quote: &paper::TABLE2_SBLR_BLR,
+                held_if: "SBLR > BLR in test accuracy",
+                holds: |[_, _, blr, sblr]| sblr > blr,
+            },
+        ],
+    )?;
     Ok(())
 }

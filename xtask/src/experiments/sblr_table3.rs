@@ -3,7 +3,7 @@
 //! `docs/papers/sblr.md`); one-vs-all for every method (Sec. 8.1.2), plus the multinomial
 //! model (Alg. 3) at SBLR's chosen parameters.
 
-use super::sblr_common::{basicmotions, compare_standardized, evidence, four, report_methods};
+use super::sblr_common::{TableClaim, basicmotions, compare_standardized, report_claims};
 use super::{Ctx, Experiment};
 use crate::paper::sblr as paper;
 
@@ -28,16 +28,16 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         grids.folds
     ));
     ctx.quote(&paper::ONE_VS_ALL);
-    report_methods(ctx, &results, &paper::TABLE3)?;
-    let [lr, _, blr, sblr] = four(&results);
-    ctx.paper_claim(
-        &paper::TABLE3_CLAIM,
-        blr > lr && sblr > blr,
-        format!(
-            "held if BLR > LR and SBLR > BLR in overall test accuracy (per-stimulus \
-             accuracies are not checked); {}",
-            evidence(&results, &paper::TABLE3)
-        ),
-    );
+    report_claims(
+        ctx,
+        &results,
+        &paper::TABLE3,
+        &[TableClaim {
+            quote: &paper::TABLE3_CLAIM,
+            held_if: "BLR > LR and SBLR > BLR in overall test accuracy (per-stimulus \
+                      accuracies are not checked)",
+            holds: |[lr, _, blr, sblr]| blr > lr && sblr > blr,
+        }],
+    )?;
     Ok(())
 }

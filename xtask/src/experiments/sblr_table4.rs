@@ -2,7 +2,7 @@
 //! (8 x 8 images, 10 classes), a fixed seeded stratified split (half for testing); see
 //! `docs/papers/sblr.md` for why.
 
-use super::sblr_common::{compare_standardized, digits, evidence, four, report_methods};
+use super::sblr_common::{TableClaim, compare_standardized, digits, report_claims};
 use super::{Ctx, Experiment};
 use crate::paper::sblr as paper;
 
@@ -28,16 +28,15 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         split.test.n_samples(),
         grids.folds
     ));
-    report_methods(ctx, &results, &paper::TABLE4)?;
-    let [lr, slr, blr, sblr] = four(&results);
-    ctx.paper_claim(
-        &paper::TABLE4_CLAIM,
-        blr > lr && sblr >= lr.max(slr).max(blr),
-        format!(
-            "held if BLR > LR and SBLR >= each of LR, sparse LR and BLR in test \
-             accuracy; {}",
-            evidence(&results, &paper::TABLE4)
-        ),
-    );
+    report_claims(
+        ctx,
+        &results,
+        &paper::TABLE4,
+        &[TableClaim {
+            quote: &paper::TABLE4_CLAIM,
+            held_if: "BLR > LR and SBLR >= each of LR, sparse LR and BLR in test accuracy",
+            holds: |[lr, slr, blr, sblr]| blr > lr && sblr >= lr.max(slr).max(blr),
+        }],
+    )?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! steps by linear interpolation (the recordings have 7..29 steps). See
 //! `docs/papers/sblr.md` for why.
 
-use super::sblr_common::{compare_standardized, evidence, four, japanese_vowels, report_methods};
+use super::sblr_common::{TableClaim, compare_standardized, japanese_vowels, report_claims};
 use super::{Ctx, Experiment};
 use crate::paper::sblr as paper;
 
@@ -42,15 +42,15 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         split.test.n_samples(),
         grids.folds
     ));
-    report_methods(ctx, &results, &paper::TABLE5)?;
-    let [lr, slr, blr, sblr] = four(&results);
-    ctx.paper_claim(
-        &paper::TABLE5_CLAIM,
-        sblr >= lr.max(slr).max(blr),
-        format!(
-            "held if SBLR >= each of LR, sparse LR and BLR in test accuracy; {}",
-            evidence(&results, &paper::TABLE5)
-        ),
-    );
+    report_claims(
+        ctx,
+        &results,
+        &paper::TABLE5,
+        &[TableClaim {
+            quote: &paper::TABLE5_CLAIM,
+            held_if: "SBLR >= each of LR, sparse LR and BLR in test accuracy",
+            holds: |[lr, slr, blr, sblr]| sblr >= lr.max(slr).max(blr),
+        }],
+    )?;
     Ok(())
 }

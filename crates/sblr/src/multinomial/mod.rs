@@ -86,8 +86,7 @@ pub struct MultinomialParams {
 
 /// Checked hyperparameters of [`MultinomialSblr`]: a getter of the same name for every
 /// field. Deserializing (by any serde format) runs the same checks.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(try_from = "MultinomialParams", into = "MultinomialParams")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MultinomialValidParams(MultinomialParams);
 
 checked_conversions!(MultinomialValidParams from MultinomialParams);
@@ -126,15 +125,11 @@ impl MultinomialParams {
 impl MultinomialValidParams {
     bilinear_getters!();
 
-    /// `L_min` of the step rule.
-    #[must_use]
-    pub fn l_min(&self) -> f64 {
-        self.0.l_min
-    }
-    /// Growth factor `eta` of the step rule.
-    #[must_use]
-    pub fn eta(&self) -> f64 {
-        self.0.eta
+    wrapped_getters! {
+        /// `L_min` of the step rule.
+        l_min: f64;
+        /// Growth factor `eta` of the step rule.
+        eta: f64;
     }
 }
 

@@ -221,8 +221,8 @@ fn class_block(values: &[f64], c: usize, rows: usize, rank: usize) -> Option<Mat
 
 #[cfg(test)]
 mod tests {
+    use super::FittedMultinomialSblr;
     use crate::MultinomialSblr;
-    use crate::error::SblrError;
     use bl_core::Fit as _;
 
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.
@@ -230,19 +230,18 @@ mod tests {
     fn non_finite_entries_are_rejected_by_name() {
         let data = crate::synthetic::two_class(12, 3, 3, 1.0, 0).unwrap();
         let model = MultinomialSblr::params().max_iter(5).fit(&data).unwrap();
-        model.validate().unwrap();
-        let mut bad = model.clone();
-        bad.u[0] = f64::NAN;
-        let mut bad_v = model.clone();
-        bad_v.v[2] = f64::NEG_INFINITY;
-        let mut bad_b = model.clone();
-        bad_b.intercepts[0] = f64::NAN;
-        for (field, m) in [("u", bad), ("v", bad_v), ("intercepts", bad_b)] {
-            let err = m.validate().unwrap_err();
-            assert!(
-                matches!(err, SblrError::InvalidModel { field: f, .. } if f == field),
-                "{err}"
-            );
-        }
+        crate::saved::rejected_edits(
+            &model,
+            FittedMultinomialSblr::validate,
+            &[
+                ("u", &|m: &mut FittedMultinomialSblr| m.u[0] = f64::NAN),
+                ("v", &|m: &mut FittedMultinomialSblr| {
+                    m.v[2] = f64::NEG_INFINITY
+                }),
+                ("intercepts", &|m: &mut FittedMultinomialSblr| {
+                    m.intercepts[0] = f64::NAN;
+                }),
+            ],
+        );
     }
 }

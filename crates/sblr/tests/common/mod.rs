@@ -41,6 +41,14 @@ pub fn fastest_run(limit: std::time::Duration, mut f: impl FnMut()) -> std::time
     best
 }
 
+/// The JSON of an SBLR model fitted on `data` with the default parameters and at most
+/// `max_iter` iterations.
+pub fn saved_sblr(data: &bl_core::data::MatrixDataset, max_iter: usize) -> String {
+    use sblr::{Fit as _, SavedModel as _};
+    let model = sblr::Sblr::params().max_iter(max_iter).fit(data).unwrap();
+    model.to_json().unwrap()
+}
+
 /// Alg. 1's built-in block update with its default settings.
 pub fn alg1() -> std::sync::Arc<dyn sblr::BlockUpdate> {
     std::sync::Arc::new(sblr::ExactBlockSolve::default())
@@ -49,4 +57,34 @@ pub fn alg1() -> std::sync::Arc<dyn sblr::BlockUpdate> {
 /// Alg. 2's built-in block update with its default settings.
 pub fn alg2() -> std::sync::Arc<dyn sblr::BlockUpdate> {
     std::sync::Arc::new(sblr::ProxLinearStep::default())
+}
+
+/// The peak heap `dhat` has counted so far is at most `budget` bytes; prints it beside
+/// `reference` (`(what, bytes)`, e.g. the data set's size) and returns it. Only in a test
+/// binary whose global allocator is `dhat::Alloc`, while a testing profiler runs.
+#[track_caller]
+pub fn assert_peak_within(label: &str, budget: usize, (what, bytes): (&str, usize)) -> usize {
+    let peak = dhat::HeapStats::get().max_bytes;
+    eprintln!(
+        "{label}: peak heap {peak} B = {:.3} x {what} ({bytes} B); budget {budget} B",
+        peak as f64 / bytes as f64
+    );
+    assert!(
+        peak <= budget,
+        "{label}: peak heap {peak} B > budget {budget} B ({what} is {bytes} B)"
+    );
+    peak
+}
+
+/// The peak bound is sensitive: a value of `bytes` bytes or more that `make` allocates
+/// now shows in `dhat`'s peak (as for [`assert_peak_within`]).
+#[track_caller]
+pub fn assert_counted<T>(bytes: usize, make: impl FnOnce() -> T) {
+    let value = make();
+    let peak = dhat::HeapStats::get().max_bytes;
+    assert!(
+        peak >= bytes,
+        "peak heap {peak} B < {bytes} B just allocated"
+    );
+    drop(value);
 }

@@ -198,7 +198,7 @@ fn two_class_multinomial_matches_binary_objective() {
         .tol(1e-12)
         .max_iter(20_000);
     let binary = base.fit(&data).unwrap();
-    let multi = base.clone().fit(&data).unwrap();
+    let multi = base.clone().multinomial().fit(&data).unwrap();
     common::assert_same_objective(
         ("binary", binary.objective()),
         ("multinomial", multi.objective()),

@@ -12,7 +12,7 @@ use bl_core::data::MatrixDataset;
 use bl_core::random::seeded_rng;
 use bl_core::testing::mutate_json;
 use rand::RngExt as _;
-use sblr::SavedModel as _;
+use sblr::SavedModel;
 use sblr::synthetic::two_class;
 use sblr::{Fit as _, ParamGuard as _};
 use sblr::{
@@ -58,6 +58,22 @@ fn rejects<T: DeserializeOwned + std::fmt::Debug>(
         let _ = serde_json::from_str::<T>(text);
     }));
     assert!(elapsed < limit, "{case}: took {elapsed:?}");
+}
+
+/// `model` saves to JSON and loads back equal, by `from_json` and by plain
+/// `serde_json::from_str`, with the same `outputs` (its predictions); returns the JSON.
+fn round_trip<M, O>(model: &M, outputs: impl Fn(&M) -> O) -> String
+where
+    M: SavedModel + DeserializeOwned + PartialEq + std::fmt::Debug,
+    O: PartialEq + std::fmt::Debug,
+{
+    let json = model.to_json().unwrap();
+    let back = M::from_json(&json).unwrap();
+    assert_eq!(&back, model);
+    assert_eq!(outputs(&back), outputs(model));
+    let via_serde: M = serde_json::from_str(&json).unwrap();
+    assert_eq!(&via_serde, model);
+    json
 }
 
 /// `f64` entries of a JSON array field.
@@ -113,19 +129,12 @@ fn rejects_each<T: DeserializeOwned + std::fmt::Debug>(
 fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
     let data = two_class(30, 5, 4, 1.0, 3).unwrap();
     let model = Sblr::params().rank(2).max_iter(40).fit(&data).unwrap();
-    let json = model.to_json().unwrap();
-    let back = FittedSblr::from_json(&json).unwrap();
-    assert_eq!(back, model);
-    assert_eq!(
-        back.predict_proba(&data).unwrap(),
-        model.predict_proba(&data).unwrap()
-    );
-    assert_eq!(
-        back.predict_names(&data).unwrap(),
-        model.predict_names(&data).unwrap()
-    );
-    let via_serde: FittedSblr = serde_json::from_str(&json).unwrap();
-    assert_eq!(via_serde, model);
+    let json = round_trip(&model, |m| {
+        (
+            m.predict_proba(&data).unwrap(),
+            m.predict_names(&data).unwrap(),
+        )
+    });
 
     let cases: Vec<(&str, &str, Edit)> = vec![
         ("u one too long", "u", push("u", json!(0.5))),
@@ -190,13 +199,7 @@ fn fitted_sblr_round_trips_and_rejects_every_wrong_shape() {
 
 #[test]
 fn non_json_values_and_bad_parameters_are_format_errors() {
-    let data = two_class(20, 4, 3, 1.0, 5).unwrap();
-    let json = Sblr::params()
-        .max_iter(10)
-        .fit(&data)
-        .unwrap()
-        .to_json()
-        .unwrap();
+    let json = common::saved_sblr(&two_class(20, 4, 3, 1.0, 5).unwrap(), 10);
     // NaN has no JSON spelling: `null` (what serde_json writes for NaN), a bare NaN and
     // an overflowing literal all fail in the parser, with its line and column.
     for text in [
@@ -288,14 +291,9 @@ fn fitted_multinomial_round_trips_and_rejects_every_wrong_shape() {
         .max_iter(30)
         .fit(&data)
         .unwrap();
-    let json = model.to_json().unwrap();
-    let back = FittedMultinomialSblr::from_json(&json).unwrap();
-    assert_eq!(back, model);
-    assert_eq!(
-        back.predict_proba(&data).unwrap(),
-        model.predict_proba(&data).unwrap()
-    );
-    assert_eq!(back.predict(&data).unwrap(), model.predict(&data).unwrap());
+    let json = round_trip(&model, |m| {
+        (m.predict_proba(&data).unwrap(), m.predict(&data).unwrap())
+    });
     assert!(model.u(0).is_some() && model.v(1).is_some());
     assert!(model.u(2).is_none() && model.v(usize::MAX).is_none());
 
@@ -350,13 +348,7 @@ fn fitted_logistic_regression_round_trips_and_rejects_every_wrong_shape() {
         .max_iter(200)
         .fit(&data)
         .unwrap();
-    let json = model.to_json().unwrap();
-    let back = FittedLogisticRegression::from_json(&json).unwrap();
-    assert_eq!(back, model);
-    assert_eq!(
-        back.predict_proba(&data).unwrap(),
-        model.predict_proba(&data).unwrap()
-    );
+    let json = round_trip(&model, |m| m.predict_proba(&data).unwrap());
 
     let cases: Vec<(&str, &str, Edit)> = vec![
         ("weights too long", "weights", push("weights", json!(0.5))),
