@@ -100,8 +100,46 @@ pub use crate::setters;
 /// let p = RidgeValidParams { alpha: 0.5, names: vec!["a".into()] };
 /// assert_eq!((p.alpha(), p.names()), (0.5, &["a".to_string()][..]));
 /// ```
+///
+/// A checked type that wraps its builder (or any struct) in a field reads through it with
+/// `in field;` first: `getters! { in params; alpha: f64; }` writes
+/// `pub fn alpha(&self) -> f64 { self.params.alpha }` (`in 0;` for a newtype).
+///
+/// ```
+/// #[derive(Debug, Clone)]
+/// struct RidgeParams { alpha: f64 }
+/// #[derive(Debug)]
+/// struct RidgeValidParams(RidgeParams);
+///
+/// impl RidgeValidParams {
+///     bl_core::params::getters! {
+///         in 0;
+///         /// The penalty.
+///         alpha: f64;
+///     }
+/// }
+///
+/// assert_eq!(RidgeValidParams(RidgeParams { alpha: 2.0 }).alpha(), 2.0);
+/// ```
 #[macro_export]
 macro_rules! getters {
+    (in $inner:tt;) => {};
+    (in $inner:tt; $(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn $field(&self) -> &$ty {
+            &self.$inner.$field
+        }
+        $crate::getters! { in $inner; $($rest)* }
+    };
+    (in $inner:tt; $(#[$attr:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn $field(&self) -> $ty {
+            self.$inner.$field
+        }
+        $crate::getters! { in $inner; $($rest)* }
+    };
     () => {};
     ($(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
         $(#[$attr])*
