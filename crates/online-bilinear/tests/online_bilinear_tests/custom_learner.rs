@@ -14,7 +14,7 @@ use online_bilinear::learner::{
 use online_bilinear::viterbi::score_index;
 use online_bilinear::{
     BcdSolver, BuiltIn, EncodedSentence, Extension, Fit, Fitted, FittedTagger, LearnerSettings,
-    OblError, ParamGuard, Predict, Reading, Result, Setting, TaggerParams,
+    OblError, ParamGuard, Reading, Result, Setting, TaggerParams,
 };
 
 /// Linear weights on the matrix features `w[k, a, b]` (current tag `a`, previous `b`).
@@ -425,11 +425,7 @@ fn fit_alike(
         built_in.report().trace.extra("token_errors")
     );
     assert_eq!(outside.report().iterations, built_in.report().iterations);
-    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) = (
-        outside.predict(test).unwrap(),
-        built_in.predict(test).unwrap(),
-    );
-    assert_eq!(a, b);
+    common::assert_same_tags(&outside, &built_in, test);
     (built_in, outside)
 }
 
@@ -446,11 +442,7 @@ fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
     // The fitted model of an outside learner saves and loads like any other.
     let back = online_bilinear::FittedTagger::from_json(&outside.to_json().unwrap()).unwrap();
     assert_eq!(back.learner(), "outside perceptron");
-    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) = (
-        back.predict(&test).unwrap(),
-        outside.predict(&test).unwrap(),
-    );
-    assert_eq!(a, b);
+    common::assert_same_tags(&back, &outside, &test);
 }
 
 /// The built-in sp keeps only the cells training touched and averages them lazily; a

@@ -346,11 +346,7 @@ fn a_model_saved_with_history_survives_load_save_load() {
         let again = FittedTagger::from_json(&saved).unwrap();
         use online_bilinear::Fitted as _;
         assert_eq!(again.report(), loaded.report(), "{history}");
-        let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) = (
-            again.predict(&train).unwrap(),
-            model.predict(&train).unwrap(),
-        );
-        assert_eq!(a, b);
+        common::assert_same_tags(&again, &model, &train);
     }
 }
 

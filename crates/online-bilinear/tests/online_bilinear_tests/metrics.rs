@@ -162,14 +162,17 @@ fn tag_schemes_are_detected_from_the_tag_set() {
     }
 }
 
-/// Checks an evaluation against hand-computed numbers: scheme, token accuracy and the
-/// span counts (true positives, false positives, false negatives), or none.
-fn assert_evaluation(
-    e: &Evaluation,
+/// Evaluates `pred` against `gold` and checks the evaluation against hand-computed
+/// numbers: scheme, token accuracy and the span counts (true positives, false positives,
+/// false negatives), or none. Returns the evaluation.
+#[track_caller]
+fn assert_evaluates(
+    (gold, pred): (&[Vec<&str>], &[Vec<&str>]),
     scheme: TagScheme,
     accuracy: f64,
     spans: Option<(usize, usize, usize)>,
-) {
+) -> Evaluation {
+    let e = evaluate(gold, pred).unwrap();
     assert_eq!(e.scheme, scheme, "{e:?}");
     assert!((e.token_accuracy - accuracy).abs() < 1e-12, "{e:?}");
     assert!(
@@ -186,6 +189,7 @@ fn assert_evaluation(
         None => assert!(e.f1().is_nan() && e.chunks.is_none() && e.segmentation.is_none()),
     }
     assert_eq!(e.segmentation.is_some(), scheme == TagScheme::Bmes, "{e:?}");
+    e
 }
 
 #[test]
@@ -194,8 +198,7 @@ fn evaluate_picks_word_f1_for_bmes_tags() {
     // Tokens: b e right, then s/b, b/e, m/b wrong, e right: 3 of 6.
     let gold = vec![vec!["b", "e", "s", "b", "m", "e"]];
     let pred = vec![vec!["b", "e", "b", "e", "b", "e"]];
-    let e = evaluate(&gold, &pred).unwrap();
-    assert_evaluation(&e, TagScheme::Bmes, 0.5, Some((1, 2, 2)));
+    let e = assert_evaluates((&gold, &pred), TagScheme::Bmes, 0.5, Some((1, 2, 2)));
     assert!((e.f1() - 1.0 / 3.0).abs() < 1e-12);
 }
 
@@ -205,8 +208,7 @@ fn evaluate_picks_conlleval_for_bio_tags() {
     // wrong (type), LOC missed: P = R = F1 = 1/2. Tokens: 4 of 5 right.
     let gold = vec![vec!["B-PER", "I-PER", "O", "B-LOC", "O"]];
     let pred = vec![vec!["B-PER", "I-PER", "O", "B-ORG", "O"]];
-    let e = evaluate(&gold, &pred).unwrap();
-    assert_evaluation(&e, TagScheme::Bio, 0.8, Some((1, 1, 1)));
+    let e = assert_evaluates((&gold, &pred), TagScheme::Bio, 0.8, Some((1, 1, 1)));
     assert_eq!(e.f1(), 0.5);
 }
 
@@ -216,24 +218,30 @@ fn evaluate_picks_typed_spans_for_bioes_tags() {
     // missed. Tokens: S-PER and O right, the last two wrong: 2 of 4.
     let gold = vec![vec!["S-PER", "O", "B-LOC", "E-LOC"]];
     let pred = vec![vec!["S-PER", "O", "S-LOC", "O"]];
-    let e = evaluate(&gold, &pred).unwrap();
-    assert_evaluation(&e, TagScheme::Bioes, 0.5, Some((1, 1, 1)));
+    assert_evaluates((&gold, &pred), TagScheme::Bioes, 0.5, Some((1, 1, 1)));
     // Two sentences pool their counts: the second adds one right chunk (IOE tags).
     let gold2 = vec![gold[0].clone(), vec!["I-NP", "E-NP"]];
     let pred2 = vec![pred[0].clone(), vec!["I-NP", "E-NP"]];
-    let e = evaluate(&gold2, &pred2).unwrap();
-    assert_evaluation(&e, TagScheme::Bioes, 4.0 / 6.0, Some((2, 1, 1)));
+    assert_evaluates(
+        (&gold2, &pred2),
+        TagScheme::Bioes,
+        4.0 / 6.0,
+        Some((2, 1, 1)),
+    );
 }
 
 #[test]
 fn evaluate_scores_plain_tags_per_token() {
     let gold = vec![vec!["DT", "NN", "VBD"], vec!["PRP", "VBZ"]];
     let pred = vec![vec!["DT", "NN", "VBN"], vec!["PRP", "VBZ"]];
-    let e = evaluate(&gold, &pred).unwrap();
-    assert_evaluation(&e, TagScheme::Plain, 0.8, None);
+    assert_evaluates((&gold, &pred), TagScheme::Plain, 0.8, None);
     // Only `O` in both: no span to score, so no F1 (not an F1 of 0).
-    let e = evaluate(&[vec!["O", "O"]], &[vec!["O", "O"]]).unwrap();
-    assert_evaluation(&e, TagScheme::Plain, 1.0, None);
+    assert_evaluates(
+        (&[vec!["O", "O"]], &[vec!["O", "O"]]),
+        TagScheme::Plain,
+        1.0,
+        None,
+    );
 }
 
 #[test]
@@ -242,8 +250,7 @@ fn evaluate_on_ambiguous_tag_sets() {
     // Y [2], Y [3]; predicted X [0], X [1], Y [3]: 2 right, 1 wrong, 1 missed.
     let gold = vec![vec!["B-X", "O", "B-Y", "B-Y"]];
     let pred = vec![vec!["B-X", "B-X", "O", "B-Y"]];
-    let e = evaluate(&gold, &pred).unwrap();
-    assert_evaluation(&e, TagScheme::Bio, 0.5, Some((2, 1, 1)));
+    let e = assert_evaluates((&gold, &pred), TagScheme::Bio, 0.5, Some((2, 1, 1)));
     assert_eq!(
         evaluate_as(TagScheme::Bioes, &gold, &pred).unwrap().chunks,
         e.chunks
@@ -252,19 +259,25 @@ fn evaluate_on_ambiguous_tag_sets() {
     // BIO-looking gold tags BIOES. Gold X [0,2); predicted X [0,2) closed by E-X: right.
     let gold = vec![vec!["B-X", "I-X", "O"]];
     let pred = vec![vec!["B-X", "E-X", "O"]];
-    let e = evaluate(&gold, &pred).unwrap();
-    assert_evaluation(&e, TagScheme::Bioes, 2.0 / 3.0, Some((1, 0, 0)));
+    assert_evaluates((&gold, &pred), TagScheme::Bioes, 2.0 / 3.0, Some((1, 0, 0)));
     // Untyped B/I/O: chunks without a type. Gold [0,2) [3,4); predicted [0,1) [3,4).
     let gold = vec![vec!["B", "I", "O", "B"]];
     let pred = vec![vec!["B", "O", "O", "B"]];
-    let e = evaluate(&gold, &pred).unwrap();
-    assert_evaluation(&e, TagScheme::Bio, 0.75, Some((1, 1, 1)));
+    assert_evaluates((&gold, &pred), TagScheme::Bio, 0.75, Some((1, 1, 1)));
     // Untyped upper-case B/M/E/S is segmentation: words [0,2) [2,3) both right.
-    let e = evaluate(&[vec!["B", "E", "S"]], &[vec!["B", "E", "S"]]).unwrap();
-    assert_evaluation(&e, TagScheme::Bmes, 1.0, Some((2, 0, 0)));
+    assert_evaluates(
+        (&[vec!["B", "E", "S"]], &[vec!["B", "E", "S"]]),
+        TagScheme::Bmes,
+        1.0,
+        Some((2, 0, 0)),
+    );
     // A tag outside every scheme (here an empty prediction) makes it plain.
-    let e = evaluate(&[vec!["B-X", "O"]], &[vec!["", "O"]]).unwrap();
-    assert_evaluation(&e, TagScheme::Plain, 0.5, None);
+    assert_evaluates(
+        (&[vec!["B-X", "O"]], &[vec!["", "O"]]),
+        TagScheme::Plain,
+        0.5,
+        None,
+    );
 }
 
 #[test]

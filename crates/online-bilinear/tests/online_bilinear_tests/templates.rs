@@ -3,6 +3,8 @@
 //! and `Templates::word_only` on a word-only corpus the test writes (unseen words are
 //! tagged through their form), named columns, and the evaluation that fits each tag set.
 
+use crate::common;
+
 use bl_core::random::seeded_rng;
 use online_bilinear::features::{MAX_CHAIN, TransformChain};
 use online_bilinear::{
@@ -113,13 +115,7 @@ fn transformed_templates_make_the_expected_feature_strings_and_are_checked() {
             offset: 0,
             transform: transform.into(),
         }]);
-        assert!(
-            matches!(
-                bad,
-                Err(OblError::Core(bl_core::BlError::InvalidParameter { .. }))
-            ),
-            "{transform:?}"
-        );
+        assert!(common::is_invalid_parameter(&bad), "{transform:?}");
     }
     // Saved templates: names and transforms round trip, and a list saved without names
     // (before they existed) still loads.
@@ -193,13 +189,7 @@ fn chained_transforms_apply_in_order() {
         TransformChain::new(&[Lowercase, Suffix(0)]),
         TransformChain::new(&[Lowercase; MAX_CHAIN + 1]),
     ] {
-        assert!(
-            matches!(
-                bad,
-                Err(OblError::Core(bl_core::BlError::InvalidParameter { .. }))
-            ),
-            "{bad:?}"
-        );
+        assert!(common::is_invalid_parameter(&bad), "{bad:?}");
     }
     for bad in [
         Template::transformed(0, 0, too_long),
@@ -209,10 +199,7 @@ fn chained_transforms_apply_in_order() {
         Template::transformed_bigram(2000, -1, 0, Lowercase),
     ] {
         assert!(
-            matches!(
-                Templates::new(vec![bad]),
-                Err(OblError::Core(bl_core::BlError::InvalidParameter { .. }))
-            ),
+            common::is_invalid_parameter(&Templates::new(vec![bad])),
             "{bad}"
         );
     }
@@ -562,8 +549,7 @@ fn saved_models_keep_their_transforms() {
         }
         let back = FittedTagger::from_json(&json).unwrap();
         assert_eq!(back.templates(), &templates);
-        let predicted = |m: &FittedTagger| -> Vec<Vec<String>> { m.predict(&test).unwrap() };
-        assert_eq!(predicted(&back), predicted(&model));
+        common::assert_same_tags(&back, &model, &test);
     }
 }
 

@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use bl_core::random::standard_normal;
-use online_bilinear::Fit as _;
-use online_bilinear::{BlockUpdate, Corpus, FittedTagger, TaggerParams, synthetic};
+use online_bilinear::{BlockUpdate, Corpus, FittedTagger, OblError, TaggerParams, synthetic};
+use online_bilinear::{Fit as _, Predict as _};
 use rand::RngExt;
 
 /// [`synthetic::lexicon`], which cannot fail for `n >= 1`.
@@ -14,6 +14,21 @@ pub fn lexicon_corpus(n_sentences: usize, seed: u64) -> Corpus {
 /// [`synthetic::cyclic`], which cannot fail for `n >= 1`.
 pub fn cyclic_corpus(n_sentences: usize, offset: usize) -> Corpus {
     synthetic::cyclic(n_sentences, offset).expect("n_sentences >= 1")
+}
+
+/// `a` and `b` tag every sentence of `corpus` alike.
+#[track_caller]
+pub fn assert_same_tags(a: &FittedTagger, b: &FittedTagger, corpus: &Corpus) {
+    let tags = |m: &FittedTagger| -> Vec<Vec<String>> { m.predict(corpus).unwrap() };
+    assert_eq!(tags(a), tags(b));
+}
+
+/// `result` is an `InvalidParameter` error (in [`OblError::Core`]).
+pub fn is_invalid_parameter<T>(result: &online_bilinear::Result<T>) -> bool {
+    matches!(
+        result,
+        Err(OblError::Core(bl_core::BlError::InvalidParameter { .. }))
+    )
 }
 
 /// The Rust CRF-L2 tagger with `C = c` and `iterations` optimizer iterations at most,
