@@ -118,7 +118,8 @@ param_guard! {
 }
 
 impl CpAlsValidParams {
-    getters! {
+    bl_core::params::getters! {
+        in params;
         /// The rank `R`.
         rank: usize;
         /// The number of starts.

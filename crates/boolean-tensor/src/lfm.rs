@@ -159,7 +159,8 @@ param_guard! {
 macro_rules! lfm_getters {
     ($valid:ident) => {
         impl $valid {
-            getters! {
+            bl_core::params::getters! {
+                in params;
                 /// The alternations per atom.
                 alternations: usize;
                 /// The EM rounds per solve.
@@ -181,7 +182,8 @@ lfm_getters!(LfmValidParams);
 lfm_getters!(LfmMixValidParams);
 
 impl LfmValidParams {
-    getters! {
+    bl_core::params::getters! {
+        in params;
         /// The mode factorized (`None`: every mode, the lowest observed loss kept).
         mode: Option<usize>;
     }

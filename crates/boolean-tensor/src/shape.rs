@@ -36,30 +36,6 @@ macro_rules! param_guard {
     };
 }
 
-/// Plain-name getters of a checked type declared by [`param_guard!`], in the syntax of
-/// [`bl_core::params::getters!`]: each `field: Type;` (after its doc lines) becomes
-/// `pub fn field(&self) -> Type` (a copy of the checked value), each `field: &Type;`
-/// becomes `pub fn field(&self) -> &Type` (a reference; `&[T]` for a `Vec<T>` field).
-macro_rules! getters {
-    () => {};
-    ($(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
-        $(#[$attr])*
-        #[must_use]
-        pub fn $field(&self) -> &$ty {
-            &self.params.$field
-        }
-        getters! { $($rest)* }
-    };
-    ($(#[$attr:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
-        $(#[$attr])*
-        #[must_use]
-        pub fn $field(&self) -> $ty {
-            self.params.$field
-        }
-        getters! { $($rest)* }
-    };
-}
-
 /// `ValidParams -> Fitted by method` implements [`bl_core::Fit`] on tensors for the
 /// checked parameters by the inherent `method(&self, x, observers)`; the builder fits
 /// through bl-core's blanket implementation (check, then fit). The doc lines document

@@ -123,7 +123,8 @@ param_guard! {
 }
 
 impl SustainValidParams {
-    getters! {
+    bl_core::params::getters! {
+        in params;
         /// The rank.
         rank: usize;
         /// The starts per Boolean mode.

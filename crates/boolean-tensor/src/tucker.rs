@@ -115,7 +115,8 @@ param_guard! {
 }
 
 impl TuckerValidParams {
-    getters! {
+    bl_core::params::getters! {
+        in params;
         /// The multilinear rank (before capping at the shape).
         ranks: [usize; 3];
         /// The iteration knobs (`max_iter` counts EM rounds).

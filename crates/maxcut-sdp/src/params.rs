@@ -213,15 +213,7 @@ impl PartialEq for MixingParams {
 /// with one getter per field.
 #[derive(Debug, Clone)]
 pub struct MixingValidParams {
-    rank: Option<usize>,
-    iteration: IterationParams,
-    trials: usize,
-    seed: u64,
-    order: Arc<dyn SweepOrder>,
-    low_rank: LowRankMode,
-    local_search: bool,
-    certify: bool,
-    sparse_sweep: SparseSweep,
+    params: MixingParams,
 }
 
 impl ParamGuard for MixingParams {
@@ -257,19 +249,12 @@ impl MixingValidParams {
     /// The values of `params`, unchecked: only for values already checked.
     fn from_builder(params: &MixingParams) -> Self {
         Self {
-            rank: params.rank,
-            iteration: params.iteration,
-            trials: params.trials,
-            seed: params.seed,
-            order: Arc::clone(&params.order),
-            low_rank: params.low_rank,
-            local_search: params.local_search,
-            certify: params.certify,
-            sparse_sweep: params.sparse_sweep,
+            params: params.clone(),
         }
     }
 
     bl_core::params::getters! {
+        in params;
         /// The requested rank (`None`: automatic).
         rank: Option<usize>;
         /// The iteration knobs: `max_iter` (sweeps), `tol` (relative gain of one sweep),
@@ -294,7 +279,7 @@ impl MixingValidParams {
     /// The rank used for a problem with `n` variables: the requested rank or
     /// `ceil(sqrt(2 n))`, capped at `n` (at least 1).
     pub fn rank_for(&self, n: usize) -> usize {
-        match self.rank {
+        match self.params.rank {
             Some(k) => k.clamp(1, n.max(1)),
             None => auto_rank(n),
         }

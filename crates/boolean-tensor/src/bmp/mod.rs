@@ -180,7 +180,8 @@ param_guard! {
 }
 
 impl BmpValidParams {
-    getters! {
+    bl_core::params::getters! {
+        in params;
         /// The `z` / singular-pair alternations per candidate.
         alternations: usize;
         /// The refit sweeps after each fully corrective step.
