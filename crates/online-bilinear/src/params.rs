@@ -104,21 +104,6 @@ macro_rules! settings_accessors {
     };
 }
 
-/// Getters of [`TaggerValidParams`], written once: each `field: Type;` (after its doc
-/// lines) becomes `#[must_use] pub fn field(&self) -> Type`, a copy of the checked
-/// `self.params.field`.
-macro_rules! checked_getters {
-    ($($(#[$attr:meta])* $field:ident: $ty:ty;)*) => {
-        $(
-            $(#[$attr])*
-            #[must_use]
-            pub fn $field(&self) -> $ty {
-                self.params.$field
-            }
-        )*
-    };
-}
-
 impl TaggerParams {
     /// Defaults for `learner`, with its iteration budget and tolerance
     /// ([`Learner::default_iteration`]).
@@ -209,25 +194,12 @@ pub struct TaggerValidParams {
 }
 
 impl TaggerValidParams {
-    /// The learner.
-    #[must_use]
-    pub fn learner(&self) -> &Arc<dyn Learner> {
-        &self.params.learner
-    }
-
-    /// The iteration knobs (`max_iter`: epochs or CRF iterations).
-    #[must_use]
-    pub fn iteration(&self) -> &IterationParams {
-        &self.params.iteration
-    }
-
-    /// The templates, if set (unset: the data decides).
-    #[must_use]
-    pub fn templates(&self) -> Option<&Templates> {
-        self.params.templates.as_ref()
-    }
-
-    checked_getters! {
+    bl_core::params::getters! {
+        in params;
+        /// The learner.
+        learner: &Arc<dyn Learner>;
+        /// The iteration knobs (`max_iter`: epochs or CRF iterations).
+        iteration: &IterationParams;
         /// Whether the sentences are shuffled each epoch.
         shuffle: bool;
         /// The seed of the shuffles.
@@ -236,6 +208,12 @@ impl TaggerValidParams {
         cutoff: Option<usize>;
         /// The settings the learner is started with.
         learner_settings: LearnerSettings;
+    }
+
+    /// The templates, if set (unset: the data decides).
+    #[must_use]
+    pub fn templates(&self) -> Option<&Templates> {
+        self.params.templates.as_ref()
     }
 }
 
