@@ -22,10 +22,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+mod common;
+
 use bl_core::data::{Element, MatrixDataset};
 use sblr::block::Features;
 use sblr::passes::Samples;
-use sblr::synthetic::two_class;
 use sblr::yardstick::streaming_read;
 use sblr::{Fit as _, Fitted as _, LogisticRegression, Predict as _};
 
@@ -58,9 +59,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let size: usize = args.next().map_or(Ok(500), |a| a.parse())?;
     let rounds: usize = args.next().map_or(Ok(7), |a| a.parse())?;
-    let train = two_class(100, size, size, 1.0, 0)?;
-    let test = two_class(100, size, size, 1.0, 1)?;
-    let (train32, test32) = (train.to_f32()?, test.to_f32()?);
+    let (train, train32) = common::table1(size, 0)?;
+    let (test, test32) = common::table1(size, 1)?;
     let (d, n) = (size * size, train.n_samples());
     println!("s = t = {size}, n = {n}, d = {d}; median of {rounds} interleaved rounds");
 
@@ -108,8 +108,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         black_box((&scores, &grad));
     }
     let medians: Vec<f64> = times.into_iter().map(median).collect();
-    println!("\n| operation | ms | / read f64 |");
-    println!("|---|---|---|");
+    println!();
+    common::table_header(&["operation", "ms", "/ read f64"]);
     for (name, t) in names.iter().zip(&medians) {
         println!("| {name} | {:.2} | {:.2} |", t * 1e3, t / medians[0]);
     }
@@ -138,8 +138,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let per = per.map(median);
-    println!("\n| FISTA iteration (median of iterations 31-130) | ms | / read f64 |");
-    println!("|---|---|---|");
+    println!();
+    common::table_header(&[
+        "FISTA iteration (median of iterations 31-130)",
+        "ms",
+        "/ read f64",
+    ]);
     for (name, t) in [
         "f64 samples, 1 thread",
         "f32 samples, 1 thread",
@@ -167,10 +171,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let narrow_seconds = started.elapsed().as_secs_f64();
     let rel = |a: f64, b: f64| (a - b).abs() / a.abs().max(b.abs()).max(f64::MIN_POSITIVE);
     println!("\nL2 logistic regression (l2 = 1e-2, tol = 1e-6)");
-    println!(
-        "| storage | objective | train accuracy | test accuracy | FISTA iterations | seconds |"
-    );
-    println!("|---|---|---|---|---|---|");
+    common::table_header(&[
+        "storage",
+        "objective",
+        "train accuracy",
+        "test accuracy",
+        "FISTA iterations",
+        "seconds",
+    ]);
     let (wide_train, narrow_train) = (accuracy(&wide, &train)?, accuracy(&narrow, &train32)?);
     let (wide_test, narrow_test) = (accuracy(&wide, &test)?, accuracy(&narrow, &test32)?);
     for (name, model, train_acc, test_acc, seconds) in [

@@ -9,11 +9,12 @@
 
 use std::time::Instant;
 
+mod common;
+
 use bl_core::data::{Element, MatrixDataset};
 use rayon::prelude::*;
 use sblr::BinarySolver;
 use sblr::bilinear::Penalties;
-use sblr::synthetic::two_class;
 use sblr::yardstick::{streaming_read, warmed_solver};
 
 fn solver<T: Element>(
@@ -31,13 +32,17 @@ fn parallel_read(data: &[f64], pool: &rayon::ThreadPool) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build()?;
-    println!(
-        "| s = t | two f64 reads (ms) | f64 1 thread | f64 2 threads | f32 1 thread | f32 2 threads | two f64 reads, 2 threads |"
-    );
-    println!("|---|---|---|---|---|---|---|");
+    common::table_header(&[
+        "s = t",
+        "two f64 reads (ms)",
+        "f64 1 thread",
+        "f64 2 threads",
+        "f32 1 thread",
+        "f32 2 threads",
+        "two f64 reads, 2 threads",
+    ]);
     for size in [50, 100, 250, 500, 1000] {
-        let data = two_class(100, size, size, 1.0, 0)?;
-        let narrow = data.to_f32()?;
+        let (data, narrow) = common::table1(size, 0)?;
         let (mut a, mut b) = (solver(&data, 1)?, solver(&data, 2)?);
         let (mut c, mut d) = (solver(&narrow, 1)?, solver(&narrow, 2)?);
         let mut best = [f64::MAX; 6];

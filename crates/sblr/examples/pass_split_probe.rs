@@ -17,12 +17,13 @@
 
 use std::time::Instant;
 
+mod common;
+
 use bl_core::data::{Element, MatrixDataset};
 use rayon::prelude::*;
 use sblr::BinarySolver;
 use sblr::bilinear::Penalties;
 use sblr::passes::SamplePasses;
-use sblr::synthetic::two_class;
 use sblr::yardstick::{streaming_read, warmed_solver};
 
 /// The pass-1 kernel of the library before this change, verbatim but for the access to
@@ -124,15 +125,7 @@ impl<'a, T: Element> Config<'a, T> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse())
-        .collect::<Result<_, _>>()?;
-    let sizes = if sizes.is_empty() {
-        vec![500, 1000]
-    } else {
-        sizes
-    };
+    let sizes = common::sizes(&[500, 1000])?;
     let k: usize = match std::env::var("K") {
         Ok(v) => v.parse()?,
         Err(_) => 1,
@@ -141,13 +134,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("K must be at least 1".into());
     }
     println!("factors of k = {k} columns");
-    println!(
-        "| s = t | one f64 read (ms) | storage, threads | iteration | pass 1 | pass 2 | reference pass 1 | pass 1 / reference |"
-    );
-    println!("|---|---|---|---|---|---|---|---|");
+    common::table_header(&[
+        "s = t",
+        "one f64 read (ms)",
+        "storage, threads",
+        "iteration",
+        "pass 1",
+        "pass 2",
+        "reference pass 1",
+        "pass 1 / reference",
+    ]);
     for size in sizes {
-        let data = two_class(100, size, size, 1.0, 0)?;
-        let narrow = data.to_f32()?;
+        let (data, narrow) = common::table1(size, 0)?;
         let solver = warmed_solver(&data, Penalties::new(0.1, 1.0, 0.1, 1.0), 1)?;
         // Factors of k columns: the solver's rank-1 factors, column c scaled by 1 + c
         // (`vt = V^T` is k x t column-major).

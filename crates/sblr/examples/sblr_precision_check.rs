@@ -14,9 +14,10 @@
 //!
 //! `cargo run --release -p sblr --example sblr_precision_check [-- SIZE ...]` (default 500)
 
+mod common;
+
 use bl_core::data::{Element, MatrixDataset};
-use sblr::synthetic::two_class;
-use sblr::{Fit as _, Fitted as _, MultinomialSblr, Predict as _, Sblr};
+use sblr::{Fit as _, Fitted as _, Predict as _, Sblr};
 
 fn accuracy(predicted: &[usize], labels: &[usize]) -> f64 {
     let right = predicted.iter().zip(labels).filter(|(p, l)| p == l).count();
@@ -33,18 +34,13 @@ fn fits<T: Element>(
     max_iter: [usize; 2],
 ) -> Result<[(f64, usize, f64); 2], sblr::SblrError> {
     let (mu1, mu2, nu1, nu2) = set;
-    let binary = Sblr::params()
+    let params = Sblr::params()
         .rank(1)
         .penalties(mu1, mu2, nu1, nu2)
-        .tol(tol)
-        .max_iter(max_iter[0])
-        .fit(data)?;
-    let multinomial = MultinomialSblr::params()
-        .rank(1)
-        .penalties(mu1, mu2, nu1, nu2)
-        .tol(tol)
-        .max_iter(max_iter[1])
-        .fit(data)?;
+        .tol(tol);
+    let binary = params.clone().max_iter(max_iter[0]).fit(data)?;
+    // The same settings (and Alg. 2's step rule) for Alg. 3.
+    let multinomial = params.multinomial().max_iter(max_iter[1]).fit(data)?;
     Ok([
         (
             binary.objective(),
@@ -60,18 +56,19 @@ fn fits<T: Element>(
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse())
-        .collect::<Result<_, _>>()?;
-    let sizes = if sizes.is_empty() { vec![500] } else { sizes };
-    println!(
-        "| s = t | set | stop | model | objective f64 | objective f32 | relative difference | iterations f64 / f32 | train accuracy f64 / f32 |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|");
-    for size in sizes {
-        let wide = two_class(100, size, size, 1.0, 0)?;
-        let narrow = wide.to_f32()?;
+    common::table_header(&[
+        "s = t",
+        "set",
+        "stop",
+        "model",
+        "objective f64",
+        "objective f32",
+        "relative difference",
+        "iterations f64 / f32",
+        "train accuracy f64 / f32",
+    ]);
+    for size in common::sizes(&[500])? {
+        let (wide, narrow) = common::table1(size, 0)?;
         for (name, set) in [("1", (0.1, 1.0, 0.1, 1.0)), ("2", (0.1, 0.0, 0.1, 0.0))] {
             let paper = fits(&wide, set, 1e-3, [500, 500])?;
             let same = [paper[0].1, paper[1].1];

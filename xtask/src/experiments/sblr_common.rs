@@ -30,6 +30,13 @@ pub(crate) struct Split {
     pub test: MatrixDataset,
 }
 
+impl Split {
+    /// `(training samples, test samples)`.
+    pub(crate) fn n_samples(&self) -> (usize, usize) {
+        (self.train.n_samples(), self.test.n_samples())
+    }
+}
+
 fn ts_pair(ctx: &Ctx, name: &str, policy: LengthPolicy) -> anyhow::Result<Split> {
     let files = ctx.data_files(name)?;
     let pick = |tag: &str| {

@@ -39,15 +39,13 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         )
     };
     let results = compare_methods(&split.train, &split.test, &grids, cv, false)?;
+    let (n_train, n_test) = split.n_samples();
     ctx.md(&format!(
-        "## Table 2 (binary)\n\nThe paper's Table 2 is on BCI competition III data set IVb \
-         (118 EEG channels x 100 time slices), which is not redistributable. Substitute: \
-         BasicMotions (sktime 1.2.0), Badminton (positive) vs Walking, {} training and {} \
-         test samples of {s} x {t}, entries centred and rows scaled on the training set. \
-         Model selection on the training set by {cv_name} cross-validation, the paper's \
-         protocol:\n",
-        split.train.n_samples(),
-        split.test.n_samples()
+        "## Table 2 (binary)\n\nThe paper's Table 2 is on BCI competition III data set IVb (118 \
+         EEG channels x 100 time slices), which is not redistributable. Substitute: BasicMotions \
+         (sktime 1.2.0), Badminton (positive) vs Walking, {n_train} training and {n_test} test \
+         samples of {s} x {t}, entries centred and rows scaled on the training set. Model \
+         selection on the training set by {cv_name} cross-validation, the paper's protocol:\n"
     ));
     ctx.quote(&paper::PROTOCOL);
     report_claims(

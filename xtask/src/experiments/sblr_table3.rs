@@ -17,15 +17,14 @@ pub const EXPERIMENT: Experiment = Experiment {
 fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let (split, grids, results) = compare_standardized(ctx, &basicmotions(ctx)?)?;
     let (s, t) = split.train.shape();
+    let (n_train, n_test) = split.n_samples();
+    let folds = grids.folds;
     ctx.md(&format!(
-        "## Table 3 (multi-class, one-vs-all)\n\nThe paper's Table 3 is on a three-class \
-         EEG data set (64 channels, 100 Hz) that is not public. Substitute: BasicMotions \
-         (4 classes, {} training and {} test samples of {s} x {t}). Model selection by \
-         {}-fold cross-validation on the training set (the paper states leave-one-out \
-         only for Table 2).\n",
-        split.train.n_samples(),
-        split.test.n_samples(),
-        grids.folds
+        "## Table 3 (multi-class, one-vs-all)\n\nThe paper's Table 3 is on a three-class EEG data \
+         set (64 channels, 100 Hz) that is not public. Substitute: BasicMotions (4 classes, \
+         {n_train} training and {n_test} test samples of {s} x {t}). Model selection by \
+         {folds}-fold cross-validation on the training set (the paper states leave-one-out only \
+         for Table 2).\n"
     ));
     ctx.quote(&paper::ONE_VS_ALL);
     report_claims(

@@ -17,16 +17,14 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let max_samples = ctx.scale().pick(300, 1000, usize::MAX);
     let raw = digits(ctx, ctx.seed(), 0.5, max_samples)?;
     let (split, grids, results) = compare_standardized(ctx, &raw)?;
+    let (n_train, n_test) = split.n_samples();
+    let folds = grids.folds;
     ctx.md(&format!(
-        "## Table 4 (objects as images, one-vs-all)\n\nThe paper's Table 4 is on ALOI \
-         object images under 72 viewpoints; its split and image size are not stated. \
-         Substitute: scikit-learn's digits (1797 images of 8 x 8, 10 classes), split in \
-         half by a stratified split seeded with the run's seed ({} training, {} test \
-         samples at this scale). Model selection by {}-fold cross-validation on the \
-         training set.\n",
-        split.train.n_samples(),
-        split.test.n_samples(),
-        grids.folds
+        "## Table 4 (objects as images, one-vs-all)\n\nThe paper's Table 4 is on ALOI object \
+         images under 72 viewpoints; its split and image size are not stated. Substitute: \
+         scikit-learn's digits (1797 images of 8 x 8, 10 classes), split in half by a stratified \
+         split seeded with the run's seed ({n_train} training, {n_test} test samples at this \
+         scale). Model selection by {folds}-fold cross-validation on the training set.\n"
     ));
     report_claims(
         ctx,

@@ -34,13 +34,12 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
          6-fold cross-validation:\n",
     );
     ctx.quote(&paper::TABLE5_PROTOCOL);
+    let (n_train, n_test) = split.n_samples();
+    let folds = grids.folds;
     ctx.md(&format!(
-        "Substitute: JapaneseVowels (sktime 1.2.0), {} training and {} test samples of \
-         {s} x {t} (resampled to {LENGTH} steps), scored on the given test split; model \
-         selection by {}-fold cross-validation on the training set.\n",
-        split.train.n_samples(),
-        split.test.n_samples(),
-        grids.folds
+        "Substitute: JapaneseVowels (sktime 1.2.0), {n_train} training and {n_test} test samples \
+         of {s} x {t} (resampled to {LENGTH} steps), scored on the given test split; model \
+         selection by {folds}-fold cross-validation on the training set.\n"
     ));
     report_claims(
         ctx,
