@@ -72,7 +72,7 @@ fn round_trips_and_rejects(
 ) -> FittedTagger {
     let json = model.to_json().unwrap();
     let back = FittedTagger::from_json(&json).unwrap();
-    common::assert_same_tags(&back, &model, corpus);
+    common::assert_same_tags(&back, model, corpus);
     for (case, field, edit) in cases {
         let text = edited(&json, edit);
         if field.is_empty() {
