@@ -25,7 +25,7 @@ use std::time::Instant;
 mod common;
 
 use bl_core::data::{Element, MatrixDataset};
-use sblr::block::Features;
+use bl_core::linalg::LinearOperator;
 use sblr::passes::Samples;
 use sblr::yardstick::streaming_read;
 use sblr::{Fit as _, Fitted as _, LogisticRegression, Predict as _};
@@ -95,16 +95,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         times[1].push(seconds(|| {
             black_box(streaming_read(train32.as_slice()));
         }));
-        times[2].push(seconds(|| faer64.transpose_times(&w, &mut scores)));
-        times[3].push(seconds(|| own64.transpose_times(&w, &mut scores)));
-        times[4].push(seconds(|| own32.transpose_times(&w, &mut scores)));
-        times[5].push(seconds(|| faer64.times(&c, &mut grad)));
-        times[6].push(seconds(|| own64.times(&c, &mut grad)));
-        times[7].push(seconds(|| own32.times(&c, &mut grad)));
-        times[8].push(seconds(|| own64_2.transpose_times(&w, &mut scores)));
-        times[9].push(seconds(|| own32_2.transpose_times(&w, &mut scores)));
-        times[10].push(seconds(|| own64_2.times(&c, &mut grad)));
-        times[11].push(seconds(|| own32_2.times(&c, &mut grad)));
+        times[2].push(seconds(|| faer64.apply_transpose(&w, &mut scores)));
+        times[3].push(seconds(|| own64.apply_transpose(&w, &mut scores)));
+        times[4].push(seconds(|| own32.apply_transpose(&w, &mut scores)));
+        times[5].push(seconds(|| faer64.apply(&c, &mut grad)));
+        times[6].push(seconds(|| own64.apply(&c, &mut grad)));
+        times[7].push(seconds(|| own32.apply(&c, &mut grad)));
+        times[8].push(seconds(|| own64_2.apply_transpose(&w, &mut scores)));
+        times[9].push(seconds(|| own32_2.apply_transpose(&w, &mut scores)));
+        times[10].push(seconds(|| own64_2.apply(&c, &mut grad)));
+        times[11].push(seconds(|| own32_2.apply(&c, &mut grad)));
         black_box((&scores, &grad));
     }
     let medians: Vec<f64> = times.into_iter().map(median).collect();

@@ -11,7 +11,7 @@
 //! with features `z_i = vec(X_i V)` for the `U` block and `z_i = vec(U^T X_i)` for the `V`
 //! block (the variable is then `vec(V^T)`). The same problem with `z_i = vec(X_i)` is the
 //! l1 / elastic-net / L2 logistic regression baseline. A [`LinearBlock`] holds the
-//! features as the columns of a `d x n` matrix ([`Features`]: an `f64` matrix, or the
+//! features as the columns of a `d x n` matrix (a [`LinearOperator`]: an `f64` matrix, or the
 //! baseline's samples read in place in their stored precision,
 //! [`Samples`](crate::passes::Samples)); the variable is a slice of length `d + 1` whose
 //! last entry is the intercept `b` (never penalized).
@@ -45,57 +45,16 @@ pub const DECREASE_SLACK: f64 = 256.0 * f64::EPSILON;
 /// `2^100` in `L`.
 pub const MAX_TRIALS: usize = 100;
 
-/// The feature matrix of a [`LinearBlock`]: `d x n`, column `i` the feature vector `z_i`
-/// of sample `i`, and the two products every block solver computes with it.
-///
-/// Implemented for `MatRef<'_, f64>` (the features the bilinear solvers build, multiplied
-/// by faer's matrix-vector products) and for [`Samples`](crate::passes::Samples) (vectorized samples read in place
-/// in their stored precision, `f32` or `f64`, with `f64` accumulation).
-pub trait Features {
-    /// Number of features `d` (rows).
-    fn dim(&self) -> usize;
-    /// Number of samples `n` (columns).
-    fn n_samples(&self) -> usize;
-    /// `out_i = <z_i, w>` for every sample (`w` of length `d`, `out` of length `n`).
-    ///
-    /// # Panics
-    /// For slices of other lengths (as faer's products; the block solvers size them from
-    /// [`Features::dim`] and [`Features::n_samples`]).
-    fn transpose_times(&self, w: &[f64], out: &mut [f64]);
-    /// `out = sum_i c_i z_i` (`c` of length `n`, `out` of length `d`).
-    ///
-    /// # Panics
-    /// For slices of other lengths.
-    fn times(&self, c: &[f64], out: &mut [f64]);
-}
-
-/// faer's products, through bl-core's [`LinearOperator`] (`z^T w` is its transposed
-/// action, `z c` its action).
-impl Features for MatRef<'_, f64> {
-    fn dim(&self) -> usize {
-        self.nrows()
-    }
-
-    fn n_samples(&self) -> usize {
-        self.ncols()
-    }
-
-    fn transpose_times(&self, w: &[f64], out: &mut [f64]) {
-        self.apply_transpose(w, out);
-    }
-
-    fn times(&self, c: &[f64], out: &mut [f64]) {
-        self.apply(c, out);
-    }
-}
-
 /// An elastic-net logistic problem on fixed features: the `d x n` matrix `z` (column `i`
 /// is the feature vector of sample `i`), the labels `y_i in {-1, +1}` and the penalties.
 ///
-/// The features are an `f64` matrix by default (what the bilinear solvers build, and what
-/// a [`BlockUpdate`](crate::update::BlockUpdate) receives); the linear baselines use
-/// [`Samples`](crate::passes::Samples), the data set's own
-/// buffer in its stored precision.
+/// The features are any [`LinearOperator`] of `d` rows and `n` columns: the block solvers
+/// compute `z^T w` (its transposed action: `<z_i, w>` for every sample) and `z c` (its
+/// action: `sum_i c_i z_i`). They are an `f64` matrix by default (what the bilinear
+/// solvers build, and what a [`BlockUpdate`](crate::update::BlockUpdate) receives,
+/// multiplied by faer's matrix-vector products); the linear baselines use
+/// [`Samples`](crate::passes::Samples), the data set's own buffer in its stored precision
+/// (`f32` or `f64`, with `f64` accumulation).
 #[derive(Debug, Clone, Copy)]
 pub struct LinearBlock<'a, F = MatRef<'a, f64>> {
     /// Features, `d x n`.
@@ -108,24 +67,24 @@ pub struct LinearBlock<'a, F = MatRef<'a, f64>> {
     pub l2: f64,
 }
 
-impl<F: Features> LinearBlock<'_, F> {
+impl<F: LinearOperator> LinearBlock<'_, F> {
     /// Number of features `d` (the variable has `d + 1` entries, the last the intercept).
     #[must_use]
     pub fn dim(&self) -> usize {
-        self.z.dim()
+        self.z.nrows()
     }
 
     /// Number of samples `n`.
     #[must_use]
     pub fn n_samples(&self) -> usize {
-        self.z.n_samples()
+        self.z.ncols()
     }
 
     /// Decision values `f_i = <z_i, w> + b` of the variable `x = (w, b)` into `out`.
     pub fn scores(&self, x: &[f64], out: &mut [f64]) {
         let d = self.dim();
         let b = x[d];
-        self.z.transpose_times(&x[..d], out);
+        self.z.apply_transpose(&x[..d], out);
         for v in out.iter_mut() {
             *v += b;
         }
@@ -183,7 +142,7 @@ impl<F: Features> LinearBlock<'_, F> {
     pub fn gradient(&self, c: &[f64], g: &mut [f64]) {
         let d = self.dim();
         let (gw, gb) = g.split_at_mut(d);
-        self.z.times(c, gw);
+        self.z.apply(c, gw);
         gb[0] = c.iter().sum();
     }
 
@@ -389,7 +348,7 @@ pub(crate) trait ProxBlock {
     fn loss_change(&self, base: &[f64], dscores: &[f64]) -> f64;
 }
 
-impl<F: Features> ProxBlock for LinearBlock<'_, F> {
+impl<F: LinearOperator> ProxBlock for LinearBlock<'_, F> {
     fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()> {
         LinearBlock::prox_point(self, x, g, lipschitz, out)
     }

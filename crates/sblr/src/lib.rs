@@ -96,30 +96,6 @@ macro_rules! checked_conversions {
     };
 }
 
-/// Plain-name getters of a checked type that wraps its builder in `.0` (as
-/// `bl_core::params::getters!` writes them for a checked type with fields of its own):
-/// each `field: Type;` (after its doc lines) becomes a getter returning a copy of
-/// `self.0.field`, each `field: &Type;` one returning a reference to it.
-macro_rules! wrapped_getters {
-    () => {};
-    ($(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
-        $(#[$attr])*
-        #[must_use]
-        pub fn $field(&self) -> &$ty {
-            &self.0.$field
-        }
-        wrapped_getters! { $($rest)* }
-    };
-    ($(#[$attr:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
-        $(#[$attr])*
-        #[must_use]
-        pub fn $field(&self) -> $ty {
-            self.0.$field
-        }
-        wrapped_getters! { $($rest)* }
-    };
-}
-
 /// The builder setters the binary and the multinomial parameters share: `penalties`,
 /// `unregularized`, `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `stop`, `init`, `seed` and the
 /// iteration knobs.
@@ -167,7 +143,8 @@ macro_rules! bilinear_setters {
 /// `iteration`.
 macro_rules! bilinear_getters {
     () => {
-        wrapped_getters! {
+        bl_core::params::getters! {
+            in 0;
             /// Rank `r` (of every class's factors).
             rank: usize;
             /// l1 weight on `U` (every `U_c`).

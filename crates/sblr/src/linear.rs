@@ -35,7 +35,7 @@ use crate::bilinear::binary_signs;
 use bl_core::engine::{FitReport, Observer};
 use bl_core::params::{self, ParamGuard};
 
-use crate::block::{BlockState, BlockWork, Features, LinearBlock};
+use crate::block::{BlockState, BlockWork, LinearBlock};
 use crate::error::{Result, SblrError, ensure_shape};
 use crate::model::{positive_class, probabilities};
 use crate::passes::Samples;
@@ -44,6 +44,7 @@ use crate::saved::{self, SavedModel};
 use crate::update::{DEFAULT_ETA, DEFAULT_L_MIN, ExactBlockSolve, check_step_rule};
 use bl_core::IterationParams;
 use bl_core::error::build::numerical;
+use bl_core::linalg::LinearOperator;
 
 /// Logistic regression on vectorized samples (the baselines LR and sparse LR).
 #[derive(Debug, Clone, Copy, Default)]
@@ -104,7 +105,8 @@ impl LogisticParams {
 }
 
 impl LogisticValidParams {
-    wrapped_getters! {
+    bl_core::params::getters! {
+        in 0;
         /// The l1 weight.
         l1: f64;
         /// The squared-l2 weight.
@@ -185,13 +187,13 @@ impl LogisticValidParams {
 
     /// FISTA on the features `z` from `(w, b) = 0`: the solution `(w, b)`, its objective
     /// and the iterations' report.
-    fn solve<F: Features>(
+    fn solve<F: LinearOperator>(
         &self,
         z: F,
         y: &[f64],
         observers: &mut [&mut dyn Observer],
     ) -> Result<(Vec<f64>, f64, FitReport)> {
-        let (d, n) = (z.dim(), z.n_samples());
+        let (d, n) = (z.nrows(), z.ncols());
         let block = LinearBlock {
             z,
             y,

@@ -279,7 +279,8 @@ impl PartialEq for SblrParams {
 impl SblrValidParams {
     bilinear_getters!();
 
-    wrapped_getters! {
+    bl_core::params::getters! {
+        in 0;
         /// The block update each iteration runs on `(U, b)` then `(V, b)`.
         block_update: &Arc<dyn BlockUpdate>;
     }

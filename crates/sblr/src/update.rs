@@ -20,12 +20,11 @@ use std::sync::Arc;
 use bl_core::Extension;
 use bl_core::engine::{FitReport, IterationParams, Observer, Progress, run};
 use bl_core::error::build::numerical;
+use bl_core::linalg::LinearOperator;
 use bl_core::params;
 use serde::{Deserialize, Serialize};
 
-use crate::block::{
-    BlockState, BlockStepInfo, BlockWork, Buffers, Features, LinearBlock, Trials, backtrack,
-};
+use crate::block::{BlockState, BlockStepInfo, BlockWork, Buffers, LinearBlock, Trials, backtrack};
 use crate::error::{Result, SblrError};
 
 /// The valid range of `L_min` (inclusive), for the built-in updates, the multinomial model
@@ -270,7 +269,7 @@ impl ExactBlockSolve {
     ///
     /// # Errors
     /// `BlError::Numerical` when backtracking finds no step.
-    pub fn solve<F: Features>(
+    pub fn solve<F: LinearOperator>(
         &self,
         block: &LinearBlock<'_, F>,
         state: &mut BlockState<'_>,

@@ -125,7 +125,8 @@ impl MultinomialParams {
 impl MultinomialValidParams {
     bilinear_getters!();
 
-    wrapped_getters! {
+    bl_core::params::getters! {
+        in 0;
         /// `L_min` of the step rule.
         l_min: f64;
         /// Growth factor `eta` of the step rule.

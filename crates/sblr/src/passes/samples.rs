@@ -3,12 +3,12 @@
 
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::error::build::shape_mismatch;
+use bl_core::linalg::LinearOperator;
 use rayon::prelude::*;
 
 use std::sync::Arc;
 
 use super::{Pool, dot, pool};
-use crate::block::Features;
 use crate::error::Result;
 
 /// Vectorized samples read in place: the `d x n` column-major buffer of `n` samples of
@@ -37,7 +37,7 @@ pub struct Samples<'a, T> {
 /// split costs more than it saves on small data, and the result is the same either way.
 const PARALLEL_MIN_VALUES: usize = 1 << 16;
 
-/// The rows of `out` one task of [`Samples::times`] computes (a multiple of 8 for the SIMD
+/// The rows of `out` one task of [`Samples::apply`](LinearOperator::apply) computes (a multiple of 8 for the SIMD
 /// lanes; the rows' results do not depend on it).
 const ROWS_PER_TASK: usize = 1 << 14;
 
@@ -186,21 +186,26 @@ impl<'a, T: Element> Samples<'a, T> {
     }
 }
 
-impl<T: Element> Features for Samples<'_, T> {
-    fn dim(&self) -> usize {
+/// The samples as the `d x n` matrix of the linear baseline's block: `apply` is
+/// `sum_i c_i vec(X_i)`, `apply_transpose` gives `<vec(X_i), w>` for every sample.
+///
+/// # Panics
+/// For input or output slices shorter than the products read or write.
+impl<T: Element> LinearOperator for Samples<'_, T> {
+    fn nrows(&self) -> usize {
         self.d
     }
 
-    fn n_samples(&self) -> usize {
+    fn ncols(&self) -> usize {
         self.n
     }
 
-    fn transpose_times(&self, w: &[f64], out: &mut [f64]) {
-        self.product(&w[..self.d], &mut out[..self.n], true);
+    fn apply(&self, c: &[f64], out: &mut [f64]) {
+        self.product(&c[..self.n], &mut out[..self.d], false);
     }
 
-    fn times(&self, c: &[f64], out: &mut [f64]) {
-        self.product(&c[..self.n], &mut out[..self.d], false);
+    fn apply_transpose(&self, w: &[f64], out: &mut [f64]) {
+        self.product(&w[..self.d], &mut out[..self.n], true);
     }
 }
 

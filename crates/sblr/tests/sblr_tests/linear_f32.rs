@@ -13,11 +13,12 @@
 
 use bl_core::BlError;
 use bl_core::data::MatrixDataset;
+use bl_core::linalg::LinearOperator;
 use bl_core::random::{fill_standard_normal, seeded_rng};
 use faer::MatRef;
 use sblr::ExactBlockSolve;
 use sblr::Predict as _;
-use sblr::block::{BlockState, BlockWork, Features, LinearBlock};
+use sblr::block::{BlockState, BlockWork, LinearBlock};
 use sblr::passes::Samples;
 use sblr::synthetic::{three_classes, two_class};
 use sblr::{Fit as _, Fitted as _, LogisticRegression, OneVsAll, SblrError};
@@ -45,17 +46,17 @@ fn products_match_brute_force_and_are_bit_identical_across_storage() {
         let (c, _) = values(n, 8);
         let wide = Samples::new(&x64, d, n).unwrap();
         let narrow = Samples::new(&x32, d, n).unwrap();
-        assert_eq!((narrow.dim(), narrow.n_samples()), (d, n));
+        assert_eq!((narrow.nrows(), narrow.ncols()), (d, n));
         assert_eq!(
             format!("{narrow:?}"),
             format!("Samples {{ d: {d}, n: {n}, storage: \"f32\", threads: None }}")
         );
         let (mut f64_scores, mut f32_scores) = (vec![f64::NAN; n], vec![f64::NAN; n]);
         let (mut f64_sum, mut f32_sum) = (vec![f64::NAN; d], vec![f64::NAN; d]);
-        wide.transpose_times(&w, &mut f64_scores);
-        narrow.transpose_times(&w, &mut f32_scores);
-        wide.times(&c, &mut f64_sum);
-        narrow.times(&c, &mut f32_sum);
+        wide.apply_transpose(&w, &mut f64_scores);
+        narrow.apply_transpose(&w, &mut f32_scores);
+        wide.apply(&c, &mut f64_sum);
+        narrow.apply(&c, &mut f32_sum);
         // Bit-identical (NaN-free, so == on the values is == on the bits up to the sign
         // of zero, which the bit comparison also checks).
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -83,8 +84,8 @@ fn products_match_brute_force_and_are_bit_identical_across_storage() {
         // faer's products (the fit's path for f64 data) on the same values.
         let matrix = MatRef::from_column_major_slice(&x64, d, n);
         let (mut faer_scores, mut faer_sum) = (vec![0.0; n], vec![0.0; d]);
-        matrix.transpose_times(&w, &mut faer_scores);
-        matrix.times(&c, &mut faer_sum);
+        matrix.apply_transpose(&w, &mut faer_scores);
+        matrix.apply(&c, &mut faer_sum);
         for (a, b) in faer_scores.iter().zip(&f32_scores) {
             assert!((a - b).abs() <= 1e-13 * (1.0 + a.abs()), "{a} vs {b}");
         }
@@ -135,8 +136,14 @@ fn block_gradient_on_f32_samples_matches_finite_differences() {
 }
 
 /// FISTA as `LogisticRegression` runs it, from `(w, b) = 0`, on the features `z`.
-fn fista<F: Features>(z: F, y: &[f64], l1: f64, l2: f64, max_iter: usize) -> (Vec<f64>, usize) {
-    let (d, n) = (z.dim(), z.n_samples());
+fn fista<F: LinearOperator>(
+    z: F,
+    y: &[f64],
+    l1: f64,
+    l2: f64,
+    max_iter: usize,
+) -> (Vec<f64>, usize) {
+    let (d, n) = (z.nrows(), z.ncols());
     let block = LinearBlock { z, y, l1, l2 };
     let (l_min, eta) = (1e-3, 2.0);
     let (mut x, mut scores, mut lipschitz) = (vec![0.0; d + 1], vec![0.0; n], l_min * eta);
@@ -279,8 +286,8 @@ fn products_and_fits_are_bit_identical_for_any_thread_count() {
         .with_threads(Some(1))
         .unwrap();
     let (mut scores, mut sum) = (vec![0.0; n], vec![0.0; d]);
-    one.transpose_times(&w, &mut scores);
-    one.times(&c, &mut sum);
+    one.apply_transpose(&w, &mut scores);
+    one.apply(&c, &mut sum);
     // Independent check of the split products: brute-force sums.
     for (i, &score) in scores.iter().enumerate() {
         let want: f64 = (0..d).map(|a| x64[i * d + a] * w[a]).sum();
@@ -292,8 +299,8 @@ fn products_and_fits_are_bit_identical_for_any_thread_count() {
             .with_threads(Some(threads))
             .unwrap();
         let (mut s2, mut m2) = (vec![0.0; n], vec![0.0; d]);
-        many.transpose_times(&w, &mut s2);
-        many.times(&c, &mut m2);
+        many.apply_transpose(&w, &mut s2);
+        many.apply(&c, &mut m2);
         assert_eq!(s2, scores, "{threads} threads");
         assert_eq!(m2, sum, "{threads} threads");
     }
