@@ -289,15 +289,12 @@ pub(crate) fn positive_class(decision: &[f64], targets: &mut [usize]) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bl_core::Fit as _;
 
     /// Formats other than JSON can carry NaN and infinities: the checks catch them.
     #[test]
     fn non_finite_entries_are_rejected_by_name() {
-        let data = crate::synthetic::two_class(12, 3, 3, 1.0, 0).unwrap();
-        let model = Sblr::params().max_iter(5).fit(&data).unwrap();
         let errors = saved::rejected_edits(
-            &model,
+            &Sblr::params().max_iter(5),
             FittedSblr::validate,
             &[
                 ("u", &|m: &mut FittedSblr| m.u[1] = f64::NAN),

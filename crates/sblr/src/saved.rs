@@ -451,16 +451,23 @@ pub(crate) use saved_model;
 #[cfg(test)]
 pub(crate) type Edit<'a, M> = (&'a str, &'a dyn Fn(&mut M));
 
-/// The unedited `model` passes its load-time checks `validate`, and each edit
-/// (`(field, edit)`) of a copy makes them fail with [`SblrError::InvalidModel`] naming
-/// `field`; returns the errors in the order of `edits`.
+/// The model `params` fit on a small two-class data set passes its load-time checks
+/// `validate`, and each edit (`(field, edit)`) of a copy makes them fail with
+/// [`SblrError::InvalidModel`] naming `field`; returns the errors in the order of `edits`.
 #[cfg(test)]
-pub(crate) fn rejected_edits<M: Clone>(
-    model: &M,
+pub(crate) fn rejected_edits<P, M>(
+    params: &P,
     validate: impl Fn(&M) -> Result<()>,
     edits: &[Edit<'_, M>],
-) -> Vec<SblrError> {
-    validate(model).unwrap();
+) -> Vec<SblrError>
+where
+    P: bl_core::Fit<bl_core::data::MatrixDataset, Fitted = M>,
+    P::Error: std::fmt::Debug,
+    M: Clone,
+{
+    let data = crate::synthetic::two_class(12, 3, 3, 1.0, 0).unwrap();
+    let model = params.fit(&data).unwrap();
+    validate(&model).unwrap();
     edits
         .iter()
         .map(|(field, edit)| {
