@@ -162,7 +162,7 @@ pub struct Summary {
 }
 
 /// One row of a table of our numbers beside the paper's (see
-/// [`Ctx::table_vs_paper`]).
+/// [`Ctx::table_vs_paper`](crate::ctx::Ctx::table_vs_paper)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VsRow {
     /// Row label (e.g. "s = t = 100").
