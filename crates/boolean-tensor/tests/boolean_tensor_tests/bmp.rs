@@ -256,3 +256,47 @@ fn atom_search_separates_two_overlapping_atoms_of_one_mode() {
     assert!(found.atom.z() == a.z() || found.atom.z() == b.z());
     assert!(found.score >= a.norm().max(b.norm()) * (1.0 - 1e-9));
 }
+
+/// Theorem 1 of Chang et al. (Sec. 5.1): `F(W^k) - F(W*) <= 2 beta ||W*||_A^2 / (mu^2 k)`
+/// along BMP's path, with `beta = 1` (the loss `1/2 ||X - W||^2` is 1-smooth),
+/// `mu = 3/5` and `W*` any tensor of the atom set's span (the proof uses only smoothness,
+/// convexity and the greedy step's ratio): here the clean tensor, whose atomic norm over
+/// unit-norm atoms is at most the sum of the true atoms' norms. An invariant of a correct
+/// BMP (it was a "claim" of the `bmp-fig1` report, where its largest ratio was 0.02), for
+/// our reading and for Algorithms 1-2 as printed (no alternation, no refit sweeps).
+#[test]
+fn theorem1_bound_holds_along_the_path_for_both_readings() {
+    const MU: f64 = 0.6;
+    let data = common::data([14, 14, 14], 4, 1.0, 0.0, 17);
+    let f_star = 0.5
+        * data
+            .observed()
+            .data()
+            .iter()
+            .zip(data.clean().data())
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>();
+    let a_norm: f64 = data.atoms().iter().map(Atom::norm).sum();
+    let n_obs = data.observed().n_observed() as f64;
+    for (alternations, refit) in [(10, 10), (0, 0)] {
+        let fitted = Bmp::params()
+            .max_iter(6)
+            .tol(0.0)
+            .alternations(alternations)
+            .refit_sweeps(refit)
+            .seed(3)
+            .fit(data.observed())
+            .unwrap();
+        let path = fitted.rmse_path();
+        assert!(!path.is_empty());
+        for (i, r) in path.iter().enumerate() {
+            let k = (i + 1) as f64;
+            let gap = 0.5 * n_obs * r * r - f_star;
+            let bound = 2.0 * a_norm * a_norm / (MU * MU * k);
+            assert!(
+                gap <= bound,
+                "alternations {alternations}, refit {refit}, k = {k}: gap {gap} above {bound}"
+            );
+        }
+    }
+}
