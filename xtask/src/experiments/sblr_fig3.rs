@@ -154,7 +154,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let mut obj_series = Vec::new();
     let mut dist_series = Vec::new();
     let mut rows = Vec::new();
-    let mut all_monotone = true;
     let mut evidence_mono = Vec::new();
     let mut all_fast = true;
     let mut evidence_fast = Vec::new();
@@ -187,7 +186,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         ));
 
         let worst = worst_increase(&tr.objective);
-        all_monotone &= worst <= 1e-12;
         evidence_mono.push(format!("{name}: largest relative increase {worst:.2e}"));
 
         let final_obj = tr.objective[iters];
@@ -279,14 +277,14 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         "\nThe same rates measured to the paper's `W*` (the last iterate): {}.\n",
         evidence_pinned.join("; ")
     ));
-    ctx.paper_claim(
-        &paper::MONOTONE,
-        all_monotone,
-        format!(
-            "held if no relative increase exceeds 1e-12; {}",
-            evidence_mono.join("; ")
-        ),
-    );
+    // Alg. 2 never raises the objective (sufficient decrease (17)): an invariant of a
+    // correct implementation, tested in crates/sblr/tests (`observed_fit.rs`), not a claim;
+    // the largest increase is shown for the reader.
+    ctx.md(&format!(
+        "\nLargest relative increase of the objective between iterations (Alg. 2 is a \
+         descent method; tested in `crates/sblr/tests`): {}.\n",
+        evidence_mono.join("; ")
+    ));
     ctx.paper_claim(
         &paper::FIG3_FAST,
         all_fast,
