@@ -7,7 +7,14 @@
 //! Where the text is silent (see `docs/papers/sblr.md`): `r = 1`; half the samples in each
 //! class; `L_min = 1e-3`, `eta = 2` and `L^0 = L_min` for the step rule (13)/(15); Alg. 1
 //! solves each block by FISTA to a gradient-mapping tolerance of 1e-6. Times are
-//! wall-clock seconds of the whole fit (initialization included), single-threaded.
+//! wall-clock seconds of the whole fit (initialization included) on one thread
+//! (`threads(Some(1))`), the paper comparison; every fit is run again on two threads
+//! (`threads(Some(2))`) for a column beside it.
+//!
+//! The timing claims are judged over the runs (5 per size at paper scale): a paired t-test
+//! on the log times, or a t-interval of the per-run slope or speed-up against a window;
+//! with the few runs and small sizes of the smoke and quick scales they are mostly
+//! inconclusive, as they should be.
 //!
 //! The figure `alg2_iter_over_stream_read` is the time of one Alg. 2 iteration on f64
 //! samples with 2 threads divided by the time of two plain single-thread streaming reads
@@ -30,6 +37,8 @@ use sblr::{Init, Sblr, StopCriterion};
 
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::sblr as paper;
+use crate::report::{Claim, Interval, Verdict};
+use crate::stats;
 
 /// The experiment.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -145,10 +154,18 @@ struct Cell {
     alg1_obj: f64,
     alg2_obj: f64,
     alg1_inner: f64,
+    /// Per run (in run order): times and times per iteration, one thread.
+    alg1_times: Vec<f64>,
+    alg2_times: Vec<f64>,
+    alg1_per_iter_runs: Vec<f64>,
+    alg2_per_iter_runs: Vec<f64>,
+    /// Mean times on two threads.
+    alg1_time2: f64,
+    alg2_time2: f64,
 }
 
 impl Cell {
-    fn from_runs(set: usize, size: usize, algs: &[Vec<Run>; 2]) -> Self {
+    fn from_runs(set: usize, size: usize, algs: &[Vec<Run>; 2], two: &[Vec<f64>; 2]) -> Self {
         let col = |j: usize, f: fn(&Run) -> f64| algs[j].iter().map(f).collect::<Vec<_>>();
         Self {
             set,
@@ -162,6 +179,12 @@ impl Cell {
             alg1_obj: mean(&col(0, |x| x.2)),
             alg2_obj: mean(&col(1, |x| x.2)),
             alg1_inner: median(&mut col(0, |x| x.3)),
+            alg1_times: col(0, |x| x.0),
+            alg2_times: col(1, |x| x.0),
+            alg1_per_iter_runs: col(0, |x| x.0 / x.1),
+            alg2_per_iter_runs: col(1, |x| x.0 / x.1),
+            alg1_time2: mean(&two[0]),
+            alg2_time2: mean(&two[1]),
         }
     }
 }
@@ -194,6 +217,71 @@ fn slope_sizes(sizes: &[usize]) -> Vec<usize> {
     }
 }
 
+/// The 95% t-interval of the mean of `x` (over runs).
+fn mean_interval(x: &[f64]) -> Interval {
+    stats::paired(x, &vec![0.0; x.len()]).interval
+}
+
+/// `Holds` when `interval` lies within `[lo, hi]`, `Fails` when it misses it, else
+/// `Inconclusive`.
+fn within(interval: Interval, lo: f64, hi: f64) -> Verdict {
+    if interval.lo >= lo && interval.hi <= hi {
+        Verdict::Holds
+    } else if interval.hi < lo || interval.lo > hi {
+        Verdict::Fails
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// Fails if any part fails, holds if every part holds, else inconclusive.
+fn all_of(verdicts: &[Verdict]) -> Verdict {
+    if verdicts.contains(&Verdict::Fails) {
+        Verdict::Fails
+    } else if verdicts.iter().all(|v| *v == Verdict::Holds) {
+        Verdict::Holds
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// The interval `exp([lo, hi])` (a log-scale interval back on the ratio scale).
+fn exp_interval(i: Interval) -> Interval {
+    Interval {
+        lo: i.lo.exp(),
+        hi: i.hi.exp(),
+    }
+}
+
+fn fmt_interval(i: Interval) -> String {
+    format!("[{:.2}, {:.2}]", i.lo, i.hi)
+}
+
+/// The paper's own slopes of ln(time per iteration) on ln(data size) over its sizes
+/// `>= 250`, per set and algorithm: 0.72 / 1.70 (set 1, Alg. 1 / Alg. 2), 0.78 / 1.02
+/// (set 2). "Almost linearly" in the paper's words covers their range.
+fn paper_slopes() -> Vec<f64> {
+    let mut out = Vec::new();
+    for k in 0..paper::TABLE1_SETS.len() {
+        let rows: Vec<paper::Table1Row> =
+            paper::table1_block(k).filter(|r| r.size >= 250).collect();
+        let size = |r: &paper::Table1Row| (paper::TABLE1_N * r.size * r.size) as f64;
+        out.push(log_log_slope(
+            &rows
+                .iter()
+                .map(|r| (size(r), r.alg1_time_s / r.alg1_iter))
+                .collect::<Vec<_>>(),
+        ));
+        out.push(log_log_slope(
+            &rows
+                .iter()
+                .map(|r| (size(r), r.alg2_time_s / r.alg2_iter))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    out
+}
+
 #[allow(clippy::too_many_lines)]
 fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let sizes = ctx.scale().pick(
@@ -209,6 +297,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let (mut converged, mut total_fits, mut max_iter_seen) = (0usize, 0usize, 0usize);
     for (si, &size) in sizes.iter().enumerate() {
         let mut per_set: Vec<[Vec<Run>; 2]> = vec![Default::default(); paper::TABLE1_SETS.len()];
+        let mut per_set2: Vec<[Vec<f64>; 2]> = vec![Default::default(); paper::TABLE1_SETS.len()];
         for run in 0..runs {
             let seed = ctx.seed().wrapping_mul(1_000_003) + (si * 100 + run) as u64;
             let data = two_class(n, size, size, 1.0, seed)?;
@@ -226,8 +315,12 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                         .stop(StopCriterion::Eq8)
                         .tol(paper::TOL)
                         .max_iter(paper::MAX_ITER);
+                    // The same fit on two threads, for the column beside the paper's.
                     let start = Instant::now();
-                    let model = params.fit(&data)?;
+                    std::hint::black_box(params.clone().threads(Some(2)).fit(&data)?);
+                    per_set2[k][j].push(start.elapsed().as_secs_f64());
+                    let start = Instant::now();
+                    let model = params.threads(Some(1)).fit(&data)?;
                     let time = start.elapsed().as_secs_f64();
                     let inner: f64 = ["inner_u", "inner_v"]
                         .iter()
@@ -261,7 +354,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             bar.inc(1);
         }
         for (k, algs) in per_set.iter().enumerate() {
-            cells.push(Cell::from_runs(k, size, algs));
+            cells.push(Cell::from_runs(k, size, algs, &per_set2[k]));
         }
     }
     bar.finish_and_clear();
@@ -295,8 +388,10 @@ The paper's setting (Sec. 7.1-7.2):
          stopping by eq. (8) `q^k <= {}` or {} iterations. Alg. 2's step rule (13)/(15) \
          uses `L_min = 1e-3`, `eta = 2`, `L^0 = L_min`; Alg. 1 solves each block by FISTA \
          to a gradient-mapping tolerance of 1e-6 (neither is stated in the paper). \
-         Times are mean wall-clock seconds of a whole fit, single-threaded, on this \
-         machine; the paper's are MATLAB times on its own machine, so compare ratios and \
+         Times are mean wall-clock seconds of a whole fit on **1 thread** \
+         (`threads(Some(1))`) on this machine, the paper comparison; the same fits on \
+         **2 threads** (`threads(Some(2))`, this machine has 2 cores) are in the second \
+         table; the paper's are MATLAB times on its own machine, so compare ratios and \
          trends, not seconds. Iterations are medians. Speed-up = Alg. 1 time / Alg. 2 \
          time.\n",
         paper::TOL,
@@ -344,7 +439,8 @@ The paper's setting (Sec. 7.1-7.2):
         )?;
         ctx.md(
             "\nFinal objectives (mean over runs), Alg. 1's FISTA iterations (median \
-             total) and time per outer iteration (s, mean over runs):\n",
+             total), time per outer iteration (s, mean over runs, 1 thread) and the mean \
+             time of the same fits on 2 threads:\n",
         );
         ctx.table(
             &[
@@ -354,6 +450,8 @@ The paper's setting (Sec. 7.1-7.2):
                 "Alg. 1 inner iterations",
                 "Alg. 1 s/iter",
                 "Alg. 2 s/iter",
+                "Alg. 1 time, 2 threads (s)",
+                "Alg. 2 time, 2 threads (s)",
             ],
             cells.iter().filter(|c| c.set == k).map(|c| {
                 vec![
@@ -363,6 +461,8 @@ The paper's setting (Sec. 7.1-7.2):
                     super::format_number(c.alg1_inner),
                     super::format_number(c.alg1_per_iter),
                     super::format_number(c.alg2_per_iter),
+                    super::format_number(c.alg1_time2),
+                    super::format_number(c.alg2_time2),
                 ]
             }),
         );
@@ -404,75 +504,141 @@ The paper's setting (Sec. 7.1-7.2):
         ),
     );
 
+    // "Almost linearly": the 95% t-interval (over runs) of our slope of ln(time per
+    // iteration) on ln(data size) must lie within the range of the paper's own slopes at
+    // its sizes >= 250; it fails when it misses that range (a fixed cost that dominates
+    // gives a slope near 0, a cost quadratic in the data size near 2). Sizes below 100
+    // are dominated by fixed costs: no verdict there.
     let fit_sizes = slope_sizes(&sizes);
-    let mut slope_ok = true;
+    let pslopes = paper_slopes();
+    let (lo, hi) = (
+        pslopes.iter().copied().fold(f64::INFINITY, f64::min),
+        pslopes.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let too_small = fit_sizes.iter().any(|&s| s < 100);
+    let mut slope_verdicts = Vec::new();
     let mut slope_ev = Vec::new();
+    let mut slope_span: Option<Interval> = None;
     for (k, name) in SET_NAMES.iter().enumerate() {
         let data_size = |s: usize| (n * s * s) as f64;
-        // Our slope of the time per iteration `f` of one algorithm against the data size.
-        let our_slope = |f: fn(&Cell) -> f64| {
-            log_log_slope(
-                &cells
-                    .iter()
-                    .filter(|c| c.set == k && fit_sizes.contains(&c.size))
-                    .map(|c| (data_size(c.size), f(c)))
-                    .collect::<Vec<_>>(),
-            )
-        };
-        let ours1 = our_slope(|c| c.alg1_per_iter);
-        let ours2 = our_slope(|c| c.alg2_per_iter);
-        let prows: Vec<paper::Table1Row> = fit_sizes
+        let set_cells: Vec<&Cell> = cells
             .iter()
-            .filter_map(|&s| paper::table1_row(k, s))
+            .filter(|c| c.set == k && fit_sizes.contains(&c.size))
             .collect();
-        let paper_slope = |f: fn(&paper::Table1Row) -> f64| {
-            (prows.len() >= 2).then(|| {
-                log_log_slope(
-                    &prows
-                        .iter()
-                        .map(|r| (data_size(r.size), f(r)))
-                        .collect::<Vec<_>>(),
-                )
-            })
-        };
-        let p1 = paper_slope(|r| r.alg1_time_s / r.alg1_iter);
-        let p2 = paper_slope(|r| r.alg2_time_s / r.alg2_iter);
-        let fmt = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"));
-        slope_ok &= (0.75..=1.25).contains(&ours1) && (0.75..=1.25).contains(&ours2);
-        slope_ev.push(format!(
-            "{name}: slope of ln(time per iteration) on ln(n s t) over s in {fit_sizes:?}: \
-             Alg. 1 {ours1:.2} (paper {}), Alg. 2 {ours2:.2} (paper {})",
-            fmt(p1),
-            fmt(p2)
-        ));
-        ctx.figure(&format!("per_iteration_slope_alg1_set{}", k + 1), ours1);
-        ctx.figure(&format!("per_iteration_slope_alg2_set{}", k + 1), ours2);
+        for (alg, per_iter) in [
+            (
+                "Alg. 1",
+                (|c: &Cell| c.alg1_per_iter_runs.clone()) as fn(&Cell) -> Vec<f64>,
+            ),
+            ("Alg. 2", |c: &Cell| c.alg2_per_iter_runs.clone()),
+        ] {
+            let slopes: Vec<f64> = (0..runs)
+                .map(|r| {
+                    log_log_slope(
+                        &set_cells
+                            .iter()
+                            .map(|c| (data_size(c.size), per_iter(c)[r]))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect();
+            let iv = mean_interval(&slopes);
+            let m = mean(&slopes);
+            slope_verdicts.push(if too_small {
+                Verdict::Inconclusive
+            } else {
+                within(iv, lo, hi)
+            });
+            slope_span = Some(match slope_span {
+                None => iv,
+                Some(s) => Interval {
+                    lo: s.lo.min(iv.lo),
+                    hi: s.hi.max(iv.hi),
+                },
+            });
+            slope_ev.push(format!(
+                "{name}, {alg}: mean slope {m:.2}, 95% interval {} over {runs} runs",
+                fmt_interval(iv)
+            ));
+            let key = if alg == "Alg. 1" { "alg1" } else { "alg2" };
+            ctx.figure(&format!("per_iteration_slope_{key}_set{}", k + 1), m);
+        }
     }
-    ctx.paper_claim(
-        &paper::TABLE1_LINEAR,
-        slope_ok,
-        format!(
-            "held if both slopes lie in [0.75, 1.25] in both sets; {}",
+    let mut claim = Claim::new(paper::TABLE1_LINEAR.claim_text(), all_of(&slope_verdicts))
+        .evidence(format!(
+            "held if the 95% interval of the slope of ln(time per iteration, 1 thread) on \
+             ln(n s t) over s in {fit_sizes:?} lies within [{lo:.2}, {hi:.2}], the range of \
+             the paper's own slopes at s >= 250 (set 1: Alg. 1 {:.2}, Alg. 2 {:.2}; set 2: \
+             {:.2}, {:.2}), for both algorithms in both sets; fails if an interval misses \
+             it{}; {}",
+            pslopes[0],
+            pslopes[1],
+            pslopes[2],
+            pslopes[3],
+            if too_small {
+                "; inconclusive here: the sizes are below 100, where fixed costs dominate"
+            } else {
+                ""
+            },
             slope_ev.join("; ")
-        ),
-    );
+        ));
+    if let Some(span) = slope_span {
+        claim = claim.interval(span);
+    }
+    ctx.record(claim);
 
-    let speedups: Vec<(usize, usize, f64)> = cells
-        .iter()
-        .map(|c| (c.set, c.size, c.alg1_time / c.alg2_time))
-        .collect();
-    let all_faster = speedups.iter().all(|&(_, _, x)| x > 1.0);
-    let evidence = speedups
-        .iter()
-        .map(|(k, s, x)| format!("set {} s={s}: {x:.2}x", k + 1))
-        .collect::<Vec<_>>()
-        .join(", ");
-    ctx.paper_claim(
-        &paper::TABLE1_FASTER,
-        all_faster,
-        format!("held if Alg. 2 is faster at every size of both sets; {evidence}"),
-    );
+    // "Much faster": at every size of both sets, Alg. 1's log time exceeds Alg. 2's by
+    // the paired t-test over runs (the runs share their data).
+    let ln = |v: &[f64]| v.iter().map(|x| x.ln()).collect::<Vec<_>>();
+    let mut faster_verdicts = Vec::new();
+    let mut faster_ev = Vec::new();
+    let mut binding: Option<(f64, Interval)> = None;
+    for c in &cells {
+        let p = stats::paired(&ln(&c.alg1_times), &ln(&c.alg2_times));
+        let v = p.greater();
+        faster_verdicts.push(v);
+        let iv = exp_interval(p.interval);
+        faster_ev.push(format!(
+            "set {} s={}: {:.2}x {} p = {:.3} ({})",
+            c.set + 1,
+            c.size,
+            p.mean.exp(),
+            fmt_interval(iv),
+            p.p,
+            v.as_str()
+        ));
+        if binding.is_none_or(|(m, _)| p.mean < m) {
+            binding = Some((p.mean, iv));
+        }
+    }
+    let mut claim = Claim::new(paper::TABLE1_FASTER.claim_text(), all_of(&faster_verdicts))
+        .evidence(format!(
+            "held if Alg. 2 is faster at every size of both sets by the paired t-test over \
+             the {runs} runs of ln(time), 1 thread (p < 0.05; \"much\" is not quantified); \
+             speed-up = geometric mean of Alg. 1 / Alg. 2 time with its 95% interval: {}",
+            faster_ev.join(", ")
+        ));
+    if let Some((_, iv)) = binding {
+        claim = claim.interval(iv);
+    }
+    ctx.record(claim);
+
+    // The totals per run (sum over sizes of Alg. 1 time / sum of Alg. 2 time), per set.
     let set_cells = |k: usize| cells.iter().filter(|c| c.set == k).collect::<Vec<_>>();
+    let run_totals = |k: usize| -> Vec<f64> {
+        let cs = set_cells(k);
+        (0..runs)
+            .map(|r| {
+                cs.iter().map(|c| c.alg1_times[r]).sum::<f64>()
+                    / cs.iter().map(|c| c.alg2_times[r]).sum::<f64>()
+            })
+            .collect()
+    };
+    let (t1, t2) = (run_totals(0), run_totals(1));
+    let (i1, i2) = (
+        exp_interval(mean_interval(&ln(&t1))),
+        exp_interval(mean_interval(&ln(&t2))),
+    );
     let (s1, s2) = (total_speedup(&set_cells(0)), total_speedup(&set_cells(1)));
     let (p1, p2) = (
         paper_total_speedup(0, &sizes),
@@ -480,39 +646,53 @@ The paper's setting (Sec. 7.1-7.2):
     );
     let fmt = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |v| format!("{v:.2}x"));
     ctx.md(&format!(
-        "\nTotal speed-up (sum of Alg. 1 times / sum of Alg. 2 times over the sizes run): \
-         set 1 **{s1:.2}x** (paper at the same sizes {}; all six sizes {:.2}x), set 2 \
-         **{s2:.2}x** (paper {}; all six sizes {:.2}x).\n",
+        "\nTotal speed-up (sum of Alg. 1 times / sum of Alg. 2 times over the sizes run, 1 \
+         thread): set 1 **{s1:.2}x** (95% interval over runs {}; paper at the same sizes {}; \
+         all six sizes {:.2}x), set 2 **{s2:.2}x** ({}; paper {}; all six sizes {:.2}x).\n",
+        fmt_interval(i1),
         fmt(p1),
         paper::table1_total_speedup(0),
+        fmt_interval(i2),
         fmt(p2),
         paper::table1_total_speedup(1)
     ));
-    ctx.paper_claim(
-        &paper::TABLE1_SET1,
-        s1 >= 1.5,
-        format!(
-            "held if the total speed-up in set 1 is at least 1.5x (\"twice\" to one \
-             significant digit): {s1:.2}x (paper {})",
+    ctx.record(
+        Claim::new(
+            paper::TABLE1_SET1.claim_text(),
+            within(i1, 1.5, f64::INFINITY),
+        )
+        .interval(i1)
+        .evidence(format!(
+            "held if the 95% interval over runs of the total speed-up in set 1 lies at or \
+             above 1.5x (\"twice\" to one significant digit), fails if it lies below: \
+             {s1:.2}x, interval {} (paper at the same sizes {})",
+            fmt_interval(i1),
             fmt(p1)
-        ),
+        )),
     );
-    ctx.paper_claim(
-        &paper::TABLE1_SET2,
-        (10.0..=40.0).contains(&s2),
-        format!(
-            "held if the total speed-up in set 2 is within a factor 2 of 20x: {s2:.2}x \
-             (paper {})",
-            fmt(p2)
-        ),
+    ctx.record(
+        Claim::new(paper::TABLE1_SET2.claim_text(), within(i2, 10.0, 40.0))
+            .interval(i2)
+            .evidence(format!(
+                "held if the 95% interval over runs of the total speed-up in set 2 lies \
+                 within a factor 2 of 20x ([10, 40]), fails if it misses that range: \
+                 {s2:.2}x, interval {} (paper at the same sizes {})",
+                fmt_interval(i2),
+                fmt(p2)
+            )),
     );
-    ctx.paper_claim(
-        &paper::TABLE1_DEPENDS,
-        s2 > s1,
-        format!(
-            "held if the speed-up is larger when ℓ1 dominates (set 2) than when ℓ2 does \
-             (set 1): set 1 {s1:.2}x, set 2 {s2:.2}x"
-        ),
+    let dep = stats::paired(&ln(&t2), &ln(&t1));
+    ctx.record(
+        Claim::new(paper::TABLE1_DEPENDS.claim_text(), dep.greater())
+            .interval(exp_interval(dep.interval))
+            .evidence(format!(
+                "held if the speed-up is larger when ℓ1 dominates (set 2) than when ℓ2 does \
+                 (set 1), by the paired t-test over runs of ln(total speed-up): set 2 / set \
+                 1 = {:.2}x, 95% interval {}, p = {:.3}",
+                dep.mean.exp(),
+                fmt_interval(exp_interval(dep.interval)),
+                dep.p
+            )),
     );
     ctx.figure("total_speedup_set1", s1);
     ctx.figure("total_speedup_set2", s2);
@@ -559,17 +739,11 @@ The paper's setting (Sec. 7.1-7.2):
             ]
         }),
     );
-    ctx.claim(
-        "one Alg. 2 iteration on f64 samples with 2 threads costs at most 0.75x two \
-         single-thread streaming reads of the data (this project's target)",
-        ratio <= 0.75,
-        format!("{} ms / {} ms = {ratio:.2}", ms(f64_2), ms(reads)),
-    );
-    ctx.claim(
-        "one Alg. 2 iteration on f32 samples with 2 threads costs at most 0.55x two \
-         single-thread streaming reads of the f64 data (this project's target)",
-        ratio32 <= 0.55,
-        format!("{} ms / {} ms = {ratio32:.2}", ms(f32_2), ms(reads)),
+    ctx.md(
+        "\nThe targets of this project (not claims of the paper, so not judged here; \
+         tracked as the figures `alg2_iter_over_stream_read` <= 0.75 and \
+         `alg2_f32_iter_over_f64_stream_read` <= 0.55 in `summary.json`): one Alg. 2 \
+         iteration on 2 threads against two single-thread streaming reads of the f64 data.\n",
     );
     let size = *sizes.last().unwrap_or(&500);
     let data = two_class(n, size, size, 1.0, ctx.seed())?;
@@ -578,14 +752,12 @@ The paper's setting (Sec. 7.1-7.2):
     let rel_acc = (acc64 - acc32).abs() / acc64.abs();
     ctx.figure("f32_fit_objective_rel_diff", rel_obj);
     ctx.figure("f32_fit_accuracy_rel_diff", rel_acc);
-    ctx.claim(
-        "a fit on f32 samples matches the f64 fit (objective and training accuracy within \
-         1e-4 relative; this project's target)",
-        rel_obj <= 1e-4 && rel_acc <= 1e-4,
-        format!(
-            "n = {n}, s = t = {size}, set 1: objective {obj64:.9} (f64) vs {obj32:.9} \
-             (f32), relative difference {rel_obj:.2e}; training accuracy {acc64} vs {acc32}"
-        ),
-    );
+    // Not a claim of the paper: the f32/f64 agreement is tested in
+    // crates/sblr/tests (precision.rs); the numbers are shown for the reader.
+    ctx.md(&format!(
+        "\nf32 samples against f64 (n = {n}, s = t = {size}, set 1): objective {obj64:.9} vs \
+         {obj32:.9} (relative difference {rel_obj:.2e}), training accuracy {acc64} vs \
+         {acc32}; the 1e-4 agreement is tested in `crates/sblr/tests/sblr_tests/precision.rs`.\n"
+    ));
     Ok(())
 }
