@@ -7,6 +7,7 @@ mod certificate;
 mod custom_lp_backend;
 mod hostile_params;
 mod observed_fit;
+mod paper_invariants;
 mod predict;
 mod primal_kkt;
 mod termination;
