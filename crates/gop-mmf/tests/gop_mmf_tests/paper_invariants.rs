@@ -4,7 +4,7 @@
 //! `gop-table1`); a claim there is now a statement about results that can fail, and these
 //! are tests here.
 
-use gop_mmf::{Fitted, FittedGop, GopParams, Linearization};
+use gop_mmf::{Fit, FittedGop, GopParams, Linearization};
 
 /// Every iteration of `fit` has `RLBD <= PUBD`, `RLBD` never falls and `PUBD` never rises.
 fn assert_bounds_monotone_and_ordered(fit: &FittedGop, what: &str) {
