@@ -9,7 +9,8 @@
 
 use anyhow::Context as _;
 use boolean_tensor::{
-    Bmp, BooleanFactor, CpAls, Decomposition, Fit, FittedCp, Lfm, Sustain, Tensor, Tucker, metrics,
+    Bmp, BooleanFactor, CpAls, Decomposition, Fit, FittedBmp, FittedCp, Lfm, Sustain, Tensor,
+    Tucker, metrics,
 };
 
 use super::{Ctx, Scale};
@@ -144,10 +145,7 @@ pub fn run_methods(
         .seed(seed)
         .fit(x)?;
     let bmp_time = t.elapsed().as_secs_f64();
-    let n_obs = x.n_observed() as f64;
-    let loss_path: Vec<f64> = std::iter::once(bmp.initial_loss())
-        .chain(bmp.rmse_path().iter().map(|r| 0.5 * n_obs * r * r))
-        .collect();
+    let loss_path = loss_path(x, &bmp);
     for &k in grid {
         let kk = k.min(bmp.n_atoms());
         sink(Evaluated {
@@ -216,6 +214,38 @@ pub fn run_methods(
         }
     }
     Ok(())
+}
+
+/// BMP as the paper prints it (Algorithms 1-2), as far as the crate's parameters reach:
+/// the atom search's `z` from the Boolean QP alone (`alternations(0)`: no exact `z`
+/// update, no single-row starts) and only the coefficients corrected after each atom
+/// (`refit_sweeps(0)`: no refit sweeps, hence no EM imputation of missing entries). Kept
+/// from our reading: the sign of the atom search (the printed sign picks `z = 0`), the
+/// rank-1 atom of eq. (5) (the leading singular pair of Algorithm 2's `v`) and the choice
+/// among modes by `<R, M> / ||M||_F` (`docs/papers/bmp.md`, "Where we differ").
+pub const AS_PRINTED: &str = "Algorithms 1-2 as printed with the sign of the atom search \
+     fixed: the Boolean QP's z with the rank-1 atom of eq. (5), coefficients-only fully \
+     corrective step (alternations 0, refit sweeps 0; no EM imputation)";
+
+/// Fits [`AS_PRINTED`] BMP with `kmax` atoms; returns the fit and its seconds.
+pub fn bmp_as_printed(x: &Tensor, kmax: usize, seed: u64) -> anyhow::Result<(FittedBmp, f64)> {
+    let t = std::time::Instant::now();
+    let fit = Bmp::params()
+        .max_iter(kmax)
+        .tol(0.0)
+        .alternations(0)
+        .refit_sweeps(0)
+        .seed(seed)
+        .fit(x)?;
+    Ok((fit, t.elapsed().as_secs_f64()))
+}
+
+/// The loss path `F(W^j)`, `j = 0, 1, ...`, of a BMP fit (see [`Evaluated::loss_path`]).
+pub fn loss_path(x: &Tensor, fit: &FittedBmp) -> Vec<f64> {
+    let n_obs = x.n_observed() as f64;
+    std::iter::once(fit.initial_loss())
+        .chain(fit.rmse_path().iter().map(|r| 0.5 * n_obs * r * r))
+        .collect()
 }
 
 /// A fitted model or the error of its fit.

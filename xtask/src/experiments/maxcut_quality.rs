@@ -5,8 +5,9 @@
 //! (weights uniform on (0, 1]) and Boolean QPs `max z^T G G^T z` over `{0, 1}^n` with a
 //! Gaussian `G` of size `n x 2n` (the shape of BMP's atom search). Each is solved exactly by
 //! Gray-code enumeration and by the mixing method with rounding and local search (default
-//! parameters: rank `ceil(sqrt(2n))`, tol 1e-6, 100 rounding trials); the SDP value is
-//! checked as an upper bound, both the converged value and the rigorous dual certificate.
+//! parameters: rank `ceil(sqrt(2n))`, tol 1e-6, 100 rounding trials); the SDP value and
+//! the rigorous dual certificate are reported beside the optimum (that they bound it is
+//! weak duality, an invariant tested in `maxcut-sdp`'s tests, not a claim).
 //! Then sparse random graphs of growing `n` (average degree 10) measure time and quality.
 //!
 //! No paper of this repository prints numbers for the mixing method: it is the solver that
@@ -265,23 +266,13 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         ],
         rows,
     );
-    ctx.claim(
-        "every SDP bound is >= the exact optimum (rigorous dual certificate of the mixing iterate)",
-        cert_violations == 0,
-        format!(
-            "certificate below the exact optimum on {cert_violations} of {} instances",
-            small.len()
-        ),
-    );
-    ctx.claim(
-        "the converged mixing-method SDP value (tol 1e-6) is >= the exact optimum",
-        sdp_violations == 0,
-        format!(
-            "{sdp_violations} of {} instances had an unconverged run or an SDP value below the \
-             exact optimum; smallest SDP/exact = {worst_gap:.7}",
-            small.len()
-        ),
-    );
+    ctx.md(&format!(
+        "\nUpper bounds (weak duality, an invariant tested in `maxcut-sdp`'s tests, not a \
+         claim): the certificate is below the exact optimum on {cert_violations} of {n} \
+         instances; {sdp_violations} of {n} had an unconverged run or a converged SDP \
+         value below the exact optimum (smallest SDP/exact = {worst_gap:.7}).\n",
+        n = small.len()
+    ));
     ctx.md(
         "\nThe mixing method's objective `<C, V^T V>` approaches the SDP optimum from below. \
          Where the relaxation is tight (SDP optimum = exact optimum, common for the BQP \
@@ -304,13 +295,12 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         .map(|r| r.rounded / r.exact)
         .fold(f64::INFINITY, f64::min);
     ctx.figure("worst_ratio_bqp", worst_bqp);
-    ctx.claim(
-        "on the Boolean QPs of BMP's atom search, rounding + local search reaches at least \
-         the ratio mu = 3/5 of the optimum that BMP's Theorem 1 assumes (Chang et al., \
-         Sec. 5.1)",
-        worst_bqp >= MU,
-        format!("worst rounded/exact on the BQP family = {worst_bqp:.4}"),
-    );
+    ctx.md(&format!(
+        "\nOn the Boolean QPs of BMP's atom search the worst rounded/exact is \
+         {worst_bqp:.4}, against the ratio mu = {MU} that BMP's Theorem 1 assumes \
+         (Chang et al., Sec. 5.1); the claim of 0.95 above implies it, so it is not a \
+         claim of its own.\n"
+    ));
 
     // Part 2: time and objective vs n on sparse graphs.
     let mut large = Vec::new();
