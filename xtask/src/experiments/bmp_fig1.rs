@@ -439,9 +439,10 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         };
         let mut vs: Vec<VsRow> = (0..METHODS.len())
             .filter_map(|m| {
-                run.cells
-                    .get(&(m, k))
-                    .map(|c| row(format!("{} {}", run.name, METHODS[m]), c))
+                run.cells.get(&(m, k)).map(|c| {
+                    let reading = if m == 0 { " (ours)" } else { "" };
+                    row(format!("{} {}{reading}", run.name, METHODS[m]), c)
+                })
             })
             .collect();
         if let Some(c) = run.printed.get(&k) {
