@@ -678,14 +678,15 @@ fn evidence(results: &[MethodResult], paper_table: &paper::Accuracies) -> String
         .join(", ")
 }
 
+/// What [`compare_standardized`] returns: the first standardized split, the grids, the
+/// results per split and the test-set size per split.
+pub(crate) type Compared = (Split, Grids, Vec<Vec<MethodResult>>, Vec<usize>);
+
 /// Standardizes each split, selects each method's parameters by k-fold cross-validation
 /// on its training set and scores it on its test set (Tables 3-5: one-vs-all, with the
 /// multinomial model). Returns the first standardized split, the grids, the results per
 /// split and the test-set size per split.
-pub(crate) fn compare_standardized(
-    ctx: &Ctx,
-    splits: &[Split],
-) -> anyhow::Result<(Split, Grids, Vec<Vec<MethodResult>>, Vec<usize>)> {
+pub(crate) fn compare_standardized(ctx: &Ctx, splits: &[Split]) -> anyhow::Result<Compared> {
     let mut first = None;
     let mut runs = Vec::new();
     let mut n_test = Vec::new();
