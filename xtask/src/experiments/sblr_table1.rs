@@ -429,9 +429,9 @@ The paper's setting (Sec. 7.1-7.2):
         ctx.table_vs_paper(
             "(s, t)",
             &[
-                "Alg. 1 time (s)",
+                "Alg. 1 time, 1 thread (s)",
                 "Alg. 1 iter",
-                "Alg. 2 time (s)",
+                "Alg. 2 time, 1 thread (s)",
                 "Alg. 2 iter",
                 "speed-up",
             ],
