@@ -106,11 +106,14 @@ fn correlation_and_slope(points: &[(f64, f64)]) -> (f64, f64) {
     (sxy / (sxx * syy).sqrt(), sxy / sxx)
 }
 
-/// One size's measurements.
 /// Our cells (None where this scale does not run the size) and the paper's, of one
 /// printed row of Table 1.
 type Cells = dyn Fn(&paper::Table1Row, Option<&Timing>) -> (Vec<Option<f64>>, Vec<f64>);
 
+/// Which reading's mean timing of a size to judge (ours or as printed).
+type TimingOf = fn(&SizeResult) -> &Timing;
+
+/// One size's measurements.
 struct SizeResult {
     m: usize,
     n: usize,
@@ -423,7 +426,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
 
     // The paper's statements about Table 1, on each reading (and, for reference, the
     // linear fit on the paper's own rows).
-    let readings: [(&str, fn(&SizeResult) -> &Timing); 2] =
+    let readings: [(&str, TimingOf); 2] =
         [("ours", |r| &r.mean), ("as printed", |r| &r.mean_printed)];
     for (reading, timing) in readings {
         let mut linear_ours = Vec::new();
