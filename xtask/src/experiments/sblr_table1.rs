@@ -761,3 +761,36 @@ The paper's setting (Sec. 7.1-7.2):
     ));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_linearity_window_is_the_papers_own_slopes() {
+        let s: Vec<String> = paper_slopes().iter().map(|x| format!("{x:.2}")).collect();
+        assert_eq!(s, ["0.72", "1.70", "0.78", "1.02"]);
+    }
+
+    #[test]
+    fn window_verdicts_can_fail() {
+        let iv = |lo, hi| Interval { lo, hi };
+        assert_eq!(within(iv(0.9, 1.1), 0.72, 1.70), Verdict::Holds);
+        // A fixed cost that dominates (slope near 0) or a quadratic cost (near 2) fails.
+        assert_eq!(within(iv(0.2, 0.4), 0.72, 1.70), Verdict::Fails);
+        assert_eq!(within(iv(1.9, 2.1), 0.72, 1.70), Verdict::Fails);
+        assert_eq!(within(iv(0.5, 1.0), 0.72, 1.70), Verdict::Inconclusive);
+        assert_eq!(
+            all_of(&[Verdict::Holds, Verdict::Inconclusive]),
+            Verdict::Inconclusive
+        );
+        assert_eq!(all_of(&[Verdict::Holds, Verdict::Fails]), Verdict::Fails);
+        assert_eq!(all_of(&[Verdict::Holds, Verdict::Holds]), Verdict::Holds);
+    }
+
+    #[test]
+    fn one_run_gives_no_verdict() {
+        let i = mean_interval(&[1.0]);
+        assert_eq!(within(i, 0.72, 1.70), Verdict::Inconclusive);
+    }
+}
