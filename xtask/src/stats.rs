@@ -43,6 +43,26 @@ impl Verdict {
     }
 }
 
+/// The verdict of several tests that must all hold: `Fails` if one fails, `Holds` if all
+/// hold, `Inconclusive` otherwise (and for none).
+pub fn all_of<V: std::borrow::Borrow<Verdict>>(verdicts: impl IntoIterator<Item = V>) -> Verdict {
+    let mut any = false;
+    let mut all_hold = true;
+    for v in verdicts {
+        any = true;
+        match *v.borrow() {
+            Verdict::Fails => return Verdict::Fails,
+            Verdict::Inconclusive => all_hold = false,
+            Verdict::Holds => {}
+        }
+    }
+    if any && all_hold {
+        Verdict::Holds
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
 /// A two-sided 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
@@ -76,6 +96,22 @@ pub fn wilson(successes: usize, n: usize) -> Interval {
         lo: (centre - half).max(0.0),
         hi: (centre + half).min(1.0),
     }
+}
+
+/// "More than a share `p` of the `n`": `Holds` when the Wilson interval of `k / n` lies
+/// above `p`, `Fails` when it lies below, `Inconclusive` otherwise. Returns the verdict and
+/// the interval (e.g. `share_above(k, n, 0.5)` for "most of the runs").
+#[must_use]
+pub fn share_above(k: usize, n: usize, p: f64) -> (Verdict, Interval) {
+    let i = wilson(k, n);
+    let verdict = if i.lo > p {
+        Verdict::Holds
+    } else if i.hi < p {
+        Verdict::Fails
+    } else {
+        Verdict::Inconclusive
+    };
+    (verdict, i)
 }
 
 /// Two proportions on their own samples: `Holds` when `a`'s Wilson interval lies wholly
@@ -348,6 +384,20 @@ mod tests {
             proportion_greater((900, 1000), (990, 1000)).0,
             Verdict::Fails
         );
+    }
+
+    #[test]
+    fn all_of_needs_every_test() {
+        assert_eq!(all_of([Verdict::Holds, Verdict::Holds]), Verdict::Holds);
+        assert_eq!(
+            all_of([Verdict::Holds, Verdict::Inconclusive]),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            all_of([Verdict::Inconclusive, Verdict::Fails].iter()),
+            Verdict::Fails
+        );
+        assert_eq!(all_of::<Verdict>([]), Verdict::Inconclusive);
     }
 
     #[test]

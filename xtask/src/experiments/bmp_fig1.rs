@@ -503,13 +503,7 @@ fn lower_than_all(bmp: &[f64], baselines: &[(&str, Vec<f64>)]) -> (Verdict, Inte
         })
         .collect();
     let verdicts: Vec<Verdict> = tests.iter().map(|t| t.1.greater()).collect();
-    let verdict = if verdicts.contains(&Verdict::Fails) {
-        Verdict::Fails
-    } else if verdicts.iter().all(|&v| v == Verdict::Holds) {
-        Verdict::Holds
-    } else {
-        Verdict::Inconclusive
-    };
+    let verdict = stats::all_of(&verdicts);
     let deciding = tests
         .iter()
         .zip(&verdicts)
@@ -619,14 +613,7 @@ fn claims(ctx: &mut Ctx, runs: &[Run]) {
             .iter()
             .filter_map(|r| r.bmp(reading, last(r)).and_then(|c| c.exact))
             .fold((0, 0), |(a, b), (h, n)| (a + h, b + n));
-        let iv = stats::wilson(hit, total);
-        let verdict = if iv.lo > 0.5 {
-            Verdict::Holds
-        } else if iv.hi < 0.5 {
-            Verdict::Fails
-        } else {
-            Verdict::Inconclusive
-        };
+        let (verdict, iv) = stats::share_above(hit, total, 0.5);
         ctx.record(
             Claim::new(paper::BMP_RECOVERS_MOST.claim_text(), verdict)
                 .interval(iv)
@@ -650,13 +637,11 @@ fn claims(ctx: &mut Ctx, runs: &[Run]) {
                     .is_some_and(|(h, n)| h == n)
             })
             .count();
-        let iv = stats::wilson(all, n_runs);
-        let verdict = if iv.hi < 0.5 {
-            Verdict::Holds
-        } else if iv.lo > 0.5 {
-            Verdict::Fails
-        } else {
-            Verdict::Inconclusive
+        // "Generally not possible to recover all": most runs do not recover all.
+        let (verdict, not_all) = stats::share_above(n_runs - all, n_runs, 0.5);
+        let iv = stats::Interval {
+            lo: 1.0 - not_all.hi,
+            hi: 1.0 - not_all.lo,
         };
         ctx.record(
             Claim::new(paper::NOT_ALL_RECOVERED.claim_text(), verdict)
@@ -772,13 +757,7 @@ fn claims(ctx: &mut Ctx, runs: &[Run]) {
     let vs_bmp = stats::paired(&su, &bmp);
     let vs_cp = stats::paired(&su, &cp);
     let verdicts = [vs_bmp.greater(), vs_cp.greater()];
-    let verdict = if verdicts.contains(&Verdict::Fails) {
-        Verdict::Fails
-    } else if verdicts.iter().all(|&v| v == Verdict::Holds) {
-        Verdict::Holds
-    } else {
-        Verdict::Inconclusive
-    };
+    let verdict = stats::all_of(verdicts);
     let weaker = if vs_bmp.interval.lo < vs_cp.interval.lo {
         vs_bmp
     } else {

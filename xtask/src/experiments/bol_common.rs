@@ -373,25 +373,7 @@ fn report_f1_vs_proportion(ctx: &mut Ctx, task: &str, grid: &F1Grid) -> anyhow::
     Ok(())
 }
 
-/// The verdict of several tests that must all hold: `Fails` if one fails, `Holds` if all
-/// hold, `Inconclusive` otherwise (and for none).
-pub fn all_of(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
-    let mut any = false;
-    let mut all_hold = true;
-    for v in verdicts {
-        any = true;
-        match v {
-            Verdict::Fails => return Verdict::Fails,
-            Verdict::Inconclusive => all_hold = false,
-            Verdict::Holds => {}
-        }
-    }
-    if any && all_hold {
-        Verdict::Holds
-    } else {
-        Verdict::Inconclusive
-    }
-}
+pub use crate::stats::all_of;
 
 /// Footnote 6's "better on `need` points at least", with a test per point: `better` points
 /// where a paired test over seeds says bol is higher, `undecided` where it cannot tell.
@@ -556,20 +538,6 @@ pub fn check_small_advantage(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn all_of_needs_every_test() {
-        assert_eq!(all_of([Verdict::Holds, Verdict::Holds]), Verdict::Holds);
-        assert_eq!(
-            all_of([Verdict::Holds, Verdict::Inconclusive]),
-            Verdict::Inconclusive
-        );
-        assert_eq!(
-            all_of([Verdict::Inconclusive, Verdict::Fails]),
-            Verdict::Fails
-        );
-        assert_eq!(all_of([]), Verdict::Inconclusive);
-    }
 
     #[test]
     fn footnote6_counts_undecided_points_as_open() {

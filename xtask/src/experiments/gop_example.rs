@@ -173,18 +173,9 @@ impl Starts {
     }
 }
 
-/// "Most of the `n`": holds when the Wilson interval of `k / n` lies above 1/2, fails when
-/// it lies below, inconclusive otherwise.
+/// "Most of the `n`" (see [`stats::share_above`]).
 fn most(k: usize, n: usize) -> (Verdict, Interval) {
-    let i = stats::wilson(k, n);
-    let v = if i.lo > 0.5 {
-        Verdict::Holds
-    } else if i.hi < 0.5 {
-        Verdict::Fails
-    } else {
-        Verdict::Inconclusive
-    };
-    (v, i)
+    stats::share_above(k, n, 0.5)
 }
 
 /// The most distinct cuts in one of the first three iterations (Fig. 2 b, d, f), and the

@@ -402,16 +402,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// "Most of the `n`": holds when the Wilson interval of `k / n` lies above 1/2, fails when
-/// it lies below, inconclusive otherwise.
+/// "Most of the `n`" (see [`stats::share_above`]).
 fn most(k: usize, n: usize) -> (Verdict, Interval) {
-    let i = stats::wilson(k, n);
-    let v = if i.lo > 0.5 {
-        Verdict::Holds
-    } else if i.hi < 0.5 {
-        Verdict::Fails
-    } else {
-        Verdict::Inconclusive
-    };
-    (v, i)
+    stats::share_above(k, n, 0.5)
 }

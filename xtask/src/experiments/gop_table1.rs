@@ -486,13 +486,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                 .map(|w| (w[1], stats::paired(&dual_at(w[1]), &dual_at(w[0]))))
                 .collect();
             let verdicts: Vec<Verdict> = tests.iter().map(|(_, t)| t.greater()).collect();
-            let verdict = if verdicts.contains(&Verdict::Fails) {
-                Verdict::Fails
-            } else if verdicts.iter().all(|v| *v == Verdict::Holds) {
-                Verdict::Holds
-            } else {
-                Verdict::Inconclusive
-            };
+            let verdict = stats::all_of(&verdicts);
             let weakest = tests
                 .iter()
                 .max_by(|a, b| a.1.p.total_cmp(&b.1.p))

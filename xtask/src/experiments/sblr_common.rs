@@ -23,7 +23,7 @@ use sblr::{Init, LogisticRegression, OneVsAll, Sblr};
 use super::{Ctx, Scale, VsRow};
 use crate::paper::Quote;
 use crate::paper::sblr as paper;
-use crate::report::{Claim, Interval, Verdict};
+use crate::report::{Claim, Interval};
 use crate::stats;
 
 /// A train/test split.
@@ -423,17 +423,7 @@ pub(crate) struct TableClaim {
     pub than: &'static [usize],
 }
 
-/// Verdict of a conjunction: fails if any part fails, holds if every part holds,
-/// inconclusive otherwise.
-fn all_of(verdicts: &[Verdict]) -> Verdict {
-    if verdicts.contains(&Verdict::Fails) {
-        Verdict::Fails
-    } else if verdicts.iter().all(|v| *v == Verdict::Holds) {
-        Verdict::Holds
-    } else {
-        Verdict::Inconclusive
-    }
-}
+use crate::stats::all_of;
 
 /// Writes the comparison of the first split ([`report_methods`]), the accuracies of every
 /// split, and checks each claim: with two or more splits by the paired t-test over splits

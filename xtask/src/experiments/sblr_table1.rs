@@ -234,16 +234,7 @@ fn within(interval: Interval, lo: f64, hi: f64) -> Verdict {
     }
 }
 
-/// Fails if any part fails, holds if every part holds, else inconclusive.
-fn all_of(verdicts: &[Verdict]) -> Verdict {
-    if verdicts.contains(&Verdict::Fails) {
-        Verdict::Fails
-    } else if verdicts.iter().all(|v| *v == Verdict::Holds) {
-        Verdict::Holds
-    } else {
-        Verdict::Inconclusive
-    }
-}
+use crate::stats::all_of;
 
 /// The interval `exp([lo, hi])` (a log-scale interval back on the ratio scale).
 fn exp_interval(i: Interval) -> Interval {
@@ -781,11 +772,11 @@ mod tests {
         assert_eq!(within(iv(1.9, 2.1), 0.72, 1.70), Verdict::Fails);
         assert_eq!(within(iv(0.5, 1.0), 0.72, 1.70), Verdict::Inconclusive);
         assert_eq!(
-            all_of(&[Verdict::Holds, Verdict::Inconclusive]),
+            all_of([Verdict::Holds, Verdict::Inconclusive]),
             Verdict::Inconclusive
         );
-        assert_eq!(all_of(&[Verdict::Holds, Verdict::Fails]), Verdict::Fails);
-        assert_eq!(all_of(&[Verdict::Holds, Verdict::Holds]), Verdict::Holds);
+        assert_eq!(all_of([Verdict::Holds, Verdict::Fails]), Verdict::Fails);
+        assert_eq!(all_of([Verdict::Holds, Verdict::Holds]), Verdict::Holds);
     }
 
     #[test]
