@@ -22,11 +22,12 @@ use std::collections::BTreeMap;
 use boolean_tensor::{BooleanFactor, SyntheticParams, metrics};
 
 use super::bmp_common::{
-    AS_PRINTED, Budget, METHODS, atom_grid, bmp_as_printed, loss_path, rmse, run_methods,
+    AS_PRINTED, Budget, METHODS, atom_grid, bmp_as_printed, ln_rmse, loss_path, lower_than_all,
+    rmse, run_methods,
 };
 use super::{Claim, Ctx, Experiment, Series, VsRow, format_number};
 use crate::paper::bmp as paper;
-use crate::stats::{self, Interval, Verdict};
+use crate::stats::{self, Interval};
 
 /// The experiment.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -478,59 +479,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
 
     claims(ctx, &runs);
     Ok(())
-}
-
-/// RMSEs at or below this count as exact fits (rounding level; the Syn tensors have
-/// RMS >= 1).
-const EXACT: f64 = 1e-8;
-
-/// `ln max(v, EXACT)`: RMSEs compared on a log scale, rounding-level values equal.
-fn ln_rmse(v: f64) -> f64 {
-    v.max(EXACT).ln()
-}
-
-/// "BMP is lower than every baseline": a paired t-test over the runs of
-/// `ln(baseline) - ln(BMP)` per baseline. Holds when every baseline is significantly
-/// higher, fails when one is significantly lower, inconclusive otherwise; the interval
-/// is that of the deciding baseline (the failing one, else the closest one).
-fn lower_than_all(bmp: &[f64], baselines: &[(&str, Vec<f64>)]) -> (Verdict, Interval, String) {
-    let tests: Vec<(&str, stats::Paired)> = baselines
-        .iter()
-        .map(|(name, v)| {
-            let a: Vec<f64> = v.iter().map(|&x| ln_rmse(x)).collect();
-            let b: Vec<f64> = bmp.iter().map(|&x| ln_rmse(x)).collect();
-            (*name, stats::paired(&a, &b))
-        })
-        .collect();
-    let verdicts: Vec<Verdict> = tests.iter().map(|t| t.1.greater()).collect();
-    let verdict = stats::all_of(&verdicts);
-    let deciding = tests
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| verdict != Verdict::Fails || **v == Verdict::Fails)
-        .map(|(t, _)| t)
-        .min_by(|a, b| a.1.interval.lo.total_cmp(&b.1.interval.lo))
-        .map_or(
-            Interval {
-                lo: f64::NEG_INFINITY,
-                hi: f64::INFINITY,
-            },
-            |t| t.1.interval,
-        );
-    let ev = tests
-        .iter()
-        .map(|(name, t)| {
-            format!(
-                "{name}: mean ln({name} / BMP) = {} [{}, {}], p = {}",
-                format_number(t.mean),
-                format_number(t.interval.lo),
-                format_number(t.interval.hi),
-                format_number(t.p)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    (verdict, deciding, format!("n = {} runs; {ev}", bmp.len()))
 }
 
 /// The baselines' values at `k(run)` over the runs, by name.

@@ -24,7 +24,8 @@ use boolean_tensor::{Tensor, metrics};
 use rand::seq::SliceRandom;
 
 use super::bmp_common::{
-    AS_PRINTED, Budget, METHODS, bmp_as_printed, bmp_lowest, indian_pines, rmse, run_methods,
+    self, AS_PRINTED, Budget, EXACT, METHODS, bmp_as_printed, bmp_lowest, indian_pines, rmse,
+    run_methods,
 };
 use super::{Claim, Ctx, Experiment, Series, VsRow, format_number};
 use crate::paper::bmp as paper;
@@ -405,14 +406,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// RMSEs at or below this count as exact fits (rounding level).
-const EXACT: f64 = 1e-8;
-
-/// `ln max(v, EXACT)`: RMSEs compared on a log scale, rounding-level values equal.
-fn ln_rmse(v: f64) -> f64 {
-    v.max(EXACT).ln()
-}
-
 /// One paired comparison "BMP is lower than every baseline" at one task and atom count:
 /// a paired t-test over the repetitions of `ln(baseline) - ln(BMP)` per baseline.
 struct Comparison {
@@ -423,43 +416,11 @@ struct Comparison {
 }
 
 fn lower_than_all(label: &str, bmp: &[f64], baselines: &[(&str, Vec<f64>)]) -> Comparison {
-    let b: Vec<f64> = bmp.iter().map(|&x| ln_rmse(x)).collect();
-    let tests: Vec<(&str, stats::Paired)> = baselines
-        .iter()
-        .map(|(name, v)| {
-            let a: Vec<f64> = v.iter().map(|&x| ln_rmse(x)).collect();
-            (*name, stats::paired(&a, &b))
-        })
-        .collect();
-    let verdicts: Vec<Verdict> = tests.iter().map(|t| t.1.greater()).collect();
-    let verdict = stats::all_of(&verdicts);
-    let interval = tests
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| verdict != Verdict::Fails || **v == Verdict::Fails)
-        .map(|(t, _)| t.1.interval)
-        .min_by(|a, b| a.lo.total_cmp(&b.lo))
-        .unwrap_or(Interval {
-            lo: f64::NEG_INFINITY,
-            hi: f64::INFINITY,
-        });
-    let ev = tests
-        .iter()
-        .map(|(name, t)| {
-            format!(
-                "{name} {} [{}, {}], p = {}",
-                format_number(t.mean),
-                format_number(t.interval.lo),
-                format_number(t.interval.hi),
-                format_number(t.p)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
+    let (verdict, interval, ev) = bmp_common::lower_than_all(bmp, baselines);
     Comparison {
         verdict,
         interval,
-        evidence: format!("{label} ({verdict:?}): mean ln(baseline / BMP) {ev}"),
+        evidence: format!("{label} ({verdict:?}): {ev}"),
     }
 }
 
