@@ -155,23 +155,12 @@ impl GopParams {
 /// is in the range of the table in the [module docs](self); one getter per field.
 #[derive(Debug, Clone)]
 pub struct GopValidParams {
-    k: usize,
-    budget: f64,
-    iteration: IterationParams,
-    max_nodes: usize,
-    seed: u64,
-    initial_x: Option<Vec<f64>>,
-    filter_tol: f64,
-    cell_slack: f64,
-    rank_shortcut: bool,
-    tangent_cone_cells: bool,
-    linearization: Linearization,
-    nonnegative_bound: bool,
-    lp_solver: Arc<dyn LpSolver>,
+    params: GopParams,
 }
 
 impl GopValidParams {
     bl_core::params::getters! {
+        in params;
         /// Number of components `K`.
         k: usize;
         /// The l1 budget `P`.
@@ -202,7 +191,7 @@ impl GopValidParams {
     /// The starting `x` (`M x K`, column-major), if one was given.
     #[must_use]
     pub fn initial_x(&self) -> Option<&[f64]> {
-        self.initial_x.as_deref()
+        self.params.initial_x.as_deref()
     }
 }
 
@@ -228,19 +217,7 @@ impl ParamGuard for GopParams {
         in_range("cell_slack", self.cell_slack, 0.0, 1e-3)?;
         self.lp_solver.check()?;
         Ok(GopValidParams {
-            k: self.k,
-            budget: self.budget,
-            iteration: self.iteration,
-            max_nodes: self.max_nodes,
-            seed: self.seed,
-            initial_x: self.initial_x.clone(),
-            filter_tol: self.filter_tol,
-            cell_slack: self.cell_slack,
-            rank_shortcut: self.rank_shortcut,
-            tangent_cone_cells: self.tangent_cone_cells,
-            linearization: self.linearization,
-            nonnegative_bound: self.nonnegative_bound,
-            lp_solver: Arc::clone(&self.lp_solver),
+            params: self.clone(),
         })
     }
 }

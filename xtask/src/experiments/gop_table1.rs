@@ -16,6 +16,7 @@
 //! stage, and once with the cells found by the walk on each node's region, for scale.
 
 use faer::Mat;
+use gop_mmf::arrangement::central_cell_bound;
 use gop_mmf::{Fit, Fitted, FittedGop, GopParams, Linearization, Timing};
 
 use super::{Ctx, Experiment, VsRow};
@@ -68,27 +69,13 @@ fn load_average() -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
-/// `C(n, k)`.
-fn binomial(n: usize, k: usize) -> usize {
-    if k > n {
-        return 0;
-    }
-    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
-}
-
-/// The most cells `n` central hyperplanes can make when their normals span at most
-/// `rank` dimensions: `2 sum_{i < rank} C(n - 1, i)` (general position in `R^rank`).
-fn central_cells(n: usize, rank: usize) -> usize {
-    2 * (0..rank.min(n)).map(|i| binomial(n - 1, i)).sum::<usize>()
-}
-
 /// The bound on `Num` for the noise-free Table 1 data: the qualifying constraints of
 /// component `k` have normals `r_n` (column `k` of `x`), and every residual
 /// `r_n = y_n - x theta_n` lies in the span of `x*_2 - x_2`, `x*_1 - x*_2` and `x_1 - x_2`
 /// (both `theta*_n` and `theta_n` are on the simplex, and `theta*_{1n}` is affine in `n`),
-/// so each component contributes at most `central_cells(N, 3)` cells.
+/// so each component contributes at most `central_cell_bound(N, 3)` cells.
 fn noise_free_bound(n: usize) -> usize {
-    central_cells(n, 3).pow(2)
+    central_cell_bound(n, 3).pow(2)
 }
 
 /// Pearson correlation and least-squares slope of `(x, y)` pairs.
@@ -643,9 +630,9 @@ mod tests {
         // n lines through the origin of the plane: 2n cells; n generic planes through the
         // origin of R^3: n^2 - n + 2 cells; full rank: 2^n.
         for n in 1..8 {
-            assert_eq!(central_cells(n, 2), 2 * n);
-            assert_eq!(central_cells(n, 3), n * n - n + 2);
-            assert_eq!(central_cells(n, n), 1 << n);
+            assert_eq!(central_cell_bound(n, 2), 2 * n);
+            assert_eq!(central_cell_bound(n, 3), n * n - n + 2);
+            assert_eq!(central_cell_bound(n, n), 1 << n);
         }
         assert_eq!(noise_free_bound(4), 196);
         assert_eq!(noise_free_bound(5), 484);

@@ -452,6 +452,26 @@ where
     Ok((cells, lp_solves))
 }
 
+/// The most cells `n` central hyperplanes (through the origin) can make when their normals
+/// span at most `rank` dimensions: `2 sum_{i < rank} C(n - 1, i)`, reached in general
+/// position in `R^rank` (Zaslavsky). Saturates at `usize::MAX` instead of overflowing.
+///
+/// ```
+/// use gop_mmf::arrangement::central_cell_bound;
+/// assert_eq!(central_cell_bound(6, 3), 6 * 6 - 6 + 2);
+/// assert_eq!(central_cell_bound(6, 6), 64);
+/// ```
+#[must_use]
+pub fn central_cell_bound(n: usize, rank: usize) -> usize {
+    let binomial = |m: usize, k: usize| -> u128 {
+        (0..k as u128).fold(1u128, |acc, i| acc.saturating_mul(m as u128 - i) / (i + 1))
+    };
+    let sum: u128 = (0..rank.min(n))
+        .map(|i| binomial(n - 1, i))
+        .fold(0u128, u128::saturating_add);
+    usize::try_from(sum.saturating_mul(2)).unwrap_or(usize::MAX)
+}
+
 /// Tests every one of the `2^H` sign vectors with an interior-point LP (for tests and as a
 /// fallback for degenerate regions).
 ///

@@ -4,6 +4,7 @@
 //! `gop-table1`); a claim there is now a statement about results that can fail, and these
 //! are tests here.
 
+use gop_mmf::arrangement::central_cell_bound;
 use gop_mmf::{Fit, FittedGop, GopParams, Linearization};
 
 /// Every iteration of `fit` has `RLBD <= PUBD`, `RLBD` never falls and `PUBD` never rises.
@@ -31,19 +32,6 @@ fn assert_bounds_monotone_and_ordered(fit: &FittedGop, what: &str) {
         }
         prev = Some((r.lower_bound, r.upper_bound));
     }
-}
-
-/// `C(n, k)`.
-fn binomial(n: usize, k: usize) -> usize {
-    if k > n {
-        return 0;
-    }
-    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
-}
-
-/// The most cells `n` central hyperplanes make when their normals span `rank` dimensions.
-fn central_cells(n: usize, rank: usize) -> usize {
-    2 * (0..rank.min(n)).map(|i| binomial(n - 1, i)).sum::<usize>()
 }
 
 #[test]
@@ -102,7 +90,7 @@ fn fig3_bounds_are_monotone_and_the_gap_closes_to_eps() {
 fn table1_cells_stay_below_two_to_the_kn_and_the_noise_free_bound() {
     // Sec. 4: "an upper bound on the number of regions defined by KN cuts is 2^{KN}". On
     // the noise-free Table 1 data every residual lies in a 3-dimensional span, so each
-    // component's N hyperplanes make at most `central_cells(N, 3)` cells (196, 484 for
+    // component's N hyperplanes make at most `central_cell_bound(N, 3)` cells (196, 484 for
     // N = 4, 5 with K = 2), below 2^{KN} (256, 1024). The paper's eq. (8) cuts give the same
     // cells at the root.
     for (m, n) in [(20, 4), (40, 4), (20, 5)] {
@@ -113,7 +101,7 @@ fn table1_cells_stay_below_two_to_the_kn_and_the_noise_free_bound() {
             .seed(1)
             .threads(Some(1));
         let fit = params.clone().max_iter(2).fit(&inst.y.as_ref()).unwrap();
-        let bound = central_cells(n, 3).pow(2);
+        let bound = central_cell_bound(n, 3).pow(2);
         assert!(bound < 1 << (2 * n));
         for r in fit.history() {
             assert!(
@@ -136,9 +124,9 @@ fn table1_cells_stay_below_two_to_the_kn_and_the_noise_free_bound() {
     }
     // Known values of the bound itself.
     for k in 1..8 {
-        assert_eq!(central_cells(k, 2), 2 * k);
-        assert_eq!(central_cells(k, 3), k * k - k + 2);
-        assert_eq!(central_cells(k, k), 1 << k);
+        assert_eq!(central_cell_bound(k, 2), 2 * k);
+        assert_eq!(central_cell_bound(k, 3), k * k - k + 2);
+        assert_eq!(central_cell_bound(k, k), 1 << k);
     }
     // The 2^{KN} bound is tight when the normals are in general position: noise in y
     // makes every sign vector a cell at the root.
