@@ -116,20 +116,7 @@ impl IterationParams {
     /// # Errors
     /// An invalid thread count, or a pool that cannot be built.
     pub fn pool(&self) -> Result<Pool> {
-        match self.threads {
-            None => Ok(Pool(None)),
-            Some(n) => {
-                crate::limits::threads("threads", n)?;
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .map(|pool| Pool(Some(pool)))
-                    .map_err(|e| BlError::Numerical {
-                        context: "thread pool",
-                        message: e.to_string(),
-                    })
-            }
-        }
+        Pool::new(self.threads)
     }
 
     /// Runs `work` once on the pool of [`threads`](Self::threads) (see [`pool`](Self::pool)).
@@ -146,6 +133,29 @@ impl IterationParams {
 pub struct Pool(Option<rayon::ThreadPool>);
 
 impl Pool {
+    /// The pool of `threads` threads: rayon's global pool for `None`, a pool of its own
+    /// for `Some(n)`.
+    ///
+    /// # Errors
+    /// A thread count outside `1 ..=` [`MAX_THREADS`](crate::limits::MAX_THREADS), or a
+    /// pool that cannot be built.
+    pub fn new(threads: Option<usize>) -> Result<Self> {
+        match threads {
+            None => Ok(Self(None)),
+            Some(n) => {
+                crate::limits::threads("threads", n)?;
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map(|pool| Self(Some(pool)))
+                    .map_err(|e| BlError::Numerical {
+                        context: "thread pool",
+                        message: e.to_string(),
+                    })
+            }
+        }
+    }
+
     /// Runs `work` on this pool's threads.
     pub fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
         match &self.0 {

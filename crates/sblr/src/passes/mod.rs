@@ -44,11 +44,7 @@ pub(crate) use bl_core::iteration::Pool;
 /// `BlError::InvalidParameter` (as `SblrError::Core`) for `Some(0)` or more than
 /// [`MAX_THREADS`] threads; `BlError::Numerical` when the pool cannot be built.
 pub(crate) fn pool(threads: Option<usize>) -> Result<Pool> {
-    Ok(bl_core::IterationParams {
-        threads,
-        ..bl_core::IterationParams::default()
-    }
-    .pool()?)
+    Ok(Pool::new(threads)?)
 }
 
 /// The stacked samples `[X_1 ... X_n]` as contiguous columns.
