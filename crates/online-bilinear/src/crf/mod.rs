@@ -31,7 +31,8 @@
 
 mod model;
 mod objective;
-mod optim;
+
+use chain_crf::optim;
 
 #[cfg(feature = "crfsuite")]
 mod crfsuite;

@@ -13,6 +13,9 @@
 //! from 1 (the first iteration: `1 / ||d||`), at most `max_linesearch` trials; a pair
 //! `(s, y)` with `s . y <= 0` is not stored.
 //!
+//! This is the optimizer of the `lbfgs` trainer, public so that other crates of the
+//! workspace (`online-bilinear`'s CRF baselines) run the same one.
+//!
 //! Vector operations run in parallel over fixed blocks of coordinates and reduce partial
 //! sums in block order, so results do not depend on the number of threads; buffers are
 //! allocated once and reused.
@@ -52,7 +55,7 @@ fn l1_norm(x: &[f64]) -> f64 {
 
 /// Settings of the quasi-Newton iteration (CRFsuite's defaults in [`Default`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Settings {
+pub struct Settings {
     /// L1 weight `c1` (OWL-QN when `> 0`).
     pub c1: f64,
     /// L2 weight `c2`.
@@ -79,7 +82,7 @@ impl Default for Settings {
 
 /// How one iteration ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     /// A step was taken; iterate again.
     Continue,
     /// A step was taken and the gradient test holds.
@@ -90,7 +93,7 @@ pub(crate) enum Outcome {
 
 /// The state of L-BFGS / OWL-QN.
 #[derive(Debug, Clone)]
-pub(crate) struct QuasiNewton {
+pub struct QuasiNewton {
     settings: Settings,
     x: Vec<f64>,
     /// Gradient of the smooth part `loss + c2 ||x||^2` at `x`.
@@ -108,12 +111,14 @@ pub(crate) struct QuasiNewton {
     alpha: Vec<f64>,
     spare: Vec<(Vec<f64>, Vec<f64>)>,
     iterations: usize,
+    /// Line-search trials of the last iteration.
+    trials: usize,
 }
 
 impl QuasiNewton {
     /// Starts at `x0`, evaluating `loss` (which returns the smooth loss and writes its
     /// gradient) once.
-    pub(crate) fn new(
+    pub fn new(
         settings: Settings,
         x0: Vec<f64>,
         loss: &mut impl FnMut(&[f64], &mut [f64]) -> f64,
@@ -136,18 +141,34 @@ impl QuasiNewton {
             alpha: Vec::new(),
             spare: Vec::new(),
             iterations: 0,
+            trials: 0,
         };
         qn.pseudo_gradient();
         qn
     }
 
     /// `F` at the current point.
-    pub(crate) fn objective(&self) -> f64 {
+    pub fn objective(&self) -> f64 {
         self.f
     }
 
+    /// The current point.
+    pub fn x(&self) -> &[f64] {
+        &self.x
+    }
+
+    /// `||pg||_2`, the norm of the (pseudo-)gradient of `F` at the current point.
+    pub fn gradient_norm(&self) -> f64 {
+        dot(&self.pg, &self.pg).sqrt()
+    }
+
+    /// Line-search trials (objective evaluations) of the last iteration.
+    pub fn trials(&self) -> usize {
+        self.trials
+    }
+
     /// Takes the current point out.
-    pub(crate) fn into_x(self) -> Vec<f64> {
+    pub fn into_x(self) -> Vec<f64> {
         self.x
     }
 
@@ -214,7 +235,7 @@ impl QuasiNewton {
     }
 
     /// One iteration: direction, line search, memory update.
-    pub(crate) fn iterate(&mut self, loss: &mut impl FnMut(&[f64], &mut [f64]) -> f64) -> Outcome {
+    pub fn iterate(&mut self, loss: &mut impl FnMut(&[f64], &mut [f64]) -> f64) -> Outcome {
         self.iterations += 1;
         self.direction();
         let owl = self.settings.c1 > 0.0;
@@ -236,7 +257,9 @@ impl QuasiNewton {
             1.0
         };
         let mut accepted = None;
+        self.trials = 0;
         for _ in 0..self.settings.max_linesearch {
+            self.trials += 1;
             let (x, d) = (&self.x, &self.d);
             self.x_new
                 .par_chunks_mut(BLOCK)

@@ -1,0 +1,390 @@
+//! Sequences of items, each item a list of `(attribute, value)` pairs (CRFsuite's
+//! `attr:value`), and labelled data sets, stored compactly.
+//!
+//! An item is the observation at one position: attribute ids with real values (a binary
+//! feature has value 1). [`Items`] is a borrowed view of a sequence in CSR layout;
+//! [`Sequence`] owns one (what tagging takes); [`Dataset`] holds many labelled sequences
+//! in one set of arrays, with the attribute and label [`Dictionary`]s, and is built one
+//! attribute at a time by [`DatasetBuilder`], so a caller streaming its data never holds
+//! more than one sequence of its own representation.
+
+use crate::dict::Dictionary;
+use crate::error::{CrfError, Result, input};
+
+/// The label id of a held-out item whose label the training data did not have
+/// ([`DatasetBuilder::frozen`]).
+pub const UNKNOWN_LABEL: u32 = u32::MAX;
+
+/// A borrowed sequence: item `t` has the attributes `ids[off[t]..off[t + 1]]` with the
+/// values `values[..]` at the same indices.
+#[derive(Debug, Clone, Copy)]
+pub struct Items<'a> {
+    off: &'a [u32],
+    ids: &'a [u32],
+    values: &'a [f64],
+}
+
+impl<'a> Items<'a> {
+    /// Number of items (positions).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.off.len().saturating_sub(1)
+    }
+
+    /// Whether the sequence has no item.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Attribute ids and values of item `t`.
+    #[inline]
+    pub fn item(&self, t: usize) -> (&'a [u32], &'a [f64]) {
+        let base = self.off[0] as usize;
+        let (s, e) = (self.off[t] as usize - base, self.off[t + 1] as usize - base);
+        (&self.ids[s..e], &self.values[s..e])
+    }
+
+    /// Number of `(attribute, value)` pairs over all items.
+    pub fn n_attributes(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// An owned sequence of items (see [`Items`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sequence {
+    off: Vec<u32>,
+    ids: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl Sequence {
+    /// An empty sequence.
+    pub fn new() -> Self {
+        Self {
+            off: vec![0],
+            ids: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// Appends one item of `(attribute id, value)` pairs.
+    ///
+    /// # Errors
+    /// [`CrfError::Input`] (sequence 0) for a non-finite value, or past `u32::MAX`
+    /// attributes in the sequence.
+    pub fn push_item(&mut self, attributes: impl IntoIterator<Item = (u32, f64)>) -> Result<()> {
+        let t = self.len();
+        for (id, v) in attributes {
+            if !v.is_finite() {
+                return Err(input(0, t, format!("attribute value {v} is not finite")));
+            }
+            self.ids.push(id);
+            self.values.push(v);
+        }
+        let end = u32::try_from(self.ids.len())
+            .map_err(|_| input(0, t, "more than 2^32 - 1 attributes in one sequence"))?;
+        self.off.push(end);
+        Ok(())
+    }
+
+    /// The borrowed view.
+    pub fn items(&self) -> Items<'_> {
+        Items {
+            off: &self.off,
+            ids: &self.ids,
+            values: &self.values,
+        }
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.off.len() - 1
+    }
+
+    /// Whether there is no item.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Labelled sequences with their attribute and label dictionaries (see the module docs).
+///
+/// Memory: 4 bytes per item for the label, 4 per item offset, 12 per `(attribute,
+/// value)` pair, plus the dictionaries' strings.
+#[derive(Debug, Clone, Default)]
+pub struct Dataset {
+    /// Item offsets of each sequence: `seq[s]..seq[s + 1]` (length `n_sequences + 1`).
+    seq: Vec<usize>,
+    /// Attribute offsets of each item (length `n_items + 1`).
+    item: Vec<u32>,
+    ids: Vec<u32>,
+    values: Vec<f64>,
+    labels: Vec<u32>,
+    attributes: Dictionary,
+    label_names: Dictionary,
+}
+
+/// One labelled sequence of a [`Dataset`].
+#[derive(Debug, Clone, Copy)]
+pub struct Instance<'a> {
+    /// The items.
+    pub items: Items<'a>,
+    /// The label id of each item.
+    pub labels: &'a [u32],
+}
+
+impl Dataset {
+    /// Number of sequences.
+    pub fn len(&self) -> usize {
+        self.seq.len().saturating_sub(1)
+    }
+
+    /// Whether there is no sequence.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of items over all sequences.
+    pub fn n_items(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Number of `(attribute, value)` pairs over all items.
+    pub fn n_pairs(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Sequence `s`.
+    pub fn instance(&self, s: usize) -> Instance<'_> {
+        let (a, b) = (self.seq[s], self.seq[s + 1]);
+        let (lo, hi) = (self.item[a] as usize, self.item[b] as usize);
+        Instance {
+            items: Items {
+                off: &self.item[a..=b],
+                ids: &self.ids[lo..hi],
+                values: &self.values[lo..hi],
+            },
+            labels: &self.labels[a..b],
+        }
+    }
+
+    /// The sequences in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Instance<'_>> + '_ {
+        (0..self.len()).map(|s| self.instance(s))
+    }
+
+    /// The attribute dictionary.
+    pub fn attributes(&self) -> &Dictionary {
+        &self.attributes
+    }
+
+    /// The label dictionary.
+    pub fn labels(&self) -> &Dictionary {
+        &self.label_names
+    }
+}
+
+/// Builds a [`Dataset`] one attribute, item and sequence at a time (module docs).
+///
+/// ```
+/// use chain_crf::DatasetBuilder;
+/// let mut b = DatasetBuilder::new();
+/// b.attribute("word=the", 1.0)?;
+/// b.end_item("DT")?;
+/// b.attribute("word=cat", 1.0)?;
+/// b.attribute("len", 3.0)?;
+/// b.end_item("NN")?;
+/// b.end_sequence()?;
+/// let data = b.finish();
+/// assert_eq!((data.len(), data.n_items(), data.labels().len()), (1, 2, 2));
+/// # Ok::<(), chain_crf::CrfError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct DatasetBuilder {
+    data: Dataset,
+    /// Sequences whose items are complete.
+    done: usize,
+    /// The dictionaries are fixed (see [`DatasetBuilder::frozen`]).
+    frozen: bool,
+}
+
+impl Default for DatasetBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DatasetBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self {
+            data: Dataset {
+                seq: vec![0],
+                item: vec![0],
+                ..Dataset::default()
+            },
+            done: 0,
+            frozen: false,
+        }
+    }
+
+    /// A builder that encodes with fixed dictionaries (a held-out set for a model trained
+    /// on a data set with these dictionaries): attributes not in `attributes` are dropped,
+    /// and a label not in `labels` is stored as [`UNKNOWN_LABEL`], which no prediction
+    /// equals.
+    pub fn frozen(attributes: Dictionary, labels: Dictionary) -> Self {
+        let mut b = Self::new();
+        b.data.attributes = attributes;
+        b.data.label_names = labels;
+        b.frozen = true;
+        b
+    }
+
+    /// Where the next attribute goes: (sequence, position).
+    fn here(&self) -> (usize, usize) {
+        (self.done, self.data.labels.len() - self.data.seq[self.done])
+    }
+
+    /// Adds an attribute with its value to the current item.
+    ///
+    /// # Errors
+    /// [`CrfError::Input`] for a non-finite value, or when the data set already holds
+    /// `u32::MAX` attributes or attribute names.
+    pub fn attribute(&mut self, name: &str, value: f64) -> Result<()> {
+        let (s, t) = self.here();
+        if !value.is_finite() {
+            return Err(input(
+                s,
+                t,
+                format!("attribute {name:?} has the value {value}: values must be finite"),
+            ));
+        }
+        if self.data.ids.len() >= u32::MAX as usize {
+            return Err(input(
+                s,
+                t,
+                "more than 2^32 - 1 attribute values in the data set",
+            ));
+        }
+        let id = if self.frozen {
+            match self.data.attributes.get(name) {
+                Some(id) => id,
+                None => return Ok(()),
+            }
+        } else {
+            self.data
+                .attributes
+                .get_or_insert(name)
+                .ok_or_else(|| input(s, t, "more than 2^32 - 1 distinct attributes"))?
+        };
+        self.data.ids.push(id);
+        self.data.values.push(value);
+        Ok(())
+    }
+
+    /// Ends the current item with its label.
+    ///
+    /// # Errors
+    /// [`CrfError::Input`] for an empty label or past `u32::MAX` labels.
+    pub fn end_item(&mut self, label: &str) -> Result<()> {
+        let (s, t) = self.here();
+        if label.is_empty() {
+            return Err(input(s, t, "the label is an empty string"));
+        }
+        let id = if self.frozen {
+            self.data.label_names.get(label).unwrap_or(UNKNOWN_LABEL)
+        } else {
+            self.data
+                .label_names
+                .get_or_insert(label)
+                .ok_or_else(|| input(s, t, "more than 2^32 - 1 distinct labels"))?
+        };
+        self.data.labels.push(id);
+        self.data.item.push(self.data.ids.len() as u32);
+        Ok(())
+    }
+
+    /// Ends the current sequence.
+    ///
+    /// # Errors
+    /// [`CrfError::Input`] if attributes were added after the last item ended (they
+    /// have no label), or the sequence has no item.
+    pub fn end_sequence(&mut self) -> Result<()> {
+        let (s, t) = self.here();
+        if *self.data.item.last().unwrap_or(&0) as usize != self.data.ids.len() {
+            return Err(input(
+                s,
+                t,
+                "attributes were given after the last labelled item",
+            ));
+        }
+        if t == 0 {
+            return Err(input(s, 0, "the sequence has no item"));
+        }
+        self.data.seq.push(self.data.labels.len());
+        self.done += 1;
+        Ok(())
+    }
+
+    /// Drops the items and attributes of the current, unfinished sequence (after an error
+    /// in it). The names it added stay in the dictionaries.
+    pub fn discard_sequence(&mut self) {
+        let start = self.data.seq[self.done];
+        self.data.labels.truncate(start);
+        self.data.item.truncate(start + 1);
+        self.data.ids.truncate(self.data.item[start] as usize);
+        self.data.values.truncate(self.data.item[start] as usize);
+    }
+
+    /// Number of completed sequences.
+    pub fn len(&self) -> usize {
+        self.done
+    }
+
+    /// Whether no sequence is complete.
+    pub fn is_empty(&self) -> bool {
+        self.done == 0
+    }
+
+    /// The data set of the completed sequences (an unfinished one is dropped).
+    pub fn finish(mut self) -> Dataset {
+        self.discard_sequence();
+        self.data.ids.shrink_to_fit();
+        self.data.values.shrink_to_fit();
+        self.data
+    }
+}
+
+impl Dataset {
+    /// The data set of the sequences `which` (in that order), sharing the dictionaries
+    /// (for held-out splits).
+    ///
+    /// # Errors
+    /// [`CrfError::Core`] when an index is out of range.
+    pub fn subset(&self, which: &[usize]) -> Result<Dataset> {
+        let mut out = DatasetBuilder::new().data;
+        out.attributes = self.attributes.clone();
+        out.label_names = self.label_names.clone();
+        for &s in which {
+            if s >= self.len() {
+                return Err(CrfError::Core(bl_core::BlError::InvalidParameter {
+                    name: "sequence index",
+                    value: s.to_string(),
+                    expected: format!("below the number of sequences, {}", self.len()).into(),
+                }));
+            }
+            let x = self.instance(s);
+            for t in 0..x.items.len() {
+                let (ids, vals) = x.items.item(t);
+                out.ids.extend_from_slice(ids);
+                out.values.extend_from_slice(vals);
+                out.item.push(out.ids.len() as u32);
+            }
+            out.labels.extend_from_slice(x.labels);
+            out.seq.push(out.labels.len());
+        }
+        Ok(out)
+    }
+}

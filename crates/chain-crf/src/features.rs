@@ -1,0 +1,287 @@
+//! CRFsuite's feature generation for the first-order model (`crf1d`): state features
+//! `(attribute, label)` and transition features `(label, label)`.
+//!
+//! Generation follows CRFsuite's `crf1df_generate`: a state feature `(a, y)` exists when
+//! attribute `a` occurs in an item labelled `y`, and its frequency is the sum of the
+//! attribute's values there; a transition `(y', y)` exists when label `y` follows `y'`,
+//! its frequency the number of times. Features of frequency below `min_freq` are dropped.
+//! `all_possible_states` adds every `(attribute, label)` pair and
+//! `all_possible_transitions` every label pair (frequency 0, so kept only when
+//! `min_freq <= 0`, as in CRFsuite).
+//!
+//! Feature ids: the state features first, grouped by attribute in attribute order and by
+//! label within an attribute, then the transitions in `(previous, next)` order.
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Dataset, Items};
+
+/// What [`FeatureSet::generate`] keeps (CRFsuite's `feature.*` parameters).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FeatureOptions {
+    /// Drop features whose frequency is below this (`feature.minfreq`, default 0).
+    pub min_freq: f64,
+    /// Every `(attribute, label)` pair, seen or not (`feature.possible_states`).
+    pub all_possible_states: bool,
+    /// Every label pair, seen or not (`feature.possible_transitions`).
+    pub all_possible_transitions: bool,
+}
+
+impl Default for FeatureOptions {
+    fn default() -> Self {
+        Self {
+            min_freq: 0.0,
+            all_possible_states: false,
+            all_possible_transitions: false,
+        }
+    }
+}
+
+/// No transition feature for this label pair.
+pub const NONE: u32 = u32::MAX;
+
+/// The features of a model (module docs): per attribute the labels it has a state
+/// feature for, and per label pair its transition feature id or [`NONE`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeatureSet {
+    n_labels: usize,
+    /// `state_off[a]..state_off[a + 1]` are the state features of attribute `a`; feature
+    /// id = index into `state_label`.
+    state_off: Vec<u32>,
+    state_label: Vec<u32>,
+    /// `L x L` (previous, next): feature id or [`NONE`].
+    trans: Vec<u32>,
+    n_trans: usize,
+}
+
+impl FeatureSet {
+    /// Generates the features of `data` (module docs).
+    pub fn generate(data: &Dataset, options: &FeatureOptions) -> Self {
+        let l = data.labels().len();
+        let n_attrs = data.attributes().len();
+        // Frequencies of the seen pairs, per attribute (sorted by label afterwards).
+        let mut per_attr: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n_attrs];
+        let mut trans_freq = vec![0.0_f64; l * l];
+        for x in data.iter() {
+            for t in 0..x.items.len() {
+                let y = x.labels[t];
+                let (ids, vals) = x.items.item(t);
+                for (&a, &v) in ids.iter().zip(vals) {
+                    let row = &mut per_attr[a as usize];
+                    match row.iter_mut().find(|(lab, _)| *lab == y) {
+                        Some(cell) => cell.1 += v,
+                        None => row.push((y, v)),
+                    }
+                }
+                if t > 0 {
+                    trans_freq[x.labels[t - 1] as usize * l + y as usize] += 1.0;
+                }
+            }
+        }
+        let mut state_off = Vec::with_capacity(n_attrs + 1);
+        let mut state_label = Vec::new();
+        state_off.push(0);
+        for row in &mut per_attr {
+            if options.all_possible_states {
+                for y in 0..l as u32 {
+                    if !row.iter().any(|(lab, _)| *lab == y) {
+                        row.push((y, 0.0));
+                    }
+                }
+            }
+            row.sort_unstable_by_key(|(lab, _)| *lab);
+            state_label.extend(
+                row.iter()
+                    .filter(|(_, f)| *f >= options.min_freq)
+                    .map(|(lab, _)| *lab),
+            );
+            state_off.push(state_label.len() as u32);
+            *row = Vec::new();
+        }
+        let mut next = state_label.len() as u32;
+        let mut trans = vec![NONE; l * l];
+        let mut n_trans = 0;
+        for (j, &f) in trans_freq.iter().enumerate() {
+            let exists = f > 0.0 || options.all_possible_transitions;
+            if exists && f >= options.min_freq {
+                trans[j] = next;
+                next += 1;
+                n_trans += 1;
+            }
+        }
+        Self {
+            n_labels: l,
+            state_off,
+            state_label,
+            trans,
+            n_trans,
+        }
+    }
+
+    /// Number of labels `L`.
+    pub fn n_labels(&self) -> usize {
+        self.n_labels
+    }
+
+    /// Number of attributes.
+    pub fn n_attributes(&self) -> usize {
+        self.state_off.len() - 1
+    }
+
+    /// Number of features (state, then transition).
+    pub fn len(&self) -> usize {
+        self.state_label.len() + self.n_trans
+    }
+
+    /// Whether there is no feature.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of state features.
+    pub fn n_state(&self) -> usize {
+        self.state_label.len()
+    }
+
+    /// The state features of attribute `a`: `(first feature id, labels)`; feature
+    /// `first + j` is `(a, labels[j])`.
+    #[inline]
+    pub fn state_features(&self, a: u32) -> (usize, &[u32]) {
+        let (s, e) = (
+            self.state_off[a as usize] as usize,
+            self.state_off[a as usize + 1] as usize,
+        );
+        (s, &self.state_label[s..e])
+    }
+
+    /// The feature id of the state feature `(a, y)`, if there is one.
+    pub fn state_feature(&self, a: u32, y: u32) -> Option<usize> {
+        let (first, labels) = self.state_features(a);
+        labels.binary_search(&y).ok().map(|j| first + j)
+    }
+
+    /// The transition feature id of `(previous, next)`, if there is one.
+    #[inline]
+    pub fn transition(&self, prev: u32, next: u32) -> Option<usize> {
+        let f = self.trans[prev as usize * self.n_labels + next as usize];
+        (f != NONE).then_some(f as usize)
+    }
+
+    /// Attributes with an id `>= n_attributes` (unknown to the model) are skipped: they
+    /// have no feature.
+    #[inline]
+    fn known(&self, a: u32) -> bool {
+        (a as usize) < self.n_attributes()
+    }
+
+    /// State scores `out[t * L + y] = sum_{(a, v) in item t} v w[(a, y)]` (resized).
+    pub fn state_scores(&self, items: Items<'_>, w: &[f64], out: &mut Vec<f64>) {
+        let l = self.n_labels;
+        out.clear();
+        out.resize(items.len() * l, 0.0);
+        for t in 0..items.len() {
+            let row = &mut out[t * l..(t + 1) * l];
+            let (ids, vals) = items.item(t);
+            for (&a, &v) in ids.iter().zip(vals) {
+                if !self.known(a) {
+                    continue;
+                }
+                let (first, labels) = self.state_features(a);
+                for (j, &y) in labels.iter().enumerate() {
+                    row[y as usize] += v * w[first + j];
+                }
+            }
+        }
+    }
+
+    /// The dense `L x L` transition weights (0 where there is no feature).
+    pub fn transition_weights(&self, w: &[f64]) -> Vec<f64> {
+        self.trans
+            .iter()
+            .map(|&f| if f == NONE { 0.0 } else { w[f as usize] })
+            .collect()
+    }
+
+    /// Calls `f(feature id, value)` for every feature of the label path `labels` on
+    /// `items` (a feature firing twice is reported twice): state features `(a, y_t)` with
+    /// the attribute's value, transitions `(y_{t-1}, y_t)` with 1.
+    pub fn for_each_feature(
+        &self,
+        items: Items<'_>,
+        labels: &[u32],
+        mut f: impl FnMut(usize, f64),
+    ) {
+        for t in 0..items.len() {
+            let y = labels[t];
+            let (ids, vals) = items.item(t);
+            for (&a, &v) in ids.iter().zip(vals) {
+                if self.known(a) {
+                    if let Some(k) = self.state_feature(a, y) {
+                        f(k, v);
+                    }
+                }
+            }
+            if t > 0 {
+                if let Some(k) = self.transition(labels[t - 1], y) {
+                    f(k, 1.0);
+                }
+            }
+        }
+    }
+
+    /// The `(attribute, label, feature id)` of every state feature, in feature order.
+    pub fn iter_state(&self) -> impl Iterator<Item = (u32, u32, usize)> + '_ {
+        (0..self.n_attributes() as u32).flat_map(move |a| {
+            let (first, labels) = self.state_features(a);
+            labels
+                .iter()
+                .enumerate()
+                .map(move |(j, &y)| (a, y, first + j))
+        })
+    }
+
+    /// The `(previous, next, feature id)` of every transition feature, in feature order.
+    pub fn iter_transitions(&self) -> impl Iterator<Item = (u32, u32, usize)> + '_ {
+        let l = self.n_labels;
+        self.trans
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f != NONE)
+            .map(move |(j, &f)| ((j / l) as u32, (j % l) as u32, f as usize))
+    }
+
+    /// Checks the internal consistency of a loaded feature set against `n_attributes`
+    /// and `n_labels`; a message on failure.
+    pub(crate) fn validate(&self, n_attributes: usize, n_labels: usize) -> Result<(), String> {
+        let l = self.n_labels;
+        if l != n_labels || self.state_off.len() != n_attributes + 1 {
+            return Err("the feature set does not match the dictionaries".into());
+        }
+        if self.trans.len() != l.checked_mul(l).ok_or("too many labels")? {
+            return Err("the transition table is not L x L".into());
+        }
+        if self.state_off.first() != Some(&0)
+            || self.state_off.windows(2).any(|p| p[0] > p[1])
+            || *self.state_off.last().unwrap_or(&0) as usize != self.state_label.len()
+        {
+            return Err("state feature offsets are not increasing".into());
+        }
+        for a in 0..n_attributes as u32 {
+            let (_, labels) = self.state_features(a);
+            if labels.windows(2).any(|p| p[0] >= p[1]) || labels.iter().any(|&y| y as usize >= l) {
+                return Err(format!("state features of attribute {a} are malformed"));
+            }
+        }
+        let mut expect = self.state_label.len();
+        for &f in self.trans.iter().filter(|f| **f != NONE) {
+            if f as usize != expect {
+                return Err("transition feature ids are not consecutive".into());
+            }
+            expect += 1;
+        }
+        if expect - self.state_label.len() != self.n_trans {
+            return Err("transition count is wrong".into());
+        }
+        Ok(())
+    }
+}

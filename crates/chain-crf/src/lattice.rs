@@ -1,0 +1,163 @@
+//! Forward-backward on a linear chain: `log Z`, marginals per position and per edge.
+//!
+//! For `n` positions with state scores `s_t(y)` and transition weights `T[y', y]`, the
+//! score of a path is `sum_t s_t(y_t) + sum_{t >= 1} T[y_{t-1}, y_t]` (CRFsuite's `crf1d`:
+//! no start or end transitions) and `Z = sum_y exp score(y)`. The recursions run on
+//! `exp(s_t(y) - m_t)` (shifted by the row maximum `m_t`) and `exp(T - max T)`, with one
+//! normalizer `c_t` per position, so nothing overflows; `log Z` is the sum of the `log c_t`,
+//! the shifts and `(n - 1) max T`.
+
+/// `exp(T[b, a] - max T)` and `max T` of transition weights (`L x L`).
+pub fn exp_transitions(trans: &[f64]) -> (Vec<f64>, f64) {
+    let mt = trans.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+    let mt = if mt.is_finite() { mt } else { 0.0 };
+    (trans.iter().map(|&v| (v - mt).exp()).collect(), mt)
+}
+
+/// Reusable buffers of forward-backward over one sequence.
+#[derive(Debug, Clone, Default)]
+pub struct Lattice {
+    /// `exp(s_t(y) - m_t)`: `n x L`.
+    psi: Vec<f64>,
+    /// Scaled forward variables: `n x L`.
+    alpha: Vec<f64>,
+    /// Scaled backward variables: `n x L`.
+    beta: Vec<f64>,
+    /// Normalizers `c_t`.
+    scale: Vec<f64>,
+    l: usize,
+}
+
+impl Lattice {
+    /// Runs forward-backward on the state scores `state` (`n x L`, taken over as the
+    /// lattice's buffer and returned by [`take_buffer`](Self::take_buffer)) with the
+    /// transitions `(exp_trans, mt)` of [`exp_transitions`]; returns `log Z` (0 when
+    /// `n = 0`).
+    pub fn forward_backward(
+        &mut self,
+        mut state: Vec<f64>,
+        l: usize,
+        exp_trans: &[f64],
+        mt: f64,
+    ) -> f64 {
+        self.l = l;
+        let n = if l == 0 { 0 } else { state.len() / l };
+        self.scale.clear();
+        self.scale.resize(n, 0.0);
+        if n == 0 {
+            self.psi = state;
+            return 0.0;
+        }
+        let mut shifts = 0.0;
+        for row in state.chunks_exact_mut(l) {
+            let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+            for v in row.iter_mut() {
+                *v = (*v - m).exp();
+            }
+            shifts += m;
+        }
+        self.psi = state;
+        self.alpha.clear();
+        self.alpha.resize(n * l, 0.0);
+        self.beta.clear();
+        self.beta.resize(n * l, 0.0);
+        // Forward.
+        let c: f64 = self.psi[..l].iter().sum();
+        self.scale[0] = c;
+        for a in 0..l {
+            self.alpha[a] = self.psi[a] / c;
+        }
+        for t in 1..n {
+            let (prev, cur) = self.alpha.split_at_mut(t * l);
+            let prev = &prev[(t - 1) * l..];
+            let cur = &mut cur[..l];
+            cur.fill(0.0);
+            for b in 0..l {
+                let p = prev[b];
+                let row = &exp_trans[b * l..(b + 1) * l];
+                for a in 0..l {
+                    cur[a] += p * row[a];
+                }
+            }
+            let mut c = 0.0;
+            for a in 0..l {
+                cur[a] *= self.psi[t * l + a];
+                c += cur[a];
+            }
+            self.scale[t] = c;
+            let inv = 1.0 / c;
+            for v in cur.iter_mut() {
+                *v *= inv;
+            }
+        }
+        // Backward.
+        self.beta[(n - 1) * l..].fill(1.0);
+        let mut tmp = vec![0.0; l];
+        for t in (0..n - 1).rev() {
+            let (cur, next) = self.beta.split_at_mut((t + 1) * l);
+            let cur = &mut cur[t * l..];
+            let inv = 1.0 / self.scale[t + 1];
+            for a in 0..l {
+                tmp[a] = self.psi[(t + 1) * l + a] * next[a] * inv;
+            }
+            for b in 0..l {
+                let row = &exp_trans[b * l..(b + 1) * l];
+                cur[b] = row.iter().zip(&tmp).map(|(x, y)| x * y).sum();
+            }
+        }
+        let log_scales: f64 = self.scale.iter().map(|c| c.ln()).sum();
+        log_scales + shifts + (n - 1) as f64 * mt
+    }
+
+    /// Number of positions of the last run.
+    pub fn len(&self) -> usize {
+        self.scale.len()
+    }
+
+    /// Whether the last run had no position.
+    pub fn is_empty(&self) -> bool {
+        self.scale.is_empty()
+    }
+
+    /// `p(y_t = a | x)`.
+    #[inline]
+    pub fn state_marginal(&self, t: usize, a: usize) -> f64 {
+        self.alpha[t * self.l + a] * self.beta[t * self.l + a]
+    }
+
+    /// `p(y_{t-1} = b, y_t = a | x)` for `t >= 1` (`exp_trans` as given to the run).
+    #[inline]
+    pub fn edge_marginal(&self, t: usize, b: usize, a: usize, exp_trans: &[f64]) -> f64 {
+        let l = self.l;
+        self.alpha[(t - 1) * l + b]
+            * exp_trans[b * l + a]
+            * self.psi[t * l + a]
+            * self.beta[t * l + a]
+            / self.scale[t]
+    }
+
+    /// Adds `scale * p(y_{t-1} = b, y_t = a | x)` summed over `t >= 1` to `out[b * L + a]`.
+    pub fn add_edge_marginals(&self, exp_trans: &[f64], scale: f64, out: &mut [f64]) {
+        let l = self.l;
+        let mut tmp = vec![0.0; l];
+        for t in 1..self.len() {
+            let c = scale / self.scale[t];
+            for a in 0..l {
+                tmp[a] = self.psi[t * l + a] * self.beta[t * l + a] * c;
+            }
+            for b in 0..l {
+                let p = self.alpha[(t - 1) * l + b];
+                let row = &exp_trans[b * l..(b + 1) * l];
+                let o = &mut out[b * l..(b + 1) * l];
+                for a in 0..l {
+                    o[a] += p * row[a] * tmp[a];
+                }
+            }
+        }
+    }
+
+    /// Gives back the state-score buffer (for reuse).
+    pub fn take_buffer(&mut self) -> Vec<f64> {
+        std::mem::take(&mut self.psi)
+    }
+}

@@ -1,0 +1,25 @@
+//! `arow` (being written).
+
+use bl_core::engine::Observer;
+use serde::{Deserialize, Serialize};
+
+use super::{Job, Trained};
+use crate::error::Result;
+
+/// Settings of `arow` (being written).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct Arow {}
+
+impl Arow {
+    pub(crate) fn check(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+pub(super) fn train(
+    _s: &Arow,
+    _job: &mut Job<'_>,
+    _observers: &mut [&mut dyn Observer],
+) -> Result<Trained> {
+    Err(crate::CrfError::Model("arow is not written yet".into()))
+}
