@@ -1,0 +1,349 @@
+//! The model's inference against brute force, feature generation against CRFsuite's
+//! rules, the saved form, and input errors.
+
+use chain_crf::{
+    Algorithm, CrfError, CrfParams, DatasetBuilder, FeatureOptions, FeatureSet, Fit, Lbfgs, Model,
+    ParamGuard,
+};
+use proptest::prelude::*;
+
+/// A data set from `(attribute, value)` items and labels.
+fn dataset(seqs: &[Vec<(Vec<(&str, f64)>, &str)>]) -> chain_crf::Dataset {
+    let mut b = DatasetBuilder::new();
+    for seq in seqs {
+        for (attrs, label) in seq {
+            for (a, v) in attrs {
+                b.attribute(a, *v).unwrap();
+            }
+            b.end_item(label).unwrap();
+        }
+        b.end_sequence().unwrap();
+    }
+    b.finish()
+}
+
+fn toy() -> chain_crf::Dataset {
+    dataset(&[
+        vec![
+            (vec![("w=the", 1.0), ("len", 3.0)], "D"),
+            (vec![("w=cat", 1.0), ("len", 3.0)], "N"),
+            (vec![("w=sat", 1.0), ("len", 3.0)], "V"),
+        ],
+        vec![
+            (vec![("w=a", 1.0), ("len", 1.0)], "D"),
+            (vec![("w=dog", 1.0), ("len", 3.0)], "N"),
+        ],
+        vec![(vec![("w=runs", 1.0), ("len", 4.0)], "V")],
+    ])
+}
+
+/// A model with the features of `data` (all pairs and transitions) and weights from
+/// `seed`.
+fn model_with_weights(data: &chain_crf::Dataset, weights: &[f64]) -> Model {
+    let features = FeatureSet::generate(
+        data,
+        &FeatureOptions {
+            all_possible_states: true,
+            all_possible_transitions: true,
+            ..FeatureOptions::default()
+        },
+    );
+    let w: Vec<f64> = (0..features.len())
+        .map(|j| weights[j % weights.len()])
+        .collect();
+    Model::new(
+        data.attributes().clone(),
+        data.labels().clone(),
+        features,
+        w,
+    )
+    .unwrap()
+}
+
+/// Every label path of length `n` over `l` labels.
+fn paths(n: usize, l: usize) -> Vec<Vec<u32>> {
+    let mut out = vec![vec![]];
+    for _ in 0..n {
+        out = out
+            .into_iter()
+            .flat_map(|p| {
+                (0..l as u32).map(move |y| {
+                    let mut q = p.clone();
+                    q.push(y);
+                    q
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Marginals, probabilities and the Viterbi path equal brute force over all paths.
+    #[test]
+    fn inference_matches_brute_force(weights in prop::collection::vec(-3.0f64..3.0, 7..40)) {
+        let data = toy();
+        let m = model_with_weights(&data, &weights);
+        let l = m.n_labels();
+        let x = data.instance(0);
+        let n = x.items.len();
+        let all = paths(n, l);
+        let scores: Vec<f64> = all
+            .iter()
+            .map(|p| m.log_probability(x.items, p).unwrap())
+            .collect();
+        // Probabilities sum to 1.
+        let total: f64 = scores.iter().map(|s| s.exp()).sum();
+        prop_assert!((total - 1.0).abs() < 1e-10, "sum {total}");
+        // Marginals are sums of path probabilities.
+        let marg = m.marginals(x.items);
+        for t in 0..n {
+            for a in 0..l {
+                let brute: f64 = all
+                    .iter()
+                    .zip(&scores)
+                    .filter(|(p, _)| p[t] as usize == a)
+                    .map(|(_, s)| s.exp())
+                    .sum();
+                prop_assert!((marg[t * l + a] - brute).abs() < 1e-10);
+            }
+        }
+        // Viterbi finds the most probable path.
+        let (best, _) = m.tag(x.items);
+        let best_lp = m.log_probability(x.items, &best).unwrap();
+        let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        prop_assert!((best_lp - max).abs() < 1e-10);
+    }
+}
+
+#[test]
+fn attribute_values_scale_state_scores() {
+    // One attribute with value v: its state score is v * w.
+    let data = dataset(&[vec![(vec![("x", 1.0)], "A"), (vec![("x", 1.0)], "B")]]);
+    let m = model_with_weights(&data, &[0.5, -1.0, 0.25]);
+    let one = m.encode([[("x", 1.0)]]).unwrap();
+    let two = m.encode([[("x", 2.0)]]).unwrap();
+    let p1 = m.marginals(one.items());
+    let p2 = m.marginals(two.items());
+    // Single position: p(A) = sigmoid(v (wA - wB)).
+    let (wa, wb) = (0.5, -1.0);
+    let sig = |z: f64| 1.0 / (1.0 + (-z).exp());
+    assert!((p1[0] - sig(wa - wb)).abs() < 1e-12);
+    assert!((p2[0] - sig(2.0 * (wa - wb))).abs() < 1e-12);
+}
+
+#[test]
+fn feature_generation_follows_crfsuite() {
+    let data = toy();
+    // Seen pairs only: 3 labels; "len" occurs with D, N, V; each of 6 words with one label.
+    let f = FeatureSet::generate(&data, &FeatureOptions::default());
+    assert_eq!(f.n_state(), 6 + 3);
+    // Transitions seen: D->N, N->V.
+    assert_eq!(f.len() - f.n_state(), 2);
+    // min_freq counts the values: "len" with N sums 3 + 3 = 6, with D 3 + 1 = 4, with V
+    // 3 + 4 = 7; words 1; transitions D->N twice, N->V once.
+    let f = FeatureSet::generate(
+        &data,
+        &FeatureOptions {
+            min_freq: 4.0,
+            ..FeatureOptions::default()
+        },
+    );
+    assert_eq!((f.n_state(), f.len() - f.n_state()), (3, 0));
+    let f = FeatureSet::generate(
+        &data,
+        &FeatureOptions {
+            min_freq: 2.0,
+            ..FeatureOptions::default()
+        },
+    );
+    assert_eq!((f.n_state(), f.len() - f.n_state()), (3, 1));
+    // All possible: 7 attributes x 3 labels, 9 transitions.
+    let f = FeatureSet::generate(
+        &data,
+        &FeatureOptions {
+            all_possible_states: true,
+            all_possible_transitions: true,
+            ..FeatureOptions::default()
+        },
+    );
+    assert_eq!((f.n_state(), f.len() - f.n_state()), (21, 9));
+}
+
+#[test]
+fn lbfgs_learns_and_inspection_names_weights() {
+    let data = toy();
+    let fitted = CrfParams::new(Algorithm::Lbfgs(Lbfgs {
+        c2: 0.01,
+        ..Lbfgs::default()
+    }))
+    .max_iter(200)
+    .fit(&data)
+    .unwrap();
+    let m = fitted.model();
+    for x in data.iter() {
+        assert_eq!(m.tag(x.items).0, x.labels);
+    }
+    // The log's objective never increases (L-BFGS with an Armijo line search).
+    let log = fitted.log();
+    assert!(!log.is_empty());
+    assert!(log.windows(2).all(|p| p[1].loss <= p[0].loss + 1e-9));
+    // Inspection by name: w=cat pushes towards N.
+    let cat_n = m
+        .state_features()
+        .find(|(a, y, _)| *a == "w=cat" && *y == "N")
+        .unwrap()
+        .2;
+    assert!(cat_n > 0.0);
+    assert!(
+        m.transition_features()
+            .any(|(b, a, _)| b == "D" && a == "N")
+    );
+}
+
+#[test]
+fn lbfgs_is_deterministic_for_a_thread_count_and_close_across_counts() {
+    let data = toy();
+    let fit = |threads| {
+        CrfParams::new(Algorithm::Lbfgs(Lbfgs::default()))
+            .max_iter(30)
+            .threads(Some(threads))
+            .fit(&data)
+            .unwrap()
+            .into_model()
+    };
+    assert_eq!(fit(1), fit(1));
+    assert_eq!(fit(2), fit(2));
+    let (a, b) = (fit(1), fit(2));
+    for (x, y) in a.weights().iter().zip(b.weights()) {
+        assert!((x - y).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn saved_model_round_trips_and_corruption_is_refused() {
+    let data = toy();
+    let m = CrfParams::new(Algorithm::Lbfgs(Lbfgs::default()))
+        .max_iter(20)
+        .fit(&data)
+        .unwrap()
+        .into_model();
+    let bytes = m.to_bytes();
+    assert_eq!(Model::from_bytes(&bytes).unwrap(), m);
+    let text = String::from_utf8(bytes).unwrap();
+    // Truncated, not JSON, a wrong version, a weight too many, a duplicate label.
+    for bad in [
+        text[..text.len() / 2].to_string(),
+        "hello".to_string(),
+        text.replacen("\"format\":1", "\"format\":7", 1),
+        text.replacen("\"weights\":[", "\"weights\":[0.5,", 1),
+        text.replacen("\"labels\":[\"D\",\"N\"", "\"labels\":[\"D\",\"D\"", 1),
+    ] {
+        assert!(
+            matches!(Model::from_bytes(bad.as_bytes()), Err(CrfError::Model(_))),
+            "accepted: {bad:.80}"
+        );
+    }
+}
+
+#[test]
+fn builder_errors_name_sequence_and_position() {
+    let mut b = DatasetBuilder::new();
+    b.attribute("a", 1.0).unwrap();
+    b.end_item("X").unwrap();
+    b.end_sequence().unwrap();
+    b.attribute("a", 1.0).unwrap();
+    b.end_item("X").unwrap();
+    let err = b.attribute("b", f64::NAN).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CrfError::Input {
+                sequence: 1,
+                position: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("sequence 1, position 1"));
+    assert!(b.end_item("").is_err());
+    // Attributes after the last labelled item.
+    let mut b = DatasetBuilder::new();
+    b.attribute("a", 1.0).unwrap();
+    assert!(b.end_sequence().is_err());
+    // An empty sequence.
+    let mut b = DatasetBuilder::new();
+    assert!(matches!(
+        b.end_sequence(),
+        Err(CrfError::Input {
+            sequence: 0,
+            position: 0,
+            ..
+        })
+    ));
+    // No training data.
+    let empty = DatasetBuilder::new().finish();
+    assert!(
+        CrfParams::new(Algorithm::Lbfgs(Lbfgs::default()))
+            .fit(&empty)
+            .is_err()
+    );
+}
+
+#[test]
+fn invalid_settings_are_refused_before_work() {
+    let data = toy();
+    for bad in [
+        Lbfgs {
+            c1: -1.0,
+            ..Lbfgs::default()
+        },
+        Lbfgs {
+            c2: f64::NAN,
+            ..Lbfgs::default()
+        },
+        Lbfgs {
+            num_memories: 0,
+            ..Lbfgs::default()
+        },
+        Lbfgs {
+            period: 0,
+            ..Lbfgs::default()
+        },
+    ] {
+        assert!(CrfParams::new(Algorithm::Lbfgs(bad)).fit(&data).is_err());
+    }
+    assert!(Algorithm::from_name("crf").is_err());
+    let nan_minfreq =
+        CrfParams::new(Algorithm::from_name("lbfgs").unwrap()).features(FeatureOptions {
+            min_freq: f64::NAN,
+            ..FeatureOptions::default()
+        });
+    assert!(nan_minfreq.fit(&data).is_err());
+}
+
+#[test]
+fn holdout_scores_are_logged() {
+    let data = toy();
+    let mut b = DatasetBuilder::frozen(data.attributes().clone(), data.labels().clone());
+    for (w, y) in [("w=the", "D"), ("w=unseen", "N"), ("w=cat", "ZZZ")] {
+        b.attribute(w, 1.0).unwrap();
+        b.end_item(y).unwrap();
+    }
+    b.end_sequence().unwrap();
+    let dev = b.finish();
+    assert_eq!(dev.instance(0).labels[2], chain_crf::UNKNOWN_LABEL);
+    let fitted = CrfParams::new(Algorithm::from_name("lbfgs").unwrap())
+        .max_iter(20)
+        .check()
+        .unwrap()
+        .fit_with_holdout(&data, Some(&dev), &mut [])
+        .unwrap();
+    let last = fitted.log().last().unwrap().holdout.unwrap();
+    // The unknown label can never be right: at most 2 of 3 items, no whole sequence.
+    assert!(last.item_accuracy <= 2.0 / 3.0 + 1e-12);
+    assert_eq!(last.instance_accuracy, 0.0);
+}
