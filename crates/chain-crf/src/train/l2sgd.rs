@@ -1,25 +1,726 @@
-//! `l2sgd` (being written).
+//! `l2sgd`: stochastic gradient descent on the L2-regularized negative log-likelihood,
+//! with CRFsuite's calibration of the learning rate (S. Shalev-Shwartz, Y. Singer and
+//! N. Srebro, *Pegasos: Primal Estimated sub-GrAdient SOlver for SVM*, ICML 2007, for the
+//! schedule; L. Bottou, *Stochastic gradient descent tricks*, in *Neural Networks: Tricks
+//! of the Trade*, 2nd ed., Springer 2012, for the calibration, the sparse updates and the
+//! SGD-CRF experiments).
+//!
+//! # The objective
+//!
+//! The objective is [`Lbfgs`](super::Lbfgs)'s with `c1 = 0`, so the two trainers' losses
+//! compare directly:
+//!
+//! `F(w) = sum_s NLL_s(w) + c2 ||w||^2`, with `NLL_s(w) = log Z(x_s) - score(x_s, y_s)`.
+//!
+//! SGD works on `F / N = (1/N) sum_s f_s(w)` for `N` sequences, with the per-sequence
+//! objective `f_s(w) = NLL_s(w) + (lambda / 2) ||w||^2` and `lambda = 2 c2 / N`.
+//!
+//! # One step
+//!
+//! The `t`-th step (counted from 0 over the whole run, across epochs) visits one sequence
+//! `s` and moves against the gradient of `f_s`:
+//!
+//! `w <- w - eta_t grad f_s(w) = (1 - eta_t lambda) w - eta_t grad NLL_s(w)`,
+//!
+//! with the Pegasos-type rate `eta_t = 1 / (lambda (t0 + t)) = eta0 / (1 + eta0 lambda t)`,
+//! where `t0 = 1 / (lambda eta0)` and `eta0` is the calibrated rate. The second form is
+//! the one computed: it is also defined for `c2 = 0`, where the rate stays `eta0`.
+//! `grad NLL_s` is the expected minus the observed feature values, by forward-backward
+//! ([`Lattice`]) at the weights before the step.
+//!
+//! **Sparse steps.** The weights are held as `w = a v`. The shrink
+//! `(1 - eta_t lambda) w` multiplies the scalar `a`; the gradient touches only the
+//! features of the sequence: the state features of its attributes and the transition
+//! features, `v_k -= (eta_t / a) g_k`. A step therefore costs its own sequence
+//! (forward-backward and its features), not the length of `w`, and allocates nothing once
+//! the buffers have grown to the longest sequence. `a` is folded into `v` at the end of
+//! each epoch (one pass over `w`, needed for the epoch's objective anyway), or earlier if
+//! `|a|` falls below `1e-9`.
+//!
+//! # Calibration
+//!
+//! Before training, `eta0` is chosen as CRFsuite does, after the `determineEta0` search of
+//! Bottou's `sgd` programs. A sample of `S = min(N, calibration_samples)` sequences is
+//! drawn (the first `S` of a seeded shuffle). A trial of a rate `eta` runs one epoch of
+//! the steps above over the sample, from `w = 0`, with `t` from 0, and measures the
+//! sample objective `F_S(w) = sum_{s in S} NLL_s(w) + (lambda S / 2) ||w||^2` at the
+//! weights it reaches; the trial is good when that is finite and below `F_S(0)`. The
+//! trials start at `calibration_eta` and multiply the rate by `calibration_rate` while
+//! the trials are good and fewer than `calibration_candidates` good ones have been seen;
+//! then they start again from `calibration_eta / calibration_rate` and divide the rate by
+//! `calibration_rate` until `calibration_candidates` more good trials have been seen. At
+//! most `calibration_max_trials` trials run in all. The chosen `eta0` is the tried rate
+//! with the lowest finite sample objective (the earliest on ties); when no trial is
+//! finite, the fit fails with [`bl_core::BlError::Numerical`].
+//!
+//! # Epochs and stopping
+//!
+//! An epoch visits every sequence once, in an order drawn afresh for each epoch by a
+//! seeded shuffle (the fit's `seed`: the same seed gives the same weights, whatever the
+//! thread count). After each epoch the exact objective `F(w)` is computed at the epoch's
+//! weights and logged with `||w||`, the number of nonzero weights, the learning rate of
+//! the epoch's last step and the held-out score. The run stops (`Converged`) when the
+//! relative decrease over the last `period` epochs, `(F_{k - period} - F_k) / F_k`, is
+//! at most `delta` (the fit's `tol`; tested from epoch `period + 1` on), or when the
+//! budget `max_iterations` (the fit's `max_iter`) or the time limit runs out. The fit
+//! returns the weights of the epoch with the lowest objective, and the report's
+//! `objective` is that epoch's.
+//!
+//! # A second core
+//!
+//! SGD is sequential: each step reads the weights the previous step wrote, so the steps
+//! run on one thread. The fit's threads compute the exact objective at the end of each
+//! epoch and of each calibration trial (forward-backward over the sequences, in a fixed
+//! number of chunks summed in order, so the value does not depend on the thread count).
+//!
+//! # Differences from CRFsuite
+//!
+//! - **The logged and tested objective.** CRFsuite's epoch loss is the sum of the
+//!   per-sequence losses met *during* the epoch, at weights that change from one sequence
+//!   to the next, plus the penalty at the end; here it is the exact objective `F(w)` at
+//!   the end of the epoch (one extra forward-backward pass per epoch, on the fit's
+//!   threads). The `period`/`delta` test, the choice of the best epoch and the
+//!   calibration trials (as in Bottou's `sgd`) use this exact value.
+//! - **Where the gradient is taken.** CRFsuite shrinks the weights first and takes the
+//!   gradient at the shrunk weights; here the gradient is taken at the weights before the
+//!   step, so a step is exactly `w - eta_t grad f_s(w)` (as in Bottou's `svmsgd`).
+//! - **Counts.** CRFsuite stops when the relative decrease is `< delta`; the fit's engine
+//!   stops when it is `<= delta`. CRFsuite's check of `calibration.max_trials` lets at
+//!   most `max_trials - 1` trials run; here at most `calibration_max_trials` run.
+//! - **`c2 = 0`** is allowed and gives the constant rate `eta0` (CRFsuite divides by
+//!   `lambda = 0`).
+//! - The shuffles use this crate's seeded generator, not the C library's `rand()`.
 
-use bl_core::engine::Observer;
+use bl_core::engine::{Observer, Progress, run};
+use bl_core::iteration::Pool;
+use rand::seq::SliceRandom;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Job, Trained};
+use super::{IterationLog, Job, Trained, nonnegative, norm_and_active, positive};
+use crate::data::{Dataset, Instance};
 use crate::error::Result;
+use crate::features::FeatureSet;
+use crate::lattice::Lattice;
 
-/// Settings of `l2sgd` (being written).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
-pub struct L2sgd {}
+/// Settings of `l2sgd` (CRFsuite's names and defaults). The epoch budget
+/// (`max_iterations`, default 1000) and the stopping threshold (`delta`, default 1e-6)
+/// are the fit's `max_iter` and `tol` ([`crate::CrfParams`]); the algorithm is in the
+/// [module documentation](self).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct L2sgd {
+    /// L2 coefficient (`c2`, default 1): the objective is `NLL + c2 ||w||^2`.
+    pub c2: f64,
+    /// Epochs over which the relative decrease of the objective is measured (`period`,
+    /// default 10).
+    pub period: usize,
+    /// The first learning rate tried by the calibration (`calibration.eta`, default 0.1).
+    pub calibration_eta: f64,
+    /// The factor between two rates tried by the calibration (`calibration.rate`, default
+    /// 2; must exceed 1).
+    pub calibration_rate: f64,
+    /// Sequences in the calibration sample (`calibration.samples`, default 1000).
+    pub calibration_samples: usize,
+    /// Good rates the calibration looks for in each direction
+    /// (`calibration.candidates`, default 10).
+    pub calibration_candidates: usize,
+    /// Most trials of the calibration (`calibration.max_trials`, default 20).
+    pub calibration_max_trials: usize,
+}
+
+impl Default for L2sgd {
+    fn default() -> Self {
+        Self {
+            c2: 1.0,
+            period: 10,
+            calibration_eta: 0.1,
+            calibration_rate: 2.0,
+            calibration_samples: 1000,
+            calibration_candidates: 10,
+            calibration_max_trials: 20,
+        }
+    }
+}
 
 impl L2sgd {
     pub(crate) fn check(&self) -> Result<()> {
+        nonnegative("c2", self.c2)?;
+        bl_core::params::at_least("period", self.period, 1)?;
+        positive("calibration_eta", self.calibration_eta)?;
+        let rate = self.calibration_rate;
+        if !(rate.is_finite() && rate > 1.0) {
+            return Err(bl_core::error::build::invalid(
+                "calibration_rate",
+                rate,
+                "finite and > 1",
+            ));
+        }
+        bl_core::params::at_least("calibration_samples", self.calibration_samples, 1)?;
+        bl_core::params::at_least("calibration_candidates", self.calibration_candidates, 1)?;
+        bl_core::params::at_least("calibration_max_trials", self.calibration_max_trials, 1)?;
         Ok(())
     }
 }
 
+/// Below this `|a|` (of `w = a v`) the scale is folded into `v`.
+const MIN_SCALE: f64 = 1e-9;
+
+/// Chunks of the objective's pass (fixed, so its sum does not depend on the threads).
+const EVAL_CHUNKS: usize = 16;
+
+/// The learning rate of step `t` from `eta0` (module docs).
+#[inline]
+fn rate(eta0: f64, lambda: f64, t: u64) -> f64 {
+    eta0 / (1.0 + eta0 * lambda * t as f64)
+}
+
+/// Dense transition weights `trans = a w_trans` (0 where there is no feature),
+/// `exp_trans = exp(trans - max)`; returns the max.
+fn load_transitions(
+    features: &FeatureSet,
+    w: &[f64],
+    a: f64,
+    trans: &mut [f64],
+    exp_trans: &mut [f64],
+) -> f64 {
+    trans.fill(0.0);
+    for (prev, next, k) in features.iter_transitions() {
+        trans[prev as usize * features.n_labels() + next as usize] = a * w[k];
+    }
+    let mt = trans.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+    let mt = if mt.is_finite() { mt } else { 0.0 };
+    for (e, &v) in exp_trans.iter_mut().zip(trans.iter()) {
+        *e = (v - mt).exp();
+    }
+    mt
+}
+
+/// The score of the gold path from state scores (`n x L`) and dense transitions.
+fn gold_score(state: &[f64], trans: &[f64], labels: &[u32], l: usize) -> f64 {
+    let mut gold = 0.0;
+    for (t, &y) in labels.iter().enumerate() {
+        gold += state[t * l + y as usize];
+        if t > 0 {
+            gold += trans[labels[t - 1] as usize * l + y as usize];
+        }
+    }
+    gold
+}
+
+/// The weights `w = a v` and the buffers of the SGD steps (module docs).
+#[derive(Debug)]
+pub(crate) struct Sgd<'a> {
+    features: &'a FeatureSet,
+    v: Vec<f64>,
+    a: f64,
+    lattice: Lattice,
+    state: Vec<f64>,
+    trans: Vec<f64>,
+    exp_trans: Vec<f64>,
+    edges: Vec<f64>,
+}
+
+impl<'a> Sgd<'a> {
+    /// Zero weights over `features`.
+    pub(crate) fn new(features: &'a FeatureSet) -> Self {
+        let l = features.n_labels();
+        Self {
+            features,
+            v: vec![0.0; features.len()],
+            a: 1.0,
+            lattice: Lattice::default(),
+            state: Vec::new(),
+            trans: vec![0.0; l * l],
+            exp_trans: vec![0.0; l * l],
+            edges: vec![0.0; l * l],
+        }
+    }
+
+    /// Sets the weights to zero.
+    fn reset(&mut self) {
+        self.v.fill(0.0);
+        self.a = 1.0;
+    }
+
+    /// The weights (folds the scale into `v`: one pass over the weights).
+    pub(crate) fn weights(&mut self) -> &[f64] {
+        self.fold();
+        &self.v
+    }
+
+    fn fold(&mut self) {
+        if self.a != 1.0 {
+            let a = self.a;
+            for x in &mut self.v {
+                *x *= a;
+            }
+            self.a = 1.0;
+        }
+    }
+
+    /// One step on sequence `x` with rate `eta` and L2 coefficient `lambda`:
+    /// `w <- w - eta grad f_x(w)`, `f_x(w) = NLL_x(w) + (lambda / 2) ||w||^2`; returns
+    /// `NLL_x(w)` at the weights before the step. Costs the sequence's features; allocates
+    /// nothing once the buffers fit the sequence.
+    pub(crate) fn step(&mut self, x: Instance<'_>, eta: f64, lambda: f64) -> f64 {
+        let features = self.features;
+        let l = features.n_labels();
+        let n = x.labels.len();
+        // Scores and marginals at the weights before the step.
+        let mut state = std::mem::take(&mut self.state);
+        features.state_scores(x.items, &self.v, &mut state);
+        if self.a != 1.0 {
+            for s in &mut state {
+                *s *= self.a;
+            }
+        }
+        let mt = load_transitions(
+            features,
+            &self.v,
+            self.a,
+            &mut self.trans,
+            &mut self.exp_trans,
+        );
+        let gold = gold_score(&state, &self.trans, x.labels, l);
+        let log_z = self.lattice.forward_backward(state, l, &self.exp_trans, mt);
+        // The shrink (1 - eta lambda) w, on the scale alone.
+        let a = self.a * (1.0 - eta * lambda);
+        if a.abs() < MIN_SCALE {
+            for v in &mut self.v {
+                *v *= a;
+            }
+            self.a = 1.0;
+        } else {
+            self.a = a;
+        }
+        // The gradient of NLL, expected minus observed, on the sequence's features.
+        let gain = eta / self.a;
+        for t in 0..n {
+            let (ids, vals) = x.items.item(t);
+            let y = x.labels[t];
+            for (&id, &value) in ids.iter().zip(vals) {
+                let (first, labels) = features.state_features(id);
+                let g = gain * value;
+                for (j, &b) in labels.iter().enumerate() {
+                    let p = self.lattice.state_marginal(t, b as usize);
+                    let obs = if b == y { 1.0 } else { 0.0 };
+                    self.v[first + j] -= g * (p - obs);
+                }
+            }
+        }
+        self.edges.fill(0.0);
+        for t in 1..n {
+            self.edges[x.labels[t - 1] as usize * l + x.labels[t] as usize] -= 1.0;
+        }
+        self.lattice
+            .add_edge_marginals(&self.exp_trans, 1.0, &mut self.edges);
+        for (prev, next, k) in features.iter_transitions() {
+            self.v[k] -= gain * self.edges[prev as usize * l + next as usize];
+        }
+        self.state = self.lattice.take_buffer();
+        log_z - gold
+    }
+
+    /// One pass of steps over `order` from step count `t` with `eta0`, `lambda`; returns
+    /// the rate of the last step (`eta0` for an empty order). Stops early, returning
+    /// `None`, when a sequence's loss is not finite.
+    fn epoch(
+        &mut self,
+        data: &Dataset,
+        order: &[usize],
+        eta0: f64,
+        lambda: f64,
+        t: &mut u64,
+    ) -> Option<f64> {
+        let mut eta = eta0;
+        for &s in order {
+            eta = rate(eta0, lambda, *t);
+            let loss = self.step(data.instance(s), eta, lambda);
+            *t += 1;
+            if !loss.is_finite() {
+                return None;
+            }
+        }
+        Some(eta)
+    }
+}
+
+/// One chunk's buffers of the objective's pass.
+#[derive(Debug, Default)]
+struct EvalChunk {
+    lattice: Lattice,
+    state: Vec<f64>,
+}
+
+/// `sum_s NLL_s(w)` over a list of sequences, on the fit's threads (module docs).
+#[derive(Debug)]
+struct Objective {
+    chunks: Vec<EvalChunk>,
+    trans: Vec<f64>,
+    exp_trans: Vec<f64>,
+}
+
+impl Objective {
+    fn new(features: &FeatureSet) -> Self {
+        let l = features.n_labels();
+        Self {
+            chunks: (0..EVAL_CHUNKS).map(|_| EvalChunk::default()).collect(),
+            trans: vec![0.0; l * l],
+            exp_trans: vec![0.0; l * l],
+        }
+    }
+
+    /// `sum_{s in which} NLL_s(w)`: the same value for every thread count.
+    fn nll(
+        &mut self,
+        data: &Dataset,
+        features: &FeatureSet,
+        which: &[usize],
+        w: &[f64],
+        pool: &Pool,
+    ) -> f64 {
+        let l = features.n_labels();
+        let mt = load_transitions(features, w, 1.0, &mut self.trans, &mut self.exp_trans);
+        let (trans, exp_trans) = (&self.trans, &self.exp_trans);
+        let per = which.len().div_ceil(EVAL_CHUNKS).max(1);
+        let chunks = &mut self.chunks;
+        let parts: Vec<f64> = pool.install(|| {
+            chunks
+                .par_iter_mut()
+                .zip(which.par_chunks(per))
+                .map(|(chunk, ids)| {
+                    let mut sum = 0.0;
+                    for &s in ids {
+                        let x = data.instance(s);
+                        let mut state = std::mem::take(&mut chunk.state);
+                        features.state_scores(x.items, w, &mut state);
+                        let gold = gold_score(&state, trans, x.labels, l);
+                        sum += chunk.lattice.forward_backward(state, l, exp_trans, mt) - gold;
+                        chunk.state = chunk.lattice.take_buffer();
+                    }
+                    sum
+                })
+                .collect()
+        });
+        parts.iter().sum()
+    }
+}
+
+/// One trial of the calibration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Trial {
+    /// The rate tried.
+    pub(crate) eta: f64,
+    /// The sample objective after one epoch (not finite when the epoch blew up).
+    pub(crate) objective: f64,
+    /// Finite and below the objective at `w = 0`.
+    pub(crate) good: bool,
+}
+
+/// The calibration's outcome: the chosen rate and every trial.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Calibration {
+    pub(crate) eta: f64,
+    pub(crate) trials: Vec<Trial>,
+}
+
+/// Chooses `eta0` on the sample `sample` (module docs). `lambda = 2 c2 / N` of the full
+/// data set.
+#[allow(clippy::too_many_arguments)]
+fn calibrate(
+    s: &L2sgd,
+    sgd: &mut Sgd<'_>,
+    objective: &mut Objective,
+    data: &Dataset,
+    sample: &[usize],
+    lambda: f64,
+    pool: &Pool,
+) -> Result<Calibration> {
+    let features = sgd.features;
+    let penalty = 0.5 * lambda * sample.len() as f64;
+    sgd.reset();
+    let initial = objective.nll(data, features, sample, sgd.weights(), pool);
+    let mut trials = Vec::new();
+    let mut eta = s.calibration_eta;
+    let (mut decreasing, mut wanted) = (false, s.calibration_candidates);
+    while (wanted > 0 || !decreasing) && trials.len() < s.calibration_max_trials {
+        sgd.reset();
+        let mut t = 0;
+        let value = match sgd.epoch(data, sample, eta, lambda, &mut t) {
+            Some(_) => {
+                let w = sgd.weights();
+                let (norm, _) = norm_and_active(w);
+                objective.nll(data, features, sample, w, pool) + penalty * norm * norm
+            }
+            None => f64::NAN,
+        };
+        let good = value.is_finite() && value < initial;
+        trials.push(Trial {
+            eta,
+            objective: value,
+            good,
+        });
+        if good {
+            wanted -= 1;
+        }
+        if decreasing {
+            eta /= s.calibration_rate;
+        } else if good && wanted > 0 {
+            eta *= s.calibration_rate;
+        } else {
+            decreasing = true;
+            wanted = s.calibration_candidates;
+            eta = s.calibration_eta / s.calibration_rate;
+        }
+    }
+    let best =
+        trials
+            .iter()
+            .filter(|tr| tr.objective.is_finite())
+            .fold(None::<Trial>, |best, &tr| match best {
+                Some(b) if b.objective <= tr.objective => Some(b),
+                _ => Some(tr),
+            });
+    match best {
+        Some(b) => Ok(Calibration { eta: b.eta, trials }),
+        None => Err(bl_core::error::build::numerical(
+            "l2sgd calibration",
+            format!(
+                "no learning rate of the {} tried gave a finite objective on the sample",
+                trials.len()
+            ),
+        )),
+    }
+}
+
 pub(super) fn train(
-    _s: &L2sgd,
-    _job: &mut Job<'_>,
-    _observers: &mut [&mut dyn Observer],
+    s: &L2sgd,
+    job: &mut Job<'_>,
+    observers: &mut [&mut dyn Observer],
 ) -> Result<Trained> {
-    Err(crate::CrfError::Model("l2sgd is not written yet".into()))
+    let data = job.data;
+    let features = job.features;
+    let n = data.len();
+    let lambda = 2.0 * s.c2 / n as f64;
+    let mut rng = bl_core::random::seeded_rng(job.seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    let all = order.clone();
+    order.shuffle(&mut rng);
+    let mut sgd = Sgd::new(features);
+    let mut objective = Objective::new(features);
+    let sample = &order[..n.min(s.calibration_samples)];
+    let calibration = calibrate(s, &mut sgd, &mut objective, data, sample, lambda, &job.pool)?;
+    let eta0 = calibration.eta;
+    let n_trials = calibration.trials.len();
+
+    sgd.reset();
+    let mut t: u64 = 0;
+    let mut past: Vec<f64> = Vec::new();
+    let mut best_w = vec![0.0; features.len()];
+    let mut best = f64::INFINITY;
+    let period = s.period;
+    let rule = job.iteration;
+    let mut report = run(&rule, observers, |k| {
+        order.shuffle(&mut rng);
+        let Some(eta) = sgd.epoch(data, &order, eta0, lambda, &mut t) else {
+            return Err(bl_core::error::build::numerical(
+                "l2sgd",
+                format!(
+                    "epoch {k}: the loss of a sequence is not finite (learning rate {eta0} \
+                     from the calibration)"
+                ),
+            ));
+        };
+        let w = sgd.weights();
+        let (norm, active) = norm_and_active(w);
+        let f = objective.nll(data, features, &all, w, &job.pool) + s.c2 * norm * norm;
+        let change = if k > period {
+            (past[k - 1 - period] - f) / f.abs().max(f64::MIN_POSITIVE)
+        } else {
+            f64::INFINITY
+        };
+        past.push(f);
+        if f < best {
+            best = f;
+            best_w.copy_from_slice(w);
+        }
+        job.log.push(IterationLog {
+            iteration: k,
+            loss: f,
+            feature_norm: norm,
+            active_features: active,
+            time: job.elapsed(),
+            error_norm: None,
+            linesearch_trials: None,
+            learning_rate: Some(eta),
+            errors: None,
+            holdout: job.holdout_score(w),
+        });
+        Ok::<_, crate::CrfError>(
+            Progress::new(f, change)
+                .with("learning_rate", eta)
+                .with("calibrated_eta", eta0)
+                .with("calibration_trials", n_trials as f64),
+        )
+    })?;
+    report.objective = best;
+    Ok(Trained {
+        weights: best_w,
+        report,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DatasetBuilder;
+    use crate::features::FeatureOptions;
+
+    /// Two short sequences with real values, and all possible features.
+    fn tiny() -> (Dataset, FeatureSet) {
+        let mut b = DatasetBuilder::new();
+        let seqs: [&[(&[(&str, f64)], &str)]; 2] = [
+            &[
+                (&[("a", 1.0), ("v", 0.5)], "X"),
+                (&[("b", 1.0), ("v", -2.0)], "Y"),
+                (&[("a", 1.0), ("a", 0.25)], "Z"),
+            ],
+            &[(&[("b", 1.5)], "Y"), (&[("a", 1.0), ("v", 3.0)], "X")],
+        ];
+        for seq in seqs {
+            for (attrs, y) in seq {
+                for (a, v) in *attrs {
+                    b.attribute(a, *v).unwrap();
+                }
+                b.end_item(y).unwrap();
+            }
+            b.end_sequence().unwrap();
+        }
+        let data = b.finish();
+        let features = FeatureSet::generate(
+            &data,
+            &FeatureOptions {
+                all_possible_states: true,
+                all_possible_transitions: true,
+                ..FeatureOptions::default()
+            },
+        );
+        (data, features)
+    }
+
+    /// `NLL_x(w)` by enumerating every label path (independent of the lattice).
+    fn brute_nll(features: &FeatureSet, x: Instance<'_>, w: &[f64]) -> f64 {
+        let l = features.n_labels();
+        let n = x.labels.len();
+        let score = |path: &[u32]| {
+            let mut s = 0.0;
+            features.for_each_feature(x.items, path, |k, v| s += w[k] * v);
+            s
+        };
+        let mut scores = Vec::new();
+        let mut path = vec![0u32; n];
+        for code in 0..l.pow(n as u32) {
+            let mut c = code;
+            for p in path.iter_mut() {
+                *p = (c % l) as u32;
+                c /= l;
+            }
+            scores.push(score(&path));
+        }
+        let m = scores.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+        let log_z = m + scores.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
+        log_z - score(x.labels)
+    }
+
+    /// The step is `w - eta grad f_x(w)`: `(w - w') / eta` equals central finite
+    /// differences of `f_x = NLL_x + (lambda / 2) ||w||^2` (NLL by brute force), for a
+    /// scale `a != 1`, a shrink to exactly zero (`eta lambda = 1`) and no L2.
+    #[test]
+    fn step_is_a_gradient_step_of_the_sequence_objective() {
+        let (data, features) = tiny();
+        let w: Vec<f64> = (0..features.len())
+            .map(|j| ((j * 37 % 11) as f64 - 5.0) / 7.0)
+            .collect();
+        let f = |x: Instance<'_>, w: &[f64], lambda: f64| {
+            brute_nll(&features, x, w) + 0.5 * lambda * w.iter().map(|v| v * v).sum::<f64>()
+        };
+        for s in 0..data.len() {
+            let x = data.instance(s);
+            for (eta, lambda, a) in [(0.1, 0.3, 1.0), (0.05, 0.7, 0.37), (2.0, 0.5, 1.0)] {
+                let mut sgd = Sgd::new(&features);
+                // w = a v with a != 1: the scaled representation.
+                sgd.v = w.iter().map(|x| x / a).collect();
+                sgd.a = a;
+                let loss = sgd.step(x, eta, lambda);
+                assert!((loss - brute_nll(&features, x, &w)).abs() < 1e-10);
+                let after = sgd.weights().to_vec();
+                let h = 1e-5;
+                for k in 0..w.len() {
+                    let (mut up, mut down) = (w.clone(), w.clone());
+                    up[k] += h;
+                    down[k] -= h;
+                    let fd = (f(x, &up, lambda) - f(x, &down, lambda)) / (2.0 * h);
+                    let step = (w[k] - after[k]) / eta;
+                    assert!(
+                        (fd - step).abs() < 1e-6 * (1.0 + fd.abs()),
+                        "sequence {s}, eta {eta}, feature {k}: {fd} vs {step}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The sequence objective is what the objective pass sums, for any chunking.
+    #[test]
+    fn objective_pass_sums_the_sequence_losses() {
+        let (data, features) = tiny();
+        let w: Vec<f64> = (0..features.len())
+            .map(|j| ((j * 13 % 7) as f64 - 3.0) / 5.0)
+            .collect();
+        let pool = Pool::new(Some(2)).unwrap();
+        let mut objective = Objective::new(&features);
+        let got = objective.nll(&data, &features, &[0, 1, 1], &w, &pool);
+        let want = brute_nll(&features, data.instance(0), &w)
+            + 2.0 * brute_nll(&features, data.instance(1), &w);
+        assert!((got - want).abs() < 1e-10, "{got} vs {want}");
+    }
+
+    /// The calibration's search: up by the rate while good, then down from
+    /// `eta / rate`, at most `max_trials`; the choice is the lowest finite objective.
+    #[test]
+    fn calibration_follows_the_search() {
+        let (data, features) = tiny();
+        let pool = Pool::new(Some(1)).unwrap();
+        let s = L2sgd {
+            calibration_candidates: 3,
+            calibration_max_trials: 9,
+            ..L2sgd::default()
+        };
+        let mut sgd = Sgd::new(&features);
+        let mut objective = Objective::new(&features);
+        let cal = calibrate(&s, &mut sgd, &mut objective, &data, &[0, 1], 1.0, &pool).unwrap();
+        assert!(cal.trials.len() <= 9);
+        let first_down = cal
+            .trials
+            .iter()
+            .position(|tr| tr.eta < s.calibration_eta)
+            .unwrap();
+        for (i, tr) in cal.trials.iter().enumerate() {
+            let k = if i < first_down {
+                i as i32
+            } else {
+                -((i - first_down) as i32) - 1
+            };
+            assert!((tr.eta / (s.calibration_eta * 2f64.powi(k)) - 1.0).abs() < 1e-12);
+        }
+        let best = cal
+            .trials
+            .iter()
+            .filter(|tr| tr.objective.is_finite())
+            .map(|tr| tr.objective)
+            .fold(f64::INFINITY, f64::min);
+        let chosen = cal.trials.iter().find(|tr| tr.eta == cal.eta).unwrap();
+        assert_eq!(chosen.objective, best);
+        assert!(chosen.good);
+    }
 }
