@@ -25,6 +25,8 @@ pub struct Lattice {
     beta: Vec<f64>,
     /// Normalizers `c_t`.
     scale: Vec<f64>,
+    /// Scratch of length `L` (reused, so a run allocates nothing once the buffers fit).
+    tmp: Vec<f64>,
     l: usize,
 }
 
@@ -33,6 +35,7 @@ impl Lattice {
     /// lattice's buffer and returned by [`take_buffer`](Self::take_buffer)) with the
     /// transitions `(exp_trans, mt)` of [`exp_transitions`]; returns `log Z` (0 when
     /// `n = 0`).
+    #[inline(always)]
     pub fn forward_backward(
         &mut self,
         mut state: Vec<f64>,
@@ -92,7 +95,9 @@ impl Lattice {
         }
         // Backward.
         self.beta[(n - 1) * l..].fill(1.0);
-        let mut tmp = vec![0.0; l];
+        let mut tmp = std::mem::take(&mut self.tmp);
+        tmp.clear();
+        tmp.resize(l, 0.0);
         for t in (0..n - 1).rev() {
             let (cur, next) = self.beta.split_at_mut((t + 1) * l);
             let cur = &mut cur[t * l..];
@@ -101,10 +106,10 @@ impl Lattice {
                 tmp[a] = self.psi[(t + 1) * l + a] * next[a] * inv;
             }
             for b in 0..l {
-                let row = &exp_trans[b * l..(b + 1) * l];
-                cur[b] = row.iter().zip(&tmp).map(|(x, y)| x * y).sum();
+                cur[b] = dot(&exp_trans[b * l..(b + 1) * l], &tmp);
             }
         }
+        self.tmp = tmp;
         let log_scales: f64 = self.scale.iter().map(|c| c.ln()).sum();
         log_scales + shifts + (n - 1) as f64 * mt
     }
@@ -137,9 +142,11 @@ impl Lattice {
     }
 
     /// Adds `scale * p(y_{t-1} = b, y_t = a | x)` summed over `t >= 1` to `out[b * L + a]`.
-    pub fn add_edge_marginals(&self, exp_trans: &[f64], scale: f64, out: &mut [f64]) {
+    pub fn add_edge_marginals(&mut self, exp_trans: &[f64], scale: f64, out: &mut [f64]) {
         let l = self.l;
-        let mut tmp = vec![0.0; l];
+        let mut tmp = std::mem::take(&mut self.tmp);
+        tmp.clear();
+        tmp.resize(l, 0.0);
         for t in 1..self.len() {
             let c = scale / self.scale[t];
             for a in 0..l {
@@ -154,10 +161,70 @@ impl Lattice {
                 }
             }
         }
+        self.tmp = tmp;
+    }
+
+    /// Adds `p(y_{t-1} = b, y_t = a | x) / exp_trans[b, a]`, summed over `t >= 1`, to
+    /// `out[b * L + a]`: the edge marginals without their transition factor, which is the
+    /// same for every sequence of one weight vector, so a caller summing over many
+    /// sequences multiplies by `exp_trans` once at the end.
+    #[inline(always)]
+    pub fn add_edge_outer(&mut self, out: &mut [f64]) {
+        let l = self.l;
+        let mut tmp = std::mem::take(&mut self.tmp);
+        tmp.clear();
+        tmp.resize(l, 0.0);
+        for t in 1..self.len() {
+            let c = 1.0 / self.scale[t];
+            for a in 0..l {
+                tmp[a] = self.psi[t * l + a] * self.beta[t * l + a] * c;
+            }
+            for b in 0..l {
+                let p = self.alpha[(t - 1) * l + b];
+                let o = &mut out[b * l..(b + 1) * l];
+                for (o, &q) in o.iter_mut().zip(tmp.iter()) {
+                    *o += p * q;
+                }
+            }
+        }
+        self.tmp = tmp;
+    }
+
+    /// The state marginals of position `t`, `p(y_t = a | x)` for every `a`, into `out`.
+    #[inline(always)]
+    pub fn state_marginals(&self, t: usize, out: &mut [f64]) {
+        let l = self.l;
+        let (a, b) = (
+            &self.alpha[t * l..(t + 1) * l],
+            &self.beta[t * l..(t + 1) * l],
+        );
+        for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+            *o = x * y;
+        }
     }
 
     /// Gives back the state-score buffer (for reuse).
     pub fn take_buffer(&mut self) -> Vec<f64> {
         std::mem::take(&mut self.psi)
     }
+}
+
+/// `sum_a x_a y_a` with eight partial sums in a fixed order (vectorizable; the same result
+/// on every thread).
+#[inline(always)]
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let y = &y[..x.len()];
+    let mut acc = [0.0f64; 8];
+    let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
+    let (xr, yr) = (xs.remainder(), ys.remainder());
+    for (xc, yc) in xs.zip(ys) {
+        for k in 0..8 {
+            acc[k] += xc[k] * yc[k];
+        }
+    }
+    let mut tail = 0.0;
+    for (a, b) in xr.iter().zip(yr) {
+        tail += a * b;
+    }
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
 }
