@@ -86,6 +86,22 @@ pub enum OblError {
         /// The tags the model knows.
         known: Vec<String>,
     },
+    /// An attribute of attribute data (a [`chain_crf::Dataset`] or [`chain_crf::Items`])
+    /// whose value is neither 1 nor 0: the tagger's features are binary.
+    #[error(
+        "sequence {sequence}, position {position}: attribute {} has the value {value}; the tagger's learners (bol, bcd, sp, crf-l2, crf-l1) take binary attributes: value 1 (active) or 0 (absent); use chain-crf's trainers for real values, or make the attribute binary",
+        bl_core::limits::quote(.attribute)
+    )]
+    NonBinaryAttribute {
+        /// 0-based sequence index.
+        sequence: usize,
+        /// 0-based item (position) index.
+        position: usize,
+        /// The attribute's name.
+        attribute: String,
+        /// Its value at that position (the sum of its values when given twice).
+        value: f64,
+    },
     /// A sentence whose observation and tag sequences differ in length.
     #[error("sentence {sentence}: {observations} observation rows but {tags} tags")]
     RaggedSentence {

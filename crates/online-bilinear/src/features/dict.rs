@@ -48,11 +48,19 @@ impl EncodedSentence {
 
 /// The feature dictionary: feature strings seen at least `cutoff` times in the training
 /// corpus, numbered `0..len()` in order of first appearance.
+///
+/// Or, built by [`from_attributes`](Self::from_attributes) for attribute data (a
+/// [`chain_crf::Dataset`]), the attributes of a dictionary with their own ids `0..A`,
+/// then the bias feature (id `A`, the templates being [`Template::Bias`] alone).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FeatureDict {
     templates: Templates,
     cutoff: usize,
     ids: HashMap<String, u32>,
+    /// `A`, the number of attributes, for a dictionary of attribute data (absent for one
+    /// built from templates, and in models saved before attribute data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    attributes: Option<usize>,
 }
 
 impl FeatureDict {
@@ -109,7 +117,89 @@ impl FeatureDict {
             templates: templates.clone(),
             cutoff,
             ids,
+            attributes: None,
         })
+    }
+
+    /// The dictionary of attribute data: attribute `j` of `attributes` is feature `j`,
+    /// and one more feature, the bias (id `A = attributes.len()`, the feature of the
+    /// templates' only template, [`Template::Bias`]), is active at every position; it
+    /// carries the label transitions, as the bias template does for a corpus (and as
+    /// CRFsuite's transition features, which have no attribute). The cutoff is 1.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) named `attribute
+    /// name` when an attribute has the bias feature's name (`"0\u{1}"`), or named
+    /// `attributes` for a dictionary holding a name twice or for `u32::MAX` attributes or
+    /// more (the bias needs an id).
+    pub fn from_attributes(attributes: &chain_crf::Dictionary) -> Result<Self> {
+        let templates = Templates::new(vec![Template::Bias])?;
+        let n = attributes.len();
+        if n >= u32::MAX as usize {
+            return Err(invalid(
+                "attributes",
+                n,
+                "fewer than 2^32 - 1 (the bias feature takes one more id)",
+            ));
+        }
+        if attributes.has_duplicates() {
+            return Err(invalid(
+                "attributes",
+                "a dictionary with a name twice",
+                "distinct names (a dictionary built by chain_crf::DatasetBuilder)",
+            ));
+        }
+        let mut ids = HashMap::with_capacity(n + 1);
+        for (j, name) in attributes.names().iter().enumerate() {
+            ids.insert(name.clone(), j as u32);
+        }
+        let bias = bias_name(0);
+        if ids.contains_key(&bias) {
+            return Err(invalid(
+                "attribute name",
+                format!("{bias:?}"),
+                "a name other than the bias feature's (\"0\\u{1}\")",
+            ));
+        }
+        ids.insert(bias, n as u32);
+        Ok(Self {
+            templates,
+            cutoff: 1,
+            ids,
+            attributes: Some(n),
+        })
+    }
+
+    /// `A`, the number of attributes, for a dictionary of attribute data
+    /// ([`from_attributes`](Self::from_attributes)); `None` for one built from templates.
+    pub fn n_attributes(&self) -> Option<usize> {
+        self.attributes
+    }
+
+    /// A dictionary of attribute data is what [`from_attributes`](Self::from_attributes)
+    /// builds: the bias template alone, cutoff 1, `A + 1` features, the bias's id `A`
+    /// (checked when a saved model is loaded; a dictionary built from templates passes).
+    ///
+    /// # Errors
+    /// What is wrong, for the load error's message.
+    pub(crate) fn check_attributes(&self) -> std::result::Result<(), String> {
+        let Some(n) = self.attributes else {
+            return Ok(());
+        };
+        if self.templates.as_slice() != [Template::Bias] || self.cutoff != 1 {
+            return Err(
+                "expected the bias template alone and cutoff 1 for attribute data".to_string(),
+            );
+        }
+        if n.checked_add(1) != Some(self.len()) || self.bias_id() != Some(n as u32) {
+            return Err(format!(
+                "expected {n} attributes then the bias feature (id {n}), found {} features \
+                 and the bias at {:?}",
+                self.len(),
+                self.bias_id()
+            ));
+        }
+        Ok(())
     }
 
     /// Whether the ids are exactly `0..len()` (true for every dictionary this crate builds;
@@ -158,10 +248,7 @@ impl FeatureDict {
             .list
             .iter()
             .position(|&template| template == Template::Bias)?;
-        let mut name = String::new();
-        push_index(&mut name, t);
-        name.push('\u{1}');
-        self.id(&name)
+        self.id(&bias_name(t))
     }
 
     /// The feature strings ordered by id.
@@ -187,6 +274,14 @@ impl FeatureDict {
         sentence: &Sentence,
         index: usize,
     ) -> Result<EncodedSentence> {
+        if self.attributes.is_some() {
+            return Err(invalid(
+                "sentence",
+                "a sentence for features of attribute data",
+                "chain_crf::Items (FeatureDict::encode_items, FittedTagger::tag_items): \
+                 these features are the attributes of a chain_crf::Dataset, not templates",
+            ));
+        }
         check_columns(&self.templates, sentence, index)?;
         let mut offsets = Vec::with_capacity(sentence.len() + 1);
         let mut features = Vec::with_capacity(sentence.len() * self.templates.list.len());
@@ -223,4 +318,130 @@ impl FeatureDict {
             .collect();
         encoded.into_iter().collect()
     }
+}
+
+/// The feature string of the bias template at index `t` of a template list.
+fn bias_name(t: usize) -> String {
+    let mut name = String::new();
+    push_index(&mut name, t);
+    name.push('\u{1}');
+    name
+}
+
+/// Attribute data: the feature ids of `chain_crf::Items`.
+impl FeatureDict {
+    /// The active feature ids of each item of `items` (sequence 0 in errors), for a
+    /// dictionary of attribute data ([`from_attributes`](Self::from_attributes)): at each
+    /// position its attributes in their order (each once: the values of an attribute given
+    /// twice are summed first, as CRFsuite's scores sum them), then the bias feature.
+    /// Features are binary: an attribute whose value is 1 is active, one whose value is 0
+    /// is dropped (it adds nothing to a score), any other value is an error. Attribute ids
+    /// `>= A` (not in the dictionary) are dropped.
+    ///
+    /// # Errors
+    /// [`OblError::NonBinaryAttribute`] naming the position and the attribute for a value
+    /// other than 0 and 1; [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`])
+    /// for a dictionary built from templates.
+    pub fn encode_items(&self, items: chain_crf::Items<'_>) -> Result<EncodedSentence> {
+        self.encode_items_indexed(items, 0, &mut Vec::new())
+    }
+
+    /// [`encode_items`](Self::encode_items) of sequence `sequence`, with a reused scratch
+    /// buffer.
+    pub(crate) fn encode_items_indexed(
+        &self,
+        items: chain_crf::Items<'_>,
+        sequence: usize,
+        scratch: &mut Vec<(u32, u32)>,
+    ) -> Result<EncodedSentence> {
+        let Some(n_attributes) = self.attributes else {
+            return Err(invalid(
+                "items",
+                "chain_crf::Items for features built from templates",
+                "sentences (Sentence, Corpus): this model's features are templates, not the \
+                 attributes of a chain_crf::Dataset",
+            ));
+        };
+        let bias = n_attributes as u32;
+        let mut offsets = Vec::with_capacity(items.len() + 1);
+        let mut features = Vec::with_capacity(items.n_attributes() + items.len());
+        offsets.push(0);
+        for t in 0..items.len() {
+            let (ids, values) = items.item(t);
+            let start = features.len();
+            if !has_duplicate(ids, scratch) {
+                for (&id, &v) in ids.iter().zip(values) {
+                    if id < bias && self.binary(v, id, sequence, t)? {
+                        features.push(id);
+                    }
+                }
+            } else {
+                // Each attribute once, at its first place, with the sum of its values.
+                scratch.clear();
+                scratch.extend(ids.iter().enumerate().map(|(j, &id)| (id, j as u32)));
+                scratch.sort_unstable();
+                let mut first = 0;
+                while first < scratch.len() {
+                    let id = scratch[first].0;
+                    let mut last = first + 1;
+                    while last < scratch.len() && scratch[last].0 == id {
+                        last += 1;
+                    }
+                    let total = scratch[first..last]
+                        .iter()
+                        .fold(0.0, |s, &(_, j)| s + values[j as usize]);
+                    if id < bias && self.binary(total, id, sequence, t)? {
+                        features.push(scratch[first].1);
+                    }
+                    first = last;
+                }
+                // `features[start..]` holds the first places: order them, then map to ids.
+                features[start..].sort_unstable();
+                for f in &mut features[start..] {
+                    *f = ids[*f as usize];
+                }
+            }
+            features.push(bias);
+            offsets.push(u32::try_from(features.len()).map_err(|_| -> OblError {
+                invalid(
+                    "items",
+                    format!("sequence {sequence}: more than 2^32 - 1 active features"),
+                    "shorter sequences",
+                )
+            })?);
+        }
+        Ok(EncodedSentence { offsets, features })
+    }
+
+    /// Whether an attribute of total value `v` is active (1) or dropped (0).
+    fn binary(&self, v: f64, id: u32, sequence: usize, position: usize) -> Result<bool> {
+        if v == 1.0 {
+            Ok(true)
+        } else if v == 0.0 {
+            Ok(false)
+        } else {
+            let attribute = self
+                .ids
+                .iter()
+                .find(|&(_, &j)| j == id)
+                .map_or_else(|| format!("#{id}"), |(name, _)| name.clone());
+            Err(OblError::NonBinaryAttribute {
+                sequence,
+                position,
+                attribute,
+                value: v,
+            })
+        }
+    }
+}
+
+/// Whether `ids` holds an id twice (`scratch` is reused for long lists).
+fn has_duplicate(ids: &[u32], scratch: &mut Vec<(u32, u32)>) -> bool {
+    if ids.len() <= 16 {
+        return ids.iter().enumerate().any(|(j, id)| ids[..j].contains(id));
+    }
+    scratch.clear();
+    scratch.extend(ids.iter().map(|&id| (id, 0)));
+    scratch.sort_unstable();
+    scratch.windows(2).any(|w| w[0].0 == w[1].0)
 }

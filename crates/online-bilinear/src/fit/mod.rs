@@ -1,13 +1,16 @@
-//! Fitting: `Fit<Corpus>`, `Fit<PreparedCorpus>` and `Fit<WithSnapshots>` on
+//! Fitting: `Fit<Corpus>`, `Fit<chain_crf::Dataset>`, `Fit<PreparedCorpus>` and
+//! `Fit<WithSnapshots>` on
 //! [`TaggerValidParams`] (the builder [`TaggerParams`](crate::TaggerParams) fits through
 //! `bl_core`'s blanket implementation, checking first).
 //!
-//! A fit prepares the features (from a corpus), starts the learner
+//! A fit prepares the features (from a corpus, or from attribute data:
+//! [`TaggerValidParams::prepare_dataset`]), starts the learner
 //! ([`Learner::start`](crate::Learner::start)) and trains it: an online learner through
 //! [`crate::train`], one epoch per iteration of the engine; a CRF as one outer iteration
 //! whose optimizer run ([`crate::crf`]) is an inner, untraced run, its termination and
 //! iteration count reported by the outer one.
 
+mod attributes;
 mod prepared;
 mod snapshots;
 
@@ -63,6 +66,27 @@ fit_tagger! {
     Corpus => |self, corpus, observers| {
         let started = Instant::now();
         let prepared = self.prepare(corpus)?;
+        let setup_seconds = started.elapsed().as_secs_f64();
+        let mut model = self.train(self.learner().as_ref(), &prepared, observers, None)?;
+        model.train_seconds += setup_seconds;
+        Ok(model)
+    }
+}
+
+fit_tagger! {
+    /// Fits on attribute data (CRFsuite's input): prepares its features
+    /// ([`prepare_dataset`](TaggerValidParams::prepare_dataset): the attributes, then the
+    /// bias) and trains as on a [`Corpus`]. The model tags [`chain_crf::Items`] of the same
+    /// attribute dictionary ([`FittedTagger::tag_items`]); its tags are the label names in
+    /// id order. [`train_seconds`](FittedTagger::train_seconds) includes the encoding.
+    ///
+    /// # Errors
+    /// The errors of [`prepare_dataset`](TaggerValidParams::prepare_dataset) (among them
+    /// [`OblError::NonBinaryAttribute`] for a value other than 0 or 1), then those of the
+    /// fit on a [`Corpus`] after preparation.
+    chain_crf::Dataset => |self, data, observers| {
+        let started = Instant::now();
+        let prepared = self.prepare_dataset(data)?;
         let setup_seconds = started.elapsed().as_secs_f64();
         let mut model = self.train(self.learner().as_ref(), &prepared, observers, None)?;
         model.train_seconds += setup_seconds;

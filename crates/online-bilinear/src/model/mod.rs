@@ -12,6 +12,7 @@ use crate::scoring::{bilinear_scores, linear_scores, sparse_scores};
 use crate::settings::LearnerSettings;
 use crate::weights::Weights;
 
+mod attributes;
 mod crf_file;
 mod evaluate;
 mod predict;
@@ -24,7 +25,10 @@ pub(crate) use saved::report_from_history;
 /// A fitted sequence tagger: the feature dictionary, the tag set and the learned weights.
 /// It predicts through [`bl_core::Predict`] (`use online_bilinear::Predict`): the tags of a
 /// [`Sentence`](crate::Sentence) (`Vec<String>`) or of every sentence of a
-/// [`Corpus`](crate::Corpus) (`Vec<Vec<String>>`).
+/// [`Corpus`](crate::Corpus) (`Vec<Vec<String>>`). A model fitted on attribute data
+/// (`Fit<chain_crf::Dataset>`) tags [`chain_crf::Items`] instead
+/// ([`tag_items`](Self::tag_items); label ids of every sequence of a
+/// [`chain_crf::Dataset`] through `Predict`).
 ///
 /// Its [`report`](Fitted::report) has one iteration per epoch of an online learner (trace
 /// objective: the epoch's online token error rate; extras `mistakes`, `token_errors`,

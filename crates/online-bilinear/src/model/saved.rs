@@ -289,6 +289,9 @@ impl Saved {
                 format!("expected feature ids 0..{k} (each once), found others"),
             ));
         }
+        self.dict
+            .check_attributes()
+            .map_err(|e| bad_field("dict", e))?;
         let p = l + 1;
         // Bound on |score| of one position: sum over features of the largest weight
         // product a feature contributes (every feature is active at most once).
