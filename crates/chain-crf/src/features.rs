@@ -215,16 +215,16 @@ impl FeatureSet {
             let y = labels[t];
             let (ids, vals) = items.item(t);
             for (&a, &v) in ids.iter().zip(vals) {
-                if self.known(a) {
-                    if let Some(k) = self.state_feature(a, y) {
-                        f(k, v);
-                    }
+                if self.known(a)
+                    && let Some(k) = self.state_feature(a, y)
+                {
+                    f(k, v);
                 }
             }
-            if t > 0 {
-                if let Some(k) = self.transition(labels[t - 1], y) {
-                    f(k, 1.0);
-                }
+            if t > 0
+                && let Some(k) = self.transition(labels[t - 1], y)
+            {
+                f(k, 1.0);
             }
         }
     }

@@ -44,7 +44,7 @@ impl Lattice {
         mt: f64,
     ) -> f64 {
         self.l = l;
-        let n = if l == 0 { 0 } else { state.len() / l };
+        let n = state.len().checked_div(l).unwrap_or(0);
         self.scale.clear();
         self.scale.resize(n, 0.0);
         if n == 0 {

@@ -7,8 +7,11 @@ use chain_crf::{
 };
 use proptest::prelude::*;
 
-/// A data set from `(attribute, value)` items and labels.
-fn dataset(seqs: &[Vec<(Vec<(&str, f64)>, &str)>]) -> chain_crf::Dataset {
+/// An item: `(attribute, value)` pairs and the label.
+type Item<'a> = (Vec<(&'a str, f64)>, &'a str);
+
+/// A data set from items.
+fn dataset(seqs: &[Vec<Item<'_>>]) -> chain_crf::Dataset {
     let mut b = DatasetBuilder::new();
     for seq in seqs {
         for (attrs, label) in seq {

@@ -324,7 +324,8 @@ mod tests {
     #[test]
     fn gradient_matches_finite_differences() {
         let mut b = DatasetBuilder::new();
-        let seqs: [&[(&[(&str, f64)], &str)]; 2] = [
+        type Item<'a> = (&'a [(&'a str, f64)], &'a str);
+        let seqs: [&[Item<'_>]; 2] = [
             &[
                 (&[("a", 1.0), ("v", 0.5)], "X"),
                 (&[("b", 1.0), ("v", -2.0)], "Y"),

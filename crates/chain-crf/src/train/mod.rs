@@ -26,7 +26,7 @@ use bl_core::engine::{FitReport, Observer};
 use bl_core::{IterationParams, ParamGuard, params};
 use serde::{Deserialize, Serialize};
 
-use crate::data::{Dataset, Items, UNKNOWN_LABEL};
+use crate::data::Dataset;
 use crate::error::{CrfError, Result};
 use crate::features::{FeatureOptions, FeatureSet};
 use crate::model::Model;
@@ -360,17 +360,16 @@ impl CrfValidParams {
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedCrf> {
         bl_core::error::ensure_nonempty("training sequences", data.len())?;
-        if let Some(h) = holdout {
-            if h.labels().names() != data.labels().names()
-                || h.attributes().len() != data.attributes().len()
-            {
-                return Err(bl_core::BlError::ShapeMismatch {
-                    context: "held-out data: dictionaries",
-                    expected: "the training data's (DatasetBuilder::frozen)".into(),
-                    found: "others".into(),
-                }
-                .into());
+        if let Some(h) = holdout
+            && (h.labels().names() != data.labels().names()
+                || h.attributes().len() != data.attributes().len())
+        {
+            return Err(bl_core::BlError::ShapeMismatch {
+                context: "held-out data: dictionaries",
+                expected: "the training data's (DatasetBuilder::frozen)".into(),
+                found: "others".into(),
             }
+            .into());
         }
         let start = Instant::now();
         let features = FeatureSet::generate(data, &self.params.features);
@@ -406,26 +405,6 @@ impl CrfValidParams {
             algorithm: self.params.algorithm.name(),
         })
     }
-}
-
-/// Checks that a held-out label is a real label (for tests of the trainers).
-#[allow(dead_code)]
-pub(crate) fn is_known(label: u32) -> bool {
-    label != UNKNOWN_LABEL
-}
-
-/// Viterbi of `items` under `w` into `path` (buffers reused).
-pub(crate) fn decode(
-    features: &FeatureSet,
-    items: Items<'_>,
-    w: &[f64],
-    trans: &[f64],
-    state: &mut Vec<f64>,
-    path: &mut Vec<u32>,
-    back: &mut Vec<u32>,
-) -> f64 {
-    features.state_scores(items, w, state);
-    crate::viterbi::viterbi(state, features.n_labels(), trans, path, back)
 }
 
 /// Positive, finite `f64` check under the parameter's CRFsuite name.

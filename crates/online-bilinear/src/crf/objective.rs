@@ -16,27 +16,14 @@ use rayon::prelude::*;
 
 use crate::features::EncodedSentence;
 
-/// Reusable buffers of the forward-backward pass of one sentence.
+/// Forward-backward over one sentence: `chain-crf`'s lattice (the same model, `crf1d`)
+/// behind this crate's state scores.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Lattice {
-    /// State scores `s_i(a)`, then `exp(s_i(a) - m_i)`: `n x L`.
-    psi: Vec<f64>,
-    /// Scaled forward variables: `n x L`.
-    alpha: Vec<f64>,
-    /// Scaled backward variables: `n x L`.
-    beta: Vec<f64>,
-    /// Normalizers `c_i`.
-    scale: Vec<f64>,
-    /// Shifts `m_i`.
-    shift: Vec<f64>,
+    inner: chain_crf::lattice::Lattice,
 }
 
-/// `exp(t[b, a] - max t)` and `max t` of the transition weights (`L x L`).
-pub(crate) fn exp_transitions(trans: &[f64]) -> (Vec<f64>, f64) {
-    let mt = trans.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
-    let mt = if mt.is_finite() { mt } else { 0.0 };
-    (trans.iter().map(|&v| (v - mt).exp()).collect(), mt)
-}
+pub(crate) use chain_crf::lattice::exp_transitions;
 
 /// Which (feature, tag) pairs have a state weight, CSR by feature: the weights of feature
 /// `k` are `offsets[k]..offsets[k + 1]`, for the tags `tags[j]`. Like CRFsuite's `crf1d`
@@ -151,87 +138,20 @@ impl Lattice {
         mt: f64,
         gold: Option<&[usize]>,
     ) -> (f64, f64) {
-        let n = enc.len();
-        if n == 0 {
-            return (0.0, 0.0);
-        }
-        index.scores(enc, l, state, &mut self.psi);
+        // The previous sentence's buffer, reused (its marginals are no longer read).
+        let mut psi = self.inner.take_buffer();
+        index.scores(enc, l, state, &mut psi);
         let gold_state = gold.map_or(0.0, |y| {
-            y.iter()
-                .enumerate()
-                .map(|(i, &a)| self.psi[i * l + a])
-                .sum()
+            y.iter().enumerate().map(|(i, &a)| psi[i * l + a]).sum()
         });
-        self.shift.clear();
-        for i in 0..n {
-            let row = &mut self.psi[i * l..(i + 1) * l];
-            let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
-            for v in row.iter_mut() {
-                *v = (*v - m).exp();
-            }
-            self.shift.push(m);
-        }
-        self.alpha.clear();
-        self.alpha.resize(n * l, 0.0);
-        self.beta.clear();
-        self.beta.resize(n * l, 0.0);
-        self.scale.clear();
-        self.scale.resize(n, 0.0);
-        // Forward.
-        let mut c = 0.0;
-        for a in 0..l {
-            self.alpha[a] = self.psi[a];
-            c += self.psi[a];
-        }
-        self.scale[0] = c;
-        for a in 0..l {
-            self.alpha[a] /= c;
-        }
-        for i in 1..n {
-            let (prev, cur) = self.alpha.split_at_mut(i * l);
-            let prev = &prev[(i - 1) * l..];
-            let cur = &mut cur[..l];
-            let mut c = 0.0;
-            for a in 0..l {
-                let mut s = 0.0;
-                for b in 0..l {
-                    s += prev[b] * exp_trans[b * l + a];
-                }
-                let v = s * self.psi[i * l + a];
-                cur[a] = v;
-                c += v;
-            }
-            self.scale[i] = c;
-            for v in cur.iter_mut() {
-                *v /= c;
-            }
-        }
-        // Backward.
-        for a in 0..l {
-            self.beta[(n - 1) * l + a] = 1.0;
-        }
-        for i in (0..n - 1).rev() {
-            let (cur, next) = self.beta.split_at_mut((i + 1) * l);
-            let cur = &mut cur[i * l..];
-            let next = &next[..l];
-            let inv = 1.0 / self.scale[i + 1];
-            for b in 0..l {
-                let mut s = 0.0;
-                for a in 0..l {
-                    s += exp_trans[b * l + a] * self.psi[(i + 1) * l + a] * next[a];
-                }
-                cur[b] = s * inv;
-            }
-        }
-        let log_scales: f64 = self.scale.iter().map(|c| c.ln()).sum();
-        let shifts: f64 = self.shift.iter().sum();
-        (log_scales + shifts + (n - 1) as f64 * mt, gold_state)
+        let log_z = self.inner.forward_backward(psi, l, exp_trans, mt);
+        (log_z, gold_state)
     }
 
     /// `p(y_i = a | x)` after [`forward_backward`](Self::forward_backward).
     #[inline]
-    pub(crate) fn state_marginal(&self, i: usize, a: usize, l: usize) -> f64 {
-        self.alpha[i * l + a] * self.beta[i * l + a]
+    pub(crate) fn state_marginal(&self, i: usize, a: usize, _l: usize) -> f64 {
+        self.inner.state_marginal(i, a)
     }
 
     /// `p(y_{i-1} = b, y_i = a | x)` (`i >= 1`) after
@@ -242,14 +162,10 @@ impl Lattice {
         i: usize,
         b: usize,
         a: usize,
-        l: usize,
+        _l: usize,
         exp_trans: &[f64],
     ) -> f64 {
-        self.alpha[(i - 1) * l + b]
-            * exp_trans[b * l + a]
-            * self.psi[i * l + a]
-            * self.beta[i * l + a]
-            / self.scale[i]
+        self.inner.edge_marginal(i, b, a, exp_trans)
     }
 }
 
