@@ -11,6 +11,8 @@
 #[cfg(feature = "python")]
 pub mod arrays;
 #[cfg(feature = "python")]
+pub mod crfsuite;
+#[cfg(feature = "python")]
 pub mod errors;
 #[cfg(feature = "python")]
 pub mod gop;
@@ -36,5 +38,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     gop::register(m)?;
     tagger::register(m)?;
     tensor::register(m)?;
+    crfsuite::register(m)?;
     Ok(())
 }

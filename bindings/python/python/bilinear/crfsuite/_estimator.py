@@ -1,0 +1,363 @@
+"""``CRF``: sklearn-crfsuite's estimator over the ``chain-crf`` crate."""
+
+import os
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+
+from .. import _native
+from ._tagger import ModelInfo, Tagger, TrainingLog, _read
+
+#: sklearn-crfsuite's training parameters (keyword names), passed on when not None.
+_TRAINING_PARAMS = (
+    "min_freq", "all_possible_states", "all_possible_transitions", "c1", "c2",
+    "max_iterations", "num_memories", "epsilon", "period", "delta", "linesearch",
+    "max_linesearch", "calibration_eta", "calibration_rate", "calibration_samples",
+    "calibration_candidates", "calibration_max_trials", "pa_type", "c", "error_sensitive",
+    "averaging", "variance", "gamma",
+)
+
+#: CRFsuite's trainers, with the long names python-crfsuite also accepts.
+_ALGORITHMS = {
+    "lbfgs": "lbfgs", "l2sgd": "l2sgd", "ap": "ap", "averaged-perceptron": "ap",
+    "pa": "pa", "passive-aggressive": "pa", "arow": "arow",
+}
+
+#: The online bilinear learners of the `online-bilinear` crate.
+_BILINEAR = ("bol", "bcd", "sp")
+
+
+def _threads(n_jobs):
+    """Worker threads of a fit, as scikit-learn reads ``n_jobs``: None is 1 (or the
+    active ``joblib.parallel_backend``'s count), -1 all cores, -2 all but one, ..."""
+    from joblib import effective_n_jobs
+
+    if n_jobs is not None and (isinstance(n_jobs, bool) or int(n_jobs) != n_jobs):
+        raise ValueError(f"n_jobs must be an int or None, not {n_jobs!r}")
+    return max(1, int(effective_n_jobs(n_jobs)))
+
+
+def _object_array(seqs):
+    """A 1-D object array of per-sequence lists (sklearn-crfsuite 0.5 returns
+    ``np.array(..., dtype=object)``, which becomes 2-D when all sequences have the same
+    length; this one is always 1-D)."""
+    out = np.empty(len(seqs), dtype=object)
+    for i, s in enumerate(seqs):
+        out[i] = s
+    return out
+
+
+class CRF(BaseEstimator):
+    """A linear-chain CRF with sklearn-crfsuite's interface, trained by the Rust crate
+    ``chain-crf`` on ``n_jobs`` threads: ``import bilinear.crfsuite as sklearn_crfsuite``
+    runs code written for sklearn-crfsuite.
+
+    Every training parameter is sklearn-crfsuite's, with its name and meaning; ``None``
+    means CRFsuite's default for the chosen algorithm, and a parameter the algorithm does
+    not take is a ``ValueError`` when it is not None (CRFsuite refuses it too).
+
+    Parameters
+    ----------
+    algorithm : {"lbfgs", "l2sgd", "ap", "pa", "arow", "bol", "bcd", "sp"} or None
+        ``lbfgs`` (default; L-BFGS, OWL-QN when ``c1 > 0``), ``l2sgd`` (SGD with L2),
+        ``ap`` (averaged perceptron), ``pa`` (passive-aggressive), ``arow`` (AROW);
+        ``bol``, ``bcd``, ``sp``: the online bilinear learners (not yet available).
+    min_freq : float or None
+        Drop features whose frequency in the training data is below this (default 0).
+    all_possible_states, all_possible_transitions : bool or None
+        Generate every (attribute, label) / (label, label) feature, seen or not.
+    c1 : float or None
+        L1 coefficient (lbfgs; default 0).
+    c2 : float or None
+        L2 coefficient (lbfgs, l2sgd; default 1).
+    max_iterations : int or None
+        Iteration (epoch) budget (default: lbfgs unlimited, l2sgd 1000, others 100).
+    num_memories : int or None
+        L-BFGS memory (lbfgs; default 6).
+    epsilon : float or None
+        lbfgs: the gradient test ``||g|| / max(1, ||w||) <= epsilon`` (default 1e-5);
+        ap, pa, arow: stop when an epoch's loss falls to it (default 0).
+    period, delta : int, float or None
+        Stop when the objective decreased by at most ``delta`` (relative) over the last
+        ``period`` iterations (lbfgs, l2sgd; defaults 10 and 1e-5 / 1e-6).
+    linesearch : {"MoreThuente", "Backtracking", "StrongBacktracking"} or None
+        Accepted for lbfgs; every value runs the crate's backtracking line search.
+    max_linesearch : int or None
+        Line-search trials per iteration (lbfgs; default 20).
+    calibration_eta, calibration_rate, calibration_samples, calibration_candidates, calibration_max_trials
+        l2sgd's learning-rate calibration (defaults 0.1, 2.0, 1000, 10, 20).
+    pa_type : {0, 1, 2} or None
+        PA without slack, PA-I, PA-II (pa; default 1).
+    c : float or None
+        pa's aggressiveness (default 1).
+    error_sensitive, averaging : bool or None
+        pa's options (default True).
+    variance, gamma : float or None
+        arow's initial variance and tradeoff (default 1).
+    verbose : bool
+        Print one line per iteration while training, and the held-out scores.
+    model_filename : str or None
+        ``fit`` writes the model here (the crate's saved form, not CRFsuite's file
+        format); a new ``CRF(model_filename=path)`` loads it on first use.
+    keep_tempfiles : bool
+        Accepted and ignored: no temporary files are written.
+    trainer_cls : None
+        python-crfsuite trainer classes cannot be used; anything but None is a
+        ``ValueError`` at ``fit``.
+    n_jobs : int or None
+        Threads of the fit, as scikit-learn reads ``n_jobs``: None is 1 (or the count of
+        an active ``joblib.parallel_backend``), -1 every core. lbfgs computes its gradient
+        over sequences on these threads.
+
+    Attributes
+    ----------
+    tagger_ : Tagger or None
+        python-crfsuite's ``Tagger`` interface on the model (None before fit).
+    classes_ : list of str
+        The labels.
+    size_ : int
+        Bytes of the saved model (the crate's form).
+    num_attributes_, attributes_ : int, list of str
+        The attributes with at least one nonzero feature, as in a CRFsuite model.
+    state_features_, transition_features_ : dict
+        Nonzero weights ``{(attribute, label): w}`` and ``{(label_from, label_to): w}``.
+    training_log_ : TrainingLog or None
+        Per-iteration log (python-crfsuite's parsed form).
+    """
+
+    def __init__(self, algorithm=None, min_freq=None, all_possible_states=None,
+                 all_possible_transitions=None, c1=None, c2=None, max_iterations=None,
+                 num_memories=None, epsilon=None, period=None, delta=None, linesearch=None,
+                 max_linesearch=None, calibration_eta=None, calibration_rate=None,
+                 calibration_samples=None, calibration_candidates=None,
+                 calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
+                 averaging=None, variance=None, gamma=None, verbose=False,
+                 model_filename=None, keep_tempfiles=False, trainer_cls=None, n_jobs=None):
+        self.algorithm = algorithm
+        self.min_freq = min_freq
+        self.all_possible_states = all_possible_states
+        self.all_possible_transitions = all_possible_transitions
+        self.c1 = c1
+        self.c2 = c2
+        self.max_iterations = max_iterations
+        self.num_memories = num_memories
+        self.epsilon = epsilon
+        self.period = period
+        self.delta = delta
+        self.linesearch = linesearch
+        self.max_linesearch = max_linesearch
+        self.calibration_eta = calibration_eta
+        self.calibration_rate = calibration_rate
+        self.calibration_samples = calibration_samples
+        self.calibration_candidates = calibration_candidates
+        self.calibration_max_trials = calibration_max_trials
+        self.pa_type = pa_type
+        self.c = c
+        self.error_sensitive = error_sensitive
+        self.averaging = averaging
+        self.variance = variance
+        self.gamma = gamma
+        self.verbose = verbose
+        self.model_filename = model_filename
+        self.keep_tempfiles = keep_tempfiles
+        self.trainer_cls = trainer_cls
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ fitting
+
+    def _forget(self):
+        for key in ("_model", "_tagger", "_info_cached", "_training_log"):
+            self.__dict__.pop(key, None)
+
+    def fit(self, X, y, X_dev=None, y_dev=None):
+        """Trains on sequences ``X`` (each a sequence of feature dicts, read as
+        python-crfsuite reads them) with label sequences ``y``; ``X_dev``, ``y_dev``
+        (held-out data, optional) are scored after every iteration into
+        ``training_log_``. Any iterables work, generators included; the data is encoded
+        in Rust as it is read."""
+        if (X_dev is None) != (y_dev is None):
+            raise ValueError("Pass both X_dev and y_dev to use the holdout data")
+        if self.trainer_cls is not None:
+            raise ValueError(
+                "trainer_cls is not supported: bilinear.crfsuite does not run "
+                "python-crfsuite trainers (use verbose=True for the per-iteration log)")
+        name = "lbfgs" if self.algorithm is None else self.algorithm
+        if not isinstance(name, str):
+            raise ValueError(f"algorithm must be a str, not {name!r}")
+        name = name.lower()
+        self._forget()
+        if name in _BILINEAR:
+            return self._fit_bilinear(name, X, y, X_dev, y_dev)
+        if name not in _ALGORITHMS:
+            raise ValueError(
+                f"invalid algorithm {self.algorithm!r}: must be 'lbfgs', 'l2sgd', 'ap', "
+                "'pa', 'arow', 'bol', 'bcd' or 'sp'")
+        params = {k: getattr(self, k) for k in _TRAINING_PARAMS if getattr(self, k) is not None}
+        model, log, info = _native.crfsuite_fit(
+            X, y, X_dev, y_dev, algorithm=_ALGORITHMS[name], params=params,
+            threads=_threads(self.n_jobs),
+            on_iteration=_Printer() if self.verbose else None)
+        self._model = model
+        self._training_log = TrainingLog(log, info)
+        if self.verbose:
+            _print_holdout(self._training_log)
+        if self.model_filename is not None:
+            with open(self.model_filename, "wb") as f:
+                f.write(model.to_bytes())
+        return self
+
+    def _fit_bilinear(self, name, X, y, X_dev, y_dev):
+        """Trains one of the online bilinear learners (``bol``, ``bcd``, ``sp``)."""
+        raise ValueError(
+            f"algorithm {name!r} (an online bilinear learner) is not available in "
+            "bilinear.crfsuite yet: it comes in a later step. Use 'lbfgs', 'l2sgd', 'ap', "
+            "'pa' or 'arow', or bilinear.BilinearTagger")
+
+    # ------------------------------------------------------------------ the model
+
+    def _get_model(self):
+        model = self.__dict__.get("_model")
+        if model is None and self.model_filename is not None \
+                and os.path.exists(self.model_filename):
+            model = self._model = _read(self.model_filename)
+        return model
+
+    def _require_model(self):
+        model = self._get_model()
+        if model is None:
+            raise NotFittedError(
+                "This CRF instance is not fitted yet: call fit, or give model_filename "
+                "of a saved model")
+        return model
+
+    def __sklearn_is_fitted__(self):
+        return self._get_model() is not None
+
+    @property
+    def tagger_(self):
+        """python-crfsuite's ``Tagger`` interface on the model (None before fit)."""
+        tagger = self.__dict__.get("_tagger")
+        if tagger is None:
+            model = self._get_model()
+            if model is None:
+                return None
+            tagger = self._tagger = Tagger(model)
+        return tagger
+
+    @property
+    def _info(self):
+        info = self.__dict__.get("_info_cached")
+        if info is None:
+            model = self._get_model()
+            if model is None:
+                return None
+            info = self._info_cached = ModelInfo(model)
+        return info
+
+    @property
+    def training_log_(self):
+        """The training log (:class:`TrainingLog`; None before fit or for a loaded model)."""
+        return self.__dict__.get("_training_log")
+
+    @property
+    def classes_(self):
+        """The labels."""
+        model = self._get_model()
+        return None if model is None else model.labels()
+
+    @property
+    def size_(self):
+        """Size of the saved model in bytes (the crate's form, not CRFsuite's)."""
+        info = self._info
+        return None if info is None else int(info.header["size"])
+
+    @property
+    def num_attributes_(self):
+        """Number of attributes with a nonzero feature."""
+        info = self._info
+        return None if info is None else int(info.header["num_attrs"])
+
+    @property
+    def attributes_(self):
+        """The attributes with a nonzero feature, in the model's order."""
+        info = self._info
+        return None if info is None else list(info.attributes)
+
+    @property
+    def state_features_(self):
+        """``{(attribute, label): weight}``, nonzero weights."""
+        info = self._info
+        return None if info is None else info.state_features
+
+    @property
+    def transition_features_(self):
+        """``{(label_from, label_to): weight}``, nonzero weights."""
+        info = self._info
+        return None if info is None else info.transitions
+
+    # ------------------------------------------------------------------ prediction
+
+    def predict(self, X):
+        """The labels of every sequence: a 1-D object array of lists of str."""
+        return _object_array(self._require_model().predict(X))
+
+    def predict_single(self, xseq):
+        """The labels of one sequence (a list of str)."""
+        model = self._require_model()
+        return model.tag(model.encode(xseq))
+
+    def predict_marginals(self, X):
+        """``{label: probability}`` per position of every sequence: a 1-D object array of
+        lists of dicts."""
+        return _object_array(self._require_model().predict_marginals(X))
+
+    def predict_marginals_single(self, xseq):
+        """``{label: probability}`` for every position of one sequence."""
+        return list(self._require_model().predict_marginals([xseq])[0])
+
+    def score(self, X, y):
+        """Accuracy over all items (``metrics.flat_accuracy_score``)."""
+        from .metrics import flat_accuracy_score
+
+        return flat_accuracy_score(y, self.predict(X))
+
+    # ------------------------------------------------------------------ pickling
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state = dict(state)
+        state.pop("_tagger", None)
+        state.pop("_info_cached", None)
+        return state
+
+
+class _Printer:
+    """``verbose``: one line per iteration, printed while the fit runs."""
+
+    def __init__(self):
+        self.before = 0.0
+
+    def __call__(self, num, loss, seconds):
+        took, self.before = seconds - self.before, seconds
+        print(f"Iter {num:<3} time={took:<5.2f} loss={loss:<8.2f}", flush=True)
+
+
+def _print_holdout(log):
+    """``verbose``: the held-out scores of the returned model, per label."""
+    last = log.last_iteration
+    if not last or not last.get("scores"):
+        return
+    print(f"Held-out accuracy (item/sequence): {last['item_accuracy_float']:.3f} "
+          f"{last['instance_accuracy_float']:.3f}")
+    rows = [(label, s.precision, s.recall, s.f1, s.ref)
+            for label, s in sorted(last["scores"].items())]
+    width = max([len("Label")] + [len(r[0]) for r in rows])
+    head = f"{'Label':<{width}}  Precision  Recall     F1  Support"
+    print("=" * len(head))
+    print(head)
+    print("-" * len(head))
+    for label, p, r, f, ref in rows:
+        cells = ["     -" if v is None else f"{v:6.3f}" for v in (p, r, f)]
+        print(f"{label:<{width}}     {cells[0]}  {cells[1]} {cells[2]}  {ref:7d}")
+    print("-" * len(head))

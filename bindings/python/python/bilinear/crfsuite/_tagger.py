@@ -1,0 +1,268 @@
+"""python-crfsuite's ``Tagger``, its ``info()`` structure and the parsed training log,
+over a :class:`bilinear._native.CrfModel`."""
+
+import contextlib
+import fractions
+from collections import namedtuple
+
+from .. import _native
+
+#: One label's held-out scores, as python-crfsuite's log parser gives them.
+LabelScore = namedtuple("LabelScore", "match model ref precision recall f1")
+
+
+def _load(data):
+    return _native.CrfModel.from_bytes(bytes(data))
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] == b"lCRF":
+        raise ValueError(
+            f"{path!r} is a model file of CRFsuite itself (python-crfsuite, sklearn-crfsuite): "
+            "bilinear.crfsuite reads only the models it saves; train it again here")
+    return _load(data)
+
+
+class ModelInfo:
+    """What python-crfsuite's ``Tagger.info()`` returns (its ``ParsedDump``): the model's
+    nonzero weights by name, as CRFsuite stores a model (features of weight 0 and the
+    attributes left without a feature are dropped).
+
+    Attributes
+    ----------
+    header : dict
+        ``size`` (bytes of the saved model), ``num_labels``, ``num_attrs`` (attributes
+        with a nonzero feature), ``num_features`` (nonzero features), ``type``; values are
+        strings, as CRFsuite's dump parser gives them.
+    labels : dict
+        ``{label: id}`` (ids as strings).
+    attributes : dict
+        ``{attribute: id}`` (ids as strings) of the attributes with a nonzero feature.
+    transitions : dict
+        ``{(label_from, label_to): weight}``, nonzero weights.
+    state_features : dict
+        ``{(attribute, label): weight}``, nonzero weights.
+    """
+
+    def __init__(self, model):
+        self.state_features = {(a, y): w for a, y, w in model.state_features() if w != 0.0}
+        self.transitions = {(a, b): w for a, b, w in model.transition_features() if w != 0.0}
+        used = {a for a, _ in self.state_features}
+        names = [a for a in model.attributes() if a in used]
+        self.attributes = {a: str(i) for i, a in enumerate(names)}
+        self.labels = {y: str(i) for i, y in enumerate(model.labels())}
+        self.header = {
+            "type": "FOMC",
+            "size": str(len(model.to_bytes())),
+            "num_features": str(len(self.state_features) + len(self.transitions)),
+            "num_labels": str(len(self.labels)),
+            "num_attrs": str(len(self.attributes)),
+        }
+
+
+class Tagger:
+    """python-crfsuite's ``Tagger`` on a model of :mod:`bilinear.crfsuite`: ``set`` an
+    item sequence, then ``tag``, ``marginal`` and ``probability`` refer to it.
+
+    ``open`` and ``open_inmemory`` read the models this package saves (not CRFsuite's
+    binary files). Unlike CRFsuite, a position outside the sequence and a label sequence
+    of the wrong length raise ``ValueError`` (CRFsuite returns 0); a label the model does
+    not know has marginal and sequence probability 0, as in CRFsuite.
+    """
+
+    def __init__(self, model=None):
+        self._model = model
+        self._seq = None
+        self._marginals = None
+
+    def open(self, name):
+        """Loads a model file saved by :class:`bilinear.crfsuite.CRF`."""
+        self._model = _read(name)
+        self._seq = self._marginals = None
+        return contextlib.closing(self)
+
+    def open_inmemory(self, value):
+        """Loads a model from the bytes of a saved model."""
+        self._model = _load(value)
+        self._seq = self._marginals = None
+        return contextlib.closing(self)
+
+    def close(self):
+        """Forgets the model."""
+        self._model = self._seq = self._marginals = None
+
+    def _require(self):
+        if self._model is None:
+            raise ValueError("the tagger has no model: open one first")
+        return self._model
+
+    def labels(self):
+        """The model's labels."""
+        return self._require().labels()
+
+    def set(self, xseq):
+        """Sets the item sequence that ``tag()``, ``marginal`` and ``probability`` use."""
+        self._seq = self._require().encode(xseq)
+        self._marginals = None
+
+    def _current(self):
+        if self._seq is None:
+            raise ValueError("no item sequence: call set(xseq) or tag(xseq) first")
+        return self._seq
+
+    def tag(self, xseq=None):
+        """The most probable labels (Viterbi) of ``xseq``, or of the current sequence."""
+        if xseq is not None:
+            self.set(xseq)
+        return self._require().tag(self._current())
+
+    def probability(self, yseq):
+        """``P(yseq | xseq)`` for the current sequence."""
+        return self._require().probability(self._current(), list(yseq))
+
+    def marginal(self, y, pos):
+        """The marginal probability of label ``y`` at position ``pos`` of the current
+        sequence."""
+        model = self._require()
+        seq = self._current()
+        if not 0 <= pos < len(seq):
+            raise ValueError(f"position {pos} is outside the sequence of {len(seq)} items")
+        if self._marginals is None:
+            self._marginals = model.marginals(seq)
+            self._index = {label: i for i, label in enumerate(model.labels())}
+        i = self._index.get(y)
+        return 0.0 if i is None else self._marginals[pos][i]
+
+    def info(self):
+        """The model's weights by name (:class:`ModelInfo`)."""
+        return ModelInfo(self._require())
+
+    def dump(self, filename=None):
+        """Writes the model's nonzero weights as text in the layout of CRFsuite's dump (to
+        ``filename``, or standard output)."""
+        info = self.info()
+        lines = ["FILEHEADER = {"]
+        lines += [f"  {k}: {v}" for k, v in info.header.items()]
+        lines += ["}", "", "LABELS = {"]
+        lines += [f"  {i}: {y}" for y, i in info.labels.items()]
+        lines += ["}", "", "ATTRIBUTES = {"]
+        lines += [f"  {i}: {a}" for a, i in info.attributes.items()]
+        lines += ["}", "", "TRANSITIONS = {"]
+        lines += [f"  ({k}) {a} --> {b}: {w:.6f}"
+                  for k, ((a, b), w) in enumerate(info.transitions.items())]
+        lines += ["}", "", "STATE_FEATURES = {"]
+        lines += [f"  ({k}) {a} --> {y}: {w:.6f}"
+                  for k, ((a, y), w) in enumerate(info.state_features.items())]
+        lines += ["}", ""]
+        text = "\n".join(lines) + "\n"
+        if filename is None:
+            print(text, end="")
+        else:
+            with open(filename, "w", encoding="utf8") as f:
+                f.write(text)
+
+
+class TrainingLog:
+    """The training log, shaped as python-crfsuite's ``TrainLogParser`` (what
+    sklearn-crfsuite's ``training_log_`` is).
+
+    Attributes
+    ----------
+    iterations : list of dict
+        One dict per iteration with the keys of python-crfsuite's parser that the trainer
+        has: ``num``, ``loss``, ``feature_norm``, ``active_features``, ``time`` (seconds of
+        this iteration), ``scores``; ``error_norm`` and ``linesearch_trials`` (lbfgs);
+        ``learning_rate`` (l2sgd) and ``errors`` (online trainers: items labelled wrongly
+        in the epoch), which CRFsuite prints but the parser does not keep. With held-out
+        data: ``item_accuracy`` and ``instance_accuracy`` (fractions), their ``_float``
+        forms, and on the last iteration ``scores`` (``{label: LabelScore}``) and
+        ``avg_precision``, ``avg_recall``, ``avg_f1`` (macro averages over the labels of
+        the held-out data) of the returned model.
+    last_iteration : dict or None
+        The last of ``iterations``.
+    featgen_num_features : int
+        Number of features (state and transition) of the model.
+    training_seconds : float
+        Seconds of training (feature generation included).
+    termination : str
+        Why training stopped (``Converged``, ``Solved``, ``MaxIterations``, ...).
+    log : list of str
+        The log as text lines in CRFsuite's layout (what ``verbose`` prints).
+    """
+
+    featgen_percent = 100
+    featgen_seconds = None
+    storing_seconds = None
+    state = None
+
+    def __init__(self, entries, info):
+        self.featgen_num_features = info["n_features"]
+        self.training_seconds = info["seconds"]
+        self.termination = info["termination"]
+        self.iterations = []
+        dev_items = info.get("dev_items")
+        dev_seqs = info.get("dev_sequences")
+        before = 0.0
+        for e in entries:
+            it = {"num": e["num"], "scores": {}}
+            for key in ("loss", "feature_norm", "error_norm", "active_features",
+                        "linesearch_trials", "learning_rate", "errors"):
+                if key in e:
+                    it[key] = e[key]
+            it["time"] = max(e["time"] - before, 0.0)
+            before = e["time"]
+            if "item_accuracy_float" in e:
+                for key, n in (("item_accuracy", dev_items), ("instance_accuracy", dev_seqs)):
+                    acc = e[key + "_float"]
+                    it[key] = fractions.Fraction(round(acc * n), n) if n else fractions.Fraction(0)
+                    it[key + "_float"] = acc
+            self.iterations.append(it)
+        self.last_iteration = self.iterations[-1] if self.iterations else None
+        counts = info.get("dev_label_counts")
+        if counts is not None and self.last_iteration is not None:
+            scores, sums, present = {}, [0.0, 0.0, 0.0], 0
+            for label, (match, model, ref) in counts.items():
+                if ref == 0 and model == 0:
+                    scores[label] = LabelScore(0, 0, 0, None, None, None)
+                    continue
+                p = match / model if model else 0.0
+                r = match / ref if ref else 0.0
+                f = 2 * p * r / (p + r) if p + r > 0 else 0.0
+                scores[label] = LabelScore(match, model, ref, p, r, f)
+                if ref > 0:
+                    present += 1
+                    sums = [sums[0] + p, sums[1] + r, sums[2] + f]
+            self.last_iteration["scores"] = scores
+            if present:
+                (self.last_iteration["avg_precision"], self.last_iteration["avg_recall"],
+                 self.last_iteration["avg_f1"]) = (s / present for s in sums)
+        self.log = [line for it in self.iterations for line in _iteration_lines(it)]
+
+    def __repr__(self):
+        return (f"<TrainingLog of {len(self.iterations)} iterations, "
+                f"{self.featgen_num_features} features>")
+
+
+def _iteration_lines(it):
+    """One iteration of the log as CRFsuite prints it."""
+    lines = [f"***** Iteration #{it['num']} *****\n", f"Loss: {it['loss']:.6f}\n",
+             f"Feature norm: {it['feature_norm']:.6f}\n"]
+    if "error_norm" in it:
+        lines.append(f"Error norm: {it['error_norm']:.6f}\n")
+    lines.append(f"Active features: {it['active_features']}\n")
+    if "linesearch_trials" in it:
+        lines.append(f"Line search trials: {it['linesearch_trials']}\n")
+    if "learning_rate" in it:
+        lines.append(f"Learning rate (eta): {it['learning_rate']:.6f}\n")
+    if "errors" in it:
+        lines.append(f"Number of errors: {it['errors']}\n")
+    for key, name in (("item_accuracy", "Item"), ("instance_accuracy", "Instance")):
+        if key in it:
+            frac = it[key]
+            lines.append(f"{name} accuracy: {frac.numerator} / {frac.denominator} "
+                         f"({float(frac):.4f})\n")
+    lines.append(f"Seconds required for this iteration: {it['time']:.3f}\n")
+    lines.append("\n")
+    return lines

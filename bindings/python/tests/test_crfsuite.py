@@ -1,0 +1,619 @@
+"""``bilinear.crfsuite``, the drop-in for sklearn-crfsuite: the behaviour sklearn-crfsuite's
+own tests expect (fit/predict on tiny data, marginals, score, pickling, model_filename,
+cross-validation, searches), python-crfsuite's reading of items rule by rule, the errors
+that name the sequence and position, held-out logs, and every CRFsuite trainer."""
+
+import itertools
+import math
+import os
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, RandomizedSearchCV, cross_val_score
+
+import bilinear.crfsuite as sklearn_crfsuite
+from bilinear.crfsuite import CRF, metrics, scorers
+
+ALGORITHMS = ["lbfgs", "l2sgd", "ap", "pa", "arow"]
+#: CRFsuite's default c2 = 1 is too strong a prior for the six sentences of _pos_corpus.
+LIGHT_L2 = {"lbfgs": {"c2": 0.01}, "l2sgd": {"c2": 0.01}}
+
+
+@pytest.fixture
+def xseq():
+    """sklearn-crfsuite's test sequence (weather; real values, an empty item, a bytes
+    value)."""
+    return [
+        {"walk": 1, "shop": 0.5},
+        {"walk": 1},
+        {"walk": 1, "clean": 0.5},
+        {"shop": 0.5, "clean": 0.5},
+        {"walk": 0.5, "clean": 1},
+        {"clean": 1, "shop": 0.1},
+        {"walk": 1, "shop": 0.5},
+        {},
+        {"clean": 1},
+        {"солнце": "не светит".encode("utf8"), "clean": 1},
+    ]
+
+
+@pytest.fixture
+def yseq():
+    return ["sunny", "sunny", "sunny", "rainy", "rainy", "rainy",
+            "sunny", "sunny", "rainy", "rainy"]
+
+
+def _pos_corpus():
+    """A tiny tagging corpus: word identity decides the tag, except 'run' (verb after
+    'I'/'they', noun after 'the')."""
+    sents = [
+        [("the", "DT"), ("dog", "NN"), ("barks", "VB")],
+        [("the", "DT"), ("cat", "NN"), ("sleeps", "VB")],
+        [("I", "PR"), ("run", "VB"), ("home", "NN")],
+        [("they", "PR"), ("run", "VB")],
+        [("the", "DT"), ("run", "NN"), ("ends", "VB")],
+        [("a", "DT"), ("dog", "NN"), ("sleeps", "VB")],
+    ]
+
+    def feats(words, i):
+        f = {"w": words[i], "bias": 1.0}
+        f["prev"] = words[i - 1] if i > 0 else "<s>"
+        return f
+
+    X = [[feats([w for w, _ in s], i) for i in range(len(s))] for s in sents]
+    y = [[t for _, t in s] for s in sents]
+    return X, y
+
+
+# ---------------------------------------------------------------------------------------
+# sklearn-crfsuite's own test expectations.
+
+
+def test_import_line_gives_sklearn_crfsuite_names():
+    assert sklearn_crfsuite.CRF is CRF
+    assert sklearn_crfsuite.metrics is metrics
+    assert sklearn_crfsuite.scorers is scorers
+    for name in ("flat_accuracy_score", "flat_precision_score", "flat_recall_score",
+                 "flat_f1_score", "flat_classification_report", "sequence_accuracy_score"):
+        assert callable(getattr(metrics, name))
+    assert callable(scorers.flat_accuracy) and callable(scorers.sequence_accuracy)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_crf_fits_and_predicts_tiny_data(xseq, yseq, algorithm):
+    crf = CRF(algorithm).fit([xseq], [yseq])
+    y_pred = crf.predict([xseq])
+    assert isinstance(y_pred, np.ndarray) and y_pred.shape == (1,)
+    if algorithm != "ap":  # sklearn-crfsuite: the averaged perceptron is regularized too much
+        assert list(y_pred[0]) == yseq
+        assert crf.predict_single(xseq) == yseq
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("use_dev", [True, False])
+def test_crf_verbose(xseq, yseq, algorithm, use_dev, capsys):
+    crf = CRF(algorithm, verbose=True)
+    X_dev, y_dev = ([xseq], [yseq]) if use_dev else (None, None)
+    crf.fit(X=[xseq, xseq], y=[yseq, yseq], X_dev=X_dev, y_dev=y_dev)
+    out = capsys.readouterr().out
+    assert "Iter 1 " in out
+    assert ("Held-out accuracy" in out) == use_dev
+    if algorithm != "ap":
+        assert list(crf.predict([xseq])[0]) == yseq
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_marginals_sum_to_one_over_tagger_labels(xseq, yseq, algorithm):
+    crf = CRF(algorithm).fit([xseq], [yseq])
+    marginals = crf.predict_marginals([xseq])
+    assert len(marginals) == 1
+    assert len(marginals[0]) == len(yseq)
+    labels = crf.tagger_.labels()
+    for m in marginals[0]:
+        assert isinstance(m, dict)
+        assert set(m) == set(labels)
+        assert abs(sum(m.values()) - 1.0) < 1e-6
+    assert crf.predict_marginals_single(xseq) == list(marginals[0])
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_predict_without_fit_raises(xseq, algorithm):
+    crf = CRF(algorithm)
+    with pytest.raises(NotFittedError):
+        crf.predict([xseq])
+    assert crf.tagger_ is None and crf.classes_ is None and crf.training_log_ is None
+    assert crf.size_ is None and crf.state_features_ is None
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_score_is_flat_accuracy(xseq, yseq, algorithm):
+    crf = CRF(algorithm).fit([xseq], [yseq])
+    score = crf.score([xseq], [yseq])
+    if algorithm != "ap":
+        assert score == 1.0
+    else:
+        assert score > 0.8
+    assert score == metrics.flat_accuracy_score([yseq], crf.predict([xseq]))
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_pickle_round_trip_predicts_identically(xseq, yseq, algorithm):
+    crf = CRF(algorithm=algorithm).fit([xseq], [yseq])
+    crf.tagger_.set(xseq)  # a tagger with a sequence set is not part of the state
+    crf2 = pickle.loads(pickle.dumps(crf, protocol=pickle.HIGHEST_PROTOCOL))
+    assert crf2.algorithm == algorithm
+    assert [list(s) for s in crf2.predict([xseq])] == [list(s) for s in crf.predict([xseq])]
+    assert crf2.predict_marginals_single(xseq) == crf.predict_marginals_single(xseq)
+    assert crf2.state_features_ == crf.state_features_
+    assert crf2.training_log_.iterations == crf.training_log_.iterations
+
+
+def test_model_filename_writes_and_loads(xseq, yseq, tmp_path):
+    path = os.path.join(str(tmp_path), "foo.crfsuite")
+    assert not os.path.exists(path)
+    crf = CRF(model_filename=path)
+    crf.fit([xseq], [yseq])
+    assert os.path.exists(path)
+    assert os.path.getsize(path) == crf.size_
+
+    crf2 = CRF(model_filename=path)  # loads the model without fitting
+    assert crf2.score([xseq], [yseq]) == 1.0
+    assert crf2.state_features_ == crf.state_features_
+    assert crf2.training_log_ is None
+
+    crf3 = pickle.loads(pickle.dumps(crf, protocol=pickle.HIGHEST_PROTOCOL))
+    assert crf3.score([xseq], [yseq]) == 1.0
+
+
+def test_model_filename_of_crfsuite_itself_is_refused(tmp_path):
+    path = tmp_path / "model.crfsuite"
+    path.write_bytes(b"lCRF" + bytes(60))
+    with pytest.raises(ValueError, match="CRFsuite"):
+        CRF(model_filename=str(path)).predict([[{"a": 1}]])
+
+
+def test_cross_val_score_with_two_jobs(xseq, yseq):
+    scores = cross_val_score(CRF(), [xseq] * 20, [yseq] * 20, n_jobs=2, cv=5)
+    assert scores.mean() == 1.0
+
+
+def test_dev_data_needs_both_halves(xseq, yseq):
+    with pytest.raises(ValueError, match="X_dev and y_dev"):
+        CRF().fit([xseq] * 20, [yseq] * 20, [xseq])
+
+
+def test_grid_search_over_c1_c2():
+    X, y = _pos_corpus()
+    search = GridSearchCV(CRF(max_iterations=50), {"c1": [0.0, 0.1], "c2": [0.01, 1.0]},
+                          cv=3, scoring=scorers.flat_accuracy, n_jobs=2)
+    search.fit(X, y)
+    assert set(search.best_params_) == {"c1", "c2"}
+    assert search.best_score_ > 0.5
+    assert len(search.cv_results_["mean_test_score"]) == 4
+
+
+def test_randomized_search_with_sequence_accuracy():
+    X, y = _pos_corpus()
+    search = RandomizedSearchCV(CRF(max_iterations=30), {"c2": [0.01, 0.1, 1.0]}, n_iter=2,
+                                cv=2, scoring=scorers.sequence_accuracy, random_state=0)
+    search.fit(X, y)
+    assert 0.0 <= search.best_score_ <= 1.0
+
+
+def test_clone_keeps_parameters():
+    crf = CRF(algorithm="lbfgs", c1=0.1, c2=0.2, max_iterations=7, n_jobs=2, verbose=False)
+    assert clone(crf).get_params() == crf.get_params()
+
+
+# ---------------------------------------------------------------------------------------
+# Items are read as python-crfsuite reads them: each rule once.
+
+
+def _fit_features(X, y, **kw):
+    return CRF(c2=0.01, max_iterations=100, **kw).fit(X, y)
+
+
+def test_string_value_is_key_colon_value():
+    crf = _fit_features([[{"a": "b"}, {"a": "c"}]], [["X", "Y"]])
+    assert set(crf.attributes_) == {"a:b", "a:c"}
+    assert ("a:b", "X") in crf.state_features_
+
+
+def test_bytes_keys_and_values_are_utf8():
+    crf = _fit_features([[{b"k": "v"}, {"k": "w".encode()}]], [["X", "Y"]])
+    assert set(crf.attributes_) == {"k:v", "k:w"}
+
+
+def _one_item_marginal(crf, item, label):
+    return crf.predict_marginals_single([item])[0][label]
+
+
+def _softmax_from_weights(crf, pairs, label):
+    """p(label) of a one-item sequence from the state weights by name: the independent
+    check that an attribute's value multiplies its weights."""
+    scores = {y: 0.0 for y in crf.classes_}
+    for name, value in pairs:
+        for y in crf.classes_:
+            scores[y] += value * crf.state_features_.get((name, y), 0.0)
+    z = sum(math.exp(s) for s in scores.values())
+    return math.exp(scores[label]) / z
+
+
+def test_number_value_is_the_attribute_weight():
+    # (a feature's frequency is the sum of its values, as in CRFsuite: keep them positive)
+    crf = _fit_features([[{"n": 2.5}], [{"n": 0.5}]], [["X"], ["Y"]])
+    assert crf.attributes_ == ["n"]
+    assert crf.state_features_[("n", "X")] > crf.state_features_[("n", "Y")]
+    for v in (2.5, 0.3, -4.0):
+        assert _one_item_marginal(crf, {"n": v}, "X") == pytest.approx(
+            _softmax_from_weights(crf, [("n", v)], "X"), abs=1e-12)
+
+
+def test_integers_and_numpy_scalars_are_numbers():
+    crf = _fit_features([[{"n": 2.5}], [{"n": 0.5}]], [["X"], ["Y"]])
+    for v in (2, np.float32(2.0), np.int64(2), np.float64(2.0)):
+        assert _one_item_marginal(crf, {"n": v}, "X") == pytest.approx(
+            _one_item_marginal(crf, {"n": 2.0}, "X"), abs=1e-7)
+
+
+def test_booleans_are_one_and_zero():
+    crf = _fit_features([[{"b": True}], [{"c": 1}]], [["X"], ["Y"]])
+    assert _one_item_marginal(crf, {"b": True}, "X") == _one_item_marginal(crf, {"b": 1.0}, "X")
+    assert _one_item_marginal(crf, {"b": False}, "X") == _one_item_marginal(crf, {}, "X")
+
+
+def test_nested_dict_prefixes_its_keys():
+    crf = _fit_features([[{"p": {"q": "r", "s": 1.0, "t": {"u": "v"}}}], [{"o": 1}]],
+                        [["X"], ["Y"]])
+    assert set(crf.attributes_) == {"p:q:r", "p:s", "p:t:u:v", "o"}
+
+
+def test_list_and_set_values_are_prefixed_names():
+    crf = _fit_features([[{"p": ["x", "y"]}, {"q": {"z"}}]], [["X", "Y"]])
+    assert set(crf.attributes_) == {"p:x", "p:y", "q:z"}
+
+
+def test_item_as_list_of_strings_has_weight_one():
+    X = [[["x", "y"], ("z",), {"w"}]]
+    crf = _fit_features(X, [["X", "Y", "Y"]])
+    assert set(crf.attributes_) == {"x", "y", "z", "w"}
+    flat = _fit_features([[{"x": 1.0, "y": 1.0}, {"z": 1.0}, {"w": 1.0}]], [["X", "Y", "Y"]])
+    assert crf.state_features_ == flat.state_features_
+
+
+def test_a_name_twice_in_an_item_counts_twice():
+    crf = _fit_features([[{"n": 1.0}], [{"m": 1.0}]], [["X"], ["Y"]])
+    assert _one_item_marginal(crf, ["n", "n"], "X") == pytest.approx(
+        _one_item_marginal(crf, {"n": 2.0}, "X"), abs=1e-12)
+
+
+def test_a_string_item_is_read_per_character():
+    crf = _fit_features([["ab"], ["c"]], [["X"], ["Y"]])
+    assert set(crf.attributes_) == {"a", "b", "c"}
+
+
+def test_unknown_attributes_are_dropped_at_prediction():
+    crf = _fit_features([[{"n": 1.0}], [{"m": 1.0}]], [["X"], ["Y"]])
+    assert _one_item_marginal(crf, {"new": 5.0, "other": "x"}, "X") == \
+        _one_item_marginal(crf, {}, "X")
+
+
+def test_mixed_items_equal_their_flat_form():
+    """Every rule at once against the attributes written out by hand."""
+    X = [[{"w": "the", "len": 3, "cap": False, "ctx": {"prev": "<s>", "suf": ["he", "e"]}},
+          ["noun-ish", "short"],
+          {"w": b"cat", "len": 3.0, "cap": True, "ctx": {"prev": "the", "suf": {"at"}}}]]
+    flat = [[{"w:the": 1.0, "len": 3.0, "cap": 0.0, "ctx:prev:<s>": 1.0, "ctx:suf:he": 1.0,
+              "ctx:suf:e": 1.0},
+             {"noun-ish": 1.0, "short": 1.0},
+             {"w:cat": 1.0, "len": 3.0, "cap": 1.0, "ctx:prev:the": 1.0, "ctx:suf:at": 1.0}]]
+    y = [["DT", "NN", "NN"]]
+    a, b = _fit_features(X, y), _fit_features(flat, y)
+    assert a.state_features_ == b.state_features_
+    assert a.transition_features_ == b.transition_features_
+
+
+def test_generators_work_as_X_and_y(xseq, yseq):
+    a = CRF().fit([xseq, xseq[:4]], [yseq, yseq[:4]])
+    b = CRF().fit((s for s in [xseq, xseq[:4]]), (t for t in [yseq, yseq[:4]]))
+    c = CRF().fit([iter(xseq), iter(xseq[:4])], [iter(yseq), iter(yseq[:4])])
+    assert a.state_features_ == b.state_features_ == c.state_features_
+    assert [list(p) for p in b.predict(s for s in [xseq])] == [yseq]
+
+
+def test_predict_returns_one_dimensional_arrays(xseq, yseq):
+    crf = CRF().fit([xseq], [yseq])
+    y_pred = crf.predict([xseq, xseq])  # equal lengths: still one list per sequence
+    assert y_pred.shape == (2,) and y_pred.dtype == object
+    assert list(crf.predict([[], xseq[:2]])[0]) == []
+
+
+# ---------------------------------------------------------------------------------------
+# Bad input: ValueError naming the data, the sequence and the position.
+
+
+@pytest.mark.parametrize("X, y, message", [
+    ([[{"a": 1}], [{"a": 1}]], [["A"]], "X has 2 sequences but y has 1"),
+    ([[{"a": 1}], [{"a": 1}, {"a": 1}, {"b": 1}]], [["A"], ["A", "B"]],
+     "sequence 1: X has 3 items but y has 2 labels"),
+    ([[{"a": 1}], [{"a": 1}]], [["A"], ["A", "B"]], "sequence 1: X has 1 items but y has 2"),
+    ([[{"a": 1}], []], [["A"], []], "X: sequence 1 is empty"),
+    ([[{"a": 1}, {"a": 1}]], [["A", 3]], "y: sequence 0, position 1: a label must be a str, not int"),
+    ([[{"a": 1}]], [[b"A"]], "y: sequence 0, position 0: a label must be a str, not bytes"),
+    ([[{"a": 1}]], [[""]], "y: sequence 0, position 0: the label is an empty string"),
+    ([[{"a": 1}]], ["A"], "y: the labels of sequence 0 is a string"),
+    ([[{"a": 1}, {"a": 1}, {"a": float("nan")}]], [["A", "A", "B"]],
+     "X: sequence 0, position 2: feature \"a\" has the value NaN"),
+    ([[{"a": 1}], [{"b": {"c": float("inf")}}]], [["A"], ["B"]],
+     "X: sequence 1, position 0: feature \"b:c\" has the value inf"),
+    ([[{"a": None}]], [["A"]], "X: sequence 0, position 0: feature \"a\" has a value of type NoneType"),
+    ([[{"a": ("x", "y")}]], [["A"]], "feature \"a\" has a value of type tuple"),
+    ([[{"a": 1 + 2j}]], [["A"]], "feature \"a\" has a value of type complex"),
+    ([[{"a": frozenset("x")}]], [["A"]], "has a value of type frozenset"),
+    ([[{"a": [1, 2]}]], [["A"]], "a feature name in a list must be a str (or UTF-8 bytes), not int"),
+    ([[{1: "x"}]], [["A"]], "X: sequence 0, position 0: a feature name must be a str"),
+    ([[{"a": b"\xff"}]], [["A"]], "is not UTF-8"),
+    ([[5]], [["A"]], "X: sequence 0, position 0: an item must be a dict of features or a list"),
+    ([[{"a": 1}], 7], [["A"], ["B"]], "X: sequence 1 must be an iterable of items, not int"),
+    ("ab", [["A"]], "X is a string"),
+])
+def test_bad_training_input_names_sequence_and_position(X, y, message):
+    with pytest.raises(ValueError) as e:
+        CRF().fit(X, y)
+    assert message in str(e.value).replace("nan", "NaN")
+
+
+def test_generators_of_different_lengths_are_detected_at_the_end():
+    with pytest.raises(ValueError, match="y ended after 2 sequences, X has more"):
+        CRF().fit((s for s in [[{"a": 1}]] * 3), (t for t in [["A"]] * 2))
+    with pytest.raises(ValueError, match="X ended after 1 sequences, y has more"):
+        CRF().fit((s for s in [[{"a": 1}]]), (t for t in [["A"]] * 2))
+
+
+def test_bad_dev_data_is_named_X_dev(xseq, yseq):
+    with pytest.raises(ValueError, match="X_dev: sequence 1, position 0"):
+        CRF().fit([xseq], [yseq], [xseq, [{"a": None}]], [yseq, ["sunny"]])
+    with pytest.raises(ValueError, match="X_dev has 1 sequences but y_dev has 2"):
+        CRF().fit([xseq], [yseq], [xseq], [yseq, yseq])
+
+
+def test_bad_prediction_input_is_refused(xseq, yseq):
+    crf = CRF().fit([xseq], [yseq])
+    with pytest.raises(ValueError, match="X: sequence 1, position 0: feature \"walk\" has the value"):
+        crf.predict([xseq, [{"walk": float("nan")}]])
+    with pytest.raises(ValueError, match="position 1"):
+        crf.predict_single([{"walk": 1}, {"walk": None}])
+    with pytest.raises(ValueError, match="position 0"):
+        crf.predict_marginals([[{"walk": float("inf")}]])
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"algorithm": "ap", "c1": 0.1}, "parameter c1 does not apply to algorithm \"ap\""),
+    ({"algorithm": "lbfgs", "pa_type": 1}, "parameter pa_type does not apply"),
+    ({"algorithm": "arow", "delta": 1e-3}, "parameter delta does not apply"),
+    ({"algorithm": "l2sgd", "num_memories": 3}, "parameter num_memories does not apply"),
+    ({"algorithm": "crf"}, "invalid algorithm 'crf'"),
+    ({"linesearch": "Newton"}, "invalid linesearch \"Newton\""),
+    ({"c2": -1.0}, "c2"),
+    ({"max_iterations": 2.5}, "max_iterations"),
+    ({"c1": "0.1"}, "parameter c1 must be a number"),
+    ({"trainer_cls": object}, "trainer_cls"),
+    ({"n_jobs": 0}, "n_jobs"),
+])
+def test_bad_parameters_are_value_errors(xseq, yseq, params, message):
+    with pytest.raises(ValueError) as e:
+        CRF(**params).fit([xseq], [yseq])
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("algorithm", ["bol", "bcd", "sp"])
+def test_bilinear_learners_are_announced(xseq, yseq, algorithm):
+    with pytest.raises(ValueError, match="later step"):
+        CRF(algorithm=algorithm).fit([xseq], [yseq])
+
+
+# ---------------------------------------------------------------------------------------
+# Training log, held-out data, model inspection, tagger.
+
+
+def test_training_log_has_crfsuite_keys(xseq, yseq):
+    crf = CRF(max_iterations=8).fit([xseq], [yseq])
+    log = crf.training_log_
+    assert 1 <= len(log.iterations) <= 8
+    assert log.last_iteration is log.iterations[-1]
+    assert [it["num"] for it in log.iterations] == list(range(1, len(log.iterations) + 1))
+    for it in log.iterations:
+        assert {"num", "scores", "loss", "feature_norm", "error_norm", "active_features",
+                "linesearch_trials", "time"} <= set(it)
+        assert it["time"] >= 0
+    assert log.featgen_num_features == len(crf.state_features_) + len(crf.transition_features_)
+    assert log.training_seconds >= 0
+    assert any(line.startswith("***** Iteration #1 *****") for line in log.log)
+
+
+def test_dev_data_is_scored_every_iteration(xseq, yseq):
+    X, y = _pos_corpus()
+    crf = CRF(max_iterations=20).fit(X[:4], y[:4], X_dev=X[4:], y_dev=y[4:])
+    log = crf.training_log_
+    n_items = sum(len(s) for s in y[4:])
+    for it in log.iterations:
+        assert 0.0 <= it["item_accuracy_float"] <= 1.0
+        assert it["item_accuracy"] * n_items == round(it["item_accuracy_float"] * n_items)
+        assert 0.0 <= it["instance_accuracy_float"] <= 1.0
+    last = log.last_iteration
+    assert set(last["scores"]) == set(crf.classes_)
+    pred = [t for s in crf.predict(X[4:]) for t in s]
+    gold = [t for s in y[4:] for t in s]
+    assert last["item_accuracy_float"] == pytest.approx(
+        sum(p == g for p, g in zip(pred, gold)) / len(gold))
+    for label, score in last["scores"].items():
+        assert isinstance(score, sklearn_crfsuite.LabelScore)
+        assert score.ref == gold.count(label)
+        assert score.model == pred.count(label)
+        assert score.match == sum(p == g == label for p, g in zip(pred, gold))
+    assert 0.0 <= last["avg_f1"] <= 1.0
+
+
+def test_inspection_attributes(xseq, yseq):
+    crf = CRF(c2=0.01).fit([xseq, [{"unused": False}]], [yseq, ["sunny"]])
+    assert sorted(crf.classes_) == ["rainy", "sunny"]
+    assert "unused" not in crf.attributes_  # value 0: weight stays 0, dropped as CRFsuite does
+    assert crf.num_attributes_ == len(crf.attributes_)
+    assert set(crf.attributes_) == {"walk", "shop", "clean", "солнце:не светит"}
+    assert all(w != 0 for w in crf.state_features_.values())
+    assert {a for a, _ in crf.state_features_} == set(crf.attributes_)
+    assert set(crf.transition_features_) <= set(itertools.product(crf.classes_, repeat=2))
+    assert crf.size_ > 0
+
+
+def test_all_possible_transitions_and_states(xseq, yseq):
+    crf = CRF(all_possible_transitions=True, all_possible_states=True).fit(
+        [xseq[:3]], [yseq[:3]])  # only 'sunny' -> 'sunny' and 'walk'/'shop'/'clean' seen
+    assert crf.classes_ == ["sunny"]
+    crf = CRF(all_possible_transitions=True).fit([xseq], [yseq])
+    assert set(crf.transition_features_) == set(itertools.product(crf.classes_, repeat=2))
+    plain = CRF().fit([xseq], [yseq])
+    both = CRF(all_possible_states=True).fit([xseq], [yseq])
+    assert len(both.state_features_) > len(plain.state_features_)
+    assert len(both.state_features_) == len(both.attributes_) * len(both.classes_)
+
+
+def test_min_freq_drops_rare_features(xseq, yseq):
+    plain = CRF().fit([xseq], [yseq])
+    cut = CRF(min_freq=1.0).fit([xseq], [yseq])
+    assert ("shop", "rainy") in plain.state_features_  # frequency 0.6
+    assert ("shop", "rainy") not in cut.state_features_
+
+
+def test_tagger_has_python_crfsuite_methods(xseq, yseq):
+    crf = CRF(c2=0.1).fit([xseq], [yseq])
+    tagger = crf.tagger_
+    assert tagger is crf.tagger_
+    labels = tagger.labels()
+    short = xseq[:3]
+    assert tagger.tag(short) == crf.predict_single(short)
+    assert tagger.tag() == crf.predict_single(short)  # the sequence set by tag(xseq)
+    tagger.set(short)
+    # probabilities of all label sequences sum to 1 and the best one is Viterbi's
+    probs = {ys: tagger.probability(list(ys)) for ys in itertools.product(labels, repeat=3)}
+    assert sum(probs.values()) == pytest.approx(1.0, abs=1e-12)
+    assert list(max(probs, key=probs.get)) == tagger.tag()
+    # marginals are sums of sequence probabilities
+    for pos in range(3):
+        for label in labels:
+            brute = sum(p for ys, p in probs.items() if ys[pos] == label)
+            assert tagger.marginal(label, pos) == pytest.approx(brute, abs=1e-12)
+    assert tagger.marginal("unknown", 0) == 0.0
+    assert tagger.probability(["sunny", "unknown", "sunny"]) == 0.0
+    with pytest.raises(ValueError):
+        tagger.marginal("sunny", 3)
+    with pytest.raises(ValueError):
+        tagger.probability(["sunny"])
+    info = tagger.info()
+    assert info.state_features == crf.state_features_
+    assert info.transitions == crf.transition_features_
+    assert set(info.labels) == set(labels)
+    assert int(info.header["num_labels"]) == len(labels)
+
+
+def test_tagger_opens_saved_models(xseq, yseq, tmp_path):
+    path = tmp_path / "m.crf"
+    crf = CRF(model_filename=str(path)).fit([xseq], [yseq])
+    tagger = sklearn_crfsuite.Tagger()
+    with tagger.open(str(path)):
+        assert tagger.tag(xseq) == yseq
+    other = sklearn_crfsuite.Tagger()
+    other.open_inmemory(path.read_bytes())
+    assert other.labels() == crf.classes_
+    with pytest.raises(ValueError):
+        sklearn_crfsuite.Tagger().open_inmemory(b"not a model")
+
+
+def test_n_jobs_two_agrees_with_one(xseq, yseq):
+    X, y = _pos_corpus()
+    one = CRF(c2=0.1).fit(X, y)
+    two = CRF(c2=0.1, n_jobs=2).fit(X, y)
+    assert [list(s) for s in one.predict(X)] == [list(s) for s in two.predict(X)]
+    assert set(one.state_features_) == set(two.state_features_)
+    for k, w in one.state_features_.items():
+        assert two.state_features_[k] == pytest.approx(w, rel=1e-2, abs=1e-3)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_every_trainer_learns_the_pos_corpus(algorithm):
+    X, y = _pos_corpus()
+    crf = CRF(algorithm=algorithm, **LIGHT_L2.get(algorithm, {})).fit(X, y)
+    assert crf.score(X, y) == 1.0
+    assert crf.training_log_.iterations
+    assert crf.training_log_.last_iteration["loss"] >= 0
+
+
+@pytest.mark.parametrize("algorithm, params", [
+    ("lbfgs", dict(c1=0.1, c2=0.1, num_memories=3, epsilon=1e-4, period=5, delta=1e-4,
+                   linesearch="StrongBacktracking", max_linesearch=10, max_iterations=30)),
+    ("l2sgd", dict(c2=0.1, period=5, delta=1e-4, calibration_eta=0.05, calibration_rate=1.5,
+                   calibration_samples=100, calibration_candidates=5,
+                   calibration_max_trials=10, max_iterations=30)),
+    ("ap", dict(epsilon=0.0, max_iterations=30)),
+    ("pa", dict(pa_type=2, c=0.5, error_sensitive=False, averaging=False, epsilon=0.0,
+                max_iterations=30)),
+    ("arow", dict(variance=0.5, gamma=2.0, epsilon=0.0, max_iterations=30)),
+])
+def test_every_trainer_takes_its_parameters(algorithm, params):
+    X, y = _pos_corpus()
+    crf = CRF(algorithm=algorithm, min_freq=0, all_possible_transitions=True,
+              **params).fit(X, y)
+    assert len(crf.training_log_.iterations) <= 30
+    assert crf.score(X, y) >= 0.8
+
+
+def test_max_iterations_bounds_the_log(xseq, yseq):
+    crf = CRF(max_iterations=3).fit([xseq], [yseq])
+    assert len(crf.training_log_.iterations) == 3
+
+
+def test_c1_gives_sparse_weights():
+    X, y = _pos_corpus()
+    dense = CRF(c1=0.0, c2=0.01).fit(X, y)
+    sparse = CRF(c1=1.0, c2=0.0).fit(X, y)
+    assert len(sparse.state_features_) < len(dense.state_features_)
+
+
+# ---------------------------------------------------------------------------------------
+# Metrics.
+
+
+def test_flat_metrics_are_sklearn_metrics_on_flattened_sequences():
+    from sklearn import metrics as skm
+
+    y_true = [["A", "B"], ["B", "B", "C"]]
+    y_pred = [["A", "C"], ["B", "B", "C"]]
+    ft = ["A", "B", "B", "B", "C"]
+    fp = ["A", "C", "B", "B", "C"]
+    assert metrics.flat_accuracy_score(y_true, y_pred) == skm.accuracy_score(ft, fp)
+    assert metrics.flat_precision_score(y_true, y_pred, average="macro") == \
+        skm.precision_score(ft, fp, average="macro")
+    assert metrics.flat_recall_score(y_true, y_pred, average="micro") == \
+        skm.recall_score(ft, fp, average="micro")
+    assert metrics.flat_f1_score(y_true, y_pred, average="weighted", labels=["B", "C"]) == \
+        skm.f1_score(ft, fp, average="weighted", labels=["B", "C"])
+    assert metrics.flat_fbeta_score(y_true, y_pred, 2, average="macro") == \
+        skm.fbeta_score(ft, fp, beta=2, average="macro")
+    report = metrics.flat_classification_report(y_true, y_pred, labels=["B", "C"], digits=3)
+    assert report == skm.classification_report(ft, fp, labels=["B", "C"], digits=3)
+    assert metrics.sequence_accuracy_score(y_true, y_pred) == 0.5
+    assert metrics.sequence_accuracy_score([], []) == 0
+    pred = np.empty(2, dtype=object)
+    pred[0], pred[1] = ["A", "B"], ["B", "B", "C"]
+    assert metrics.sequence_accuracy_score(y_true, pred) == 1.0
+    same = [["A", "B"], ["A", "B"]]
+    assert metrics.sequence_accuracy_score(same, np.array(same, dtype=object)) == 1.0
+
+
+def test_scorers_score_a_fitted_crf(xseq, yseq):
+    crf = CRF().fit([xseq], [yseq])
+    assert scorers.flat_accuracy(crf, [xseq], [yseq]) == 1.0
+    assert scorers.sequence_accuracy(crf, [xseq], [yseq]) == 1.0
