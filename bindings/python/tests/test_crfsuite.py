@@ -151,6 +151,48 @@ def test_pickle_round_trip_predicts_identically(xseq, yseq, algorithm):
     assert crf2.training_log_.iterations == crf.training_log_.iterations
 
 
+#: sklearn-crfsuite 0.5.0 on python-crfsuite 0.9.12 (CRFsuite 0.12.2), produced by
+#: ``crf = sklearn_crfsuite.CRF(**params).fit([xseq], [yseq])`` on the fixtures above:
+#: iterations, last loss, state_features_ and transition_features_ (CRFsuite's dump
+#: prints 6 decimals), then ``crf.tagger_.set(xseq[:3])``,
+#: ``crf.tagger_.probability(["sunny", "rainy", "sunny"])`` and
+#: ``crf.tagger_.marginal("rainy", 1)``.
+CRFSUITE_LBFGS = [
+    ({}, 12, 4.738571,
+     {("clean", "rainy"): 0.542811, ("clean", "sunny"): -0.542811,
+      ("shop", "rainy"): -0.015051, ("shop", "sunny"): 0.015051,
+      ("walk", "rainy"): -0.46423, ("walk", "sunny"): 0.46423,
+      ("солнце:не светит", "rainy"): 0.100667},
+     {("rainy", "rainy"): 0.105764, ("rainy", "sunny"): -0.263369,
+      ("sunny", "rainy"): -0.051996, ("sunny", "sunny"): 0.209601},
+     0.07767636913445178, 0.22430668750658206),
+    ({"c1": 0.1, "c2": 0.01}, 20, 1.886831,
+     {("clean", "rainy"): 2.453878, ("clean", "sunny"): -2.453878,
+      ("walk", "rainy"): -1.574035, ("walk", "sunny"): 1.574035},
+     {("sunny", "sunny"): 1.155504},
+     0.0036092894072835076, 0.00564441649140019),
+]
+
+
+@pytest.mark.parametrize("params, iters, loss, state, trans, prob, marginal", CRFSUITE_LBFGS)
+def test_lbfgs_equals_crfsuite(xseq, yseq, params, iters, loss, state, trans, prob, marginal):
+    """L-BFGS (OWL-QN with c1) reaches CRFsuite's model on the same items: same
+    iterations, loss, nonzero weights (to CRFsuite's 6 printed decimals) and
+    probabilities."""
+    crf = CRF(**params).fit([xseq], [yseq])
+    log = crf.training_log_
+    assert len(log.iterations) == iters
+    assert log.last_iteration["loss"] == pytest.approx(loss, abs=1e-6)
+    assert set(crf.state_features_) == set(state)
+    assert set(crf.transition_features_) == set(trans)
+    for ours, ref in ((crf.state_features_, state), (crf.transition_features_, trans)):
+        for k, w in ref.items():
+            assert ours[k] == pytest.approx(w, abs=2e-6)
+    crf.tagger_.set(xseq[:3])
+    assert crf.tagger_.probability(["sunny", "rainy", "sunny"]) == pytest.approx(prob, rel=1e-6)
+    assert crf.tagger_.marginal("rainy", 1) == pytest.approx(marginal, rel=1e-6)
+
+
 def test_model_filename_writes_and_loads(xseq, yseq, tmp_path):
     path = os.path.join(str(tmp_path), "foo.crfsuite")
     assert not os.path.exists(path)
@@ -402,6 +444,7 @@ def test_bad_prediction_input_is_refused(xseq, yseq):
     ({"c1": "0.1"}, "parameter c1 must be a number"),
     ({"trainer_cls": object}, "trainer_cls"),
     ({"n_jobs": 0}, "n_jobs"),
+    ({"n_jobs": 1.5}, "n_jobs must be an int or None"),
 ])
 def test_bad_parameters_are_value_errors(xseq, yseq, params, message):
     with pytest.raises(ValueError) as e:
@@ -536,6 +579,8 @@ def test_n_jobs_two_agrees_with_one(xseq, yseq):
     X, y = _pos_corpus()
     one = CRF(c2=0.1).fit(X, y)
     two = CRF(c2=0.1, n_jobs=2).fit(X, y)
+    every = CRF(c2=0.1, n_jobs=-1).fit(X, y)
+    assert [list(s) for s in every.predict(X)] == [list(s) for s in one.predict(X)]
     assert [list(s) for s in one.predict(X)] == [list(s) for s in two.predict(X)]
     assert set(one.state_features_) == set(two.state_features_)
     for k, w in one.state_features_.items():

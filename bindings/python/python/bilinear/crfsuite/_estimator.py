@@ -1,5 +1,6 @@
 """``CRF``: sklearn-crfsuite's estimator over the ``chain-crf`` crate."""
 
+import numbers
 import os
 
 import numpy as np
@@ -33,8 +34,10 @@ def _threads(n_jobs):
     active ``joblib.parallel_backend``'s count), -1 all cores, -2 all but one, ..."""
     from joblib import effective_n_jobs
 
-    if n_jobs is not None and (isinstance(n_jobs, bool) or int(n_jobs) != n_jobs):
-        raise ValueError(f"n_jobs must be an int or None, not {n_jobs!r}")
+    if n_jobs is not None:
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+            raise ValueError(f"n_jobs must be an int or None, not {n_jobs!r}")
+        n_jobs = int(n_jobs)
     return max(1, int(effective_n_jobs(n_jobs)))
 
 
