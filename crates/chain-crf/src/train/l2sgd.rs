@@ -80,18 +80,26 @@
 //! # A second core
 //!
 //! SGD is sequential: each step reads the weights the previous step wrote, so the steps
-//! run on one thread. The fit's threads compute the exact objective at the end of each
-//! epoch and of each calibration trial (forward-backward over the sequences, in a fixed
-//! number of chunks summed in order, so the value does not depend on the thread count).
+//! of an epoch run one after another on one thread. What the other threads do is the
+//! scoring: while one thread runs epoch `k + 1`'s steps, the others compute the exact
+//! objective of epoch `k`'s weights (a copy) and its held-out score, so on two cores the
+//! exact objective costs no wall-clock time once an epoch's steps take longer than its
+//! scoring (the steps do not read the scores: the weights are the same on any number of
+//! threads). The cost is one epoch of steps computed ahead and thrown away when the run
+//! stops before the budget. The objective is summed over a fixed number of chunks in
+//! order, so its value does not depend on the thread count either. Each calibration
+//! trial's sample objective also runs on the fit's threads (the next trial's rate
+//! depends on it, so trials do not overlap).
 //!
 //! # Differences from CRFsuite
 //!
 //! - **The logged and tested objective.** CRFsuite's epoch loss is the sum of the
 //!   per-sequence losses met *during* the epoch, at weights that change from one sequence
 //!   to the next, plus the penalty at the end; here it is the exact objective `F(w)` at
-//!   the end of the epoch (one extra forward-backward pass per epoch, on the fit's
-//!   threads). The `period`/`delta` test, the choice of the best epoch and the
-//!   calibration trials (as in Bottou's `sgd`) use this exact value.
+//!   the end of the epoch (one extra forward-backward pass per epoch, overlapped with the
+//!   next epoch's steps; CRFsuite's value is the extra `running_loss`). The
+//!   `period`/`delta` test, the choice of the best epoch and the calibration trials (as
+//!   in Bottou's `sgd`) use this exact value.
 //! - **Where the gradient is taken.** CRFsuite shrinks the weights first and takes the
 //!   gradient at the shrunk weights; here the gradient is taken at the weights before the
 //!   step, so a step is exactly `w - eta_t grad f_s(w)` (as in Bottou's `svmsgd`).
@@ -229,6 +237,7 @@ pub(crate) struct Sgd<'a> {
     trans: Vec<f64>,
     exp_trans: Vec<f64>,
     edges: Vec<f64>,
+    marg: Vec<f64>,
 }
 
 impl<'a> Sgd<'a> {
@@ -244,6 +253,7 @@ impl<'a> Sgd<'a> {
             trans: vec![0.0; l * l],
             exp_trans: vec![0.0; l * l],
             edges: vec![0.0; l * l],
+            marg: vec![0.0; l],
         }
     }
 
@@ -308,23 +318,26 @@ impl<'a> Sgd<'a> {
         let gain = eta / self.a;
         for t in 0..n {
             let (ids, vals) = x.items.item(t);
-            let y = x.labels[t];
+            // p(y_t = b | x) - [b = y_t] for every label b.
+            self.lattice.state_marginals(t, &mut self.marg);
+            self.marg[x.labels[t] as usize] -= 1.0;
             for (&id, &value) in ids.iter().zip(vals) {
                 let (first, labels) = features.state_features(id);
                 let g = gain * value;
-                for (j, &b) in labels.iter().enumerate() {
-                    let p = self.lattice.state_marginal(t, b as usize);
-                    let obs = if b == y { 1.0 } else { 0.0 };
-                    self.v[first + j] -= g * (p - obs);
+                let v = &mut self.v[first..first + labels.len()];
+                for (v, &b) in v.iter_mut().zip(labels) {
+                    *v -= g * self.marg[b as usize];
                 }
             }
         }
         self.edges.fill(0.0);
+        self.lattice.add_edge_outer(&mut self.edges);
+        for (e, &f) in self.edges.iter_mut().zip(&self.exp_trans) {
+            *e *= f;
+        }
         for t in 1..n {
             self.edges[x.labels[t - 1] as usize * l + x.labels[t] as usize] -= 1.0;
         }
-        self.lattice
-            .add_edge_marginals(&self.exp_trans, 1.0, &mut self.edges);
         for (prev, next, k) in features.iter_transitions() {
             self.v[k] -= gain * self.edges[prev as usize * l + next as usize];
         }
@@ -384,38 +397,30 @@ impl Objective {
         }
     }
 
-    /// `sum_{s in which} NLL_s(w)`: the same value for every thread count.
-    fn nll(
-        &mut self,
-        data: &Dataset,
-        features: &FeatureSet,
-        which: &[usize],
-        w: &[f64],
-        pool: &Pool,
-    ) -> f64 {
+    /// `sum_{s in which} NLL_s(w)` on the current rayon pool: the same value for every
+    /// thread count.
+    fn nll(&mut self, data: &Dataset, features: &FeatureSet, which: &[usize], w: &[f64]) -> f64 {
         let l = features.n_labels();
         let mt = load_transitions(features, w, 1.0, &mut self.trans, &mut self.exp_trans);
         let (trans, exp_trans) = (&self.trans, &self.exp_trans);
         let per = which.len().div_ceil(EVAL_CHUNKS).max(1);
         let chunks = &mut self.chunks;
-        let parts: Vec<f64> = pool.install(|| {
-            chunks
-                .par_iter_mut()
-                .zip(which.par_chunks(per))
-                .map(|(chunk, ids)| {
-                    let mut sum = 0.0;
-                    for &s in ids {
-                        let x = data.instance(s);
-                        let mut state = std::mem::take(&mut chunk.state);
-                        features.state_scores(x.items, w, &mut state);
-                        let gold = gold_score(&state, trans, x.labels, l);
-                        sum += chunk.lattice.forward_backward(state, l, exp_trans, mt) - gold;
-                        chunk.state = chunk.lattice.take_buffer();
-                    }
-                    sum
-                })
-                .collect()
-        });
+        let parts: Vec<f64> = chunks
+            .par_iter_mut()
+            .zip(which.par_chunks(per))
+            .map(|(chunk, ids)| {
+                let mut sum = 0.0;
+                for &s in ids {
+                    let x = data.instance(s);
+                    let mut state = std::mem::take(&mut chunk.state);
+                    features.state_scores(x.items, w, &mut state);
+                    let gold = gold_score(&state, trans, x.labels, l);
+                    sum += chunk.lattice.forward_backward(state, l, exp_trans, mt) - gold;
+                    chunk.state = chunk.lattice.take_buffer();
+                }
+                sum
+            })
+            .collect();
         parts.iter().sum()
     }
 }
@@ -452,7 +457,7 @@ fn calibrate(
     let features = sgd.features;
     let penalty = 0.5 * lambda * sample.len() as f64;
     sgd.reset();
-    let initial = objective.nll(data, features, sample, sgd.weights(), pool);
+    let initial = pool.install(|| objective.nll(data, features, sample, sgd.weights()));
     let mut trials = Vec::new();
     let mut eta = s.calibration_eta;
     let (mut decreasing, mut wanted) = (false, s.calibration_candidates);
@@ -463,7 +468,7 @@ fn calibrate(
             Some(_) => {
                 let w = sgd.weights();
                 let (norm, _) = norm_and_active(w);
-                objective.nll(data, features, sample, w, pool) + penalty * norm * norm
+                pool.install(|| objective.nll(data, features, sample, w)) + penalty * norm * norm
             }
             None => f64::NAN,
         };
@@ -528,14 +533,22 @@ pub(super) fn train(
 
     sgd.reset();
     let mut t: u64 = 0;
-    let mut past: Vec<f64> = Vec::new();
-    let mut best_w = vec![0.0; features.len()];
+    let dim = features.len();
+    // The weights of the epoch being reported, and of the best epoch so far.
+    let mut cur = vec![0.0; dim];
+    let mut best_w = vec![0.0; dim];
     let mut best = f64::INFINITY;
-    let period = s.period;
+    let mut past: Vec<f64> = Vec::new();
+    // What the pass that produced the weights in `sgd` returned.
+    let mut pending = None;
+    let (period, max_iter) = (s.period, job.iteration.max_iter);
     let rule = job.iteration;
     let mut report = run(&rule, observers, |k| {
-        order.shuffle(&mut rng);
-        let Some((eta, running)) = sgd.epoch(data, &order, eta0, lambda, &mut t) else {
+        if k == 1 {
+            order.shuffle(&mut rng);
+            pending = sgd.epoch(data, &order, eta0, lambda, &mut t);
+        }
+        let Some((eta, running)) = pending else {
             return Err(bl_core::error::build::numerical(
                 "l2sgd",
                 format!(
@@ -544,9 +557,29 @@ pub(super) fn train(
                 ),
             ));
         };
-        let w = sgd.weights();
-        let (norm, active) = norm_and_active(w);
-        let f = objective.nll(data, features, &all, w, &job.pool) + s.c2 * norm * norm;
+        cur.copy_from_slice(sgd.weights());
+        // The next epoch's steps on one thread while the others score this epoch's
+        // weights (the steps do not read the scores; the result is the same on any
+        // number of threads).
+        let ahead = k < max_iter;
+        if ahead {
+            order.shuffle(&mut rng);
+        }
+        let shared: &Job<'_> = job;
+        let (next, (nll, holdout)) = shared.pool.install(|| {
+            rayon::join(
+                || ahead.then(|| sgd.epoch(data, &order, eta0, lambda, &mut t)),
+                || {
+                    rayon::join(
+                        || objective.nll(data, features, &all, &cur),
+                        || shared.holdout_score(&cur),
+                    )
+                },
+            )
+        });
+        pending = next.flatten();
+        let (norm, active) = norm_and_active(&cur);
+        let f = nll + s.c2 * norm * norm;
         let change = if k > period {
             (past[k - 1 - period] - f) / f.abs().max(f64::MIN_POSITIVE)
         } else {
@@ -555,7 +588,7 @@ pub(super) fn train(
         past.push(f);
         if f < best {
             best = f;
-            best_w.copy_from_slice(w);
+            best_w.copy_from_slice(&cur);
         }
         job.log.push(IterationLog {
             iteration: k,
@@ -567,7 +600,7 @@ pub(super) fn train(
             linesearch_trials: None,
             learning_rate: Some(eta),
             errors: None,
-            holdout: job.holdout_score(w),
+            holdout,
         });
         Ok::<_, crate::CrfError>(
             Progress::new(f, change)
@@ -696,7 +729,7 @@ mod tests {
             .collect();
         let pool = Pool::new(Some(2)).unwrap();
         let mut objective = Objective::new(&features);
-        let got = objective.nll(&data, &features, &[0, 1, 1], &w, &pool);
+        let got = pool.install(|| objective.nll(&data, &features, &[0, 1, 1], &w));
         let want = brute_nll(&features, data.instance(0), &w)
             + 2.0 * brute_nll(&features, data.instance(1), &w);
         assert!((got - want).abs() < 1e-10, "{got} vs {want}");
