@@ -646,7 +646,7 @@ pub struct CrfModel {
     inner: Model,
 }
 
-/// A sequence encoded with a model's attribute ids ([`CrfModel::encode`]).
+/// A sequence encoded with a model's attribute ids (`CrfModel.encode`).
 #[pyclass(module = "bilinear._native", frozen)]
 #[derive(Debug)]
 pub struct CrfSequence {

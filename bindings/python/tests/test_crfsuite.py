@@ -237,12 +237,25 @@ def test_grid_search_over_c1_c2():
     assert len(search.cv_results_["mean_test_score"]) == 4
 
 
-def test_randomized_search_with_sequence_accuracy():
+def test_randomized_search_as_in_sklearn_crfsuite_tutorial():
+    """The tutorial's search: scipy.stats distributions for c1, c2 and a weighted flat F1
+    scorer over some labels, on two processes."""
+    import scipy.stats
+    from sklearn.metrics import make_scorer
+
     X, y = _pos_corpus()
-    search = RandomizedSearchCV(CRF(max_iterations=30), {"c2": [0.01, 0.1, 1.0]}, n_iter=2,
-                                cv=2, scoring=scorers.sequence_accuracy, random_state=0)
+    crf = CRF(algorithm="lbfgs", max_iterations=50, all_possible_transitions=True)
+    labels = [lab for lab in CRF(c2=0.01).fit(X, y).classes_ if lab != "DT"]
+    f1 = make_scorer(metrics.flat_f1_score, average="weighted", labels=labels)
+    space = {"c1": scipy.stats.expon(scale=0.5), "c2": scipy.stats.expon(scale=0.05)}
+    search = RandomizedSearchCV(crf, space, cv=2, n_iter=4, n_jobs=2, scoring=f1,
+                                random_state=0)
     search.fit(X, y)
     assert 0.0 <= search.best_score_ <= 1.0
+    assert search.best_estimator_.score(X, y) > 0.5
+    seq = RandomizedSearchCV(crf, {"c2": [0.01, 1.0]}, n_iter=2, cv=2,
+                             scoring=scorers.sequence_accuracy, random_state=0).fit(X, y)
+    assert 0.0 <= seq.best_score_ <= 1.0
 
 
 def test_clone_keeps_parameters():
