@@ -1,114 +1,5 @@
-//! `l2sgd`: stochastic gradient descent on the L2-regularized negative log-likelihood,
-//! with CRFsuite's calibration of the learning rate (S. Shalev-Shwartz, Y. Singer and
-//! N. Srebro, *Pegasos: Primal Estimated sub-GrAdient SOlver for SVM*, ICML 2007, for the
-//! schedule; L. Bottou, *Stochastic gradient descent tricks*, in *Neural Networks: Tricks
-//! of the Trade*, 2nd ed., Springer 2012, for the calibration, the sparse updates and the
-//! SGD-CRF experiments).
-//!
-//! # The objective
-//!
-//! The objective is [`Lbfgs`](super::Lbfgs)'s with `c1 = 0`, so the two trainers' losses
-//! compare directly:
-//!
-//! `F(w) = sum_s NLL_s(w) + c2 ||w||^2`, with `NLL_s(w) = log Z(x_s) - score(x_s, y_s)`.
-//!
-//! SGD works on `F / N = (1/N) sum_s f_s(w)` for `N` sequences, with the per-sequence
-//! objective `f_s(w) = NLL_s(w) + (lambda / 2) ||w||^2` and `lambda = 2 c2 / N`.
-//!
-//! # One step
-//!
-//! The `t`-th step (counted from 0 over the whole run, across epochs) visits one sequence
-//! `s` and moves against the gradient of `f_s`:
-//!
-//! `w <- w - eta_t grad f_s(w) = (1 - eta_t lambda) w - eta_t grad NLL_s(w)`,
-//!
-//! with the Pegasos-type rate `eta_t = 1 / (lambda (t0 + t)) = eta0 / (1 + eta0 lambda t)`,
-//! where `t0 = 1 / (lambda eta0)` and `eta0` is the calibrated rate. The second form is
-//! the one computed: it is also defined for `c2 = 0`, where the rate stays `eta0`.
-//! `grad NLL_s` is the expected minus the observed feature values, by forward-backward
-//! ([`Lattice`]) at the weights before the step.
-//!
-//! **Sparse steps.** The weights are held as `w = a v`. The shrink
-//! `(1 - eta_t lambda) w` multiplies the scalar `a`; the gradient touches only the
-//! features of the sequence: the state features of its attributes and the transition
-//! features, `v_k -= (eta_t / a) g_k`. A step therefore costs its own sequence
-//! (forward-backward and its features), not the length of `w`, and allocates nothing once
-//! the buffers have grown to the longest sequence. `a` is folded into `v` at the end of
-//! each epoch (one pass over `w`, needed for the epoch's objective anyway), or earlier if
-//! `|a|` falls below `1e-9`.
-//!
-//! # Calibration
-//!
-//! Before training, `eta0` is chosen as CRFsuite does, after the `determineEta0` search of
-//! Bottou's `sgd` programs. A sample of `S = min(N, calibration_samples)` sequences is
-//! drawn (the first `S` of a seeded shuffle). A trial of a rate `eta` runs one epoch of
-//! the steps above over the sample, from `w = 0`, with `t` from 0, and measures the
-//! sample objective `F_S(w) = sum_{s in S} NLL_s(w) + (lambda S / 2) ||w||^2` at the
-//! weights it reaches; the trial is good when that is finite and below `F_S(0)`. The
-//! trials start at `calibration_eta` and multiply the rate by `calibration_rate` while
-//! the trials are good and fewer than `calibration_candidates` good ones have been seen;
-//! then they start again from `calibration_eta / calibration_rate` and divide the rate by
-//! `calibration_rate` until `calibration_candidates` more good trials have been seen. At
-//! most `calibration_max_trials` trials run in all. The chosen `eta0` is the tried rate
-//! with the lowest finite sample objective (the earliest on ties); when no trial is
-//! finite, the fit fails with [`bl_core::BlError::Numerical`].
-//!
-//! # Epochs and stopping
-//!
-//! An epoch visits every sequence once, in an order drawn afresh for each epoch by a
-//! seeded shuffle (the fit's `seed`: the same seed gives the same weights, whatever the
-//! thread count). After each epoch the exact objective `F(w)` is computed at the epoch's
-//! weights and logged with `||w||`, the number of nonzero weights, the learning rate of
-//! the epoch's last step and the held-out score. The run stops (`Converged`) when the
-//! relative decrease over the last `period` epochs, `(F_{k - period} - F_k) / F_k`, is
-//! at most `delta` (the fit's `tol`; tested from epoch `period + 1` on), or when the
-//! budget `max_iterations` (the fit's `max_iter`) or the time limit runs out. The fit
-//! returns the weights of the epoch with the lowest objective (as CRFsuite), and the
-//! report's `objective` is that epoch's, not necessarily the last one's.
-//!
-//! Observers and the trace see, besides the objective and the change measure, the
-//! extras `learning_rate` (of the epoch's last step), `calibrated_eta` (`eta0`),
-//! `calibration_trials` and `running_loss` (CRFsuite's epoch loss: the sum of the
-//! sequences' losses met during the epoch plus `c2 ||w||^2` at its end).
-//!
-//! On a small data set the per-epoch objective is noisy (each step moves the weights by
-//! a sizeable share of the full gradient), and the `period`/`delta` test, which stops at
-//! the first epoch no better than the one `period` epochs before, can end the run well
-//! before the optimum; a longer `period` lets the decreasing rate reach it (the tests
-//! measure both).
-//!
-//! # A second core
-//!
-//! SGD is sequential: each step reads the weights the previous step wrote, so the steps
-//! of an epoch run one after another on one thread. What the other threads do is the
-//! scoring: while one thread runs epoch `k + 1`'s steps, the others compute the exact
-//! objective of epoch `k`'s weights (a copy) and its held-out score, so on two cores the
-//! exact objective costs no wall-clock time once an epoch's steps take longer than its
-//! scoring (the steps do not read the scores: the weights are the same on any number of
-//! threads). The cost is one epoch of steps computed ahead and thrown away when the run
-//! stops before the budget. The objective is summed over a fixed number of chunks in
-//! order, so its value does not depend on the thread count either. Each calibration
-//! trial's sample objective also runs on the fit's threads (the next trial's rate
-//! depends on it, so trials do not overlap).
-//!
-//! # Differences from CRFsuite
-//!
-//! - **The logged and tested objective.** CRFsuite's epoch loss is the sum of the
-//!   per-sequence losses met *during* the epoch, at weights that change from one sequence
-//!   to the next, plus the penalty at the end; here it is the exact objective `F(w)` at
-//!   the end of the epoch (one extra forward-backward pass per epoch, overlapped with the
-//!   next epoch's steps; CRFsuite's value is the extra `running_loss`). The
-//!   `period`/`delta` test, the choice of the best epoch and the calibration trials (as
-//!   in Bottou's `sgd`) use this exact value.
-//! - **Where the gradient is taken.** CRFsuite shrinks the weights first and takes the
-//!   gradient at the shrunk weights; here the gradient is taken at the weights before the
-//!   step, so a step is exactly `w - eta_t grad f_s(w)` (as in Bottou's `svmsgd`).
-//! - **Counts.** CRFsuite stops when the relative decrease is `< delta`; the fit's engine
-//!   stops when it is `<= delta`. CRFsuite's check of `calibration.max_trials` lets at
-//!   most `max_trials - 1` trials run; here at most `calibration_max_trials` run.
-//! - **`c2 = 0`** is allowed and gives the constant rate `eta0` (CRFsuite divides by
-//!   `lambda = 0`).
-//! - The shuffles use this crate's seeded generator, not the C library's `rand()`.
+//! `l2sgd`: SGD with L2 and CRFsuite's learning-rate calibration ([`L2sgd`] documents
+//! the algorithm, its second core and its differences from CRFsuite).
 
 use bl_core::engine::{Observer, Progress, run};
 use bl_core::iteration::Pool;
@@ -122,10 +13,120 @@ use crate::error::Result;
 use crate::features::FeatureSet;
 use crate::lattice::Lattice;
 
-/// Settings of `l2sgd` (CRFsuite's names and defaults). The epoch budget
-/// (`max_iterations`, default 1000) and the stopping threshold (`delta`, default 1e-6)
-/// are the fit's `max_iter` and `tol` ([`crate::CrfParams`]); the algorithm is in the
-/// [module documentation](self).
+/// Settings of `l2sgd` (CRFsuite's names and defaults): stochastic gradient descent on the
+/// L2-regularized negative log-likelihood, with CRFsuite's calibration of the learning
+/// rate. The epoch budget (`max_iterations`, default 1000) and the stopping threshold
+/// (`delta`, default 1e-6) are the fit's `max_iter` and `tol` ([`crate::CrfParams`]).
+///
+/// The schedule follows S. Shalev-Shwartz, Y. Singer and N. Srebro, *Pegasos: Primal
+/// Estimated sub-GrAdient SOlver for SVM*, ICML 2007; the calibration and the sparse
+/// updates follow L. Bottou, *Stochastic gradient descent tricks*, in *Neural Networks:
+/// Tricks of the Trade*, 2nd ed., Springer 2012 (and his SGD-CRF programs).
+///
+/// # The objective
+///
+/// The objective is [`Lbfgs`](crate::Lbfgs)'s with `c1 = 0`, so the two trainers' losses
+/// compare directly:
+///
+/// `F(w) = sum_s NLL_s(w) + c2 ||w||^2`, with `NLL_s(w) = log Z(x_s) - score(x_s, y_s)`.
+///
+/// SGD works on `F / N = (1/N) sum_s f_s(w)` for `N` sequences, with the per-sequence
+/// objective `f_s(w) = NLL_s(w) + (lambda / 2) ||w||^2` and `lambda = 2 c2 / N`.
+///
+/// # One step
+///
+/// The `t`-th step (counted from 0 over the whole run, across epochs) visits one sequence
+/// `s` and moves against the gradient of `f_s`:
+///
+/// `w <- w - eta_t grad f_s(w) = (1 - eta_t lambda) w - eta_t grad NLL_s(w)`,
+///
+/// with the Pegasos-type rate `eta_t = 1 / (lambda (t0 + t)) = eta0 / (1 + eta0 lambda t)`,
+/// where `t0 = 1 / (lambda eta0)` and `eta0` is the calibrated rate. The second form is
+/// the one computed: it is also defined for `c2 = 0`, where the rate stays `eta0`.
+/// `grad NLL_s` is the expected minus the observed feature values, by forward-backward
+/// ([`Lattice`](crate::lattice::Lattice)) at the weights before the step.
+///
+/// **Sparse steps.** The weights are held as `w = a v`. The shrink
+/// `(1 - eta_t lambda) w` multiplies the scalar `a`; the gradient touches only the
+/// features of the sequence: the state features of its attributes and the transition
+/// features, `v_k -= (eta_t / a) g_k`. A step therefore costs its own sequence
+/// (forward-backward and its features), not the length of `w`, and allocates nothing once
+/// the buffers have grown to the longest sequence. `a` is folded into `v` at the end of
+/// each epoch (one pass over `w`, needed for the epoch's objective anyway), or earlier if
+/// `|a|` falls below `1e-9`.
+///
+/// # Calibration
+///
+/// Before training, `eta0` is chosen as CRFsuite does, after the `determineEta0` search of
+/// Bottou's `sgd` programs. A sample of `S = min(N, calibration_samples)` sequences is
+/// drawn (the first `S` of a seeded shuffle). A trial of a rate `eta` runs one epoch of
+/// the steps above over the sample, from `w = 0`, with `t` from 0, and measures the
+/// sample objective `F_S(w) = sum_{s in S} NLL_s(w) + (lambda S / 2) ||w||^2` at the
+/// weights it reaches; the trial is good when that is finite and below `F_S(0)`. The
+/// trials start at `calibration_eta` and multiply the rate by `calibration_rate` while
+/// the trials are good and fewer than `calibration_candidates` good ones have been seen;
+/// then they start again from `calibration_eta / calibration_rate` and divide the rate by
+/// `calibration_rate` until `calibration_candidates` more good trials have been seen. At
+/// most `calibration_max_trials` trials run in all. The chosen `eta0` is the tried rate
+/// with the lowest finite sample objective (the earliest on ties); when no trial is
+/// finite, the fit fails with [`bl_core::BlError::Numerical`].
+///
+/// # Epochs and stopping
+///
+/// An epoch visits every sequence once, in an order drawn afresh for each epoch by a
+/// seeded shuffle (the fit's `seed`: the same seed gives the same weights, whatever the
+/// thread count). After each epoch the exact objective `F(w)` is computed at the epoch's
+/// weights and logged with `||w||`, the number of nonzero weights, the learning rate of
+/// the epoch's last step and the held-out score. The run stops (`Converged`) when the
+/// relative decrease over the last `period` epochs, `(F_{k - period} - F_k) / F_k`, is
+/// at most `delta` (the fit's `tol`; tested from epoch `period + 1` on), or when the
+/// budget `max_iterations` (the fit's `max_iter`) or the time limit runs out. The fit
+/// returns the weights of the epoch with the lowest objective (as CRFsuite), and the
+/// report's `objective` is that epoch's, not necessarily the last one's.
+///
+/// Observers and the trace see, besides the objective and the change measure, the
+/// extras `learning_rate` (of the epoch's last step), `calibrated_eta` (`eta0`),
+/// `calibration_trials` and `running_loss` (CRFsuite's epoch loss: the sum of the
+/// sequences' losses met during the epoch plus `c2 ||w||^2` at its end).
+///
+/// On a small data set the per-epoch objective is noisy (each step moves the weights by
+/// a sizeable share of the full gradient), and the `period`/`delta` test, which stops at
+/// the first epoch no better than the one `period` epochs before, can end the run well
+/// before the optimum; a longer `period` lets the decreasing rate reach it (the tests
+/// measure both).
+///
+/// # A second core
+///
+/// SGD is sequential: each step reads the weights the previous step wrote, so the steps
+/// of an epoch run one after another on one thread. What the other threads do is the
+/// scoring: while one thread runs epoch `k + 1`'s steps, the others compute the exact
+/// objective of epoch `k`'s weights (a copy) and its held-out score, so on two cores the
+/// exact objective costs no wall-clock time once an epoch's steps take longer than its
+/// scoring (the steps do not read the scores: the weights are the same on any number of
+/// threads). The cost is one epoch of steps computed ahead and thrown away when the run
+/// stops before the budget. The objective is summed over a fixed number of chunks in
+/// order, so its value does not depend on the thread count either. Each calibration
+/// trial's sample objective also runs on the fit's threads (the next trial's rate
+/// depends on it, so trials do not overlap).
+///
+/// # Differences from CRFsuite
+///
+/// - **The logged and tested objective.** CRFsuite's epoch loss is the sum of the
+///   per-sequence losses met *during* the epoch, at weights that change from one sequence
+///   to the next, plus the penalty at the end; here it is the exact objective `F(w)` at
+///   the end of the epoch (one extra forward-backward pass per epoch, overlapped with the
+///   next epoch's steps; CRFsuite's value is the extra `running_loss`). The
+///   `period`/`delta` test, the choice of the best epoch and the calibration trials (as
+///   in Bottou's `sgd`) use this exact value.
+/// - **Where the gradient is taken.** CRFsuite shrinks the weights first and takes the
+///   gradient at the shrunk weights; here the gradient is taken at the weights before the
+///   step, so a step is exactly `w - eta_t grad f_s(w)` (as in Bottou's `svmsgd`).
+/// - **Counts.** CRFsuite stops when the relative decrease is `< delta`; the fit's engine
+///   stops when it is `<= delta`. CRFsuite's check of `calibration.max_trials` lets at
+///   most `max_trials - 1` trials run; here at most `calibration_max_trials` run.
+/// - **`c2 = 0`** is allowed and gives the constant rate `eta0` (CRFsuite divides by
+///   `lambda = 0`).
+/// - The shuffles use this crate's seeded generator, not the C library's `rand()`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct L2sgd {
     /// L2 coefficient (`c2`, default 1): the objective is `NLL + c2 ||w||^2`.
