@@ -23,19 +23,40 @@ use crate::data::Dataset;
 use crate::error::Result;
 use crate::features::FeatureSet;
 use crate::lattice::{Lattice, exp_transitions};
-use crate::optim::{Outcome, QuasiNewton, Settings};
+use crate::optim::{LineSearchMethod, Outcome, QuasiNewton, Settings};
 
-/// The line search CRFsuite names. All three run the same backtracking search here (see
-/// [`Lbfgs::linesearch`]).
+/// The line search of L-BFGS, by CRFsuite's names (`linesearch`): each runs the search of
+/// libLBFGS that CRFsuite runs under that name, along the direction `d` from the weights
+/// `w`, on `phi(a) = F(w + a d)`, from step 1 (the first iteration: `1 / ||d||`), at most
+/// `max_linesearch` evaluations; [`crate::optim`] has the details. With `c1 > 0` (OWL-QN)
+/// every value runs the same search, halving under the Armijo condition on the projected
+/// points, as CRFsuite does (libLBFGS runs OWL-QN only with backtracking, and CRFsuite asks
+/// for backtracking whenever `c1 > 0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum LineSearch {
-    /// CRFsuite's default (Moré-Thuente).
+    /// Moré and Thuente's search to the strong Wolfe conditions (`ftol` 1e-4, `gtol` 0.9),
+    /// by safeguarded cubic and quadratic interpolation; it may take steps longer than 1.
+    /// CRFsuite's default.
     #[default]
     MoreThuente,
-    /// Backtracking under the Armijo condition.
+    /// Backtracking to the Armijo condition `phi(a) <= phi(0) + 1e-4 a phi'(0)` and the
+    /// regular Wolfe curvature condition `phi'(a) >= 0.9 phi'(0)`: the step is halved while
+    /// the decrease is too small and multiplied by 2.1 while the slope is still too steep.
     Backtracking,
-    /// Backtracking under the strong Wolfe conditions.
+    /// Backtracking to the strong Wolfe conditions: as `Backtracking`, and the step is also
+    /// halved while `phi'(a) > 0.9 |phi'(0)|`.
     StrongBacktracking,
+}
+
+impl LineSearch {
+    /// The optimizer's search for this name (used when `c1 = 0`).
+    fn method(self) -> LineSearchMethod {
+        match self {
+            Self::MoreThuente => LineSearchMethod::MoreThuente,
+            Self::Backtracking => LineSearchMethod::BacktrackingWolfe,
+            Self::StrongBacktracking => LineSearchMethod::BacktrackingStrongWolfe,
+        }
+    }
 }
 
 /// Settings of `lbfgs` (CRFsuite's names and defaults).
@@ -51,9 +72,9 @@ pub struct Lbfgs {
     pub epsilon: f64,
     /// Iterations over which the relative decrease is measured (`period`, default 10).
     pub period: usize,
-    /// The line search CRFsuite would use (`linesearch`, default `MoreThuente`). This
-    /// crate runs backtracking (halving) under the Armijo condition for every value: the
-    /// difference from CRFsuite's default is measured in `docs/crfsuite.md`.
+    /// The line search (`linesearch`, default `MoreThuente`; [`LineSearch`]). Only L-BFGS
+    /// (`c1 = 0`) reads it: OWL-QN always halves the step under the Armijo condition, as
+    /// in CRFsuite.
     pub linesearch: LineSearch,
     /// Line-search trials per iteration (`max_linesearch`, default 20).
     pub max_linesearch: usize,
@@ -273,6 +294,7 @@ pub(super) fn train(
         memory: s.num_memories,
         epsilon: s.epsilon,
         max_linesearch: s.max_linesearch,
+        line_search: s.linesearch.method(),
     };
     let mut loss = |w: &[f64], g: &mut [f64]| lik.eval(w, g);
     let x0 = vec![0.0; job.features.len()];
