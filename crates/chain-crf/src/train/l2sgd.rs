@@ -55,45 +55,49 @@ use crate::lattice::Lattice;
 /// each epoch (one pass over `w`, needed for the epoch's objective anyway), or earlier if
 /// `|a|` falls below `1e-9`.
 ///
+/// # Epoch loss
+///
+/// CRFsuite judges an epoch by its *epoch loss*: the sum of the per-sequence losses
+/// `NLL_s` met during the epoch (each at the weights of its own step, which change from
+/// one sequence to the next) plus the penalty at the weights the epoch ends with. It costs
+/// nothing beyond the steps, and it is smoother than the objective at the epoch's end,
+/// which on a small data set jumps with the last few steps. The calibration and the
+/// stopping test use it, as in CRFsuite.
+///
 /// # Calibration
 ///
-/// Before training, `eta0` is chosen as CRFsuite does, after the `determineEta0` search of
-/// Bottou's `sgd` programs. A sample of `S = min(N, calibration_samples)` sequences is
+/// Before training, `eta0` is chosen as CRFsuite does (after the `determineEta0` search
+/// of Bottou's `sgd` programs). A sample of `S = min(N, calibration_samples)` sequences is
 /// drawn (the first `S` of a seeded shuffle). A trial of a rate `eta` runs one epoch of
-/// the steps above over the sample, from `w = 0`, with `t` from 0, and measures the
-/// sample objective `F_S(w) = sum_{s in S} NLL_s(w) + (lambda S / 2) ||w||^2` at the
-/// weights it reaches; the trial is good when that is finite and below `F_S(0)`. The
-/// trials start at `calibration_eta` and multiply the rate by `calibration_rate` while
-/// the trials are good and fewer than `calibration_candidates` good ones have been seen;
-/// then they start again from `calibration_eta / calibration_rate` and divide the rate by
-/// `calibration_rate` until `calibration_candidates` more good trials have been seen. At
-/// most `calibration_max_trials` trials run in all. The chosen `eta0` is the tried rate
-/// with the lowest finite sample objective (the earliest on ties); when no trial is
-/// finite, the fit fails with [`bl_core::BlError::Numerical`].
+/// the steps above over the sample, from `w = 0`, with `t` from 0 and the full data's
+/// `lambda`; its value is the epoch loss on the sample (with the penalty
+/// `(lambda S / 2) ||w||^2`, so the sample's share of `c2 ||w||^2`), and the trial is good
+/// when that is finite and below the sample's loss at `w = 0`. The trials start at
+/// `calibration_eta` and multiply the rate by `calibration_rate` while the trials are good
+/// and fewer than `calibration_candidates` good ones have been seen; then they start again
+/// from `calibration_eta / calibration_rate` and divide the rate by `calibration_rate`
+/// until `calibration_candidates` more good trials have been seen. At most
+/// `calibration_max_trials` trials run in all. The chosen `eta0` is the tried rate with
+/// the lowest finite value (the earliest on ties); when no trial is finite, the fit fails
+/// with [`bl_core::BlError::Numerical`].
 ///
 /// # Epochs and stopping
 ///
 /// An epoch visits every sequence once, in an order drawn afresh for each epoch by a
 /// seeded shuffle (the fit's `seed`: the same seed gives the same weights, whatever the
-/// thread count). After each epoch the exact objective `F(w)` is computed at the epoch's
-/// weights and logged with `||w||`, the number of nonzero weights, the learning rate of
-/// the epoch's last step and the held-out score. The run stops (`Converged`) when the
-/// relative decrease over the last `period` epochs, `(F_{k - period} - F_k) / F_k`, is
-/// at most `delta` (the fit's `tol`; tested from epoch `period + 1` on), or when the
-/// budget `max_iterations` (the fit's `max_iter`) or the time limit runs out. The fit
-/// returns the weights of the epoch with the lowest objective (as CRFsuite), and the
-/// report's `objective` is that epoch's, not necessarily the last one's.
+/// thread count). After each epoch the exact objective `F(w)` at the epoch's weights is
+/// logged (the log's `loss`, comparable with `lbfgs`'s) with `||w||`, the number of
+/// nonzero weights, the learning rate of the epoch's last step and the held-out score.
+/// The run stops (`Converged`) when the relative decrease of the epoch loss `E_k` over the
+/// last `period` epochs, `(E_{k - period} - E_k) / E_k`, is at most `delta` (the fit's
+/// `tol`; tested from epoch `period + 1` on), or when the budget `max_iterations` (the
+/// fit's `max_iter`) or the time limit runs out. The fit returns the weights of the epoch
+/// with the lowest exact objective, and the report's `objective` is that epoch's, not
+/// necessarily the last one's.
 ///
-/// Observers and the trace see, besides the objective and the change measure, the
-/// extras `learning_rate` (of the epoch's last step), `calibrated_eta` (`eta0`),
-/// `calibration_trials` and `running_loss` (CRFsuite's epoch loss: the sum of the
-/// sequences' losses met during the epoch plus `c2 ||w||^2` at its end).
-///
-/// On a small data set the per-epoch objective is noisy (each step moves the weights by
-/// a sizeable share of the full gradient), and the `period`/`delta` test, which stops at
-/// the first epoch no better than the one `period` epochs before, can end the run well
-/// before the optimum; a longer `period` lets the decreasing rate reach it (the tests
-/// measure both).
+/// Observers and the trace see the exact objective, the change measure and the extras
+/// `learning_rate` (of the epoch's last step), `calibrated_eta` (`eta0`),
+/// `calibration_trials` and `epoch_loss` (`E_k`).
 ///
 /// # A second core
 ///
@@ -105,19 +109,16 @@ use crate::lattice::Lattice;
 /// scoring (the steps do not read the scores: the weights are the same on any number of
 /// threads). The cost is one epoch of steps computed ahead and thrown away when the run
 /// stops before the budget. The objective is summed over a fixed number of chunks in
-/// order, so its value does not depend on the thread count either. Each calibration
-/// trial's sample objective also runs on the fit's threads (the next trial's rate
-/// depends on it, so trials do not overlap).
+/// order, so its value does not depend on the thread count either. The calibration's
+/// trials run on one thread (each trial's rate depends on the trial before).
 ///
 /// # Differences from CRFsuite
 ///
-/// - **The logged and tested objective.** CRFsuite's epoch loss is the sum of the
-///   per-sequence losses met *during* the epoch, at weights that change from one sequence
-///   to the next, plus the penalty at the end; here it is the exact objective `F(w)` at
-///   the end of the epoch (one extra forward-backward pass per epoch, overlapped with the
-///   next epoch's steps; CRFsuite's value is the extra `running_loss`). The
-///   `period`/`delta` test, the choice of the best epoch and the calibration trials (as
-///   in Bottou's `sgd`) use this exact value.
+/// - **The best epoch.** CRFsuite keeps the weights of the epoch with the lowest epoch
+///   loss; here the epoch with the lowest exact objective `F(w)`, which this trainer
+///   computes at every epoch's end (one extra forward-backward pass per epoch, overlapped
+///   with the next epoch's steps) and logs as the `loss` where CRFsuite logs its epoch
+///   loss.
 /// - **Where the gradient is taken.** CRFsuite shrinks the weights first and takes the
 ///   gradient at the shrunk weights; here the gradient is taken at the weights before the
 ///   step, so a step is exactly `w - eta_t grad f_s(w)` (as in Bottou's `svmsgd`).
@@ -431,7 +432,7 @@ impl Objective {
 pub(crate) struct Trial {
     /// The rate tried.
     pub(crate) eta: f64,
-    /// The sample objective after one epoch (not finite when the epoch blew up).
+    /// The epoch loss on the sample (NaN when the epoch blew up).
     pub(crate) objective: f64,
     /// Finite and below the objective at `w = 0`.
     pub(crate) good: bool,
@@ -466,10 +467,9 @@ fn calibrate(
         sgd.reset();
         let mut t = 0;
         let value = match sgd.epoch(data, sample, eta, lambda, &mut t) {
-            Some(_) => {
-                let w = sgd.weights();
-                let (norm, _) = norm_and_active(w);
-                pool.install(|| objective.nll(data, features, sample, w)) + penalty * norm * norm
+            Some((_, running)) => {
+                let (norm, _) = norm_and_active(sgd.weights());
+                running + penalty * norm * norm
             }
             None => f64::NAN,
         };
@@ -581,12 +581,14 @@ pub(super) fn train(
         pending = next.flatten();
         let (norm, active) = norm_and_active(&cur);
         let f = nll + s.c2 * norm * norm;
+        // CRFsuite's epoch loss and stopping test.
+        let epoch_loss = running + s.c2 * norm * norm;
         let change = if k > period {
-            (past[k - 1 - period] - f) / f.abs().max(f64::MIN_POSITIVE)
+            (past[k - 1 - period] - epoch_loss) / epoch_loss.abs().max(f64::MIN_POSITIVE)
         } else {
             f64::INFINITY
         };
-        past.push(f);
+        past.push(epoch_loss);
         if f < best {
             best = f;
             best_w.copy_from_slice(&cur);
@@ -608,7 +610,7 @@ pub(super) fn train(
                 .with("learning_rate", eta)
                 .with("calibrated_eta", eta0)
                 .with("calibration_trials", n_trials as f64)
-                .with("running_loss", running + s.c2 * norm * norm),
+                .with("epoch_loss", epoch_loss),
         )
     })?;
     report.objective = best;
