@@ -132,7 +132,7 @@ use crate::lattice::Lattice;
 pub struct L2sgd {
     /// L2 coefficient (`c2`, default 1): the objective is `NLL + c2 ||w||^2`.
     pub c2: f64,
-    /// Epochs over which the relative decrease of the objective is measured (`period`,
+    /// Epochs over which the relative decrease of the epoch loss is measured (`period`,
     /// default 10).
     pub period: usize,
     /// The first learning rate tried by the calibration (`calibration.eta`, default 0.1).
@@ -189,7 +189,7 @@ const MIN_SCALE: f64 = 1e-9;
 /// Chunks of the objective's pass (fixed, so its sum does not depend on the threads).
 const EVAL_CHUNKS: usize = 16;
 
-/// The learning rate of step `t` from `eta0` (module docs).
+/// The learning rate of step `t` from `eta0` ([`L2sgd`]).
 #[inline]
 fn rate(eta0: f64, lambda: f64, t: u64) -> f64 {
     eta0 / (1.0 + eta0 * lambda * t as f64)
@@ -228,7 +228,7 @@ fn gold_score(state: &[f64], trans: &[f64], labels: &[u32], l: usize) -> f64 {
     gold
 }
 
-/// The weights `w = a v` and the buffers of the SGD steps (module docs).
+/// The weights `w = a v` and the buffers of the SGD steps ([`L2sgd`]).
 #[derive(Debug)]
 pub(crate) struct Sgd<'a> {
     features: &'a FeatureSet,
@@ -381,7 +381,7 @@ struct EvalChunk {
     state: Vec<f64>,
 }
 
-/// `sum_s NLL_s(w)` over a list of sequences, on the fit's threads (module docs).
+/// `sum_s NLL_s(w)` over a list of sequences, on the fit's threads ([`L2sgd`]).
 #[derive(Debug)]
 struct Objective {
     chunks: Vec<EvalChunk>,
@@ -433,8 +433,8 @@ pub(crate) struct Trial {
     /// The rate tried.
     pub(crate) eta: f64,
     /// The epoch loss on the sample (NaN when the epoch blew up).
-    pub(crate) objective: f64,
-    /// Finite and below the objective at `w = 0`.
+    pub(crate) loss: f64,
+    /// Finite and below the sample's loss at `w = 0`.
     pub(crate) good: bool,
 }
 
@@ -445,7 +445,7 @@ pub(crate) struct Calibration {
     pub(crate) trials: Vec<Trial>,
 }
 
-/// Chooses `eta0` on the sample `sample` (module docs). `lambda = 2 c2 / N` of the full
+/// Chooses `eta0` on the sample `sample` ([`L2sgd`]). `lambda = 2 c2 / N` of the full
 /// data set.
 fn calibrate(
     s: &L2sgd,
@@ -476,7 +476,7 @@ fn calibrate(
         let good = value.is_finite() && value < initial;
         trials.push(Trial {
             eta,
-            objective: value,
+            loss: value,
             good,
         });
         if good {
@@ -492,20 +492,19 @@ fn calibrate(
             eta = s.calibration_eta / s.calibration_rate;
         }
     }
-    let best =
-        trials
-            .iter()
-            .filter(|tr| tr.objective.is_finite())
-            .fold(None::<Trial>, |best, &tr| match best {
-                Some(b) if b.objective <= tr.objective => Some(b),
-                _ => Some(tr),
-            });
+    let best = trials
+        .iter()
+        .filter(|tr| tr.loss.is_finite())
+        .fold(None::<Trial>, |best, &tr| match best {
+            Some(b) if b.loss <= tr.loss => Some(b),
+            _ => Some(tr),
+        });
     match best {
         Some(b) => Ok(Calibration { eta: b.eta, trials }),
         None => Err(bl_core::error::build::numerical(
             "l2sgd calibration",
             format!(
-                "no learning rate of the {} tried gave a finite objective on the sample",
+                "no learning rate of the {} tried gave a finite loss on the sample",
                 trials.len()
             ),
         )),
@@ -739,7 +738,7 @@ mod tests {
     }
 
     /// The calibration's search: up by the rate while good, then down from
-    /// `eta / rate`, at most `max_trials`; the choice is the lowest finite objective.
+    /// `eta / rate`, at most `max_trials`; the choice is the lowest finite loss.
     #[test]
     fn calibration_follows_the_search() {
         let (data, features) = tiny();
@@ -769,11 +768,11 @@ mod tests {
         let best = cal
             .trials
             .iter()
-            .filter(|tr| tr.objective.is_finite())
-            .map(|tr| tr.objective)
+            .filter(|tr| tr.loss.is_finite())
+            .map(|tr| tr.loss)
             .fold(f64::INFINITY, f64::min);
         let chosen = cal.trials.iter().find(|tr| tr.eta == cal.eta).unwrap();
-        assert_eq!(chosen.objective, best);
+        assert_eq!(chosen.loss, best);
         assert!(chosen.good);
     }
 }
