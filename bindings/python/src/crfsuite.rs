@@ -32,15 +32,17 @@
 //! sequence gets an empty prediction.
 
 use bl_core::engine::IterationView;
-use bl_core::{FitReport, Fitted};
+use bl_core::{Fit, FitReport, Fitted};
 use chain_crf::{
     Algorithm, Arow, AveragedPerceptron, CrfError, CrfParams, Dataset, DatasetBuilder,
-    FeatureOptions, IterationLog, L2sgd, Lbfgs, LineSearch, Model, PaType, ParamGuard,
+    Dictionary, FeatureOptions, IterationLog, L2sgd, Lbfgs, LineSearch, Model, PaType, ParamGuard,
     PassiveAggressive, Sequence, UNKNOWN_LABEL,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PySet, PyString};
+
+use online_bilinear::{BuiltIn, FittedTagger, TaggerParams};
 
 use crate::errors::{ToPyErr, choose, guarded};
 
@@ -331,8 +333,14 @@ fn read_labelled(
     Ok(counts)
 }
 
-/// Encodes one sequence with `model`'s attribute ids (unknown attributes dropped).
-fn encode(model: &Model, xseq: &Bound<'_, PyAny>, data: &str, s: usize) -> PyResult<Sequence> {
+/// Encodes one sequence with the attribute ids of `attributes` (unknown attributes
+/// dropped).
+fn encode(
+    attributes: &Dictionary,
+    xseq: &Bound<'_, PyAny>,
+    data: &str,
+    s: usize,
+) -> PyResult<Sequence> {
     let items = xseq.try_iter().map_err(|_| {
         PyValueError::new_err(format!(
             "{data}: sequence {s} must be an iterable of items, not {}",
@@ -350,7 +358,7 @@ fn encode(model: &Model, xseq: &Bound<'_, PyAny>, data: &str, s: usize) -> PyRes
         };
         pairs.clear();
         walk_item(&item?, &mut name, place, &mut |n, v| {
-            if let Some(id) = model.attributes().get(n) {
+            if let Some(id) = attributes.get(n) {
                 pairs.push((id, v));
             }
             Ok(())
@@ -391,6 +399,9 @@ fn parameters_of(algorithm: &str) -> &'static [&'static str] {
         "ap" => &["epsilon"],
         "pa" => &["pa_type", "c", "error_sensitive", "averaging", "epsilon"],
         "arow" => &["variance", "gamma", "epsilon"],
+        // The workspace's bilinear learners (online-bilinear): C, averaging, and the
+        // stopping threshold (the fraction of sequences with an update in an epoch).
+        "bol" | "bcd" | "sp" => &["c", "averaging", "epsilon"],
         _ => &[],
     }
 }
@@ -639,11 +650,96 @@ fn online_settings(algorithm: &str, g: &Given<'_>) -> PyResult<Algorithm> {
 // ---------------------------------------------------------------------------------------
 // The fitted model.
 
-/// A trained CRF (pickles through the crate's saved form, checked again on load).
+/// A trained CRF (pickles through the crate's saved form, checked again on load), or a
+/// bilinear tagger trained on the same items (`algorithm` `bol`, `bcd`, `sp`).
 #[pyclass(module = "bilinear._native", frozen)]
 #[derive(Debug)]
 pub struct CrfModel {
-    inner: Model,
+    inner: Inner,
+}
+
+/// What a [`CrfModel`] holds.
+#[derive(Debug)]
+enum Inner {
+    /// A `chain-crf` model.
+    Crf(Model),
+    /// An `online-bilinear` tagger fitted on attribute data, with its attribute and label
+    /// dictionaries (the training data's).
+    Bilinear {
+        tagger: Box<FittedTagger>,
+        attributes: Dictionary,
+        labels: Dictionary,
+    },
+}
+
+impl Inner {
+    fn attributes(&self) -> &Dictionary {
+        match self {
+            Inner::Crf(m) => m.attributes(),
+            Inner::Bilinear { attributes, .. } => attributes,
+        }
+    }
+
+    fn labels(&self) -> &Dictionary {
+        match self {
+            Inner::Crf(m) => m.labels(),
+            Inner::Bilinear { labels, .. } => labels,
+        }
+    }
+
+    /// The best label path (label ids).
+    fn tag(&self, seq: &Sequence) -> PyResult<Vec<u32>> {
+        match self {
+            Inner::Crf(m) => Ok(m.tag(seq.items()).0),
+            Inner::Bilinear { tagger, .. } => guarded(|| tagger.tag_items(seq.items())),
+        }
+    }
+
+    /// The CRF, or a `ValueError` saying that a bilinear tagger has no `what`.
+    fn crf(&self, what: &str) -> PyResult<&Model> {
+        match self {
+            Inner::Crf(m) => Ok(m),
+            Inner::Bilinear { tagger, .. } => Err(PyValueError::new_err(format!(
+                "a model trained with algorithm {:?} has no {what}: its scores are not a \
+                 probability model and its weights are not CRFsuite's state and transition \
+                 features (use algorithm 'lbfgs', 'l2sgd', 'ap', 'pa' or 'arow' for them)",
+                tagger.learner()
+            ))),
+        }
+    }
+
+    fn to_bytes(&self) -> PyResult<Vec<u8>> {
+        match self {
+            Inner::Crf(m) => Ok(m.to_bytes()),
+            Inner::Bilinear { tagger, .. } => guarded(|| tagger.to_json()).map(String::into_bytes),
+        }
+    }
+
+    /// A saved CRF, or a saved bilinear tagger of attribute data.
+    fn from_bytes(data: &[u8]) -> PyResult<Self> {
+        let crf = match Model::from_bytes(data) {
+            Ok(m) => return Ok(Inner::Crf(m)),
+            Err(e) => e,
+        };
+        let text = std::str::from_utf8(data)
+            .map_err(|_| PyValueError::new_err(format!("not a saved model: {crf}")))?;
+        let tagger = match FittedTagger::from_json(text) {
+            Ok(t) => t,
+            Err(_) => return Err(crf.to_py()),
+        };
+        let attributes = tagger.attribute_dictionary().ok_or_else(|| {
+            PyValueError::new_err(
+                "a tagger saved by bilinear.BilinearTagger (templates, not items): load it \
+                 with BilinearTagger",
+            )
+        })?;
+        let labels = tagger.label_dictionary();
+        Ok(Inner::Bilinear {
+            tagger: Box::new(tagger),
+            attributes,
+            labels,
+        })
+    }
 }
 
 /// A sequence encoded with a model's attribute ids (`CrfModel.encode`).
@@ -670,7 +766,7 @@ impl CrfModel {
         &self,
         py: Python<'_>,
         x: &Bound<'_, PyAny>,
-        work: impl Fn(&Model, &Sequence) -> R + Sync,
+        work: impl Fn(&Inner, &Sequence) -> R + Sync,
         mut convert: impl FnMut(R) -> PyResult<T>,
     ) -> PyResult<Vec<T>> {
         let mut it = iterate(x, || "X".to_owned(), "an iterable of sequences")?;
@@ -683,7 +779,7 @@ impl CrfModel {
             while chunk.len() < CHUNK {
                 match it.next().transpose()? {
                     Some(xseq) => {
-                        chunk.push(encode(&self.inner, &xseq, "X", s)?);
+                        chunk.push(encode(self.inner.attributes(), &xseq, "X", s)?);
                         s += 1;
                     }
                     None => {
@@ -725,26 +821,42 @@ impl CrfModel {
         self.inner.attributes().names().to_vec()
     }
 
-    /// Number of features (state and transition).
+    /// Number of features (state and transition; a bilinear tagger's features).
     #[getter]
     fn n_features(&self) -> usize {
-        self.inner.features().len()
+        match &self.inner {
+            Inner::Crf(m) => m.features().len(),
+            Inner::Bilinear { tagger, .. } => tagger.n_features(),
+        }
+    }
+
+    /// The trainer's name for a bilinear tagger (`bol`, `bcd`, `sp`), `None` for a CRF.
+    #[getter]
+    fn bilinear_learner(&self) -> Option<String> {
+        match &self.inner {
+            Inner::Crf(_) => None,
+            Inner::Bilinear { tagger, .. } => Some(tagger.learner().to_owned()),
+        }
     }
 
     /// `(attribute, label, weight)` of every state feature.
-    fn state_features(&self) -> Vec<(String, String, f64)> {
-        self.inner
+    fn state_features(&self) -> PyResult<Vec<(String, String, f64)>> {
+        Ok(self
+            .inner
+            .crf("state features")?
             .state_features()
             .map(|(a, y, w)| (a.to_owned(), y.to_owned(), w))
-            .collect()
+            .collect())
     }
 
     /// `(previous label, label, weight)` of every transition feature.
-    fn transition_features(&self) -> Vec<(String, String, f64)> {
-        self.inner
+    fn transition_features(&self) -> PyResult<Vec<(String, String, f64)>> {
+        Ok(self
+            .inner
+            .crf("transition features")?
             .transition_features()
             .map(|(a, b, w)| (a.to_owned(), b.to_owned(), w))
-            .collect()
+            .collect())
     }
 
     /// One sequence of items, encoded for [`tag`](Self::tag), [`marginals`](Self::marginals)
@@ -752,27 +864,29 @@ impl CrfModel {
     #[pyo3(signature = (xseq, sequence=0))]
     fn encode(&self, xseq: &Bound<'_, PyAny>, sequence: usize) -> PyResult<CrfSequence> {
         Ok(CrfSequence {
-            seq: encode(&self.inner, xseq, "xseq", sequence)?,
+            seq: encode(self.inner.attributes(), xseq, "xseq", sequence)?,
         })
     }
 
     /// The most probable labels (Viterbi) of an encoded sequence.
-    fn tag(&self, py: Python<'_>, seq: &CrfSequence) -> Vec<String> {
-        let (path, _) = py.detach(|| self.inner.tag(seq.seq.items()));
-        self.names(&path)
+    fn tag(&self, py: Python<'_>, seq: &CrfSequence) -> PyResult<Vec<String>> {
+        let path = py.detach(|| self.inner.tag(&seq.seq))?;
+        Ok(self.names(&path))
     }
 
     /// `p(y_t = label | x)`: one row per position, one column per label in
     /// [`labels`](Self::labels) order.
-    fn marginals(&self, py: Python<'_>, seq: &CrfSequence) -> Vec<Vec<f64>> {
-        let l = self.inner.n_labels();
-        let m = py.detach(|| self.inner.marginals(seq.seq.items()));
-        m.chunks(l.max(1)).map(<[f64]>::to_vec).collect()
+    fn marginals(&self, py: Python<'_>, seq: &CrfSequence) -> PyResult<Vec<Vec<f64>>> {
+        let model = self.inner.crf("marginals")?;
+        let l = model.n_labels();
+        let m = py.detach(|| model.marginals(seq.seq.items()));
+        Ok(m.chunks(l.max(1)).map(<[f64]>::to_vec).collect())
     }
 
     /// `p(labels | x)`; 0 when a label is one the model does not know (it never predicts
     /// it), as CRFsuite.
     fn probability(&self, py: Python<'_>, seq: &CrfSequence, labels: Vec<String>) -> PyResult<f64> {
+        let model = self.inner.crf("sequence probabilities")?;
         let n = seq.seq.len();
         if labels.len() != n {
             return Err(PyValueError::new_err(format!(
@@ -787,17 +901,12 @@ impl CrfModel {
         else {
             return Ok(0.0);
         };
-        py.detach(|| guarded(|| self.inner.probability(seq.seq.items(), &ids)))
+        py.detach(|| guarded(|| model.probability(seq.seq.items(), &ids)))
     }
 
     /// The labels of every sequence of `x`.
     fn predict(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<String>>> {
-        self.map_chunks(
-            py,
-            x,
-            |m, q| m.tag(q.items()).0,
-            |path| Ok(self.names(&path)),
-        )
+        self.map_chunks(py, x, |m, q| m.tag(q), |path| Ok(self.names(&path?)))
     }
 
     /// `{label: p(y_t = label | x)}` for every position of every sequence of `x`.
@@ -806,6 +915,7 @@ impl CrfModel {
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
     ) -> PyResult<Vec<Vec<Bound<'py, PyDict>>>> {
+        self.inner.crf("marginals")?;
         let labels: Vec<Bound<'py, PyString>> = self
             .inner
             .labels()
@@ -817,7 +927,10 @@ impl CrfModel {
         self.map_chunks(
             py,
             x,
-            |m, q| m.marginals(q.items()),
+            |m, q| match m {
+                Inner::Crf(m) => m.marginals(q.items()),
+                Inner::Bilinear { .. } => Vec::new(),
+            },
             |p| {
                 p.chunks(l)
                     .map(|row| {
@@ -833,22 +946,22 @@ impl CrfModel {
     }
 
     /// The saved form (the crate's checked JSON, as bytes).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.to_bytes())
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.inner.to_bytes()?))
     }
 
     /// A model from [`to_bytes`](Self::to_bytes); the crate checks it in full.
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {
         Ok(Self {
-            inner: guarded(|| Model::from_bytes(data))?,
+            inner: Inner::from_bytes(data)?,
         })
     }
 
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let bytes = slf.get().to_bytes(slf.py());
+        let bytes = slf.get().to_bytes(slf.py())?;
         Ok((slf.get_type().getattr("from_bytes")?, (bytes,)))
     }
 }
@@ -954,6 +1067,9 @@ pub fn crfsuite_fit<'py>(
     threads: Option<usize>,
     on_iteration: Option<Py<PyAny>>,
 ) -> PyResult<FitOutput<'py>> {
+    if BILINEAR.contains(&algorithm) {
+        return fit_bilinear(py, (x, y), x_dev.zip(y_dev), algorithm, params, threads);
+    }
     let unchecked = crf_params(algorithm, params, threads)?;
     let checked = guarded(|| unchecked.check())?;
     let mut b = DatasetBuilder::new();
@@ -1000,11 +1116,142 @@ pub fn crfsuite_fit<'py>(
     let info = fit_info(py, fitted.model(), fitted.report(), dev_info)?;
     Ok((
         CrfModel {
-            inner: fitted.into_model(),
+            inner: Inner::Crf(fitted.into_model()),
         },
         log,
         info,
     ))
+}
+
+/// The workspace's bilinear learners offered beside CRFsuite's trainers.
+const BILINEAR: [&str; 3] = ["bol", "bcd", "sp"];
+
+/// Trains `online-bilinear`'s learner `algorithm` (`bol`, `bcd`, `sp`) on the same items:
+/// attribute ids are its feature ids, a bias feature carries the label transitions, and
+/// attribute values must be 0 or 1 (its features are binary). `c`, `averaging`,
+/// `max_iterations` (epochs) and `epsilon` (stop after an epoch in which at most this
+/// fraction of the sequences caused an update) are read; the other parameters do not
+/// apply. The log has one entry per epoch (`loss` is the epoch's token error rate); with
+/// held-out data, its accuracy under the returned model is in the last entry.
+fn fit_bilinear<'py>(
+    py: Python<'py>,
+    (x, y): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+    dev: Option<(&Bound<'py, PyAny>, &Bound<'py, PyAny>)>,
+    algorithm: &str,
+    given: &Bound<'py, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<FitOutput<'py>> {
+    let known = parameters_of(algorithm);
+    for key in given.keys() {
+        let key: String = key.extract()?;
+        if key != "max_iterations" && !known.contains(&key.as_str()) {
+            return Err(PyValueError::new_err(format!(
+                "parameter {key} does not apply to algorithm {algorithm:?} (it takes \
+                 max_iterations, c, averaging and epsilon): leave it None"
+            )));
+        }
+    }
+    let g = Given {
+        dict: given.clone(),
+    };
+    let learner = BuiltIn::from_name(algorithm)
+        .ok_or_else(|| PyValueError::new_err(format!("invalid algorithm {algorithm:?}")))?;
+    let mut params = TaggerParams::builtin(learner).threads(threads).trace(true);
+    if let Some(v) = g.count("max_iterations")? {
+        params = params.max_iter(v);
+    }
+    if let Some(v) = g.float("epsilon")? {
+        params = params.tol(v);
+    }
+    if let Some(v) = g.float("c")? {
+        params = params.c(v);
+    }
+    if let Some(v) = g.flag("averaging")? {
+        params = params.averaging(v);
+    }
+    let checked = guarded(|| params.check())?;
+    let mut b = DatasetBuilder::new();
+    read_labelled(&mut b, x, y, ("X", "y"))?;
+    let train = b.finish();
+    let dev = match dev {
+        None => None,
+        Some((xd, yd)) => {
+            let mut b = DatasetBuilder::frozen(train.attributes().clone(), train.labels().clone());
+            let counts = read_labelled(&mut b, xd, yd, ("X_dev", "y_dev"))?;
+            Some((b.finish(), counts))
+        }
+    };
+    let tagger = py.detach(|| guarded(|| checked.fit(&train)))?;
+    let model = Inner::Bilinear {
+        tagger: Box::new(tagger),
+        attributes: train.attributes().clone(),
+        labels: train.labels().clone(),
+    };
+    let Inner::Bilinear { tagger, .. } = &model else {
+        unreachable!("built above")
+    };
+    let report = tagger.report().clone();
+    // Held-out accuracy and per-label counts of the returned model.
+    let scored = match &dev {
+        None => None,
+        Some((d, counts)) => {
+            let mut labels = vec![(0, 0, 0); train.labels().len()];
+            let (mut right, mut items, mut whole) = (0usize, 0usize, 0usize);
+            for xs in d.iter() {
+                let path = py.detach(|| guarded(|| tagger.tag_items(xs.items)))?;
+                let ok = path.iter().zip(xs.labels).filter(|(p, y)| p == y).count();
+                right += ok;
+                items += xs.labels.len();
+                whole += usize::from(ok == xs.labels.len());
+                for (&p, &y) in path.iter().zip(xs.labels) {
+                    labels[p as usize].1 += 1;
+                    if y != UNKNOWN_LABEL {
+                        labels[y as usize].2 += 1;
+                        if p == y {
+                            labels[y as usize].0 += 1;
+                        }
+                    }
+                }
+            }
+            let n = d.len().max(1);
+            Some((
+                right as f64 / items.max(1) as f64,
+                whole as f64 / n as f64,
+                (*counts, labels),
+            ))
+        }
+    };
+    let log = PyList::empty(py);
+    let records = report.trace.records();
+    for (k, r) in records.iter().enumerate() {
+        let d = PyDict::new(py);
+        d.set_item("num", r.iteration)?;
+        d.set_item("loss", r.objective)?;
+        d.set_item("time", r.elapsed_s)?;
+        if let Some((_, v)) = r.extras.iter().find(|(n, _)| n == "token_errors") {
+            d.set_item("errors", *v as usize)?;
+        }
+        if let (Some((item, instance, _)), true) = (&scored, k + 1 == records.len()) {
+            d.set_item("item_accuracy_float", item)?;
+            d.set_item("instance_accuracy_float", instance)?;
+        }
+        log.append(d)?;
+    }
+    let info = PyDict::new(py);
+    info.set_item("n_features", tagger.n_features())?;
+    info.set_item("iterations", report.iterations)?;
+    info.set_item("termination", format!("{:?}", report.termination))?;
+    info.set_item("seconds", report.elapsed.as_secs_f64())?;
+    if let Some((_, _, (counts, labels))) = scored {
+        info.set_item("dev_sequences", counts.sequences)?;
+        info.set_item("dev_items", counts.items)?;
+        let per = PyDict::new(py);
+        for (name, c) in train.labels().names().iter().zip(labels) {
+            per.set_item(name, c)?;
+        }
+        info.set_item("dev_label_counts", per)?;
+    }
+    Ok((CrfModel { inner: model }, log, info))
 }
 
 /// The parameters each algorithm takes (sklearn-crfsuite's names): what the Python

@@ -466,9 +466,44 @@ def test_bad_parameters_are_value_errors(xseq, yseq, params, message):
 
 
 @pytest.mark.parametrize("algorithm", ["bol", "bcd", "sp"])
-def test_bilinear_learners_are_announced(xseq, yseq, algorithm):
-    with pytest.raises(ValueError, match="later step"):
+def test_bilinear_learners_learn_the_pos_corpus(algorithm):
+    """bol, bcd and sp train on the same feature dicts (binary values) and tag them; they
+    pickle and save like the CRFs."""
+    X, y = _pos_corpus()
+    crf = CRF(algorithm=algorithm, max_iterations=30).fit(X, y)
+    assert list(crf.predict(X)) == y
+    assert crf.score(X, y) == 1.0
+    assert sorted(crf.classes_) == ["DT", "NN", "PR", "VB"]
+    assert crf.training_log_.last_iteration["num"] <= 30
+    again = pickle.loads(pickle.dumps(crf))
+    assert list(again.predict(X)) == y
+    assert crf.size_ > 0 and crf.num_attributes_ == len(crf.attributes_)
+
+
+def test_bilinear_learner_equals_bilinear_tagger_on_the_same_features():
+    """sp through the drop-in gives the labels of online-bilinear's sp on the same
+    attributes (the crate's test checks the weights; here the Python path)."""
+    X, y = _pos_corpus()
+    a = CRF(algorithm="sp", max_iterations=5).fit(X, y)
+    b = CRF(algorithm="sp", max_iterations=5).fit(iter(X), iter(y))
+    assert list(a.predict(X)) == list(b.predict(X))
+
+
+@pytest.mark.parametrize("algorithm", ["bol", "bcd", "sp"])
+def test_bilinear_learners_refuse_what_they_cannot_do(xseq, yseq, algorithm):
+    X, y = _pos_corpus()
+    crf = CRF(algorithm=algorithm, max_iterations=3).fit(X, y)
+    for call in (lambda: crf.predict_marginals(X), lambda: crf.state_features_,
+                 lambda: crf.transition_features_, lambda: crf.tagger_.set(X[0]) or
+                 crf.tagger_.marginal("DT", 0)):
+        with pytest.raises(ValueError, match="has no"):
+            call()
+    # Real values (the weather sequence) are refused with sequence and position.
+    with pytest.raises(ValueError, match="sequence 0, position 0"):
         CRF(algorithm=algorithm).fit([xseq], [yseq])
+    # CRFsuite's parameters of other trainers do not apply.
+    with pytest.raises(ValueError, match="c2 does not apply"):
+        CRF(algorithm=algorithm, c2=1.0).fit(X, y)
 
 
 # ---------------------------------------------------------------------------------------

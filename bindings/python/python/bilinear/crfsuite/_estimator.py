@@ -26,6 +26,7 @@ _ALGORITHMS = {
 }
 
 #: The online bilinear learners of the `online-bilinear` crate.
+#: The workspace's bilinear learners (online-bilinear), trained on the same items.
 _BILINEAR = ("bol", "bcd", "sp")
 
 
@@ -65,7 +66,12 @@ class CRF(BaseEstimator):
     algorithm : {"lbfgs", "l2sgd", "ap", "pa", "arow", "bol", "bcd", "sp"} or None
         ``lbfgs`` (default; L-BFGS, OWL-QN when ``c1 > 0``), ``l2sgd`` (SGD with L2),
         ``ap`` (averaged perceptron), ``pa`` (passive-aggressive), ``arow`` (AROW);
-        ``bol``, ``bcd``, ``sp``: the online bilinear learners (not yet available).
+        ``bol``, ``bcd``, ``sp``: the workspace's online bilinear learners (Wu and Sun,
+        ICML 2015) and the structured perceptron, trained on the same items with a bias
+        feature carrying the label transitions. They take ``max_iterations`` (epochs),
+        ``c``, ``averaging`` and ``epsilon`` (stop after an epoch in which at most this
+        fraction of the sequences caused an update); attribute values must be 0 or 1;
+        they give labels, not probabilities (no marginals, no ``state_features_``).
     min_freq : float or None
         Drop features whose frequency in the training data is below this (default 0).
     all_possible_states, all_possible_transitions : bool or None
@@ -190,15 +196,13 @@ class CRF(BaseEstimator):
             raise ValueError(f"algorithm must be a str, not {name!r}")
         name = name.lower()
         self._forget()
-        if name in _BILINEAR:
-            return self._fit_bilinear(name, X, y, X_dev, y_dev)
-        if name not in _ALGORITHMS:
+        if name not in _ALGORITHMS and name not in _BILINEAR:
             raise ValueError(
                 f"invalid algorithm {self.algorithm!r}: must be 'lbfgs', 'l2sgd', 'ap', "
                 "'pa', 'arow', 'bol', 'bcd' or 'sp'")
         params = {k: getattr(self, k) for k in _TRAINING_PARAMS if getattr(self, k) is not None}
         model, log, info = _native.crfsuite_fit(
-            X, y, X_dev, y_dev, algorithm=_ALGORITHMS[name], params=params,
+            X, y, X_dev, y_dev, algorithm=_ALGORITHMS.get(name, name), params=params,
             threads=_threads(self.n_jobs),
             on_iteration=_Printer() if self.verbose else None)
         self._model = model
@@ -209,13 +213,6 @@ class CRF(BaseEstimator):
             with open(self.model_filename, "wb") as f:
                 f.write(model.to_bytes())
         return self
-
-    def _fit_bilinear(self, name, X, y, X_dev, y_dev):
-        """Trains one of the online bilinear learners (``bol``, ``bcd``, ``sp``)."""
-        raise ValueError(
-            f"algorithm {name!r} (an online bilinear learner) is not available in "
-            "bilinear.crfsuite yet: it comes in a later step. Use 'lbfgs', 'l2sgd', 'ap', "
-            "'pa' or 'arow', or bilinear.BilinearTagger")
 
     # ------------------------------------------------------------------ the model
 
@@ -289,14 +286,20 @@ class CRF(BaseEstimator):
 
     @property
     def state_features_(self):
-        """``{(attribute, label): weight}``, nonzero weights."""
+        """``{(attribute, label): weight}``, nonzero weights (a ValueError for the bilinear
+        learners, whose weights are not CRFsuite's features)."""
         info = self._info
+        if info is not None and info.state_features is None:
+            self._require_model().state_features()  # raises, saying why
         return None if info is None else info.state_features
 
     @property
     def transition_features_(self):
-        """``{(label_from, label_to): weight}``, nonzero weights."""
+        """``{(label_from, label_to): weight}``, nonzero weights (a ValueError for the
+        bilinear learners)."""
         info = self._info
+        if info is not None and info.transitions is None:
+            self._require_model().transition_features()  # raises, saying why
         return None if info is None else info.transitions
 
     # ------------------------------------------------------------------ prediction

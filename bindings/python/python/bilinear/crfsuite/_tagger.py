@@ -47,16 +47,26 @@ class ModelInfo:
     """
 
     def __init__(self, model):
-        self.state_features = {(a, y): w for a, y, w in model.state_features() if w != 0.0}
-        self.transitions = {(a, b): w for a, b, w in model.transition_features() if w != 0.0}
-        used = {a for a, _ in self.state_features}
-        names = [a for a in model.attributes() if a in used]
+        if model.bilinear_learner is not None:
+            # A bilinear tagger (bol, bcd, sp): no CRFsuite state or transition features;
+            # every attribute of the training data is one of its features.
+            self.state_features = self.transitions = None
+            names = list(model.attributes())
+            n_features = model.n_features
+        else:
+            self.state_features = {
+                (a, y): w for a, y, w in model.state_features() if w != 0.0}
+            self.transitions = {
+                (a, b): w for a, b, w in model.transition_features() if w != 0.0}
+            used = {a for a, _ in self.state_features}
+            names = [a for a in model.attributes() if a in used]
+            n_features = len(self.state_features) + len(self.transitions)
         self.attributes = {a: str(i) for i, a in enumerate(names)}
         self.labels = {y: str(i) for i, y in enumerate(model.labels())}
         self.header = {
             "type": "FOMC",
             "size": str(len(model.to_bytes())),
-            "num_features": str(len(self.state_features) + len(self.transitions)),
+            "num_features": str(n_features),
             "num_labels": str(len(self.labels)),
             "num_attrs": str(len(self.attributes)),
         }
@@ -247,11 +257,14 @@ class TrainingLog:
 
 def _iteration_lines(it):
     """One iteration of the log as CRFsuite prints it."""
-    lines = [f"***** Iteration #{it['num']} *****\n", f"Loss: {it['loss']:.6f}\n",
-             f"Feature norm: {it['feature_norm']:.6f}\n"]
+    lines = [f"***** Iteration #{it['num']} *****\n", f"Loss: {it['loss']:.6f}\n"]
+    # The bilinear learners (bol, bcd, sp) log no weight norm nor active features.
+    if "feature_norm" in it:
+        lines.append(f"Feature norm: {it['feature_norm']:.6f}\n")
     if "error_norm" in it:
         lines.append(f"Error norm: {it['error_norm']:.6f}\n")
-    lines.append(f"Active features: {it['active_features']}\n")
+    if "active_features" in it:
+        lines.append(f"Active features: {it['active_features']}\n")
     if "linesearch_trials" in it:
         lines.append(f"Line search trials: {it['linesearch_trials']}\n")
     if "learning_rate" in it:
