@@ -37,11 +37,11 @@ impl Default for FeatureOptions {
     }
 }
 
-/// No transition feature for this label pair.
+/// No transition feature for this label pair (in the `L x L` table).
 pub const NONE: u32 = u32::MAX;
 
 /// The features of a model (module docs): per attribute the labels it has a state
-/// feature for, and per label pair its transition feature id or [`NONE`].
+/// feature for, and per label pair its transition feature id, if it has one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FeatureSet {
     n_labels: usize,
