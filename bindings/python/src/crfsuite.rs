@@ -34,8 +34,8 @@
 use bl_core::engine::IterationView;
 use bl_core::{Fit, FitReport, Fitted};
 use chain_crf::{
-    Algorithm, Arow, AveragedPerceptron, CrfError, CrfParams, Dataset, DatasetBuilder,
-    Dictionary, FeatureOptions, IterationLog, L2sgd, Lbfgs, LineSearch, Model, PaType, ParamGuard,
+    Algorithm, Arow, AveragedPerceptron, CrfError, CrfParams, Dataset, DatasetBuilder, Dictionary,
+    FeatureOptions, Items, IterationLog, L2sgd, Lbfgs, LineSearch, Model, PaType, ParamGuard,
     PassiveAggressive, Sequence, UNKNOWN_LABEL,
 };
 use pyo3::exceptions::PyValueError;
@@ -488,24 +488,22 @@ impl<'py> Given<'py> {
     }
 }
 
+/// Copies each given parameter (`kind name`: read with `Given::kind`) into the field of
+/// the same name of `s`.
+macro_rules! given {
+    ($g:ident, $s:ident, $($kind:ident $name:ident),+) => {
+        $(
+            if let Some(v) = $g.$kind(stringify!($name))? {
+                $s.$name = v;
+            }
+        )+
+    };
+}
+
 /// Sets the fields of `lbfgs` from the given parameters.
 fn lbfgs_settings(g: &Given<'_>) -> PyResult<Lbfgs> {
     let mut s = Lbfgs::default();
-    if let Some(v) = g.float("c1")? {
-        s.c1 = v;
-    }
-    if let Some(v) = g.float("c2")? {
-        s.c2 = v;
-    }
-    if let Some(v) = g.count("num_memories")? {
-        s.num_memories = v;
-    }
-    if let Some(v) = g.float("epsilon")? {
-        s.epsilon = v;
-    }
-    if let Some(v) = g.count("period")? {
-        s.period = v;
-    }
+    given!(g, s, float c1, float c2, count num_memories, float epsilon, count period);
     if let Some(v) = g.text("linesearch")? {
         s.linesearch = choose(
             "linesearch",
@@ -517,9 +515,7 @@ fn lbfgs_settings(g: &Given<'_>) -> PyResult<Lbfgs> {
             ],
         )?;
     }
-    if let Some(v) = g.count("max_linesearch")? {
-        s.max_linesearch = v;
-    }
+    given!(g, s, count max_linesearch);
     Ok(s)
 }
 
@@ -593,27 +589,7 @@ fn online_settings(algorithm: &str, g: &Given<'_>) -> PyResult<Algorithm> {
     Ok(match algorithm {
         "l2sgd" => {
             let mut s = L2sgd::default();
-            if let Some(v) = g.float("c2")? {
-                s.c2 = v;
-            }
-            if let Some(v) = g.count("period")? {
-                s.period = v;
-            }
-            if let Some(v) = g.float("calibration_eta")? {
-                s.calibration_eta = v;
-            }
-            if let Some(v) = g.float("calibration_rate")? {
-                s.calibration_rate = v;
-            }
-            if let Some(v) = g.count("calibration_samples")? {
-                s.calibration_samples = v;
-            }
-            if let Some(v) = g.count("calibration_candidates")? {
-                s.calibration_candidates = v;
-            }
-            if let Some(v) = g.count("calibration_max_trials")? {
-                s.calibration_max_trials = v;
-            }
+            given!(g, s, float c2, count period, float calibration_eta, float calibration_rate, count calibration_samples, count calibration_candidates, count calibration_max_trials);
             Algorithm::L2sgd(s)
         }
         "ap" => Algorithm::AveragedPerceptron(AveragedPerceptron::default()),
@@ -623,25 +599,12 @@ fn online_settings(algorithm: &str, g: &Given<'_>) -> PyResult<Algorithm> {
                 let code = i64::try_from(v).unwrap_or(i64::MAX);
                 s.pa_type = guarded(|| PaType::from_code(code))?;
             }
-            if let Some(v) = g.float("c")? {
-                s.c = v;
-            }
-            if let Some(v) = g.flag("error_sensitive")? {
-                s.error_sensitive = v;
-            }
-            if let Some(v) = g.flag("averaging")? {
-                s.averaging = v;
-            }
+            given!(g, s, float c, flag error_sensitive, flag averaging);
             Algorithm::PassiveAggressive(s)
         }
         _ => {
             let mut s = Arow::default();
-            if let Some(v) = g.float("variance")? {
-                s.variance = v;
-            }
-            if let Some(v) = g.float("gamma")? {
-                s.gamma = v;
-            }
+            given!(g, s, float variance, float gamma);
             Algorithm::Arow(s)
         }
     })
@@ -1001,42 +964,89 @@ fn log_entry<'py>(py: Python<'py>, e: &IterationLog) -> PyResult<Bound<'py, PyDi
 /// `(match, model, ref)`: correct, predicted and true occurrences of one label.
 type LabelCounts = (usize, usize, usize);
 
-/// Per label of the model: `(match, model, ref)` counts of the returned model on the
-/// held-out data (CRFsuite's evaluation: correct, predicted and true occurrences).
-fn label_counts(model: &Model, dev: &Dataset) -> Vec<LabelCounts> {
-    let mut counts = vec![(0, 0, 0); model.n_labels()];
+/// The returned model on held-out data: per label `(match, model, ref)` counts
+/// (CRFsuite's evaluation: correct, predicted and true occurrences), item accuracy and
+/// sequence accuracy. `tag` gives the label ids of a sequence.
+struct Holdout {
+    labels: Vec<LabelCounts>,
+    item_accuracy: f64,
+    instance_accuracy: f64,
+}
+
+fn score_holdout(
+    n_labels: usize,
+    dev: &Dataset,
+    tag: impl Fn(Items<'_>) -> PyResult<Vec<u32>>,
+) -> PyResult<Holdout> {
+    let mut labels = vec![(0, 0, 0); n_labels];
+    let (mut right, mut items, mut whole) = (0usize, 0usize, 0usize);
     for x in dev.iter() {
-        let (path, _) = model.tag(x.items);
+        let path = tag(x.items)?;
+        let ok = path.iter().zip(x.labels).filter(|(p, y)| p == y).count();
+        right += ok;
+        items += x.labels.len();
+        whole += usize::from(ok == x.labels.len());
         for (&p, &y) in path.iter().zip(x.labels) {
-            counts[p as usize].1 += 1;
+            labels[p as usize].1 += 1;
             if y != UNKNOWN_LABEL {
-                counts[y as usize].2 += 1;
+                labels[y as usize].2 += 1;
                 if p == y {
-                    counts[y as usize].0 += 1;
+                    labels[y as usize].0 += 1;
                 }
             }
         }
     }
-    counts
+    Ok(Holdout {
+        labels,
+        item_accuracy: right as f64 / items.max(1) as f64,
+        instance_accuracy: whole as f64 / dev.len().max(1) as f64,
+    })
 }
 
-/// What a fit reports besides the model and the log.
+/// Reads the training data and, with both `X_dev` and `y_dev`, the held-out data with the
+/// training data's dictionaries.
+fn read_data(
+    (x, y): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    dev: (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
+) -> PyResult<(Dataset, Option<(Dataset, Counts)>)> {
+    let mut b = DatasetBuilder::new();
+    read_labelled(&mut b, x, y, ("X", "y"))?;
+    let train = b.finish();
+    let dev = match dev {
+        (None, None) => None,
+        (Some(xd), Some(yd)) => {
+            let mut b = DatasetBuilder::frozen(train.attributes().clone(), train.labels().clone());
+            let counts = read_labelled(&mut b, xd, yd, ("X_dev", "y_dev"))?;
+            Some((b.finish(), counts))
+        }
+        _ => {
+            return Err(PyValueError::new_err(
+                "Pass both X_dev and y_dev to use the holdout data",
+            ));
+        }
+    };
+    Ok((train, dev))
+}
+
+/// The facts of a fit: features, iterations, termination, seconds, and the held-out
+/// counts per label.
 fn fit_info<'py>(
     py: Python<'py>,
-    model: &Model,
+    n_features: usize,
     report: &FitReport,
-    dev: Option<(Counts, Vec<LabelCounts>)>,
+    label_names: &[String],
+    dev: Option<(Counts, &Holdout)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("n_features", model.features().len())?;
+    d.set_item("n_features", n_features)?;
     d.set_item("iterations", report.iterations)?;
     d.set_item("termination", format!("{:?}", report.termination))?;
     d.set_item("seconds", report.elapsed.as_secs_f64())?;
-    if let Some((counts, labels)) = dev {
+    if let Some((counts, h)) = dev {
         d.set_item("dev_sequences", counts.sequences)?;
         d.set_item("dev_items", counts.items)?;
         let per = PyDict::new(py);
-        for (name, c) in model.labels().names().iter().zip(labels) {
+        for (name, c) in label_names.iter().zip(&h.labels) {
             per.set_item(name, c)?;
         }
         d.set_item("dev_label_counts", per)?;
@@ -1068,26 +1078,11 @@ pub fn crfsuite_fit<'py>(
     on_iteration: Option<Py<PyAny>>,
 ) -> PyResult<FitOutput<'py>> {
     if BILINEAR.contains(&algorithm) {
-        return fit_bilinear(py, (x, y), x_dev.zip(y_dev), algorithm, params, threads);
+        return fit_bilinear(py, (x, y), (x_dev, y_dev), algorithm, params, threads);
     }
     let unchecked = crf_params(algorithm, params, threads)?;
     let checked = guarded(|| unchecked.check())?;
-    let mut b = DatasetBuilder::new();
-    read_labelled(&mut b, x, y, ("X", "y"))?;
-    let train = b.finish();
-    let dev = match (x_dev, y_dev) {
-        (None, None) => None,
-        (Some(xd), Some(yd)) => {
-            let mut b = DatasetBuilder::frozen(train.attributes().clone(), train.labels().clone());
-            let counts = read_labelled(&mut b, xd, yd, ("X_dev", "y_dev"))?;
-            Some((b.finish(), counts))
-        }
-        _ => {
-            return Err(PyValueError::new_err(
-                "Pass both X_dev and y_dev to use the holdout data",
-            ));
-        }
-    };
+    let (train, dev) = read_data((x, y), (x_dev, y_dev))?;
     let mut callback_error: Option<PyErr> = None;
     let (fitted, labels) = py.detach(|| {
         let mut observer = |view: &IterationView<'_>| {
@@ -1102,7 +1097,10 @@ pub fn crfsuite_fit<'py>(
         };
         let holdout = dev.as_ref().map(|(d, _)| d);
         let fitted = guarded(|| checked.fit_with_holdout(&train, holdout, &mut [&mut observer]))?;
-        let labels = holdout.map(|d| label_counts(fitted.model(), d));
+        let model = fitted.model();
+        let labels = holdout
+            .map(|d| score_holdout(model.n_labels(), d, |x| Ok(model.tag(x).0)))
+            .transpose()?;
         Ok::<_, PyErr>((fitted, labels))
     })?;
     if let Some(e) = callback_error {
@@ -1112,8 +1110,15 @@ pub fn crfsuite_fit<'py>(
     for e in fitted.log() {
         log.append(log_entry(py, e)?)?;
     }
-    let dev_info = dev.map(|(_, c)| c).zip(labels);
-    let info = fit_info(py, fitted.model(), fitted.report(), dev_info)?;
+    let dev_info = dev.map(|(_, c)| c).zip(labels.as_ref());
+    let model = fitted.model();
+    let info = fit_info(
+        py,
+        model.features().len(),
+        fitted.report(),
+        model.labels().names(),
+        dev_info,
+    )?;
     Ok((
         CrfModel {
             inner: Inner::Crf(fitted.into_model()),
@@ -1136,7 +1141,7 @@ const BILINEAR: [&str; 3] = ["bol", "bcd", "sp"];
 fn fit_bilinear<'py>(
     py: Python<'py>,
     (x, y): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
-    dev: Option<(&Bound<'py, PyAny>, &Bound<'py, PyAny>)>,
+    dev: (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
     algorithm: &str,
     given: &Bound<'py, PyDict>,
     threads: Option<usize>,
@@ -1170,57 +1175,18 @@ fn fit_bilinear<'py>(
         params = params.averaging(v);
     }
     let checked = guarded(|| params.check())?;
-    let mut b = DatasetBuilder::new();
-    read_labelled(&mut b, x, y, ("X", "y"))?;
-    let train = b.finish();
-    let dev = match dev {
-        None => None,
-        Some((xd, yd)) => {
-            let mut b = DatasetBuilder::frozen(train.attributes().clone(), train.labels().clone());
-            let counts = read_labelled(&mut b, xd, yd, ("X_dev", "y_dev"))?;
-            Some((b.finish(), counts))
-        }
-    };
+    let (train, dev) = read_data((x, y), dev)?;
     let tagger = py.detach(|| guarded(|| checked.fit(&train)))?;
-    let model = Inner::Bilinear {
-        tagger: Box::new(tagger),
-        attributes: train.attributes().clone(),
-        labels: train.labels().clone(),
-    };
-    let Inner::Bilinear { tagger, .. } = &model else {
-        unreachable!("built above")
-    };
     let report = tagger.report().clone();
-    // Held-out accuracy and per-label counts of the returned model.
-    let scored = match &dev {
-        None => None,
-        Some((d, counts)) => {
-            let mut labels = vec![(0, 0, 0); train.labels().len()];
-            let (mut right, mut items, mut whole) = (0usize, 0usize, 0usize);
-            for xs in d.iter() {
-                let path = py.detach(|| guarded(|| tagger.tag_items(xs.items)))?;
-                let ok = path.iter().zip(xs.labels).filter(|(p, y)| p == y).count();
-                right += ok;
-                items += xs.labels.len();
-                whole += usize::from(ok == xs.labels.len());
-                for (&p, &y) in path.iter().zip(xs.labels) {
-                    labels[p as usize].1 += 1;
-                    if y != UNKNOWN_LABEL {
-                        labels[y as usize].2 += 1;
-                        if p == y {
-                            labels[y as usize].0 += 1;
-                        }
-                    }
-                }
-            }
-            let n = d.len().max(1);
-            Some((
-                right as f64 / items.max(1) as f64,
-                whole as f64 / n as f64,
-                (*counts, labels),
-            ))
-        }
-    };
+    let scored = dev
+        .as_ref()
+        .map(|(d, counts)| {
+            let h = score_holdout(train.labels().len(), d, |x| {
+                py.detach(|| guarded(|| tagger.tag_items(x)))
+            })?;
+            Ok::<_, PyErr>((*counts, h))
+        })
+        .transpose()?;
     let log = PyList::empty(py);
     let records = report.trace.records();
     for (k, r) in records.iter().enumerate() {
@@ -1231,26 +1197,25 @@ fn fit_bilinear<'py>(
         if let Some((_, v)) = r.extras.iter().find(|(n, _)| n == "token_errors") {
             d.set_item("errors", *v as usize)?;
         }
-        if let (Some((item, instance, _)), true) = (&scored, k + 1 == records.len()) {
-            d.set_item("item_accuracy_float", item)?;
-            d.set_item("instance_accuracy_float", instance)?;
+        if let (Some((_, h)), true) = (&scored, k + 1 == records.len()) {
+            d.set_item("item_accuracy_float", h.item_accuracy)?;
+            d.set_item("instance_accuracy_float", h.instance_accuracy)?;
         }
         log.append(d)?;
     }
-    let info = PyDict::new(py);
-    info.set_item("n_features", tagger.n_features())?;
-    info.set_item("iterations", report.iterations)?;
-    info.set_item("termination", format!("{:?}", report.termination))?;
-    info.set_item("seconds", report.elapsed.as_secs_f64())?;
-    if let Some((_, _, (counts, labels))) = scored {
-        info.set_item("dev_sequences", counts.sequences)?;
-        info.set_item("dev_items", counts.items)?;
-        let per = PyDict::new(py);
-        for (name, c) in train.labels().names().iter().zip(labels) {
-            per.set_item(name, c)?;
-        }
-        info.set_item("dev_label_counts", per)?;
-    }
+    let dev_info = scored.as_ref().map(|(c, h)| (*c, h));
+    let info = fit_info(
+        py,
+        tagger.n_features(),
+        &report,
+        train.labels().names(),
+        dev_info,
+    )?;
+    let model = Inner::Bilinear {
+        tagger: Box::new(tagger),
+        attributes: train.attributes().clone(),
+        labels: train.labels().clone(),
+    };
     Ok((CrfModel { inner: model }, log, info))
 }
 
