@@ -56,66 +56,97 @@ pub struct FeatureSet {
 
 impl FeatureSet {
     /// Generates the features of `data` (module docs).
+    ///
+    /// Memory beyond the result: one bit per (attribute, label) pair (`L / 8` bytes per
+    /// attribute, rounded up to 8), and one `f64` per feature when frequencies decide
+    /// (`min_freq > 0`, or a negative value in the data).
     pub fn generate(data: &Dataset, options: &FeatureOptions) -> Self {
         let l = data.labels().len();
         let n_attrs = data.attributes().len();
-        // Frequencies of the seen pairs, per attribute (sorted by label afterwards).
-        let mut per_attr: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n_attrs];
+        let words = l.div_ceil(64).max(1);
+        // Which (attribute, label) pairs occur, one bit each.
+        let mut seen = vec![0u64; n_attrs * words];
         let mut trans_freq = vec![0.0_f64; l * l];
+        let mut negative = false;
         for x in data.iter() {
             for t in 0..x.items.len() {
-                let y = x.labels[t];
+                let y = x.labels[t] as usize;
                 let (ids, vals) = x.items.item(t);
                 for (&a, &v) in ids.iter().zip(vals) {
-                    let row = &mut per_attr[a as usize];
-                    match row.iter_mut().find(|(lab, _)| *lab == y) {
-                        Some(cell) => cell.1 += v,
-                        None => row.push((y, v)),
-                    }
+                    seen[a as usize * words + y / 64] |= 1 << (y % 64);
+                    negative |= v < 0.0;
                 }
                 if t > 0 {
-                    trans_freq[x.labels[t - 1] as usize * l + y as usize] += 1.0;
+                    trans_freq[x.labels[t - 1] as usize * l + y] += 1.0;
                 }
             }
         }
         let mut state_off = Vec::with_capacity(n_attrs + 1);
         let mut state_label = Vec::new();
         state_off.push(0);
-        for row in &mut per_attr {
+        for a in 0..n_attrs {
             if options.all_possible_states {
-                for y in 0..l as u32 {
-                    if !row.iter().any(|(lab, _)| *lab == y) {
-                        row.push((y, 0.0));
+                state_label.extend(0..l as u32);
+            } else {
+                let row = &seen[a * words..(a + 1) * words];
+                for (w, &bits) in row.iter().enumerate() {
+                    let mut bits = bits;
+                    while bits != 0 {
+                        state_label.push((w * 64) as u32 + bits.trailing_zeros());
+                        bits &= bits - 1;
                     }
                 }
             }
-            row.sort_unstable_by_key(|(lab, _)| *lab);
-            state_label.extend(
-                row.iter()
-                    .filter(|(_, f)| *f >= options.min_freq)
-                    .map(|(lab, _)| *lab),
-            );
             state_off.push(state_label.len() as u32);
-            *row = Vec::new();
         }
-        let mut next = state_label.len() as u32;
-        let mut trans = vec![NONE; l * l];
-        let mut n_trans = 0;
-        for (j, &f) in trans_freq.iter().enumerate() {
-            let exists = f > 0.0 || options.all_possible_transitions;
-            if exists && f >= options.min_freq {
-                trans[j] = next;
-                next += 1;
-                n_trans += 1;
-            }
-        }
-        Self {
+        drop(seen);
+        let mut set = Self {
             n_labels: l,
             state_off,
             state_label,
-            trans,
-            n_trans,
+            trans: vec![NONE; l * l],
+            n_trans: 0,
+        };
+        // Frequencies decide only when a feature can fall below `min_freq`: seen pairs
+        // of nonnegative values have frequency >= 0, unseen ones 0.
+        if options.min_freq > 0.0 || negative {
+            let mut freq = vec![0.0_f64; set.state_label.len()];
+            for x in data.iter() {
+                for t in 0..x.items.len() {
+                    let (ids, vals) = x.items.item(t);
+                    for (&a, &v) in ids.iter().zip(vals) {
+                        if let Some(k) = set.state_feature(a, x.labels[t]) {
+                            freq[k] += v;
+                        }
+                    }
+                }
+            }
+            let mut off = Vec::with_capacity(n_attrs + 1);
+            let mut labels = Vec::new();
+            off.push(0);
+            for a in 0..n_attrs as u32 {
+                let (first, row) = set.state_features(a);
+                labels.extend(
+                    row.iter()
+                        .zip(&freq[first..first + row.len()])
+                        .filter(|(_, f)| **f >= options.min_freq)
+                        .map(|(y, _)| *y),
+                );
+                off.push(labels.len() as u32);
+            }
+            set.state_off = off;
+            set.state_label = labels;
         }
+        let mut next = set.state_label.len() as u32;
+        for (j, &f) in trans_freq.iter().enumerate() {
+            let exists = f > 0.0 || options.all_possible_transitions;
+            if exists && f >= options.min_freq {
+                set.trans[j] = next;
+                next += 1;
+                set.n_trans += 1;
+            }
+        }
+        set
     }
 
     /// Number of labels `L`.

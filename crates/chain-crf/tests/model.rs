@@ -163,6 +163,15 @@ fn feature_generation_follows_crfsuite() {
         },
     );
     assert_eq!((f.n_state(), f.len() - f.n_state()), (3, 1));
+    // A pair whose values sum below min_freq = 0 is dropped (CRFsuite's rule), one
+    // that sums to 0 is kept.
+    let signed = dataset(&[vec![
+        (vec![("x", -2.0), ("z", 1.0)], "A"),
+        (vec![("x", 1.0), ("z", -1.0)], "A"),
+    ]]);
+    let f = FeatureSet::generate(&signed, &FeatureOptions::default());
+    assert_eq!((f.n_state(), f.len() - f.n_state()), (1, 1));
+    assert!(f.state_feature(0, 0).is_none() && f.state_feature(1, 0).is_some());
     // All possible: 7 attributes x 3 labels, 9 transitions.
     let f = FeatureSet::generate(
         &data,
