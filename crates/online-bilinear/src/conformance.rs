@@ -15,12 +15,15 @@
 //! 4. `snapshot-agrees` (only without averaging): the snapshot's weights score every
 //!    sentence as the learner's [`scores`](OnlineLearner::scores) do (relative difference
 //!    at most `1e-8`), before and after updates;
-//! 5. `deterministic`: two learners started alike and given the same updates score alike
+//! 5. `decode-agrees`: the learner's [`decode`](OnlineLearner::decode) gives the path
+//!    that Viterbi finds on its [`scores`](OnlineLearner::scores), for every sentence
+//!    before and between updates;
+//! 6. `deterministic`: two learners started alike and given the same updates score alike
 //!    (an error of an update is recorded as a failed `update`);
 //!
 //! and for every learner:
 //!
-//! 6. `learns`: the crate's fit (10 epochs or iterations, shuffled with seed 3) leaves a
+//! 7. `learns`: the crate's fit (10 epochs or iterations, shuffled with seed 3) leaves a
 //!    training token error rate at most half that of the untrained model (all weights
 //!    zero tag every token with the first tag).
 //!
@@ -212,7 +215,7 @@ fn copy_setting(to: &mut LearnerSettings, from: &LearnerSettings, setting: Setti
     }
 }
 
-/// Checks 2-5 of the [module docs](self), each recorded once (failed at its first
+/// Checks 2-6 of the [module docs](self), each recorded once (failed at its first
 /// failing case).
 fn online_contract(
     report: &mut ConformanceReport,
@@ -238,6 +241,7 @@ fn online_contract(
         agreement(first.as_ref())?;
         // Replay the same updates (the Viterbi mistakes of `first`) on both learners.
         let mut ws = crate::viterbi::ViterbiWorkspace::default();
+        let mut scratch = Vec::new();
         let mut pass = 0;
         for _ in 0..2 {
             for _ in 0..first.passes_per_epoch().max(1) {
@@ -254,6 +258,17 @@ fn online_contract(
                         &mut ws,
                         &mut predicted,
                     )?;
+                    let mut decoded = vec![0; sentence.len()];
+                    first.decode(sentence, l, &mut scratch, &mut ws, &mut decoded)?;
+                    if decoded != predicted {
+                        return Err(fail(
+                            "decode-agrees",
+                            format!(
+                                "decode gave the path {decoded:?}, Viterbi on the scores \
+                                 {predicted:?}"
+                            ),
+                        ));
+                    }
                     if predicted != *y {
                         first.update(sentence, y, &predicted)?;
                         second.update(sentence, y, &predicted)?;
@@ -278,10 +293,11 @@ fn online_contract(
         }
         Ok(())
     };
-    const CHECKS: [&str; 4] = [
+    const CHECKS: [&str; 5] = [
         "scores-shape",
         "snapshot-shape",
         "snapshot-agrees",
+        "decode-agrees",
         "deterministic",
     ];
     match run() {
@@ -296,7 +312,7 @@ fn online_contract(
     }
 }
 
-/// Check 6: the fit learns the task.
+/// Check 7: the fit learns the task.
 fn learns(
     candidate: &dyn Learner,
     params: &TaggerValidParams,

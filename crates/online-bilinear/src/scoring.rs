@@ -114,6 +114,15 @@ fn add_dense_zero_order(enc: &EncodedSentence, l: usize, zero: Option<&[f64]>, o
     }
 }
 
+/// Adds feature `k`'s sparse 0-order weights (codes are tags) to `acc`.
+#[inline(always)]
+fn add_sparse_zero_row(zero: &SparseRows, k: usize, acc: &mut [f64]) {
+    let (codes, values) = zero.row(k);
+    for (&a, &x) in codes.iter().zip(values) {
+        acc[a as usize] += x;
+    }
+}
+
 /// [`add_zero_order`] with sparse weights (codes are tags).
 pub(crate) fn add_sparse_zero_order(
     enc: &EncodedSentence,
@@ -121,17 +130,43 @@ pub(crate) fn add_sparse_zero_order(
     zero: &SparseRows,
     out: &mut Vec<f64>,
 ) {
-    add_zero_order(
-        enc,
-        l,
-        |k, acc| {
-            let (codes, values) = zero.row(k);
-            for (&a, &x) in codes.iter().zip(values) {
-                acc[a as usize] += x;
-            }
-        },
-        out,
-    );
+    add_zero_order(enc, l, |k, acc| add_sparse_zero_row(zero, k, acc), out);
+}
+
+/// The 0-order sums `acc[a] = sum_k z[k, a]` of one position's `features`, as
+/// [`add_sparse_zero_order`] forms them before adding them to the table (`acc` holds `L`
+/// values).
+#[inline(always)]
+pub(crate) fn sparse_zero_sums(features: &[u32], zero: &SparseRows, acc: &mut [f64]) {
+    acc.fill(0.0);
+    for &k in features {
+        add_sparse_zero_row(zero, k as usize, acc);
+    }
+}
+
+/// Adds the cells of one sparse row ([`crate::sparse`]) read after the first position
+/// (codes below `L L`, `block.len()`) to the `L x L` block of a position, in code order.
+#[inline(always)]
+pub(crate) fn add_pair_cells(codes: &[u32], values: &[f64], block: &mut [f64]) {
+    let len = block.len();
+    for (&c, &v) in codes.iter().zip(values) {
+        let c = c as usize;
+        if c >= len {
+            break;
+        }
+        block[c] += v;
+    }
+}
+
+/// Adds the cells of one sparse row read at the first position (codes from `start = L L`
+/// on, after the start state) to that position's row `first` (`first[a]` the cell of
+/// code `start + a`), in code order.
+#[inline(always)]
+pub(crate) fn add_start_cells(codes: &[u32], values: &[f64], start: u32, first: &mut [f64]) {
+    let split = codes.len() - codes.iter().rev().take_while(|&&c| c >= start).count();
+    for (&c, &v) in codes[split..].iter().zip(&values[split..]) {
+        first[(c - start) as usize] += v;
+    }
 }
 
 /// Rows of the score table read at position `i`: the start state at 0, the tags after.

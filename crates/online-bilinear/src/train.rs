@@ -21,7 +21,7 @@ use bl_core::engine::{FitReport, IterationParams, Observer, Progress};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{OblError, Result};
+use crate::error::Result;
 use crate::features::EncodedSentence;
 use crate::learner::OnlineLearner;
 
@@ -86,21 +86,10 @@ pub(crate) fn run_online(
                 if enc.is_empty() {
                     continue;
                 }
-                let expected = crate::viterbi::checked_table_len(Some(s), enc.len(), n_tags)?;
-                learner.scores(enc, &mut scores);
-                if scores.len() != expected {
-                    return Err(OblError::Learner {
-                        check: "scores-shape",
-                        message: format!(
-                            "a sentence of {} tokens got {} scores, expected {expected}",
-                            enc.len(),
-                            scores.len()
-                        ),
-                    });
-                }
+                crate::viterbi::checked_table_len(Some(s), enc.len(), n_tags)?;
                 pred.clear();
                 pred.resize(enc.len(), 0);
-                crate::viterbi::viterbi_into(&scores, enc.len(), n_tags, &mut ws, &mut pred)?;
+                learner.decode(enc, n_tags, &mut scores, &mut ws, &mut pred)?;
                 let errors = y.iter().zip(&pred).filter(|(a, b)| a != b).count();
                 if pass == 0 {
                     tokens += y.len();

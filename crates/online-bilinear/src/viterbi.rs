@@ -95,6 +95,11 @@ pub fn score_index(i: usize, prev: usize, cur: usize, n_tags: usize) -> usize {
 pub struct ViterbiWorkspace {
     delta: Vec<f64>,
     back: Vec<u32>,
+    /// The best previous tag of each tag during a step, as `f64` (so that the step's
+    /// comparisons and selections run on vectors of one width).
+    arg: Vec<f64>,
+    /// Feature ids a learner's decoding keeps between positions.
+    pub(crate) features: Vec<u32>,
 }
 
 /// The highest-scoring tag sequence for a flat score table (see the module docs).
@@ -158,41 +163,149 @@ pub fn viterbi_into(
         return Ok(());
     }
     let l = n_tags;
-    ws.delta.clear();
-    ws.delta.resize(n * l, f64::NEG_INFINITY);
-    ws.back.clear();
-    ws.back.resize(n * l, 0);
-    for a in 0..l {
-        ws.delta[a] = scores[score_index(0, l, a, l)];
-    }
+    let block = (l + 1) * l;
+    ws.start(n, l, &scores[l * l..block], None);
     for i in 1..n {
-        for a in 0..l {
-            let mut best = f64::NEG_INFINITY;
-            let mut arg = 0u32;
-            for b in 0..l {
-                let s = ws.delta[(i - 1) * l + b] + scores[score_index(i, b, a, l)];
-                if s > best {
-                    best = s;
-                    arg = b as u32;
+        ws.step(i, l, &scores[i * block..i * block + l * l], None);
+    }
+    ws.finish(n, l, out);
+    Ok(())
+}
+
+/// The recursion of [`viterbi_into`], one position at a time, for a learner that builds
+/// each position's scores as they are read (without the whole table): [`start`] with
+/// position 0's row, [`step`] with each next position's `L x L` block, [`finish`] for the
+/// path. A block may come with 0-order sums `z` (`L` values): the score of `(b, a)` is then
+/// `block[b L + a] + z[a]`, the sum the table's entry holds, so the path is the table's
+/// bit for bit.
+///
+/// [`start`]: ViterbiWorkspace::start
+/// [`step`]: ViterbiWorkspace::step
+/// [`finish`]: ViterbiWorkspace::finish
+impl ViterbiWorkspace {
+    /// Starts a path of `n >= 1` positions over `l >= 1` tags: `first[a]` (`+ z[a]`) is
+    /// the score of tag `a` at position 0 (after the start state).
+    #[inline(always)]
+    pub(crate) fn start(&mut self, n: usize, l: usize, first: &[f64], z: Option<&[f64]>) {
+        self.delta.clear();
+        self.delta.resize(n * l, f64::NEG_INFINITY);
+        self.back.clear();
+        self.back.resize(n * l, 0);
+        let first = &first[..l];
+        match z {
+            Some(z) => {
+                for ((d, &f), &z) in self.delta[..l].iter_mut().zip(first).zip(&z[..l]) {
+                    *d = f + z;
                 }
             }
-            ws.delta[i * l + a] = best;
-            ws.back[i * l + a] = arg;
+            None => self.delta[..l].copy_from_slice(first),
         }
     }
-    let mut best = f64::NEG_INFINITY;
-    let mut arg = 0;
-    for a in 0..l {
-        if ws.delta[(n - 1) * l + a] > best {
-            best = ws.delta[(n - 1) * l + a];
-            arg = a;
+
+    /// Position `i >= 1`: `block[b L + a]` (`+ z[a]`) is the score of tag `a` after tag
+    /// `b`. For each `a`, the best previous tag, ties to the smaller `b` (the previous tags
+    /// are visited in increasing order and only a strictly larger score replaces the best).
+    #[inline(always)]
+    pub(crate) fn step(&mut self, i: usize, l: usize, block: &[f64], z: Option<&[f64]>) {
+        let (done, rest) = self.delta.split_at_mut(i * l);
+        let (previous, current) = (&done[(i - 1) * l..], &mut rest[..l]);
+        // `current` starts at -inf (from `start`), the best previous tag at 0.
+        self.arg.clear();
+        self.arg.resize(l, 0.0);
+        let block = &block[..l * l];
+        match z {
+            Some(z) => step_rows(previous, current, &mut self.arg, block, &z[..l]),
+            None => step_rows(previous, current, &mut self.arg, block, &[]),
+        }
+        for (back, &b) in self.back[i * l..(i + 1) * l].iter_mut().zip(&self.arg) {
+            *back = b as u32;
         }
     }
-    out[n - 1] = arg;
-    for i in (1..n).rev() {
-        out[i - 1] = ws.back[i * l + out[i]] as usize;
+
+    /// The best path, into `out` (`n` tags).
+    pub(crate) fn finish(&self, n: usize, l: usize, out: &mut [usize]) {
+        let mut best = f64::NEG_INFINITY;
+        let mut arg = 0;
+        for a in 0..l {
+            if self.delta[(n - 1) * l + a] > best {
+                best = self.delta[(n - 1) * l + a];
+                arg = a;
+            }
+        }
+        out[n - 1] = arg;
+        for i in (1..n).rev() {
+            out[i - 1] = self.back[i * l + out[i]] as usize;
+        }
     }
-    Ok(())
+}
+
+/// One Viterbi step over the rows `b` of `block`: `current[a] = max_b previous[b] +
+/// (block[b L + a] + z[a])` (without `z` when it is empty) with the first maximizing `b`
+/// in `arg[a]`. Branch-free (a comparison selects the score and the tag), so that the loop
+/// over `a` runs on vectors; `a` is taken 16 tags at a time (then 8, 4, 1), whose scores
+/// and tags stay in registers while `b` runs over all previous tags.
+#[inline(always)]
+fn step_rows(previous: &[f64], current: &mut [f64], arg: &mut [f64], block: &[f64], z: &[f64]) {
+    let mut a0 = 0;
+    a0 = step_chunks::<16>(a0, previous, current, arg, block, z);
+    a0 = step_chunks::<8>(a0, previous, current, arg, block, z);
+    a0 = step_chunks::<4>(a0, previous, current, arg, block, z);
+    step_chunks::<1>(a0, previous, current, arg, block, z);
+}
+
+/// [`step_rows`] for the tags from `a0` on, `N` at a time while `N` remain; returns the
+/// first tag left.
+#[inline(always)]
+fn step_chunks<const N: usize>(
+    mut a0: usize,
+    previous: &[f64],
+    current: &mut [f64],
+    arg: &mut [f64],
+    block: &[f64],
+    z: &[f64],
+) -> usize {
+    let l = current.len();
+    while a0 + N <= l {
+        let c: &mut [f64; N] = (&mut current[a0..a0 + N]).try_into().unwrap();
+        let t: &mut [f64; N] = (&mut arg[a0..a0 + N]).try_into().unwrap();
+        let (mut best, mut tag) = (*c, *t);
+        match z.get(a0..a0 + N) {
+            Some(z) => {
+                let z: &[f64; N] = z.try_into().unwrap();
+                for (b, &d) in previous.iter().enumerate() {
+                    let row: &[f64; N] = block[b * l + a0..][..N].try_into().unwrap();
+                    select_chunk(&mut best, &mut tag, d, b as f64, |j| row[j] + z[j]);
+                }
+            }
+            None => {
+                for (b, &d) in previous.iter().enumerate() {
+                    let row: &[f64; N] = block[b * l + a0..][..N].try_into().unwrap();
+                    select_chunk(&mut best, &mut tag, d, b as f64, |j| row[j]);
+                }
+            }
+        }
+        (*c, *t) = (best, tag);
+        a0 += N;
+    }
+    a0
+}
+
+/// `best[j] = max(best[j], d + x(j))` with `tag[j] = b` where it grew (strictly), for a
+/// chunk of tags.
+#[inline(always)]
+fn select_chunk<const N: usize>(
+    best: &mut [f64; N],
+    tag: &mut [f64; N],
+    d: f64,
+    b: f64,
+    x: impl Fn(usize) -> f64,
+) {
+    for j in 0..N {
+        let s = d + x(j);
+        let better = s > best[j];
+        best[j] = if better { s } else { best[j] };
+        tag[j] = if better { b } else { tag[j] };
+    }
 }
 
 /// The score of a tag path under a flat table (the quantity [`viterbi`] maximizes).

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::LearnerShape;
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
+use crate::viterbi::ViterbiWorkspace;
 
 /// The weights of an online learner, in the layout the fitted tagger decodes with (`L`
 /// tags, `P = L + 1` previous states, the last being the start state).
@@ -93,6 +94,40 @@ pub trait OnlineLearner {
     /// [`score_index(i, b, a, L)`](crate::viterbi::score_index) the score of tag `a` at
     /// position `i` after previous tag `b` (`b = L` is the start state, read at `i = 0`).
     fn scores(&self, sentence: &EncodedSentence, out: &mut Vec<f64>);
+
+    /// The Viterbi path of `sentence` under [`scores`](Self::scores), into `path`
+    /// (`sentence.len()` tags; `n_tags` tags, `scores` and `ws` reusable buffers): what
+    /// the fit decodes each training sentence with. The default builds the table with
+    /// `scores` and runs [`viterbi_into`](crate::viterbi::viterbi_into). A learner may
+    /// override it with a faster computation of the same path (the built-in sp builds
+    /// each position's scores as the recursion reads them, without the whole table); the
+    /// conformance suite checks that it agrees with the table's path.
+    ///
+    /// # Errors
+    /// [`OblError::Learner`] (check `scores-shape`) for a table of the wrong size; the
+    /// errors of [`viterbi_into`](crate::viterbi::viterbi_into).
+    fn decode(
+        &self,
+        sentence: &EncodedSentence,
+        n_tags: usize,
+        scores: &mut Vec<f64>,
+        ws: &mut ViterbiWorkspace,
+        path: &mut [usize],
+    ) -> Result<()> {
+        let expected = crate::viterbi::score_table_len(sentence.len(), n_tags)?;
+        self.scores(sentence, scores);
+        if scores.len() != expected {
+            return Err(OblError::Learner {
+                check: "scores-shape",
+                message: format!(
+                    "a sentence of {} tokens got {} scores, expected {expected}",
+                    sentence.len(),
+                    scores.len()
+                ),
+            });
+        }
+        crate::viterbi::viterbi_into(scores, sentence.len(), n_tags, ws, path)
+    }
 
     /// Updates the parameters on a mistake: `predicted` (the Viterbi path under the current
     /// scores) differs from `gold` at some position. Both have `sentence.len()` tags.
