@@ -21,7 +21,7 @@
 //! prepare seconds (building the feature dictionary and encoding the corpus), train
 //! seconds (the fit on the prepared corpus), each as wall clock with the process's CPU
 //! time in parentheses (the machine may be shared: CPU time is the run's own work), test
-//! token accuracy (%), peak resident MB (`VmHWM`).
+//! token accuracy (%), peak resident MB (`VmHWM`) after preparing / at the end.
 use std::time::Instant;
 
 use online_bilinear::{
@@ -120,6 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (started, cpu) = (Instant::now(), cpu_seconds());
     let prepared = params.prepare(&train)?;
     let prepare_seconds = started.elapsed().as_secs_f64();
+    let prepare_peak = peak_mb();
     let (started, cpu_prepared) = (Instant::now(), cpu_seconds());
     let model = params.fit(&prepared)?;
     let train_seconds = started.elapsed().as_secs_f64();
@@ -138,7 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!(
         "| {learner} | {} | {} | {} | {} | {prepare_seconds:.1} ({prepare_cpu:.1}) | \
-         {train_seconds:.1} ({train_cpu:.1}) | {:.2} | {:.0} |",
+         {train_seconds:.1} ({train_cpu:.1}) | {:.2} | {prepare_peak:.0} / {:.0} |",
         prepared.len(),
         prepared.n_tokens(),
         prepared.features().len(),

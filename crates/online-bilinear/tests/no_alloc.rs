@@ -1,6 +1,7 @@
 //! bol's update allocates nothing once the entries of `Theta` it writes exist: `Theta += D`,
-//! the warm-started power steps and the (averaged) `alpha`, `beta` all work in place; and the scoring, Viterbi and
-//! update of sp, bcd and bol allocate nothing per sentence once the cells they touch exist. Counted by an
+//! the warm-started power steps and the (averaged) `alpha`, `beta` all work in place; and the scoring, Viterbi,
+//! decoding ([`OnlineLearner::decode`]) and update of sp, bcd and bol allocate nothing per sentence once the
+//! cells they touch exist. Counted by an
 //! instrumented global allocator; this binary holds a single test so that no other test
 //! allocates concurrently.
 
@@ -64,6 +65,11 @@ fn learners_over_sentences() {
             learner.scores(enc, &mut scores);
             let mut path = vec![0; enc.len()];
             viterbi_into(&scores, enc.len(), l, &mut ws, &mut path).unwrap();
+            let mut decoded = vec![0; enc.len()];
+            learner
+                .decode(enc, l, &mut scores, &mut ws, &mut decoded)
+                .unwrap();
+            assert_eq!(decoded, path, "{name}");
             if path != *y {
                 learner.update(enc, y, &path).unwrap();
             }
@@ -76,6 +82,9 @@ fn learners_over_sentences() {
             for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
                 learner.scores(enc, &mut scores);
                 viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]).unwrap();
+                learner
+                    .decode(enc, l, &mut scores, &mut ws, &mut path[..enc.len()])
+                    .unwrap();
                 if first != y {
                     learner.update(enc, y, first).unwrap();
                     updates += 1;

@@ -26,12 +26,11 @@ pub struct Sp {
 }
 
 /// Dense copies of the cells read after the first position (codes below `L L`) of the
-/// rows of [`Sp`]'s weights that have many cells (at least an eighth of `L L`), with `0`
+/// rows of [`Sp`]'s weights that have many cells (at least a quarter of `L L`), with `0`
 /// for the cells not stored, kept equal to the sparse rows by the same additions. A
-/// position's block adds such a row with one vectorized pass instead of a scatter, and
-/// gets the same sums bit for bit: the block's entries start at `+0` and so are never
-/// `-0`, and adding `+0` to anything else changes no bit. Only for `L >= 8` (fewer tags
-/// have small rows, scattered quickly).
+/// position's block adds or subtracts such a row in one vectorized pass instead of a
+/// scatter ([`Sp::decode_blocks`]). Only for `L >= 8` (fewer tags have small rows,
+/// scattered quickly).
 #[derive(Debug, Default)]
 struct DenseRows {
     /// `L L`; 0 when off.
@@ -56,7 +55,7 @@ impl DenseRows {
         slot.fill(Self::NONE);
         Ok(Self {
             width: l * l,
-            threshold: (l * l).div_ceil(8),
+            threshold: (l * l).div_ceil(4),
             slot,
             values: Vec::new(),
         })
@@ -99,23 +98,6 @@ impl DenseRows {
             if let Some(x) = copy.get_mut(c as usize) {
                 *x = v;
             }
-        }
-    }
-}
-
-/// Adds feature `k`'s cells read after the first position to `block` (`L x L`): its
-/// dense copy when it has one, else its sparse cells.
-#[inline(always)]
-fn add_row(w: &SparseRows, dense: &DenseRows, k: usize, block: &mut [f64]) {
-    match dense.row(k) {
-        Some(row) => {
-            for (b, &x) in block.iter_mut().zip(row) {
-                *b += x;
-            }
-        }
-        None => {
-            let (codes, values) = w.row(k);
-            add_pair_cells(codes, values, block);
         }
     }
 }
@@ -165,16 +147,20 @@ impl Sp {
         self.w.nnz()
     }
 
-    /// The table's path without the table: each position's first-order block and
-    /// 0-order sums ([`sparse_zero_sums`]) are formed as the table's entries are, and
-    /// handed to the Viterbi recursion ([`ViterbiWorkspace::step`]), which adds them as the
-    /// table's entries are added, so the path is the table's. Two savings keep the sums'
-    /// order: a position whose features with first-order cells (after the first position)
-    /// are those of the position before, in the same order, has the same block, which is
-    /// reused (with `transitions_only`, every position after the second: only the bias
-    /// has such cells); and the block after the first such feature (`+0` plus its weights:
-    /// the bias, at every position, when it comes first in the templates) is formed once
-    /// per sentence and copied.
+    /// The table's path without the table: each position's first-order block (`L x L`)
+    /// and 0-order sums ([`sparse_zero_sums`]) go to the Viterbi recursion
+    /// ([`ViterbiWorkspace::step`]) as the position is reached.
+    ///
+    /// sp's weights during training are integers (an update adds `+1` or `-1` to a weight,
+    /// and the fit decodes with the current weights, not their averages), so every sum of
+    /// them is exact, in any order, and the recursion compares the table's exact values:
+    /// the path is the table's, bit for bit. So the block is formed incrementally: the
+    /// rows with a dense copy ([`DenseRows`]) of the position are kept as a running sum,
+    /// from which only the rows that leave are subtracted and to which only those that
+    /// come are added (the bias, the flags and shapes stay from one word to the next); the
+    /// cells of the other rows are scattered onto a copy of that sum; and a position with
+    /// the dense rows of the position before and no scattered row reuses the block (with
+    /// `transitions_only`, every position once the bias has a dense copy).
     ///
     /// `enc` has at least one position and `path` its length.
     #[inline(always)]
@@ -187,19 +173,23 @@ impl Sp {
     ) {
         let (l, n) = (self.l, enc.len());
         let start = (l * l) as u32;
-        // Whether feature `k` has cells read after the first position.
+        // Whether feature `k` can have cells read after the first position, and has.
+        let only = self.pairs_only_for;
+        let may_pair = |k: u32| only.is_none_or(|b| b == k as usize);
         let has_pairs = |k: u32| self.w.row(k as usize).0.first().is_some_and(|&c| c < start);
+        let is_dense = |k: u32| may_pair(k) && self.dense.row(k as usize).is_some();
         scores.clear();
         scores.resize(2 * l * l + 2 * l, 0.0);
         let (block, rest) = scores.split_at_mut(l * l);
-        let (base, rest) = rest.split_at_mut(l * l);
+        let (dense_sum, rest) = rest.split_at_mut(l * l);
         let (first, z) = rest.split_at_mut(l);
-        let mut base_of: Option<u32> = None;
-        // The features with cells of the last block formed (`ids[..formed]`), then
-        // those of the current position.
+        // `ids[..kept]`: the dense rows in `dense_sum` (sorted); after them, those of the
+        // current position (sorted), then its scattered rows.
         let mut ids = std::mem::take(&mut ws.features);
         ids.clear();
-        let mut formed = 0;
+        let mut kept = 0;
+        // Whether `block` equals `dense_sum` (both start at 0).
+        let mut block_is_sum = true;
         // Position 0: the start-state row.
         for &k in enc.at(0) {
             let (codes, values) = self.w.row(k as usize);
@@ -210,31 +200,37 @@ impl Sp {
             &*z
         });
         ws.start(n, l, first, zero);
+        let mut touched = 0u32;
         for i in 1..n {
             let features = enc.at(i);
-            ids.truncate(formed);
-            ids.extend(features.iter().copied().filter(|&k| has_pairs(k)));
-            let (last, current) = ids.split_at(formed);
-            if i == 1 || current != last {
-                match current.first() {
-                    None => block.fill(0.0),
-                    Some(&k0) => {
-                        if base_of != Some(k0) {
-                            base.fill(0.0);
-                            add_row(&self.w, &self.dense, k0 as usize, base);
-                            base_of = Some(k0);
-                        }
-                        block.copy_from_slice(base);
-                        // The features after the first with cells, in order (those
-                        // without cells add nothing).
-                        for &k in &current[1..] {
-                            add_row(&self.w, &self.dense, k as usize, block);
-                        }
-                    }
-                }
-                ids.copy_within(formed.., 0);
-                formed = ids.len() - formed;
+            // Load the rows of the next position now: their cache misses overlap with this
+            // position's work instead of stalling the next one.
+            if i + 1 < n {
+                touched = touched.wrapping_add(self.touch(enc.at(i + 1)));
             }
+            ids.truncate(kept);
+            ids.extend(features.iter().copied().filter(|&k| is_dense(k)));
+            let n_dense = ids.len() - kept;
+            ids[kept..].sort_unstable();
+            ids.extend(
+                features
+                    .iter()
+                    .copied()
+                    .filter(|&k| may_pair(k) && !is_dense(k) && has_pairs(k)),
+            );
+            let (last, current) = ids.split_at(kept);
+            let (dense_rows, scattered) = current.split_at(n_dense);
+            let changed = update_dense_sum(&self.dense, last, dense_rows, dense_sum);
+            if changed || !scattered.is_empty() || !block_is_sum {
+                block.copy_from_slice(dense_sum);
+                for &k in scattered {
+                    let (codes, values) = self.w.row(k as usize);
+                    add_pair_cells(codes, values, block);
+                }
+                block_is_sum = scattered.is_empty();
+            }
+            ids.copy_within(kept..kept + n_dense, 0);
+            kept = n_dense;
             let zero = self.zero.as_ref().map(|zero| {
                 sparse_zero_sums(features, zero, z);
                 &*z
@@ -243,6 +239,63 @@ impl Sp {
         }
         ws.finish(n, l, path);
         ws.features = ids;
+        std::hint::black_box(touched);
+    }
+
+    /// Reads the first cell of the rows (first-order and 0-order) of `features`, so that
+    /// they are in the cache when they are used; returns a value of them (to keep the reads).
+    #[inline(always)]
+    fn touch(&self, features: &[u32]) -> u32 {
+        let mut out = 0u32;
+        for &k in features {
+            let k = k as usize;
+            let (codes, values) = self.w.row(k);
+            out = out.wrapping_add(codes.first().copied().unwrap_or(0));
+            out = out.wrapping_add(values.first().map_or(0, |v| v.to_bits() as u32));
+            if let Some(zero) = &self.zero {
+                let (codes, values) = zero.row(k);
+                out = out.wrapping_add(codes.first().copied().unwrap_or(0));
+                out = out.wrapping_add(values.first().map_or(0, |v| v.to_bits() as u32));
+            }
+        }
+        out
+    }
+}
+
+/// Turns `sum`, the sum of the dense copies of the rows `last` (sorted), into that of the
+/// rows `next` (sorted): subtracts the rows only in `last`, adds those only in `next`
+/// (as multisets); returns whether any changed. Exact for sp's integer weights.
+#[inline(always)]
+fn update_dense_sum(dense: &DenseRows, last: &[u32], next: &[u32], sum: &mut [f64]) -> bool {
+    let (mut p, mut q, mut changed) = (0, 0, false);
+    loop {
+        let (leave, come) = match (last.get(p), next.get(q)) {
+            (None, None) => return changed,
+            (Some(a), Some(b)) if a == b => {
+                (p, q) = (p + 1, q + 1);
+                continue;
+            }
+            (Some(&a), Some(&b)) if a < b => (Some(a), None),
+            (Some(&a), None) => (Some(a), None),
+            (_, Some(&b)) => (None, Some(b)),
+        };
+        changed = true;
+        if let Some(k) = leave {
+            p += 1;
+            if let Some(row) = dense.row(k as usize) {
+                for (s, &x) in sum.iter_mut().zip(row) {
+                    *s -= x;
+                }
+            }
+        }
+        if let Some(k) = come {
+            q += 1;
+            if let Some(row) = dense.row(k as usize) {
+                for (s, &x) in sum.iter_mut().zip(row) {
+                    *s += x;
+                }
+            }
+        }
     }
 }
 
@@ -252,7 +305,7 @@ impl OnlineLearner for Sp {
         add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
-    /// The table's path without the table (`Sp::decode_blocks`), run in `pulp`'s
+    /// The table's path without the table ([`Sp::decode_blocks`]), run in `pulp`'s
     /// widest vector registers (chosen at run time).
     fn decode(
         &self,
@@ -313,6 +366,7 @@ impl OnlineLearner for Sp {
             if only.is_some_and(|bias| bias != k) {
                 return;
             }
+            // Steps of 1: the weights stay integers, which `decode_blocks` relies on.
             for (c, value) in [(code(ag, bg), 1.0), (code(ap, bp), -1.0)] {
                 w.add(k, c, value);
                 dense.follow(w, k, c, value);
