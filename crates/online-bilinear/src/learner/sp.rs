@@ -305,7 +305,7 @@ impl OnlineLearner for Sp {
         add_zero(enc, self.l, self.zero.as_ref(), out);
     }
 
-    /// The table's path without the table ([`Sp::decode_blocks`]), run in `pulp`'s
+    /// The table's path without the table (`Sp::decode_blocks`), run in `pulp`'s
     /// widest vector registers (chosen at run time).
     fn decode(
         &self,
