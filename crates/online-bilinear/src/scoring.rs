@@ -133,6 +133,28 @@ pub(crate) fn add_sparse_zero_order(
     add_zero_order(enc, l, |k, acc| add_sparse_zero_row(zero, k, acc), out);
 }
 
+/// [`add_zero_order`] with the sparse rows of a fitted model (codes are tags, checked
+/// below `L` when the rows were made or loaded; a tag not stored adds nothing, as the
+/// zero of a dense array adds nothing to sums that start at `+0`).
+pub(crate) fn add_sparse_rows_zero_order(
+    enc: &EncodedSentence,
+    l: usize,
+    rows: &crate::sparse::SparseWeights,
+    out: &mut Vec<f64>,
+) {
+    add_zero_order(
+        enc,
+        l,
+        |k, acc| {
+            let (codes, values) = rows.row(k);
+            for (&a, &x) in codes.iter().zip(values) {
+                acc[a as usize] += x;
+            }
+        },
+        out,
+    );
+}
+
 /// The 0-order sums `acc[a] = sum_k z[k, a]` of one position's `features`, as
 /// [`add_sparse_zero_order`] forms them before adding them to the table (`acc` holds `L`
 /// values).

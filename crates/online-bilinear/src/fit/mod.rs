@@ -24,7 +24,7 @@ use crate::crf::CrfJob;
 use crate::data::Corpus;
 use crate::error::{OblError, Result};
 use crate::learner::{CrfPenalty, Learner, LearnerShape, OnlineLearner, Snapshot, Training};
-use crate::model::{FittedTagger, report_from_history};
+use crate::model::{FittedTagger, ZeroOrder, report_from_history};
 use crate::params::TaggerValidParams;
 use crate::train::{EpochInfo, Examples, run_online};
 use crate::weights::Weights;
@@ -154,6 +154,7 @@ impl TaggerValidParams {
             tags: prepared.tags.clone(),
             weights: Weights::Linear { w: Vec::new() },
             zero_order: None,
+            zero_dense: Default::default(),
             report: report_from_history(&[]),
             train_seconds: 0.0,
         };
@@ -192,7 +193,7 @@ impl TaggerValidParams {
         let take = |model: &mut FittedTagger, snapshot: Snapshot| -> Result<()> {
             crate::learner::check_snapshot(&snapshot, shape)?;
             model.weights = snapshot.weights.into();
-            model.zero_order = snapshot.zero_order;
+            model.zero_order = snapshot.zero_order.map(ZeroOrder::Dense);
             Ok(())
         };
         let mut hook_seconds = 0.0;
@@ -218,7 +219,16 @@ impl TaggerValidParams {
                 None => Ok(()),
             },
         )?;
+        let zero_rows = learner.take_sparse_zero_order();
         take(model, learner.into_snapshot())?;
+        if let Some(rows) = zero_rows {
+            rows.validate("zero_order", shape.n_features, shape.n_tags)
+                .map_err(|e| OblError::Learner {
+                    check: "snapshot-shape",
+                    message: format!("sparse 0-order weights: {e}"),
+                })?;
+            model.zero_order = Some(ZeroOrder::Sparse(rows));
+        }
         model.report = report;
         model.train_seconds = hook_seconds;
         Ok(())

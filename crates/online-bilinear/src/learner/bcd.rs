@@ -169,6 +169,10 @@ impl OnlineLearner for Bcd {
         self.zero.iter_mut().for_each(SparseRows::record);
     }
 
+    fn take_sparse_zero_order(&mut self) -> Option<crate::sparse::SparseWeights> {
+        self.zero.take().map(SparseRows::into_snapshot)
+    }
+
     fn snapshot(&self) -> Snapshot {
         Snapshot {
             weights: OnlineWeights::Bilinear {

@@ -107,6 +107,10 @@ impl OnlineLearner for Bol {
         self.zero.iter_mut().for_each(SparseRows::record);
     }
 
+    fn take_sparse_zero_order(&mut self) -> Option<crate::sparse::SparseWeights> {
+        self.zero.take().map(SparseRows::into_snapshot)
+    }
+
     fn snapshot(&self) -> Snapshot {
         let (alpha, beta) = match &self.state {
             BolState::PerBlock(s) => match s.averaged_alpha_beta() {

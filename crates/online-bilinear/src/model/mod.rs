@@ -1,15 +1,16 @@
 //! The fitted tagger: its accessors, prediction ([`bl_core::PredictInplace`] for a
 //! sentence and for a corpus), evaluation and saved form.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bl_core::engine::FitReport;
 use bl_core::{Fitted, IterationParams};
 
 use crate::error::{OblError, Result};
 use crate::features::{EncodedSentence, FeatureDict, Templates};
-use crate::scoring::{bilinear_scores, linear_scores, sparse_scores};
+use crate::scoring::{add_sparse_rows_zero_order, bilinear_scores, linear_scores, sparse_scores};
 use crate::settings::LearnerSettings;
+use crate::sparse::SparseWeights;
 use crate::weights::Weights;
 
 mod attributes;
@@ -45,9 +46,22 @@ pub struct FittedTagger {
     pub(crate) dict: Arc<FeatureDict>,
     pub(crate) tags: Vec<String>,
     pub(crate) weights: Weights,
-    pub(crate) zero_order: Option<Vec<f64>>,
+    pub(crate) zero_order: Option<ZeroOrder>,
+    /// The dense form of sparse 0-order weights, formed when first asked for
+    /// ([`zero_order_weights`](Self::zero_order_weights)).
+    pub(crate) zero_dense: OnceLock<Vec<f64>>,
     pub(crate) report: FitReport,
     pub(crate) train_seconds: f64,
+}
+
+/// The 0-order weights of a fitted model: dense `K x L` (a custom learner's, and models
+/// saved so), or sparse rows of width `L` (the built-in learners'). Both score alike: a
+/// weight not stored is 0, and adding a zero to the sums (which start at `+0`) changes
+/// no bit.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ZeroOrder {
+    Dense(Vec<f64>),
+    Sparse(SparseWeights),
 }
 
 impl Fitted for FittedTagger {
@@ -141,9 +155,26 @@ impl FittedTagger {
         }
     }
 
-    /// The 0-order weights (`K x L`), when the extension is on.
+    /// The 0-order weights (`K x L`, row-major), when the extension is on. A model of the
+    /// built-in learners keeps them as sparse rows
+    /// ([`zero_order_rows`](Self::zero_order_rows)): the dense array is formed on the
+    /// first call and kept with the model.
     pub fn zero_order_weights(&self) -> Option<&[f64]> {
-        self.zero_order.as_deref()
+        match self.zero_order.as_ref()? {
+            ZeroOrder::Dense(z) => Some(z),
+            ZeroOrder::Sparse(rows) => Some(self.zero_dense.get_or_init(|| rows.to_dense())),
+        }
+    }
+
+    /// The 0-order weights as sparse rows (feature `k`'s tags and weights; a tag not
+    /// stored has weight 0), when the learner handed them over so
+    /// ([`OnlineLearner::take_sparse_zero_order`](crate::OnlineLearner::take_sparse_zero_order):
+    /// the built-in learners).
+    pub fn zero_order_rows(&self) -> Option<&SparseWeights> {
+        match self.zero_order.as_ref()? {
+            ZeroOrder::Sparse(rows) => Some(rows),
+            ZeroOrder::Dense(_) => None,
+        }
     }
 
     /// Training time in seconds. Fitted from a [`Corpus`](crate::Corpus): feature
@@ -160,7 +191,11 @@ impl FittedTagger {
 
     pub(crate) fn decode(&self, encoded: &[EncodedSentence]) -> Result<Vec<Vec<usize>>> {
         let l = self.tags.len();
-        let zero = self.zero_order.as_deref();
+        let (zero, zero_rows) = match &self.zero_order {
+            Some(ZeroOrder::Dense(z)) => (Some(z.as_slice()), None),
+            Some(ZeroOrder::Sparse(rows)) => (None, Some(rows)),
+            None => (None, None),
+        };
         let mut scores = Vec::new();
         let mut row = Vec::new();
         let mut ws = crate::viterbi::ViterbiWorkspace::default();
@@ -183,6 +218,9 @@ impl FittedTagger {
                 Weights::Crfsuite { model } => {
                     return crate::crf::tag_crfsuite(model, encoded, l);
                 }
+            }
+            if let Some(rows) = zero_rows {
+                add_sparse_rows_zero_order(enc, l, rows, &mut scores);
             }
             // Every path score is a sum of one score per position, so this sum of the
             // largest magnitudes bounds them all: finite means Viterbi cannot overflow.

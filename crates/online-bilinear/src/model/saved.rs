@@ -7,11 +7,12 @@ use bl_core::IterationParams;
 use bl_core::engine::{FitReport, TerminationReason, Trace, TraceRecord};
 use serde::{Deserialize, Serialize};
 
-use super::{FittedTagger, crf_file};
+use super::{FittedTagger, ZeroOrder, crf_file};
 use crate::error::{OblError, Result};
 use crate::features::{FeatureDict, Templates};
 use crate::learner::BuiltIn;
 use crate::settings::{BcdSolver, CrfBackend, LearnerSettings, Reading};
+use crate::sparse::SparseWeights;
 use crate::train::EpochInfo;
 use crate::weights::Weights;
 
@@ -149,7 +150,11 @@ struct SavedRef<'a> {
     dict: &'a FeatureDict,
     tags: &'a [String],
     weights: &'a Weights,
-    zero_order: &'a Option<Vec<f64>>,
+    /// Dense 0-order weights (`K x L`).
+    zero_order: Option<&'a Vec<f64>>,
+    /// Sparse 0-order weights (rows of width `L`), absent when there are none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    zero_order_rows: Option<&'a SparseWeights>,
     report: &'a FitReport,
     train_seconds: f64,
 }
@@ -162,6 +167,9 @@ struct Saved {
     tags: Vec<String>,
     weights: Weights,
     zero_order: Option<Vec<f64>>,
+    /// Sparse 0-order weights (absent in models saved before them).
+    #[serde(default)]
+    zero_order_rows: Option<SparseWeights>,
     /// The run's report (models saved before reports existed have `history` instead).
     #[serde(default)]
     report: Option<FitReport>,
@@ -340,6 +348,19 @@ impl Saved {
             check_finite("zero_order", z)?;
             bound += row_max_abs(z, l).sum::<f64>();
         }
+        if let Some(rows) = &self.zero_order_rows {
+            if self.zero_order.is_some() {
+                return Err(bad_field(
+                    "zero_order_rows",
+                    "expected one of zero_order and zero_order_rows, found both",
+                ));
+            }
+            rows.validate("zero_order_rows", k, l)
+                .map_err(|e| bad_field("zero_order_rows", e))?;
+            bound += (0..k)
+                .map(|row| rows.row(row).1.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
+                .sum::<f64>();
+        }
         if !bound.is_finite() {
             return Err(bad_field(
                 "weights",
@@ -369,7 +390,14 @@ impl FittedTagger {
             dict: &self.dict,
             tags: &self.tags,
             weights: &self.weights,
-            zero_order: &self.zero_order,
+            zero_order: match &self.zero_order {
+                Some(ZeroOrder::Dense(z)) => Some(z),
+                _ => None,
+            },
+            zero_order_rows: match &self.zero_order {
+                Some(ZeroOrder::Sparse(rows)) => Some(rows),
+                _ => None,
+            },
             report: &self.report,
             train_seconds: self.train_seconds,
         })
@@ -382,8 +410,9 @@ impl FittedTagger {
     /// sentence within [`MAX_SCORE_TABLE`](crate::viterbi::MAX_SCORE_TABLE)), no two equal
     /// (found in one hashed pass); feature ids exactly
     /// `0..K`; weights of the sizes the feature count `K` and tag count `L` give (`alpha`
-    /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`), finite and with
-    /// a finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
+    /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`, or
+    /// `zero_order_rows` `K` sparse rows of tags below `L`, not both), finite and with a
+    /// finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
     /// every size, offset and index the tagger reads stays inside them (header, feature
     /// table, reference lists, string databases) and whose label count is `L`; a finite,
     /// non-negative training time.
@@ -416,7 +445,12 @@ impl FittedTagger {
             dict: Arc::new(saved.dict),
             tags: saved.tags,
             weights: saved.weights,
-            zero_order: saved.zero_order,
+            zero_order: match (saved.zero_order, saved.zero_order_rows) {
+                (_, Some(rows)) => Some(ZeroOrder::Sparse(rows)),
+                (Some(z), None) => Some(ZeroOrder::Dense(z)),
+                (None, None) => None,
+            },
+            zero_dense: Default::default(),
             train_seconds: saved.train_seconds,
         })
     }
@@ -444,5 +478,51 @@ impl FittedTagger {
             source,
         })?;
         Self::from_json(&text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bl_core::{Fit, ParamGuard, Predict};
+
+    use super::*;
+    use crate::params::TaggerParams;
+
+    /// A model whose 0-order weights are sparse rows (the built-in learners') and the same
+    /// model with them dense (a custom learner's, or a model saved before the rows) save,
+    /// load and tag alike, and give the same dense array.
+    #[test]
+    fn sparse_and_dense_zero_order_weights_tag_alike() {
+        let corpus = crate::synthetic::token_function(60, 6, 2).unwrap();
+        for params in [
+            TaggerParams::sp().averaging(true).zero_order(true),
+            TaggerParams::bol().zero_order(true),
+            TaggerParams::bcd().averaging(true).zero_order(true),
+        ] {
+            let model = params.max_iter(3).check().unwrap().fit(&corpus).unwrap();
+            let rows = model.zero_order_rows().expect("sparse rows").clone();
+            let dense = model.zero_order_weights().unwrap().to_vec();
+            assert_eq!(dense, rows.to_dense());
+            let mut json: serde_json::Value =
+                serde_json::from_str(&model.to_json().unwrap()).unwrap();
+            assert!(json["zero_order"].is_null());
+            json["zero_order"] = serde_json::json!(dense);
+            json.as_object_mut().unwrap().remove("zero_order_rows");
+            let as_dense = FittedTagger::from_json(&json.to_string()).unwrap();
+            assert!(as_dense.zero_order_rows().is_none());
+            let back = FittedTagger::from_json(&model.to_json().unwrap()).unwrap();
+            assert_eq!(back.zero_order_rows(), Some(&rows));
+            let want: Vec<Vec<String>> = model.predict(&corpus).unwrap();
+            for other in [&as_dense, &back] {
+                let got: Vec<Vec<String>> = other.predict(&corpus).unwrap();
+                assert_eq!(got, want);
+            }
+            // Both forms at once are refused.
+            json["zero_order_rows"] = serde_json::to_value(&rows).unwrap();
+            let err = FittedTagger::from_json(&json.to_string())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("zero_order_rows"), "{err}");
+        }
     }
 }

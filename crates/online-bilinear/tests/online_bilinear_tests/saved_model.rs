@@ -109,8 +109,8 @@ fn a_bilinear_tagger_round_trips_and_rejects_every_wrong_shape() {
         ),
         (
             "zero-order weights too short",
-            "zero_order",
-            pop_from("/zero_order"),
+            "zero_order_rows",
+            pop_from("/zero_order_rows/values"),
         ),
         ("a tag fewer", "weights.Bilinear.alpha", pop_from("/tags")),
         ("no tag", "tags", Box::new(|v| v["tags"] = json!([]))),
