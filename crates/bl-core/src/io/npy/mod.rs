@@ -29,6 +29,9 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 mod literal;
+mod slab;
+
+pub use slab::{ItemOrder, NpyFile, STAGING_BYTES, SlabElement};
 
 use crate::error::{BlError, Result};
 use crate::limits::quote;
