@@ -84,7 +84,10 @@ impl BlockUpdate for StartAt {
 
 /// `sqrt(2)/n sum_i (||z_i|| + 1)^2`: eq. (11a)/(11b) for the block's features.
 fn lipschitz_bound(block: &LinearBlock<'_>) -> f64 {
-    let z = block.z;
+    // The solver's features are in memory (`Features::Matrix`) on one machine.
+    let Some(z) = block.z.as_matrix() else {
+        return f64::NAN;
+    };
     let n = z.ncols();
     let sum: f64 = (0..n)
         .map(|i| {

@@ -50,13 +50,15 @@ pub const MAX_TRIALS: usize = 100;
 ///
 /// The features are any [`LinearOperator`] of `d` rows and `n` columns: the block solvers
 /// compute `z^T w` (its transposed action: `<z_i, w>` for every sample) and `z c` (its
-/// action: `sum_i c_i z_i`). They are an `f64` matrix by default (what the bilinear
-/// solvers build, and what a [`BlockUpdate`](crate::update::BlockUpdate) receives,
-/// multiplied by faer's matrix-vector products); the linear baselines use
+/// action: `sum_i c_i z_i`). By default they are [`Features`]: the reduced features of the
+/// bilinear solvers, an `f64` matrix in memory (multiplied by faer's matrix-vector
+/// products) or an operator held elsewhere (the features of samples spread over the
+/// workers of a cluster, `crate::distributed`); this is what a
+/// [`BlockUpdate`](crate::update::BlockUpdate) receives. The linear baselines use
 /// [`Samples`](crate::passes::Samples), the data set's own buffer in its stored precision
 /// (`f32` or `f64`, with `f64` accumulation).
 #[derive(Debug, Clone, Copy)]
-pub struct LinearBlock<'a, F = MatRef<'a, f64>> {
+pub struct LinearBlock<'a, F = Features<'a>> {
     /// Features, `d x n`.
     pub z: F,
     /// Labels `±1`, length `n`.
@@ -65,6 +67,73 @@ pub struct LinearBlock<'a, F = MatRef<'a, f64>> {
     pub l1: f64,
     /// Squared-l2 weight (`mu2` or `nu2`); the penalty is `l2/2 ||w||^2`.
     pub l2: f64,
+}
+
+/// The features of a block of the bilinear solvers (the `z` of a [`LinearBlock`]): the
+/// `d x n` reduced features in memory, or any operator with the same two products.
+#[derive(Clone, Copy)]
+pub enum Features<'a> {
+    /// The features as an `f64` matrix, column `i` the features of sample `i`.
+    Matrix(MatRef<'a, f64>),
+    /// An operator computing `z c` ([`LinearOperator::apply`]) and `z^T w`
+    /// ([`LinearOperator::apply_transpose`]) wherever the features are (e.g. by summing
+    /// the products of the chunks of samples held by the workers of a cluster).
+    Operator(&'a dyn LinearOperator),
+}
+
+impl<'a> From<MatRef<'a, f64>> for Features<'a> {
+    fn from(z: MatRef<'a, f64>) -> Self {
+        Self::Matrix(z)
+    }
+}
+
+impl<'a> Features<'a> {
+    /// The matrix, when the features are in memory.
+    #[must_use]
+    pub fn as_matrix(&self) -> Option<MatRef<'a, f64>> {
+        match *self {
+            Self::Matrix(z) => Some(z),
+            Self::Operator(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for Features<'_> {
+    /// The kind and shape, not the values.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self {
+            Self::Matrix(_) => "Matrix",
+            Self::Operator(_) => "Operator",
+        };
+        write!(f, "Features::{kind}({} x {})", self.nrows(), self.ncols())
+    }
+}
+
+impl LinearOperator for Features<'_> {
+    fn nrows(&self) -> usize {
+        match self {
+            Self::Matrix(z) => z.nrows(),
+            Self::Operator(z) => z.nrows(),
+        }
+    }
+    fn ncols(&self) -> usize {
+        match self {
+            Self::Matrix(z) => z.ncols(),
+            Self::Operator(z) => z.ncols(),
+        }
+    }
+    fn apply(&self, x: &[f64], out: &mut [f64]) {
+        match self {
+            Self::Matrix(z) => z.apply(x, out),
+            Self::Operator(z) => z.apply(x, out),
+        }
+    }
+    fn apply_transpose(&self, y: &[f64], out: &mut [f64]) {
+        match self {
+            Self::Matrix(z) => z.apply_transpose(y, out),
+            Self::Operator(z) => z.apply_transpose(y, out),
+        }
+    }
 }
 
 impl<F: LinearOperator> LinearBlock<'_, F> {

@@ -117,7 +117,7 @@ fn run_case(update: &dyn BlockUpdate, case: &BlockCase, report: &mut Conformance
         })
         .collect();
     let block = LinearBlock {
-        z: MatRef::from_column_major_slice(&z, d, n),
+        z: MatRef::from_column_major_slice(&z, d, n).into(),
         y: &y,
         l1: case.l1,
         l2: case.l2,

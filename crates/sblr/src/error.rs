@@ -79,6 +79,35 @@ pub enum SblrError {
         /// That fit's error.
         first: Box<SblrError>,
     },
+    /// A memory budget of a streamed fit below what one block of one sample needs.
+    #[error(
+        "memory_budget of {budget} bytes is below the {needed} bytes one sample needs \
+         ({sample} bytes of samples plus {staging} bytes of read buffer): raise memory_budget"
+    )]
+    BudgetTooSmall {
+        /// The budget given, in bytes.
+        budget: usize,
+        /// The smallest budget that works: `sample + staging`.
+        needed: usize,
+        /// Bytes of one sample in memory.
+        sample: usize,
+        /// Bytes of the file's read buffer.
+        staging: usize,
+    },
+    /// A NaN or infinite entry in a sample read from a file or a chunk.
+    #[error("sample {sample} has the non-finite entry {value} at row {row}, column {col}{origin}")]
+    NonFiniteSample {
+        /// Index of the sample among all samples of the data.
+        sample: usize,
+        /// Row of the entry in the sample (`0..s`).
+        row: usize,
+        /// Column of the entry in the sample (`0..t`).
+        col: usize,
+        /// The entry.
+        value: f64,
+        /// Where the sample comes from (` of <path>`, ` in chunk <k>`), or empty.
+        origin: String,
+    },
     /// A grid search with no candidate, or a grid axis with no value.
     #[error("empty grid `{axis}`: give at least one value")]
     EmptyGrid {

@@ -180,6 +180,7 @@ pub mod conformance;
 pub mod cv;
 pub mod data;
 pub mod error;
+pub mod features;
 pub mod linear;
 pub mod model;
 pub mod multinomial;
@@ -187,12 +188,13 @@ pub mod ova;
 pub mod params;
 pub mod passes;
 pub(crate) mod saved;
+pub mod stream;
 pub mod synthetic;
 pub mod update;
 #[cfg(feature = "probes")]
 pub mod yardstick;
 
-pub use bilinear::{BinarySolver, Penalties, StepReport};
+pub use bilinear::{BinarySolver, BinarySolverOn, Penalties, StepReport};
 pub use block::LinearBlock;
 pub use cv::{CvScores, CvStrategy, GridSearchResult, cross_val_score, grid_search};
 pub use error::{Result, SblrError};

@@ -7,8 +7,11 @@ use bl_core::logistic::sigmoid;
 
 use faer::{Mat, MatRef};
 
-use crate::bilinear::{BinarySolver, Penalties, Point, binary_signs, decision_values};
+use crate::bilinear::{
+    BinarySolver, BinarySolverOn, Penalties, Point, binary_signs, decision_values,
+};
 use crate::error::{Result, SblrError, ensure_shape};
+use crate::features::ReducedFeatures;
 use crate::params::{Init, SblrParams, SblrValidParams};
 use crate::saved::{self, SavedModel};
 
@@ -57,7 +60,17 @@ pub(crate) fn fit_stacked<T: Element>(
     params: &SblrValidParams,
     observers: &mut [&mut dyn Observer],
 ) -> Result<FittedSblr> {
-    let mut solver = BinarySolver::from_stacked(stacked, s, t, y, params)?;
+    let solver = BinarySolver::from_stacked(stacked, s, t, y, params)?;
+    fit_solver(solver, params, observers)
+}
+
+/// Runs `solver` to the end of the params' budget (class names `["-1", "+1"]`).
+pub(crate) fn fit_solver<F: ReducedFeatures>(
+    mut solver: BinarySolverOn<F>,
+    params: &SblrValidParams,
+    observers: &mut [&mut dyn Observer],
+) -> Result<FittedSblr> {
+    let (s, t) = solver.features().sample_shape();
     let report = run(params.iteration(), observers, |_| {
         let report = solver.step()?;
         Ok::<_, SblrError>(
@@ -113,6 +126,11 @@ saved::saved_model! {
 }
 
 impl FittedSblr {
+    /// Sets the class names (a fit on a source other than a data set in memory).
+    pub(crate) fn set_class_names(&mut self, names: Vec<String>) {
+        self.class_names = names;
+    }
+
     /// The load-time checks listed on [`FittedSblr`].
     fn validate(&self) -> Result<()> {
         let m = <Self as SavedModel>::MODEL;

@@ -169,24 +169,35 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
                 self.estimator.fit_signs(data, y)
             })
             .collect::<Result<Vec<_>>>()?;
-        let report = combined_report(&models);
-        for record in report.trace.records() {
-            let view = IterationView {
-                iteration: record.iteration,
-                objective: record.objective,
-                change: record.change,
-                elapsed: Duration::try_from_secs_f64(record.elapsed_s).unwrap_or_default(),
-                extras: &[],
-            };
-            for observer in observers.iter_mut() {
-                observer.observe(&view);
-            }
+        Ok(assemble(models, data.class_names().to_vec(), observers))
+    }
+}
+
+/// The fitted one-vs-all model of the class models `models` (one per class name, in
+/// order): their runs summed up in one report, whose records `observers` see class by
+/// class.
+pub(crate) fn assemble<M: Fitted>(
+    models: Vec<M>,
+    class_names: Vec<String>,
+    observers: &mut [&mut dyn Observer],
+) -> FittedOneVsAll<M> {
+    let report = combined_report(&models);
+    for record in report.trace.records() {
+        let view = IterationView {
+            iteration: record.iteration,
+            objective: record.objective,
+            change: record.change,
+            elapsed: Duration::try_from_secs_f64(record.elapsed_s).unwrap_or_default(),
+            extras: &[],
+        };
+        for observer in observers.iter_mut() {
+            observer.observe(&view);
         }
-        Ok(FittedOneVsAll {
-            models,
-            class_names: data.class_names().to_vec(),
-            report,
-        })
+    }
+    FittedOneVsAll {
+        models,
+        class_names,
+        report,
     }
 }
 

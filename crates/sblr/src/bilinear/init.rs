@@ -53,8 +53,29 @@ pub fn initial_point<T: Element>(
 ) -> Result<(Vec<f64>, Vec<f64>, f64)> {
     super::check_rank(rank, s, t)?;
     let data = Stacked::new(stacked, s, t, y.len())?;
-    let mean = |weights: &[f64]| {
-        let m = data.weighted_mean(weights);
+    initial_point_with(init, s, t, y, rank, seed, |weights| {
+        let mut m = vec![0.0; s * t];
+        data.add_weighted_sum(weights, &mut m);
+        let scale = 1.0 / y.len() as f64;
+        m.iter_mut().for_each(|v| *v *= scale);
+        Ok(m)
+    })
+}
+
+/// [`initial_point`] with the weighted mean `(1/n) sum_i w_i X_i` (`s x t` column-major)
+/// of the spectral starts computed by `weighted_mean` (one pass over the samples, wherever
+/// they are). The rank must already be checked.
+pub(crate) fn initial_point_with(
+    init: &Init,
+    s: usize,
+    t: usize,
+    y: &[f64],
+    rank: usize,
+    seed: u64,
+    mut weighted_mean: impl FnMut(&[f64]) -> Result<Vec<f64>>,
+) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+    let mut mean = |weights: &[f64]| {
+        let m = weighted_mean(weights)?;
         signed_top_pairs(MatRef::from_column_major_slice(&m, s, t), rank)
     };
     match init {

@@ -33,8 +33,9 @@ use bl_core::error::build::invalid;
 
 pub use crate::params::Penalties;
 pub use init::initial_point;
+pub(crate) use init::initial_point_with;
 pub(crate) use init::signed_top_pairs;
-pub use solver::{BinarySolver, StepReport};
+pub use solver::{BinarySolver, BinarySolverOn, StepReport};
 
 /// The `±1` labels of a binary data set (class 1 is `+1`).
 ///

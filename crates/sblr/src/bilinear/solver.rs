@@ -4,15 +4,16 @@ use bl_core::data::{Element, MatrixDataset};
 use bl_core::prox::elastic_net_penalty;
 use faer::MatRef;
 
-use super::{Penalties, binary_signs, check_rank, check_signs, initial_point};
+use super::{Penalties, binary_signs, check_rank, check_signs, initial_point_with};
 use std::sync::Arc;
 
 use crate::block::{BlockState, BlockStepInfo, BlockWork, LinearBlock};
 use crate::error::Result;
+use crate::features::{LocalFeatures, ReducedFeatures, Side};
 use crate::params::{SblrValidParams, StopCriterion};
-use crate::passes::{Pool, Stacked};
+use crate::passes::InMemory;
 use crate::update::BlockUpdate;
-use bl_core::error::build::numerical;
+use bl_core::error::build::{invalid, numerical};
 
 /// What one iteration of [`BinarySolver`] reports.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,22 +33,30 @@ pub struct StepReport {
 }
 
 /// The step-by-step solver of the binary model (the low-level layer under
-/// [`crate::Sblr`]): build it once, call [`BinarySolver::step`] per iteration, read the
-/// iterate at any time. [`Fit::fit`](crate::Fit::fit) on [`crate::SblrValidParams`] runs it inside
-/// `bl_core::engine::run`.
+/// [`crate::Sblr`]) on a data set in memory: build it once, call [`BinarySolverOn::step`]
+/// per iteration, read the iterate at any time. [`Fit::fit`](crate::Fit::fit) on
+/// [`crate::SblrValidParams`] runs it inside `bl_core::engine::run`.
 ///
 /// Holds a view of the data (never a copy) and `O((s + t) r n)` buffers. The samples may
 /// be `f64` or `f32` (`T`); the two data passes of each iteration read them in that
 /// precision, accumulate in `f64`, and run on the threads of
 /// the params' `threads` ([`SblrValidParams::iteration`]) with results independent of the
-/// thread count.
+/// thread count. It is [`BinarySolverOn`] over the in-memory samples: the same solver runs
+/// on a `.npy` file streamed in blocks ([`crate::stream::NpySource`]) or on features held
+/// by the workers of a cluster (`crate::distributed`).
+pub type BinarySolver<'a, T = f64> = BinarySolverOn<LocalFeatures<InMemory<'a, T>>>;
+
+/// The step-by-step solver of the binary model (Alg. 1 and Alg. 2) over any
+/// [`ReducedFeatures`]: the one implementation of the two algorithms, whatever holds the
+/// data. Each iteration refreshes the `(U, b)` block's features (one pass), updates the
+/// block by the params' [`BlockUpdate`] through the features' two products, then does the
+/// same for `(V, b)`; margins, gradients and step rules work on vectors of length `n`,
+/// `s r` and `r t`, in buffers allocated once.
 #[derive(Debug)]
-pub struct BinarySolver<'a, T: Element = f64> {
-    data: Stacked<'a, T>,
-    threads: Pool,
+pub struct BinarySolverOn<F> {
+    features: F,
     s: usize,
     t: usize,
-    n: usize,
     r: usize,
     y: Vec<f64>,
     penalties: Penalties,
@@ -59,8 +68,6 @@ pub struct BinarySolver<'a, T: Element = f64> {
     xv: Vec<f64>,
     prev_u: Vec<f64>,
     prev_v: Vec<f64>,
-    zu: Vec<f64>,
-    zv: Vec<f64>,
     zu_fresh: bool,
     scores: Vec<f64>,
     l_u: f64,
@@ -71,7 +78,7 @@ pub struct BinarySolver<'a, T: Element = f64> {
     iterations: usize,
 }
 
-impl<'a, T: Element> BinarySolver<'a, T> {
+impl<'a, T: Element> BinarySolverOn<LocalFeatures<InMemory<'a, T>>> {
     /// A solver for a binary data set (class 1 is `+1`).
     ///
     /// # Errors
@@ -87,7 +94,7 @@ impl<'a, T: Element> BinarySolver<'a, T> {
     /// (used by one-vs-all, which relabels without copying the data).
     ///
     /// # Errors
-    /// As [`BinarySolver::new`]; [`bl_core::BlError::ShapeMismatch`] (as
+    /// As [`BinarySolverOn::new`]; [`bl_core::BlError::ShapeMismatch`] (as
     /// `SblrError::Core`) when the stacked matrix does not hold `y.len()` samples of
     /// `s x t`; `BlError::InvalidParameter` when its columns are not contiguous (a
     /// transposed view).
@@ -98,12 +105,44 @@ impl<'a, T: Element> BinarySolver<'a, T> {
         y: Vec<f64>,
         params: &SblrValidParams,
     ) -> Result<Self> {
-        let n = y.len();
-        let data = Stacked::new(stacked, s, t, n)?;
+        let passes = InMemory::from_stacked(stacked, s, t, y.len())?;
+        check_signs(&y)?;
+        check_rank(params.rank(), s, t)?;
+        let features = LocalFeatures::new(passes, params.rank(), params.iteration().threads)?;
+        Self::with_features(features, y, params)
+    }
+}
+
+impl<F: ReducedFeatures> BinarySolverOn<F> {
+    /// A solver on `features` (whose rank must be the params') with labels `±1`, one per
+    /// sample. Computes the start (one pass for the spectral starts), the `(U, b)` block's
+    /// features (one pass) and the objective there.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) for labels of another
+    /// length; `BlError::InvalidParameter` for labels other than `±1` or features of
+    /// another rank; [`SblrError::MissingClass`](crate::SblrError::MissingClass);
+    /// [`SblrError::InvalidRank`](crate::SblrError::InvalidRank); a bad warm start;
+    /// the features' errors; `BlError::Numerical` when the objective at the start is not
+    /// finite.
+    pub fn with_features(mut features: F, y: Vec<f64>, params: &SblrValidParams) -> Result<Self> {
+        let (s, t) = features.sample_shape();
+        let n = features.n_samples();
+        bl_core::error::ensure_len("labels", n, y.len())?;
         check_signs(&y)?;
         let r = params.rank();
         check_rank(r, s, t)?;
-        let (u0, v0, b0) = initial_point(params.init(), stacked, s, t, &y, r, params.seed())?;
+        if features.rank() != r {
+            return Err(invalid(
+                "features",
+                format!("features of rank {}", features.rank()),
+                format!("features of the params' rank {r}"),
+            ));
+        }
+        let (u0, v0, b0) =
+            initial_point_with(params.init(), s, t, &y, r, params.seed(), |weights| {
+                features.weighted_mean(weights)
+            })?;
         let mut xu = vec![0.0; s * r + 1];
         xu[..s * r].copy_from_slice(&u0);
         xu[s * r] = b0;
@@ -115,11 +154,9 @@ impl<'a, T: Element> BinarySolver<'a, T> {
         }
         xv[r * t] = b0;
         let mut solver = Self {
-            data,
-            threads: params.iteration().pool()?,
+            features,
             s,
             t,
-            n,
             r,
             y,
             penalties: params.penalties(),
@@ -127,8 +164,6 @@ impl<'a, T: Element> BinarySolver<'a, T> {
             stop: params.stop(),
             prev_u: vec![0.0; s * r + 1],
             prev_v: vec![0.0; r * t + 1],
-            zu: bl_core::limits::try_zeroed("BinarySolver: s x rank x n", &[s, r, n])?,
-            zv: bl_core::limits::try_zeroed("BinarySolver: rank x t x n", &[r, t, n])?,
             zu_fresh: false,
             scores: vec![0.0; n],
             l_u: params.block_update().initial_lipschitz(),
@@ -140,14 +175,16 @@ impl<'a, T: Element> BinarySolver<'a, T> {
             loss: f64::NAN,
             iterations: 0,
         };
-        solver.compute_zu();
+        solver.compute_zu()?;
         solver.zu_fresh = true;
-        let mut scores = std::mem::take(&mut solver.scores);
-        let block = solver.u_block();
-        block.scores(&solver.xu, &mut scores);
-        let loss = block.loss(&scores);
-        solver.scores = scores;
-        solver.loss = loss;
+        let block = LinearBlock {
+            z: solver.features.features(Side::U),
+            y: &solver.y,
+            l1: solver.penalties.mu1,
+            l2: solver.penalties.mu2,
+        };
+        block.scores(&solver.xu, &mut solver.scores);
+        solver.loss = block.loss(&solver.scores);
         solver.objective = solver.loss + solver.penalty();
         if !solver.objective.is_finite() {
             return Err(numerical(
@@ -158,13 +195,9 @@ impl<'a, T: Element> BinarySolver<'a, T> {
         Ok(solver)
     }
 
-    fn u_block(&self) -> LinearBlock<'_> {
-        LinearBlock {
-            z: MatRef::from_column_major_slice(&self.zu, self.s * self.r, self.n),
-            y: &self.y,
-            l1: self.penalties.mu1,
-            l2: self.penalties.mu2,
-        }
+    /// The features the solver works on.
+    pub fn features(&self) -> &F {
+        &self.features
     }
 
     fn penalty(&self) -> f64 {
@@ -174,33 +207,30 @@ impl<'a, T: Element> BinarySolver<'a, T> {
     }
 
     /// Pass 1: `Z_u[:, i] = vec(X_i V)`.
-    fn compute_zu(&mut self) {
+    fn compute_zu(&mut self) -> Result<()> {
         let rt = self.r * self.t;
-        self.data
-            .times_v(&self.xv[..rt], self.r, &mut self.zu, &self.threads);
+        self.features.refresh(Side::U, &self.xv[..rt])
     }
 
-    /// Pass 2: `Z_v = U^T [X_1 ... X_n]`.
-    fn compute_zv(&mut self) {
+    /// Pass 2: `Z_v[:, i] = vec(U^T X_i)`.
+    fn compute_zv(&mut self) -> Result<()> {
         let sr = self.s * self.r;
-        self.data
-            .u_times(&self.xu[..sr], self.r, &mut self.zv, &self.threads);
+        self.features.refresh(Side::V, &self.xu[..sr])
     }
 
     /// One block step of (7a)-(7d) on `(U, b)` (`u_block`) or `(V, b)`, whose features
     /// must be fresh: the scores of the block's current iterate, then `update` on the
     /// elastic-net logistic block.
     fn update_block(&mut self, update: &dyn BlockUpdate, u_block: bool) -> Result<BlockStepInfo> {
-        let (z, dim, (l1, l2), x, lipschitz) = if u_block {
+        let (side, (l1, l2), x, lipschitz) = if u_block {
             let pens = (self.penalties.mu1, self.penalties.mu2);
-            (&self.zu, self.s * self.r, pens, &mut self.xu, &mut self.l_u)
+            (Side::U, pens, &mut self.xu, &mut self.l_u)
         } else {
             let pens = (self.penalties.nu1, self.penalties.nu2);
-            (&self.zv, self.r * self.t, pens, &mut self.xv, &mut self.l_v)
+            (Side::V, pens, &mut self.xv, &mut self.l_v)
         };
-        let z = MatRef::from_column_major_slice(z, dim, self.n);
         let block = LinearBlock {
-            z,
+            z: self.features.features(side),
             y: &self.y,
             l1,
             l2,
@@ -226,7 +256,7 @@ impl<'a, T: Element> BinarySolver<'a, T> {
 
         // (U, b) block with V fixed.
         if !self.zu_fresh {
-            self.compute_zu();
+            self.compute_zu()?;
         }
         self.zu_fresh = false;
         let u_step = self.update_block(update.as_ref(), true)?;
@@ -234,7 +264,7 @@ impl<'a, T: Element> BinarySolver<'a, T> {
         self.xv[rt] = intercept_half;
 
         // (V, b) block with U fixed.
-        self.compute_zv();
+        self.compute_zv()?;
         let v_step = self.update_block(update.as_ref(), false)?;
         self.xu[sr] = self.xv[rt];
         self.loss = v_step.loss_after;

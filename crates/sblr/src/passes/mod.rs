@@ -18,10 +18,13 @@
 #[cfg(feature = "probes")]
 mod probe;
 mod samples;
+mod source;
 
 #[cfg(feature = "probes")]
 pub use probe::SamplePasses;
 pub use samples::Samples;
+pub(crate) use source::ensure_finite_samples;
+pub use source::{InMemory, SamplePasses};
 
 use bl_core::data::Element;
 use faer::{ContiguousFwd, MatRef};
@@ -34,9 +37,9 @@ use bl_core::error::build::invalid;
 /// an attempt to spawn them): the workspace's one bound, [`bl_core::limits::MAX_THREADS`].
 pub use bl_core::limits::MAX_THREADS;
 
-/// The worker threads of the data passes: bl-core's [`Pool`], as every fit builds it once
+/// The worker threads of the data passes: bl-core's `Pool`, as every fit builds it once
 /// from its `IterationParams` ([`bl_core::IterationParams::pool`]).
-pub(crate) use bl_core::iteration::Pool;
+pub use bl_core::iteration::Pool;
 
 /// The pool of `threads` threads (`None`: rayon's global pool).
 ///
@@ -147,11 +150,11 @@ impl<'a, T: Element> Stacked<'a, T> {
         self.run(Pass::UTimes, u, k, out, threads);
     }
 
-    /// `sum_i w_i X_i / n` (`s x t` column-major).
-    pub(crate) fn weighted_mean(&self, weights: &[f64]) -> Vec<f64> {
-        let (s, t) = (self.s, self.t);
-        let mut m = vec![0.0; s * t];
-        for (i, &w) in weights.iter().enumerate() {
+    /// `m += sum_i w_i X_i` (`s x t` column-major), samples in order, those with
+    /// `w_i = 0` skipped.
+    pub(crate) fn add_weighted_sum(&self, weights: &[f64], m: &mut [f64]) {
+        let s = self.s;
+        for (i, &w) in weights.iter().enumerate().take(self.n) {
             if w == 0.0 {
                 continue;
             }
@@ -161,9 +164,6 @@ impl<'a, T: Element> Stacked<'a, T> {
                 }
             }
         }
-        let scale = 1.0 / self.n as f64;
-        m.iter_mut().for_each(|v| *v *= scale);
-        m
     }
 }
 

@@ -88,3 +88,81 @@ pub fn assert_counted<T>(bytes: usize, make: impl FnOnce() -> T) {
     );
     drop(value);
 }
+
+/// Writes the samples of `data` to a `.npy` file as an `(n, s, t)` array of `<f4` (`f4`)
+/// or `<f8`, in C or Fortran (`fortran`) order (NumPy's layout, written by hand).
+pub fn write_samples_npy(
+    path: &std::path::Path,
+    data: &bl_core::data::MatrixDataset,
+    f4: bool,
+    fortran: bool,
+) {
+    let (s, t) = data.shape();
+    let n = data.n_samples();
+    let dict = format!(
+        "{{'descr': '<f{}', 'fortran_order': {}, 'shape': ({n}, {s}, {t}), }}",
+        if f4 { 4 } else { 8 },
+        if fortran { "True" } else { "False" }
+    );
+    let unpadded = 10 + dict.len() + 1;
+    let padding = (64 - unpadded % 64) % 64;
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(
+        &u16::try_from(dict.len() + padding + 1)
+            .unwrap()
+            .to_le_bytes(),
+    );
+    bytes.extend_from_slice(dict.as_bytes());
+    bytes.resize(bytes.len() + padding, b' ');
+    bytes.push(b'\n');
+    let mut push = |v: f64| {
+        if f4 {
+            bytes.extend_from_slice(&(v as f32).to_le_bytes());
+        } else {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+    };
+    if fortran {
+        for j in 0..t {
+            for a in 0..s {
+                for i in 0..n {
+                    push(data.sample(i)[(a, j)]);
+                }
+            }
+        }
+    } else {
+        for i in 0..n {
+            let x = data.sample(i);
+            for a in 0..s {
+                for j in 0..t {
+                    push(x[(a, j)]);
+                }
+            }
+        }
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A directory under the system's temporary directory, removed when dropped.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    /// A new empty directory named after `tag` and the process.
+    pub fn new(tag: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("sblr-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    /// `name` inside the directory.
+    pub fn join(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

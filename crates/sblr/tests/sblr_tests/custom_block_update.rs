@@ -40,7 +40,15 @@ impl BlockUpdate for Ista {
         _work: &mut BlockWork,
     ) -> sblr::Result<BlockStepInfo> {
         let (d, n) = (block.dim(), block.n_samples());
-        let z = block.z;
+        // The features are a matrix on one machine; a fit over a cluster's workers gives
+        // an operator (`Features::Operator`), whose entries this update cannot read.
+        let z = block.z.as_matrix().ok_or_else(|| {
+            sblr::SblrError::from(bl_core::BlError::InvalidParameter {
+                name: "features",
+                value: "an operator".into(),
+                expected: "features in memory".into(),
+            })
+        })?;
         let mut trace = n as f64;
         for i in 0..n {
             for j in 0..d {
