@@ -388,3 +388,44 @@ impl Dataset {
         Ok(out)
     }
 }
+
+impl Dataset {
+    /// Rewrites the attribute and label ids through `attributes[local id]` and
+    /// `labels[local id]` (one entry per name of this data set's dictionaries) and drops
+    /// the dictionaries, which the new ids no longer index (a shard of a distributed fit).
+    ///
+    /// # Errors
+    /// [`CrfError::Core`] when a table's length differs from its dictionary's, and
+    /// [`CrfError::Input`] for an item whose label is not in the dictionary (a data set
+    /// built with [`DatasetBuilder::frozen`]).
+    pub(crate) fn remap(&mut self, attributes: &[u32], labels: &[u32]) -> Result<()> {
+        for (what, table, dict) in [
+            ("attribute id table", attributes, &self.attributes),
+            ("label id table", labels, &self.label_names),
+        ] {
+            if table.len() != dict.len() {
+                return Err(CrfError::Core(bl_core::BlError::ShapeMismatch {
+                    context: what,
+                    expected: format!("{} entries (the shard's names)", dict.len()),
+                    found: table.len().to_string(),
+                }));
+            }
+        }
+        for s in 0..self.len() {
+            let (a, b) = (self.seq[s], self.seq[s + 1]);
+            for (t, y) in self.labels[a..b].iter_mut().enumerate() {
+                *y = *labels.get(*y as usize).ok_or_else(|| {
+                    input(s, t, "the label is not in the training data's dictionary")
+                })?;
+            }
+        }
+        for id in &mut self.ids {
+            // Ids come from this data set's own dictionary, which has `attributes.len()`
+            // names.
+            *id = attributes[*id as usize];
+        }
+        self.attributes = Dictionary::new();
+        self.label_names = Dictionary::new();
+        Ok(())
+    }
+}

@@ -31,6 +31,10 @@ pub enum CrfError {
     /// A saved model that cannot be read.
     #[error("not a chain-crf model: {0}")]
     Model(String),
+    /// Bytes of the distributed training API ([`crate::distributed`]) that cannot be
+    /// read: another kind, another version, a truncated or malformed message.
+    #[error("not readable chain-crf distributed data: {0}")]
+    Serialized(String),
 }
 
 /// `Result` with [`CrfError`].

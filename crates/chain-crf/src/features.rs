@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Items};
+use crate::wire::{Kind, Reader, Writer, bad};
 
 /// What [`FeatureSet::generate`] keeps (CRFsuite's `feature.*` parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -147,6 +148,108 @@ impl FeatureSet {
             }
         }
         set
+    }
+
+    /// The features of counts merged from several data sets (the distributed fit's
+    /// shards), by the rules of [`FeatureSet::generate`] on their concatenation: `state`
+    /// holds every seen `(attribute, label, frequency)`, sorted by attribute then label,
+    /// each pair once; `trans_freq` is the `L x L` table of transition counts; `negative`
+    /// says whether some value was negative. Frequencies summed in another order than
+    /// one pass over the data may differ in the last bits.
+    pub(crate) fn from_counts(
+        n_attrs: usize,
+        l: usize,
+        state: &[(u32, u32, f64)],
+        trans_freq: &[f64],
+        negative: bool,
+        options: &FeatureOptions,
+    ) -> Self {
+        let test = options.min_freq > 0.0 || negative;
+        let keep = |f: f64| !test || f >= options.min_freq;
+        let mut state_off = Vec::with_capacity(n_attrs + 1);
+        let mut state_label = Vec::new();
+        state_off.push(0);
+        let mut next = 0;
+        for a in 0..n_attrs as u32 {
+            let start = next;
+            while next < state.len() && state[next].0 == a {
+                next += 1;
+            }
+            let seen = &state[start..next];
+            if options.all_possible_states {
+                let mut j = 0;
+                for y in 0..l as u32 {
+                    let mut f = 0.0;
+                    if j < seen.len() && seen[j].1 == y {
+                        f = seen[j].2;
+                        j += 1;
+                    }
+                    if keep(f) {
+                        state_label.push(y);
+                    }
+                }
+            } else {
+                state_label.extend(seen.iter().filter(|p| keep(p.2)).map(|p| p.1));
+            }
+            state_off.push(state_label.len() as u32);
+        }
+        let mut set = Self {
+            n_labels: l,
+            state_off,
+            state_label,
+            trans: vec![NONE; l * l],
+            n_trans: 0,
+        };
+        let mut id = set.state_label.len() as u32;
+        for (j, &f) in trans_freq.iter().enumerate() {
+            let exists = f > 0.0 || options.all_possible_transitions;
+            if exists && f >= options.min_freq {
+                set.trans[j] = id;
+                id += 1;
+                set.n_trans += 1;
+            }
+        }
+        set
+    }
+
+    /// The feature set in the byte form of the distributed fit ([`crate::distributed`]),
+    /// versioned.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(Kind::Features);
+        w.u64(self.n_labels as u64);
+        w.u32s(&self.state_off);
+        w.u32s(&self.state_label);
+        w.u32s(&self.trans);
+        w.u64(self.n_trans as u64);
+        w.finish()
+    }
+
+    /// Reads [`FeatureSet::to_bytes`], checking the version and the consistency of the
+    /// whole set.
+    ///
+    /// # Errors
+    /// [`crate::CrfError::Serialized`] for anything else.
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
+        let mut r = Reader::new(bytes, Kind::Features)?;
+        let n_labels = r.count("the label count")?;
+        let state_off = r.u32s("state offsets")?;
+        let state_label = r.u32s("state labels")?;
+        let trans = r.u32s("transitions")?;
+        let n_trans = r.count("the transition count")?;
+        r.finish()?;
+        if state_off.is_empty() {
+            return Err(bad("feature set: no state offsets"));
+        }
+        let set = Self {
+            n_labels,
+            state_off,
+            state_label,
+            trans,
+            n_trans,
+        };
+        set.validate(set.state_off.len() - 1, n_labels)
+            .map_err(|m| bad(format!("feature set: {m}")))?;
+        Ok(set)
     }
 
     /// Number of labels `L`.

@@ -10,6 +10,7 @@ mod model;
 pub mod optim;
 mod train;
 pub mod viterbi;
+mod wire;
 
 pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
 pub use data::{Dataset, DatasetBuilder, Instance, Items, Sequence, UNKNOWN_LABEL};
@@ -17,6 +18,7 @@ pub use dict::Dictionary;
 pub use error::{CrfError, Result};
 pub use features::{FeatureOptions, FeatureSet};
 pub use model::Model;
+pub use train::distributed;
 pub use train::{
     Algorithm, Arow, AveragedPerceptron, CrfParams, CrfValidParams, FittedCrf, HoldoutScore,
     IterationLog, L2sgd, Lbfgs, LineSearch, PaType, PassiveAggressive,

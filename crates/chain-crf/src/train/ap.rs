@@ -38,8 +38,8 @@ use crate::error::Result;
 ///
 /// A second core: none is used. The perceptron is sequential (each instance is decoded
 /// with the weights its predecessor's update left), so the fit runs on one thread whatever
-/// `threads` says; parallel variants (iterative parameter mixing) would train another
-/// model.
+/// `threads` says. Iterative parameter mixing over shards, which trains another model, is
+/// [`crate::distributed::fit_online`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 pub struct AveragedPerceptron {}
 
@@ -50,7 +50,7 @@ impl AveragedPerceptron {
 }
 
 /// The perceptron step: `w += delta`, loss `d / n`.
-struct Perceptron;
+pub(crate) struct Perceptron;
 
 impl Update for Perceptron {
     fn update(

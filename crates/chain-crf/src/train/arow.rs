@@ -70,9 +70,9 @@ impl Arow {
 }
 
 /// The AROW step with its diagonal covariance.
-struct Step {
-    gamma: f64,
-    cov: Vec<f64>,
+pub(crate) struct Step {
+    pub(crate) gamma: f64,
+    pub(crate) cov: Vec<f64>,
 }
 
 impl Step {

@@ -7,7 +7,8 @@
 //! c2 ||w||_2^2`. Its gradient (expected minus observed feature values, by
 //! forward-backward) is summed over the sequences on the fit's threads, in a fixed number
 //! of chunks (one per thread) reduced in chunk order: a run is deterministic for a given
-//! thread count. The optimizer is [`crate::optim`].
+//! thread count. The optimizer is [`crate::optim`], run by `optimize` on any objective:
+//! [`crate::distributed::fit_lbfgs`] gives it the sum over shards held elsewhere.
 //!
 //! Stopping, as CRFsuite: the relative decrease of the objective over the last `period`
 //! iterations, `(F_{k - period} - F_k) / F_k`, at most `delta` (the fit's `tol`); or
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{IterationLog, Job, Trained, nonnegative, norm_and_active};
 use crate::data::Dataset;
-use crate::error::Result;
+use crate::error::{CrfError, Result};
 use crate::features::FeatureSet;
 use crate::lattice::{Lattice, exp_transitions};
 use crate::optim::{LineSearchMethod, Outcome, QuasiNewton, Settings};
@@ -288,6 +289,24 @@ pub(super) fn train(
     observers: &mut [&mut dyn Observer],
 ) -> Result<Trained> {
     let mut lik = Likelihood::new(job.data, job.features, job.pool.threads());
+    optimize(s, job, observers, &mut |w, g| Ok(lik.eval(w, g)))
+}
+
+/// The smooth part of the objective, `sum_s (log Z(x_s) - score(x_s, y_s))` at `w` with
+/// its gradient written into the second argument: [`Likelihood::eval`] on one machine, a
+/// sum over shards in [`super::distributed`]. An error ends the fit.
+pub(crate) type Objective<'o> = dyn FnMut(&[f64], &mut [f64]) -> Result<f64> + Send + 'o;
+
+/// Runs L-BFGS / OWL-QN ([`crate::optim`], which adds the penalties) on `objective`
+/// with `s`'s settings and the job's stopping rule, logging every iteration. The first
+/// error of `objective` stops the optimizer (later evaluations of the same iteration
+/// return NaN without calling it) and is returned.
+pub(crate) fn optimize(
+    s: &Lbfgs,
+    job: &mut Job<'_>,
+    observers: &mut [&mut dyn Observer],
+    objective: &mut Objective<'_>,
+) -> Result<Trained> {
     let settings = Settings {
         c1: s.c1,
         c2: s.c2,
@@ -296,16 +315,36 @@ pub(super) fn train(
         max_linesearch: s.max_linesearch,
         line_search: s.linesearch.method(),
     };
-    let mut loss = |w: &[f64], g: &mut [f64]| lik.eval(w, g);
+    let failure: std::sync::Mutex<Option<CrfError>> = std::sync::Mutex::new(None);
+    let mut loss = |w: &[f64], g: &mut [f64]| {
+        if failure.lock().map_or(true, |f| f.is_some()) {
+            return f64::NAN;
+        }
+        match objective(w, g) {
+            Ok(f) => f,
+            Err(e) => {
+                if let Ok(mut f) = failure.lock() {
+                    *f = Some(e);
+                }
+                f64::NAN
+            }
+        }
+    };
     let x0 = vec![0.0; job.features.len()];
     let mut qn = job
         .pool
         .install(|| QuasiNewton::new(settings, x0, &mut loss));
+    if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
+        return Err(e);
+    }
     let mut past = vec![qn.objective()];
     let period = s.period;
     let rule = job.iteration;
     let report = run(&rule, observers, |k| {
         let outcome = job.pool.install(|| qn.iterate(&mut loss));
+        if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
+            return Err(e);
+        }
         let f = qn.objective();
         past.push(f);
         let change = if k >= period {
@@ -327,7 +366,7 @@ pub(super) fn train(
             holdout: job.holdout_score(qn.x()),
         });
         let stop = (outcome != Outcome::Continue).then_some(Stop::Solved);
-        Ok::<_, crate::CrfError>(Progress::new(f, change).stop_if(stop))
+        Ok::<_, CrfError>(Progress::new(f, change).stop_if(stop))
     })?;
     Ok(Trained {
         weights: qn.into_x(),

@@ -15,6 +15,7 @@
 
 mod ap;
 mod arow;
+pub mod distributed;
 mod l2sgd;
 mod lbfgs;
 mod online;

@@ -31,27 +31,28 @@
 //!
 //! **A second core** does nothing for these trainers: each instance is decoded with the
 //! weights its predecessor's update left, so the epoch is a sequential chain (the
-//! held-out scoring after an epoch is sequential too). Parallel variants such as
-//! iterative parameter mixing (McDonald, Hall and Mann, NAACL 2010) train a different
-//! model and are not CRFsuite's algorithms. The speed comes from the single thread:
+//! held-out scoring after an epoch is sequential too). Iterative parameter mixing
+//! (McDonald, Hall and Mann, NAACL 2010), which trains a different model, is the
+//! distributed fit of [`crate::distributed`]: each shard runs this same epoch
+//! ([`one_epoch`]) and the client mixes the results through the same loop ([`drive`]). The speed comes from the single thread:
 //! no allocation per instance, a max-plus Viterbi whose inner loop runs over contiguous
 //! rows of the transition matrix, and updates that touch only the features of the items
 //! where the two paths differ.
 
-use bl_core::engine::{Observer, Progress, run};
+use bl_core::engine::{FitReport, Observer, Progress, run};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
 use super::{IterationLog, Job, Trained};
-use crate::data::{Instance, Items};
+use crate::data::{Dataset, Instance, Items};
 use crate::error::{CrfError, Result};
 use crate::features::FeatureSet;
 
 /// Viterbi with reused buffers and its dense transition matrix, kept equal to the weights'
 /// transition features.
 #[derive(Debug)]
-pub(super) struct Decoder {
+pub(crate) struct Decoder {
     l: usize,
     /// `L x L` (previous, next) transition weights; 0 where there is no feature.
     trans: Vec<f64>,
@@ -68,7 +69,7 @@ pub(super) struct Decoder {
 
 /// What decoding one training sequence found.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Decoded {
+pub(crate) struct Decoded {
     /// Items whose predicted label differs from the gold one (`d`).
     pub(super) errors: usize,
     /// The score of the predicted (Viterbi) path.
@@ -78,7 +79,7 @@ pub(super) struct Decoded {
 }
 
 impl Decoder {
-    pub(super) fn new(features: &FeatureSet, w: &[f64]) -> Self {
+    pub(crate) fn new(features: &FeatureSet, w: &[f64]) -> Self {
         let l = features.n_labels();
         let n_state = features.n_state();
         let mut trans_cell = vec![0u32; features.len() - n_state];
@@ -257,17 +258,17 @@ impl SparseDelta {
 
 /// The weights an update changes, with the lazy average (module docs) when the trainer
 /// averages.
-#[derive(Debug)]
-pub(super) struct Weights {
-    pub(super) w: Vec<f64>,
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Weights {
+    pub(crate) w: Vec<f64>,
     /// `sum_t (t - 1) Δ_t`, when averaging.
-    sum: Option<Vec<f64>>,
+    pub(crate) sum: Option<Vec<f64>>,
     /// Instances seen before the current one (`t - 1`).
-    seen: u64,
+    pub(crate) seen: u64,
 }
 
 impl Weights {
-    pub(super) fn new(dim: usize, averaging: bool) -> Self {
+    pub(crate) fn new(dim: usize, averaging: bool) -> Self {
         Self {
             w: vec![0.0; dim],
             sum: averaging.then(|| vec![0.0; dim]),
@@ -292,7 +293,7 @@ impl Weights {
     }
 
     /// The current instance is done.
-    fn tick(&mut self) {
+    pub(crate) fn tick(&mut self) {
         self.seen += 1;
     }
 
@@ -305,7 +306,7 @@ impl Weights {
     }
 
     /// `||.||_2` and the nonzero count of the model's weights, without storing them.
-    fn norm_and_active(&self) -> (f64, usize) {
+    pub(crate) fn norm_and_active(&self) -> (f64, usize) {
         let (mut s, mut n) = (0.0, 0);
         for k in 0..self.w.len() {
             let v = self.model_weight(k);
@@ -316,13 +317,13 @@ impl Weights {
     }
 
     /// The model's weights into `out` (resized).
-    fn model_weights_into(&self, out: &mut Vec<f64>) {
+    pub(crate) fn model_weights_into(&self, out: &mut Vec<f64>) {
         out.clear();
         out.extend((0..self.w.len()).map(|k| self.model_weight(k)));
     }
 
     /// The model's weights (the average reuses the sum's memory).
-    fn into_model_weights(self) -> Vec<f64> {
+    pub(crate) fn into_model_weights(self) -> Vec<f64> {
         match self.sum {
             Some(mut sum) if self.seen > 0 => {
                 let t = self.seen as f64;
@@ -337,7 +338,7 @@ impl Weights {
 }
 
 /// A trainer's step on one mistaken instance.
-pub(super) trait Update {
+pub(crate) trait Update {
     /// Updates `weights` along `delta` for an instance decoded as `decoded` (`errors > 0`)
     /// with `n_items` items; returns the instance's loss.
     fn update(
@@ -349,37 +350,68 @@ pub(super) trait Update {
     ) -> f64;
 }
 
-/// Runs the epochs of an online trainer (module docs) from `weights` with `update`.
-pub(super) fn epochs(
+/// What one epoch found: the summed loss, the wrongly labelled items and the instances
+/// that were mistaken (decoded with `errors > 0`: those the trainer updated on).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct EpochStats {
+    pub(crate) loss: f64,
+    pub(crate) errors: usize,
+    pub(crate) mistakes: usize,
+}
+
+/// One epoch over `data` (module docs): shuffles `order` with `rng`, then decodes and
+/// updates sequence after sequence. `decoder` must hold the transitions of `weights.w`;
+/// it is kept so. The one-machine loop and a distributed shard both run this.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn one_epoch(
+    data: &Dataset,
+    features: &FeatureSet,
+    order: &mut [usize],
+    rng: &mut StdRng,
+    decoder: &mut Decoder,
+    delta: &mut SparseDelta,
+    weights: &mut Weights,
+    update: &mut dyn Update,
+) -> EpochStats {
+    order.shuffle(rng);
+    let mut stats = EpochStats::default();
+    for &s in order.iter() {
+        let x = data.instance(s);
+        let decoded = decoder.decode(features, x, &weights.w);
+        if decoded.errors > 0 {
+            delta.collect(features, x.items, x.labels, &decoder.path);
+            stats.loss += update.update(&decoded, x.items.len(), delta, weights);
+            decoder.refresh(&weights.w, delta.entries().iter().map(|e| e.0 as usize));
+            stats.errors += decoded.errors;
+            stats.mistakes += 1;
+        }
+        weights.tick();
+    }
+    stats
+}
+
+/// What runs the epochs of [`drive`]: one machine, or the mixing of distributed shards.
+pub(crate) trait EpochRunner {
+    /// Runs one epoch, leaving the new weights in [`EpochRunner::weights`].
+    fn run_epoch(&mut self) -> Result<EpochStats>;
+    /// The weights after the last epoch.
+    fn weights(&self) -> &Weights;
+}
+
+/// The engine loop of the online trainers (module docs): runs `runner`'s epochs over a
+/// training set of `n` sequences, logs each and stops as CRFsuite does.
+pub(crate) fn drive(
     job: &mut Job<'_>,
     observers: &mut [&mut dyn Observer],
-    mut weights: Weights,
-    update: &mut dyn Update,
-) -> Result<Trained> {
-    let data = job.data;
-    let features = job.features;
-    let n = data.len();
-    let mut decoder = Decoder::new(features, &weights.w);
-    let mut delta = SparseDelta::default();
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut rng = StdRng::seed_from_u64(job.seed);
+    n: usize,
+    runner: &mut dyn EpochRunner,
+) -> Result<FitReport> {
     let mut holdout_weights = Vec::new();
     let tol = job.iteration.tol;
     let rule = job.iteration;
-    let report = run(&rule, observers, |k| {
-        order.shuffle(&mut rng);
-        let (mut loss, mut errors) = (0.0, 0usize);
-        for &s in &order {
-            let x = data.instance(s);
-            let decoded = decoder.decode(features, x, &weights.w);
-            if decoded.errors > 0 {
-                delta.collect(features, x.items, x.labels, &decoder.path);
-                loss += update.update(&decoded, x.items.len(), &delta, &mut weights);
-                decoder.refresh(&weights.w, delta.entries().iter().map(|e| e.0 as usize));
-                errors += decoded.errors;
-            }
-            weights.tick();
-        }
+    run(&rule, observers, |k| {
+        let EpochStats { loss, errors, .. } = runner.run_epoch()?;
+        let weights = runner.weights();
         let (norm, active) = weights.norm_and_active();
         let holdout = if job.holdout.is_some() {
             weights.model_weights_into(&mut holdout_weights);
@@ -410,9 +442,63 @@ pub(super) fn epochs(
                 .with("errors", errors as f64)
                 .with("feature_norm", norm),
         )
-    })?;
+    })
+}
+
+/// The one-machine runner: the whole training set, one decoder and order for the fit.
+struct Local<'a, 'u> {
+    data: &'a Dataset,
+    features: &'a FeatureSet,
+    order: Vec<usize>,
+    rng: StdRng,
+    decoder: Decoder,
+    delta: SparseDelta,
+    weights: Weights,
+    update: &'u mut dyn Update,
+}
+
+impl EpochRunner for Local<'_, '_> {
+    fn run_epoch(&mut self) -> Result<EpochStats> {
+        Ok(one_epoch(
+            self.data,
+            self.features,
+            &mut self.order,
+            &mut self.rng,
+            &mut self.decoder,
+            &mut self.delta,
+            &mut self.weights,
+            self.update,
+        ))
+    }
+
+    fn weights(&self) -> &Weights {
+        &self.weights
+    }
+}
+
+/// Runs the epochs of an online trainer (module docs) from `weights` with `update`.
+pub(super) fn epochs(
+    job: &mut Job<'_>,
+    observers: &mut [&mut dyn Observer],
+    weights: Weights,
+    update: &mut dyn Update,
+) -> Result<Trained> {
+    let data = job.data;
+    let features = job.features;
+    let n = data.len();
+    let mut local = Local {
+        data,
+        features,
+        order: (0..n).collect(),
+        rng: StdRng::seed_from_u64(job.seed),
+        decoder: Decoder::new(features, &weights.w),
+        delta: SparseDelta::default(),
+        weights,
+        update,
+    };
+    let report = drive(job, observers, n, &mut local)?;
     Ok(Trained {
-        weights: weights.into_model_weights(),
+        weights: local.weights.into_model_weights(),
         report,
     })
 }
