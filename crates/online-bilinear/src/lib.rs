@@ -5,6 +5,7 @@ mod average;
 pub mod conformance;
 pub mod crf;
 pub mod data;
+pub mod distributed;
 mod delta;
 pub mod error;
 pub mod features;

@@ -762,6 +762,107 @@ impl BlockRankOne {
     }
 }
 
+/// The raw state of a [`BlockRankOne`] (for [`crate::distributed`]): `Theta`'s stored
+/// entries, and for each touched block, in increasing block id, `sigma_k`, the unit `v_k`,
+/// `alpha_k` and (when averaging) their accumulators.
+#[derive(Debug, Clone)]
+pub(crate) struct RankOneParts {
+    /// `Theta`: `n_blocks` rows of width `rows x cols`, without averaging.
+    pub(crate) theta: SparseRows,
+    /// The touched blocks, increasing.
+    pub(crate) blocks: Vec<u32>,
+    pub(crate) sigma: Vec<f64>,
+    /// `blocks.len() x cols`.
+    pub(crate) v: Vec<f64>,
+    /// `blocks.len() x rows`.
+    pub(crate) alpha: Vec<f64>,
+    /// Accumulators of `alpha` (`blocks.len() x rows`) and `beta` (`blocks.len() x cols`).
+    pub(crate) averages: Option<(Vec<f64>, Vec<f64>)>,
+    pub(crate) steps: u64,
+}
+
+impl BlockRankOne {
+    /// The state's raw parts, touched blocks in increasing id (the slot order of the
+    /// state does not change a value).
+    pub(crate) fn into_parts(self) -> RankOneParts {
+        let (l, p) = (self.theta.rows, self.theta.cols);
+        let blocks: Vec<u32> = (0..self.slot.len() as u32)
+            .filter(|&k| self.slot[k as usize] != UNTOUCHED)
+            .collect();
+        let gather = |values: &[f64], width: usize| -> Vec<f64> {
+            let mut out = Vec::with_capacity(blocks.len() * width);
+            for &k in &blocks {
+                let s = self.slot[k as usize] as usize;
+                out.extend_from_slice(&values[s * width..(s + 1) * width]);
+            }
+            out
+        };
+        RankOneParts {
+            sigma: gather(&self.sigma, 1),
+            v: gather(&self.v, p),
+            alpha: gather(&self.alpha, l),
+            averages: self
+                .averages
+                .as_ref()
+                .map(|(a, b)| (gather(a, l), gather(b, p))),
+            steps: self.steps,
+            theta: self.theta.blocks,
+            blocks,
+        }
+    }
+
+    /// The state of `parts` for blocks of `rows x cols`. The caller gives parts of those
+    /// sizes (`theta` of width `rows x cols`, without averaging; blocks increasing and
+    /// below `theta`'s row count; arrays of the lengths [`RankOneParts`] says; averages
+    /// when `average`).
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub(crate) fn from_parts(
+        rows: usize,
+        cols: usize,
+        average: bool,
+        parts: RankOneParts,
+    ) -> Result<Self> {
+        let mut state = Self::new(parts.theta.n_rows(), rows, cols, average)?;
+        for (s, &k) in parts.blocks.iter().enumerate() {
+            state.slot[k as usize] = s as u32;
+        }
+        state.theta.blocks = parts.theta;
+        state.sigma = parts.sigma;
+        state.v = parts.v;
+        state.alpha = parts.alpha;
+        state.averages = parts.averages.filter(|_| average);
+        state.steps = parts.steps;
+        Ok(state)
+    }
+}
+
+/// `steps` power steps (tolerance `1e-14`, as an update's) on block `k` of the block
+/// matrix stored in `theta` (blocks of `rows x cols`, other entries 0), warm-started at
+/// `v`; leaves the unit singular vectors in `u`, `v` and returns `sigma` (for
+/// [`crate::distributed`]'s mixed blocks).
+///
+/// # Errors
+/// As [`bl_core::linalg::power_iteration_in_place`].
+pub(crate) fn power_steps_on(
+    theta: &SparseRows,
+    k: usize,
+    (rows, cols): (usize, usize),
+    (u, v): (&mut [f64], &mut [f64]),
+    steps: usize,
+) -> Result<f64> {
+    let (codes, values) = theta.row(k);
+    let block = BlockRef {
+        codes,
+        values,
+        rows,
+        cols,
+        prior: 0.0,
+    };
+    block_power_steps(&block, u, v, steps, 1e-14)
+}
+
 /// The average `x - acc / T` over `steps = T` recorded steps (zero before the first).
 #[inline]
 fn average_of(x: f64, acc: f64, steps: u64) -> f64 {

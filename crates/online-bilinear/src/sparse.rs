@@ -297,6 +297,76 @@ impl SparseRows {
     }
 }
 
+/// The raw parts of a [`SparseRows`] store (for [`crate::distributed`]): width, whether it
+/// averages, the recorded steps, and per row its codes, weights and accumulators.
+impl SparseRows {
+    /// Codes are below this.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Whether the store keeps averaging accumulators.
+    pub(crate) fn averaging(&self) -> bool {
+        self.averaging
+    }
+
+    /// The recorded steps `T`.
+    pub(crate) fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The accumulators of row `k` (empty without averaging), alongside [`row`](Self::row).
+    #[inline]
+    pub(crate) fn row_acc(&self, k: usize) -> &[f64] {
+        if !self.averaging {
+            return &[];
+        }
+        let (s, n) = (self.start[k], self.len[k] as usize);
+        &self.acc[s..s + n]
+    }
+
+    /// A store of `n_rows` rows of codes below `width` after `steps` recorded steps, with
+    /// the cells `add(k, codes, weights, accumulators)` calls `fill` gives, row by row in
+    /// increasing `k` (accumulators ignored without averaging). The caller gives sorted,
+    /// distinct codes below `width` and rows below `n_rows` in increasing order.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub(crate) fn from_rows(
+        n_rows: usize,
+        width: usize,
+        averaging: bool,
+        steps: u64,
+        fill: impl FnOnce(&mut dyn FnMut(usize, &[u32], &[f64], &[f64])),
+    ) -> Result<Self> {
+        let mut out = Self::new(n_rows, width, averaging)?;
+        out.steps = steps;
+        fill(&mut |k: usize, codes: &[u32], w: &[f64], acc: &[f64]| {
+            let (n, to) = (codes.len(), out.codes.len());
+            let cap = capacity(n);
+            grow(&mut out.codes, cap, 0);
+            grow(&mut out.w, cap, 0.0);
+            out.codes[to..to + n].copy_from_slice(codes);
+            out.w[to..to + n].copy_from_slice(w);
+            if out.averaging {
+                grow(&mut out.acc, cap, 0.0);
+                out.acc[to..to + n].copy_from_slice(&acc[..n]);
+            }
+            out.start[k] = to;
+            out.len[k] = n as u32;
+        });
+        Ok(out)
+    }
+}
+
+impl SparseWeights {
+    /// Divides every stored value by `divisor` (for [`crate::distributed`]: sp's mixed
+    /// weights are kept multiplied by the number of shards).
+    pub(crate) fn divide_values(&mut self, divisor: f64) {
+        self.values.iter_mut().for_each(|v| *v /= divisor);
+    }
+}
+
 /// Sparse matrix-feature weights of a fitted model, compressed by rows: feature `k`'s cells
 /// are `codes[offsets[k]..offsets[k + 1]]` (strictly increasing, each below `width`) with
 /// `values` alongside (see the [module docs](self) for the codes).

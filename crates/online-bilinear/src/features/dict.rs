@@ -82,26 +82,58 @@ impl FeatureDict {
                 what: "training corpus",
             }));
         }
-        let mut counts: HashMap<String, (u32, u32)> = HashMap::new();
-        let mut order: Vec<String> = Vec::new();
+        let counts = Self::count_features(corpus, templates)?;
+        Self::from_counts(templates, cutoff, counts)
+    }
+
+    /// Every feature string of `corpus` under `templates` with its count, in order of
+    /// first appearance (the first half of [`build`](Self::build); counts of several
+    /// parts of a corpus merge into those of the whole, for [`crate::distributed`]).
+    ///
+    /// # Errors
+    /// [`OblError::TooFewColumns`] when a sentence lacks a column a template reads;
+    /// [`OblError::MissingColumn`] as in [`build`](Self::build).
+    pub(crate) fn count_features(
+        corpus: &Corpus,
+        templates: &Templates,
+    ) -> Result<Vec<(String, u64)>> {
+        check_column_names(templates, corpus)?;
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        let mut order: Vec<(String, u64)> = Vec::new();
         let mut scratch = Scratch::default();
         for (si, sentence) in corpus.sentences().iter().enumerate() {
             check_columns(templates, sentence, si)?;
             for i in 0..sentence.len() {
                 for_each_feature(templates, sentence, i, &mut scratch, |f| {
-                    if let Some(entry) = counts.get_mut(f) {
-                        entry.1 += 1;
+                    if let Some(&at) = counts.get(f) {
+                        order[at].1 += 1;
                     } else {
-                        counts.insert(f.to_string(), (order.len() as u32, 1));
-                        order.push(f.to_string());
+                        counts.insert(f.to_string(), order.len());
+                        order.push((f.to_string(), 1));
                     }
                 });
             }
         }
+        Ok(order)
+    }
+
+    /// The dictionary of the features of `counts` (in order of first appearance, each
+    /// once) seen at least `cutoff` times (the second half of [`build`](Self::build)).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for
+    /// `cutoff == 0`, or when more than `u32::MAX - 1` features are kept.
+    pub(crate) fn from_counts(
+        templates: &Templates,
+        cutoff: usize,
+        counts: Vec<(String, u64)>,
+    ) -> Result<Self> {
+        if cutoff == 0 {
+            return Err(invalid("cutoff", cutoff, ">= 1"));
+        }
         let mut ids = HashMap::new();
-        for f in order {
-            let count = counts.get(&f).map_or(0, |c| c.1) as usize;
-            if count >= cutoff {
+        for (f, count) in counts {
+            if count >= cutoff as u64 {
                 let id = ids.len();
                 if id >= u32::MAX as usize {
                     return Err(invalid(

@@ -58,6 +58,18 @@ impl PreparedCorpus {
         self.gold.iter().map(Vec::len).sum()
     }
 
+    /// The sentences of `range` (clamped to `0..len`), with the same dictionary and tags.
+    pub fn range(&self, range: std::ops::Range<usize>) -> PreparedCorpus {
+        let end = range.end.min(self.len());
+        let start = range.start.min(end);
+        PreparedCorpus {
+            dict: Arc::clone(&self.dict),
+            tags: self.tags.clone(),
+            encoded: self.encoded[start..end].to_vec(),
+            gold: self.gold[start..end].to_vec(),
+        }
+    }
+
     /// The first `n` sentences (all when `n >= len`), with the same dictionary and tags.
     pub fn head(&self, n: usize) -> PreparedCorpus {
         let n = n.min(self.len());

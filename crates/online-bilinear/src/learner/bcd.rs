@@ -67,6 +67,48 @@ impl Bcd {
     }
 }
 
+/// A dense factor of bcd: its values and, when averaging, its accumulators.
+pub(crate) type DenseParts = (Vec<f64>, Option<Vec<f64>>);
+
+impl Bcd {
+    /// The state's raw parts (for [`crate::distributed`]): `alpha`, `beta`, the 0-order
+    /// store and the recorded steps.
+    pub(crate) fn into_parts(self) -> (DenseParts, DenseParts, Option<SparseRows>, u64) {
+        let (alpha, acc_alpha, steps) = self.alpha.into_parts();
+        let (beta, acc_beta, _) = self.beta.into_parts();
+        ((alpha, acc_alpha), (beta, acc_beta), self.zero, steps)
+    }
+
+    /// bcd as [`new`](Self::new) builds it, holding the state of
+    /// [`into_parts`](Self::into_parts)'s parts. The caller gives `alpha` of
+    /// `n_features l` values, `beta` of `n_features (l + 1)`, accumulators of the same
+    /// lengths exactly when `settings.averaging`, and a store of `n_features` rows of
+    /// width `l` when `settings.zero_order`.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub(crate) fn from_parts(
+        n_features: usize,
+        l: usize,
+        settings: &LearnerSettings,
+        (alpha, beta, zero, steps): (DenseParts, DenseParts, Option<SparseRows>, u64),
+    ) -> Result<Self> {
+        check_shape(n_features, l)?;
+        Ok(Self {
+            l,
+            c: settings.c,
+            solver: settings.bcd_solver,
+            fixed_norm2: 1.0,
+            alpha: Linear::from_parts(alpha.0, alpha.1, steps),
+            beta: Linear::from_parts(beta.0, beta.1, steps),
+            zero,
+            update_alpha: true,
+            g: SparseSum::default(),
+            g0: SparseSum::default(),
+        })
+    }
+}
+
 impl OnlineLearner for Bcd {
     fn passes_per_epoch(&self) -> usize {
         2

@@ -70,6 +70,49 @@ impl Bol {
     }
 }
 
+impl Bol {
+    /// The state's raw parts (for [`crate::distributed`]): the rank-1 state of the
+    /// default [`Reading::PerBlock`] and the 0-order store; `None` under another reading.
+    pub(crate) fn into_parts(self) -> Option<(crate::rank_one::RankOneParts, Option<SparseRows>)> {
+        match self.state {
+            BolState::PerBlock(s) => Some((s.into_parts(), self.zero)),
+            BolState::Spectral(_) => None,
+        }
+    }
+
+    /// bol as [`new`](Self::new) builds it (under [`Reading::PerBlock`]), holding the state
+    /// of `parts` and the 0-order store `zero`. The caller gives parts of `n_features`
+    /// blocks of `l x (l + 1)` and a store of `n_features` rows of width `l` when
+    /// `settings.zero_order`, averaging as `settings` say.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new); an invalid-parameter error for another reading.
+    pub(crate) fn from_parts(
+        n_features: usize,
+        l: usize,
+        settings: &LearnerSettings,
+        (parts, zero): (crate::rank_one::RankOneParts, Option<SparseRows>),
+    ) -> Result<Self> {
+        if settings.reading != Reading::PerBlock {
+            return Err(bl_core::params::invalid(
+                "reading",
+                settings.reading.name(),
+                "per-block (the only reading distributed training runs)",
+            )
+            .into());
+        }
+        let mut bol = Self::new(n_features, l, settings)?;
+        bol.state = BolState::PerBlock(BlockRankOne::from_parts(
+            l,
+            l + 1,
+            settings.averaging,
+            parts,
+        )?);
+        bol.zero = zero;
+        Ok(bol)
+    }
+}
+
 impl OnlineLearner for Bol {
     fn begin_pass(&mut self, _pass: usize) {
         if let BolState::Spectral(s) = &mut self.state {

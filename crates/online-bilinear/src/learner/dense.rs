@@ -33,6 +33,14 @@ impl Linear {
     pub(super) fn record(&mut self) {
         self.steps += 1;
     }
+    /// The weights, the accumulators (when averaging) and the recorded steps.
+    pub(super) fn into_parts(self) -> (Vec<f64>, Option<Vec<f64>>, u64) {
+        (self.w, self.acc, self.steps)
+    }
+    /// The vector of [`into_parts`](Self::into_parts)'s parts (`acc` of `w`'s length).
+    pub(super) fn from_parts(w: Vec<f64>, acc: Option<Vec<f64>>, steps: u64) -> Self {
+        Self { w, acc, steps }
+    }
     /// [`value`](Self::value) computed in place in the weights (the same arithmetic).
     pub(super) fn into_value(self) -> Vec<f64> {
         let mut w = self.w;

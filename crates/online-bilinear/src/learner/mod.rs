@@ -91,6 +91,7 @@ pub use crate::settings::CrfPenalty;
 use crate::settings::{LearnerSettings, Setting};
 
 pub use bcd::Bcd;
+pub(crate) use bcd::DenseParts;
 pub use bol::Bol;
 pub use builtin::BuiltIn;
 pub(crate) use online::check_snapshot;

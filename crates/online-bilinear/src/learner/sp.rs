@@ -23,6 +23,9 @@ pub struct Sp {
     zero: Option<SparseRows>,
     /// Dense copies of the rows with many cells, for decoding.
     dense: DenseRows,
+    /// The size of an update: 1, or the number of shards for the scaled weights of
+    /// [`crate::distributed`] (an integer, so the weights stay integers).
+    step: f64,
 }
 
 /// Dense copies of the cells read after the first position (codes below `L L`) of the
@@ -139,7 +142,59 @@ impl Sp {
                 .then(|| SparseRows::new(n_features, l, settings.averaging))
                 .transpose()?,
             dense: DenseRows::new(n_features, l)?,
+            step: 1.0,
         })
+    }
+
+    /// sp as [`new`](Self::new) builds it, holding the weights `w` and `zero` (rows of
+    /// width `(l + 1) l` and `l`, averaging as `settings` say) and taking updates of size
+    /// `step` (a positive integer): the state [`crate::distributed`] starts a shard from.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new); an invalid-parameter error when the stores do not have
+    /// `n_features` rows of those widths, do not average as `settings` say, or `step` is
+    /// not a positive integer.
+    pub(crate) fn from_parts(
+        n_features: usize,
+        l: usize,
+        settings: &LearnerSettings,
+        bias: Option<usize>,
+        (w, zero, step): (SparseRows, Option<SparseRows>, f64),
+    ) -> Result<Self> {
+        let mut sp = Self::new(n_features, l, settings, bias)?;
+        let fits = |rows: &SparseRows, width: usize| {
+            rows.n_rows() == n_features
+                && rows.width() == width
+                && rows.averaging() == settings.averaging
+        };
+        if !fits(&w, (l + 1) * l)
+            || zero.is_some() != settings.zero_order
+            || zero.as_ref().is_some_and(|z| !fits(z, l))
+            || !(step >= 1.0 && step.fract() == 0.0 && step < 9.0e15)
+        {
+            return Err(bl_core::params::invalid(
+                "sp state",
+                "weights of other sizes or settings, or a step that is not a positive integer",
+                "the sizes and settings of the learner",
+            )
+            .into());
+        }
+        for k in 0..n_features {
+            let (codes, _) = w.row(k);
+            if let Some(&code) = codes.last() {
+                sp.dense.follow(&w, k, code, 0.0);
+            }
+        }
+        sp.w = w;
+        sp.zero = zero;
+        sp.step = step;
+        Ok(sp)
+    }
+
+    /// The first-order and 0-order stores and the step (what [`from_parts`](Self::from_parts)
+    /// takes).
+    pub(crate) fn into_parts(self) -> (SparseRows, Option<SparseRows>, f64) {
+        (self.w, self.zero, self.step)
     }
 
     /// Number of stored matrix-feature weights.
@@ -361,18 +416,19 @@ impl OnlineLearner for Sp {
         let l = self.l;
         let (w, dense) = (&mut self.w, &mut self.dense);
         let code = |a: usize, b: usize| (b * l + a) as u32;
-        let only = self.pairs_only_for;
+        let (only, step) = (self.pairs_only_for, self.step);
         for_each_difference(enc, gold, pred, l, |_, k, (ag, bg), (ap, bp)| {
             if only.is_some_and(|bias| bias != k) {
                 return;
             }
-            // Steps of 1: the weights stay integers, which `decode_blocks` relies on.
-            for (c, value) in [(code(ag, bg), 1.0), (code(ap, bp), -1.0)] {
+            // Integer steps (1, or the shard count of `crate::distributed`): the weights
+            // stay integers, which `decode_blocks` relies on.
+            for (c, value) in [(code(ag, bg), step), (code(ap, bp), -step)] {
                 w.add(k, c, value);
                 dense.follow(w, k, c, value);
             }
         });
-        zero_order_update(&mut self.zero, enc, gold, pred, 1.0);
+        zero_order_update(&mut self.zero, enc, gold, pred, step);
         Ok(())
     }
 
