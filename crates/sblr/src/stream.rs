@@ -41,6 +41,7 @@ use bl_core::engine::Observer;
 use bl_core::io::npy::{ItemOrder, NpyFile, SlabElement};
 use bl_core::iteration::Pool;
 use faer::MatRef;
+use rayon::prelude::*;
 
 use crate::error::{Result, SblrError};
 use crate::features::LocalFeatures;
@@ -68,15 +69,19 @@ pub struct NpySource {
     memory_budget: usize,
     block_samples: usize,
     buffer_bytes: usize,
+    is_f32: bool,
     state: Mutex<State>,
 }
 
-/// The open file and the block buffer, locked for each pass.
+/// The open file (one handle per reader) and the block buffer, locked for each pass.
 #[derive(Debug)]
 struct State {
-    file: NpyFile,
+    files: Vec<NpyFile>,
     block: Block,
 }
+
+/// Most readers (file handles read in parallel) of a source.
+pub const MAX_READERS: usize = 8;
 
 /// The block buffer in the file's precision.
 #[derive(Debug)]
@@ -187,9 +192,21 @@ impl NpySource {
                 staging,
             });
         }
+        // Readers: one per core (at most MAX_READERS), each with its own read buffer,
+        // as long as the budget leaves at least one sample per reader.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let mut readers = cores.clamp(1, MAX_READERS).min(n);
+        while readers > 1 && memory_budget.saturating_sub(readers * staging) / sample < readers {
+            readers -= 1;
+        }
+        let staging = readers * staging;
         let block_samples = ((memory_budget - staging) / sample).min(n);
+        let mut files = vec![file];
+        for _ in 1..readers {
+            files.push(NpyFile::open(path)?);
+        }
         let len = [block_samples, s, t];
-        let block = if file.item_size() == 4 {
+        let block = if item == size_of::<f32>() {
             Block::F32(bl_core::limits::try_zeroed("NpySource: block", &len)?)
         } else {
             Block::F64(bl_core::limits::try_zeroed("NpySource: block", &len)?)
@@ -204,7 +221,8 @@ impl NpySource {
             memory_budget,
             block_samples,
             buffer_bytes: block_samples * sample + staging,
-            state: Mutex::new(State { file, block }),
+            is_f32: item == size_of::<f32>(),
+            state: Mutex::new(State { files, block }),
         })
     }
 
@@ -249,15 +267,32 @@ impl NpySource {
     /// Whether the samples are stored as `f32` (an `f4` file).
     #[must_use]
     pub fn is_f32(&self) -> bool {
-        matches!(self.lock().block, Block::F32(_))
+        self.is_f32
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        // A pass that panicked cannot leave the buffer in a state that matters: every
-        // pass reads the blocks it uses before it uses them.
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The buffers, for one pass. A pass that panicked cannot leave them in a state that
+    /// matters (every pass reads the blocks it uses before it uses them).
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` when another pass holds them: one fit at a time per
+    /// source (waiting could deadlock a rayon thread that holds them while it runs another
+    /// task).
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>> {
+        match self.state.try_lock() {
+            Ok(state) => Ok(state),
+            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => Err(invalid(
+                "source",
+                "an NpySource in use by another fit",
+                "one fit at a time per source (open one source per concurrent fit)",
+            )),
+        }
+    }
+
+    /// Readers (file handles read in parallel, each with its own read buffer).
+    #[must_use]
+    pub fn readers(&self) -> usize {
+        self.lock().map_or(1, |state| state.files.len())
     }
 
     /// `±1` labels of a two-class source (class 1 is `+1`).
@@ -286,33 +321,32 @@ impl NpySource {
             .collect())
     }
 
-    /// Runs `each(first, stacked block)` over the blocks in order, each read, checked
-    /// for non-finite entries and viewed as stacked samples.
+    /// Runs `each(first, stacked block)` over the blocks in order, each read (its
+    /// samples split over the readers, read in parallel on `threads`), checked for
+    /// non-finite entries and viewed as stacked samples.
     fn for_each_block(
         &self,
+        threads: &Pool,
         mut each: impl FnMut(usize, BlockView<'_>) -> Result<()>,
     ) -> Result<()> {
-        let mut state = self.lock();
-        let State { file, block } = &mut *state;
+        let mut state = self.lock()?;
+        let State { files, block } = &mut *state;
         let (s, t) = (self.s, self.t);
         let mut first = 0;
         while first < self.n {
             let count = self.block_samples.min(self.n - first);
-            let origin = || format!(" of {}", self.path.display());
             let view = match block {
-                Block::F32(buf) => BlockView::F32(read_block(
-                    file,
+                Block::F32(buf) => BlockView::F32(self.read_block(
+                    files,
                     &mut buf[..count * s * t],
-                    (s, t),
                     first,
-                    origin,
+                    threads,
                 )?),
-                Block::F64(buf) => BlockView::F64(read_block(
-                    file,
+                Block::F64(buf) => BlockView::F64(self.read_block(
+                    files,
                     &mut buf[..count * s * t],
-                    (s, t),
                     first,
-                    origin,
+                    threads,
                 )?),
             };
             each(first, view)?;
@@ -320,33 +354,53 @@ impl NpySource {
         }
         Ok(())
     }
+
+    /// Reads the samples `first..` filling `buf` (column-major per sample), split in
+    /// contiguous parts over the readers; checks them; views them as stacked samples.
+    /// The first error in sample order is returned.
+    fn read_block<'b, T: Element + SlabElement>(
+        &self,
+        files: &mut [NpyFile],
+        buf: &'b mut [T],
+        first: usize,
+        threads: &Pool,
+    ) -> Result<Stacked<'b, T>> {
+        let (s, t) = (self.s, self.t);
+        let st = s * t;
+        let count = buf.len() / st;
+        let per_reader = count.div_ceil(files.len()).max(1);
+        let read = |(k, (file, part)): (usize, (&mut NpyFile, &mut [T]))| -> Result<()> {
+            let from = first + k * per_reader;
+            file.read_slab(from, part.len() / st, ItemOrder::ColumnMajor, part)?;
+            ensure_finite_samples(part, s, t, from, || format!(" of {}", self.path.display()))
+        };
+        let results: Vec<Result<()>> = if files.len() == 1 {
+            vec![read((0, (&mut files[0], &mut *buf)))]
+        } else {
+            threads.install(|| {
+                files
+                    .par_iter_mut()
+                    .zip(buf.par_chunks_mut(per_reader * st))
+                    .enumerate()
+                    .map(read)
+                    .collect()
+            })
+        };
+        results.into_iter().collect::<Result<()>>()?;
+        let buf: &'b [T] = buf;
+        Stacked::new(
+            MatRef::from_column_major_slice(buf, s, t * count),
+            s,
+            t,
+            count,
+        )
+    }
 }
 
 /// One block of samples as stacked views.
 enum BlockView<'a> {
     F32(Stacked<'a, f32>),
     F64(Stacked<'a, f64>),
-}
-
-/// Reads the samples `first..` filling `buf` (column-major per sample), checks them,
-/// and views them as stacked samples.
-fn read_block<'b, T: Element + SlabElement>(
-    file: &mut NpyFile,
-    buf: &'b mut [T],
-    (s, t): (usize, usize),
-    first: usize,
-    origin: impl FnOnce() -> String,
-) -> Result<Stacked<'b, T>> {
-    let count = buf.len() / (s * t);
-    file.read_slab(first, count, ItemOrder::ColumnMajor, buf)?;
-    ensure_finite_samples(buf, s, t, first, origin)?;
-    let buf: &'b [T] = buf;
-    Stacked::new(
-        MatRef::from_column_major_slice(buf, s, t * count),
-        s,
-        t,
-        count,
-    )
 }
 
 impl SamplePasses for NpySource {
@@ -360,7 +414,7 @@ impl SamplePasses for NpySource {
 
     fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
         let per = self.s * k;
-        self.for_each_block(|first, view| {
+        self.for_each_block(threads, |first, view| {
             match view {
                 BlockView::F32(b) => {
                     b.times_v(vt, k, &mut out[first * per..][..b.n * per], threads)
@@ -375,7 +429,7 @@ impl SamplePasses for NpySource {
 
     fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
         let per = k * self.t;
-        self.for_each_block(|first, view| {
+        self.for_each_block(threads, |first, view| {
             match view {
                 BlockView::F32(b) => b.u_times(u, k, &mut out[first * per..][..b.n * per], threads),
                 BlockView::F64(b) => b.u_times(u, k, &mut out[first * per..][..b.n * per], threads),
@@ -385,7 +439,8 @@ impl SamplePasses for NpySource {
     }
 
     fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
-        self.for_each_block(|first, view| {
+        let threads = Pool::new(None)?;
+        self.for_each_block(&threads, |first, view| {
             match view {
                 BlockView::F32(b) => b.add_weighted_sum(&weights[first..first + b.n], acc),
                 BlockView::F64(b) => b.add_weighted_sum(&weights[first..first + b.n], acc),

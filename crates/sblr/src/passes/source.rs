@@ -135,6 +135,21 @@ pub(crate) fn ensure_finite_samples<T: Element>(
     first_sample: usize,
     origin: impl FnOnce() -> String,
 ) -> Result<()> {
+    // `x * 0` is 0 for a finite `x` and NaN otherwise: a sum in eight lanes without an
+    // early exit (vectorized), then the search for the first offending entry only when
+    // there is one.
+    let mut lanes = [0.0f64; 8];
+    let chunks = values.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for l in 0..8 {
+            lanes[l] += c[l].to_f64() * 0.0;
+        }
+    }
+    let tail: f64 = rest.iter().map(|v| v.to_f64() * 0.0).sum();
+    if (lanes.iter().sum::<f64>() + tail) == 0.0 {
+        return Ok(());
+    }
     let Some(p) = values.iter().position(|v| !v.to_f64().is_finite()) else {
         return Ok(());
     };

@@ -54,7 +54,8 @@ fn streamed_binary_fits_equal_the_in_memory_fits_bit_for_bit() {
             budget_for(6, s, t, item)
         };
         let source = source_like(&path, &data, budget);
-        assert_eq!(source.block_samples(), 6);
+        // Blocks of at most 6 samples (fewer when the budget pays for several readers).
+        assert!((1..=6).contains(&source.block_samples()));
         assert!(source.buffer_bytes() <= source.memory_budget());
         assert_eq!(source.is_f32(), f4);
         for (init, update) in [

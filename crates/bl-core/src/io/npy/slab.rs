@@ -250,7 +250,8 @@ impl NpyFile {
         self.file.read_exact(&mut self.staging[..len]).map_err(io)
     }
 
-    /// A C-order file: the slab is one contiguous run, read row by row of the last axis.
+    /// A C-order file: the slab is one contiguous run, read in whole rows of the last
+    /// axis; each row goes to its place in the output with one stride.
     fn read_c<T: SlabElement>(
         &mut self,
         first: usize,
@@ -260,19 +261,63 @@ impl NpyFile {
     ) -> Result<()> {
         let size = self.item_size();
         let m = layout.item_len;
-        let total = count * m;
-        let step = self.staging.len() / size;
+        let row_len = layout.row_len();
+        let rows_per_item = m / row_len;
+        let stride = layout.row_stride();
+        let total_rows = count * rows_per_item;
+        let rows_per_read = (self.staging.len() / (row_len * size)).max(1);
+        let big = self.header.dtype.big_endian;
         let mut done = 0;
-        while done < total {
-            let take = step.min(total - done);
-            let at = self.header.offset + ((first * m + done) * size) as u64;
-            self.fill(at, take * size)?;
-            let staging = std::mem::take(&mut self.staging);
-            self.decode::<T>(&staging[..take * size], |k, v| {
-                let c = done + k;
-                out[(c / m) * m + layout.position(c % m)] = v;
-            });
-            self.staging = staging;
+        while done < total_rows {
+            let take = rows_per_read.min(total_rows - done);
+            let at = self.header.offset + ((first * m + done * row_len) * size) as u64;
+            self.fill(at, take * row_len * size)?;
+            let staging = &self.staging[..take * row_len * size];
+            let value = |r: usize, j: usize| -> T {
+                let at = (r * row_len + j) * size;
+                if size == 4 {
+                    let c = &staging[at..at + 4];
+                    let a = [c[0], c[1], c[2], c[3]];
+                    T::from_f32(if big {
+                        f32::from_be_bytes(a)
+                    } else {
+                        f32::from_le_bytes(a)
+                    })
+                } else {
+                    let c = &staging[at..at + 8];
+                    let a = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
+                    T::from_f64(if big {
+                        f64::from_be_bytes(a)
+                    } else {
+                        f64::from_le_bytes(a)
+                    })
+                }
+            };
+            let mut r = 0;
+            while r < take {
+                let row = done + r;
+                let (k, q) = (row / rows_per_item, row % rows_per_item);
+                let base = k * m + layout.position(q * row_len);
+                if layout.tiles_rows() {
+                    // Consecutive rows of an item go to consecutive output positions:
+                    // write them in tiles of up to TILE rows, a run of TILE values per
+                    // column (whole cache lines, instead of one value per line a stride
+                    // apart, which a power-of-two stride maps to a few cache sets).
+                    let tile = TILE.min(take - r).min(rows_per_item - q);
+                    for j in 0..row_len {
+                        let dest = &mut out[base + j * stride..][..tile];
+                        for (i, o) in dest.iter_mut().enumerate() {
+                            *o = value(r + i, j);
+                        }
+                    }
+                    r += tile;
+                } else {
+                    for j in 0..row_len {
+                        out[base + j * stride] = value(r, j);
+                    }
+                    r += 1;
+                }
+            }
             done += take;
         }
         Ok(())
@@ -310,75 +355,85 @@ impl NpyFile {
     }
 }
 
+/// Rows transposed together by [`NpyFile::read_slab`] (C-order file, column-major items).
+const TILE: usize = 8;
+
 /// Where the entries of one item go in the output.
 #[derive(Debug)]
 struct Layout {
     item_len: usize,
     /// The trailing axes.
     dims: Vec<usize>,
+    /// Column-major strides of the trailing axes.
+    cm_strides: Vec<usize>,
     order: ItemOrder,
 }
 
 impl Layout {
     fn new(dims: &[usize], order: ItemOrder) -> Self {
+        let mut cm_strides = Vec::with_capacity(dims.len());
+        let mut stride = 1;
+        for &d in dims {
+            cm_strides.push(stride);
+            stride *= d;
+        }
         Self {
             item_len: dims.iter().product(),
             dims: dims.to_vec(),
+            cm_strides,
             order,
         }
     }
 
+    /// Whether consecutive rows of the last axis go to consecutive output positions
+    /// (column-major items of two axes).
+    fn tiles_rows(&self) -> bool {
+        self.order == ItemOrder::ColumnMajor && self.dims.len() == 2
+    }
+
+    /// Length of the last axis (1 for items without axes).
+    fn row_len(&self) -> usize {
+        self.dims.last().copied().unwrap_or(1)
+    }
+
+    /// Output distance between consecutive entries of a row of the last axis.
+    fn row_stride(&self) -> usize {
+        match self.order {
+            ItemOrder::RowMajor => 1,
+            ItemOrder::ColumnMajor => self.cm_strides.last().copied().unwrap_or(1),
+        }
+    }
+
     /// Output position of the entry at C-order offset `c` within an item.
-    #[inline]
-    fn position(&self, c: usize) -> usize {
+    fn position(&self, mut c: usize) -> usize {
         match self.order {
             ItemOrder::RowMajor => c,
-            ItemOrder::ColumnMajor => match *self.dims.as_slice() {
-                [_, t] => {
-                    let s = self.item_len / t;
-                    (c % t) * s + c / t
+            ItemOrder::ColumnMajor => {
+                let mut pos = 0;
+                for (&d, &stride) in self.dims.iter().zip(&self.cm_strides).rev() {
+                    pos += (c % d) * stride;
+                    c /= d;
                 }
-                _ => reorder(&self.dims, c, true),
-            },
+                pos
+            }
         }
     }
 
     /// Output position of the entry at column-major offset `q` within an item.
-    fn position_of_column_major(&self, q: usize) -> usize {
+    fn position_of_column_major(&self, mut q: usize) -> usize {
         match self.order {
             ItemOrder::ColumnMajor => q,
-            ItemOrder::RowMajor => reorder(&self.dims, q, false),
+            ItemOrder::RowMajor => {
+                let mut pos = 0;
+                let mut stride = self.item_len;
+                for &d in &self.dims {
+                    stride /= d;
+                    pos += (q % d) * stride;
+                    q /= d;
+                }
+                pos
+            }
         }
-    }
-}
-
-/// The offset in the other order of the entry at offset `off`: C to column-major
-/// (`from_c`) or column-major to C.
-fn reorder(dims: &[usize], mut off: usize, from_c: bool) -> usize {
-    let d = dims.len();
-    let mut index = vec![0; d];
-    if from_c {
-        for a in (0..d).rev() {
-            index[a] = off % dims[a];
-            off /= dims[a];
-        }
-        let (mut pos, mut stride) = (0, 1);
-        for a in 0..d {
-            pos += index[a] * stride;
-            stride *= dims[a];
-        }
-        pos
-    } else {
-        for a in 0..d {
-            index[a] = off % dims[a];
-            off /= dims[a];
-        }
-        let (mut pos, mut stride) = (0, 1);
-        for a in (0..d).rev() {
-            pos += index[a] * stride;
-            stride *= dims[a];
-        }
-        pos
     }
 }
 
@@ -507,6 +562,64 @@ mod tests {
         }
     }
 
+    /// Slabs longer than the staging buffer (several reads per slab, and per run of a
+    /// Fortran-order file) equal the whole array read by `read_npy`.
+    #[test]
+    fn slabs_larger_than_the_staging_buffer_match_read_npy() {
+        let d = dir();
+        for (shape, fortran) in [
+            ([50usize, 20, 13], false),
+            ([9000, 1, 2], true),
+            ([7, 3, 5000], false),
+        ] {
+            let [n, s, t] = shape;
+            let values: Vec<f64> = (0..n * s * t).map(|k| (k as f64).sin()).collect();
+            let path = d.0.join(format!("big{n}.npy"));
+            let mut data = Vec::new();
+            if fortran {
+                for j in 0..t {
+                    for a in 0..s {
+                        for i in 0..n {
+                            data.extend_from_slice(&values[i * s * t + a * t + j].to_le_bytes());
+                        }
+                    }
+                }
+            } else {
+                for v in &values {
+                    data.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            let order = if fortran { "True" } else { "False" };
+            raw_npy(
+                &path,
+                &format!(
+                    "{{'descr': '<f8', 'fortran_order': {order}, 'shape': ({n}, {s}, {t}), }}"
+                ),
+                &data,
+            );
+            assert_eq!(crate::io::npy::read_npy(&path).unwrap().data, values);
+            let mut f = NpyFile::open(&path).unwrap();
+            let (first, count) = (1, n - 2);
+            let mut row = vec![0.0; count * s * t];
+            f.read_slab(first, count, ItemOrder::RowMajor, &mut row)
+                .unwrap();
+            assert_eq!(row, values[s * t..(n - 1) * s * t]);
+            let mut col = vec![0.0; count * s * t];
+            f.read_slab(first, count, ItemOrder::ColumnMajor, &mut col)
+                .unwrap();
+            for k in 0..count {
+                for a in 0..s {
+                    for j in 0..t {
+                        assert_eq!(
+                            col[k * s * t + j * s + a],
+                            values[(first + k) * s * t + a * t + j]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn bad_files_and_requests_are_typed_errors() {
         let d = dir();
@@ -567,14 +680,20 @@ mod tests {
     }
 
     #[test]
-    fn reorder_is_a_permutation_and_its_own_inverse_pair() {
+    fn item_positions_are_inverse_permutations() {
         let dims = [2, 3, 4];
+        let to_cm = Layout::new(&dims, ItemOrder::ColumnMajor);
+        let to_c = Layout::new(&dims, ItemOrder::RowMajor);
         let mut seen = [false; 24];
         for c in 0..24 {
-            let q = reorder(&dims, c, true);
+            let q = to_cm.position(c);
             assert!(!seen[q]);
             seen[q] = true;
-            assert_eq!(reorder(&dims, q, false), c);
+            assert_eq!(to_c.position_of_column_major(q), c);
         }
+        // (1, 2, 3) is C offset 1*12 + 2*4 + 3 = 23 and column-major 1 + 2*2 + 3*6 = 23;
+        // (1, 0, 0): 12 and 1.
+        assert_eq!(to_cm.position(23), 23);
+        assert_eq!(to_cm.position(12), 1);
     }
 }
