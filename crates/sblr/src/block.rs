@@ -53,7 +53,7 @@ pub const MAX_TRIALS: usize = 100;
 /// action: `sum_i c_i z_i`). By default they are [`Features`]: the reduced features of the
 /// bilinear solvers, an `f64` matrix in memory (multiplied by faer's matrix-vector
 /// products) or an operator held elsewhere (the features of samples spread over the
-/// workers of a cluster, `crate::distributed`); this is what a
+/// workers of a cluster, [`crate::distributed`]); this is what a
 /// [`BlockUpdate`](crate::update::BlockUpdate) receives. The linear baselines use
 /// [`Samples`](crate::passes::Samples), the data set's own buffer in its stored precision
 /// (`f32` or `f64`, with `f64` accumulation).

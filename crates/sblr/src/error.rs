@@ -135,3 +135,12 @@ pub(crate) fn ensure_shape(
         format!("{} x {}", found.0, found.1),
     ))
 }
+
+/// `Ok` for a rank in `1..=min(s, t)`, else [`SblrError::InvalidRank`].
+pub(crate) fn check_rank(rank: usize, s: usize, t: usize) -> Result<()> {
+    if rank == 0 || rank > s.min(t) {
+        return Err(SblrError::InvalidRank { rank, s, t });
+    }
+    Ok(())
+}
+

@@ -1,6 +1,6 @@
 //! The reduced features of the binary solver: [`ReducedFeatures`], what one iteration of
 //! Alg. 1 / Alg. 2 needs from the data, and [`LocalFeatures`], its implementation over any
-//! [`SamplePasses`] with the features in memory.
+//! [`DataPasses`] with the features in memory.
 //!
 //! With `V` fixed the `(U, b)` block's features are `Z_u[:, i] = vec(X_i V)` (`s r x n`),
 //! with `U` fixed the `(V, b)` block's are `Z_v[:, i] = vec(U^T X_i)` (`r t x n`). The
@@ -10,15 +10,14 @@
 //! [`LocalFeatures`] keeps them in memory beside the source of the samples (a data set
 //! in memory, or a `.npy` file streamed in blocks); the Python binding's implementation
 //! keeps each chunk's features on the worker that holds the chunk
-//! (`crate::distributed`).
+//! ([`crate::distributed`]).
 
 use bl_core::iteration::Pool;
 use faer::MatRef;
 
-use crate::bilinear::check_rank;
 use crate::block::Features;
-use crate::error::Result;
-use crate::passes::SamplePasses;
+use crate::error::{Result, check_rank};
+use crate::passes::DataPasses;
 
 /// Which block's features: `U`'s (`Z_u`, from `V`) or `V`'s (`Z_v`, from `U`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,7 +76,7 @@ pub struct LocalFeatures<P> {
     zv: Vec<f64>,
 }
 
-impl<P: SamplePasses> LocalFeatures<P> {
+impl<P: DataPasses> LocalFeatures<P> {
     /// Buffers for the features of rank `r` of `passes`' samples, the passes run on
     /// `threads` threads (`None`: rayon's global pool).
     ///
@@ -123,7 +122,7 @@ impl<P: SamplePasses> LocalFeatures<P> {
     }
 }
 
-impl<P: SamplePasses> ReducedFeatures for LocalFeatures<P> {
+impl<P: DataPasses> ReducedFeatures for LocalFeatures<P> {
     fn sample_shape(&self) -> (usize, usize) {
         (self.s, self.t)
     }

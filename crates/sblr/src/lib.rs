@@ -179,6 +179,7 @@ pub mod block;
 pub mod conformance;
 pub mod cv;
 pub mod data;
+pub mod distributed;
 pub mod error;
 pub mod features;
 pub mod linear;

@@ -4,7 +4,7 @@
 //! Each iteration of Alg. 1 / Alg. 2 reads the samples twice (`X_i V` and `U^T X_i` for
 //! every sample), and the spectral starts once more (a weighted mean); everything else
 //! works on the `O((s + t) r n)` reduced features, which stay in memory. [`NpySource`]
-//! implements [`SamplePasses`] by reading the file block after block into one buffer of
+//! implements [`DataPasses`] by reading the file block after block into one buffer of
 //! at most `memory_budget` bytes (the block of samples in the file's precision plus the
 //! file's read buffer, [`bl_core::io::npy::NpyFile::staging_bytes`]), and running the same
 //! per-sample kernels as the in-memory passes on each block. Each sample's products are
@@ -48,7 +48,7 @@ use crate::features::LocalFeatures;
 use crate::model::{FittedSblr, fit_solver};
 use crate::ova::{FittedOneVsAll, OneVsAllValidParams, assemble};
 use crate::params::SblrValidParams;
-use crate::passes::{SamplePasses, Stacked, ensure_finite_samples};
+use crate::passes::{DataPasses, Stacked, ensure_finite_samples};
 use crate::{BinarySolverOn, Fit};
 use bl_core::error::build::{invalid, shape_mismatch};
 
@@ -403,7 +403,7 @@ enum BlockView<'a> {
     F64(Stacked<'a, f64>),
 }
 
-impl SamplePasses for NpySource {
+impl DataPasses for NpySource {
     fn sample_shape(&self) -> (usize, usize) {
         (self.s, self.t)
     }

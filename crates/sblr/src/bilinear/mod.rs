@@ -33,6 +33,7 @@ use bl_core::error::build::invalid;
 
 pub use crate::params::Penalties;
 pub use init::initial_point;
+pub(crate) use crate::error::check_rank;
 pub(crate) use init::initial_point_with;
 pub(crate) use init::signed_top_pairs;
 pub use solver::{BinarySolver, BinarySolverOn, StepReport};
@@ -71,13 +72,6 @@ pub(crate) fn check_signs(y: &[f64]) -> Result<()> {
         return Err(SblrError::MissingClass {
             class: if pos == 0 { "+1".into() } else { "-1".into() },
         });
-    }
-    Ok(())
-}
-
-pub(crate) fn check_rank(rank: usize, s: usize, t: usize) -> Result<()> {
-    if rank == 0 || rank > s.min(t) {
-        return Err(SblrError::InvalidRank { rank, s, t });
     }
     Ok(())
 }

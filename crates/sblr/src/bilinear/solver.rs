@@ -43,7 +43,7 @@ pub struct StepReport {
 /// the params' `threads` ([`SblrValidParams::iteration`]) with results independent of the
 /// thread count. It is [`BinarySolverOn`] over the in-memory samples: the same solver runs
 /// on a `.npy` file streamed in blocks ([`crate::stream::NpySource`]) or on features held
-/// by the workers of a cluster (`crate::distributed`).
+/// by the workers of a cluster ([`crate::distributed`]).
 pub type BinarySolver<'a, T = f64> = BinarySolverOn<LocalFeatures<InMemory<'a, T>>>;
 
 /// The step-by-step solver of the binary model (Alg. 1 and Alg. 2) over any

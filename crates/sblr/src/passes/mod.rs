@@ -24,7 +24,7 @@ mod source;
 pub use probe::SamplePasses;
 pub use samples::Samples;
 pub(crate) use source::ensure_finite_samples;
-pub use source::{InMemory, SamplePasses};
+pub use source::{DataPasses, InMemory};
 
 use bl_core::data::Element;
 use faer::{ContiguousFwd, MatRef};

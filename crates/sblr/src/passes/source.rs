@@ -1,4 +1,4 @@
-//! [`SamplePasses`]: the data passes of the bilinear solver over any source of samples,
+//! [`DataPasses`]: the data passes of the bilinear solver over any source of samples,
 //! and [`InMemory`], the samples of a data set in memory.
 
 use bl_core::data::{Element, MatrixDataset};
@@ -26,7 +26,7 @@ use crate::error::Result;
 /// order, and add the samples of the weighted sum one after the other in sample order,
 /// so every implementation here gives bit-identical results. The methods take `&self`: a
 /// source that keeps buffers or a file position holds them behind a lock.
-pub trait SamplePasses: Sync {
+pub trait DataPasses: Sync {
     /// `(s, t)`.
     fn sample_shape(&self) -> (usize, usize);
 
@@ -82,7 +82,7 @@ impl<'a, T: Element> InMemory<'a, T> {
     }
 }
 
-impl<P: SamplePasses + ?Sized> SamplePasses for &P {
+impl<P: DataPasses + ?Sized> DataPasses for &P {
     fn sample_shape(&self) -> (usize, usize) {
         (**self).sample_shape()
     }
@@ -100,7 +100,7 @@ impl<P: SamplePasses + ?Sized> SamplePasses for &P {
     }
 }
 
-impl<T: Element> SamplePasses for InMemory<'_, T> {
+impl<T: Element> DataPasses for InMemory<'_, T> {
     fn sample_shape(&self) -> (usize, usize) {
         (self.stacked.s, self.stacked.t)
     }

@@ -9,6 +9,7 @@ mod block_conformance;
 #[path = "../common/mod.rs"]
 mod common;
 mod custom_block_update;
+mod distributed;
 mod fuzz_regressions;
 mod hostile_sizes;
 mod linear_f32;
