@@ -46,6 +46,9 @@ use online_bilinear::{BuiltIn, FittedTagger, TaggerParams};
 
 use crate::errors::{ToPyErr, choose, guarded};
 
+#[path = "crfsuite_dask.rs"]
+mod dask;
+
 impl ToPyErr for CrfError {
     fn to_py(&self) -> PyErr {
         match self {
@@ -1233,5 +1236,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CrfSequence>()?;
     m.add_function(wrap_pyfunction!(crfsuite_fit, m)?)?;
     m.add_function(wrap_pyfunction!(crfsuite_parameters, m)?)?;
+    dask::register(m)?;
     Ok(())
 }

@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .. import _native
+from . import _dask
 from ._tagger import ModelInfo, Tagger, TrainingLog, _read
 
 #: sklearn-crfsuite's training parameters (keyword names), passed on when not None.
@@ -179,12 +180,21 @@ class CRF(BaseEstimator):
         for key in ("_model", "_tagger", "_info_cached", "_training_log"):
             self.__dict__.pop(key, None)
 
-    def fit(self, X, y, X_dev=None, y_dev=None):
+    def fit(self, X, y=None, X_dev=None, y_dev=None, *, client=None):
         """Trains on sequences ``X`` (each a sequence of feature dicts, read as
         python-crfsuite reads them) with label sequences ``y``; ``X_dev``, ``y_dev``
         (held-out data, optional) are scored after every iteration into
         ``training_log_``. Any iterables work, generators included; the data is encoded
-        in Rust as it is read."""
+        in Rust as it is read.
+
+        On a Dask cluster (``lbfgs``, ``ap``, ``pa``, ``arow``): ``X`` is a
+        ``dask.bag.Bag`` of ``(xseq, yseq)`` pairs (trained on through the default
+        ``distributed`` client, or ``client``), or, with ``client``, a list of partitions,
+        each a list of ``(xseq, yseq)`` pairs (or a Dask ``Delayed`` / ``Future`` of one);
+        ``y`` stays None. Each partition is read on a worker and stays there; per
+        iteration only weight, gradient or trainer-state vectors travel. ``X_dev`` and
+        ``y_dev`` are ordinary sequences, scored on the client. See ``docs/crfsuite.md``,
+        "Training on a Dask cluster"."""
         if (X_dev is None) != (y_dev is None):
             raise ValueError("Pass both X_dev and y_dev to use the holdout data")
         if self.trainer_cls is not None:
@@ -201,10 +211,33 @@ class CRF(BaseEstimator):
                 f"invalid algorithm {self.algorithm!r}: must be 'lbfgs', 'l2sgd', 'ap', "
                 "'pa', 'arow', 'bol', 'bcd' or 'sp'")
         params = {k: getattr(self, k) for k in _TRAINING_PARAMS if getattr(self, k) is not None}
-        model, log, info = _native.crfsuite_fit(
-            X, y, X_dev, y_dev, algorithm=_ALGORITHMS.get(name, name), params=params,
-            threads=_threads(self.n_jobs),
-            on_iteration=_Printer() if self.verbose else None)
+        algorithm = _ALGORITHMS.get(name, name)
+        on_iteration = _Printer() if self.verbose else None
+        if client is not None or _dask.is_bag(X):
+            if y is not None:
+                raise ValueError(
+                    "with Dask training data, X holds (xseq, yseq) pairs: leave y None")
+            if algorithm in _BILINEAR:
+                raise ValueError(
+                    f"algorithm {name!r} has no Dask fit in bilinear.crfsuite.CRF: train it "
+                    "with the distributed fit of the bilinear tagger estimator, "
+                    "bilinear.BilinearTagger (CRF's Dask fit takes 'lbfgs', 'ap', 'pa' "
+                    "and 'arow')")
+            if algorithm == "l2sgd":
+                raise ValueError(
+                    "algorithm 'l2sgd' has no Dask fit: use 'lbfgs' (the same objective, "
+                    "with a distributed gradient) or 'ap', 'pa', 'arow'")
+            model, log, info = _dask.fit(
+                client, X, algorithm, params, _threads(self.n_jobs), X_dev, y_dev,
+                on_iteration)
+        else:
+            if y is None:
+                raise ValueError(
+                    "y is required (the label sequences of X), unless X is Dask training "
+                    "data")
+            model, log, info = _native.crfsuite_fit(
+                X, y, X_dev, y_dev, algorithm=algorithm, params=params,
+                threads=_threads(self.n_jobs), on_iteration=on_iteration)
         self._model = model
         self._training_log = TrainingLog(log, info)
         if self.verbose:

@@ -200,6 +200,12 @@ class TrainingLog:
         Why training stopped (``Converged``, ``Solved``, ``MaxIterations``, ...).
     log : list of str
         The log as text lines in CRFsuite's layout (what ``verbose`` prints).
+    distributed : dict or None
+        For a fit on a Dask cluster: ``shards``, ``workers``, ``sequences``, ``rounds``
+        (evaluations of ``lbfgs``, epochs of the online trainers), ``setup_seconds``
+        (reading, merging and freezing the shards), ``bytes_sent`` and
+        ``bytes_received`` (the vectors of all rounds, client to workers and back) and
+        ``bytes_per_round``; None for a one-machine fit.
     """
 
     featgen_percent = 100
@@ -211,6 +217,7 @@ class TrainingLog:
         self.featgen_num_features = info["n_features"]
         self.training_seconds = info["seconds"]
         self.termination = info["termination"]
+        self.distributed = info.get("distributed")
         self.iterations = []
         dev_items = info.get("dev_items")
         dev_seqs = info.get("dev_sequences")
