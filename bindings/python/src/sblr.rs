@@ -10,11 +10,14 @@ use bl_core::{Fit, Fitted};
 use faer::MatRef;
 use numpy::ndarray::{Array1, Array2, Array3, ArrayView3};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray3};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
 use pyo3::types::PyDict;
+use sblr::distributed::{ChunkFeatures, ChunkSamples, RemoteChunks};
+use sblr::features::Side;
+use sblr::stream::NpySource;
 use sblr::{
     BlockUpdate, BuiltInUpdate, ExactBlockSolve, FittedMultinomialSblr, FittedOneVsAll, FittedSblr,
     Init, OneVsAll, ParamGuard as _, Predict as _, ProxLinearStep, Sblr, SblrParams,
@@ -156,19 +159,15 @@ pub fn sblr_fit(
         .map(|&l| usize::try_from(l))
         .collect::<Result<Vec<usize>, _>>()
         .map_err(|_| PyValueError::new_err("class indices must be non-negative"))?;
-    let update: Arc<dyn BlockUpdate> = if choose("solver", solver, SOLVERS)? {
-        Arc::new(ExactBlockSolve::default())
-    } else {
-        Arc::new(ProxLinearStep::default())
-    };
-    let params = Sblr::params()
-        .rank(rank)
-        .penalties(mu1, mu2, nu1, nu2)
-        .block_update(update)
-        .tol(tol)
-        .max_iter(max_iter)
-        .init(choose("init", init, &inits())?)
-        .seed(seed);
+    let params = params_from(
+        rank,
+        (mu1, mu2, nu1, nu2),
+        solver,
+        tol,
+        max_iter,
+        init,
+        seed,
+    )?;
     let multinomial = choose(
         "multi_class",
         multi_class,
@@ -186,6 +185,87 @@ pub fn sblr_fit(
                 let data = dataset::<f64>(x, labels, n_classes)?;
                 fit_kind(&params, &data, n_classes, multinomial)
             }
+        })
+    })?;
+    Ok(SblrModel { kind })
+}
+
+/// The params of [`sblr_fit`]'s keywords (`solver`, `init` by their Python names).
+#[allow(clippy::too_many_arguments)]
+fn params_from(
+    rank: usize,
+    (mu1, mu2, nu1, nu2): (f64, f64, f64, f64),
+    solver: &str,
+    tol: f64,
+    max_iter: usize,
+    init: &str,
+    seed: u64,
+) -> PyResult<SblrParams> {
+    let update: Arc<dyn BlockUpdate> = if choose("solver", solver, SOLVERS)? {
+        Arc::new(ExactBlockSolve::default())
+    } else {
+        Arc::new(ProxLinearStep::default())
+    };
+    Ok(Sblr::params()
+        .rank(rank)
+        .penalties(mu1, mu2, nu1, nu2)
+        .block_update(update)
+        .tol(tol)
+        .max_iter(max_iter)
+        .init(choose("init", init, &inits())?)
+        .seed(seed))
+}
+
+/// Fits SBLR on the `(n, s, t)` `.npy` file at `path` (`f4` or `f8`, C or Fortran order),
+/// streamed in blocks of at most `memory_budget` bytes for every data pass
+/// (`sblr::stream::NpySource`), with class indices `y` in `0..n_classes`: one binary
+/// model for two classes, else one-vs-all (the classes one after the other). The fitted
+/// model equals `sblr_fit` on the same values, bit for bit (`f4` files: with
+/// `dtype="float32"`). Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (path, y, n_classes, *, memory_budget, rank, mu1, mu2, nu1, nu2, solver, tol, max_iter, init, seed))]
+#[allow(clippy::too_many_arguments)]
+pub fn sblr_fit_npy(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    y: PyReadonlyArray1<'_, i64>,
+    n_classes: usize,
+    memory_budget: usize,
+    rank: usize,
+    mu1: f64,
+    mu2: f64,
+    nu1: f64,
+    nu2: f64,
+    solver: &str,
+    tol: f64,
+    max_iter: usize,
+    init: &str,
+    seed: u64,
+) -> PyResult<SblrModel> {
+    let labels = y
+        .as_array()
+        .iter()
+        .map(|&l| usize::try_from(l))
+        .collect::<Result<Vec<usize>, _>>()
+        .map_err(|_| PyValueError::new_err("class indices must be non-negative"))?;
+    let params = params_from(
+        rank,
+        (mu1, mu2, nu1, nu2),
+        solver,
+        tol,
+        max_iter,
+        init,
+        seed,
+    )?;
+    let kind = py.detach(|| {
+        guarded(|| -> Result<Kind, sblr::SblrError> {
+            let names = (0..n_classes).map(|c| c.to_string()).collect();
+            let source = NpySource::with_classes(&path, labels, names, memory_budget)?;
+            Ok(if n_classes == 2 {
+                Kind::Binary(params.fit(&source)?)
+            } else {
+                Kind::OneVsAll(OneVsAll::new(params.clone()).fit(&source)?)
+            })
         })
     })?;
     Ok(SblrModel { kind })
@@ -416,6 +496,419 @@ impl SblrModel {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SblrModel>()?;
     m.add_function(wrap_pyfunction!(sblr_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(sblr_fit_npy, m)?)?;
+    m.add_class::<SblrChunk>()?;
+    m.add_function(wrap_pyfunction!(sblr_fit_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(sblr_one_vs_all, m)?)?;
     m.add_function(wrap_pyfunction!(sblr_standardized_defaults, m)?)?;
     Ok(())
+}
+
+/// The values of a 1-D array, whatever its strides and alignment.
+fn to_vec(a: &PyReadonlyArray1<'_, f64>) -> Vec<f64> {
+    a.as_array().iter().copied().collect()
+}
+
+/// The samples of a chunk in the precision of the fit.
+#[derive(Debug)]
+enum ChunkData {
+    F64(Arc<ChunkSamples<f64>>),
+    F32(Arc<ChunkSamples<f32>>),
+}
+
+/// One fit's reduced features of a chunk.
+#[derive(Debug)]
+enum ChunkFeaturesAny {
+    F64(ChunkFeatures<f64>),
+    F32(ChunkFeatures<f32>),
+}
+
+/// `"u"` or `"v"`: the block whose features a call is about.
+fn side(name: &str) -> PyResult<Side> {
+    choose("side", name, &[("u", Side::U), ("v", Side::V)])
+}
+
+/// A chunk of samples on a worker of a cluster, with the reduced features of every fit
+/// running on it (keyed by an integer slot per fit): the worker side of
+/// `sblr::distributed`. Built from an `(n, s, t)` block of the data; the Python layer
+/// keeps it on the worker that built it (`bilinear._sblr_dask`).
+#[pyclass(module = "bilinear._native", frozen)]
+#[derive(Debug)]
+pub struct SblrChunk {
+    data: ChunkData,
+    features: std::sync::Mutex<std::collections::HashMap<u64, ChunkFeaturesAny>>,
+}
+
+impl SblrChunk {
+    fn with_features<R>(
+        &self,
+        slot: u64,
+        f: impl FnOnce(&mut ChunkFeaturesAny) -> Result<R, sblr::SblrError>,
+    ) -> PyResult<R> {
+        let mut map = self
+            .features
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("SblrChunk: a call panicked earlier"))?;
+        let features = map.get_mut(&slot).ok_or_else(|| {
+            PyRuntimeError::new_err(format!(
+                "SblrChunk: no features for fit {slot} (the chunk was rebuilt, e.g. after \
+                 its worker restarted)"
+            ))
+        })?;
+        guarded(|| f(features))
+    }
+}
+
+#[pymethods]
+impl SblrChunk {
+    /// Chunk `chunk` of the data (`x`: its `(n, s', t')` samples, whose first is sample
+    /// `first_sample` of the data) for a fit on samples of `s x t`, stored as `dtype`
+    /// (`"float64"` or `"float32"`). `ValueError` naming the chunk for samples of another
+    /// shape, and naming the chunk and the sample for a non-finite entry.
+    #[new]
+    #[pyo3(signature = (x, s, t, chunk, first_sample, dtype="float64"))]
+    fn new(
+        x: PyReadonlyArray3<'_, f64>,
+        s: usize,
+        t: usize,
+        chunk: usize,
+        first_sample: usize,
+        dtype: &str,
+    ) -> PyResult<Self> {
+        let float32 = choose("dtype", dtype, &[("float64", false), ("float32", true)])?;
+        let x = x.as_array();
+        let dims = x.dim();
+        let data = guarded(|| -> Result<ChunkData, sblr::SblrError> {
+            Ok(if float32 {
+                let values: Vec<f32> = x.iter().map(|&v| <f32 as Element>::from_f64(v)).collect();
+                ChunkData::F32(Arc::new(ChunkSamples::from_c_order(
+                    &values,
+                    dims,
+                    (s, t),
+                    chunk,
+                    first_sample,
+                )?))
+            } else {
+                let values: Vec<f64> = x.iter().copied().collect();
+                ChunkData::F64(Arc::new(ChunkSamples::from_c_order(
+                    &values,
+                    dims,
+                    (s, t),
+                    chunk,
+                    first_sample,
+                )?))
+            })
+        })?;
+        Ok(Self {
+            data,
+            features: std::sync::Mutex::default(),
+        })
+    }
+
+    /// Samples in the chunk.
+    #[getter]
+    fn n_samples(&self) -> usize {
+        match &self.data {
+            ChunkData::F64(d) => d.n_samples(),
+            ChunkData::F32(d) => d.n_samples(),
+        }
+    }
+
+    /// Recomputes fit `slot`'s features of block `side` (`"u"`: from `V^T`, `"v"`: from
+    /// `U`), creating them at rank `rank` on the first call. Releases the GIL.
+    fn refresh(
+        &self,
+        py: Python<'_>,
+        slot: u64,
+        side_name: &str,
+        w: PyReadonlyArray1<'_, f64>,
+        rank: usize,
+    ) -> PyResult<()> {
+        let side = side(side_name)?;
+        // Arrays from a network frame may be misaligned: copy them.
+        let w = to_vec(&w);
+        let w = w.as_slice();
+        {
+            let mut map = self
+                .features
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("SblrChunk: a call panicked earlier"))?;
+            if let std::collections::hash_map::Entry::Vacant(entry) = map.entry(slot) {
+                let features = guarded(|| -> Result<ChunkFeaturesAny, sblr::SblrError> {
+                    Ok(match &self.data {
+                        ChunkData::F64(d) => {
+                            ChunkFeaturesAny::F64(ChunkFeatures::new(Arc::clone(d), rank, Some(1))?)
+                        }
+                        ChunkData::F32(d) => {
+                            ChunkFeaturesAny::F32(ChunkFeatures::new(Arc::clone(d), rank, Some(1))?)
+                        }
+                    })
+                })?;
+                entry.insert(features);
+            }
+        }
+        py.detach(|| {
+            self.with_features(slot, |f| match f {
+                ChunkFeaturesAny::F64(f) => f.refresh(side, w),
+                ChunkFeaturesAny::F32(f) => f.refresh(side, w),
+            })
+        })
+    }
+
+    /// `z^T w` over the chunk for fit `slot`'s block `side`.
+    fn scores<'py>(
+        &self,
+        py: Python<'py>,
+        slot: u64,
+        side_name: &str,
+        w: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let side = side(side_name)?;
+        // Arrays from a network frame may be misaligned: copy them.
+        let w = to_vec(&w);
+        let w = w.as_slice();
+        let out = py.detach(|| {
+            self.with_features(slot, |f| match f {
+                ChunkFeaturesAny::F64(f) => f.scores(side, w),
+                ChunkFeaturesAny::F32(f) => f.scores(side, w),
+            })
+        })?;
+        Ok(Array1::from(out).into_pyarray(py))
+    }
+
+    /// `z c` over the chunk for fit `slot`'s block `side` (`c`: one value per sample of
+    /// the chunk).
+    fn weighted_sum<'py>(
+        &self,
+        py: Python<'py>,
+        slot: u64,
+        side_name: &str,
+        c: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let side = side(side_name)?;
+        // Arrays from a network frame may be misaligned: copy them.
+        let c = to_vec(&c);
+        let c = c.as_slice();
+        let out = py.detach(|| {
+            self.with_features(slot, |f| match f {
+                ChunkFeaturesAny::F64(f) => f.weighted_sum(side, c),
+                ChunkFeaturesAny::F32(f) => f.weighted_sum(side, c),
+            })
+        })?;
+        Ok(Array1::from(out).into_pyarray(py))
+    }
+
+    /// `sum_i w_i X_i` over the chunk (`s t` values, column-major).
+    fn weighted_sample_sum<'py>(
+        &self,
+        py: Python<'py>,
+        weights: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        // Arrays from a network frame may be misaligned: copy them.
+        let weights = to_vec(&weights);
+        let weights = weights.as_slice();
+        let out = py.detach(|| {
+            guarded(|| match &self.data {
+                ChunkData::F64(d) => d.weighted_sample_sum(weights),
+                ChunkData::F32(d) => d.weighted_sample_sum(weights),
+            })
+        })?;
+        Ok(Array1::from(out).into_pyarray(py))
+    }
+
+    /// Drops fit `slot`'s features (a no-op when there are none).
+    fn release(&self, slot: u64) -> PyResult<()> {
+        self.features
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("SblrChunk: a call panicked earlier"))?
+            .remove(&slot);
+        Ok(())
+    }
+}
+
+/// The client's [`RemoteChunks`]: every call goes to the Python `driver` (its methods
+/// `refresh(side, w)`, `scores(side, w)`, `weighted_sum(side, c)` and
+/// `weighted_sample_sum(weights)`, which send tasks to the chunks' workers); its first
+/// exception is kept to be raised as it is.
+struct PyChunks<'py> {
+    driver: Bound<'py, PyAny>,
+    s: usize,
+    t: usize,
+    n: usize,
+    error: std::cell::RefCell<Option<PyErr>>,
+}
+
+impl PyChunks<'_> {
+    /// Calls `driver.method(side?, values)` and copies the returned array into `out`
+    /// (when given).
+    fn call(
+        &self,
+        method: &str,
+        side: Option<Side>,
+        values: &[f64],
+        out: Option<&mut [f64]>,
+    ) -> sblr::Result<()> {
+        let py = self.driver.py();
+        let result = (|| -> PyResult<()> {
+            let array = PyArray1::from_slice(py, values);
+            let returned = match side {
+                Some(side) => {
+                    let name = if side == Side::U { "u" } else { "v" };
+                    self.driver.call_method1(method, (name, array))?
+                }
+                None => self.driver.call_method1(method, (array,))?,
+            };
+            if let Some(out) = out {
+                let returned: PyReadonlyArray1<'_, f64> = returned.extract()?;
+                let returned = to_vec(&returned);
+                if returned.len() != out.len() {
+                    return Err(PyRuntimeError::new_err(format!(
+                        "driver.{method} returned {} values, expected {}",
+                        returned.len(),
+                        out.len()
+                    )));
+                }
+                out.copy_from_slice(&returned);
+            }
+            Ok(())
+        })();
+        result.map_err(|e| {
+            let message = e.to_string();
+            self.error.borrow_mut().get_or_insert(e);
+            sblr::distributed::remote_failure(message)
+        })
+    }
+}
+
+impl RemoteChunks for PyChunks<'_> {
+    fn sample_shape(&self) -> (usize, usize) {
+        (self.s, self.t)
+    }
+    fn n_samples(&self) -> usize {
+        self.n
+    }
+    fn refresh(&self, side: Side, w: &[f64]) -> sblr::Result<()> {
+        self.call("refresh", Some(side), w, None)
+    }
+    fn scores(&self, side: Side, w: &[f64], out: &mut [f64]) -> sblr::Result<()> {
+        self.call("scores", Some(side), w, Some(out))
+    }
+    fn weighted_sum(&self, side: Side, c: &[f64], out: &mut [f64]) -> sblr::Result<()> {
+        self.call("weighted_sum", Some(side), c, Some(out))
+    }
+    fn weighted_sample_sum(&self, weights: &[f64], out: &mut [f64]) -> sblr::Result<()> {
+        self.call("weighted_sample_sum", None, weights, Some(out))
+    }
+}
+
+/// Fits the binary model with labels `y` (`±1`, one per sample) on samples of `s x t`
+/// held in chunks reached through `driver` (see `PyChunks`): the crate's solver runs here,
+/// the passes and the products over the chunks run where the driver sends them. An
+/// exception of the driver is raised as it is.
+#[pyfunction]
+#[pyo3(signature = (driver, y, s, t, *, rank, mu1, mu2, nu1, nu2, solver, tol, max_iter, init, seed))]
+#[allow(clippy::too_many_arguments)]
+pub fn sblr_fit_chunks(
+    driver: Bound<'_, PyAny>,
+    y: PyReadonlyArray1<'_, f64>,
+    s: usize,
+    t: usize,
+    rank: usize,
+    mu1: f64,
+    mu2: f64,
+    nu1: f64,
+    nu2: f64,
+    solver: &str,
+    tol: f64,
+    max_iter: usize,
+    init: &str,
+    seed: u64,
+) -> PyResult<SblrModel> {
+    let params = params_from(
+        rank,
+        (mu1, mu2, nu1, nu2),
+        solver,
+        tol,
+        max_iter,
+        init,
+        seed,
+    )?;
+    let y = to_vec(&y);
+    let chunks = PyChunks {
+        driver,
+        s,
+        t,
+        n: y.len(),
+        error: std::cell::RefCell::new(None),
+    };
+    let error = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let keep = std::rc::Rc::clone(&error);
+    let result = guarded(|| -> Result<FittedSblr, sblr::SblrError> {
+        let params = params.check()?;
+        let chunks = KeepError {
+            inner: chunks,
+            keep,
+        };
+        sblr::distributed::fit_binary(chunks, y, &params, &mut [])
+    });
+    match result {
+        Ok(model) => Ok(SblrModel {
+            kind: Kind::Binary(model),
+        }),
+        Err(e) => Err(error.borrow_mut().take().unwrap_or(e)),
+    }
+}
+
+/// `PyChunks` that hands its Python exception to the caller when it is dropped (the
+/// chunks are moved into the fit).
+struct KeepError<'py> {
+    inner: PyChunks<'py>,
+    keep: std::rc::Rc<std::cell::RefCell<Option<PyErr>>>,
+}
+
+impl Drop for KeepError<'_> {
+    fn drop(&mut self) {
+        if let Some(e) = self.inner.error.borrow_mut().take() {
+            self.keep.borrow_mut().get_or_insert(e);
+        }
+    }
+}
+
+impl RemoteChunks for KeepError<'_> {
+    fn sample_shape(&self) -> (usize, usize) {
+        self.inner.sample_shape()
+    }
+    fn n_samples(&self) -> usize {
+        self.inner.n_samples()
+    }
+    fn refresh(&self, side: Side, w: &[f64]) -> sblr::Result<()> {
+        self.inner.refresh(side, w)
+    }
+    fn scores(&self, side: Side, w: &[f64], out: &mut [f64]) -> sblr::Result<()> {
+        self.inner.scores(side, w, out)
+    }
+    fn weighted_sum(&self, side: Side, c: &[f64], out: &mut [f64]) -> sblr::Result<()> {
+        self.inner.weighted_sum(side, c, out)
+    }
+    fn weighted_sample_sum(&self, weights: &[f64], out: &mut [f64]) -> sblr::Result<()> {
+        self.inner.weighted_sample_sum(weights, out)
+    }
+}
+
+/// The one-vs-all model of binary models `models` (model `c`: class `c` against the
+/// rest, e.g. fitted in parallel by `sblr_fit_chunks`).
+#[pyfunction]
+pub fn sblr_one_vs_all(models: Vec<PyRef<'_, SblrModel>>) -> PyResult<SblrModel> {
+    let binaries = models
+        .iter()
+        .map(|m| match &m.kind {
+            Kind::Binary(b) => Ok(b.clone()),
+            _ => Err(PyValueError::new_err("sblr_one_vs_all takes binary models")),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let names = (0..binaries.len()).map(|c| c.to_string()).collect();
+    let model = guarded(|| sblr::distributed::one_vs_all(binaries, names))?;
+    Ok(SblrModel {
+        kind: Kind::OneVsAll(model),
+    })
 }

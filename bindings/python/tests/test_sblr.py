@@ -197,3 +197,50 @@ def test_float32_fit_agrees_with_float64():
     np.testing.assert_allclose(b.U_, a.U_, rtol=1e-3, atol=1e-4)
     np.testing.assert_allclose(b.intercept_, a.intercept_, rtol=1e-3, atol=1e-4)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("fortran", [False, True])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_fit_npy_equals_fit_bit_for_bit(tmp_path, dtype, fortran, classes):
+    X, y = _data(n=50, classes=classes, seed=3)
+    X = X.astype(dtype)
+    path = tmp_path / "x.npy"
+    np.save(path, np.asfortranarray(X) if fortran else X)
+    labels = np.array(["a", "b", "c"])[y]
+    params = dict(rank=2, max_iter=20, tol=0.0, dtype=dtype)
+    # A budget of a few samples: several blocks per pass.
+    streamed = SBLR(**params).fit_npy(path, labels, memory_budget=5 * X[0].nbytes + (1 << 18))
+    memory = SBLR(**params).fit(X.astype(np.float64), labels)
+    np.testing.assert_array_equal(streamed.U_, memory.U_)
+    np.testing.assert_array_equal(streamed.V_, memory.V_)
+    np.testing.assert_array_equal(streamed.intercept_, memory.intercept_)
+    np.testing.assert_array_equal(streamed.classes_, memory.classes_)
+    np.testing.assert_array_equal(streamed.predict(X), memory.predict(X))
+    assert streamed.matrix_shape_ == memory.matrix_shape_ == (6, 5)
+
+
+def test_fit_npy_bad_input_raises_value_error(tmp_path):
+    X, y = _data(n=20)
+    path = tmp_path / "x.npy"
+    np.save(path, X)
+    with pytest.raises(ValueError, match="memory_budget"):
+        SBLR().fit_npy(path, y, memory_budget=100)
+    with pytest.raises(ValueError, match="labels"):
+        SBLR().fit_npy(path, y[:-1], memory_budget=1 << 20)
+    with pytest.raises(ValueError, match="multinomial"):
+        SBLR(multi_class="multinomial").fit_npy(path, y, memory_budget=1 << 20)
+    bad = X.copy()
+    bad[13, 2, 4] = np.nan
+    np.save(tmp_path / "nan.npy", bad)
+    with pytest.raises(ValueError, match="sample 13 .* row 2, column 4"):
+        SBLR().fit_npy(tmp_path / "nan.npy", y, memory_budget=1 << 20)
+    np.save(tmp_path / "int.npy", np.zeros((20, 6, 5), dtype=np.int32))
+    with pytest.raises(ValueError, match="dtype"):
+        SBLR().fit_npy(tmp_path / "int.npy", y, memory_budget=1 << 20)
+    raw = path.read_bytes()
+    (tmp_path / "cut.npy").write_bytes(raw[:-10])
+    with pytest.raises(ValueError, match="data bytes"):
+        SBLR().fit_npy(tmp_path / "cut.npy", y, memory_budget=1 << 20)
+    with pytest.raises(ValueError):
+        SBLR().fit_npy(tmp_path / "missing.npy", y, memory_budget=1 << 20)

@@ -1,6 +1,7 @@
 """scikit-learn classifier over the `sblr` crate (Shi, Xu, Baraniuk 2014)."""
 
 import numbers
+import os
 
 import numpy as np
 from scipy.special import expit
@@ -15,7 +16,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from . import _native
+from . import _native, _sblr_dask
 
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -150,9 +151,21 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fits on ``X`` (``(n, s, t)``, or ``(n, s*t)`` with ``matrix_shape``) and labels
-        ``y``."""
+        ``y``.
+
+        ``X`` may be a dask array of shape ``(n, s, t)`` chunked along the samples, with
+        a ``dask.distributed`` Client running: each chunk is then kept on the worker that
+        computes it, where the two data passes of every iteration and the products with
+        the reduced features run (through the Rust kernels); the client runs the solver
+        and receives only vectors of length ``n`` and partial sums of ``(s + t) rank``
+        values. One-vs-all fits its classes in parallel. The model equals the fit on
+        ``X.compute()`` up to the order of the sums (objectives within ``1e-10``). Only
+        ``multi_class="ovr"``; predict on NumPy arrays. See ``docs/scaling.md``.
+        """
         if self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
+        if _sblr_dask.is_dask_array(X):
+            return self._fit_dask(X, y)
         if getattr(X, "ndim", None) == 3:
             X3, shape = self._samples(X, reset=True)
             y = column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
@@ -166,10 +179,19 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"SBLR needs samples of at least 2 classes; got {len(self.classes_)} class"
             )
-        self._model = _native.sblr_fit(
+        model = _native.sblr_fit(
             np.ascontiguousarray(X3),
             y_index.astype(np.int64),
             len(self.classes_),
+            multi_class=self.multi_class,
+            dtype=self.dtype,
+            **self._native_params(),
+        )
+        return self._set_fitted(model, shape)
+
+    def _native_params(self):
+        """The keyword arguments every native fit takes."""
+        return dict(
             rank=int(self.rank),
             mu1=float(self.mu1),
             mu2=float(self.mu2),
@@ -180,16 +202,114 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             max_iter=int(self.max_iter),
             init=self.init,
             seed=_seed(self.random_state),
-            multi_class=self.multi_class,
-            dtype=self.dtype,
         )
+
+    def _set_fitted(self, model, shape):
         dtype = _DTYPES[self.dtype]
-        self.matrix_shape_ = shape
-        self.U_ = self._model.u.astype(dtype)
-        self.V_ = self._model.v.astype(dtype)
-        self.intercept_ = self._model.intercept.astype(dtype)
-        self.n_iter_ = self._model.n_iter
+        self._model = model
+        self.matrix_shape_ = tuple(shape)
+        self.U_ = model.u.astype(dtype)
+        self.V_ = model.v.astype(dtype)
+        self.intercept_ = model.intercept.astype(dtype)
+        self.n_iter_ = model.n_iter
         return self
+
+    def _fit_dask(self, X, y):
+        """The fit on a dask array: see :meth:`fit`."""
+        try:
+            import distributed
+        except ImportError:  # pragma: no cover - dask without distributed
+            raise ValueError(
+                "fitting on a dask array needs dask.distributed and a Client"
+            ) from None
+        try:
+            client = distributed.get_client()
+        except ValueError:
+            raise ValueError(
+                "fitting on a dask array needs a dask.distributed Client: create one "
+                "(distributed.Client(...)) before calling fit"
+            ) from None
+        if self.multi_class != "ovr":
+            raise ValueError(
+                "a fit on a dask array fits one-vs-all models only; got multi_class="
+                f"{self.multi_class!r}"
+            )
+        if X.ndim != 3:
+            raise ValueError(
+                f"a dask array X must have shape (n, s, t); got {X.ndim} dimensions"
+            )
+        if _sblr_dask.is_dask_array(y):
+            y = y.compute()
+        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"SBLR needs samples of at least 2 classes; got {len(self.classes_)} class"
+            )
+        model = _sblr_dask.fit(
+            client, X, y_index, len(self.classes_), self._native_params(), self.dtype
+        )
+        s, t = model.shape
+        self.n_features_in_ = s
+        return self._set_fitted(model, (s, t))
+
+    def fit_npy(self, path, y, *, memory_budget):
+        """Fits on the samples of a ``.npy`` file without loading it.
+
+        The file holds an ``(n, s, t)`` array of ``float32`` or ``float64`` (C or
+        Fortran order), as ``np.save(path, X)`` writes a 3-D ``X``. Each data pass of
+        every iteration reads it in blocks of at most ``memory_budget`` bytes (the block
+        of samples plus the read buffers); the reduced features, ``O((s + t) rank n)``
+        values, stay in memory. The fitted model is the one :meth:`fit` gives on the
+        same values, bit for bit (with ``dtype="float32"`` for a ``float32`` file, whose
+        samples stay in single precision). ``multi_class="multinomial"`` is not
+        available here; one-vs-all fits its classes one after the other.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.npy`` file.
+        y : array-like of shape (n,)
+            One label per sample.
+        memory_budget : int
+            Bytes of memory the reading may use; it must hold at least one sample and a
+            read buffer (``ValueError`` otherwise, naming the smallest budget).
+
+        Returns
+        -------
+        self
+        """
+        if self.dtype not in _DTYPES:
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
+        if self.multi_class != "ovr":
+            raise ValueError(
+                "fit_npy fits one-vs-all models only; got multi_class="
+                f"{self.multi_class!r}"
+            )
+        if isinstance(memory_budget, bool) or not isinstance(
+            memory_budget, numbers.Integral
+        ):
+            raise ValueError(f"memory_budget must be an int, got {memory_budget!r}")
+        if memory_budget < 1:
+            raise ValueError(f"memory_budget must be positive, got {memory_budget}")
+        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"SBLR needs samples of at least 2 classes; got {len(self.classes_)} class"
+            )
+        model = _native.sblr_fit_npy(
+            os.fspath(path),
+            y_index.astype(np.int64),
+            len(self.classes_),
+            memory_budget=int(memory_budget),
+            **self._native_params(),
+        )
+        s, t = model.shape
+        self.n_features_in_ = s
+        return self._set_fitted(model, (s, t))
 
     def _predict_samples(self, X):
         check_is_fitted(self)
