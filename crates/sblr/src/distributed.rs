@@ -352,6 +352,12 @@ impl<C: RemoteChunks> DistributedFeatures<C> {
         let n = chunks.n_samples();
         bl_core::error::ensure_nonempty("distributed samples", n)?;
         check_rank(rank, s, t)?;
+        // The solver's vectors have s r, r t, s t and n entries: sizes the caller gives,
+        // checked before anything is sized from them.
+        bl_core::limits::buffer_len("distributed features: s x rank", &[s, rank])?;
+        bl_core::limits::buffer_len("distributed features: rank x t", &[rank, t])?;
+        bl_core::limits::buffer_len("distributed samples: s x t", &[s, t])?;
+        bl_core::limits::buffer_len("distributed samples: n", &[n])?;
         let chunks = Rc::new(chunks);
         let failure = Rc::new(RefCell::new(None));
         let op = |side, rows| RemoteOperator {
@@ -404,7 +410,7 @@ impl<C: RemoteChunks> ReducedFeatures for DistributedFeatures<C> {
         let (s, t) = self.chunks.sample_shape();
         let n = self.chunks.n_samples();
         bl_core::error::ensure_len("weighted_mean: weights", n, weights.len())?;
-        let mut m = vec![0.0; s * t];
+        let mut m = bl_core::limits::try_zeroed("weighted mean: s x t", &[s, t])?;
         self.chunks.weighted_sample_sum(weights, &mut m)?;
         let scale = 1.0 / n as f64;
         m.iter_mut().for_each(|v| *v *= scale);

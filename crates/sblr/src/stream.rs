@@ -200,7 +200,10 @@ impl NpySource {
             readers -= 1;
         }
         let staging = readers * staging;
-        let block_samples = ((memory_budget - staging) / sample).min(n);
+        // At most n samples, and at most the workspace's largest buffer.
+        let block_samples = ((memory_budget - staging) / sample)
+            .min(n)
+            .min((bl_core::limits::MAX_ELEMENTS / (s * t)).max(1));
         let mut files = vec![file];
         for _ in 1..readers {
             files.push(NpyFile::open(path)?);

@@ -249,3 +249,50 @@ fn bad_chunks_are_typed_errors_naming_the_chunk() {
     .unwrap_err();
     assert!(matches!(e, SblrError::InvalidRank { .. }), "{e}");
 }
+
+/// Chunks that claim absurd sizes and hold nothing.
+struct Claims((usize, usize), usize);
+
+impl RemoteChunks for Claims {
+    fn sample_shape(&self) -> (usize, usize) {
+        self.0
+    }
+    fn n_samples(&self) -> usize {
+        self.1
+    }
+    fn refresh(&self, _: Side, _: &[f64]) -> sblr::Result<()> {
+        unreachable!("never reached: the sizes are refused first")
+    }
+    fn scores(&self, _: Side, _: &[f64], _: &mut [f64]) -> sblr::Result<()> {
+        unreachable!()
+    }
+    fn weighted_sum(&self, _: Side, _: &[f64], _: &mut [f64]) -> sblr::Result<()> {
+        unreachable!()
+    }
+    fn weighted_sample_sum(&self, _: &[f64], _: &mut [f64]) -> sblr::Result<()> {
+        unreachable!()
+    }
+}
+
+#[test]
+fn absurd_sizes_claimed_by_the_chunks_are_typed_errors() {
+    let y = vec![1.0, -1.0, 1.0, -1.0];
+    for (shape, rank) in [
+        ((1 << 40, 1 << 40), 1),
+        ((usize::MAX, 3), 2),
+        ((3, usize::MAX), 3),
+    ] {
+        let params = Sblr::params().rank(rank).check().unwrap();
+        let e = fit_binary(Claims(shape, 4), y.clone(), &params, &mut []).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                SblrError::Core(bl_core::BlError::InvalidParameter { .. })
+            ),
+            "{e}"
+        );
+    }
+    let params = Sblr::params().check().unwrap();
+    let e = fit_binary(Claims((3, 3), 0), vec![], &params, &mut []).unwrap_err();
+    assert!(matches!(e, SblrError::Core(_)), "{e}");
+}
