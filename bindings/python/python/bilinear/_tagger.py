@@ -39,6 +39,13 @@ def _tags(y):
     return tags
 
 
+def _is_dask_bag(X):
+    """Whether ``X`` is a ``dask.bag.Bag`` (without importing dask when it is not loaded)."""
+    import sys
+    bag = sys.modules.get("dask.bag")
+    return bag is not None and isinstance(X, bag.Bag)
+
+
 def tagger_defaults(learner="bol"):
     """The crate's defaults of ``learner``'s parameters (what ``None`` means in
     :class:`BilinearTagger`): ``max_iter``, ``tol``, ``c``, ``power_steps``,
@@ -110,8 +117,18 @@ class BilinearTagger(BaseEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Trains on sentences ``X`` with tag sequences ``y``."""
+    def fit(self, X, y=None):
+        """Trains on sentences ``X`` with tag sequences ``y``.
+
+        ``X`` may also be a ``dask.bag.Bag`` of ``(tokens, tags)`` sentences (``y`` left
+        ``None``): the fit then runs on the current ``dask.distributed`` client, as
+        :meth:`fit_distributed` with its defaults."""
+        if _is_dask_bag(X):
+            if y is not None:
+                raise ValueError("a dask bag holds (tokens, tags) pairs: leave y None")
+            return self.fit_distributed(X)
+        if y is None:
+            raise ValueError("y (the tag sequences) is required unless X is a dask bag")
         self.model_ = _native.tagger_fit(
             _columns(X), _tags(y), learner_name=self.learner, templates_name=self.templates,
             max_iter=_opt(int, self.max_iter), tol=_opt(float, self.tol),
@@ -124,6 +141,28 @@ class BilinearTagger(BaseEstimator):
         self.tags_ = self.model_.tags
         self.n_iter_ = self.model_.n_iter
         return self
+
+    def fit_distributed(self, data, client=None, on_epoch=None):
+        """Trains on a ``dask.distributed`` cluster by iterative parameter mixing (learners
+        ``"sp"``, ``"bol"``, ``"bcd"``).
+
+        ``data`` is a ``dask.bag.Bag`` of ``(tokens, tags)`` pairs or a list of
+        partitions, each a list of ``(tokens, tags)`` pairs; each partition is one shard,
+        kept on one worker (give partitions of near-equal sizes: the weights are mixed
+        uniformly). ``client`` defaults to the current client. Each epoch, every shard runs
+        one epoch of the learner from the mixed weights; the client averages the shards'
+        weights and stops as :meth:`fit` does. ``on_epoch``, if given, is called after
+        every epoch with a dict of the epoch's totals (``epoch``, ``mistakes``,
+        ``token_errors``, ``tokens``, ``seconds``).
+
+        Sets ``model_``, ``tags_``, ``n_iter_`` and ``distributed_`` (shards, workers,
+        setup and per-epoch seconds, weight bytes sent to and from the workers per
+        epoch). With one partition the model equals :meth:`fit`'s on the same sentences.
+        Bad input raises the one-machine errors, prefixed by the partition (``ValueError``:
+        ``"partition 2, sentence 5: 3 tokens but 4 tags"``); a worker lost during the fit
+        raises ``RuntimeError``, and the client stays usable."""
+        from ._tagger_dask import fit_distributed
+        return fit_distributed(self, data, client=client, on_epoch=on_epoch)
 
     def predict(self, X):
         """The tag sequence of every sentence."""
