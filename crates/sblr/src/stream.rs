@@ -70,6 +70,7 @@ pub struct NpySource {
     block_samples: usize,
     buffer_bytes: usize,
     is_f32: bool,
+    readers: usize,
     state: Mutex<State>,
 }
 
@@ -225,6 +226,7 @@ impl NpySource {
             block_samples,
             buffer_bytes: block_samples * sample + staging,
             is_f32: item == size_of::<f32>(),
+            readers,
             state: Mutex::new(State { files, block }),
         })
     }
@@ -295,7 +297,7 @@ impl NpySource {
     /// Readers (file handles read in parallel, each with its own read buffer).
     #[must_use]
     pub fn readers(&self) -> usize {
-        self.lock().map_or(1, |state| state.files.len())
+        self.readers
     }
 
     /// `±1` labels of a two-class source (class 1 is `+1`).

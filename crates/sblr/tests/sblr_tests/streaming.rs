@@ -57,6 +57,7 @@ fn streamed_binary_fits_equal_the_in_memory_fits_bit_for_bit() {
         // Blocks of at most 6 samples (fewer when the budget pays for several readers).
         assert!((1..=6).contains(&source.block_samples()));
         assert!(source.buffer_bytes() <= source.memory_budget());
+        assert!((1..=sblr::stream::MAX_READERS).contains(&source.readers()));
         assert_eq!(source.is_f32(), f4);
         for (init, update) in [
             (Init::MeanSvd, None),
