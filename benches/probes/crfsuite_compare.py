@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sklearn-crfsuite against bilinear.crfsuite, with the same feature dicts given to both.
 
-For issue 26 (`docs/measurements/crfsuite.md` has the commands, versions and tables).
+For the drop-in's comparison with sklearn-crfsuite (`docs/measurements/crfsuite.md` has the commands, versions and tables).
 Three corpora of the workspace's data cache, three feature sets of sklearn-crfsuite's
 documented kind (a dict of `name: value` per token; strings, floats and booleans):
 
@@ -53,9 +53,9 @@ dependencies. Data: `--data-dir`, else `$BILINEAR_DATA_DIR`, else `data/` at the
 root (`cargo xtask data fetch conll2000-subset pku1998 pku1998-pos`).
 
 Settings per algorithm (sklearn-crfsuite's defaults otherwise): lbfgs c1=0 c2=1
-max_iterations=100 (issue 26: "100 L-BFGS iterations"); l2sgd c2=1 max_iterations=100
+max_iterations=100 (the budget of the many-tag targets: "100 L-BFGS iterations"); l2sgd c2=1 max_iterations=100
 (epochs; CRFsuite's default is 1000, and its stopping test, delta=1e-6 over period=10,
-may end it sooner); ap, pa, arow (and ours: bol, bcd, sp) max_iterations=20 (issue 26:
+may end it sooner); ap, pa, arow (and ours: bol, bcd, sp) max_iterations=20 (the many-tag targets:
 "20 epochs"). `--max-iterations` overrides the budget of every algorithm of the run.
 """
 

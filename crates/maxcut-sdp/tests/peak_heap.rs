@@ -1,4 +1,4 @@
-//! Heap of small builds and fits (issue 23, item 9), counted by an instrumented global
+//! Heap of small builds and fits, counted by an instrumented global
 //! allocator. A small fit must not reach faer's large
 //! matrix-product path, whose first use on a thread reserves two L3-cache-sized packing
 //! buffers (64 MiB on a 32 MiB-L3 machine) held by that thread for good.

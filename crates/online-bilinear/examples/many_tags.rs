@@ -1,5 +1,5 @@
 //! Training time, accuracy and peak memory of one online learner on a corpus with many tags
-//! (issue #26, item 5): a `word/TAG` part-of-speech corpus, every 10th sentence a test
+//! (the many-tag targets of `docs/crfsuite.md`): a `word/TAG` part-of-speech corpus, every 10th sentence a test
 //! sentence, the word-tagging templates ([`Templates::word_tagging`]), 20 epochs, one
 //! thread. One learner per process, so that the process's peak resident memory (`VmHWM`)
 //! is the learner's (with the corpus and its features).

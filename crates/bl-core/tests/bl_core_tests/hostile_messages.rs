@@ -1,6 +1,6 @@
 //! Error messages of the readers stay short whatever the input: an offending field, token,
 //! label or header key is quoted by a bounded prefix (`bl_core::limits::quote`) with its
-//! position, never copied whole (issue 23, item 4).
+//! position, never copied whole.
 
 use bl_core::BlError;
 use bl_core::io::{CsvOptions, LengthPolicy, parse_ts, read_csv_from, read_npy_from};

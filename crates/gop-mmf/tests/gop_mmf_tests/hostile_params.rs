@@ -1,5 +1,5 @@
 //! Hostile parameters and sizes: every one is a typed error before anything is allocated
-//! or a thread pool is built (issue 23).
+//! or a thread pool is built.
 
 use faer::Mat;
 use gop_mmf::{Fit, GopParams, ParamGuard};

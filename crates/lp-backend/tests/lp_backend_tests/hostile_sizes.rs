@@ -1,6 +1,6 @@
 //! Hostile programs for the exponential reference `vertex_enumeration_optimum`: a typed
 //! error before any work, never a panic, an abort on a dense expansion or an endless
-//! enumeration (issue 23).
+//! enumeration.
 
 use lp_backend::conformance::{MAX_VERTEX_CANDIDATES, vertex_enumeration_optimum};
 use lp_backend::{Cmp, LinearProgram, LpError, Row, Sense};

@@ -1,5 +1,5 @@
 //! Sizes, counts and ranks given by callers are checked before anything of that size is
-//! allocated (issue 23, item 3): each case gets a typed error, none allocates more than a
+//! allocated: each case gets a typed error, none allocates more than a
 //! few tens of MiB. Before the checks these aborted on multi-terabyte requests, overflowed
 //! or ran for hours.
 

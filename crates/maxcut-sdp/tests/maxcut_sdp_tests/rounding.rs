@@ -163,7 +163,7 @@ fn more_trials_never_give_a_worse_rounding() {
     );
 }
 
-/// The case that failed on main once (issue 23, item 8): `n = 2`, `seed = 869120`, the
+/// The case that failed on main once: `n = 2`, `seed = 869120`, the
 /// low-rank cost. For `n = 2` the SDP optimum is a sign vector, so the refined cut equals
 /// it up to rounding, and the old certificate (no allowance for the rounding of the
 /// computed values) came out 4.4e-16 below `solution.value()`.
@@ -191,7 +191,7 @@ fn certified_bound_holds_for_the_issue_23_case() {
 
 /// The certificate is above every computed cut value on the small instances where the SDP
 /// and the integer optimum coincide (`n = 2`): 43 of 72,000 fits (`n in {2, 3, 5, 9}`,
-/// seeds `0..6000`, three forms) broke it before issue 23; this is a fixed slice of them.
+/// seeds `0..6000`, three forms) broke it before the fix; this is a fixed slice of them.
 #[test]
 fn certified_bound_is_above_every_computed_value_for_n_2() {
     for seed in 0..400u64 {

@@ -1,5 +1,5 @@
 //! Sizes and counts from callers, saved models and corpora: every one is checked before it
-//! decides an allocation, with a typed error (issue 23). The score table of a sentence
+//! decides an allocation, with a typed error. The score table of a sentence
 //! (`n (L + 1) L` entries) is bounded by `viterbi::MAX_SCORE_TABLE`; a model by
 //! `viterbi::MAX_TAGS` tags; duplicate names and tags are found in one hashed pass; error
 //! messages quote a bounded part of what they refuse.
