@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""bilinear.crfsuite's fit on a Dask LocalCluster against the one-machine fit: wall time
+with 1 and 2 worker processes, accuracy against the one-machine model, and bytes moved
+per round (an lbfgs evaluation, or an epoch of ap, pa, arow).
+
+The corpora and feature dicts are those of `crfsuite_compare.py` (imported from beside
+this file): `chunking` (conll2000-subset, sklearn-crfsuite's tutorial features) and `pos`
+(pku1998-pos, 20 features per token, every 10th sentence held out). Data: `--data-dir`,
+else `$BILINEAR_DATA_DIR`, else `data/` at the workspace root.
+
+For each corpus the dicts are built once. Then, for each algorithm:
+
+- one machine: `CRF(algorithm, max_iterations, n_jobs=1).fit(X, y)`, timed;
+- for each worker count W: a `LocalCluster(n_workers=W, threads_per_worker=1,
+  processes=True)`; the training pairs are put on the workers first as a bag of W
+  partitions (`db.from_sequence(...).persist()`, not timed: on a cluster the data
+  lives there), then `CRF(...).fit(bag)` is timed whole (reading the partitions into
+  shards on the workers, merging the dictionaries and features, every round) and its
+  setup part separately (`training_log_.distributed["setup_seconds"]`).
+
+Accuracy is token accuracy on the held-out sentences; "vs one machine" is the distributed
+model's minus the one-machine model's, in points. Bytes per round: the vectors sent to
+the workers and received back, divided by the rounds (`training_log_.distributed`).
+
+Usage (from the workspace root, with the package built into target/python-venv by
+`cargo xtask test --python-only`):
+
+    BILINEAR_DATA_DIR=/work/data target/python-venv/bin/python \\
+        benches/probes/crfsuite_dask.py --corpus chunking,pos \\
+        --algorithm lbfgs,ap,pa,arow --workers 1,2 [--train-sentences N] \\
+        [--lbfgs-iterations 30] [--epochs 10] [--out target/probe-crfsuite/dask.jsonl]
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+
+import crfsuite_compare as compare  # noqa: E402
+
+
+def accuracy(gold, pred):
+    return compare.token_accuracy(gold, pred)
+
+
+def run(args):
+    import dask.bag as db
+    import distributed
+
+    from bilinear.crfsuite import CRF
+
+    directory = compare.data_dir(args.data_dir)
+    out = open(args.out, "a") if args.out else None
+    rows = []
+    for corpus in args.corpus:
+        t0 = time.perf_counter()
+        X, y, Xt, yt, info = compare.load_corpus(corpus, directory, args.train_sentences)
+        print(f"# {corpus}: {info} (dicts built in {time.perf_counter() - t0:.1f} s)",
+              flush=True)
+        pairs = list(zip(X, y))
+        for algorithm in args.algorithm:
+            budget = args.lbfgs_iterations if algorithm == "lbfgs" else args.epochs
+            params = dict(algorithm=algorithm, max_iterations=budget)
+            t = time.perf_counter()
+            one = CRF(n_jobs=1, **params).fit(X, y)
+            seconds = time.perf_counter() - t
+            acc_one = accuracy(yt, one.predict(Xt))
+            row = dict(corpus=corpus, algorithm=algorithm, iterations=budget, workers=0,
+                       fit_seconds=seconds, accuracy=acc_one,
+                       features=one.training_log_.featgen_num_features)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if out:
+                out.write(json.dumps(row) + "\n")
+            for w in args.workers:
+                with distributed.LocalCluster(n_workers=w, threads_per_worker=1,
+                                              processes=True, dashboard_address=None,
+                                              memory_limit=None) as cluster, \
+                        distributed.Client(cluster) as client:
+                    bag = db.from_sequence(pairs, npartitions=w).persist()
+                    distributed.wait(bag)
+                    t = time.perf_counter()
+                    crf = CRF(**params).fit(bag)
+                    seconds = time.perf_counter() - t
+                    d = crf.training_log_.distributed
+                    acc = accuracy(yt, crf.predict(Xt))
+                    row = dict(corpus=corpus, algorithm=algorithm, iterations=budget,
+                               workers=w, fit_seconds=seconds,
+                               setup_seconds=d["setup_seconds"], rounds=d["rounds"],
+                               bytes_per_round=d["bytes_per_round"], accuracy=acc,
+                               vs_one_machine_points=100 * (acc - acc_one),
+                               features=crf.training_log_.featgen_num_features)
+                    if algorithm == "lbfgs":
+                        a = one.training_log_.iterations[-1]["loss"]
+                        b = crf.training_log_.iterations[-1]["loss"]
+                        row["final_loss_rel_diff"] = abs(a - b) / abs(a)
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    if out:
+                        out.write(json.dumps(row) + "\n")
+                    del bag
+    print()
+    print("| corpus | algorithm | iterations | workers | fit s | setup s | s / round | "
+          "MB / round | accuracy | vs one machine |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if r["workers"] == 0:
+            cells = ["one machine", f"{r['fit_seconds']:.1f}", "", "", ""]
+            diff = ""
+        else:
+            per = (r["fit_seconds"] - r["setup_seconds"]) / max(1, r["rounds"])
+            cells = [str(r["workers"]), f"{r['fit_seconds']:.1f}",
+                     f"{r['setup_seconds']:.1f}", f"{per:.2f}",
+                     f"{r['bytes_per_round'] / 1e6:.1f}"]
+            diff = f"{r['vs_one_machine_points']:+.2f}"
+        print(f"| {r['corpus']} | {r['algorithm']} | {r['iterations']} | "
+              + " | ".join(cells) + f" | {100 * r['accuracy']:.2f}% | {diff} |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--corpus", default="chunking,pos",
+                   type=lambda s: compare.csv_list(s, ("chunking", "pos")))
+    p.add_argument("--algorithm", default="lbfgs,ap,pa,arow",
+                   type=lambda s: compare.csv_list(s, ("lbfgs", "ap", "pa", "arow")))
+    p.add_argument("--workers", default="1,2", type=lambda s: [int(v) for v in s.split(",")])
+    p.add_argument("--train-sentences", type=int, default=None)
+    p.add_argument("--lbfgs-iterations", type=int, default=30)
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--out", default=None)
+    run(p.parse_args())
+
+
+if __name__ == "__main__":
+    main()
