@@ -99,9 +99,11 @@ def main():
                                               processes=True, dashboard_address=None,
                                               memory_limit=0) as cluster, \
                         distributed.Client(cluster) as client:
+                    client.wait_for_workers(workers, timeout=120)
                     t0 = time.perf_counter()
                     dist = bilinear.BilinearTagger(**params).fit_distributed(parts, client=client)
                     wall = time.perf_counter() - t0
+                time.sleep(2)  # let the cluster's processes go before the next starts
                 a = accuracy(dist, test)
                 d = dist.distributed_
                 n = len(d["epoch_seconds"])

@@ -18,6 +18,7 @@ import pytest
 
 import bilinear
 from bilinear import _native
+from bilinear._tagger_dask import _workers
 
 distributed = pytest.importorskip("distributed")
 db = pytest.importorskip("dask.bag")
@@ -159,13 +160,13 @@ def test_lost_worker_fails_the_fit_and_keeps_the_client(client):
 
     def kill_one(info):
         if info["epoch"] == 1:
-            victim = sorted(client.scheduler_info(n_workers=-1)["workers"])[1]
+            victim = _workers(client)[1]
             pid = client.run(os.getpid, workers=[victim])[victim]
             os.kill(pid, signal.SIGKILL)
             # Wait until the scheduler has seen it go (a fit that sends to a worker in the
             # moment it dies waits for the send's timeout before it raises).
             for _ in range(600):
-                if victim not in client.scheduler_info(n_workers=-1)["workers"]:
+                if victim not in _workers(client):
                     break
                 time.sleep(0.05)
 

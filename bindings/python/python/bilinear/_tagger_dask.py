@@ -33,6 +33,17 @@ _POLL_SECONDS = 0.5
 _SCATTER_TIMEOUT_SECONDS = 120
 
 
+def _scheduler_workers(dask_scheduler=None):
+    """The addresses of the workers the scheduler knows (run on the scheduler)."""
+    return sorted(dask_scheduler.workers)
+
+
+def _workers(client):
+    """The addresses of the cluster's workers now, asked of the scheduler (the client's
+    cached scheduler information can be refreshed concurrently without the worker list)."""
+    return client.run_on_scheduler(_scheduler_workers)
+
+
 def _partition(part, index):
     """Validates partition ``index`` (an iterable of ``(tokens, tags)``) and converts it:
     a ``ValueError`` names the partition and the sentence."""
@@ -136,7 +147,7 @@ class _Tracker:
 
     def check_workers(self, workers):
         """Raises ``RuntimeError`` if a worker of ``workers`` has left the cluster."""
-        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        alive = set(_workers(self.client))
         gone = sorted(set(workers) - alive)
         if gone:
             raise RuntimeError(f"worker {gone[0]} left the cluster during the fit (its "
@@ -164,7 +175,7 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
                          f"online learners 'sp', 'bol' and 'bcd'")
     client = client if client is not None else get_client()
     parts, is_bag = _partitions(data)
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    workers = _workers(client)
     if not workers:
         raise RuntimeError("the client's cluster has no worker")
     where = [workers[j % len(workers)] for j in range(len(parts))]
@@ -205,7 +216,7 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
             # To every worker of the cluster (a copy per worker), not only those of
             # `where`: a scatter restricted to a worker that has just died would wait for it.
             t.check_workers(where)
-            n_receivers = len(client.scheduler_info(n_workers=-1)["workers"])
+            n_receivers = len(_workers(client))
             try:
                 [sent] = client.scatter([weights], hash=False, broadcast=True, direct=True,
                                         timeout=_SCATTER_TIMEOUT_SECONDS)
