@@ -655,6 +655,21 @@ impl SblrChunk {
         })
     }
 
+    /// `refresh`, then `scores` of `x` on the new features: one task for the start of a
+    /// block.
+    fn refresh_and_scores<'py>(
+        &self,
+        py: Python<'py>,
+        slot: u64,
+        side_name: &str,
+        w: PyReadonlyArray1<'py, f64>,
+        x: PyReadonlyArray1<'py, f64>,
+        rank: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        self.refresh(py, slot, side_name, w, rank)?;
+        self.scores(py, slot, side_name, x)
+    }
+
     /// `z^T w` over the chunk for fit `slot`'s block `side`.
     fn scores<'py>(
         &self,
@@ -727,9 +742,9 @@ impl SblrChunk {
 }
 
 /// The client's [`RemoteChunks`]: every call goes to the Python `driver` (its methods
-/// `refresh(side, w)`, `scores(side, w)`, `weighted_sum(side, c)` and
-/// `weighted_sample_sum(weights)`, which send tasks to the chunks' workers); its first
-/// exception is kept to be raised as it is.
+/// `refresh(side, w)`, `refresh_and_scores(side, w_then_x)`, `scores(side, w)`,
+/// `weighted_sum(side, c)` and `weighted_sample_sum(weights)`, which send tasks to the
+/// chunks' workers); its first exception is kept to be raised as it is.
 struct PyChunks<'py> {
     driver: Bound<'py, PyAny>,
     s: usize,
@@ -798,6 +813,17 @@ impl RemoteChunks for PyChunks<'_> {
     }
     fn weighted_sample_sum(&self, weights: &[f64], out: &mut [f64]) -> sblr::Result<()> {
         self.call("weighted_sample_sum", None, weights, Some(out))
+    }
+    fn refresh_and_scores(
+        &self,
+        side: Side,
+        w: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) -> sblr::Result<()> {
+        // `w` and `x` travel as one array, `w` first; the driver splits them.
+        let both: Vec<f64> = w.iter().chain(x).copied().collect();
+        self.call("refresh_and_scores", Some(side), &both, Some(out))
     }
 }
 
@@ -892,6 +918,15 @@ impl RemoteChunks for KeepError<'_> {
     }
     fn weighted_sample_sum(&self, weights: &[f64], out: &mut [f64]) -> sblr::Result<()> {
         self.inner.weighted_sample_sum(weights, out)
+    }
+    fn refresh_and_scores(
+        &self,
+        side: Side,
+        w: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) -> sblr::Result<()> {
+        self.inner.refresh_and_scores(side, w, x, out)
     }
 }
 

@@ -22,11 +22,12 @@
 //!   (Alg. 2's backtracking prox-linear step, Alg. 1's FISTA) run on the client on vectors
 //!   of length `n`, `s r` and `r t`: the same code as on one machine.
 //!
-//! What travels per iteration: the factors to every chunk (`(s + t) r` values each, two
-//! refreshes), and per product either a vector of length `d` to every chunk and `n`
-//! values back (scores), or `n` values out and `d` per chunk back (gradient), with
-//! `d = s r` or `r t`. Alg. 2 does, per block, one scores product for the block's current
-//! iterate, one gradient and one scores product per step-size trial.
+//! What travels per iteration: per block, the other factor and the block's variable to
+//! every chunk and the decision values back (a refresh and the scores of the current
+//! iterate, one exchange: [`RemoteChunks::refresh_and_scores`]), then per product either
+//! a vector of length `d` to every chunk and `n` values back (scores), or `n` values out
+//! and `d` per chunk back (gradient), with `d = s r` or `r t`. Alg. 2 does, per block, one
+//! gradient and one scores product per step-size trial after the refresh.
 //!
 //! The fitted model is the in-memory fit's up to the order of the sums: `z c` is summed
 //! chunk by chunk here, by faer's matrix-vector product on one machine, so the two agree
@@ -271,6 +272,17 @@ pub trait RemoteChunks {
     /// Any chunk's, or a failure to reach it.
     fn weighted_sum(&self, side: Side, c: &[f64], out: &mut [f64]) -> Result<()>;
 
+    /// [`refresh`](Self::refresh), then [`scores`](Self::scores) of `x` on the new
+    /// features: the start of every block. The provided method makes the two calls;
+    /// implement it as one exchange with each chunk to save a round per block.
+    ///
+    /// # Errors
+    /// Any chunk's, or a failure to reach it.
+    fn refresh_and_scores(&self, side: Side, w: &[f64], x: &[f64], out: &mut [f64]) -> Result<()> {
+        self.refresh(side, w)?;
+        self.scores(side, x, out)
+    }
+
     /// The sum over the chunks of [`ChunkSamples::weighted_sample_sum`] with each
     /// chunk's slice of `weights`, into `out` (`s t` values).
     ///
@@ -404,6 +416,16 @@ impl<C: RemoteChunks> ReducedFeatures for DistributedFeatures<C> {
             Side::U => Features::Operator(&self.u_op),
             Side::V => Features::Operator(&self.v_op),
         }
+    }
+
+    fn refresh_and_score(
+        &mut self,
+        side: Side,
+        w: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) -> Result<()> {
+        self.chunks.refresh_and_scores(side, w, x, out)
     }
 
     fn weighted_mean(&mut self, weights: &[f64]) -> Result<Vec<f64>> {

@@ -13,6 +13,7 @@
 //! ([`crate::distributed`]).
 
 use bl_core::iteration::Pool;
+use bl_core::linalg::LinearOperator;
 use faer::MatRef;
 
 use crate::block::Features;
@@ -54,6 +55,25 @@ pub trait ReducedFeatures {
     /// The features of `side` as of the last [`refresh`](Self::refresh): `s r x n` or
     /// `r t x n`.
     fn features(&self, side: Side) -> Features<'_>;
+
+    /// [`refresh`](Self::refresh), then `out = z^T x` on the new features (`x`: the
+    /// block's variable without intercept, `s r` or `r t` values; `out`: `n` values): what
+    /// the solver does at the start of each block. The provided method does exactly that;
+    /// features held elsewhere do both in one exchange ([`crate::distributed`]).
+    ///
+    /// # Errors
+    /// As [`refresh`](Self::refresh).
+    fn refresh_and_score(
+        &mut self,
+        side: Side,
+        w: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) -> Result<()> {
+        self.refresh(side, w)?;
+        self.features(side).apply_transpose(x, out);
+        Ok(())
+    }
 
     /// `(1/n) sum_i w_i X_i` (`s x t` column-major), one pass over the samples.
     ///

@@ -8,8 +8,9 @@ chunk's samples and its reduced features never travel. The solver of the Rust cr
 on the client; each of its data passes and each product with a block's features is one
 round of tasks, one per chunk:
 
-- ``refresh``: the factor (``(s + t) r`` values at most) goes to every chunk, nothing
-  comes back;
+- ``refresh_and_scores`` (the start of each block): the other factor and the block's
+  variable (``(s + t) r`` values) go to every chunk, the chunk's decision values on its
+  refreshed features come back (``n`` values in all);
 - ``scores``: the block variable (``s r`` or ``r t`` values) goes to every chunk, the
   chunk's decision values come back (``n`` values in all);
 - ``weighted_sum``: each chunk gets its slice of the ``n`` loss derivatives and sends back
@@ -63,6 +64,10 @@ def _n_samples(chunk):
 
 def _refresh(chunk, slot, side, w, rank):
     chunk.refresh(slot, side, w, rank)
+
+
+def _refresh_and_scores(chunk, slot, side, w, x, rank):
+    return chunk.refresh_and_scores(slot, side, w, x, rank)
 
 
 def _scores(chunk, slot, side, w):
@@ -197,6 +202,16 @@ class Driver:
 
     def refresh(self, side, w):
         self.chunks.run(_refresh, self.slot, side, w, self.rank)
+
+    def refresh_and_scores(self, side, w_then_x):
+        """The start of a block, one round: the other factor (``V^T`` for ``"u"``, ``U``
+        for ``"v"``) then the block's variable, in one array."""
+        s, t = self.chunks.shape
+        split = self.rank * t if side == "u" else s * self.rank
+        w, x = w_then_x[:split], w_then_x[split:]
+        return np.concatenate(
+            self.chunks.run(_refresh_and_scores, self.slot, side, w, x, self.rank)
+        )
 
     def scores(self, side, w):
         return np.concatenate(self.chunks.run(_scores, self.slot, side, w))

@@ -175,7 +175,7 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
             loss: f64::NAN,
             iterations: 0,
         };
-        solver.compute_zu()?;
+        solver.refresh_block(Side::U)?;
         solver.zu_fresh = true;
         let block = LinearBlock {
             z: solver.features.features(Side::U),
@@ -183,7 +183,6 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
             l1: solver.penalties.mu1,
             l2: solver.penalties.mu2,
         };
-        block.scores(&solver.xu, &mut solver.scores);
         solver.loss = block.loss(&solver.scores);
         solver.objective = solver.loss + solver.penalty();
         if !solver.objective.is_finite() {
@@ -206,21 +205,27 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
             + elastic_net_penalty(&self.xv[..rt], self.penalties.nu1, self.penalties.nu2)
     }
 
-    /// Pass 1: `Z_u[:, i] = vec(X_i V)`.
-    fn compute_zu(&mut self) -> Result<()> {
-        let rt = self.r * self.t;
-        self.features.refresh(Side::U, &self.xv[..rt])
-    }
-
-    /// Pass 2: `Z_v[:, i] = vec(U^T X_i)`.
-    fn compute_zv(&mut self) -> Result<()> {
-        let sr = self.s * self.r;
-        self.features.refresh(Side::V, &self.xu[..sr])
+    /// The start of a block: its features refreshed from the other factor (one pass)
+    /// and the decision values of the block's current iterate into `scores`
+    /// (`z^T w + b`, as [`LinearBlock::scores`] computes them).
+    fn refresh_block(&mut self, side: Side) -> Result<()> {
+        let (sr, rt) = (self.s * self.r, self.r * self.t);
+        let (w, x, d) = match side {
+            Side::U => (&self.xv[..rt], &self.xu, sr),
+            Side::V => (&self.xu[..sr], &self.xv, rt),
+        };
+        self.features
+            .refresh_and_score(side, w, &x[..d], &mut self.scores)?;
+        let b = x[d];
+        for v in &mut self.scores {
+            *v += b;
+        }
+        Ok(())
     }
 
     /// One block step of (7a)-(7d) on `(U, b)` (`u_block`) or `(V, b)`, whose features
-    /// must be fresh: the scores of the block's current iterate, then `update` on the
-    /// elastic-net logistic block.
+    /// and scores must be fresh ([`Self::refresh_block`]): `update` on the elastic-net
+    /// logistic block.
     fn update_block(&mut self, update: &dyn BlockUpdate, u_block: bool) -> Result<BlockStepInfo> {
         let (side, (l1, l2), x, lipschitz) = if u_block {
             let pens = (self.penalties.mu1, self.penalties.mu2);
@@ -235,7 +240,6 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
             l1,
             l2,
         };
-        block.scores(x, &mut self.scores);
         let mut state = BlockState::new(x, &mut self.scores, lipschitz);
         update.update(&block, &mut state, &mut self.work)
     }
@@ -255,8 +259,9 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
         self.prev_v.copy_from_slice(&self.xv);
 
         // (U, b) block with V fixed.
+        // (Right after the start, the features and scores of this iterate are fresh.)
         if !self.zu_fresh {
-            self.compute_zu()?;
+            self.refresh_block(Side::U)?;
         }
         self.zu_fresh = false;
         let u_step = self.update_block(update.as_ref(), true)?;
@@ -264,7 +269,7 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
         self.xv[rt] = intercept_half;
 
         // (V, b) block with U fixed.
-        self.compute_zv()?;
+        self.refresh_block(Side::V)?;
         let v_step = self.update_block(update.as_ref(), false)?;
         self.xu[sr] = self.xv[rt];
         self.loss = v_step.loss_after;

@@ -107,6 +107,18 @@ impl RemoteChunks for Local {
         }
         Ok(())
     }
+    fn refresh_and_scores(
+        &self,
+        side: Side,
+        w: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) -> sblr::Result<()> {
+        // One exchange: the two calls count as one (a failure at this call fails both).
+        self.refresh(side, w)?;
+        self.calls.set(self.calls.get() - 1);
+        self.scores(side, x, out)
+    }
     fn weighted_sample_sum(&self, weights: &[f64], out: &mut [f64]) -> sblr::Result<()> {
         self.call()?;
         out.fill(0.0);
