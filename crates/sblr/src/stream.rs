@@ -4,10 +4,13 @@
 //! Each iteration of Alg. 1 / Alg. 2 reads the samples twice (`X_i V` and `U^T X_i` for
 //! every sample), and the spectral starts once more (a weighted mean); everything else
 //! works on the `O((s + t) r n)` reduced features, which stay in memory. [`NpySource`]
-//! implements [`DataPasses`] by reading the file block after block into one buffer of
-//! at most `memory_budget` bytes (the block of samples in the file's precision plus the
-//! file's read buffer, [`bl_core::io::npy::NpyFile::staging_bytes`]), and running the same
-//! per-sample kernels as the in-memory passes on each block. Each sample's products are
+//! implements [`DataPasses`] by reading the file block after block into one block buffer,
+//! and running the same per-sample kernels as the in-memory passes on each block. The
+//! block buffer (samples in the file's precision) and the read buffers (one per reader,
+//! [`bl_core::io::npy::NpyFile::staging_bytes`] each; one reader per core, at most
+//! [`MAX_READERS`], fewer when the budget would leave less than a sample per reader) hold
+//! at most `memory_budget` bytes together ([`NpySource::buffer_bytes`]). The readers read
+//! contiguous parts of a block in parallel, each with its own file handle. Each sample's products are
 //! computed by the same code in the same order, and the weighted mean adds the samples in
 //! the same order, so a fit on an [`NpySource`] is bit-identical to the fit on the same
 //! values in memory (a `MatrixDataset<f32>` for an `f4` file, `MatrixDataset<f64>` for
@@ -30,7 +33,8 @@
 //! A binary file fits with `Sblr::params().fit(&source)`; one-vs-all fits its classes one
 //! after the other over the one buffer (each class's passes run on the params' threads).
 //! Reading is not overlapped with computing: a block is read, then its products are
-//! computed.
+//! computed. One source serves one fit at a time (a second fit using it meanwhile gets
+//! `BlError::InvalidParameter`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
