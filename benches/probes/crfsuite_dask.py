@@ -77,6 +77,7 @@ def run(args):
             print(json.dumps(row), flush=True)
             if out:
                 out.write(json.dumps(row) + "\n")
+                out.flush()
             for w in args.workers:
                 with distributed.LocalCluster(n_workers=w, threads_per_worker=1,
                                               processes=True, dashboard_address=None,
@@ -103,6 +104,7 @@ def run(args):
                     print(json.dumps(row), flush=True)
                     if out:
                         out.write(json.dumps(row) + "\n")
+                        out.flush()
                     del bag
     print()
     print("| corpus | algorithm | iterations | workers | fit s | setup s | s / round | "
