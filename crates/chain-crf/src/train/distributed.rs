@@ -14,7 +14,7 @@
 //!
 //! **`lbfgs`** by a distributed gradient: the client runs the one optimizer of the crate
 //! ([`crate::optim`], which adds the penalties `c1 ||w||_1 + c2 ||w||^2`) on a
-//! [`GradientSource`]; each evaluation sends `w` to every worker, whose
+//! [`GradientSource`]; each evaluation sends `w` to every shard, whose
 //! [`Shard::loss_and_gradient`] sums the negative log-likelihood and its gradient over its
 //! sequences with the same per-sequence code as a one-machine fit, and the client adds the
 //! shards' sums in shard order. The model is the one-machine fit's up to the order of
@@ -55,9 +55,9 @@
 //!
 //! **Bytes.** Every message has a versioned byte form (`to_bytes` / `from_bytes`), read
 //! back with every length and value checked ([`crate::CrfError::Serialized`] otherwise).
-//! What travels per `lbfgs` evaluation is `w` to each worker and a gradient back
+//! What travels per `lbfgs` evaluation is `w` to each shard and its gradient back
 //! ([`vector_to_bytes`]: 8 bytes per feature plus a small header); per online epoch, the
-//! state to each worker and its new state back (8 bytes per feature for `w`, plus 8 for
+//! state to each shard and its new state back (8 bytes per feature for `w`, plus 8 for
 //! the average's sum, or 8 for AROW's variances).
 
 use rand::SeedableRng;
