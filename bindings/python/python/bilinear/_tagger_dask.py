@@ -166,8 +166,10 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
     """Fits ``estimator`` (a :class:`~bilinear.BilinearTagger`) on ``data`` through
     ``client`` (default: the current ``dask.distributed`` client). Sets the estimator's
     ``model_``, ``tags_``, ``n_iter_`` and ``distributed_`` (a dict: ``n_shards``,
-    ``workers``, ``setup_seconds``, ``epoch_seconds``, ``bytes_down`` and ``bytes_up``,
-    the weights' bytes sent to and received from the workers in each epoch)."""
+    ``workers``, ``setup_seconds``; per epoch ``epoch_seconds`` (as the client sees it),
+    ``shard_seconds`` (the slowest shard's own epoch), ``mix_seconds`` (the client's mix),
+    ``bytes_down`` and ``bytes_up`` (the weights' bytes sent to and received from the
+    workers); ``n_features``)."""
     from distributed import get_client
 
     if estimator.learner not in ("sp", "bol", "bcd"):
@@ -210,6 +212,7 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
         setup = time.perf_counter() - started
         weights = plan.initial_weights()
         history, epoch_seconds, bytes_down, bytes_up = [], [], [], []
+        shard_seconds, mix_seconds = [], []
         fit_started = time.perf_counter()
         while True:
             epoch_started = time.perf_counter()
@@ -232,8 +235,11 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
             outs = [w for w, _ in results]
             bytes_down.append(len(weights) * n_receivers)
             bytes_up.append(sum(len(w) for w in outs))
+            mix_started = time.perf_counter()
             mixed = plan.mix(weights, outs)
+            mix_seconds.append(time.perf_counter() - mix_started)
             infos = [info for _, info in results]
+            shard_seconds.append(max(i["seconds"] for i in infos))
             total = {
                 "epoch": infos[0]["epoch"],
                 "mistakes": sum(i["mistakes"] for i in infos),
@@ -260,6 +266,8 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
         "workers": sorted(set(where)),
         "setup_seconds": setup,
         "epoch_seconds": epoch_seconds,
+        "shard_seconds": shard_seconds,
+        "mix_seconds": mix_seconds,
         "bytes_down": bytes_down,
         "bytes_up": bytes_up,
         "n_features": plan.n_features,
