@@ -49,8 +49,7 @@
 //!   `beta_k = sqrt(sigma_k) v_k` from power steps on block `k`). So `Theta` is mixed (the
 //!   mean), and the factors of every block are read from the mixed block as an update
 //!   reads them: `R` (`power_steps`) power steps, warm-started at the mean of the shards'
-//!   `v_k`, each turned to the side of the first shard's (`(u, v)` and `(-u, -v)` are the
-//!   same block; the uniform vector if that mean is 0). Averaging the factors themselves would
+//!   `v_k` (the uniform vector if that mean is 0). Averaging the factors themselves would
 //!   not be IPM: `mean(alpha_i) mean(beta_i)^T` is not `mean(alpha_i beta_i^T)`, and two
 //!   shards holding the same block with opposite signs (`(-u, -v)`) would cancel. A block
 //!   whose state (`Theta` block and factors) is the same in every shard keeps it.
@@ -729,20 +728,9 @@ impl IpmPlan {
                 u.copy_from_slice(&shards[0].alpha[s0 * l..(s0 + 1) * l]);
                 shards[0].sigma[s0]
             } else {
-                // `(u, v)` and `(-u, -v)` are the same block: the warm start averages the
-                // shards' `v_k` turned to the side of the first shard's (or the uniform
-                // vector), so that opposite signs do not cancel.
-                let v_of =
-                    |i: usize, b: usize| slots[i].map_or(uniform, |j| shards[i].v[j * p + b]);
-                let signs: Vec<f64> = (0..shards.len())
-                    .map(|i| {
-                        let dot: f64 = (0..p).map(|b| v_of(i, b) * v_of(0, b)).sum();
-                        if dot < 0.0 { -1.0 } else { 1.0 }
-                    })
-                    .collect();
                 for (b, vb) in v.iter_mut().enumerate() {
-                    for (i, x) in xs.iter_mut().enumerate() {
-                        *x = signs[i] * v_of(i, b);
+                    for (x, (s, sl)) in xs.iter_mut().zip(shards.iter().zip(&slots)) {
+                        *x = sl.map_or(uniform, |j| s.v[j * p + b]);
                     }
                     *vb = mean(&xs);
                 }
