@@ -143,4 +143,3 @@ pub(crate) fn check_rank(rank: usize, s: usize, t: usize) -> Result<()> {
     }
     Ok(())
 }
-

@@ -31,9 +31,9 @@ use crate::error::{Result, SblrError, ensure_shape};
 use crate::passes::{Stacked, pool};
 use bl_core::error::build::invalid;
 
+pub(crate) use crate::error::check_rank;
 pub use crate::params::Penalties;
 pub use init::initial_point;
-pub(crate) use crate::error::check_rank;
 pub(crate) use init::initial_point_with;
 pub(crate) use init::signed_top_pairs;
 pub use solver::{BinarySolver, BinarySolverOn, StepReport};

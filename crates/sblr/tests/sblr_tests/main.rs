@@ -20,5 +20,5 @@ mod precision;
 mod presets;
 mod saved_models;
 mod step_rule_and_cv;
-mod streaming;
 mod stopping;
+mod streaming;
