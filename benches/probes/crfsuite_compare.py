@@ -60,6 +60,7 @@ may end it sooner); ap, pa, arow (and ours: bol, bcd, sp) max_iterations=20 (the
 """
 
 import argparse
+import ast
 import datetime
 import gc
 import json
@@ -522,6 +523,9 @@ def worker(args):
     params = dict(ALGORITHMS[args.algorithm])
     if args.max_iterations is not None:
         params["max_iterations"] = args.max_iterations
+    for item in args.set or []:
+        key, _, value = item.partition("=")
+        params[key] = ast.literal_eval(value)
     n_jobs = None if args.n_jobs in (None, "none") else int(args.n_jobs)
     if n_jobs is not None:
         if args.lib == "sklearn_crfsuite":
@@ -688,6 +692,8 @@ def driver(args):
                 ):
                     if value is not None:
                         cmd += [flag, str(value)]
+                for item in args.set or []:
+                    cmd += ["--set", item]
                 print(f"# {corpus} {algorithm} n_jobs={n_jobs}: {uptime()}", file=sys.stderr, flush=True)
                 proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
                 lines = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
@@ -712,6 +718,9 @@ def main():
     p.add_argument("--train-sentences", type=int, default=None, help="the first N training sentences")
     p.add_argument("--test-sentences", type=int, default=None, help="the first N test sentences")
     p.add_argument("--max-iterations", type=int, default=None, help="override every algorithm's budget")
+    p.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
+                   help="an extra CRF parameter (repeatable; VALUE read as a Python literal), "
+                        "e.g. averaging=True")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--out", default=DEFAULT_OUT, help="JSON lines, appended (default %(default)s)")
     p.add_argument("--setup", action="store_true", help="create the venv and install the packages")

@@ -402,9 +402,17 @@ fn parameters_of(algorithm: &str) -> &'static [&'static str] {
         "ap" => &["epsilon"],
         "pa" => &["pa_type", "c", "error_sensitive", "averaging", "epsilon"],
         "arow" => &["variance", "gamma", "epsilon"],
-        // The workspace's bilinear learners (online-bilinear): C, averaging, and the
-        // stopping threshold (the fraction of sequences with an update in an epoch).
-        "bol" | "bcd" | "sp" => &["c", "averaging", "epsilon"],
+        // The workspace's bilinear learners (online-bilinear): C, averaging, the
+        // stopping threshold (the fraction of sequences with an update in an epoch) and
+        // the feature set (0-order features; for sp, transitions for the bias only).
+        "bol" | "bcd" => &["c", "averaging", "epsilon", "zero_order"],
+        "sp" => &[
+            "c",
+            "averaging",
+            "epsilon",
+            "zero_order",
+            "transitions_only",
+        ],
         _ => &[],
     }
 }
@@ -1155,7 +1163,8 @@ fn fit_bilinear<'py>(
         if key != "max_iterations" && !known.contains(&key.as_str()) {
             return Err(PyValueError::new_err(format!(
                 "parameter {key} does not apply to algorithm {algorithm:?} (it takes \
-                 max_iterations, c, averaging and epsilon): leave it None"
+                 max_iterations and {}): leave it None",
+                known.join(", ")
             )));
         }
     }
@@ -1176,6 +1185,12 @@ fn fit_bilinear<'py>(
     }
     if let Some(v) = g.flag("averaging")? {
         params = params.averaging(v);
+    }
+    if let Some(v) = g.flag("zero_order")? {
+        params = params.zero_order(v);
+    }
+    if let Some(v) = g.flag("transitions_only")? {
+        params = params.transitions_only(v);
     }
     let checked = guarded(|| params.check())?;
     let (train, dev) = read_data((x, y), dev)?;

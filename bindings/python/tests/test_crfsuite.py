@@ -489,6 +489,31 @@ def test_bilinear_learner_equals_bilinear_tagger_on_the_same_features():
     assert list(a.predict(X)) == list(b.predict(X))
 
 
+@pytest.mark.parametrize("algorithm,extra", [
+    ("bol", {}), ("bcd", {}), ("sp", {}), ("sp", {"transitions_only": True}),
+])
+def test_zero_order_features_change_the_model_and_still_learn(algorithm, extra):
+    """zero_order (and sp's transitions_only) reach online-bilinear: the model gains
+    one weight per (attribute, label) pair, and still tags the corpus it learned."""
+    X, y = _pos_corpus()
+    plain = CRF(algorithm=algorithm, max_iterations=30).fit(X, y)
+    crf = CRF(algorithm=algorithm, max_iterations=30, zero_order=True, **extra).fit(X, y)
+    assert crf.get_params()["zero_order"] is True
+    assert list(crf.predict(X)) == y
+    assert crf.size_ != plain.size_
+    assert list(pickle.loads(pickle.dumps(crf)).predict(X)) == y
+
+
+def test_feature_set_switches_are_checked():
+    X, y = _pos_corpus()
+    with pytest.raises(ValueError, match="transitions_only does not apply"):
+        CRF(algorithm="bol", zero_order=True, transitions_only=True).fit(X, y)
+    with pytest.raises(ValueError, match="zero_order does not apply"):
+        CRF(algorithm="lbfgs", zero_order=True).fit(X, y)
+    with pytest.raises(ValueError, match="zero_order"):
+        CRF(algorithm="sp", transitions_only=True).fit(X, y)
+
+
 @pytest.mark.parametrize("algorithm", ["bol", "bcd", "sp"])
 def test_bilinear_learners_refuse_what_they_cannot_do(xseq, yseq, algorithm):
     X, y = _pos_corpus()

@@ -17,7 +17,7 @@ _TRAINING_PARAMS = (
     "max_iterations", "num_memories", "epsilon", "period", "delta", "linesearch",
     "max_linesearch", "calibration_eta", "calibration_rate", "calibration_samples",
     "calibration_candidates", "calibration_max_trials", "pa_type", "c", "error_sensitive",
-    "averaging", "variance", "gamma",
+    "averaging", "variance", "gamma", "zero_order", "transitions_only",
 )
 
 #: CRFsuite's trainers, with the long names python-crfsuite also accepts.
@@ -70,8 +70,9 @@ class CRF(BaseEstimator):
         ``bol``, ``bcd``, ``sp``: the workspace's online bilinear learners (Wu and Sun,
         ICML 2015) and the structured perceptron, trained on the same items with a bias
         feature carrying the label transitions. They take ``max_iterations`` (epochs),
-        ``c``, ``averaging`` and ``epsilon`` (stop after an epoch in which at most this
-        fraction of the sequences caused an update); attribute values must be 0 or 1;
+        ``c``, ``averaging``, ``epsilon`` (stop after an epoch in which at most this
+        fraction of the sequences caused an update), ``zero_order`` and, for ``sp``,
+        ``transitions_only`` (see below); attribute values must be 0 or 1;
         they give labels, not probabilities (no marginals, no ``state_features_``).
     min_freq : float or None
         Drop features whose frequency in the training data is below this (default 0).
@@ -119,6 +120,14 @@ class CRF(BaseEstimator):
         Threads of the fit, as scikit-learn reads ``n_jobs``: None is 1 (or the count of
         an active ``joblib.parallel_backend``), -1 every core. lbfgs computes its gradient
         over sequences on these threads.
+    zero_order : bool or None
+        ``bol``, ``bcd``, ``sp`` only (not in sklearn-crfsuite): add 0-order features,
+        one linear weight per (attribute, label), as CRFsuite's state features (default
+        False, the learners' own default).
+    transitions_only : bool or None
+        ``sp`` only (not in sklearn-crfsuite): keep label-pair weights for the bias
+        feature alone, i.e. CRFsuite's transition features; needs ``zero_order=True``.
+        With both, ``sp`` trains CRFsuite's feature set (``docs/crfsuite.md``, many tags).
 
     Attributes
     ----------
@@ -143,7 +152,8 @@ class CRF(BaseEstimator):
                  calibration_samples=None, calibration_candidates=None,
                  calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
                  averaging=None, variance=None, gamma=None, verbose=False,
-                 model_filename=None, keep_tempfiles=False, trainer_cls=None, n_jobs=None):
+                 model_filename=None, keep_tempfiles=False, trainer_cls=None, n_jobs=None,
+                 zero_order=None, transitions_only=None):
         self.algorithm = algorithm
         self.min_freq = min_freq
         self.all_possible_states = all_possible_states
@@ -173,6 +183,8 @@ class CRF(BaseEstimator):
         self.keep_tempfiles = keep_tempfiles
         self.trainer_cls = trainer_cls
         self.n_jobs = n_jobs
+        self.zero_order = zero_order
+        self.transitions_only = transitions_only
 
     # ------------------------------------------------------------------ fitting
 
