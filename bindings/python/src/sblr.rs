@@ -539,7 +539,40 @@ pub struct SblrChunk {
     features: std::sync::Mutex<std::collections::HashMap<u64, ChunkFeaturesAny>>,
 }
 
+/// The two products of a chunk's reduced features with a vector.
+#[derive(Debug, Clone, Copy)]
+enum Product {
+    /// `z^T w`.
+    Scores,
+    /// `z c`.
+    WeightedSum,
+}
+
 impl SblrChunk {
+    /// `product` of fit `slot`'s features of block `side_name` with `v`, without the GIL.
+    fn product<'py>(
+        &self,
+        py: Python<'py>,
+        slot: u64,
+        side_name: &str,
+        v: &PyReadonlyArray1<'py, f64>,
+        product: Product,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let side = side(side_name)?;
+        // Arrays from a network frame may be misaligned: copy them.
+        let v = to_vec(v);
+        let v = v.as_slice();
+        let out = py.detach(|| {
+            self.with_features(slot, |f| match (f, product) {
+                (ChunkFeaturesAny::F64(f), Product::Scores) => f.scores(side, v),
+                (ChunkFeaturesAny::F32(f), Product::Scores) => f.scores(side, v),
+                (ChunkFeaturesAny::F64(f), Product::WeightedSum) => f.weighted_sum(side, v),
+                (ChunkFeaturesAny::F32(f), Product::WeightedSum) => f.weighted_sum(side, v),
+            })
+        })?;
+        Ok(Array1::from(out).into_pyarray(py))
+    }
+
     fn with_features<R>(
         &self,
         slot: u64,
@@ -678,17 +711,7 @@ impl SblrChunk {
         side_name: &str,
         w: PyReadonlyArray1<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let side = side(side_name)?;
-        // Arrays from a network frame may be misaligned: copy them.
-        let w = to_vec(&w);
-        let w = w.as_slice();
-        let out = py.detach(|| {
-            self.with_features(slot, |f| match f {
-                ChunkFeaturesAny::F64(f) => f.scores(side, w),
-                ChunkFeaturesAny::F32(f) => f.scores(side, w),
-            })
-        })?;
-        Ok(Array1::from(out).into_pyarray(py))
+        self.product(py, slot, side_name, &w, Product::Scores)
     }
 
     /// `z c` over the chunk for fit `slot`'s block `side` (`c`: one value per sample of
@@ -700,17 +723,7 @@ impl SblrChunk {
         side_name: &str,
         c: PyReadonlyArray1<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let side = side(side_name)?;
-        // Arrays from a network frame may be misaligned: copy them.
-        let c = to_vec(&c);
-        let c = c.as_slice();
-        let out = py.detach(|| {
-            self.with_features(slot, |f| match f {
-                ChunkFeaturesAny::F64(f) => f.weighted_sum(side, c),
-                ChunkFeaturesAny::F32(f) => f.weighted_sum(side, c),
-            })
-        })?;
-        Ok(Array1::from(out).into_pyarray(py))
+        self.product(py, slot, side_name, &c, Product::WeightedSum)
     }
 
     /// `sum_i w_i X_i` over the chunk (`s t` values, column-major).
