@@ -110,12 +110,11 @@ impl<T: Element> ChunkSamples<T> {
         Ok(Self { s, t, n, data })
     }
 
-    /// The samples as stacked columns.
-    fn stacked(&self) -> Stacked<'_, T> {
+    /// The samples as stacked columns (the shape was checked at construction, so this
+    /// does not fail; `Stacked::new` checks it again).
+    fn stacked(&self) -> Result<Stacked<'_, T>> {
         let columns = MatRef::from_column_major_slice(&self.data, self.s, self.t * self.n);
-        // The shape is checked at construction, so the view is valid.
         Stacked::new(columns, self.s, self.t, self.n)
-            .unwrap_or_else(|_| unreachable!("ChunkSamples holds n samples of s x t"))
     }
 
     /// Samples in the chunk.
@@ -132,7 +131,7 @@ impl<T: Element> ChunkSamples<T> {
     pub fn weighted_sample_sum(&self, weights: &[f64]) -> Result<Vec<f64>> {
         bl_core::error::ensure_len("chunk weights", self.n, weights.len())?;
         let mut acc = vec![0.0; self.s * self.t];
-        self.stacked().add_weighted_sum(weights, &mut acc);
+        self.stacked()?.add_weighted_sum(weights, &mut acc);
         Ok(acc)
     }
 }
@@ -147,17 +146,17 @@ impl<T: Element> DataPasses for ChunkSamples<T> {
     }
 
     fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
-        self.stacked().times_v(vt, k, out, threads);
+        self.stacked()?.times_v(vt, k, out, threads);
         Ok(())
     }
 
     fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
-        self.stacked().u_times(u, k, out, threads);
+        self.stacked()?.u_times(u, k, out, threads);
         Ok(())
     }
 
     fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
-        self.stacked().add_weighted_sum(weights, acc);
+        self.stacked()?.add_weighted_sum(weights, acc);
         Ok(())
     }
 }

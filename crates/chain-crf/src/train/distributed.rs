@@ -535,7 +535,7 @@ impl Shard {
                 arow.cov = state.cov.clone().unwrap_or_default();
                 &mut arow
             }
-            _ => unreachable!("check_for accepts ap, pa and arow only"),
+            other => return Err(invalid("algorithm", other.name(), "ap, pa or arow")),
         };
         let stats = one_epoch(
             &self.data,
