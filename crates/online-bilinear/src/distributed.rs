@@ -45,14 +45,19 @@
 //!   multiplied by `k`, exactly), the mean of `k` such states is again an integer
 //!   state of the same scale, and [`IpmPlan::finish`] divides the final weights by `k`.
 //! - **bol**: the additive state is the dual matrix `Theta` (`Theta += C DeltaPhi` on a
-//!   mistake); the primal factors are read from it (`alpha_k = sqrt(sigma_k) u_k`,
-//!   `beta_k = sqrt(sigma_k) v_k` from power steps on block `k`). So `Theta` is mixed (the
-//!   mean), and the factors of every block are read from the mixed block as an update
-//!   reads them: `R` (`power_steps`) power steps, warm-started at the mean of the shards'
-//!   `v_k` (the uniform vector if that mean is 0). Averaging the factors themselves would
-//!   not be IPM: `mean(alpha_i) mean(beta_i)^T` is not `mean(alpha_i beta_i^T)`, and two
-//!   shards holding the same block with opposite signs (`(-u, -v)`) would cancel. A block
-//!   whose state (`Theta` block and factors) is the same in every shard keeps it.
+//!   mistake); the model is its rank-one primal blocks `W_k = alpha_k beta_k^T`, which the
+//!   learner tracks with `R` warm-started power steps per update. `Theta` is mixed by the
+//!   mean; each block's factors are the mean of the shards' primal blocks
+//!   `(1/k) sum_i alpha_i beta_i^T`, projected onto rank one (its leading singular pair;
+//!   the mean has rank at most `k`, so power steps run on a `k x k` matrix of Gram
+//!   products, to a relative change of `1e-14`). This is IPM on the weights the model scores with, kept in bol's model
+//!   class; it is insensitive to signs (`(-u, -v)` is the same block). Averaging the
+//!   factors themselves is not (two shards holding a block with opposite signs would
+//!   cancel), and reading the factors off the mixed `Theta` with power steps (the first
+//!   version) loses what the tracker knows: the learner's factors lag `Theta`'s leading
+//!   pair, and re-reading them from the mean `Theta` cost 9.3 points on a 44-tag corpus
+//!   (`docs/scaling-taggers.md`). A block whose state (`Theta` block and factors) is the
+//!   same in every shard keeps it.
 //! - **bcd**: its parameters are the factors themselves (`alpha` and `beta` are each
 //!   updated by a linear SVM's dual steps, from the same start), so `alpha`, `beta` and the
 //!   0-order weights are mixed (the mean). Each shard runs both passes of the epoch (the
@@ -558,7 +563,7 @@ impl IpmPlan {
     /// Invalid-parameter errors for a number of weights other than the plan's shard count,
     /// weights of another plan, or shards that did not run the epoch after `start`;
     /// [`bl_core::BlError::Numerical`] (in [`OblError::Core`]) when sp's scaled weights
-    /// leave the integers exactly representable (`2^53`), or a power step fails.
+    /// leave the integers exactly representable (`2^53`).
     pub fn mix(&self, start: &IpmWeights, shards: &[IpmWeights]) -> Result<IpmWeights> {
         self.check_weights(start, "start")?;
         if shards.len() != self.n_shards {
@@ -671,8 +676,9 @@ impl IpmPlan {
         })
     }
 
-    /// bol's mixed state: `Theta` the mean, each block's factors read from the mixed block
-    /// (see the module docs), the averages of the factors as every averaged value.
+    /// bol's mixed state: `Theta` the mean, each block's factors the rank-one projection of
+    /// the mean of the shards' primal blocks (see the module docs), the averages of the
+    /// factors as every averaged value.
     fn mix_rank_one(
         &self,
         start: &RankOneParts,
@@ -728,24 +734,31 @@ impl IpmPlan {
                 u.copy_from_slice(&shards[0].alpha[s0 * l..(s0 + 1) * l]);
                 shards[0].sigma[s0]
             } else {
-                for (b, vb) in v.iter_mut().enumerate() {
-                    for (x, (s, sl)) in xs.iter_mut().zip(shards.iter().zip(&slots)) {
-                        *x = sl.map_or(uniform, |j| s.v[j * p + b]);
-                    }
-                    *vb = mean(&xs);
-                }
-                if v.iter().all(|&x| x == 0.0) || !v.iter().all(|x| x.is_finite()) {
+                // The sign reference of the warm start: the block's v_k at the start of the
+                // epoch, else the first shard's that holds the block.
+                let reference = match slot(start, k) {
+                    Some(j) => &start.v[j * p..(j + 1) * p],
+                    None => shards
+                        .iter()
+                        .zip(&slots)
+                        .find_map(|(s, sl)| sl.map(|j| &s.v[j * p..(j + 1) * p]))
+                        .unwrap_or(&[]),
+                };
+                let held: Vec<PrimalBlock<'_>> = shards
+                    .iter()
+                    .zip(&slots)
+                    .filter_map(|(s, sl)| {
+                        sl.map(|j| PrimalBlock {
+                            alpha: &s.alpha[j * l..(j + 1) * l],
+                            root_sigma: s.sigma[j].sqrt(),
+                            v: &s.v[j * p..(j + 1) * p],
+                        })
+                    })
+                    .collect();
+                let sigma = mean_rank_one(&held, shards.len(), reference, &mut u, &mut v);
+                if sigma == 0.0 {
                     v.fill(uniform);
                 }
-                let sigma = crate::rank_one::power_steps_on(
-                    &out.theta,
-                    k as usize,
-                    (l, p),
-                    (&mut u, &mut v),
-                    self.settings.power_steps,
-                )?;
-                let root = sigma.sqrt();
-                u.iter_mut().for_each(|x| *x *= root);
                 sigma
             };
             // `u` now holds alpha_k, `v` the unit v_k.
@@ -1543,6 +1556,124 @@ struct Steps {
 }
 
 /// Whether two slices hold the same bits.
+/// One shard's primal block `alpha_k beta_k^T` with `beta_k = sqrt(sigma_k) v_k`.
+struct PrimalBlock<'a> {
+    alpha: &'a [f64],
+    root_sigma: f64,
+    v: &'a [f64],
+}
+
+/// The leading singular pair of the mean primal block `W = (1/k) sum_i alpha_i beta_i^T`
+/// over `k` shards, of which `held` hold the block (the others count 0): bol's mixed
+/// factors. Leaves `alpha = sqrt(sigma) u` in `u` and the unit `v` in `v`; returns
+/// `sigma` (0 when `W = 0`, with `u` zero and `v` untouched).
+///
+/// `W = A B^T / k` has rank at most `m = held.len()`, so the pair is found in the
+/// coordinates `c` of `v = B c`: `W^T W v = B (A^T A)(B^T B) c / k^2`, power steps on the
+/// `m x m` matrix `(A^T A)(B^T B)` (`O(m^2 (L + P))` for the two Gram matrices, `O(m^2)` a
+/// step), warm-started at the mean of the shards' `v_i`, each turned to the side of
+/// `reference` (`(u, v)` and `(-u, -v)` are the same block).
+fn mean_rank_one(
+    held: &[PrimalBlock<'_>],
+    k: usize,
+    reference: &[f64],
+    u: &mut [f64],
+    v: &mut [f64],
+) -> f64 {
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    // Blocks with beta_i = 0 add nothing to W.
+    let held: Vec<&PrimalBlock<'_>> = held
+        .iter()
+        .filter(|b| b.root_sigma > 0.0 && b.root_sigma.is_finite())
+        .collect();
+    let m = held.len();
+    u.fill(0.0);
+    if m == 0 {
+        return 0.0;
+    }
+    // Gram matrices of A (columns alpha_i) and B (columns beta_i).
+    let mut ga = vec![0.0; m * m];
+    let mut gb = vec![0.0; m * m];
+    for i in 0..m {
+        for j in 0..=i {
+            let a = dot(held[i].alpha, held[j].alpha);
+            let b = held[i].root_sigma * held[j].root_sigma * dot(held[i].v, held[j].v);
+            (ga[i * m + j], ga[j * m + i]) = (a, a);
+            (gb[i * m + j], gb[j * m + i]) = (b, b);
+        }
+    }
+    // Warm start: v = sum_i s_i v_i = B c with c_i = s_i / sqrt(sigma_i).
+    let mut c: Vec<f64> = held
+        .iter()
+        .map(|b| {
+            let side = if dot(b.v, reference) < 0.0 { -1.0 } else { 1.0 };
+            side / b.root_sigma
+        })
+        .collect();
+    let norm_v = |c: &[f64]| {
+        let mut q = 0.0;
+        for i in 0..m {
+            q += c[i] * dot(&gb[i * m..(i + 1) * m], c);
+        }
+        q.max(0.0).sqrt()
+    };
+    let (mut t, mut next) = (vec![0.0; m], vec![0.0; m]);
+    for _ in 0..MEAN_RANK_ONE_STEPS {
+        let n = norm_v(&c);
+        if n == 0.0 || !n.is_finite() {
+            break;
+        }
+        c.iter_mut().for_each(|x| *x /= n);
+        for i in 0..m {
+            t[i] = dot(&gb[i * m..(i + 1) * m], &c);
+        }
+        for i in 0..m {
+            next[i] = dot(&ga[i * m..(i + 1) * m], &t);
+        }
+        // Converged when the direction of v no longer moves: compare the normalized
+        // coordinates.
+        let n_next = norm_v(&next);
+        if n_next == 0.0 || !n_next.is_finite() {
+            break;
+        }
+        let moved = c
+            .iter()
+            .zip(&next)
+            .map(|(a, b)| (a - b / n_next).abs())
+            .fold(0.0, f64::max);
+        c.iter_mut().zip(&next).for_each(|(a, b)| *a = b / n_next);
+        if moved <= 1e-14 * c.iter().fold(0.0_f64, |m, x| m.max(x.abs())) {
+            break;
+        }
+    }
+    let n = norm_v(&c);
+    if n == 0.0 || !n.is_finite() {
+        return 0.0;
+    }
+    // v = B c / |B c|; z = W v = A (B^T v) / k; sigma = |z|.
+    v.fill(0.0);
+    for (b, &ci) in held.iter().zip(&c) {
+        let w = ci * b.root_sigma / n;
+        v.iter_mut().zip(b.v).for_each(|(x, y)| *x += w * y);
+    }
+    for b in &held {
+        let w = b.root_sigma * dot(b.v, v) / k as f64;
+        u.iter_mut().zip(b.alpha).for_each(|(x, y)| *x += w * y);
+    }
+    let sigma = dot(u, u).sqrt();
+    if sigma == 0.0 || !sigma.is_finite() {
+        u.fill(0.0);
+        return 0.0;
+    }
+    // alpha = sqrt(sigma) u_unit = z / sqrt(sigma).
+    let root = sigma.sqrt();
+    u.iter_mut().for_each(|x| *x /= root);
+    sigma
+}
+
+/// Power steps of [`mean_rank_one`] at most (each `O(m^2)` for `m` shards).
+const MEAN_RANK_ONE_STEPS: usize = 200;
+
 fn bits_eq(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }

@@ -838,31 +838,6 @@ impl BlockRankOne {
     }
 }
 
-/// `steps` power steps (tolerance `1e-14`, as an update's) on block `k` of the block
-/// matrix stored in `theta` (blocks of `rows x cols`, other entries 0), warm-started at
-/// `v`; leaves the unit singular vectors in `u`, `v` and returns `sigma` (for
-/// [`crate::distributed`]'s mixed blocks).
-///
-/// # Errors
-/// As [`bl_core::linalg::power_iteration_in_place`].
-pub(crate) fn power_steps_on(
-    theta: &SparseRows,
-    k: usize,
-    (rows, cols): (usize, usize),
-    (u, v): (&mut [f64], &mut [f64]),
-    steps: usize,
-) -> Result<f64> {
-    let (codes, values) = theta.row(k);
-    let block = BlockRef {
-        codes,
-        values,
-        rows,
-        cols,
-        prior: 0.0,
-    };
-    block_power_steps(&block, u, v, steps, 1e-14)
-}
-
 /// The average `x - acc / T` over `steps = T` recorded steps (zero before the first).
 #[inline]
 fn average_of(x: f64, acc: f64, steps: u64) -> f64 {

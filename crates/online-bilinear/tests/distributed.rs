@@ -215,8 +215,9 @@ fn the_mix_of_two_shards_is_the_average_of_their_ordinary_fits() {
 
 /// A hand computation on the state: sp's mixed (scaled) weights and bcd's factors are the
 /// cell-wise means of the shards', the accumulators `T' x' - (S_0 + sum_i (S_i - S_0))`;
-/// bol's Theta is the mean, and the factors of each block its leading singular pair (many
-/// power steps here, checked against a power iteration written below).
+/// bol's Theta is the mean, and the factors of each block the leading singular pair of the
+/// mean of the shards' primal blocks `alpha_i beta_i^T` (checked against a power iteration
+/// written below).
 #[test]
 fn the_mixed_state_by_hand() {
     let corpus = corpus();
@@ -278,7 +279,7 @@ fn the_mixed_state_by_hand() {
             }
         }
         if name == "bol" {
-            check_bol_factors(&dm, prepared.tags().len());
+            check_bol_factors(&dm, &ds, prepared.tags().len());
         }
     }
 }
@@ -297,24 +298,33 @@ impl BolSteps for TaggerParams {
     }
 }
 
-/// Every touched block's `alpha_k (sqrt(sigma_k) v_k)^T` is the leading rank-1 part of the
-/// block of Theta, by an independent power iteration on `Theta_k^T Theta_k`.
-fn check_bol_factors(d: &std::collections::BTreeMap<&'static str, Vec<f64>>, l: usize) {
+type DenseState = std::collections::BTreeMap<&'static str, Vec<f64>>;
+
+/// Every block's mixed `alpha_k (sqrt(sigma_k) v_k)^T` is the leading rank-1 part of the
+/// mean over the shards of their primal blocks `alpha_i (sqrt(sigma_i) v_i)^T`, by an
+/// independent power iteration on the dense mean block `W^T W`.
+fn check_bol_factors(d: &DenseState, shards: &[DenseState], l: usize) {
     let p = l + 1;
-    let (theta, sigma, v, alpha) = (&d["theta"], &d["sigma"], &d["v"], &d["alpha"]);
+    let (sigma, v, alpha) = (&d["sigma"], &d["v"], &d["alpha"]);
     let k = sigma.len();
     let mut checked = 0;
     for b in 0..k {
-        let block = &theta[b * l * p..(b + 1) * l * p];
-        if block.iter().all(|&x| x == 0.0) {
-            continue;
-        }
-        if sigma[b] == 0.0 {
-            // The warm start lies in the block's null space: then so does v_k.
+        let mut block = vec![0.0; l * p];
+        for s in shards {
+            let root = s["sigma"][b].sqrt();
             for a in 0..l {
-                let y: f64 = (0..p).map(|c| block[a * p + c] * v[b * p + c]).sum();
-                assert!(y.abs() <= 1e-12, "block {b}: sigma 0 but Theta v = {y}");
+                for c in 0..p {
+                    block[a * p + c] +=
+                        s["alpha"][b * l + a] * root * s["v"][b * p + c] / shards.len() as f64;
+                }
             }
+        }
+        if block.iter().all(|&x| x == 0.0) {
+            assert_eq!(sigma[b], 0.0, "block {b}: a zero mean block has sigma 0");
+            assert!(
+                alpha[b * l..(b + 1) * l].iter().all(|&x| x == 0.0),
+                "block {b}"
+            );
             continue;
         }
         // Start at the block's largest row (never in the null space of a nonzero block).
@@ -342,25 +352,25 @@ fn check_bol_factors(d: &std::collections::BTreeMap<&'static str, Vec<f64>>, l: 
             .sum::<f64>()
             .sqrt();
         assert!(
-            (sigma[b] - top).abs() <= 1e-4 * (1.0 + top),
+            (sigma[b] - top).abs() <= 1e-6 * (1.0 + top),
             "block {b}: sigma {} vs {top}",
             sigma[b]
         );
-        // v_k is a leading right singular vector (|Theta_k v_k| = sigma_k; the pair need
-        // not be unique) and alpha_k = Theta_k v_k / sqrt(sigma_k).
+        // v_k is a leading right singular vector (|W v_k| = sigma_k; the pair need not be
+        // unique) and alpha_k = W v_k / sqrt(sigma_k).
         let tv: Vec<f64> = (0..l)
             .map(|a| (0..p).map(|c| block[a * p + c] * v[b * p + c]).sum())
             .collect();
         let norm = tv.iter().map(|t| t * t).sum::<f64>().sqrt();
         assert!(
-            (norm - top).abs() <= 1e-4 * (1.0 + top),
-            "block {b}: |Theta v| {norm} vs {top}"
+            (norm - top).abs() <= 1e-6 * (1.0 + top),
+            "block {b}: |W v| {norm} vs {top}"
         );
         for a in 0..l {
             let want = tv[a] / sigma[b].sqrt();
             let got = alpha[b * l + a];
             assert!(
-                (got - want).abs() <= 1e-3 * (1.0 + want.abs()),
+                (got - want).abs() <= 1e-6 * (1.0 + want.abs()),
                 "block {b} alpha[{a}]: {got} vs {want}"
             );
         }
