@@ -25,7 +25,7 @@
 use std::time::Instant;
 
 use online_bilinear::{
-    Corpus, Fit, ParamGuard, Predict, TaggerParams, TaggerValidParams, Templates, read_word_tagged,
+    Corpus, Fit, ParamGuard, TaggerParams, TaggerValidParams, Templates, read_word_tagged,
 };
 
 /// CPU seconds of this process (user and system, `/proc/self/stat`, in clock ticks of
@@ -126,17 +126,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let train_seconds = started.elapsed().as_secs_f64();
     let train_cpu = cpu_seconds() - cpu_prepared;
     let prepare_cpu = cpu_prepared - cpu;
-    let predicted: Vec<Vec<String>> = model.predict(&test)?;
-    let (mut right, mut total) = (0usize, 0usize);
-    for (sentence, tags) in test.sentences().iter().zip(&predicted) {
-        total += tags.len();
-        right += sentence
-            .tags()
-            .iter()
-            .zip(tags)
-            .filter(|(a, b)| a == b)
-            .count();
-    }
+    let accuracy = 100.0 * model.evaluate_lenient(&test)?.token_accuracy;
     println!(
         "| {learner} | {} | {} | {} | {} | {prepare_seconds:.1} ({prepare_cpu:.1}) | \
          {train_seconds:.1} ({train_cpu:.1}) | {:.2} | {prepare_peak:.0} / {:.0} |",
@@ -144,7 +134,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         prepared.n_tokens(),
         prepared.features().len(),
         prepared.tags().len(),
-        100.0 * right as f64 / total.max(1) as f64,
+        accuracy,
         peak_mb(),
     );
     Ok(())
