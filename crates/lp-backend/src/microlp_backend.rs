@@ -198,9 +198,10 @@ impl WarmLp for MicrolpWarm {
     }
 
     /// Warm (dual simplex from the base optimum) when the base has at least four times as
-    /// many rows as the extension; otherwise cold from the stored translation, which is
-    /// cheaper because microlp re-solves after every added row (measured by the `gop`
-    /// bench of `bilinear-benches`).
+    /// many rows as the extension, falling back to cold when the warm solve fails;
+    /// otherwise cold from the stored translation, which is cheaper because microlp
+    /// re-solves after every added row (measured by the `gop` bench of
+    /// `bilinear-benches`).
     fn solve_with_rows(&self, rows: &[Row]) -> Result<LpOutcome, LpError> {
         for (i, row) in rows.iter().enumerate() {
             validate_row(row, self.base.num_vars(), &format!("extra row {i}"))?;
@@ -208,7 +209,14 @@ impl WarmLp for MicrolpWarm {
         match (&self.outcome, &self.state) {
             (LpOutcome::Infeasible, _) => Ok(LpOutcome::Infeasible),
             (LpOutcome::Optimal(_), Some(state)) if self.base.num_rows() >= 4 * rows.len() => {
-                guarded(NAME, || self.warm(state, rows))
+                // The dual simplex from the base optimum can drift numerically over many
+                // added rows: a warm solve that fails (microlp's error, or a point the
+                // check refuses) is solved again from scratch, and only that one's
+                // failure is reported.
+                match guarded(NAME, || self.warm(state, rows)) {
+                    Err(LpError::Failed { .. }) => guarded(NAME, || self.cold(rows)),
+                    other => other,
+                }
             }
             // Small base, unbounded base, or no stored state: cold.
             _ => guarded(NAME, || self.cold(rows)),
