@@ -12,7 +12,10 @@ use numpy::ndarray::{Array1, Array2, Array3, ArrayView3};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray3};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use std::sync::Arc;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, MutexGuard};
 
 use pyo3::types::PyDict;
 use sblr::distributed::{ChunkFeatures, ChunkSamples, RemoteChunks};
@@ -66,6 +69,15 @@ fn dataset<T: Element>(
 fn samples(x: ArrayView3<'_, f64>) -> Result<MatrixDataset, bl_core::BlError> {
     let n = x.dim().0;
     dataset(x, vec![0; n], 2)
+}
+
+/// The class indices `y` as `usize`; `ValueError` for a negative one.
+fn class_indices(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
+    y.as_array()
+        .iter()
+        .map(|&l| usize::try_from(l))
+        .collect::<Result<Vec<usize>, _>>()
+        .map_err(|_| PyValueError::new_err("class indices must be non-negative"))
 }
 
 /// One-vs-all (a single binary model for two classes) or multinomial, on samples of
@@ -153,12 +165,7 @@ pub fn sblr_fit(
     multi_class: &str,
     dtype: &str,
 ) -> PyResult<SblrModel> {
-    let labels = y
-        .as_array()
-        .iter()
-        .map(|&l| usize::try_from(l))
-        .collect::<Result<Vec<usize>, _>>()
-        .map_err(|_| PyValueError::new_err("class indices must be non-negative"))?;
+    let labels = class_indices(&y)?;
     let params = params_from(
         rank,
         (mu1, mu2, nu1, nu2),
@@ -242,12 +249,7 @@ pub fn sblr_fit_npy(
     init: &str,
     seed: u64,
 ) -> PyResult<SblrModel> {
-    let labels = y
-        .as_array()
-        .iter()
-        .map(|&l| usize::try_from(l))
-        .collect::<Result<Vec<usize>, _>>()
-        .map_err(|_| PyValueError::new_err("class indices must be non-negative"))?;
+    let labels = class_indices(&y)?;
     let params = params_from(
         rank,
         (mu1, mu2, nu1, nu2),
@@ -300,6 +302,17 @@ impl Scores {
 }
 
 impl SblrModel {
+    /// `f` of the model's kind and the samples `x` (`(n, s, t)`), without the GIL.
+    fn on_samples<T: Send>(
+        &self,
+        py: Python<'_>,
+        x: PyReadonlyArray3<'_, f64>,
+        f: impl FnOnce(&Kind, &MatrixDataset) -> Result<T, sblr::SblrError> + Send,
+    ) -> PyResult<T> {
+        let x = x.as_array();
+        py.detach(|| guarded(|| f(&self.kind, &samples(x)?)))
+    }
+
     /// One factor (`U` or `V`, chosen by the two accessors of the crate's models): the
     /// matrix of a binary model, else the matrices of the classes stacked (multinomial:
     /// the non-reference classes).
@@ -384,17 +397,11 @@ impl SblrModel {
         py: Python<'py>,
         x: PyReadonlyArray3<'py, f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let x = x.as_array();
-        let out = py.detach(|| {
-            guarded(|| -> Result<Scores, sblr::SblrError> {
-                let data = samples(x)?;
-                Ok(match &self.kind {
-                    Kind::Binary(m) => Scores::Vector(m.decision_function(&data)?),
-                    Kind::OneVsAll(m) => Scores::Matrix(rows_to_array(m.decision_function(&data)?)),
-                    Kind::Multinomial(m) => {
-                        Scores::Matrix(rows_to_array(m.decision_function(&data)?))
-                    }
-                })
+        let out = self.on_samples(py, x, |kind, data| {
+            Ok(match kind {
+                Kind::Binary(m) => Scores::Vector(m.decision_function(data)?),
+                Kind::OneVsAll(m) => Scores::Matrix(rows_to_array(m.decision_function(data)?)),
+                Kind::Multinomial(m) => Scores::Matrix(rows_to_array(m.decision_function(data)?)),
             })
         })?;
         Ok(out.into_py(py))
@@ -408,17 +415,11 @@ impl SblrModel {
         py: Python<'py>,
         x: PyReadonlyArray3<'py, f64>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let x = x.as_array();
-        let out = py.detach(|| {
-            guarded(|| -> Result<Option<Scores>, sblr::SblrError> {
-                let data = samples(x)?;
-                Ok(match &self.kind {
-                    Kind::Binary(m) => Some(Scores::Vector(m.predict_proba(&data)?)),
-                    Kind::OneVsAll(_) => None,
-                    Kind::Multinomial(m) => {
-                        Some(Scores::Matrix(rows_to_array(m.predict_proba(&data)?)))
-                    }
-                })
+        let out = self.on_samples(py, x, |kind, data| {
+            Ok(match kind {
+                Kind::Binary(m) => Some(Scores::Vector(m.predict_proba(data)?)),
+                Kind::OneVsAll(_) => None,
+                Kind::Multinomial(m) => Some(Scores::Matrix(rows_to_array(m.predict_proba(data)?))),
             })
         })?;
         Ok(out.map(|o| o.into_py(py)))
@@ -430,16 +431,10 @@ impl SblrModel {
         py: Python<'py>,
         x: PyReadonlyArray3<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let x = x.as_array();
-        let labels = py.detach(|| {
-            guarded(|| -> Result<Vec<usize>, sblr::SblrError> {
-                let data = samples(x)?;
-                match &self.kind {
-                    Kind::Binary(m) => m.predict(&data),
-                    Kind::OneVsAll(m) => m.predict(&data),
-                    Kind::Multinomial(m) => m.predict(&data),
-                }
-            })
+        let labels = self.on_samples(py, x, |kind, data| match kind {
+            Kind::Binary(m) => m.predict(data),
+            Kind::OneVsAll(m) => m.predict(data),
+            Kind::Multinomial(m) => m.predict(data),
         })?;
         let labels: Vec<i64> = labels
             .into_iter()
@@ -528,6 +523,19 @@ fn side(name: &str) -> PyResult<Side> {
     choose("side", name, &[("u", Side::U), ("v", Side::V)])
 }
 
+/// The samples `x` (C order, as NumPy stores them) of chunk `chunk`, whose first is
+/// sample `first_sample` of the data, for a fit on samples of `s x t`, stored as `T`.
+fn chunk_samples<T: Element>(
+    x: ArrayView3<'_, f64>,
+    (s, t): (usize, usize),
+    chunk: usize,
+    first_sample: usize,
+) -> Result<Arc<ChunkSamples<T>>, sblr::SblrError> {
+    let values: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
+    let samples = ChunkSamples::from_c_order(&values, x.dim(), (s, t), chunk, first_sample)?;
+    Ok(Arc::new(samples))
+}
+
 /// A chunk of samples on a worker of a cluster, with the reduced features of every fit
 /// running on it (keyed by an integer slot per fit): the worker side of
 /// `sblr::distributed`. Built from an `(n, s, t)` block of the data; the Python layer
@@ -536,7 +544,7 @@ fn side(name: &str) -> PyResult<Side> {
 #[derive(Debug)]
 pub struct SblrChunk {
     data: ChunkData,
-    features: std::sync::Mutex<std::collections::HashMap<u64, ChunkFeaturesAny>>,
+    features: std::sync::Mutex<HashMap<u64, ChunkFeaturesAny>>,
 }
 
 /// The two products of a chunk's reduced features with a vector.
@@ -573,15 +581,19 @@ impl SblrChunk {
         Ok(Array1::from(out).into_pyarray(py))
     }
 
+    /// The features of every fit running on the chunk, locked.
+    fn lock_features(&self) -> PyResult<MutexGuard<'_, HashMap<u64, ChunkFeaturesAny>>> {
+        self.features
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("SblrChunk: a call panicked earlier"))
+    }
+
     fn with_features<R>(
         &self,
         slot: u64,
         f: impl FnOnce(&mut ChunkFeaturesAny) -> Result<R, sblr::SblrError>,
     ) -> PyResult<R> {
-        let mut map = self
-            .features
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("SblrChunk: a call panicked earlier"))?;
+        let mut map = self.lock_features()?;
         let features = map.get_mut(&slot).ok_or_else(|| {
             PyRuntimeError::new_err(format!(
                 "SblrChunk: no features for fit {slot} (the chunk was rebuilt, e.g. after \
@@ -610,26 +622,11 @@ impl SblrChunk {
     ) -> PyResult<Self> {
         let float32 = choose("dtype", dtype, &[("float64", false), ("float32", true)])?;
         let x = x.as_array();
-        let dims = x.dim();
         let data = guarded(|| -> Result<ChunkData, sblr::SblrError> {
             Ok(if float32 {
-                let values: Vec<f32> = x.iter().map(|&v| <f32 as Element>::from_f64(v)).collect();
-                ChunkData::F32(Arc::new(ChunkSamples::from_c_order(
-                    &values,
-                    dims,
-                    (s, t),
-                    chunk,
-                    first_sample,
-                )?))
+                ChunkData::F32(chunk_samples(x, (s, t), chunk, first_sample)?)
             } else {
-                let values: Vec<f64> = x.iter().copied().collect();
-                ChunkData::F64(Arc::new(ChunkSamples::from_c_order(
-                    &values,
-                    dims,
-                    (s, t),
-                    chunk,
-                    first_sample,
-                )?))
+                ChunkData::F64(chunk_samples(x, (s, t), chunk, first_sample)?)
             })
         })?;
         Ok(Self {
@@ -662,10 +659,7 @@ impl SblrChunk {
         let w = to_vec(&w);
         let w = w.as_slice();
         {
-            let mut map = self
-                .features
-                .lock()
-                .map_err(|_| PyRuntimeError::new_err("SblrChunk: a call panicked earlier"))?;
+            let mut map = self.lock_features()?;
             if let std::collections::hash_map::Entry::Vacant(entry) = map.entry(slot) {
                 let features = guarded(|| -> Result<ChunkFeaturesAny, sblr::SblrError> {
                     Ok(match &self.data {
@@ -746,10 +740,7 @@ impl SblrChunk {
 
     /// Drops fit `slot`'s features (a no-op when there are none).
     fn release(&self, slot: u64) -> PyResult<()> {
-        self.features
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("SblrChunk: a call panicked earlier"))?
-            .remove(&slot);
+        self.lock_features()?.remove(&slot);
         Ok(())
     }
 }
@@ -757,13 +748,14 @@ impl SblrChunk {
 /// The client's [`RemoteChunks`]: every call goes to the Python `driver` (its methods
 /// `refresh(side, w)`, `refresh_and_scores(side, w_then_x)`, `scores(side, w)`,
 /// `weighted_sum(side, c)` and `weighted_sample_sum(weights)`, which send tasks to the
-/// chunks' workers); its first exception is kept to be raised as it is.
+/// chunks' workers); its first exception is kept in `error`, which the caller shares
+/// (the chunks are moved into the fit), to be raised as it is.
 struct PyChunks<'py> {
     driver: Bound<'py, PyAny>,
     s: usize,
     t: usize,
     n: usize,
-    error: std::cell::RefCell<Option<PyErr>>,
+    error: Rc<RefCell<Option<PyErr>>>,
 }
 
 impl PyChunks<'_> {
@@ -873,21 +865,16 @@ pub fn sblr_fit_chunks(
         seed,
     )?;
     let y = to_vec(&y);
+    let error = Rc::new(RefCell::new(None));
     let chunks = PyChunks {
         driver,
         s,
         t,
         n: y.len(),
-        error: std::cell::RefCell::new(None),
+        error: Rc::clone(&error),
     };
-    let error = std::rc::Rc::new(std::cell::RefCell::new(None));
-    let keep = std::rc::Rc::clone(&error);
     let result = guarded(|| -> Result<FittedSblr, sblr::SblrError> {
         let params = params.check()?;
-        let chunks = KeepError {
-            inner: chunks,
-            keep,
-        };
         sblr::distributed::fit_binary(chunks, y, &params, &mut [])
     });
     match result {
@@ -895,51 +882,6 @@ pub fn sblr_fit_chunks(
             kind: Kind::Binary(model),
         }),
         Err(e) => Err(error.borrow_mut().take().unwrap_or(e)),
-    }
-}
-
-/// `PyChunks` that hands its Python exception to the caller when it is dropped (the
-/// chunks are moved into the fit).
-struct KeepError<'py> {
-    inner: PyChunks<'py>,
-    keep: std::rc::Rc<std::cell::RefCell<Option<PyErr>>>,
-}
-
-impl Drop for KeepError<'_> {
-    fn drop(&mut self) {
-        if let Some(e) = self.inner.error.borrow_mut().take() {
-            self.keep.borrow_mut().get_or_insert(e);
-        }
-    }
-}
-
-impl RemoteChunks for KeepError<'_> {
-    fn sample_shape(&self) -> (usize, usize) {
-        self.inner.sample_shape()
-    }
-    fn n_samples(&self) -> usize {
-        self.inner.n_samples()
-    }
-    fn refresh(&self, side: Side, w: &[f64]) -> sblr::Result<()> {
-        self.inner.refresh(side, w)
-    }
-    fn scores(&self, side: Side, w: &[f64], out: &mut [f64]) -> sblr::Result<()> {
-        self.inner.scores(side, w, out)
-    }
-    fn weighted_sum(&self, side: Side, c: &[f64], out: &mut [f64]) -> sblr::Result<()> {
-        self.inner.weighted_sum(side, c, out)
-    }
-    fn weighted_sample_sum(&self, weights: &[f64], out: &mut [f64]) -> sblr::Result<()> {
-        self.inner.weighted_sample_sum(weights, out)
-    }
-    fn refresh_and_scores(
-        &self,
-        side: Side,
-        w: &[f64],
-        x: &[f64],
-        out: &mut [f64],
-    ) -> sblr::Result<()> {
-        self.inner.refresh_and_scores(side, w, x, out)
     }
 }
 
