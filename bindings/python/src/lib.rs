@@ -17,6 +17,8 @@ pub mod errors;
 #[cfg(feature = "python")]
 pub mod gop;
 #[cfg(feature = "python")]
+pub mod keywords;
+#[cfg(feature = "python")]
 pub mod maxcut;
 #[cfg(feature = "python")]
 pub mod sblr;

@@ -11,6 +11,7 @@ use pyo3::types::PyDict;
 
 use crate::arrays::{array_to_mat, mat_to_array};
 use crate::errors::guarded;
+use crate::keywords::set_if_given;
 
 /// The largest integer a node index may have (exactly representable as `f64`).
 const MAX_INDEX: f64 = 9_007_199_254_740_992.0;
@@ -88,25 +89,13 @@ pub fn mixing<'py>(
     threads: Option<usize>,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut p = MixingParams::default().rank(rank).threads(threads);
-    if let Some(tol) = tol {
-        p = p.tol(tol);
-    }
-    if let Some(max_iter) = max_iter {
-        p = p.max_iter(max_iter);
-    }
-    if let Some(trials) = trials {
-        p = p.trials(trials);
-    }
-    if let Some(local_search) = local_search {
-        p = p.local_search(local_search);
-    }
-    if let Some(certify) = certify {
-        p = p.certify(certify);
-    }
-    if let Some(seed) = seed {
-        p = p.seed(seed);
-    }
+    let p = MixingParams::default().rank(rank).threads(threads);
+    let p = set_if_given(p, tol, MixingParams::tol);
+    let p = set_if_given(p, max_iter, MixingParams::max_iter);
+    let p = set_if_given(p, trials, MixingParams::trials);
+    let p = set_if_given(p, local_search, MixingParams::local_search);
+    let p = set_if_given(p, certify, MixingParams::certify);
+    let p = set_if_given(p, seed, MixingParams::seed);
     match (dense, edges) {
         (Some(c), None) => {
             let m = array_to_mat(c.as_array());

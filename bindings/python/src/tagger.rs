@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::{choose, guarded};
+use crate::keywords::set_if_given;
 
 /// A fitted tagger (pickles through the crate's JSON form).
 #[pyclass(module = "bilinear._native", frozen)]
@@ -125,40 +126,18 @@ fn params_from(
     templates: Option<Templates>,
     k: Knobs,
 ) -> PyResult<TaggerParams> {
-    let mut params = TaggerParams::builtin(learner(learner_name)?).threads(k.threads);
-    if let Some(t) = templates {
-        params = params.templates(t);
-    }
-    if let Some(v) = k.max_iter {
-        params = params.max_iter(v);
-    }
-    if let Some(v) = k.tol {
-        params = params.tol(v);
-    }
-    if let Some(v) = k.c {
-        params = params.c(v);
-    }
-    if let Some(v) = k.power_steps {
-        params = params.power_steps(v);
-    }
-    if let Some(v) = k.averaging {
-        params = params.averaging(v);
-    }
-    if let Some(v) = k.zero_order {
-        params = params.zero_order(v);
-    }
-    if let Some(v) = k.transitions_only {
-        params = params.transitions_only(v);
-    }
-    if let Some(v) = k.cutoff {
-        params = params.cutoff(v);
-    }
-    if let Some(v) = k.shuffle {
-        params = params.shuffle(v);
-    }
-    if let Some(v) = k.seed {
-        params = params.seed(v);
-    }
+    let params = TaggerParams::builtin(learner(learner_name)?).threads(k.threads);
+    let params = set_if_given(params, templates, TaggerParams::templates);
+    let params = set_if_given(params, k.max_iter, TaggerParams::max_iter);
+    let params = set_if_given(params, k.tol, TaggerParams::tol);
+    let params = set_if_given(params, k.c, TaggerParams::c);
+    let params = set_if_given(params, k.power_steps, TaggerParams::power_steps);
+    let params = set_if_given(params, k.averaging, TaggerParams::averaging);
+    let params = set_if_given(params, k.zero_order, TaggerParams::zero_order);
+    let params = set_if_given(params, k.transitions_only, TaggerParams::transitions_only);
+    let params = set_if_given(params, k.cutoff, TaggerParams::cutoff);
+    let params = set_if_given(params, k.shuffle, TaggerParams::shuffle);
+    let params = set_if_given(params, k.seed, TaggerParams::seed);
     Ok(params)
 }
 
