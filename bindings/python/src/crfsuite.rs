@@ -31,12 +31,12 @@
 //! one ends). At prediction attributes the model does not know are dropped, and an empty
 //! sequence gets an empty prediction.
 
-use bl_core::engine::IterationView;
+use bl_core::engine::{IterationView, Observer};
 use bl_core::{Fit, FitReport, Fitted};
 use chain_crf::{
     Algorithm, Arow, AveragedPerceptron, CrfError, CrfParams, Dataset, DatasetBuilder, Dictionary,
-    FeatureOptions, Items, IterationLog, L2sgd, Lbfgs, LineSearch, Model, PaType, ParamGuard,
-    PassiveAggressive, Sequence, UNKNOWN_LABEL,
+    FeatureOptions, FittedCrf, Items, IterationLog, L2sgd, Lbfgs, LineSearch, Model, PaType,
+    ParamGuard, PassiveAggressive, Sequence, UNKNOWN_LABEL,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -45,6 +45,7 @@ use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PySet, PyString};
 use online_bilinear::{BuiltIn, FittedTagger, TaggerParams};
 
 use crate::errors::{ToPyErr, choose, guarded};
+use crate::keywords::set_if_given;
 
 #[path = "crfsuite_dask.rs"]
 mod dask;
@@ -569,29 +570,17 @@ fn crf_params(
         "lbfgs" => Algorithm::Lbfgs(lbfgs_settings(&g)?),
         other => online_settings(other, &g)?,
     };
-    let mut params = CrfParams::new(chosen).threads(threads);
-    if let Some(v) = g.count("max_iterations")? {
-        params = params.max_iter(v);
-    }
+    let params = CrfParams::new(chosen).threads(threads);
+    let params = set_if_given(params, g.count("max_iterations")?, CrfParams::max_iter);
     // CRFsuite's stopping threshold: `delta` for lbfgs and l2sgd, `epsilon` for the
     // online trainers (lbfgs's `epsilon` is its gradient test, set above).
     let tol_name = match algorithm {
         "lbfgs" | "l2sgd" => "delta",
         _ => "epsilon",
     };
-    if let Some(v) = g.float(tol_name)? {
-        params = params.tol(v);
-    }
+    let params = set_if_given(params, g.float(tol_name)?, CrfParams::tol);
     let mut features = FeatureOptions::default();
-    if let Some(v) = g.float("min_freq")? {
-        features.min_freq = v;
-    }
-    if let Some(v) = g.flag("all_possible_states")? {
-        features.all_possible_states = v;
-    }
-    if let Some(v) = g.flag("all_possible_transitions")? {
-        features.all_possible_transitions = v;
-    }
+    given!(g, features, float min_freq, flag all_possible_states, flag all_possible_transitions);
     Ok(params.features(features))
 }
 
@@ -783,6 +772,16 @@ impl CrfModel {
     }
 }
 
+/// A feature's two names (attribute and label, or two labels) and its weight.
+type WeightedPair = (String, String, f64);
+
+/// The model's `(name, name, weight)` features with the names copied out.
+fn owned_pairs<'a>(features: impl Iterator<Item = (&'a str, &'a str, f64)>) -> Vec<WeightedPair> {
+    features
+        .map(|(a, b, w)| (a.to_owned(), b.to_owned(), w))
+        .collect()
+}
+
 #[pymethods]
 impl CrfModel {
     /// The labels, in the model's order.
@@ -814,23 +813,15 @@ impl CrfModel {
     }
 
     /// `(attribute, label, weight)` of every state feature.
-    fn state_features(&self) -> PyResult<Vec<(String, String, f64)>> {
-        Ok(self
-            .inner
-            .crf("state features")?
-            .state_features()
-            .map(|(a, y, w)| (a.to_owned(), y.to_owned(), w))
-            .collect())
+    fn state_features(&self) -> PyResult<Vec<WeightedPair>> {
+        let model = self.inner.crf("state features")?;
+        Ok(owned_pairs(model.state_features()))
     }
 
     /// `(previous label, label, weight)` of every transition feature.
-    fn transition_features(&self) -> PyResult<Vec<(String, String, f64)>> {
-        Ok(self
-            .inner
-            .crf("transition features")?
-            .transition_features()
-            .map(|(a, b, w)| (a.to_owned(), b.to_owned(), w))
-            .collect())
+    fn transition_features(&self) -> PyResult<Vec<WeightedPair>> {
+        let model = self.inner.crf("transition features")?;
+        Ok(owned_pairs(model.transition_features()))
     }
 
     /// One sequence of items, encoded for [`tag`](Self::tag), [`marginals`](Self::marginals)
@@ -1023,20 +1014,28 @@ fn read_data(
     let mut b = DatasetBuilder::new();
     read_labelled(&mut b, x, y, ("X", "y"))?;
     let train = b.finish();
-    let dev = match dev {
-        (None, None) => None,
-        (Some(xd), Some(yd)) => {
-            let mut b = DatasetBuilder::frozen(train.attributes().clone(), train.labels().clone());
-            let counts = read_labelled(&mut b, xd, yd, ("X_dev", "y_dev"))?;
-            Some((b.finish(), counts))
-        }
-        _ => {
-            return Err(PyValueError::new_err(
-                "Pass both X_dev and y_dev to use the holdout data",
-            ));
-        }
-    };
+    let dev = read_dev(dev, train.attributes(), train.labels())?;
     Ok((train, dev))
+}
+
+/// Reads the held-out data (`X_dev` and `y_dev`, both or neither) with the training
+/// data's dictionaries `attributes` and `labels`.
+fn read_dev(
+    (x_dev, y_dev): (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
+    attributes: &Dictionary,
+    labels: &Dictionary,
+) -> PyResult<Option<(Dataset, Counts)>> {
+    match (x_dev, y_dev) {
+        (None, None) => Ok(None),
+        (Some(xd), Some(yd)) => {
+            let mut b = DatasetBuilder::frozen(attributes.clone(), labels.clone());
+            let counts = read_labelled(&mut b, xd, yd, ("X_dev", "y_dev"))?;
+            Ok(Some((b.finish(), counts)))
+        }
+        _ => Err(PyValueError::new_err(
+            "Pass both X_dev and y_dev to use the holdout data",
+        )),
+    }
 }
 
 /// The facts of a fit: features, iterations, termination, seconds, and the held-out
@@ -1094,41 +1093,74 @@ pub fn crfsuite_fit<'py>(
     let unchecked = crf_params(algorithm, params, threads)?;
     let checked = guarded(|| unchecked.check())?;
     let (train, dev) = read_data((x, y), (x_dev, y_dev))?;
-    let mut callback_error: Option<PyErr> = None;
+    let mut callback = OnIteration::new(on_iteration);
     let (fitted, labels) = py.detach(|| {
-        let mut observer = |view: &IterationView<'_>| {
-            if let (Some(cb), None) = (&on_iteration, &callback_error) {
-                let seconds = view.elapsed.as_secs_f64();
-                Python::attach(|py| {
-                    if let Err(e) = cb.call1(py, (view.iteration, view.objective, seconds)) {
-                        callback_error = Some(e);
-                    }
-                });
-            }
-        };
         let holdout = dev.as_ref().map(|(d, _)| d);
-        let fitted = guarded(|| checked.fit_with_holdout(&train, holdout, &mut [&mut observer]))?;
+        let fitted = guarded(|| checked.fit_with_holdout(&train, holdout, &mut [&mut callback]))?;
         let model = fitted.model();
         let labels = holdout
             .map(|d| score_holdout(model.n_labels(), d, |x| Ok(model.tag(x).0)))
             .transpose()?;
         Ok::<_, PyErr>((fitted, labels))
     })?;
-    if let Some(e) = callback_error {
-        return Err(e);
+    callback.finish()?;
+    let dev_info = dev.map(|(_, c)| c).zip(labels.as_ref());
+    crf_output(py, fitted, dev_info)
+}
+
+/// The observer of a fit that calls the Python `on_iteration(num, loss, seconds)` (when
+/// given) after every iteration, with the GIL; after its first exception it is not
+/// called again, and [`OnIteration::finish`] raises that exception.
+struct OnIteration {
+    callback: Option<Py<PyAny>>,
+    error: Option<PyErr>,
+}
+
+impl OnIteration {
+    fn new(callback: Option<Py<PyAny>>) -> Self {
+        Self {
+            callback,
+            error: None,
+        }
     }
+
+    /// The exception of the callback, if it raised one.
+    fn finish(self) -> PyResult<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+impl Observer for OnIteration {
+    fn observe(&mut self, view: &IterationView<'_>) {
+        if let (Some(cb), None) = (&self.callback, &self.error) {
+            let seconds = view.elapsed.as_secs_f64();
+            Python::attach(|py| {
+                if let Err(e) = cb.call1(py, (view.iteration, view.objective, seconds)) {
+                    self.error = Some(e);
+                }
+            });
+        }
+    }
+}
+
+/// What a CRF fit returns to Python (see [`FitOutput`]): the model, its log and the facts
+/// of the fit, with the held-out counts `dev`.
+fn crf_output<'py>(
+    py: Python<'py>,
+    fitted: FittedCrf,
+    dev: Option<(Counts, &Holdout)>,
+) -> PyResult<FitOutput<'py>> {
     let log = PyList::empty(py);
     for e in fitted.log() {
         log.append(log_entry(py, e)?)?;
     }
-    let dev_info = dev.map(|(_, c)| c).zip(labels.as_ref());
     let model = fitted.model();
     let info = fit_info(
         py,
         model.features().len(),
         fitted.report(),
         model.labels().names(),
-        dev_info,
+        dev,
     )?;
     Ok((
         CrfModel {
@@ -1173,25 +1205,17 @@ fn fit_bilinear<'py>(
     };
     let learner = BuiltIn::from_name(algorithm)
         .ok_or_else(|| PyValueError::new_err(format!("invalid algorithm {algorithm:?}")))?;
-    let mut params = TaggerParams::builtin(learner).threads(threads).trace(true);
-    if let Some(v) = g.count("max_iterations")? {
-        params = params.max_iter(v);
-    }
-    if let Some(v) = g.float("epsilon")? {
-        params = params.tol(v);
-    }
-    if let Some(v) = g.float("c")? {
-        params = params.c(v);
-    }
-    if let Some(v) = g.flag("averaging")? {
-        params = params.averaging(v);
-    }
-    if let Some(v) = g.flag("zero_order")? {
-        params = params.zero_order(v);
-    }
-    if let Some(v) = g.flag("transitions_only")? {
-        params = params.transitions_only(v);
-    }
+    let params = TaggerParams::builtin(learner).threads(threads).trace(true);
+    let params = set_if_given(params, g.count("max_iterations")?, TaggerParams::max_iter);
+    let params = set_if_given(params, g.float("epsilon")?, TaggerParams::tol);
+    let params = set_if_given(params, g.float("c")?, TaggerParams::c);
+    let params = set_if_given(params, g.flag("averaging")?, TaggerParams::averaging);
+    let params = set_if_given(params, g.flag("zero_order")?, TaggerParams::zero_order);
+    let params = set_if_given(
+        params,
+        g.flag("transitions_only")?,
+        TaggerParams::transitions_only,
+    );
     let checked = guarded(|| params.check())?;
     let (train, dev) = read_data((x, y), dev)?;
     let tagger = py.detach(|| guarded(|| checked.fit(&train)))?;

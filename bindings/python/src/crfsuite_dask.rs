@@ -10,8 +10,6 @@
 //! Python function once per evaluation or epoch to do the round trip. Only bytes cross
 //! between Python and Rust here; every message is checked when read.
 
-use bl_core::Fitted;
-use bl_core::engine::IterationView;
 use chain_crf::distributed::{
     self, EpochResult, EpochSource, GradientSource, OnlineState, Plan, Remap, Shard, ShardSummary,
 };
@@ -20,11 +18,11 @@ use chain_crf::{
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict};
 
 use super::{
-    CrfModel, FitOutput, Inner, crf_params, fit_info, iterate, log_entry, read_labelled,
-    read_sequence, score_holdout, type_name,
+    FitOutput, OnIteration, crf_output, crf_params, iterate, read_dev, read_sequence,
+    score_holdout, type_name,
 };
 use crate::errors::{ToPyErr, guarded};
 
@@ -386,37 +384,14 @@ pub fn crfsuite_fit_distributed<'py>(
     evaluate: Py<PyAny>,
     on_iteration: Option<Py<PyAny>>,
 ) -> PyResult<FitOutput<'py>> {
-    let dev = match (x_dev, y_dev) {
-        (None, None) => None,
-        (Some(xd), Some(yd)) => {
-            let mut b =
-                DatasetBuilder::frozen(plan.plan.attributes().clone(), plan.plan.labels().clone());
-            let counts = read_labelled(&mut b, xd, yd, ("X_dev", "y_dev"))?;
-            Some((b.finish(), counts))
-        }
-        _ => {
-            return Err(PyValueError::new_err(
-                "Pass both X_dev and y_dev to use the holdout data",
-            ));
-        }
-    };
+    let dev = read_dev((x_dev, y_dev), plan.plan.attributes(), plan.plan.labels())?;
     let mut source = PySource {
         evaluate,
         n_features: plan.plan.features().len(),
         error: None,
     };
-    let mut callback_error: Option<PyErr> = None;
+    let mut callback = OnIteration::new(on_iteration);
     let result = py.detach(|| {
-        let mut observer = |view: &IterationView<'_>| {
-            if let (Some(cb), None) = (&on_iteration, &callback_error) {
-                let seconds = view.elapsed.as_secs_f64();
-                Python::attach(|py| {
-                    if let Err(e) = cb.call1(py, (view.iteration, view.objective, seconds)) {
-                        callback_error = Some(e);
-                    }
-                });
-            }
-        };
         let holdout = dev.as_ref().map(|(d, _)| d);
         if plan.algorithm == "lbfgs" {
             distributed::fit_lbfgs(
@@ -424,7 +399,7 @@ pub fn crfsuite_fit_distributed<'py>(
                 &plan.plan,
                 &mut source,
                 holdout,
-                &mut [&mut observer],
+                &mut [&mut callback],
             )
         } else {
             distributed::fit_online(
@@ -432,7 +407,7 @@ pub fn crfsuite_fit_distributed<'py>(
                 &plan.plan,
                 &mut source,
                 holdout,
-                &mut [&mut observer],
+                &mut [&mut callback],
             )
         }
     });
@@ -440,33 +415,14 @@ pub fn crfsuite_fit_distributed<'py>(
         return Err(e);
     }
     let fitted = result.map_err(|e| e.to_py())?;
-    if let Some(e) = callback_error {
-        return Err(e);
-    }
+    callback.finish()?;
     let model = fitted.model();
     let labels = dev
         .as_ref()
         .map(|(d, _)| score_holdout(model.n_labels(), d, |x| Ok(model.tag(x).0)))
         .transpose()?;
-    let log = PyList::empty(py);
-    for e in fitted.log() {
-        log.append(log_entry(py, e)?)?;
-    }
     let dev_info = dev.map(|(_, c)| c).zip(labels.as_ref());
-    let info = fit_info(
-        py,
-        model.features().len(),
-        fitted.report(),
-        model.labels().names(),
-        dev_info,
-    )?;
-    Ok((
-        CrfModel {
-            inner: Inner::Crf(fitted.into_model()),
-        },
-        log,
-        info,
-    ))
+    crf_output(py, fitted, dev_info)
 }
 
 /// Adds the distributed items to the module.
