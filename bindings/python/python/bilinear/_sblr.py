@@ -37,6 +37,11 @@ def _seed(random_state):
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
+def _labels(y):
+    """The labels ``y`` as a 1-D array (a column vector warns, as scikit-learn does)."""
+    return column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
+
+
 class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
     """Sparse bilinear logistic regression on matrix-valued samples.
 
@@ -162,23 +167,17 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
         ``X.compute()`` up to the order of the sums (objectives within ``1e-10``). Only
         ``multi_class="ovr"``; predict on NumPy arrays. See ``docs/scaling.md``.
         """
-        if self.dtype not in _DTYPES:
-            raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
+        self._check_dtype()
         if _sblr_dask.is_dask_array(X):
             return self._fit_dask(X, y)
         if getattr(X, "ndim", None) == 3:
             X3, shape = self._samples(X, reset=True)
-            y = column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
+            y = _labels(y)
             check_consistent_length(X3, y)
         else:
             X2, y = validate_data(self, X, y, dtype=np.float64)
             X3, shape = self._samples(X2, reset=False)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"SBLR needs samples of at least 2 classes; got {len(self.classes_)} class"
-            )
+        y_index = self._set_classes(y)
         model = _native.sblr_fit(
             np.ascontiguousarray(X3),
             y_index.astype(np.int64),
@@ -203,6 +202,29 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             init=self.init,
             seed=_seed(self.random_state),
         )
+
+    def _check_dtype(self):
+        """``ValueError`` unless ``dtype`` is ``"float64"`` or ``"float32"``."""
+        if self.dtype not in _DTYPES:
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
+
+    def _set_classes(self, y):
+        """Sets ``classes_`` from the labels ``y`` (1-D) and returns each label's index
+        in it; ``ValueError`` for fewer than two classes."""
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"SBLR needs samples of at least 2 classes; got {len(self.classes_)} class"
+            )
+        return y_index
+
+    def _set_fitted_3d(self, model):
+        """:meth:`_set_fitted` for a fit on ``(n, s, t)`` samples given as such (a dask
+        array or a ``.npy`` file): ``n_features_in_`` is ``s``."""
+        s, t = model.shape
+        self.n_features_in_ = s
+        return self._set_fitted(model, (s, t))
 
     def _set_fitted(self, model, shape):
         dtype = _DTYPES[self.dtype]
@@ -240,19 +262,11 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             )
         if _sblr_dask.is_dask_array(y):
             y = y.compute()
-        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"SBLR needs samples of at least 2 classes; got {len(self.classes_)} class"
-            )
+        y_index = self._set_classes(_labels(y))
         model = _sblr_dask.fit(
             client, X, y_index, len(self.classes_), self._native_params(), self.dtype
         )
-        s, t = model.shape
-        self.n_features_in_ = s
-        return self._set_fitted(model, (s, t))
+        return self._set_fitted_3d(model)
 
     def fit_npy(self, path, y, *, memory_budget):
         """Fits on the samples of a ``.npy`` file without loading it.
@@ -280,8 +294,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if self.dtype not in _DTYPES:
-            raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
+        self._check_dtype()
         if self.multi_class != "ovr":
             raise ValueError(
                 "fit_npy fits one-vs-all models only; got multi_class="
@@ -293,13 +306,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             raise ValueError(f"memory_budget must be an int, got {memory_budget!r}")
         if memory_budget < 1:
             raise ValueError(f"memory_budget must be positive, got {memory_budget}")
-        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"SBLR needs samples of at least 2 classes; got {len(self.classes_)} class"
-            )
+        y_index = self._set_classes(_labels(y))
         model = _native.sblr_fit_npy(
             os.fspath(path),
             y_index.astype(np.int64),
@@ -307,9 +314,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             memory_budget=int(memory_budget),
             **self._native_params(),
         )
-        s, t = model.shape
-        self.n_features_in_ = s
-        return self._set_fitted(model, (s, t))
+        return self._set_fitted_3d(model)
 
     def _predict_samples(self, X):
         check_is_fitted(self)
