@@ -279,26 +279,25 @@ class CRF(BaseEstimator):
     def __sklearn_is_fitted__(self):
         return self._get_model() is not None
 
+    def _of_model(self, key, build):
+        """``build(model)``, kept under ``key`` (dropped by the next fit); None before
+        fit."""
+        value = self.__dict__.get(key)
+        if value is None:
+            model = self._get_model()
+            if model is None:
+                return None
+            value = self.__dict__[key] = build(model)
+        return value
+
     @property
     def tagger_(self):
         """python-crfsuite's ``Tagger`` interface on the model (None before fit)."""
-        tagger = self.__dict__.get("_tagger")
-        if tagger is None:
-            model = self._get_model()
-            if model is None:
-                return None
-            tagger = self._tagger = Tagger(model)
-        return tagger
+        return self._of_model("_tagger", Tagger)
 
     @property
     def _info(self):
-        info = self.__dict__.get("_info_cached")
-        if info is None:
-            model = self._get_model()
-            if model is None:
-                return None
-            info = self._info_cached = ModelInfo(model)
-        return info
+        return self._of_model("_info_cached", ModelInfo)
 
     @property
     def training_log_(self):

@@ -262,22 +262,24 @@ class TrainingLog:
                 f"{self.featgen_num_features} features>")
 
 
+# The lines of an iteration that only some trainers log: (log key, CRFsuite's line).
+_OPTIONAL_LINES = (
+    ("feature_norm", "Feature norm: {:.6f}\n"),
+    ("error_norm", "Error norm: {:.6f}\n"),
+    ("active_features", "Active features: {}\n"),
+    ("linesearch_trials", "Line search trials: {}\n"),
+    ("learning_rate", "Learning rate (eta): {:.6f}\n"),
+    ("errors", "Number of errors: {}\n"),
+)
+
+
 def _iteration_lines(it):
     """One iteration of the log as CRFsuite prints it."""
     lines = [f"***** Iteration #{it['num']} *****\n", f"Loss: {it['loss']:.6f}\n"]
     # The bilinear learners (bol, bcd, sp) log no weight norm nor active features.
-    if "feature_norm" in it:
-        lines.append(f"Feature norm: {it['feature_norm']:.6f}\n")
-    if "error_norm" in it:
-        lines.append(f"Error norm: {it['error_norm']:.6f}\n")
-    if "active_features" in it:
-        lines.append(f"Active features: {it['active_features']}\n")
-    if "linesearch_trials" in it:
-        lines.append(f"Line search trials: {it['linesearch_trials']}\n")
-    if "learning_rate" in it:
-        lines.append(f"Learning rate (eta): {it['learning_rate']:.6f}\n")
-    if "errors" in it:
-        lines.append(f"Number of errors: {it['errors']}\n")
+    for key, line in _OPTIONAL_LINES:
+        if key in it:
+            lines.append(line.format(it[key]))
     for key, name in (("item_accuracy", "Item"), ("instance_accuracy", "Instance")):
         if key in it:
             frac = it[key]
