@@ -1,5 +1,5 @@
 """Shared fixtures: the Rust crates' own results on fixed data (see
-``examples/rust_reference.rs``)."""
+``examples/rust_reference.rs``), and the Dask client of the distributed tests."""
 
 import json
 import os
@@ -27,3 +27,14 @@ def rust_reference(tmp_path_factory):
         )
     with open(path) as f:
         return json.load(f)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A ``dask.distributed`` client of a ``LocalCluster`` of two worker processes (one
+    thread each), one cluster per test module that uses it."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c

@@ -13,21 +13,13 @@ import time
 
 import pytest
 
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")  # the `client` fixture (conftest.py) needs it
 dask_bag = pytest.importorskip("dask.bag")
 
 from bilinear.crfsuite import CRF  # noqa: E402
 from bilinear.crfsuite.metrics import flat_accuracy_score  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
 
 
 def _synthetic(n=90, seed=0):

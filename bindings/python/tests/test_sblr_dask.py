@@ -19,14 +19,6 @@ from bilinear import _sblr_dask  # noqa: E402
 PARAMS = dict(rank=2, mu1=0.01, mu2=0.01, nu1=0.01, nu2=0.01, max_iter=12, tol=0.0)
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
-        yield client
-
-
 def _data(n=60, s=6, t=5, classes=2, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, s, t))

@@ -20,7 +20,7 @@ import bilinear
 from bilinear import _native
 from bilinear._tagger_dask import _workers
 
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")  # the `client` fixture (conftest.py) needs it
 db = pytest.importorskip("dask.bag")
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -55,14 +55,6 @@ SMALL = [
     (["Dogs", "bark"], ["NNS", "VBP"]),
     (["The", "old", "dog", "slept", "."], ["DT", "JJ", "NN", "VBD", "."]),
 ]
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
 
 
 @pytest.mark.parametrize("learner", ["sp", "bol", "bcd"])
