@@ -210,32 +210,26 @@ def chunk_features(sent, i):
         "postag[:2]": postag[:2],
     }
     if i > 0:
-        word1, postag1 = sent[i - 1]
-        features.update(
-            {
-                "-1:word.lower()": word1.lower(),
-                "-1:word.istitle()": word1.istitle(),
-                "-1:word.isupper()": word1.isupper(),
-                "-1:postag": postag1,
-                "-1:postag[:2]": postag1[:2],
-            }
-        )
+        features.update(neighbour_features("-1", sent[i - 1]))
     else:
         features["BOS"] = True
     if i < len(sent) - 1:
-        word1, postag1 = sent[i + 1]
-        features.update(
-            {
-                "+1:word.lower()": word1.lower(),
-                "+1:word.istitle()": word1.istitle(),
-                "+1:word.isupper()": word1.isupper(),
-                "+1:postag": postag1,
-                "+1:postag[:2]": postag1[:2],
-            }
-        )
+        features.update(neighbour_features("+1", sent[i + 1]))
     else:
         features["EOS"] = True
     return features
+
+
+def neighbour_features(prefix, token):
+    """The tutorial's features of the (word, POS) token before (`-1`) or after (`+1`)."""
+    word, postag = token
+    return {
+        f"{prefix}:word.lower()": word.lower(),
+        f"{prefix}:word.istitle()": word.istitle(),
+        f"{prefix}:word.isupper()": word.isupper(),
+        f"{prefix}:postag": postag,
+        f"{prefix}:postag[:2]": postag[:2],
+    }
 
 
 def char_class(c):

@@ -21,7 +21,11 @@ import pathlib
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+import crfsuite_compare as compare  # noqa: E402
 
 
 def data_dir():
@@ -31,19 +35,8 @@ def data_dir():
 
 def chunking():
     def read(name):
-        out, toks, tags = [], [], []
-        for line in (data_dir() / "conll2000-subset" / name).read_text(encoding="utf-8").splitlines():
-            p = line.split()
-            if not p:
-                if toks:
-                    out.append((toks, tags))
-                toks, tags = [], []
-                continue
-            toks.append((p[0], p[1]))
-            tags.append(p[2])
-        if toks:
-            out.append((toks, tags))
-        return out
+        sentences, tags = compare.read_conll(data_dir() / "conll2000-subset" / name)
+        return list(zip(sentences, tags))
     return read("chtrain.txt"), read("chtest.txt"), "chunking"
 
 
