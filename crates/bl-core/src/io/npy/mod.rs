@@ -142,12 +142,12 @@ impl NpyArray {
 /// element type.
 pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
     let path = path.as_ref();
-    let (reader, file_len) = open_npy(path)?;
-    read_npy_impl(reader, path, file_len)
+    let (file, file_len) = open_npy(path)?;
+    read_npy_impl(BufReader::new(file), path, file_len)
 }
 
-/// The file, buffered, and its size when it is a regular file.
-fn open_npy(path: &Path) -> Result<(BufReader<File>, Option<u64>)> {
+/// The file and its size when it is a regular file.
+fn open_npy(path: &Path) -> Result<(File, Option<u64>)> {
     let file = File::open(path).map_err(|source| BlError::Io {
         path: path.to_owned(),
         source,
@@ -157,7 +157,7 @@ fn open_npy(path: &Path) -> Result<(BufReader<File>, Option<u64>)> {
         .ok()
         .filter(std::fs::Metadata::is_file)
         .map(|m| m.len());
-    Ok((BufReader::new(file), file_len))
+    Ok((file, file_len))
 }
 
 /// Reads a `.npy` file keeping its precision: an `f4` file gives
@@ -169,8 +169,8 @@ fn open_npy(path: &Path) -> Result<(BufReader<File>, Option<u64>)> {
 /// As [`read_npy`].
 pub fn read_npy_native(path: impl AsRef<Path>) -> Result<NativeNpyArray> {
     let path = path.as_ref();
-    let (reader, file_len) = open_npy(path)?;
-    read_native_impl(reader, path, file_len)
+    let (file, file_len) = open_npy(path)?;
+    read_native_impl(BufReader::new(file), path, file_len)
 }
 
 /// [`read_npy_native`] from any reader; errors name the path `<input>`.

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{Header, Kind, describe, npy_error, read_checked_header};
+use super::{Header, Kind, describe, npy_error, open_npy, read_checked_header};
 use crate::error::{BlError, Result};
 
 /// Bytes read from the file per system call at most (the staging buffer of a slab read
@@ -75,15 +75,7 @@ impl NpyFile {
     /// (truncated), an element type other than `f4`/`f8`, or a 0-dimensional array.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let mut file = File::open(path).map_err(|source| BlError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-        let file_len = file
-            .metadata()
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|m| m.len());
+        let (mut file, file_len) = open_npy(path)?;
         let header = read_checked_header(&mut file, path, file_len)?;
         if header.dtype.kind != Kind::Float {
             return Err(npy_error(
@@ -205,27 +197,11 @@ impl NpyFile {
         let big = self.header.dtype.big_endian;
         if self.header.dtype.size == 4 {
             for (k, c) in bytes.chunks_exact(4).enumerate() {
-                let a = [c[0], c[1], c[2], c[3]];
-                put(
-                    k,
-                    T::from_f32(if big {
-                        f32::from_be_bytes(a)
-                    } else {
-                        f32::from_le_bytes(a)
-                    }),
-                );
+                put(k, decode_f4(c, big));
             }
         } else {
             for (k, c) in bytes.chunks_exact(8).enumerate() {
-                let a = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
-                put(
-                    k,
-                    T::from_f64(if big {
-                        f64::from_be_bytes(a)
-                    } else {
-                        f64::from_le_bytes(a)
-                    }),
-                );
+                put(k, decode_f8(c, big));
             }
         }
     }
@@ -276,21 +252,9 @@ impl NpyFile {
             let value = |r: usize, j: usize| -> T {
                 let at = (r * row_len + j) * size;
                 if size == 4 {
-                    let c = &staging[at..at + 4];
-                    let a = [c[0], c[1], c[2], c[3]];
-                    T::from_f32(if big {
-                        f32::from_be_bytes(a)
-                    } else {
-                        f32::from_le_bytes(a)
-                    })
+                    decode_f4(&staging[at..at + 4], big)
                 } else {
-                    let c = &staging[at..at + 8];
-                    let a = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
-                    T::from_f64(if big {
-                        f64::from_be_bytes(a)
-                    } else {
-                        f64::from_le_bytes(a)
-                    })
+                    decode_f8(&staging[at..at + 8], big)
                 }
             };
             let mut r = 0;
@@ -353,6 +317,28 @@ impl NpyFile {
         }
         Ok(())
     }
+}
+
+/// The stored `f4` value in the first 4 bytes of `c` (big-endian when `big`) as `T`.
+#[inline]
+fn decode_f4<T: SlabElement>(c: &[u8], big: bool) -> T {
+    let a = [c[0], c[1], c[2], c[3]];
+    T::from_f32(if big {
+        f32::from_be_bytes(a)
+    } else {
+        f32::from_le_bytes(a)
+    })
+}
+
+/// The stored `f8` value in the first 8 bytes of `c` (big-endian when `big`) as `T`.
+#[inline]
+fn decode_f8<T: SlabElement>(c: &[u8], big: bool) -> T {
+    let a = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
+    T::from_f64(if big {
+        f64::from_be_bytes(a)
+    } else {
+        f64::from_le_bytes(a)
+    })
 }
 
 /// Rows transposed together by [`NpyFile::read_slab`] (C-order file, column-major items).
@@ -455,6 +441,54 @@ mod tests {
         std::fs::write(path, bytes).unwrap();
     }
 
+    /// Writes the `(n, s, t)` array of the values `value(i, a, j)` to `path` as `descr`
+    /// (`<f8`, `>f8`, `<f4` or `>f4`), in Fortran order when `fortran`, else in C order.
+    fn write_3d(
+        path: &Path,
+        descr: &str,
+        [n, s, t]: [usize; 3],
+        fortran: bool,
+        value: impl Fn(usize, usize, usize) -> f64,
+    ) {
+        let mut data = Vec::new();
+        for k in 0..n * s * t {
+            // Entry `k` of the file: axis 0 fastest in Fortran order, the last axis in C.
+            let (i, a, j) = if fortran {
+                (k % n, k / n % s, k / (n * s))
+            } else {
+                (k / (s * t), k / t % s, k % t)
+            };
+            let v = value(i, a, j);
+            match descr {
+                "<f8" => data.extend_from_slice(&v.to_le_bytes()),
+                ">f8" => data.extend_from_slice(&v.to_be_bytes()),
+                "<f4" => data.extend_from_slice(&(v as f32).to_le_bytes()),
+                ">f4" => data.extend_from_slice(&(v as f32).to_be_bytes()),
+                _ => panic!("write_3d: unsupported descr {descr}"),
+            }
+        }
+        let order = if fortran { "True" } else { "False" };
+        raw_npy(
+            path,
+            &format!(
+                "{{'descr': '{descr}', 'fortran_order': {order}, 'shape': ({n}, {s}, {t}), }}"
+            ),
+            &data,
+        );
+    }
+
+    /// Items `first..first + count` of `f`, each in `order`.
+    fn slab<T: SlabElement>(
+        f: &mut NpyFile,
+        first: usize,
+        count: usize,
+        order: ItemOrder,
+    ) -> Vec<T> {
+        let mut out = vec![T::default(); count * f.item_len()];
+        f.read_slab(first, count, order, &mut out).unwrap();
+        out
+    }
+
     fn dir() -> tempfile_dir::Dir {
         tempfile_dir::Dir::new()
     }
@@ -489,65 +523,15 @@ mod tests {
         let d = dir();
         let (n, s, t) = (7, 3, 5);
         let value = |i: usize, a: usize, j: usize| (i * 100 + a * 10 + j) as f64 + 0.25;
-        for (descr, size, big) in [
-            ("<f8", 8, false),
-            (">f8", 8, true),
-            ("<f4", 4, false),
-            (">f4", 4, true),
-        ] {
+        for (case, descr) in ["<f8", ">f8", "<f4", ">f4"].into_iter().enumerate() {
             for fortran in [false, true] {
-                let mut data = Vec::new();
-                let mut push = |v: f64| {
-                    if size == 8 {
-                        data.extend_from_slice(&if big {
-                            v.to_be_bytes()
-                        } else {
-                            v.to_le_bytes()
-                        });
-                    } else {
-                        let v = v as f32;
-                        data.extend_from_slice(&if big {
-                            v.to_be_bytes()
-                        } else {
-                            v.to_le_bytes()
-                        });
-                    }
-                };
-                if fortran {
-                    for j in 0..t {
-                        for a in 0..s {
-                            for i in 0..n {
-                                push(value(i, a, j));
-                            }
-                        }
-                    }
-                } else {
-                    for i in 0..n {
-                        for a in 0..s {
-                            for j in 0..t {
-                                push(value(i, a, j));
-                            }
-                        }
-                    }
-                }
-                let path = d.0.join(format!("a{size}{big}{fortran}.npy"));
-                let order = if fortran { "True" } else { "False" };
-                raw_npy(
-                    &path,
-                    &format!(
-                        "{{'descr': '{descr}', 'fortran_order': {order}, 'shape': ({n}, {s}, {t}), }}"
-                    ),
-                    &data,
-                );
+                let path = d.0.join(format!("a{case}{fortran}.npy"));
+                write_3d(&path, descr, [n, s, t], fortran, value);
                 let mut f = NpyFile::open(&path).unwrap();
                 assert_eq!(f.shape(), &[n, s, t]);
                 for (first, count) in [(0, n), (2, 3), (6, 1), (3, 0)] {
-                    let mut col = vec![0.0f64; count * s * t];
-                    f.read_slab(first, count, ItemOrder::ColumnMajor, &mut col)
-                        .unwrap();
-                    let mut row = vec![0.0f32; count * s * t];
-                    f.read_slab(first, count, ItemOrder::RowMajor, &mut row)
-                        .unwrap();
+                    let col: Vec<f64> = slab(&mut f, first, count, ItemOrder::ColumnMajor);
+                    let row: Vec<f32> = slab(&mut f, first, count, ItemOrder::RowMajor);
                     for k in 0..count {
                         for a in 0..s {
                             for j in 0..t {
@@ -575,38 +559,15 @@ mod tests {
             let [n, s, t] = shape;
             let values: Vec<f64> = (0..n * s * t).map(|k| (k as f64).sin()).collect();
             let path = d.0.join(format!("big{n}.npy"));
-            let mut data = Vec::new();
-            if fortran {
-                for j in 0..t {
-                    for a in 0..s {
-                        for i in 0..n {
-                            data.extend_from_slice(&values[i * s * t + a * t + j].to_le_bytes());
-                        }
-                    }
-                }
-            } else {
-                for v in &values {
-                    data.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-            let order = if fortran { "True" } else { "False" };
-            raw_npy(
-                &path,
-                &format!(
-                    "{{'descr': '<f8', 'fortran_order': {order}, 'shape': ({n}, {s}, {t}), }}"
-                ),
-                &data,
-            );
+            write_3d(&path, "<f8", shape, fortran, |i, a, j| {
+                values[i * s * t + a * t + j]
+            });
             assert_eq!(crate::io::npy::read_npy(&path).unwrap().data, values);
             let mut f = NpyFile::open(&path).unwrap();
             let (first, count) = (1, n - 2);
-            let mut row = vec![0.0; count * s * t];
-            f.read_slab(first, count, ItemOrder::RowMajor, &mut row)
-                .unwrap();
+            let row: Vec<f64> = slab(&mut f, first, count, ItemOrder::RowMajor);
             assert_eq!(row, values[s * t..(n - 1) * s * t]);
-            let mut col = vec![0.0; count * s * t];
-            f.read_slab(first, count, ItemOrder::ColumnMajor, &mut col)
-                .unwrap();
+            let col: Vec<f64> = slab(&mut f, first, count, ItemOrder::ColumnMajor);
             for k in 0..count {
                 for a in 0..s {
                     for j in 0..t {
@@ -649,30 +610,30 @@ mod tests {
         ));
         // Truncated before opening.
         assert!(matches!(NpyFile::open(&path), Err(BlError::Npy { .. })));
+        // Opens a file of the header `dict` and 8 data bytes.
+        let open_raw = |name: &str, dict: &str| {
+            let path = d.0.join(name);
+            raw_npy(&path, dict, &[0; 8]);
+            NpyFile::open(&path)
+        };
         // Integer dtype.
-        let ints = d.0.join("int.npy");
-        raw_npy(
-            &ints,
+        let e = open_raw(
+            "int.npy",
             "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 1, 1), }",
-            &[0; 8],
-        );
-        let e = NpyFile::open(&ints).unwrap_err();
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("'<i4'"), "{e}");
         // A header announcing far more data than the file holds allocates nothing.
-        let huge = d.0.join("huge.npy");
-        raw_npy(
-            &huge,
+        let huge = open_raw(
+            "huge.npy",
             "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 1000, 1000), }",
-            &[0; 8],
         );
-        assert!(matches!(NpyFile::open(&huge), Err(BlError::Npy { .. })));
-        let scalar = d.0.join("scalar.npy");
-        raw_npy(
-            &scalar,
+        assert!(matches!(huge, Err(BlError::Npy { .. })));
+        let scalar = open_raw(
+            "scalar.npy",
             "{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
-            &[0; 8],
         );
-        assert!(matches!(NpyFile::open(&scalar), Err(BlError::Npy { .. })));
+        assert!(matches!(scalar, Err(BlError::Npy { .. })));
         assert!(matches!(
             NpyFile::open(d.0.join("missing.npy")),
             Err(BlError::Io { .. })
