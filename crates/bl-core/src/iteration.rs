@@ -222,29 +222,17 @@ mod tests {
 
     #[test]
     fn install_runs_on_the_requested_number_of_threads() {
-        let one = IterationParams::new(1, 0.0);
-        let n = IterationParams {
-            threads: Some(1),
-            ..one
+        let with_threads = |threads| IterationParams {
+            threads: Some(threads),
+            ..IterationParams::new(1, 0.0)
+        };
+        for threads in [1, 3] {
+            let n = with_threads(threads)
+                .install(rayon::current_num_threads)
+                .unwrap();
+            assert_eq!(n, threads);
         }
-        .install(rayon::current_num_threads)
-        .unwrap();
-        assert_eq!(n, 1);
-        let n = IterationParams {
-            threads: Some(3),
-            ..one
-        }
-        .install(rayon::current_num_threads)
-        .unwrap();
-        assert_eq!(n, 3);
-        assert!(
-            IterationParams {
-                threads: Some(0),
-                ..one
-            }
-            .install(|| ())
-            .is_err()
-        );
+        assert!(with_threads(0).install(|| ()).is_err());
     }
 
     #[test]
