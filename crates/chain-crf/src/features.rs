@@ -101,13 +101,7 @@ impl FeatureSet {
             state_off.push(state_label.len() as u32);
         }
         drop(seen);
-        let mut set = Self {
-            n_labels: l,
-            state_off,
-            state_label,
-            trans: vec![NONE; l * l],
-            n_trans: 0,
-        };
+        let mut set = Self::with_states(l, state_off, state_label);
         // Frequencies decide only when a feature can fall below `min_freq`: seen pairs
         // of nonnegative values have frequency >= 0, unseen ones 0.
         if options.min_freq > 0.0 || negative {
@@ -138,15 +132,7 @@ impl FeatureSet {
             set.state_off = off;
             set.state_label = labels;
         }
-        let mut next = set.state_label.len() as u32;
-        for (j, &f) in trans_freq.iter().enumerate() {
-            let exists = f > 0.0 || options.all_possible_transitions;
-            if exists && f >= options.min_freq {
-                set.trans[j] = next;
-                next += 1;
-                set.n_trans += 1;
-            }
-        }
+        set.add_transitions(&trans_freq, options);
         set
     }
 
@@ -193,23 +179,35 @@ impl FeatureSet {
             }
             state_off.push(state_label.len() as u32);
         }
-        let mut set = Self {
+        let mut set = Self::with_states(l, state_off, state_label);
+        set.add_transitions(trans_freq, options);
+        set
+    }
+
+    /// The state features `state_off`/`state_label` over `l` labels, and no transitions.
+    fn with_states(l: usize, state_off: Vec<u32>, state_label: Vec<u32>) -> Self {
+        Self {
             n_labels: l,
             state_off,
             state_label,
             trans: vec![NONE; l * l],
             n_trans: 0,
-        };
-        let mut id = set.state_label.len() as u32;
+        }
+    }
+
+    /// Numbers the transition features after the state features, in the order of the
+    /// `L x L` table `trans_freq`: a transition seen (or every one with
+    /// `all_possible_transitions`) whose count reaches `min_freq`.
+    fn add_transitions(&mut self, trans_freq: &[f64], options: &FeatureOptions) {
+        let mut next = self.state_label.len() as u32;
         for (j, &f) in trans_freq.iter().enumerate() {
             let exists = f > 0.0 || options.all_possible_transitions;
             if exists && f >= options.min_freq {
-                set.trans[j] = id;
-                id += 1;
-                set.n_trans += 1;
+                self.trans[j] = next;
+                next += 1;
+                self.n_trans += 1;
             }
         }
-        set
     }
 
     /// The feature set in the byte form of the distributed fit ([`crate::distributed`]),
