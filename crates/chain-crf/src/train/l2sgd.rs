@@ -593,16 +593,8 @@ pub(super) fn train(
             best_w.copy_from_slice(&cur);
         }
         job.log.push(IterationLog {
-            iteration: k,
-            loss: f,
-            feature_norm: norm,
-            active_features: active,
-            time: job.elapsed(),
-            error_norm: None,
-            linesearch_trials: None,
             learning_rate: Some(eta),
-            errors: None,
-            holdout,
+            ..IterationLog::new(k, f, (norm, active), job.elapsed(), holdout)
         });
         Ok::<_, crate::CrfError>(
             Progress::new(f, change)

@@ -352,18 +352,12 @@ pub(crate) fn optimize(
         } else {
             f64::INFINITY
         };
-        let (norm, active) = norm_and_active(qn.x());
+        let norm_active = norm_and_active(qn.x());
+        let time = job.elapsed();
         job.log.push(IterationLog {
-            iteration: k,
-            loss: f,
-            feature_norm: norm,
-            active_features: active,
-            time: job.elapsed(),
             error_norm: Some(qn.gradient_norm()),
             linesearch_trials: Some(qn.trials()),
-            learning_rate: None,
-            errors: None,
-            holdout: job.holdout_score(qn.x()),
+            ..IterationLog::new(k, f, norm_active, time, job.holdout_score(qn.x()))
         });
         let stop = (outcome != Outcome::Continue).then_some(Stop::Solved);
         Ok::<_, CrfError>(Progress::new(f, change).stop_if(stop))

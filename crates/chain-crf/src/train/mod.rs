@@ -237,6 +237,32 @@ pub struct IterationLog {
     pub holdout: Option<HoldoutScore>,
 }
 
+impl IterationLog {
+    /// The entry of `iteration` with the fields every trainer fills: `feature_norm` and
+    /// `active_features` from `norm_and_active`; the trainer-specific fields
+    /// (`error_norm`, `linesearch_trials`, `learning_rate`, `errors`) are `None`.
+    pub(crate) fn new(
+        iteration: usize,
+        loss: f64,
+        (feature_norm, active_features): (f64, usize),
+        time: f64,
+        holdout: Option<HoldoutScore>,
+    ) -> Self {
+        Self {
+            iteration,
+            loss,
+            feature_norm,
+            active_features,
+            time,
+            error_norm: None,
+            linesearch_trials: None,
+            learning_rate: None,
+            errors: None,
+            holdout,
+        }
+    }
+}
+
 /// What a trainer gets.
 pub(crate) struct Job<'a> {
     pub(crate) data: &'a Dataset,

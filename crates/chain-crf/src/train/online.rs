@@ -420,16 +420,8 @@ pub(crate) fn drive(
             None
         };
         job.log.push(IterationLog {
-            iteration: k,
-            loss,
-            feature_norm: norm,
-            active_features: active,
-            time: job.elapsed(),
-            error_norm: None,
-            linesearch_trials: None,
-            learning_rate: None,
             errors: Some(errors),
-            holdout,
+            ..IterationLog::new(k, loss, (norm, active), job.elapsed(), holdout)
         });
         let mean = loss / n as f64;
         let change = if mean < tol {
