@@ -8,6 +8,8 @@ mod features;
 pub mod lattice;
 mod model;
 pub mod optim;
+#[cfg(test)]
+mod test_support;
 mod train;
 pub mod viterbi;
 mod wire;

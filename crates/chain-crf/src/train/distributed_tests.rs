@@ -3,6 +3,7 @@
 //! one-machine fit bit for bit, mixing against hand computations, and the byte forms.
 
 use super::*;
+use crate::test_support::lcg;
 use crate::{CrfParams, DatasetBuilder, Fit, ParamGuard};
 
 /// A raw sequence: items of `(attribute, value)` pairs with a label.
@@ -11,13 +12,7 @@ type Raw = Vec<(Vec<(String, f64)>, String)>;
 /// `n` pseudo-random sequences over `l` labels and 9 attributes, values in -1..2 when
 /// `signed`, else 1.
 fn raw(n: usize, l: usize, seed: u64, signed: bool) -> Vec<Raw> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
+    let mut next = lcg(seed);
     (0..n)
         .map(|_| {
             (0..1 + next() % 6)
@@ -238,11 +233,8 @@ fn k_shards_train_and_stay_deterministic() {
     }
 }
 
-/// Two shards of one sequence each: shard 0 `[a/X, b/Y]`, shard 1 `[c/Y]`. From zero
-/// weights Viterbi tags every item X (the lower label), so shard 0 errs at position 1
-/// (difference: `(b, Y)` and the transition `(X, Y)`, each +1; `(b, X)` and `(X, X)` are
-/// no features) and shard 1 at position 0 (`(c, Y)` +1).
-fn hand_shards(algorithm: &Algorithm) -> (Plan, Vec<EpochResult>, OnlineState) {
+/// The plan and two shards of one sequence each: shard 0 `[a/X, b/Y]`, shard 1 `[c/Y]`.
+fn two_small_shards() -> (Plan, Vec<Shard>) {
     let seqs: Vec<Raw> = vec![
         vec![
             (vec![("a".into(), 1.0)], "X".into()),
@@ -250,7 +242,15 @@ fn hand_shards(algorithm: &Algorithm) -> (Plan, Vec<EpochResult>, OnlineState) {
         ],
         vec![(vec![("c".into(), 1.0)], "Y".into())],
     ];
-    let (plan, mut sh) = shards(&seqs, &[1], &FeatureOptions::default(), 0);
+    shards(&seqs, &[1], &FeatureOptions::default(), 0)
+}
+
+/// One epoch of `algorithm` from zero weights on each of [`two_small_shards`]. Viterbi
+/// tags every item X (the lower label), so shard 0 errs at position 1 (difference:
+/// `(b, Y)` and the transition `(X, Y)`, each +1; `(b, X)` and `(X, X)` are no features)
+/// and shard 1 at position 0 (`(c, Y)` +1).
+fn hand_shards(algorithm: &Algorithm) -> (Plan, Vec<EpochResult>, OnlineState) {
+    let (plan, mut sh) = two_small_shards();
     let start = OnlineState::initial(algorithm, plan.features().len()).unwrap();
     let results = sh
         .iter_mut()
@@ -323,14 +323,7 @@ fn two_shards_mix_to_the_hand_computed_average() {
     check(&plan, mixed.variances().unwrap(), [1.0, 0.5, 0.5, 0.5]);
     // The same through fit_online, one epoch.
     let params = CrfParams::new(ap).max_iter(1).check().unwrap();
-    let seqs: Vec<Raw> = vec![
-        vec![
-            (vec![("a".into(), 1.0)], "X".into()),
-            (vec![("b".into(), 1.0)], "Y".into()),
-        ],
-        vec![(vec![("c".into(), 1.0)], "Y".into())],
-    ];
-    let (plan, mut sh) = shards(&seqs, &[1], &FeatureOptions::default(), 0);
+    let (plan, mut sh) = two_small_shards();
     let fitted = fit_online(&params, &plan, &mut sh, None, &mut []).unwrap();
     check(&plan, fitted.model().weights(), [0.0, 0.5, 0.5, 0.5]);
     assert_eq!(fitted.log()[0].loss, 1.5);

@@ -614,42 +614,18 @@ pub(super) fn train(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::DatasetBuilder;
-    use crate::features::FeatureOptions;
-
-    /// An item: `(attribute, value)` pairs and a label.
-    type Item<'s> = (&'s [(&'s str, f64)], &'s str);
+    use crate::test_support::{spread_weights, with_all_features};
 
     /// Two short sequences with real values, and all possible features.
     fn tiny() -> (Dataset, FeatureSet) {
-        let mut b = DatasetBuilder::new();
-        let seqs: [&[Item<'_>]; 2] = [
+        with_all_features(&[
             &[
                 (&[("a", 1.0), ("v", 0.5)], "X"),
                 (&[("b", 1.0), ("v", -2.0)], "Y"),
                 (&[("a", 1.0), ("a", 0.25)], "Z"),
             ],
             &[(&[("b", 1.5)], "Y"), (&[("a", 1.0), ("v", 3.0)], "X")],
-        ];
-        for seq in seqs {
-            for (attrs, y) in seq {
-                for (a, v) in *attrs {
-                    b.attribute(a, *v).unwrap();
-                }
-                b.end_item(y).unwrap();
-            }
-            b.end_sequence().unwrap();
-        }
-        let data = b.finish();
-        let features = FeatureSet::generate(
-            &data,
-            &FeatureOptions {
-                all_possible_states: true,
-                all_possible_transitions: true,
-                ..FeatureOptions::default()
-            },
-        );
-        (data, features)
+        ])
     }
 
     /// `NLL_x(w)` by enumerating every label path (independent of the lattice).
@@ -682,9 +658,7 @@ mod tests {
     #[test]
     fn step_is_a_gradient_step_of_the_sequence_objective() {
         let (data, features) = tiny();
-        let w: Vec<f64> = (0..features.len())
-            .map(|j| ((j * 37 % 11) as f64 - 5.0) / 7.0)
-            .collect();
+        let w = spread_weights(features.len());
         let f = |x: Instance<'_>, w: &[f64], lambda: f64| {
             brute_nll(&features, x, w) + 0.5 * lambda * w.iter().map(|v| v * v).sum::<f64>()
         };

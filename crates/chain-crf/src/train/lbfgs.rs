@@ -371,46 +371,23 @@ pub(crate) fn optimize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::DatasetBuilder;
-    use crate::features::FeatureOptions;
+    use crate::test_support::{spread_weights, with_all_features};
 
     /// The gradient of the likelihood equals central finite differences, with real values
     /// and all possible features (so unseen pairs have gradient too).
     #[test]
     fn gradient_matches_finite_differences() {
-        let mut b = DatasetBuilder::new();
-        type Item<'a> = (&'a [(&'a str, f64)], &'a str);
-        let seqs: [&[Item<'_>]; 2] = [
+        let (data, features) = with_all_features(&[
             &[
                 (&[("a", 1.0), ("v", 0.5)], "X"),
                 (&[("b", 1.0), ("v", -2.0)], "Y"),
                 (&[("a", 1.0)], "Z"),
             ],
             &[(&[("b", 1.5)], "Y"), (&[("a", 1.0), ("v", 3.0)], "X")],
-        ];
-        for seq in seqs {
-            for (attrs, y) in seq {
-                for (a, v) in *attrs {
-                    b.attribute(a, *v).unwrap();
-                }
-                b.end_item(y).unwrap();
-            }
-            b.end_sequence().unwrap();
-        }
-        let data = b.finish();
-        let features = FeatureSet::generate(
-            &data,
-            &FeatureOptions {
-                all_possible_states: true,
-                all_possible_transitions: true,
-                ..FeatureOptions::default()
-            },
-        );
+        ]);
         for chunks in [1, 2] {
             let mut lik = Likelihood::new(&data, &features, chunks);
-            let w: Vec<f64> = (0..features.len())
-                .map(|j| ((j * 37 % 11) as f64 - 5.0) / 7.0)
-                .collect();
+            let w = spread_weights(features.len());
             let mut g = vec![0.0; w.len()];
             lik.eval(&w, &mut g);
             let mut scratch = vec![0.0; w.len()];

@@ -500,16 +500,11 @@ mod tests {
     use super::*;
     use crate::data::DatasetBuilder;
     use crate::features::FeatureOptions;
+    use crate::test_support::lcg;
 
     /// A data set of `n_seq` sequences over `l` labels with pseudo-random values.
     fn data(n_seq: usize, l: usize, seed: u64) -> crate::data::Dataset {
-        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        };
+        let mut next = lcg(seed);
         let mut b = DatasetBuilder::new();
         for _ in 0..n_seq {
             let len = 1 + next() % 6;
