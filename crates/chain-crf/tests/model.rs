@@ -7,23 +7,8 @@ use chain_crf::{
 };
 use proptest::prelude::*;
 
-/// An item: `(attribute, value)` pairs and the label.
-type Item<'a> = (Vec<(&'a str, f64)>, &'a str);
-
-/// A data set from items.
-fn dataset(seqs: &[Vec<Item<'_>>]) -> chain_crf::Dataset {
-    let mut b = DatasetBuilder::new();
-    for seq in seqs {
-        for (attrs, label) in seq {
-            for (a, v) in attrs {
-                b.attribute(a, *v).unwrap();
-            }
-            b.end_item(label).unwrap();
-        }
-        b.end_sequence().unwrap();
-    }
-    b.finish()
-}
+mod common;
+use common::dataset;
 
 fn toy() -> chain_crf::Dataset {
     dataset(&[
@@ -140,29 +125,22 @@ fn attribute_values_scale_state_scores() {
 #[test]
 fn feature_generation_follows_crfsuite() {
     let data = toy();
+    // (state features, transition features) of `data` with `options`.
+    let counts = |options: FeatureOptions| {
+        let f = FeatureSet::generate(&data, &options);
+        (f.n_state(), f.len() - f.n_state())
+    };
     // Seen pairs only: 3 labels; "len" occurs with D, N, V; each of 6 words with one label.
-    let f = FeatureSet::generate(&data, &FeatureOptions::default());
-    assert_eq!(f.n_state(), 6 + 3);
     // Transitions seen: D->N, N->V.
-    assert_eq!(f.len() - f.n_state(), 2);
+    assert_eq!(counts(FeatureOptions::default()), (6 + 3, 2));
     // min_freq counts the values: "len" with N sums 3 + 3 = 6, with D 3 + 1 = 4, with V
     // 3 + 4 = 7; words 1; transitions D->N twice, N->V once.
-    let f = FeatureSet::generate(
-        &data,
-        &FeatureOptions {
-            min_freq: 4.0,
-            ..FeatureOptions::default()
-        },
-    );
-    assert_eq!((f.n_state(), f.len() - f.n_state()), (3, 0));
-    let f = FeatureSet::generate(
-        &data,
-        &FeatureOptions {
-            min_freq: 2.0,
-            ..FeatureOptions::default()
-        },
-    );
-    assert_eq!((f.n_state(), f.len() - f.n_state()), (3, 1));
+    let min_freq = |min_freq| FeatureOptions {
+        min_freq,
+        ..FeatureOptions::default()
+    };
+    assert_eq!(counts(min_freq(4.0)), (3, 0));
+    assert_eq!(counts(min_freq(2.0)), (3, 1));
     // A pair whose values sum below min_freq = 0 is dropped (CRFsuite's rule), one
     // that sums to 0 is kept.
     let signed = dataset(&[vec![
@@ -173,15 +151,12 @@ fn feature_generation_follows_crfsuite() {
     assert_eq!((f.n_state(), f.len() - f.n_state()), (1, 1));
     assert!(f.state_feature(0, 0).is_none() && f.state_feature(1, 0).is_some());
     // All possible: 7 attributes x 3 labels, 9 transitions.
-    let f = FeatureSet::generate(
-        &data,
-        &FeatureOptions {
-            all_possible_states: true,
-            all_possible_transitions: true,
-            ..FeatureOptions::default()
-        },
-    );
-    assert_eq!((f.n_state(), f.len() - f.n_state()), (21, 9));
+    let all_possible = FeatureOptions {
+        all_possible_states: true,
+        all_possible_transitions: true,
+        ..FeatureOptions::default()
+    };
+    assert_eq!(counts(all_possible), (21, 9));
 }
 
 #[test]

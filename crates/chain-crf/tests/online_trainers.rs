@@ -12,23 +12,8 @@ use chain_crf::{
 };
 use proptest::prelude::*;
 
-/// An item: its `(attribute, value)` pairs and its label.
-type Item<'a> = (Vec<(&'a str, f64)>, &'a str);
-
-/// A data set from items.
-fn dataset(seqs: &[Vec<Item<'_>>]) -> Dataset {
-    let mut b = DatasetBuilder::new();
-    for seq in seqs {
-        for (attrs, label) in seq {
-            for (a, v) in attrs {
-                b.attribute(a, *v).unwrap();
-            }
-            b.end_item(label).unwrap();
-        }
-        b.end_sequence().unwrap();
-    }
-    b.finish()
-}
+mod common;
+use common::dataset;
 
 /// A small deterministic generator (no dependency on `rand`'s streams).
 struct Lcg(u64);
