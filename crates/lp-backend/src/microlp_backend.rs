@@ -37,6 +37,17 @@ struct Built {
 }
 
 fn build(lp: &LinearProgram) -> Built {
+    build_rows(lp, lp.rows().iter(), false)
+}
+
+/// `lp` with `rows` for its constraints, each divided by its largest coefficient's
+/// magnitude when `equilibrate` (the same feasible set; better conditioned for the
+/// simplex when the rows' scales differ).
+fn build_rows<'r>(
+    lp: &LinearProgram,
+    rows: impl Iterator<Item = &'r Row>,
+    equilibrate: bool,
+) -> Built {
     let direction = match lp.sense() {
         Sense::Minimize => OptimizationDirection::Minimize,
         Sense::Maximize => OptimizationDirection::Maximize,
@@ -47,17 +58,28 @@ fn build(lp: &LinearProgram) -> Built {
         .iter()
         .map(|v| problem.add_var(v.cost, (v.lower, v.upper)))
         .collect();
-    for row in lp.rows() {
-        problem.add_constraint(expr(row, &vars), cmp_op(row.cmp), row.rhs);
+    for row in rows {
+        let scale = if equilibrate {
+            row.coeffs.iter().map(|&(_, a)| a.abs()).fold(0.0, f64::max)
+        } else {
+            1.0
+        };
+        let scale = if scale > 0.0 && scale.is_finite() {
+            scale
+        } else {
+            1.0
+        };
+        problem.add_constraint(expr(row, &vars, scale), cmp_op(row.cmp), row.rhs / scale);
     }
     Built { problem, vars }
 }
 
-fn expr(row: &Row, vars: &[microlp::Variable]) -> microlp::LinearExpr {
+/// `row`'s left-hand side over `vars`, every coefficient divided by `scale`.
+fn expr(row: &Row, vars: &[microlp::Variable], scale: f64) -> microlp::LinearExpr {
     row.coeffs
         .iter()
         .filter(|&&(_, a)| a != 0.0)
-        .map(|&(j, a)| (vars[j], a))
+        .map(|&(j, a)| (vars[j], a / scale))
         .collect()
 }
 
@@ -110,6 +132,41 @@ fn solve_built(built: &Built) -> Result<Result<microlp::Solution, LpOutcome>, Lp
     }
 }
 
+/// Solves `built` (the translation of `lp` with `extra` rows) and checks the point. When
+/// microlp's point fails the check, the program is translated again with every row
+/// equilibrated (divided by its largest coefficient's magnitude: the same feasible set)
+/// and solved from scratch; that solve's verdict or point is returned, and its failure
+/// reported with the first. Returns the outcome and, when optimal, the solution with its
+/// state (for warm starts).
+fn solve_checked(
+    lp: &LinearProgram,
+    extra: &[Row],
+    built: &Built,
+) -> Result<(LpOutcome, Option<microlp::Solution>), LpError> {
+    let extra_refs: Vec<&Row> = extra.iter().collect();
+    let first = match solve_built(built)? {
+        Ok(solution) => match extract(&extra_refs, lp, &solution, &built.vars) {
+            Ok(outcome) => return Ok((outcome, Some(solution))),
+            Err(e @ LpError::Failed { .. }) => e,
+            Err(e) => return Err(e),
+        },
+        Err(verdict) => return Ok((verdict, None)),
+    };
+    let scaled = build_rows(lp, lp.rows().iter().chain(extra), true);
+    match solve_built(&scaled)? {
+        Ok(solution) => {
+            let outcome = extract(&extra_refs, lp, &solution, &scaled.vars).map_err(|e| {
+                LpError::failed(
+                    NAME,
+                    format!("{first}; solved again with equilibrated rows: {e}"),
+                )
+            })?;
+            Ok((outcome, Some(solution)))
+        }
+        Err(verdict) => Ok((verdict, None)),
+    }
+}
+
 impl bl_core::Extension for Microlp {
     fn name(&self) -> &str {
         NAME
@@ -119,23 +176,14 @@ impl bl_core::Extension for Microlp {
 impl LpSolver for Microlp {
     fn solve(&self, lp: &LinearProgram) -> Result<LpOutcome, LpError> {
         lp.validate()?;
-        guarded(NAME, || {
-            let built = build(lp);
-            match solve_built(&built)? {
-                Ok(solution) => extract(&[], lp, &solution, &built.vars),
-                Err(verdict) => Ok(verdict),
-            }
-        })
+        guarded(NAME, || Ok(solve_checked(lp, &[], &build(lp))?.0))
     }
 
     fn prepare<'a>(&'a self, base: &LinearProgram) -> Result<Box<dyn WarmLp + 'a>, LpError> {
         base.validate()?;
         guarded(NAME, || {
             let built = build(base);
-            let (outcome, state) = match solve_built(&built)? {
-                Ok(solution) => (extract(&[], base, &solution, &built.vars)?, Some(solution)),
-                Err(verdict) => (verdict, None),
-            };
+            let (outcome, state) = solve_checked(base, &[], &built)?;
             Ok(Box::new(MicrolpWarm {
                 base: base.clone(),
                 built,
@@ -159,7 +207,8 @@ impl MicrolpWarm {
     fn warm(&self, state: &microlp::Solution, rows: &[Row]) -> Result<LpOutcome, LpError> {
         let mut current = state.clone();
         for row in rows {
-            match current.add_constraint(expr(row, &self.built.vars), cmp_op(row.cmp), row.rhs) {
+            match current.add_constraint(expr(row, &self.built.vars, 1.0), cmp_op(row.cmp), row.rhs)
+            {
                 Ok(SolveOutcome::Solution(s)) => current = s,
                 Ok(SolveOutcome::Interrupted(_)) => {
                     return Err(LpError::failed(NAME, "warm-started solve interrupted"));
@@ -180,15 +229,9 @@ impl MicrolpWarm {
         for row in rows {
             built
                 .problem
-                .add_constraint(expr(row, &built.vars), cmp_op(row.cmp), row.rhs);
+                .add_constraint(expr(row, &built.vars, 1.0), cmp_op(row.cmp), row.rhs);
         }
-        match solve_built(&built)? {
-            Ok(solution) => {
-                let extra: Vec<&Row> = rows.iter().collect();
-                extract(&extra, &self.base, &solution, &built.vars)
-            }
-            Err(verdict) => Ok(verdict),
-        }
+        Ok(solve_checked(&self.base, rows, &built)?.0)
     }
 }
 
