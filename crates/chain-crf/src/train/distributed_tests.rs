@@ -76,6 +76,16 @@ fn shards(seqs: &[Raw], cuts: &[usize], options: &FeatureOptions, seed: u64) -> 
     (plan, shards)
 }
 
+/// `lbfgs` with `options` and `max_iter` on one thread.
+fn lbfgs_on_one_thread(options: FeatureOptions, max_iter: usize) -> crate::CrfValidParams {
+    CrfParams::new(Algorithm::from_name("lbfgs").unwrap())
+        .features(options)
+        .max_iter(max_iter)
+        .threads(Some(1))
+        .check()
+        .unwrap()
+}
+
 const OPTIONS: [FeatureOptions; 4] = [
     FeatureOptions {
         min_freq: 0.0,
@@ -174,12 +184,7 @@ fn one_shard_is_the_one_machine_fit_bit_for_bit() {
     let seqs = raw(60, 4, 3, true);
     let full = dataset(&seqs);
     let options = OPTIONS[1];
-    let lbfgs = CrfParams::new(Algorithm::from_name("lbfgs").unwrap())
-        .features(options)
-        .max_iter(15)
-        .threads(Some(1))
-        .check()
-        .unwrap();
+    let lbfgs = lbfgs_on_one_thread(options, 15);
     let one = lbfgs.fit(&full).unwrap();
     let (plan, mut sh) = shards(&seqs, &[], &options, 11);
     let dist = fit_lbfgs(&lbfgs, &plan, &mut sh, None, &mut []).unwrap();
@@ -205,12 +210,7 @@ fn one_shard_is_the_one_machine_fit_bit_for_bit() {
 fn k_shards_train_and_stay_deterministic() {
     let seqs = raw(80, 3, 5, false);
     let options = OPTIONS[0];
-    let params = CrfParams::new(Algorithm::from_name("lbfgs").unwrap())
-        .features(options)
-        .max_iter(10)
-        .threads(Some(1))
-        .check()
-        .unwrap();
+    let params = lbfgs_on_one_thread(options, 10);
     let one = params.fit(&dataset(&seqs)).unwrap();
     let (plan, mut sh) = shards(&seqs, &[30, 55], &options, 0);
     let dist = fit_lbfgs(&params, &plan, &mut sh, None, &mut []).unwrap();
