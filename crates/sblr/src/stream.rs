@@ -344,19 +344,14 @@ impl NpySource {
         let mut first = 0;
         while first < self.n {
             let count = self.block_samples.min(self.n - first);
+            let len = count * s * t;
             let view = match block {
-                Block::F32(buf) => BlockView::F32(self.read_block(
-                    files,
-                    &mut buf[..count * s * t],
-                    first,
-                    threads,
-                )?),
-                Block::F64(buf) => BlockView::F64(self.read_block(
-                    files,
-                    &mut buf[..count * s * t],
-                    first,
-                    threads,
-                )?),
+                Block::F32(buf) => {
+                    BlockView::F32(self.read_block(files, &mut buf[..len], first, threads)?)
+                }
+                Block::F64(buf) => {
+                    BlockView::F64(self.read_block(files, &mut buf[..len], first, threads)?)
+                }
             };
             each(first, view)?;
             first += count;
