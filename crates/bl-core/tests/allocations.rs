@@ -1,5 +1,5 @@
-//! The engine allocates nothing per iteration when tracing is off (its own process: the
-//! counting allocator is global).
+//! The engine allocates nothing per iteration when tracing is off (its own process without
+//! libtest's harness, `harness = false`: the counting allocator is global).
 
 use std::alloc::System;
 
@@ -30,7 +30,13 @@ fn allocations_of(rule: &IterationParams) -> usize {
     allocations
 }
 
-#[test]
+fn main() {
+    an_untraced_run_allocates_nothing_and_a_traced_one_allocates_per_iteration();
+    println!(
+        "allocations: an_untraced_run_allocates_nothing_and_a_traced_one_allocates_per_iteration: ok"
+    );
+}
+
 fn an_untraced_run_allocates_nothing_and_a_traced_one_allocates_per_iteration() {
     assert_eq!(
         allocations_of(&IterationParams::new(1_000, 0.0).untraced()),

@@ -1,6 +1,7 @@
 //! A sweep allocates nothing, and neither does an iteration of an untraced fit: counted by
-//! an instrumented global allocator. This binary holds a single test so that no other
-//! test allocates concurrently.
+//! an instrumented global allocator. The counts are process-wide, so this
+//! binary runs without libtest's harness (`harness = false`): no harness thread allocates
+//! during a count.
 
 use std::alloc::System;
 
@@ -15,7 +16,11 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-#[test]
+fn main() {
+    sweeps_do_not_allocate();
+    println!("no_alloc: sweeps_do_not_allocate: ok");
+}
+
 fn sweeps_do_not_allocate() {
     let n = 120;
     // Large enough for the blocked dense sweep to use full-size matrix products.

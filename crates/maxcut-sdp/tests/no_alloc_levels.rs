@@ -1,6 +1,7 @@
 //! The level-by-level sparse sweep allocates nothing, also when its levels are split
-//! between threads: counted by an instrumented global allocator. This binary holds a
-//! single test so that no other test allocates concurrently.
+//! between threads: counted by an instrumented global allocator. The counts are process-wide,
+//! so this binary runs without libtest's harness (`harness = false`): no harness thread
+//! allocates during a count.
 
 use std::alloc::System;
 
@@ -12,7 +13,11 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-#[test]
+fn main() {
+    level_sweeps_do_not_allocate();
+    println!("no_alloc_levels: level_sweeps_do_not_allocate: ok");
+}
+
 fn level_sweeps_do_not_allocate() {
     // Levels large enough to be split twice at this rank (checked by the unit test
     // `the_threaded_test_graph_splits`).
