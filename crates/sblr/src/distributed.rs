@@ -46,7 +46,7 @@ use faer::MatRef;
 use crate::bilinear::{BinarySolverOn, check_rank};
 use crate::block::Features;
 use crate::error::{Result, SblrError};
-use crate::features::{LocalFeatures, ReducedFeatures, Side};
+use crate::features::{LocalFeatures, ReducedFeatures, Side, weighted_mean_of};
 use crate::model::{FittedSblr, fit_solver};
 use crate::ova::{FittedOneVsAll, assemble};
 use crate::params::SblrValidParams;
@@ -158,24 +158,6 @@ impl<T: Element> DataPasses for ChunkSamples<T> {
     fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
         self.stacked()?.add_weighted_sum(weights, acc);
         Ok(())
-    }
-}
-
-impl<P: DataPasses + Send> DataPasses for Arc<P> {
-    fn sample_shape(&self) -> (usize, usize) {
-        (**self).sample_shape()
-    }
-    fn n_samples(&self) -> usize {
-        (**self).n_samples()
-    }
-    fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
-        (**self).times_v(vt, k, out, threads)
-    }
-    fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
-        (**self).u_times(u, k, out, threads)
-    }
-    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
-        (**self).add_weighted_sum(weights, acc)
     }
 }
 
@@ -428,14 +410,10 @@ impl<C: RemoteChunks> ReducedFeatures for DistributedFeatures<C> {
     }
 
     fn weighted_mean(&mut self, weights: &[f64]) -> Result<Vec<f64>> {
-        let (s, t) = self.chunks.sample_shape();
-        let n = self.chunks.n_samples();
-        bl_core::error::ensure_len("weighted_mean: weights", n, weights.len())?;
-        let mut m = bl_core::limits::try_zeroed("weighted mean: s x t", &[s, t])?;
-        self.chunks.weighted_sample_sum(weights, &mut m)?;
-        let scale = 1.0 / n as f64;
-        m.iter_mut().for_each(|v| *v *= scale);
-        Ok(m)
+        let chunks = &self.chunks;
+        weighted_mean_of(chunks.sample_shape(), chunks.n_samples(), weights, |m| {
+            chunks.weighted_sample_sum(weights, m)
+        })
     }
 }
 

@@ -174,11 +174,29 @@ impl<P: DataPasses> ReducedFeatures for LocalFeatures<P> {
     }
 
     fn weighted_mean(&mut self, weights: &[f64]) -> Result<Vec<f64>> {
-        bl_core::error::ensure_len("weighted_mean: weights", self.n, weights.len())?;
-        let mut m = bl_core::limits::try_zeroed("weighted mean: s x t", &[self.s, self.t])?;
-        self.passes.add_weighted_sum(weights, &mut m)?;
-        let scale = 1.0 / self.n as f64;
-        m.iter_mut().for_each(|v| *v *= scale);
-        Ok(m)
+        let passes = &self.passes;
+        weighted_mean_of((self.s, self.t), self.n, weights, |m| {
+            passes.add_weighted_sum(weights, m)
+        })
     }
+}
+
+/// [`ReducedFeatures::weighted_mean`] of `n` samples of shape `(s, t)`: `sum` adds
+/// `sum_i w_i X_i` to the zeroed `s x t` buffer it is given, which is then divided by `n`.
+///
+/// # Errors
+/// `BlError::ShapeMismatch` (as `SblrError::Core`) for `weights` of a length other than
+/// `n`; a buffer too large; `sum`'s.
+pub(crate) fn weighted_mean_of(
+    (s, t): (usize, usize),
+    n: usize,
+    weights: &[f64],
+    sum: impl FnOnce(&mut [f64]) -> Result<()>,
+) -> Result<Vec<f64>> {
+    bl_core::error::ensure_len("weighted_mean: weights", n, weights.len())?;
+    let mut m = bl_core::limits::try_zeroed("weighted mean: s x t", &[s, t])?;
+    sum(&mut m)?;
+    let scale = 1.0 / n as f64;
+    m.iter_mut().for_each(|v| *v *= scale);
+    Ok(m)
 }

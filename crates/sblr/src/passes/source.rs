@@ -4,6 +4,7 @@
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::iteration::Pool;
 use faer::MatRef;
+use std::sync::Arc;
 
 use super::Stacked;
 use crate::error::Result;
@@ -82,22 +83,33 @@ impl<'a, T: Element> InMemory<'a, T> {
     }
 }
 
-impl<P: DataPasses + ?Sized> DataPasses for &P {
-    fn sample_shape(&self) -> (usize, usize) {
-        (**self).sample_shape()
-    }
-    fn n_samples(&self) -> usize {
-        (**self).n_samples()
-    }
-    fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
-        (**self).times_v(vt, k, out, threads)
-    }
-    fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
-        (**self).u_times(u, k, out, threads)
-    }
-    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
-        (**self).add_weighted_sum(weights, acc)
-    }
+/// [`DataPasses`] for pointers to a source (`impl[generics] for Pointer;`): every method
+/// forwarded to the source, `(**self)`.
+macro_rules! forward_data_passes {
+    ($(impl[$($generics:tt)*] for $pointer:ty;)+) => {$(
+        impl<$($generics)*> DataPasses for $pointer {
+            fn sample_shape(&self) -> (usize, usize) {
+                (**self).sample_shape()
+            }
+            fn n_samples(&self) -> usize {
+                (**self).n_samples()
+            }
+            fn times_v(&self, vt: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
+                (**self).times_v(vt, k, out, threads)
+            }
+            fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
+                (**self).u_times(u, k, out, threads)
+            }
+            fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
+                (**self).add_weighted_sum(weights, acc)
+            }
+        }
+    )+};
+}
+
+forward_data_passes! {
+    impl[P: DataPasses + ?Sized] for &P;
+    impl[P: DataPasses + Send] for Arc<P>;
 }
 
 impl<T: Element> DataPasses for InMemory<'_, T> {
