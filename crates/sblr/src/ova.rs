@@ -161,16 +161,23 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
         let models = (0..data.n_classes())
             .into_par_iter()
             .map(|c| {
-                let y = data
-                    .labels()
-                    .iter()
-                    .map(|&l| if l == c { 1.0 } else { -1.0 })
-                    .collect();
-                self.estimator.fit_signs(data, y)
+                self.estimator
+                    .fit_signs(data, class_signs(data.labels(), c))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(assemble(models, data.class_names().to_vec(), observers))
     }
+}
+
+/// The `±1` labels of class `class` against the rest: `+1` where `labels` (class
+/// indices, one per sample) is `class`, `-1` elsewhere. What each binary model of
+/// one-vs-all is fitted on (e.g. with [`crate::distributed::fit_binary`]).
+#[must_use]
+pub fn class_signs(labels: &[usize], class: usize) -> Vec<f64> {
+    labels
+        .iter()
+        .map(|&l| if l == class { 1.0 } else { -1.0 })
+        .collect()
 }
 
 /// The fitted one-vs-all model of the class models `models` (one per class name, in

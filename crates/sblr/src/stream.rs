@@ -323,11 +323,7 @@ impl NpySource {
                 });
             }
         }
-        Ok(self
-            .labels
-            .iter()
-            .map(|&l| if l == c { 1.0 } else { -1.0 })
-            .collect())
+        Ok(crate::ova::class_signs(&self.labels, c))
     }
 
     /// Runs `each(first, stacked block)` over the blocks in order, each read (its

@@ -10,6 +10,7 @@ use sblr::distributed::{
     ChunkFeatures, ChunkSamples, RemoteChunks, fit_binary, one_vs_all, remote_failure,
 };
 use sblr::features::Side;
+use sblr::ova::class_signs;
 use sblr::synthetic::{three_classes, two_class};
 use sblr::{ExactBlockSolve, Fit, Fitted, OneVsAll, ParamGuard, Sblr, SblrError};
 
@@ -171,14 +172,9 @@ fn one_vs_all_of_distributed_class_fits_equals_the_in_memory_one_vs_all() {
         .unwrap();
     let models = (0..3)
         .map(|c| {
-            let y = data
-                .labels()
-                .iter()
-                .map(|&l| if l == c { 1.0 } else { -1.0 })
-                .collect();
             fit_binary(
                 Local::new(&data, &[0, 12, 30], 1, usize::MAX),
-                y,
+                class_signs(data.labels(), c),
                 &params,
                 &mut [],
             )
