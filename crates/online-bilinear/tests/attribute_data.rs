@@ -15,7 +15,7 @@ use std::sync::Arc;
 use chain_crf::{Dataset, DatasetBuilder, Items, Sequence};
 use online_bilinear::{
     BuiltIn, Corpus, FeatureDict, Fit, Fitted, FittedTagger, OblError, ParamGuard, Predict,
-    TaggerParams, Template, Templates, synthetic,
+    PreparedCorpus, TaggerParams, Template, Templates, synthetic,
 };
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -124,6 +124,50 @@ fn corpora() -> Result<(Corpus, Corpus), OblError> {
     synthetic::segmentation(180, 60, 40, 3)?.split_every(5)
 }
 
+/// The training corpus of [`corpora`] prepared with [`templates`], the same features as
+/// attribute data, and the held-out corpus.
+fn prepared_data() -> Result<(PreparedCorpus, Dataset, Corpus), OblError> {
+    let (train, test) = corpora()?;
+    let prepared = TaggerParams::sp()
+        .templates(templates())
+        .check()?
+        .prepare(&train)?;
+    let data = as_dataset(&train, prepared.features(), DatasetBuilder::new());
+    Ok((prepared, data, test))
+}
+
+/// A builder frozen to the dictionaries of `model`, a model of attribute data.
+fn frozen(model: &FittedTagger) -> DatasetBuilder {
+    DatasetBuilder::frozen(
+        model
+            .attribute_dictionary()
+            .expect("a model of attribute data"),
+        model.label_dictionary(),
+    )
+}
+
+/// `result` is the typed error of a value other than 0 or 1 at `position` of `sequence`,
+/// naming `attribute` and its `value`.
+fn assert_non_binary<T: std::fmt::Debug>(
+    result: Result<T, OblError>,
+    (sequence, position): (usize, usize),
+    attribute: &str,
+    value: f64,
+) {
+    match result {
+        Err(OblError::NonBinaryAttribute {
+            sequence: s,
+            position: p,
+            attribute: a,
+            value: v,
+        }) => assert_eq!(
+            (s, p, a.as_str(), v),
+            (sequence, position, attribute, value)
+        ),
+        other => panic!("expected NonBinaryAttribute, got {other:?}"),
+    }
+}
+
 /// sp (plain; averaged with 0-order features; with transitions only) and bol (plain;
 /// averaged with 0-order features): the data-set fit has the corpus fit's weights, and
 /// tags the held-out data as it does.
@@ -178,11 +222,7 @@ fn a_dataset_fit_equals_the_corpus_fit_on_the_same_features() -> TestResult {
 
         // Held-out data: the corpus's features (unknown ones dropped by its dictionary)
         // as a frozen data set of the model's dictionaries.
-        let frozen = DatasetBuilder::frozen(
-            data_model.attribute_dictionary().unwrap(),
-            data_model.label_dictionary(),
-        );
-        let held_out = as_dataset(&test, dict, frozen);
+        let held_out = as_dataset(&test, dict, frozen(&data_model));
         let want: Vec<Vec<String>> = corpus_model.predict(&test)?;
         let got: Vec<Vec<u32>> = data_model.predict(&held_out)?;
         assert_eq!(names_of(&data_model, &got), want, "{what}");
@@ -198,12 +238,7 @@ fn a_dataset_fit_equals_the_corpus_fit_on_the_same_features() -> TestResult {
 /// fit), and learns it.
 #[test]
 fn every_built_in_learner_fits_a_dataset() -> TestResult {
-    let (train, _) = corpora()?;
-    let dict = TaggerParams::sp()
-        .templates(templates())
-        .check()?
-        .prepare(&train)?;
-    let data = as_dataset(&train, dict.features(), DatasetBuilder::new());
+    let (_, data, _) = prepared_data()?;
     for learner in BuiltIn::ALL {
         let params = TaggerParams::new(Arc::new(learner))
             .max_iter(5)
@@ -278,18 +313,7 @@ fn non_binary_values_are_typed_errors_with_their_place() -> TestResult {
         TaggerParams::bol(),
         TaggerParams::crf_l2(),
     ] {
-        match params.fit(&data) {
-            Err(OblError::NonBinaryAttribute {
-                sequence,
-                position,
-                attribute,
-                value,
-            }) => {
-                assert_eq!((sequence, position, attribute.as_str()), (1, 2, "len"));
-                assert_eq!(value, 0.5);
-            }
-            other => panic!("expected NonBinaryAttribute, got {other:?}"),
-        }
+        assert_non_binary(params.fit(&data), (1, 2), "len", 0.5);
     }
     let message = TaggerParams::sp().fit(&data).unwrap_err().to_string();
     assert!(
@@ -307,30 +331,14 @@ fn non_binary_values_are_typed_errors_with_their_place() -> TestResult {
     assert_eq!(want, [vec!["a"], vec!["b"]]);
     assert_eq!(feature_names(&zero)?, want);
     assert_eq!(feature_names(&halves)?, want);
-    match params.prepare_dataset(&twice) {
-        Err(OblError::NonBinaryAttribute {
-            sequence: 0,
-            position: 1,
-            attribute,
-            value,
-        }) => assert_eq!((attribute.as_str(), value), ("b", 2.0)),
-        other => panic!("expected NonBinaryAttribute, got {other:?}"),
-    }
+    assert_non_binary(params.prepare_dataset(&twice), (0, 1), "b", 2.0);
 
     // At tagging: sequence 0, the position, the attribute.
     let model = params.fit(&plain)?;
     let mut seq = Sequence::new();
     seq.push_item([(0, 1.0)])?;
     seq.push_item([(1, 3.0)])?;
-    match model.tag_items(seq.items()) {
-        Err(OblError::NonBinaryAttribute {
-            sequence: 0,
-            position: 1,
-            attribute,
-            value,
-        }) => assert_eq!((attribute.as_str(), value), ("b", 3.0)),
-        other => panic!("expected NonBinaryAttribute, got {other:?}"),
-    }
+    assert_non_binary(model.tag_items(seq.items()), (0, 1), "b", 3.0);
     Ok(())
 }
 
@@ -364,19 +372,10 @@ fn values_encode_as_binary_features() -> TestResult {
 /// tagging; names a frozen builder does not know are dropped.
 #[test]
 fn unknown_attributes_are_ignored_at_tagging() -> TestResult {
-    let (train, test) = corpora()?;
-    let prepared = TaggerParams::sp()
-        .templates(templates())
-        .check()?
-        .prepare(&train)?;
-    let data = as_dataset(&train, prepared.features(), DatasetBuilder::new());
+    let (prepared, data, test) = prepared_data()?;
     let model = TaggerParams::sp().max_iter(3).fit(&data)?;
     let a = model.n_attributes().unwrap() as u32;
-    let frozen = DatasetBuilder::frozen(
-        model.attribute_dictionary().unwrap(),
-        model.label_dictionary(),
-    );
-    let held_out = as_dataset(&test, prepared.features(), frozen);
+    let held_out = as_dataset(&test, prepared.features(), frozen(&model));
     let mut changed = 0;
     for x in held_out.iter() {
         let want = model.tag_items(x.items)?;
@@ -395,10 +394,7 @@ fn unknown_attributes_are_ignored_at_tagging() -> TestResult {
     assert!(changed > 0);
 
     // Names: a frozen builder drops attributes the model does not know.
-    let mut b = DatasetBuilder::frozen(
-        model.attribute_dictionary().unwrap(),
-        model.label_dictionary(),
-    );
+    let mut b = frozen(&model);
     let first = held_out.instance(0);
     let names = model.attribute_dictionary().unwrap();
     for t in 0..first.items.len() {
@@ -422,12 +418,7 @@ fn unknown_attributes_are_ignored_at_tagging() -> TestResult {
 /// with its features is refused.
 #[test]
 fn a_dataset_model_saves_and_loads() -> TestResult {
-    let (train, test) = corpora()?;
-    let prepared = TaggerParams::sp()
-        .templates(templates())
-        .check()?
-        .prepare(&train)?;
-    let data = as_dataset(&train, prepared.features(), DatasetBuilder::new());
+    let (prepared, data, test) = prepared_data()?;
     let held_out = as_dataset(
         &test,
         prepared.features(),

@@ -60,6 +60,13 @@ fn prepared(params: &TaggerValidParams, corpus: &Corpus) -> PreparedCorpus {
     params.prepare(corpus).unwrap()
 }
 
+/// `a` and `b` tag `corpus` alike.
+fn assert_same_tags(a: &FittedTagger, b: &FittedTagger, corpus: &Corpus, what: &str) {
+    let tags_a: Vec<Vec<String>> = a.predict(corpus).unwrap();
+    let tags_b: Vec<Vec<String>> = b.predict(corpus).unwrap();
+    assert_eq!(tags_a, tags_b, "{what}");
+}
+
 #[test]
 fn one_shard_is_the_ordinary_fit_bit_for_bit() {
     let corpus = corpus();
@@ -94,9 +101,7 @@ fn one_shard_is_the_ordinary_fit_bit_for_bit() {
             ordinary_objectives,
             "{name}"
         );
-        let a: Vec<Vec<String>> = ipm.predict(&corpus).unwrap();
-        let b: Vec<Vec<String>> = ordinary.predict(&corpus).unwrap();
-        assert_eq!(a, b, "{name}");
+        assert_same_tags(&ipm, &ordinary, &corpus, name);
     }
 }
 
@@ -424,9 +429,7 @@ fn identical_shards_give_the_one_shard_model() {
                 );
             }
         }
-        let a: Vec<Vec<String>> = two.predict(&corpus).unwrap();
-        let b: Vec<Vec<String>> = one.predict(&corpus).unwrap();
-        assert_eq!(a, b, "{name}");
+        assert_same_tags(&two, &one, &corpus, name);
     }
 }
 

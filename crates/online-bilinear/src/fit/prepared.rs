@@ -72,13 +72,7 @@ impl PreparedCorpus {
 
     /// The first `n` sentences (all when `n >= len`), with the same dictionary and tags.
     pub fn head(&self, n: usize) -> PreparedCorpus {
-        let n = n.min(self.len());
-        PreparedCorpus {
-            dict: Arc::clone(&self.dict),
-            tags: self.tags.clone(),
-            encoded: self.encoded[..n].to_vec(),
-            gold: self.gold[..n].to_vec(),
-        }
+        self.range(0..n)
     }
 }
 
