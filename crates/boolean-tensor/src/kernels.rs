@@ -216,6 +216,16 @@ fn vectors_mut<S: pulp::Simd, const NV: usize>(row: &mut [f64], off: usize) -> &
     &mut S::as_mut_simd_f64s(&mut row[off..off + NV * S::F64_LANES]).0[..NV]
 }
 
+/// Entry `i` of each of the `K` columns `xs`, broadcast to a SIMD vector.
+#[inline(always)]
+fn splat_entries<S: pulp::Simd, const K: usize>(
+    simd: S,
+    xs: &[&[f64]; K],
+    i: usize,
+) -> [S::f64s; K] {
+    std::array::from_fn(|t| simd.splat_f64s(xs[t][i]))
+}
+
 /// Columns read at once by the mode-0 kernel (see [`Mode0Chunk`]).
 const MODE0_STREAMS: usize = 4;
 /// Columns read at once by the projection kernel (see [`ProjectChunk`]).
@@ -350,10 +360,7 @@ impl StreamedColumns<MODE0_STREAMS> for Mode0Chunk<'_> {
             w[t] = self.weights::<S, NV>(simd, first + t * q, off, rp);
         }
         for (i, row) in self.acc.chunks_exact_mut(rp).enumerate() {
-            let mut u = [simd.splat_f64s(0.0); K];
-            for t in 0..K {
-                u[t] = simd.splat_f64s(xs[t][i]);
-            }
+            let u = splat_entries(simd, &xs, i);
             for (v, a) in vectors_mut::<S, NV>(row, off).iter_mut().enumerate() {
                 let mut s = *a;
                 for t in 0..K {
@@ -389,10 +396,7 @@ impl StreamedColumns<PROJECT_STREAMS> for ProjectChunk<'_> {
         let mut s = [[zero; NV]; K];
         for (i, a) in self.a.chunks_exact(rp).enumerate() {
             let a = vectors::<S, NV>(a, off);
-            let mut u = [zero; K];
-            for t in 0..K {
-                u[t] = simd.splat_f64s(xs[t][i]);
-            }
+            let u = splat_entries(simd, &xs, i);
             // One vector of `A` at a time, used by every column (short live ranges: the
             // `K NV` sums stay in registers).
             for v in 0..NV {
