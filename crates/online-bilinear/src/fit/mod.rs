@@ -64,12 +64,7 @@ fit_tagger! {
     /// count), before training; [`OblError::Learner`] when a learner breaks its contract;
     /// CRFsuite failures for the CRF learners.
     Corpus => |self, corpus, observers| {
-        let started = Instant::now();
-        let prepared = self.prepare(corpus)?;
-        let setup_seconds = started.elapsed().as_secs_f64();
-        let mut model = self.train(self.learner().as_ref(), &prepared, observers, None)?;
-        model.train_seconds += setup_seconds;
-        Ok(model)
+        self.prepare_and_train(|| self.prepare(corpus), observers)
     }
 }
 
@@ -85,12 +80,7 @@ fit_tagger! {
     /// [`OblError::NonBinaryAttribute`] for a value other than 0 or 1), then those of the
     /// fit on a [`Corpus`] after preparation.
     chain_crf::Dataset => |self, data, observers| {
-        let started = Instant::now();
-        let prepared = self.prepare_dataset(data)?;
-        let setup_seconds = started.elapsed().as_secs_f64();
-        let mut model = self.train(self.learner().as_ref(), &prepared, observers, None)?;
-        model.train_seconds += setup_seconds;
-        Ok(model)
+        self.prepare_and_train(|| self.prepare_dataset(data), observers)
     }
 }
 
@@ -127,6 +117,21 @@ fit_tagger! {
 }
 
 impl TaggerValidParams {
+    /// Prepares the features with `prepare`, then trains the parameters' learner on them;
+    /// the model's [`train_seconds`](FittedTagger::train_seconds) includes the preparation.
+    fn prepare_and_train(
+        &self,
+        prepare: impl FnOnce() -> Result<PreparedCorpus>,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedTagger> {
+        let started = Instant::now();
+        let prepared = prepare()?;
+        let setup_seconds = started.elapsed().as_secs_f64();
+        let mut model = self.train(self.learner().as_ref(), &prepared, observers, None)?;
+        model.train_seconds += setup_seconds;
+        Ok(model)
+    }
+
     /// Trains `learner` (the parameters' own, or the candidate of the conformance suite)
     /// on prepared features.
     pub(crate) fn train(
