@@ -711,8 +711,13 @@ impl IpmPlan {
         let (mut u, mut v) = (vec![0.0; l], vec![0.0; p]);
         let mut xs = vec![0.0; shards.len()];
         let mut accs = vec![0.0; shards.len()];
+        // Reused for every block: a mix touches millions of blocks on a tagging corpus.
+        let mut slots: Vec<Option<usize>> = Vec::with_capacity(shards.len());
+        let mut held: Vec<PrimalBlock<'_>> = Vec::with_capacity(shards.len());
+        let mut scratch = MeanRankOne::default();
         for &k in &blocks {
-            let slots: Vec<Option<usize>> = shards.iter().map(|s| slot(s, k)).collect();
+            slots.clear();
+            slots.extend(shards.iter().map(|s| slot(s, k)));
             let same = slots.iter().all(Option::is_some)
                 && shards.windows(2).zip(slots.windows(2)).all(|(r, s)| {
                     let (a, b, sa, sb) = (r[0], r[1], s[0].unwrap_or(0), s[1].unwrap_or(0));
@@ -744,18 +749,18 @@ impl IpmPlan {
                         .find_map(|(s, sl)| sl.map(|j| &s.v[j * p..(j + 1) * p]))
                         .unwrap_or(&[]),
                 };
-                let held: Vec<PrimalBlock<'_>> = shards
-                    .iter()
-                    .zip(&slots)
-                    .filter_map(|(s, sl)| {
-                        sl.map(|j| PrimalBlock {
-                            alpha: &s.alpha[j * l..(j + 1) * l],
-                            root_sigma: s.sigma[j].sqrt(),
-                            v: &s.v[j * p..(j + 1) * p],
-                        })
+                held.clear();
+                held.extend(shards.iter().zip(&slots).filter_map(|(s, sl)| {
+                    let j = (*sl)?;
+                    let root_sigma = s.sigma[j].sqrt();
+                    // Blocks with beta_i = 0 add nothing to W.
+                    (root_sigma > 0.0 && root_sigma.is_finite()).then(|| PrimalBlock {
+                        alpha: &s.alpha[j * l..(j + 1) * l],
+                        root_sigma,
+                        v: &s.v[j * p..(j + 1) * p],
                     })
-                    .collect();
-                let sigma = mean_rank_one(&held, shards.len(), reference, &mut u, &mut v);
+                }));
+                let sigma = scratch.solve(&held, shards.len(), reference, &mut u, &mut v);
                 if sigma == 0.0 {
                     v.fill(uniform);
                 }
@@ -1555,7 +1560,6 @@ struct Steps {
     t_new: f64,
 }
 
-/// Whether two slices hold the same bits.
 /// One shard's primal block `alpha_k beta_k^T` with `beta_k = sqrt(sigma_k) v_k`.
 struct PrimalBlock<'a> {
     alpha: &'a [f64],
@@ -1563,115 +1567,134 @@ struct PrimalBlock<'a> {
     v: &'a [f64],
 }
 
-/// The leading singular pair of the mean primal block `W = (1/k) sum_i alpha_i beta_i^T`
-/// over `k` shards, of which `held` hold the block (the others count 0): bol's mixed
-/// factors. Leaves `alpha = sqrt(sigma) u` in `u` and the unit `v` in `v`; returns
-/// `sigma` (0 when `W = 0`, with `u` zero and `v` untouched).
-///
-/// `W = A B^T / k` has rank at most `m = held.len()`, so the pair is found in the
-/// coordinates `c` of `v = B c`: `W^T W v = B (A^T A)(B^T B) c / k^2`, power steps on the
-/// `m x m` matrix `(A^T A)(B^T B)` (`O(m^2 (L + P))` for the two Gram matrices, `O(m^2)` a
-/// step), warm-started at the mean of the shards' `v_i`, each turned to the side of
-/// `reference` (`(u, v)` and `(-u, -v)` are the same block).
-fn mean_rank_one(
-    held: &[PrimalBlock<'_>],
-    k: usize,
-    reference: &[f64],
-    u: &mut [f64],
-    v: &mut [f64],
-) -> f64 {
-    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
-    // Blocks with beta_i = 0 add nothing to W.
-    let held: Vec<&PrimalBlock<'_>> = held
-        .iter()
-        .filter(|b| b.root_sigma > 0.0 && b.root_sigma.is_finite())
-        .collect();
-    let m = held.len();
-    u.fill(0.0);
-    if m == 0 {
-        return 0.0;
-    }
-    // Gram matrices of A (columns alpha_i) and B (columns beta_i).
-    let mut ga = vec![0.0; m * m];
-    let mut gb = vec![0.0; m * m];
-    for i in 0..m {
-        for j in 0..=i {
-            let a = dot(held[i].alpha, held[j].alpha);
-            let b = held[i].root_sigma * held[j].root_sigma * dot(held[i].v, held[j].v);
-            (ga[i * m + j], ga[j * m + i]) = (a, a);
-            (gb[i * m + j], gb[j * m + i]) = (b, b);
-        }
-    }
-    // Warm start: v = sum_i s_i v_i = B c with c_i = s_i / sqrt(sigma_i).
-    let mut c: Vec<f64> = held
-        .iter()
-        .map(|b| {
-            let side = if dot(b.v, reference) < 0.0 { -1.0 } else { 1.0 };
-            side / b.root_sigma
-        })
-        .collect();
-    let norm_v = |c: &[f64]| {
-        let mut q = 0.0;
-        for i in 0..m {
-            q += c[i] * dot(&gb[i * m..(i + 1) * m], c);
-        }
-        q.max(0.0).sqrt()
-    };
-    let (mut t, mut next) = (vec![0.0; m], vec![0.0; m]);
-    for _ in 0..MEAN_RANK_ONE_STEPS {
-        let n = norm_v(&c);
-        if n == 0.0 || !n.is_finite() {
-            break;
-        }
-        c.iter_mut().for_each(|x| *x /= n);
-        for i in 0..m {
-            t[i] = dot(&gb[i * m..(i + 1) * m], &c);
-        }
-        for i in 0..m {
-            next[i] = dot(&ga[i * m..(i + 1) * m], &t);
-        }
-        // Converged when the direction of v no longer moves: compare the normalized
-        // coordinates.
-        let n_next = norm_v(&next);
-        if n_next == 0.0 || !n_next.is_finite() {
-            break;
-        }
-        let moved = c
-            .iter()
-            .zip(&next)
-            .map(|(a, b)| (a - b / n_next).abs())
-            .fold(0.0, f64::max);
-        c.iter_mut().zip(&next).for_each(|(a, b)| *a = b / n_next);
-        if moved <= 1e-14 * c.iter().fold(0.0_f64, |m, x| m.max(x.abs())) {
-            break;
-        }
-    }
-    let n = norm_v(&c);
-    if n == 0.0 || !n.is_finite() {
-        return 0.0;
-    }
-    // v = B c / |B c|; z = W v = A (B^T v) / k; sigma = |z|.
-    v.fill(0.0);
-    for (b, &ci) in held.iter().zip(&c) {
-        let w = ci * b.root_sigma / n;
-        v.iter_mut().zip(b.v).for_each(|(x, y)| *x += w * y);
-    }
-    for b in &held {
-        let w = b.root_sigma * dot(b.v, v) / k as f64;
-        u.iter_mut().zip(b.alpha).for_each(|(x, y)| *x += w * y);
-    }
-    let sigma = dot(u, u).sqrt();
-    if sigma == 0.0 || !sigma.is_finite() {
-        u.fill(0.0);
-        return 0.0;
-    }
-    // alpha = sqrt(sigma) u_unit = z / sqrt(sigma).
-    let root = sigma.sqrt();
-    u.iter_mut().for_each(|x| *x /= root);
-    sigma
+/// The workspace of the mean primal block's leading pair, reused across the blocks of a
+/// mix so that the mix allocates nothing per block.
+#[derive(Default)]
+struct MeanRankOne {
+    /// Gram matrix of `A` (columns `alpha_i`), `m x m` row-major.
+    ga: Vec<f64>,
+    /// Gram matrix of `B` (columns `beta_i`).
+    gb: Vec<f64>,
+    /// The coordinates `c` of `v = B c`.
+    c: Vec<f64>,
+    t: Vec<f64>,
+    next: Vec<f64>,
 }
 
-/// Power steps of [`mean_rank_one`] at most (each `O(m^2)` for `m` shards).
+impl MeanRankOne {
+    /// The leading singular pair of the mean primal block
+    /// `W = (1/k) sum_i alpha_i beta_i^T` over `k` shards, of which `held` hold the block
+    /// with `beta_i != 0` (the others count 0): bol's mixed factors. Leaves
+    /// `alpha = sqrt(sigma) u` in `u` and the unit `v` in `v`; returns `sigma` (0 when
+    /// `W = 0`, with `u` zero and `v` untouched).
+    ///
+    /// `W = A B^T / k` has rank at most `m = held.len()`, so the pair is found in the
+    /// coordinates `c` of `v = B c`: `W^T W v = B (A^T A)(B^T B) c / k^2`, power steps on
+    /// the `m x m` matrix `(A^T A)(B^T B)` (`O(m^2 (L + P))` for the two Gram matrices,
+    /// `O(m^2)` a step), warm-started at the mean of the shards' `v_i`, each turned to the
+    /// side of `reference` (`(u, v)` and `(-u, -v)` are the same block).
+    fn solve(
+        &mut self,
+        held: &[PrimalBlock<'_>],
+        k: usize,
+        reference: &[f64],
+        u: &mut [f64],
+        v: &mut [f64],
+    ) -> f64 {
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+        let m = held.len();
+        u.fill(0.0);
+        if m == 0 {
+            return 0.0;
+        }
+        let Self { ga, gb, c, t, next } = self;
+        for x in [&mut *ga, &mut *gb] {
+            x.clear();
+            x.resize(m * m, 0.0);
+        }
+        for x in [&mut *t, &mut *next] {
+            x.clear();
+            x.resize(m, 0.0);
+        }
+        for i in 0..m {
+            for j in 0..=i {
+                let a = dot(held[i].alpha, held[j].alpha);
+                let b = held[i].root_sigma * held[j].root_sigma * dot(held[i].v, held[j].v);
+                (ga[i * m + j], ga[j * m + i]) = (a, a);
+                (gb[i * m + j], gb[j * m + i]) = (b, b);
+            }
+        }
+        // Warm start: v = sum_i s_i v_i = B c with c_i = s_i / sqrt(sigma_i).
+        c.clear();
+        c.extend(held.iter().map(|b| {
+            let side = if dot(b.v, reference) < 0.0 { -1.0 } else { 1.0 };
+            side / b.root_sigma
+        }));
+        let gb = &*gb;
+        let norm_v = |c: &[f64]| {
+            let mut q = 0.0;
+            for i in 0..m {
+                q += c[i] * dot(&gb[i * m..(i + 1) * m], c);
+            }
+            q.max(0.0).sqrt()
+        };
+        for _ in 0..MEAN_RANK_ONE_STEPS {
+            let n = norm_v(c);
+            if n == 0.0 || !n.is_finite() {
+                break;
+            }
+            c.iter_mut().for_each(|x| *x /= n);
+            for i in 0..m {
+                t[i] = dot(&gb[i * m..(i + 1) * m], c);
+            }
+            for i in 0..m {
+                next[i] = dot(&ga[i * m..(i + 1) * m], t);
+            }
+            // Converged when the direction of v no longer moves: compare the normalized
+            // coordinates.
+            let n_next = norm_v(next);
+            if n_next == 0.0 || !n_next.is_finite() {
+                break;
+            }
+            let moved = c
+                .iter()
+                .zip(next.iter())
+                .map(|(a, b)| (a - b / n_next).abs())
+                .fold(0.0, f64::max);
+            c.iter_mut()
+                .zip(next.iter())
+                .for_each(|(a, b)| *a = b / n_next);
+            if moved <= 1e-14 * c.iter().fold(0.0_f64, |m, x| m.max(x.abs())) {
+                break;
+            }
+        }
+        let n = norm_v(c);
+        if n == 0.0 || !n.is_finite() {
+            return 0.0;
+        }
+        // v = B c / |B c|; z = W v = A (B^T v) / k; sigma = |z|.
+        v.fill(0.0);
+        for (b, &ci) in held.iter().zip(c.iter()) {
+            let w = ci * b.root_sigma / n;
+            v.iter_mut().zip(b.v).for_each(|(x, y)| *x += w * y);
+        }
+        for b in held {
+            let w = b.root_sigma * dot(b.v, v) / k as f64;
+            u.iter_mut().zip(b.alpha).for_each(|(x, y)| *x += w * y);
+        }
+        let sigma = dot(u, u).sqrt();
+        if sigma == 0.0 || !sigma.is_finite() {
+            u.fill(0.0);
+            return 0.0;
+        }
+        // alpha = sqrt(sigma) u_unit = z / sqrt(sigma).
+        let root = sigma.sqrt();
+        u.iter_mut().for_each(|x| *x /= root);
+        sigma
+    }
+}
+
+/// Power steps of [`MeanRankOne::solve`] at most (each `O(m^2)` for `m` shards).
 const MEAN_RANK_ONE_STEPS: usize = 200;
 
 fn bits_eq(a: &[f64], b: &[f64]) -> bool {
