@@ -216,6 +216,21 @@ impl Default for DatasetBuilder {
     }
 }
 
+/// The id of `name` in `dict`: with a `frozen` dictionary its id if it has one (`None`
+/// otherwise), else its id, added when new; `full()` when a new name finds no id left.
+fn id_of(
+    dict: &mut Dictionary,
+    name: &str,
+    frozen: bool,
+    full: impl FnOnce() -> CrfError,
+) -> Result<Option<u32>> {
+    if frozen {
+        Ok(dict.get(name))
+    } else {
+        dict.get_or_insert(name).map(Some).ok_or_else(full)
+    }
+}
+
 impl DatasetBuilder {
     /// An empty builder.
     pub fn new() -> Self {
@@ -268,16 +283,11 @@ impl DatasetBuilder {
                 "more than 2^32 - 1 attribute values in the data set",
             ));
         }
-        let id = if self.frozen {
-            match self.data.attributes.get(name) {
-                Some(id) => id,
-                None => return Ok(()),
-            }
-        } else {
-            self.data
-                .attributes
-                .get_or_insert(name)
-                .ok_or_else(|| input(s, t, "more than 2^32 - 1 distinct attributes"))?
+        let Some(id) = id_of(&mut self.data.attributes, name, self.frozen, || {
+            input(s, t, "more than 2^32 - 1 distinct attributes")
+        })?
+        else {
+            return Ok(());
         };
         self.data.ids.push(id);
         self.data.values.push(value);
@@ -293,14 +303,10 @@ impl DatasetBuilder {
         if label.is_empty() {
             return Err(input(s, t, "the label is an empty string"));
         }
-        let id = if self.frozen {
-            self.data.label_names.get(label).unwrap_or(UNKNOWN_LABEL)
-        } else {
-            self.data
-                .label_names
-                .get_or_insert(label)
-                .ok_or_else(|| input(s, t, "more than 2^32 - 1 distinct labels"))?
-        };
+        let id = id_of(&mut self.data.label_names, label, self.frozen, || {
+            input(s, t, "more than 2^32 - 1 distinct labels")
+        })?
+        .unwrap_or(UNKNOWN_LABEL);
         self.data.labels.push(id);
         self.data.item.push(self.data.ids.len() as u32);
         Ok(())
