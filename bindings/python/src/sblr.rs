@@ -140,41 +140,24 @@ pub fn sblr_standardized_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>>
     Ok(defaults)
 }
 
-/// Fits SBLR on `x` (`(n, s, t)`) with class indices `y` in `0..n_classes`.
+/// Fits SBLR on `x` (`(n, s, t)`) with class indices `y` in `0..n_classes` and the
+/// parameters `params` (see [`FitParams`]).
 ///
 /// `multi_class` is `"ovr"` (one-vs-all; a single binary model when `n_classes == 2`) or
 /// `"multinomial"` (Alg. 3; the last class is the zero-score reference). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, *, rank, mu1, mu2, nu1, nu2, solver, tol, max_iter, init, seed, multi_class, dtype="float64"))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, n_classes, params, *, multi_class, dtype="float64"))]
 pub fn sblr_fit(
     py: Python<'_>,
     x: PyReadonlyArray3<'_, f64>,
     y: PyReadonlyArray1<'_, i64>,
     n_classes: usize,
-    rank: usize,
-    mu1: f64,
-    mu2: f64,
-    nu1: f64,
-    nu2: f64,
-    solver: &str,
-    tol: f64,
-    max_iter: usize,
-    init: &str,
-    seed: u64,
+    params: FitParams,
     multi_class: &str,
     dtype: &str,
 ) -> PyResult<SblrModel> {
     let labels = class_indices(&y)?;
-    let params = params_from(
-        rank,
-        (mu1, mu2, nu1, nu2),
-        solver,
-        tol,
-        max_iter,
-        init,
-        seed,
-    )?;
+    let params = params.into_params()?;
     let multinomial = choose(
         "multi_class",
         multi_class,
@@ -197,30 +180,41 @@ pub fn sblr_fit(
     Ok(SblrModel { kind })
 }
 
-/// The params of [`sblr_fit`]'s keywords (`solver`, `init` by their Python names).
-#[allow(clippy::too_many_arguments)]
-fn params_from(
+/// The parameters every native fit takes: the dict of the Python class's
+/// `_native_params()`, with the keys `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `solver`, `tol`,
+/// `max_iter`, `init` and `seed` (`solver` and `init` by their Python names).
+#[derive(Debug, FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct FitParams {
     rank: usize,
-    (mu1, mu2, nu1, nu2): (f64, f64, f64, f64),
-    solver: &str,
+    mu1: f64,
+    mu2: f64,
+    nu1: f64,
+    nu2: f64,
+    solver: String,
     tol: f64,
     max_iter: usize,
-    init: &str,
+    init: String,
     seed: u64,
-) -> PyResult<SblrParams> {
-    let update: Arc<dyn BlockUpdate> = if choose("solver", solver, SOLVERS)? {
-        Arc::new(ExactBlockSolve::default())
-    } else {
-        Arc::new(ProxLinearStep::default())
-    };
-    Ok(Sblr::params()
-        .rank(rank)
-        .penalties(mu1, mu2, nu1, nu2)
-        .block_update(update)
-        .tol(tol)
-        .max_iter(max_iter)
-        .init(choose("init", init, &inits())?)
-        .seed(seed))
+}
+
+impl FitParams {
+    /// The crate's params (unchecked).
+    fn into_params(self) -> PyResult<SblrParams> {
+        let update: Arc<dyn BlockUpdate> = if choose("solver", &self.solver, SOLVERS)? {
+            Arc::new(ExactBlockSolve::default())
+        } else {
+            Arc::new(ProxLinearStep::default())
+        };
+        Ok(Sblr::params()
+            .rank(self.rank)
+            .penalties(self.mu1, self.mu2, self.nu1, self.nu2)
+            .block_update(update)
+            .tol(self.tol)
+            .max_iter(self.max_iter)
+            .init(choose("init", &self.init, &inits())?)
+            .seed(self.seed))
+    }
 }
 
 /// Fits SBLR on the `(n, s, t)` `.npy` file at `path` (`f4` or `f8`, C or Fortran order),
@@ -230,35 +224,17 @@ fn params_from(
 /// model equals `sblr_fit` on the same values, bit for bit (`f4` files: with
 /// `dtype="float32"`). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (path, y, n_classes, *, memory_budget, rank, mu1, mu2, nu1, nu2, solver, tol, max_iter, init, seed))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (path, y, n_classes, params, *, memory_budget))]
 pub fn sblr_fit_npy(
     py: Python<'_>,
     path: std::path::PathBuf,
     y: PyReadonlyArray1<'_, i64>,
     n_classes: usize,
+    params: FitParams,
     memory_budget: usize,
-    rank: usize,
-    mu1: f64,
-    mu2: f64,
-    nu1: f64,
-    nu2: f64,
-    solver: &str,
-    tol: f64,
-    max_iter: usize,
-    init: &str,
-    seed: u64,
 ) -> PyResult<SblrModel> {
     let labels = class_indices(&y)?;
-    let params = params_from(
-        rank,
-        (mu1, mu2, nu1, nu2),
-        solver,
-        tol,
-        max_iter,
-        init,
-        seed,
-    )?;
+    let params = params.into_params()?;
     let kind = py.detach(|| {
         guarded(|| -> Result<Kind, sblr::SblrError> {
             let names = (0..n_classes).map(|c| c.to_string()).collect();
@@ -835,35 +811,16 @@ impl RemoteChunks for PyChunks<'_> {
 /// Fits the binary model with labels `y` (`±1`, one per sample) on samples of `s x t`
 /// held in chunks reached through `driver` (see `PyChunks`): the crate's solver runs here,
 /// the passes and the products over the chunks run where the driver sends them. An
-/// exception of the driver is raised as it is.
+/// exception of the driver is raised as it is. `params` as [`sblr_fit`]'s.
 #[pyfunction]
-#[pyo3(signature = (driver, y, s, t, *, rank, mu1, mu2, nu1, nu2, solver, tol, max_iter, init, seed))]
-#[allow(clippy::too_many_arguments)]
 pub fn sblr_fit_chunks(
     driver: Bound<'_, PyAny>,
     y: PyReadonlyArray1<'_, f64>,
     s: usize,
     t: usize,
-    rank: usize,
-    mu1: f64,
-    mu2: f64,
-    nu1: f64,
-    nu2: f64,
-    solver: &str,
-    tol: f64,
-    max_iter: usize,
-    init: &str,
-    seed: u64,
+    params: FitParams,
 ) -> PyResult<SblrModel> {
-    let params = params_from(
-        rank,
-        (mu1, mu2, nu1, nu2),
-        solver,
-        tol,
-        max_iter,
-        init,
-        seed,
-    )?;
+    let params = params.into_params()?;
     let y = to_vec(&y);
     let error = Rc::new(RefCell::new(None));
     let chunks = PyChunks {

@@ -151,6 +151,12 @@ def test_bad_input_is_value_error(what, params, data):
         SBLR(**params).fit(X, y)
 
 
+# The parameters of the native fit, as ``SparseBilinearLogisticRegression._native_params``
+# gives them.
+_NATIVE_PARAMS = dict(rank=1, mu1=0.0, mu2=0.0, nu1=0.0, nu2=0.0, solver="alg2", tol=1e-3,
+                      max_iter=5, init="mean_svd", seed=0)
+
+
 def test_bad_prediction_input():
     X, y = _data()
     model = SBLR().fit(X, y)
@@ -164,27 +170,21 @@ def test_bad_prediction_input():
         model.decision_function(Xn)
     with pytest.raises(ValueError):
         bilinear._native.sblr_fit(
-            X, -np.ones(len(X), dtype=np.int64), 2, rank=1, mu1=0.0, mu2=0.0, nu1=0.0,
-            nu2=0.0, solver="alg2", tol=1e-3, max_iter=5, init="mean_svd", seed=0,
-            multi_class="ovr")
+            X, -np.ones(len(X), dtype=np.int64), 2, _NATIVE_PARAMS, multi_class="ovr")
 
 
 def test_native_rejects_out_of_range_labels():
     X, y = _data()
     with pytest.raises(ValueError, match="labels"):
         bilinear._native.sblr_fit(
-            X, np.full(len(X), 7, dtype=np.int64), 2, rank=1, mu1=0.0, mu2=0.0, nu1=0.0,
-            nu2=0.0, solver="alg2", tol=1e-3, max_iter=5, init="mean_svd", seed=0,
-            multi_class="ovr")
+            X, np.full(len(X), 7, dtype=np.int64), 2, _NATIVE_PARAMS, multi_class="ovr")
 
 
 def test_native_rejects_wrong_array_dtype():
     X, y = _data()
     with pytest.raises(TypeError):
         bilinear._native.sblr_fit(
-            X.astype(np.float32), y.astype(np.int64), 2, rank=1, mu1=0.0, mu2=0.0,
-            nu1=0.0, nu2=0.0, solver="alg2", tol=1e-3, max_iter=5, init="mean_svd", seed=0,
-            multi_class="ovr")
+            X.astype(np.float32), y.astype(np.int64), 2, _NATIVE_PARAMS, multi_class="ovr")
 
 
 def test_float32_fit_agrees_with_float64():

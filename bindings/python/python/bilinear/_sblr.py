@@ -182,14 +182,14 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             np.ascontiguousarray(X3),
             y_index.astype(np.int64),
             len(self.classes_),
+            self._native_params(),
             multi_class=self.multi_class,
             dtype=self.dtype,
-            **self._native_params(),
         )
         return self._set_fitted(model, shape)
 
     def _native_params(self):
-        """The keyword arguments every native fit takes."""
+        """The parameters every native fit takes (a dict: the native ``FitParams``)."""
         return dict(
             rank=int(self.rank),
             mu1=float(self.mu1),
@@ -311,8 +311,8 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             os.fspath(path),
             y_index.astype(np.int64),
             len(self.classes_),
+            self._native_params(),
             memory_budget=int(memory_budget),
-            **self._native_params(),
         )
         return self._set_fitted_3d(model)
 

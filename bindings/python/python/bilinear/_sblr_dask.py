@@ -253,7 +253,7 @@ def fit(client, X, y_index, n_classes, params, dtype):
             signs = np.where(y_index == c, 1.0, -1.0)
             driver = Driver(chunks, int(params["rank"]))
             try:
-                return _native.sblr_fit_chunks(driver, signs, s, t, **params)
+                return _native.sblr_fit_chunks(driver, signs, s, t, params)
             finally:
                 driver.release()
 
