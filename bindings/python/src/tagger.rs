@@ -104,9 +104,13 @@ pub fn tagger_defaults<'py>(py: Python<'py>, learner_name: &str) -> PyResult<Bou
     Ok(d)
 }
 
-/// The optional settings of a fit (each `None`: the crate's default).
-#[derive(Debug, Clone, Copy, Default)]
-struct Knobs {
+/// The optional settings of a fit (each `None`: the crate's default): the dict of the
+/// Python estimator's `_knobs()`, which has every key (`max_iter`, `tol`, `threads`, `c`,
+/// `power_steps`, `averaging`, `zero_order`, `transitions_only`, `cutoff`, `shuffle`,
+/// `seed`).
+#[derive(Debug, Clone, Copy, FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct Knobs {
     max_iter: Option<usize>,
     tol: Option<f64>,
     threads: Option<usize>,
@@ -142,47 +146,22 @@ fn params_from(
 }
 
 /// Trains a tagger on sentences `x` (each a list of token columns) with tags `y`; every
-/// keyword left `None` takes the crate's default ([`tagger_defaults`]). Releases the GIL.
+/// setting of `knobs` left `None` takes the crate's default ([`tagger_defaults`]).
+/// Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (x, y, *, learner_name, templates_name=None, max_iter=None, tol=None, threads=None, c=None, power_steps=None, averaging=None, zero_order=None, transitions_only=None, cutoff=None, shuffle=None, seed=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, *, learner_name, templates_name=None, knobs))]
 pub fn tagger_fit(
     py: Python<'_>,
     x: Columns,
     y: Vec<Vec<String>>,
     learner_name: &str,
     templates_name: Option<&str>,
-    max_iter: Option<usize>,
-    tol: Option<f64>,
-    threads: Option<usize>,
-    c: Option<f64>,
-    power_steps: Option<usize>,
-    averaging: Option<bool>,
-    zero_order: Option<bool>,
-    transitions_only: Option<bool>,
-    cutoff: Option<usize>,
-    shuffle: Option<bool>,
-    seed: Option<u64>,
+    knobs: Knobs,
 ) -> PyResult<TaggerModel> {
     let corpus = guarded(|| corpus(x, Some(y)))?;
-    let templates = templates(templates_name, transitions_only == Some(true), &corpus)?;
-    let params = params_from(
-        learner_name,
-        templates,
-        Knobs {
-            max_iter,
-            tol,
-            threads,
-            c,
-            power_steps,
-            averaging,
-            zero_order,
-            transitions_only,
-            cutoff,
-            shuffle,
-            seed,
-        },
-    )?;
+    let transitions_only = knobs.transitions_only == Some(true);
+    let templates = templates(templates_name, transitions_only, &corpus)?;
+    let params = params_from(learner_name, templates, knobs)?;
     let inner = py.detach(|| guarded(|| params.fit(&corpus)))?;
     Ok(TaggerModel { inner })
 }
@@ -365,40 +344,22 @@ pub struct TaggerPlan {
 }
 
 /// The plan of a distributed fit of `n_shards` shards on the merged counts (JSON of
-/// [`tagger_count`], in partition order); keywords as `tagger_fit`'s.
+/// [`tagger_count`], in partition order); keywords as `tagger_fit`'s (but for `threads`
+/// of `knobs`, which the plan does not take: it is left at the crate's default).
 #[pyfunction]
-#[pyo3(signature = (counts, n_shards, *, learner_name, max_iter=None, tol=None, c=None, power_steps=None, averaging=None, zero_order=None, transitions_only=None, cutoff=None, shuffle=None, seed=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (counts, n_shards, *, learner_name, knobs))]
 pub fn tagger_plan(
     py: Python<'_>,
     counts: Vec<String>,
     n_shards: usize,
     learner_name: &str,
-    max_iter: Option<usize>,
-    tol: Option<f64>,
-    c: Option<f64>,
-    power_steps: Option<usize>,
-    averaging: Option<bool>,
-    zero_order: Option<bool>,
-    transitions_only: Option<bool>,
-    cutoff: Option<usize>,
-    shuffle: Option<bool>,
-    seed: Option<u64>,
+    knobs: Knobs,
 ) -> PyResult<TaggerPlan> {
     use online_bilinear::ParamGuard;
     use online_bilinear::distributed::{FeatureCounts, IpmPlan};
     let knobs = Knobs {
-        max_iter,
-        tol,
-        c,
-        power_steps,
-        averaging,
-        zero_order,
-        transitions_only,
-        cutoff,
-        shuffle,
-        seed,
         threads: None,
+        ..knobs
     };
     let params = params_from(learner_name, None, knobs)?;
     let params = guarded(|| params.check())?;

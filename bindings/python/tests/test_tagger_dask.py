@@ -131,7 +131,8 @@ def test_plan_partition_and_shard_pickle():
     tags = [t for _, t in SMALL]
     part = _native.TaggerPartition(cols, tags, 0)
     counts = _native.tagger_count(part, "word", False)
-    plan = _native.tagger_plan([counts], 1, learner_name="bol", max_iter=3)
+    knobs = bilinear.BilinearTagger(max_iter=3)._knobs()
+    plan = _native.tagger_plan([counts], 1, learner_name="bol", knobs=knobs)
     shard = _native.TaggerShard(plan, part)
     for obj in (part, plan, shard):
         again = pickle.loads(pickle.dumps(obj))

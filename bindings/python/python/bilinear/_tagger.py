@@ -131,6 +131,15 @@ class BilinearTagger(BaseEstimator):
             raise ValueError("y (the tag sequences) is required unless X is a dask bag")
         self.model_ = _native.tagger_fit(
             _columns(X), _tags(y), learner_name=self.learner, templates_name=self.templates,
+            knobs=self._knobs())
+        self.tags_ = self.model_.tags
+        self.n_iter_ = self.model_.n_iter
+        return self
+
+    def _knobs(self):
+        """The optional settings of the native fits (``tagger_fit``, ``tagger_plan``):
+        every key, ``None`` for the crate's default."""
+        return dict(
             max_iter=_opt(int, self.max_iter), tol=_opt(float, self.tol),
             threads=_opt(int, self.threads), c=_opt(float, self.c),
             power_steps=_opt(int, self.power_steps), averaging=_opt(bool, self.averaging),
@@ -138,9 +147,6 @@ class BilinearTagger(BaseEstimator):
             transitions_only=_opt(bool, self.transitions_only),
             cutoff=_opt(int, self.cutoff), shuffle=_opt(bool, self.shuffle),
             seed=None if self.random_state is None else _seed(self.random_state))
-        self.tags_ = self.model_.tags
-        self.n_iter_ = self.model_.n_iter
-        return self
 
     def fit_distributed(self, data, client=None, on_epoch=None):
         """Trains on a ``dask.distributed`` cluster by iterative parameter mixing (learners

@@ -201,7 +201,8 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
         bias = estimator.transitions_only is True
         counts = t.gather([t.submit(_count, p, templates, bias, worker=where[j])
                            for j, p in enumerate(partitions)], where)
-        plan = _native.tagger_plan(counts, len(parts), **_plan_keywords(estimator))
+        plan = _native.tagger_plan(
+            counts, len(parts), learner_name=estimator.learner, knobs=estimator._knobs())
         del counts
         [plan_future] = client.scatter([plan], broadcast=True, hash=False)
         t.keep(plan_future)
@@ -273,16 +274,3 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
         "n_features": plan.n_features,
     }
     return estimator
-
-
-def _plan_keywords(est):
-    from ._sblr import _seed
-    from ._tagger import _opt
-
-    return dict(
-        learner_name=est.learner, max_iter=_opt(int, est.max_iter), tol=_opt(float, est.tol),
-        c=_opt(float, est.c), power_steps=_opt(int, est.power_steps),
-        averaging=_opt(bool, est.averaging), zero_order=_opt(bool, est.zero_order),
-        transitions_only=_opt(bool, est.transitions_only), cutoff=_opt(int, est.cutoff),
-        shuffle=_opt(bool, est.shuffle),
-        seed=None if est.random_state is None else _seed(est.random_state))
