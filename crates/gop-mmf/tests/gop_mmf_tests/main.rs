@@ -10,4 +10,5 @@ mod observed_fit;
 mod paper_invariants;
 mod predict;
 mod primal_kkt;
+mod table1_paper_scale;
 mod termination;
