@@ -1,5 +1,5 @@
 //! The integration tests of `boolean-tensor`, one module per file, linked into one test binary
-//! (one link step instead of 10). Files that install a counting global allocator
+//! (one link step instead of one per file). Files that install a counting global allocator
 //! stay binaries of their own beside this folder: an allocator is per process.
 
 mod baselines;
