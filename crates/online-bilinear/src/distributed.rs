@@ -1044,41 +1044,29 @@ impl Shard {
         let mut live = plan.learner_from(start)?;
         let learner = live.as_online();
         let passes = learner.passes_per_epoch().max(1);
-        let mut rng = bl_core::random::seeded_rng(seed);
-        let mut order: Vec<usize> = (0..self.encoded.len()).collect();
+        let mut visit = crate::train::Visit {
+            order: (0..self.encoded.len()).collect(),
+            rng: bl_core::random::seeded_rng(seed),
+            shuffle: plan.shuffle,
+        };
+        // The order the one-machine loop would visit in at this epoch.
         if plan.shuffle {
             for _ in 0..(epoch - 1) * passes {
-                order.shuffle(&mut rng);
+                visit.order.shuffle(&mut visit.rng);
             }
         }
-        let (mut scores, mut pred) = (Vec::new(), Vec::new());
-        let mut ws = crate::viterbi::ViterbiWorkspace::default();
-        let (mut mistakes, mut token_errors, mut tokens) = (0, 0, 0);
-        for pass in 0..passes {
-            learner.begin_pass((epoch - 1) * passes + pass);
-            if plan.shuffle {
-                order.shuffle(&mut rng);
-            }
-            for &s in &order {
-                let (enc, y) = (&self.encoded[s], &self.gold[s]);
-                if enc.is_empty() {
-                    continue;
-                }
-                pred.clear();
-                pred.resize(enc.len(), 0);
-                learner.decode(enc, self.n_tags, &mut scores, &mut ws, &mut pred)?;
-                let errors = y.iter().zip(&pred).filter(|(a, b)| a != b).count();
-                if pass == 0 {
-                    tokens += y.len();
-                    token_errors += errors;
-                    mistakes += usize::from(errors > 0);
-                }
-                if errors > 0 {
-                    learner.update(enc, y, &pred)?;
-                }
-                learner.record();
-            }
-        }
+        let data = crate::train::Examples {
+            encoded: &self.encoded,
+            gold: &self.gold,
+            n_tags: self.n_tags,
+        };
+        let (mistakes, token_errors, tokens) = crate::train::run_epoch(
+            learner,
+            &data,
+            epoch,
+            &mut visit,
+            &mut crate::train::Buffers::default(),
+        )?;
         let (body, steps) = live.into_body()?;
         let info = EpochInfo {
             epoch,

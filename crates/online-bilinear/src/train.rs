@@ -61,47 +61,18 @@ pub(crate) fn run_online(
     observers: &mut [&mut dyn Observer],
     on_epoch: &mut EpochHook<'_>,
 ) -> Result<FitReport> {
-    let Examples {
-        encoded,
-        gold,
-        n_tags,
-    } = *data;
-    let mut rng = bl_core::random::seeded_rng(seed);
-    let mut order: Vec<usize> = (0..encoded.len()).collect();
-    let mut scores = Vec::new();
-    let mut ws = crate::viterbi::ViterbiWorkspace::default();
-    let mut pred = Vec::new();
+    let encoded = data.encoded;
+    let mut visit = Visit {
+        order: (0..encoded.len()).collect(),
+        rng: bl_core::random::seeded_rng(seed),
+        shuffle,
+    };
+    let mut buffers = Buffers::default();
     let mut elapsed = 0.0;
-    let passes = learner.passes_per_epoch().max(1);
     bl_core::engine::run(rule, observers, |epoch| {
         let started = Instant::now();
-        let (mut mistakes, mut token_errors, mut tokens) = (0, 0, 0);
-        for pass in 0..passes {
-            learner.begin_pass((epoch - 1) * passes + pass);
-            if shuffle {
-                order.shuffle(&mut rng);
-            }
-            for &s in &order {
-                let (enc, y) = (&encoded[s], &gold[s]);
-                if enc.is_empty() {
-                    continue;
-                }
-                crate::viterbi::checked_table_len(Some(s), enc.len(), n_tags)?;
-                pred.clear();
-                pred.resize(enc.len(), 0);
-                learner.decode(enc, n_tags, &mut scores, &mut ws, &mut pred)?;
-                let errors = y.iter().zip(&pred).filter(|(a, b)| a != b).count();
-                if pass == 0 {
-                    tokens += y.len();
-                    token_errors += errors;
-                    mistakes += usize::from(errors > 0);
-                }
-                if errors > 0 {
-                    learner.update(enc, y, &pred)?;
-                }
-                learner.record();
-            }
-        }
+        let (mistakes, token_errors, tokens) =
+            run_epoch(learner, data, epoch, &mut visit, &mut buffers)?;
         elapsed += started.elapsed().as_secs_f64();
         let info = EpochInfo {
             epoch,
@@ -121,4 +92,63 @@ pub(crate) fn run_online(
         .with("tokens", tokens as f64)
         .with("train_seconds", elapsed))
     })
+}
+
+/// The order in which a run visits the sentences and its random stream: reshuffled before
+/// every pass when `shuffle` is on.
+pub(crate) struct Visit {
+    pub(crate) order: Vec<usize>,
+    pub(crate) rng: bl_core::random::Rng,
+    pub(crate) shuffle: bool,
+}
+
+/// The buffers of the decode-and-update loop, reused across sentences and epochs.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    scores: Vec<f64>,
+    ws: crate::viterbi::ViterbiWorkspace,
+    pred: Vec<usize>,
+}
+
+/// Epoch `epoch` (from 1) of the online loop: the learner's passes over `data` in
+/// `visit`'s order; each sentence is decoded and, when mistaken, learned from, and then
+/// enters the learner's running averages. Returns the first pass's mistaken sentences,
+/// token errors and tokens.
+pub(crate) fn run_epoch(
+    learner: &mut dyn OnlineLearner,
+    data: &Examples<'_>,
+    epoch: usize,
+    visit: &mut Visit,
+    buffers: &mut Buffers,
+) -> Result<(usize, usize, usize)> {
+    let Buffers { scores, ws, pred } = buffers;
+    let passes = learner.passes_per_epoch().max(1);
+    let (mut mistakes, mut token_errors, mut tokens) = (0, 0, 0);
+    for pass in 0..passes {
+        learner.begin_pass((epoch - 1) * passes + pass);
+        if visit.shuffle {
+            visit.order.shuffle(&mut visit.rng);
+        }
+        for &s in &visit.order {
+            let (enc, y) = (&data.encoded[s], &data.gold[s]);
+            if enc.is_empty() {
+                continue;
+            }
+            crate::viterbi::checked_table_len(Some(s), enc.len(), data.n_tags)?;
+            pred.clear();
+            pred.resize(enc.len(), 0);
+            learner.decode(enc, data.n_tags, scores, ws, pred)?;
+            let errors = y.iter().zip(pred.iter()).filter(|(a, b)| a != b).count();
+            if pass == 0 {
+                tokens += y.len();
+                token_errors += errors;
+                mistakes += usize::from(errors > 0);
+            }
+            if errors > 0 {
+                learner.update(enc, y, pred)?;
+            }
+            learner.record();
+        }
+    }
+    Ok((mistakes, token_errors, tokens))
 }
