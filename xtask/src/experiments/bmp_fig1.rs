@@ -27,7 +27,7 @@ use super::bmp_common::{
 };
 use super::{Claim, Ctx, Experiment, Series, VsRow, format_number};
 use crate::paper::bmp as paper;
-use crate::stats::{self, Interval};
+use crate::stats::{self, Interval, Verdict};
 
 /// The experiment.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -498,6 +498,21 @@ fn baselines_at(
         .collect()
 }
 
+/// "BMP (`reading`) is lower than every baseline" in the value `f` of the cells at
+/// `k(run)` atoms, paired over the runs ([`lower_than_all`]; a missing cell is NaN).
+fn bmp_lower_than_baselines(
+    runs: &[Run],
+    reading: usize,
+    k: &dyn Fn(&Run) -> usize,
+    f: &dyn Fn(&Cell) -> f64,
+) -> (Verdict, Interval, String) {
+    let bmp: Vec<f64> = runs
+        .iter()
+        .map(|r| r.bmp(reading, k(r)).map_or(f64::NAN, f))
+        .collect();
+    lower_than_all(&bmp, &baselines_at(runs, k, f))
+}
+
 /// The paper's statements about Fig. 1, tested over every data set and repetition.
 #[allow(clippy::too_many_lines)]
 fn claims(ctx: &mut Ctx, runs: &[Run]) {
@@ -506,12 +521,8 @@ fn claims(ctx: &mut Ctx, runs: &[Run]) {
     let last = |r: &Run| r.k_true();
     for (reading, label) in READINGS.iter().enumerate() {
         // Denoising at K: BMP below every baseline, paired over the runs.
-        let bmp: Vec<f64> = runs
-            .iter()
-            .map(|r| r.bmp(reading, last(r)).map_or(f64::NAN, |c| c.denoise))
-            .collect();
         let (verdict, interval, ev) =
-            lower_than_all(&bmp, &baselines_at(runs, &last, &|c| c.denoise));
+            bmp_lower_than_baselines(runs, reading, &last, &|c| c.denoise);
         ctx.record(
             Claim::new(paper::DENOISE_BMP_BEST.claim_text(), verdict)
                 .interval(interval)
@@ -604,12 +615,8 @@ fn claims(ctx: &mut Ctx, runs: &[Run]) {
         );
 
         // Completion with a few atoms: the smallest atom count of each grid.
-        let bmp: Vec<f64> = runs
-            .iter()
-            .map(|r| r.bmp(reading, first(r)).map_or(f64::NAN, |c| c.completion))
-            .collect();
         let (verdict, interval, ev) =
-            lower_than_all(&bmp, &baselines_at(runs, &first, &|c| c.completion));
+            bmp_lower_than_baselines(runs, reading, &first, &|c| c.completion);
         ctx.record(
             Claim::new(paper::COMPLETION_BMP_BEST.claim_text(), verdict)
                 .interval(interval)

@@ -356,26 +356,16 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     ));
     // Repetition 0 as printed values (information; the claim below is tested over all
     // repetitions).
-    let mut points = vec![0, last];
-    points.dedup();
     let mut lowest = Vec::new();
-    for (task, f) in [
-        (
-            "denoising",
-            (|c: &Curves| &c.denoise) as fn(&Curves) -> &Vec<f64>,
-        ),
-        ("completion", |c: &Curves| &c.completion),
-    ] {
-        for &i in &points {
-            let values: Vec<(usize, f64)> = (0..METHODS.len())
-                .map(|m| (m, f(&rep0.methods[m])[i]))
-                .collect();
-            let (is_lowest, ev) = bmp_lowest(&format!("{task}, {} atoms", grid[i]), &values, EXACT);
-            lowest.push(format!(
-                "{ev}: BMP (ours) {}lowest",
-                if is_lowest { "" } else { "not " }
-            ));
-        }
+    for (task, f, i) in comparisons(grid.len()) {
+        let values: Vec<(usize, f64)> = (0..METHODS.len())
+            .map(|m| (m, f(&rep0.methods[m])[i]))
+            .collect();
+        let (is_lowest, ev) = bmp_lowest(&format!("{task}, {} atoms", grid[i]), &values, EXACT);
+        lowest.push(format!(
+            "{ev}: BMP (ours) {}lowest",
+            if is_lowest { "" } else { "not " }
+        ));
     }
     ctx.md(&format!(
         "\nRepetition 0 at the smallest and largest atom count (not a test; the claim \
@@ -406,6 +396,24 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A task's curve in [`Curves`].
+type Curve = fn(&Curves) -> &Vec<f64>;
+
+/// The points of Fig. 2's statement, in order: each task (its name and curve) at the
+/// smallest and at the largest atom count (the index in a grid of `grid_len` counts).
+fn comparisons(grid_len: usize) -> Vec<(&'static str, Curve, usize)> {
+    let tasks: [(&'static str, Curve); 2] = [
+        ("denoising", |c| &c.denoise),
+        ("completion", |c| &c.completion),
+    ];
+    let mut points = vec![0, grid_len - 1];
+    points.dedup();
+    tasks
+        .into_iter()
+        .flat_map(|(task, f)| points.iter().map(move |&i| (task, f, i)))
+        .collect()
+}
+
 /// One paired comparison "BMP is lower than every baseline" at one task and atom count:
 /// a paired t-test over the repetitions of `ln(baseline) - ln(BMP)` per baseline.
 struct Comparison {
@@ -427,34 +435,23 @@ fn lower_than_all(label: &str, bmp: &[f64], baselines: &[(&str, Vec<f64>)]) -> C
 /// The paper's statement about Fig. 2, for both readings of BMP, tested over the
 /// repetitions at the smallest and at the largest atom count, in both tasks.
 fn claims(ctx: &mut Ctx, reps: &[Rep], grid: &[usize]) {
-    let last = grid.len() - 1;
-    let mut points = vec![0, last];
-    points.dedup();
     for (reading, label) in READINGS.iter().enumerate() {
         let mut parts = Vec::new();
-        for (task, f) in [
-            (
-                "denoising",
-                (|c: &Curves| &c.denoise) as fn(&Curves) -> &Vec<f64>,
-            ),
-            ("completion", |c: &Curves| &c.completion),
-        ] {
-            for &i in &points {
-                let bmp: Vec<f64> = reps.iter().map(|r| f(r.bmp(reading))[i]).collect();
-                let baselines: Vec<(&str, Vec<f64>)> = (1..METHODS.len())
-                    .map(|m| {
-                        (
-                            METHODS[m],
-                            reps.iter().map(|r| f(&r.methods[m])[i]).collect(),
-                        )
-                    })
-                    .collect();
-                parts.push(lower_than_all(
-                    &format!("{task}, {} atoms", grid[i]),
-                    &bmp,
-                    &baselines,
-                ));
-            }
+        for (task, f, i) in comparisons(grid.len()) {
+            let bmp: Vec<f64> = reps.iter().map(|r| f(r.bmp(reading))[i]).collect();
+            let baselines: Vec<(&str, Vec<f64>)> = (1..METHODS.len())
+                .map(|m| {
+                    (
+                        METHODS[m],
+                        reps.iter().map(|r| f(&r.methods[m])[i]).collect(),
+                    )
+                })
+                .collect();
+            parts.push(lower_than_all(
+                &format!("{task}, {} atoms", grid[i]),
+                &bmp,
+                &baselines,
+            ));
         }
         let verdict = stats::all_of(parts.iter().map(|p| p.verdict));
         let interval = parts
