@@ -236,6 +236,12 @@ impl Levels {
                 splits,
             );
         }
+        self.increase()
+    }
+
+    /// The objective increase of the last sweep: the gains summed over the vertices in
+    /// index order (as the sequential sweep sums them).
+    fn increase(&self) -> f64 {
         let mut increase = 0.0;
         for &p in &self.pos {
             increase += self.gains[p];
@@ -256,11 +262,7 @@ impl Levels {
             self.gains[p] = move_to_field(g, &mut vp[p * k..(p + 1) * k], dv);
         }
         self.refresh_shadow(vp);
-        let mut increase = 0.0;
-        for &p in &self.pos {
-            increase += self.gains[p];
-        }
-        increase
+        self.increase()
     }
 }
 
