@@ -174,7 +174,7 @@ impl Starts {
 }
 
 /// "Most of the `n`" (see [`stats::share_above`]).
-fn most(k: usize, n: usize) -> (Verdict, Interval) {
+pub(super) fn most(k: usize, n: usize) -> (Verdict, Interval) {
     stats::share_above(k, n, 0.5)
 }
 

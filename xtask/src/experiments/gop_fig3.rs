@@ -15,11 +15,11 @@
 
 use gop_mmf::{Fitted, FittedGop, GopParams, Linearization};
 
+use super::gop_example::most;
 use super::gop_table1::run_fit;
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::gop as paper;
-use crate::report::{Claim, Interval, Verdict};
-use crate::stats;
+use crate::report::Claim;
 
 /// The experiment.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -400,9 +400,4 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         rows,
     );
     Ok(())
-}
-
-/// "Most of the `n`" (see [`stats::share_above`]).
-fn most(k: usize, n: usize) -> (Verdict, Interval) {
-    stats::share_above(k, n, 0.5)
 }
