@@ -296,7 +296,8 @@ pub fn run_f1_vs_proportion(
     Ok(grid)
 }
 
-fn mean(values: &[f64]) -> f64 {
+/// The mean of `values` (0 for none).
+pub fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
@@ -414,7 +415,8 @@ pub fn within_verdict(d: &Paired, margin: f64) -> Verdict {
     }
 }
 
-fn fmt_interval(i: &Interval) -> String {
+/// An interval as text, two decimals with signs: `[-0.10, +0.72]`.
+pub fn fmt_interval(i: &Interval) -> String {
     format!("[{:+.2}, {:+.2}]", i.lo, i.hi)
 }
 

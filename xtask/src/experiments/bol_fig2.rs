@@ -12,7 +12,7 @@
 
 use online_bilinear::{BuiltIn, Fit, Templates};
 
-use super::bol_common::{self, GROUPS};
+use super::bol_common::{self, GROUPS, mean};
 use super::{Ctx, Experiment, Series};
 use crate::paper::bol as paper;
 use crate::report::Claim;
@@ -117,7 +117,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     ));
     ctx.quote(&paper::FIG2_CAPTION);
 
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     // Mean over seeds of learner j after epoch n (1-based).
     let online_at = |j: usize, n: usize| -> Option<f64> {
         let v: Vec<f64> = errors[j]

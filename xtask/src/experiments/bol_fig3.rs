@@ -10,7 +10,7 @@
 
 use online_bilinear::{BuiltIn, Templates};
 
-use super::bol_common::{self, GROUPS};
+use super::bol_common::{self, GROUPS, mean};
 use super::{Ctx, Experiment, VsRow};
 use crate::paper::bol as paper;
 use crate::report::Claim;
@@ -101,7 +101,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         let extended = grid.at_full(group.bol).to_vec();
         let d = stats::paired(&extended, &plain);
         let name = &grid.names[group.bol];
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         rows.push(vec![
             name.clone(),
             format!("{:.2}", mean(&extended)),

@@ -13,7 +13,7 @@
 
 use online_bilinear::{BuiltIn, Fitted, Reading, TaggerParams, Templates};
 
-use super::bol_common::{self, AS_PRINTED, OURS, Run, fit_and_score};
+use super::bol_common::{self, AS_PRINTED, OURS, Run, fit_and_score, fmt_interval, mean};
 use super::{Ctx, Experiment, VsRow};
 use crate::paper::bol as paper;
 use crate::report::Claim;
@@ -60,10 +60,6 @@ impl Repeats {
         self.f1.push(run.f1);
         self.seconds.push(run.seconds);
     }
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
 fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
@@ -479,8 +475,4 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             )),
     );
     Ok(())
-}
-
-fn fmt_interval(i: &Interval) -> String {
-    format!("[{:+.2}, {:+.2}]", i.lo, i.hi)
 }
