@@ -25,7 +25,7 @@ use super::bmp_common::{
     AS_PRINTED, Budget, METHODS, atom_grid, bmp_as_printed, ln_rmse, loss_path, lower_than_all,
     rmse, run_methods,
 };
-use super::{Claim, Ctx, Experiment, Series, VsRow, format_number};
+use super::{Claim, Ctx, Experiment, Series, VsRow, format_number, least_squares_slope};
 use crate::paper::bmp as paper;
 use crate::stats::{self, Interval, Verdict};
 
@@ -83,15 +83,7 @@ fn log_log_slope(losses: &[f64], f_star: f64) -> Option<f64> {
         .take_while(|&(_, g)| g > 0.0)
         .map(|(k, g)| ((k as f64).ln(), g.ln()))
         .collect();
-    if pts.len() < 2 {
-        return None;
-    }
-    let n = pts.len() as f64;
-    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    Some(sxy / sxx)
+    (pts.len() >= 2).then(|| least_squares_slope(&pts))
 }
 
 /// The two readings of BMP the report runs.

@@ -100,6 +100,17 @@ impl Experiment {
     }
 }
 
+/// The least-squares slope of `y` against `x` over `points` (`(x, y)`; NaN or infinite
+/// with fewer than two distinct `x`).
+fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    sxy / sxx
+}
+
 /// Every registered experiment, in the order `cargo xtask reproduce` runs them.
 pub fn registry() -> Vec<Experiment> {
     vec![

@@ -17,7 +17,7 @@ use sblr::ParamGuard as _;
 use sblr::{BinarySolver, Init, Sblr};
 
 use super::sblr_common::{Split, basicmotions, standardize};
-use super::{Ctx, Experiment, Series};
+use super::{Ctx, Experiment, Series, least_squares_slope};
 use crate::paper::sblr as paper;
 
 /// The experiment.
@@ -100,14 +100,7 @@ fn rate(distance: &[f64], range: std::ops::Range<usize>) -> f64 {
     if pts.len() < 2 {
         return f64::NAN;
     }
-    let m = pts.len() as f64;
-    let (mx, my) = (
-        pts.iter().map(|p| p.0).sum::<f64>() / m,
-        pts.iter().map(|p| p.1).sum::<f64>() / m,
-    );
-    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
-        / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
-    slope.exp()
+    least_squares_slope(&pts).exp()
 }
 
 /// Rates of the distance curve: over the first half and over the last quarter of the

@@ -35,7 +35,7 @@ use sblr::{BlockUpdate, ExactBlockSolve, ProxLinearStep};
 use sblr::{Fit as _, Fitted as _, Predict as _};
 use sblr::{Init, Sblr, StopCriterion};
 
-use super::{Ctx, Experiment, Series, VsRow};
+use super::{Ctx, Experiment, Series, VsRow, least_squares_slope};
 use crate::paper::sblr as paper;
 use crate::report::{Claim, Interval, Verdict};
 use crate::stats;
@@ -69,13 +69,7 @@ fn mean(v: &[f64]) -> f64 {
 /// Least-squares slope of `ln y` against `ln x`.
 fn log_log_slope(points: &[(f64, f64)]) -> f64 {
     let pts: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x.ln(), y.ln())).collect();
-    let m = pts.len() as f64;
-    let (mx, my) = (
-        pts.iter().map(|p| p.0).sum::<f64>() / m,
-        pts.iter().map(|p| p.1).sum::<f64>() / m,
-    );
-    pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
-        / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>()
+    least_squares_slope(&pts)
 }
 
 /// Median seconds of one Alg. 2 iteration on `data` with `threads` threads (after three
