@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use boolean_tensor::{BooleanFactor, SyntheticParams, metrics};
 
 use super::bmp_common::{
-    AS_PRINTED, Budget, METHODS, atom_grid, bmp_as_printed, ln_rmse, loss_path, lower_than_all,
-    rmse, run_methods,
+    AS_PRINTED, Budget, METHODS, READINGS, atom_grid, bmp_as_printed, ln_rmse, loss_path,
+    lower_than_all, rmse, run_methods,
 };
 use super::{Claim, Ctx, Experiment, Series, VsRow, format_number, least_squares_slope};
 use crate::paper::bmp as paper;
@@ -85,9 +85,6 @@ fn log_log_slope(losses: &[f64], f_star: f64) -> Option<f64> {
         .collect();
     (pts.len() >= 2).then(|| least_squares_slope(&pts))
 }
-
-/// The two readings of BMP the report runs.
-const READINGS: [&str; 2] = ["ours", "as printed"];
 
 /// One data set at one repetition: every method's cells, BMP as printed, and the loss
 /// paths' slopes of both readings.

@@ -24,8 +24,8 @@ use boolean_tensor::{Tensor, metrics};
 use rand::seq::SliceRandom;
 
 use super::bmp_common::{
-    self, AS_PRINTED, Budget, EXACT, METHODS, bmp_as_printed, bmp_lowest, indian_pines, rmse,
-    run_methods,
+    self, AS_PRINTED, Budget, EXACT, METHODS, READINGS, bmp_as_printed, bmp_lowest, indian_pines,
+    rmse, run_methods,
 };
 use super::{Claim, Ctx, Experiment, Series, VsRow, format_number};
 use crate::paper::bmp as paper;
@@ -42,9 +42,6 @@ pub const EXPERIMENT: Experiment = Experiment {
 const SIGMA: f64 = paper::NOISE_SD;
 /// Missing fraction of the completion task (Sec. 6.1).
 const MISSING: f64 = paper::MISSING_FRACTION;
-
-/// The two readings of BMP the report runs.
-const READINGS: [&str; 2] = ["ours", "as printed"];
 
 /// One method's numbers at every atom count of the grid.
 #[derive(Clone)]
