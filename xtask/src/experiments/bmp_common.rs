@@ -367,16 +367,19 @@ pub fn lower_than_all(bmp: &[f64], baselines: &[(&str, Vec<f64>)]) -> (Verdict, 
         );
     let ev = tests
         .iter()
-        .map(|(name, t)| {
-            format!(
-                "{name}: mean ln({name} / BMP) = {} [{}, {}], p = {}",
-                format_number(t.mean),
-                format_number(t.interval.lo),
-                format_number(t.interval.hi),
-                format_number(t.p)
-            )
-        })
+        .map(|(name, t)| format!("{name}: {}", fmt_ln_ratio(name, "BMP", t)))
         .collect::<Vec<_>>()
         .join("; ");
     (verdict, deciding, format!("n = {} runs; {ev}", bmp.len()))
+}
+
+/// A paired t-test of `ln(a) - ln(b)` as text: `mean ln(a / b) = m [lo, hi], p = p`.
+pub fn fmt_ln_ratio(a: &str, b: &str, t: &stats::Paired) -> String {
+    format!(
+        "mean ln({a} / {b}) = {} [{}, {}], p = {}",
+        format_number(t.mean),
+        format_number(t.interval.lo),
+        format_number(t.interval.hi),
+        format_number(t.p)
+    )
 }

@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use boolean_tensor::{BooleanFactor, SyntheticParams, metrics};
 
 use super::bmp_common::{
-    AS_PRINTED, Budget, METHODS, READINGS, atom_grid, bmp_as_printed, ln_rmse, loss_path,
-    lower_than_all, rmse, run_methods,
+    AS_PRINTED, Budget, METHODS, READINGS, atom_grid, bmp_as_printed, fmt_ln_ratio, ln_rmse,
+    loss_path, lower_than_all, rmse, run_methods,
 };
 use super::{Claim, Ctx, Experiment, Series, VsRow, format_number, least_squares_slope};
 use crate::paper::bmp as paper;
@@ -715,16 +715,9 @@ fn claims(ctx: &mut Ctx, runs: &[Run]) {
                 "holds when SUSTain's completion RMSE (whole tensor) at K is significantly \
                  above BMP's (ours) and above that of CP-ALS (the same CP model without \
                  the Boolean rounding), paired t-test on log RMSE over Syn0/1/2 x \
-                 repetitions (values <= 1e-8 count as exact): mean ln(SUSTain / BMP) = {} \
-                 [{}, {}], p = {}; mean ln(SUSTain / CP-ALS) = {} [{}, {}], p = {}",
-                format_number(vs_bmp.mean),
-                format_number(vs_bmp.interval.lo),
-                format_number(vs_bmp.interval.hi),
-                format_number(vs_bmp.p),
-                format_number(vs_cp.mean),
-                format_number(vs_cp.interval.lo),
-                format_number(vs_cp.interval.hi),
-                format_number(vs_cp.p)
+                 repetitions (values <= 1e-8 count as exact): {}; {}",
+                fmt_ln_ratio("SUSTain", "BMP", &vs_bmp),
+                fmt_ln_ratio("SUSTain", "CP-ALS", &vs_cp)
             )),
     );
 }
