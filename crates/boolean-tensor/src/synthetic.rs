@@ -224,6 +224,24 @@ impl SyntheticData {
     pub fn boolean_factors(&self) -> Vec<crate::atom::BooleanFactor> {
         self.atoms.iter().map(Atom::boolean_factor).collect()
     }
+    /// `F(W*) = 1/2 sum over the observed entries of (X - W*)^2`, with `W*` the clean
+    /// tensor: the reference loss of the gap `F(W^k) - F(W*)` in Theorem 1 of Chang et al.
+    pub fn clean_loss(&self) -> f64 {
+        let mask = self.observed.mask();
+        let pairs = self
+            .observed
+            .data()
+            .iter()
+            .zip(self.clean.data())
+            .enumerate();
+        let observed = pairs.filter(|(i, _)| mask.is_none_or(|m| m.get(*i) == Some(&true)));
+        0.5 * observed.map(|(_, (a, b))| (a - b).powi(2)).sum::<f64>()
+    }
+    /// The sum of the true atoms' norms: a bound on the clean tensor's atomic norm over
+    /// unit-norm atoms (`||W*||_A` in Theorem 1).
+    pub fn atom_norm_sum(&self) -> f64 {
+        self.atoms.iter().map(Atom::norm).sum()
+    }
 }
 
 /// `x` with the same observed values and mask, and `value(i)` stored at each missing

@@ -214,15 +214,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             bar.inc(1);
 
             // The gap F(W^k) - F(W*) along both denoising paths, W* = the clean tensor.
-            let f_star = 0.5
-                * noisy
-                    .observed()
-                    .data()
-                    .iter()
-                    .zip(noisy.clean().data())
-                    .map(|(a, b)| (a - b).powi(2))
-                    .sum::<f64>();
-            let a_norm: f64 = noisy.atoms().iter().map(|a| a.norm()).sum();
+            let f_star = noisy.clean_loss();
+            let a_norm = noisy.atom_norm_sum();
             let ours_losses = bmp_losses.unwrap_or_default();
             let thm1 = theorem1_ratio(&ours_losses, f_star, a_norm);
             let slope = [
