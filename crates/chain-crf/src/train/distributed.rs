@@ -71,31 +71,12 @@ use super::online::{
 use super::{Algorithm, CrfValidParams, FittedCrf, Job, lbfgs};
 use crate::data::Dataset;
 use crate::dict::Dictionary;
-use crate::error::{CrfError, Result};
+use crate::error::Result;
 use crate::features::{FeatureOptions, FeatureSet};
 use crate::model::Model;
 use crate::wire::{Kind, Reader, Writer, bad};
 use bl_core::engine::Observer;
-
-/// A `ShapeMismatch` error.
-fn mismatch(context: &'static str, expected: impl ToString, found: impl ToString) -> CrfError {
-    bl_core::BlError::ShapeMismatch {
-        context,
-        expected: expected.to_string(),
-        found: found.to_string(),
-    }
-    .into()
-}
-
-/// An `InvalidParameter` error.
-fn invalid(name: &'static str, value: impl ToString, expected: &'static str) -> CrfError {
-    bl_core::BlError::InvalidParameter {
-        name,
-        value: value.to_string(),
-        expected: expected.into(),
-    }
-    .into()
-}
+use bl_core::error::build::{invalid, shape_mismatch as mismatch};
 
 // ---------------------------------------------------------------------------------------
 // Encoding.

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::test_support::lcg;
-use crate::{CrfParams, DatasetBuilder, Fit, ParamGuard};
+use crate::{CrfError, CrfParams, DatasetBuilder, Fit, ParamGuard};
 
 /// A raw sequence: items of `(attribute, value)` pairs with a label.
 type Raw = Vec<(Vec<(String, f64)>, String)>;
