@@ -10,9 +10,9 @@ import os
 import re
 import sys
 
-ROOTS = ["crates/bl-core", "crates/sblr", "crates/online-bilinear", "crates/maxcut-sdp",
-         "crates/boolean-tensor", "crates/lp-backend", "crates/gop-mmf", "xtask",
-         "bindings/python", "benches"]
+# The workspace members outside crates/; every crate under crates/ is found by `roots`, so
+# a new crate is checked without editing a list.
+OTHER_ROOTS = ["xtask", "bindings/python", "benches"]
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
@@ -111,10 +111,16 @@ def sccs(graph):
     return out
 
 
+def roots(root):
+    crates = os.path.join(root, "crates")
+    names = sorted(os.listdir(crates)) if os.path.isdir(crates) else []
+    return [os.path.join("crates", n) for n in names] + OTHER_ROOTS
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     found = 0
-    for crate in ROOTS:
+    for crate in roots(root):
         src = os.path.join(root, crate, "src")
         if not os.path.isdir(src):
             continue
