@@ -9,18 +9,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OblError {
-    /// An error of `bl-core` (shapes, parameters, numerics).
+    /// An error of `bl-core` (shapes, parameters, numerics, files that cannot be read or
+    /// written).
     #[error(transparent)]
     Core(#[from] bl_core::BlError),
-    /// A file could not be read or written.
-    #[error("I/O error on {path}: {source}")]
-    Io {
-        /// The file involved.
-        path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
-    },
     /// A line of a column file with a different number of columns than the others.
     #[error(
         "{path}:{line}: expected {expected} whitespace-separated columns (observations then the tag), found {found}{hint}"

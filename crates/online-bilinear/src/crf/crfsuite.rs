@@ -68,9 +68,11 @@ pub(crate) fn train(
         .to_str()
         .ok_or_else(|| OblError::Crf(format!("temporary path {path:?} is not UTF-8")))?;
     let trained = trainer.train(path_str, -1).map_err(crf_error);
-    let bytes = std::fs::read(&path).map_err(|source| OblError::Io {
-        path: path.clone(),
-        source,
+    let bytes = std::fs::read(&path).map_err(|source| {
+        OblError::from(bl_core::BlError::Io {
+            path: path.clone(),
+            source,
+        })
     });
     let _ = std::fs::remove_file(&path);
     trained?;

@@ -16,9 +16,11 @@ use crate::error::{OblError, Result};
 /// [`Corpus::to_conll_string`] parses back as it was); a byte that is not UTF-8 is a parse
 /// error naming its line.
 fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|source| OblError::Io {
-        path: path.to_path_buf(),
-        source,
+    let bytes = std::fs::read(path).map_err(|source| {
+        OblError::from(bl_core::BlError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
     })?;
     match bl_core::io::text::decode_utf8(&bytes) {
         Ok(_) => {

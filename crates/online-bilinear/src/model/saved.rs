@@ -458,24 +458,28 @@ impl FittedTagger {
     /// Saves the model as JSON.
     ///
     /// # Errors
-    /// [`OblError::Io`], [`OblError::Serde`].
+    /// [`bl_core::BlError::Io`], [`OblError::Serde`].
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_json()?).map_err(|source| OblError::Io {
-            path: path.to_path_buf(),
-            source,
+        std::fs::write(path, self.to_json()?).map_err(|source| {
+            OblError::from(bl_core::BlError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
         })
     }
 
     /// Loads a model saved by [`save`](Self::save).
     ///
     /// # Errors
-    /// [`OblError::Io`], [`OblError::Serde`].
+    /// [`bl_core::BlError::Io`], [`OblError::Serde`].
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| OblError::Io {
-            path: path.to_path_buf(),
-            source,
+        let text = std::fs::read_to_string(path).map_err(|source| {
+            OblError::from(bl_core::BlError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
         })?;
         Self::from_json(&text)
     }

@@ -154,7 +154,7 @@ fn conll_missing_column_reports_the_line() {
     ));
     assert!(matches!(
         read_conll(dir.0.join("does-not-exist.txt")),
-        Err(OblError::Io { .. })
+        Err(OblError::Core(bl_core::BlError::Io { .. }))
     ));
 }
 
