@@ -11,12 +11,14 @@
 //! | `max_iter` | iteration budget of the outer loop | `>= 1` |
 //! | `tol` | stop when the step's change measure is `<= tol` | finite, `>= 0` |
 //! | `time_limit` | stop after this wall-clock time (`None`: no limit) | any |
-//! | `threads` | worker threads (`None`: rayon's global pool, one per core; `Some(1)`: the calling thread only) | `1 ..=` [`MAX_THREADS`](crate::limits::MAX_THREADS) |
+//! | `threads` | worker threads (`None`: rayon's global pool, one per core; `Some(n)`: a pool of `n` threads of the fit's own, built once per fit, so `Some(1)` runs every parallel step serially) | `1 ..=` [`MAX_THREADS`](crate::limits::MAX_THREADS) |
 //! | `trace` | record every iteration in the report's trace (off: no allocation per iteration) | any |
 //!
 //! Each algorithm chooses its own default budget and tolerance (its paper's); the
-//! defaults of the other three knobs are the same everywhere: no time limit, all cores,
-//! trace on.
+//! defaults of the other three knobs are the same for every fit but one: no time limit,
+//! all cores, trace on. chain-crf's `CrfParams::new` starts with the trace off (its
+//! `FittedCrf::log` holds the per-iteration values); inner solves that a user never sees run
+//! untraced ([`IterationParams::untraced`]).
 //!
 //! ```
 //! use std::time::Duration;
