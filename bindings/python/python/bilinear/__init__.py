@@ -1,6 +1,8 @@
-"""Sparse bilinear logistic regression, Boolean tensor factorization and the mixing
-method for diagonal-constrained SDPs, computed by the Rust crates of the `bilinear`
-workspace (see the package README)."""
+"""Sparse bilinear logistic regression, bilinear online sequence taggers, Boolean tensor
+factorization, the mixing method for diagonal-constrained SDPs and global optimization
+for mixed-membership matrix factorization, computed by the Rust crates of the `bilinear`
+workspace; `bilinear.crfsuite` is a drop-in for sklearn-crfsuite (see the package
+README)."""
 
 from . import _native
 from ._gop import GopResult, gop_mmf
