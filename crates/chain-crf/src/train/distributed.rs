@@ -173,7 +173,7 @@ impl ShardSummary {
     /// and distinct, an `L x L` transition table of nonnegative counts).
     ///
     /// # Errors
-    /// [`CrfError::Serialized`].
+    /// [`CrfError::Serialized`](crate::CrfError::Serialized).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut r = Reader::new(bytes, Kind::Summary)?;
         let attributes = r.strings("attribute names")?;
@@ -244,7 +244,7 @@ impl Remap {
     /// Reads [`Remap::to_bytes`], checking that every id is below the shared sizes.
     ///
     /// # Errors
-    /// [`CrfError::Serialized`].
+    /// [`CrfError::Serialized`](crate::CrfError::Serialized).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut r = Reader::new(bytes, Kind::Remap)?;
         let attributes = r.u32s("attribute ids")?;
@@ -557,7 +557,7 @@ pub fn vector_to_bytes(head: f64, values: &[f64]) -> Vec<u8> {
 /// Reads [`vector_to_bytes`]: `(head, values)`, all finite.
 ///
 /// # Errors
-/// [`CrfError::Serialized`].
+/// [`CrfError::Serialized`](crate::CrfError::Serialized).
 pub fn vector_from_bytes(bytes: &[u8]) -> Result<(f64, Vec<f64>)> {
     let mut r = Reader::new(bytes, Kind::Vector)?;
     let head = r.f64("the head")?;
@@ -695,7 +695,7 @@ impl OnlineState {
     /// Reads [`OnlineState::to_bytes`] (finite values, equal lengths, positive variances).
     ///
     /// # Errors
-    /// [`CrfError::Serialized`].
+    /// [`CrfError::Serialized`](crate::CrfError::Serialized).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut r = Reader::new(bytes, Kind::OnlineState)?;
         let s = Self::read(&mut r)?;
@@ -755,7 +755,7 @@ impl EpochResult {
     /// Reads [`EpochResult::to_bytes`].
     ///
     /// # Errors
-    /// [`CrfError::Serialized`].
+    /// [`CrfError::Serialized`](crate::CrfError::Serialized).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut r = Reader::new(bytes, Kind::EpochResult)?;
         let state = OnlineState::read(&mut r)?;
