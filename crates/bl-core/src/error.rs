@@ -1,6 +1,6 @@
 //! The error type of `bl-core`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong in `bl-core`.
 ///
@@ -120,6 +120,15 @@ pub fn invalid(
         name,
         value: value.to_string(),
         expected: expected.into().into(),
+    }
+}
+
+/// The [`BlError::Io`] of a failed read or write of `path`, for `map_err`:
+/// `std::fs::read(path).map_err(io_error(path))?`.
+pub fn io_error(path: &Path) -> impl Fn(std::io::Error) -> BlError + Copy + '_ {
+    move |source| BlError::Io {
+        path: path.to_path_buf(),
+        source,
     }
 }
 

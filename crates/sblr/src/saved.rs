@@ -17,6 +17,7 @@ use bl_core::limits::{first_duplicate, quote};
 
 use crate::error::{Result, SblrError};
 use bl_core::error::build::numerical;
+use bl_core::error::io_error;
 
 /// Builds an [`SblrError::InvalidModel`].
 pub(crate) fn bad(
@@ -242,7 +243,7 @@ pub trait SavedModel:
     /// [`SblrError::Core`] with the I/O error; as [`SavedModel::to_json`].
     fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_json()?).map_err(|source| io_error(path, source))
+        Ok(std::fs::write(path, self.to_json()?).map_err(io_error(path))?)
     }
 
     /// Reads a model written by [`SavedModel::save`], with the checks of
@@ -252,16 +253,9 @@ pub trait SavedModel:
     /// [`SblrError::Core`] with the I/O error; as [`SavedModel::from_json`].
     fn load(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| io_error(path, source))?;
+        let text = std::fs::read_to_string(path).map_err(io_error(path))?;
         Self::from_json(&text)
     }
-}
-
-fn io_error(path: &Path, source: std::io::Error) -> SblrError {
-    SblrError::Core(bl_core::BlError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 /// The common load-time checks of a bilinear model: `s, t >= 1`, `rank` in

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::error::{BlError, Result};
+use crate::error::{BlError, Result, io_error};
 use crate::limits::quote;
 
 /// How to read a numeric delimited file.
@@ -109,10 +109,7 @@ impl NumericTable {
 /// the path in the message.
 pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<NumericTable> {
     let path = path.as_ref();
-    let file = File::open(path).map_err(|source| BlError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let file = File::open(path).map_err(io_error(path))?;
     read_csv_impl(BufReader::new(file), options, path)
 }
 
@@ -139,12 +136,7 @@ fn read_csv_impl<R: Read>(
     path: &Path,
 ) -> Result<NumericTable> {
     let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|source| BlError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+    reader.read_to_end(&mut bytes).map_err(io_error(path))?;
     let parse_error = |line: usize, message: String| BlError::Parse {
         path: PathBuf::from(path),
         line,

@@ -33,7 +33,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::data::MatrixDataset;
-use crate::error::{BlError, Result};
+use crate::error::{BlError, Result, io_error};
 use crate::io::text::{decode_utf8, lines};
 use crate::limits::quote;
 
@@ -66,10 +66,7 @@ pub const MAX_RESAMPLE_LENGTH: usize = 1 << 20;
 /// first byte that is not UTF-8; otherwise as [`parse_ts`], with the path in the error.
 pub fn read_ts(path: impl AsRef<Path>, policy: LengthPolicy) -> Result<MatrixDataset> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| BlError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = std::fs::read(path).map_err(io_error(path))?;
     let text = decode_utf8(&bytes).map_err(|e| BlError::Parse {
         path: path.to_owned(),
         line: e.line,

@@ -68,15 +68,10 @@ pub(crate) fn train(
         .to_str()
         .ok_or_else(|| OblError::Crf(format!("temporary path {path:?} is not UTF-8")))?;
     let trained = trainer.train(path_str, -1).map_err(crf_error);
-    let bytes = std::fs::read(&path).map_err(|source| {
-        OblError::from(bl_core::BlError::Io {
-            path: path.clone(),
-            source,
-        })
-    });
+    let bytes = std::fs::read(&path).map_err(bl_core::error::io_error(&path));
     let _ = std::fs::remove_file(&path);
     trained?;
-    bytes
+    Ok(bytes?)
 }
 
 /// Tags encoded sentences with CRFsuite model bytes.

@@ -14,8 +14,8 @@
 //!
 //! - [`CrfBackend::Rust`] (default): ours. State weights stored densely for every
 //!   (feature, tag) pair, of which training moves only the pairs seen in the training data
-//!   (CRFsuite's default; the others stay 0), and `L x L` transitions; forward-backward with per-position scaling
-//!   (`objective`), the gradient summed over the sentences in parallel with rayon in a
+//!   (CRFsuite's default; the others stay 0), and `L x L` transitions; forward-backward
+//!   with per-position scaling (`objective`), the gradient summed over the sentences in parallel with rayon in a
 //!   fixed number of chunks (one per rayon thread) reduced in a fixed order, so a run is
 //!   deterministic for a given thread count; L-BFGS / OWL-QN (`optim`) driven one
 //!   iteration per step by [`bl_core::engine::run`]; decoding by the crate's

@@ -16,12 +16,7 @@ use crate::error::{OblError, Result};
 /// [`Corpus::to_conll_string`] parses back as it was); a byte that is not UTF-8 is a parse
 /// error naming its line.
 fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|source| {
-        OblError::from(bl_core::BlError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    })?;
+    let bytes = std::fs::read(path).map_err(bl_core::error::io_error(path))?;
     match bl_core::io::text::decode_utf8(&bytes) {
         Ok(_) => {
             let mut text = String::from_utf8(bytes).unwrap_or_default();

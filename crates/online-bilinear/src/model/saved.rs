@@ -461,12 +461,7 @@ impl FittedTagger {
     /// [`bl_core::BlError::Io`], [`OblError::Serde`].
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_json()?).map_err(|source| {
-            OblError::from(bl_core::BlError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        })
+        Ok(std::fs::write(path, self.to_json()?).map_err(bl_core::error::io_error(path))?)
     }
 
     /// Loads a model saved by [`save`](Self::save).
@@ -475,12 +470,7 @@ impl FittedTagger {
     /// [`bl_core::BlError::Io`], [`OblError::Serde`].
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| {
-            OblError::from(bl_core::BlError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        })?;
+        let text = std::fs::read_to_string(path).map_err(bl_core::error::io_error(path))?;
         Self::from_json(&text)
     }
 }

@@ -26,14 +26,14 @@
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod literal;
 mod slab;
 
 pub use slab::{ItemOrder, NpyFile, STAGING_BYTES, SlabElement};
 
-use crate::error::{BlError, Result};
+use crate::error::{BlError, Result, io_error};
 use crate::limits::quote;
 
 /// Longest header (the dict text after the length field) the reader accepts, in bytes.
@@ -148,10 +148,7 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
 
 /// The file and its size when it is a regular file.
 fn open_npy(path: &Path) -> Result<(File, Option<u64>)> {
-    let file = File::open(path).map_err(|source| BlError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let file = File::open(path).map_err(io_error(path))?;
     let file_len = file
         .metadata()
         .ok()
@@ -202,10 +199,7 @@ pub fn read_npy_from<R: Read>(reader: R) -> Result<NpyArray> {
 /// [`BlError::Io`] when the file cannot be written.
 pub fn write_npy(path: impl AsRef<Path>, shape: &[usize], data: &[f64]) -> Result<()> {
     let path = path.as_ref();
-    let io_err = |source| BlError::Io {
-        path: path.to_owned(),
-        source,
-    };
+    let io_err = io_error(path);
     let header = npy_header_bytes(shape, data)?;
     let file = File::create(path).map_err(io_err)?;
     let mut writer = BufWriter::new(file);
@@ -223,10 +217,7 @@ pub fn write_npy(path: impl AsRef<Path>, shape: &[usize], data: &[f64]) -> Resul
 /// [`BlError::Io`] when writing fails.
 pub fn write_npy_to<W: Write>(mut writer: W, shape: &[usize], data: &[f64]) -> Result<()> {
     let header = npy_header_bytes(shape, data)?;
-    write_payload(&mut writer, &header, data).map_err(|source| BlError::Io {
-        path: PathBuf::from("<output>"),
-        source,
-    })
+    write_payload(&mut writer, &header, data).map_err(io_error(Path::new("<output>")))
 }
 
 /// The magic string, version, header length and header of a `<f8` C-order array, after
