@@ -100,7 +100,7 @@ pub const CWS_DATA: Quote = Quote {
 pub const CWS_TEMPLATES: Quote = Quote {
     place: "Sec. 6.1",
     text: "Given the current position i, the templates are words at i-2, i-1, i, i+1, i+2 and \
-           bigrams of them. All of them are 1st order features, and we don't average the \
+           bigrams of them. All of them are 1st order features, and we don\u{2019}t average the \
            model parameters.",
 };
 

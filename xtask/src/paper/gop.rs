@@ -200,7 +200,7 @@ pub const EXAMPLE_SETUP: Quote = Quote {
 /// its primal.
 pub const EXAMPLE_REPORTED_POINT: Quote = Quote {
     place: "Sec. 3.3, Check convergence",
-    text: "we exit the algorithm and report the optimal θ from the node's primal problem and the optimal x from the node's relaxed dual problem.",
+    text: "we exit the algorithm and report the optimal θ from the node’s primal problem and the optimal x from the node’s relaxed dual problem.",
 };
 
 /// Claim (Fig. 1a).

@@ -24,10 +24,10 @@ pub mod sblr;
 /// A statement from a paper's text, quoted word for word for a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quote {
-    /// Where the paper prints it: section, table or figure, and page, e.g.
-    /// `"Sec. 5.1, p. 7"`.
+    /// Where the paper prints it: section, table, figure, caption or footnote (no page
+    /// numbers), e.g. `"Sec. 7.2, Table 1"`.
     pub place: &'static str,
-    /// The paper's words (an ellipsis `...` marks an omission).
+    /// The paper's words (an ellipsis, `...` or `[...]`, marks an omission).
     pub text: &'static str,
 }
 
