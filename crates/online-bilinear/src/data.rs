@@ -19,7 +19,8 @@
 //! of a file is skipped by the `read_*` readers (it marks the file's encoding); the
 //! `parse_*` readers take their text as it is, so a leading U+FEFF is part of the first
 //! token and [`Corpus::to_conll_string`] parses back to the same corpus. The readers are
-//! linear in the input and allocate only for the tokens they read; their messages quote at
+//! linear in the input and allocate only for the file's text (the `read_*` readers) and
+//! the tokens they read; their messages quote at
 //! most a bounded prefix of an offending item, with its line and place (see
 //! `docs/reliability.md`).
 
@@ -169,7 +170,8 @@ impl Corpus {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when a name is
-    /// empty or repeated, or a sentence has a different number of observation columns.
+    /// empty or repeated, or a sentence with tokens has a different number of observation
+    /// columns.
     pub fn with_column_names<S: AsRef<str>>(mut self, names: &[S]) -> Result<Self> {
         let names: Vec<String> = names.iter().map(|n| n.as_ref().to_string()).collect();
         check_names("column names", &names)?;

@@ -13,7 +13,8 @@ pub enum OblError {
     /// written).
     #[error(transparent)]
     Core(#[from] bl_core::BlError),
-    /// A line of a column file with a different number of columns than the others.
+    /// A token line of a column file with another number of columns than the layout's
+    /// (the column names', else the first token line's), or with fewer than two.
     #[error(
         "{path}:{line}: expected {expected} whitespace-separated columns (observations then the tag), found {found}{hint}"
     )]
@@ -22,13 +23,14 @@ pub enum OblError {
         path: PathBuf,
         /// 1-based line number.
         line: usize,
-        /// Number of columns of the first token line of the file.
+        /// Number of columns every token line must have: the number of column names
+        /// when the reader names them, else that of the first token line; at least 2.
         expected: usize,
         /// Number of columns on this line.
         found: usize,
         /// Empty, or what the line looks like and which reader fits it (starting with
-        /// `"; "`), e.g. `"; the line looks like space-separated word/TAG items: read the
-        /// file with read_word_tagged(path, '/')"`.
+        /// `"; "`), e.g. `"; the line looks like space-separated word/TAG items (one
+        /// sentence per line): read the file with read_word_tagged(path, '/')"`.
         hint: String,
     },
     /// A corpus with named columns that lacks, at the place the templates read, a column

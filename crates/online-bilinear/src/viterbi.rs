@@ -16,7 +16,7 @@ use crate::error::Result;
 
 /// The most entries the score table of one sentence may have: `2^27` (1 GiB of `f64`).
 /// With `L` tags, a sentence may have at most `MAX_SCORE_TABLE / ((L + 1) L)` tokens
-/// (e.g. 6,710,886 with 4 tags, 12,710 with 100, 133 with 1,000).
+/// (e.g. 6,710,886 with 4 tags, 13,288 with 100, 134 with 1,000).
 pub const MAX_SCORE_TABLE: usize = 1 << 27;
 
 /// The most tags a tagger may have: the largest `L` whose one-token table `(L + 1) L`
@@ -108,7 +108,8 @@ pub struct ViterbiWorkspace {
 /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `n_tags == 0`
 /// or `n * (n_tags + 1) * n_tags` overflows; [`bl_core::BlError::ShapeMismatch`] when the
 /// table does not have `n * (n_tags + 1) * n_tags` entries; `bl_core::BlError::NonFinite`
-/// (through [`crate::OblError::Core`]) when a score read is NaN.
+/// (through [`crate::OblError::Core`]) when an entry of the table is NaN (any entry, also
+/// one the recursion does not read).
 pub fn viterbi(scores: &[f64], n: usize, n_tags: usize) -> Result<Vec<usize>> {
     check_decoding(
         "viterbi: score table (n * (n_tags + 1) * n_tags entries)",

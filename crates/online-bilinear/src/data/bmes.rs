@@ -26,11 +26,11 @@ pub fn words_to_bmes<S: AsRef<str>>(words: &[S]) -> (Vec<String>, Vec<String>) {
 /// Joins characters into words at the boundaries given by BMES tags: a word starts at `b`
 /// or `s`, or after `e` or `s`. Ill-formed sequences (e.g. `m` after `s`) are read with the
 /// same rule, so every tag sequence yields a segmentation. Extra tags (beyond the
-/// characters) are ignored.
+/// characters) are ignored, and characters beyond the tags are left out.
 pub fn bmes_to_words<S: AsRef<str>, T: AsRef<str>>(chars: &[S], tags: &[T]) -> Vec<String> {
     let mut words = Vec::new();
+    let tags = &tags[..tags.len().min(chars.len())];
     for (start, end) in crate::metrics::bmes_spans(tags) {
-        let (start, end) = (start.min(chars.len()), end.min(chars.len()));
         let word: String = chars[start..end].iter().map(|c| c.as_ref()).collect();
         words.push(word);
     }

@@ -163,9 +163,10 @@ impl ConllFormat {
     /// [`OblError::MissingColumns`] at the first token line whose column count differs
     /// from the names' or the first token line's, or is below two (with a hint to
     /// [`read_word_tagged`] when the line reads as `word/TAG` items);
-    /// [`bl_core::BlError::Parse`] at a header line with empty or repeated names or
-    /// without the label's name, and at the first token line when the label's index is
-    /// beyond its columns; [`bl_core::BlError::Empty`] when there is no token.
+    /// [`bl_core::BlError::Parse`] at a header line with repeated names, without the
+    /// label's name or with no column at the label's index, and at the first token line
+    /// when the label's index is beyond its columns; [`bl_core::BlError::Empty`] when
+    /// there is no token.
     pub fn parse(&self, text: &str, source: impl AsRef<Path>) -> Result<Corpus> {
         let source = source.as_ref();
         self.check()?;
