@@ -411,9 +411,10 @@ pub(crate) const BLR: usize = 2;
 /// Sparse bilinear logistic regression.
 pub(crate) const SBLR: usize = 3;
 
-/// A claim of the paper about one of its comparison tables: model `better` has a strictly
-/// higher test accuracy than every model in `than` ("better", "outperforms", "improves",
-/// "the best" are all strict; a tie is inconclusive).
+/// A claim of the paper about one of its comparison tables: model `better` has a higher
+/// test accuracy than every model in `than`, judged by the test of [`report_claims`]
+/// ("better", "outperforms", "improves", "the best" are all strict; a tie is
+/// inconclusive).
 pub(crate) struct TableClaim {
     /// The paper's words.
     pub quote: &'static Quote,
@@ -537,9 +538,14 @@ pub(crate) fn report_claims(
         }
         let verdict = all_of(&verdicts);
         let others: Vec<&str> = claim.than.iter().map(|&m| name(m)).collect();
+        let test = if runs.len() >= 2 {
+            "the paired t-test over splits, p < 0.05"
+        } else {
+            "disjoint Wilson intervals of the correct counts on the test set"
+        };
         let mut record = Claim::new(claim.quote.claim_text(), verdict).evidence(format!(
-            "held if {} has a higher test accuracy than {} (strict; each comparison must \
-             hold); {}; {}",
+            "held if {} has a significantly higher test accuracy than {} ({test}; each \
+             comparison must hold, fails if one is significantly lower); {}; {}",
             name(claim.better),
             others.join(", "),
             parts.join("; "),
