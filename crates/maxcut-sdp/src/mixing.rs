@@ -71,8 +71,10 @@ pub enum SweepForm {
 /// `Mixing`, runs its sweeps on the shared engine ([`bl_core::engine::run`], with the
 /// iteration knobs, the observers and the report), then rounds.
 ///
-/// `Mixing` reads every parameter except the iteration knobs (they belong to the fit);
-/// its parallel schedules run on the current rayon pool.
+/// `Mixing` reads the rank, the seed, the order, `low_rank` and `sparse_sweep`; the
+/// iteration knobs belong to the fit, and `trials`, `local_search` and `certify` to the
+/// steps after the sweeps (the rounding takes its trials and seed as arguments of
+/// [`Mixing::round`]). Its parallel schedules run on the current rayon pool.
 ///
 /// ```
 /// use maxcut_sdp::{Mixing, MixingParams, Problem};
@@ -120,10 +122,12 @@ impl<'a> Mixing<'a> {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] from [`ParamGuard::check`], or when the
-    /// factor `V` (`rank x n` values), a dense `C` (`n x n`, [`LowRankMode::Formed`]) or
-    /// `W` (`m x rank`) would exceed `2^32` values ([`bl_core::limits::MAX_ELEMENTS`]) or
-    /// cannot be allocated: checked before the sweeps start, e.g. the default rank
-    /// `ceil(sqrt(2 n))` refuses `n` above about `2^21`.
+    /// factor `V` (`rank x n` values), a dense `C` (`n x n`, formed under
+    /// [`LowRankMode::Formed`] or [`LowRankMode::Auto`]) or `W` (`m x rank`) would exceed
+    /// `2^32` values ([`bl_core::limits::MAX_ELEMENTS`]) or cannot be allocated: checked
+    /// before the sweeps start, e.g. the default rank `ceil(sqrt(2 n))` refuses `n` above
+    /// about `2^21`; [`bl_core::BlError::Numerical`] if the objective at the initial `V`
+    /// is not finite (input too large).
     pub fn new(problem: &'a Problem, params: &MixingParams) -> Result<Self> {
         Self::start(problem, &params.check()?)
     }
@@ -147,11 +151,12 @@ impl<'a> Mixing<'a> {
     /// rank is `v0.nrows()`.
     ///
     /// # Errors
-    /// [`bl_core::BlError::ShapeMismatch`] if `v0` does not have `n` columns, or has a row
-    /// count different from an explicitly set [`MixingParams::rank`];
+    /// [`bl_core::BlError::ShapeMismatch`] if `v0` does not have `n` columns, has no rows,
+    /// or has a row count different from an explicitly set [`MixingParams::rank`];
     /// [`bl_core::BlError::NonFinite`] (column-major flat index);
     /// [`bl_core::BlError::InvalidParameter`] for a zero column, an invalid parameter, or
-    /// buffers that cannot be allocated (as [`Mixing::new`]).
+    /// buffers that cannot be allocated (as [`Mixing::new`]);
+    /// [`bl_core::BlError::Numerical`] if the objective at `v0` is not finite.
     pub fn with_start(
         problem: &'a Problem,
         params: &MixingParams,

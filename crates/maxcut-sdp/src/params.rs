@@ -62,8 +62,10 @@ pub enum LowRankMode {
 /// How the cyclic sweep ([`Cyclic`]) over a sparse `C` runs. [`SparseSweep::Levels`] and
 /// [`SparseSweep::Sequential`] compute the same iterates, bit for bit, as the sequential
 /// sweep of Alg. 1 of Wang, Chang, Kolter (2017), and differ in speed only;
-/// [`SparseSweep::LevelsF32Gather`] rounds the gathered columns to `f32`. Other orders ([`crate::RandomPermutation`],
-/// [`crate::Colored`], user orders) ignore this setting.
+/// [`SparseSweep::LevelsF32Gather`] rounds the gathered columns to `f32`. Orders that are
+/// not the identity ([`crate::RandomPermutation`], [`crate::Colored`], user orders whose
+/// [`SweepOrder::is_identity`] is `false`) ignore this setting, and so does a sparse `C`
+/// that is formed densely ([`LowRankMode`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum SparseSweep {
     /// Dependency levels: the update of `v_i` needs the new `v_j` of its neighbours

@@ -131,8 +131,10 @@ impl Fit<Problem> for MixingValidParams {
     /// whatever the number of threads.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] for invalid parameters;
-    /// [`bl_core::BlError::Numerical`] if the objective overflows;
+    /// [`bl_core::BlError::InvalidParameter`] for invalid parameters, or for buffers
+    /// beyond `2^32` values or that cannot be allocated (`V`, a formed `C`, `W`, as
+    /// [`Mixing::new`](crate::Mixing::new); the `trials x rank` directions of the
+    /// rounding); [`bl_core::BlError::Numerical`] if the objective overflows;
     /// [`MaxcutError::TooLargeForExact`] with [`crate::MixingParams::certify`] on and
     /// `n > 4096`; [`MaxcutError::InvalidSweepOrder`] for a faulty user sweep order.
     fn fit_observed(

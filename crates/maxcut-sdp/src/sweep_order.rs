@@ -4,7 +4,8 @@
 //! Alg. 1 of Wang, Chang, Kolter (2017) updates `v_1, ..., v_n` cyclically; every order
 //! that visits each coordinate once per sweep keeps the monotone ascent (each update is
 //! an exact maximization over one column). The built-in orders are [`Cyclic`] (the
-//! paper's) and [`RandomPermutation`] (a fresh seeded permutation per sweep). A user type
+//! paper's), [`RandomPermutation`] (a fresh seeded permutation per sweep) and [`Colored`]
+//! (the color classes of a sparse `C`, each class in parallel). A user type
 //! implementing [`SweepOrder`] (and [`Extension`], its name and a check of its own
 //! settings) is passed to [`crate::MixingParams::order`] as an `Arc<dyn SweepOrder>` and
 //! runs through the normal fit; [`crate::conformance::sweep_order::conformance`] is the
@@ -101,7 +102,8 @@ impl SweepOrder for RandomPermutation {
 /// README's "Upper bounds"). [`Cyclic`] itself also uses every core on a sparse `C`,
 /// with its own iterates unchanged ([`crate::params::SparseSweep::Levels`]).
 /// On dense and low-rank `C` every pair of coordinates interacts and this order is
-/// [`Cyclic`].
+/// [`Cyclic`]; so it is on a sparse `C` that the fit forms densely
+/// ([`crate::SweepForm::SparseFormed`], see [`crate::LowRankMode`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Colored;
 

@@ -31,8 +31,8 @@ pub fn instances() -> Vec<(String, BooleanQp)> {
             out.push((format!("dense indefinite, n = {n}"), qp));
         }
     }
-    // Planted: one column g = +1 on the first half, -1 on the rest; the optimum of
-    // ||G^T z||^2 picks the first half.
+    // Planted: one column g = +1 on the first half, -1 on the rest; ||G^T z||^2 =
+    // (first-half sum - second-half sum)^2 is maximal, (n / 2)^2, at either half.
     let n = 12;
     let g = faer::Mat::from_fn(n, 1, |i, _| if i < n / 2 { 1.0 } else { -1.0 });
     if let Ok(qp) = BooleanQp::low_rank(g.as_ref()) {
