@@ -40,9 +40,10 @@ use crate::error::Result;
 /// oscillate).
 pub const DECREASE_SLACK: f64 = 256.0 * f64::EPSILON;
 
-/// Most step-size trials in one backtracking search before giving up with
-/// [`bl_core::BlError::Numerical`] (as `SblrError::Core`); with `eta = 2` this spans a factor
-/// `2^100` in `L`.
+/// The budget of one backtracking search before giving up with
+/// [`bl_core::BlError::Numerical`] (as `SblrError::Core`): FISTA's search tries at most
+/// `MAX_TRIALS` values of `L`, the step rule (13)/(15) at most the `MAX_TRIALS + 1` values
+/// `m = -1 ..= MAX_TRIALS - 1`, which with `eta = 2` span a factor `2^100` in `L`.
 pub const MAX_TRIALS: usize = 100;
 
 /// An elastic-net logistic problem on fixed features: the `d x n` matrix `z` (column `i`
@@ -225,9 +226,14 @@ impl<F: LinearOperator> LinearBlock<'_, F> {
     /// soft thresholding for `w`, a plain gradient step (9) for the intercept).
     ///
     /// # Errors
-    /// `BlError` for slices of the wrong length or `lipschitz <= 0`.
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) when `x`, `g` or `out` does not
+    /// have `d + 1` entries; `BlError::InvalidParameter` for a `lipschitz` that is not
+    /// finite and `> 0`.
     pub fn prox_point(&self, x: &[f64], g: &[f64], lipschitz: f64, out: &mut [f64]) -> Result<()> {
         let d = self.dim();
+        bl_core::error::ensure_len("prox_point: x", d + 1, x.len())?;
+        bl_core::error::ensure_len("prox_point: g", d + 1, g.len())?;
+        bl_core::error::ensure_len("prox_point: out", d + 1, out.len())?;
         elastic_net_prox_step(&x[..d], &g[..d], lipschitz, self.l1, self.l2, &mut out[..d])?;
         out[d] = x[d] - g[d] / lipschitz;
         Ok(())

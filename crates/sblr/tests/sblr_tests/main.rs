@@ -10,6 +10,7 @@ mod block_conformance;
 mod common;
 mod custom_block_update;
 mod distributed;
+mod doc_claims;
 mod fuzz_regressions;
 mod hostile_sizes;
 mod linear_f32;
