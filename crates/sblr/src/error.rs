@@ -46,7 +46,9 @@ pub enum SblrError {
     },
     /// A saved model whose fields do not fit together (a factor one entry too long, a rank
     /// that does not match the factors, a non-finite or overflowing weight, fewer than two
-    /// class names, ...). Raised when a model is deserialized, by any serde format.
+    /// class names, ...). Returned by `from_json` and `load` ([`crate::SavedModel`]); the
+    /// same checks run when a model is deserialized by any other serde path, whose error
+    /// then carries this error's message.
     #[error("invalid saved model {model}: field `{field}`: expected {expected}, found {found}")]
     InvalidModel {
         /// The model type, e.g. `"FittedSblr"`.
@@ -59,7 +61,8 @@ pub enum SblrError {
         found: String,
     },
     /// A saved model that is not valid JSON of the model's layout (syntax error, missing
-    /// or mistyped field), or a file that cannot be read.
+    /// or mistyped field, invalid parameters), or a model that cannot be encoded as JSON.
+    /// (A file that cannot be read or written is [`SblrError::Core`] with `BlError::Io`.)
     #[error("cannot load {model}: {message}")]
     ModelFormat {
         /// The model type.

@@ -13,12 +13,12 @@
 //! | setter | default | meaning | valid range |
 //! |---|---|---|---|
 //! | `rank` | 1 | `r`, columns of `U` and `V` | `1..=min(s, t)` (checked at fit) |
-//! | `mu1`, `nu1` | 0.01 | l1 weights on `U`, `V` | `>= 0` |
-//! | `mu2`, `nu2` | 0.5 | squared-l2 weights on `U`, `V` | `>= 0` |
+//! | `mu1`, `nu1` | 0.01 | l1 weights on `U`, `V` | finite, `>= 0` |
+//! | `mu2`, `nu2` | 0.5 | squared-l2 weights on `U`, `V` | finite, `>= 0` |
 //! | `penalties` | | sets `mu1, mu2, nu1, nu2` at once | |
 //! | `block_update` | [`ProxLinearStep`] (`l_min = 1e-3`, `eta = 2`) | the update of each block per iteration: Alg. 2's proximal-linear step, Alg. 1's [`ExactBlockSolve`] or yours ([`BlockUpdate`]) | its own `check()` |
 //! | `max_iter` | 500 | outer iterations `k` | `>= 1` |
-//! | `tol` | 1e-3 | stop when `q^k <= tol` (eq. (8)) | `>= 0` |
+//! | `tol` | 1e-3 | stop when `q^k <= tol` (eq. (8)) | finite, `>= 0` |
 //! | `time_limit` | none | wall-clock limit of a fit | any |
 //! | `threads` | none | threads of the two data passes per iteration; none = rayon's global pool | `1 ..= 1024` |
 //! | `trace` | on | keep every iteration in the report's trace | |
@@ -40,8 +40,8 @@
 //!
 //! The paper only asks `L_min > 0` and `eta > 1` (Sec. 3, after eq. (13)). The bounds of
 //! the built-in updates ([`L_MIN_RANGE`], [`ETA_RANGE`]) keep the step rule meaningful in
-//! floating point and within the search's budget of [`crate::block::MAX_TRIALS`] = 100
-//! trials per step:
+//! floating point and within the search's budget per step (the step rule tries
+//! `m = -1 ..= MAX_TRIALS - 1`, [`crate::block::MAX_TRIALS`] = 100):
 //!
 //! - the step is `1/L` with `L >= L_min`, so `L_min` caps the longest step (below `1e-10`
 //!   a step on a flat loss can overflow). An `L_min` above the block's Lipschitz constant
@@ -52,10 +52,10 @@
 //!   the cap 1 (with `L_min = 1e3` a fit on unit-scale data barely moves in 300
 //!   iterations);
 //! - the search multiplies `L` by `eta` until the decrease test holds: an accepted `L` can
-//!   exceed the smallest sufficient one by a factor `eta` (hence the cap 10), and 100
-//!   trials span a factor `eta^100` (`4e17` for `eta = 1.5`, hence the floor 1.5: the first
-//!   step starts at `L = L_min` and must reach the block's Lipschitz constant; with
-//!   `eta = 1.001` the search gives up after raising `L` by 10%).
+//!   exceed the smallest sufficient one by a factor `eta` (hence the cap 10), and the
+//!   trials of a step span a factor `eta^100` (`4e17` for `eta = 1.5`, hence the floor
+//!   1.5: the first step starts at `L = L_min` and must reach the block's Lipschitz
+//!   constant; with `eta = 1.001` the search gives up after raising `L` by 10%).
 //!
 //! With `L_min = 1e300` or `eta = 1e300` the first steps are so short that the objective
 //! does not move and the fit would stop at once reporting convergence; such values are
@@ -108,8 +108,9 @@ pub enum StopCriterion {
 
 impl StopCriterion {
     /// `q^k` from the blocks `(previous, current)` of the iterate (together they hold each
-    /// of `U`, `V` and `b` once) and the objectives `F^{k-1}`, `F^k`. NaN if any input
-    /// is NaN.
+    /// of `U`, `V` and `b` once) and the objectives `F^{k-1}`, `F^k`. NaN if any input it
+    /// reads is NaN (`Eq8` reads all, `ObjectiveChange` only the objectives,
+    /// `IterateChange` only the blocks).
     #[must_use]
     pub fn quantity(self, blocks: &[(&[f64], &[f64])], f_prev: f64, f_new: f64) -> f64 {
         match self {
@@ -298,8 +299,8 @@ impl ParamGuard for SblrParams {
     /// `rank == 0`, a negative or non-finite penalty, an invalid block update (its own
     /// `check()`: for the built-ins `l_min` outside [`L_MIN_RANGE`], `eta` outside
     /// [`ETA_RANGE`], a bad `inner_tol` / `inner_max_iter`), `max_iter == 0`, a negative
-    /// `tol`, `threads` outside `1..=1024`; `SblrError::Core(BlError::NonFinite)` for a
-    /// non-finite warm start.
+    /// or non-finite `tol`, `threads` outside `1..=1024`;
+    /// `SblrError::Core(BlError::NonFinite)` for a non-finite warm start.
     fn check(&self) -> Result<SblrValidParams> {
         params::at_least("rank", self.rank, 1)?;
         check_penalties([self.mu1, self.mu2, self.nu1, self.nu2])?;
