@@ -12,3 +12,15 @@ fn bmes_to_words_ignores_extra_tags() {
     let no_chars: [&str; 0] = [];
     assert!(bmes_to_words(&no_chars, &["s"]).is_empty());
 }
+
+/// `FeatureDict` is `Deserialize`: a dictionary whose ids are not `0..len()`
+/// ([`FeatureDict::ids_are_dense`] false) lists its names without a panic.
+#[test]
+fn feature_dict_names_of_sparse_ids_do_not_panic() {
+    let json = r#"{"templates":{"list":["Bias"]},"cutoff":1,"ids":{"x":5,"y":0}}"#;
+    let dict: online_bilinear::FeatureDict = serde_json::from_str(json).unwrap();
+    assert!(!dict.ids_are_dense());
+    let names = dict.names();
+    assert_eq!(names.len(), 2);
+    assert_eq!(names[0], "y");
+}

@@ -283,11 +283,16 @@ impl FeatureDict {
         self.id(&bias_name(t))
     }
 
-    /// The feature strings ordered by id.
+    /// The feature strings ordered by id: entry `j` is the name of id `j`, for `j <
+    /// len()`. (Only a dictionary deserialized with ids that are not dense, see
+    /// [`ids_are_dense`](Self::ids_are_dense), has an id without an entry or an entry
+    /// without an id, left empty.)
     pub fn names(&self) -> Vec<String> {
         let mut names = vec![String::new(); self.ids.len()];
         for (name, &id) in &self.ids {
-            names[id as usize] = name.clone();
+            if let Some(slot) = names.get_mut(id as usize) {
+                slot.clone_from(name);
+            }
         }
         names
     }
@@ -296,7 +301,10 @@ impl FeatureDict {
     /// dictionary are dropped).
     ///
     /// # Errors
-    /// [`OblError::TooFewColumns`] when the sentence lacks a column a template reads.
+    /// [`OblError::TooFewColumns`] when the sentence lacks a column a template reads;
+    /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) for a dictionary of
+    /// attribute data ([`from_attributes`](Self::from_attributes): it encodes
+    /// [`chain_crf::Items`], with [`encode_items`](Self::encode_items)).
     pub fn encode(&self, sentence: &Sentence) -> Result<EncodedSentence> {
         self.encode_indexed(sentence, 0)
     }
@@ -373,7 +381,8 @@ impl FeatureDict {
     /// # Errors
     /// [`OblError::NonBinaryAttribute`] naming the position and the attribute for a value
     /// other than 0 and 1; [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`])
-    /// for a dictionary built from templates.
+    /// for a dictionary built from templates, or when the items have more than `2^32 - 1`
+    /// active features in all.
     pub fn encode_items(&self, items: chain_crf::Items<'_>) -> Result<EncodedSentence> {
         self.encode_items_indexed(items, 0, &mut Vec::new())
     }

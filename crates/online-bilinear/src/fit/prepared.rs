@@ -120,9 +120,11 @@ impl TaggerValidParams {
     /// these same ones).
     ///
     /// # Errors
-    /// [`bl_core::BlError::Empty`]; [`OblError::TooFewColumns`]; no templates for a
-    /// corpus of several columns ([`default_templates`]); `transitions_only` without a
-    /// bias template.
+    /// [`bl_core::BlError::Empty`]; [`OblError::TooFewColumns`];
+    /// [`OblError::MissingColumn`] when the corpus's named columns lack one the templates
+    /// name; no templates for a corpus of several columns ([`default_templates`]);
+    /// `transitions_only` without a bias template; the others of
+    /// [`FeatureDict::build`].
     pub fn prepare(&self, corpus: &Corpus) -> Result<PreparedCorpus> {
         if corpus.n_tokens() == 0 {
             return Err(OblError::Core(bl_core::BlError::Empty {
