@@ -302,7 +302,7 @@ impl<T: Element> MatrixDataset<T> {
     pub fn get_sample(&self, i: usize) -> Option<MatRef<'_, T>> {
         let len = self.rows * self.cols;
         let start = i.checked_mul(len)?;
-        let slice = self.data.get(start..start + len)?;
+        let slice = self.data.get(start..start.checked_add(len)?)?;
         Some(MatRef::from_column_major_slice(slice, self.rows, self.cols))
     }
 

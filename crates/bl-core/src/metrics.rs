@@ -181,7 +181,9 @@ impl ConfusionMatrix {
 ///
 /// # Errors
 /// [`BlError::ShapeMismatch`] when the lengths differ; [`BlError::Empty`] when empty;
-/// [`BlError::InvalidParameter`] when `n_classes == 0` or a label is `>= n_classes`.
+/// [`BlError::InvalidParameter`] when `n_classes == 0`, a label is `>= n_classes`, or the
+/// `n_classes x n_classes` table exceeds [`MAX_ELEMENTS`](crate::limits::MAX_ELEMENTS)
+/// counts or cannot be reserved.
 pub fn confusion_matrix(
     truth: &[usize],
     pred: &[usize],
@@ -204,7 +206,12 @@ pub fn confusion_matrix(
             });
         }
     }
-    let mut counts = vec![vec![0; n_classes]; n_classes];
+    // The table is sized by a caller's number: checked and reserved, never an abort.
+    crate::limits::buffer_len("n_classes", &[n_classes, n_classes])?;
+    let mut counts: Vec<Vec<usize>> = crate::limits::try_with_capacity("n_classes", &[n_classes])?;
+    for _ in 0..n_classes {
+        counts.push(crate::limits::try_zeroed("n_classes", &[n_classes])?);
+    }
     for (&t, &p) in truth.iter().zip(pred) {
         counts[t][p] += 1;
     }

@@ -76,7 +76,8 @@ impl NumericTable {
 
     /// Row `i`, or `None` when out of range.
     pub fn row(&self, i: usize) -> Option<&[f64]> {
-        self.data.get(i * self.cols..(i + 1) * self.cols)
+        let start = i.checked_mul(self.cols)?;
+        self.data.get(start..start.checked_add(self.cols)?)
     }
 
     /// A copy of column `j`, or `None` when out of range.
