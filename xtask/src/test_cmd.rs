@@ -5,9 +5,11 @@
 //! wheel and `cargo xtask reproduce` afterwards share one build of every crate.
 //!
 //! 1. `cargo test --workspace --release` (skipped with `--python-only`);
-//! 2. a virtual environment under `target/python-venv` (created once with
-//!    `python3 -m venv`; the pinned packages of `bindings/python/requirements-test.txt`
-//!    are installed again only when that file changes);
+//! 2. a virtual environment `python-venv` in the target directory (`$CARGO_TARGET_DIR`,
+//!    else `target/`), created once with `-m venv` by the interpreter of `--python`,
+//!    `$BILINEAR_PYTHON` or `python3`; the pinned packages of
+//!    `bindings/python/requirements-test.txt` are installed again only when that file
+//!    changes;
 //! 3. the Rust crates' reference results (`cargo run --release -p bilinear-python --example
 //!    rust_reference`) for the Python suite's equality tests;
 //! 4. the wheel of `bindings/python` (`maturin build --release`), installed into the

@@ -166,7 +166,8 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
          (values: the mean over the seeds), the other online learners with seed {}. CRFs: \
          our 1st-order linear-chain CRF (CRFsuite's crf1d model and objective, L-BFGS / \
          OWL-QN in Rust), c = 1, at most {} iterations (the paper used CRF++), deterministic, \
-         run {} times for their times (each run after one bol run of the same round). Rows \
+         run {} times for their times (each run after the round's runs of bol, bol as printed \
+         and bol with R = 20, same seed). Rows \
          \"as printed\" run Algorithm 2 with eqs. (9)-(12) (bol) and Algorithm 1 with eq. \
          (7) (bcd) as the paper prints them; \"bol\" and \"bcd\" are our readings \
          (docs/papers/bol.md). Every learner runs on one thread (the CRFs with `threads(1)`, CRF++'s default); times exclude feature \
@@ -432,8 +433,9 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         )
         .judges(judges)
         .evidence(format!(
-            "training time on pku, {} rounds of one {name} run then one run of each CRF \
-                 ({} CRF iterations at most); paired t-test of the log times by round, it \
+            "training time on pku, {} rounds, each of one run of bol, bol as printed and \
+                 bol with R = 20, then one run of each CRF ({} CRF iterations at most); \
+                 paired t-test of the log times by round, it \
                  holds when both CRFs are significantly slower and is inconclusive when the \
                  interval of the ratio contains 1: {name} {:.2} s; {}; the paper's ratios on \
                  as: {:.1}x and {:.1}x",

@@ -178,8 +178,7 @@ pub(super) fn most(k: usize, n: usize) -> (Verdict, Interval) {
     stats::share_above(k, n, 0.5)
 }
 
-/// The most distinct cuts in one of the first three iterations (Fig. 2 b, d, f), and the
-/// counts of those iterations.
+/// The number of distinct cuts in each of the first three iterations (Fig. 2 b, d, f).
 fn fig2_cuts(f: &FittedGop) -> Vec<usize> {
     f.history()
         .iter()
