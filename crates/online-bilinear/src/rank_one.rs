@@ -199,7 +199,8 @@ impl LinearOperator for BlockDiagonal {
 /// Blocks are found through a dense position table indexed by block id (a sparse set):
 /// it grows to the largest id seen (4 bytes per feature, allocated once) and [`clear`]
 /// resets only the touched entries; each block's entry list keeps its capacity, so once
-/// warm an update allocates nothing and costs O(entries), with no hashing.
+/// warm an update allocates nothing, and adding an entry costs one scan of its block's
+/// list (at most `rows x cols` entries), with no hashing.
 ///
 /// [`clear`]: BlockUpdate::clear
 #[derive(Debug, Clone, Default)]
@@ -481,7 +482,9 @@ impl BlockRankOne {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
-    /// dimension, or `n_blocks` of `u32::MAX` or more.
+    /// dimension, `n_blocks` of `u32::MAX` or more, `n_blocks x rows` or `n_blocks x cols`
+    /// above [`bl_core::limits::MAX_ELEMENTS`], a block of more than `u32::MAX` entries, or
+    /// `n_blocks` row headers that cannot be allocated.
     pub fn new(n_blocks: usize, rows: usize, cols: usize, average: bool) -> Result<Self> {
         check_dimensions(n_blocks, rows, cols)?;
         if n_blocks >= UNTOUCHED as usize {
@@ -720,7 +723,9 @@ impl BlockRankOne {
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a
     /// block index is out of range or `steps == 0`; `bl_core::BlError::NonFinite` (as
-    /// [`crate::OblError::Core`]) when `D` has a non-finite value.
+    /// [`crate::OblError::Core`]) when `D` has a non-finite value;
+    /// `bl_core::BlError::Numerical` when the power steps meet a non-finite iterate (a
+    /// `Theta` grown beyond the range of `f64`).
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {
         let (l, p) = (self.theta.rows, self.theta.cols);
         d.check_against(&self.theta, steps)?;

@@ -25,7 +25,8 @@ use crate::error::Result;
 /// `k` holds `len[k]` sorted cells at `start[k]`, in a region of `capacity(len[k])` cells
 /// (exact up to 4 cells, then growing by half). A cell added to a full row moves the row
 /// to the end of the arena and leaves its old region as a hole; when the holes exceed an
-/// eighth of the arena, the rows are slid together (in arena order, in place). The arena
+/// eighth of the arena and an eighth of the row count, the rows are slid together (in
+/// arena order, in place). The arena
 /// grows by an eighth when full. So the store holds its cells with little slack, without
 /// the header and minimum capacity of one `Vec` per row, and allocates nothing once every
 /// cell exists.

@@ -105,7 +105,10 @@ impl SpectralRankOne {
     /// `beta` are kept.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero dimension.
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
+    /// dimension, `n_blocks x rows` or `n_blocks x cols` above
+    /// [`bl_core::limits::MAX_ELEMENTS`], a block of more than `u32::MAX` entries, or
+    /// `n_blocks` row headers that cannot be allocated.
     pub fn new(
         n_blocks: usize,
         rows: usize,
@@ -296,7 +299,9 @@ impl SpectralRankOne {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a block
-    /// index is out of range or `steps == 0`; non-finite values in `D`.
+    /// index is out of range or `steps == 0`; non-finite values in `D`;
+    /// `bl_core::BlError::Numerical` when the power steps meet a non-finite iterate (a
+    /// `Theta` grown beyond the range of `f64`).
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {
         let (l, p) = (self.theta.block_rows(), self.theta.block_cols());
         d.check_against(&self.theta, steps)?;

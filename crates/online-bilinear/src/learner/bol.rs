@@ -40,8 +40,9 @@ impl Bol {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
-    /// size, more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, or
-    /// `n_features (l + 1)` above [`bl_core::limits::MAX_ELEMENTS`].
+    /// size, more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags,
+    /// `n_features (l + 1)` above [`bl_core::limits::MAX_ELEMENTS`], or a state that
+    /// cannot be allocated.
     pub fn new(n_features: usize, l: usize, settings: &LearnerSettings) -> Result<Self> {
         check_shape(n_features, l)?;
         let spectral = |mode| {

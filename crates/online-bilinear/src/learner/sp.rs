@@ -112,8 +112,8 @@ impl Sp {
     /// # Errors
     /// `transitions_only` without a bias feature in range;
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for no tag,
-    /// more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, or `n_features (l + 1)` above
-    /// [`bl_core::limits::MAX_ELEMENTS`].
+    /// more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, `n_features (l + 1)` above
+    /// [`bl_core::limits::MAX_ELEMENTS`], or stores that cannot be allocated.
     pub fn new(
         n_features: usize,
         l: usize,
