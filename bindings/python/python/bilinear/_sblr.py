@@ -162,10 +162,12 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
         a ``dask.distributed`` Client running: each chunk is then kept on the worker that
         computes it, where the two data passes of every iteration and the products with
         the reduced features run (through the Rust kernels); the client runs the solver
-        and receives only vectors of length ``n`` and partial sums of ``(s + t) rank``
-        values. One-vs-all fits its classes in parallel. The model equals the fit on
-        ``X.compute()`` up to the order of the sums (objectives within ``1e-10``). Only
-        ``multi_class="ovr"``; predict on NumPy arrays. See ``docs/scaling.md``.
+        and receives only vectors of length ``n``, partial sums of ``s rank`` or
+        ``rank t`` values and, once per fit for the SVD starts, partial sums of ``s t``
+        values. One-vs-all fits its classes in parallel (up to 8 at a time). The model
+        equals the fit on ``X.compute()`` up to the order of the sums (objectives within
+        ``1e-10``). Only ``multi_class="ovr"``; predict on NumPy arrays. See
+        ``docs/scaling.md``.
         """
         self._check_dtype()
         if _sblr_dask.is_dask_array(X):

@@ -239,8 +239,8 @@ def _sum_in_order(parts):
 def fit(client, X, y_index, n_classes, params, dtype):
     """The native model of SBLR fitted on the dask array ``X`` with class indices
     ``y_index``: one binary model for two classes, else one-vs-all with the classes
-    fitted in parallel (one client thread each, their rounds interleaved on the
-    cluster)."""
+    fitted in parallel (one client thread per class, at most 8 at a time, their rounds
+    interleaved on the cluster)."""
     chunks = Chunks(client, X, dtype)
     try:
         if len(y_index) != chunks.n:

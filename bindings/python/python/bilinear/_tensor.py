@@ -125,7 +125,8 @@ class CPDecomposition(BaseEstimator):
 
     ``max_iter`` counts ALS sweeps per start; ``n_threads`` (``None``: all cores) does
     not change the result. Attributes: ``factors_`` (three ``(d_n, rank)`` arrays),
-    ``weights_`` (ones: the weights are folded into the factors), ``loss_``, ``n_iter_``.
+    ``weights_`` (ones: the weights are folded into the factors), ``loss_``, ``n_iter_``
+    (ALS sweeps of all starts).
     """
 
     def __init__(self, rank=_CP["rank"], max_iter=_CP["max_iter"], tol=_CP["tol"],
@@ -158,7 +159,8 @@ class CPDecomposition(BaseEstimator):
 class TuckerDecomposition(BaseEstimator):
     """Tucker decomposition by truncated HOSVD (EM rounds over missing entries), the BMP
     paper's Tucker baseline. Without missing entries the fit is one HOSVD
-    (``n_iter_ == 1``; ``max_iter`` and ``tol`` are not read).
+    (``n_iter_ == 1``; ``max_iter`` and ``tol`` are checked, e.g. ``max_iter=0`` is a
+    ``ValueError``, but do not change the result).
 
     Attributes: ``factors_`` (three orthonormal ``(d_n, r_n)`` arrays), ``core_``
     (``(r0, r1, r2)``), ``loss_``, ``n_iter_``.

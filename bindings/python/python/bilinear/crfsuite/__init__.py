@@ -1,8 +1,9 @@
 """A drop-in for sklearn-crfsuite: ``import bilinear.crfsuite as sklearn_crfsuite``.
 
 ``CRF`` has sklearn-crfsuite's parameters, methods and attributes and trains linear-chain
-CRFs with the Rust crate ``chain-crf`` (CRFsuite's model and trainers) on ``n_jobs``
-threads; ``metrics`` and ``scorers`` are sklearn-crfsuite's.
+CRFs with the Rust crate ``chain-crf`` (CRFsuite's model and trainers; ``n_jobs`` threads
+for lbfgs's gradient, see ``CRF``); ``metrics`` and ``scorers`` offer sklearn-crfsuite's
+functions.
 
 How items are read (as python-crfsuite reads them):
 

@@ -55,8 +55,8 @@ def _object_array(seqs):
 
 class CRF(BaseEstimator):
     """A linear-chain CRF with sklearn-crfsuite's interface, trained by the Rust crate
-    ``chain-crf`` on ``n_jobs`` threads: ``import bilinear.crfsuite as sklearn_crfsuite``
-    runs code written for sklearn-crfsuite.
+    ``chain-crf`` (``n_jobs``: the threads of the fit, see below): ``import
+    bilinear.crfsuite as sklearn_crfsuite`` runs code written for sklearn-crfsuite.
 
     Every training parameter is sklearn-crfsuite's, with its name and meaning; ``None``
     means CRFsuite's default for the chosen algorithm, and a parameter the algorithm does
@@ -69,10 +69,11 @@ class CRF(BaseEstimator):
         ``ap`` (averaged perceptron), ``pa`` (passive-aggressive), ``arow`` (AROW);
         ``bol``, ``bcd``, ``sp``: the workspace's online bilinear learners (Wu and Sun,
         ICML 2015) and the structured perceptron, trained on the same items with a bias
-        feature carrying the label transitions. They take ``max_iterations`` (epochs),
-        ``c``, ``averaging``, ``epsilon`` (stop after an epoch in which at most this
-        fraction of the sequences caused an update), ``zero_order`` and, for ``sp``,
-        ``transitions_only`` (see below); attribute values must be 0 or 1;
+        feature carrying the label transitions. They take ``max_iterations`` (epochs,
+        default 20), ``c`` (``bol``, ``bcd``), ``averaging`` (default False), ``epsilon``
+        (stop after an epoch in which at most this fraction of the sequences caused an
+        update; default 0), ``zero_order`` and, for ``sp``, ``transitions_only`` (see
+        below); attribute values must be 0 or 1;
         they give labels, not probabilities (no marginals, no ``state_features_``).
     min_freq : float or None
         Drop features whose frequency in the training data is below this (default 0).
@@ -83,17 +84,22 @@ class CRF(BaseEstimator):
     c2 : float or None
         L2 coefficient (lbfgs, l2sgd; default 1).
     max_iterations : int or None
-        Iteration (epoch) budget (default: lbfgs unlimited, l2sgd 1000, others 100).
+        Iteration (epoch) budget (default: lbfgs 2**31 - 1, l2sgd 1000, ap, pa, arow
+        100; bol, bcd, sp 20).
     num_memories : int or None
         L-BFGS memory (lbfgs; default 6).
     epsilon : float or None
         lbfgs: the gradient test ``||g|| / max(1, ||w||) <= epsilon`` (default 1e-5);
-        ap, pa, arow: stop when an epoch's loss falls to it (default 0).
+        ap, pa, arow: stop after the first epoch whose loss per sequence is below it
+        (default 0: every epoch of the budget runs).
     period, delta : int, float or None
         Stop when the objective decreased by at most ``delta`` (relative) over the last
         ``period`` iterations (lbfgs, l2sgd; defaults 10 and 1e-5 / 1e-6).
     linesearch : {"MoreThuente", "Backtracking", "StrongBacktracking"} or None
-        Accepted for lbfgs; every value runs the crate's backtracking line search.
+        lbfgs's line search when ``c1`` is 0 (L-BFGS): Moré and Thuente's (default),
+        backtracking to the Wolfe conditions, or to the strong Wolfe conditions, as in
+        CRFsuite; with ``c1 > 0`` (OWL-QN) every value runs the same backtracking (Armijo)
+        search, as CRFsuite does.
     max_linesearch : int or None
         Line-search trials per iteration (lbfgs; default 20).
     calibration_eta, calibration_rate, calibration_samples, calibration_candidates, calibration_max_trials
@@ -101,13 +107,14 @@ class CRF(BaseEstimator):
     pa_type : {0, 1, 2} or None
         PA without slack, PA-I, PA-II (pa; default 1).
     c : float or None
-        pa's aggressiveness (default 1).
+        pa's aggressiveness (default 1); bol's step, bcd's SVM constant (default 1).
     error_sensitive, averaging : bool or None
-        pa's options (default True).
+        pa's options (default True); ``averaging`` also for bol, bcd, sp (default False).
     variance, gamma : float or None
         arow's initial variance and tradeoff (default 1).
     verbose : bool
-        Print one line per iteration while training, and the held-out scores.
+        Print one line per iteration while training (lbfgs, l2sgd, ap, pa, arow; bol, bcd
+        and sp print none), and the held-out scores of the returned model.
     model_filename : str or None
         ``fit`` writes the model here (the crate's saved form, not CRFsuite's file
         format); a new ``CRF(model_filename=path)`` loads it on first use.
@@ -119,7 +126,9 @@ class CRF(BaseEstimator):
     n_jobs : int or None
         Threads of the fit, as scikit-learn reads ``n_jobs``: None is 1 (or the count of
         an active ``joblib.parallel_backend``), -1 every core. lbfgs computes its gradient
-        over sequences on these threads.
+        over sequences on these threads; l2sgd runs its steps on one of them and scores
+        the objective on the others; ap, pa, arow, bol, bcd and sp train on one thread
+        whatever ``n_jobs`` says (each update needs the one before).
     zero_order : bool or None
         ``bol``, ``bcd``, ``sp`` only (not in sklearn-crfsuite): add 0-order features,
         one linear weight per (attribute, label), as CRFsuite's state features (default
@@ -196,8 +205,8 @@ class CRF(BaseEstimator):
         """Trains on sequences ``X`` (each a sequence of feature dicts, read as
         python-crfsuite reads them) with label sequences ``y``; ``X_dev``, ``y_dev``
         (held-out data, optional) are scored after every iteration into
-        ``training_log_``. Any iterables work, generators included; the data is encoded
-        in Rust as it is read.
+        ``training_log_`` (bol, bcd, sp: once, the returned model, into the last one). Any
+        iterables work, generators included; the data is encoded in Rust as it is read.
 
         On a Dask cluster (``lbfgs``, ``ap``, ``pa``, ``arow``): ``X`` is a
         ``dask.bag.Bag`` of ``(xseq, yseq)`` pairs (trained on through the default

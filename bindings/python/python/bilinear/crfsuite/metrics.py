@@ -1,6 +1,7 @@
 """Metrics over label sequences, as ``sklearn_crfsuite.metrics``: the ``flat_*``
 functions flatten the sequences and call scikit-learn's metric of the same name (extra
-keywords go to it); ``sequence_accuracy_score`` counts whole sequences."""
+keywords go to it, but for ``flat_accuracy_score``, which takes none);
+``sequence_accuracy_score`` counts whole sequences."""
 
 from functools import wraps
 from itertools import chain
@@ -68,7 +69,8 @@ def flat_classification_report(y_true, y_pred, labels=None, **kwargs):
 
 
 def sequence_accuracy_score(y_true, y_pred):
-    """Share of sequences whose labels are all right (0 for no sequence)."""
+    """Share of sequences whose labels are all right (0 for no sequence; ``ValueError``
+    when ``y_true`` and ``y_pred`` have different numbers of sequences)."""
     y_true, y_pred = list(y_true), list(y_pred)
     if len(y_true) != len(y_pred):
         raise ValueError(
