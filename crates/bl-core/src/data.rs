@@ -376,8 +376,8 @@ impl<T: Element> MatrixDataset<T> {
     ///
     /// # Errors
     /// [`BlError::TooFewClasses`] when fewer than two classes are named;
-    /// [`BlError::InvalidParameter`] when a name is unknown or repeated;
-    /// [`BlError::Empty`] when no sample belongs to the named classes.
+    /// [`BlError::InvalidParameter`] when a name is unknown or repeated, or the copy would
+    /// not fit in memory; [`BlError::Empty`] when no sample belongs to the named classes.
     pub fn restrict_to_classes<S: AsRef<str>>(&self, classes: &[S]) -> Result<Self> {
         if classes.len() < 2 {
             return Err(BlError::TooFewClasses {
@@ -525,9 +525,10 @@ fn group_by_label(labels: &[usize]) -> Vec<Vec<usize>> {
 
 /// A seeded stratified train/test split of sample indices.
 ///
-/// The test set gets `round(n * test_fraction)` samples (at least 1), shared out among the
-/// classes in proportion to their sizes (largest remainders get the leftover places, ties
-/// to the smaller label). Every class with at least two samples keeps at least one sample
+/// The test set gets `round(n * test_fraction)` samples, raised to 1 and capped at the
+/// number of samples the classes can spare (`n` minus the number of classes, by the rule
+/// below), shared out among the classes in proportion to their sizes (largest remainders
+/// get the leftover places, ties to the smaller label). Every class with at least two samples keeps at least one sample
 /// in the training set; a class with a single sample always goes to training. Within each
 /// class the test samples are drawn by a shuffle seeded with `seed`, so the split is
 /// deterministic for a seed. Both index lists are returned sorted.

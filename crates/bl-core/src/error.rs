@@ -147,7 +147,7 @@ pub fn ensure_finite(what: &'static str, values: &[f64]) -> Result<()> {
     }
 }
 
-/// Returns an error when `values` is empty.
+/// Returns an error when `len` (the length of the input named `what`) is 0.
 ///
 /// # Errors
 /// [`BlError::Empty`] when `len == 0`.

@@ -281,7 +281,7 @@ impl Default for PowerIterationParams {
 /// The leading singular triplet found by [`power_iteration`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SingularTriplet {
-    /// The singular value estimate `sigma = ||A v||`.
+    /// The singular value estimate `sigma = ||A^T u||`.
     pub sigma: f64,
     /// Left singular vector (unit norm, or zero when `sigma == 0`).
     pub u: Vec<f64>,
@@ -289,7 +289,7 @@ pub struct SingularTriplet {
     pub v: Vec<f64>,
     /// Iterations performed.
     pub iterations: usize,
-    /// Whether the tolerance was met before `max_iter`.
+    /// Whether the tolerance was met within `max_iter` iterations (or `A v = 0`: `sigma = 0`).
     pub converged: bool,
 }
 
@@ -346,7 +346,7 @@ pub struct PowerIterationInfo {
     pub sigma: f64,
     /// Iterations performed.
     pub iterations: usize,
-    /// Whether the tolerance was met before `max_iter`.
+    /// Whether the tolerance was met within `max_iter` iterations (or `A v = 0`: `sigma = 0`).
     pub converged: bool,
 }
 
@@ -428,7 +428,9 @@ pub fn power_iteration_in_place<A: LinearOperator + ?Sized>(
 ///
 /// # Errors
 /// `A` with fewer rows than columns or no columns; row counts of `A` and `B` differ;
-/// non-finite entries; a rank-deficient `A` (the solution is then not finite).
+/// non-finite entries; a solution that is not finite (an exactly zero pivot of the QR
+/// factor). Rank deficiency is not detected otherwise: a numerically rank-deficient `A`
+/// gives `Ok` with a large, meaningless solution.
 pub fn least_squares(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Result<Mat<f64>> {
     if a.ncols() == 0 {
         return Err(BlError::Empty {

@@ -1,7 +1,8 @@
 //! Seeded random generators and the synthetic-data helpers shared by the papers.
 //!
-//! Every random choice in the workspace takes a `u64` seed and goes through
-//! [`seeded_rng`], so the same seed gives the same result on every platform.
+//! Every random choice in the workspace takes a `u64` seed (or a fixed one) and draws from
+//! a [`Rng`] (`StdRng`) seeded by `StdRng::seed_from_u64`, as [`seeded_rng`] builds it, so
+//! the same seed gives the same result on every platform.
 
 use faer::Mat;
 use rand::SeedableRng;

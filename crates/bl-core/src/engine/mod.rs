@@ -10,8 +10,9 @@
 //! plug-in traits (see [`crate::extension`]), not the loop.
 //!
 //! Policies, the same for every fit:
-//! - **Numerical failure is an error.** A step whose objective or change measure is NaN
-//!   or infinite ends the run with [`BlError::Numerical`] (context `"iteration"`).
+//! - **Numerical failure is an error.** A step whose objective is NaN or infinite, or whose
+//!   change measure is NaN, ends the run with [`BlError::Numerical`] (context
+//!   `"iteration"`); an infinite change is not an error, it only fails the tolerance test.
 //! - **Tracing is an observer.** With `trace` on, the report keeps every iteration; with it
 //!   off, the loop allocates nothing per iteration (extras are stored inline).
 //! - **Single-shot fits** (a closed form, one LP, one decomposition) report one iteration

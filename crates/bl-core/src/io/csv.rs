@@ -2,8 +2,9 @@
 //!
 //! Tokenizing is left to the `csv` crate; this module adds the numeric checks:
 //! every row has the same number of fields, every field is a number, and (unless allowed)
-//! every number is finite. Errors name the 1-based line and the field. Blank lines are
-//! skipped; fields are trimmed of surrounding whitespace. To read a compressed file, wrap
+//! every number is finite. Errors name the 1-based line and the field. Empty lines are
+//! skipped (a line of only spaces or tabs is a record of one empty field, an error);
+//! fields are trimmed of surrounding whitespace. To read a compressed file, wrap
 //! a decompressor and call [`read_csv_from`].
 
 use std::fs::File;

@@ -42,7 +42,8 @@ use crate::limits::quote;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LengthPolicy {
     /// Every series must have the same length (and match `@seriesLength` when the header
-    /// declares `@equalLength true`); otherwise an error names the line.
+    /// gives it, unless it declares `@equalLength false`); otherwise an error names the
+    /// line.
     #[default]
     Error,
     /// Keep the first `len` values of every series; a shorter series is an error.

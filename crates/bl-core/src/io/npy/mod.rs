@@ -103,8 +103,9 @@ impl NpyArray {
     /// A 2-dimensional array as a faer matrix (`shape[0] x shape[1]`).
     ///
     /// # Errors
-    /// [`BlError::ShapeMismatch`] when the array is not 2-dimensional or `data` does not
-    /// hold `shape[0] * shape[1]` values.
+    /// [`BlError::ShapeMismatch`] when the array is not 2-dimensional, `data` does not
+    /// hold `shape[0] * shape[1]` values, or the array is empty with an axis longer than
+    /// [`MAX_EMPTY_AXIS`].
     pub fn to_mat(&self) -> Result<faer::Mat<f64>> {
         match *self.shape.as_slice() {
             // faer walks every column even of a matrix with no rows, so an empty array

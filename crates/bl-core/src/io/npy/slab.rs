@@ -130,10 +130,11 @@ impl NpyFile {
         self.header.shape[1..].iter().product()
     }
 
-    /// The staging buffer's size for this file: [`STAGING_BYTES`], or one row of the last
-    /// axis when that is longer (a C-order file), or one value (a Fortran-order file reads
-    /// runs along axis 0). [`NpyFile::read_slab`] allocates at most this much besides the
-    /// caller's output.
+    /// The staging buffer's size for this file: for a C-order file, the whole rows of the
+    /// last axis that fit in [`STAGING_BYTES`], or one row when that is longer; for a
+    /// Fortran-order file (which reads runs along axis 0), [`STAGING_BYTES`].
+    /// [`NpyFile::read_slab`] allocates this buffer once (kept for later reads) and, per
+    /// call, two vectors of the trailing axes' lengths, besides the caller's output.
     #[must_use]
     pub fn staging_bytes(&self) -> usize {
         let size = self.item_size();
