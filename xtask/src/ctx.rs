@@ -109,8 +109,10 @@ impl Ctx {
         crate::data::ensure_files(name, &self.data_dir)
     }
 
-    /// A progress bar of `len` steps with a message; hidden when stderr is not a
-    /// terminal or `CI` is set.
+    /// A progress bar of `len` steps with a message; hidden when the run draws no
+    /// progress bars (`RunConfig::progress`; the command line draws them when
+    /// [`progress_enabled_by_env`] says so: stderr a terminal and `CI` unset, empty, `0`
+    /// or `false`).
     pub fn progress(&self, len: u64, message: &str) -> ProgressBar {
         if !self.progress {
             return ProgressBar::hidden();

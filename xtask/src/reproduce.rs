@@ -2,7 +2,8 @@
 //! panics, and writes the outputs described in `docs/reproduction.md`:
 //!
 //! ```text
-//! DIR/index.md            every experiment that ran: status, claims held / total
+//! DIR/index.md            every experiment that ran: status, claims hold / fail /
+//!                         inconclusive, time
 //! DIR/ID/report.md        the experiment's markdown, claims, figures, files
 //! DIR/ID/summary.json     {"id","scale","seed","elapsed_s","figures","claims"}
 //! DIR/ID/*.csv, *.svg     raw numbers and plots

@@ -41,7 +41,7 @@ impl Budget {
             sustain_iter: scale.pick(30, 60, 60),
             // 30 at every scale: with 10% missing the refit is an EM iteration that
             // converges linearly; 5 sweeps left the paper-scale completions at 1e-7..1e-3
-            // RMSE, 30 reach the rounding level (crates/boolean-tensor README, Speed).
+            // RMSE, 30 reach the rounding level (docs/papers/bmp.md, "Speed").
             bmp_refit: 30,
             bmp_refit_tol: 1e-9,
         }
