@@ -40,8 +40,9 @@ pub(crate) fn signed_top_pairs(m: MatRef<'_, f64>, r: usize) -> Result<(Vec<f64>
 /// # Errors
 /// [`SblrError::InvalidRank`](crate::SblrError::InvalidRank) for a rank outside
 /// `1..=min(s, t)` (checked before anything is allocated); a warm start of the wrong
-/// shape; stacked data that are not `y.len()` samples of `s x t` with contiguous columns;
-/// an SVD failure.
+/// shape; `BlError::InvalidParameter` for [`Init::WarmMultinomial`] (the multinomial
+/// model's start); stacked data that are not `y.len()` samples of `s x t` with contiguous
+/// columns (`BlError::Empty` for no label); an SVD failure.
 pub fn initial_point<T: Element>(
     init: &Init,
     stacked: MatRef<'_, T>,

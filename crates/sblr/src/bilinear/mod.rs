@@ -9,9 +9,9 @@
 //! 1. `Z_u = [vec(X_1 V), ..., vec(X_n V)]` (`s r x n`), one product per sample into a
 //!    preallocated buffer (the `X_i V` cannot be one product over `A` without a second,
 //!    row-stacked copy of the data);
-//! 2. `Z_v = U^T A` (`r x t n`), one product over the stacked data, whose `i`-th `r x t`
-//!    block is `U^T X_i`; viewed as `r t x n` its columns are the features of the `V`
-//!    block with the variable `vec(V^T)`.
+//! 2. `Z_v = U^T A` (`r x t n`), whose `i`-th `r x t` block is `U^T X_i`, also computed
+//!    one product per sample ([`crate::passes`]); viewed as `r t x n` its columns are the
+//!    features of the `V` block with the variable `vec(V^T)`.
 //!
 //! With `V` fixed the decision values are `f_i = <vec(U), Z_u e_i> + b`, and with `U` fixed
 //! `f_i = <vec(V^T), Z_v e_i> + b`, so every backtracking trial of Alg. 2 and every inner
@@ -95,8 +95,8 @@ impl<'a> Point<'a> {
     }
 }
 
-/// Decision values `tr(U^T X_i V) + b` of every sample, by one product `U^T A` over the
-/// stacked data.
+/// Decision values `tr(U^T X_i V) + b` of every sample, from `U^T A` over the stacked
+/// data (the data pass 2 of [`crate::passes`], one product `U^T X_i` per sample).
 ///
 /// With `r = 0` (empty factors) every decision value is `b`.
 ///
@@ -168,7 +168,8 @@ impl<'a, T: Element> Problem<'a, T> {
     /// The loss (3) `(1/n) sum_i log(1 + exp(-y_i (tr(U^T X_i V) + b)))`.
     ///
     /// # Errors
-    /// Shape mismatches of the point.
+    /// As [`decision_values`]: shape mismatches of the point, a product `U^T A` too large
+    /// to allocate.
     pub fn loss(&self, at: Point<'_>) -> Result<f64> {
         let f = decision_values(self.data, at)?;
         let n = f.len() as f64;

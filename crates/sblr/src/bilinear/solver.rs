@@ -249,7 +249,9 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
     ///
     /// # Errors
     /// Whatever the block update returns (`BlError::Numerical` for the built-in ones when
-    /// no acceptable step is found).
+    /// no acceptable step is found); the features' errors (a pass over the samples that
+    /// fails: a read, a non-finite entry, a lost worker); `BlError::Numerical` when the
+    /// objective after the iteration is not finite.
     pub fn step(&mut self) -> Result<StepReport> {
         let update = Arc::clone(&self.update);
         let (s, t, r) = (self.s, self.t, self.r);

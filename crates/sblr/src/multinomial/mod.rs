@@ -12,8 +12,9 @@
 //! Algorithm 3 here: per iteration one proximal-linear step on the block
 //! `(U_1..U_m, b)` and one on `(V_1..V_m, b)`, each with the backtracking rule of
 //! (13)/(15) (`L = max(L_min, L_prev eta^k)`, `k >= -1` smallest with sufficient decrease),
-//! exactly as Alg. 2 does for the binary model. The data are read twice per iteration:
-//! `X_i [V_1 ... V_m]` per sample and `[U_1 ... U_m]^T [X_1 ... X_n]` in one product.
+//! exactly as Alg. 2 does for the binary model. The data are read twice per iteration, by
+//! the passes of [`crate::passes`]: `X_i [V_1 ... V_m]` and `[U_1 ... U_m]^T X_i`, one
+//! product per sample.
 //!
 //! The hyperparameters ([`MultinomialParams`]) are those of the binary model with the step
 //! rule `(l_min, eta)` of Alg. 3 in place of the block update (Algorithm 3 is the

@@ -353,7 +353,7 @@ impl<'a, T: Element> MultinomialSolver<'a, T> {
             .times_v(&self.xv[..mr * t], mr, &mut self.zu, &self.threads);
     }
 
-    /// `Z_v = [U_1 ... U_m]^T [X_1 ... X_n]`.
+    /// `Z_v[i] = [U_1 ... U_m]^T X_i` (`m r x t`) for every sample.
     fn compute_zv(&mut self) {
         let (s, mr) = (self.s, self.m * self.r);
         self.data

@@ -64,8 +64,9 @@ impl<'a, T: Element> Stacked<'a, T> {
     /// [`bl_core::data::MatrixDataset::stacked`] gives).
     ///
     /// # Errors
-    /// `BlError::ShapeMismatch` for another shape; `BlError::InvalidParameter` for a view
-    /// whose columns are not contiguous (e.g. a transposed matrix).
+    /// `BlError::Empty` for `n = 0`; `BlError::ShapeMismatch` for another shape;
+    /// `BlError::InvalidParameter` for a view whose columns are not contiguous (e.g. a
+    /// transposed matrix).
     pub(crate) fn new(stacked: MatRef<'a, T>, s: usize, t: usize, n: usize) -> Result<Self> {
         bl_core::error::ensure_nonempty("labels", n)?;
         crate::error::ensure_shape(

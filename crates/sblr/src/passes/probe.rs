@@ -22,8 +22,8 @@ impl<'a, T: Element> SamplePasses<'a, T> {
     ///
     /// # Errors
     /// `BlError::InvalidParameter` (as `SblrError::Core`) for `Some(0)` or more than
-    /// [`super::MAX_THREADS`] threads; `BlError::Numerical` for a pool that cannot be built;
-    /// `BlError::Empty` for a data set without samples.
+    /// [`super::MAX_THREADS`] threads; `BlError::Numerical` for a pool that cannot be built
+    /// (a `MatrixDataset` always holds samples, so its view is never refused).
     pub fn new(data: &'a bl_core::data::MatrixDataset<T>, threads: Option<usize>) -> Result<Self> {
         let threads = Arc::new(pool(threads)?);
         let (s, t) = data.shape();

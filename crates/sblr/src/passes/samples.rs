@@ -124,7 +124,8 @@ impl<'a, T: Element> Samples<'a, T> {
     /// The samples of `data`, vectorized (`d = s t`), without a copy.
     ///
     /// # Errors
-    /// As [`Samples::new`] (a data set without samples).
+    /// Those of [`Samples::new`], which a `MatrixDataset` (never empty, `s, t >= 1`)
+    /// cannot trigger.
     pub fn of(data: &'a MatrixDataset<T>) -> Result<Self> {
         let (s, t) = data.shape();
         Self::new(data.as_slice(), s * t, data.n_samples())

@@ -64,8 +64,8 @@ impl<'a, T: Element> InMemory<'a, T> {
     /// The samples of `data`.
     ///
     /// # Errors
-    /// `BlError::Empty`/`ShapeMismatch` (as `SblrError::Core`) for a data set without
-    /// samples.
+    /// Those of [`InMemory::from_stacked`], which a `MatrixDataset` (never empty, its
+    /// stacked view `s x t n` with contiguous columns) cannot trigger.
     pub fn new(data: &'a MatrixDataset<T>) -> Result<Self> {
         let (s, t) = data.shape();
         Self::from_stacked(data.stacked(), s, t, data.n_samples())
@@ -74,8 +74,9 @@ impl<'a, T: Element> InMemory<'a, T> {
     /// The stacked samples `[X_1 ... X_n]` (`s x t n`, columns contiguous).
     ///
     /// # Errors
-    /// `BlError::ShapeMismatch` (as `SblrError::Core`) for another shape;
-    /// `BlError::InvalidParameter` for a view whose columns are not contiguous.
+    /// `BlError::Empty` (as `SblrError::Core`) for `n = 0`; `BlError::ShapeMismatch` for
+    /// another shape; `BlError::InvalidParameter` for a view whose columns are not
+    /// contiguous.
     pub fn from_stacked(stacked: MatRef<'a, T>, s: usize, t: usize, n: usize) -> Result<Self> {
         Ok(Self {
             stacked: Stacked::new(stacked, s, t, n)?,
