@@ -25,9 +25,9 @@ use crate::update::BlockUpdate;
 /// The shape and penalties of one conformance case.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BlockCase {
-    /// Features `d`.
+    /// Features `d` (raised to 1 when 0).
     pub dim: usize,
-    /// Samples `n`.
+    /// Samples `n` (raised to 2 when smaller).
     pub samples: usize,
     /// l1 weight.
     pub l1: f64,

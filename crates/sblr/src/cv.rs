@@ -191,7 +191,8 @@ where
 pub struct GridSearchResult<P> {
     /// Every candidate with its cross-validated scores, in the order given.
     pub candidates: Vec<(P, CvScores)>,
-    /// Index of the best candidate (largest mean; ties go to the earliest).
+    /// Index of the best candidate: the largest mean among the candidates with the fewest
+    /// failed folds, ties going to the earliest (see [`grid_search`]).
     pub best: usize,
 }
 

@@ -13,8 +13,9 @@ use bl_core::error::build::shape_mismatch;
 /// [`SblrError::Core`](crate::SblrError::Core) for no samples, a non-finite entry or fewer than two distinct
 /// labels; [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the samples do not all have the shape of the
 /// first one, or the number of labels differs from the number of samples;
-/// [`bl_core::BlError::InvalidParameter`] (as `SblrError::Core`) when the copy
-/// (`n s t` values) exceeds [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated.
+/// [`bl_core::BlError::InvalidParameter`] (as `SblrError::Core`) for samples with no row
+/// or no column, or when the copy (`n s t` values) exceeds
+/// [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated.
 pub fn dataset_from_samples<S: AsRef<str>>(
     samples: &[MatRef<'_, f64>],
     labels: &[S],

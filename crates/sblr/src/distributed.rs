@@ -339,7 +339,8 @@ impl<C: RemoteChunks> DistributedFeatures<C> {
     ///
     /// # Errors
     /// [`SblrError::InvalidRank`] for a rank outside `1..=min(s, t)`; `BlError::Empty`
-    /// for chunks without samples.
+    /// for chunks without samples; `BlError::InvalidParameter` (as `SblrError::Core`) when
+    /// `s r`, `r t`, `s t` or `n` exceeds [`bl_core::limits::MAX_ELEMENTS`].
     pub fn new(chunks: C, rank: usize) -> Result<Self> {
         let (s, t) = chunks.sample_shape();
         let n = chunks.n_samples();

@@ -14,11 +14,11 @@
 //!
 //! | setter | default | meaning | valid range |
 //! |---|---|---|---|
-//! | `l1` | 0 | l1 weight (sparse LR) | `>= 0` |
-//! | `l2` | 1e-2 | squared-l2 weight (L2 LR) | `>= 0` |
+//! | `l1` | 0 | l1 weight (sparse LR) | finite, `>= 0` |
+//! | `l2` | 1e-2 | squared-l2 weight (L2 LR) | finite, `>= 0` |
 //! | `l_min`, `eta` | 1e-3, 2 | backtracking floor and growth factor | `[1e-10, 1]`, `[1.5, 10]` (as [`crate::params`]) |
 //! | `max_iter` | 10000 | FISTA iterations | `>= 1` |
-//! | `tol` | 1e-6 | FISTA stops when the gradient-mapping norm is `<= tol * max(1, first)` | `> 0` |
+//! | `tol` | 1e-6 | FISTA stops when the gradient-mapping norm is `<= tol * max(1, first)` | finite, `> 0` |
 //! | `time_limit` | none | wall-clock limit of a fit | any |
 //! | `threads` | none | threads of the two products per iteration; none = rayon's global pool (data of fewer than 2^16 values runs on one thread) | `1 ..= 1024` |
 //! | `trace` | on | keep every FISTA iteration in the report's trace | |
@@ -96,7 +96,8 @@ impl LogisticParams {
         l1: f64;
         /// Sets the squared-l2 weight.
         l2: f64;
-        /// Sets the backtracking floor `L_min` (FISTA starts at `L_min eta`).
+        /// Sets the backtracking floor `L_min` (FISTA's first backtracking trial is at
+        /// `L_min`).
         l_min: f64;
         /// Sets the backtracking growth factor `eta`.
         eta: f64;

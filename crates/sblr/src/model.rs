@@ -39,8 +39,9 @@ fit_matrix! {
     /// # Errors
     /// [`SblrError::NotBinary`],
     /// [`SblrError::MissingClass`], [`SblrError::InvalidRank`] (rank above `min(s, t)`), a
-    /// warm start of the wrong shape, or `BlError::Numerical` when an iterate stops being
-    /// finite.
+    /// warm start of the wrong shape or an [`Init::WarmMultinomial`] start
+    /// (`BlError::InvalidParameter`), or `BlError::Numerical` when an iterate stops being
+    /// finite or a block update finds no step.
     SblrValidParams => FittedSblr;
     fn(&self, data, observers) {
         let y = binary_signs(data)?;

@@ -44,7 +44,8 @@ pub trait BinaryDecision {
     /// Decision values of every sample.
     ///
     /// # Errors
-    /// Samples of the wrong shape.
+    /// Samples of the wrong shape; `BlError::Numerical` (as `SblrError::Core`) when a
+    /// decision value overflows.
     fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<f64>>;
 
     /// The sample shape `(s, t)` the model takes.
@@ -329,8 +330,10 @@ impl<M: BinaryDecision> FittedOneVsAll<M> {
     /// Decision values, `scores[i][c]` for sample `i` and class `c`.
     ///
     /// # Errors
-    /// Samples of the wrong shape; `BlError::InvalidParameter` (as `SblrError::Core`) when
-    /// the scores (`n x classes` values) exceed [`bl_core::limits::MAX_ELEMENTS`].
+    /// As the class models' [`BinaryDecision::decision_function`] (samples of the wrong
+    /// shape, an overflowing decision value); `BlError::InvalidParameter` (as
+    /// `SblrError::Core`) when the scores (`n x classes` values) exceed
+    /// [`bl_core::limits::MAX_ELEMENTS`].
     pub fn decision_function<T: Element>(&self, data: &MatrixDataset<T>) -> Result<Vec<Vec<f64>>> {
         bl_core::limits::buffer_len(
             "FittedOneVsAll: n x classes",

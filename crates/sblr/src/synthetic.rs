@@ -54,9 +54,9 @@ pub fn two_class(n: usize, s: usize, t: usize, shift: f64, seed: u64) -> Result<
 /// (no structure: for identities that hold on any data).
 ///
 /// # Errors
-/// As `MatrixDataset::new` (e.g. `n < 2`, a zero dimension); `BlError::InvalidParameter`
-/// (as `SblrError::Core`) when `n s t` exceeds [`bl_core::limits::MAX_ELEMENTS`] values
-/// or cannot be allocated.
+/// `BlError::InvalidParameter` (as `SblrError::Core`) for `n`, `s` or `t` zero, or when
+/// `n s t` exceeds [`bl_core::limits::MAX_ELEMENTS`] values or cannot be allocated. (One
+/// sample is accepted: a data set whose class `"b"` has no sample.)
 pub fn random_dataset(n: usize, s: usize, t: usize, seed: u64) -> Result<MatrixDataset> {
     let mut data = samples_buffer("random_dataset: n x s x t", n, s, t)?;
     let mut rng = seeded_rng(seed);

@@ -268,7 +268,9 @@ impl ExactBlockSolve {
     /// information.
     ///
     /// # Errors
-    /// `BlError::Numerical` when backtracking finds no step.
+    /// `BlError::Numerical` when backtracking finds no step or an iteration's objective is
+    /// not finite; `BlError::InvalidParameter` for a `rule` with `max_iter == 0` or a
+    /// negative or non-finite `tol` (or a step parameter `L` grown to infinity).
     pub fn solve<F: LinearOperator>(
         &self,
         block: &LinearBlock<'_, F>,

@@ -40,3 +40,17 @@ fn prox_point_refuses_slices_of_the_wrong_length() {
         Err(SblrError::Core(BlError::InvalidParameter { .. }))
     ));
 }
+
+/// `synthetic::random_dataset` refuses only zero sizes: one sample is a valid data set.
+#[test]
+fn random_dataset_refuses_zero_sizes_only() {
+    use sblr::synthetic::random_dataset;
+    let one = random_dataset(1, 2, 3, 0).unwrap();
+    assert_eq!(one.n_samples(), 1);
+    for (n, s, t) in [(0, 2, 3), (2, 0, 3), (2, 3, 0)] {
+        assert!(matches!(
+            random_dataset(n, s, t, 0),
+            Err(SblrError::Core(BlError::InvalidParameter { .. }))
+        ));
+    }
+}
