@@ -24,3 +24,31 @@ fn feature_dict_names_of_sparse_ids_do_not_panic() {
     assert_eq!(names.len(), 2);
     assert_eq!(names[0], "y");
 }
+
+/// `FittedTagger::from_json`: the message names the field as its example shows.
+#[test]
+fn from_json_names_the_field_as_documented() {
+    use online_bilinear::{Fit, FittedTagger, ParamGuard, TaggerParams};
+    let corpus = online_bilinear::synthetic::token_function(20, 3, 1).unwrap();
+    let model = TaggerParams::bol()
+        .max_iter(1)
+        .check()
+        .unwrap()
+        .fit(&corpus)
+        .unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
+    let alpha = json["weights"]["Bilinear"]["alpha"].as_array_mut().unwrap();
+    let expected = alpha.len();
+    alpha.push(serde_json::Value::from(0.0));
+    let (k, l) = (model.n_features(), model.tags().len());
+    let message = FittedTagger::from_json(&json.to_string())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains(&format!(
+            "field `weights.Bilinear.alpha`: expected {expected} values (K x L = [{k}, {l}]), found {}",
+            expected + 1
+        )),
+        "{message}"
+    );
+}

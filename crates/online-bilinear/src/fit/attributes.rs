@@ -33,8 +33,9 @@ impl TaggerValidParams {
     /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) named `templates`
     /// when the parameters set templates other than `[Template::Bias]` (the attributes
     /// are the features), `cutoff` for a cutoff other than 1 (filter attributes when the
-    /// data set is built), or `attribute name` for an attribute named as the bias
-    /// feature; [`OblError::NonBinaryAttribute`] naming the sequence, position and
+    /// data set is built), `attribute name` for an attribute named as the bias feature,
+    /// or `attributes` for a dictionary holding a name twice or of `u32::MAX` attributes
+    /// or more ([`FeatureDict::from_attributes`]); [`OblError::NonBinaryAttribute`] naming the sequence, position and
     /// attribute of a value other than 0 or 1; [`OblError::UnknownTag`] for an item whose
     /// label is not in the label dictionary ([`chain_crf::UNKNOWN_LABEL`] of a frozen
     /// builder).

@@ -34,8 +34,9 @@ pub(crate) use saved::report_from_history;
 /// Its [`report`](Fitted::report) has one iteration per epoch of an online learner (trace
 /// objective: the epoch's online token error rate; extras `mistakes`, `token_errors`,
 /// `tokens`, `train_seconds`), and one iteration for a CRF (objective: the trained CRF's
-/// token error rate on the training data; extra `optimizer_iterations`; termination: the
-/// optimizer's).
+/// token error rate on the training data; extras `token_errors`, `tokens`,
+/// `train_seconds`, `optimizer_iterations`; termination: the optimizer's, or with the
+/// CRFsuite backend, which does not tell, the iteration budget or the time limit).
 #[derive(Debug, Clone)]
 pub struct FittedTagger {
     pub(crate) learner: String,

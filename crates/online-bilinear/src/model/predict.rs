@@ -33,7 +33,8 @@ fn write_names(tags: &[String], paths: &[Vec<usize>], targets: &mut [Vec<String>
 /// [`MAX_SCORE_TABLE`](crate::viterbi::MAX_SCORE_TABLE) entries (checked before it is
 /// built); [`bl_core::BlError::Numerical`] when the model's weights make a path score
 /// overflow; [`bl_core::BlError::ShapeMismatch`] for a target of another length than the
-/// sentence; CRFsuite failures.
+/// sentence; [`bl_core::BlError::InvalidParameter`] for a model fitted on attribute data
+/// (it tags [`chain_crf::Items`]: [`FittedTagger::tag_items`]); CRFsuite failures.
 impl PredictInplace<Sentence, Vec<String>> for FittedTagger {
     type Error = OblError;
 
@@ -56,8 +57,9 @@ impl PredictInplace<Sentence, Vec<String>> for FittedTagger {
 /// The tags of every sentence of a corpus.
 ///
 /// # Errors
-/// As for one sentence, with the sentence index; a target of another shape than the
-/// corpus.
+/// As for one sentence, with the sentence index; [`OblError::MissingColumn`] when the
+/// corpus's named columns lack one the templates name; a target of another shape than
+/// the corpus.
 impl PredictInplace<Corpus, Vec<Vec<String>>> for FittedTagger {
     type Error = OblError;
 

@@ -419,8 +419,8 @@ impl FittedTagger {
     ///
     /// # Errors
     /// [`OblError::Serde`] for malformed text, another format, or a check above failing;
-    /// the message names the field (e.g. ``field `alpha`: expected 480 values (K x L =
-    /// 120 x 4), found 481``).
+    /// the message names the field (e.g. ``field `weights.Bilinear.alpha`: expected 480
+    /// values (K x L = [120, 4]), found 481``).
     pub fn from_json(text: &str) -> Result<Self> {
         let saved: Saved =
             serde_json::from_str(text).map_err(|e| OblError::Serde(e.to_string()))?;
