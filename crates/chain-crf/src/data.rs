@@ -73,9 +73,24 @@ impl Sequence {
     ///
     /// # Errors
     /// [`CrfError::Input`] (sequence 0) for a non-finite value, or past `u32::MAX`
-    /// attributes in the sequence.
+    /// attributes in the sequence; the sequence is then left as it was.
     pub fn push_item(&mut self, attributes: impl IntoIterator<Item = (u32, f64)>) -> Result<()> {
         let t = self.len();
+        let start = self.ids.len();
+        let pushed = self.push_attributes(t, attributes);
+        if pushed.is_err() {
+            self.ids.truncate(start);
+            self.values.truncate(start);
+        }
+        pushed
+    }
+
+    /// The attributes of item `t`, then its end offset.
+    fn push_attributes(
+        &mut self,
+        t: usize,
+        attributes: impl IntoIterator<Item = (u32, f64)>,
+    ) -> Result<()> {
         for (id, v) in attributes {
             if !v.is_finite() {
                 return Err(input(0, t, format!("attribute value {v} is not finite")));
@@ -112,7 +127,7 @@ impl Sequence {
 /// Labelled sequences with their attribute and label dictionaries (see the module docs).
 ///
 /// Memory: 4 bytes per item for the label, 4 per item offset, 12 per `(attribute,
-/// value)` pair, plus the dictionaries' strings.
+/// value)` pair, 8 per sequence offset, plus the dictionaries' strings.
 #[derive(Debug, Clone, Default)]
 pub struct Dataset {
     /// Item offsets of each sequence: `seq[s]..seq[s + 1]` (length `n_sequences + 1`).
