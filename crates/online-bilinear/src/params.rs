@@ -11,9 +11,9 @@
 //! |---|---|---|---|---|
 //! | `learner` | [`BuiltIn::Bol`] | the learning algorithm, `Arc<dyn Learner>`: [`BuiltIn::Bol`], [`BuiltIn::Bcd`], [`BuiltIn::Sp`], [`BuiltIn::CrfL2`], [`BuiltIn::CrfL1`], or a user's [`Learner`] | | its own [`check`](bl_core::Extension::check) |
 //! | `max_iter` | 20 (online), 100 (CRF) | the budget: `T`, epochs (passes over the training data; bcd: one pass for `alpha` then one for `beta` per epoch) for an online learner; L-BFGS / OWL-QN iterations for a CRF | all | `>= 1` |
-//! | `tol` | 0 (online), `1e-5` (CRF) | online: stop after an epoch in which at most this fraction of the sentences caused an update (0: none); CRF: CRFsuite's `delta`, the relative decrease of the objective over the last 10 iterations | all | finite, `>= 0` |
-//! | `time_limit` | `None` | wall-clock limit of the epochs (online) or of the optimizer (CRF) | all | |
-//! | `threads` | `None` (all cores) | threads of the CRF's gradient; the online learners run on the calling thread | CRF | `1 ..= 1024` |
+//! | `tol` | 0 (online), `1e-5` (CRF) | online: stop after an epoch in which at most this fraction of the sentences caused an update (0: none); CRF: CRFsuite's `delta`, the relative decrease of the objective over the last 10 iterations (the CRFsuite backend keeps its default `1e-5`: see [`crate::crf`]) | all | finite, `>= 0` |
+//! | `time_limit` | `None` | wall-clock limit of the epochs (online) or of the optimizer (CRF; the CRFsuite backend's run is not cut: the limit is checked after it) | all | |
+//! | `threads` | `None` (all cores) | threads of the Rust CRF's gradient; the online learners run on the calling thread | CRF | `1 ..= 1024` |
 //! | `trace` | true | keep every epoch in the report's trace | all | |
 //! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: predictions do not depend on it, up to rounding); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |

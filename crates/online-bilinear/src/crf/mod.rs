@@ -21,14 +21,17 @@
 //!   iteration per step by [`bl_core::engine::run`]; decoding by the crate's
 //!   [`mod@crate::viterbi`].
 //! - [`CrfBackend::Crfsuite`]: the CRFsuite binding (its C library is built with cmake),
-//!   only with the non-default Cargo feature `crfsuite`; kept to cross-check ours.
+//!   only with the non-default Cargo feature `crfsuite`; kept to cross-check ours. It is
+//!   given `c` and `max_iter` alone: its `delta` stays CRFsuite's default `1e-5`
+//!   whatever `tol` is, the fit's `threads` do not reach it, and the time limit is
+//!   checked only after its run.
 //!
-//! Stopping (CRFsuite's defaults): at most `max_iter` iterations (default 100); stop when
-//! the relative decrease of the objective over the last `period = 10` iterations,
-//! `(F_{k-10} - F_k) / F_k`, falls to `tol` (default CRFsuite's `delta = 1e-5`); or when
-//! `||g|| / max(1, ||w||) <= 1e-5`; or when the line search finds no step; or at the time
-//! limit. The optimizer's run is an inner run of the tagger's fit (untraced); its
-//! termination and iteration count reach the fit's report.
+//! Stopping of the Rust backend (CRFsuite's defaults): at most `max_iter` iterations
+//! (default 100); stop when the relative decrease of the objective over the last
+//! `period = 10` iterations, `(F_{k-10} - F_k) / F_k`, falls to `tol` (default CRFsuite's
+//! `delta = 1e-5`); or when `||g|| / max(1, ||w||) <= 1e-5`; or when the line search finds
+//! no step; or at the time limit. The optimizer's run is an inner run of the tagger's fit
+//! (untraced); its termination and iteration count reach the fit's report.
 
 mod model;
 mod objective;
