@@ -375,9 +375,9 @@ fn encode(
 // ---------------------------------------------------------------------------------------
 // Parameters.
 
-/// The parameters (sklearn-crfsuite's keyword names) each algorithm takes, as CRFsuite
-/// lists them; `min_freq`, `all_possible_states`, `all_possible_transitions` and
-/// `max_iterations` apply to all.
+/// The parameters (sklearn-crfsuite's keyword names) each algorithm takes besides
+/// [`COMMON`], as CRFsuite lists them; CRFsuite's trainers take all of [`COMMON`], the
+/// bilinear learners only `max_iterations`.
 fn parameters_of(algorithm: &str) -> &'static [&'static str] {
     match algorithm {
         "lbfgs" => &[
@@ -403,17 +403,12 @@ fn parameters_of(algorithm: &str) -> &'static [&'static str] {
         "ap" => &["epsilon"],
         "pa" => &["pa_type", "c", "error_sensitive", "averaging", "epsilon"],
         "arow" => &["variance", "gamma", "epsilon"],
-        // The workspace's bilinear learners (online-bilinear): C, averaging, the
-        // stopping threshold (the fraction of sequences with an update in an epoch) and
-        // the feature set (0-order features; for sp, transitions for the bias only).
+        // The workspace's bilinear learners (online-bilinear): C (not read by sp),
+        // averaging, the stopping threshold (the fraction of sequences with an update in
+        // an epoch) and the feature set (0-order features; for sp, transitions for the
+        // bias only).
         "bol" | "bcd" => &["c", "averaging", "epsilon", "zero_order"],
-        "sp" => &[
-            "c",
-            "averaging",
-            "epsilon",
-            "zero_order",
-            "transitions_only",
-        ],
+        "sp" => &["averaging", "epsilon", "zero_order", "transitions_only"],
         _ => &[],
     }
 }
@@ -1068,10 +1063,11 @@ fn fit_info<'py>(
 type FitOutput<'py> = (CrfModel, Bound<'py, PyList>, Bound<'py, PyDict>);
 
 /// Trains a CRF on `x` (sequences of items, module docs) with labels `y`; `x_dev` and
-/// `y_dev` (both or neither) are scored after every iteration. `params` holds
-/// sklearn-crfsuite's keyword parameters that are not `None`; `threads` the fit's worker
-/// threads; `on_iteration(num, loss, seconds)` is called after every iteration (with the
-/// GIL, from the fit). Returns the model, the log (one dict per iteration) and a dict of
+/// `y_dev` (both or neither) are scored after every iteration (`bol`, `bcd`, `sp`: once,
+/// after the fit). `params` holds sklearn-crfsuite's keyword parameters that are not
+/// `None`; `threads` the fit's worker threads; `on_iteration(num, loss, seconds)` is
+/// called after every iteration (with the GIL, from the fit) by CRFsuite's trainers, never
+/// for `bol`, `bcd`, `sp`. Returns the model, the log (one dict per iteration) and a dict of
 /// facts about the fit. Releases the GIL while training.
 #[pyfunction]
 #[pyo3(signature = (x, y, x_dev=None, y_dev=None, *, algorithm, params, threads=None, on_iteration=None))]
@@ -1176,11 +1172,12 @@ const BILINEAR: [&str; 3] = ["bol", "bcd", "sp"];
 
 /// Trains `online-bilinear`'s learner `algorithm` (`bol`, `bcd`, `sp`) on the same items:
 /// attribute ids are its feature ids, a bias feature carries the label transitions, and
-/// attribute values must be 0 or 1 (its features are binary). `c`, `averaging`,
-/// `max_iterations` (epochs) and `epsilon` (stop after an epoch in which at most this
-/// fraction of the sequences caused an update) are read; the other parameters do not
-/// apply. The log has one entry per epoch (`loss` is the epoch's token error rate); with
-/// held-out data, its accuracy under the returned model is in the last entry.
+/// attribute values must be 0 or 1 (its features are binary). `max_iterations` (epochs),
+/// `epsilon` (stop after an epoch in which at most this fraction of the sequences caused an
+/// update) and the others of [`parameters_of`] (`c`, `averaging`, `zero_order`,
+/// `transitions_only`) are read; any other parameter is a `ValueError`. The log has one
+/// entry per epoch (`loss` is the epoch's token error rate); with held-out data, its
+/// accuracy under the returned model is in the last entry.
 fn fit_bilinear<'py>(
     py: Python<'py>,
     (x, y): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
@@ -1261,12 +1258,17 @@ fn fit_bilinear<'py>(
     Ok((CrfModel { inner: model }, log, info))
 }
 
-/// The parameters each algorithm takes (sklearn-crfsuite's names): what the Python
-/// estimator's error messages and documentation list.
+/// The parameters `algorithm` takes (sklearn-crfsuite's names): those a fit of it accepts
+/// when they are not `None` (an unknown name gives [`COMMON`]).
 #[pyfunction]
 pub fn crfsuite_parameters(algorithm: &str) -> Vec<&'static str> {
     let own = parameters_of(algorithm);
-    COMMON.iter().chain(own).copied().collect()
+    let common: &[&str] = if BILINEAR.contains(&algorithm) {
+        &["max_iterations"]
+    } else {
+        &COMMON
+    };
+    common.iter().chain(own).copied().collect()
 }
 
 /// Adds the CRF items to the module.

@@ -2,8 +2,10 @@
 //!
 //! Invalid input (parameters, shapes, non-finite values, class counts, saved models)
 //! becomes `ValueError`; numerical failures become `RuntimeError`; both carry the Rust
-//! message. A panic inside a call is caught at the boundary and becomes `RuntimeError`,
-//! so it never unwinds into the interpreter.
+//! message. A panic inside a call run through [`guarded`] (the crates' fits and their
+//! other fallible calls) is caught there and becomes `RuntimeError`; one anywhere else is
+//! caught by pyo3 and raised as its `PanicException`. Neither unwinds into the
+//! interpreter.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

@@ -44,6 +44,10 @@ class ModelInfo:
         ``{(label_from, label_to): weight}``, nonzero weights.
     state_features : dict
         ``{(attribute, label): weight}``, nonzero weights.
+
+    For a model of ``bol``, ``bcd`` or ``sp`` (no CRFsuite features): ``transitions`` and
+    ``state_features`` are None, ``attributes`` holds every attribute of the training
+    data and ``num_features`` counts the tagger's features.
     """
 
     def __init__(self, model):
@@ -151,8 +155,11 @@ class Tagger:
 
     def dump(self, filename=None):
         """Writes the model's nonzero weights as text in the layout of CRFsuite's dump (to
-        ``filename``, or standard output)."""
+        ``filename``, or standard output); ``ValueError`` for a model of ``bol``, ``bcd``
+        or ``sp``, which has no CRFsuite features."""
         info = self.info()
+        if info.state_features is None:
+            self._require().state_features()  # raises, saying why
         lines = ["FILEHEADER = {"]
         lines += [f"  {k}: {v}" for k, v in info.header.items()]
         lines += ["}", "", "LABELS = {"]
@@ -183,11 +190,13 @@ class TrainingLog:
     iterations : list of dict
         One dict per iteration with the keys of python-crfsuite's parser that the trainer
         has: ``num``, ``loss``, ``feature_norm``, ``active_features``, ``time`` (seconds of
-        this iteration), ``scores``; ``error_norm`` and ``linesearch_trials`` (lbfgs);
+        this iteration; in a one-machine fit of CRFsuite's trainers the first one's includes
+        the feature generation), ``scores``; ``error_norm`` and ``linesearch_trials`` (lbfgs);
         ``learning_rate`` (l2sgd) and ``errors`` (online trainers: items labelled wrongly
         in the epoch), which CRFsuite prints but the parser does not keep. With held-out
-        data: ``item_accuracy`` and ``instance_accuracy`` (fractions), their ``_float``
-        forms, and on the last iteration ``scores`` (``{label: LabelScore}``) and
+        data: ``item_accuracy`` and ``instance_accuracy`` (fractions) and their ``_float``
+        forms (bol, bcd, sp: on the last iteration only, for the returned model), and on
+        the last iteration ``scores`` (``{label: LabelScore}``) and
         ``avg_precision``, ``avg_recall``, ``avg_f1`` (macro averages over the labels of
         the held-out data) of the returned model.
     last_iteration : dict or None
@@ -195,7 +204,7 @@ class TrainingLog:
     featgen_num_features : int
         Number of features (state and transition) of the model.
     training_seconds : float
-        Seconds of training (feature generation included).
+        Seconds of the training iterations (feature generation not included).
     termination : str
         Why training stopped (``Converged``, ``Solved``, ``MaxIterations``, ...).
     log : list of str
