@@ -209,7 +209,7 @@ impl TaggerModel {
         self.inner.report().iterations
     }
 
-    /// The rank-1 factors `alpha`, `beta` (None for the CRFs).
+    /// The rank-1 factors `alpha`, `beta` (None for sp and the CRFs).
     #[getter]
     fn alpha(&self) -> Option<Vec<f64>> {
         self.inner.alpha().map(<[f64]>::to_vec)

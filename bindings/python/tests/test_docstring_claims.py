@@ -197,3 +197,19 @@ def test_cp_n_iter_counts_the_sweeps_of_all_starts():
     for starts in (1, 3):
         cp = CPDecomposition(rank=2, n_starts=starts, max_iter=4, tol=0.0).fit(X)
         assert cp.n_iter_ == 4 * starts
+
+
+# ---------------------------------------------------------------------------------------
+# bilinear.BilinearTagger
+
+
+def test_rank_one_factors_of_bilinear_learners_only():
+    """``TaggerModel.alpha`` / ``beta``: bol's and bcd's rank-1 factors; None for sp and
+    the CRFs."""
+    from bilinear import BilinearTagger
+
+    X = [["the", "dog"], ["a", "cat", "runs"]] * 5
+    y = [["D", "N"], ["D", "N", "V"]] * 5
+    for learner, has in (("bol", True), ("bcd", True), ("sp", False), ("crf-l2", False)):
+        model = BilinearTagger(learner=learner, max_iter=2).fit(X, y).model_
+        assert (model.alpha is not None) == has and (model.beta is not None) == has

@@ -157,7 +157,8 @@ class _Round:
 
 def _partitions(X, client, rounds, workers):
     """Futures of the shards read from ``X``, one per partition, spread round-robin over
-    ``workers`` (a hint for a bag's partitions; a list's are sent to that worker)."""
+    ``workers`` (a hint for a bag's partitions and a list's ``Delayed`` ones; a list's
+    other partitions, ``Future`` or plain, are read on that worker)."""
     import dask
 
     futures = []
