@@ -177,7 +177,8 @@ impl TaggerModel {
         })
     }
 
-    /// Label error rate and, for BMES / chunk tags, word or chunk precision, recall, F1.
+    /// `{"label_error_rate", "f1"}`: the label error rate and, for BMES / chunk tags, the
+    /// word or chunk F1 (NaN for other tags).
     fn evaluate<'py>(
         &self,
         py: Python<'py>,

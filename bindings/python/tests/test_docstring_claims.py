@@ -213,3 +213,18 @@ def test_rank_one_factors_of_bilinear_learners_only():
     for learner, has in (("bol", True), ("bcd", True), ("sp", False), ("crf-l2", False)):
         model = BilinearTagger(learner=learner, max_iter=2).fit(X, y).model_
         assert (model.alpha is not None) == has and (model.beta is not None) == has
+
+
+def test_evaluate_gives_the_error_rate_and_f1_only():
+    """``BilinearTagger.evaluate``: ``label_error_rate`` and ``f1`` (word F1 for BMES
+    tags; NaN for tags without spans)."""
+    from bilinear import BilinearTagger
+
+    X = [["the", "dog"], ["a", "cat", "runs"]] * 5
+    y = [["D", "N"], ["D", "N", "V"]] * 5
+    plain = BilinearTagger(max_iter=2).fit(X, y).evaluate(X, y)
+    assert set(plain) == {"label_error_rate", "f1"} and np.isnan(plain["f1"])
+    Xc = [list("abcd"), list("ef")] * 5
+    yc = [["B", "E", "B", "E"], ["S", "S"]] * 5
+    bmes = BilinearTagger(max_iter=5).fit(Xc, yc).evaluate(Xc, yc)
+    assert 0.0 <= bmes["f1"] <= 1.0

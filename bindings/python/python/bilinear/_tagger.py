@@ -176,7 +176,8 @@ class BilinearTagger(BaseEstimator):
         return self.model_.predict(_columns(X))
 
     def evaluate(self, X, y):
-        """``{"label_error_rate", "f1"}`` (word F1 for BMES tags, chunk F1 for chunk tags)."""
+        """``{"label_error_rate", "f1"}`` (word F1 for BMES tags, chunk F1 for chunk tags,
+        NaN for other tags)."""
         check_is_fitted(self)
         return self.model_.evaluate(_columns(X), _tags(y))
 
