@@ -281,7 +281,8 @@ fn all_sign_vectors(h: usize) -> Vec<Vec<i8>> {
 /// # Errors
 /// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) when `2 mk` exceeds
 /// [`bl_core::limits::MAX_ELEMENTS`] or a hyperplane or region row has a coefficient on a
-/// variable `>= mk` (checked before anything is built); an LP failure.
+/// variable `>= mk` (checked before anything is built); an LP failure; in the fallback for
+/// degenerate regions ([`brute_force_cells`]), more than 20 hyperplanes.
 pub fn enumerate_cells(
     solver: &dyn LpSolver,
     mk: usize,
@@ -472,11 +473,16 @@ pub fn central_cell_bound(n: usize, rank: usize) -> usize {
     usize::try_from(sum.saturating_mul(2)).unwrap_or(usize::MAX)
 }
 
+/// Most hyperplanes [`brute_force_cells`] takes: `2^20` sign vectors, one LP each.
+const MAX_BRUTE_FORCE_HYPERPLANES: usize = 20;
+
 /// Tests every one of the `2^H` sign vectors with an interior-point LP (for tests and as a
-/// fallback for degenerate regions).
+/// fallback for degenerate regions), for `H` at most 20.
 ///
 /// # Errors
-/// As [`enumerate_cells`]: sizes and indices first, then an LP failure.
+/// As [`enumerate_cells`]: sizes and indices first;
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for more than 20
+/// hyperplanes; then an LP failure.
 pub fn brute_force_cells(
     solver: &dyn LpSolver,
     mk: usize,
@@ -486,9 +492,17 @@ pub fn brute_force_cells(
     min_slack: f64,
 ) -> Result<Cells> {
     let bounds = checked_bounds(mk, budget, region, hyperplanes)?;
+    if hyperplanes.len() > MAX_BRUTE_FORCE_HYPERPLANES {
+        return Err(bl_core::params::invalid(
+            "hyperplanes",
+            format!("{} hyperplanes", hyperplanes.len()),
+            format!("at most {MAX_BRUTE_FORCE_HYPERPLANES} to test every sign vector"),
+        )
+        .into());
+    }
     let base = region_rows(mk, budget, region);
     let search = InteriorPointSearch::new(solver, &bounds, &base, budget, min_slack)?;
-    let all = all_sign_vectors(hyperplanes.len().min(20));
+    let all = all_sign_vectors(hyperplanes.len());
     let mut signs = Vec::new();
     for s in &all {
         if search.with_extra(&sign_rows(hyperplanes, s, mk))?.is_some() {
