@@ -23,8 +23,10 @@
 //! (one budget row instead of `2 M K + 1`).
 //!
 //! The relaxed duals of the children of `u` share all rows of `u`: the LP of `u` (whose
-//! optimum is `u`'s own point) is solved once and each child adds its qualifying rows and
-//! one Lagrangian row, warm-started from `u`'s optimal basis ([`lp_backend::WarmLp`]).
+//! optimum is `u`'s own point) is prepared once and each child adds its qualifying rows and
+//! one Lagrangian row ([`lp_backend::WarmLp`]); the backend decides between a warm start
+//! from `u`'s optimal basis and a cold solve (the default `Microlp` warm-starts only when
+//! `u`'s LP has at least four times as many rows as the child adds).
 
 use lp_backend::{Cmp, LinearProgram, LpError, LpOutcome, LpSolver, LpStatus, Row, Sense};
 use rayon::prelude::*;

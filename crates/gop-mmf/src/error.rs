@@ -4,7 +4,8 @@
 ///
 /// The generic input errors (invalid parameters, shapes, empty or non-finite data) are
 /// `bl-core`'s [`BlError`](bl_core::BlError), wrapped as [`GopError::Core`]; LP failures of
-/// `lp-backend` come in as [`GopError::Lp`] (the LP's context names the node and cell).
+/// `lp-backend` come in as [`GopError::Lp`] (an unbounded relaxed dual's context names the
+/// node and cell; a backend failure names the backend).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GopError {

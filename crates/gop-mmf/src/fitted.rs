@@ -95,7 +95,8 @@ pub struct TreeNode {
     pub theta_b: Option<Vec<f64>>,
 }
 
-/// The bounds proven by a fit.
+/// The bounds proven by a fit. With [`Linearization::Paper`](crate::Linearization::Paper)
+/// the lower bound is not a valid bound in general, and neither is the certificate.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Certificate {
     /// `RLBD`: no feasible point of (2) has a smaller objective.

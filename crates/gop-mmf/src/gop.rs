@@ -9,8 +9,9 @@
 //!    zero and duplicate hyperplanes ([`crate::arrangement::filter`]).
 //! 3. **URI**: enumerate the cells of the arrangement inside the node's region
 //!    ([`crate::arrangement::enumerate_cells`]).
-//! 4. **Dual**: solve one relaxed dual LP per cell ([`crate::dual`]), in parallel and
-//!    warm-started from the node's own LP; each cell becomes a child with that lower bound
+//! 4. **Dual**: solve one relaxed dual LP per cell ([`crate::dual`]), in parallel, as
+//!    extensions of the node's own LP (prepared once; the backend picks a warm start or a
+//!    cold solve); each cell becomes a child with that lower bound
 //!    (at least the parent's) and the LP's `x` as its point. A child whose bound is
 //!    `>= PUBD - tol` is pruned (`tol` is the paper's `eps`).
 //!
@@ -317,8 +318,9 @@ fn starting_point(params: &GopValidParams, m: usize) -> Result<Vec<f64>> {
 /// [`GopParams`](crate::GopParams) fits through bl-core's blanket implementation, which
 /// checks it first.
 ///
-/// Errors: empty or non-finite `y`, a bad `initial_x`, an LP failure, or a tree that empties
-/// with the gap open ([`GopError::EmptyTree`]).
+/// Errors: empty or non-finite `y`, a bad `initial_x`, a thread pool that cannot be built,
+/// a primal without a KKT point ([`GopError::Primal`]), an LP failure, or a tree that
+/// empties with the gap open ([`GopError::EmptyTree`]).
 impl<'a> Fit<MatRef<'a, f64>> for GopValidParams {
     type Fitted = FittedGop;
     type Error = GopError;

@@ -17,7 +17,7 @@
 //! | `time_limit` | `None` | wall-clock limit (`None`: none) | any |
 //! | `threads` | `None` | worker threads for the LPs (`None`: rayon's global pool, one per core) | `1..=`[`MAX_THREADS`](bl_core::limits::MAX_THREADS) (1024) |
 //! | `trace` | `true` | keep every iteration in the report's trace | any |
-//! | `max_nodes` | `200_000` | nodes the tree may hold | `>= 1` |
+//! | `max_nodes` | `200_000` | tree size at which expansion stops (the last expansion adds all its children, so the tree may end larger) | `>= 1` |
 //! | `seed` | `0` | seeds the random starting point | any |
 //! | `initial_x` | `None` (random in the ball) | starting `x` (`M x K`, column-major) | finite, `sum |x| <= P` |
 //! | `filter_tol` | `1e-9` | relative tolerance for zero / duplicate hyperplanes | `[0, 1e-3]` |
@@ -116,8 +116,10 @@ impl GopParams {
         k: usize;
         /// Sets the l1 budget `P`.
         budget: f64;
-        /// Sets the largest number of tree nodes; a fit that reaches it before the gap closes
-        /// ends with [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason).
+        /// Sets the tree size at which expansion stops; a fit whose tree reaches it before
+        /// the gap closes ends with
+        /// [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason). The
+        /// expansion that reaches it adds all its children, so the tree may end larger.
         max_nodes: usize;
         /// Sets the seed of the random starting point.
         seed: u64;
@@ -152,7 +154,8 @@ impl GopParams {
 }
 
 /// Checked GOP hyperparameters (from [`ParamGuard::check`] on [`GopParams`]): every value
-/// is in the range of the table in the [module docs](self); one getter per field.
+/// but `initial_x` is in the range of the table in the [module docs](self) (`initial_x` is
+/// checked by the fit, which knows `M`); one getter per field.
 #[derive(Debug, Clone)]
 pub struct GopValidParams {
     params: GopParams,
@@ -168,7 +171,7 @@ impl GopValidParams {
         /// The iteration knobs: `max_iter` (node expansions), `tol` (the paper's gap
         /// tolerance `eps`), `time_limit`, `threads`, `trace`.
         iteration: &IterationParams;
-        /// The largest number of tree nodes.
+        /// The tree size at which expansion stops.
         max_nodes: usize;
         /// The seed of the random starting point.
         seed: u64;
@@ -199,8 +202,9 @@ impl ParamGuard for GopParams {
     type Checked = GopValidParams;
     type Error = GopError;
 
-    /// Checks every value against the table in the module docs (the shape of `initial_x`
-    /// is checked by the fit, which knows `M`), then the LP backend's own `check()`.
+    /// Checks every value against the table in the module docs (`initial_x`, its shape,
+    /// finiteness and l1 norm, is checked by the fit, which knows `M`), then the LP
+    /// backend's own `check()`.
     ///
     /// # Errors
     /// [`GopError::Core`] with [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)

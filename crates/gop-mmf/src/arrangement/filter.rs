@@ -82,7 +82,8 @@ fn sparse_diff(u: &[(usize, f64)], v: &[(usize, f64)], sigma: f64) -> (f64, f64)
 /// Drops zero hyperplanes and merges duplicates (see the module docs). `budget` is the l1
 /// radius `P`; `tol` is relative: a normal counts as zero when its norm is below
 /// `tol * max(1, largest norm)`, and two unit normals as the same hyperplane when they (or
-/// one and the other's negative) differ by at most `sqrt(tol)` with offsets within the same.
+/// one and the other's negative) differ by at most `sqrt(tol)` (Euclidean) with offsets
+/// within `sqrt(tol) (1 + |offset of the representative|)`.
 #[must_use]
 pub fn filter(hyperplanes: &[Affine], budget: f64, tol: f64) -> Filtered {
     let largest = hyperplanes.iter().map(Affine::norm).fold(1.0_f64, f64::max);
