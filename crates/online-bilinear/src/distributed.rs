@@ -953,7 +953,8 @@ impl Shard {
     /// The sentences `range` of `prepared`, which must have the plan's dictionary and tags.
     ///
     /// # Errors
-    /// Invalid-parameter errors for a range out of bounds or another dictionary or tag set.
+    /// Invalid-parameter errors for a range out of bounds or another dictionary or tag set,
+    /// or a sentence whose score table is above the bound.
     pub fn from_prepared(
         plan: &IpmPlan,
         prepared: &PreparedCorpus,
@@ -1334,9 +1335,9 @@ impl IpmWeights {
     /// The binary form: the magic `OBLIPM`, [`WEIGHTS_FORMAT_VERSION`], the header (learner,
     /// settings flags, sizes, shard count, the plan's fingerprint, epoch, steps), the state
     /// (sparse rows as row ids, lengths, codes, values and accumulators; bcd's dense
-    /// vectors as their values, or as the positions and values differing from the most
-    /// common one when that is shorter), and a 64-bit FNV-1a checksum of all that, all
-    /// little-endian.
+    /// vectors as their values, or as a fill value (0, the first or the last value,
+    /// whichever occurs most) and the positions and values differing from it when that is
+    /// shorter), and a 64-bit FNV-1a checksum of all that, all little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::default();
         w.bytes(MAGIC);
@@ -1574,7 +1575,7 @@ impl MeanRankOne {
     /// `W = (1/k) sum_i alpha_i beta_i^T` over `k` shards, of which `held` hold the block
     /// with `beta_i != 0` (the others count 0): bol's mixed factors. Leaves
     /// `alpha = sqrt(sigma) u` in `u` and the unit `v` in `v`; returns `sigma` (0 when
-    /// `W = 0`, with `u` zero and `v` untouched).
+    /// `W = 0`, with `u` zero and `v` unspecified).
     ///
     /// `W = A B^T / k` has rank at most `m = held.len()`, so the pair is found in the
     /// coordinates `c` of `v = B c`: `W^T W v = B (A^T A)(B^T B) c / k^2`, power steps on
