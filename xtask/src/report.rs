@@ -184,8 +184,10 @@ impl VsRow {
     }
 }
 
-/// Formats a number for a report: up to 4 significant digits, scientific notation
-/// outside `[1e-3, 1e6)`, `NaN` / `inf` spelled out.
+/// Formats a number for a report: scientific notation with 4 significant digits outside
+/// `[1e-3, 1e6)`; inside it, whole numbers in full and other values rounded to 4
+/// significant digits but never to fewer than all their integer digits (`12345.6` gives
+/// `12346`), trailing zeros dropped; `NaN` / `inf` spelled out.
 pub fn format_number(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
@@ -235,6 +237,9 @@ mod tests {
         assert_eq!(format_number(0.123456), "0.1235");
         assert_eq!(format_number(12.3456), "12.35");
         assert_eq!(format_number(1234.6), "1235");
+        assert_eq!(format_number(12345.6), "12346");
+        assert_eq!(format_number(123456.0), "123456");
+        assert_eq!(format_number(0.5), "0.5");
         assert_eq!(format_number(1.0e-5), "1.000e-5");
         assert_eq!(format_number(f64::NAN), "NaN");
     }
