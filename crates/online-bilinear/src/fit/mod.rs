@@ -61,8 +61,10 @@ fit_tagger! {
     /// bound ([`bl_core::BlError::InvalidParameter`] in [`OblError::Core`], naming the
     /// sentence, its length and the tag count: more than
     /// [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, or a sentence too long for the tag
-    /// count), before training; [`OblError::Learner`] when a learner breaks its contract;
-    /// CRFsuite failures for the CRF learners.
+    /// count), before training; the errors the learner returns when it starts or updates
+    /// (e.g. [`bl_core::BlError::InvalidParameter`] for sizes beyond its limits);
+    /// [`OblError::Learner`] when a learner breaks its contract; CRFsuite failures for the
+    /// CRF learners.
     Corpus => |self, corpus, observers| {
         self.prepare_and_train(|| self.prepare(corpus), observers)
     }
@@ -91,8 +93,9 @@ fit_tagger! {
     ///
     /// # Errors
     /// Parameters that set other templates or another cutoff than the prepared ones
-    /// ([`bl_core::BlError::InvalidParameter`] named `templates` or `cutoff`); the errors
-    /// of the fit on a [`Corpus`] after preparation.
+    /// ([`bl_core::BlError::InvalidParameter`] named `templates` or `cutoff`), or that set
+    /// `transitions_only` for prepared templates without a bias (named
+    /// `transitions_only`); the errors of the fit on a [`Corpus`] after preparation.
     PreparedCorpus => |self, prepared, observers| {
         self.check_prepared(prepared)?;
         self.train(self.learner().as_ref(), prepared, observers, None)

@@ -12,8 +12,9 @@
 //! pass.
 //!
 //! The fit owns everything but the update rule: the epochs (one epoch is one iteration of
-//! [`bl_core::engine`]), the seeded shuffles, decoding, the observers, the trace and the
-//! fitted model.
+//! [`bl_core::engine`]), the seeded shuffles, decoding (through
+//! [`OnlineLearner::decode`], which a learner may replace by a faster computation of the
+//! same path), the observers, the trace and the fitted model.
 //!
 //! ```
 //! use std::sync::Arc;
