@@ -67,8 +67,8 @@ pub fn read_conll(path: impl AsRef<Path>) -> Result<Corpus> {
 
 /// Parses CoNLL-style column text: one token per line with whitespace-separated columns,
 /// observations first and the tag last; blank lines separate sentences. Every token line of
-/// the file must have the same number of columns (at least two). Lines starting with
-/// `-DOCSTART-` are skipped. [`ConllFormat`] reads other layouts (a label column elsewhere,
+/// the file must have the same number of columns (at least two). Lines whose first column
+/// is `-DOCSTART-` are skipped. [`ConllFormat`] reads other layouts (a label column elsewhere,
 /// named columns).
 ///
 /// `source` names the input in error messages.
@@ -154,7 +154,7 @@ impl ConllFormat {
     }
 
     /// Parses text of this layout: one token per line, blank lines between sentences,
-    /// `-DOCSTART-` lines skipped. `source` names the input in error messages.
+    /// lines whose first column is `-DOCSTART-` skipped. `source` names the input in error messages.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for options
