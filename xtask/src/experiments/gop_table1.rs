@@ -229,7 +229,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
          iteration(s) (the paper times \"one iteration\" and does not say which); `Num` is \
          the mean number of relaxed duals (cells) per iteration; — where this scale does \
          not run the size. Paper: Table 1 as printed, all 12 rows (seconds; Gurobi LPs, \
-         Python, CPU time, one processor).\n"
+         CPU time, one processor; the paper does not name its language or machine).\n"
     ));
     ctx.quote(&paper::TABLE1_SETUP);
     ctx.quote(&paper::TABLE1_LEGEND);
@@ -540,7 +540,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         .filter(|v| v.is_finite())
         .fold(f64::INFINITY, f64::min);
     ctx.md(&format!(
-        "\nAgainst the paper's printed times (another machine, Gurobi, Python): the paper's \
+        "\nAgainst the paper's printed times (another machine, Gurobi): the paper's \
          Total is at least {smallest_total:.0}x ours and its time per relaxed dual at least \
          {smallest_per_lp:.0}x ours at every size run.\n"
     ));
@@ -571,8 +571,9 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         "\nThreads (M = {m}, N = {n}, fastest of {repeats} interleaved runs each): relaxed \
          duals {dual1:.4} s with 1 thread, {dual2:.4} s with 2 ({dual_speedup:.2}x); cell \
          enumeration {uri1:.4} s vs {uri2:.4} s ({uri_speedup:.2}x). Timings are wall-clock \
-         on a shared 2-core machine (1-minute load average {load_before} before, \
-         {load_after} after).\n"
+         on a machine with {cores} logical cores (1-minute load average {load_before} \
+         before, {load_after} after).\n",
+        cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
     ));
     // The cell enumeration by the walk on each node's whole region (the reference path,
     // before the tangent-cone enumeration), for scale.

@@ -366,6 +366,7 @@ The paper's setting (Sec. 7.1-7.2):
     ctx.quote(&paper::TABLE1_SETUP);
     ctx.quote(&paper::STOPPING);
     ctx.quote(&paper::INIT);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     ctx.md(&format!(
         "Ours: `n = {n}` samples `X_i = randn(s, s) ± 1` (the first half `-1`), {runs} runs \
          per size (fresh data per run, shared by both sets and both algorithms), rank \
@@ -375,8 +376,9 @@ The paper's setting (Sec. 7.1-7.2):
          to a gradient-mapping tolerance of 1e-6 (neither is stated in the paper). \
          Times are mean wall-clock seconds of a whole fit on **1 thread** \
          (`threads(Some(1))`) on this machine, the paper comparison; the same fits on \
-         **2 threads** (`threads(Some(2))`, this machine has 2 cores) are in the second \
-         table; the paper's are MATLAB times on its own machine, so compare ratios and \
+         **2 threads** (`threads(Some(2))`; this machine has {cores} logical cores) are in the second \
+         table; the paper's are times on a machine and implementation it does not describe (it \
+         draws its data with MATLAB commands), so compare ratios and \
          trends, not seconds. Iterations are medians. Speed-up = Alg. 1 time / Alg. 2 \
          time.\n",
         paper::TOL,
