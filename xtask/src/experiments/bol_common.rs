@@ -433,8 +433,9 @@ pub fn fmt_paired(p: &Paired) -> String {
 /// Checks a statement that bol is the best of the learners with footnote 6's meaning of
 /// "better" (better on at least 8 of 10 points, scaled by [`better_threshold`]) against
 /// both other learners of `group`, "better" at a point meaning a paired t-test over seeds
-/// (p < 0.05) with bol ahead. Records the claim (its interval: bol minus the weaker of the
-/// two rivals, F1 averaged over the points, paired over seeds).
+/// (p < 0.05) with bol ahead. Records the claim (its interval: bol minus the stronger of
+/// the two rivals, the one with the smaller mean difference, F1 averaged over the points,
+/// paired over seeds).
 pub fn check_bol_best(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &F1Grid) -> Verdict {
     let n_points = grid.proportions.len();
     let need = better_threshold(n_points);
