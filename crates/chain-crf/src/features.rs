@@ -59,8 +59,15 @@ impl FeatureSet {
     /// Generates the features of `data` (module docs).
     ///
     /// Memory beyond the result: one bit per (attribute, label) pair (`L / 8` bytes per
-    /// attribute, rounded up to 8), and one `f64` per feature when frequencies decide
-    /// (`min_freq > 0`, or a negative value in the data).
+    /// attribute, rounded up to 8), the `L x L` transition counts (`8 L^2` bytes), and one
+    /// `f64` per state feature when frequencies decide (`min_freq > 0`, or a negative
+    /// value in the data).
+    ///
+    /// # Panics
+    /// May panic (an index out of bounds) on an item whose label id is not below the
+    /// number of labels: the [`crate::UNKNOWN_LABEL`] of a
+    /// [`crate::DatasetBuilder::frozen`] data set, which can be held out but not trained
+    /// on (the fit refuses it with an error).
     pub fn generate(data: &Dataset, options: &FeatureOptions) -> Self {
         let l = data.labels().len();
         let n_attrs = data.attributes().len();

@@ -100,6 +100,11 @@ pub struct ShardSummary {
 
 impl ShardSummary {
     /// The summary of a shard's data set (built by [`crate::DatasetBuilder::new`]).
+    ///
+    /// # Panics
+    /// As [`FeatureSet::generate`], on an item whose label id is not below the number of
+    /// labels (the [`crate::UNKNOWN_LABEL`] of a [`crate::DatasetBuilder::frozen`] data
+    /// set).
     pub fn of(data: &Dataset) -> Self {
         let l = data.labels().len();
         // Every seen pair, whatever its frequency (no threshold applies here).
@@ -285,7 +290,7 @@ impl Plan {
     /// # Errors
     /// [`bl_core::BlError::Empty`] without a shard or without a sequence;
     /// [`bl_core::BlError::InvalidParameter`] for a non-finite `min_freq`; `Input` past
-    /// `u32::MAX - 1` names.
+    /// `u32::MAX` attribute or label names.
     pub fn merge(summaries: &[ShardSummary], options: &FeatureOptions) -> Result<Self> {
         bl_core::error::ensure_nonempty("shards", summaries.len())?;
         if !options.min_freq.is_finite() {
@@ -296,7 +301,7 @@ impl Plan {
         let mut attributes = Dictionary::new();
         let mut labels = Dictionary::new();
         let mut remaps = Vec::with_capacity(summaries.len());
-        let full = |what: &str| crate::error::input(0, 0, format!("more than 2^32 - 2 {what}"));
+        let full = |what: &str| crate::error::input(0, 0, format!("more than 2^32 - 1 {what}"));
         for s in summaries {
             let a = s
                 .attributes
