@@ -9,7 +9,7 @@
 //! two-loop recursion runs on the pseudo-gradient, the direction is zeroed where its sign
 //! disagrees with the steepest descent direction, and every trial point is projected onto
 //! the orthant of the current point, so weights become exact zeros. A pair `(s, y)` with
-//! `s . y <= 0` is not stored.
+//! `s . y <= 1e-10 y . y` (not safely positive) is not stored.
 //!
 //! The step length along `d` is found by one of the line searches of libLBFGS (N. Okazaki's
 //! C port of L-BFGS, the optimizer of CRFsuite), chosen by [`Settings::line_search`]
@@ -52,8 +52,9 @@
 //! workspace (`online-bilinear`'s CRF baselines) run the same one.
 //!
 //! Vector operations run in parallel over fixed blocks of coordinates and reduce partial
-//! sums in block order, so results do not depend on the number of threads; buffers are
-//! allocated once and reused.
+//! sums in block order, so results do not depend on the number of threads; the vectors are
+//! allocated once and reused (a dot product or norm allocates only its per-block partial
+//! sums).
 
 use std::collections::VecDeque;
 
@@ -157,7 +158,9 @@ impl Default for Settings {
 pub enum Outcome {
     /// A step was taken; iterate again.
     Continue,
-    /// A step was taken and the gradient test holds.
+    /// A step was taken and the gradient test holds; or no step was taken because even
+    /// the steepest-descent direction is not a descent direction (a zero or NaN
+    /// pseudo-gradient).
     GradientSmall,
     /// The line search accepted no step (module docs); the point is unchanged.
     LineSearchFailed,
@@ -477,6 +480,8 @@ impl QuasiNewton {
     /// One iteration: direction, line search, memory update.
     pub fn iterate(&mut self, loss: &mut impl FnMut(&[f64], &mut [f64]) -> f64) -> Outcome {
         self.iterations += 1;
+        self.trials = 0;
+        self.step = 0.0;
         self.direction();
         let owl = self.settings.c1 > 0.0;
         let slope = dot(&self.pg, &self.d);
@@ -496,8 +501,6 @@ impl QuasiNewton {
         } else {
             1.0
         };
-        self.trials = 0;
-        self.step = 0.0;
         let method = if owl {
             LineSearchMethod::Armijo
         } else {

@@ -18,3 +18,56 @@ fn a_refused_item_leaves_the_sequence_unchanged() {
     assert_eq!(items.n_attributes(), 2);
     assert_eq!(items.item(1), (&[2][..], &[3.0][..]));
 }
+
+/// `QuasiNewton::step` and `trials` describe the last iteration: an iteration that takes
+/// no step (the gradient is already zero) reports step 0 and no trial, not the previous
+/// iteration's.
+#[test]
+fn an_iteration_without_a_step_reports_step_zero() {
+    use chain_crf::optim::{Outcome, QuasiNewton, Settings};
+    // (x - 1)^2 from 0: the first step, 1 / ||d||, lands on the minimizer exactly.
+    let mut loss = |x: &[f64], g: &mut [f64]| {
+        g[0] = 2.0 * (x[0] - 1.0);
+        (x[0] - 1.0).powi(2)
+    };
+    let mut qn = QuasiNewton::new(Settings::default(), vec![0.0], &mut loss);
+    assert_eq!(qn.iterate(&mut loss), Outcome::GradientSmall);
+    assert_eq!(qn.x(), &[1.0]);
+    assert!(qn.step() > 0.0 && qn.trials() >= 1);
+    assert_eq!(qn.iterate(&mut loss), Outcome::GradientSmall);
+    assert_eq!(qn.x(), &[1.0]);
+    assert_eq!((qn.step(), qn.trials()), (0.0, 0));
+}
+
+/// Training on a data set built with `DatasetBuilder::frozen` whose item has a label the
+/// dictionary lacks (`UNKNOWN_LABEL`) is an input error naming the item, not a panic.
+#[test]
+fn training_on_an_unknown_label_is_an_input_error() {
+    use chain_crf::{Algorithm, CrfParams, DatasetBuilder, Dictionary, Fit};
+    let mut b = DatasetBuilder::frozen(
+        Dictionary::from(vec!["w=a".to_string()]),
+        Dictionary::from(vec!["X".to_string(), "Y".to_string()]),
+    );
+    b.attribute("w=a", 1.0).unwrap();
+    b.end_item("X").unwrap();
+    b.attribute("w=a", 1.0).unwrap();
+    b.end_item("Z").unwrap();
+    b.end_sequence().unwrap();
+    let data = b.finish();
+    for name in ["lbfgs", "ap"] {
+        let err = CrfParams::new(Algorithm::from_name(name).unwrap())
+            .fit(&data)
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CrfError::Input {
+                    sequence: 0,
+                    position: 1,
+                    ..
+                }
+            ),
+            "{name}: {err}"
+        );
+    }
+}
