@@ -28,7 +28,9 @@ impl Model {
     /// A model of `features` with `weights`.
     ///
     /// # Errors
-    /// [`CrfError::Model`] when the sizes disagree or a weight is not finite.
+    /// [`CrfError::Model`] when a dictionary holds a name twice, the feature set does not
+    /// fit the dictionaries (or is malformed), the number of weights is not the number of
+    /// features, or a weight is not finite.
     pub fn new(
         attributes: Dictionary,
         labels: Dictionary,

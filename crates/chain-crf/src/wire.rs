@@ -1,6 +1,7 @@
 //! The byte form of the messages of [`crate::distributed`]: a header (the magic
 //! `b"CRFD"`, the format version as a little-endian `u32`, one byte naming the kind of
-//! message), then the message's fields, little-endian: integers as `u64`, reals as `f64`,
+//! message), then the message's fields, little-endian: integers as `u64` (but the
+//! elements of id arrays as `u32`, and flags and small codes as one byte), reals as `f64`,
 //! arrays and strings as a `u64` length followed by their elements. A reader checks the
 //! header, every length against the bytes that remain (so a corrupt length is an error,
 //! never a large allocation), every value the message constrains, and that nothing
