@@ -71,6 +71,13 @@ const TOL: f64 = 1e-6;
 fn optimal(solver: &dyn LpSolver, lp: &LinearProgram) -> Result<(f64, Vec<f64>), String> {
     match solver.solve(lp) {
         Ok(LpOutcome::Optimal(s)) => {
+            if s.values.len() != lp.num_vars() {
+                return Err(format!(
+                    "{} values returned for {} variables",
+                    s.values.len(),
+                    lp.num_vars()
+                ));
+            }
             let viol = lp.max_violation(&s.values);
             if viol > TOL {
                 return Err(format!("solution violates the model by {viol:e}"));

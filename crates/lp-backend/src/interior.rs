@@ -9,9 +9,9 @@
 //!
 //! finds the point deepest inside all half-spaces at once: `t` is its Euclidean distance to
 //! the nearest bounding hyperplane (capped at `cap`). The set has a non-empty interior
-//! (relative to the variable bounds, which get no slack) exactly when the optimum `t*` is
-//! positive. `t` has no lower bound, so the program is feasible whenever the bounds and the
-//! zero rows are, and [`InteriorPointSearch::with_extra`] tests many extensions of one base
+//! (relative to the variable bounds and the `Eq` rows, which get no slack) exactly when the
+//! optimum `t*` is positive. `t` has no lower bound, so the program is feasible whenever the
+//! bounds, the `Eq` rows and the zero rows are, and [`InteriorPointSearch::with_extra`] tests many extensions of one base
 //! set with warm starts (this is how `gop-mmf` enumerates the cells of a hyperplane
 //! arrangement).
 
@@ -105,9 +105,21 @@ impl<'a> InteriorPointSearch<'a> {
     fn interpret(&self, outcome: &LpOutcome) -> Result<Option<InteriorPoint>, LpError> {
         match outcome {
             LpOutcome::Optimal(sol) => {
-                let slack = sol.values[self.dim];
+                // A plug-in backend may return fewer values than variables: an error.
+                let (Some(point), Some(&slack)) =
+                    (sol.values.get(..self.dim), sol.values.get(self.dim))
+                else {
+                    return Err(LpError::Failed {
+                        backend: "interior point",
+                        message: format!(
+                            "the backend returned {} values for {} variables",
+                            sol.values.len(),
+                            self.dim + 1
+                        ),
+                    });
+                };
                 Ok((slack > self.min_slack).then(|| InteriorPoint {
-                    point: sol.values[..self.dim].to_vec(),
+                    point: point.to_vec(),
                     slack,
                 }))
             }
@@ -122,7 +134,8 @@ impl<'a> InteriorPointSearch<'a> {
     /// The deepest interior point of the base set, if it has an interior.
     ///
     /// # Errors
-    /// [`LpError::Failed`] if the backend reported an impossible verdict.
+    /// [`LpError::Failed`] if the backend reported an impossible verdict (unbounded) or a
+    /// solution with fewer values than variables.
     pub fn base(&self) -> Result<Option<InteriorPoint>, LpError> {
         self.interpret(self.warm.base_outcome())
     }
