@@ -28,7 +28,9 @@
 //!     let rows: Vec<Vec<f64>> = (1..=n).map(|i| vec![i as f64, 1.0 / i as f64]).collect();
 //!     ctx.write_csv("curve", &["i", "value"], &rows)?;
 //!     ctx.figure("final_value", 1.0 / n as f64);
-//!     ctx.claim("the value decreases", true, format!("from 1 to {}", 1.0 / n as f64));
+//!     // A claim is a check that can fail, computed from the run's numbers.
+//!     let decreases = rows.windows(2).all(|w| w[1][1] < w[0][1]);
+//!     ctx.claim("the value decreases", decreases, format!("from 1 to {}", 1.0 / n as f64));
 //!     ctx.md("Our numbers beside the paper's:");
 //!     Ok(())
 //! }
