@@ -1259,7 +1259,8 @@ fn fit_bilinear<'py>(
 }
 
 /// The parameters `algorithm` takes (sklearn-crfsuite's names): those a fit of it accepts
-/// when they are not `None` (an unknown name gives [`COMMON`]).
+/// when they are not `None` (for a name that is no algorithm: `min_freq`,
+/// `all_possible_states`, `all_possible_transitions`, `max_iterations`).
 #[pyfunction]
 pub fn crfsuite_parameters(algorithm: &str) -> Vec<&'static str> {
     let own = parameters_of(algorithm);
