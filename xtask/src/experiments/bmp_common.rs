@@ -282,7 +282,8 @@ pub fn indian_pines(ctx: &Ctx, spatial: usize, band: usize) -> anyhow::Result<Te
         _ => anyhow::bail!("Indian Pines: expected 3 axes, found {:?}", arr.shape),
     };
     let shape = [h.div_ceil(spatial), w.div_ceil(spatial), b.div_ceil(band)];
-    // C order in the file: entry (i, j, k) at (i w + j) b + k.
+    // `read_npy` returns C order (the file itself is in Fortran order): entry (i, j, k)
+    // at (i w + j) b + k.
     let mut t = Tensor::from_fn(shape, |i, j, k| {
         arr.data[(i * spatial * w + j * spatial) * b + k * band]
     })?;
