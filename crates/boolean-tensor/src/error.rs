@@ -3,7 +3,9 @@
 /// Everything that can go wrong in `boolean-tensor`.
 ///
 /// Every public entry point validates its input and returns one of these instead of
-/// panicking. Variants carry the offending value or shapes; the messages say how to fix
+/// panicking (the plain accessors [`Tensor::get`](crate::Tensor::get) and
+/// [`Tensor::is_observed`](crate::Tensor::is_observed) panic on an index out of range,
+/// like slice indexing). Variants carry the offending value or shapes; the messages say how to fix
 /// the input. The generic errors (invalid parameters, shape mismatches, non-finite values,
 /// numerical failures) are [`bl_core::BlError`]s, carried by [`TensorError::Core`]; the
 /// variants here are specific to tensors.

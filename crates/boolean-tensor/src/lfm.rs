@@ -31,7 +31,7 @@ use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{Workers, check_column_buffers, combine_reports, impute, masked_loss};
 use crate::error::{Result, TensorError};
 use crate::linalg::solve_right_spd;
-use crate::qp::{MixingQp, QpSolver};
+use crate::qp::{MixingQp, QpSolver, check_answer};
 use crate::tensor::{
     Tensor, check_mode, refold_into, unfold_into, unfolded_position, unfolded_shape,
 };
@@ -57,7 +57,7 @@ impl Lfm {
 /// | `time_limit` | `None` | wall-clock limit, checked after each column (per mode tried) | any |
 /// | `threads` | `None` | worker threads (`None`: rayon's global pool) | `1 ..= 1024` |
 /// | `trace` | `true` | keep one trace record per column in the report | any |
-/// | `mode` | `None` | LFM: the mode factorized (`None`: every mode, the lowest observed loss kept); LFMmix ignores it | `None` or `Some(0..=2)` |
+/// | `mode` | `None` | LFM: the mode factorized (`None`: every mode, the lowest observed loss kept); LFMmix does not use it (its check still refuses a mode above 2) | `None` or `Some(0..=2)` |
 /// | `alternations` | `10` | `z` / `v` alternations per atom | any |
 /// | `em_iter` | `5` | EM rounds per least-squares solve when entries are missing | `>= 1` |
 /// | `sweeps` | `3` | LFMmix: block sweeps of the weight refit per step | `>= 1` |
@@ -123,7 +123,7 @@ impl LfmParams {
         seed: u64;
     }
 
-    /// LFMmix with these parameters (`mode` is not used).
+    /// LFMmix with these parameters (`mode` is not used, but still checked).
     #[must_use]
     pub fn mix(self) -> LfmMixParams {
         LfmMixParams { lfm: self }
@@ -200,7 +200,9 @@ fit_checked! {
     /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` when the model at
     /// `max_iter` columns (`d_n x K`, `K x d_a d_b`, `K x K`) would exceed
     /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
-    /// fit allocates anything); QP or least-squares failures; data that are zero.
+    /// fit allocates anything); QP or least-squares failures;
+    /// [`bl_core::BlError::InvalidParameter`] naming `solver` for an answer that is not a
+    /// 0/1 vector of the unfolding's row count; data that are zero.
     LfmValidParams -> FittedLfm by fit_checked
 }
 
@@ -347,7 +349,8 @@ fit_checked! {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` as for [`LfmParams`]'
-    /// fit; QP or least-squares failures.
+    /// fit; QP or least-squares failures, and answers of the solver as for [`LfmParams`]'
+    /// fit.
     LfmMixValidParams -> FittedLfmMix by fit_mix
 }
 
@@ -479,6 +482,7 @@ fn matrix_atom(
 ) -> Result<Option<MatrixAtom>> {
     let (d, m) = (r.nrows(), r.ncols());
     let mut z = solver.maximize(r, seed)?;
+    check_answer(solver, &z, d)?;
     if z.iter().all(|&v| v == 0.0) {
         let row = (0..d)
             .max_by(|&i, &j| r.row(i).norm_l2().total_cmp(&r.row(j).norm_l2()))

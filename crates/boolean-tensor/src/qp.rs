@@ -95,13 +95,18 @@ use crate::error::Result;
 /// params holding it calls) is passed to [`crate::BmpParams::solver`] or
 /// [`crate::LfmParams::solver`] and runs through the normal `fit`. It must pass
 /// [`crate::conformance::conformance`]. The atom searches of one fit call the solver from
-/// several threads at once (one per mode), hence `Send + Sync` (from [`Extension`]).
+/// several threads at once (one per mode), hence `Send + Sync` (from [`Extension`]). The
+/// fits check every answer: one that is not a 0/1 vector with one entry per row of `G`
+/// stops the fit with [`BlError::InvalidParameter`] naming `solver`.
 pub trait QpSolver: Extension {
     /// A Boolean `z` (entries `0.0` / `1.0`, length `g.nrows()`) approximately maximizing
     /// `||G^T z||^2`. `seed` seeds any random choice (the same seed gives the same `z`).
     ///
     /// # Errors
-    /// An empty or non-finite `g` (see [`validate_input`]), or a failure of the solver.
+    /// A `g` the solver refuses, or a failure of the solver. [`validate_input`], the check
+    /// a user solver can call, refuses a `g` without rows or columns or with a non-finite
+    /// entry; the built-ins refuse a `g` without rows or with a non-finite entry (a `g`
+    /// without columns is `G = 0` to them, and gets an answer).
     fn maximize(&self, g: MatRef<'_, f64>, seed: u64) -> Result<Vec<f64>>;
 }
 
@@ -201,6 +206,35 @@ pub fn objective(g: MatRef<'_, f64>, z: &[f64]) -> Result<f64> {
             s * s
         })
         .sum())
+}
+
+/// Checks an answer of `solver` for a `G` with `n` rows against the contract of
+/// [`QpSolver::maximize`] (`n` entries, each `0.0` or `1.0`): the atom searches of BMP
+/// and LFM call it on every answer, so a user solver that breaks the contract stops the
+/// fit with an error instead of a panic or a non-Boolean factor.
+///
+/// # Errors
+/// [`BlError::InvalidParameter`] naming `solver`.
+pub(crate) fn check_answer(solver: &dyn QpSolver, z: &[f64], n: usize) -> Result<()> {
+    let broken = if z.len() == n {
+        z.iter()
+            .position(|&v| v != 0.0 && v != 1.0)
+            .map(|i| format!("`{}` answered z[{i}] = {}", solver.name(), z[i]))
+    } else {
+        Some(format!(
+            "`{}` answered a z of length {} for a G with {n} rows",
+            solver.name(),
+            z.len()
+        ))
+    };
+    match broken {
+        Some(value) => Err(bl_core::error::build::invalid(
+            "solver",
+            value,
+            "a 0/1 vector z with one entry per row of G",
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The input contract of [`QpSolver::maximize`]: `g` has at least one row and one column

@@ -98,7 +98,7 @@ impl Bmp {
 /// | `refit_tol` | `1e-6` | relative decrease of `F` below which the refit sweeps stop | finite, `>= 0` |
 /// | `solver` | [`MixingQp::default`] | the Boolean QP solver of the atom search (any `Arc<dyn QpSolver>`) | passes its own `check` |
 /// | `modes` | `[0, 1, 2]` | modes whose atoms are searched | non-empty subset of `{0, 1, 2}` |
-/// | `seed` | `0` | seeds the QP solver (atom `t`, mode `n` uses `seed + 3 t + n`) | any |
+/// | `seed` | `0` | seeds the QP solver (atom `t`, counted from 0, mode `n` uses `seed + 3 t + n`) | any |
 ///
 /// The first five are the shared [`IterationParams`] (setters of
 /// [`bl_core::iteration_setters`]).
@@ -209,8 +209,10 @@ fit_checked! {
     /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` when the model at
     /// `max_iter` atoms (`K x K`, `d1 d2 x K`, the masked entries `x K`) would exceed
     /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved (checked before the
-    /// fit allocates anything); errors of the QP solver; a numerical failure of the fully
-    /// corrective solve, or a non-finite atom score.
+    /// fit allocates anything); errors of the QP solver, or
+    /// [`bl_core::BlError::InvalidParameter`] naming `solver` for an answer that is not a
+    /// 0/1 vector of the unfolding's row count; a numerical failure of the fully corrective
+    /// solve or of a leading singular pair, or a non-finite atom score.
     BmpValidParams -> FittedBmp by fit_checked
 }
 

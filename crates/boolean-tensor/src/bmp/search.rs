@@ -9,7 +9,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use crate::atom::Atom;
 use crate::error::Result;
 use crate::metrics::best_boolean_fit;
-use crate::qp::QpSolver;
+use crate::qp::{QpSolver, check_answer};
 use crate::tensor::{Tensor, check_mode, other_modes, unfolded_view};
 use bl_core::error::build::{invalid, numerical};
 
@@ -36,7 +36,9 @@ pub struct Candidate {
 /// `mode` for the residual `residual` (the negative gradient `P_Omega(X - W)`).
 ///
 /// # Errors
-/// [`crate::TensorError::InvalidMode`]; errors of the QP solver and of the SVD.
+/// [`crate::TensorError::InvalidMode`]; errors of the QP solver and of the SVD;
+/// [`bl_core::BlError::InvalidParameter`] naming `solver` when its answer is not a 0/1
+/// vector with one entry per row of `R_(mode)`.
 pub fn search_atom(
     residual: &Tensor,
     mode: usize,
@@ -69,6 +71,7 @@ pub(super) fn search_in(
     let g = unfolded_view(data, shape, mode, buf);
     let dn = g.nrows();
     let mut z = solver.maximize(g, seed)?;
+    check_answer(solver, &z, dn)?;
     let norms = row_norms(g);
     if z.iter().all(|&v| v == 0.0) {
         // Only when R_(n) = 0 (or the solver failed to move): take the heaviest row.

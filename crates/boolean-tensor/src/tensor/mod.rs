@@ -36,8 +36,9 @@ use bl_core::error::build::shape_mismatch;
 
 /// A dense 3-way tensor of `f64` with an optional observation mask.
 ///
-/// Entries marked missing by the mask hold `0.0` and never influence a fit (the loss
-/// of every method is `1/2 ||P_Omega(X - W)||_F^2`, eqs. (2)–(3) of Chang et al.).
+/// Entries marked missing by the mask hold `0.0` (every constructor stores it; see
+/// [`Tensor::data_mut`]) and so never influence a fit (the loss of every method is
+/// `1/2 ||P_Omega(X - W)||_F^2`, eqs. (2)–(3) of Chang et al.).
 ///
 /// ```
 /// use boolean_tensor::Tensor;
@@ -295,8 +296,9 @@ impl Tensor {
         &self.data
     }
 
-    /// Mutable access to the entries (the mask is kept; values written at missing
-    /// entries are ignored by the fits).
+    /// Mutable access to the entries (the mask is kept). The fits read the stored values
+    /// at missing entries too and rely on their being `0.0`, as every constructor leaves
+    /// them: a value written at a missing entry changes a fit.
     pub fn data_mut(&mut self) -> &mut [f64] {
         &mut self.data
     }
@@ -306,7 +308,8 @@ impl Tensor {
         self.mask.as_deref()
     }
 
-    /// Whether the flat entry `index` is observed.
+    /// Whether the flat entry `index` is observed (`true` for any `index` without a mask;
+    /// with one, panics for `index >= len()`).
     pub fn is_observed(&self, index: usize) -> bool {
         self.mask.as_ref().is_none_or(|m| m[index])
     }
@@ -327,8 +330,15 @@ impl Tensor {
         (index % d0, (index / d0) % d1, index / (d0 * d1))
     }
 
-    /// Entry `(i, j, k)` (panics when out of range, like slice indexing).
+    /// Entry `(i, j, k)` (panics when an index is past its mode's length, like slice
+    /// indexing).
     pub fn get(&self, i: usize, j: usize, k: usize) -> f64 {
+        let [d0, d1, d2] = self.shape;
+        assert!(
+            i < d0 && j < d1 && k < d2,
+            "index ({i}, {j}, {k}) out of range for shape {:?}",
+            self.shape
+        );
         self.data[self.index(i, j, k)]
     }
 
@@ -398,7 +408,9 @@ impl Tensor {
     /// # Errors
     /// [`TensorError::InvalidMode`]; [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch) when
     /// `M.ncols() != d_n` or the result has more than [`bl_core::limits::MAX_ELEMENTS`]
-    /// entries (or does not fit in memory); [`TensorError::EmptyMode`] for `p = 0`.
+    /// entries (or does not fit in memory); [`TensorError::EmptyMode`] for `p = 0`;
+    /// [`BlError::NonFinite`](bl_core::BlError::NonFinite) for a non-finite entry of the
+    /// result (a non-finite `M`, or an overflow).
     pub fn mode_product(&self, mode: usize, m: MatRef<'_, f64>) -> Result<Self> {
         check_mode(mode)?;
         if m.ncols() != self.shape[mode] {
