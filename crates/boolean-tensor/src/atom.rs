@@ -115,7 +115,10 @@ impl Atom {
     /// The dense tensor `coefficient * z (x) u (x) w`.
     ///
     /// # Errors
-    /// [`BlError::NonFinite`](bl_core::BlError::NonFinite) when the product overflows.
+    /// [`BlError::NonFinite`](bl_core::BlError::NonFinite) when the product overflows (or
+    /// `coefficient` is not finite); [`BlError::ShapeMismatch`](bl_core::BlError::ShapeMismatch)
+    /// when the tensor has more than [`bl_core::limits::MAX_ELEMENTS`] entries or does not
+    /// fit in memory.
     pub fn to_tensor(&self, coefficient: f64) -> Result<Tensor> {
         atoms_to_tensor(std::slice::from_ref(self), &[coefficient])
     }

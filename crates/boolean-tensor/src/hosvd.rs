@@ -27,8 +27,9 @@ pub(crate) fn check_gram_size(shape: [usize; 3], mode: usize) -> Result<()> {
 
 /// The leading left singular vectors of every unfolding of a tensor, by a sequentially
 /// truncated HOSVD (Vannieuwenhoven, Vandebril & Meerbergen 2012) with a randomized range
-/// finder (Halko, Martinsson & Tropp 2011, Alg. 4.1) on each mode whose length exceeds
-/// `rank + 10`: mode `n`'s `min(rank, d_n)` vectors are those of the tensor already
+/// finder (Halko, Martinsson & Tropp 2011, Alg. 4.1) on each mode whose length and the
+/// product of the other two (current) lengths both exceed `min(rank, d_n) + 10`, an exact
+/// step otherwise: mode `n`'s `min(rank, d_n)` vectors are those of the tensor already
 /// projected on the modes before it. The test matrix of the range finder is the
 /// Khatri–Rao product of two Gaussian factors, so the sketch is one MTTKRP. Costs about
 /// two passes of `rank + 10` columns over the tensor (an ALS sweep costs two passes of

@@ -7,7 +7,7 @@
 //! | `n_atoms` | `3` | `K`, atoms spread over the modes round-robin (atom `r` along mode `r mod 3`) | `>= 1` |
 //! | `p_one` | `0.5` | `P(z_i = 1)` (Bernoulli) | `(0, 1]` |
 //! | `noise_std` | `0.0` | `sigma` of the Gaussian noise `E ~ N(0, sigma^2)` | finite, `>= 0` |
-//! | `missing_fraction` | `0.0` | fraction of entries hidden by the mask (chosen uniformly, exactly `round(f d0 d1 d2)` of them) | `[0, 1)` |
+//! | `missing_fraction` | `0.0` | fraction of entries hidden by the mask (chosen uniformly, exactly `round(f d0 d1 d2)` of them, at most `d0 d1 d2 - 1`: one entry stays observed) | `[0, 1)` |
 //! | `seed` | `0` | seeds every draw | any |
 //!
 //! `u, w ~ N(0, I)`. A drawn `z` with no nonzero entry is redrawn (an all-zero Boolean
@@ -244,9 +244,12 @@ impl SyntheticData {
     }
 }
 
-/// `x` with the same observed values and mask, and `value(i)` stored at each missing
-/// entry `i` (flat index): a probe that a fit never reads the missing entries, whatever
-/// they hold (NaN included). A fully observed `x` is returned as it is.
+/// `x` rebuilt by [`Tensor::from_vec_masked`] with its observed values, its mask and
+/// `value(i)` given at each missing entry `i` (flat index). The constructor stores `0.0`
+/// at every missing entry, so the values given are dropped and the result equals `x`,
+/// whatever they were (NaN included): a probe of the constructor, not of the fits, which
+/// read the stored values at missing entries (see [`Tensor::data_mut`]). A fully observed
+/// `x` is returned as it is.
 ///
 /// # Errors
 /// Those of [`Tensor::from_vec_masked`] (none for a valid `x`: its mask is kept).

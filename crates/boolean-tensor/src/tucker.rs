@@ -135,7 +135,7 @@ fit_checked! {
     /// [`bl_core::BlError::InvalidParameter`] when a mode is so long that its Gram matrix
     /// `d_n x d_n` would exceed [`bl_core::limits::MAX_ELEMENTS`] values (a mode longer
     /// than 65,536) or cannot be reserved (checked before the fit allocates anything); a
-    /// failed eigendecomposition.
+    /// failed eigendecomposition; [`bl_core::BlError::Numerical`] for a non-finite loss.
     TuckerValidParams -> FittedTucker by fit_checked
 }
 

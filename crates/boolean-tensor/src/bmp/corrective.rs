@@ -194,8 +194,9 @@ pub(crate) fn fully_corrective(
 /// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) for no atoms, or for so many atoms that a buffer
 /// of the solve (`K x K`, `d1 d2 x K`, the masked entries `x K`) would exceed
 /// [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved;
-/// [`BlError::Numerical`](bl_core::BlError::Numerical) when the atoms are linearly
-/// dependent on the observed entries.
+/// [`BlError::Numerical`](bl_core::BlError::Numerical) when the Gram matrix of the atoms on
+/// the observed entries cannot be factored even with the ridges of the solve (atoms that
+/// are linearly dependent there get the ridge-regularized coefficients, not an error).
 pub fn fully_corrective_coefficients(x: &Tensor, atoms: &[Atom]) -> Result<Vec<f64>> {
     if atoms.is_empty() {
         return Err(invalid("atoms", "[]", "at least one atom"));
