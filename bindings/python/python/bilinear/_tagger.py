@@ -164,7 +164,7 @@ class BilinearTagger(BaseEstimator):
         Sets ``model_``, ``tags_``, ``n_iter_`` and ``distributed_`` (shards, workers,
         setup and per-epoch seconds, weight bytes sent to and from the workers per
         epoch). With one partition the model equals :meth:`fit`'s on the same sentences.
-        Bad input raises the one-machine errors, prefixed by the partition (``ValueError``:
+        Bad input raises ``ValueError`` naming the partition and the sentence (e.g.
         ``"partition 2, sentence 5: 3 tokens but 4 tags"``); a worker lost during the fit
         raises ``RuntimeError``, and the client stays usable."""
         from ._tagger_dask import fit_distributed
