@@ -104,7 +104,7 @@ impl<P: DataPasses> LocalFeatures<P> {
     /// [`SblrError::InvalidRank`](crate::SblrError::InvalidRank) for a rank outside
     /// `1..=min(s, t)`; `BlError::InvalidParameter` (as `SblrError::Core`) for a bad
     /// thread count or buffers above [`bl_core::limits::MAX_ELEMENTS`] values (nothing is
-    /// allocated then).
+    /// allocated then); `BlError::Numerical` when the thread pool cannot be built.
     pub fn new(passes: P, rank: usize, threads: Option<usize>) -> Result<Self> {
         let (s, t) = passes.sample_shape();
         let n = passes.n_samples();

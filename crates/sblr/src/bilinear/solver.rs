@@ -94,10 +94,11 @@ impl<'a, T: Element> BinarySolverOn<LocalFeatures<InMemory<'a, T>>> {
     /// (used by one-vs-all, which relabels without copying the data).
     ///
     /// # Errors
-    /// As [`BinarySolverOn::new`]; [`bl_core::BlError::ShapeMismatch`] (as
-    /// `SblrError::Core`) when the stacked matrix does not hold `y.len()` samples of
-    /// `s x t`; `BlError::InvalidParameter` when its columns are not contiguous (a
-    /// transposed view).
+    /// As [`BinarySolverOn::new`], except `NotBinary` (the labels are given:
+    /// `BlError::InvalidParameter` for a label other than `±1`, `BlError::Empty` for no
+    /// label); [`bl_core::BlError::ShapeMismatch`] (as `SblrError::Core`) when the stacked
+    /// matrix does not hold `y.len()` samples of `s x t`; `BlError::InvalidParameter` when
+    /// its columns are not contiguous (a transposed view).
     pub fn from_stacked(
         stacked: MatRef<'a, T>,
         s: usize,
