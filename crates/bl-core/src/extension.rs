@@ -10,10 +10,12 @@
 //!    checked type); the params' `check()` calls the plug-in's `check()`.
 //! 4. **One conformance suite per trait**, with the signature
 //!    `pub fn conformance(candidate: &dyn Trait) -> ConformanceReport` in the crate's
-//!    `conformance` module: it runs the candidate on small cases with independently
-//!    known answers and records every check in a [`ConformanceReport`].
-//! 5. **A worked example** under the crate's `tests/` that passes its suite (linked from
-//!    `CONTRIBUTING.md`).
+//!    `conformance` module (in a submodule per trait when a crate has two, as maxcut-sdp
+//!    does): it runs the candidate on small cases with independently known answers and
+//!    records every check in a [`ConformanceReport`].
+//! 5. **A worked example** under a crate's `tests/` that passes its suite (the trait's
+//!    crate, or the crate that uses the plug-in: the LP backend's is in gop-mmf's), linked
+//!    from `CONTRIBUTING.md`.
 //!
 //! ```
 //! use std::sync::Arc;

@@ -1,7 +1,8 @@
 //! The parameter convention of the workspace, and the shared validators.
 //!
-//! Every algorithm has a builder of unchecked parameters (`XParams`, `Default` + one
-//! setter per field, written by [`setters!`]) and a checked form (`XValidParams`):
+//! Every algorithm has a builder of unchecked parameters (`XParams`: `Default`, or for
+//! chain-crf a constructor taking the trainer, `CrfParams::new(algorithm)`; one setter per
+//! field, written by [`setters!`]) and a checked form (`XValidParams`):
 //! [`ParamGuard::check`] validates every field with the functions below and returns the
 //! checked form, so a fit never reads an unchecked value. `Fit` (see [`crate::fit`]) is
 //! implemented on the checked form; the builder fits through a blanket implementation that
