@@ -23,8 +23,8 @@ def _threads(n_threads):
 
 
 def _tensor(X):
-    """``X`` as a float64 3-way array; NaN entries are missing (infinite ones are
-    rejected by the crate)."""
+    """``X`` as a float64 3-way array; NaN entries are missing (infinite ones are a
+    ``ValueError`` of scikit-learn's ``check_array``)."""
     X = check_array(X, allow_nd=True, ensure_2d=False, dtype=np.float64,
                     ensure_all_finite="allow-nan")
     if X.ndim != 3:
