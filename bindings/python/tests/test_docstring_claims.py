@@ -228,3 +228,13 @@ def test_evaluate_gives_the_error_rate_and_f1_only():
     yc = [["B", "E", "B", "E"], ["S", "S"]] * 5
     bmes = BilinearTagger(max_iter=5).fit(Xc, yc).evaluate(Xc, yc)
     assert 0.0 <= bmes["f1"] <= 1.0
+
+
+def test_attributes_of_a_bilinear_model_are_all_the_training_attributes():
+    """``CRF.attributes_``: the attributes with a nonzero feature; for bol, bcd, sp every
+    attribute of the training data."""
+    X, y = _noisy_corpus(n=10)
+    Xb = _binary(X)
+    crf = CRF(algorithm="bol", max_iterations=2).fit(Xb, y)
+    assert set(crf.attributes_) == {a for s in Xb for d in s for a in d}
+    assert crf.num_attributes_ == len(crf.attributes_)

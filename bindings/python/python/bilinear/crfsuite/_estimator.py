@@ -59,8 +59,9 @@ class CRF(BaseEstimator):
     bilinear.crfsuite as sklearn_crfsuite`` runs code written for sklearn-crfsuite.
 
     Every training parameter is sklearn-crfsuite's, with its name and meaning; ``None``
-    means CRFsuite's default for the chosen algorithm, and a parameter the algorithm does
-    not take is a ``ValueError`` when it is not None (CRFsuite refuses it too).
+    means CRFsuite's default for the chosen algorithm (bol, bcd, sp: the learners' own
+    defaults), and a parameter the algorithm does not take is a ``ValueError`` when it is
+    not None (CRFsuite refuses it too).
 
     Parameters
     ----------
@@ -147,7 +148,8 @@ class CRF(BaseEstimator):
     size_ : int
         Bytes of the saved model (the crate's form).
     num_attributes_, attributes_ : int, list of str
-        The attributes with at least one nonzero feature, as in a CRFsuite model.
+        The attributes with at least one nonzero feature, as in a CRFsuite model (bol,
+        bcd, sp: every attribute of the training data).
     state_features_, transition_features_ : dict
         Nonzero weights ``{(attribute, label): w}`` and ``{(label_from, label_to): w}``.
     training_log_ : TrainingLog or None
