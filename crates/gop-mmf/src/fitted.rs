@@ -55,7 +55,8 @@ pub struct IterationRecord {
     pub hyperplanes: usize,
     /// Distinct hyperplanes kept.
     pub kept_hyperplanes: usize,
-    /// Cells found (children created or pruned).
+    /// Cells found: relaxed duals solved; each gives a child (open or pruned) unless its
+    /// closed LP is infeasible.
     pub cells: usize,
     /// Open nodes after the iteration.
     pub open_nodes: usize,

@@ -17,7 +17,8 @@
 //!
 //! The lower bound `RLBD` is the smallest bound over all leaves (open, pruned, or expanded
 //! without children), which is a valid lower bound of (2) because the leaves' regions cover
-//! the feasible set. The loop stops when `PUBD - RLBD <= tol` or a limit is hit; the
+//! the feasible set (with the default [`Linearization::Product`](crate::Linearization);
+//! `Linearization::Paper` gives no valid bound in general). The loop stops when `PUBD - RLBD <= tol` or a limit is hit; the
 //! shared iteration engine of `bl-core` owns the iteration and time limits.
 
 use std::cmp::Ordering;

@@ -73,8 +73,8 @@
 //! If `x^t` lies in the interior of `R` and the representative normals are linearly
 //! independent, every one of the `2^H` sign vectors is a cell (for any `s` the direction
 //! `v = A^T (A A^T)^{-1} s` has `sign(A v) = s`, and `x^t + tau v` stays inside `R` for a
-//! small `tau`), so no LP is needed. [`brute_force_cells`] tests all `2^H` sign vectors and
-//! exists for tests.
+//! small `tau`), so no LP is needed. [`brute_force_cells`] tests all `2^H` sign vectors
+//! (`H <= 20`) and exists for tests.
 
 mod cone;
 mod filter;
