@@ -370,16 +370,14 @@ impl QuasiNewton {
             let factor = if !(f_new.is_finite() && f_new <= self.f + FTOL * decrease) {
                 DEC
             } else {
-                let Some(curvature) = curvature else {
-                    return Some((step, f_new));
-                };
+                // A non-finite directional derivative fails as a non-finite objective does.
                 let dg = dot(&self.g_new, &self.d);
-                if dg < WOLFE * slope {
-                    INC
-                } else if curvature == Curvature::StrongWolfe && dg > -WOLFE * slope {
-                    DEC
-                } else {
-                    return Some((step, f_new));
+                match curvature {
+                    _ if !dg.is_finite() => DEC,
+                    None => return Some((step, f_new)),
+                    Some(_) if dg < WOLFE * slope => INC,
+                    Some(Curvature::StrongWolfe) if dg > -WOLFE * slope => DEC,
+                    Some(_) => return Some((step, f_new)),
                 }
             };
             if curvature.is_some() && !(MIN_STEP..=MAX_STEP).contains(&step) {

@@ -71,3 +71,37 @@ fn training_on_an_unknown_label_is_an_input_error() {
         );
     }
 }
+
+/// The backtracking line searches treat a trial whose directional derivative is not
+/// finite as a failed Armijo test (they halve the step), as the optimizer's module docs
+/// say: a step to a point with a NaN gradient is never accepted.
+#[test]
+fn backtracking_refuses_a_trial_with_a_nan_gradient() {
+    use chain_crf::optim::{LineSearchMethod, Outcome, QuasiNewton, Settings};
+    // (x - 1)^2, whose gradient the caller cannot compute beyond x = 0.5. From 0 the
+    // first trial (step 1 / ||d||) lands on 1, the halved one on 0.5.
+    let mut loss = |x: &[f64], g: &mut [f64]| {
+        g[0] = if x[0] > 0.5 {
+            f64::NAN
+        } else {
+            2.0 * (x[0] - 1.0)
+        };
+        (x[0] - 1.0).powi(2)
+    };
+    for line_search in [
+        LineSearchMethod::Armijo,
+        LineSearchMethod::BacktrackingWolfe,
+        LineSearchMethod::BacktrackingStrongWolfe,
+    ] {
+        let settings = Settings {
+            line_search,
+            ..Settings::default()
+        };
+        let mut qn = QuasiNewton::new(settings, vec![0.0], &mut loss);
+        let outcome = qn.iterate(&mut loss);
+        assert_eq!(qn.x(), &[0.5], "{line_search:?}: {outcome:?}");
+        assert!(qn.gradient_norm().is_finite(), "{line_search:?}");
+        assert_eq!(qn.trials(), 2, "{line_search:?}");
+        assert_ne!(outcome, Outcome::LineSearchFailed);
+    }
+}
