@@ -21,8 +21,9 @@
 //!   times the item size (and times 8, the size of the `f64` result) must fit in `isize`
 //!   (numpy's own "array is too big" rule), so no size computation can overflow.
 //! - Exactly the bytes the header announces are read: [`read_npy`] compares them with the
-//!   file size before reading any; [`read_npy_from`] reads them in chunks, growing its
-//!   buffer only as data arrive, then reads one byte more to reject trailing data.
+//!   file size (of a regular file; other files are read as streams) before reading any;
+//!   [`read_npy_from`] reads them in chunks, growing its buffer only as data arrive, then
+//!   reads one byte more to reject trailing data.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -135,12 +136,13 @@ impl NpyArray {
 
 /// Reads a `.npy` file.
 ///
-/// The file size is checked against the header before any data are read.
+/// The file size is checked against the header before any data are read (when the path
+/// is a regular file; anything else is read as [`read_npy_from`] reads a stream).
 ///
 /// # Errors
 /// [`BlError::Io`] when the file cannot be opened; [`BlError::Npy`] (naming the path) when
 /// it is malformed, truncated, longer than its header announces or of an unsupported
-/// element type.
+/// element type, or when a read fails after it was opened.
 pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
     let path = path.as_ref();
     let (file, file_len) = open_npy(path)?;
@@ -187,7 +189,7 @@ pub fn read_npy_native_from<R: Read>(reader: R) -> Result<NativeNpyArray> {
 ///
 /// # Errors
 /// [`BlError::Npy`] when the stream is malformed, truncated, has bytes after the data or
-/// is of an unsupported type.
+/// is of an unsupported type, or when reading from it fails.
 pub fn read_npy_from<R: Read>(reader: R) -> Result<NpyArray> {
     read_npy_impl(reader, Path::new("<input>"), None)
 }
