@@ -213,6 +213,9 @@ pub struct BlockUpdate {
     entries: Vec<Vec<(u32, f64)>>,
     /// `position[k]` = index of block `k` in `blocks`, or [`UNTOUCHED`].
     position: Vec<u32>,
+    /// The first entry given outside the block shape `(block, r, c)`, not added (the
+    /// update is refused by [`BlockUpdate::check_against`]).
+    outside: Option<(u32, usize, usize)>,
 }
 
 /// Marks a block that the current update does not touch.
@@ -261,10 +264,18 @@ impl BlockUpdate {
             self.entries[i].clear();
         }
         self.blocks.clear();
+        self.outside = None;
     }
 
-    /// Adds `value` at `(r, c)` of block `k`.
+    /// Adds `value` at `(r, c)` of block `k`. An entry outside the block shape (`r >=
+    /// rows` or `c >= cols`) is not added, and the update is then refused by
+    /// [`BlockRankOne::update`] and [`crate::SpectralRankOne::update`] until
+    /// [`clear`](Self::clear).
     pub fn add(&mut self, k: u32, r: usize, c: usize, value: f64) {
+        if r >= self.rows || c >= self.cols {
+            self.outside.get_or_insert((k, r, c));
+            return;
+        }
         let k_index = k as usize;
         if k_index >= self.position.len() {
             self.position.resize(k_index + 1, UNTOUCHED);
@@ -408,8 +419,9 @@ impl BlockUpdate {
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when the
-    /// block shapes differ, a block index is out of range or `steps == 0`;
-    /// [`bl_core::BlError::NonFinite`] for a non-finite value.
+    /// block shapes differ, an entry was given outside the block shape, a block index is
+    /// out of range or `steps == 0`; [`bl_core::BlError::NonFinite`] for a non-finite
+    /// value.
     pub(crate) fn check_against(&self, theta: &BlockDiagonal, steps: usize) -> Result<()> {
         if self.block_shape() != (theta.block_rows(), theta.block_cols()) {
             let (r, c) = self.block_shape();
@@ -417,6 +429,13 @@ impl BlockUpdate {
                 "update",
                 format!("blocks of {r} x {c}"),
                 "blocks of the same shape as Theta's",
+            ));
+        }
+        if let Some((k, r, c)) = self.outside {
+            return Err(crate::error::invalid(
+                "update",
+                format!("an entry at ({r}, {c}) of block {k}"),
+                format!("entries inside blocks of {} x {}", self.rows, self.cols),
             ));
         }
         if steps == 0 {
@@ -721,8 +740,9 @@ impl BlockRankOne {
     /// the block's previous `v_k` (see the module docs). An empty `D` changes nothing.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a
-    /// block index is out of range or `steps == 0`; `bl_core::BlError::NonFinite` (as
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s
+    /// block shape differs from `Theta`'s, `D` was given an entry outside the block shape,
+    /// a block index is out of range or `steps == 0`; `bl_core::BlError::NonFinite` (as
     /// [`crate::OblError::Core`]) when `D` has a non-finite value;
     /// `bl_core::BlError::Numerical` when the power steps meet a non-finite iterate (a
     /// `Theta` grown beyond the range of `f64`).

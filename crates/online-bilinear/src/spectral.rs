@@ -298,8 +298,9 @@ impl SpectralRankOne {
     /// (9)-(12) (unused by the exact reading). An empty `D` changes nothing.
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s block shape differs from `Theta`'s, a block
-    /// index is out of range or `steps == 0`; non-finite values in `D`;
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when `D`'s
+    /// block shape differs from `Theta`'s, `D` was given an entry outside the block shape,
+    /// a block index is out of range or `steps == 0`; non-finite values in `D`;
     /// `bl_core::BlError::Numerical` when the power steps meet a non-finite iterate (a
     /// `Theta` grown beyond the range of `f64`).
     pub fn update(&mut self, d: &BlockUpdate, steps: usize) -> Result<()> {

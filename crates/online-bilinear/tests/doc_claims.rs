@@ -52,3 +52,31 @@ fn from_json_names_the_field_as_documented() {
         "{message}"
     );
 }
+
+/// `BlockRankOne::update` and `SpectralRankOne::update` refuse an update with an error, not
+/// a panic, when an entry of `D` lies outside the block shape (`BlockUpdate::add` is
+/// public and takes any `(r, c)`).
+#[test]
+fn rank_one_updates_refuse_entries_outside_the_block() {
+    use online_bilinear::{BlockRankOne, BlockUpdate, SpectralMode, SpectralRankOne};
+    for (r, c) in [(5, 0), (0, 3), (1, 7)] {
+        let mut d = BlockUpdate::new(2, 3);
+        d.add(0, 0, 0, 1.0);
+        d.add(1, r, c, 1.0);
+        let mut state = BlockRankOne::new(2, 2, 3, false).unwrap();
+        assert!(state.update(&d, 4).is_err(), "({r}, {c})");
+        for mode in [SpectralMode::Exact, SpectralMode::Algorithm2] {
+            let mut state = SpectralRankOne::new(2, 2, 3, mode, false).unwrap();
+            assert!(state.update(&d, 4).is_err(), "({r}, {c}) {mode:?}");
+        }
+        // Cleared, the update is valid again.
+        d.clear();
+        d.add(1, 1, 2, 1.0);
+        assert!(
+            BlockRankOne::new(2, 2, 3, false)
+                .unwrap()
+                .update(&d, 4)
+                .is_ok()
+        );
+    }
+}
