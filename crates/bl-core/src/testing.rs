@@ -25,7 +25,9 @@ pub fn json_pointers(value: &Value) -> Vec<String> {
             }
             Value::Object(map) => {
                 for (k, item) in map {
-                    walk(item, format!("{at}/{k}"), out);
+                    // RFC 6901: `~` is written `~0` and `/` is written `~1` in a pointer.
+                    let key = k.replace('~', "~0").replace('/', "~1");
+                    walk(item, format!("{at}/{key}"), out);
                 }
             }
             _ => {}

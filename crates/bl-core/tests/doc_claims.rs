@@ -63,3 +63,19 @@ fn confusion_matrix_refuses_a_class_count_too_large_to_allocate() {
     let cm = confusion_matrix(&[0, 1, 1], &[0, 1, 0], 3).unwrap();
     assert_eq!((cm.n_classes(), cm.get(1, 0), cm.total()), (3, 1, 3));
 }
+
+/// `testing::json_pointers`: "the JSON pointers of every node", also of keys holding `/`
+/// or `~` (escaped as RFC 6901 says), so every pointer finds its node.
+#[test]
+fn json_pointers_escape_slashes_and_tildes() {
+    let value = serde_json::json!({"a/b": [1, {"c~d": 2}], "e": 3});
+    let pointers = bl_core::testing::json_pointers(&value);
+    assert!(
+        pointers.contains(&"/a~1b/1/c~0d".to_string()),
+        "{pointers:?}"
+    );
+    for p in &pointers {
+        assert!(value.pointer(p).is_some(), "{p}");
+    }
+    assert_eq!(value.pointer("/a~1b/1/c~0d"), Some(&serde_json::json!(2)));
+}
