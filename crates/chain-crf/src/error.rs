@@ -28,7 +28,8 @@ pub enum CrfError {
         /// How many labels the model has.
         n_labels: usize,
     },
-    /// A saved model that cannot be read.
+    /// A saved model that cannot be read, or parts given to [`crate::Model::new`] that do
+    /// not make a model (sizes that disagree, a non-finite weight).
     #[error("not a chain-crf model: {0}")]
     Model(String),
     /// Bytes of the distributed training API ([`crate::distributed`]) that cannot be

@@ -265,9 +265,9 @@ impl NpySource {
         self.block_samples
     }
 
-    /// Bytes the source holds for reading: the block buffer plus the file's read buffer
-    /// (at most [`NpySource::memory_budget`]); allocated once, at
-    /// [`NpySource::open`] (the read buffer at the first read).
+    /// Bytes the source holds for reading: the block buffer plus the read buffers of its
+    /// [`NpySource::readers`] (at most [`NpySource::memory_budget`]); allocated once, when
+    /// the source is opened (the read buffers at the first read).
     #[must_use]
     pub fn buffer_bytes(&self) -> usize {
         self.buffer_bytes
