@@ -176,7 +176,8 @@ impl ParamGuard for MultinomialParams {
     /// fit.
     ///
     /// # Errors
-    /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field.
+    /// `SblrError::Core(BlError::InvalidParameter)` naming the first invalid field;
+    /// `SblrError::Core(BlError::NonFinite)` for a non-finite warm start.
     fn check(&self) -> Result<MultinomialValidParams> {
         if let Some(name) = &self.refused_update {
             return Err(invalid(

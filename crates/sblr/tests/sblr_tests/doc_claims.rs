@@ -54,3 +54,19 @@ fn random_dataset_refuses_zero_sizes_only() {
         ));
     }
 }
+
+/// `MultinomialParams::check` refuses a non-finite warm start with `BlError::NonFinite`,
+/// as `SblrParams::check` does.
+#[test]
+fn multinomial_check_refuses_a_non_finite_warm_start_as_non_finite() {
+    use sblr::{Init, MultinomialSblr, ParamGuard as _};
+    let params = MultinomialSblr::params().init(Init::WarmMultinomial {
+        u: vec![f64::NAN],
+        v: vec![0.0],
+        intercepts: vec![0.0],
+    });
+    assert!(matches!(
+        params.check(),
+        Err(SblrError::Core(BlError::NonFinite { .. }))
+    ));
+}
