@@ -124,7 +124,7 @@ impl BlockDiagonal {
         }
     }
 
-    /// The Frobenius norm of block `k`.
+    /// The Frobenius norm of block `k` (`k < n_blocks`).
     pub fn block_norm(&self, k: usize) -> f64 {
         let size = self.rows * self.cols;
         let (codes, values) = self.blocks.row(k);
@@ -132,7 +132,8 @@ impl BlockDiagonal {
         (sum2 + (size - codes.len()) as f64 * self.prior * self.prior).sqrt()
     }
 
-    /// Block `k` copied into `out` (row-major, `rows * cols` entries).
+    /// Block `k` (`k < n_blocks`) copied into `out` (row-major, the first `rows * cols`
+    /// entries; `out` must have that many).
     pub fn copy_block(&self, k: usize, out: &mut [f64]) {
         let size = self.rows * self.cols;
         out[..size].fill(self.prior);

@@ -371,6 +371,11 @@ impl SparseWeights {
 /// Sparse matrix-feature weights of a fitted model, compressed by rows: feature `k`'s cells
 /// are `codes[offsets[k]..offsets[k + 1]]` (strictly increasing, each below `width`) with
 /// `values` alongside (see the [module docs](self) for the codes).
+///
+/// The weights of a fitted model are checked when it is loaded
+/// ([`FittedTagger::from_json`](crate::FittedTagger::from_json)); a value deserialized on
+/// its own is not, and its methods, which index by its offsets and codes, panic on
+/// malformed ones.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SparseWeights {
     width: usize,
@@ -402,7 +407,7 @@ impl SparseWeights {
         (&self.codes[range.clone()], &self.values[range])
     }
 
-    /// The weight of cell `code` of feature `k` (0 when not stored).
+    /// The weight of cell `code` of feature `k` (`k < n_rows`; 0 when not stored).
     pub fn get(&self, k: usize, code: u32) -> f64 {
         let (codes, values) = self.row(k);
         codes.binary_search(&code).map_or(0.0, |i| values[i])
