@@ -26,7 +26,8 @@ pub trait LpSolver: Extension {
 
     /// Solves `base` once and returns a handle that solves `base` plus extra rows, reusing
     /// the base solve where the backend can (warm start). The default implementation
-    /// solves every extension from scratch.
+    /// solves every extension from scratch (an extension of an infeasible base is reported
+    /// infeasible without a solve).
     ///
     /// # Errors
     /// As [`LpSolver::solve`] for the base program.
