@@ -315,7 +315,7 @@ pub fn penalty_grid(
 /// classes, one-vs-all otherwise (the paper's multi-class protocol).
 ///
 /// # Errors
-/// Any fit error.
+/// Any fit or prediction error (e.g. a test set of another sample shape).
 pub fn sblr_accuracy(
     params: &SblrParams,
     train: &MatrixDataset,
