@@ -80,6 +80,10 @@ pub struct Snapshot {
 /// gives, finite; without averaging, the snapshot scores a sentence as `scores` does;
 /// building twice and replaying the same updates gives the same scores; and the fit
 /// learns an easy task.
+///
+/// The fit passes sentences whose feature ids are below `K` and tag paths of
+/// `sentence.len()` tags below `L` ([`LearnerShape`]); the built-in learners do not check
+/// all of it, and may panic on other input.
 pub trait OnlineLearner {
     /// Passes over the training data per epoch (bcd: 2, one for `alpha`, one for `beta`).
     fn passes_per_epoch(&self) -> usize {
