@@ -7,10 +7,11 @@
 //! as parts of speech) and reports token accuracy with the F1 of that scheme
 //! ([`Evaluation`]); [`evaluate_as`] takes the scheme from the caller.
 //!
-//! Every function takes the gold and predicted tag sequences of a whole corpus (one `Vec`
-//! per sentence) and returns counts pooled over the corpus, as
+//! Every scoring function takes the gold and predicted tag sequences of a whole corpus
+//! (one `Vec` per sentence) and pools its counts over the corpus; the span scores come as
 //! [`bl_core::metrics::PrecisionRecallF1`] (precision, recall and F1 as fractions in
-//! `[0, 1]`, with the counts behind them).
+//! `[0, 1]`, with the counts behind them). [`bmes_spans`] and [`chunk_spans`] read one
+//! tag sequence.
 //!
 //! ```
 //! use online_bilinear::metrics::{TagScheme, evaluate};
