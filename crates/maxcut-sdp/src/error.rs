@@ -63,10 +63,14 @@ pub enum MaxcutError {
         /// The allowed values, e.g. `"-1 or +1"`.
         expected: &'static str,
     },
-    /// Exact enumeration was asked for a problem that is too large.
+    /// Exact enumeration (up to [`crate::MAX_EXACT_N`] variables) or the dense dual bound
+    /// (up to [`crate::MAX_DUAL_BOUND_N`], of [`crate::Problem::dual_bound`] and of a fit
+    /// with [`crate::MixingParams::certify`] on) was asked for a problem that is too large.
     #[error(
-        "exact enumeration supports n <= {max} variables, found n = {n}; use the mixing method \
-         (`MixingParams` for a `Problem`, `BqpParams` for a `BooleanQp`) for larger problems"
+        "n = {n} is above {max}, the largest n of this exact computation (exact enumeration, or \
+         the dense dual bound of `Problem::dual_bound` and `MixingParams::certify`); for larger \
+         problems use the mixing method (`MixingParams` for a `Problem`, `BqpParams` for a \
+         `BooleanQp`) without `certify`"
     )]
     TooLargeForExact {
         /// Number of variables given.
