@@ -249,7 +249,8 @@ pub(crate) struct Objective<'a> {
 impl<'a> Objective<'a> {
     /// An objective over `encoded` / `gold` (equal lengths, tags `< n_tags`, feature ids
     /// `< n_features`: checked by the caller) with the state weights of `index`, split
-    /// into `n_chunks >= 1` chunks of (nearly) equal token counts.
+    /// into `n_chunks >= 1` contiguous chunks of (nearly) equal work (active features plus
+    /// tokens).
     pub(crate) fn new(
         encoded: &'a [EncodedSentence],
         gold: &'a [Vec<usize>],
