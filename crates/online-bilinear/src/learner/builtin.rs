@@ -13,9 +13,11 @@ use crate::settings::{LearnerSettings, Setting};
 /// [`TaggerParams::bol`](crate::TaggerParams::bol), ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum BuiltIn {
-    /// The paper's Algorithm 2: online dual ascent on the rank-1 bilinear model with the
-    /// gradient of `1/2 ||Theta||_2^2` from warm-started sparse power iteration
-    /// ([`Bol`]). Reads `c`, `power_steps`, `reading`, `averaging`, `zero_order`.
+    /// The paper's Algorithm 2: online dual ascent on the rank-1 bilinear model, its
+    /// parameters the gradient of a conjugate `F*(Theta)` from warm-started sparse power
+    /// iteration: by default `1/2 sum_k sigma_1(Theta_k)^2`, one rank-1 block per feature;
+    /// the paper's `1/2 ||Theta||_2^2` with another [`Reading`](crate::Reading) ([`Bol`]).
+    /// Reads `c`, `power_steps`, `reading`, `averaging`, `zero_order`.
     Bol,
     /// The paper's Algorithm 1: block coordinate descent alternating two linear structured
     /// SVMs (in `alpha` with `beta` fixed, then in `beta`), each solved online in the dual
