@@ -38,7 +38,8 @@ impl PreparedCorpus {
         self.dict.cutoff()
     }
 
-    /// The tag set (order of first appearance).
+    /// The tag set (in order of first appearance in the corpus; for attribute data, the
+    /// label names in id order).
     pub fn tags(&self) -> &[String] {
         &self.tags
     }
