@@ -511,3 +511,25 @@ fn a_cached_file_that_fails_its_hash_is_reported_as_such() {
         cache.join("toy")
     );
 }
+
+#[test]
+fn a_partly_cached_data_set_is_not_reported_as_absent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let ds = toy_dataset();
+    // One file verified, the other missing: the diagnosis names the missing file.
+    std::fs::create_dir_all(cache.join("toy")).unwrap();
+    std::fs::write(cache.join("toy/train.txt"), TRAIN).unwrap();
+    let problems = data::cache_problems(&ds, &cache).unwrap();
+    assert_eq!(
+        problems,
+        vec![data::CacheProblem::Missing {
+            path: cache.join("toy/test.txt")
+        }]
+    );
+    let diagnosis = data::cache_diagnosis(&ds, &cache, &problems);
+    assert!(!diagnosis.contains("not in the cache"), "{diagnosis}");
+    for needle in ["test.txt is missing", "1 of its 2"] {
+        assert!(diagnosis.contains(needle), "{needle}: {diagnosis}");
+    }
+}

@@ -221,9 +221,10 @@ pub fn cache_problems(dataset: &Dataset, data_dir: &Path) -> Result<Vec<CachePro
 /// its expected and found sha256.
 pub fn cache_diagnosis(dataset: &Dataset, data_dir: &Path, problems: &[CacheProblem]) -> String {
     let name = dataset.name;
-    if problems
-        .iter()
-        .all(|p| matches!(p, CacheProblem::Missing { .. }))
+    if problems.len() == dataset.files.len()
+        && problems
+            .iter()
+            .all(|p| matches!(p, CacheProblem::Missing { .. }))
     {
         return format!(
             "data set `{name}` is not in the cache {}",
