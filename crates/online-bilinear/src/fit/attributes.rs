@@ -22,7 +22,10 @@ impl TaggerValidParams {
     /// the features of a corpus (`Fit<PreparedCorpus>`; `Fit<chain_crf::Dataset>`
     /// prepares, then fits), by any learner, so `transitions_only` (first-order weights
     /// for the bias alone with 0-order weights for the attributes) is CRFsuite's feature
-    /// set.
+    /// set (state features per attribute and label, transitions per label pair) plus the
+    /// bias's own weights: its 0-order weights (one per label) and its first-order weights
+    /// from the start state (the first position's label), which CRFsuite's `crf1d` does
+    /// not have.
     ///
     /// Features are binary: an attribute of value 1 is active, one of value 0 is dropped
     /// (it adds nothing to a score), an attribute given twice at a position counts with
