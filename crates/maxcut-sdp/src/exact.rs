@@ -8,7 +8,8 @@ use crate::cost::{CostView, dot};
 use crate::error::{MaxcutError, Result};
 use crate::problem::Problem;
 
-/// Largest number of variables the exact solvers accept (`2^24` states, about a second).
+/// Largest number of variables the exact solvers accept (`2^24` states; measured 0.1 to
+/// 0.35 s at `n = 24` for a dense `C` or `A`).
 pub const MAX_EXACT_N: usize = 24;
 
 /// An optimal sign vector of `max y^T C y`.

@@ -47,7 +47,7 @@ use crate::sweep_order::{Cyclic, SweepOrder};
 pub enum LowRankMode {
     /// Form `C = G G^T` explicitly when `2 m >= n` and `n <= 4096` (then a dense sweep
     /// is cheaper than an implicit one and the product is paid back within a few
-    /// sweeps; the cap keeps `C` under 128 MiB); otherwise stay implicit. Form a sparse
+    /// sweeps; the cap keeps `C` within 128 MiB); otherwise stay implicit. Form a sparse
     /// `C` when `n <= 4096` and at least [`SPARSE_FORM_DENSITY`] of its off-diagonal
     /// entries are nonzero.
     #[default]

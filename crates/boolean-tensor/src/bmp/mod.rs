@@ -94,7 +94,7 @@ impl Bmp {
 /// | `threads` | `None` | worker threads of the atom searches and the model updates (`None`: rayon's global pool) | `1 ..= 1024` |
 /// | `trace` | `true` | keep one trace record per atom in the report | any |
 /// | `alternations` | `10` | rounds of the exact `z` update / singular pair alternation per candidate | any |
-/// | `refit_sweeps` | `10` | at most this many sweeps refitting every atom's `(z, u, w)` after each step, fewer when a sweep lowers `F` by less than a fraction `refit_tol` or `F` vanishes (`<= 1e-26 F(0)`) (step 4b of the module docs; `0` = coefficients only, as in the paper) | any |
+/// | `refit_sweeps` | `10` | at most this many sweeps refitting every atom's `(z, u, w)` after each step, fewer when a sweep lowers `F` by less than a fraction `refit_tol` or `F` vanishes (`<= 1e-26 F(0)`) (the refit of step 4 of the module docs; `0` = coefficients only, as in the paper) | any |
 /// | `refit_tol` | `1e-6` | relative decrease of `F` below which the refit sweeps stop | finite, `>= 0` |
 /// | `solver` | [`MixingQp::default`] | the Boolean QP solver of the atom search (any `Arc<dyn QpSolver>`) | passes its own `check` |
 /// | `modes` | `[0, 1, 2]` | modes whose atoms are searched | non-empty subset of `{0, 1, 2}` |
