@@ -108,8 +108,9 @@ pub trait OnlineLearner {
     /// conformance suite checks that it agrees with the table's path.
     ///
     /// # Errors
-    /// [`OblError::Learner`] (check `scores-shape`) for a table of the wrong size; the
-    /// errors of [`viterbi_into`](crate::viterbi::viterbi_into).
+    /// The error of [`score_table_len`](crate::viterbi::score_table_len) for a table above
+    /// the bound; [`OblError::Learner`] (check `scores-shape`) for a table of the wrong
+    /// size; the errors of [`viterbi_into`](crate::viterbi::viterbi_into).
     fn decode(
         &self,
         sentence: &EncodedSentence,
