@@ -25,7 +25,8 @@ use crate::error::Result;
 use crate::features::EncodedSentence;
 use crate::learner::OnlineLearner;
 
-/// What happened in one training epoch.
+/// What happened in one training epoch. The counts are those of the epoch's first pass
+/// over the data (bcd makes two passes per epoch; the others one).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct EpochInfo {
     /// 1-based epoch number.
