@@ -26,7 +26,9 @@ use crate::features::EncodedSentence;
 use crate::learner::OnlineLearner;
 
 /// What happened in one training epoch. The counts are those of the epoch's first pass
-/// over the data (bcd makes two passes per epoch; the others one).
+/// over the data (bcd makes two passes per epoch). For a CRF the one epoch is the
+/// optimizer's run: `mistakes` is 0 and `token_errors` are the trained model's on the
+/// training data.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct EpochInfo {
     /// 1-based epoch number.
