@@ -215,6 +215,7 @@ pub trait Decomposition {
     /// # Errors
     /// [`BlError::NonFinite`](bl_core::BlError::NonFinite) if the model overflows.
     fn reconstruct(&self) -> Result<Tensor>;
-    /// The model's Boolean factors (empty for methods without any, e.g. Tucker).
+    /// The model's Boolean factors: empty for Tucker; for CP-ALS, which has none, every
+    /// factor column binarized by its best scaled Boolean fit (see [`crate::cp`]).
     fn boolean_factors(&self) -> Vec<BooleanFactor>;
 }

@@ -88,8 +88,9 @@ impl SweepOrder for Replay {
     }
 }
 
-/// The fit problems of the suite: max-cut of a weighted G(40, 0.3) (sparse) and an
-/// indefinite dense `C` (`n = 30`).
+/// The fit problems of the suite: max-cut of a weighted G(40, 0.3) (stored sparse; at
+/// this density the fits' [`crate::LowRankMode::Auto`] forms it densely, so the sweeps
+/// are dense: [`crate::SweepForm::SparseFormed`]) and an indefinite dense `C` (`n = 30`).
 pub fn problems() -> Vec<(String, Problem)> {
     let mut out = Vec::new();
     if let Ok(edges) = gnp_weighted(40, 0.3, 11)
