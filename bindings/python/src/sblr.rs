@@ -1,8 +1,9 @@
 //! `SblrModel`: a fitted SBLR model (binary, one-vs-all or multinomial) of the `sblr` crate.
 //!
 //! The Python class `bilinear.SparseBilinearLogisticRegression` validates the input with
-//! scikit-learn's helpers and calls `sblr_fit`; this module only converts arrays and
-//! parameters and calls the crate.
+//! scikit-learn's helpers and calls `sblr_fit` (or `sblr_fit_npy`, or for a dask array
+//! `sblr_fit_chunks` on `SblrChunk`s, the worker side of `sblr::distributed`); this module
+//! converts arrays and parameters and calls the crate.
 
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::{Fit, Fitted};
