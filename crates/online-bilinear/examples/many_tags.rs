@@ -7,7 +7,8 @@
 //! `cargo run --release -p online-bilinear --example many_tags -- LEARNER [FILE] [EPOCHS]`
 //!
 //! - LEARNER: `sp` (averaging, 0-order features), `sp-transitions` (the same with
-//!   first-order weights for the bias feature alone: CRFsuite's feature set), `bol`,
+//!   first-order weights for the bias feature alone: CRFsuite's feature set, plus the bias's
+//!   per-tag and start-state weights, which CRFsuite's `crf1d` does not have), `bol`,
 //!   `bcd` (averaging, 0-order features), `sp-plain` (no averaging, no 0-order features);
 //!   or `dump`, which trains nothing and writes the encoded training and test sets as
 //!   CRFsuite's data format (`TAG\tATTR\tATTR...` per token, a blank line after each

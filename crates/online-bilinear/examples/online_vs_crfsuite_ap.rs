@@ -11,7 +11,8 @@
 //! - LEARNER: `sp`, `bol`, `bcd` (all with 0-order features and averaging),
 //!   `sp-first-order` (sp with averaging, without 0-order features), `sp-transitions`
 //!   (sp with averaging, 0-order features and first-order weights for the bias feature
-//!   only: CRFsuite's feature set) or `crfsuite-ap`.
+//!   only: CRFsuite's feature set, plus the bias's per-tag and start-state weights, which
+//!   CRFsuite's `crf1d` does not have) or `crfsuite-ap`.
 //! - N_SENTENCES: the first N training sentences (default all); EPOCHS default 20.
 //!
 //! Features: `Templates::segmentation()` on the first column (words or characters) and the
