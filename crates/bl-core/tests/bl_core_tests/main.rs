@@ -3,6 +3,7 @@
 //! stay binaries of their own beside this folder: an allocator is per process.
 
 mod data;
+mod doc_claims;
 mod engine;
 mod hostile_messages;
 mod linalg;

@@ -6,6 +6,7 @@ mod baselines;
 mod bmp;
 mod common;
 mod custom_qp;
+mod doc_contracts;
 mod errors;
 mod hostile_sizes;
 mod metrics;

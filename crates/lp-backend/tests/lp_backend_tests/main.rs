@@ -3,4 +3,5 @@
 //! stay binaries of their own beside this folder: an allocator is per process.
 
 mod conformance;
+mod doc_claims;
 mod hostile_sizes;
