@@ -93,7 +93,7 @@ fn main() -> Res<()> {
                         arr.data[(i * sp * w + j * sp) * b + k * bd]
                     })?;
                     let rms = (x.data().iter().map(|v| v * v).sum::<f64>() / x.len() as f64).sqrt();
-                    x.data_mut().iter_mut().for_each(|v| *v /= rms);
+                    x.map_observed(|_, v| v / rms)?;
                     for k in [5, 10, 20] {
                         quality("IndianPines", &x, k)?;
                     }
@@ -219,7 +219,8 @@ fn exact_start(x: &Tensor, rank: usize, par: Par) -> Res<[Mat<f64>; 3]> {
 /// Final loss `1/2 ||P_Omega(X - W)||^2` of CP-ALS (sweeps as in `CpAls`, EM for the
 /// missing entries, up to 300 sweeps, tol 1e-9) from a start.
 fn als_from(x: &Tensor, mut f: [Mat<f64>; 3]) -> Res<(f64, usize)> {
-    let mut filled = x.clone();
+    // Fully observed (the missing entries are filled in below), so every entry can be set.
+    let mut filled = Tensor::from_vec(x.shape(), x.data().to_vec())?;
     let mut prev = f64::INFINITY;
     let mut loss = f64::INFINITY;
     for sweep in 1..=300 {
@@ -230,11 +231,7 @@ fn als_from(x: &Tensor, mut f: [Mat<f64>; 3]) -> Res<(f64, usize)> {
                 .filter(|&i| x.is_observed(i))
                 .map(|i| (x.data()[i] - model.data()[i]).powi(2))
                 .sum::<f64>();
-        for i in 0..x.len() {
-            if !x.is_observed(i) {
-                filled.data_mut()[i] = model.data()[i];
-            }
-        }
+        filled.map_observed(|i, v| if x.is_observed(i) { v } else { model.data()[i] })?;
         if prev.is_finite() && (prev - loss).abs() <= 1e-9 * prev {
             return Ok((loss, sweep));
         }

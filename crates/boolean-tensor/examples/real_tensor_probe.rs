@@ -56,9 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         arr.data[(i * spatial * w + j * spatial) * b + k * band]
     })?;
     let rms = (clean.data().iter().map(|v| v * v).sum::<f64>() / clean.len() as f64).sqrt();
-    for v in clean.data_mut() {
-        *v /= rms;
-    }
+    clean.map_observed(|_, v| v / rms)?;
     let mut rng = bl_core::random::seeded_rng(0);
     let noisy_data: Vec<f64> = clean
         .data()

@@ -372,9 +372,8 @@ mod tests {
         let mut rng = bl_core::random::seeded_rng(5);
         let truth = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 3));
         let mut x = cp_to_tensor(truth.each_ref().map(Mat::as_ref)).expect("valid");
-        for v in x.data_mut() {
-            *v += 0.1 * bl_core::random::standard_normal(&mut rng);
-        }
+        x.map_observed(|_, v| v + 0.1 * bl_core::random::standard_normal(&mut rng))
+            .expect("finite");
         let init = gaussian_init(shape, 3, 9);
         let sweeps = 5;
         let rule = IterationParams::new(sweeps, 0.0);

@@ -247,9 +247,8 @@ impl SyntheticData {
 /// `x` rebuilt by [`Tensor::from_vec_masked`] with its observed values, its mask and
 /// `value(i)` given at each missing entry `i` (flat index). The constructor stores `0.0`
 /// at every missing entry, so the values given are dropped and the result equals `x`,
-/// whatever they were (NaN included): a probe of the constructor, not of the fits, which
-/// read the stored values at missing entries (see [`Tensor::data_mut`]). A fully observed
-/// `x` is returned as it is.
+/// whatever they were (NaN included): a probe of the constructor (see [`Tensor`]). A fully
+/// observed `x` is returned as it is.
 ///
 /// # Errors
 /// Those of [`Tensor::from_vec_masked`] (none for a valid `x`: its mask is kept).

@@ -289,9 +289,7 @@ pub fn indian_pines(ctx: &Ctx, spatial: usize, band: usize) -> anyhow::Result<Te
     })?;
     let rms = (t.data().iter().map(|v| v * v).sum::<f64>() / t.len() as f64).sqrt();
     anyhow::ensure!(rms > 0.0, "Indian Pines: all-zero tensor");
-    for v in t.data_mut() {
-        *v /= rms;
-    }
+    t.map_observed(|_, v| v / rms)?;
     Ok(t)
 }
 

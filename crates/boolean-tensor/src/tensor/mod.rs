@@ -36,8 +36,10 @@ use bl_core::error::build::shape_mismatch;
 
 /// A dense 3-way tensor of `f64` with an optional observation mask.
 ///
-/// Entries marked missing by the mask hold `0.0` (every constructor stores it; see
-/// [`Tensor::data_mut`]) and so never influence a fit (the loss of every method is
+/// Entries marked missing by the mask hold `0.0`: every constructor stores it whatever value
+/// it is given there, and the one mutation, [`Tensor::map_observed`], writes observed
+/// entries only. The fits rely on it (they read the missing entries as `0.0`), so a value
+/// given at a missing entry never influences a fit (the loss of every method is
 /// `1/2 ||P_Omega(X - W)||_F^2`, eqs. (2)–(3) of Chang et al.).
 ///
 /// ```
@@ -296,11 +298,38 @@ impl Tensor {
         &self.data
     }
 
-    /// Mutable access to the entries (the mask is kept). The fits read the stored values
-    /// at missing entries too and rely on their being `0.0`, as every constructor leaves
-    /// them: a value written at a missing entry changes a fit.
-    pub fn data_mut(&mut self) -> &mut [f64] {
-        &mut self.data
+    /// Replaces every observed entry `v` (flat index `i`, in index order) by `f(i, v)`; the
+    /// missing entries stay `0.0` and `f` is not called for them.
+    ///
+    /// ```
+    /// use boolean_tensor::Tensor;
+    /// let mut x = Tensor::from_vec_masked([2, 1, 1], vec![4.0, 7.0], vec![true, false])?;
+    /// x.map_observed(|_, v| v / 2.0)?;
+    /// assert_eq!(x.data(), &[2.0, 0.0]);
+    /// # Ok::<(), boolean_tensor::TensorError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BlError::NonFinite`](bl_core::BlError::NonFinite) for the first entry whose new
+    /// value is not finite; that entry keeps its old value, the entries before it hold
+    /// their new ones and `f` is not called again.
+    pub fn map_observed(&mut self, mut f: impl FnMut(usize, f64) -> f64) -> Result<()> {
+        for (i, v) in self.data.iter_mut().enumerate() {
+            if self.mask.as_ref().is_some_and(|m| !m[i]) {
+                continue;
+            }
+            let new = f(i, *v);
+            if !new.is_finite() {
+                return Err(bl_core::BlError::NonFinite {
+                    what: "a value from map_observed (flat index i + d0 (j + d1 k))",
+                    index: i,
+                    value: new,
+                }
+                .into());
+            }
+            *v = new;
+        }
+        Ok(())
     }
 
     /// The mask (`true` = observed), or `None` when every entry is observed.

@@ -189,49 +189,6 @@ fn sustain_keeps_its_boolean_factor_binary_and_fits_planted_data() {
 }
 
 #[test]
-fn masked_entries_never_influence_the_baselines() {
-    let data = common::data([9, 8, 7], 3, 0.1, 0.3, 11);
-    let x = data.observed();
-    let y =
-        boolean_tensor::synthetic::with_values_at_missing(x, |i| 1e9 * (i as f64).sin()).unwrap();
-    let same = |a: Tensor, b: Tensor| assert_eq!(a.data(), b.data());
-    let cp = CpAls::params().rank(3).max_iter(30);
-    same(
-        cp.fit(x).unwrap().reconstruct().unwrap(),
-        cp.fit(&y).unwrap().reconstruct().unwrap(),
-    );
-    let tk = Tucker::params().for_atoms(3);
-    same(
-        tk.fit(x).unwrap().reconstruct().unwrap(),
-        tk.fit(&y).unwrap().reconstruct().unwrap(),
-    );
-    let lfm = Lfm::params().max_iter(3);
-    same(
-        lfm.clone()
-            .mode(Some(2))
-            .fit(x)
-            .unwrap()
-            .reconstruct()
-            .unwrap(),
-        lfm.clone()
-            .mode(Some(2))
-            .fit(&y)
-            .unwrap()
-            .reconstruct()
-            .unwrap(),
-    );
-    same(
-        lfm.clone().mix().fit(x).unwrap().reconstruct().unwrap(),
-        lfm.mix().fit(&y).unwrap().reconstruct().unwrap(),
-    );
-    let su = Sustain::params().rank(3).max_iter(20).n_starts(1);
-    same(
-        su.fit(x).unwrap().reconstruct().unwrap(),
-        su.fit(&y).unwrap().reconstruct().unwrap(),
-    );
-}
-
-#[test]
 fn baselines_are_deterministic_and_reject_bad_parameters() {
     let data = common::data([6, 6, 6], 2, 0.3, 0.0, 12);
     let x = data.observed();

@@ -147,3 +147,37 @@ proptest! {
         }
     }
 }
+
+/// The fits read missing entries as `0.0`, so no public way of making or changing a tensor
+/// may leave anything else there: the constructor drops the values given (NaN included),
+/// and `map_observed` neither calls its function for a missing entry nor writes one.
+#[test]
+fn missing_entries_hold_zero_whatever_is_given_or_mapped() {
+    let data = crate::common::data([6, 5, 4], 2, 0.1, 0.3, 3);
+    let x = data.observed();
+    let mask = x.mask().unwrap().to_vec();
+    let garbage = |i: usize| if i % 2 == 0 { f64::NAN } else { 1e9 + i as f64 };
+    let mut y = boolean_tensor::synthetic::with_values_at_missing(x, garbage).unwrap();
+    assert_eq!(y.data(), x.data());
+    assert!(mask.iter().zip(y.data()).all(|(&m, &v)| m || v == 0.0));
+
+    let mut seen = Vec::new();
+    y.map_observed(|i, v| {
+        seen.push(i);
+        2.0 * v + 1.0
+    })
+    .unwrap();
+    let observed: Vec<usize> = (0..mask.len()).filter(|&i| mask[i]).collect();
+    assert_eq!(seen, observed);
+    for (i, (&m, (&a, &b))) in mask.iter().zip(y.data().iter().zip(x.data())).enumerate() {
+        let want = if m { 2.0 * b + 1.0 } else { 0.0 };
+        assert_eq!(a, want, "entry {i}");
+    }
+
+    // A non-finite new value is refused at its entry, which keeps its old value.
+    let before = y.clone();
+    let first = observed[0];
+    let err = y.map_observed(|_, _| f64::INFINITY).unwrap_err();
+    assert!(err.to_string().contains("non-finite value (inf)"), "{err}");
+    assert_eq!(y.data()[first], before.data()[first]);
+}
