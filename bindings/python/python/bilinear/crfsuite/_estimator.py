@@ -137,7 +137,8 @@ class CRF(BaseEstimator):
     transitions_only : bool or None
         ``sp`` only (not in sklearn-crfsuite): keep label-pair weights for the bias
         feature alone, i.e. CRFsuite's transition features; needs ``zero_order=True``.
-        With both, ``sp`` trains CRFsuite's feature set (``docs/crfsuite.md``, many tags).
+        With both, ``sp`` trains CRFsuite's feature set plus per-tag and start-state weights
+        of the bias, which CRFsuite's ``crf1d`` lacks (``docs/crfsuite.md``, many tags).
 
     Attributes
     ----------
