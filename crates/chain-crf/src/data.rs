@@ -383,11 +383,11 @@ impl Dataset {
     /// (for held-out splits).
     ///
     /// # Errors
-    /// [`CrfError::Core`] when an index is out of range.
+    /// [`CrfError::Core`] when an index is out of range, or when the subset would hold
+    /// `u32::MAX` or more attribute values (indices may repeat), as a
+    /// [`DatasetBuilder`] refuses them; both are checked before anything is copied.
     pub fn subset(&self, which: &[usize]) -> Result<Dataset> {
-        let mut out = DatasetBuilder::new().data;
-        out.attributes = self.attributes.clone();
-        out.label_names = self.label_names.clone();
+        let mut values = 0usize;
         for &s in which {
             if s >= self.len() {
                 return Err(CrfError::Core(bl_core::BlError::InvalidParameter {
@@ -396,6 +396,20 @@ impl Dataset {
                     expected: format!("below the number of sequences, {}", self.len()).into(),
                 }));
             }
+            let (a, b) = (self.seq[s], self.seq[s + 1]);
+            values = values.saturating_add((self.item[b] - self.item[a]) as usize);
+        }
+        if values >= u32::MAX as usize {
+            return Err(CrfError::Core(bl_core::BlError::InvalidParameter {
+                name: "which",
+                value: format!("{} sequences with {values} attribute values", which.len()),
+                expected: "fewer than 2^32 - 1 attribute values in the subset".into(),
+            }));
+        }
+        let mut out = DatasetBuilder::new().data;
+        out.attributes = self.attributes.clone();
+        out.label_names = self.label_names.clone();
+        for &s in which {
             let x = self.instance(s);
             for t in 0..x.items.len() {
                 let (ids, vals) = x.items.item(t);

@@ -105,3 +105,24 @@ fn backtracking_refuses_a_trial_with_a_nan_gradient() {
         assert_ne!(outcome, Outcome::LineSearchFailed);
     }
 }
+
+/// `Dataset::subset` refuses, before copying anything, a subset past the `u32` offsets of
+/// its items (a sequence repeated often enough); the offsets wrapped silently before.
+#[test]
+fn a_subset_past_u32_offsets_is_refused_before_copying() {
+    let mut b = chain_crf::DatasetBuilder::new();
+    for t in 0..64 {
+        for a in 0..1024 {
+            b.attribute(&format!("a{a}"), 1.0).unwrap();
+        }
+        b.end_item(if t % 2 == 0 { "x" } else { "y" }).unwrap();
+    }
+    b.end_sequence().unwrap();
+    let data = b.finish();
+    assert_eq!(data.n_pairs(), 1 << 16);
+    // 2^16 copies of 2^16 values: 2^32 values, one more than the offsets hold.
+    let err = data.subset(&vec![0; 1 << 16]).unwrap_err();
+    assert!(err.to_string().contains("2^32 - 1"), "{err}");
+    let fine = data.subset(&[0, 0]).unwrap();
+    assert_eq!(fine.n_pairs(), 2 << 16);
+}
