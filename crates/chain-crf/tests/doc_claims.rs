@@ -111,11 +111,12 @@ fn backtracking_refuses_a_trial_with_a_nan_gradient() {
 #[test]
 fn a_subset_past_u32_offsets_is_refused_before_copying() {
     let mut b = chain_crf::DatasetBuilder::new();
-    for t in 0..64 {
+    for t in 0..64_u32 {
         for a in 0..1024 {
             b.attribute(&format!("a{a}"), 1.0).unwrap();
         }
-        b.end_item(if t % 2 == 0 { "x" } else { "y" }).unwrap();
+        b.end_item(if t.is_multiple_of(2) { "x" } else { "y" })
+            .unwrap();
     }
     b.end_sequence().unwrap();
     let data = b.finish();

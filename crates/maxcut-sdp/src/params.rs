@@ -95,7 +95,7 @@ pub const AUTO_FORM_MAX_N: usize = 4096;
 
 /// Fraction of nonzero off-diagonal entries from which [`LowRankMode::Auto`] forms a
 /// sparse `C` densely (when `n <= AUTO_FORM_MAX_N`): above it the blocked dense sweep
-/// is faster than the sparse one (measured, see `docs/performance.md`, section maxcut-sdp).
+/// is faster than the sparse one (measured: `docs/measurements/maxcut-mixing.md`, Table 3).
 pub const SPARSE_FORM_DENSITY: f64 = 0.25;
 
 /// Hyperparameters of the mixing method and the rounding: `fit` a [`crate::Problem`]

@@ -156,7 +156,13 @@ fn missing_entries_hold_zero_whatever_is_given_or_mapped() {
     let data = crate::common::data([6, 5, 4], 2, 0.1, 0.3, 3);
     let x = data.observed();
     let mask = x.mask().unwrap().to_vec();
-    let garbage = |i: usize| if i % 2 == 0 { f64::NAN } else { 1e9 + i as f64 };
+    let garbage = |i: usize| {
+        if i.is_multiple_of(2) {
+            f64::NAN
+        } else {
+            1e9 + i as f64
+        }
+    };
     let mut y = boolean_tensor::synthetic::with_values_at_missing(x, garbage).unwrap();
     assert_eq!(y.data(), x.data());
     assert!(mask.iter().zip(y.data()).all(|(&m, &v)| m || v == 0.0));

@@ -90,13 +90,20 @@ impl SweepOrder for Replay {
 
 /// The fit problems of the suite: max-cut of a weighted G(40, 0.3) (stored sparse; at
 /// this density the fits' [`crate::LowRankMode::Auto`] forms it densely, so the sweeps
-/// are dense: [`crate::SweepForm::SparseFormed`]) and an indefinite dense `C` (`n = 30`).
+/// are dense: [`crate::SweepForm::SparseFormed`]), max-cut of a weighted G(80, 0.08)
+/// (below [`crate::SPARSE_FORM_DENSITY`]: kept sparse, so the sparse sweep runs the
+/// order) and an indefinite dense `C` (`n = 30`).
 pub fn problems() -> Vec<(String, Problem)> {
     let mut out = Vec::new();
     if let Ok(edges) = gnp_weighted(40, 0.3, 11)
         && let Ok(problem) = Problem::maxcut(40, &edges)
     {
         out.push(("max-cut G(40, 0.3)".to_string(), problem));
+    }
+    if let Ok(edges) = gnp_weighted(80, 0.08, 13)
+        && let Ok(problem) = Problem::maxcut(80, &edges)
+    {
+        out.push(("max-cut G(80, 0.08), kept sparse".to_string(), problem));
     }
     if let Ok(c) = random_symmetric(30, 12)
         && let Ok(problem) = Problem::dense(c.as_ref())

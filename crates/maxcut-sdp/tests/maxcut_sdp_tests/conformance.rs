@@ -7,7 +7,7 @@ use maxcut_sdp::conformance::{bqp_solver, sweep_order};
 use maxcut_sdp::{
     BooleanQp, BooleanQpSolver, BqpOutcome, Colored, ConformanceReport, Cyclic, ExactBqp,
     Extension, Fit, MaxcutError, MixingParams, MixingValidParams, ParamGuard, Problem,
-    RandomPermutation, Result,
+    RandomPermutation, Result, SweepForm,
 };
 
 use crate::common;
@@ -85,6 +85,23 @@ fn built_in_sweep_orders_conform() {
     passes(&sweep_order::conformance(&Cyclic));
     passes(&sweep_order::conformance(&RandomPermutation));
     passes(&sweep_order::conformance(&Colored));
+}
+
+/// The sweep-order suite fits problems of every sweep form a fit with the default
+/// `LowRankMode::Auto` uses: a sparse `C` formed densely, one kept sparse, a dense `C`.
+#[test]
+fn the_sweep_order_suite_runs_the_dense_and_the_sparse_sweeps() {
+    let forms: Vec<SweepForm> = sweep_order::problems()
+        .iter()
+        .map(|(case, problem)| {
+            let fitted = MixingParams::default().max_iter(2).fit(problem);
+            fitted.unwrap_or_else(|e| panic!("{case}: {e}")).info().form
+        })
+        .collect();
+    assert_eq!(
+        forms,
+        [SweepForm::SparseFormed, SweepForm::Sparse, SweepForm::Dense]
+    );
 }
 
 /// Visits coordinate 0 twice and never visits the last one.
