@@ -83,7 +83,7 @@ def main():
     lr = GridSearchCV(make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
                       {"logisticregression__C": [0.01, 0.1, 1, 10, 100]}, cv=cv)
     slr = GridSearchCV(make_pipeline(StandardScaler(), LogisticRegression(
-        l1_ratio=1.0, solver="liblinear", max_iter=5000)),
+        l1_ratio=1.0, solver="liblinear", max_iter=5000, random_state=0)),
         {"logisticregression__C": [0.01, 0.1, 1, 10, 100]}, cv=cv)
     models = {
         "Logistic Regression": lr.fit(flat_train, y_train),
