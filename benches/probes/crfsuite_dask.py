@@ -96,7 +96,11 @@ def run(args):
                                               processes=True, dashboard_address=None,
                                               memory_limit=None) as cluster, \
                         distributed.Client(cluster) as client:
-                    bag = db.from_sequence(pairs, npartitions=w).persist()
+                    # `npartitions=w` alone can give w + 1 partitions (823 sentences, w = 2:
+                    # 411, 411 and 1); a partition size of ceil(n / w) gives w.
+                    size = math.ceil(len(pairs) / w)
+                    bag = db.from_sequence(pairs, partition_size=size).persist()
+                    assert bag.npartitions == w, (len(pairs), w, bag.npartitions)
                     distributed.wait(bag)
                     t = time.perf_counter()
                     crf = CRF(**params).fit(bag)
