@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bl_core::{BlError, Extension, Fit};
 use boolean_tensor::qp::QpSolver;
-use boolean_tensor::{Bmp, Lfm, SyntheticParams, Tensor, TensorError, search_atom};
+use boolean_tensor::{Bmp, Lfm, SyntheticData, SyntheticParams, Tensor, TensorError, search_atom};
 use faer::MatRef;
 
 /// Answers a fixed vector, whatever `G`.
@@ -36,14 +36,19 @@ fn is_invalid_solver(result: boolean_tensor::Result<impl std::fmt::Debug>) -> bo
     )
 }
 
-#[test]
-fn a_solver_answer_that_breaks_the_contract_is_an_error_not_a_panic() {
-    let data = SyntheticParams::default()
+/// A noiseless one-atom tensor of shape `[8, 7, 6]`.
+fn one_atom() -> SyntheticData {
+    SyntheticParams::default()
         .shape([8, 7, 6])
         .n_atoms(1)
         .seed(4)
         .generate()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn a_solver_answer_that_breaks_the_contract_is_an_error_not_a_panic() {
+    let data = one_atom();
     let x = data.observed();
     // Empty, too short, too long, and of the right length (8, 7 or 6) but not Boolean.
     let answers = [
@@ -92,12 +97,7 @@ fn a_solver_answer_that_breaks_the_contract_is_an_error_not_a_panic() {
 
 #[test]
 fn a_valid_fixed_answer_still_fits() {
-    let data = SyntheticParams::default()
-        .shape([8, 7, 6])
-        .n_atoms(1)
-        .seed(4)
-        .generate()
-        .unwrap();
+    let data = one_atom();
     let mut z = vec![0.0; 8];
     z[0] = 1.0;
     let fitted = Bmp::params()
