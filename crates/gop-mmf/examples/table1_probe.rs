@@ -39,7 +39,8 @@ fn probe(m: usize, n: usize, threads: usize, iters: usize) -> Result<(), gop_mmf
         .k(2)
         .budget(p)
         .seed(3)
-        .threads(Some(threads))
+        // 0: rayon's global pool, one thread per core.
+        .threads((threads > 0).then_some(threads))
         .max_iter(iters)
         .fit(&y.as_ref())?;
     for r in fit.history() {
