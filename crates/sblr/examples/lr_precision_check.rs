@@ -130,7 +130,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 fixed.fit_observed(&train, &mut [&mut clock])?;
             }
-            let steps: Vec<f64> = stamps[30..]
+            // `stamps[k]` ends iteration `k + 1`: the windows from `stamps[29]` are
+            // iterations 31-130.
+            let steps: Vec<f64> = stamps[29..]
                 .windows(2)
                 .map(|w| (w[1] - w[0]).as_secs_f64())
                 .collect();
