@@ -208,7 +208,14 @@ fn f32_fit_is_bit_identical_to_the_same_fista_on_a_widened_copy() {
         // Against the same FISTA on faer's products (another summation order).
         let (x, iterations) = fista(widened.vectorized(), &y, l1, l2, 300);
         assert_eq!(wide_model.report().iterations, iterations);
-        for (got, want) in wide_model.weights().col(0).iter().zip(&x[..d]) {
+        // Every entry of the s x t weights (column-major, as `x` is), not only column 0.
+        let got: Vec<f64> = wide_model
+            .weights()
+            .col_iter()
+            .flat_map(|col| col.iter().copied().collect::<Vec<_>>())
+            .collect();
+        assert_eq!(got.len(), d);
+        for (got, want) in got.iter().zip(&x[..d]) {
             assert!(
                 (got - want).abs() <= 1e-10 * (1.0 + want.abs()),
                 "{got} vs {want}"
@@ -312,7 +319,13 @@ fn products_and_fits_are_bit_identical_for_any_thread_count() {
             .threads(Some(threads))
             .fit(&data)
             .unwrap();
-        let bits: Vec<u64> = model.weights().col(0).iter().map(|w| w.to_bits()).collect();
+        // Every weight of the 40 x 50 matrix, not only its first column.
+        let bits: Vec<u64> = model
+            .weights()
+            .col_iter()
+            .flat_map(|col| col.iter().map(|w| w.to_bits()).collect::<Vec<_>>())
+            .collect();
+        assert_eq!(bits.len(), 40 * 50);
         (bits, model.intercept().to_bits(), model.report().iterations)
     };
     let first = fit(1);
