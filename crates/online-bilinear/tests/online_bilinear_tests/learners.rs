@@ -86,9 +86,16 @@ fn training_is_deterministic_for_a_seed() {
             .seed(42);
         let a = params.fit(&train).unwrap();
         let b = params.fit(&train).unwrap();
+        // bol and bcd hold `alpha`, `beta`; sp holds sparse weights (no 0-order weights
+        // here): compare whichever the learner has, and check it has some.
+        assert!(
+            a.alpha().is_some() || a.sparse_weights().is_some(),
+            "{learner:?}: no weights to compare"
+        );
         assert_eq!(a.zero_order_weights(), b.zero_order_weights());
         assert_eq!(a.alpha(), b.alpha());
         assert_eq!(a.beta(), b.beta());
+        assert_eq!(a.sparse_weights(), b.sparse_weights(), "{learner:?}");
         assert_eq!(
             a.report().trace.extra("token_errors"),
             b.report().trace.extra("token_errors")
