@@ -33,7 +33,8 @@
 //! value of a long run (cyclic, to `tol = 1e-9`).
 //!
 //! `cargo run --release -p maxcut-sdp --example maxcut_sweep_probe -- [ROUNDS] [PART]`
-//! (`PART`: `1`, `2` or both when absent).
+//! (`PART`: `1`, `2` or both when absent; `3`: part 1 on `n = 10^4` and the G(n, 0.5)
+//! graphs only, then part 2; `4`: part 1 on the G(n, 0.5) graphs only, then part 2).
 
 use std::time::Instant;
 
@@ -262,8 +263,10 @@ fn part2() -> Res<()> {
                 (value - long_value).abs() / long_value.abs(),
             );
         }
+        // The long run ran on rayon's global pool.
         println!(
-            "| {name} | | long run (levels, tol 1e-9) | 2 | {long_sweeps} | | {long_value:.10e} | {:.1e} | 0 |",
+            "| {name} | | long run (levels, tol 1e-9) | {} | {long_sweeps} | | {long_value:.10e} | {:.1e} | 0 |",
+            rayon::current_num_threads(),
             (long_value - first).abs() / first.abs()
         );
     }
