@@ -77,6 +77,8 @@ fn assert_same_weights(corpus_model: &FittedTagger, data_model: &FittedTagger) {
     let bias = corpus_model.features().bias_id().unwrap() as usize;
     let a = data_model.n_attributes().unwrap();
     assert_eq!(a, k - 1);
+    // The weight families both models hold, compared row by row below: at least one.
+    let mut compared = 0;
     for c in 0..k {
         let d = permuted(c, bias, a);
         if let (Some(wc), Some(wd)) = (corpus_model.sparse_weights(), data_model.sparse_weights()) {
@@ -85,6 +87,7 @@ fn assert_same_weights(corpus_model: &FittedTagger, data_model: &FittedTagger) {
             assert_eq!(codes_c, codes_d, "sp cells of feature {c}");
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(values_c), bits(values_d), "sp weights of feature {c}");
+            compared += 1;
         }
         if let (Some(ac), Some(ad)) = (corpus_model.alpha(), data_model.alpha()) {
             assert_eq!(row_bits(ac, c, l), row_bits(ad, d, l), "alpha of {c}");
@@ -94,12 +97,14 @@ fn assert_same_weights(corpus_model: &FittedTagger, data_model: &FittedTagger) {
                 row_bits(bd, d, l + 1),
                 "beta of {c}"
             );
+            compared += 1;
         }
         if let (Some(zc), Some(zd)) = (
             corpus_model.zero_order_weights(),
             data_model.zero_order_weights(),
         ) {
             assert_eq!(row_bits(zc, c, l), row_bits(zd, d, l), "0-order of {c}");
+            compared += 1;
         }
     }
     assert_eq!(
@@ -107,6 +112,11 @@ fn assert_same_weights(corpus_model: &FittedTagger, data_model: &FittedTagger) {
         data_model.sparse_weights().is_some()
     );
     assert_eq!(corpus_model.alpha().is_some(), data_model.alpha().is_some());
+    assert_eq!(
+        corpus_model.zero_order_weights().is_some(),
+        data_model.zero_order_weights().is_some()
+    );
+    assert!(compared >= k, "{compared} rows compared for {k} features");
 }
 
 /// Label ids of gold-free predictions, as names.
