@@ -214,6 +214,8 @@ fn k_shards_train_and_stay_deterministic() {
     let one = params.fit(&dataset(&seqs)).unwrap();
     let (plan, mut sh) = shards(&seqs, &[30, 55], &options, 0);
     let dist = fit_lbfgs(&params, &plan, &mut sh, None, &mut []).unwrap();
+    assert_eq!(dist.log().len(), one.log().len());
+    assert!(!one.log().is_empty());
     for (a, b) in dist.log().iter().zip(one.log()) {
         assert!((a.loss - b.loss).abs() <= 1e-9 * b.loss.abs());
     }
