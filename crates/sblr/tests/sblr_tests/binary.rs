@@ -295,6 +295,18 @@ fn label_weighted_init_survives_centring() {
     let f = bilinear::decision_values(&centred, Point::new(solver.u(), solver.v(), 0.0)).unwrap();
     let y = centred.signs().unwrap();
     assert!(f.iter().zip(&y).all(|(f, y)| f * y > 0.0));
+    // The mean-sample start is the SVD of a mean that centring made zero up to rounding:
+    // its direction is noise, and it leaves the classes mixed under either sign (18 of 40
+    // right when written).
+    let mean_svd = Sblr::params().rank(1).init(Init::MeanSvd).check().unwrap();
+    let solver = BinarySolver::new(&centred, &mean_svd).unwrap();
+    let f = bilinear::decision_values(&centred, Point::new(solver.u(), solver.v(), 0.0)).unwrap();
+    let right = f.iter().zip(&y).filter(|(f, y)| *f * *y > 0.0).count();
+    assert!(
+        right.min(y.len() - right) >= y.len() / 4,
+        "the mean-sample start separates {right} of {}",
+        y.len()
+    );
 }
 
 #[test]
