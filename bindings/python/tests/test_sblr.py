@@ -99,6 +99,9 @@ def test_random_state_reproducible():
     a = SBLR(init="random", random_state=5).fit(X, y)
     b = SBLR(init="random", random_state=5).fit(X, y)
     np.testing.assert_array_equal(a.U_, b.U_)
+    # the seed reaches the random start: another seed ends elsewhere
+    c = SBLR(init="random", random_state=6).fit(X, y)
+    assert not np.array_equal(a.U_, c.U_)
 
 
 def test_pipeline_and_grid_search():
@@ -109,7 +112,11 @@ def test_pipeline_and_grid_search():
     assert scores.mean() > 0.8
     grid = GridSearchCV(SBLR(matrix_shape=(s, t)), {"rank": [1, 2], "mu1": [0.0, 0.01]}, cv=3)
     grid.fit(X.reshape(n, -1), y)
-    assert grid.best_params_["rank"] in (1, 2)
+    # every candidate was fitted and scored, and the one kept is the best of them
+    means = grid.cv_results_["mean_test_score"]
+    assert len(means) == 4 and np.all(np.isfinite(means))
+    assert grid.best_score_ == means.max() > 0.8
+    assert grid.best_params_ == grid.cv_results_["params"][int(np.argmax(means))]
 
 
 BAD_FITS = [
