@@ -219,10 +219,10 @@ fn the_mix_of_two_shards_is_the_average_of_their_ordinary_fits() {
 }
 
 /// A hand computation on the state: sp's mixed (scaled) weights and bcd's factors are the
-/// cell-wise means of the shards', the accumulators `T' x' - (S_0 + sum_i (S_i - S_0))`;
-/// bol's Theta is the mean, and the factors of each block the leading singular pair of the
-/// mean of the shards' primal blocks `alpha_i beta_i^T` (checked against a power iteration
-/// written below).
+/// cell-wise means of the shards', the accumulators `T' x' - (S_0 + sum_i (S_i - S_0))`
+/// (bol's too, of its mixed `alpha` and `beta = sqrt(sigma) v`); bol's Theta is the mean,
+/// and the factors of each block the leading singular pair of the mean of the shards'
+/// primal blocks `alpha_i beta_i^T` (checked against a power iteration written below).
 #[test]
 fn the_mixed_state_by_hand() {
     let corpus = corpus();
@@ -252,18 +252,27 @@ fn the_mixed_state_by_hand() {
         };
         let (d0, dm) = (dense(&start), dense(&mixed));
         let ds: Vec<_> = outs.iter().map(dense).collect();
+        // The averaged value of `part` at entry `i`: bol keeps no `beta`, only `sigma` and
+        // `v`, and averages `beta_k = sqrt(sigma_k) v_k`.
+        let p = prepared.tags().len() + 1;
+        let value = |d: &DenseState, part: &str, i: usize| -> f64 {
+            if name == "bol" && part == "beta" {
+                d["sigma"][i / p].sqrt() * d["v"][i]
+            } else {
+                d[part][i]
+            }
+        };
+        let mut accumulators = 0;
         for (part, values) in &dm {
             if let Some(x) = part.strip_suffix("_acc") {
-                if name == "bol" {
-                    continue; // checked through the factors below
-                }
+                accumulators += 1;
                 for i in 0..values.len() {
-                    let s0 = t0 * d0[x][i] - d0[*part][i];
+                    let s0 = t0 * value(&d0, x, i) - d0[*part][i];
                     let s: f64 = s0
                         + (0..3)
-                            .map(|j| ts[j] * ds[j][x][i] - ds[j][*part][i] - s0)
+                            .map(|j| ts[j] * value(&ds[j], x, i) - ds[j][*part][i] - s0)
                             .sum::<f64>();
-                    let want = t_new * dm[x][i] - s;
+                    let want = t_new * value(&dm, x, i) - s;
                     assert!(
                         (values[i] - want).abs() <= 1e-9 * (1.0 + want.abs()),
                         "{name} {part}[{i}]"
@@ -283,6 +292,12 @@ fn the_mixed_state_by_hand() {
                 );
             }
         }
+        let averaging = params.learner_settings().averaging;
+        assert_eq!(
+            averaging,
+            accumulators > 0,
+            "{name}: {accumulators} accumulators"
+        );
         if name == "bol" {
             check_bol_factors(&dm, &ds, prepared.tags().len());
         }
