@@ -211,6 +211,7 @@ fn an_outside_solver_runs_through_the_normal_bmp_fit_and_matches_a_built_in_one(
         assert_eq!(h.errors, 0);
     }
     // Same model along the path (the atoms are recovered exactly by both).
+    assert_eq!(outside.rmse_path().len(), built_in.rmse_path().len());
     for (a, b) in outside.rmse_path().iter().zip(built_in.rmse_path()) {
         assert!((a - b).abs() <= 1e-4 * (1.0 + b), "{a} vs {b}");
     }

@@ -126,7 +126,9 @@ fn bmp_observed_loss_never_increases_and_rmse_matches_it() {
             );
         }
         let n_obs = x.n_observed() as f64;
-        for ((_, r), f) in fitted.report().trace.extra("rmse").iter().zip(&objectives) {
+        let rmse = fitted.report().trace.extra("rmse");
+        assert_eq!(rmse.len(), objectives.len(), "an rmse per step");
+        for ((_, r), f) in rmse.iter().zip(&objectives) {
             assert!((r - (2.0 * f / n_obs).sqrt()).abs() < 1e-12);
         }
     }
