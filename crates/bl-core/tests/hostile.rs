@@ -325,6 +325,29 @@ fn csv_carriage_return_line_endings_name_the_line() {
     }
 }
 
+/// The guards themselves: a call that requests more than its limit, one that panics and
+/// one slower than the time limit are each reported, and a call's bytes are counted; so
+/// every guarded check of this file can fail.
+#[test]
+fn the_guards_report_each_broken_limit() {
+    let eight_mib = || std::hint::black_box(vec![1u8; 8 << 20]).len();
+    let over = guarded(1 << 20, eight_mib).map(|m| m.allocated);
+    assert!(
+        over.as_ref().is_err_and(|e| e.contains("requested")),
+        "{over:?}"
+    );
+    let within = guarded(16 << 20, eight_mib).unwrap();
+    assert!(within.allocated >= 8 << 20, "{} bytes", within.allocated);
+    let panicked = guarded(FEW_MIB, || -> usize { panic!("on purpose") }).map(|m| m.value);
+    assert!(
+        panicked.as_ref().is_err_and(|e| e.contains("on purpose")),
+        "{panicked:?}"
+    );
+    let pause = guard::TIME_LIMIT + std::time::Duration::from_millis(50);
+    let slow = guarded(FEW_MIB, move || std::thread::sleep(pause)).map(|m| m.elapsed);
+    assert!(slow.as_ref().is_err_and(|e| e.contains("took")), "{slow:?}");
+}
+
 // ---------------------------------------------------------------------------------------
 // The mutation suite
 
