@@ -8,7 +8,8 @@
 //! sentence (as in `cargo xtask reproduce bol-table1`), features from
 //! `Templates::segmentation()` with cutoff 1, `c = C` (default 1). CRFsuite's training log
 //! (one block per iteration) is printed as it runs; the CPU time is the process's user +
-//! system time over the fit (both cores for ours, one for CRFsuite).
+//! system time over the fit (ours on every thread of rayon's global pool, printed first;
+//! CRFsuite on one).
 use std::time::Instant;
 
 use online_bilinear::{Corpus, CrfBackend, Fit, Fitted, ParamGuard, TaggerParams};

@@ -55,7 +55,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "bcd" => TaggerParams::bcd(),
             "sp" => TaggerParams::sp(),
             "crf2" => TaggerParams::crf_l2(),
-            _ => TaggerParams::crf_l1(),
+            "crf1" => TaggerParams::crf_l1(),
+            other => return Err(format!("unknown learner `{other}`").into()),
         }
         .max_iter(epochs)
         .templates(templates.clone());
