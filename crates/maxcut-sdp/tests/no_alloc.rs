@@ -84,6 +84,8 @@ fn sweeps_do_not_allocate() {
             .fit_observed(&problem, &mut [&mut count])
             .unwrap();
         assert_eq!(fitted.report().iterations, 12);
+        // The observer saw every sweep (else the checks below would pass on no data).
+        assert_eq!(counts.len(), 12);
         let per_iteration: Vec<usize> = counts.windows(2).map(|w| w[1] - w[0]).collect();
         if trace {
             assert!(per_iteration.iter().all(|&a| a >= 1), "{per_iteration:?}");
