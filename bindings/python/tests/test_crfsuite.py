@@ -251,11 +251,16 @@ def test_randomized_search_as_in_sklearn_crfsuite_tutorial():
     search = RandomizedSearchCV(crf, space, cv=2, n_iter=4, n_jobs=2, scoring=f1,
                                 random_state=0)
     search.fit(X, y)
-    assert 0.0 <= search.best_score_ <= 1.0
+    # every sampled candidate was fitted and scored, and the best of them kept
+    scores = search.cv_results_["mean_test_score"]
+    assert len(scores) == 4 and np.all(np.isfinite(scores))
+    assert search.best_score_ == scores.max()
     assert search.best_estimator_.score(X, y) > 0.5
     seq = RandomizedSearchCV(crf, {"c2": [0.01, 1.0]}, n_iter=2, cv=2,
                              scoring=scorers.sequence_accuracy, random_state=0).fit(X, y)
-    assert 0.0 <= seq.best_score_ <= 1.0
+    assert sorted(p["c2"] for p in seq.cv_results_["params"]) == [0.01, 1.0]
+    assert np.all(np.isfinite(seq.cv_results_["mean_test_score"]))
+    assert seq.best_score_ == seq.cv_results_["mean_test_score"].max()
 
 
 def test_clone_keeps_parameters():
@@ -480,13 +485,16 @@ def test_bilinear_learners_learn_the_pos_corpus(algorithm):
     assert crf.size_ > 0 and crf.num_attributes_ == len(crf.attributes_)
 
 
-def test_bilinear_learner_equals_bilinear_tagger_on_the_same_features():
-    """sp through the drop-in gives the labels of online-bilinear's sp on the same
-    attributes (the crate's test checks the weights; here the Python path)."""
+def test_bilinear_learner_fits_one_pass_iterators_as_lists():
+    """sp through the drop-in fits one-pass iterators of X and y as it fits the lists:
+    the same model. (That its weights are online-bilinear's sp on the same attributes is
+    the crate's test, ``a_dataset_fit_equals_the_corpus_fit_on_the_same_features``; no
+    test here compares with ``BilinearTagger``, whose templates make other features.)"""
     X, y = _pos_corpus()
     a = CRF(algorithm="sp", max_iterations=5).fit(X, y)
     b = CRF(algorithm="sp", max_iterations=5).fit(iter(X), iter(y))
     assert list(a.predict(X)) == list(b.predict(X))
+    assert a.attributes_ == b.attributes_ and a.classes_ == b.classes_
 
 
 @pytest.mark.parametrize("algorithm,extra", [
