@@ -554,18 +554,40 @@ mod tests {
 
     #[test]
     fn a_tie_is_never_best() {
-        // bol equal to a rival on every seed at every point: no point is "better".
-        let grid = F1Grid {
+        // bol equal to both rivals on every seed at every point: no point is "better", so
+        // the claim that bol is best does not hold. The same grid with bol ahead on every
+        // seed makes it hold (the check can tell them apart).
+        let grid = |bol: [f64; 3]| F1Grid {
             proportions: vec![0.5, 1.0],
             names: ["bol", "bcd", "sp"].map(String::from).to_vec(),
-            f1: vec![vec![vec![90.0, 91.0, 92.0]; 3]; 2],
+            f1: vec![vec![bol.to_vec(), vec![90.0, 91.0, 92.0], vec![90.0, 91.0, 92.0]]; 2],
         };
-        for point in &grid.f1 {
-            assert_eq!(
-                stats::paired(&point[0], &point[1]).greater(),
-                Verdict::Inconclusive
-            );
-        }
+        let tmp = tempfile::tempdir().unwrap();
+        let mut ctx = Ctx::new(
+            "test-tie",
+            Scale::Smoke,
+            0,
+            tmp.path().join("out"),
+            tmp.path().join("data"),
+            false,
+        )
+        .unwrap();
+        let tie = check_bol_best(
+            &mut ctx,
+            &paper::FIG1_BEST,
+            GROUPS[0],
+            &grid([90.0, 91.0, 92.0]),
+        );
+        assert_eq!(tie, Verdict::Inconclusive);
+        let ahead = check_bol_best(
+            &mut ctx,
+            &paper::FIG1_BEST,
+            GROUPS[0],
+            &grid([91.5, 92.4, 93.6]),
+        );
+        assert_eq!(ahead, Verdict::Holds);
+        let recorded: Vec<Verdict> = ctx.claims().iter().map(|c| c.verdict).collect();
+        assert_eq!(recorded, [Verdict::Inconclusive, Verdict::Holds]);
     }
 
     #[test]
