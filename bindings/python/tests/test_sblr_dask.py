@@ -5,6 +5,7 @@ the client stays usable. One two-worker ``LocalCluster`` (separate processes) fo
 module."""
 
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -72,11 +73,31 @@ def test_binary_fit_equals_the_in_memory_fit(client, dtype):
     assert spread.U_.shape == (6, 2) and spread.matrix_shape_ == (6, 5)
 
 
-def test_one_vs_all_fits_classes_in_parallel_and_equals_the_in_memory_fit(client):
+def test_one_vs_all_fits_classes_in_parallel_and_equals_the_in_memory_fit(client, monkeypatch):
     X, y = _data(n=72, classes=3, seed=1)
     # Chunked along every axis: the fit makes whole samples per chunk.
     dX = da.from_array(X, chunks=(24, 3, 5))
+    # One driver per class, from its start to its release: count how many are open at once.
+    lock, open_now, most = threading.Lock(), [0], [0]
+    init, release = _sblr_dask.Driver.__init__, _sblr_dask.Driver.release
+
+    def counted_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        with lock:
+            open_now[0] += 1
+            most[0] = max(most[0], open_now[0])
+
+    def counted_release(self):
+        with lock:
+            open_now[0] -= 1
+        release(self)
+
+    monkeypatch.setattr(_sblr_dask.Driver, "__init__", counted_init)
+    monkeypatch.setattr(_sblr_dask.Driver, "release", counted_release)
     spread = SBLR(**PARAMS).fit(dX, y)
+    monkeypatch.undo()
+    assert open_now[0] == 0
+    assert most[0] >= 2, "the classes were fitted one after the other"
     memory = SBLR(**PARAMS).fit(X, y)
     assert spread.U_.shape == (3, 6, 2)
     _assert_same_fit(spread, memory, X, y)

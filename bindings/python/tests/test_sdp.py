@@ -100,7 +100,8 @@ def test_defaults_are_the_rust_ones_and_knobs_reach_the_fit():
                               local_search=True, random_state=0)
     np.testing.assert_array_equal(default.cut, spelled.cut)
     assert default.sdp_value == spelled.sdp_value
-    # The sweep budget and the thread count reach the fit.
+    # The sweep budget reaches the fit; one thread gives the default's result (that the
+    # thread count reaches the Rust check: threads=0 is refused, test_bad_options).
     capped = bilinear.maxcut(edges, n_nodes=10, tol=0.0, max_iter=3)
     assert capped.mixing.n_iter == 3 and not capped.mixing.converged
     one = bilinear.maxcut(edges, n_nodes=10, threads=1)
