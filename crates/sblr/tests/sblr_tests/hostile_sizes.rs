@@ -55,6 +55,16 @@ fn multinomial_json() -> String {
         .unwrap()
 }
 
+/// Loading `text` (refused or not) takes well under a second: the 2e10 comparisons of a
+/// pairwise check of 200,000 names would take tens of seconds.
+fn assert_loads_at_once(text: &str) {
+    let limit = std::time::Duration::from_secs(2);
+    let elapsed = crate::common::fastest_run(limit, || {
+        let _ = FittedMultinomialSblr::from_json(text);
+    });
+    assert!(elapsed < limit, "loading took {elapsed:?}");
+}
+
 /// The loaders' duplicate check of class names is one hashed pass: 200,000 names (2e10
 /// comparisons for the former pairwise check, minutes) load at once, and the messages
 /// quote at most one name, bounded, never the whole list.
@@ -72,6 +82,7 @@ fn class_names_are_checked_in_linear_time_with_bounded_messages() {
         matches!(err, SblrError::InvalidModel { field: "u", .. }),
         "{err}"
     );
+    assert_loads_at_once(&text);
     // The same names with the last one repeating the first.
     let mut repeated = names(many);
     repeated[many - 1] = repeated[0].clone();
@@ -92,6 +103,7 @@ fn class_names_are_checked_in_linear_time_with_bounded_messages() {
     );
     assert!(err.to_string().contains("\"class0\""), "{err}");
     assert!(err.to_string().contains(&format!("{}", many - 1)), "{err}");
+    assert_loads_at_once(&text);
 
     // Messages: a 1 MiB name repeated, 200,000 names for a binary model, one 1 MiB name.
     let long = "x".repeat(1 << 20);
