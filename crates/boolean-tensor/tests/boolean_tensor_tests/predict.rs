@@ -166,4 +166,26 @@ fn bmp_reports_the_power_iterations_that_did_not_converge() {
     assert_eq!(extra.len(), fitted.report().iterations);
     assert_eq!(extra[..steps.len()], steps[..]);
     assert!(steps.iter().all(|&n| n == 0.0), "{steps:?}");
+
+    // Two mode-0 atoms on the same rows, with orthogonal unit factors and weights 1 and
+    // 0.999: every slice V the search reads has a nearly repeated leading singular value,
+    // and its power iteration runs out of iterations. The count reaches the step and the
+    // trace.
+    let half = |n: usize, parity: usize| -> Vec<f64> {
+        let value = 1.0 / ((n / 2) as f64).sqrt();
+        (0..n)
+            .map(|i| if i % 2 == parity { value } else { 0.0 })
+            .collect()
+    };
+    let z = vec![1.0, 1.0, 0.0, 1.0, 0.0, 1.0];
+    let atoms = [
+        boolean_tensor::Atom::new(0, z.clone(), half(40, 0), half(36, 0)).unwrap(),
+        boolean_tensor::Atom::new(0, z, half(40, 1), half(36, 1)).unwrap(),
+    ];
+    let x = boolean_tensor::atoms_to_tensor(&atoms, &[1.0, 0.999]).unwrap();
+    let fitted = Bmp::params().max_iter(1).modes(&[0]).fit(&x).unwrap();
+    let step = fitted.steps()[0].unconverged_power;
+    assert!(step > 0, "no power iteration ran out");
+    let extra = fitted.report().trace.extra("unconverged_power");
+    assert_eq!(extra.first().map(|&(_, v)| v), Some(step as f64));
 }
