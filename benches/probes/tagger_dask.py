@@ -7,7 +7,8 @@ per epoch.
 
 Corpora: conll2000-subset (chtrain.txt / chtest.txt; word and POS columns, chunk tags,
 templates "chunking") and pku1998-pos (199801.txt, word/TAG; every 10th sentence to test,
-the rest to train, templates "word"). For each learner (default settings, max_iter epochs,
+the rest to train, templates "word"); a test sentence with a tag no training sentence has
+is left out of the accuracy (a --pos-limit can drop tags). For each learner (default settings, max_iter epochs,
 so every run does the same number of epochs unless one converges): the one-machine fit in
 this process; then a LocalCluster of 1 worker with 1 partition and of 2 workers with 2
 partitions (contiguous halves), processes, 1 thread each. Times: the whole fit call
