@@ -301,6 +301,8 @@ fn invalid_settings_are_refused_before_work() {
             ..Lbfgs::default()
         },
     ] {
+        // Refused by the parameters' check, which reads no data: before any work.
+        assert!(CrfParams::new(Algorithm::Lbfgs(bad)).check().is_err());
         assert!(CrfParams::new(Algorithm::Lbfgs(bad)).fit(&data).is_err());
     }
     assert!(Algorithm::from_name("crf").is_err());
@@ -309,6 +311,7 @@ fn invalid_settings_are_refused_before_work() {
             min_freq: f64::NAN,
             ..FeatureOptions::default()
         });
+    assert!(nan_minfreq.clone().check().is_err());
     assert!(nan_minfreq.fit(&data).is_err());
 }
 
