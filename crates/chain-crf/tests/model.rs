@@ -311,7 +311,7 @@ fn invalid_settings_are_refused_before_work() {
             min_freq: f64::NAN,
             ..FeatureOptions::default()
         });
-    assert!(nan_minfreq.clone().check().is_err());
+    assert!(nan_minfreq.check().is_err());
     assert!(nan_minfreq.fit(&data).is_err());
 }
 
