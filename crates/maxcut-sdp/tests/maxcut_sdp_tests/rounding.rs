@@ -168,7 +168,7 @@ fn more_trials_never_give_a_worse_rounding() {
 /// it up to rounding, and the old certificate (no allowance for the rounding of the
 /// computed values) came out 4.4e-16 below `solution.value()`.
 #[test]
-fn certified_bound_holds_for_the_issue_23_case() {
+fn certified_bound_holds_for_the_n_2_low_rank_case_that_failed() {
     let (n, seed) = (2usize, 869_120u64);
     let params = MixingParams::default()
         .tol(TOL)
