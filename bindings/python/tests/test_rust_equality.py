@@ -58,6 +58,7 @@ def test_bmp_equals_rust(rust_reference):
     case = ref["bmp"]
     model = bilinear.BooleanTensorDecomposition(**case["params"]).fit(X)
     assert [m for m, *_ in model.factors_] == case["modes"]
+    assert len(case["z"]) == len(model.factors_)
     for (_, z, _, _), z_rust in zip(model.factors_, case["z"]):
         np.testing.assert_array_equal(z, z_rust)
     np.testing.assert_array_equal(model.weights_, case["coefficients"])
@@ -69,6 +70,7 @@ def test_cp_equals_rust(rust_reference):
     ref, X = _tensor_case(rust_reference)
     case = ref["cp"]
     model = bilinear.CPDecomposition(**case["params"]).fit(X)
+    assert len(model.factors_) == len(case["factors"]) == 3
     for f, f_rust in zip(model.factors_, case["factors"]):
         np.testing.assert_array_equal(f, f_rust)
     assert model.loss_ == case["loss"]
