@@ -432,12 +432,14 @@ fn fit_alike(
 #[test]
 fn an_outside_perceptron_fits_exactly_as_the_built_in_one() {
     let test = common::lexicon_corpus(40, 2);
-    let (_, outside) = fit_alike(
+    let (built_in, outside) = fit_alike(
         TaggerParams::sp(),
         TaggerParams::new(Arc::new(PerceptronLearner)),
         (120, 1),
         &test,
     );
+    // The same weights, not only the same mistakes and tags (integers: exactly).
+    assert_same_linear_weights(&built_in, &outside, 0.0);
     assert_eq!(outside.learner(), "outside perceptron");
     // The fitted model of an outside learner saves and loads like any other.
     let back = online_bilinear::FittedTagger::from_json(&outside.to_json().unwrap()).unwrap();
@@ -463,20 +465,31 @@ fn the_sparse_averaged_perceptron_equals_a_brute_force_dense_one() {
     for (a, b) in z_sparse.iter().zip(z_brute) {
         assert!((a - b).abs() < 1e-9, "{a} vs {b}");
     }
-    let sparse = built_in.sparse_weights().unwrap();
+    assert_same_linear_weights(&built_in, &brute, 1e-9);
     let l = built_in.tags().len();
-    let json: serde_json::Value = serde_json::from_str(&brute.to_json().unwrap()).unwrap();
+    let sparse = built_in.sparse_weights().unwrap();
+    assert!(sparse.nnz() < built_in.n_features() * l * (l + 1));
+}
+
+/// The built-in sp's sparse weights `w[k, (b, a)]` equal, within `tol`, the dense
+/// `w[k, a, b]` of a model of [`MatrixWeights`] (read from its saved form), and some are
+/// not zero.
+fn assert_same_linear_weights(built_in: &FittedTagger, dense_model: &FittedTagger, tol: f64) {
+    let sparse = built_in.sparse_weights().unwrap();
+    assert!(sparse.nnz() > 0);
+    let l = built_in.tags().len();
+    let json: serde_json::Value = serde_json::from_str(&dense_model.to_json().unwrap()).unwrap();
     let dense = json["weights"]["Linear"]["w"].as_array().unwrap();
+    assert_eq!(dense.len(), built_in.n_features() * l * (l + 1));
     for k in 0..built_in.n_features() {
         for b in 0..=l {
             for a in 0..l {
                 let x = dense[(k * l + a) * (l + 1) + b].as_f64().unwrap();
                 let y = sparse.get(k, (b * l + a) as u32);
-                assert!((x - y).abs() < 1e-9, "w[{k}, {a}, {b}]: {x} vs {y}");
+                assert!((x - y).abs() <= tol, "w[{k}, {a}, {b}]: {x} vs {y}");
             }
         }
     }
-    assert!(sparse.nnz() < built_in.n_features() * l * (l + 1));
 }
 
 #[test]
