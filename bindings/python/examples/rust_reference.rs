@@ -133,7 +133,8 @@ fn maxcut_cases() -> Result<Value, Error> {
     }))
 }
 
-/// GOP on the paper's Sec. 5.1 instance and on a small planted one (one thread).
+/// GOP on one small fixed `3 x 4` data matrix (`K = 2`, `P = 1`, `eps = 0.01`, seed 7, one
+/// thread).
 fn gop_cases() -> Result<Value, Error> {
     let y = faer::Mat::from_fn(3, 4, |i, j| [0.1, -0.4, 0.3, 0.0][(i + 2 * j) % 4]);
     let fit = gop_mmf::GopParams::default()
