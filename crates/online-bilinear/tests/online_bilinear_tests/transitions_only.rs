@@ -146,6 +146,21 @@ fn sp_with_transitions_only_is_the_perceptron_on_crf_features() {
         .filter(|&k| !w.row(k).0.is_empty())
         .collect();
     assert_eq!(nonempty.len(), 1, "{nonempty:?}");
+    // The transition weights too: sp's row of the bias feature, cell `b L + a`, is the
+    // dense perceptron's `trans[b L + a]` (saved at `w[bias, a, b]`).
+    let l = sp.tags().len();
+    let json: serde_json::Value = serde_json::from_str(&dense.to_json().unwrap()).unwrap();
+    let dense_w = json["weights"]["Linear"]["w"].as_array().unwrap();
+    let k = nonempty[0];
+    let mut nonzero = 0;
+    for b in 0..=l {
+        for a in 0..l {
+            let x = dense_w[(k * l + a) * (l + 1) + b].as_f64().unwrap();
+            assert_eq!(w.get(k, (b * l + a) as u32), x, "transition ({b}, {a})");
+            nonzero += usize::from(x != 0.0);
+        }
+    }
+    assert!(nonzero > 0);
     // The full first-order model is a different one.
     let full = TaggerParams::sp()
         .templates(templates_with_bias())
