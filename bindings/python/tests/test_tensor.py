@@ -52,7 +52,9 @@ def test_fits_full_tensor(make):
     _, full = _planted()
     rec = make().fit(full).reconstruct()
     assert rec.shape == full.shape
-    assert np.linalg.norm(rec - full) <= 0.5 * np.linalg.norm(full)
+    # two Boolean atoms, CP rank 2, multilinear rank (2, 2, 2): every estimator reproduces
+    # it (to 2e-6 over seeds 0-5; BMP's refits stop at a relative tolerance of 1e-6)
+    assert np.linalg.norm(rec - full) <= 1e-3 * np.linalg.norm(full)
 
 
 @pytest.mark.parametrize("make", ESTIMATORS)
