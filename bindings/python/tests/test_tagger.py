@@ -1,6 +1,7 @@
 """BilinearTagger: learns a small segmentation corpus, equals the crate's JSON round
 trip, pickles, and rejects bad input."""
 
+import json
 import pickle
 
 import pytest
@@ -30,6 +31,16 @@ def test_transitions_only_learns_and_keeps_only_bias_transitions():
     plain = bilinear.BilinearTagger(learner="sp", zero_order=True, max_iter=10).fit(X, Y)
     # the option adds one feature (the bias) to the dictionary
     assert tagger.model_.n_features == plain.model_.n_features + 1
+    # and that feature alone keeps first-order (tag-pair) weights: in the saved model,
+    # one row of them is not empty, against many without the option
+    assert _first_order_rows(tagger.model_) == 1
+    assert _first_order_rows(plain.model_) > 10
+
+
+def _first_order_rows(model):
+    """How many features have a first-order weight stored (the saved model's rows)."""
+    offsets = json.loads(model.to_json())["weights"]["SparseLinear"]["w"]["offsets"]
+    return sum(end > start for start, end in zip(offsets, offsets[1:]))
 
 
 def test_pickle_round_trip():
