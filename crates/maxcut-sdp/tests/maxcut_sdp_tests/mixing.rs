@@ -6,6 +6,7 @@ use crate::common;
 use common::*;
 use faer::{Mat, MatRef};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use maxcut_sdp::conformance::sweep_order;
 use maxcut_sdp::{
@@ -457,6 +458,16 @@ fn colored_order_converges_to_the_cyclic_sdp_value() {
     assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
 }
 
+/// The rayon pool size the last sweep of a [`RECORDS_THREADS`] fit ran in.
+static SEEN_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// The cyclic order, recording `rayon::current_num_threads()` at every sweep.
+const RECORDS_THREADS: FnOrder = FnOrder {
+    name: "records the pool size",
+    arrange: |_, _| SEEN_THREADS.store(rayon::current_num_threads(), Ordering::Relaxed),
+    identity: false,
+};
+
 #[test]
 fn the_threads_knob_runs_the_fit_on_its_own_pool_with_the_same_result() {
     // A sparse graph (level schedule and colour classes run in parallel) and a dense one.
@@ -481,6 +492,21 @@ fn the_threads_knob_runs_the_fit_on_its_own_pool_with_the_same_result() {
                 assert_eq!(own.report().iterations, global.report().iterations);
             }
         }
+    }
+    // The fit runs on a pool of that many threads, whatever pool the caller is in: a
+    // sweep order reads the pool size at every sweep.
+    let caller = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    for (threads, want) in [(Some(3), 3), (Some(2), 2), (None, 1)] {
+        SEEN_THREADS.store(0, Ordering::Relaxed);
+        let params = MixingParams::default()
+            .max_iter(2)
+            .order(Arc::new(RECORDS_THREADS))
+            .threads(threads);
+        caller.install(|| params.fit(&sparse)).unwrap();
+        assert_eq!(SEEN_THREADS.load(Ordering::Relaxed), want, "{threads:?}");
     }
     for bad in [Some(0), Some(1025)] {
         let err = maxcut_sdp::ParamGuard::check(&MixingParams::default().threads(bad)).unwrap_err();
