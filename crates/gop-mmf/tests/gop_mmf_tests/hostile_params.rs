@@ -1,6 +1,9 @@
 //! Hostile parameters and sizes: every one is a typed error before anything is allocated
 //! or a thread pool is built.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use faer::Mat;
 use gop_mmf::{Fit, GopParams, ParamGuard};
 
@@ -30,13 +33,43 @@ fn unset_threads_means_the_global_pool_and_the_bound_itself_is_accepted() {
             "{threads:?}"
         );
     }
-    // Unset, the fit runs on rayon's global pool.
-    let fit = GopParams::default()
-        .seed(1)
-        .threads(None)
-        .fit(&example_y().as_ref())
-        .unwrap();
-    assert!(fit.certificate().certified);
+    // Unset, the fit runs on rayon's global pool; set, on a pool of that many threads. An
+    // LP backend reads the pool size at every solve.
+    let global = rayon::current_num_threads();
+    for (threads, want) in [(None, global), (Some(1), 1), (Some(3), 3)] {
+        SEEN_THREADS.store(0, Ordering::Relaxed);
+        let fit = GopParams::default()
+            .seed(1)
+            .threads(threads)
+            .lp_solver(Arc::new(RecordsThreads))
+            .fit(&example_y().as_ref())
+            .unwrap();
+        assert!(fit.certificate().certified, "{threads:?}");
+        assert_eq!(SEEN_THREADS.load(Ordering::Relaxed), want, "{threads:?}");
+    }
+}
+
+/// The pool size the last LP solve of a [`RecordsThreads`] fit ran in.
+static SEEN_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// The default LP backend, recording `rayon::current_num_threads()` at every solve.
+#[derive(Debug)]
+struct RecordsThreads;
+
+impl lp_backend::Extension for RecordsThreads {
+    fn name(&self) -> &str {
+        "records the pool size"
+    }
+}
+
+impl lp_backend::LpSolver for RecordsThreads {
+    fn solve(
+        &self,
+        lp: &lp_backend::LinearProgram,
+    ) -> Result<lp_backend::LpOutcome, lp_backend::LpError> {
+        SEEN_THREADS.store(rayon::current_num_threads(), Ordering::Relaxed);
+        lp_backend::Microlp.solve(lp)
+    }
 }
 
 /// The name of the invalid parameter, or the shape context, of a refused call.
