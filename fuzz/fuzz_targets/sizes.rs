@@ -87,7 +87,7 @@ fuzz_target!(|input: &[u8]| {
         1 => {
             let params = SyntheticParams::default()
                 .shape([s[0], s[1], s[2]])
-                .max_iter(s[3]);
+                .n_atoms(s[3]);
             if params.check().is_ok() && s[..4].iter().all(|&x| x < 64) {
                 let _ = params.generate();
             }
@@ -95,10 +95,10 @@ fuzz_target!(|input: &[u8]| {
         2 => {
             // CP-ALS on a tiny tensor with a fuzzer rank.
             let shape = [1 + s[0] % 4, 1 + s[1] % 4, 1 + s[2] % 4];
-            if let Ok(x) = boolean_tensor::Tensor::from_fn(shape, |i, j, k| (i + j + k) as f64) {
-                if let Ok(fit) = CpAls::params().rank(s[3]).max_iter(3).n_starts(1).fit(&x) {
-                    let _ = fit.reconstruct();
-                }
+            if let Ok(x) = boolean_tensor::Tensor::from_fn(shape, |i, j, k| (i + j + k) as f64)
+                && let Ok(fit) = CpAls::params().rank(s[3]).max_iter(3).n_starts(1).fit(&x)
+            {
+                let _ = fit.reconstruct();
             }
         }
         3 => {
@@ -130,7 +130,7 @@ fuzz_target!(|input: &[u8]| {
             let _ = online_bilinear::viterbi::viterbi(&scores, s[0], s[1]);
         }
         8 => {
-            let _ = gop_mmf::ParamGuard::check(&gop_mmf::GopParams::default().threads(s[0]));
+            let _ = gop_mmf::ParamGuard::check(&gop_mmf::GopParams::default().threads(Some(s[0])));
             let _ = sblr::ParamGuard::check(&sblr::SblrParams::default().threads(Some(s[1])));
         }
         _ => {
