@@ -69,6 +69,7 @@ def test_one_partition_is_the_one_machine_fit(client, learner):
     assert dist.predict(X) == one.predict(X)
     assert dist.n_iter_ == one.n_iter_
     assert dist.distributed_["n_shards"] == 1
+    assert len(dist.distributed_["bytes_up"]) == dist.n_iter_ >= 1
     assert all(b > 0 for b in dist.distributed_["bytes_up"])
 
 
