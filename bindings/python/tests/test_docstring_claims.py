@@ -51,11 +51,12 @@ def test_linesearch_values_run_different_searches_with_c1_zero():
         == loss[0.1, "StrongBacktracking"]
 
 
-@pytest.mark.parametrize("algorithm,budget", [("ap", 100), ("bol", 20), ("sp", 20)])
+@pytest.mark.parametrize("algorithm,budget", [("ap", 100), ("pa", 100), ("arow", 100),
+                                              ("bol", 20), ("bcd", 20), ("sp", 20)])
 def test_default_iteration_budgets(algorithm, budget):
     """``max_iterations``: ap, pa, arow 100 epochs by default; bol, bcd, sp 20."""
     X, y = _noisy_corpus(n=30)
-    if algorithm in ("bol", "sp"):
+    if algorithm in ("bol", "bcd", "sp"):
         X = _binary(X)
     crf = CRF(algorithm=algorithm).fit(X, y)
     assert len(crf.training_log_.iterations) == budget
