@@ -56,11 +56,24 @@ impl EncodedSentence {
 pub struct FeatureDict {
     templates: Templates,
     cutoff: usize,
+    /// Written in id order, so that the same dictionary always has the same bytes.
+    #[serde(serialize_with = "ids_in_id_order")]
     ids: HashMap<String, u32>,
     /// `A`, the number of attributes, for a dictionary of attribute data (absent for one
     /// built from templates, and in models saved before attribute data).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     attributes: Option<usize>,
+}
+
+/// Serializes the feature map as a map in the order of the ids (then of the names), not in
+/// the hash map's order, which differs from one map to the next.
+fn ids_in_id_order<S: serde::Serializer>(
+    ids: &HashMap<String, u32>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    let mut pairs: Vec<(&String, &u32)> = ids.iter().collect();
+    pairs.sort_unstable_by(|a, b| (a.1, a.0).cmp(&(b.1, b.0)));
+    serializer.collect_map(pairs)
 }
 
 impl FeatureDict {
