@@ -15,7 +15,7 @@
 //! | `time_limit` | `None` | wall-clock limit of the epochs (online) or of the optimizer (CRF; the CRFsuite backend's run is not cut: the limit is checked after it) | all | |
 //! | `threads` | `None` (all cores) | threads of the Rust CRF's gradient; the online learners run on the calling thread | CRF | `1 ..= 1024` |
 //! | `trace` | true | keep every epoch in the report's trace | all | |
-//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: predictions do not depend on it, up to rounding); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF | finite, `> 0` |
+//! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: a power of two gives the same predictions bit for bit; other values round differently, and a changed mistake changes the later updates: chunking, 1 epoch, F1 84.19 for `C` = 0.25 to 4, 84.37 at 0.1, 82.04 at 10); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |
 //! | `reading` | [`Reading::PerBlock`] | which `F*` bol reads `W` from: per block (ours), or the paper's `1/2 \|\|Theta\|\|_2^2` exactly or through eqs. (9)-(12) as printed | bol | |
 //! | `bcd_solver` | [`BcdSolver::Hamming`] | bcd's start and dual step: ours (Hamming loss, `alpha = 0`, `beta = 1`) or Algorithm 1 with the SVM (7) as printed | bcd | |
