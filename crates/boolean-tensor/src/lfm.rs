@@ -31,7 +31,7 @@ use crate::atom::{BooleanFactor, Decomposition};
 use crate::common::{Workers, check_column_buffers, combine_reports, impute, masked_loss};
 use crate::error::{Result, TensorError};
 use crate::linalg::solve_right_spd;
-use crate::qp::{MixingQp, QpSolver, check_answer};
+use crate::qp::{MixingQp, QpSolver, maximize_checked};
 use crate::tensor::{
     Tensor, check_mode, refold_into, unfold_into, unfolded_position, unfolded_shape,
 };
@@ -481,8 +481,7 @@ fn matrix_atom(
     seed: u64,
 ) -> Result<Option<MatrixAtom>> {
     let (d, m) = (r.nrows(), r.ncols());
-    let mut z = solver.maximize(r, seed)?;
-    check_answer(solver, &z, d)?;
+    let mut z = maximize_checked(solver, r, seed)?;
     if z.iter().all(|&v| v == 0.0) {
         let row = (0..d)
             .max_by(|&i, &j| r.row(i).norm_l2().total_cmp(&r.row(j).norm_l2()))

@@ -208,14 +208,21 @@ pub fn objective(g: MatRef<'_, f64>, z: &[f64]) -> Result<f64> {
         .sum())
 }
 
-/// Checks an answer of `solver` for a `G` with `n` rows against the contract of
-/// [`QpSolver::maximize`] (`n` entries, each `0.0` or `1.0`): the atom searches of BMP
-/// and LFM call it on every answer, so a user solver that breaks the contract stops the
-/// fit with an error instead of a panic or a non-Boolean factor.
+/// `solver`'s answer for `g`, checked against the contract of [`QpSolver::maximize`]
+/// (`g.nrows()` entries, each `0.0` or `1.0`): the atom searches of BMP and LFM ask
+/// through it, so a user solver that breaks the contract stops the fit with an error
+/// instead of a panic or a non-Boolean factor.
 ///
 /// # Errors
-/// [`BlError::InvalidParameter`] naming `solver`.
-pub(crate) fn check_answer(solver: &dyn QpSolver, z: &[f64], n: usize) -> Result<()> {
+/// Those of the solver; [`BlError::InvalidParameter`] naming `solver` for a broken
+/// answer.
+pub(crate) fn maximize_checked(
+    solver: &dyn QpSolver,
+    g: MatRef<'_, f64>,
+    seed: u64,
+) -> Result<Vec<f64>> {
+    let z = solver.maximize(g, seed)?;
+    let n = g.nrows();
     let broken = if z.len() == n {
         z.iter()
             .position(|&v| v != 0.0 && v != 1.0)
@@ -233,7 +240,7 @@ pub(crate) fn check_answer(solver: &dyn QpSolver, z: &[f64], n: usize) -> Result
             value,
             "a 0/1 vector z with one entry per row of G",
         )),
-        None => Ok(()),
+        None => Ok(z),
     }
 }
 

@@ -9,7 +9,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use crate::atom::Atom;
 use crate::error::Result;
 use crate::metrics::best_boolean_fit;
-use crate::qp::{QpSolver, check_answer};
+use crate::qp::{QpSolver, maximize_checked};
 use crate::tensor::{Tensor, check_mode, other_modes, unfolded_view};
 use bl_core::error::build::{invalid, numerical};
 
@@ -70,8 +70,7 @@ pub(super) fn search_in(
 ) -> Result<Candidate> {
     let g = unfolded_view(data, shape, mode, buf);
     let dn = g.nrows();
-    let mut z = solver.maximize(g, seed)?;
-    check_answer(solver, &z, dn)?;
+    let mut z = maximize_checked(solver, g, seed)?;
     let norms = row_norms(g);
     if z.iter().all(|&v| v == 0.0) {
         // Only when R_(n) = 0 (or the solver failed to move): take the heaviest row.
