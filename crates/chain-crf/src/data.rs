@@ -10,6 +10,7 @@
 
 use crate::dict::Dictionary;
 use crate::error::{CrfError, Result, input};
+use bl_core::error::build::invalid;
 
 /// The label id of a held-out item whose label the training data did not have
 /// ([`DatasetBuilder::frozen`]).
@@ -390,21 +391,21 @@ impl Dataset {
         let mut values = 0usize;
         for &s in which {
             if s >= self.len() {
-                return Err(CrfError::Core(bl_core::BlError::InvalidParameter {
-                    name: "sequence index",
-                    value: s.to_string(),
-                    expected: format!("below the number of sequences, {}", self.len()).into(),
-                }));
+                return Err(invalid(
+                    "sequence index",
+                    s,
+                    format!("below the number of sequences, {}", self.len()),
+                ));
             }
             let (a, b) = (self.seq[s], self.seq[s + 1]);
             values = values.saturating_add((self.item[b] - self.item[a]) as usize);
         }
         if values >= u32::MAX as usize {
-            return Err(CrfError::Core(bl_core::BlError::InvalidParameter {
-                name: "which",
-                value: format!("{} sequences with {values} attribute values", which.len()),
-                expected: "fewer than 2^32 - 1 attribute values in the subset".into(),
-            }));
+            return Err(invalid(
+                "which",
+                format!("{} sequences with {values} attribute values", which.len()),
+                "fewer than 2^32 - 1 attribute values in the subset",
+            ));
         }
         let mut out = DatasetBuilder::new().data;
         out.attributes = self.attributes.clone();
