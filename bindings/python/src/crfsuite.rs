@@ -420,6 +420,17 @@ const COMMON: [&str; 4] = [
     "max_iterations",
 ];
 
+/// The parameters `algorithm` takes besides [`parameters_of`]: all of [`COMMON`] for
+/// CRFsuite's trainers (and for a name that is no algorithm), `max_iterations` alone for
+/// the bilinear learners.
+fn common_of(algorithm: &str) -> &'static [&'static str] {
+    if BILINEAR.contains(&algorithm) {
+        &["max_iterations"]
+    } else {
+        &COMMON
+    }
+}
+
 /// The parameters given to one fit, taken out one at a time with a typed getter.
 struct Given<'py> {
     dict: Bound<'py, PyDict>,
@@ -1189,7 +1200,7 @@ fn fit_bilinear<'py>(
     let known = parameters_of(algorithm);
     for key in given.keys() {
         let key: String = key.extract()?;
-        if key != "max_iterations" && !known.contains(&key.as_str()) {
+        if !common_of(algorithm).contains(&key.as_str()) && !known.contains(&key.as_str()) {
             return Err(PyValueError::new_err(format!(
                 "parameter {key} does not apply to algorithm {algorithm:?} (it takes \
                  max_iterations and {}): leave it None",
@@ -1264,12 +1275,7 @@ fn fit_bilinear<'py>(
 #[pyfunction]
 pub fn crfsuite_parameters(algorithm: &str) -> Vec<&'static str> {
     let own = parameters_of(algorithm);
-    let common: &[&str] = if BILINEAR.contains(&algorithm) {
-        &["max_iterations"]
-    } else {
-        &COMMON
-    };
-    common.iter().chain(own).copied().collect()
+    common_of(algorithm).iter().chain(own).copied().collect()
 }
 
 /// Adds the CRF items to the module.
