@@ -138,13 +138,64 @@ fn invalid(
 /// The feature strings of a part of a training corpus with their counts, in order of first
 /// appearance, and its tags in order of first appearance: what a worker sends once so that
 /// the dictionary of the whole corpus can be built without moving the sentences.
+///
+/// Deserializing checks the format tag, the templates, and that no feature and no tag is
+/// listed twice; the error names the field (`FeatureCounts.counts`, ...).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawFeatureCounts")]
 pub struct FeatureCounts {
     format: String,
     templates: Templates,
     counts: Vec<(String, u64)>,
     tags: Vec<String>,
     n_tokens: usize,
+}
+
+/// The serialized form of [`FeatureCounts`], checked by its `TryFrom` on the way in (the
+/// templates by their own).
+#[derive(Deserialize)]
+struct RawFeatureCounts {
+    format: String,
+    templates: Templates,
+    counts: Vec<(String, u64)>,
+    tags: Vec<String>,
+    n_tokens: usize,
+}
+
+impl TryFrom<RawFeatureCounts> for FeatureCounts {
+    type Error = OblError;
+
+    fn try_from(raw: RawFeatureCounts) -> Result<Self> {
+        use bl_core::limits::{first_duplicate, quote};
+        if raw.format != COUNTS_FORMAT {
+            return Err(invalid(
+                "FeatureCounts.format",
+                quote(&raw.format),
+                format!("{COUNTS_FORMAT:?}"),
+            ));
+        }
+        if let Some((i, feature)) = first_duplicate(raw.counts.iter().map(|(f, _)| f.as_str())) {
+            return Err(invalid(
+                "FeatureCounts.counts",
+                format!("feature {} again at index {i}", quote(feature)),
+                "each feature once",
+            ));
+        }
+        if let Some((i, tag)) = first_duplicate(&raw.tags) {
+            return Err(invalid(
+                "FeatureCounts.tags",
+                format!("tag {} again at index {i}", quote(tag)),
+                "each tag once",
+            ));
+        }
+        Ok(Self {
+            format: raw.format,
+            templates: raw.templates,
+            counts: raw.counts,
+            tags: raw.tags,
+            n_tokens: raw.n_tokens,
+        })
+    }
 }
 
 impl FeatureCounts {
@@ -165,7 +216,8 @@ impl FeatureCounts {
 
     /// The counts of the concatenation of the parts, in the order given: each feature's
     /// counts summed, features and tags in order of first appearance in the concatenation
-    /// (so the dictionary and tag set equal those of the whole corpus).
+    /// (so the dictionary and tag set equal those of the whole corpus). Counts, and token
+    /// counts, that would overflow stop at the largest value.
     ///
     /// # Errors
     /// [`bl_core::BlError::Empty`] (in [`OblError::Core`]) for no part;
@@ -207,7 +259,9 @@ impl FeatureCounts {
             templates: first.templates.clone(),
             counts,
             tags,
-            n_tokens: parts.iter().map(|p| p.n_tokens).sum(),
+            n_tokens: parts
+                .iter()
+                .fold(0_usize, |n, p| n.saturating_add(p.n_tokens)),
         })
     }
 
@@ -234,30 +288,13 @@ impl FeatureCounts {
         serde_json::to_string(self).map_err(|e| serde_error("feature counts", e))
     }
 
-    /// Counts from [`to_json`](Self::to_json)'s text, checked: the format, the templates,
-    /// every feature listed once, tags listed once.
+    /// Counts from [`to_json`](Self::to_json)'s text, checked as they are read (see
+    /// [`FeatureCounts`]).
     ///
     /// # Errors
     /// [`OblError::Serde`] naming what is wrong.
     pub fn from_json(text: &str) -> Result<Self> {
-        let out: Self = serde_json::from_str(text).map_err(|e| serde_error("feature counts", e))?;
-        if out.format != COUNTS_FORMAT {
-            return Err(serde_error(
-                "feature counts",
-                format!("format {:?}, expected {COUNTS_FORMAT:?}", out.format),
-            ));
-        }
-        Templates::new(out.templates.as_slice().to_vec())
-            .map_err(|e| serde_error("feature counts: templates", e))?;
-        let mut seen = std::collections::HashSet::new();
-        if !out.counts.iter().all(|(f, _)| seen.insert(f.as_str())) {
-            return Err(serde_error("feature counts", "a feature listed twice"));
-        }
-        let mut seen = std::collections::HashSet::new();
-        if !out.tags.iter().all(|t| seen.insert(t.as_str())) {
-            return Err(serde_error("feature counts", "a tag listed twice"));
-        }
-        Ok(out)
+        serde_json::from_str(text).map_err(|e| serde_error("feature counts", e))
     }
 }
 

@@ -372,16 +372,123 @@ impl SparseWeights {
 /// are `codes[offsets[k]..offsets[k + 1]]` (strictly increasing, each below `width`) with
 /// `values` alongside (see the [module docs](self) for the codes).
 ///
-/// The weights of a fitted model are checked when it is loaded
-/// ([`FittedTagger::from_json`](crate::FittedTagger::from_json)); a value deserialized on
-/// its own is not, and its methods, which index by its offsets and codes, panic on
-/// malformed ones.
+/// Deserializing checks the structure the methods index by, and refuses a value whose
+/// `width` exceeds `2^32` (codes are `u32`), whose `offsets` are not non-decreasing from 0
+/// to the number of codes, whose `values` are not one per code or not finite, or whose
+/// codes are not strictly increasing in each row and below `width` (and one whose row
+/// count times `width` overflows `usize`); the error names the field
+/// (`SparseWeights.offsets`, ...). A model's loader
+/// ([`FittedTagger::from_json`](crate::FittedTagger::from_json)) then checks the row count
+/// and width against the model's features and tags.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawSparseWeights")]
 pub struct SparseWeights {
     width: usize,
     offsets: Vec<usize>,
     codes: Vec<u32>,
     values: Vec<f64>,
+}
+
+/// The serialized form of [`SparseWeights`], checked by its `TryFrom` on the way in.
+#[derive(Deserialize)]
+struct RawSparseWeights {
+    width: usize,
+    offsets: Vec<usize>,
+    codes: Vec<u32>,
+    values: Vec<f64>,
+}
+
+/// The widest rows: codes are `u32`, so none reaches a larger width.
+const MAX_WIDTH: usize = u32::MAX as usize + 1;
+
+impl TryFrom<RawSparseWeights> for SparseWeights {
+    type Error = crate::error::OblError;
+
+    /// Checks in the order of the fields, each in one pass over what was read (nothing is
+    /// allocated).
+    fn try_from(raw: RawSparseWeights) -> Result<Self> {
+        use crate::error::invalid;
+        let RawSparseWeights {
+            width,
+            offsets,
+            codes,
+            values,
+        } = raw;
+        if width > MAX_WIDTH {
+            return Err(invalid(
+                "SparseWeights.width",
+                width,
+                format!("at most {MAX_WIDTH} (codes are u32)"),
+            ));
+        }
+        let n = codes.len();
+        if offsets.first() != Some(&0) {
+            return Err(invalid(
+                "SparseWeights.offsets",
+                format!("first offset {:?}", offsets.first()),
+                format!("non-decreasing offsets starting at 0 and ending at {n} (the codes)"),
+            ));
+        }
+        if let Some(k) = offsets.windows(2).position(|w| w[0] > w[1]) {
+            return Err(invalid(
+                "SparseWeights.offsets",
+                format!(
+                    "offset {k} = {} above offset {} = {}",
+                    offsets[k],
+                    k + 1,
+                    offsets[k + 1]
+                ),
+                "non-decreasing",
+            ));
+        }
+        if let Some(&last) = offsets.last().filter(|&&last| last != n) {
+            return Err(invalid(
+                "SparseWeights.offsets",
+                format!("last offset {last}"),
+                format!("ending at {n} (the number of codes)"),
+            ));
+        }
+        if values.len() != n {
+            return Err(invalid(
+                "SparseWeights.values",
+                format!("{} values for {n} codes", values.len()),
+                "one per code",
+            ));
+        }
+        // The dense form of `n_rows x width` values is indexed in `usize`.
+        let n_rows = offsets.len() - 1;
+        if n_rows.checked_mul(width).is_none() {
+            return Err(invalid(
+                "SparseWeights.width",
+                format!("{width} for {n_rows} rows"),
+                "rows x width within usize",
+            ));
+        }
+        for (k, w) in offsets.windows(2).enumerate() {
+            let row = &codes[w[0]..w[1]];
+            if let Some(j) = row.windows(2).position(|c| c[0] >= c[1]) {
+                return Err(invalid(
+                    "SparseWeights.codes",
+                    format!("row {k}: code {} then {}", row[j], row[j + 1]),
+                    "strictly increasing in each row",
+                ));
+            }
+            if let Some(&c) = row.last().filter(|&&c| c as usize >= width) {
+                return Err(invalid(
+                    "SparseWeights.codes",
+                    format!("row {k}: code {c}"),
+                    format!("below the width {width}"),
+                ));
+            }
+        }
+        bl_core::error::ensure_finite("SparseWeights.values", &values)?;
+        Ok(Self {
+            width,
+            offsets,
+            codes,
+            values,
+        })
+    }
 }
 
 impl SparseWeights {
@@ -432,49 +539,21 @@ impl SparseWeights {
             + self.values.len() * std::mem::size_of::<f64>()
     }
 
-    /// Checks the structure of weights read from outside (a saved model): `n_rows` rows,
-    /// offsets from 0 to the cell count and non-decreasing, codes strictly increasing in
-    /// each row and below `width`, values finite.
+    /// Checks weights handed to a model (a saved model's, a learner's) against the model:
+    /// `n_rows` rows of `width` codes, and finite values (the structure holds for every
+    /// value: deserializing checks it, and the crate builds no other; a learner's arithmetic
+    /// can still overflow to infinity).
     ///
     /// # Errors
-    /// [`bl_core::BlError::ShapeMismatch`] or [`bl_core::BlError::InvalidParameter`] (in
-    /// [`crate::OblError::Core`]) naming the first fault; `NonFinite` for a value.
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::OblError::Core`]) for another width
+    /// or row count; `NonFinite` for a value.
     pub(crate) fn validate(&self, field: &'static str, n_rows: usize, width: usize) -> Result<()> {
-        use crate::error::{invalid, shape};
+        use crate::error::shape;
         if self.width != width {
             return Err(shape(field, format!("width {width}"), self.width));
         }
-        if self.offsets.len() != n_rows + 1 {
-            return Err(shape(
-                field,
-                format!("{} offsets", n_rows + 1),
-                self.offsets.len(),
-            ));
-        }
-        if self.codes.len() != self.values.len() {
-            return Err(shape(field, self.codes.len(), self.values.len()));
-        }
-        if self.offsets[0] != 0
-            || self.offsets[n_rows] != self.codes.len()
-            || self.offsets.windows(2).any(|w| w[0] > w[1])
-        {
-            return Err(invalid(
-                field,
-                "offsets",
-                "non-decreasing from 0 to the number of cells",
-            ));
-        }
-        for k in 0..n_rows {
-            let (codes, _) = self.row(k);
-            if codes.windows(2).any(|w| w[0] >= w[1])
-                || codes.last().is_some_and(|&c| c as usize >= width)
-            {
-                return Err(invalid(
-                    field,
-                    format!("row {k}"),
-                    "strictly increasing codes below the width",
-                ));
-            }
+        if self.n_rows() != n_rows {
+            return Err(shape(field, format!("{n_rows} rows"), self.n_rows()));
         }
         bl_core::error::ensure_finite(field, &self.values)?;
         Ok(())

@@ -5,6 +5,7 @@
 mod common;
 mod crf;
 mod custom_learner;
+mod deserialized;
 mod hostile_sizes;
 mod learners;
 mod metrics;

@@ -109,7 +109,7 @@ fn a_bilinear_tagger_round_trips_and_rejects_every_wrong_shape() {
         ),
         (
             "zero-order weights too short",
-            "zero_order_rows",
+            "SparseWeights.values",
             pop_from("/zero_order_rows/values"),
         ),
         ("a tag fewer", "weights.Bilinear.alpha", pop_from("/tags")),
@@ -179,25 +179,43 @@ fn a_perceptron_tagger_round_trips_and_rejects_damaged_sparse_weights() {
     let w = "/weights/SparseLinear/w";
     let field = "weights.SparseLinear.w";
     let pointer = move |part: &str| format!("{w}/{part}");
+    // Structural faults are refused while the weights are read (naming the weights'
+    // field); the row count and width against the model's features and tags after.
     let cases: Vec<(&str, &str, Edit)> = vec![
         (
             "a value more than codes",
-            field,
+            "SparseWeights.values",
             Box::new(move |v| array(v, &pointer("values")).push(json!(0.0))),
         ),
         (
-            "an offset fewer",
+            "the last offset dropped",
+            "SparseWeights.offsets",
+            Box::new(move |v| {
+                let offsets = array(v, &pointer("offsets"));
+                let last = offsets.pop().unwrap();
+                // Unless the last row was empty, the offsets now end before the cells.
+                if offsets.last() == Some(&last) {
+                    offsets.push(json!(0));
+                }
+            }),
+        ),
+        (
+            "an empty row more",
             field,
-            Box::new(move |v| drop(array(v, &pointer("offsets")).pop())),
+            Box::new(move |v| {
+                let offsets = array(v, &pointer("offsets"));
+                let last = offsets.last().unwrap().clone();
+                offsets.push(last);
+            }),
         ),
         (
             "decreasing offsets",
-            field,
+            "SparseWeights.offsets",
             Box::new(move |v| array(v, &pointer("offsets"))[1] = json!(1_000_000)),
         ),
         (
             "a code beyond the width",
-            field,
+            "SparseWeights.codes",
             Box::new(move |v| {
                 let codes = array(v, &pointer("codes"));
                 let last = codes.len() - 1;
