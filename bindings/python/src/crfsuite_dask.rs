@@ -123,8 +123,8 @@ impl CrfShard {
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         match &self.state {
             State::Read(d) => {
-                let b = py.detach(|| ShardSummary::of(d).to_bytes());
-                Ok(PyBytes::new(py, &b))
+                let b = py.detach(|| ShardSummary::of(d).map(|s| s.to_bytes()));
+                Ok(PyBytes::new(py, &b.map_err(|e| e.to_py())?))
             }
             _ => Err(self.moved()),
         }

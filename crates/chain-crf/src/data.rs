@@ -200,6 +200,30 @@ impl Dataset {
     pub fn labels(&self) -> &Dictionary {
         &self.label_names
     }
+
+    /// Checks that every item's label is in the label dictionary (its id is below
+    /// `labels().len()`), as training and feature generation need; a data set built by
+    /// [`DatasetBuilder::frozen`] can hold [`UNKNOWN_LABEL`], which may be held out but
+    /// not trained on. One pass over the items, no allocation.
+    ///
+    /// # Errors
+    /// [`CrfError::Input`] naming the sequence and position of the first item whose label
+    /// is not in the dictionary.
+    pub fn check_labels(&self) -> Result<()> {
+        let n_labels = self.label_names.len();
+        for s in 0..self.len() {
+            let labels = &self.labels[self.seq[s]..self.seq[s + 1]];
+            if let Some(t) = labels.iter().position(|&y| y as usize >= n_labels) {
+                return Err(input(
+                    s,
+                    t,
+                    "the label is not in the data set's label dictionary (a data set built \
+                     with DatasetBuilder::frozen can be held out, not trained on)",
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Builds a [`Dataset`] one attribute, item and sequence at a time (module docs).

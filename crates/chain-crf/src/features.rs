@@ -43,7 +43,12 @@ pub const NONE: u32 = u32::MAX;
 
 /// The features of a model (module docs): per attribute the labels it has a state
 /// feature for, and per label pair its transition feature id, if it has one.
+///
+/// Every value is consistent: serde's deserialization checks a feature set in full, as
+/// [`FeatureSet::from_bytes`] does (which lists the checks), and refuses an inconsistent
+/// one with an error of the deserializer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawFeatureSet")]
 pub struct FeatureSet {
     n_labels: usize,
     /// `state_off[a]..state_off[a + 1]` are the state features of attribute `a`; feature
@@ -55,6 +60,33 @@ pub struct FeatureSet {
     n_trans: usize,
 }
 
+/// The fields of a [`FeatureSet`] as read, before their check.
+#[derive(Deserialize)]
+struct RawFeatureSet {
+    n_labels: usize,
+    state_off: Vec<u32>,
+    state_label: Vec<u32>,
+    trans: Vec<u32>,
+    n_trans: usize,
+}
+
+impl TryFrom<RawFeatureSet> for FeatureSet {
+    type Error = String;
+
+    /// The feature set of `raw` if it is consistent (what `FeatureSet::from_bytes` checks).
+    fn try_from(raw: RawFeatureSet) -> Result<Self, String> {
+        let set = Self {
+            n_labels: raw.n_labels,
+            state_off: raw.state_off,
+            state_label: raw.state_label,
+            trans: raw.trans,
+            n_trans: raw.n_trans,
+        };
+        set.validate()?;
+        Ok(set)
+    }
+}
+
 impl FeatureSet {
     /// Generates the features of `data` (module docs).
     ///
@@ -63,12 +95,13 @@ impl FeatureSet {
     /// `f64` per state feature when frequencies decide (`min_freq > 0`, or a negative
     /// value in the data).
     ///
-    /// # Panics
-    /// May panic (an index out of bounds) on an item whose label id is not below the
-    /// number of labels: the [`crate::UNKNOWN_LABEL`] of a
+    /// # Errors
+    /// [`crate::CrfError::Input`] naming the first item whose label is not in `data`'s
+    /// label dictionary ([`Dataset::check_labels`]: the [`crate::UNKNOWN_LABEL`] of a
     /// [`crate::DatasetBuilder::frozen`] data set, which can be held out but not trained
-    /// on (the fit refuses it with an error).
-    pub fn generate(data: &Dataset, options: &FeatureOptions) -> Self {
+    /// on), checked before any work.
+    pub fn generate(data: &Dataset, options: &FeatureOptions) -> crate::Result<Self> {
+        data.check_labels()?;
         let l = data.labels().len();
         let n_attrs = data.attributes().len();
         let words = l.div_ceil(64).max(1);
@@ -140,7 +173,7 @@ impl FeatureSet {
             set.state_label = labels;
         }
         set.add_transitions(&trans_freq, options);
-        set
+        Ok(set)
     }
 
     /// The features of counts merged from several data sets (the distributed fit's
@@ -230,31 +263,26 @@ impl FeatureSet {
     }
 
     /// Reads [`FeatureSet::to_bytes`], checking the version and the consistency of the
-    /// whole set.
+    /// whole set, as serde's deserialization does: state offsets that start at 0, never
+    /// decrease and end at the number of state features; the labels of each attribute
+    /// increasing and below `L`; an `L x L` transition table whose entries are
+    /// `u32::MAX` (no feature) or the transition feature ids, numbered consecutively
+    /// after the state features in table order; and a transition count equal to the
+    /// number of those ids.
     ///
     /// # Errors
     /// [`crate::CrfError::Serialized`] for anything else.
     pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes, Kind::Features)?;
-        let n_labels = r.count("the label count")?;
-        let state_off = r.u32s("state offsets")?;
-        let state_label = r.u32s("state labels")?;
-        let trans = r.u32s("transitions")?;
-        let n_trans = r.count("the transition count")?;
-        r.finish()?;
-        if state_off.is_empty() {
-            return Err(bad("feature set: no state offsets"));
-        }
-        let set = Self {
-            n_labels,
-            state_off,
-            state_label,
-            trans,
-            n_trans,
+        let raw = RawFeatureSet {
+            n_labels: r.count("the label count")?,
+            state_off: r.u32s("state offsets")?,
+            state_label: r.u32s("state labels")?,
+            trans: r.u32s("transitions")?,
+            n_trans: r.count("the transition count")?,
         };
-        set.validate(set.state_off.len() - 1, n_labels)
-            .map_err(|m| bad(format!("feature set: {m}")))?;
-        Ok(set)
+        r.finish()?;
+        Self::try_from(raw).map_err(|m| bad(format!("feature set: {m}")))
     }
 
     /// Number of labels `L`.
@@ -283,34 +311,35 @@ impl FeatureSet {
     }
 
     /// The state features of attribute `a`: `(first feature id, labels)`; feature
-    /// `first + j` is `(a, labels[j])`.
+    /// `first + j` is `(a, labels[j])`. An attribute id `>= n_attributes` (unknown to the
+    /// set) has none: `(n_state, [])`.
     #[inline]
     pub fn state_features(&self, a: u32) -> (usize, &[u32]) {
-        let (s, e) = (
-            self.state_off[a as usize] as usize,
-            self.state_off[a as usize + 1] as usize,
-        );
-        (s, &self.state_label[s..e])
+        let a = a as usize;
+        match self.state_off.get(a..a.saturating_add(2)) {
+            Some(&[s, e]) => (s as usize, &self.state_label[s as usize..e as usize]),
+            _ => (self.state_label.len(), &[]),
+        }
     }
 
-    /// The feature id of the state feature `(a, y)`, if there is one.
+    /// The feature id of the state feature `(a, y)`, if there is one (none for an
+    /// attribute id `>= n_attributes` or a label id `>= L`).
     pub fn state_feature(&self, a: u32, y: u32) -> Option<usize> {
         let (first, labels) = self.state_features(a);
         labels.binary_search(&y).ok().map(|j| first + j)
     }
 
-    /// The transition feature id of `(previous, next)`, if there is one.
+    /// The transition feature id of `(previous, next)`, if there is one (none when a label
+    /// id is `>= L`, such as [`crate::UNKNOWN_LABEL`]).
     #[inline]
     pub fn transition(&self, prev: u32, next: u32) -> Option<usize> {
-        let f = self.trans[prev as usize * self.n_labels + next as usize];
+        let l = self.n_labels;
+        let (prev, next) = (prev as usize, next as usize);
+        if prev >= l || next >= l {
+            return None;
+        }
+        let f = self.trans[prev * l + next];
         (f != NONE).then_some(f as usize)
-    }
-
-    /// Attributes with an id `>= n_attributes` (unknown to the model) are skipped: they
-    /// have no feature.
-    #[inline]
-    fn known(&self, a: u32) -> bool {
-        (a as usize) < self.n_attributes()
     }
 
     /// State scores `out[t * L + y] = sum_{(a, v) in item t} v w[(a, y)]` (resized).
@@ -322,9 +351,7 @@ impl FeatureSet {
             let row = &mut out[t * l..(t + 1) * l];
             let (ids, vals) = items.item(t);
             for (&a, &v) in ids.iter().zip(vals) {
-                if !self.known(a) {
-                    continue;
-                }
+                // An attribute unknown to the set has no feature.
                 let (first, labels) = self.state_features(a);
                 for (j, &y) in labels.iter().enumerate() {
                     row[y as usize] += v * w[first + j];
@@ -343,7 +370,8 @@ impl FeatureSet {
 
     /// Calls `f(feature id, value)` for every feature of the label path `labels` on
     /// `items` (a feature firing twice is reported twice): state features `(a, y_t)` with
-    /// the attribute's value, transitions `(y_{t-1}, y_t)` with 1.
+    /// the attribute's value, transitions `(y_{t-1}, y_t)` with 1. Attribute and label
+    /// ids the set does not have (such as [`crate::UNKNOWN_LABEL`]) have no feature.
     pub fn for_each_feature(
         &self,
         items: Items<'_>,
@@ -354,9 +382,7 @@ impl FeatureSet {
             let y = labels[t];
             let (ids, vals) = items.item(t);
             for (&a, &v) in ids.iter().zip(vals) {
-                if self.known(a)
-                    && let Some(k) = self.state_feature(a, y)
-                {
+                if let Some(k) = self.state_feature(a, y) {
                     f(k, v);
                 }
             }
@@ -389,13 +415,10 @@ impl FeatureSet {
             .map(move |(j, &f)| ((j / l) as u32, (j % l) as u32, f as usize))
     }
 
-    /// Checks the internal consistency of a loaded feature set against `n_attributes`
-    /// and `n_labels`; a message on failure.
-    pub(crate) fn validate(&self, n_attributes: usize, n_labels: usize) -> Result<(), String> {
+    /// Checks the internal consistency of a feature set as read (listed at
+    /// [`FeatureSet::from_bytes`]), on which every method relies; a message on failure.
+    fn validate(&self) -> Result<(), String> {
         let l = self.n_labels;
-        if l != n_labels || self.state_off.len() != n_attributes + 1 {
-            return Err("the feature set does not match the dictionaries".into());
-        }
         if self.trans.len() != l.checked_mul(l).ok_or("too many labels")? {
             return Err("the transition table is not L x L".into());
         }
@@ -403,9 +426,12 @@ impl FeatureSet {
             || self.state_off.windows(2).any(|p| p[0] > p[1])
             || *self.state_off.last().unwrap_or(&0) as usize != self.state_label.len()
         {
-            return Err("state feature offsets are not increasing".into());
+            return Err(
+                "state feature offsets do not increase from 0 to the number of state features"
+                    .into(),
+            );
         }
-        for a in 0..n_attributes as u32 {
+        for a in 0..self.n_attributes() as u32 {
             let (_, labels) = self.state_features(a);
             if labels.windows(2).any(|p| p[0] >= p[1]) || labels.iter().any(|&y| y as usize >= l) {
                 return Err(format!("state features of attribute {a} are malformed"));

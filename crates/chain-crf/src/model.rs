@@ -15,7 +15,12 @@ const FORMAT: u32 = 1;
 
 /// A first-order linear-chain CRF: the attribute and label dictionaries, the feature
 /// set and one weight per feature.
+///
+/// Every value is valid: serde's deserialization (which [`Model::from_bytes`] uses) checks
+/// the feature set in full ([`FeatureSet`]), the format version and what [`Model::new`]
+/// checks, and refuses an invalid model with an error of the deserializer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawModel")]
 pub struct Model {
     format: u32,
     attributes: Dictionary,
@@ -24,13 +29,40 @@ pub struct Model {
     weights: Vec<f64>,
 }
 
+/// The fields of a [`Model`] as read, before their check.
+#[derive(Deserialize)]
+struct RawModel {
+    format: u32,
+    attributes: Dictionary,
+    labels: Dictionary,
+    features: FeatureSet,
+    weights: Vec<f64>,
+}
+
+impl TryFrom<RawModel> for Model {
+    type Error = String;
+
+    /// The model of `raw` if it is valid (what `Model::new` checks).
+    fn try_from(raw: RawModel) -> Result<Self, String> {
+        let m = Self {
+            format: raw.format,
+            attributes: raw.attributes,
+            labels: raw.labels,
+            features: raw.features,
+            weights: raw.weights,
+        };
+        m.validate()?;
+        Ok(m)
+    }
+}
+
 impl Model {
     /// A model of `features` with `weights`.
     ///
     /// # Errors
-    /// [`CrfError::Model`] when a dictionary holds a name twice, the feature set does not
-    /// fit the dictionaries (or is malformed), the number of weights is not the number of
-    /// features, or a weight is not finite.
+    /// [`CrfError::Model`] when a dictionary holds a name twice, the feature set has
+    /// another number of attributes or labels than the dictionaries, the number of
+    /// weights is not the number of features, or a weight is not finite.
     pub fn new(
         attributes: Dictionary,
         labels: Dictionary,
@@ -44,32 +76,42 @@ impl Model {
             features,
             weights,
         };
-        m.validate()?;
+        m.validate().map_err(CrfError::Model)?;
         Ok(m)
     }
 
-    fn validate(&self) -> Result<()> {
+    /// Checks what [`Model::new`] lists and the format version (the feature set checks
+    /// its own consistency when it is made or read); a message on failure.
+    fn validate(&self) -> std::result::Result<(), String> {
         if self.format != FORMAT {
-            return Err(CrfError::Model(format!(
+            return Err(format!(
                 "format version {} (this library reads {FORMAT})",
                 self.format
-            )));
+            ));
         }
         if self.attributes.has_duplicates() || self.labels.has_duplicates() {
-            return Err(CrfError::Model("duplicate names in a dictionary".into()));
+            return Err("duplicate names in a dictionary".into());
         }
-        self.features
-            .validate(self.attributes.len(), self.labels.len())
-            .map_err(CrfError::Model)?;
+        if self.features.n_attributes() != self.attributes.len()
+            || self.features.n_labels() != self.labels.len()
+        {
+            return Err(format!(
+                "the feature set has {} attributes and {} labels, the dictionaries {} and {}",
+                self.features.n_attributes(),
+                self.features.n_labels(),
+                self.attributes.len(),
+                self.labels.len()
+            ));
+        }
         if self.weights.len() != self.features.len() {
-            return Err(CrfError::Model(format!(
+            return Err(format!(
                 "{} weights for {} features",
                 self.weights.len(),
                 self.features.len()
-            )));
+            ));
         }
         if let Some(j) = self.weights.iter().position(|w| !w.is_finite()) {
-            return Err(CrfError::Model(format!("weight {j} is not finite")));
+            return Err(format!("weight {j} is not finite"));
         }
         Ok(())
     }
@@ -259,13 +301,13 @@ impl Model {
         serde_json::to_vec(self).expect("a model serializes")
     }
 
-    /// Reads a saved model, checking it fully (sizes, ids, finite weights).
+    /// Reads a saved model, checking it fully (the feature set's consistency as
+    /// [`FeatureSet::from_bytes`] checks it, then what [`Model::new`] checks), as any
+    /// deserialization of a `Model` does.
     ///
     /// # Errors
     /// [`CrfError::Model`] for anything that is not a valid saved model.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let m: Self = serde_json::from_slice(bytes).map_err(|e| CrfError::Model(e.to_string()))?;
-        m.validate()?;
-        Ok(m)
+        serde_json::from_slice(bytes).map_err(|e| CrfError::Model(e.to_string()))
     }
 }

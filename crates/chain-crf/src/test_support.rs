@@ -27,7 +27,8 @@ pub(crate) fn with_all_features(seqs: &[&[Item<'_>]]) -> (Dataset, FeatureSet) {
             all_possible_transitions: true,
             ..FeatureOptions::default()
         },
-    );
+    )
+    .unwrap();
     (data, features)
 }
 

@@ -35,7 +35,8 @@ fn model_with_weights(data: &chain_crf::Dataset, weights: &[f64]) -> Model {
             all_possible_transitions: true,
             ..FeatureOptions::default()
         },
-    );
+    )
+    .unwrap();
     let w: Vec<f64> = (0..features.len())
         .map(|j| weights[j % weights.len()])
         .collect();
@@ -127,7 +128,7 @@ fn feature_generation_follows_crfsuite() {
     let data = toy();
     // (state features, transition features) of `data` with `options`.
     let counts = |options: FeatureOptions| {
-        let f = FeatureSet::generate(&data, &options);
+        let f = FeatureSet::generate(&data, &options).unwrap();
         (f.n_state(), f.len() - f.n_state())
     };
     // Seen pairs only: 3 labels; "len" occurs with D, N, V; each of 6 words with one label.
@@ -147,7 +148,7 @@ fn feature_generation_follows_crfsuite() {
         (vec![("x", -2.0), ("z", 1.0)], "A"),
         (vec![("x", 1.0), ("z", -1.0)], "A"),
     ]]);
-    let f = FeatureSet::generate(&signed, &FeatureOptions::default());
+    let f = FeatureSet::generate(&signed, &FeatureOptions::default()).unwrap();
     assert_eq!((f.n_state(), f.len() - f.n_state()), (1, 1));
     assert!(f.state_feature(0, 0).is_none() && f.state_feature(1, 0).is_some());
     // All possible: 7 attributes x 3 labels, 9 transitions.
@@ -336,4 +337,312 @@ fn holdout_scores_are_logged() {
     // The unknown label can never be right: at most 2 of 3 items, no whole sequence.
     assert!(last.item_accuracy <= 2.0 / 3.0 + 1e-12);
     assert_eq!(last.instance_accuracy, 0.0);
+}
+
+/// Two sequences encoded with `toy()`'s dictionaries by `DatasetBuilder::frozen`; item 2
+/// of sequence 1 has the label `label`.
+fn frozen(label: &str) -> chain_crf::Dataset {
+    let data = toy();
+    let mut b = DatasetBuilder::frozen(data.attributes().clone(), data.labels().clone());
+    let seqs: [&[(&str, &str)]; 2] = [
+        &[("w=the", "D"), ("w=cat", "N")],
+        &[("w=a", "D"), ("w=dog", "N"), ("w=sat", label)],
+    ];
+    for seq in seqs {
+        for (w, y) in seq {
+            b.attribute(w, 1.0).unwrap();
+            b.end_item(y).unwrap();
+        }
+        b.end_sequence().unwrap();
+    }
+    b.finish()
+}
+
+/// Whether `e` is the input error of the unknown label of `frozen(..)`: sequence 1,
+/// position 2, in the variant and in the message.
+fn names_the_unknown_label(e: &CrfError) -> bool {
+    matches!(
+        e,
+        CrfError::Input {
+            sequence: 1,
+            position: 2,
+            ..
+        }
+    ) && e
+        .to_string()
+        .starts_with("sequence 1, position 2: the label is not in")
+}
+
+#[test]
+fn an_unknown_label_is_an_input_error_of_feature_generation() {
+    let (clean, bad) = (frozen("V"), frozen("ZZZ"));
+    assert_eq!(bad.instance(1).labels[2], chain_crf::UNKNOWN_LABEL);
+    assert!(clean.check_labels().is_ok());
+    let err = bad.check_labels().unwrap_err();
+    assert!(names_the_unknown_label(&err), "{err}");
+    for options in [
+        FeatureOptions::default(),
+        FeatureOptions {
+            min_freq: 1.0,
+            all_possible_states: true,
+            all_possible_transitions: true,
+        },
+    ] {
+        let err = FeatureSet::generate(&bad, &options).unwrap_err();
+        assert!(names_the_unknown_label(&err), "{err}");
+        let f = FeatureSet::generate(&clean, &options).unwrap();
+        assert!(f.n_state() > 0 && f.n_labels() == 3);
+    }
+    for name in ["lbfgs", "ap"] {
+        let params = CrfParams::new(Algorithm::from_name(name).unwrap()).max_iter(3);
+        let err = params.fit(&bad).unwrap_err();
+        assert!(names_the_unknown_label(&err), "{name}: {err}");
+        assert!(params.fit(&clean).is_ok(), "{name}");
+    }
+}
+
+#[test]
+fn a_shard_summary_refuses_an_unknown_label() {
+    use chain_crf::distributed::{Plan, ShardSummary};
+    let err = ShardSummary::of(&frozen("ZZZ")).unwrap_err();
+    assert!(names_the_unknown_label(&err), "{err}");
+    let summary = ShardSummary::of(&frozen("V")).unwrap();
+    assert_eq!((summary.sequences(), summary.items()), (2, 5));
+    let plan = Plan::merge(&[summary], &FeatureOptions::default()).unwrap();
+    assert_eq!(
+        plan.features(),
+        &FeatureSet::generate(&frozen("V"), &FeatureOptions::default()).unwrap()
+    );
+}
+
+/// Feature lookups by an attribute or label id the feature set does not have (such as
+/// the `UNKNOWN_LABEL` of held-out data) find no feature; `(0, L)` is not read as the
+/// transition `(1, 0)` of the next row of the table.
+#[test]
+fn feature_lookups_find_nothing_for_ids_out_of_range() {
+    let data = toy();
+    let all_possible = FeatureOptions {
+        all_possible_states: true,
+        all_possible_transitions: true,
+        ..FeatureOptions::default()
+    };
+    let f = FeatureSet::generate(&data, &all_possible).unwrap();
+    let (l, n_attrs) = (f.n_labels() as u32, f.n_attributes() as u32);
+    assert!(f.transition(1, 0).is_some() && f.state_feature(0, 0).is_some());
+    for y in [l, chain_crf::UNKNOWN_LABEL] {
+        assert_eq!(f.transition(0, y), None);
+        assert_eq!(f.transition(y, 0), None);
+        assert_eq!(f.state_feature(0, y), None);
+    }
+    for a in [n_attrs, u32::MAX] {
+        assert_eq!(f.state_features(a), (f.n_state(), &[][..]));
+        assert_eq!(f.state_feature(a, 0), None);
+    }
+    // The features of a held-out sequence whose last label is unknown: those of the
+    // known labels only.
+    let dev = frozen("ZZZ");
+    let x = dev.instance(1);
+    let mut got = Vec::new();
+    f.for_each_feature(x.items, x.labels, |k, v| got.push((k, v)));
+    let a = |name| data.attributes().get(name).unwrap();
+    let y = |name| data.labels().get(name).unwrap();
+    let want = vec![
+        (f.state_feature(a("w=a"), y("D")).unwrap(), 1.0),
+        (f.state_feature(a("w=dog"), y("N")).unwrap(), 1.0),
+        (f.transition(y("D"), y("N")).unwrap(), 1.0),
+    ];
+    assert_eq!(got, want);
+}
+
+/// The serialized form of a feature set (what a saved model holds), written by hand:
+/// attribute `x` with label `A` (feature 0), `y` with `B` (feature 1), and the transition
+/// `A -> B` (feature 2).
+const TINY_FEATURES: &str = r#"{"n_labels":2,"state_off":[0,1,2],"state_label":[0,1],"trans":[4294967295,2,4294967295,4294967295],"n_trans":1}"#;
+
+#[test]
+fn a_deserialized_feature_set_is_checked_in_full() {
+    let data = dataset(&[vec![(vec![("x", 1.0)], "A"), (vec![("y", 1.0)], "B")]]);
+    let f = FeatureSet::generate(&data, &FeatureOptions::default()).unwrap();
+    // The serialized form is unchanged, and reads back.
+    assert_eq!(serde_json::to_string(&f).unwrap(), TINY_FEATURES);
+    assert_eq!(
+        serde_json::from_str::<FeatureSet>(TINY_FEATURES).unwrap(),
+        f
+    );
+    const NONE: &str = "4294967295";
+    let trans = |t: &[&str]| format!(r#""trans":[{}]"#, t.join(","));
+    let ok_trans = trans(&[NONE, "2", NONE, NONE]);
+    // One broken invariant each, with (part of) the message that names it.
+    let cases = [
+        (
+            ok_trans.clone(),
+            trans(&[NONE, "2", NONE]),
+            "transition table is not L x L",
+        ),
+        (
+            r#""n_labels":2"#.into(),
+            r#""n_labels":1099511627776"#.into(),
+            "too many labels",
+        ),
+        (
+            r#""state_off":[0,1,2]"#.into(),
+            r#""state_off":[]"#.into(),
+            "offsets do not increase from 0",
+        ),
+        (
+            r#""state_off":[0,1,2]"#.into(),
+            r#""state_off":[1,1,2]"#.into(),
+            "offsets do not increase from 0",
+        ),
+        (
+            r#""state_off":[0,1,2]"#.into(),
+            r#""state_off":[0,2,1]"#.into(),
+            "offsets do not increase from 0",
+        ),
+        (
+            r#""state_off":[0,1,2]"#.into(),
+            r#""state_off":[0,1,3]"#.into(),
+            "offsets do not increase from 0",
+        ),
+        (
+            r#""state_off":[0,1,2],"state_label":[0,1]"#.into(),
+            r#""state_off":[0,2,2],"state_label":[0,0]"#.into(),
+            "state features of attribute 0 are malformed",
+        ),
+        (
+            r#""state_label":[0,1]"#.into(),
+            r#""state_label":[0,2]"#.into(),
+            "state features of attribute 1 are malformed",
+        ),
+        (
+            ok_trans.clone(),
+            trans(&[NONE, "3", NONE, NONE]),
+            "not consecutive",
+        ),
+        (
+            ok_trans.clone(),
+            trans(&[NONE, "2", "7", NONE]),
+            "not consecutive",
+        ),
+        (
+            ok_trans.clone(),
+            trans(&[NONE, "2", "2", NONE]),
+            "not consecutive",
+        ),
+        (
+            r#""n_trans":1"#.into(),
+            r#""n_trans":2"#.into(),
+            "transition count is wrong",
+        ),
+    ];
+    for (good, bad, message) in cases {
+        assert_eq!(TINY_FEATURES.matches(good.as_str()).count(), 1, "{good}");
+        let text = TINY_FEATURES.replacen(good.as_str(), &bad, 1);
+        let err = serde_json::from_str::<FeatureSet>(&text).unwrap_err();
+        assert!(err.to_string().contains(message), "{text}: {err}");
+    }
+}
+
+#[test]
+fn a_deserialized_model_is_checked_in_full() {
+    let m = CrfParams::new(Algorithm::from_name("ap").unwrap())
+        .max_iter(3)
+        .fit(&toy())
+        .unwrap()
+        .into_model();
+    let bytes = m.to_bytes();
+    // Plain serde reads what `from_bytes` reads, and writes the same bytes again.
+    let back: Model = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(back, m);
+    assert_eq!(serde_json::to_vec(&back).unwrap(), bytes);
+    let text = String::from_utf8(bytes).unwrap();
+    let cases = [
+        ("\"format\":1", "\"format\":7", "format version 7"),
+        (
+            "\"labels\":[\"D\",\"N\"",
+            "\"labels\":[\"D\",\"D\"",
+            "duplicate names",
+        ),
+        (
+            "\"attributes\":[",
+            "\"attributes\":[\"extra\",",
+            "the feature set has 7 attributes and 3 labels, the dictionaries 8 and 3",
+        ),
+        (
+            "\"labels\":[",
+            "\"labels\":[\"Q\",",
+            "the feature set has 7 attributes and 3 labels, the dictionaries 7 and 4",
+        ),
+        ("\"weights\":[", "\"weights\":[0.5,", "weights for"),
+        ("\"n_trans\":", "\"n_trans\":1", "transition count is wrong"),
+    ];
+    for (good, bad, message) in cases {
+        assert_eq!(text.matches(good).count(), 1, "{good}");
+        let bad = text.replacen(good, bad, 1);
+        let err = serde_json::from_str::<Model>(&bad).unwrap_err();
+        assert!(err.to_string().contains(message), "{message}: {err}");
+        match Model::from_bytes(bad.as_bytes()) {
+            Err(CrfError::Model(e)) => assert!(e.contains(message), "{message}: {e}"),
+            other => panic!("{message}: {other:?}"),
+        }
+    }
+}
+
+/// Seeded random edits of a serialized model and feature set: each either fails to read
+/// with an error or reads into a value whose methods all return without panicking.
+#[test]
+fn randomly_edited_models_and_feature_sets_never_panic() {
+    use bl_core::testing::mutate_json;
+    let data = toy();
+    let m = model_with_weights(&data, &[0.5, -1.0, 0.25]);
+    let x = m.encode([
+        [("w=cat", 1.0), ("len", 3.0)],
+        [("w=sat", 1.0), ("len", 2.0)],
+    ]);
+    let x = x.unwrap();
+    let model = serde_json::to_value(&m).unwrap();
+    let features = serde_json::to_value(m.features()).unwrap();
+    let mut rng = bl_core::random::seeded_rng(0x5eed);
+    let mut loaded = [0usize; 2];
+    for round in 0..3000 {
+        let mut value = if round % 2 == 0 {
+            model.clone()
+        } else {
+            features.clone()
+        };
+        for _ in 0..1 + round % 3 {
+            mutate_json(&mut value, &mut rng);
+        }
+        if round % 2 == 0 {
+            let Ok(m) = serde_json::from_value::<Model>(value) else {
+                continue;
+            };
+            loaded[0] += 1;
+            let (path, _) = m.tag(x.items());
+            let _ = m.tag_names(x.items());
+            let _ = m.marginals(x.items());
+            let _ = m.log_probability(x.items(), &path);
+            let _ = m.log_probability(x.items(), &[0, u32::MAX]);
+            let _ = m.state_features().count() + m.transition_features().count();
+        } else {
+            let Ok(f) = serde_json::from_value::<FeatureSet>(value) else {
+                continue;
+            };
+            loaded[1] += 1;
+            let w = vec![0.5; f.len()];
+            let mut out = Vec::new();
+            f.state_scores(x.items(), &w, &mut out);
+            let _ = f.transition_weights(&w);
+            f.for_each_feature(x.items(), &[0, u32::MAX], |k, _| assert!(k < f.len()));
+            let _ = f.iter_state().count() + f.iter_transitions().count();
+            for a in 0..=f.n_attributes() as u32 {
+                let _ = f.state_features(a);
+                for y in 0..=f.n_labels().min(8) as u32 {
+                    let _ = (f.state_feature(a, y), f.transition(a, y));
+                }
+            }
+        }
+    }
+    // Some edits keep a valid value (another finite weight), most do not.
+    assert!(loaded.iter().all(|&n| n > 0), "{loaded:?}");
 }

@@ -101,13 +101,14 @@ pub struct ShardSummary {
 impl ShardSummary {
     /// The summary of a shard's data set (built by [`crate::DatasetBuilder::new`]).
     ///
-    /// # Panics
-    /// As [`FeatureSet::generate`], on an item whose label id is not below the number of
-    /// labels (the [`crate::UNKNOWN_LABEL`] of a [`crate::DatasetBuilder::frozen`] data
-    /// set).
-    pub fn of(data: &Dataset) -> Self {
+    /// # Errors
+    /// [`crate::CrfError::Input`] naming the first item whose label is not in `data`'s
+    /// label dictionary ([`Dataset::check_labels`]: the [`crate::UNKNOWN_LABEL`] of a
+    /// [`crate::DatasetBuilder::frozen`] data set), checked before any work.
+    pub fn of(data: &Dataset) -> Result<Self> {
         let l = data.labels().len();
-        // Every seen pair, whatever its frequency (no threshold applies here).
+        // Every seen pair, whatever its frequency (no threshold applies here); this
+        // checks the labels first.
         let seen = FeatureSet::generate(
             data,
             &FeatureOptions {
@@ -115,7 +116,7 @@ impl ShardSummary {
                 all_possible_states: false,
                 all_possible_transitions: false,
             },
-        );
+        )?;
         let mut freq = vec![0.0; seen.n_state()];
         let mut transitions = vec![0.0; l * l];
         let mut negative = false;
@@ -135,7 +136,7 @@ impl ShardSummary {
             }
         }
         let state = seen.iter_state().map(|(a, y, k)| (a, y, freq[k])).collect();
-        Self {
+        Ok(Self {
             attributes: data.attributes().names().to_vec(),
             labels: data.labels().names().to_vec(),
             state,
@@ -143,7 +144,7 @@ impl ShardSummary {
             negative,
             sequences: data.len() as u64,
             items: data.n_items() as u64,
-        }
+        })
     }
 
     /// Number of sequences of the shard.

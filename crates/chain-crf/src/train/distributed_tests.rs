@@ -60,7 +60,7 @@ fn shards(seqs: &[Raw], cuts: &[usize], options: &FeatureOptions, seed: u64) -> 
     // Summaries and remaps travel as bytes.
     let summaries: Vec<ShardSummary> = locals
         .iter()
-        .map(|d| ShardSummary::from_bytes(&ShardSummary::of(d).to_bytes()).unwrap())
+        .map(|d| ShardSummary::from_bytes(&ShardSummary::of(d).unwrap().to_bytes()).unwrap())
         .collect();
     let plan = Plan::merge(&summaries, options).unwrap();
     let features = FeatureSet::from_bytes(&plan.features().to_bytes()).unwrap();
@@ -119,7 +119,10 @@ fn the_plan_is_one_pass_over_the_concatenated_data() {
                 let (plan, _) = shards(&seqs, &[7, 20, 33], options, 0);
                 assert_eq!(plan.attributes().names(), full.attributes().names());
                 assert_eq!(plan.labels().names(), full.labels().names());
-                assert_eq!(plan.features(), &FeatureSet::generate(&full, options));
+                assert_eq!(
+                    plan.features(),
+                    &FeatureSet::generate(&full, options).unwrap()
+                );
                 assert_eq!(
                     (plan.sequences(), plan.items()),
                     (full.len(), full.n_items())
@@ -135,7 +138,7 @@ fn the_shard_summed_gradient_is_the_one_pass_gradient() {
         let seqs = raw(50, 5, seed, true);
         let full = dataset(&seqs);
         for options in &OPTIONS[..2] {
-            let features = FeatureSet::generate(&full, options);
+            let features = FeatureSet::generate(&full, options).unwrap();
             let w: Vec<f64> = (0..features.len())
                 .map(|j| ((j * 37 % 11) as f64 - 5.0) / 7.0)
                 .collect();
@@ -402,7 +405,7 @@ fn mixing_weighs_by_mistakes_and_accumulates_the_average() {
 fn bytes_round_trip_and_bad_bytes_are_typed_errors() {
     let seqs = raw(10, 3, 1, true);
     let full = dataset(&seqs);
-    let summary = ShardSummary::of(&full);
+    let summary = ShardSummary::of(&full).unwrap();
     let bytes = summary.to_bytes();
     assert_eq!(ShardSummary::from_bytes(&bytes).unwrap(), summary);
     let state = OnlineState::initial(&Algorithm::from_name("arow").unwrap(), 5).unwrap();
@@ -443,7 +446,9 @@ fn bytes_round_trip_and_bad_bytes_are_typed_errors() {
         OnlineState::from_bytes(&neg.to_bytes()).map(|_| ())
     ));
     // Every single-byte change of a feature set is read or refused, never a panic.
-    let fs = FeatureSet::generate(&full, &FeatureOptions::default()).to_bytes();
+    let fs = FeatureSet::generate(&full, &FeatureOptions::default())
+        .unwrap()
+        .to_bytes();
     for i in 0..fs.len() {
         let mut m = fs.clone();
         m[i] ^= 0x5a;

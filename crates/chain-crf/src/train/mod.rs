@@ -380,7 +380,8 @@ impl CrfValidParams {
     /// # Errors
     /// [`bl_core::BlError::Empty`] for a data set without sequences;
     /// [`CrfError::Input`] for an item whose label is not in `data`'s label dictionary
-    /// (the [`crate::UNKNOWN_LABEL`] of a [`crate::DatasetBuilder::frozen`] data set);
+    /// ([`Dataset::check_labels`]: the [`crate::UNKNOWN_LABEL`] of a
+    /// [`crate::DatasetBuilder::frozen`] data set);
     /// [`bl_core::BlError::ShapeMismatch`] for held-out data whose label names or number
     /// of attributes differ from `data`'s; or a trainer's error (a non-finite objective:
     /// [`bl_core::BlError::Numerical`]).
@@ -391,17 +392,7 @@ impl CrfValidParams {
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedCrf> {
         bl_core::error::ensure_nonempty("training sequences", data.len())?;
-        let n_labels = data.labels().len();
-        for (s, x) in data.iter().enumerate() {
-            if let Some(t) = x.labels.iter().position(|&y| y as usize >= n_labels) {
-                return Err(crate::error::input(
-                    s,
-                    t,
-                    "the label is not in the data set's label dictionary (a data set built \
-                     with DatasetBuilder::frozen can be held out, not trained on)",
-                ));
-            }
-        }
+        data.check_labels()?;
         if let Some(h) = holdout
             && (h.labels().names() != data.labels().names()
                 || h.attributes().len() != data.attributes().len())
@@ -414,7 +405,7 @@ impl CrfValidParams {
             .into());
         }
         let start = Instant::now();
-        let features = FeatureSet::generate(data, &self.params.features);
+        let features = FeatureSet::generate(data, &self.params.features)?;
         let pool = self.params.iteration.pool()?;
         let mut job = Job {
             data,

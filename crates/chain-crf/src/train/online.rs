@@ -530,7 +530,8 @@ mod tests {
                     all_possible_transitions: seed % 2 == 0,
                     ..FeatureOptions::default()
                 },
-            );
+            )
+            .unwrap();
             // Integer-valued weights make ties common: the tie rule must agree too.
             let w: Vec<f64> = (0..fs.len())
                 .map(|k| ((k as u64 * 7 + seed) % 5) as f64 - 2.0)
@@ -557,7 +558,7 @@ mod tests {
     fn delta_is_the_dense_difference() {
         for seed in 0..20 {
             let d = data(6, 3, seed);
-            let fs = FeatureSet::generate(&d, &FeatureOptions::default());
+            let fs = FeatureSet::generate(&d, &FeatureOptions::default()).unwrap();
             let mut delta = SparseDelta::default();
             for (s, x) in d.iter().enumerate() {
                 let pred: Vec<u32> = (0..x.labels.len())
