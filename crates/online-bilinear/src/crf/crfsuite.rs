@@ -52,6 +52,11 @@ pub(crate) fn train(
     trainer
         .set("max_iterations", &job.iteration.max_iter.to_string())
         .map_err(crf_error)?;
+    // CRFsuite's `delta` is the same test as the Rust backend's `tol` (the relative
+    // decrease of the objective over the last `period = 10` iterations).
+    trainer
+        .set("delta", &job.iteration.tol.to_string())
+        .map_err(crf_error)?;
     for (enc, y) in encoded.iter().zip(gold) {
         if enc.is_empty() {
             continue;

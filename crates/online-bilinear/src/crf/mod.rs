@@ -22,9 +22,9 @@
 //!   [`mod@crate::viterbi`].
 //! - [`CrfBackend::Crfsuite`]: the CRFsuite binding (its C library is built with cmake),
 //!   only with the non-default Cargo feature `crfsuite`; kept to cross-check ours. It is
-//!   given `c` and `max_iter` alone: its `delta` stays CRFsuite's default `1e-5`
-//!   whatever `tol` is, the fit's `threads` do not reach it, and the time limit is
-//!   checked only after its run.
+//!   given `c`, `max_iter` and `tol` (as its `delta`); the fit's `threads` do not reach
+//!   it (CRFsuite trains on one thread), and the time limit is checked only after its
+//!   run.
 //!
 //! Stopping of the Rust backend (CRFsuite's defaults): at most `max_iter` iterations
 //! (default 100); stop when the relative decrease of the objective over the last
@@ -172,10 +172,11 @@ pub(crate) enum CrfTrained {
 /// How the optimizer's run went.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CrfRun {
-    /// Optimizer iterations (1 for CRFsuite, which reports none).
-    pub(crate) iterations: usize,
-    /// The optimizer's termination (`None` for CRFsuite, which does not tell).
-    pub(crate) termination: Option<TerminationReason>,
+    /// Optimizer iterations (`None` for CRFsuite, which does not tell).
+    pub(crate) iterations: Option<usize>,
+    /// The optimizer's termination ([`TerminationReason::Unreported`] for CRFsuite, which
+    /// does not tell).
+    pub(crate) termination: TerminationReason,
 }
 
 /// Trains a CRF with the job's backend, on the job's threads.
@@ -199,8 +200,8 @@ pub(crate) fn fit(
             Ok((
                 CrfTrained::Crfsuite(model),
                 CrfRun {
-                    iterations: 1,
-                    termination: None,
+                    iterations: None,
+                    termination: TerminationReason::Unreported,
                 },
             ))
         }
@@ -288,8 +289,8 @@ fn fit_rust(
             transition: transition.to_vec(),
         },
         CrfRun {
-            iterations: report.iterations,
-            termination: Some(report.termination),
+            iterations: Some(report.iterations),
+            termination: report.termination,
         },
     ))
 }

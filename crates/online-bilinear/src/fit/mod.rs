@@ -293,23 +293,26 @@ impl TaggerValidParams {
                 hook(&info, model)?;
             }
             // The one outer step ends the way the optimizer ended: converged (change 0
-            // meets the tolerance 0), solved, or out of its budget; out of iterations
-            // (change 1 against the budget of 1 step) otherwise, and for the CRFsuite
-            // backend, which does not tell.
+            // meets the tolerance 0), solved, out of its budget, or unreported (the
+            // CRFsuite backend, which does not tell); at the time limit or out of
+            // iterations (change 1 against the budget of 1 step) otherwise.
             let (change, stop) = match run.termination {
-                Some(TerminationReason::Converged) => (0.0, None),
-                Some(TerminationReason::Solved) => (1.0, Some(Stop::Solved)),
-                Some(TerminationReason::BudgetExhausted) => (1.0, Some(Stop::BudgetExhausted)),
-                _ => (1.0, None),
+                TerminationReason::Converged => (0.0, None),
+                TerminationReason::Solved => (1.0, Some(Stop::Solved)),
+                TerminationReason::BudgetExhausted => (1.0, Some(Stop::BudgetExhausted)),
+                TerminationReason::Unreported => (1.0, Some(Stop::Unreported)),
+                TerminationReason::MaxIterations | TerminationReason::TimeLimit => (1.0, None),
             };
-            Ok::<_, OblError>(
-                Progress::new(errors as f64 / tokens.max(1) as f64, change)
-                    .stop_if(stop)
-                    .with("token_errors", errors as f64)
-                    .with("tokens", tokens as f64)
-                    .with("train_seconds", model.train_seconds)
-                    .with("optimizer_iterations", run.iterations as f64),
-            )
+            let progress = Progress::new(errors as f64 / tokens.max(1) as f64, change)
+                .stop_if(stop)
+                .with("token_errors", errors as f64)
+                .with("tokens", tokens as f64)
+                .with("train_seconds", model.train_seconds);
+            // The optimizer's iteration count, where the backend tells it.
+            Ok::<_, OblError>(match run.iterations {
+                Some(k) => progress.with("optimizer_iterations", k as f64),
+                None => progress,
+            })
         })?;
         Ok(())
     }

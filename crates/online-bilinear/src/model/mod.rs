@@ -35,8 +35,9 @@ pub(crate) use saved::report_from_history;
 /// objective: the epoch's online token error rate; extras `mistakes`, `token_errors`,
 /// `tokens`, `train_seconds`), and one iteration for a CRF (objective: the trained CRF's
 /// token error rate on the training data; extras `token_errors`, `tokens`,
-/// `train_seconds`, `optimizer_iterations`; termination: the optimizer's, or with the
-/// CRFsuite backend, which does not tell, the iteration budget or the time limit).
+/// `train_seconds`, and `optimizer_iterations` except with the CRFsuite backend;
+/// termination: the optimizer's, or [`bl_core::TerminationReason::Unreported`] with the
+/// CRFsuite backend, which does not tell).
 #[derive(Debug, Clone)]
 pub struct FittedTagger {
     pub(crate) learner: String,

@@ -182,3 +182,36 @@ fn a_crf_that_converges_reports_convergence() {
         );
     }
 }
+
+/// The fit's `tol` reaches CRFsuite as its `delta`: with a loose tolerance CRFsuite stops
+/// earlier and trains another model than with the default (the same run gave one model
+/// for every `tol` when `delta` stayed at CRFsuite's default). CRFsuite does not tell how
+/// its run ended, and the report says so.
+#[cfg(feature = "crfsuite")]
+#[test]
+fn the_crfsuite_backend_reads_tol_as_its_delta() {
+    use bl_core::TerminationReason;
+    let train = ambiguous(200, 3);
+    let fit = |tol: f64| {
+        let model = TaggerParams::crf_l2()
+            .c(1.0)
+            .max_iter(500)
+            .tol(tol)
+            .crf_backend(CrfBackend::Crfsuite)
+            .fit(&train)
+            .unwrap();
+        let report = model.report();
+        assert_eq!(report.termination, TerminationReason::Unreported);
+        assert!(report.trace.extra("optimizer_iterations").is_empty());
+        // The saved model without its timings: the weights CRFsuite trained.
+        let mut json: serde_json::Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
+        let saved = json.as_object_mut().unwrap();
+        saved.remove("report");
+        saved.remove("train_seconds");
+        saved.remove("params");
+        json
+    };
+    let default = fit(1e-5);
+    assert_eq!(default, fit(1e-5), "CRFsuite runs are deterministic");
+    assert_ne!(default, fit(0.2));
+}
