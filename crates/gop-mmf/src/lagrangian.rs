@@ -239,14 +239,24 @@ impl Lagrangian {
         self.constant + sparse_dot(&self.slope, x)
     }
 
-    /// `L_t(x, theta)` for `theta` (`K x N` column-major, any values).
+    /// `L_t(x, theta)` for `theta` (`K x N` column-major, any values). Like `x`, `theta`
+    /// reads as 0 beyond its end: a qualifying constraint whose entry
+    /// `sample * k + component` lies past `theta` (or past `usize::MAX`, which a
+    /// deserialized or hand-built Lagrangian may hold) adds nothing.
     #[must_use]
     pub fn eval(&self, x: &[f64], theta: &[f64], k: usize) -> f64 {
+        let entry = |q: &Qualifying| {
+            q.sample
+                .checked_mul(k)
+                .and_then(|i| i.checked_add(q.component))
+                .and_then(|i| theta.get(i).copied())
+                .unwrap_or(0.0)
+        };
         self.constant_at(x)
             + self
                 .qualifying
                 .iter()
-                .map(|q| theta[q.sample * k + q.component] * q.g.eval(x))
+                .map(|q| entry(q) * q.g.eval(x))
                 .sum::<f64>()
     }
 

@@ -5,6 +5,7 @@
 mod arrangement;
 mod certificate;
 mod custom_lp_backend;
+mod deserialized;
 mod doc_claims;
 mod hostile_params;
 mod observed_fit;
