@@ -1,5 +1,6 @@
 """Shared fixtures: the Rust crates' own results on fixed data (see
-``examples/rust_reference.rs``), and the Dask client of the distributed tests."""
+``examples/rust_reference.rs``), the real data sets, and the Dask client of the
+distributed tests."""
 
 import json
 import os
@@ -27,6 +28,26 @@ def rust_reference(tmp_path_factory):
         )
     with open(path) as f:
         return json.load(f)
+
+
+@pytest.fixture(scope="session")
+def real_data():
+    """A function from a path inside the data cache (``$BILINEAR_DATA_DIR``, else ``data/``
+    at the workspace root, as ``cargo xtask data`` uses) to that file. A missing file skips
+    the test, or fails it when ``$BILINEAR_REQUIRE_DATA`` is set (``.ci/run`` sets it after
+    fetching the data, so a test there cannot pass without reading its data)."""
+    base = pathlib.Path(os.environ.get("BILINEAR_DATA_DIR") or CRATE.parents[1] / "data")
+
+    def find(relative):
+        path = base / relative
+        if not path.exists():
+            message = f"{path} is missing: cargo xtask data fetch {pathlib.Path(relative).parts[0]}"
+            if os.environ.get("BILINEAR_REQUIRE_DATA"):
+                pytest.fail(message)
+            pytest.skip(message)
+        return path
+
+    return find
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ naming the partition; a worker that dies mid-fit makes the fit raise and leaves 
 usable."""
 
 import os
-import pathlib
 import signal
 import threading
 import time
@@ -18,8 +17,6 @@ dask_bag = pytest.importorskip("dask.bag")
 
 from bilinear.crfsuite import CRF  # noqa: E402
 from bilinear.crfsuite.metrics import flat_accuracy_score  # noqa: E402
-
-ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def _synthetic(n=90, seed=0):
@@ -97,15 +94,11 @@ def test_one_partition_is_the_one_machine_fit_bit_for_bit(client):
 
 
 @pytest.fixture(scope="module")
-def chunking():
-    return _chunking()
+def chunking(real_data):
+    return _chunking(real_data("conll2000-subset/chtrain.txt").parent)
 
 
-def _chunking():
-    base = os.environ.get("BILINEAR_DATA_DIR") or str(ROOT / "data")
-    folder = pathlib.Path(base) / "conll2000-subset"
-    if not (folder / "chtrain.txt").exists():
-        pytest.skip(f"{folder} is missing: cargo xtask data fetch conll2000-subset")
+def _chunking(folder):
 
     def read(path):
         sents, cur = [], []

@@ -6,10 +6,10 @@ fit raise while the client stays usable.
 
 The chunking data (conll2000-subset) is read from ``$BILINEAR_DATA_DIR`` (else ``data/``
 at the workspace root, the cache of ``cargo xtask data fetch conll2000-subset``); the
-accuracy test is skipped when it is absent."""
+accuracy test is skipped when it is absent (failed when ``$BILINEAR_REQUIRE_DATA`` is set,
+as in CI)."""
 
 import os
-import pathlib
 import pickle
 import signal
 import time
@@ -23,14 +23,8 @@ from bilinear._tagger_dask import _workers
 pytest.importorskip("distributed")  # the `client` fixture (conftest.py) needs it
 db = pytest.importorskip("dask.bag")
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
 
-
-def _chunking(name):
-    data = os.environ.get("BILINEAR_DATA_DIR") or str(ROOT / "data")
-    path = pathlib.Path(data) / "conll2000-subset" / name
-    if not path.exists():
-        pytest.skip(f"{path} not found (cargo xtask data fetch conll2000-subset)")
+def _chunking(path):
     sentences, tokens, tags = [], [], []
     for line in path.read_text(encoding="utf-8").splitlines():
         parts = line.split()
@@ -74,8 +68,9 @@ def test_one_partition_is_the_one_machine_fit(client, learner):
 
 
 @pytest.mark.parametrize("learner", ["sp", "bol", "bcd"])
-def test_two_partitions_match_one_machine_accuracy_on_chunking(client, learner):
-    train, test = _chunking("chtrain.txt"), _chunking("chtest.txt")
+def test_two_partitions_match_one_machine_accuracy_on_chunking(client, learner, real_data):
+    train = _chunking(real_data("conll2000-subset/chtrain.txt"))
+    test = _chunking(real_data("conll2000-subset/chtest.txt"))
     params = dict(learner=learner, templates="chunking")  # the default budget, 20 epochs
     X, y = [s for s, _ in train], [t for _, t in train]
     Xt, yt = [s for s, _ in test], [t for _, t in test]
