@@ -2,7 +2,8 @@
 //!
 //! Every parameter builder of an iterative algorithm embeds an [`IterationParams`] and
 //! exposes its fields through the setters that [`iteration_setters!`](crate::iteration_setters)
-//! writes; every checked type gives it back through `iteration()`. The engine
+//! writes; every checked type gives it back through `iteration()` (the `..iteration;`
+//! entry of [`knobs!`](crate::params::knobs) writes both, with one doc). The engine
 //! ([`crate::engine::run`]) reads `max_iter`, `tol`, `time_limit` and `trace`; the fit
 //! reads `threads` (through [`IterationParams::install`]).
 //!
@@ -179,10 +180,19 @@ impl Pool {
 /// Builder setters for the [`IterationParams`] embedded in a parameter builder's field
 /// `$field`: `max_iter(usize)`, `tol(f64)`, `time_limit(Option<Duration>)`,
 /// `threads(Option<usize>)`, `trace(bool)` and `iteration(IterationParams)`. Used inside
-/// an `impl` block; see the [module documentation](crate::iteration).
+/// an `impl` block; see the [module documentation](crate::iteration). Doc lines before
+/// `$field` document `iteration(IterationParams)` (default: "Sets all iteration knobs at
+/// once."); the `..iteration;` entry of [`knobs!`](crate::params::knobs) passes its doc
+/// this way, so the setter and the checked type's getter `iteration()` share it.
 #[macro_export]
 macro_rules! iteration_setters {
     ($field:ident) => {
+        $crate::iteration_setters! {
+            /// Sets all iteration knobs at once.
+            $field
+        }
+    };
+    ($(#[$attr:meta])+ $field:ident) => {
         $crate::iteration_setters! {
             @knobs $field;
             /// Sets the iteration budget of the outer loop (`>= 1`).
@@ -199,7 +209,7 @@ macro_rules! iteration_setters {
             trace: bool;
         }
 
-        /// Sets all iteration knobs at once.
+        $(#[$attr])*
         #[must_use]
         pub fn iteration(mut self, iteration: $crate::IterationParams) -> Self {
             self.$field = iteration;

@@ -2,7 +2,9 @@
 //!
 //! Every algorithm has a builder of unchecked parameters (`XParams`: `Default`, or for
 //! chain-crf a constructor taking the trainer, `CrfParams::new(algorithm)`; one setter per
-//! field, written by [`setters!`]) and a checked form (`XValidParams`):
+//! field) and a checked form (`XValidParams`, one getter per field). A knob whose setter
+//! only stores and whose getter only reads is declared once, for both sides, by
+//! [`knobs!`] ([`setters!`] and [`getters!`] write the others).
 //! [`ParamGuard::check`] validates every field with the functions below and returns the
 //! checked form, so a fit never reads an unchecked value. `Fit` (see [`crate::fit`]) is
 //! implemented on the checked form; the builder fits through a blanket implementation that
@@ -15,7 +17,8 @@
 //!   The builder has no getters (it is read after `check()`).
 //! - **Iterative fits** embed an [`IterationParams`](crate::IterationParams) (budget,
 //!   tolerance, time limit, threads, trace) with the setters of
-//!   [`iteration_setters!`](crate::iteration_setters) and the getter `iteration()`.
+//!   [`iteration_setters!`](crate::iteration_setters) and the getter `iteration()`
+//!   (both written by the `..iteration;` entry of [`knobs!`]).
 //! - **Plug-ins** are `Arc<dyn Trait>` fields (see [`crate::extension`]); `check()` calls
 //!   their own `check()`.
 //!
@@ -82,8 +85,11 @@ pub use crate::setters;
 
 /// Plain-name getters of a checked params type, written once: each `field: Type;` (after
 /// its doc lines) becomes `#[must_use] pub fn field(&self) -> Type { self.field }` (a copy),
-/// and each `field: &Type;` becomes `pub fn field(&self) -> &Type { &self.field }`. Used
-/// inside an `impl` block of a checked type.
+/// each `field: &Type;` becomes `pub fn field(&self) -> &Type { &self.field }`, and
+/// `..field;` (the embedded [`IterationParams`](crate::IterationParams)) becomes
+/// `pub fn iteration(&self) -> &IterationParams { &self.field }`: the entries of
+/// [`knobs!`], so a list written for it also gives the getters of a second checked type.
+/// Used inside an `impl` block of a checked type.
 ///
 /// ```
 /// #[derive(Debug)]
@@ -125,6 +131,14 @@ pub use crate::setters;
 #[macro_export]
 macro_rules! getters {
     (in $inner:tt;) => {};
+    (in $inner:tt; $(#[$attr:meta])* ..$field:ident; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn iteration(&self) -> &$crate::IterationParams {
+            &self.$inner.$field
+        }
+        $crate::getters! { in $inner; $($rest)* }
+    };
     (in $inner:tt; $(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
         $(#[$attr])*
         #[must_use]
@@ -142,6 +156,14 @@ macro_rules! getters {
         $crate::getters! { in $inner; $($rest)* }
     };
     () => {};
+    ($(#[$attr:meta])* ..$field:ident; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn iteration(&self) -> &$crate::IterationParams {
+            &self.$field
+        }
+        $crate::getters! { $($rest)* }
+    };
     ($(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
         $(#[$attr])*
         #[must_use]
@@ -161,6 +183,96 @@ macro_rules! getters {
 }
 
 pub use crate::getters;
+
+/// The knobs of a parameter builder and of its checked type, each declared once: one
+/// list of `field: Type;` entries (each after its doc lines) writes the builder's setter
+/// (as [`setters!`] does) and the checked type's getter (as [`getters!`] does), both with
+/// the same doc. Write the doc as a noun phrase that reads right on both sides, with the
+/// default and the valid range (`/// The penalty (default 1.0, finite and > 0).`), so
+/// they are stated once. Used at item level (it writes the two `impl` blocks).
+///
+/// The first line names the two types and how the checked type reaches the builder's
+/// fields: `Builder => Checked in params;` (the builder is held in the field `params`),
+/// `Builder => Checked in 0;` (a newtype), or `Builder => Checked;` (the checked type has
+/// the builder's fields itself). Then the entries:
+/// - `field: Type;` — `pub fn field(mut self, field: Type) -> Self` on the builder and
+///   `pub fn field(&self) -> Type` (a copy) on the checked type;
+/// - `field: &Type;` — the setter takes `Type`, the getter lends `&Type`;
+/// - `..field;` — the embedded [`IterationParams`](crate::IterationParams) in `field`:
+///   the setters of [`iteration_setters!`](crate::iteration_setters) on the builder (the
+///   doc goes to its `iteration(IterationParams)`) and `pub fn iteration(&self) ->
+///   &IterationParams` on the checked type.
+///
+/// Every method is `#[must_use]`. A knob whose setter does more than store its argument,
+/// whose getter is computed, or that exists on one side only is written with [`setters!`],
+/// [`getters!`] or by hand.
+///
+/// ```
+/// use bl_core::IterationParams;
+///
+/// #[derive(Debug, Clone)]
+/// struct RidgeParams { alpha: f64, names: Vec<String>, iteration: IterationParams }
+/// #[derive(Debug)]
+/// struct RidgeValidParams { params: RidgeParams }
+///
+/// bl_core::params::knobs! {
+///     RidgeParams => RidgeValidParams in params;
+///     /// The penalty (default 1.0, finite and > 0).
+///     alpha: f64;
+///     /// The feature names (default none).
+///     names: &Vec<String>;
+///     /// The iteration knobs (default 100 iterations, tolerance 1e-6).
+///     ..iteration;
+/// }
+///
+/// let params = RidgeParams {
+///     alpha: 1.0,
+///     names: Vec::new(),
+///     iteration: IterationParams::new(100, 1e-6),
+/// }
+/// .alpha(0.5)
+/// .names(vec!["a".into()])
+/// .max_iter(20);
+/// let checked = RidgeValidParams { params };
+/// assert_eq!((checked.alpha(), checked.names().len()), (0.5, 1));
+/// assert_eq!((checked.iteration().max_iter, checked.iteration().tol), (20, 1e-6));
+/// ```
+#[macro_export]
+macro_rules! knobs {
+    (@setters) => {};
+    (@setters $(#[$attr:meta])* ..$field:ident; $($rest:tt)*) => {
+        $crate::iteration_setters!($(#[$attr])* $field);
+        $crate::knobs! { @setters $($rest)* }
+    };
+    (@setters $(#[$attr:meta])* $field:ident: &$ty:ty; $($rest:tt)*) => {
+        $crate::setters! { $(#[$attr])* $field: $ty; }
+        $crate::knobs! { @setters $($rest)* }
+    };
+    (@setters $(#[$attr:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
+        $crate::setters! { $(#[$attr])* $field: $ty; }
+        $crate::knobs! { @setters $($rest)* }
+    };
+    ($builder:ident => $checked:ident in $inner:tt; $($entries:tt)*) => {
+        impl $builder {
+            $crate::knobs! { @setters $($entries)* }
+        }
+
+        impl $checked {
+            $crate::getters! { in $inner; $($entries)* }
+        }
+    };
+    ($builder:ident => $checked:ident; $($entries:tt)*) => {
+        impl $builder {
+            $crate::knobs! { @setters $($entries)* }
+        }
+
+        impl $checked {
+            $crate::getters! { $($entries)* }
+        }
+    };
+}
+
+pub use crate::knobs;
 
 /// Unchecked parameters that validate into a checked form.
 pub trait ParamGuard {
