@@ -109,47 +109,10 @@ impl Default for GopParams {
 }
 
 impl GopParams {
-    bl_core::iteration_setters!(iteration);
-
     bl_core::params::setters! {
-        /// Sets the number of components `K`.
-        k: usize;
-        /// Sets the l1 budget `P`.
-        budget: f64;
-        /// Sets the tree size at which expansion stops; a fit whose tree reaches it before
-        /// the gap closes ends with
-        /// [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason). The
-        /// expansion that reaches it adds all its children, so the tree may end larger.
-        max_nodes: usize;
-        /// Sets the seed of the random starting point.
-        seed: u64;
         /// Sets the starting `x` (`M x K`, column-major: entry `(j, k)` at `k * M + j`);
-        /// `None` draws one at random in the l1 ball (from `seed`).
+        /// `None` (the default) draws one at random in the l1 ball (from `seed`).
         initial_x: Option<Vec<f64>>;
-        /// Sets the relative filtering tolerance.
-        filter_tol: f64;
-        /// Sets the smallest cell slack (relative to `P`).
-        cell_slack: f64;
-        /// Enables or disables the rank shortcut of the cell enumeration.
-        rank_shortcut: bool;
-        /// Enables or disables the tangent-cone cell enumeration (see
-        /// [`crate::arrangement`]); when off, every node's cells are found by the walk on its
-        /// whole region (the slower reference path).
-        tangent_cone_cells: bool;
-        /// Sets the linearization of the Lagrangian ([`Linearization`]).
-        linearization: Linearization;
-        /// Adds (`true`) or leaves out (`false`, the default, as in the paper's relaxed dual)
-        /// the row `Q >= 0` of the relaxed duals. Without it the lower bound may be negative
-        /// (as in the paper's Fig. 3). With it every bound below 0 is lifted to 0, so nodes tie
-        /// at 0 and best-first selection degrades to oldest-first (more iterations; see
-        /// `docs/measurements/gop-mmf.md`).
-        nonnegative_bound: bool;
-        /// Sets the LP backend (default [`lp_backend::Microlp`]). Any [`LpSolver`] that passes
-        /// [`lp_backend::conformance::conformance`] may be used; a backend without warm starts
-        /// gets them from the trait's default [`LpSolver::prepare`] (cold solves).
-        /// [`ParamGuard::check`] calls the backend's own
-        /// [`check`](bl_core::Extension::check).
-        lp_solver: Arc<dyn LpSolver>;
     }
 }
 
@@ -161,36 +124,51 @@ pub struct GopValidParams {
     params: GopParams,
 }
 
-impl GopValidParams {
-    bl_core::params::getters! {
-        in params;
-        /// Number of components `K`.
-        k: usize;
-        /// The l1 budget `P`.
-        budget: f64;
-        /// The iteration knobs: `max_iter` (node expansions), `tol` (the paper's gap
-        /// tolerance `eps`), `time_limit`, `threads`, `trace`.
-        iteration: &IterationParams;
-        /// The tree size at which expansion stops.
-        max_nodes: usize;
-        /// The seed of the random starting point.
-        seed: u64;
-        /// The relative filtering tolerance.
-        filter_tol: f64;
-        /// The smallest cell slack (relative to `P`).
-        cell_slack: f64;
-        /// Whether the rank shortcut of the cell enumeration is on.
-        rank_shortcut: bool;
-        /// Whether the tangent-cone cell enumeration is on.
-        tangent_cone_cells: bool;
-        /// The linearization of the Lagrangian.
-        linearization: Linearization;
-        /// Whether the relaxed duals carry the row `Q >= 0`.
-        nonnegative_bound: bool;
-        /// The LP backend.
-        lp_solver: &Arc<dyn LpSolver>;
-    }
+bl_core::params::knobs! {
+    GopParams => GopValidParams in params;
+    /// The iteration knobs: `max_iter` (node expansions, default 1000, `>= 1`), `tol` (the
+    /// paper's gap tolerance `eps`, default 0.01, finite and `> 0`), `time_limit`,
+    /// `threads` (of the LPs), `trace`.
+    ..iteration;
+    /// The number of components `K` (default 2, in `2 ..= 12`).
+    k: usize;
+    /// The l1 budget `P` on `x` (default 1.0, finite and `> 0`).
+    budget: f64;
+    /// The tree size at which expansion stops (default 200,000, `>= 1`); a fit whose tree
+    /// reaches it before the gap closes ends with
+    /// [`TerminationReason::BudgetExhausted`](bl_core::engine::TerminationReason). The
+    /// expansion that reaches it adds all its children, so the tree may end larger.
+    max_nodes: usize;
+    /// The seed of the random starting point (default 0).
+    seed: u64;
+    /// The relative filtering tolerance for zero or duplicate hyperplanes (default `1e-9`,
+    /// in `[0, 1e-3]`).
+    filter_tol: f64;
+    /// The smallest cell slack, relative to `P` (default `1e-9`, in `[0, 1e-3]`).
+    cell_slack: f64;
+    /// Whether the rank shortcut of the cell enumeration is on (default on).
+    rank_shortcut: bool;
+    /// Whether the tangent-cone cell enumeration is on (default on; see
+    /// [`crate::arrangement`]); when off, every node's cells are found by the walk on its
+    /// whole region (the slower reference path).
+    tangent_cone_cells: bool;
+    /// The linearization of the Lagrangian ([`Linearization`], default
+    /// [`Linearization::Product`]).
+    linearization: Linearization;
+    /// Whether the relaxed duals carry the row `Q >= 0`: `true` adds it, `false` (the
+    /// default, as in the paper's relaxed dual) leaves it out. Without it the lower bound
+    /// may be negative (as in the paper's Fig. 3). With it every bound below 0 is lifted to
+    /// 0, so nodes tie at 0 and best-first selection degrades to oldest-first (more
+    /// iterations; see `docs/measurements/gop-mmf.md`).
+    nonnegative_bound: bool;
+    /// The LP backend (default [`lp_backend::Microlp`]). Any [`LpSolver`] that passes
+    /// [`lp_backend::conformance::conformance`] may be used; a backend without warm starts
+    /// gets them from the trait's default [`LpSolver::prepare`] (cold solves).
+    /// [`ParamGuard::check`] calls the backend's own [`check`](bl_core::Extension::check).
+    lp_solver: &Arc<dyn LpSolver>;
+}
 
+impl GopValidParams {
     /// The starting `x` (`M x K`, column-major), if one was given.
     #[must_use]
     pub fn initial_x(&self) -> Option<&[f64]> {
