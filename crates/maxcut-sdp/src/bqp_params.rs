@@ -47,25 +47,17 @@ impl Default for BqpParams {
     }
 }
 
-impl BqpParams {
-    bl_core::params::setters! {
-        /// Sets the solver: the mixing method (checked [`crate::MixingParams`], the
-        /// default), [`crate::ExactBqp`], or any [`BooleanQpSolver`].
-        solver: Arc<dyn BooleanQpSolver>;
-    }
-}
-
 /// [`BqpParams`] after [`ParamGuard::check`].
 #[derive(Debug, Clone)]
 pub struct BqpValidParams {
     solver: Arc<dyn BooleanQpSolver>,
 }
 
-impl BqpValidParams {
-    bl_core::params::getters! {
-        /// The solver.
-        solver: &Arc<dyn BooleanQpSolver>;
-    }
+bl_core::params::knobs! {
+    BqpParams => BqpValidParams;
+    /// The solver: the mixing method (checked [`crate::MixingParams`], the default),
+    /// [`crate::ExactBqp`], or any [`BooleanQpSolver`].
+    solver: &Arc<dyn BooleanQpSolver>;
 }
 
 impl ParamGuard for BqpParams {

@@ -164,34 +164,38 @@ impl MixingParams {
         self.rank = rank.into();
         self
     }
+}
 
-    // `max_iter` counts sweeps; `tol` is relative: stop when one sweep raises the
-    // objective by at most `tol * |f|`.
-    bl_core::iteration_setters!(iteration);
-
-    bl_core::params::setters! {
-        /// Sets the number of random hyperplanes tried by the rounding.
-        trials: usize;
-        /// Sets the seed of every random choice (initial `V`, sweep orders, hyperplanes).
-        seed: u64;
-        /// Sets how an implicit `C = G G^T`, or a sparse `C`, is handled (ignored for dense
-        /// `C`): [`LowRankMode::Implicit`] keeps a sparse `C` sparse, [`LowRankMode::Formed`]
-        /// forms it densely, [`LowRankMode::Auto`] forms it when at least
-        /// [`SPARSE_FORM_DENSITY`] of the off-diagonal entries are nonzero and
-        /// `n <= AUTO_FORM_MAX_N`. The iterates are the same up to rounding either way.
-        low_rank: LowRankMode;
-        /// Turns the 1-flip local search after the rounding on or off.
-        local_search: bool;
-        /// Turns on the certified dual bound in [`crate::MixingInfo::certified_bound`] (one
-        /// dense symmetric eigenvalue problem of size `n`, `O(n^3)`; only for `n <= 4096`).
-        certify: bool;
-        /// Sets how the cyclic sweep over a sparse `C` runs ([`SparseSweep`]).
-        sparse_sweep: SparseSweep;
-        /// Sets the coordinate order within a sweep: a built-in ([`Cyclic`],
-        /// [`crate::RandomPermutation`], [`crate::Colored`]) or any type implementing
-        /// [`SweepOrder`] (see [`crate::conformance::sweep_order::conformance`]).
-        order: Arc<dyn SweepOrder>;
-    }
+bl_core::params::knobs! {
+    MixingParams => MixingValidParams in params;
+    /// The iteration knobs: `max_iter` counts sweeps (default 1000, `>= 1`); `tol` is
+    /// relative, stop when one sweep raises the objective by at most `tol * |f|` (default
+    /// `1e-6`, finite and `>= 0`); `time_limit`, `threads`, `trace`.
+    ..iteration;
+    /// The number of random hyperplanes tried by the rounding (default 100, in
+    /// `1 ..= 2^32`; the rounding further refuses `trials x rank > 2^32`).
+    trials: usize;
+    /// The seed of every random choice: initial `V`, sweep orders, hyperplanes (default 0).
+    seed: u64;
+    /// How an implicit `C = G G^T`, or a sparse `C`, is handled (ignored for dense `C`;
+    /// default [`LowRankMode::Auto`]): [`LowRankMode::Implicit`] keeps a sparse `C` sparse,
+    /// [`LowRankMode::Formed`] forms it densely, [`LowRankMode::Auto`] forms it when at
+    /// least [`SPARSE_FORM_DENSITY`] of the off-diagonal entries are nonzero and
+    /// `n <= AUTO_FORM_MAX_N`. The iterates are the same up to rounding either way.
+    low_rank: LowRankMode;
+    /// Whether the 1-flip local search runs after the rounding (default on).
+    local_search: bool;
+    /// Whether the certified dual bound in [`crate::MixingInfo::certified_bound`] is
+    /// computed (default off; one dense symmetric eigenvalue problem of size `n`, `O(n^3)`;
+    /// only for `n <= 4096`).
+    certify: bool;
+    /// How the cyclic sweep over a sparse `C` runs ([`SparseSweep`], default
+    /// [`SparseSweep::Levels`]).
+    sparse_sweep: SparseSweep;
+    /// The coordinate order within a sweep (default [`Cyclic`]): a built-in ([`Cyclic`],
+    /// [`crate::RandomPermutation`], [`crate::Colored`]) or any type implementing
+    /// [`SweepOrder`] (see [`crate::conformance::sweep_order::conformance`]).
+    order: &Arc<dyn SweepOrder>;
 }
 
 /// Two parameter sets are equal when every value is, and their sweep orders have the
@@ -259,23 +263,6 @@ impl MixingValidParams {
         in params;
         /// The requested rank (`None`: automatic).
         rank: Option<usize>;
-        /// The iteration knobs: `max_iter` (sweeps), `tol` (relative gain of one sweep),
-        /// `time_limit`, `threads`, `trace`.
-        iteration: &IterationParams;
-        /// The number of rounding trials.
-        trials: usize;
-        /// The seed.
-        seed: u64;
-        /// The sweep order.
-        order: &Arc<dyn SweepOrder>;
-        /// The low-rank handling.
-        low_rank: LowRankMode;
-        /// Whether the 1-flip local search runs.
-        local_search: bool;
-        /// Whether the certified dual bound is computed.
-        certify: bool;
-        /// How the cyclic sweep over a sparse `C` runs.
-        sparse_sweep: SparseSweep;
     }
 
     /// The rank used for a problem with `n` variables: the requested rank or
