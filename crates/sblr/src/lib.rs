@@ -96,80 +96,60 @@ macro_rules! checked_conversions {
     };
 }
 
-/// The builder setters the binary and the multinomial parameters share: `penalties`,
-/// `unregularized`, `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `stop`, `init`, `seed` and the
-/// iteration knobs.
-macro_rules! bilinear_setters {
-    () => {
-        /// Sets all four penalties `(mu1, mu2, nu1, nu2)` of eq. (5) (eq. (31) for every
-        /// class of the multinomial model).
-        #[must_use]
-        pub fn penalties(mut self, mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
-            (self.mu1, self.mu2, self.nu1, self.nu2) = (mu1, mu2, nu1, nu2);
-            self
+/// The knobs the binary and the multinomial parameters share, declared once, for a builder
+/// and the checked type that wraps it in `.0` (`Builder => Checked`): the setters and
+/// getters of `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `stop`, `init`, `seed` and the iteration
+/// knobs, the setters `penalties` and `unregularized`, and the getter `penalties`.
+macro_rules! bilinear_knobs {
+    ($builder:ident => $checked:ident) => {
+        impl $builder {
+            /// Sets all four penalties `(mu1, mu2, nu1, nu2)` of eq. (5) (eq. (31) for every
+            /// class of the multinomial model).
+            #[must_use]
+            pub fn penalties(mut self, mu1: f64, mu2: f64, nu1: f64, nu2: f64) -> Self {
+                (self.mu1, self.mu2, self.nu1, self.nu2) = (mu1, mu2, nu1, nu2);
+                self
+            }
+
+            /// Sets all penalties to zero: unregularized bilinear logistic regression (BLR).
+            #[must_use]
+            pub fn unregularized(self) -> Self {
+                self.penalties(0.0, 0.0, 0.0, 0.0)
+            }
         }
 
-        /// Sets all penalties to zero: unregularized bilinear logistic regression (BLR).
-        #[must_use]
-        pub fn unregularized(self) -> Self {
-            self.penalties(0.0, 0.0, 0.0, 0.0)
-        }
-
-        bl_core::params::setters! {
-            /// Sets the rank `r` (of every class's factors).
+        bl_core::params::knobs! {
+            $builder => $checked in 0;
+            /// The rank `r` of `U` and `V` (of every class's factors; default 1, `>= 1` and
+            /// at most `min(s, t)`, checked at fit).
             rank: usize;
-            /// Sets the l1 weight on `U` (every `U_c`).
+            /// The l1 weight on `U` (every `U_c`; default 0.01, finite and `>= 0`).
             mu1: f64;
-            /// Sets the squared-l2 weight on `U` (every `U_c`).
+            /// The squared-l2 weight on `U` (every `U_c`; default 0.5, finite and `>= 0`).
             mu2: f64;
-            /// Sets the l1 weight on `V` (every `V_c`).
+            /// The l1 weight on `V` (every `V_c`; default 0.01, finite and `>= 0`).
             nu1: f64;
-            /// Sets the squared-l2 weight on `V` (every `V_c`).
+            /// The squared-l2 weight on `V` (every `V_c`; default 0.5, finite and `>= 0`).
             nu2: f64;
-            /// Chooses the stopping quantity `q^k`.
+            /// The stopping quantity `q^k` (default
+            /// [`StopCriterion::Eq8`](crate::params::StopCriterion::Eq8)).
             stop: $crate::params::StopCriterion;
-            /// Chooses the initialization.
-            init: $crate::params::Init;
-            /// Sets the seed (used by `Init::Random`).
-            seed: u64;
-        }
-
-        bl_core::iteration_setters!(iteration);
-    };
-}
-
-/// The getters the checked binary and multinomial parameters share (reading the builder
-/// held in `.0`): `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `penalties`, `stop`, `init`, `seed`,
-/// `iteration`.
-macro_rules! bilinear_getters {
-    () => {
-        bl_core::params::getters! {
-            in 0;
-            /// Rank `r` (of every class's factors).
-            rank: usize;
-            /// l1 weight on `U` (every `U_c`).
-            mu1: f64;
-            /// Squared-l2 weight on `U` (every `U_c`).
-            mu2: f64;
-            /// l1 weight on `V` (every `V_c`).
-            nu1: f64;
-            /// Squared-l2 weight on `V` (every `V_c`).
-            nu2: f64;
-            /// The stopping quantity `q^k`.
-            stop: $crate::params::StopCriterion;
-            /// The initialization.
+            /// The initialization (default [`Init::MeanSvd`](crate::params::Init::MeanSvd)).
             init: &$crate::params::Init;
-            /// The seed of `Init::Random`.
+            /// The seed of [`Init::Random`](crate::params::Init::Random) (default 0).
             seed: u64;
-            /// Budget (`max_iter` outer iterations), tolerance on `q^k`, time limit, threads
-            /// of the data passes and trace.
-            iteration: &bl_core::IterationParams;
+            /// The iteration knobs: budget (`max_iter` outer iterations, default 500),
+            /// tolerance on `q^k` (default `1e-3`), time limit, threads of the data passes
+            /// and trace.
+            ..iteration;
         }
 
-        /// The four penalties `(mu1, mu2, nu1, nu2)`.
-        #[must_use]
-        pub fn penalties(&self) -> $crate::params::Penalties {
-            $crate::params::Penalties::new(self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2)
+        impl $checked {
+            /// The four penalties `(mu1, mu2, nu1, nu2)`.
+            #[must_use]
+            pub fn penalties(&self) -> $crate::params::Penalties {
+                $crate::params::Penalties::new(self.0.mu1, self.0.mu2, self.0.nu1, self.0.nu2)
+            }
         }
     };
 }

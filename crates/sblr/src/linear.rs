@@ -90,35 +90,20 @@ impl Default for LogisticParams {
     }
 }
 
-impl LogisticParams {
-    bl_core::params::setters! {
-        /// Sets the l1 weight.
-        l1: f64;
-        /// Sets the squared-l2 weight.
-        l2: f64;
-        /// Sets the backtracking floor `L_min` (FISTA's first backtracking trial is at
-        /// `L_min`).
-        l_min: f64;
-        /// Sets the backtracking growth factor `eta`.
-        eta: f64;
-    }
-    bl_core::iteration_setters!(iteration);
-}
-
-impl LogisticValidParams {
-    bl_core::params::getters! {
-        in 0;
-        /// The l1 weight.
-        l1: f64;
-        /// The squared-l2 weight.
-        l2: f64;
-        /// The backtracking floor `L_min`.
-        l_min: f64;
-        /// The backtracking growth factor `eta`.
-        eta: f64;
-        /// FISTA's budget, tolerance, time limit, threads of the products and trace.
-        iteration: &IterationParams;
-    }
+bl_core::params::knobs! {
+    LogisticParams => LogisticValidParams in 0;
+    /// The l1 weight (default 0, finite and `>= 0`).
+    l1: f64;
+    /// The squared-l2 weight (default `1e-2`, finite and `>= 0`).
+    l2: f64;
+    /// The backtracking floor `L_min`: FISTA's first backtracking trial is at `L_min`
+    /// (default `1e-3`, in `[1e-10, 1]`).
+    l_min: f64;
+    /// The backtracking growth factor `eta` (default 2, in `[1.5, 10]`).
+    eta: f64;
+    /// FISTA's budget (default 10000), tolerance (default `1e-6`, finite and `> 0`), time
+    /// limit, threads of the products and trace.
+    ..iteration;
 }
 
 impl ParamGuard for LogisticParams {

@@ -277,14 +277,15 @@ impl PartialEq for SblrParams {
     }
 }
 
-impl SblrValidParams {
-    bilinear_getters!();
+bilinear_knobs!(SblrParams => SblrValidParams);
 
-    bl_core::params::getters! {
-        in 0;
-        /// The block update each iteration runs on `(U, b)` then `(V, b)`.
-        block_update: &Arc<dyn BlockUpdate>;
-    }
+bl_core::params::knobs! {
+    SblrParams => SblrValidParams in 0;
+    /// The block update each iteration runs on `(U, b)` then `(V, b)`:
+    /// [`ProxLinearStep`] (Alg. 2, the default, `l_min = 1e-3`, `eta = 2`),
+    /// [`ExactBlockSolve`] (Alg. 1) or yours; it must pass
+    /// [`crate::conformance::conformance`], and its own `check()` runs in [`ParamGuard::check`].
+    block_update: &Arc<dyn BlockUpdate>;
 }
 
 impl ParamGuard for SblrParams {
@@ -363,15 +364,6 @@ impl SblrParams {
             .mu2(0.01)
             .nu2(0.01)
             .init(Init::LabelWeightedSvd)
-    }
-
-    bilinear_setters!();
-
-    bl_core::params::setters! {
-        /// Sets the block update of each iteration: [`ProxLinearStep`] (Alg. 2, the
-        /// default), [`ExactBlockSolve`] (Alg. 1) or yours; it must pass
-        /// [`crate::conformance::conformance`].
-        block_update: Arc<dyn BlockUpdate>;
     }
 }
 

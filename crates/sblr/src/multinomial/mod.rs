@@ -112,27 +112,16 @@ impl Default for MultinomialParams {
     }
 }
 
-impl MultinomialParams {
-    bilinear_setters!();
+bilinear_knobs!(MultinomialParams => MultinomialValidParams);
 
-    bl_core::params::setters! {
-        /// Sets `L_min` of the step rule.
-        l_min: f64;
-        /// Sets the growth factor `eta` of the step rule.
-        eta: f64;
-    }
-}
-
-impl MultinomialValidParams {
-    bilinear_getters!();
-
-    bl_core::params::getters! {
-        in 0;
-        /// `L_min` of the step rule.
-        l_min: f64;
-        /// Growth factor `eta` of the step rule.
-        eta: f64;
-    }
+bl_core::params::knobs! {
+    MultinomialParams => MultinomialValidParams in 0;
+    /// `L_min` of the step rule (13)/(15) (default `1e-3`, in
+    /// [`L_MIN_RANGE`](crate::params::L_MIN_RANGE)).
+    l_min: f64;
+    /// The growth factor `eta` of the step rule (default 2, in
+    /// [`ETA_RANGE`](crate::params::ETA_RANGE)).
+    eta: f64;
 }
 
 impl SblrParams {
