@@ -92,17 +92,17 @@ impl Default for CpAlsParams {
     }
 }
 
-impl CpAlsParams {
-    bl_core::iteration_setters!(iteration);
-
-    bl_core::params::setters! {
-        /// Sets the rank `R`.
-        rank: usize;
-        /// Sets the number of starts.
-        n_starts: usize;
-        /// Sets the seed.
-        seed: u64;
-    }
+bl_core::params::knobs! {
+    CpAlsParams => CpAlsValidParams in params;
+    /// The iteration knobs (`max_iter` counts ALS sweeps per start; defaults 300 sweeps,
+    /// tolerance `1e-9`).
+    ..iteration;
+    /// The rank `R` (default 10, `>= 1`).
+    rank: usize;
+    /// The number of starts: the HOSVD, then Gaussian (default 3, `>= 1`).
+    n_starts: usize;
+    /// The seed of the Gaussian starts (default 0).
+    seed: u64;
 }
 
 param_guard! {
@@ -114,20 +114,6 @@ param_guard! {
     /// [`bl_core::BlError::InvalidParameter`].
     fn check(&self) {
         check_als_budget(self.rank, self.n_starts, &self.iteration)?;
-    }
-}
-
-impl CpAlsValidParams {
-    bl_core::params::getters! {
-        in params;
-        /// The rank `R`.
-        rank: usize;
-        /// The number of starts.
-        n_starts: usize;
-        /// The seed.
-        seed: u64;
-        /// The iteration knobs (`max_iter` counts ALS sweeps per start).
-        iteration: &IterationParams;
     }
 }
 

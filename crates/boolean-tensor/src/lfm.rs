@@ -104,25 +104,46 @@ impl Default for LfmParams {
     }
 }
 
+/// The knobs of LFM, declared once: the setters of [`LfmParams`] and the getters of
+/// [`LfmValidParams`]; the checked LFMmix parameters [`LfmMixValidParams`] have the same
+/// getters but `mode`'s.
+macro_rules! lfm_knobs {
+    ($(#[$mode_attr:meta])* mode: $mode_ty:ty; $($shared:tt)*) => {
+        bl_core::params::knobs! {
+            LfmParams => LfmValidParams in params;
+            $(#[$mode_attr])*
+            mode: $mode_ty;
+            $($shared)*
+        }
+
+        impl LfmMixValidParams {
+            bl_core::params::getters! { in params; $($shared)* }
+        }
+    };
+}
+
+lfm_knobs! {
+    /// The mode LFM factorizes (default `None`: every mode, the lowest observed loss kept;
+    /// else `Some(0 ..= 2)`). LFMmix does not use it (its check still refuses a mode
+    /// above 2).
+    mode: Option<usize>;
+    /// The iteration knobs (`max_iter` counts Boolean columns; defaults 10 columns,
+    /// tolerance 0).
+    ..iteration;
+    /// The `z` / `v` alternations per atom (default 10).
+    alternations: usize;
+    /// The EM rounds per least-squares solve when entries are missing (default 5, `>= 1`).
+    em_iter: usize;
+    /// The LFMmix block sweeps of the weight refit per step (default 3, `>= 1`).
+    sweeps: usize;
+    /// The seed of the QP solver (default 0).
+    seed: u64;
+    /// The Boolean QP solver (default [`MixingQp::default`]): a built-in one or any user
+    /// type implementing [`QpSolver`] (it should pass [`crate::conformance::conformance`]).
+    solver: &Arc<dyn QpSolver>;
+}
+
 impl LfmParams {
-    bl_core::iteration_setters!(iteration);
-
-    bl_core::params::setters! {
-        /// Sets the mode LFM factorizes (`None`: every mode, the lowest observed loss kept).
-        mode: Option<usize>;
-        /// Sets the alternations per atom.
-        alternations: usize;
-        /// Sets the EM rounds per solve.
-        em_iter: usize;
-        /// Sets the LFMmix refit sweeps.
-        sweeps: usize;
-        /// Sets the Boolean QP solver: a built-in one or any user type implementing
-        /// [`QpSolver`] (it should pass [`crate::conformance::conformance`]).
-        solver: Arc<dyn QpSolver>;
-        /// Sets the seed.
-        seed: u64;
-    }
-
     /// LFMmix with these parameters (`mode` is not used, but still checked).
     #[must_use]
     pub fn mix(self) -> LfmMixParams {
@@ -152,40 +173,6 @@ param_guard! {
     /// solver's parameter error.
     fn check(&self) {
         self.validate()?;
-    }
-}
-
-/// The getters shared by the checked LFM and LFMmix parameters.
-macro_rules! lfm_getters {
-    ($valid:ident) => {
-        impl $valid {
-            bl_core::params::getters! {
-                in params;
-                /// The alternations per atom.
-                alternations: usize;
-                /// The EM rounds per solve.
-                em_iter: usize;
-                /// The LFMmix refit sweeps.
-                sweeps: usize;
-                /// The seed.
-                seed: u64;
-                /// The iteration knobs (`max_iter` counts Boolean columns).
-                iteration: &IterationParams;
-                /// The Boolean QP solver.
-                solver: &Arc<dyn QpSolver>;
-            }
-        }
-    };
-}
-
-lfm_getters!(LfmValidParams);
-lfm_getters!(LfmMixValidParams);
-
-impl LfmValidParams {
-    bl_core::params::getters! {
-        in params;
-        /// The mode factorized (`None`: every mode, the lowest observed loss kept).
-        mode: Option<usize>;
     }
 }
 

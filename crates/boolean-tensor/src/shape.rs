@@ -2,14 +2,16 @@
 //! crate"), written once: the checked parameters with their [`bl_core::ParamGuard`] impl
 //! and plain-name getters, [`bl_core::Fit`] on the checked parameters, and
 //! [`bl_core::Fitted`] for a fitted model that keeps its report in a `report` field.
-//! Trait impls and methods cannot come from a function, hence macros. (Builder setters
-//! come from [`bl_core::params::setters`] and [`bl_core::iteration_setters`].)
+//! Trait impls and methods cannot come from a function, hence macros. (The builder's
+//! setters and the checked type's getters come from [`bl_core::params::knobs`], one doc per
+//! knob; a knob on one side only from [`bl_core::params::setters`] or
+//! [`bl_core::params::getters`].)
 
 /// `Params => ValidParams; fn check(&self) { validations }` declares the checked type
 /// `ValidParams` (one private field, `params`, holding the builder it was checked from)
 /// and implements [`bl_core::ParamGuard`] for `Params`: the validations run (each returns
 /// early with its error), then the parameters are wrapped. The getters of the checked type
-/// come from [`getters!`].
+/// come from [`bl_core::params::knobs!`] (with the builder's setters).
 macro_rules! param_guard {
     (
         $(#[$sattr:meta])*

@@ -86,21 +86,23 @@ impl Default for SustainParams {
     }
 }
 
+bl_core::params::knobs! {
+    SustainParams => SustainValidParams in params;
+    /// The iteration knobs (`max_iter` counts sweeps per start; defaults 100 sweeps,
+    /// tolerance `1e-7`).
+    ..iteration;
+    /// The rank `R` (default 10, `>= 1`).
+    rank: usize;
+    /// The starts per Boolean mode (default 2, `>= 1`).
+    n_starts: usize;
+    /// Whether the Boolean factor is updated column by column (`true`, the default) or
+    /// jointly by least squares and then projected (`false`).
+    hierarchical: bool;
+    /// The seed of the starts (default 0).
+    seed: u64;
+}
+
 impl SustainParams {
-    bl_core::iteration_setters!(iteration);
-
-    bl_core::params::setters! {
-        /// Sets the rank.
-        rank: usize;
-        /// Sets the starts per Boolean mode.
-        n_starts: usize;
-        /// Sets whether the Boolean factor is updated column by column (the default) or
-        /// jointly and then projected.
-        hierarchical: bool;
-        /// Sets the seed.
-        seed: u64;
-    }
-
     /// Sets the modes tried as the Boolean mode.
     #[must_use]
     pub fn boolean_modes(mut self, modes: &[usize]) -> Self {
@@ -125,16 +127,6 @@ param_guard! {
 impl SustainValidParams {
     bl_core::params::getters! {
         in params;
-        /// The rank.
-        rank: usize;
-        /// The starts per Boolean mode.
-        n_starts: usize;
-        /// Whether the Boolean factor is updated column by column.
-        hierarchical: bool;
-        /// The seed.
-        seed: u64;
-        /// The iteration knobs (`max_iter` counts sweeps per start).
-        iteration: &IterationParams;
         /// The modes tried as the Boolean mode.
         boolean_modes: &[usize];
     }

@@ -84,14 +84,17 @@ impl Default for TuckerParams {
     }
 }
 
+bl_core::params::knobs! {
+    TuckerParams => TuckerValidParams in params;
+    /// The iteration knobs (`max_iter` counts EM rounds; defaults 30 rounds, tolerance
+    /// `1e-6`).
+    ..iteration;
+    /// The multilinear rank `(r0, r1, r2)`, capped at the shape by the fit (default
+    /// `(5, 5, 5)`, each `>= 1`).
+    ranks: [usize; 3];
+}
+
 impl TuckerParams {
-    bl_core::iteration_setters!(iteration);
-
-    bl_core::params::setters! {
-        /// Sets the multilinear rank.
-        ranks: [usize; 3];
-    }
-
     /// The multilinear rank `(k, k, k)` that represents `k` atoms (see the module docs).
     #[must_use]
     pub fn for_atoms(self, k: usize) -> Self {
@@ -111,16 +114,6 @@ param_guard! {
             return Err(invalid("ranks", format!("{:?}", self.ranks), "each >= 1"));
         }
         self.iteration.check()?;
-    }
-}
-
-impl TuckerValidParams {
-    bl_core::params::getters! {
-        in params;
-        /// The multilinear rank (before capping at the shape).
-        ranks: [usize; 3];
-        /// The iteration knobs (`max_iter` counts EM rounds).
-        iteration: &IterationParams;
     }
 }
 

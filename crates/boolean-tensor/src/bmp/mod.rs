@@ -136,25 +136,28 @@ impl Default for BmpParams {
     }
 }
 
+bl_core::params::knobs! {
+    BmpParams => BmpValidParams in params;
+    /// The iteration knobs (`max_iter` counts atoms; defaults 10 atoms, tolerance `1e-6`).
+    ..iteration;
+    /// The `z` / singular-pair alternations per candidate (default 10).
+    alternations: usize;
+    /// The refit sweeps after each fully corrective step (default 10; 0 = the paper's
+    /// Algorithm 1, which corrects the coefficients only).
+    refit_sweeps: usize;
+    /// The relative loss decrease below which the refit sweeps stop (default `1e-6`,
+    /// finite and `>= 0`).
+    refit_tol: f64;
+    /// The seed of the QP solver (default 0; atom `t`, counted from 0, mode `n` uses
+    /// `seed + 3 t + n`).
+    seed: u64;
+    /// The Boolean QP solver of the atom search (default [`MixingQp::default`]): a built-in
+    /// one ([`crate::qp::MixingQp`], [`crate::qp::ExactQp`]) or any user type implementing
+    /// [`QpSolver`] (it should pass [`crate::conformance::conformance`]).
+    solver: &Arc<dyn QpSolver>;
+}
+
 impl BmpParams {
-    bl_core::iteration_setters!(iteration);
-
-    bl_core::params::setters! {
-        /// Sets the number of `z` / singular-pair alternations per candidate.
-        alternations: usize;
-        /// Sets the number of refit sweeps after each fully corrective step (0 = the
-        /// paper's Algorithm 1, which corrects the coefficients only).
-        refit_sweeps: usize;
-        /// Sets the relative loss decrease below which the refit sweeps stop.
-        refit_tol: f64;
-        /// Sets the Boolean QP solver of the atom search: a built-in one
-        /// ([`crate::qp::MixingQp`], [`crate::qp::ExactQp`]) or any user type implementing
-        /// [`QpSolver`] (it should pass [`crate::conformance::conformance`]).
-        solver: Arc<dyn QpSolver>;
-        /// Sets the seed.
-        seed: u64;
-    }
-
     /// Restricts the modes searched for atoms.
     #[must_use]
     pub fn modes(mut self, modes: &[usize]) -> Self {
@@ -182,18 +185,6 @@ param_guard! {
 impl BmpValidParams {
     bl_core::params::getters! {
         in params;
-        /// The `z` / singular-pair alternations per candidate.
-        alternations: usize;
-        /// The refit sweeps after each fully corrective step.
-        refit_sweeps: usize;
-        /// The relative loss decrease below which the refit sweeps stop.
-        refit_tol: f64;
-        /// The seed.
-        seed: u64;
-        /// The iteration knobs (`max_iter` counts atoms).
-        iteration: &IterationParams;
-        /// The Boolean QP solver.
-        solver: &Arc<dyn QpSolver>;
         /// The modes searched for atoms.
         modes: &[usize];
     }
