@@ -149,19 +149,6 @@ impl TaggerParams {
         Self::builtin(BuiltIn::CrfL1)
     }
 
-    bl_core::iteration_setters!(iteration);
-
-    bl_core::params::setters! {
-        /// Sets the learner. The iteration knobs stay as they are (the budget of
-        /// [`new`](Self::new) is the first learner's: start from
-        /// `TaggerParams::new(learner)` to get the new learner's).
-        learner: Arc<dyn Learner>;
-        /// Turns per-epoch shuffling on or off.
-        shuffle: bool;
-        /// Sets the seed of the shuffles.
-        seed: u64;
-    }
-
     /// Sets the feature templates (unset: the data decides; see the
     /// [module docs](self)).
     #[must_use]
@@ -193,17 +180,25 @@ pub struct TaggerValidParams {
     params: TaggerParams,
 }
 
+bl_core::params::knobs! {
+    TaggerParams => TaggerValidParams in params;
+    /// The iteration knobs (`max_iter`: epochs or CRF iterations; the defaults are the
+    /// learner's, [`Learner::default_iteration`]).
+    ..iteration;
+    /// The learner (default [`BuiltIn::Bol`]). Setting it leaves the iteration knobs as
+    /// they are (the budget of [`TaggerParams::new`] is the first learner's: start from
+    /// `TaggerParams::new(learner)` to get the new learner's).
+    learner: &Arc<dyn Learner>;
+    /// Whether the training sentences are visited in a fresh random order each epoch
+    /// (default on).
+    shuffle: bool;
+    /// The seed of the shuffles (default 0).
+    seed: u64;
+}
+
 impl TaggerValidParams {
     bl_core::params::getters! {
         in params;
-        /// The learner.
-        learner: &Arc<dyn Learner>;
-        /// The iteration knobs (`max_iter`: epochs or CRF iterations).
-        iteration: &IterationParams;
-        /// Whether the sentences are shuffled each epoch.
-        shuffle: bool;
-        /// The seed of the shuffles.
-        seed: u64;
         /// The cutoff, if set (unset: 1, or the prepared corpus's).
         cutoff: Option<usize>;
         /// The settings the learner is started with.
