@@ -186,8 +186,13 @@ where
     }
 }
 
-/// Result of [`grid_search`].
+/// Result of [`grid_search`]. Deserializing checks that `best` is an index of
+/// `candidates` (the error names `GridSearchResult.best`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    try_from = "RawGridSearchResult<P>",
+    bound(deserialize = "P: Deserialize<'de>")
+)]
 pub struct GridSearchResult<P> {
     /// Every candidate with its cross-validated scores, in the order given.
     pub candidates: Vec<(P, CvScores)>,
@@ -196,8 +201,38 @@ pub struct GridSearchResult<P> {
     pub best: usize,
 }
 
+/// The serialized form of [`GridSearchResult`], checked by its `TryFrom` on the way in.
+#[derive(Deserialize)]
+struct RawGridSearchResult<P> {
+    candidates: Vec<(P, CvScores)>,
+    best: usize,
+}
+
+impl<P> TryFrom<RawGridSearchResult<P>> for GridSearchResult<P> {
+    type Error = SblrError;
+
+    fn try_from(raw: RawGridSearchResult<P>) -> Result<Self> {
+        let n = raw.candidates.len();
+        if raw.best >= n {
+            return Err(bl_core::error::build::invalid(
+                "GridSearchResult.best",
+                raw.best,
+                format!("an index of the {n} candidates"),
+            ));
+        }
+        Ok(Self {
+            candidates: raw.candidates,
+            best: raw.best,
+        })
+    }
+}
+
 impl<P> GridSearchResult<P> {
     /// The best candidate and its scores.
+    ///
+    /// # Panics
+    /// When `best` is not an index of `candidates`, which only a value assembled field by
+    /// field can have: [`grid_search`] and deserializing give valid ones.
     #[must_use]
     pub fn best(&self) -> (&P, &CvScores) {
         let (p, s) = &self.candidates[self.best];

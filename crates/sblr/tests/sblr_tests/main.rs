@@ -9,6 +9,7 @@ mod block_conformance;
 #[path = "../common/mod.rs"]
 mod common;
 mod custom_block_update;
+mod deserialized;
 mod distributed;
 mod doc_claims;
 mod fuzz_regressions;
