@@ -11,7 +11,7 @@
 //! |---|---|---|---|---|
 //! | `learner` | [`BuiltIn::Bol`] | the learning algorithm, `Arc<dyn Learner>`: [`BuiltIn::Bol`], [`BuiltIn::Bcd`], [`BuiltIn::Sp`], [`BuiltIn::CrfL2`], [`BuiltIn::CrfL1`], or a user's [`Learner`] | | its own [`check`](bl_core::Extension::check) |
 //! | `max_iter` | 20 (online), 100 (CRF) | the budget: `T`, epochs (passes over the training data; bcd: one pass for `alpha` then one for `beta` per epoch) for an online learner; L-BFGS / OWL-QN iterations for a CRF | all | `>= 1` |
-//! | `tol` | 0 (online), `1e-5` (CRF) | online: stop after an epoch in which at most this fraction of the sentences caused an update (0: none); CRF: CRFsuite's `delta`, the relative decrease of the objective over the last 10 iterations (the CRFsuite backend keeps its default `1e-5`: see [`crate::crf`]) | all | finite, `>= 0` |
+//! | `tol` | 0 (online), `1e-5` (CRF) | online: stop after an epoch in which at most this fraction of the sentences caused an update (0: none); CRF: CRFsuite's `delta`, the relative decrease of the objective over the last 10 iterations (given to the CRFsuite backend as its `delta`: see [`crate::crf`]) | all | finite, `>= 0` |
 //! | `time_limit` | `None` | wall-clock limit of the epochs (online) or of the optimizer (CRF; the CRFsuite backend's run is not cut: the limit is checked after it) | all | |
 //! | `threads` | `None` (all cores) | threads of the Rust CRF's gradient; the online learners run on the calling thread | CRF | `1 ..= 1024` |
 //! | `trace` | true | keep every epoch in the report's trace | all | |
