@@ -63,7 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     hash_of((
                         bits(model.alpha()),
                         bits(model.beta()),
-                        bits(model.zero_order_weights())
+                        bits(model.zero_order_weights()?)
                     )),
                 );
             }

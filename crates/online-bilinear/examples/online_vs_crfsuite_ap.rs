@@ -122,7 +122,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         + model.beta().map_or(0, <[f64]>::len))
                 },
                 |w| w.heap_bytes(),
-            ) + 8 * model.zero_order_weights().map_or(0, <[f64]>::len);
+            ) + 8 * model.zero_order_weights()?.map_or(0, <[f64]>::len);
             let predicted = paths
                 .iter()
                 .map(|p| p.iter().map(|t| tag_of(t)).collect())

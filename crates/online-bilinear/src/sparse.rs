@@ -375,9 +375,8 @@ impl SparseWeights {
 /// Deserializing checks the structure the methods index by, and refuses a value whose
 /// `width` exceeds `2^32` (codes are `u32`), whose `offsets` are not non-decreasing from 0
 /// to the number of codes, whose `values` are not one per code or not finite, or whose
-/// codes are not strictly increasing in each row and below `width` (and one whose row
-/// count times `width` overflows `usize`); the error names the field
-/// (`SparseWeights.offsets`, ...). A model's loader
+/// codes are not strictly increasing in each row and below `width`; the error names the
+/// field (`SparseWeights.offsets`, ...). A model's loader
 /// ([`FittedTagger::from_json`](crate::FittedTagger::from_json)) then checks the row count
 /// and width against the model's features and tags.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -455,15 +454,6 @@ impl TryFrom<RawSparseWeights> for SparseWeights {
                 "one per code",
             ));
         }
-        // The dense form of `n_rows x width` values is indexed in `usize`.
-        let n_rows = offsets.len() - 1;
-        if n_rows.checked_mul(width).is_none() {
-            return Err(invalid(
-                "SparseWeights.width",
-                format!("{width} for {n_rows} rows"),
-                "rows x width within usize",
-            ));
-        }
         for (k, w) in offsets.windows(2).enumerate() {
             let row = &codes[w[0]..w[1]];
             if let Some(j) = row.windows(2).position(|c| c[0] >= c[1]) {
@@ -521,15 +511,23 @@ impl SparseWeights {
     }
 
     /// The same weights with every cell stored: `K x width`, row-major.
-    pub fn to_dense(&self) -> Vec<f64> {
-        let mut out = vec![0.0; self.n_rows() * self.width];
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when the
+    /// `K x width` values exceed [`bl_core::limits::MAX_ELEMENTS`] or cannot be allocated
+    /// (checked before allocating: weights of a few rows may be wide).
+    pub fn to_dense(&self) -> Result<Vec<f64>> {
+        let mut out: Vec<f64> = bl_core::limits::try_zeroed(
+            "SparseWeights::to_dense (rows x width)",
+            &[self.n_rows(), self.width],
+        )?;
         for k in 0..self.n_rows() {
             let (codes, values) = self.row(k);
             for (&c, &v) in codes.iter().zip(values) {
                 out[k * self.width + c as usize] = v;
             }
         }
-        out
+        Ok(out)
     }
 
     /// Bytes held by the weights (the model's own size).
@@ -585,7 +583,7 @@ mod tests {
                 *s += d;
             }
         }
-        let averaged = rows.snapshot().to_dense();
+        let averaged = rows.snapshot().to_dense().unwrap();
         for (a, s) in averaged.iter().zip(&sum) {
             assert!((a - s / 40.0).abs() < 1e-12, "{a} vs {}", s / 40.0);
         }
@@ -666,8 +664,8 @@ mod tests {
             };
             let snap = rows.snapshot();
             assert!(snap.validate("w", n_rows, width).is_ok());
-            assert_eq!(snap.to_dense(), rows.snapshot_dense());
-            for (got, want) in snap.to_dense().iter().zip(&want) {
+            assert_eq!(snap.to_dense().unwrap(), rows.snapshot_dense());
+            for (got, want) in snap.to_dense().unwrap().iter().zip(&want) {
                 assert!((got - want).abs() < 1e-9, "{got} vs {want}");
             }
             assert!(

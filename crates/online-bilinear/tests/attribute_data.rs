@@ -100,8 +100,8 @@ fn assert_same_weights(corpus_model: &FittedTagger, data_model: &FittedTagger) {
             compared += 1;
         }
         if let (Some(zc), Some(zd)) = (
-            corpus_model.zero_order_weights(),
-            data_model.zero_order_weights(),
+            corpus_model.zero_order_weights().unwrap(),
+            data_model.zero_order_weights().unwrap(),
         ) {
             assert_eq!(row_bits(zc, c, l), row_bits(zd, d, l), "0-order of {c}");
             compared += 1;
@@ -113,8 +113,8 @@ fn assert_same_weights(corpus_model: &FittedTagger, data_model: &FittedTagger) {
     );
     assert_eq!(corpus_model.alpha().is_some(), data_model.alpha().is_some());
     assert_eq!(
-        corpus_model.zero_order_weights().is_some(),
-        data_model.zero_order_weights().is_some()
+        corpus_model.zero_order_weights().unwrap().is_some(),
+        data_model.zero_order_weights().unwrap().is_some()
     );
     assert!(compared >= k, "{compared} rows compared for {k} features");
 }

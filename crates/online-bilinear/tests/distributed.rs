@@ -42,8 +42,12 @@ fn model_bits(m: &FittedTagger) -> Vec<Vec<u64>> {
     vec![
         bits(m.alpha().unwrap_or(&[])),
         bits(m.beta().unwrap_or(&[])),
-        bits(&m.sparse_weights().map(|w| w.to_dense()).unwrap_or_default()),
-        bits(m.zero_order_weights().unwrap_or(&[])),
+        bits(
+            &m.sparse_weights()
+                .map(|w| w.to_dense().unwrap())
+                .unwrap_or_default(),
+        ),
+        bits(m.zero_order_weights().unwrap().unwrap_or(&[])),
     ]
 }
 
@@ -51,8 +55,12 @@ fn model_bits(m: &FittedTagger) -> Vec<Vec<u64>> {
 fn model_values(m: &FittedTagger) -> Vec<f64> {
     let mut out = m.alpha().unwrap_or(&[]).to_vec();
     out.extend_from_slice(m.beta().unwrap_or(&[]));
-    out.extend(m.sparse_weights().map(|w| w.to_dense()).unwrap_or_default());
-    out.extend_from_slice(m.zero_order_weights().unwrap_or(&[]));
+    out.extend(
+        m.sparse_weights()
+            .map(|w| w.to_dense().unwrap())
+            .unwrap_or_default(),
+    );
+    out.extend_from_slice(m.zero_order_weights().unwrap().unwrap_or(&[]));
     out
 }
 

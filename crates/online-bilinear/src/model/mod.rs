@@ -161,10 +161,21 @@ impl FittedTagger {
     /// built-in learners keeps them as sparse rows
     /// ([`zero_order_rows`](Self::zero_order_rows)): the dense array is formed on the
     /// first call and kept with the model.
-    pub fn zero_order_weights(&self) -> Option<&[f64]> {
-        match self.zero_order.as_ref()? {
-            ZeroOrder::Dense(z) => Some(z),
-            ZeroOrder::Sparse(rows) => Some(self.zero_dense.get_or_init(|| rows.to_dense())),
+    ///
+    /// # Errors
+    /// As [`SparseWeights::to_dense`], when the dense array is formed: `K x L` values
+    /// beyond [`bl_core::limits::MAX_ELEMENTS`] or that cannot be allocated.
+    pub fn zero_order_weights(&self) -> Result<Option<&[f64]>> {
+        match &self.zero_order {
+            None => Ok(None),
+            Some(ZeroOrder::Dense(z)) => Ok(Some(z)),
+            Some(ZeroOrder::Sparse(rows)) => {
+                if let Some(z) = self.zero_dense.get() {
+                    return Ok(Some(z));
+                }
+                let dense = rows.to_dense()?;
+                Ok(Some(self.zero_dense.get_or_init(|| dense)))
+            }
         }
     }
 

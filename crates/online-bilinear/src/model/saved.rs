@@ -495,8 +495,8 @@ mod tests {
         ] {
             let model = params.max_iter(3).check().unwrap().fit(&corpus).unwrap();
             let rows = model.zero_order_rows().expect("sparse rows").clone();
-            let dense = model.zero_order_weights().unwrap().to_vec();
-            assert_eq!(dense, rows.to_dense());
+            let dense = model.zero_order_weights().unwrap().unwrap().to_vec();
+            assert_eq!(dense, rows.to_dense().unwrap());
             let mut json: serde_json::Value =
                 serde_json::from_str(&model.to_json().unwrap()).unwrap();
             assert!(json["zero_order"].is_null());

@@ -458,8 +458,8 @@ fn the_sparse_averaged_perceptron_equals_a_brute_force_dense_one() {
         &common::lexicon_corpus(60, 4),
     );
     let (z_sparse, z_brute) = (
-        built_in.zero_order_weights().unwrap(),
-        brute.zero_order_weights().unwrap(),
+        built_in.zero_order_weights().unwrap().unwrap(),
+        brute.zero_order_weights().unwrap().unwrap(),
     );
     assert_eq!(z_sparse.len(), z_brute.len());
     for (a, b) in z_sparse.iter().zip(z_brute) {

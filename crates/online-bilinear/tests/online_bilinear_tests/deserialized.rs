@@ -59,7 +59,7 @@ fn use_sparse(w: &SparseWeights) {
         sum += values.iter().sum::<f64>();
         sum += codes.first().map_or(0.0, |&c| w.get(k, c));
     }
-    sum += w.to_dense().iter().sum::<f64>();
+    sum += w.to_dense().unwrap().iter().sum::<f64>();
     assert!(sum.is_finite() && w.nnz() <= w.heap_bytes());
 }
 
@@ -297,4 +297,14 @@ fn merged_feature_counts_of_huge_token_counts_do_not_overflow() {
     let counts = FeatureCounts::from_json(&text).unwrap();
     let merged = FeatureCounts::merge(&[counts.clone(), counts]).unwrap();
     assert!(merged.n_features() > 0);
+}
+
+/// Two empty rows of width `2^32` are valid weights (codes are `u32`), but their dense form
+/// has `2^33` values: `to_dense` refuses it before allocating (it aborted on the 64 GiB).
+#[test]
+fn the_dense_form_of_wide_sparse_weights_is_refused_before_allocating() {
+    let text = r#"{"width":4294967296,"offsets":[0,0,0],"codes":[],"values":[]}"#;
+    let w: SparseWeights = serde_json::from_str(text).unwrap();
+    let err = w.to_dense().unwrap_err();
+    assert!(crate::common::is_invalid_parameter(&Err::<(), _>(err)));
 }

@@ -92,7 +92,10 @@ fn training_is_deterministic_for_a_seed() {
             a.alpha().is_some() || a.sparse_weights().is_some(),
             "{learner:?}: no weights to compare"
         );
-        assert_eq!(a.zero_order_weights(), b.zero_order_weights());
+        assert_eq!(
+            a.zero_order_weights().unwrap(),
+            b.zero_order_weights().unwrap()
+        );
         assert_eq!(a.alpha(), b.alpha());
         assert_eq!(a.beta(), b.beta());
         assert_eq!(a.sparse_weights(), b.sparse_weights(), "{learner:?}");

@@ -139,7 +139,10 @@ fn sp_with_transitions_only_is_the_perceptron_on_crf_features() {
         .fit(&train)
         .unwrap();
     common::assert_same_tags(&sp, &dense, &test);
-    assert_eq!(sp.zero_order_weights(), dense.zero_order_weights());
+    assert_eq!(
+        sp.zero_order_weights().unwrap(),
+        dense.zero_order_weights().unwrap()
+    );
     // Only the bias feature keeps first-order weights.
     let w = sp.sparse_weights().unwrap();
     let nonempty: Vec<usize> = (0..w.n_rows())
