@@ -403,8 +403,9 @@ const MAX_WIDTH: usize = u32::MAX as usize + 1;
 impl TryFrom<RawSparseWeights> for SparseWeights {
     type Error = crate::error::OblError;
 
-    /// Checks in the order of the fields, each in one pass over what was read (nothing is
-    /// allocated).
+    /// Checks the width, the offsets, the number of values, each row's codes, then the
+    /// values' finiteness, each in one pass over what was read (nothing is allocated but
+    /// an error's message).
     fn try_from(raw: RawSparseWeights) -> Result<Self> {
         use crate::error::invalid;
         let RawSparseWeights {
@@ -424,7 +425,9 @@ impl TryFrom<RawSparseWeights> for SparseWeights {
         if offsets.first() != Some(&0) {
             return Err(invalid(
                 "SparseWeights.offsets",
-                format!("first offset {:?}", offsets.first()),
+                offsets
+                    .first()
+                    .map_or("no offset".to_string(), |o| format!("first offset {o}")),
                 format!("non-decreasing offsets starting at 0 and ending at {n} (the codes)"),
             ));
         }
