@@ -947,7 +947,7 @@ impl IpmPlan {
         if !file.learner.is_online() {
             return Err(serde_error("plan", "not an online learner"));
         }
-        crate::params::check_settings(&file.settings)?;
+        file.settings.check()?;
         Templates::new(file.dict.templates().as_slice().to_vec())
             .map_err(|e| serde_error("plan: templates", e))?;
         Self::assemble(

@@ -16,7 +16,7 @@
 //! | `threads` | `None` (all cores) | threads of the Rust CRF's gradient; the online learners run on the calling thread | CRF | `1 ..= 1024` |
 //! | `trace` | true | keep every epoch in the report's trace | all | |
 //! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: a power of two gives the same predictions bit for bit; other values round differently, and a changed mistake changes the later updates: chunking, 1 epoch, F1 84.19 for `C` = 0.25 to 4, 84.37 at 0.1, 82.04 at 10); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF | finite, `> 0` |
-//! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `>= 1` |
+//! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `1 ..=` [`MAX_POWER_STEPS`](crate::settings::MAX_POWER_STEPS) |
 //! | `reading` | [`Reading::PerBlock`] | which `F*` bol reads `W` from: per block (ours), or the paper's `1/2 \|\|Theta\|\|_2^2` exactly or through eqs. (9)-(12) as printed | bol | |
 //! | `bcd_solver` | [`BcdSolver::Hamming`] | bcd's start and dual step: ours (Hamming loss, `alpha = 0`, `beta = 1`) or Algorithm 1 with the SVM (7) as printed | bcd | |
 //! | `averaging` | false | average the parameters over all steps (bol and bcd: `alpha` and `beta` separately, Sec. 4.3) | bol, bcd, sp | |
@@ -50,7 +50,7 @@
 
 use std::sync::Arc;
 
-use bl_core::params::{at_least, invalid, positive};
+use bl_core::params::{at_least, invalid};
 use bl_core::{IterationParams, ParamGuard};
 
 use crate::error::{OblError, Result};
@@ -234,29 +234,6 @@ settings_accessors! {
     crf_backend: CrfBackend;
 }
 
-/// The range checks of the learner settings (also run when a saved model is loaded).
-pub(crate) fn check_settings(settings: &LearnerSettings) -> Result<()> {
-    positive("c", settings.c)?;
-    at_least("power_steps", settings.power_steps, 1)?;
-    if !settings.crf_backend.is_available() {
-        return Err(invalid(
-            "crf_backend",
-            settings.crf_backend.name(),
-            "`rust` (this build lacks the `crfsuite` Cargo feature)",
-        )
-        .into());
-    }
-    if settings.transitions_only && !settings.zero_order {
-        return Err(invalid(
-            "transitions_only",
-            "true with zero_order false",
-            "zero_order(true): without the 0-order features only the transitions would be left",
-        )
-        .into());
-    }
-    Ok(())
-}
-
 /// `transitions_only` needs a bias template among `templates`.
 pub(crate) fn check_transitions(settings: &LearnerSettings, templates: &Templates) -> Result<()> {
     if settings.transitions_only && !templates.as_slice().contains(&Template::Bias) {
@@ -278,7 +255,7 @@ impl ParamGuard for TaggerParams {
         self.iteration.check()?;
         self.learner.check()?;
         let settings = self.learner_settings;
-        check_settings(&settings)?;
+        settings.check()?;
         if let Some(cutoff) = self.cutoff {
             at_least("cutoff", cutoff, 1)?;
         }

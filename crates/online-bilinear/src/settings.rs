@@ -4,7 +4,15 @@
 //! A leaf module: the parameters ([`crate::params`]) and the learners ([`crate::learner`])
 //! both read it, neither is read by it.
 
+use bl_core::params::{count_in, invalid, positive};
 use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+/// The largest [`LearnerSettings::power_steps`]: bol runs up to this many power steps per
+/// touched block on every mistake (the paper's `R` is 4; the exact spectral reading stops
+/// at the same number).
+pub const MAX_POWER_STEPS: usize = 10_000;
 
 /// Which conjugate `F*` bol reads its rank-1 parameters from (README, "Where we differ from
 /// the paper").
@@ -190,6 +198,37 @@ impl LearnerSettings {
             Setting::TransitionsOnly => self.transitions_only == d.transitions_only,
             Setting::CrfBackend => self.crf_backend == d.crf_backend,
         }
+    }
+
+    /// The range checks of the settings, the ones the parameters' check runs (and a saved
+    /// model's load, and every built-in learner's constructor): `c` finite and `> 0`,
+    /// `power_steps` in `1 ..=` [`MAX_POWER_STEPS`], `crf_backend` available in this
+    /// build, and `transitions_only` only with `zero_order`. A [`Learner`](crate::Learner)
+    /// started directly (not through a fit) can call it first.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) naming the
+    /// first setting out of range.
+    pub fn check(&self) -> Result<()> {
+        positive("c", self.c)?;
+        count_in("power_steps", self.power_steps, 1, MAX_POWER_STEPS)?;
+        if !self.crf_backend.is_available() {
+            return Err(invalid(
+                "crf_backend",
+                self.crf_backend.name(),
+                "`rust` (this build lacks the `crfsuite` Cargo feature)",
+            )
+            .into());
+        }
+        if self.transitions_only && !self.zero_order {
+            return Err(invalid(
+                "transitions_only",
+                "true with zero_order false",
+                "zero_order(true): without the 0-order features only the transitions would be left",
+            )
+            .into());
+        }
+        Ok(())
     }
 
     /// The value of `setting`, for messages.

@@ -39,10 +39,12 @@ impl Bcd {
     /// `averaging`, `zero_order`).
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for no tag,
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for
+    /// `settings` out of range ([`LearnerSettings::check`]), no tag,
     /// more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, `n_features (l + 1)` above
     /// [`bl_core::limits::MAX_ELEMENTS`], or weights that cannot be allocated.
     pub fn new(n_features: usize, l: usize, settings: &LearnerSettings) -> Result<Self> {
+        settings.check()?;
         check_shape(n_features, l)?;
         let (m, n) = (n_features * l, n_features * (l + 1));
         let (alpha0, beta0) = match settings.bcd_solver {

@@ -39,11 +39,12 @@ impl Bol {
     /// `reading`, `averaging`, `zero_order`).
     ///
     /// # Errors
-    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for a zero
-    /// size, more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags,
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for
+    /// `settings` out of range ([`LearnerSettings::check`]), a zero size, more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags,
     /// `n_features (l + 1)` above [`bl_core::limits::MAX_ELEMENTS`], or a state that
     /// cannot be allocated.
     pub fn new(n_features: usize, l: usize, settings: &LearnerSettings) -> Result<Self> {
+        settings.check()?;
         check_shape(n_features, l)?;
         let spectral = |mode| {
             SpectralRankOne::new(n_features, l, l + 1, mode, settings.averaging)

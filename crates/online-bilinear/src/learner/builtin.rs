@@ -94,7 +94,10 @@ impl Learner for BuiltIn {
         }
     }
 
+    /// Checks `settings` ([`LearnerSettings::check`]), then builds the learner ([`Bol::new`],
+    /// [`Bcd::new`], [`Sp::new`]) or names the CRF penalty.
     fn start(&self, shape: LearnerShape, settings: &LearnerSettings) -> Result<Training> {
+        settings.check()?;
         let (k, l) = (shape.n_features, shape.n_tags);
         Ok(match self {
             BuiltIn::Bol => Training::Online(Box::new(Bol::new(k, l, settings)?)),

@@ -152,6 +152,8 @@ pub trait Learner: Extension {
     }
 
     /// Starts a fit for `shape` with `settings`: the online state, or the CRF to train.
+    /// The fit gives it settings that passed [`LearnerSettings::check`]; called directly,
+    /// the built-ins run that check first, and an implementation should too.
     ///
     /// # Errors
     /// A shape or setting the learner cannot work with.

@@ -111,7 +111,8 @@ impl Sp {
     ///
     /// # Errors
     /// `transitions_only` without a bias feature in range;
-    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for no tag,
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) for
+    /// `settings` out of range ([`LearnerSettings::check`]), no tag,
     /// more than [`MAX_TAGS`](crate::viterbi::MAX_TAGS) tags, `n_features (l + 1)` above
     /// [`bl_core::limits::MAX_ELEMENTS`], or stores that cannot be allocated.
     pub fn new(
@@ -120,6 +121,7 @@ impl Sp {
         settings: &LearnerSettings,
         bias: Option<usize>,
     ) -> Result<Self> {
+        settings.check()?;
         check_shape(n_features, l)?;
         let pairs_only_for = match (settings.transitions_only, bias) {
             (false, _) => None,

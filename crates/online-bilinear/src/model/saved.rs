@@ -134,7 +134,7 @@ impl SavedParams {
 
     /// The checks of the values (those of the parameters' check).
     fn check(&self) -> Result<()> {
-        crate::params::check_settings(&self.settings())?;
+        self.settings().check()?;
         bl_core::params::at_least("epochs", self.epochs, 1)?;
         bl_core::params::at_least("cutoff", self.cutoff, 1)?;
         bl_core::params::at_least("crf_max_iterations", self.crf_max_iterations, 1)?;

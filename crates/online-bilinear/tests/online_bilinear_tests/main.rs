@@ -6,6 +6,7 @@ mod common;
 mod crf;
 mod custom_learner;
 mod deserialized;
+mod hostile_calls;
 mod hostile_sizes;
 mod learners;
 mod metrics;
