@@ -39,6 +39,9 @@ impl<'a> Items<'a> {
     }
 
     /// Attribute ids and values of item `t`.
+    ///
+    /// # Panics
+    /// When `t >= len()`, as slice indexing does.
     #[inline]
     pub fn item(&self, t: usize) -> (&'a [u32], &'a [f64]) {
         let base = self.off[0] as usize;
@@ -173,6 +176,10 @@ impl Dataset {
     }
 
     /// Sequence `s`.
+    ///
+    /// # Panics
+    /// When `s >= len()`, as slice indexing does; [`get`](Self::get) returns `None`
+    /// instead.
     pub fn instance(&self, s: usize) -> Instance<'_> {
         let (a, b) = (self.seq[s], self.seq[s + 1]);
         let (lo, hi) = (self.item[a] as usize, self.item[b] as usize);
@@ -184,6 +191,11 @@ impl Dataset {
             },
             labels: &self.labels[a..b],
         }
+    }
+
+    /// Sequence `s`, or `None` when `s >= len()`.
+    pub fn get(&self, s: usize) -> Option<Instance<'_>> {
+        (s < self.len()).then(|| self.instance(s))
     }
 
     /// The sequences in order.

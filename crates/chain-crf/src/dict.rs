@@ -47,7 +47,11 @@ impl Dictionary {
         Some(id)
     }
 
-    /// The name of `id` (panics if `id >= len`; ids come from this dictionary).
+    /// The name of `id` (ids come from this dictionary).
+    ///
+    /// # Panics
+    /// When `id >= len()`, as slice indexing does; `names().get(id as usize)` returns
+    /// `None` instead.
     pub fn name(&self, id: u32) -> &str {
         &self.inner.names[id as usize]
     }

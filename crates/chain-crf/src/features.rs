@@ -12,6 +12,7 @@
 //! Feature ids: the state features first, grouped by attribute in attribute order and by
 //! label within an attribute, then the transitions in `(previous, next)` order.
 
+use bl_core::error::build::shape_mismatch;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Items};
@@ -342,8 +343,26 @@ impl FeatureSet {
         (f != NONE).then_some(f as usize)
     }
 
-    /// State scores `out[t * L + y] = sum_{(a, v) in item t} v w[(a, y)]` (resized).
-    pub fn state_scores(&self, items: Items<'_>, w: &[f64], out: &mut Vec<f64>) {
+    /// State scores `out[t * L + y] = sum_{(a, v) in item t} v w[(a, y)]` (resized to
+    /// `n x L`), with `w` one weight per feature.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::CrfError::Core`]) when `w` does not
+    /// have [`len`](Self::len) entries; `out` is then left as it was.
+    pub fn state_scores(
+        &self,
+        items: Items<'_>,
+        w: &[f64],
+        out: &mut Vec<f64>,
+    ) -> crate::Result<()> {
+        self.check_weights("FeatureSet::state_scores: w (one weight per feature)", w)?;
+        self.state_scores_unchecked(items, w, out);
+        Ok(())
+    }
+
+    /// [`state_scores`](Self::state_scores) for a `w` known to have a weight per feature
+    /// (the trainers'; a shorter `w` panics).
+    pub(crate) fn state_scores_unchecked(&self, items: Items<'_>, w: &[f64], out: &mut Vec<f64>) {
         let l = self.n_labels;
         out.clear();
         out.resize(items.len() * l, 0.0);
@@ -360,19 +379,58 @@ impl FeatureSet {
         }
     }
 
-    /// The dense `L x L` transition weights (0 where there is no feature).
-    pub fn transition_weights(&self, w: &[f64]) -> Vec<f64> {
+    /// The dense `L x L` transition weights (0 where there is no feature) of `w`, one
+    /// weight per feature.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::CrfError::Core`]) when `w` does not
+    /// have [`len`](Self::len) entries.
+    pub fn transition_weights(&self, w: &[f64]) -> crate::Result<Vec<f64>> {
+        self.check_weights(
+            "FeatureSet::transition_weights: w (one weight per feature)",
+            w,
+        )?;
+        Ok(self.transition_weights_unchecked(w))
+    }
+
+    /// [`transition_weights`](Self::transition_weights) for a `w` known to have a weight
+    /// per feature (the trainers'; a shorter `w` panics).
+    pub(crate) fn transition_weights_unchecked(&self, w: &[f64]) -> Vec<f64> {
         self.trans
             .iter()
             .map(|&f| if f == NONE { 0.0 } else { w[f as usize] })
             .collect()
     }
 
-    /// Calls `f(feature id, value)` for every feature of the label path `labels` on
-    /// `items` (a feature firing twice is reported twice): state features `(a, y_t)` with
-    /// the attribute's value, transitions `(y_{t-1}, y_t)` with 1. Attribute and label
-    /// ids the set does not have (such as [`crate::UNKNOWN_LABEL`]) have no feature.
+    /// Calls `f(feature id, value)` for every feature of the label path `labels` (one
+    /// label per item) on `items` (a feature firing twice is reported twice): state
+    /// features `(a, y_t)` with the attribute's value, transitions `(y_{t-1}, y_t)` with
+    /// the value 1. Attribute and label ids the set does not have (such as
+    /// [`crate::UNKNOWN_LABEL`]) have no feature.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::CrfError::Core`]) when `labels`
+    /// does not have one label per item, before `f` is called.
     pub fn for_each_feature(
+        &self,
+        items: Items<'_>,
+        labels: &[u32],
+        f: impl FnMut(usize, f64),
+    ) -> crate::Result<()> {
+        if labels.len() != items.len() {
+            return Err(shape_mismatch(
+                "FeatureSet::for_each_feature: labels (one per item)",
+                items.len(),
+                labels.len(),
+            ));
+        }
+        self.for_each_feature_unchecked(items, labels, f);
+        Ok(())
+    }
+
+    /// [`for_each_feature`](Self::for_each_feature) for `labels` known to have a label per
+    /// item (the trainers'; a shorter `labels` panics).
+    pub(crate) fn for_each_feature_unchecked(
         &self,
         items: Items<'_>,
         labels: &[u32],
@@ -391,6 +449,15 @@ impl FeatureSet {
             {
                 f(k, 1.0);
             }
+        }
+    }
+
+    /// `Ok` when `w` has one weight per feature, else the `ShapeMismatch` of `context`.
+    fn check_weights(&self, context: &'static str, w: &[f64]) -> crate::Result<()> {
+        if w.len() == self.len() {
+            Ok(())
+        } else {
+            Err(shape_mismatch(context, self.len(), w.len()))
         }
     }
 

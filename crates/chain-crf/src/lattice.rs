@@ -7,6 +7,10 @@
 //! normalizer `c_t` per position, so nothing overflows; `log Z` is the sum of the `log c_t`,
 //! the shifts and `(n - 1) max T`.
 
+use bl_core::error::build::{invalid, shape_mismatch};
+
+use crate::viterbi::check_chain;
+
 /// `exp(T[b, a] - max T)` and `max T` of transition weights (`L x L`).
 pub fn exp_transitions(trans: &[f64]) -> (Vec<f64>, f64) {
     let mt = trans.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
@@ -33,10 +37,38 @@ pub struct Lattice {
 impl Lattice {
     /// Runs forward-backward on the state scores `state` (`n x L`, taken over as the
     /// lattice's buffer and returned by [`take_buffer`](Self::take_buffer)) with the
-    /// transitions `(exp_trans, mt)` of [`exp_transitions`]; returns `log Z` (0 when
-    /// `n = 0`).
-    #[inline(always)]
+    /// transitions `(exp_trans, mt)` of [`exp_transitions`] (`L x L`); returns `log Z`
+    /// (0 when `n = 0`).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::CrfError::Core`]) when `exp_trans`
+    /// does not have `L * L` entries or the length of `state` is not a multiple of `L`
+    /// (with `L = 0`, when `state` is not empty); checked first, the lattice is then left
+    /// as it was.
+    #[inline]
     pub fn forward_backward(
+        &mut self,
+        state: Vec<f64>,
+        l: usize,
+        exp_trans: &[f64],
+        mt: f64,
+    ) -> crate::Result<f64> {
+        check_chain(
+            (
+                "Lattice::forward_backward: state (n x L)",
+                "Lattice::forward_backward: exp_trans (L x L)",
+            ),
+            state.len(),
+            l,
+            exp_trans.len(),
+        )?;
+        Ok(self.forward_backward_unchecked(state, l, exp_trans, mt))
+    }
+
+    /// [`forward_backward`](Self::forward_backward) on tables known to have their shapes
+    /// (the trainers' and the model's).
+    #[inline(always)]
+    pub(crate) fn forward_backward_unchecked(
         &mut self,
         mut state: Vec<f64>,
         l: usize,
@@ -124,25 +156,89 @@ impl Lattice {
         self.scale.is_empty()
     }
 
+    /// `Ok` when position `t` is below `len` and the labels `labels` are below `L`.
+    fn check_position(&self, t: usize, first: usize, labels: &[usize]) -> crate::Result<()> {
+        if t < first || t >= self.len() {
+            return Err(invalid(
+                "t (position)",
+                t,
+                format!("in {first}..{} (the positions of the last run)", self.len()),
+            ));
+        }
+        if let Some(&y) = labels.iter().find(|&&y| y >= self.l) {
+            return Err(invalid(
+                "label",
+                y,
+                format!("< L = {} (the labels of the last run)", self.l),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `Ok` when `table` has `L x L` entries.
+    fn check_square(&self, context: &'static str, table: &[f64]) -> crate::Result<()> {
+        let l = self.l;
+        if l.checked_mul(l) == Some(table.len()) {
+            Ok(())
+        } else {
+            Err(shape_mismatch(context, format!("{l} x {l}"), table.len()))
+        }
+    }
+
     /// `p(y_t = a | x)`.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::CrfError::Core`]) when `t` is
+    /// not a position of the last run (`t >= len()`) or `a >= L`.
     #[inline]
-    pub fn state_marginal(&self, t: usize, a: usize) -> f64 {
+    pub fn state_marginal(&self, t: usize, a: usize) -> crate::Result<f64> {
+        self.check_position(t, 0, &[a])?;
+        Ok(self.state_marginal_unchecked(t, a))
+    }
+
+    /// [`state_marginal`](Self::state_marginal) for `t`, `a` known to be in range.
+    #[inline]
+    pub(crate) fn state_marginal_unchecked(&self, t: usize, a: usize) -> f64 {
         self.alpha[t * self.l + a] * self.beta[t * self.l + a]
     }
 
     /// `p(y_{t-1} = b, y_t = a | x)` for `t >= 1` (`exp_trans` as given to the run).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::CrfError::Core`]) when `t` is
+    /// not in `1..len()` or `b` or `a` is `>= L`; [`bl_core::BlError::ShapeMismatch`] when
+    /// `exp_trans` does not have `L * L` entries.
     #[inline]
-    pub fn edge_marginal(&self, t: usize, b: usize, a: usize, exp_trans: &[f64]) -> f64 {
+    pub fn edge_marginal(
+        &self,
+        t: usize,
+        b: usize,
+        a: usize,
+        exp_trans: &[f64],
+    ) -> crate::Result<f64> {
+        self.check_position(t, 1, &[b, a])?;
+        self.check_square("Lattice::edge_marginal: exp_trans (L x L)", exp_trans)?;
         let l = self.l;
-        self.alpha[(t - 1) * l + b]
+        Ok(self.alpha[(t - 1) * l + b]
             * exp_trans[b * l + a]
             * self.psi[t * l + a]
             * self.beta[t * l + a]
-            / self.scale[t]
+            / self.scale[t])
     }
 
     /// Adds `scale * p(y_{t-1} = b, y_t = a | x)` summed over `t >= 1` to `out[b * L + a]`.
-    pub fn add_edge_marginals(&mut self, exp_trans: &[f64], scale: f64, out: &mut [f64]) {
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::CrfError::Core`]) when `exp_trans`
+    /// or `out` does not have `L * L` entries; checked before `out` is written.
+    pub fn add_edge_marginals(
+        &mut self,
+        exp_trans: &[f64],
+        scale: f64,
+        out: &mut [f64],
+    ) -> crate::Result<()> {
+        self.check_square("Lattice::add_edge_marginals: exp_trans (L x L)", exp_trans)?;
+        self.check_square("Lattice::add_edge_marginals: out (L x L)", out)?;
         let l = self.l;
         let mut tmp = std::mem::take(&mut self.tmp);
         tmp.clear();
@@ -162,14 +258,28 @@ impl Lattice {
             }
         }
         self.tmp = tmp;
+        Ok(())
     }
 
     /// Adds `p(y_{t-1} = b, y_t = a | x) / exp_trans[b, a]`, summed over `t >= 1`, to
     /// `out[b * L + a]`: the edge marginals without their transition factor, which is the
     /// same for every sequence of one weight vector, so a caller summing over many
     /// sequences multiplies by `exp_trans` once at the end.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::ShapeMismatch`] (in [`crate::CrfError::Core`]) when `out` does
+    /// not have `L * L` entries; checked before it is written.
+    #[inline]
+    pub fn add_edge_outer(&mut self, out: &mut [f64]) -> crate::Result<()> {
+        self.check_square("Lattice::add_edge_outer: out (L x L)", out)?;
+        self.add_edge_outer_unchecked(out);
+        Ok(())
+    }
+
+    /// [`add_edge_outer`](Self::add_edge_outer) for an `out` known to have `L x L` entries
+    /// (the trainers').
     #[inline(always)]
-    pub fn add_edge_outer(&mut self, out: &mut [f64]) {
+    pub(crate) fn add_edge_outer_unchecked(&mut self, out: &mut [f64]) {
         let l = self.l;
         let mut tmp = std::mem::take(&mut self.tmp);
         tmp.clear();
@@ -191,8 +301,29 @@ impl Lattice {
     }
 
     /// The state marginals of position `t`, `p(y_t = a | x)` for every `a`, into `out`.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::CrfError::Core`]) when `t` is
+    /// not a position of the last run (`t >= len()`); [`bl_core::BlError::ShapeMismatch`]
+    /// when `out` does not have `L` entries. Checked before `out` is written.
+    #[inline]
+    pub fn state_marginals(&self, t: usize, out: &mut [f64]) -> crate::Result<()> {
+        self.check_position(t, 0, &[])?;
+        if out.len() != self.l {
+            return Err(shape_mismatch(
+                "Lattice::state_marginals: out (L)",
+                self.l,
+                out.len(),
+            ));
+        }
+        self.state_marginals_unchecked(t, out);
+        Ok(())
+    }
+
+    /// [`state_marginals`](Self::state_marginals) for a position `t` of the last run and
+    /// an `out` of `L` entries (the trainers').
     #[inline(always)]
-    pub fn state_marginals(&self, t: usize, out: &mut [f64]) {
+    pub(crate) fn state_marginals_unchecked(&self, t: usize, out: &mut [f64]) {
         let l = self.l;
         let (a, b) = (
             &self.alpha[t * l..(t + 1) * l],

@@ -8,7 +8,7 @@ use crate::dict::Dictionary;
 use crate::error::{CrfError, Result};
 use crate::features::FeatureSet;
 use crate::lattice::{Lattice, exp_transitions};
-use crate::viterbi::viterbi;
+use crate::viterbi::viterbi_unchecked;
 
 /// The version written into saved models.
 const FORMAT: u32 = 1;
@@ -174,15 +174,19 @@ impl Model {
     /// State scores (`n x L`) and dense transitions (`L x L`) of `items`.
     fn scores(&self, items: Items<'_>) -> (Vec<f64>, Vec<f64>) {
         let mut state = Vec::new();
-        self.features.state_scores(items, &self.weights, &mut state);
-        (state, self.features.transition_weights(&self.weights))
+        self.features
+            .state_scores_unchecked(items, &self.weights, &mut state);
+        (
+            state,
+            self.features.transition_weights_unchecked(&self.weights),
+        )
     }
 
     /// The most probable label path (label ids) and its score.
     pub fn tag(&self, items: Items<'_>) -> (Vec<u32>, f64) {
         let (state, trans) = self.scores(items);
         let (mut path, mut back) = (Vec::new(), Vec::new());
-        let score = viterbi(&state, self.n_labels(), &trans, &mut path, &mut back);
+        let score = viterbi_unchecked(&state, self.n_labels(), &trans, &mut path, &mut back);
         (path, score)
     }
 
@@ -201,12 +205,12 @@ impl Model {
         let (state, trans) = self.scores(items);
         let (exp_trans, mt) = exp_transitions(&trans);
         let mut lat = Lattice::default();
-        lat.forward_backward(state, l, &exp_trans, mt);
+        lat.forward_backward_unchecked(state, l, &exp_trans, mt);
         let n = items.len();
         let mut out = Vec::with_capacity(n * l);
         for t in 0..n {
             for a in 0..l {
-                out.push(lat.state_marginal(t, a));
+                out.push(lat.state_marginal_unchecked(t, a));
             }
         }
         out
@@ -238,7 +242,7 @@ impl Model {
             }
         }
         let (exp_trans, mt) = exp_transitions(&trans);
-        let log_z = Lattice::default().forward_backward(state, l, &exp_trans, mt);
+        let log_z = Lattice::default().forward_backward_unchecked(state, l, &exp_trans, mt);
         Ok((log_z, score))
     }
 

@@ -443,7 +443,8 @@ fn feature_lookups_find_nothing_for_ids_out_of_range() {
     let dev = frozen("ZZZ");
     let x = dev.instance(1);
     let mut got = Vec::new();
-    f.for_each_feature(x.items, x.labels, |k, v| got.push((k, v)));
+    f.for_each_feature(x.items, x.labels, |k, v| got.push((k, v)))
+        .unwrap();
     let a = |name| data.attributes().get(name).unwrap();
     let y = |name| data.labels().get(name).unwrap();
     let want = vec![
@@ -631,9 +632,10 @@ fn randomly_edited_models_and_feature_sets_never_panic() {
             loaded[1] += 1;
             let w = vec![0.5; f.len()];
             let mut out = Vec::new();
-            f.state_scores(x.items(), &w, &mut out);
-            let _ = f.transition_weights(&w);
-            f.for_each_feature(x.items(), &[0, u32::MAX], |k, _| assert!(k < f.len()));
+            f.state_scores(x.items(), &w, &mut out).unwrap();
+            f.transition_weights(&w).unwrap();
+            f.for_each_feature(x.items(), &[0, u32::MAX], |k, _| assert!(k < f.len()))
+                .unwrap();
             let _ = f.iter_state().count() + f.iter_transitions().count();
             for a in 0..=f.n_attributes() as u32 {
                 let _ = f.state_features(a);
@@ -645,4 +647,275 @@ fn randomly_edited_models_and_feature_sets_never_panic() {
     }
     // Some edits keep a valid value (another finite weight), most do not.
     assert!(loaded.iter().all(|&n| n > 0), "{loaded:?}");
+}
+
+/// The context of a `ShapeMismatch` (anything else fails the test).
+fn shape_context(e: CrfError) -> &'static str {
+    match e {
+        CrfError::Core(bl_core::BlError::ShapeMismatch { context, .. }) => context,
+        e => panic!("not a shape mismatch: {e}"),
+    }
+}
+
+/// The parameter name of an `InvalidParameter` (anything else fails the test).
+fn invalid_name(e: CrfError) -> &'static str {
+    match e {
+        CrfError::Core(bl_core::BlError::InvalidParameter { name, .. }) => name,
+        e => panic!("not an invalid parameter: {e}"),
+    }
+}
+
+/// A model on the toy data and a three-item sequence of it with its Viterbi path.
+fn toy_model_and_sequence() -> (Model, chain_crf::Sequence, Vec<u32>) {
+    let data = toy();
+    let m = model_with_weights(&data, &[0.5, -1.0, 0.25, 2.0, -0.75]);
+    let x = m
+        .encode([
+            vec![("w=the", 1.0), ("len", 3.0)],
+            vec![("w=cat", 1.0), ("len", 2.0)],
+            vec![("w=sat", 1.0), ("len", 0.5)],
+        ])
+        .unwrap();
+    let (path, _) = m.tag(x.items());
+    (m, x, path)
+}
+
+/// A weight vector or a label path too short for `FeatureSet`'s scoring helpers is a
+/// `ShapeMismatch` naming the argument (they indexed past it and panicked), and nothing is
+/// written or called; the right lengths give the scores of the features.
+#[test]
+fn feature_set_scoring_checks_its_slices() {
+    let (m, x, path) = toy_model_and_sequence();
+    let (f, w, l) = (m.features(), m.weights(), m.n_labels());
+    // One weight: the features after the first were read past the end.
+    let short = &w[..1];
+    let mut out = vec![7.0];
+    let e = f.state_scores(x.items(), short, &mut out).unwrap_err();
+    assert_eq!(
+        shape_context(e),
+        "FeatureSet::state_scores: w (one weight per feature)"
+    );
+    assert_eq!(out, [7.0]);
+    let e = f.transition_weights(short).unwrap_err();
+    assert_eq!(
+        shape_context(e),
+        "FeatureSet::transition_weights: w (one weight per feature)"
+    );
+    let mut called = false;
+    let e = f
+        .for_each_feature(x.items(), &path[..2], |_, _| called = true)
+        .unwrap_err();
+    assert_eq!(
+        shape_context(e),
+        "FeatureSet::for_each_feature: labels (one per item)"
+    );
+    assert!(!called);
+
+    // The right lengths: the sums of the features' weights, looked up one by one.
+    f.state_scores(x.items(), w, &mut out).unwrap();
+    assert_eq!(out.len(), x.len() * l);
+    for t in 0..x.len() {
+        let (ids, vals) = x.items().item(t);
+        for y in 0..l as u32 {
+            let want: f64 = ids
+                .iter()
+                .zip(vals)
+                .filter_map(|(&a, &v)| f.state_feature(a, y).map(|k| v * w[k]))
+                .sum();
+            assert_eq!(out[t * l + y as usize], want);
+        }
+    }
+    let trans = f.transition_weights(w).unwrap();
+    for b in 0..l as u32 {
+        for a in 0..l as u32 {
+            let want = f.transition(b, a).map_or(0.0, |k| w[k]);
+            assert_eq!(trans[b as usize * l + a as usize], want);
+        }
+    }
+    let mut score = 0.0;
+    f.for_each_feature(x.items(), &path, |k, v| score += w[k] * v)
+        .unwrap();
+    let table: f64 = (0..x.len())
+        .map(|t| out[t * l + path[t] as usize])
+        .sum::<f64>()
+        + path
+            .windows(2)
+            .map(|p| trans[p[0] as usize * l + p[1] as usize])
+            .sum::<f64>();
+    assert!((score - table).abs() < 1e-12, "{score} vs {table}");
+}
+
+/// `viterbi` refuses transitions that are not `L x L` and state scores that are not
+/// `n x L` before touching its buffers (short transitions indexed past the end and
+/// panicked); on the right tables it is the model's tagging.
+#[test]
+fn viterbi_checks_its_tables() {
+    use chain_crf::viterbi::viterbi;
+    let (m, x, path) = toy_model_and_sequence();
+    let (f, w, l) = (m.features(), m.weights(), m.n_labels());
+    let mut state = Vec::new();
+    f.state_scores(x.items(), w, &mut state).unwrap();
+    let trans = f.transition_weights(w).unwrap();
+    let (mut got, mut back) = (vec![9], vec![9]);
+    let e = viterbi(&state, l, &trans[..l * l - 1], &mut got, &mut back).unwrap_err();
+    assert_eq!(shape_context(e), "viterbi: trans (L x L)");
+    let e = viterbi(&state[..state.len() - 1], l, &trans, &mut got, &mut back).unwrap_err();
+    assert_eq!(shape_context(e), "viterbi: state (n x L)");
+    let e = viterbi(&state, 0, &[], &mut got, &mut back).unwrap_err();
+    assert_eq!(shape_context(e), "viterbi: state (n x L)");
+    assert_eq!((got.as_slice(), back.as_slice()), (&[9][..], &[9][..]));
+
+    let score = viterbi(&state, l, &trans, &mut got, &mut back).unwrap();
+    assert_eq!((got, score), m.tag(x.items()));
+    assert_eq!(
+        viterbi(&[], l, &trans, &mut path.clone(), &mut back).unwrap(),
+        0.0
+    );
+}
+
+/// `Lattice` refuses tables that are not `L x L` or `n x L` (short transitions indexed
+/// past the end and panicked) and positions or labels outside the last run (which read
+/// another position's values or panicked); on the right shapes it gives the model's
+/// `log Z` and marginals.
+#[test]
+fn the_lattice_checks_its_tables_and_positions() {
+    use chain_crf::lattice::{Lattice, exp_transitions};
+    let (m, x, path) = toy_model_and_sequence();
+    let (f, w, l, n) = (m.features(), m.weights(), m.n_labels(), x.len());
+    let mut state = Vec::new();
+    f.state_scores(x.items(), w, &mut state).unwrap();
+    let (et, mt) = exp_transitions(&f.transition_weights(w).unwrap());
+    let mut lat = Lattice::default();
+    let e = lat
+        .forward_backward(state.clone(), l, &et[..l * l - 1], mt)
+        .unwrap_err();
+    assert_eq!(
+        shape_context(e),
+        "Lattice::forward_backward: exp_trans (L x L)"
+    );
+    let e = lat
+        .forward_backward(state[..state.len() - 1].to_vec(), l, &et, mt)
+        .unwrap_err();
+    assert_eq!(shape_context(e), "Lattice::forward_backward: state (n x L)");
+    assert!(lat.is_empty());
+
+    // log Z = score(path) - log p(path).
+    let log_z = lat.forward_backward(state.clone(), l, &et, mt).unwrap();
+    let mut score = 0.0;
+    f.for_each_feature(x.items(), &path, |k, v| score += w[k] * v)
+        .unwrap();
+    let want = score - m.log_probability(x.items(), &path).unwrap();
+    assert!((log_z - want).abs() < 1e-12, "{log_z} vs {want}");
+    assert_eq!(lat.len(), n);
+
+    // Single marginals.
+    assert_eq!(
+        invalid_name(lat.state_marginal(n, 0).unwrap_err()),
+        "t (position)"
+    );
+    assert_eq!(invalid_name(lat.state_marginal(0, l).unwrap_err()), "label");
+    let marginals = m.marginals(x.items());
+    for t in 0..n {
+        for a in 0..l {
+            assert_eq!(lat.state_marginal(t, a).unwrap(), marginals[t * l + a]);
+        }
+    }
+    let e = lat.edge_marginal(0, 0, 0, &et).unwrap_err();
+    assert_eq!(invalid_name(e), "t (position)");
+    assert_eq!(
+        invalid_name(lat.edge_marginal(1, l, 0, &et).unwrap_err()),
+        "label"
+    );
+    let e = lat.edge_marginal(1, 0, 0, &et[..l * l - 1]).unwrap_err();
+    assert_eq!(
+        shape_context(e),
+        "Lattice::edge_marginal: exp_trans (L x L)"
+    );
+    for t in 1..n {
+        for a in 0..l {
+            let sum: f64 = (0..l)
+                .map(|b| lat.edge_marginal(t, b, a, &et).unwrap())
+                .sum();
+            assert!((sum - marginals[t * l + a]).abs() < 1e-12);
+        }
+    }
+
+    // Marginals into buffers: refused before anything is written.
+    let mut row = vec![5.0; l - 1];
+    let e = lat.state_marginals(0, &mut row).unwrap_err();
+    assert_eq!(shape_context(e), "Lattice::state_marginals: out (L)");
+    assert_eq!(row, vec![5.0; l - 1]);
+    let mut row = vec![5.0; l];
+    assert_eq!(
+        invalid_name(lat.state_marginals(n, &mut row).unwrap_err()),
+        "t (position)"
+    );
+    lat.state_marginals(n - 1, &mut row).unwrap();
+    assert_eq!(row, marginals[(n - 1) * l..]);
+
+    let mut short = vec![5.0; l * l - 1];
+    let e = lat.add_edge_marginals(&et, 1.0, &mut short).unwrap_err();
+    assert_eq!(shape_context(e), "Lattice::add_edge_marginals: out (L x L)");
+    let e = lat.add_edge_outer(&mut short).unwrap_err();
+    assert_eq!(shape_context(e), "Lattice::add_edge_outer: out (L x L)");
+    assert_eq!(short, vec![5.0; l * l - 1]);
+    let mut edges = vec![0.0; l * l];
+    let e = lat
+        .add_edge_marginals(&et[..l * l - 1], 1.0, &mut edges)
+        .unwrap_err();
+    assert_eq!(
+        shape_context(e),
+        "Lattice::add_edge_marginals: exp_trans (L x L)"
+    );
+    assert_eq!(edges, vec![0.0; l * l]);
+    lat.add_edge_marginals(&et, 2.0, &mut edges).unwrap();
+    let mut outer = vec![0.0; l * l];
+    lat.add_edge_outer(&mut outer).unwrap();
+    for b in 0..l {
+        for a in 0..l {
+            let want: f64 = (1..n)
+                .map(|t| lat.edge_marginal(t, b, a, &et).unwrap())
+                .sum();
+            assert!((edges[b * l + a] - 2.0 * want).abs() < 1e-12);
+            assert!((outer[b * l + a] * et[b * l + a] - want).abs() < 1e-12);
+        }
+    }
+}
+
+/// `Dataset::get` is `instance` in range and `None` past the end.
+#[test]
+fn dataset_get_is_none_past_the_end() {
+    let data = toy();
+    assert_eq!(data.len(), 3);
+    for s in 0..data.len() {
+        let (got, want) = (data.get(s).unwrap(), data.instance(s));
+        assert_eq!(got.labels, want.labels);
+        assert_eq!(got.items.len(), want.items.len());
+    }
+    assert!(data.get(3).is_none());
+    assert!(data.get(usize::MAX).is_none());
+}
+
+/// The documented panics of the index accessors.
+#[test]
+#[should_panic]
+fn dataset_instance_panics_past_the_end() {
+    let _ = toy().instance(3);
+}
+
+/// The documented panics of the index accessors.
+#[test]
+#[should_panic]
+fn items_item_panics_past_the_end() {
+    let data = toy();
+    let items = data.instance(2).items;
+    let _ = items.item(items.len());
+}
+
+/// The documented panics of the index accessors.
+#[test]
+#[should_panic]
+fn dictionary_name_panics_past_the_end() {
+    let data = toy();
+    let _ = data.labels().name(data.labels().len() as u32);
 }

@@ -291,7 +291,7 @@ impl<'a> Sgd<'a> {
         let n = x.labels.len();
         // Scores and marginals at the weights before the step.
         let mut state = std::mem::take(&mut self.state);
-        features.state_scores(x.items, &self.v, &mut state);
+        features.state_scores_unchecked(x.items, &self.v, &mut state);
         if self.a != 1.0 {
             for s in &mut state {
                 *s *= self.a;
@@ -305,7 +305,9 @@ impl<'a> Sgd<'a> {
             &mut self.exp_trans,
         );
         let gold = gold_score(&state, &self.trans, x.labels, l);
-        let log_z = self.lattice.forward_backward(state, l, &self.exp_trans, mt);
+        let log_z = self
+            .lattice
+            .forward_backward_unchecked(state, l, &self.exp_trans, mt);
         // The shrink (1 - eta lambda) w, on the scale alone.
         let a = self.a * (1.0 - eta * lambda);
         if a.abs() < MIN_SCALE {
@@ -321,7 +323,7 @@ impl<'a> Sgd<'a> {
         for t in 0..n {
             let (ids, vals) = x.items.item(t);
             // p(y_t = b | x) - [b = y_t] for every label b.
-            self.lattice.state_marginals(t, &mut self.marg);
+            self.lattice.state_marginals_unchecked(t, &mut self.marg);
             self.marg[x.labels[t] as usize] -= 1.0;
             for (&id, &value) in ids.iter().zip(vals) {
                 let (first, labels) = features.state_features(id);
@@ -333,7 +335,7 @@ impl<'a> Sgd<'a> {
             }
         }
         self.edges.fill(0.0);
-        self.lattice.add_edge_outer(&mut self.edges);
+        self.lattice.add_edge_outer_unchecked(&mut self.edges);
         for (e, &f) in self.edges.iter_mut().zip(&self.exp_trans) {
             *e *= f;
         }
@@ -415,9 +417,12 @@ impl Objective {
                 for &s in ids {
                     let x = data.instance(s);
                     let mut state = std::mem::take(&mut chunk.state);
-                    features.state_scores(x.items, w, &mut state);
+                    features.state_scores_unchecked(x.items, w, &mut state);
                     let gold = gold_score(&state, trans, x.labels, l);
-                    sum += chunk.lattice.forward_backward(state, l, exp_trans, mt) - gold;
+                    sum += chunk
+                        .lattice
+                        .forward_backward_unchecked(state, l, exp_trans, mt)
+                        - gold;
                     chunk.state = chunk.lattice.take_buffer();
                 }
                 sum
@@ -634,7 +639,9 @@ mod tests {
         let n = x.labels.len();
         let score = |path: &[u32]| {
             let mut s = 0.0;
-            features.for_each_feature(x.items, path, |k, v| s += w[k] * v);
+            features
+                .for_each_feature(x.items, path, |k, v| s += w[k] * v)
+                .unwrap();
             s
         };
         let mut scores = Vec::new();

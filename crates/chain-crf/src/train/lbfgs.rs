@@ -171,7 +171,7 @@ impl<'a> Likelihood<'a> {
     pub(crate) fn eval(&mut self, w: &[f64], grad: &mut [f64]) -> f64 {
         let features = self.features;
         let data = self.data;
-        let trans = features.transition_weights(w);
+        let trans = features.transition_weights_unchecked(w);
         let (exp_trans, mt) = exp_transitions(&trans);
         let losses: Vec<f64> = self
             .chunks
@@ -241,7 +241,7 @@ impl pulp::WithSimd for ChunkKernel<'_, '_> {
         for s in chunk.range.clone() {
             let x = data.instance(s);
             let mut state = std::mem::take(&mut chunk.state);
-            features.state_scores(x.items, w, &mut state);
+            features.state_scores_unchecked(x.items, w, &mut state);
             let mut gold = 0.0;
             for (t, &y) in x.labels.iter().enumerate() {
                 gold += state[t * l + y as usize];
@@ -249,12 +249,14 @@ impl pulp::WithSimd for ChunkKernel<'_, '_> {
                     gold += trans[x.labels[t - 1] as usize * l + y as usize];
                 }
             }
-            let log_z = chunk.lattice.forward_backward(state, l, exp_trans, mt);
+            let log_z = chunk
+                .lattice
+                .forward_backward_unchecked(state, l, exp_trans, mt);
             loss += log_z - gold;
             // Expected state features minus the observed ones.
             let g = &mut chunk.grad;
             for t in 0..x.items.len() {
-                chunk.lattice.state_marginals(t, &mut chunk.marg);
+                chunk.lattice.state_marginals_unchecked(t, &mut chunk.marg);
                 let y = x.labels[t] as usize;
                 chunk.marg[y] -= 1.0;
                 let (ids, vals) = x.items.item(t);
@@ -269,7 +271,7 @@ impl pulp::WithSimd for ChunkKernel<'_, '_> {
                     chunk.observed[x.labels[t - 1] as usize * l + y] += 1.0;
                 }
             }
-            chunk.lattice.add_edge_outer(&mut chunk.edges);
+            chunk.lattice.add_edge_outer_unchecked(&mut chunk.edges);
             chunk.state = chunk.lattice.take_buffer();
         }
         // Expected transitions (the outer sums times the transition factor) minus the

@@ -287,12 +287,12 @@ impl Job<'_> {
     pub(crate) fn holdout_score(&self, w: &[f64]) -> Option<HoldoutScore> {
         let data = self.holdout?;
         let l = self.features.n_labels();
-        let trans = self.features.transition_weights(w);
+        let trans = self.features.transition_weights_unchecked(w);
         let (mut state, mut path, mut back) = (Vec::new(), Vec::new(), Vec::new());
         let (mut items, mut right, mut seqs, mut seqs_right) = (0usize, 0usize, 0usize, 0usize);
         for x in data.iter() {
-            self.features.state_scores(x.items, w, &mut state);
-            crate::viterbi::viterbi(&state, l, &trans, &mut path, &mut back);
+            self.features.state_scores_unchecked(x.items, w, &mut state);
+            crate::viterbi::viterbi_unchecked(&state, l, &trans, &mut path, &mut back);
             let ok = path.iter().zip(x.labels).filter(|(p, y)| p == y).count();
             items += x.labels.len();
             right += ok;

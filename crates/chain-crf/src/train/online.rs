@@ -88,7 +88,7 @@ impl Decoder {
         }
         Self {
             l,
-            trans: features.transition_weights(w),
+            trans: features.transition_weights_unchecked(w),
             trans_cell,
             n_state,
             score: Vec::new(),
@@ -111,7 +111,7 @@ impl Decoder {
     pub(super) fn decode(&mut self, features: &FeatureSet, x: Instance<'_>, w: &[f64]) -> Decoded {
         let l = self.l;
         let n = x.items.len();
-        features.state_scores(x.items, w, &mut self.score);
+        features.state_scores_unchecked(x.items, w, &mut self.score);
         self.path.clear();
         if n == 0 || l == 0 {
             return Decoded {
@@ -537,17 +537,19 @@ mod tests {
                 .map(|k| ((k as u64 * 7 + seed) % 5) as f64 - 2.0)
                 .collect();
             let mut dec = Decoder::new(&fs, &w);
-            let trans = fs.transition_weights(&w);
+            let trans = fs.transition_weights(&w).unwrap();
             for x in d.iter() {
                 let got = dec.decode(&fs, x, &w);
                 let (mut state, mut path, mut back) = (Vec::new(), Vec::new(), Vec::new());
-                fs.state_scores(x.items, &w, &mut state);
+                fs.state_scores(x.items, &w, &mut state).unwrap();
                 let best =
-                    crate::viterbi::viterbi(&state, fs.n_labels(), &trans, &mut path, &mut back);
+                    crate::viterbi::viterbi(&state, fs.n_labels(), &trans, &mut path, &mut back)
+                        .unwrap();
                 assert_eq!(dec.path, path);
                 assert_eq!(got.viterbi_score, best);
                 let mut gold = 0.0;
-                fs.for_each_feature(x.items, x.labels, |k, v| gold += w[k] * v);
+                fs.for_each_feature(x.items, x.labels, |k, v| gold += w[k] * v)
+                    .unwrap();
                 assert!((got.gold_score - gold).abs() < 1e-9);
                 assert!(got.viterbi_score >= got.gold_score - 1e-9);
             }
@@ -565,8 +567,10 @@ mod tests {
                     .map(|t| ((t + s + seed as usize) % 3) as u32)
                     .collect();
                 let mut dense = vec![0.0; fs.len()];
-                fs.for_each_feature(x.items, x.labels, |k, v| dense[k] += v);
-                fs.for_each_feature(x.items, &pred, |k, v| dense[k] -= v);
+                fs.for_each_feature(x.items, x.labels, |k, v| dense[k] += v)
+                    .unwrap();
+                fs.for_each_feature(x.items, &pred, |k, v| dense[k] -= v)
+                    .unwrap();
                 delta.collect(&fs, x.items, x.labels, &pred);
                 let mut sparse = vec![0.0; fs.len()];
                 let e = delta.entries();

@@ -271,11 +271,25 @@ fn fit_rust(
             ..optim::Settings::default()
         },
     };
-    let mut loss = |w: &[f64], g: &mut [f64]| objective.eval(w, g);
+    // The optimizer takes a loss that cannot fail: an error of the objective (none with
+    // its own dimension) is kept here, given as a NaN loss, and returned after the call.
+    let failed = std::cell::Cell::new(None);
+    let mut loss = |w: &[f64], g: &mut [f64]| {
+        objective.eval(w, g).unwrap_or_else(|e| {
+            failed.set(Some(e));
+            f64::NAN
+        })
+    };
     let x0 = vec![0.0; dim];
     let mut qn = optim::QuasiNewton::new(settings, x0, &mut loss);
+    if let Some(e) = failed.take() {
+        return Err(e);
+    }
     let report = drive(&job.iteration, qn.objective(), || {
         let outcome = qn.iterate(&mut loss);
+        if let Some(e) = failed.take() {
+            return Err(e);
+        }
         Ok(Step {
             objective: qn.objective(),
             stop: outcome != optim::Outcome::Continue,

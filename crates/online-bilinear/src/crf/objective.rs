@@ -14,6 +14,7 @@
 
 use rayon::prelude::*;
 
+use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
 
 /// Forward-backward over one sentence: `chain-crf`'s lattice (the same model, `crf1d`)
@@ -24,6 +25,15 @@ pub(crate) struct Lattice {
 }
 
 pub(crate) use chain_crf::lattice::exp_transitions;
+
+/// An error of `chain-crf`'s lattice as this crate's: its shape and index errors are
+/// `bl-core`'s, passed on; it has no other.
+fn lattice_error(e: chain_crf::CrfError) -> OblError {
+    match e {
+        chain_crf::CrfError::Core(e) => OblError::Core(e),
+        e => bl_core::error::build::numerical("crf lattice", e.to_string()),
+    }
+}
 
 /// Which (feature, tag) pairs have a state weight, CSR by feature: the weights of feature
 /// `k` are `offsets[k]..offsets[k + 1]`, for the tags `tags[j]`. Like CRFsuite's `crf1d`
@@ -128,6 +138,10 @@ impl Lattice {
     /// Afterwards [`state_marginal`](Self::state_marginal) and
     /// [`edge_marginal`](Self::edge_marginal) read the marginals. `exp_trans`, `mt` come
     /// from [`exp_transitions`].
+    ///
+    /// # Errors
+    /// The shape errors of [`chain_crf::lattice::Lattice::forward_backward`] (`exp_trans`
+    /// not `L x L`), as [`OblError::Core`].
     pub(crate) fn forward_backward(
         &mut self,
         enc: &EncodedSentence,
@@ -137,25 +151,37 @@ impl Lattice {
         exp_trans: &[f64],
         mt: f64,
         gold: Option<&[usize]>,
-    ) -> (f64, f64) {
+    ) -> Result<(f64, f64)> {
         // The previous sentence's buffer, reused (its marginals are no longer read).
         let mut psi = self.inner.take_buffer();
         index.scores(enc, l, state, &mut psi);
         let gold_state = gold.map_or(0.0, |y| {
             y.iter().enumerate().map(|(i, &a)| psi[i * l + a]).sum()
         });
-        let log_z = self.inner.forward_backward(psi, l, exp_trans, mt);
-        (log_z, gold_state)
+        let log_z = self
+            .inner
+            .forward_backward(psi, l, exp_trans, mt)
+            .map_err(lattice_error)?;
+        Ok((log_z, gold_state))
     }
 
     /// `p(y_i = a | x)` after [`forward_backward`](Self::forward_backward).
+    #[cfg(test)]
+    pub(crate) fn state_marginal(&self, i: usize, a: usize, _l: usize) -> Result<f64> {
+        self.inner.state_marginal(i, a).map_err(lattice_error)
+    }
+
+    /// `p(y_i = a | x)` for every tag `a` into `out` (`L` entries) after
+    /// [`forward_backward`](Self::forward_backward); errors for a position `i` not in the
+    /// sentence or another length of `out`.
     #[inline]
-    pub(crate) fn state_marginal(&self, i: usize, a: usize, _l: usize) -> f64 {
-        self.inner.state_marginal(i, a)
+    pub(crate) fn state_marginals(&self, i: usize, out: &mut [f64]) -> Result<()> {
+        self.inner.state_marginals(i, out).map_err(lattice_error)
     }
 
     /// `p(y_{i-1} = b, y_i = a | x)` (`i >= 1`) after
-    /// [`forward_backward`](Self::forward_backward).
+    /// [`forward_backward`](Self::forward_backward); errors for indices out of range or
+    /// an `exp_trans` that is not `L x L`.
     #[inline]
     pub(crate) fn edge_marginal(
         &self,
@@ -164,8 +190,10 @@ impl Lattice {
         a: usize,
         _l: usize,
         exp_trans: &[f64],
-    ) -> f64 {
-        self.inner.edge_marginal(i, b, a, exp_trans)
+    ) -> Result<f64> {
+        self.inner
+            .edge_marginal(i, b, a, exp_trans)
+            .map_err(lattice_error)
     }
 }
 
@@ -193,6 +221,10 @@ pub(crate) fn path_score(
 /// Adds the gradient of the loss of one sentence (after
 /// [`Lattice::forward_backward`]) to `g_state` (the weights of `index`) and `g_trans`
 /// (`L x L`).
+///
+/// # Errors
+/// The lattice's errors for a `marg` that does not have `L` entries or an `exp_trans`
+/// that is not `L x L` (none with the caller's).
 fn add_gradient(
     lat: &Lattice,
     index: &StateIndex,
@@ -203,11 +235,9 @@ fn add_gradient(
     g_state: &mut [f64],
     g_trans: &mut [f64],
     marg: &mut [f64],
-) {
+) -> Result<()> {
     for i in 0..enc.len() {
-        for a in 0..l {
-            marg[a] = lat.state_marginal(i, a, l);
-        }
+        lat.state_marginals(i, marg)?;
         marg[y[i]] -= 1.0;
         for &k in enc.at(i) {
             let k = k as usize;
@@ -218,12 +248,13 @@ fn add_gradient(
         if i > 0 {
             for b in 0..l {
                 for a in 0..l {
-                    g_trans[b * l + a] += lat.edge_marginal(i, b, a, l, exp_trans);
+                    g_trans[b * l + a] += lat.edge_marginal(i, b, a, l, exp_trans)?;
                 }
             }
             g_trans[y[i - 1] * l + y[i]] -= 1.0;
         }
     }
+    Ok(())
 }
 
 /// One worker's share: a fixed, contiguous range of sentences and its own gradient buffer.
@@ -298,14 +329,18 @@ impl<'a> Objective<'a> {
     }
 
     /// The loss at `w` (state weights then transitions); writes its gradient into `grad`.
-    pub(crate) fn eval(&mut self, w: &[f64], grad: &mut [f64]) -> f64 {
+    ///
+    /// # Errors
+    /// The lattice's shape errors when `w` does not have [`dim`](Self::dim) entries
+    /// (its transitions are then not `L x L`); `grad` is then not fully written.
+    pub(crate) fn eval(&mut self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
         let l = self.n_tags;
         let split = self.index.len();
         let index = &self.index;
         let (state, trans) = w.split_at(split);
         let (exp_trans, mt) = exp_transitions(trans);
         let (encoded, gold) = (self.encoded, self.gold);
-        let losses: Vec<f64> = self
+        let losses: Result<Vec<f64>> = self
             .chunks
             .par_iter_mut()
             .map(|chunk| {
@@ -326,7 +361,7 @@ impl<'a> Objective<'a> {
                         &exp_trans,
                         mt,
                         Some(y),
-                    );
+                    )?;
                     let gold_trans: f64 = y.windows(2).map(|p| trans[p[0] * l + p[1]]).sum();
                     loss += log_z - gold_state - gold_trans;
                     add_gradient(
@@ -339,11 +374,12 @@ impl<'a> Objective<'a> {
                         g_state,
                         g_trans,
                         &mut marg,
-                    );
+                    )?;
                 }
-                loss
+                Ok(loss)
             })
             .collect();
+        let losses = losses?;
         // Reduce in chunk order (deterministic), in parallel over the coordinates.
         let chunks = &self.chunks;
         grad.par_chunks_mut(4096).enumerate().for_each(|(j, out)| {
@@ -356,6 +392,6 @@ impl<'a> Objective<'a> {
                 }
             }
         });
-        losses.iter().sum()
+        Ok(losses.iter().sum())
     }
 }
