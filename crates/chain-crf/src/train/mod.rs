@@ -149,16 +149,6 @@ impl CrfParams {
             seed: 0,
         }
     }
-
-    params::setters! {
-        /// Sets the trainer (the iteration knobs are kept).
-        algorithm: Algorithm;
-        /// Sets the feature generation.
-        features: FeatureOptions;
-        /// Sets the seed of the trainers that shuffle or sample (`l2sgd`).
-        seed: u64;
-    }
-    bl_core::iteration_setters!(iteration);
 }
 
 /// Checked [`CrfParams`].
@@ -167,17 +157,19 @@ pub struct CrfValidParams {
     params: CrfParams,
 }
 
-impl CrfValidParams {
-    params::getters! { in params;
-        /// The trainer.
-        algorithm: &Algorithm;
-        /// The feature generation.
-        features: &FeatureOptions;
-        /// The iteration knobs.
-        iteration: &IterationParams;
-        /// The seed.
-        seed: u64;
-    }
+params::knobs! {
+    CrfParams => CrfValidParams in params;
+    /// The trainer (no default: [`CrfParams::new`] takes it; setting another keeps the
+    /// iteration knobs).
+    algorithm: &Algorithm;
+    /// The feature generation (default CRFsuite's: `min_freq` 0, no
+    /// `all_possible_states`, no `all_possible_transitions`; `min_freq` must be finite).
+    features: &FeatureOptions;
+    /// The seed of the trainers that shuffle or sample (`l2sgd`; default 0).
+    seed: u64;
+    /// The iteration knobs (default the algorithm's budget and threshold,
+    /// [`Algorithm::default_iteration`], trace off).
+    ..iteration;
 }
 
 impl ParamGuard for CrfParams {
