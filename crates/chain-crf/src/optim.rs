@@ -153,6 +153,23 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// Checks the settings: `c1`, `c2` and `epsilon` finite and `>= 0`, `memory` and
+    /// `max_linesearch` at least 1.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] naming the first invalid field.
+    pub fn check(&self) -> Result<(), bl_core::BlError> {
+        use bl_core::params::{at_least, nonnegative};
+        nonnegative("c1", self.c1)?;
+        nonnegative("c2", self.c2)?;
+        nonnegative("epsilon", self.epsilon)?;
+        at_least("memory", self.memory, 1)?;
+        at_least("max_linesearch", self.max_linesearch, 1)?;
+        Ok(())
+    }
+}
+
 /// How one iteration ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -195,11 +212,15 @@ pub struct QuasiNewton {
 impl QuasiNewton {
     /// Starts at `x0`, evaluating `loss` (which returns the smooth loss and writes its
     /// gradient) once.
+    ///
+    /// # Errors
+    /// As [`Settings::check`], before anything is allocated or evaluated.
     pub fn new(
         settings: Settings,
         x0: Vec<f64>,
         loss: &mut impl FnMut(&[f64], &mut [f64]) -> f64,
-    ) -> Self {
+    ) -> Result<Self, bl_core::BlError> {
+        settings.check()?;
         let n = x0.len();
         let mut g = vec![0.0; n];
         let f = full(&settings, loss, &x0, &mut g);
@@ -222,7 +243,7 @@ impl QuasiNewton {
             step: 0.0,
         };
         qn.pseudo_gradient();
-        qn
+        Ok(qn)
     }
 
     /// `F` at the current point.
@@ -804,7 +825,7 @@ mod tests {
         loss: &mut impl FnMut(&[f64], &mut [f64]) -> f64,
         max: usize,
     ) -> (QuasiNewton, usize, Outcome) {
-        let mut qn = QuasiNewton::new(settings, x0, loss);
+        let mut qn = QuasiNewton::new(settings, x0, loss).unwrap();
         let mut scratch = vec![0.0; qn.x.len()];
         for k in 1..=max {
             let (x, g, f) = (qn.x.clone(), qn.g.clone(), qn.f);
@@ -914,7 +935,8 @@ mod tests {
             settings(LineSearchMethod::Armijo, 1e-5),
             vec![0.0; 4],
             &mut loss,
-        );
+        )
+        .unwrap();
         assert_eq!(halving.iterate(&mut loss), Outcome::Continue);
         assert_eq!(halving.step(), first);
         assert_eq!(halving.trials(), 1);
@@ -922,7 +944,8 @@ mod tests {
             settings(LineSearchMethod::MoreThuente, 1e-5),
             vec![0.0; 4],
             &mut loss,
-        );
+        )
+        .unwrap();
         calls.set(0);
         mt.iterate(&mut loss);
         assert!(
@@ -993,7 +1016,7 @@ mod tests {
                     c1: 0.7,
                     ..settings(method, 1e-10)
                 };
-                let mut qn = QuasiNewton::new(settings, vec![0.0; 30], &mut loss);
+                let mut qn = QuasiNewton::new(settings, vec![0.0; 30], &mut loss).unwrap();
                 let mut trials = Vec::new();
                 for _ in 0..200 {
                     let outcome = qn.iterate(&mut loss);
@@ -1071,5 +1094,48 @@ mod tests {
         assert!(next > 0.0 && next <= 0.66 * 5.0 + 1e-12, "{next}");
         // A trial outside the bracketed interval is a rounding error.
         assert!(next_trial(&mut best, &mut other, phi(6.0), (0.0, 5.0), &mut bracketed).is_none());
+    }
+
+    /// Settings a caller builds by hand are checked before anything is allocated or the
+    /// loss is evaluated.
+    #[test]
+    fn bad_settings_are_refused_before_the_loss_is_called() {
+        let bad = [
+            Settings {
+                c1: -1.0,
+                ..Settings::default()
+            },
+            Settings {
+                c2: f64::NAN,
+                ..Settings::default()
+            },
+            Settings {
+                epsilon: f64::INFINITY,
+                ..Settings::default()
+            },
+            Settings {
+                memory: 0,
+                ..Settings::default()
+            },
+            Settings {
+                max_linesearch: 0,
+                ..Settings::default()
+            },
+        ];
+        let names = ["c1", "c2", "epsilon", "memory", "max_linesearch"];
+        for (settings, name) in bad.into_iter().zip(names) {
+            let mut calls = 0;
+            let mut loss = |_: &[f64], _: &mut [f64]| {
+                calls += 1;
+                0.0
+            };
+            let err = QuasiNewton::new(settings, vec![0.0; 3], &mut loss).unwrap_err();
+            assert!(
+                matches!(err, bl_core::BlError::InvalidParameter { name: n, .. } if n == name),
+                "{name}: {err}"
+            );
+            assert_eq!(calls, 0, "{name}");
+        }
+        assert!(Settings::default().check().is_ok());
     }
 }

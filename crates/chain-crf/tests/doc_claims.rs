@@ -30,7 +30,7 @@ fn an_iteration_without_a_step_reports_step_zero() {
         g[0] = 2.0 * (x[0] - 1.0);
         (x[0] - 1.0).powi(2)
     };
-    let mut qn = QuasiNewton::new(Settings::default(), vec![0.0], &mut loss);
+    let mut qn = QuasiNewton::new(Settings::default(), vec![0.0], &mut loss).unwrap();
     assert_eq!(qn.iterate(&mut loss), Outcome::GradientSmall);
     assert_eq!(qn.x(), &[1.0]);
     assert!(qn.step() > 0.0 && qn.trials() >= 1);
@@ -97,7 +97,7 @@ fn backtracking_refuses_a_trial_with_a_nan_gradient() {
             line_search,
             ..Settings::default()
         };
-        let mut qn = QuasiNewton::new(settings, vec![0.0], &mut loss);
+        let mut qn = QuasiNewton::new(settings, vec![0.0], &mut loss).unwrap();
         let outcome = qn.iterate(&mut loss);
         assert_eq!(qn.x(), &[0.5], "{line_search:?}: {outcome:?}");
         assert!(qn.gradient_norm().is_finite(), "{line_search:?}");

@@ -335,7 +335,7 @@ pub(crate) fn optimize(
     let x0 = vec![0.0; job.features.len()];
     let mut qn = job
         .pool
-        .install(|| QuasiNewton::new(settings, x0, &mut loss));
+        .install(|| QuasiNewton::new(settings, x0, &mut loss))?;
     if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
         return Err(e);
     }

@@ -281,7 +281,7 @@ fn fit_rust(
         })
     };
     let x0 = vec![0.0; dim];
-    let mut qn = optim::QuasiNewton::new(settings, x0, &mut loss);
+    let mut qn = optim::QuasiNewton::new(settings, x0, &mut loss)?;
     if let Some(e) = failed.take() {
         return Err(e);
     }

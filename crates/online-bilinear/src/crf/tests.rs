@@ -184,7 +184,7 @@ fn minimize(
     max: usize,
     loss: &mut impl FnMut(&[f64], &mut [f64]) -> f64,
 ) -> (Vec<f64>, f64, Outcome) {
-    let mut qn = QuasiNewton::new(settings, vec![0.0; dim], loss);
+    let mut qn = QuasiNewton::new(settings, vec![0.0; dim], loss).unwrap();
     let mut outcome = Outcome::Continue;
     for _ in 0..max {
         outcome = qn.iterate(loss);
