@@ -305,6 +305,21 @@ impl<'s> BlockState<'s> {
             lipschitz,
         }
     }
+
+    /// Checks that the state fits `block` (O(1)): `x` has `d + 1` entries, `scores` and
+    /// the labels `block.y` one per sample. The built-in updates call it first; an update
+    /// of yours can too.
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) naming the first length that does
+    /// not fit.
+    pub fn check_against<F: LinearOperator>(&self, block: &LinearBlock<'_, F>) -> Result<()> {
+        let (d, n) = (block.dim(), block.n_samples());
+        bl_core::error::ensure_len("BlockState: x (d + 1)", d.saturating_add(1), self.x.len())?;
+        bl_core::error::ensure_len("BlockState: scores (n)", n, self.scores.len())?;
+        bl_core::error::ensure_len("LinearBlock: y (n)", n, block.y.len())?;
+        Ok(())
+    }
 }
 
 /// Scratch buffers for block updates, sized once for the largest block.
@@ -351,7 +366,31 @@ impl BlockWork {
         })
     }
 
+    /// Checks that the buffers hold a block of `d` features and `n` samples (O(1)): they
+    /// were made by [`new`](Self::new) with `max_dim >= d` and at least `n` samples.
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) otherwise.
+    pub fn check_fits(&self, d: usize, n: usize) -> Result<()> {
+        let (d1, have_d1, have_n) = (d.saturating_add(1), self.g.len(), self.c.len());
+        if d1 > have_d1 || n > have_n {
+            return Err(bl_core::error::build::shape_mismatch(
+                "BlockWork::check_fits",
+                format!("buffers for at least {d} features and {n} samples"),
+                format!(
+                    "buffers for {} features and {have_n} samples",
+                    have_d1.saturating_sub(1)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The loss gradient at the last point where one was computed (length `d + 1`).
+    ///
+    /// # Panics
+    /// When `d` exceeds the `max_dim` the buffers were made for (as slice indexing does;
+    /// [`check_fits`](Self::check_fits) tells).
     #[must_use]
     pub fn last_gradient(&self, d: usize) -> &[f64] {
         &self.g[..d + 1]

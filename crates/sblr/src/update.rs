@@ -62,9 +62,16 @@ pub(crate) fn check_step_rule(l_min: f64, eta: f64) -> bl_core::Result<()> {
 pub trait BlockUpdate: Extension {
     /// Updates `state` for `block`, using `work` as scratch.
     ///
+    /// Called directly, outside a fit, an implementation must not trust its arguments:
+    /// the built-ins check their own settings ([`check`](Extension::check)), the state
+    /// against the block ([`BlockState::check_against`]) and the scratch
+    /// ([`BlockWork::check_fits`]) first, all O(1).
+    ///
     /// # Errors
     /// [`bl_core::BlError::Numerical`] (as `SblrError::Core`) when no acceptable step is
-    /// found or a value is not finite.
+    /// found or a value is not finite; for the built-ins, `BlError::InvalidParameter` for
+    /// settings their check refuses and `BlError::ShapeMismatch` for a state or scratch
+    /// that does not fit the block.
     fn update(
         &self,
         block: &LinearBlock<'_>,
@@ -152,8 +159,11 @@ impl BlockUpdate for ProxLinearStep {
         state: &mut BlockState<'_>,
         work: &mut BlockWork,
     ) -> Result<BlockStepInfo> {
+        self.check()?;
         let d = block.dim();
         let n = block.n_samples();
+        state.check_against(block)?;
+        work.check_fits(d, n)?;
         let loss0 = block.loss_and_dscores(state.scores, &mut work.c[..n]);
         block.gradient(&work.c[..n], &mut work.g[..d + 1]);
         let mut trials = 0;
@@ -269,8 +279,12 @@ impl ExactBlockSolve {
     ///
     /// # Errors
     /// `BlError::Numerical` when backtracking finds no step or an iteration's objective is
-    /// not finite; `BlError::InvalidParameter` for a `rule` with `max_iter == 0` or a
-    /// negative or non-finite `tol` (or a step parameter `L` grown to infinity).
+    /// not finite; `BlError::InvalidParameter` for `l_min` or `eta` out of range
+    /// ([`L_MIN_RANGE`], [`ETA_RANGE`]; this solver's own `tol` and `max_iter` are not
+    /// read here), a `rule` with `max_iter == 0` or a negative or non-finite `tol` (or a step
+    /// parameter `L` grown to infinity); `BlError::ShapeMismatch` for a state or scratch
+    /// that does not fit the block ([`BlockState::check_against`],
+    /// [`BlockWork::check_fits`]).
     pub fn solve<F: LinearOperator>(
         &self,
         block: &LinearBlock<'_, F>,
@@ -279,8 +293,11 @@ impl ExactBlockSolve {
         rule: &IterationParams,
         observers: &mut [&mut dyn Observer],
     ) -> Result<(BlockStepInfo, FitReport)> {
+        check_step_rule(self.l_min, self.eta)?;
         let d = block.dim();
         let n = block.n_samples();
+        state.check_against(block)?;
+        work.check_fits(d, n)?;
         let d1 = d + 1;
         let loss_start = block.loss(state.scores);
         let obj_start = loss_start + block.penalty(state.x);
@@ -385,6 +402,7 @@ impl BlockUpdate for ExactBlockSolve {
         state: &mut BlockState<'_>,
         work: &mut BlockWork,
     ) -> Result<BlockStepInfo> {
+        self.check()?;
         let rule = IterationParams::new(self.max_iter, self.tol).untraced();
         self.solve(block, state, work, &rule, &mut [])
             .map(|(info, _)| info)

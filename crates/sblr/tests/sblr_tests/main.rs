@@ -13,6 +13,7 @@ mod deserialized;
 mod distributed;
 mod doc_claims;
 mod fuzz_regressions;
+mod hostile_calls;
 mod hostile_sizes;
 mod linear_f32;
 mod linear_termination;
