@@ -150,8 +150,39 @@ impl<F: LinearOperator> LinearBlock<'_, F> {
         self.z.ncols()
     }
 
+    /// `x` has `d + 1` entries (intercept last).
+    fn check_variable(&self, context: &'static str, x: &[f64]) -> Result<()> {
+        Ok(bl_core::error::ensure_len(
+            context,
+            self.dim().saturating_add(1),
+            x.len(),
+        )?)
+    }
+
+    /// Every slice of `per_sample` and the labels have `n` entries.
+    fn check_samples(&self, context: &'static str, per_sample: &[usize]) -> Result<()> {
+        let n = self.n_samples();
+        bl_core::error::ensure_len(context, n, self.y.len())?;
+        for &len in per_sample {
+            bl_core::error::ensure_len(context, n, len)?;
+        }
+        Ok(())
+    }
+
     /// Decision values `f_i = <z_i, w> + b` of the variable `x = (w, b)` into `out`.
-    pub fn scores(&self, x: &[f64], out: &mut [f64]) {
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) when `x` does not have `d + 1`
+    /// entries or `out` not `n` (`out` is then untouched).
+    pub fn scores(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
+        self.check_variable("LinearBlock::scores: x (d + 1)", x)?;
+        bl_core::error::ensure_len("LinearBlock::scores: out (n)", self.n_samples(), out.len())?;
+        self.scores_unchecked(x, out);
+        Ok(())
+    }
+
+    /// [`scores`](Self::scores) for lengths the caller guarantees.
+    pub(crate) fn scores_unchecked(&self, x: &[f64], out: &mut [f64]) {
         let d = self.dim();
         let b = x[d];
         self.z.apply_transpose(&x[..d], out);
@@ -161,8 +192,17 @@ impl<F: LinearOperator> LinearBlock<'_, F> {
     }
 
     /// The mean logistic loss `(1/n) sum_i log(1 + exp(-y_i f_i))` of decision values `f`.
-    #[must_use]
-    pub fn loss(&self, f: &[f64]) -> f64 {
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) when `f` or the labels `y` do not
+    /// have `n` entries.
+    pub fn loss(&self, f: &[f64]) -> Result<f64> {
+        self.check_samples("LinearBlock::loss: f and y (n)", &[f.len()])?;
+        Ok(self.loss_unchecked(f))
+    }
+
+    /// [`loss`](Self::loss) for lengths the caller guarantees.
+    pub(crate) fn loss_unchecked(&self, f: &[f64]) -> f64 {
         let n = f.len() as f64;
         f.iter()
             .zip(self.y)
@@ -173,7 +213,20 @@ impl<F: LinearOperator> LinearBlock<'_, F> {
 
     /// The loss of decision values `f` and `c_i = d loss / d f_i = -y_i w_i / n` with the
     /// weights `w_i = 1 / (1 + exp(y_i f_i))` of eq. (12).
-    pub fn loss_and_dscores(&self, f: &[f64], c: &mut [f64]) -> f64 {
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) when `f`, `c` or the labels `y` do
+    /// not have `n` entries (`c` is then untouched).
+    pub fn loss_and_dscores(&self, f: &[f64], c: &mut [f64]) -> Result<f64> {
+        self.check_samples(
+            "LinearBlock::loss_and_dscores: f, c and y (n)",
+            &[f.len(), c.len()],
+        )?;
+        Ok(self.loss_and_dscores_unchecked(f, c))
+    }
+
+    /// [`loss_and_dscores`](Self::loss_and_dscores) for lengths the caller guarantees.
+    pub(crate) fn loss_and_dscores_unchecked(&self, f: &[f64], c: &mut [f64]) -> f64 {
         let n = f.len() as f64;
         let mut sum = 0.0;
         for ((ci, &fi), &yi) in c.iter_mut().zip(f).zip(self.y) {
@@ -191,8 +244,20 @@ impl<F: LinearOperator> LinearBlock<'_, F> {
     /// Callers compute `df = z^T (x+ - x)` from the step itself (see [`LinearBlock::scores`]
     /// applied to the difference), never as the difference of two separately rounded
     /// score vectors, whose rounding would swamp the tiny changes near a solution.
-    #[must_use]
-    pub fn loss_change(&self, f0: &[f64], df: &[f64]) -> f64 {
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) when `f0`, `df` or the labels `y`
+    /// do not have `n` entries.
+    pub fn loss_change(&self, f0: &[f64], df: &[f64]) -> Result<f64> {
+        self.check_samples(
+            "LinearBlock::loss_change: f0, df and y (n)",
+            &[f0.len(), df.len()],
+        )?;
+        Ok(self.loss_change_unchecked(f0, df))
+    }
+
+    /// [`loss_change`](Self::loss_change) for lengths the caller guarantees.
+    pub(crate) fn loss_change_unchecked(&self, f0: &[f64], df: &[f64]) -> f64 {
         let n = f0.len() as f64;
         let mut sum = 0.0;
         for ((&a, &da), &yi) in f0.iter().zip(df).zip(self.y) {
@@ -209,7 +274,19 @@ impl<F: LinearOperator> LinearBlock<'_, F> {
 
     /// Gradient `(z c, sum_i c_i)` of the loss with respect to `(w, b)` into `g` (length
     /// `d + 1`), from `c = d loss / d f`.
-    pub fn gradient(&self, c: &[f64], g: &mut [f64]) {
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) when `c` does not have `n` entries
+    /// or `g` not `d + 1` (`g` is then untouched).
+    pub fn gradient(&self, c: &[f64], g: &mut [f64]) -> Result<()> {
+        bl_core::error::ensure_len("LinearBlock::gradient: c (n)", self.n_samples(), c.len())?;
+        self.check_variable("LinearBlock::gradient: g (d + 1)", g)?;
+        self.gradient_unchecked(c, g);
+        Ok(())
+    }
+
+    /// [`gradient`](Self::gradient) for lengths the caller guarantees.
+    pub(crate) fn gradient_unchecked(&self, c: &[f64], g: &mut [f64]) {
         let d = self.dim();
         let (gw, gb) = g.split_at_mut(d);
         self.z.apply(c, gw);
@@ -217,8 +294,17 @@ impl<F: LinearOperator> LinearBlock<'_, F> {
     }
 
     /// The penalty `l1 |w|_1 + l2/2 ||w||^2` of `x = (w, b)`.
-    #[must_use]
-    pub fn penalty(&self, x: &[f64]) -> f64 {
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) when `x` does not have `d + 1`
+    /// entries.
+    pub fn penalty(&self, x: &[f64]) -> Result<f64> {
+        self.check_variable("LinearBlock::penalty: x (d + 1)", x)?;
+        Ok(self.penalty_unchecked(x))
+    }
+
+    /// [`penalty`](Self::penalty) for lengths the caller guarantees.
+    pub(crate) fn penalty_unchecked(&self, x: &[f64]) -> f64 {
         elastic_net_penalty(&x[..self.dim()], self.l1, self.l2)
     }
 
@@ -242,15 +328,20 @@ impl<F: LinearOperator> LinearBlock<'_, F> {
     /// `dist(0, grad + subdifferential of the penalty)` at `x`, from the loss gradient `g`:
     /// the first-order stationarity residual of the block problem (Euclidean norm over
     /// `w` and `b`).
-    #[must_use]
-    pub fn stationarity_residual(&self, x: &[f64], g: &[f64]) -> f64 {
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (as `SblrError::Core`) when `x` or `g` does not have
+    /// `d + 1` entries.
+    pub fn stationarity_residual(&self, x: &[f64], g: &[f64]) -> Result<f64> {
+        self.check_variable("LinearBlock::stationarity_residual: x (d + 1)", x)?;
+        self.check_variable("LinearBlock::stationarity_residual: g (d + 1)", g)?;
         let d = self.dim();
         let mut sum = g[d] * g[d];
         for j in 0..d {
             let r = entry_residual(x[j], g[j], self.l1, self.l2);
             sum += r * r;
         }
-        sum.sqrt()
+        Ok(sum.sqrt())
     }
 }
 
@@ -467,10 +558,10 @@ impl<F: LinearOperator> ProxBlock for LinearBlock<'_, F> {
         LinearBlock::prox_point(self, x, g, lipschitz, out)
     }
     fn score_change(&self, delta: &[f64], out: &mut [f64]) {
-        self.scores(delta, out);
+        self.scores_unchecked(delta, out);
     }
     fn loss_change(&self, base: &[f64], dscores: &[f64]) -> f64 {
-        LinearBlock::loss_change(self, base, dscores)
+        self.loss_change_unchecked(base, dscores)
     }
 }
 

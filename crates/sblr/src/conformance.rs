@@ -124,9 +124,9 @@ fn run_case(update: &dyn BlockUpdate, case: &BlockCase, report: &mut Conformance
     };
     let mut x = vec![0.3; d + 1];
     let mut scores = vec![0.0; n];
-    block.scores(&x, &mut scores);
+    block.scores_unchecked(&x, &mut scores);
     let mut lipschitz = update.initial_lipschitz();
-    let mut last = block.loss(&scores) + block.penalty(&x);
+    let mut last = block.loss_unchecked(&scores) + block.penalty_unchecked(&x);
     let mut fresh = scores.clone();
     for k in 1..=case.updates {
         let info = update.update(
@@ -143,7 +143,7 @@ fn run_case(update: &dyn BlockUpdate, case: &BlockCase, report: &mut Conformance
                 return;
             }
         };
-        block.scores(&x, &mut fresh);
+        block.scores_unchecked(&x, &mut fresh);
         let stale = fresh
             .iter()
             .zip(&scores)
@@ -157,7 +157,7 @@ fn run_case(update: &dyn BlockUpdate, case: &BlockCase, report: &mut Conformance
             });
             return;
         }
-        let loss = block.loss(&fresh);
+        let loss = block.loss_unchecked(&fresh);
         if (info.loss_after - loss).abs() > 1e-12 * (1.0 + loss) {
             report.record("loss_after is the loss at the variable", false, || {
                 format!(
@@ -167,7 +167,7 @@ fn run_case(update: &dyn BlockUpdate, case: &BlockCase, report: &mut Conformance
             });
             return;
         }
-        let objective = loss + block.penalty(&x);
+        let objective = loss + block.penalty_unchecked(&x);
         if objective > last + 1e-13 * (1.0 + last.abs()) {
             report.record("objective never rises", false, || {
                 format!("{case:?}: update {k}: objective rose {last} -> {objective}")
@@ -186,9 +186,9 @@ fn run_case(update: &dyn BlockUpdate, case: &BlockCase, report: &mut Conformance
     }
     let mut c = vec![0.0; n];
     let mut g = vec![0.0; d + 1];
-    block.loss_and_dscores(&fresh, &mut c);
-    block.gradient(&c, &mut g);
-    let residual = block.stationarity_residual(&x, &g);
+    block.loss_and_dscores_unchecked(&fresh, &mut c);
+    block.gradient_unchecked(&c, &mut g);
+    let residual = block.stationarity_residual(&x, &g).unwrap_or(f64::NAN);
     report.record(
         "reaches the block minimizer",
         !residual.is_nan() && residual <= 1e-5,

@@ -203,7 +203,7 @@ impl LogisticValidParams {
             self.iteration(),
             observers,
         )?;
-        let objective = info.loss_after + block.penalty(&x);
+        let objective = info.loss_after + block.penalty_unchecked(&x);
         if !objective.is_finite() {
             return Err(numerical(
                 "LogisticRegression",

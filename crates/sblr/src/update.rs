@@ -164,8 +164,8 @@ impl BlockUpdate for ProxLinearStep {
         let n = block.n_samples();
         state.check_against(block)?;
         work.check_fits(d, n)?;
-        let loss0 = block.loss_and_dscores(state.scores, &mut work.c[..n]);
-        block.gradient(&work.c[..n], &mut work.g[..d + 1]);
+        let loss0 = block.loss_and_dscores_unchecked(state.scores, &mut work.c[..n]);
+        block.gradient_unchecked(&work.c[..n], &mut work.g[..d + 1]);
         let mut trials = 0;
         let rule = Trials::StepRule {
             previous: *state.lipschitz,
@@ -200,7 +200,7 @@ impl BlockUpdate for ProxLinearStep {
         for (f, df) in state.scores.iter_mut().zip(&work.trial_scores[..n]) {
             *f += df;
         }
-        let loss1 = block.loss(state.scores);
+        let loss1 = block.loss_unchecked(state.scores);
         *state.lipschitz = l;
         Ok(BlockStepInfo {
             lipschitz: l,
@@ -299,8 +299,8 @@ impl ExactBlockSolve {
         state.check_against(block)?;
         work.check_fits(d, n)?;
         let d1 = d + 1;
-        let loss_start = block.loss(state.scores);
-        let obj_start = loss_start + block.penalty(state.x);
+        let loss_start = block.loss_unchecked(state.scores);
+        let obj_start = loss_start + block.penalty_unchecked(state.x);
         let mut l = (self.l_min).max(*state.lipschitz / self.eta);
         // x = state.x (current), prev = previous iterate.
         work.prev[..d1].copy_from_slice(state.x);
@@ -319,8 +319,8 @@ impl ExactBlockSolve {
             for i in 0..n {
                 work.y_scores[i] = state.scores[i] + beta * (state.scores[i] - work.prev_scores[i]);
             }
-            let loss_y = block.loss_and_dscores(&work.y_scores[..n], &mut work.c[..n]);
-            block.gradient(&work.c[..n], &mut work.g[..d1]);
+            let loss_y = block.loss_and_dscores_unchecked(&work.y_scores[..n], &mut work.c[..n]);
+            block.gradient_unchecked(&work.c[..n], &mut work.g[..d1]);
             let (trial_l, sq, change) = backtrack(
                 block,
                 &work.y_point[..d1],
@@ -367,16 +367,16 @@ impl ExactBlockSolve {
             state.x.copy_from_slice(&work.trial[..d1]);
             state.scores.copy_from_slice(&work.trial_scores[..n]);
             t = if uphill > 0.0 { 1.0 } else { t_next };
-            let objective = loss_trial + block.penalty(state.x);
+            let objective = loss_trial + block.penalty_unchecked(state.x);
             Ok::<_, SblrError>(
                 Progress::new(objective, residual / first_residual.max(1.0)).with("lipschitz", l),
             )
         })?;
-        let mut loss_x = block.loss(state.scores);
+        let mut loss_x = block.loss_unchecked(state.scores);
         // FISTA is not monotone: never return a point worse than the start (this can only
         // happen when the iteration budget ends the solve early).
         let mut report = report;
-        if loss_x + block.penalty(state.x) > obj_start {
+        if loss_x + block.penalty_unchecked(state.x) > obj_start {
             state.x.copy_from_slice(&work.start[..d1]);
             state.scores.copy_from_slice(&work.start_scores[..n]);
             loss_x = loss_start;

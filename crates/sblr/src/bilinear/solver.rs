@@ -184,7 +184,7 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
             l1: solver.penalties.mu1,
             l2: solver.penalties.mu2,
         };
-        solver.loss = block.loss(&solver.scores);
+        solver.loss = block.loss_unchecked(&solver.scores);
         solver.objective = solver.loss + solver.penalty();
         if !solver.objective.is_finite() {
             return Err(numerical(

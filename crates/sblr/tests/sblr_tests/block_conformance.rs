@@ -74,13 +74,13 @@ impl BlockUpdate for Broken {
         match self {
             Broken::Uphill => {
                 state.x.iter_mut().for_each(|v| *v *= 2.0);
-                block.scores(state.x, state.scores);
+                block.scores(state.x, state.scores)?;
             }
             Broken::Stale => state.x[0] -= 1e-3,
             Broken::BadSettings => {}
         }
         Ok(BlockStepInfo {
-            loss_after: block.loss(state.scores),
+            loss_after: block.loss(state.scores)?,
             ..BlockStepInfo::default()
         })
     }

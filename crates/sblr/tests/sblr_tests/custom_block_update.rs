@@ -59,13 +59,13 @@ impl BlockUpdate for Ista {
         let mut c = vec![0.0; n];
         let mut g = vec![0.0; d + 1];
         let mut next = vec![0.0; d + 1];
-        let loss_before = block.loss(state.scores);
+        let loss_before = block.loss(state.scores)?;
         for _ in 0..self.steps {
-            block.loss_and_dscores(state.scores, &mut c);
-            block.gradient(&c, &mut g);
+            block.loss_and_dscores(state.scores, &mut c)?;
+            block.gradient(&c, &mut g)?;
             block.prox_point(state.x, &g, lipschitz, &mut next)?;
             state.x.copy_from_slice(&next);
-            block.scores(state.x, state.scores);
+            block.scores(state.x, state.scores)?;
         }
         *state.lipschitz = lipschitz;
         Ok(BlockStepInfo {
@@ -73,7 +73,7 @@ impl BlockUpdate for Ista {
             trials: self.steps,
             inner_iterations: self.steps,
             loss_before,
-            loss_after: block.loss(state.scores),
+            loss_after: block.loss(state.scores)?,
         })
     }
 }

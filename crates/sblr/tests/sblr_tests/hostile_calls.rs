@@ -113,3 +113,69 @@ fn built_in_updates_check_their_buffers_when_called_directly() {
         assert!(result.is_ok(), "{}: {result:?}", update.name());
     }
 }
+
+// Before the fix these returned plain values: `scores` and `penalty` with a short `x`
+// panicked (index out of bounds, range end out of range), `gradient` with a short `g`
+// (index out of bounds on the intercept) or a short `c` (faer's dimension assertion),
+// `stationarity_residual` with a short `g`; `loss`, `loss_and_dscores` and `loss_change`
+// read short decision values or labels short and returned a wrong value.
+#[test]
+fn linear_block_methods_check_their_lengths() {
+    let (z, y) = features();
+    let block: LinearBlock<'_> = LinearBlock {
+        z: MatRef::from_column_major_slice(&z, D, N).into(),
+        y: &y,
+        l1: 0.01,
+        l2: 0.01,
+    };
+    let short_labels = LinearBlock {
+        y: &y[..N - 1],
+        ..block
+    };
+    let (x, short_x) = (vec![0.5; D + 1], vec![0.5; D]);
+    let (f, short_f) = (vec![0.5; N], vec![0.5; N - 1]);
+    let mut out_n = vec![0.0; N];
+    let mut out_short = vec![0.0; N - 1];
+    let mut g = vec![0.0; D + 1];
+    let mut short_g = vec![0.0; D];
+    let shape = |case: &str, result: sblr::Result<()>| {
+        assert!(
+            matches!(result, Err(SblrError::Core(BlError::ShapeMismatch { .. }))),
+            "{case}: {result:?}"
+        );
+    };
+    shape("scores: x short", block.scores(&short_x, &mut out_n));
+    shape("scores: out short", block.scores(&x, &mut out_short));
+    shape("loss: f short", block.loss(&short_f).map(drop));
+    shape("loss: y short", short_labels.loss(&f).map(drop));
+    shape(
+        "loss_and_dscores: c short",
+        block.loss_and_dscores(&f, &mut out_short).map(drop),
+    );
+    shape(
+        "loss_and_dscores: y short",
+        short_labels.loss_and_dscores(&f, &mut out_n).map(drop),
+    );
+    shape(
+        "loss_change: df short",
+        block.loss_change(&f, &short_f).map(drop),
+    );
+    shape("gradient: c short", block.gradient(&short_f, &mut g));
+    shape("gradient: g short", block.gradient(&f, &mut short_g));
+    shape("penalty: x short", block.penalty(&short_x).map(drop));
+    shape(
+        "stationarity_residual: g short",
+        block.stationarity_residual(&x, &short_g).map(drop),
+    );
+    shape(
+        "stationarity_residual: x short",
+        block.stationarity_residual(&short_x, &g).map(drop),
+    );
+    // Buffers refused are left as they were; the right lengths work.
+    assert!(out_short.iter().chain(&short_g).all(|&v| v == 0.0));
+    block.scores(&x, &mut out_n).unwrap();
+    let loss = block.loss_and_dscores(&out_n, &mut f.clone()).unwrap();
+    assert_eq!(loss, block.loss(&out_n).unwrap());
+    block.gradient(&f, &mut g).unwrap();
+    assert!(block.stationarity_residual(&x, &g).unwrap().is_finite());
+}

@@ -112,15 +112,15 @@ fn block_gradient_on_f32_samples_matches_finite_differences() {
     x.iter_mut().for_each(|v| *v *= 0.3);
     let loss_at = |x: &[f64]| {
         let mut f = vec![0.0; n];
-        block.scores(x, &mut f);
-        block.loss(&f)
+        block.scores(x, &mut f).unwrap();
+        block.loss(&f).unwrap()
     };
     let mut f = vec![0.0; n];
     let mut c = vec![0.0; n];
     let mut g = vec![0.0; d + 1];
-    block.scores(&x, &mut f);
-    block.loss_and_dscores(&f, &mut c);
-    block.gradient(&c, &mut g);
+    block.scores(&x, &mut f).unwrap();
+    block.loss_and_dscores(&f, &mut c).unwrap();
+    block.gradient(&c, &mut g).unwrap();
     let h = 1e-6;
     for j in 0..=d {
         let (mut up, mut down) = (x.clone(), x.clone());
