@@ -110,21 +110,35 @@ impl BlockDiagonal {
         self.blocks.nnz()
     }
 
-    /// Entry `(r, c)` of block `k` (`k < n_blocks`, `r < rows`, `c < cols`).
+    /// Entry `(r, c)` of block `k`.
+    ///
+    /// # Panics
+    /// When `k >= n_blocks`, `r >= rows` or `c >= cols`, as slice indexing does.
     pub fn get(&self, k: usize, r: usize, c: usize) -> f64 {
+        assert!(
+            r < self.rows && c < self.cols,
+            "entry ({r}, {c}) out of range for blocks of {} x {}",
+            self.rows,
+            self.cols
+        );
+        // r * cols + c < rows * cols <= u32::MAX (checked when the blocks were made).
         let code = (r * self.cols + c) as u32;
         let (codes, values) = self.blocks.row(k);
         codes.binary_search(&code).map_or(self.prior, |i| values[i])
     }
 
-    /// Adds `entries` (`(r * cols + c, value)`, codes distinct) to block `k`.
-    pub fn add_entries(&mut self, k: usize, entries: &[(u32, f64)]) {
+    /// Adds `entries` (`(r * cols + c, value)`, codes distinct and below `rows * cols`) to
+    /// block `k < n_blocks` (the caller checks: the entries of a checked [`BlockUpdate`]).
+    pub(crate) fn add_entries(&mut self, k: usize, entries: &[(u32, f64)]) {
         for &(code, value) in entries {
             self.blocks.add_from(k, code, value, self.prior);
         }
     }
 
-    /// The Frobenius norm of block `k` (`k < n_blocks`).
+    /// The Frobenius norm of block `k`.
+    ///
+    /// # Panics
+    /// When `k >= n_blocks`, as slice indexing does.
     pub fn block_norm(&self, k: usize) -> f64 {
         let size = self.rows * self.cols;
         let (codes, values) = self.blocks.row(k);
@@ -132,9 +146,31 @@ impl BlockDiagonal {
         (sum2 + (size - codes.len()) as f64 * self.prior * self.prior).sqrt()
     }
 
-    /// Block `k` (`k < n_blocks`) copied into `out` (row-major, the first `rows * cols`
-    /// entries; `out` must have that many).
-    pub fn copy_block(&self, k: usize, out: &mut [f64]) {
+    /// Block `k` copied into `out` (row-major, the first `rows * cols` entries).
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when
+    /// `k >= n_blocks`; [`bl_core::BlError::ShapeMismatch`] when `out` has fewer than
+    /// `rows * cols` entries (`out` is then untouched).
+    pub fn copy_block(&self, k: usize, out: &mut [f64]) -> Result<()> {
+        if k >= self.n_blocks() {
+            return Err(crate::error::invalid(
+                "block",
+                k,
+                format!("below the number of blocks, {}", self.n_blocks()),
+            ));
+        }
+        check_room(
+            "BlockDiagonal::copy_block: out",
+            self.rows * self.cols,
+            out.len(),
+        )?;
+        self.copy_block_unchecked(k, out);
+        Ok(())
+    }
+
+    /// [`copy_block`](Self::copy_block) for a block and a buffer the caller guarantees.
+    pub(crate) fn copy_block_unchecked(&self, k: usize, out: &mut [f64]) {
         let size = self.rows * self.cols;
         out[..size].fill(self.prior);
         let (codes, values) = self.blocks.row(k);
@@ -198,8 +234,9 @@ impl LinearOperator for BlockDiagonal {
 /// added to each (codes `r * cols + c`, each once per block).
 ///
 /// Blocks are found through a dense position table indexed by block id (a sparse set):
-/// it grows to the largest id seen (4 bytes per feature, allocated once) and [`clear`]
-/// resets only the touched entries; each block's entry list keeps its capacity, so once
+/// it grows to the largest id seen below [`DENSE_BLOCK_IDS`] (4 bytes per feature,
+/// allocated once; a larger id is found by a scan of the touched blocks, so that one huge
+/// id cannot make the table take gigabytes) and [`clear`] resets only the touched entries; each block's entry list keeps its capacity, so once
 /// warm an update allocates nothing, and adding an entry costs one scan of its block's
 /// list (at most `rows x cols` entries), with no hashing.
 ///
@@ -221,6 +258,23 @@ pub struct BlockUpdate {
 
 /// Marks a block that the current update does not touch.
 const UNTOUCHED: u32 = u32::MAX;
+
+/// The block ids a [`BlockUpdate`] finds through its dense position table (so the table
+/// takes at most 64 MiB); a larger id is found by a scan of the blocks the update touches
+/// (the same result, in time proportional to their number).
+pub const DENSE_BLOCK_IDS: usize = 1 << 24;
+
+/// `out` has room for `needed` values.
+fn check_room(context: &'static str, needed: usize, found: usize) -> Result<()> {
+    if found < needed {
+        return Err(bl_core::error::build::shape_mismatch(
+            context,
+            format!("at least {needed} values"),
+            found,
+        ));
+    }
+    Ok(())
+}
 
 impl BlockUpdate {
     /// An empty update for blocks of `rows x cols`.
@@ -261,7 +315,9 @@ impl BlockUpdate {
     /// Removes every entry (keeps the allocations).
     pub fn clear(&mut self) {
         for (i, &k) in self.blocks.iter().enumerate() {
-            self.position[k as usize] = UNTOUCHED;
+            if let Some(p) = self.position.get_mut(k as usize) {
+                *p = UNTOUCHED;
+            }
             self.entries[i].clear();
         }
         self.blocks.clear();
@@ -278,15 +334,26 @@ impl BlockUpdate {
             return;
         }
         let k_index = k as usize;
-        if k_index >= self.position.len() {
-            self.position.resize(k_index + 1, UNTOUCHED);
-        }
-        let mut slot = self.position[k_index];
+        let dense = k_index < DENSE_BLOCK_IDS;
+        let mut slot = if dense {
+            if k_index >= self.position.len() {
+                self.position.resize(k_index + 1, UNTOUCHED);
+            }
+            self.position[k_index]
+        } else {
+            // Fewer than 2^32 - 1 touched blocks (their ids are distinct u32 values).
+            self.blocks
+                .iter()
+                .position(|&b| b == k)
+                .map_or(UNTOUCHED, |i| i as u32)
+        };
         if slot == UNTOUCHED {
             // Fewer than 2^32 - 1 blocks: ids are u32 and the feature dictionary keeps
             // fewer than u32::MAX features.
             slot = self.blocks.len() as u32;
-            self.position[k_index] = slot;
+            if dense {
+                self.position[k_index] = slot;
+            }
             self.blocks.push(k);
             if self.entries.len() < self.blocks.len() {
                 self.entries.push(Vec::new());
@@ -312,12 +379,37 @@ impl BlockUpdate {
 
     /// The entries `(r * cols + c, value)` of the `i`-th touched block, in order of first
     /// addition.
+    ///
+    /// # Panics
+    /// When `i >= blocks().len()`, as slice indexing does.
     pub fn entries(&self, i: usize) -> &[(u32, f64)] {
         &self.entries[i]
     }
 
-    /// The `i`-th touched block as a dense row-major `rows x cols` matrix in `out`.
-    pub fn dense_values(&self, i: usize, out: &mut [f64]) {
+    /// The `i`-th touched block as a dense row-major `rows x cols` matrix in the first
+    /// `rows * cols` entries of `out`.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::OblError::Core`]) when
+    /// `i >= blocks().len()`; [`bl_core::BlError::ShapeMismatch`] when `out` has fewer than
+    /// `rows * cols` entries (`out` is then untouched).
+    pub fn dense_values(&self, i: usize, out: &mut [f64]) -> Result<()> {
+        if i >= self.blocks.len() {
+            return Err(crate::error::invalid(
+                "i",
+                i,
+                format!("below the number of touched blocks, {}", self.blocks.len()),
+            ));
+        }
+        let size = self.rows.saturating_mul(self.cols);
+        check_room("BlockUpdate::dense_values: out", size, out.len())?;
+        self.dense_values_unchecked(i, out);
+        Ok(())
+    }
+
+    /// [`dense_values`](Self::dense_values) for an index and a buffer the caller
+    /// guarantees.
+    pub(crate) fn dense_values_unchecked(&self, i: usize, out: &mut [f64]) {
         out[..self.rows * self.cols].fill(0.0);
         for &(code, value) in self.entries(i) {
             out[code as usize] += value;
@@ -592,14 +684,30 @@ impl BlockRankOne {
         self.dense(p, 0.0, |s, b| self.sigma[s].sqrt() * self.v[s * p + b])
     }
 
-    /// Entry `a` of `alpha_k` (`k < n_blocks`, `a < rows`).
+    /// Entry `a` of `alpha_k`.
+    ///
+    /// # Panics
+    /// When `k >= n_blocks` or `a >= rows`, as slice indexing does.
     pub fn alpha_at(&self, k: usize, a: usize) -> f64 {
+        let rows = self.theta.rows;
+        assert!(
+            a < rows,
+            "alpha entry {a} out of range for blocks of {rows} rows"
+        );
         self.slot_of(k)
             .map_or(0.0, |s| self.alpha[s * self.theta.rows + a])
     }
 
-    /// Entry `b` of `beta_k` (`k < n_blocks`, `b < cols`).
+    /// Entry `b` of `beta_k`.
+    ///
+    /// # Panics
+    /// When `k >= n_blocks` or `b >= cols`, as slice indexing does.
     pub fn beta_at(&self, k: usize, b: usize) -> f64 {
+        let cols = self.theta.cols;
+        assert!(
+            b < cols,
+            "beta entry {b} out of range for blocks of {cols} columns"
+        );
         self.slot_of(k).map_or(0.0, |s| {
             self.sigma[s].sqrt() * self.v[s * self.theta.cols + b]
         })

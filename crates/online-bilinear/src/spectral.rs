@@ -410,14 +410,14 @@ impl SpectralRankOne {
         let mut theta = vec![0.0; nb * l * p];
         for (i, &k) in blocks.iter().enumerate() {
             self.theta
-                .copy_block(k, &mut theta[i * l * p..(i + 1) * l * p]);
+                .copy_block_unchecked(k, &mut theta[i * l * p..(i + 1) * l * p]);
         }
         // The constant parts C DeltaPhi beta_{t-1} and C DeltaPhi^T alpha_{t-1}.
         let mut d_beta = vec![0.0; nb * l];
         let mut dt_alpha = vec![0.0; nb * p];
         let mut v = vec![0.0; l * p];
         for i in 0..nb {
-            d.dense_values(i, &mut v);
+            d.dense_values_unchecked(i, &mut v);
             for r in 0..l {
                 for c in 0..p {
                     d_beta[i * l + r] += v[r * p + c] * beta[i * p + c];

@@ -2,9 +2,11 @@
 //! parameters' check would refuse: each refuses them with a typed error.
 
 use online_bilinear::learner::{Learner, LearnerShape};
+use online_bilinear::rank_one::DENSE_BLOCK_IDS;
 use online_bilinear::settings::MAX_POWER_STEPS;
 use online_bilinear::{
-    Bcd, Bol, BuiltIn, Fit as _, LearnerSettings, OblError, Sp, TaggerParams, synthetic,
+    Bcd, BlockRankOne, BlockUpdate, Bol, BuiltIn, Fit as _, LearnerSettings, OblError, Sp,
+    TaggerParams, synthetic,
 };
 
 fn is_invalid<T>(result: &online_bilinear::Result<T>, name: &str) -> bool {
@@ -94,4 +96,99 @@ fn settings_check_bounds_power_steps() {
         .max_iter(1)
         .fit(&corpus);
     assert!(is_invalid(&refused, "power_steps"), "{refused:?}");
+}
+
+// Before the fix `add` grew its position table to the id given: `u32::MAX - 1` asked for a
+// table of 2^32 entries (16 GiB, written in full).
+#[test]
+fn block_update_with_a_huge_block_id_keeps_its_table_small() {
+    let huge = u32::MAX - 1;
+    let mut d = BlockUpdate::new(2, 3);
+    d.add(huge, 0, 0, 1.0);
+    d.add(3, 1, 2, 4.0);
+    d.add(huge, 0, 1, 2.0);
+    d.add(huge, 0, 0, 0.5);
+    d.add(DENSE_BLOCK_IDS as u32, 1, 1, 1.0);
+    assert_eq!(d.blocks(), &[huge, 3, DENSE_BLOCK_IDS as u32]);
+    assert_eq!(d.entries(0), &[(0, 1.5), (1, 2.0)]);
+    assert_eq!(d.entries(1), &[(5, 4.0)]);
+    // A state of 4 blocks refuses the out-of-range ids; after `clear`, the same ids are new.
+    let mut state = BlockRankOne::new(4, 2, 3, false).unwrap();
+    assert!(is_invalid(&state.update(&d, 1), "update"));
+    d.clear();
+    assert!(d.is_empty());
+    d.add(huge, 1, 0, 1.0);
+    d.add(3, 0, 0, 1.0);
+    assert_eq!(d.blocks(), &[huge, 3]);
+    assert_eq!(d.entries(0), &[(3, 1.0)]);
+    d.clear();
+    d.add(3, 0, 0, 1.0);
+    state.update(&d, 1).unwrap();
+    assert!(state.theta().get(3, 0, 0) == 1.0);
+}
+
+// Before the fix these returned `()` and panicked: `copy_block` past the blocks (index out
+// of bounds) or into a short buffer (range end out of range), `dense_values` likewise.
+#[test]
+fn copy_block_and_dense_values_check_their_arguments() {
+    let mut state = BlockRankOne::new(4, 2, 3, false).unwrap();
+    let mut d = BlockUpdate::new(2, 3);
+    d.add(1, 1, 2, 2.0);
+    state.update(&d, 1).unwrap();
+    let theta = state.theta();
+    let mut out = vec![7.0; 6];
+    let mut short = vec![7.0; 5];
+    assert!(is_invalid(&theta.copy_block(4, &mut out), "block"));
+    assert!(matches!(
+        theta.copy_block(1, &mut short),
+        Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
+    ));
+    assert!(is_invalid(&d.dense_values(1, &mut out), "i"));
+    assert!(matches!(
+        d.dense_values(0, &mut short),
+        Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
+    ));
+    assert!(
+        out.iter().chain(&short).all(|&v| v == 7.0),
+        "a buffer refused was written"
+    );
+    theta.copy_block(1, &mut out).unwrap();
+    assert_eq!(out, [0.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
+    d.dense_values(0, &mut out).unwrap();
+    assert_eq!(out, [0.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
+}
+
+// Before the fix `get(0, 0, 3)` on blocks of 2 x 3 returned entry (1, 0), here 5.0.
+#[test]
+#[should_panic(expected = "out of range")]
+fn block_diagonal_get_panics_out_of_the_block() {
+    let mut state = BlockRankOne::new(1, 2, 3, false).unwrap();
+    let mut d = BlockUpdate::new(2, 3);
+    d.add(0, 1, 0, 5.0);
+    state.update(&d, 1).unwrap();
+    let _ = state.theta().get(0, 0, 3);
+}
+
+// Before the fix `alpha_at(0, 2)` on blocks of 2 rows read block 1's first entry.
+#[test]
+#[should_panic(expected = "out of range")]
+fn alpha_at_panics_out_of_the_block() {
+    let mut state = BlockRankOne::new(2, 2, 3, false).unwrap();
+    let mut d = BlockUpdate::new(2, 3);
+    d.add(0, 1, 0, 5.0);
+    d.add(1, 0, 0, 3.0);
+    state.update(&d, 1).unwrap();
+    let _ = state.alpha_at(0, 2);
+}
+
+// Before the fix `beta_at(0, 3)` on blocks of 3 columns read block 1's first entry.
+#[test]
+#[should_panic(expected = "out of range")]
+fn beta_at_panics_out_of_the_block() {
+    let mut state = BlockRankOne::new(2, 2, 3, false).unwrap();
+    let mut d = BlockUpdate::new(2, 3);
+    d.add(0, 1, 0, 5.0);
+    d.add(1, 0, 0, 3.0);
+    state.update(&d, 1).unwrap();
+    let _ = state.beta_at(0, 3);
 }
