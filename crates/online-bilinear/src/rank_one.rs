@@ -236,9 +236,10 @@ impl LinearOperator for BlockDiagonal {
 /// Blocks are found through a dense position table indexed by block id (a sparse set):
 /// it grows to the largest id seen below [`DENSE_BLOCK_IDS`] (4 bytes per feature,
 /// allocated once; a larger id is found by a scan of the touched blocks, so that one huge
-/// id cannot make the table take gigabytes) and [`clear`] resets only the touched entries; each block's entry list keeps its capacity, so once
-/// warm an update allocates nothing, and adding an entry costs one scan of its block's
-/// list (at most `rows x cols` entries), with no hashing.
+/// id cannot make the table take gigabytes) and [`clear`] resets only the touched
+/// entries; each block's entry list keeps its capacity, so once warm an update allocates
+/// nothing, and adding an entry costs one scan of its block's list (at most `rows x cols`
+/// entries), with no hashing.
 ///
 /// [`clear`]: BlockUpdate::clear
 #[derive(Debug, Clone, Default)]
