@@ -42,7 +42,11 @@ fn relaxed_dual(c: &mut Criterion) {
     let (m, n) = (80, 6);
     let (y, x0, budget) = instance(m, n);
     let primal = solve_primal(&x0, &y, m, 2, n).expect("valid instance");
-    let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+    let level = Level::new(
+        &Lagrangian::at(&x0, &primal).expect("valid instance"),
+        budget,
+        1e-9,
+    );
     let layout = DualLayout { mk: 2 * m };
     // `Q` free, as the fit builds it by default (`GopParams::nonnegative_bound(false)`).
     let base = layout
@@ -85,7 +89,11 @@ fn cell_enumeration(c: &mut Criterion) {
     for (m, n) in [(20, 4), (80, 6)] {
         let (y, x0, budget) = instance(m, n);
         let primal = solve_primal(&x0, &y, m, 2, n).expect("valid instance");
-        let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+        let level = Level::new(
+            &Lagrangian::at(&x0, &primal).expect("valid instance"),
+            budget,
+            1e-9,
+        );
         let reps = &level.filtered.reps;
         let walk = CellOptions {
             rank_shortcut: false,

@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let l1: f64 = x0.iter().map(|v| v.abs()).sum();
     x0.iter_mut().for_each(|v| *v *= 0.5 * budget / l1);
     let primal = solve_primal(&x0, &y, m, 2, n)?;
-    let level = Level::new(&Lagrangian::at(&x0, &primal), budget, 1e-9);
+    let level = Level::new(&Lagrangian::at(&x0, &primal)?, budget, 1e-9);
     let reps = &level.filtered.reps;
     let cells = enumerate_cells(
         &Microlp,

@@ -40,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for _ in 0..200 {
                 let xt = ball_point(&mut rng, mk, budget);
                 let pt = solve_primal(&xt, &y, m, 2, n)?;
-                let lag = Lagrangian::build(lin, &xt, &pt);
+                let lag = Lagrangian::build(lin, &xt, &pt)?;
                 for _ in 0..50 {
                     let x = ball_point(&mut rng, mk, budget);
                     let v = solve_primal(&x, &y, m, 2, n)?.objective;
@@ -73,7 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let p0 = solve_primal(&x0, &y, m, 2, n)?;
             let mut line = format!("M {m} N {n}:");
             for lin in [Linearization::Product, Linearization::Paper] {
-                let lag = Lagrangian::build(lin, &x0, &p0);
+                let lag = Lagrangian::build(lin, &x0, &p0)?;
                 let g: Vec<_> = lag.qualifying.iter().map(|q| q.g.clone()).collect();
                 let f = filter(&g, inst.budget, 1e-9);
                 let cells = enumerate_cells(

@@ -167,7 +167,7 @@ impl Search<'_> {
         let t_primal = start.elapsed().as_secs_f64();
 
         let t = Instant::now();
-        let lagrangian = Lagrangian::build(self.params.linearization(), &x, &primal);
+        let lagrangian = Lagrangian::build(self.params.linearization(), &x, &primal)?;
         let level = Arc::new(Level::new(&lagrangian, budget, self.params.filter_tol()));
         let t_pre = t.elapsed().as_secs_f64();
 

@@ -28,7 +28,33 @@
 //! signs of all `g_kn` are fixed, the minimizing `theta^B_kn` is `1` where `g_kn < 0` and
 //! `0` elsewhere, and `phi_t` is affine: these are the Lagrangian rows of the relaxed duals.
 
+use crate::error::Result;
 use crate::primal::PrimalSolution;
+
+/// Checks that `x` (`M x K`) and the parts of `primal` have the lengths its `m`, `k`, `n`
+/// give (`theta` and `mu` `K x N`, `lambda` `N`, `residual` `M x N`): what the builders
+/// index.
+fn check_point(x: &[f64], primal: &PrimalSolution) -> Result<()> {
+    use bl_core::error::ensure_len;
+    use bl_core::limits::buffer_len;
+    let (m, k, n) = (primal.m, primal.k, primal.n);
+    ensure_len(
+        "Lagrangian: x (M x K)",
+        buffer_len("M x K", &[m, k])?,
+        x.len(),
+    )?;
+    let kn = buffer_len("K x N", &[k, n])?;
+    ensure_len("Lagrangian: primal.theta (K x N)", kn, primal.theta.len())?;
+    ensure_len("Lagrangian: primal.mu (K x N)", kn, primal.mu.len())?;
+    ensure_len("Lagrangian: primal.lambda (N)", n, primal.lambda.len())?;
+    let mn = buffer_len("M x N", &[m, n])?;
+    ensure_len(
+        "Lagrangian: primal.residual (M x N)",
+        mn,
+        primal.residual.len(),
+    )?;
+    Ok(())
+}
 
 /// How the Lagrangian is linearized to make the qualifying constraints affine in `x`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -108,8 +134,14 @@ pub struct Lagrangian {
 
 impl Lagrangian {
     /// Builds eqs. (7)-(8) from the primal solution at `x` (`M x K` column-major).
-    #[must_use]
-    pub fn at(x: &[f64], primal: &PrimalSolution) -> Self {
+    ///
+    /// # Errors
+    /// `BlError::ShapeMismatch` (in [`crate::GopError::Core`]) when `x` or a part of
+    /// `primal` does not have the length `primal.m`, `primal.k`, `primal.n` give;
+    /// `BlError::InvalidParameter` when such a length exceeds
+    /// [`bl_core::limits::MAX_ELEMENTS`].
+    pub fn at(x: &[f64], primal: &PrimalSolution) -> Result<Self> {
+        check_point(x, primal)?;
         let (m, k, n) = (primal.m, primal.k, primal.n);
         let mut constant = 0.0;
         let mut qualifying = Vec::with_capacity(k * n);
@@ -141,11 +173,11 @@ impl Lagrangian {
                 });
             }
         }
-        Self {
+        Ok(Self {
             constant,
             slope: Vec::new(),
             qualifying,
-        }
+        })
     }
 
     /// Builds the paper's linearization at `x^t` (eqs. (6)-(8) as printed): the Lagrangian
@@ -165,8 +197,11 @@ impl Lagrangian {
     /// `x^t` (the paper's App. A.1 notes that `2 x^t^T x - x^t^T x^t` may be indefinite).
     /// It exists to compare with the paper (the number of cells, and how often the bound
     /// fails); `GopParams::linearization` selects it.
-    #[must_use]
-    pub fn paper_at(x: &[f64], primal: &PrimalSolution) -> Self {
+    ///
+    /// # Errors
+    /// As [`Lagrangian::at`].
+    pub fn paper_at(x: &[f64], primal: &PrimalSolution) -> Result<Self> {
+        check_point(x, primal)?;
         let (m, k, n) = (primal.m, primal.k, primal.n);
         let mut constant = 0.0;
         let mut slope = vec![0.0; m * k];
@@ -213,7 +248,7 @@ impl Lagrangian {
                 });
             }
         }
-        Self {
+        Ok(Self {
             constant,
             slope: slope
                 .into_iter()
@@ -221,12 +256,14 @@ impl Lagrangian {
                 .filter(|&(_, v)| v != 0.0)
                 .collect(),
             qualifying,
-        }
+        })
     }
 
     /// Builds the Lagrangian of the chosen linearization at `x`.
-    #[must_use]
-    pub fn build(linearization: Linearization, x: &[f64], primal: &PrimalSolution) -> Self {
+    ///
+    /// # Errors
+    /// As [`Lagrangian::at`].
+    pub fn build(linearization: Linearization, x: &[f64], primal: &PrimalSolution) -> Result<Self> {
         match linearization {
             Linearization::Product => Self::at(x, primal),
             Linearization::Paper => Self::paper_at(x, primal),

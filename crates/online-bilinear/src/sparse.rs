@@ -500,14 +500,21 @@ impl SparseWeights {
         self.codes.len()
     }
 
-    /// The cells of feature `k` (`k < n_rows`): codes and values.
+    /// The cells of feature `k`: codes and values.
+    ///
+    /// # Panics
+    /// When `k >= n_rows()`, as slice indexing does.
     #[inline]
     pub fn row(&self, k: usize) -> (&[u32], &[f64]) {
         let range = self.offsets[k]..self.offsets[k + 1];
         (&self.codes[range.clone()], &self.values[range])
     }
 
-    /// The weight of cell `code` of feature `k` (`k < n_rows`; 0 when not stored).
+    /// The weight of cell `code` of feature `k` (0 when not stored, and for a `code` at or
+    /// past the width).
+    ///
+    /// # Panics
+    /// When `k >= n_rows()`, as slice indexing does.
     pub fn get(&self, k: usize, code: u32) -> f64 {
         let (codes, values) = self.row(k);
         codes.binary_search(&code).map_or(0.0, |i| values[i])

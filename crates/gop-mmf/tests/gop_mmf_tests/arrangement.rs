@@ -460,7 +460,7 @@ fn cell_lagrangian_rows_match_the_filtered_bound_and_are_sorted() {
             Linearization::Paper
         };
         let level = Level::new(
-            &Lagrangian::build(linearization, &x0, &primal),
+            &Lagrangian::build(linearization, &x0, &primal).unwrap(),
             budget,
             1e-9,
         );

@@ -7,6 +7,7 @@ mod certificate;
 mod custom_lp_backend;
 mod deserialized;
 mod doc_claims;
+mod hostile_calls;
 mod hostile_params;
 mod observed_fit;
 mod paper_invariants;

@@ -106,7 +106,7 @@ fn every_qualifying_hyperplane_contains_the_current_x() {
         let (k, n) = (2 + (seed as usize) % 2, 4);
         let (x, y) = random_instance(200 + seed, m, k, n);
         let p = solve_primal(&x, &y, m, k, n).unwrap();
-        let lag = Lagrangian::at(&x, &p);
+        let lag = Lagrangian::at(&x, &p).unwrap();
         assert_eq!(lag.qualifying.len(), k * n);
         let scale =
             1.0 + x.iter().map(|v| v * v).sum::<f64>() + y.iter().map(|v| v.abs()).sum::<f64>();
@@ -161,7 +161,7 @@ fn paper_linearization_is_eq7_built_from_eq6_by_finite_differences() {
         let (k, n) = (2 + (seed as usize) % 2, 3);
         let (x0, y) = random_instance(700 + seed, m, k, n);
         let p = solve_primal(&x0, &y, m, k, n).unwrap();
-        let lag = Lagrangian::paper_at(&x0, &p);
+        let lag = Lagrangian::paper_at(&x0, &p).unwrap();
         let scale =
             1.0 + x0.iter().map(|v| v * v).sum::<f64>() + y.iter().map(|v| v * v).sum::<f64>();
         for q in &lag.qualifying {
@@ -216,8 +216,8 @@ fn paper_linearization_can_exceed_the_primal_value() {
     for _ in 0..100 {
         let xt = ball(&mut rng);
         let pt = solve_primal(&xt, &y, m, k, n).unwrap();
-        let paper = Lagrangian::build(Linearization::Paper, &xt, &pt);
-        let product = Lagrangian::build(Linearization::Product, &xt, &pt);
+        let paper = Lagrangian::build(Linearization::Paper, &xt, &pt).unwrap();
+        let product = Lagrangian::build(Linearization::Product, &xt, &pt).unwrap();
         for _ in 0..20 {
             let x = ball(&mut rng);
             let v = solve_primal(&x, &y, m, k, n).unwrap().objective;
@@ -272,7 +272,7 @@ proptest! {
     ) {
         let (xt, y) = random_instance(seed, m, k, n);
         let pt = solve_primal(&xt, &y, m, k, n).unwrap();
-        let lag = Lagrangian::at(&xt, &pt);
+        let lag = Lagrangian::at(&xt, &pt).unwrap();
         let mut rng = seeded_rng(seed ^ 0xabc);
         for _ in 0..20 {
             let x: Vec<f64> = (0..m * k).map(|_| 2.0 * standard_normal(&mut rng)).collect();

@@ -29,7 +29,10 @@ impl EncodedSentence {
         self.len() == 0
     }
 
-    /// Feature ids active at position `i` (`i < len()`).
+    /// Feature ids active at position `i`.
+    ///
+    /// # Panics
+    /// When `i >= len()`, as slice indexing does.
     pub fn at(&self, i: usize) -> &[u32] {
         &self.features[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
