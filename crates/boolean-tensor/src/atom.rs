@@ -78,7 +78,15 @@ impl Atom {
     }
 
     /// The factor along tensor mode `m` (`z`, `u` or `w`).
+    ///
+    /// # Panics
+    /// When `m > 2` (a tensor has the modes 0, 1 and 2), as indexing an array of three
+    /// does.
     pub fn factor(&self, m: usize) -> &[f64] {
+        assert!(
+            m < 3,
+            "mode {m} out of range: a tensor has the modes 0, 1 and 2"
+        );
         let (a, _) = other_modes(self.mode);
         if m == self.mode {
             &self.z

@@ -337,8 +337,10 @@ impl Tensor {
         self.mask.as_deref()
     }
 
-    /// Whether the flat entry `index` is observed (`true` for any `index` without a mask;
-    /// with one, panics for `index >= len()`).
+    /// Whether the flat entry `index` is observed (`true` for any `index` without a mask).
+    ///
+    /// # Panics
+    /// With a mask, when `index >= len()`, as slice indexing does.
     pub fn is_observed(&self, index: usize) -> bool {
         self.mask.as_ref().is_none_or(|m| m[index])
     }
@@ -348,7 +350,13 @@ impl Tensor {
         self.n_observed
     }
 
-    /// Flat index of `(i, j, k)`.
+    /// Flat index of `(i, j, k)`, for coordinates inside the shape (it does not check
+    /// them: others give an index of another entry or past the end, and [`get`](Self::get)
+    /// is the checked read).
+    ///
+    /// # Panics
+    /// In builds with overflow checks, when the index overflows `usize` (coordinates far
+    /// outside the shape).
     pub fn index(&self, i: usize, j: usize, k: usize) -> usize {
         i + self.shape[0] * (j + self.shape[1] * k)
     }

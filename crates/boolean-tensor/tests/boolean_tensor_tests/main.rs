@@ -8,6 +8,7 @@ mod common;
 mod custom_qp;
 mod doc_contracts;
 mod errors;
+mod hostile_calls;
 mod hostile_sizes;
 mod metrics;
 mod observed_fit;
