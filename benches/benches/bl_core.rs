@@ -33,7 +33,7 @@ fn power(c: &mut Criterion) {
     let mut group = c.benchmark_group("power_iteration");
     for &n in &[200usize, 1000] {
         let mut rng = seeded_rng(1);
-        let a = standard_normal_mat(&mut rng, n, n);
+        let a = standard_normal_mat(&mut rng, n, n).expect("a small matrix");
         let params = PowerIterationParams {
             max_iter: 50,
             tol: 1e-300_f64.max(f64::MIN_POSITIVE),

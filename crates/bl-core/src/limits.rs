@@ -1,9 +1,8 @@
 //! The workspace's limits on what callers and files may ask for, in one place.
 //!
 //! Every public entry that takes a size, a count, a thread count or a list of names goes
-//! through these checks before it allocates or compares (except the draw helpers of
-//! [`crate::random`], `standard_normal_mat` and `random_unit_vector`, which allocate the
-//! size they are given, unchecked):
+//! through these checks before it allocates or compares (the draw helpers of
+//! [`crate::random`] too):
 //!
 //! - [`threads`]: a thread count is `1 ..=` [`MAX_THREADS`], in every crate;
 //! - [`buffer_len`] / [`try_zeroed`] / [`try_with_capacity`] / [`reservable`]: a buffer

@@ -202,8 +202,16 @@ pub trait LinearOperator {
     /// Dimension of the input of [`apply`](Self::apply).
     fn ncols(&self) -> usize;
     /// `out = A x`, with `x.len() == ncols()` and `out.len() == nrows()`.
+    ///
+    /// # Panics
+    /// The implementations for faer's `Mat` and `MatRef` panic (faer's dimension check)
+    /// for other lengths: a caller passes these lengths ([`power_iteration`] and
+    /// [`power_iteration_in_place`] check them and return `ShapeMismatch`).
     fn apply(&self, x: &[f64], out: &mut [f64]);
     /// `out = A^T y`, with `y.len() == nrows()` and `out.len() == ncols()`.
+    ///
+    /// # Panics
+    /// As [`apply`](Self::apply), for other lengths.
     fn apply_transpose(&self, y: &[f64], out: &mut [f64]);
 }
 

@@ -31,33 +31,44 @@ pub fn fill_standard_normal<R: rand::Rng + ?Sized>(rng: &mut R, out: &mut [f64])
 }
 
 /// A `rows x cols` matrix of independent standard normal entries (drawn column by column).
+///
+/// # Errors
+/// [`BlError::InvalidParameter`](crate::BlError::InvalidParameter) when `rows x cols`
+/// exceeds [`MAX_ELEMENTS`](crate::limits::MAX_ELEMENTS) values or cannot be allocated
+/// ([`crate::limits::reservable`], checked before anything is allocated or drawn).
 pub fn standard_normal_mat<R: rand::Rng + ?Sized>(
     rng: &mut R,
     rows: usize,
     cols: usize,
-) -> Mat<f64> {
+) -> crate::Result<Mat<f64>> {
+    crate::limits::reservable::<f64>("standard_normal_mat: rows x cols", &[rows, cols])?;
     let mut m = Mat::<f64>::zeros(rows, cols);
     for j in 0..cols {
         for i in 0..rows {
             m[(i, j)] = StandardNormal.sample(rng);
         }
     }
-    m
+    Ok(m)
 }
 
 /// A uniformly random unit vector in `R^n` (a normalized Gaussian); `n == 0` gives an empty
 /// vector.
-pub fn random_unit_vector<R: rand::Rng + ?Sized>(rng: &mut R, n: usize) -> Vec<f64> {
+///
+/// # Errors
+/// [`BlError::InvalidParameter`](crate::BlError::InvalidParameter) when `n` exceeds
+/// [`MAX_ELEMENTS`](crate::limits::MAX_ELEMENTS) or cannot be allocated
+/// ([`crate::limits::try_zeroed`], checked before anything is drawn).
+pub fn random_unit_vector<R: rand::Rng + ?Sized>(rng: &mut R, n: usize) -> crate::Result<Vec<f64>> {
+    let mut v = crate::limits::try_zeroed::<f64>("random_unit_vector: n", &[n])?;
     loop {
-        let mut v = vec![0.0; n];
         fill_standard_normal(rng, &mut v);
         let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
         if n == 0 {
-            return v;
+            return Ok(v);
         }
         if norm > 0.0 {
             v.iter_mut().for_each(|x| *x /= norm);
-            return v;
+            return Ok(v);
         }
     }
 }

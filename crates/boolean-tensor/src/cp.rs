@@ -145,7 +145,7 @@ impl CpAlsValidParams {
             let init = if start == 0 {
                 workers.install(|| hosvd_start(x, p.rank, p.seed))?
             } else {
-                gaussian_init(x.shape(), p.rank, p.seed.wrapping_add(start as u64))
+                gaussian_init(x.shape(), p.rank, p.seed.wrapping_add(start as u64))?
             };
             let (fitted, report) = als(x, init, &p.iteration, &workers, start, observers)?;
             reports.push(report);
@@ -171,9 +171,13 @@ struct StartFit {
     loss: f64,
 }
 
-fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> [Mat<f64>; 3] {
+fn gaussian_init(shape: [usize; 3], rank: usize, seed: u64) -> Result<[Mat<f64>; 3]> {
     let mut rng = bl_core::random::seeded_rng(seed);
-    [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank))
+    let mut out = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
+    for (m, f) in out.iter_mut().enumerate() {
+        *f = bl_core::random::standard_normal_mat(&mut rng, shape[m], rank)?;
+    }
+    Ok(out)
 }
 
 /// The HOSVD start of CP-ALS: for each mode `n`, the `min(rank, d_n)` leading left
@@ -193,7 +197,7 @@ pub fn hosvd_start(x: &Tensor, rank: usize, seed: u64) -> Result<[Mat<f64>; 3]> 
     bl_core::params::at_least("rank", rank, 1)?;
     check_rank_buffers("rank", x.shape(), rank)?;
     let mut rng = bl_core::random::seeded_rng(seed);
-    let mut out = gaussian_init(x.shape(), rank, seed);
+    let mut out = gaussian_init(x.shape(), rank, seed)?;
     let u = randomized_hosvd(x.data(), x.shape(), rank, &mut rng)?;
     for (f, u) in out.iter_mut().zip(&u) {
         f.subcols_mut(0, u.ncols()).copy_from(u);
@@ -356,11 +360,11 @@ mod tests {
     fn sweeps_match_the_khatri_rao_formula() {
         let shape = [9, 7, 8];
         let mut rng = bl_core::random::seeded_rng(5);
-        let truth = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 3));
+        let truth = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 3).unwrap());
         let mut x = cp_to_tensor(truth.each_ref().map(Mat::as_ref)).expect("valid");
         x.map_observed(|_, v| v + 0.1 * bl_core::random::standard_normal(&mut rng))
             .expect("finite");
-        let init = gaussian_init(shape, 3, 9);
+        let init = gaussian_init(shape, 3, 9).unwrap();
         let sweeps = 5;
         let rule = IterationParams::new(sweeps, 0.0);
         let one = IterationParams {

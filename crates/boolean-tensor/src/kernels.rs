@@ -802,7 +802,8 @@ mod tests {
             for (t, &shape) in SHAPES.iter().enumerate() {
                 let x = random_tensor(shape, t as u64);
                 let mut rng = bl_core::random::seeded_rng(100 + t as u64);
-                let f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, rank));
+                let f =
+                    shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, rank).unwrap());
                 let mut kernel = Mttkrp::default();
                 for mode in [0, 1, 2, 2, 1] {
                     let out = compute(&mut kernel, &x, mode, &f);
@@ -828,7 +829,7 @@ mod tests {
         let shape = [23, 17, 31];
         let x = random_tensor(shape, 12);
         let mut rng = bl_core::random::seeded_rng(13);
-        let f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 21));
+        let f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 21).unwrap());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
@@ -853,7 +854,7 @@ mod tests {
         let shape = [5, 4, 3];
         let x = random_tensor(shape, 7);
         let mut rng = bl_core::random::seeded_rng(8);
-        let mut f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 2));
+        let mut f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 2).unwrap());
         let mut kernel = Mttkrp::default();
         compute(&mut kernel, &x, 1, &f);
         f[0][(0, 0)] += 1.0;
@@ -866,7 +867,7 @@ mod tests {
         let shape = [40, 30, 50];
         let x = random_tensor(shape, 3);
         let mut rng = bl_core::random::seeded_rng(4);
-        let f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 5));
+        let f = shape.map(|d| bl_core::random::standard_normal_mat(&mut rng, d, 5).unwrap());
         let run = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -904,7 +905,7 @@ mod tests {
             let mut rng = bl_core::random::seeded_rng(80 + t as u64);
             let rows = [3, 1, 4];
             let m: [Mat<f64>; 3] = std::array::from_fn(|n| {
-                bl_core::random::standard_normal_mat(&mut rng, rows[n], shape[n])
+                bl_core::random::standard_normal_mat(&mut rng, rows[n], shape[n]).unwrap()
             });
             let mut out = vec![0.0; rows.iter().product()];
             multilinear_product_into(x.data(), shape, m.each_ref().map(Mat::as_ref), &mut out);

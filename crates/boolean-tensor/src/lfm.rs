@@ -719,7 +719,7 @@ mod tests {
     fn matrix_atom_on_the_engine_matches_the_plain_loop() {
         let mut rng = bl_core::random::seeded_rng(21);
         for trial in 0..12 {
-            let r = bl_core::random::standard_normal_mat(&mut rng, 9, 14);
+            let r = bl_core::random::standard_normal_mat(&mut rng, 9, 14).unwrap();
             for alternations in [0, 1, 3, 10] {
                 let seed = 100 + trial;
                 let got = matrix_atom(r.as_ref(), &CoinStart, alternations, seed).expect("runs");

@@ -200,8 +200,10 @@ impl SustainParams {
         let rank = self.rank;
         let par = faer::get_global_parallelism();
         let mut rng = bl_core::random::seeded_rng(seed);
-        let mut f: [Mat<f64>; 3] =
-            [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank));
+        let mut f: [Mat<f64>; 3] = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
+        for (m, f) in f.iter_mut().enumerate() {
+            *f = bl_core::random::standard_normal_mat(&mut rng, shape[m], rank)?;
+        }
         for i in 0..shape[bm] {
             for r in 0..rank {
                 f[bm][(i, r)] = f64::from(u8::from(rng.random_bool(0.5)));
@@ -396,9 +398,9 @@ mod tests {
         let mut rng = bl_core::random::seeded_rng(3);
         let (d, rank) = (7, 4);
         for trial in 0..20 {
-            let a = bl_core::random::standard_normal_mat(&mut rng, 9, rank);
+            let a = bl_core::random::standard_normal_mat(&mut rng, 9, rank).unwrap();
             let h = gram(a.as_ref());
-            let m = bl_core::random::standard_normal_mat(&mut rng, d, rank);
+            let m = bl_core::random::standard_normal_mat(&mut rng, d, rank).unwrap();
             let mut z = Mat::from_fn(d, rank, |i, j| {
                 f64::from(u8::from((i + j + trial) % 3 == 0))
             });

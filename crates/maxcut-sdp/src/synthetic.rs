@@ -106,7 +106,7 @@ pub fn dense_maxcut_cost(n: usize, p: f64, seed: u64) -> Result<Mat<f64>> {
 /// cannot be allocated.
 pub fn gaussian(rows: usize, cols: usize, seed: u64) -> Result<Mat<f64>> {
     limits::reservable::<f64>("rows x cols", &[rows, cols])?;
-    Ok(standard_normal_mat(&mut seeded_rng(seed), rows, cols))
+    Ok(standard_normal_mat(&mut seeded_rng(seed), rows, cols)?)
 }
 
 /// A symmetric `n x n` matrix `B + B^T`, `B` standard normal: indefinite, mixed signs,

@@ -108,9 +108,9 @@ pub enum StopCriterion {
 
 impl StopCriterion {
     /// `q^k` from the blocks `(previous, current)` of the iterate (together they hold each
-    /// of `U`, `V` and `b` once) and the objectives `F^{k-1}`, `F^k`. NaN if any input it
-    /// reads is NaN (`Eq8` reads all, `ObjectiveChange` only the objectives,
-    /// `IterateChange` only the blocks).
+    /// of `U`, `V` and `b` once; a block of two unequal lengths is read up to the shorter)
+    /// and the objectives `F^{k-1}`, `F^k`. NaN if any input it reads is NaN (`Eq8` reads
+    /// all, `ObjectiveChange` only the objectives, `IterateChange` only the blocks).
     #[must_use]
     pub fn quantity(self, blocks: &[(&[f64], &[f64])], f_prev: f64, f_new: f64) -> f64 {
         match self {

@@ -7,8 +7,9 @@ pub fn relative_change(old: f64, new: f64) -> f64 {
 }
 
 /// Iterate-based relative change `||x^k - x^{k-1}||_F / max(1, ||x^{k-1}||_F)` over slices of
-/// equal length. Combine several blocks by summing the squared differences and norms of
-/// each block, see [`relative_change_blocks`].
+/// equal length (of unequal ones, only the entries up to the shorter length are read).
+/// Combine several blocks by summing the squared differences and norms of each block,
+/// see [`relative_change_blocks`].
 ///
 /// SBLR's stopping quantity `q^k` (Shi, Xu, Baraniuk 2014, eq. (8)) is the larger of an
 /// iterate change and an objective change, each with a `1 +` denominator instead of
@@ -19,7 +20,8 @@ pub fn relative_change_slices(old: &[f64], new: &[f64]) -> f64 {
 }
 
 /// Iterate-based relative change over several blocks `(old, new)`:
-/// `sqrt(sum ||new - old||^2) / max(1, sqrt(sum ||old||^2))`.
+/// `sqrt(sum ||new - old||^2) / max(1, sqrt(sum ||old||^2))` (a block of two unequal
+/// lengths is read over the shorter, as in [`relative_change_slices`]).
 #[must_use]
 pub fn relative_change_blocks(blocks: &[(&[f64], &[f64])]) -> f64 {
     let (mut diff, mut norm) = (0.0, 0.0);

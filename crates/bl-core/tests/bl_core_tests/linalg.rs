@@ -15,8 +15,8 @@ fn col_dot(a: &[f64], b: &[f64]) -> f64 {
 #[test]
 fn frobenius_inner_equals_trace_of_product() {
     let mut rng = seeded_rng(1);
-    let a = standard_normal_mat(&mut rng, 7, 5);
-    let b = standard_normal_mat(&mut rng, 7, 5);
+    let a = standard_normal_mat(&mut rng, 7, 5).unwrap();
+    let b = standard_normal_mat(&mut rng, 7, 5).unwrap();
     let product = a.transpose() * &b;
     let trace: f64 = (0..5).map(|i| product[(i, i)]).sum();
     let inner = frobenius_inner(a.as_ref(), b.as_ref()).unwrap();
@@ -33,7 +33,7 @@ fn frobenius_inner_equals_trace_of_product() {
 #[test]
 fn power_iteration_matches_dense_svd() {
     let mut rng = seeded_rng(2);
-    let a = standard_normal_mat(&mut rng, 40, 25);
+    let a = standard_normal_mat(&mut rng, 40, 25).unwrap();
     let svd = a.thin_svd().unwrap();
     let sigma1 = svd.S()[0];
     let params = PowerIterationParams {
@@ -59,7 +59,7 @@ fn power_iteration_matches_dense_svd() {
 #[test]
 fn warm_start_from_the_solution_converges_at_once() {
     let mut rng = seeded_rng(4);
-    let a = standard_normal_mat(&mut rng, 30, 30);
+    let a = standard_normal_mat(&mut rng, 30, 30).unwrap();
     let params = PowerIterationParams {
         max_iter: 10_000,
         tol: 1e-12,
@@ -136,7 +136,7 @@ fn power_iteration_bad_input() {
 #[test]
 fn power_iteration_in_place_equals_the_allocating_one() {
     let mut rng = seeded_rng(9);
-    let a = standard_normal_mat(&mut rng, 6, 4);
+    let a = standard_normal_mat(&mut rng, 6, 4).unwrap();
     let start = [0.3, -1.0, 2.0, 0.5];
     for max_iter in [1, 3, 50] {
         let params = PowerIterationParams {
@@ -172,9 +172,9 @@ fn power_iteration_in_place_equals_the_allocating_one() {
 fn check_top_svd(rows: usize, cols: usize, r: usize) {
     let mut rng = seeded_rng(rows as u64 * 31 + cols as u64);
     // A matrix with a clear spectral gap after r: low rank plus small noise.
-    let left = standard_normal_mat(&mut rng, rows, r);
-    let right = standard_normal_mat(&mut rng, cols, r);
-    let noise = standard_normal_mat(&mut rng, rows, cols);
+    let left = standard_normal_mat(&mut rng, rows, r).unwrap();
+    let right = standard_normal_mat(&mut rng, cols, r).unwrap();
+    let noise = standard_normal_mat(&mut rng, rows, cols).unwrap();
     let a = &left * right.transpose() * 10.0 + noise * 0.01;
     let top = top_singular_vectors(a.as_ref(), r).unwrap();
     let full = a.thin_svd().unwrap();
@@ -216,15 +216,15 @@ fn top_singular_vectors_bad_input() {
 #[test]
 fn least_squares_matches_normal_equations() {
     let mut rng = seeded_rng(9);
-    let a = standard_normal_mat(&mut rng, 50, 6);
-    let b = standard_normal_mat(&mut rng, 50, 2);
+    let a = standard_normal_mat(&mut rng, 50, 6).unwrap();
+    let b = standard_normal_mat(&mut rng, 50, 2).unwrap();
     let x = least_squares(a.as_ref(), b.as_ref()).unwrap();
     // Normal equations: A^T (A x - b) = 0.
     let residual = &a * &x - &b;
     let grad = a.transpose() * residual;
     assert!(grad.norm_l2() < 1e-10 * a.norm_l2() * b.norm_l2());
     // Consistent system: exact recovery.
-    let x_true = standard_normal_mat(&mut rng, 6, 1);
+    let x_true = standard_normal_mat(&mut rng, 6, 1).unwrap();
     let rhs = &a * &x_true;
     let x = least_squares(a.as_ref(), rhs.as_ref()).unwrap();
     assert!((&x - &x_true).norm_l2() < 1e-10);
@@ -265,8 +265,8 @@ fn least_squares_bad_input() {
 #[test]
 fn top_singular_vectors_exactly_low_rank() {
     let mut rng = seeded_rng(11);
-    let left = standard_normal_mat(&mut rng, 700, 1);
-    let right = standard_normal_mat(&mut rng, 600, 1);
+    let left = standard_normal_mat(&mut rng, 700, 1).unwrap();
+    let right = standard_normal_mat(&mut rng, 600, 1).unwrap();
     let a = &left * right.transpose();
     let top = top_singular_vectors(a.as_ref(), 2).unwrap();
     let sigma = left.norm_l2() * right.norm_l2();

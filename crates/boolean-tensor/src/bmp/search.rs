@@ -432,7 +432,7 @@ mod tests {
         let shape = [8, 5, 6];
         let mut rng = bl_core::random::seeded_rng(31);
         for trial in 0..6 {
-            let g = bl_core::random::standard_normal_mat(&mut rng, 8, 30);
+            let g = bl_core::random::standard_normal_mat(&mut rng, 8, 30).unwrap();
             let starts = coin_starts(&mut rng, 5, 8);
             for alternations in [0, 2, 10] {
                 let together = refine_all(
@@ -487,8 +487,8 @@ mod tests {
             shape,
         };
         // The two products against the copied unfolding.
-        let z = bl_core::random::standard_normal_mat(&mut rng, 9, 3);
-        let k = bl_core::random::standard_normal_mat(&mut rng, 35, 2);
+        let z = bl_core::random::standard_normal_mat(&mut rng, 9, 3).unwrap();
+        let k = bl_core::random::standard_normal_mat(&mut rng, 35, 2).unwrap();
         let mut v = vec![0.0; 35 * 3];
         let zs: Vec<f64> = (0..3).flat_map(|c| z.col(c).iter().copied()).collect();
         slabs.transpose_times(&mut v, &zs, 3);
@@ -533,7 +533,7 @@ mod tests {
     fn the_correction_equals_adding_the_atom_to_the_target() {
         let shape = [6, 4, 5];
         let mut rng = bl_core::random::seeded_rng(32);
-        let g = bl_core::random::standard_normal_mat(&mut rng, 6, 20);
+        let g = bl_core::random::standard_normal_mat(&mut rng, 6, 20).unwrap();
         let atom = Atom::new(
             0,
             vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0],

@@ -9,7 +9,8 @@ use crate::common;
 
 fn planted_cp(shape: [usize; 3], rank: usize, seed: u64) -> (Tensor, [Mat<f64>; 3]) {
     let mut rng = bl_core::random::seeded_rng(seed);
-    let f = [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank));
+    let f =
+        [0, 1, 2].map(|m| bl_core::random::standard_normal_mat(&mut rng, shape[m], rank).unwrap());
     (
         cp_to_tensor([f[0].as_ref(), f[1].as_ref(), f[2].as_ref()]).unwrap(),
         f,
@@ -66,9 +67,9 @@ fn hosvd_is_exact_at_the_multilinear_rank() {
             .collect(),
     )
     .unwrap();
-    let a = bl_core::random::standard_normal_mat(&mut rng, 7, 2);
-    let b = bl_core::random::standard_normal_mat(&mut rng, 6, 3);
-    let c = bl_core::random::standard_normal_mat(&mut rng, 5, 2);
+    let a = bl_core::random::standard_normal_mat(&mut rng, 7, 2).unwrap();
+    let b = bl_core::random::standard_normal_mat(&mut rng, 6, 3).unwrap();
+    let c = bl_core::random::standard_normal_mat(&mut rng, 5, 2).unwrap();
     let x = g
         .mode_product(0, a.as_ref())
         .unwrap()
@@ -107,7 +108,7 @@ fn lfm_recovers_a_boolean_matrix_factorization_of_one_unfolding() {
         f64::from(u8::from(if j == 0 { i < 5 } else { i % 2 == 1 }))
     });
     let mut rng = bl_core::random::seeded_rng(7);
-    let s = bl_core::random::standard_normal_mat(&mut rng, 2, 20);
+    let s = bl_core::random::standard_normal_mat(&mut rng, 2, 20).unwrap();
     let x1 = &z * &s;
     let x = Tensor::refold(1, x1.as_ref(), shape).unwrap();
     let fit = Lfm::params().max_iter(3).mode(Some(1)).fit(&x).unwrap();
@@ -168,8 +169,8 @@ fn sustain_keeps_its_boolean_factor_binary_and_fits_planted_data() {
     // CP with a Boolean mode-2 factor.
     let shape = [8, 7, 9];
     let mut rng = bl_core::random::seeded_rng(10);
-    let a = bl_core::random::standard_normal_mat(&mut rng, 8, 2);
-    let b = bl_core::random::standard_normal_mat(&mut rng, 7, 2);
+    let a = bl_core::random::standard_normal_mat(&mut rng, 8, 2).unwrap();
+    let b = bl_core::random::standard_normal_mat(&mut rng, 7, 2).unwrap();
     let c = Mat::from_fn(9, 2, |i, j| f64::from(u8::from((i + j) % 3 != 0)));
     let x = cp_to_tensor([a.as_ref(), b.as_ref(), c.as_ref()]).unwrap();
     let fit = Sustain::params()

@@ -50,8 +50,8 @@ proptest! {
         let data = sblr::synthetic::random_dataset(n, s, t, seed).unwrap();
         let y = data.signs().unwrap();
         let mut rng = seeded_rng(seed + 1);
-        let u = standard_normal_mat(&mut rng, s, r);
-        let v = standard_normal_mat(&mut rng, t, r);
+        let u = standard_normal_mat(&mut rng, s, r).unwrap();
+        let v = standard_normal_mat(&mut rng, t, r).unwrap();
         let problem = Problem::new(&data, &y, Penalties::default()).unwrap();
         let g = problem.gradients(Point::new(u.as_ref(), v.as_ref(), b)).unwrap();
         let h = 1e-5;
