@@ -86,7 +86,7 @@ class BilinearTagger(BaseEstimator):
     c : float or None
         ``C``: bol's step, bcd's SVM constant, the CRFs' regularization weight (default 1).
     power_steps : int or None
-        Power steps ``R`` per rank-1 projection (bol; default 4).
+        Power steps ``R`` per rank-1 projection (bol; default 4; 1 to 10 000).
     averaging, zero_order, shuffle : bool or None
         Parameter averaging, 0-order features (Sec. 4.3), shuffled epochs.
     transitions_only : bool or None
