@@ -8,7 +8,7 @@
 //! (the hinge of eq. (7)), `lambda` is the squared norm of the fixed factor (the
 //! regularizer `1/2 ||alpha beta^T||_F^2`), and it starts from `alpha = beta = 1 / ||1||`.
 
-use super::dense::{Linear, SparseSum, add_zero, check_shape, try_filled};
+use super::dense::{Linear, SparseSum, add_zero, check_shape, check_update, try_filled};
 use super::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::delta::for_each_difference;
 use crate::error::Result;
@@ -20,6 +20,7 @@ use crate::sparse::SparseRows;
 /// bcd: Algorithm 1.
 #[derive(Debug)]
 pub struct Bcd {
+    n_features: usize,
     l: usize,
     c: f64,
     solver: BcdSolver,
@@ -52,6 +53,7 @@ impl Bcd {
             BcdSolver::Algorithm1 => (1.0 / (m as f64).sqrt(), 1.0 / (n as f64).sqrt()),
         };
         Ok(Self {
+            n_features,
             l,
             c: settings.c,
             solver: settings.bcd_solver,
@@ -97,6 +99,7 @@ impl Bcd {
     ) -> Result<Self> {
         check_shape(n_features, l)?;
         Ok(Self {
+            n_features,
             l,
             c: settings.c,
             solver: settings.bcd_solver,
@@ -132,6 +135,7 @@ impl OnlineLearner for Bcd {
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
+        check_update(enc, gold, pred, self.n_features, self.l)?;
         let (l, p) = (self.l, self.l + 1);
         let (alpha, beta, g) = (&self.alpha.w, &self.beta.w, &mut self.g);
         if self.update_alpha {

@@ -5,7 +5,7 @@
 //! 0-order weights (Sec. 4.3) are the gradient of `1/2 ||theta_w||^2`, i.e.
 //! `w += C DeltaPhi_0`.
 
-use super::dense::{add_zero, check_shape, zero_order_update};
+use super::dense::{add_zero, check_shape, check_update, zero_order_update};
 use super::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::error::Result;
 use crate::features::EncodedSentence;
@@ -25,6 +25,7 @@ enum BolState {
 /// bol: Algorithm 2.
 #[derive(Debug)]
 pub struct Bol {
+    n_features: usize,
     l: usize,
     c: f64,
     steps: usize,
@@ -58,6 +59,7 @@ impl Bol {
             Reading::SpectralAlgorithm2 => spectral(SpectralMode::Algorithm2)?,
         };
         Ok(Self {
+            n_features,
             l,
             c: settings.c,
             steps: settings.power_steps,
@@ -134,6 +136,7 @@ impl OnlineLearner for Bol {
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
+        check_update(enc, gold, pred, self.n_features, self.l)?;
         let c = self.c;
         self.delta.set_delta_phi(enc, gold, pred, c);
         match &mut self.state {

@@ -78,6 +78,42 @@ pub(super) fn check_shape(n_features: usize, l: usize) -> Result<()> {
     Ok(())
 }
 
+/// The arguments of an online update (O(tokens + active features), no allocation):
+/// `gold` and `pred` hold one tag below `l` per position of `enc`, whose feature ids are
+/// below `n_features`. The fit always passes such arguments; a caller of
+/// [`OnlineLearner::update`](super::OnlineLearner::update) may not.
+pub(super) fn check_update(
+    enc: &EncodedSentence,
+    gold: &[usize],
+    pred: &[usize],
+    n_features: usize,
+    l: usize,
+) -> Result<()> {
+    bl_core::error::ensure_len("update: gold (one tag per token)", enc.len(), gold.len())?;
+    bl_core::error::ensure_len(
+        "update: predicted (one tag per token)",
+        enc.len(),
+        pred.len(),
+    )?;
+    if let Some(&t) = gold.iter().chain(pred).find(|&&t| t >= l) {
+        return Err(crate::error::invalid(
+            "update: tag",
+            t,
+            format!("below n_tags = {l}"),
+        ));
+    }
+    for i in 0..enc.len() {
+        if let Some(&k) = enc.at(i).iter().find(|&&k| k as usize >= n_features) {
+            return Err(crate::error::invalid(
+                "update: sentence feature id",
+                format!("{k} at position {i}"),
+                format!("below n_features = {n_features}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `n` copies of `value`, reserved with `try_reserve_exact` (`n` checked by
 /// [`check_shape`]).
 pub(super) fn try_filled(what: &'static str, n: usize, value: f64) -> Result<Vec<f64>> {

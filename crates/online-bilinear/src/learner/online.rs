@@ -97,6 +97,12 @@ pub trait OnlineLearner {
     /// learner): `n (L + 1) L` values, entry
     /// [`score_index(i, b, a, L)`](crate::viterbi::score_index) the score of tag `a` at
     /// position `i` after previous tag `b` (`b = L` is the start state, read at `i = 0`).
+    ///
+    /// # Panics
+    /// The built-in learners ([`Bol`](crate::Bol), [`Bcd`](crate::Bcd),
+    /// [`Sp`](crate::Sp)) panic, as slice indexing does, for a sentence that reads a
+    /// feature id at or above the `n_features` they were built for (a sentence encoded
+    /// with another dictionary; the fit never gives one).
     fn scores(&self, sentence: &EncodedSentence, out: &mut Vec<f64>);
 
     /// The Viterbi path of `sentence` under [`scores`](Self::scores), into `path`
@@ -111,6 +117,9 @@ pub trait OnlineLearner {
     /// The error of [`score_table_len`](crate::viterbi::score_table_len) for a table above
     /// the bound; [`OblError::Learner`] (check `scores-shape`) for a table of the wrong
     /// size; the errors of [`viterbi_into`](crate::viterbi::viterbi_into).
+    ///
+    /// # Panics
+    /// As [`scores`](Self::scores).
     fn decode(
         &self,
         sentence: &EncodedSentence,
@@ -138,7 +147,11 @@ pub trait OnlineLearner {
     /// scores) differs from `gold` at some position. Both have `sentence.len()` tags.
     ///
     /// # Errors
-    /// Whatever the learner cannot recover from; the fit ends with it.
+    /// Whatever the learner cannot recover from; the fit ends with it. The built-in
+    /// learners check their arguments first: `BlError::ShapeMismatch` (in
+    /// [`OblError::Core`]) unless `gold` and `predicted` have one tag per token,
+    /// `BlError::InvalidParameter` for a tag at or above `L` or a feature id at or above
+    /// their `n_features`.
     fn update(
         &mut self,
         sentence: &EncodedSentence,

@@ -1,7 +1,7 @@
 //! sp, the structured perceptron on the full (not rank-1) matrix features:
 //! `W += DeltaPhi` (and `w += DeltaPhi_0`), stored sparsely ([`crate::sparse`]).
 
-use super::dense::{add_zero, check_shape, zero_order_update};
+use super::dense::{add_zero, check_shape, check_update, zero_order_update};
 use super::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::delta::for_each_difference;
 use crate::error::Result;
@@ -16,6 +16,7 @@ use pulp::{Simd, WithSimd};
 /// ([`crate::sparse`]): only the cells of transitions seen in gold or predicted paths.
 #[derive(Debug)]
 pub struct Sp {
+    n_features: usize,
     l: usize,
     /// With `transitions_only`: the one feature (the bias) that keeps first-order weights.
     pairs_only_for: Option<usize>,
@@ -136,6 +137,7 @@ impl Sp {
             }
         };
         Ok(Self {
+            n_features,
             l,
             pairs_only_for,
             w: SparseRows::new(n_features, (l + 1) * l, settings.averaging)?,
@@ -415,6 +417,7 @@ impl OnlineLearner for Sp {
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
+        check_update(enc, gold, pred, self.n_features, self.l)?;
         let l = self.l;
         let (w, dense) = (&mut self.w, &mut self.dense);
         let code = |a: usize, b: usize| (b * l + a) as u32;

@@ -1,12 +1,12 @@
 //! Public constructors and entry points called directly, outside a fit, with values the
 //! parameters' check would refuse: each refuses them with a typed error.
 
-use online_bilinear::learner::{Learner, LearnerShape};
+use online_bilinear::learner::{Learner, LearnerShape, OnlineLearner};
 use online_bilinear::rank_one::DENSE_BLOCK_IDS;
 use online_bilinear::settings::MAX_POWER_STEPS;
 use online_bilinear::{
-    Bcd, BlockRankOne, BlockUpdate, Bol, BuiltIn, Fit as _, LearnerSettings, OblError, Sp,
-    TaggerParams, synthetic,
+    Bcd, BlockRankOne, BlockUpdate, Bol, BuiltIn, FeatureDict, Fit as _, LearnerSettings, OblError,
+    Sp, TaggerParams, default_templates, synthetic,
 };
 
 fn is_invalid<T>(result: &online_bilinear::Result<T>, name: &str) -> bool {
@@ -191,4 +191,61 @@ fn beta_at_panics_out_of_the_block() {
     d.add(1, 0, 0, 3.0);
     state.update(&d, 1).unwrap();
     let _ = state.beta_at(0, 3);
+}
+
+// Before the fix a short `gold` or `predicted` panicked (index out of bounds in the
+// difference of the paths), and so did a feature id past the learner's features or (bcd,
+// sp) a tag past its tags.
+#[test]
+fn built_in_online_updates_check_their_arguments() {
+    let corpus = synthetic::token_function(10, 3, 1).unwrap();
+    let dict = FeatureDict::build(&corpus, &default_templates(&corpus).unwrap(), 1).unwrap();
+    let sentence = &corpus.sentences()[0];
+    let enc = dict.encode(sentence).unwrap();
+    let n = enc.len();
+    assert!(n >= 2 && dict.len() >= 2);
+    let (l, k) = (3, dict.len());
+    let settings = LearnerSettings::default();
+    let learners = |n_features| -> Vec<(&str, Box<dyn OnlineLearner>)> {
+        vec![
+            ("bol", Box::new(Bol::new(n_features, l, &settings).unwrap())),
+            ("bcd", Box::new(Bcd::new(n_features, l, &settings).unwrap())),
+            (
+                "sp",
+                Box::new(Sp::new(n_features, l, &settings, None).unwrap()),
+            ),
+        ]
+    };
+    let gold = vec![0; n];
+    let pred: Vec<usize> = (0..n).map(|i| 1 + i % 2).collect();
+    let mut bad_tag = gold.clone();
+    bad_tag[n - 1] = l;
+    let shape = |r: &online_bilinear::Result<()>| {
+        matches!(
+            r,
+            Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
+        )
+    };
+    for (name, mut learner) in learners(k) {
+        let r = learner.update(&enc, &gold[..n - 1], &pred);
+        assert!(shape(&r), "{name}, gold short: {r:?}");
+        let long: Vec<usize> = pred.iter().copied().chain([0]).collect();
+        let r = learner.update(&enc, &gold, &long);
+        assert!(shape(&r), "{name}, predicted long: {r:?}");
+        let r = learner.update(&enc, &bad_tag, &pred);
+        assert!(is_invalid(&r, "update: tag"), "{name}, tag L: {r:?}");
+        let r = learner.update(&enc, &gold, &bad_tag);
+        assert!(
+            is_invalid(&r, "update: tag"),
+            "{name}, predicted tag L: {r:?}"
+        );
+        learner.update(&enc, &gold, &pred).unwrap();
+    }
+    for (name, mut learner) in learners(1) {
+        let r = learner.update(&enc, &gold, &pred);
+        assert!(
+            is_invalid(&r, "update: sentence feature id"),
+            "{name}: {r:?}"
+        );
+    }
 }
