@@ -54,12 +54,9 @@ impl ProductAveragedBol {
 }
 
 impl OnlineLearner for ProductAveragedBol {
-    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
-        // `OnlineLearner::scores` cannot return an error; the fit checks every table
-        // first and encodes with the dictionary this state was sized for.
-        self.state
-            .scores(s, out)
-            .expect("table checked by the fit, features from this state's dictionary");
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) -> OblResult<()> {
+        // Refuses a table above the bound and a feature id past the state's blocks.
+        self.state.scores(s, out)
     }
     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> OblResult<()> {
         self.delta.set_delta_phi(s, gold, pred, self.c);

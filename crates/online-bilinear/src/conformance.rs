@@ -9,7 +9,8 @@
 //!
 //! then, for an online learner ([`Training::Online`]):
 //!
-//! 2. `scores-shape`: a sentence of `n` tokens gets `n (L + 1) L` finite scores;
+//! 2. `scores-shape`: a sentence of `n` tokens (encoded with the dictionary the learner
+//!    was started for) gets `n (L + 1) L` finite scores, and no error;
 //! 3. `snapshot-shape`: the snapshot has the sizes of [`OnlineWeights`](crate::OnlineWeights)
 //!    for `K` features and `L` tags, and finite values;
 //! 4. `snapshot-agrees` (only without averaging): the snapshot's weights score every
@@ -63,7 +64,12 @@ fn learner_scores(
     l: usize,
 ) -> Result<Vec<f64>> {
     let mut out = Vec::new();
-    learner.scores(sentence, &mut out);
+    learner.scores(sentence, &mut out).map_err(|e| {
+        fail(
+            "scores-shape",
+            format!("a sentence of the learner's own dictionary got an error: {e}"),
+        )
+    })?;
     let expected = sentence.len() * (l + 1) * l;
     if out.len() != expected {
         return Err(fail(

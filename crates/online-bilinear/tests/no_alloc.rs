@@ -74,7 +74,7 @@ fn learners_over_sentences() {
         let mut predicted: Vec<Vec<usize>> = Vec::new();
         learner.begin_pass(0);
         for (enc, y) in encoded.iter().zip(&gold) {
-            learner.scores(enc, &mut scores);
+            learner.scores(enc, &mut scores).unwrap();
             let mut path = vec![0; enc.len()];
             viterbi_into(&scores, enc.len(), l, &mut ws, &mut path).unwrap();
             let mut decoded = vec![0; enc.len()];
@@ -92,7 +92,7 @@ fn learners_over_sentences() {
         let mut updates = 0;
         allocates_nothing(name, || {
             for ((enc, y), first) in encoded.iter().zip(&gold).zip(&predicted) {
-                learner.scores(enc, &mut scores);
+                learner.scores(enc, &mut scores).unwrap();
                 viterbi_into(&scores, enc.len(), l, &mut ws, &mut path[..enc.len()]).unwrap();
                 learner
                     .decode(enc, l, &mut scores, &mut ws, &mut path[..enc.len()])

@@ -25,8 +25,13 @@
 //! struct Perceptron { l: usize, w: Vec<f64> }
 //!
 //! impl OnlineLearner for Perceptron {
-//!     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+//!     fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) -> online_bilinear::Result<()> {
 //!         let (l, p) = (self.l, self.l + 1);
+//!         // A sentence encoded with another dictionary reads features past the weights.
+//!         let n_features = self.w.len() / (l * p);
+//!         if let Some(&k) = (0..s.len()).flat_map(|i| s.at(i)).find(|&&k| k as usize >= n_features) {
+//!             return Err(bl_core::error::invalid("feature id", k, format!("below {n_features}")).into());
+//!         }
 //!         out.clear();
 //!         out.resize(s.len() * p * l, 0.0);
 //!         for i in 0..s.len() {
@@ -39,6 +44,7 @@
 //!                 }
 //!             }
 //!         }
+//!         Ok(())
 //!     }
 //!     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> online_bilinear::Result<()> {
 //!         let (l, p) = (self.l, self.l + 1);

@@ -82,8 +82,12 @@ pub struct Snapshot {
 /// learns an easy task.
 ///
 /// The fit passes sentences whose feature ids are below `K` and tag paths of
-/// `sentence.len()` tags below `L` ([`LearnerShape`]); the built-in learners do not check
-/// all of it, and may panic on other input.
+/// `sentence.len()` tags below `L` ([`LearnerShape`]). A caller outside the fit may pass
+/// other input (a sentence encoded with another dictionary): the built-in learners check
+/// the sentence of every call of [`scores`](Self::scores), [`decode`](Self::decode) and
+/// [`update`](Self::update) (and the paths of `update`) before reading their weights, and
+/// return an error instead of panicking; an implementation outside the crate should do
+/// the same.
 pub trait OnlineLearner {
     /// Passes over the training data per epoch (bcd: 2, one for `alpha`, one for `beta`).
     fn passes_per_epoch(&self) -> usize {
@@ -98,12 +102,14 @@ pub trait OnlineLearner {
     /// [`score_index(i, b, a, L)`](crate::viterbi::score_index) the score of tag `a` at
     /// position `i` after previous tag `b` (`b = L` is the start state, read at `i = 0`).
     ///
-    /// # Panics
-    /// The built-in learners ([`Bol`](crate::Bol), [`Bcd`](crate::Bcd),
-    /// [`Sp`](crate::Sp)) panic, as slice indexing does, for a sentence that reads a
-    /// feature id at or above the `n_features` they were built for (a sentence encoded
-    /// with another dictionary; the fit never gives one).
-    fn scores(&self, sentence: &EncodedSentence, out: &mut Vec<f64>);
+    /// # Errors
+    /// Whatever keeps the learner from scoring `sentence`; the fit ends with it. The
+    /// built-in learners ([`Bol`](crate::Bol), [`Bcd`](crate::Bcd), [`Sp`](crate::Sp))
+    /// check the sentence first (O(active features), no allocation) and return
+    /// `BlError::InvalidParameter` (in [`OblError::Core`]) for a feature id at or above
+    /// the `n_features` they were built for (a sentence encoded with another dictionary;
+    /// the fit never gives one), leaving `out` as it was.
+    fn scores(&self, sentence: &EncodedSentence, out: &mut Vec<f64>) -> Result<()>;
 
     /// The Viterbi path of `sentence` under [`scores`](Self::scores), into `path`
     /// (`sentence.len()` tags; `n_tags` tags, `scores` and `ws` reusable buffers): what
@@ -115,11 +121,11 @@ pub trait OnlineLearner {
     ///
     /// # Errors
     /// The error of [`score_table_len`](crate::viterbi::score_table_len) for a table above
-    /// the bound; [`OblError::Learner`] (check `scores-shape`) for a table of the wrong
-    /// size; the errors of [`viterbi_into`](crate::viterbi::viterbi_into).
-    ///
-    /// # Panics
-    /// As [`scores`](Self::scores).
+    /// the bound; the errors of [`scores`](Self::scores) (for the built-in learners,
+    /// `BlError::InvalidParameter` for a feature id at or above their `n_features`, checked
+    /// before anything is scored); [`OblError::Learner`] (check `scores-shape`) for a
+    /// table of the wrong size; the errors of
+    /// [`viterbi_into`](crate::viterbi::viterbi_into).
     fn decode(
         &self,
         sentence: &EncodedSentence,
@@ -129,7 +135,7 @@ pub trait OnlineLearner {
         path: &mut [usize],
     ) -> Result<()> {
         let expected = crate::viterbi::score_table_len(sentence.len(), n_tags)?;
-        self.scores(sentence, scores);
+        self.scores(sentence, scores)?;
         if scores.len() != expected {
             return Err(OblError::Learner {
                 check: "scores-shape",

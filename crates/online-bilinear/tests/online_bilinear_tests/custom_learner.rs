@@ -13,8 +13,8 @@ use online_bilinear::learner::{
 };
 use online_bilinear::viterbi::score_index;
 use online_bilinear::{
-    BcdSolver, BuiltIn, EncodedSentence, Extension, Fit, Fitted, FittedTagger, LearnerSettings,
-    OblError, ParamGuard, Reading, Result, Setting, TaggerParams,
+    BcdSolver, BuiltIn, EncodedSentence, Extension, FeatureDict, Fit, Fitted, FittedTagger,
+    LearnerSettings, OblError, ParamGuard, Reading, Result, Setting, TaggerParams, Templates,
 };
 
 /// Linear weights on the matrix features `w[k, a, b]` (current tag `a`, previous `b`).
@@ -37,8 +37,21 @@ impl MatrixWeights {
         k as usize * self.l * p + a * p + b
     }
 
-    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+    /// The score table of `s`; a feature id without weights (a sentence encoded with
+    /// another dictionary) is an error, checked before `out` is touched.
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
         let l = self.l;
+        let n_features = self.w.len() / (l * (l + 1));
+        for i in 0..s.len() {
+            if let Some(&k) = s.at(i).iter().find(|&&k| k as usize >= n_features) {
+                return Err(bl_core::error::invalid(
+                    "scores: sentence feature id",
+                    format!("{k} at position {i}"),
+                    format!("below n_features = {n_features}"),
+                )
+                .into());
+            }
+        }
         out.clear();
         out.resize(s.len() * (l + 1) * l, 0.0);
         for i in 0..s.len() {
@@ -51,6 +64,7 @@ impl MatrixWeights {
                 }
             }
         }
+        Ok(())
     }
 
     /// `(index, +1 / -1)` of `DeltaPhi = Phi(x, gold) - Phi(x, predicted)`.
@@ -86,8 +100,8 @@ impl MatrixWeights {
 struct Perceptron(MatrixWeights);
 
 impl OnlineLearner for Perceptron {
-    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
-        self.0.scores(s, out);
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
+        self.0.scores(s, out)
     }
     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         for (j, x) in self.0.delta(s, gold, pred) {
@@ -108,8 +122,8 @@ struct PassiveAggressive {
 }
 
 impl OnlineLearner for PassiveAggressive {
-    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
-        self.weights.scores(s, out);
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
+        self.weights.scores(s, out)
     }
     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let delta = self.weights.delta(s, gold, pred);
@@ -166,9 +180,9 @@ struct BruteAveragedPerceptron {
 }
 
 impl OnlineLearner for BruteAveragedPerceptron {
-    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
         let l = self.weights.l;
-        self.weights.scores(s, out);
+        self.weights.scores(s, out)?;
         for i in 0..s.len() {
             let previous = if i == 0 { l..l + 1 } else { 0..l };
             for &k in s.at(i) {
@@ -179,6 +193,7 @@ impl OnlineLearner for BruteAveragedPerceptron {
                 }
             }
         }
+        Ok(())
     }
     fn update(&mut self, s: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
         let l = self.weights.l;
@@ -278,9 +293,10 @@ fn passive_aggressive() -> Arc<dyn Learner> {
 struct Broken;
 
 impl OnlineLearner for Broken {
-    fn scores(&self, _: &EncodedSentence, out: &mut Vec<f64>) {
+    fn scores(&self, _: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
         out.clear();
         out.push(0.0);
+        Ok(())
     }
     fn update(&mut self, _: &EncodedSentence, _: &[usize], _: &[usize]) -> Result<()> {
         Ok(())
@@ -290,6 +306,40 @@ impl OnlineLearner for Broken {
             weights: OnlineWeights::Linear { w: Vec::new() },
             zero_order: None,
         }
+    }
+}
+
+/// Refuses every sentence: breaks the contract (a sentence of the learner's own
+/// dictionary must be scored).
+struct Refusing;
+
+impl OnlineLearner for Refusing {
+    fn scores(&self, _: &EncodedSentence, _: &mut Vec<f64>) -> Result<()> {
+        Err(bl_core::error::invalid("scores: sentence", "any", "none").into())
+    }
+    fn update(&mut self, _: &EncodedSentence, _: &[usize], _: &[usize]) -> Result<()> {
+        Ok(())
+    }
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            weights: OnlineWeights::Linear { w: Vec::new() },
+            zero_order: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct RefusingLearner;
+
+impl Extension for RefusingLearner {
+    fn name(&self) -> &str {
+        "refusing"
+    }
+}
+
+impl Learner for RefusingLearner {
+    fn start(&self, _: LearnerShape, _: &LearnerSettings) -> Result<Training> {
+        Ok(Training::Online(Box::new(Refusing)))
     }
 }
 
@@ -406,6 +456,56 @@ fn a_broken_learner_fails_the_conformance_suite() {
         "{report}"
     );
     assert!(report.into_result().is_err());
+}
+
+/// A learner whose `scores` refuses the suite's sentences fails `scores-shape`.
+#[test]
+fn a_learner_that_refuses_its_own_sentences_fails_the_conformance_suite() {
+    let report = conformance(&RefusingLearner);
+    let failed: Vec<&str> = report.failures().map(|c| c.name).collect();
+    assert!(failed.contains(&"scores-shape"), "{report}");
+}
+
+/// The outside perceptron checks the sentence as the built-in learners do: a feature id
+/// past its weights (a sentence of another dictionary) is a typed error, not a panic.
+#[test]
+fn the_outside_perceptron_refuses_a_sentence_of_another_dictionary() {
+    let train = common::lexicon_corpus(20, 1);
+    let dict = FeatureDict::build(&train, &Templates::segmentation(), 1).unwrap();
+    let enc = dict.encode(&train.sentences()[0]).unwrap();
+    let (k, l) = (dict.len(), 3);
+    assert!(k > 1 && (0..enc.len()).any(|i| enc.at(i).iter().any(|&f| f > 0)));
+    let shape = |n_features| LearnerShape {
+        n_features,
+        n_tags: l,
+        bias_feature: None,
+    };
+    let Ok(Training::Online(small)) =
+        PerceptronLearner.start(shape(1), &LearnerSettings::default())
+    else {
+        panic!("the perceptron starts online");
+    };
+    let mut out = Vec::new();
+    let err = small.scores(&enc, &mut out).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            OblError::Core(bl_core::BlError::InvalidParameter {
+                name: "scores: sentence feature id",
+                ..
+            })
+        ),
+        "{err}"
+    );
+    let (mut ws, mut path) = (Default::default(), vec![0; enc.len()]);
+    assert!(small.decode(&enc, l, &mut out, &mut ws, &mut path).is_err());
+    let Ok(Training::Online(sized)) =
+        PerceptronLearner.start(shape(k), &LearnerSettings::default())
+    else {
+        panic!("the perceptron starts online");
+    };
+    sized.scores(&enc, &mut out).unwrap();
+    assert_eq!(out.len(), enc.len() * (l + 1) * l);
 }
 
 /// Fits both parameter sets (4 epochs, seed 9) on the lexicon corpus of `(sentences,

@@ -4,9 +4,10 @@
 use online_bilinear::learner::{Learner, LearnerShape, OnlineLearner};
 use online_bilinear::rank_one::DENSE_BLOCK_IDS;
 use online_bilinear::settings::MAX_POWER_STEPS;
+use online_bilinear::viterbi::{ViterbiWorkspace, viterbi_into};
 use online_bilinear::{
     Bcd, BlockRankOne, BlockUpdate, Bol, BuiltIn, FeatureDict, Fit as _, LearnerSettings, OblError,
-    Sp, TaggerParams, default_templates, synthetic,
+    Reading, Sp, TaggerParams, default_templates, synthetic,
 };
 
 fn is_invalid<T>(result: &online_bilinear::Result<T>, name: &str) -> bool {
@@ -247,5 +248,99 @@ fn built_in_online_updates_check_their_arguments() {
             is_invalid(&r, "update: sentence feature id"),
             "{name}: {r:?}"
         );
+    }
+}
+
+// Before the fix `scores` returned nothing and neither it nor `decode` checked the
+// sentence: each built-in panicked (index out of bounds) on a sentence encoded with a
+// larger dictionary than the one it was built for.
+#[test]
+fn built_in_scores_and_decode_refuse_a_sentence_of_another_dictionary() {
+    let corpus = synthetic::token_function(10, 3, 1).unwrap();
+    let dict = FeatureDict::build(&corpus, &default_templates(&corpus).unwrap(), 1).unwrap();
+    let larger = synthetic::token_function(60, 3, 2).unwrap();
+    let other = FeatureDict::build(&larger, &default_templates(&larger).unwrap(), 1).unwrap();
+    let (k, l) = (dict.len(), 3);
+    let own: Vec<_> = corpus
+        .sentences()
+        .iter()
+        .map(|s| dict.encode(s).unwrap())
+        .collect();
+    let foreign = larger
+        .sentences()
+        .iter()
+        .map(|s| other.encode(s).unwrap())
+        .find(|e| (0..e.len()).any(|i| e.at(i).iter().any(|&f| f as usize >= k)))
+        .expect("a sentence of the larger dictionary reads a feature id >= k");
+    let default = LearnerSettings::default();
+    let extended = LearnerSettings {
+        averaging: true,
+        zero_order: true,
+        ..default
+    };
+    let spectral = LearnerSettings {
+        reading: Reading::SpectralAlgorithm2,
+        ..default
+    };
+    let learners: Vec<(&str, Box<dyn OnlineLearner>)> = vec![
+        ("bol", Box::new(Bol::new(k, l, &default).unwrap())),
+        ("bol avg+0", Box::new(Bol::new(k, l, &extended).unwrap())),
+        ("bol spectral", Box::new(Bol::new(k, l, &spectral).unwrap())),
+        ("bcd", Box::new(Bcd::new(k, l, &default).unwrap())),
+        ("bcd avg+0", Box::new(Bcd::new(k, l, &extended).unwrap())),
+        ("sp", Box::new(Sp::new(k, l, &default, None).unwrap())),
+        (
+            "sp avg+0",
+            Box::new(Sp::new(k, l, &extended, None).unwrap()),
+        ),
+    ];
+    let refused = |r: &online_bilinear::Result<()>| {
+        is_invalid(r, "scores: sentence feature id") || is_invalid(r, "decode: sentence feature id")
+    };
+    let tags = corpus.tag_set();
+    assert_eq!(tags.len(), l);
+    let mut ws = ViterbiWorkspace::default();
+    for (name, mut learner) in learners {
+        // Some updates first, so that the weights (and 0-order rows) are not all zero.
+        let mut before = Vec::new();
+        for (enc, sentence) in own.iter().zip(corpus.sentences()) {
+            let gold: Vec<usize> = sentence
+                .tags()
+                .iter()
+                .map(|t| tags.iter().position(|x| x == t).unwrap())
+                .collect();
+            let mut predicted = vec![0; enc.len()];
+            learner
+                .decode(enc, l, &mut before, &mut ws, &mut predicted)
+                .unwrap();
+            if predicted != gold {
+                learner.update(enc, &gold, &predicted).unwrap();
+            }
+            learner.record();
+        }
+        let enc = &own[0];
+        learner.scores(enc, &mut before).unwrap();
+        assert!(before.iter().any(|&x| x != 0.0), "{name}: weights all zero");
+
+        let mut out = vec![7.0];
+        let r = learner.scores(&foreign, &mut out);
+        assert!(
+            is_invalid(&r, "scores: sentence feature id"),
+            "{name}: {r:?}"
+        );
+        assert_eq!(out, [7.0], "{name}: a refused call leaves `out` as it was");
+        let mut path = vec![0; foreign.len()];
+        let r = learner.decode(&foreign, l, &mut out, &mut ws, &mut path);
+        assert!(refused(&r), "{name}, decode: {r:?}");
+
+        // A correct call after the refused ones: the same table, and decode gives its path.
+        let mut after = Vec::new();
+        learner.scores(enc, &mut after).unwrap();
+        assert_eq!(after, before, "{name}");
+        let mut want = vec![0; enc.len()];
+        viterbi_into(&after, enc.len(), l, &mut ws, &mut want).unwrap();
+        let mut got = vec![0; enc.len()];
+        learner.decode(enc, l, &mut out, &mut ws, &mut got).unwrap();
+        assert_eq!(got, want, "{name}");
     }
 }

@@ -26,7 +26,7 @@ struct CrfFeaturePerceptron {
 }
 
 impl OnlineLearner for CrfFeaturePerceptron {
-    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) {
+    fn scores(&self, s: &EncodedSentence, out: &mut Vec<f64>) -> online_bilinear::Result<()> {
         let (l, p) = (self.l, self.l + 1);
         out.clear();
         out.resize(s.len() * p * l, 0.0);
@@ -43,6 +43,7 @@ impl OnlineLearner for CrfFeaturePerceptron {
                 }
             }
         }
+        Ok(())
     }
 
     fn update(
