@@ -42,6 +42,13 @@ impl EncodedSentence {
         self.features.len()
     }
 
+    /// The largest active feature id (`None` for no active feature): a max reduction over
+    /// the ids without early exit, a loop the compiler can vectorize (the learners' check
+    /// of a sentence).
+    pub(crate) fn max_feature_id(&self) -> Option<u32> {
+        (!self.features.is_empty()).then(|| self.features.iter().fold(0, |m, &k| m.max(k)))
+    }
+
     /// A sentence from its CSR parts (for unit tests).
     #[cfg(test)]
     pub(crate) fn from_parts(offsets: Vec<u32>, features: Vec<u32>) -> Self {

@@ -121,6 +121,13 @@ pub(super) fn check_features(
     enc: &EncodedSentence,
     n_features: usize,
 ) -> Result<()> {
+    // One pass without early exit; the position of the first bad id only on failure.
+    if enc
+        .max_feature_id()
+        .is_none_or(|k| (k as usize) < n_features)
+    {
+        return Ok(());
+    }
     for i in 0..enc.len() {
         if let Some(&k) = enc.at(i).iter().find(|&&k| k as usize >= n_features) {
             return Err(crate::error::invalid(
