@@ -742,16 +742,7 @@ impl BlockRankOne {
         out: &mut Vec<f64>,
     ) -> Result<()> {
         crate::viterbi::score_table_len(sentence.len(), self.theta.rows)?;
-        let n_blocks = self.slot.len();
-        for i in 0..sentence.len() {
-            if let Some(&k) = sentence.at(i).iter().find(|&&k| k as usize >= n_blocks) {
-                return Err(crate::error::invalid(
-                    "sentence feature id",
-                    format!("{k} at position {i}"),
-                    format!("below n_blocks = {n_blocks}"),
-                ));
-            }
-        }
+        sentence.check_feature_ids("sentence feature id", "n_blocks", self.slot.len())?;
         self.scores_table(sentence, out);
         Ok(())
     }

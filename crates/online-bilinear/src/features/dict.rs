@@ -49,6 +49,38 @@ impl EncodedSentence {
         (!self.features.is_empty()).then(|| self.features.iter().fold(0, |m, &k| m.max(k)))
     }
 
+    /// Checks that every active feature id is below `n_features` (a sentence encoded by
+    /// another dictionary has larger ones): one pass without early exit
+    /// ([`max_feature_id`](Self::max_feature_id)), the position of the first bad id
+    /// searched only on failure. `bound` names the count in the error (`"n_features"`,
+    /// `"n_blocks"`).
+    ///
+    /// # Errors
+    /// `InvalidParameter` named `name` for the first id `>= n_features`, with its position.
+    pub(crate) fn check_feature_ids(
+        &self,
+        name: &'static str,
+        bound: &'static str,
+        n_features: usize,
+    ) -> crate::error::Result<()> {
+        if self
+            .max_feature_id()
+            .is_none_or(|k| (k as usize) < n_features)
+        {
+            return Ok(());
+        }
+        for i in 0..self.len() {
+            if let Some(&k) = self.at(i).iter().find(|&&k| k as usize >= n_features) {
+                return Err(crate::error::invalid(
+                    name,
+                    format!("{k} at position {i}"),
+                    format!("below {bound} = {n_features}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// A sentence from its CSR parts (for unit tests).
     #[cfg(test)]
     pub(crate) fn from_parts(offsets: Vec<u32>, features: Vec<u32>) -> Self {

@@ -8,9 +8,7 @@
 //! (the hinge of eq. (7)), `lambda` is the squared norm of the fixed factor (the
 //! regularizer `1/2 ||alpha beta^T||_F^2`), and it starts from `alpha = beta = 1 / ||1||`.
 
-use super::dense::{
-    Linear, SparseSum, add_zero, check_features, check_shape, check_update, try_filled,
-};
+use super::dense::{Linear, SparseSum, add_zero, check_shape, check_update, try_filled};
 use super::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::delta::for_each_difference;
 use crate::error::Result;
@@ -132,7 +130,7 @@ impl OnlineLearner for Bcd {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
-        check_features("scores: sentence feature id", enc, self.n_features)?;
+        enc.check_feature_ids("scores: sentence feature id", "n_features", self.n_features)?;
         bilinear_table(enc, self.l, &self.alpha.w, &self.beta.w, 1.0, None, out);
         add_zero(enc, self.l, self.zero.as_ref(), out);
         Ok(())

@@ -5,7 +5,7 @@
 //! 0-order weights (Sec. 4.3) are the gradient of `1/2 ||theta_w||^2`, i.e.
 //! `w += C DeltaPhi_0`.
 
-use super::dense::{add_zero, check_features, check_shape, check_update, zero_order_update};
+use super::dense::{add_zero, check_shape, check_update, zero_order_update};
 use super::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::error::Result;
 use crate::features::EncodedSentence;
@@ -125,7 +125,7 @@ impl OnlineLearner for Bol {
     }
 
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
-        check_features("scores: sentence feature id", enc, self.n_features)?;
+        enc.check_feature_ids("scores: sentence feature id", "n_features", self.n_features)?;
         match &self.state {
             BolState::PerBlock(s) => s.scores_table(enc, out),
             BolState::Spectral(s) => {

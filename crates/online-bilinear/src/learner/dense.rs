@@ -102,42 +102,7 @@ pub(super) fn check_update(
             format!("below n_tags = {l}"),
         ));
     }
-    check_features("update: sentence feature id", enc, n_features)
-}
-
-/// The sentence of a call of a built-in learner (O(active features), no allocation): its
-/// feature ids are below `n_features`, so that the learner's weight rows exist for them.
-/// The fit always passes such a sentence; a caller of
-/// [`OnlineLearner::scores`](super::OnlineLearner::scores),
-/// [`decode`](super::OnlineLearner::decode) or
-/// [`update`](super::OnlineLearner::update) may not (a sentence encoded with another
-/// dictionary).
-///
-/// # Errors
-/// `BlError::InvalidParameter` named `name` for the first feature id at or above
-/// `n_features`.
-pub(super) fn check_features(
-    name: &'static str,
-    enc: &EncodedSentence,
-    n_features: usize,
-) -> Result<()> {
-    // One pass without early exit; the position of the first bad id only on failure.
-    if enc
-        .max_feature_id()
-        .is_none_or(|k| (k as usize) < n_features)
-    {
-        return Ok(());
-    }
-    for i in 0..enc.len() {
-        if let Some(&k) = enc.at(i).iter().find(|&&k| k as usize >= n_features) {
-            return Err(crate::error::invalid(
-                name,
-                format!("{k} at position {i}"),
-                format!("below n_features = {n_features}"),
-            ));
-        }
-    }
-    Ok(())
+    enc.check_feature_ids("update: sentence feature id", "n_features", n_features)
 }
 
 /// `n` copies of `value`, reserved with `try_reserve_exact` (`n` checked by

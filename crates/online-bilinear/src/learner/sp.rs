@@ -1,7 +1,7 @@
 //! sp, the structured perceptron on the full (not rank-1) matrix features:
 //! `W += DeltaPhi` (and `w += DeltaPhi_0`), stored sparsely ([`crate::sparse`]).
 
-use super::dense::{add_zero, check_features, check_shape, check_update, zero_order_update};
+use super::dense::{add_zero, check_shape, check_update, zero_order_update};
 use super::{OnlineLearner, OnlineWeights, Snapshot};
 use crate::delta::for_each_difference;
 use crate::error::Result;
@@ -360,7 +360,7 @@ fn update_dense_sum(dense: &DenseRows, last: &[u32], next: &[u32], sum: &mut [f6
 
 impl OnlineLearner for Sp {
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
-        check_features("scores: sentence feature id", enc, self.n_features)?;
+        enc.check_feature_ids("scores: sentence feature id", "n_features", self.n_features)?;
         sparse_table(enc, self.l, |k| self.w.row(k), None, out);
         add_zero(enc, self.l, self.zero.as_ref(), out);
         Ok(())
@@ -384,7 +384,7 @@ impl OnlineLearner for Sp {
                 format!("{n_tags} tags, {}", path.len()),
             ));
         }
-        check_features("decode: sentence feature id", enc, self.n_features)?;
+        enc.check_feature_ids("decode: sentence feature id", "n_features", self.n_features)?;
         if n == 0 {
             return Ok(());
         }
