@@ -129,4 +129,16 @@ fn main() {
         "tagger.json",
         &with(3, tagger.to_json().unwrap().as_bytes()),
     );
+    let mut b = chain_crf::DatasetBuilder::new();
+    for (attribute, label) in [("a", "x"), ("b", "y"), ("a", "y")] {
+        b.attribute(attribute, 1.0).unwrap();
+        b.end_item(label).unwrap();
+    }
+    b.end_sequence().unwrap();
+    let algorithm = chain_crf::Algorithm::from_name("lbfgs").unwrap();
+    let crf = chain_crf::CrfParams::new(algorithm)
+        .max_iter(5)
+        .fit(&b.finish())
+        .unwrap();
+    write("models", "chain_crf.json", &with(4, &crf.model().to_bytes()));
 }

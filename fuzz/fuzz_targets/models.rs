@@ -1,7 +1,9 @@
 //! The serde model loaders: the first byte picks the model type, the rest is its JSON.
 //! A model that loads must predict on a small data set of the shape it was fitted on
 //! (2 x 3 samples, or a 3-token sentence) and on one of another shape without panicking:
-//! either predictions or a typed error.
+//! either predictions or a typed error. A chain-crf `Model` that loads must tag, give
+//! marginals and score a labelling of a 2-item sequence (one known attribute, one not)
+//! and of an empty one.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -29,7 +31,7 @@ fuzz_target!(|input: &[u8]| {
         return;
     };
     let data = data();
-    match which % 4 {
+    match which % 5 {
         0 => {
             if let Ok(model) = serde_json::from_slice::<FittedSblr>(json) {
                 for ds in data {
@@ -51,6 +53,20 @@ fuzz_target!(|input: &[u8]| {
                 for ds in data {
                     let _ = model.predict(ds);
                     let _ = model.predict_proba(ds);
+                }
+            }
+        }
+        4 => {
+            if let Ok(model) = chain_crf::Model::from_bytes(json) {
+                let items: [&[(&str, f64)]; 2] = [&[("a", 1.0)], &[("unseen", 2.0)]];
+                for n in [2, 0] {
+                    if let Ok(x) = model.encode(items[..n].iter().map(|i| i.iter().copied())) {
+                        let (path, _) = model.tag(x.items());
+                        let _ = model.tag_names(x.items());
+                        let _ = model.marginals(x.items());
+                        let _ = model.log_probability(x.items(), &path);
+                        let _ = model.log_probability(x.items(), &[0, u32::MAX]);
+                    }
                 }
             }
         }
