@@ -140,5 +140,9 @@ fn main() {
         .max_iter(5)
         .fit(&b.finish())
         .unwrap();
-    write("models", "chain_crf.json", &with(4, &crf.model().to_bytes()));
+    write(
+        "models",
+        "chain_crf.json",
+        &with(4, &crf.model().to_bytes()),
+    );
 }

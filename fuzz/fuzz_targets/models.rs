@@ -75,7 +75,8 @@ fuzz_target!(|input: &[u8]| {
                 return;
             };
             if let Ok(model) = FittedTagger::from_json(text) {
-                let _: Result<Vec<String>, _> = model.predict(&Sentence::untagged(&["a", "b", "c"]));
+                let _: Result<Vec<String>, _> =
+                    model.predict(&Sentence::untagged(&["a", "b", "c"]));
                 let _: Result<Vec<String>, _> = model.predict(&Sentence::untagged::<&str>(&[]));
             }
         }
