@@ -218,12 +218,45 @@ impl Lattice {
     ) -> crate::Result<f64> {
         self.check_position(t, 1, &[b, a])?;
         self.check_square("Lattice::edge_marginal: exp_trans (L x L)", exp_trans)?;
+        Ok(self.edge_marginal_unchecked(t, b, a, exp_trans))
+    }
+
+    /// [`edge_marginal`](Self::edge_marginal) for `t`, `b`, `a` in range and an `L x L`
+    /// `exp_trans`.
+    #[inline(always)]
+    fn edge_marginal_unchecked(&self, t: usize, b: usize, a: usize, exp_trans: &[f64]) -> f64 {
         let l = self.l;
-        Ok(self.alpha[(t - 1) * l + b]
+        self.alpha[(t - 1) * l + b]
             * exp_trans[b * l + a]
             * self.psi[t * l + a]
             * self.beta[t * l + a]
-            / self.scale[t])
+            / self.scale[t]
+    }
+
+    /// The edge marginals of position `t >= 1`, `p(y_{t-1} = b, y_t = a | x)` for every
+    /// `(b, a)`, into `out[b * L + a]` (`exp_trans` as given to the run): the values of
+    /// [`edge_marginal`](Self::edge_marginal), checked once for the whole table.
+    ///
+    /// # Errors
+    /// [`bl_core::BlError::InvalidParameter`] (in [`crate::CrfError::Core`]) when `t` is
+    /// not in `1..len()`; [`bl_core::BlError::ShapeMismatch`] when `exp_trans` or `out`
+    /// does not have `L * L` entries. Checked before `out` is written.
+    pub fn edge_marginals(
+        &self,
+        t: usize,
+        exp_trans: &[f64],
+        out: &mut [f64],
+    ) -> crate::Result<()> {
+        self.check_position(t, 1, &[])?;
+        self.check_square("Lattice::edge_marginals: exp_trans (L x L)", exp_trans)?;
+        self.check_square("Lattice::edge_marginals: out (L x L)", out)?;
+        let l = self.l;
+        for (b, row) in out.chunks_exact_mut(l.max(1)).enumerate() {
+            for (a, o) in row.iter_mut().enumerate() {
+                *o = self.edge_marginal_unchecked(t, b, a, exp_trans);
+            }
+        }
+        Ok(())
     }
 
     /// Adds `scale * p(y_{t-1} = b, y_t = a | x)` summed over `t >= 1` to `out[b * L + a]`.

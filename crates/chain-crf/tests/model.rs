@@ -839,6 +839,31 @@ fn the_lattice_checks_its_tables_and_positions() {
             assert!((sum - marginals[t * l + a]).abs() < 1e-12);
         }
     }
+    // The whole table of a position: the single values, checked once.
+    let mut table = vec![f64::NAN; l * l];
+    let e = lat.edge_marginals(0, &et, &mut table).unwrap_err();
+    assert_eq!(invalid_name(e), "t (position)");
+    let e = lat
+        .edge_marginals(1, &et, &mut table[..l * l - 1])
+        .unwrap_err();
+    assert_eq!(shape_context(e), "Lattice::edge_marginals: out (L x L)");
+    let e = lat.edge_marginals(1, &et[1..], &mut table).unwrap_err();
+    assert_eq!(
+        shape_context(e),
+        "Lattice::edge_marginals: exp_trans (L x L)"
+    );
+    assert!(
+        table.iter().all(|v| v.is_nan()),
+        "written before the checks"
+    );
+    for t in 1..n {
+        lat.edge_marginals(t, &et, &mut table).unwrap();
+        for b in 0..l {
+            for a in 0..l {
+                assert_eq!(table[b * l + a], lat.edge_marginal(t, b, a, &et).unwrap());
+            }
+        }
+    }
 
     // Marginals into buffers: refused before anything is written.
     let mut row = vec![5.0; l - 1];

@@ -171,6 +171,21 @@ impl Lattice {
         self.inner.state_marginal(i, a).map_err(lattice_error)
     }
 
+    /// `p(y_{i-1} = b, y_i = a | x)` for every `(b, a)` (`i >= 1`) into `out[b * L + a]`
+    /// (`L x L` entries) after [`forward_backward`](Self::forward_backward); errors for a
+    /// position `i` not in `1..len` or tables that are not `L x L`.
+    #[inline]
+    pub(crate) fn edge_marginals(
+        &self,
+        i: usize,
+        exp_trans: &[f64],
+        out: &mut [f64],
+    ) -> Result<()> {
+        self.inner
+            .edge_marginals(i, exp_trans, out)
+            .map_err(lattice_error)
+    }
+
     /// `p(y_i = a | x)` for every tag `a` into `out` (`L` entries) after
     /// [`forward_backward`](Self::forward_backward); errors for a position `i` not in the
     /// sentence or another length of `out`.
@@ -182,7 +197,7 @@ impl Lattice {
     /// `p(y_{i-1} = b, y_i = a | x)` (`i >= 1`) after
     /// [`forward_backward`](Self::forward_backward); errors for indices out of range or
     /// an `exp_trans` that is not `L x L`.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn edge_marginal(
         &self,
         i: usize,
@@ -223,8 +238,8 @@ pub(crate) fn path_score(
 /// (`L x L`).
 ///
 /// # Errors
-/// The lattice's errors for a `marg` that does not have `L` entries or an `exp_trans`
-/// that is not `L x L` (none with the caller's).
+/// The lattice's errors for a `marg` that does not have `L` entries or an `exp_trans` or
+/// `edge` that is not `L x L` (none with the caller's).
 fn add_gradient(
     lat: &Lattice,
     index: &StateIndex,
@@ -235,6 +250,7 @@ fn add_gradient(
     g_state: &mut [f64],
     g_trans: &mut [f64],
     marg: &mut [f64],
+    edge: &mut [f64],
 ) -> Result<()> {
     for i in 0..enc.len() {
         lat.state_marginals(i, marg)?;
@@ -246,10 +262,11 @@ fn add_gradient(
             }
         }
         if i > 0 {
-            for b in 0..l {
-                for a in 0..l {
-                    g_trans[b * l + a] += lat.edge_marginal(i, b, a, l, exp_trans)?;
-                }
+            // One checked call per position (the values and the order of the additions
+            // are those of one `edge_marginal` call per entry).
+            lat.edge_marginals(i, exp_trans, edge)?;
+            for (g, e) in g_trans.iter_mut().zip(edge.iter()) {
+                *g += e;
             }
             g_trans[y[i - 1] * l + y[i]] -= 1.0;
         }
@@ -347,6 +364,7 @@ impl<'a> Objective<'a> {
                 chunk.grad.fill(0.0);
                 let (g_state, g_trans) = chunk.grad.split_at_mut(split);
                 let mut marg = vec![0.0; l];
+                let mut edge = vec![0.0; l * l];
                 let mut loss = 0.0;
                 for s in chunk.range.clone() {
                     let (enc, y) = (&encoded[s], &gold[s]);
@@ -374,6 +392,7 @@ impl<'a> Objective<'a> {
                         g_state,
                         g_trans,
                         &mut marg,
+                        &mut edge,
                     )?;
                 }
                 Ok(loss)
