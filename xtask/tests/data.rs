@@ -246,6 +246,7 @@ mod fake_pip {
         let script = dir.join(format!("python-{mode}"));
         let body = format!(
             r#"#!/bin/sh
+if [ "$1" = "--probe" ]; then exit 0; fi
 echo "$@" >> "{log}"
 if [ "{mode}" = "no-pip" ]; then echo "No module named pip" >&2; exit 1; fi
 if [ "$1 $2 $3" = "-m pip --version" ]; then echo "pip 0.0 (fake)"; exit 0; fi
@@ -266,7 +267,28 @@ cp "{archive}" "$dest/"
         );
         std::fs::write(&script, body).unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        wait_until_executable(&script);
         (script, log)
+    }
+
+    /// Runs `script --probe` until the kernel lets it run. A test thread that forks a
+    /// child while this one has the script open for writing leaves a copy of that file
+    /// descriptor in the child until it execs, and `execve` of the script fails with
+    /// "text file busy" (`ETXTBSY`) meanwhile, which the fetcher reports as a missing
+    /// Python. Once one run succeeds no such copy is left, and none can appear.
+    fn wait_until_executable(script: &Path) {
+        for _ in 0..500 {
+            match std::process::Command::new(script).arg("--probe").status() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                result => {
+                    assert!(result.unwrap().success(), "{} --probe", script.display());
+                    return;
+                }
+            }
+        }
+        panic!("{} stayed busy for 5 s", script.display());
     }
 
     fn toy(distribution: Distribution) -> Dataset {
