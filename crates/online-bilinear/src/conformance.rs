@@ -150,7 +150,6 @@ fn suite_params(settings: &LearnerSettings) -> Result<TaggerValidParams> {
         .averaging(settings.averaging)
         .zero_order(settings.zero_order)
         .transitions_only(settings.transitions_only)
-        .crf_backend(settings.crf_backend)
         .check()
 }
 
@@ -217,7 +216,6 @@ fn copy_setting(to: &mut LearnerSettings, from: &LearnerSettings, setting: Setti
         Setting::Averaging => to.averaging = from.averaging,
         Setting::ZeroOrder => to.zero_order = from.zero_order,
         Setting::TransitionsOnly => to.transitions_only = from.transitions_only,
-        Setting::CrfBackend => to.crf_backend = from.crf_backend,
     }
 }
 

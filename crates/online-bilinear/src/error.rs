@@ -116,9 +116,6 @@ pub enum OblError {
         /// What was found.
         message: String,
     },
-    /// The CRFsuite baseline failed (or was not compiled in).
-    #[error("CRFsuite: {0}")]
-    Crf(String),
     /// A saved model, or the feature counts, plan or weights of [`crate::distributed`],
     /// could not be encoded or decoded (or failed a check when read).
     #[error("model serialization: {0}")]

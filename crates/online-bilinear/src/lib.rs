@@ -43,7 +43,7 @@ pub use metrics::{Evaluation, TagScheme};
 pub use model::FittedTagger;
 pub use params::{TaggerParams, TaggerValidParams};
 pub use rank_one::{BlockDiagonal, BlockRankOne, BlockUpdate};
-pub use settings::{BcdSolver, CrfBackend, CrfPenalty, LearnerSettings, Reading, Setting};
+pub use settings::{BcdSolver, CrfPenalty, LearnerSettings, Reading, Setting};
 pub use sparse::SparseWeights;
 pub use spectral::{SpectralMode, SpectralRankOne};
 pub use train::EpochInfo;

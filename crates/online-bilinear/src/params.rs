@@ -11,8 +11,8 @@
 //! |---|---|---|---|---|
 //! | `learner` | [`BuiltIn::Bol`] | the learning algorithm, `Arc<dyn Learner>`: [`BuiltIn::Bol`], [`BuiltIn::Bcd`], [`BuiltIn::Sp`], [`BuiltIn::CrfL2`], [`BuiltIn::CrfL1`], or a user's [`Learner`] | | its own [`check`](bl_core::Extension::check) |
 //! | `max_iter` | 20 (online), 100 (CRF) | the budget: `T`, epochs (passes over the training data; bcd: one pass for `alpha` then one for `beta` per epoch) for an online learner; L-BFGS / OWL-QN iterations for a CRF | all | `>= 1` |
-//! | `tol` | 0 (online), `1e-5` (CRF) | online: stop after an epoch in which at most this fraction of the sentences caused an update (0: none); CRF: CRFsuite's `delta`, the relative decrease of the objective over the last 10 iterations (given to the CRFsuite backend as its `delta`: see [`crate::crf`]) | all | finite, `>= 0` |
-//! | `time_limit` | `None` | wall-clock limit of the epochs (online) or of the optimizer (CRF; the CRFsuite backend's run is not cut: the limit is checked after it) | all | |
+//! | `tol` | 0 (online), `1e-5` (CRF) | online: stop after an epoch in which at most this fraction of the sentences caused an update (0: none); CRF: CRFsuite's `delta`, the relative decrease of the objective over the last 10 iterations (see [`crate::crf`]) | all | finite, `>= 0` |
+//! | `time_limit` | `None` | wall-clock limit of the epochs (online) or of the optimizer (CRF) | all | |
 //! | `threads` | `None` (all cores) | threads of the Rust CRF's gradient; the online learners run on the calling thread | CRF | `1 ..= 1024` |
 //! | `trace` | true | keep every epoch in the report's trace | all | |
 //! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: a power of two gives the same predictions bit for bit; other values round differently, and a changed mistake changes the later updates: chunking, 1 epoch, F1 84.19 for `C` = 0.25 to 4, 84.37 at 0.1, 82.04 at 10); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF | finite, `> 0` |
@@ -22,7 +22,6 @@
 //! | `averaging` | false | average the parameters over all steps (bol and bcd: `alpha` and `beta` separately, Sec. 4.3) | bol, bcd, sp | |
 //! | `zero_order` | false | add 0-order features `w[k, y_i]` with linear weights (Sec. 4.3) | bol, bcd, sp | |
 //! | `transitions_only` | false | keep first-order (tag-pair) weights only for the bias feature, i.e. label transitions: with `zero_order` this is a linear-chain CRF's feature set (state features per feature and tag, transitions per tag pair and from the start state to each tag) instead of the paper's first-order features | sp | needs `zero_order` and a [`Template::Bias`] in the templates |
-//! | `crf_backend` | [`CrfBackend::Rust`] | which implementation trains the CRF: ours, or CRFsuite (Cargo feature `crfsuite`) | CRF | available in this build |
 //! | `shuffle` | true | visit the training sentences in a fresh random order each epoch | online | |
 //! | `seed` | 0 | seed of the shuffles | online | any |
 //! | `templates` | unset: the data decides | feature templates, read when the features are built: see below | all | non-empty |
@@ -56,14 +55,14 @@ use bl_core::{IterationParams, ParamGuard};
 use crate::error::{OblError, Result};
 use crate::features::{Template, Templates};
 use crate::learner::{BuiltIn, Learner};
-use crate::settings::{BcdSolver, CrfBackend, LearnerSettings, Reading, Setting};
+use crate::settings::{BcdSolver, LearnerSettings, Reading, Setting};
 
 /// Hyperparameters of a tagger (unchecked): see the [module docs](self) for the table.
 #[derive(Debug, Clone)]
 pub struct TaggerParams {
     learner: Arc<dyn Learner>,
     iteration: IterationParams,
-    /// `c` to `crf_backend` of the table: what the learner is started with.
+    /// `c` to `transitions_only` of the table: what the learner is started with.
     learner_settings: LearnerSettings,
     shuffle: bool,
     seed: u64,
@@ -230,8 +229,6 @@ settings_accessors! {
     /// linear-chain CRF's features. Needs `zero_order(true)` and a
     /// [`Template::Bias`] in the templates.
     transitions_only: bool;
-    /// Sets which implementation trains the CRF learners ([`CrfBackend`]).
-    crf_backend: CrfBackend;
 }
 
 /// `transitions_only` needs a bias template among `templates`.

@@ -67,35 +67,6 @@ impl BcdSolver {
     }
 }
 
-/// Which implementation trains the CRF learners ([`crate::BuiltIn::CrfL2`],
-/// [`crate::BuiltIn::CrfL1`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub enum CrfBackend {
-    /// The pure-Rust CRF of this crate.
-    #[default]
-    Rust,
-    /// CRFsuite through its binding (needs the Cargo feature `crfsuite` and cmake).
-    Crfsuite,
-}
-
-impl CrfBackend {
-    /// Short name: `rust`, `crfsuite`.
-    pub fn name(self) -> &'static str {
-        match self {
-            CrfBackend::Rust => "rust",
-            CrfBackend::Crfsuite => "crfsuite",
-        }
-    }
-
-    /// Whether this build can train with the backend.
-    pub fn is_available(self) -> bool {
-        match self {
-            CrfBackend::Rust => true,
-            CrfBackend::Crfsuite => cfg!(feature = "crfsuite"),
-        }
-    }
-}
-
 /// One of the settings of [`LearnerSettings`], named by [`Learner::reads`](crate::Learner::reads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Setting {
@@ -113,13 +84,11 @@ pub enum Setting {
     ZeroOrder,
     /// [`LearnerSettings::transitions_only`].
     TransitionsOnly,
-    /// [`LearnerSettings::crf_backend`].
-    CrfBackend,
 }
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 8] = [
+    pub const ALL: [Setting; 7] = [
         Setting::C,
         Setting::PowerSteps,
         Setting::Reading,
@@ -127,7 +96,6 @@ impl Setting {
         Setting::Averaging,
         Setting::ZeroOrder,
         Setting::TransitionsOnly,
-        Setting::CrfBackend,
     ];
 
     /// The parameter's name (the setter of [`crate::TaggerParams`]).
@@ -140,7 +108,6 @@ impl Setting {
             Setting::Averaging => "averaging",
             Setting::ZeroOrder => "zero_order",
             Setting::TransitionsOnly => "transitions_only",
-            Setting::CrfBackend => "crf_backend",
         }
     }
 }
@@ -163,13 +130,11 @@ pub struct LearnerSettings {
     pub zero_order: bool,
     /// sp: first-order weights for the bias feature alone.
     pub transitions_only: bool,
-    /// Which implementation trains a CRF.
-    pub crf_backend: CrfBackend,
 }
 
 impl Default for LearnerSettings {
     /// The paper's `C = 1`, `R = 4`; per-block reading, Hamming bcd, no averaging, no
-    /// 0-order features, all transitions, the Rust CRF.
+    /// 0-order features, all transitions.
     fn default() -> Self {
         Self {
             c: 1.0,
@@ -179,7 +144,6 @@ impl Default for LearnerSettings {
             averaging: false,
             zero_order: false,
             transitions_only: false,
-            crf_backend: CrfBackend::Rust,
         }
     }
 }
@@ -196,14 +160,13 @@ impl LearnerSettings {
             Setting::Averaging => self.averaging == d.averaging,
             Setting::ZeroOrder => self.zero_order == d.zero_order,
             Setting::TransitionsOnly => self.transitions_only == d.transitions_only,
-            Setting::CrfBackend => self.crf_backend == d.crf_backend,
         }
     }
 
     /// The range checks of the settings, the ones the parameters' check runs (and a saved
     /// model's load, and every built-in learner's constructor): `c` finite and `> 0`,
-    /// `power_steps` in `1 ..=` [`MAX_POWER_STEPS`], `crf_backend` available in this
-    /// build, and `transitions_only` only with `zero_order`. A [`Learner`](crate::Learner)
+    /// `power_steps` in `1 ..=` [`MAX_POWER_STEPS`], and `transitions_only` only with
+    /// `zero_order`. A [`Learner`](crate::Learner)
     /// started directly (not through a fit) can call it first.
     ///
     /// # Errors
@@ -212,14 +175,6 @@ impl LearnerSettings {
     pub fn check(&self) -> Result<()> {
         positive("c", self.c)?;
         count_in("power_steps", self.power_steps, 1, MAX_POWER_STEPS)?;
-        if !self.crf_backend.is_available() {
-            return Err(invalid(
-                "crf_backend",
-                self.crf_backend.name(),
-                "`rust` (this build lacks the `crfsuite` Cargo feature)",
-            )
-            .into());
-        }
         if self.transitions_only && !self.zero_order {
             return Err(invalid(
                 "transitions_only",
@@ -241,7 +196,6 @@ impl LearnerSettings {
             Setting::Averaging => self.averaging.to_string(),
             Setting::ZeroOrder => self.zero_order.to_string(),
             Setting::TransitionsOnly => self.transitions_only.to_string(),
-            Setting::CrfBackend => self.crf_backend.name().into(),
         }
     }
 }

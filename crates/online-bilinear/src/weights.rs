@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::crf::{CrfTrained, CrfWeights};
+use crate::crf::CrfWeights;
 use crate::learner::OnlineWeights;
 
 /// The parameters of a fitted model (saved as the `weights` field of the model's JSON).
@@ -14,10 +14,8 @@ pub(crate) enum Weights {
     Linear { w: Vec<f64> },
     /// Sparse matrix-feature weights ([`crate::sparse`]).
     SparseLinear { w: crate::sparse::SparseWeights },
-    /// The weights of a CRF of the Rust backend.
+    /// The weights of a CRF.
     Crf(CrfWeights),
-    /// A CRFsuite model file (the `crfsuite` backend).
-    Crfsuite { model: Vec<u8> },
 }
 
 impl From<OnlineWeights> for Weights {
@@ -26,15 +24,6 @@ impl From<OnlineWeights> for Weights {
             OnlineWeights::Bilinear { alpha, beta } => Weights::Bilinear { alpha, beta },
             OnlineWeights::Linear { w } => Weights::Linear { w },
             OnlineWeights::SparseLinear { w } => Weights::SparseLinear { w },
-        }
-    }
-}
-
-impl From<CrfTrained> for Weights {
-    fn from(trained: CrfTrained) -> Self {
-        match trained {
-            CrfTrained::Rust(w) => Weights::Crf(w),
-            CrfTrained::Crfsuite(model) => Weights::Crfsuite { model },
         }
     }
 }

@@ -64,7 +64,7 @@ use crate::error::BlError;
 /// `rule.trace` is on. `rule.threads` is not read here (the fit reads it).
 ///
 /// Order of tests after each step: numerical failure (objective or change NaN, objective
-/// infinite: an error), [`Stop::Solved`], [`Stop::Unreported`], convergence (`change <= tol`),
+/// infinite: an error), [`Stop::Solved`], convergence (`change <= tol`),
 /// [`Stop::BudgetExhausted`] (so a step that meets the tolerance as its budget runs out is
 /// converged), time limit, iteration budget.
 ///
@@ -114,8 +114,6 @@ where
         }
         let termination = if progress.stop == Some(Stop::Solved) {
             Some(TerminationReason::Solved)
-        } else if progress.stop == Some(Stop::Unreported) {
-            Some(TerminationReason::Unreported)
         } else if progress.change <= rule.tol {
             // Met the tolerance: converged, even if a budget of the step ran out with it.
             Some(TerminationReason::Converged)

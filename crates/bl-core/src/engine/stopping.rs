@@ -18,10 +18,6 @@ pub enum TerminationReason {
     /// A budget of the algorithm's own (nodes, cuts, evaluations) ran out first: see
     /// [`Stop::BudgetExhausted`]. Not converged.
     BudgetExhausted,
-    /// The run was handed to an outside library that does not tell how it ended (the
-    /// CRFsuite backend of online-bilinear's CRF): see [`Stop::Unreported`]. Not known to
-    /// have converged.
-    Unreported,
 }
 
 impl TerminationReason {
@@ -40,9 +36,6 @@ pub enum Stop {
     /// Out of an algorithm-specific budget: reported as
     /// [`TerminationReason::BudgetExhausted`].
     BudgetExhausted,
-    /// The step ran a whole solve in an outside library that does not say how it ended:
-    /// reported as [`TerminationReason::Unreported`], whatever the change measure says.
-    Unreported,
 }
 
 /// What one step reports to the engine.

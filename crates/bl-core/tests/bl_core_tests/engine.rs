@@ -111,24 +111,6 @@ fn an_exhausted_budget_is_not_convergence() {
     assert_eq!(old, TerminationReason::Solved);
 }
 
-/// A step that hands the whole solve to an outside library which does not say how it
-/// ended reports that, not convergence, even with a change measure that meets the
-/// tolerance and the time limit passed.
-#[test]
-fn an_unreported_end_is_reported_as_such() {
-    let rule = IterationParams {
-        time_limit: Some(Duration::ZERO),
-        ..rule(100, 0.5)
-    };
-    let info = run(&rule, &mut [], |_| {
-        Ok::<_, BlError>(Progress::new(1.0, 0.1).stop_if(Some(Stop::Unreported)))
-    })
-    .unwrap();
-    assert_eq!(info.termination, TerminationReason::Unreported);
-    assert_eq!(info.iterations, 1);
-    assert!(!info.converged());
-}
-
 #[test]
 fn tracing_off_records_nothing_and_observers_still_see_everything() {
     let mut seen = Vec::new();

@@ -10,23 +10,17 @@
 //!
 //! The gradient runs on the fit's `threads` ([`bl_core::IterationParams::install`]).
 //!
-//! Two backends ([`CrfBackend`]):
+//! State weights are stored densely for every (feature, tag) pair, of which training moves
+//! only the pairs seen in the training data (CRFsuite's default; the others stay 0), and
+//! `L x L` transitions; forward-backward with per-position scaling (`objective`), the
+//! gradient summed over the sentences in parallel with rayon in a fixed number of chunks
+//! (one per rayon thread) reduced in a fixed order, so a run is deterministic for a given
+//! thread count; L-BFGS / OWL-QN (`optim`) driven one iteration per step by
+//! [`bl_core::engine::run`]; decoding by the crate's [`mod@crate::viterbi`]. CRFsuite itself
+//! is no dependency of this crate: the probe crate `probes/crfsuite` of the repository
+//! trains it on the same feature ids to cross-check this one.
 //!
-//! - [`CrfBackend::Rust`] (default): ours. State weights stored densely for every
-//!   (feature, tag) pair, of which training moves only the pairs seen in the training data
-//!   (CRFsuite's default; the others stay 0), and `L x L` transitions; forward-backward
-//!   with per-position scaling (`objective`), the gradient summed over the sentences in parallel with rayon in a
-//!   fixed number of chunks (one per rayon thread) reduced in a fixed order, so a run is
-//!   deterministic for a given thread count; L-BFGS / OWL-QN (`optim`) driven one
-//!   iteration per step by [`bl_core::engine::run`]; decoding by the crate's
-//!   [`mod@crate::viterbi`].
-//! - [`CrfBackend::Crfsuite`]: the CRFsuite binding (its C library is built with cmake),
-//!   only with the non-default Cargo feature `crfsuite`; kept to cross-check ours. It is
-//!   given `c`, `max_iter` and `tol` (as its `delta`); the fit's `threads` do not reach
-//!   it (CRFsuite trains on one thread), and the time limit is checked only after its
-//!   run.
-//!
-//! Stopping of the Rust backend (CRFsuite's defaults): at most `max_iter` iterations
+//! Stopping (CRFsuite's defaults): at most `max_iter` iterations
 //! (default 100); stop when the relative decrease of the objective over the last
 //! `period = 10` iterations, `(F_{k-10} - F_k) / F_k`, falls to `tol` (default CRFsuite's
 //! `delta = 1e-5`); or when `||g|| / max(1, ||w||) <= 1e-5`; or when the line search finds
@@ -38,36 +32,18 @@ mod objective;
 
 use chain_crf::optim;
 
-#[cfg(feature = "crfsuite")]
-mod crfsuite;
-
 use bl_core::{IterationParams, TerminationReason};
 
 use crate::error::{OblError, Result};
 use crate::features::EncodedSentence;
 use crate::settings::CrfPenalty;
 
-pub use crate::settings::CrfBackend;
 pub use model::CrfWeights;
-
-/// CRFsuite's items of an encoded sentence: one attribute per active feature, named by its
-/// id (what the CRFsuite backend trains and tags on).
-#[cfg(feature = "crfsuite")]
-pub fn crfsuite_items(sentence: &EncodedSentence) -> Vec<::crfsuite::Item> {
-    crfsuite::items(sentence)
-}
 
 /// Relative decrease window of the stopping test (CRFsuite `period`).
 pub const PERIOD: usize = 10;
 /// Threshold of the stopping test (CRFsuite `delta`).
 pub const DELTA: f64 = 1e-5;
-
-/// Prints CRFsuite's training log to stdout (the comparison probe reads its iteration
-/// count from it). Off by default.
-#[cfg(feature = "crfsuite")]
-pub fn set_crfsuite_verbose(on: bool) {
-    crfsuite::VERBOSE.store(on, std::sync::atomic::Ordering::Relaxed);
-}
 
 /// What one optimizer iteration reports.
 struct Step {
@@ -150,107 +126,39 @@ fn check_data(
     Ok(())
 }
 
-/// What a CRF fit trains: the penalty and its weight, the backend, and the optimizer's
-/// iteration knobs (`max_iter`, `tol`, `time_limit`; `threads` for the gradient).
+/// What a CRF fit trains: the penalty and its weight, and the optimizer's iteration knobs
+/// (`max_iter`, `tol`, `time_limit`; `threads` for the gradient).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CrfJob {
     pub(crate) penalty: CrfPenalty,
     pub(crate) c: f64,
-    pub(crate) backend: CrfBackend,
     pub(crate) iteration: IterationParams,
-}
-
-/// A trained CRF.
-#[derive(Debug, Clone)]
-pub(crate) enum CrfTrained {
-    /// The Rust backend's weights.
-    Rust(CrfWeights),
-    /// A CRFsuite model file.
-    Crfsuite(Vec<u8>),
 }
 
 /// How the optimizer's run went.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CrfRun {
-    /// Optimizer iterations (`None` for CRFsuite, which does not tell).
-    pub(crate) iterations: Option<usize>,
-    /// The optimizer's termination ([`TerminationReason::Unreported`] for CRFsuite, which
-    /// does not tell).
+    /// Optimizer iterations.
+    pub(crate) iterations: usize,
+    /// The optimizer's termination.
     pub(crate) termination: TerminationReason,
 }
 
-/// Trains a CRF with the job's backend, on the job's threads.
+/// Trains a CRF on the job's threads: L-BFGS (L2) or OWL-QN (L1) from zero weights.
 pub(crate) fn fit(
     job: &CrfJob,
     encoded: &[EncodedSentence],
     gold: &[Vec<usize>],
     n_features: usize,
     n_tags: usize,
-) -> Result<(CrfTrained, CrfRun)> {
+) -> Result<(CrfWeights, CrfRun)> {
     check_data(encoded, gold, n_features, n_tags)?;
-    match job.backend {
-        CrfBackend::Rust => {
-            let (w, run) = job
-                .iteration
-                .install(|| fit_rust(job, encoded, gold, n_features, n_tags))??;
-            Ok((CrfTrained::Rust(w), run))
-        }
-        CrfBackend::Crfsuite => {
-            let model = fit_crfsuite(job, encoded, gold)?;
-            Ok((
-                CrfTrained::Crfsuite(model),
-                CrfRun {
-                    iterations: None,
-                    termination: TerminationReason::Unreported,
-                },
-            ))
-        }
-    }
+    job.iteration
+        .install(|| fit_on_threads(job, encoded, gold, n_features, n_tags))?
 }
 
-#[cfg(feature = "crfsuite")]
-fn fit_crfsuite(job: &CrfJob, encoded: &[EncodedSentence], gold: &[Vec<usize>]) -> Result<Vec<u8>> {
-    crfsuite::train(job, encoded, gold)
-}
-
-#[cfg(not(feature = "crfsuite"))]
-fn fit_crfsuite(
-    _job: &CrfJob,
-    _encoded: &[EncodedSentence],
-    _gold: &[Vec<usize>],
-) -> Result<Vec<u8>> {
-    Err(unavailable())
-}
-
-#[cfg(not(feature = "crfsuite"))]
-fn unavailable() -> OblError {
-    OblError::Crf(
-        "the CRFsuite backend needs the `crfsuite` Cargo feature of online-bilinear".into(),
-    )
-}
-
-/// Tags sentences with CRFsuite model bytes.
-#[cfg(feature = "crfsuite")]
-pub(crate) fn tag_crfsuite(
-    model: &[u8],
-    sentences: &[EncodedSentence],
-    n_tags: usize,
-) -> Result<Vec<Vec<usize>>> {
-    crfsuite::tag(model, sentences, n_tags)
-}
-
-/// Tags sentences with CRFsuite model bytes (not compiled in: an error).
-#[cfg(not(feature = "crfsuite"))]
-pub(crate) fn tag_crfsuite(
-    _model: &[u8],
-    _sentences: &[EncodedSentence],
-    _n_tags: usize,
-) -> Result<Vec<Vec<usize>>> {
-    Err(unavailable())
-}
-
-/// The Rust backend: L-BFGS (L2) or OWL-QN (L1) from zero weights.
-fn fit_rust(
+/// [`fit`] inside the job's thread pool.
+fn fit_on_threads(
     job: &CrfJob,
     encoded: &[EncodedSentence],
     gold: &[Vec<usize>],
@@ -303,7 +211,7 @@ fn fit_rust(
             transition: transition.to_vec(),
         },
         CrfRun {
-            iterations: Some(report.iterations),
+            iterations: report.iterations,
             termination: report.termination,
         },
     ))

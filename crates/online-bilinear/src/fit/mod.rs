@@ -254,7 +254,6 @@ impl TaggerValidParams {
         let job = CrfJob {
             penalty,
             c: self.c(),
-            backend: self.crf_backend(),
             iteration: *self.iteration(),
         };
         // One outer step; a time limit that stopped the optimizer stops it too.
@@ -266,7 +265,7 @@ impl TaggerValidParams {
         let n_tags = prepared.tags.len();
         model.report = bl_core::engine::run(&outer, observers, |_| {
             let started = Instant::now();
-            let (trained, run) = crate::crf::fit(
+            let (weights, run) = crate::crf::fit(
                 &job,
                 &prepared.encoded,
                 &prepared.gold,
@@ -274,7 +273,7 @@ impl TaggerValidParams {
                 n_tags,
             )?;
             model.train_seconds = started.elapsed().as_secs_f64();
-            model.weights = trained.into();
+            model.weights = Weights::Crf(weights);
             let paths = model.decode(&prepared.encoded)?;
             let tokens = prepared.n_tokens();
             let errors: usize = paths
@@ -293,14 +292,12 @@ impl TaggerValidParams {
                 hook(&info, model)?;
             }
             // The one outer step ends the way the optimizer ended: converged (change 0
-            // meets the tolerance 0), solved, out of its budget, or unreported (the
-            // CRFsuite backend, which does not tell); at the time limit or out of
-            // iterations (change 1 against the budget of 1 step) otherwise.
+            // meets the tolerance 0), solved or out of its budget; at the time limit or
+            // out of iterations (change 1 against the budget of 1 step) otherwise.
             let (change, stop) = match run.termination {
                 TerminationReason::Converged => (0.0, None),
                 TerminationReason::Solved => (1.0, Some(Stop::Solved)),
                 TerminationReason::BudgetExhausted => (1.0, Some(Stop::BudgetExhausted)),
-                TerminationReason::Unreported => (1.0, Some(Stop::Unreported)),
                 TerminationReason::MaxIterations | TerminationReason::TimeLimit => (1.0, None),
             };
             let progress = Progress::new(errors as f64 / tokens.max(1) as f64, change)
@@ -308,11 +305,7 @@ impl TaggerValidParams {
                 .with("token_errors", errors as f64)
                 .with("tokens", tokens as f64)
                 .with("train_seconds", model.train_seconds);
-            // The optimizer's iteration count, where the backend tells it.
-            Ok::<_, OblError>(match run.iterations {
-                Some(k) => progress.with("optimizer_iterations", k as f64),
-                None => progress,
-            })
+            Ok::<_, OblError>(progress.with("optimizer_iterations", run.iterations as f64))
         })?;
         Ok(())
     }

@@ -27,10 +27,10 @@ pub enum BuiltIn {
     /// Reads `averaging`, `zero_order`, `transitions_only` (its step is 1: not `c`).
     Sp,
     /// A linear-chain CRF with L2 regularization trained by L-BFGS ([`crate::crf`]).
-    /// Reads `c`, `crf_backend`.
+    /// Reads `c`.
     CrfL2,
     /// A linear-chain CRF with L1 regularization trained by OWL-QN ([`crate::crf`]).
-    /// Reads `c`, `crf_backend`.
+    /// Reads `c`.
     CrfL1,
 }
 
@@ -79,7 +79,7 @@ impl Learner for BuiltIn {
             BuiltIn::Bol => &[C, PowerSteps, Reading, Averaging, ZeroOrder],
             BuiltIn::Bcd => &[C, BcdSolver, Averaging, ZeroOrder],
             BuiltIn::Sp => &[Averaging, ZeroOrder, TransitionsOnly],
-            BuiltIn::CrfL2 | BuiltIn::CrfL1 => &[C, CrfBackend],
+            BuiltIn::CrfL2 | BuiltIn::CrfL1 => &[C],
         }
     }
 

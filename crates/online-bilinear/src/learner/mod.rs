@@ -122,8 +122,7 @@ pub struct LearnerShape {
 pub enum Training {
     /// An online update rule: the fit runs its epochs with this state.
     Online(Box<dyn OnlineLearner>),
-    /// A first-order linear-chain CRF with this penalty and weight `c` ([`crate::crf`]),
-    /// trained by the backend of [`LearnerSettings::crf_backend`].
+    /// A first-order linear-chain CRF with this penalty and weight `c` ([`crate::crf`]).
     Crf(CrfPenalty),
 }
 

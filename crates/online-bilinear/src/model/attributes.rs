@@ -42,9 +42,7 @@ impl FittedTagger {
     /// [`bl_core::BlError::InvalidParameter`] (in [`OblError::Core`]) for a model of
     /// templates, or a sequence whose score table is above the bound
     /// ([`MAX_SCORE_TABLE`](crate::viterbi::MAX_SCORE_TABLE));
-    /// [`bl_core::BlError::Numerical`] when the weights make a path score overflow;
-    /// [`OblError::Crf`] for a model of the CRFsuite backend in a build without the
-    /// `crfsuite` feature, or when CRFsuite fails.
+    /// [`bl_core::BlError::Numerical`] when the weights make a path score overflow.
     pub fn tag_items(&self, items: Items<'_>) -> Result<Vec<u32>> {
         let enc = self.dict.encode_items(items)?;
         Ok(to_ids(self.decode(std::slice::from_ref(&enc))?.pop()))

@@ -14,7 +14,6 @@ use crate::sparse::SparseWeights;
 use crate::weights::Weights;
 
 mod attributes;
-mod crf_file;
 mod evaluate;
 mod predict;
 mod saved;
@@ -35,9 +34,7 @@ pub(crate) use saved::report_from_history;
 /// objective: the epoch's online token error rate; extras `mistakes`, `token_errors`,
 /// `tokens`, `train_seconds`), and one iteration for a CRF (objective: the trained CRF's
 /// token error rate on the training data; extras `token_errors`, `tokens`,
-/// `train_seconds`, and `optimizer_iterations` except with the CRFsuite backend;
-/// termination: the optimizer's, or [`bl_core::TerminationReason::Unreported`] with the
-/// CRFsuite backend, which does not tell).
+/// `train_seconds`, `optimizer_iterations`; termination: the optimizer's).
 #[derive(Debug, Clone)]
 pub struct FittedTagger {
     pub(crate) learner: String,
@@ -149,7 +146,7 @@ impl FittedTagger {
         }
     }
 
-    /// The weights of a CRF fitted by the Rust backend ([`crate::CrfBackend::Rust`]).
+    /// The weights of a CRF.
     pub fn crf_weights(&self) -> Option<&crate::crf::CrfWeights> {
         match &self.weights {
             Weights::Crf(crf) => Some(crf),
@@ -212,8 +209,7 @@ impl FittedTagger {
         let mut scores = Vec::new();
         let mut row = Vec::new();
         let mut ws = crate::viterbi::ViterbiWorkspace::default();
-        // Every table is checked before any is built (the CRFsuite backend tags the whole
-        // batch at once).
+        // Every table is checked before any is built.
         for (index, enc) in encoded.iter().enumerate() {
             crate::viterbi::checked_table_len(Some(index), enc.len(), l)?;
         }
@@ -228,9 +224,6 @@ impl FittedTagger {
                     sparse_scores(enc, l, |k| w.row(k), zero, &mut scores)?
                 }
                 Weights::Crf(crf) => crf.scores(enc, l, &mut scores, &mut row),
-                Weights::Crfsuite { model } => {
-                    return crate::crf::tag_crfsuite(model, encoded, l);
-                }
             }
             if let Some(rows) = zero_rows {
                 add_sparse_rows_zero_order(enc, l, rows, &mut scores);

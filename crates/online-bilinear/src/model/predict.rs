@@ -34,7 +34,7 @@ fn write_names(tags: &[String], paths: &[Vec<usize>], targets: &mut [Vec<String>
 /// built); [`bl_core::BlError::Numerical`] when the model's weights make a path score
 /// overflow; [`bl_core::BlError::ShapeMismatch`] for a target of another length than the
 /// sentence; [`bl_core::BlError::InvalidParameter`] for a model fitted on attribute data
-/// (it tags [`chain_crf::Items`]: [`FittedTagger::tag_items`]); CRFsuite failures.
+/// (it tags [`chain_crf::Items`]: [`FittedTagger::tag_items`]).
 impl PredictInplace<Sentence, Vec<String>> for FittedTagger {
     type Error = OblError;
 

@@ -7,11 +7,11 @@ use bl_core::IterationParams;
 use bl_core::engine::{FitReport, TerminationReason, Trace, TraceRecord};
 use serde::{Deserialize, Serialize};
 
-use super::{FittedTagger, ZeroOrder, crf_file};
+use super::{FittedTagger, ZeroOrder};
 use crate::error::{OblError, Result};
 use crate::features::{FeatureDict, Templates};
 use crate::learner::BuiltIn;
-use crate::settings::{BcdSolver, CrfBackend, LearnerSettings, Reading};
+use crate::settings::{BcdSolver, LearnerSettings, Reading};
 use crate::sparse::SparseWeights;
 use crate::train::EpochInfo;
 use crate::weights::Weights;
@@ -56,8 +56,6 @@ struct SavedParams {
     seed: u64,
     /// The CRFs' iteration budget (the CRFs' `max_iter`).
     crf_max_iterations: usize,
-    #[serde(default)]
-    crf_backend: CrfBackend,
     /// Every iteration knob (absent in models saved before it).
     #[serde(default)]
     iteration: Option<IterationParams>,
@@ -92,7 +90,6 @@ impl SavedParams {
             shuffle: model.shuffle,
             seed: model.seed,
             crf_max_iterations: if crf { model.iteration.max_iter } else { 100 },
-            crf_backend: s.crf_backend,
             iteration: Some(model.iteration),
         }
     }
@@ -106,7 +103,6 @@ impl SavedParams {
             averaging: self.averaging,
             zero_order: self.zero_order,
             transitions_only: self.transitions_only,
-            crf_backend: self.crf_backend,
         }
     }
 
@@ -339,9 +335,6 @@ impl Saved {
                 check_finite("weights.Crf.transition", &crf.transition)?;
                 bound += crf.position_bound(l);
             }
-            Weights::Crfsuite { model } => {
-                crf_file::check(model, l).map_err(|e| bad_field("weights.Crfsuite.model", e))?;
-            }
         }
         if let Some(z) = &self.zero_order {
             check_len("zero_order", &[k, l], "K x L", z.len())?;
@@ -412,10 +405,7 @@ impl FittedTagger {
     /// `0..K`; weights of the sizes the feature count `K` and tag count `L` give (`alpha`
     /// `K L`, `beta` `K (L + 1)`, `w` `K L (L + 1)`, `zero_order` `K L`, or
     /// `zero_order_rows` `K` sparse rows of tags below `L`, not both), finite and with a
-    /// finite bound on the score of one position; for a CRF model, CRFsuite bytes whose
-    /// every size, offset and index the tagger reads stays inside them (header, feature
-    /// table, reference lists, string databases) and whose label count is `L`; a finite,
-    /// non-negative training time.
+    /// finite bound on the score of one position; a finite, non-negative training time.
     ///
     /// # Errors
     /// [`OblError::Serde`] for malformed text, another format, or a check above failing;

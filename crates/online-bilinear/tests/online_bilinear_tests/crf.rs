@@ -1,13 +1,11 @@
-//! The CRF baselines on a small learnable task: the Rust CRF, and (with the `crfsuite`
-//! feature) CRFsuite beside it.
+//! The CRF baselines on a small learnable task. (Their agreement with CRFsuite on the same
+//! features is checked by the probe crate `probes/crfsuite`, outside the workspace.)
 
 use crate::common;
 
 use online_bilinear::Fit as _;
 use online_bilinear::Fitted as _;
-#[cfg(feature = "crfsuite")]
-use online_bilinear::{Corpus, Sentence, words_to_bmes};
-use online_bilinear::{CrfBackend, TaggerParams};
+use online_bilinear::TaggerParams;
 
 #[test]
 fn crf_l2_and_l1_learn_a_small_segmentation_task() {
@@ -96,65 +94,6 @@ fn the_crf_stops_by_crfsuites_rule_before_a_large_budget() {
     assert!((10..10_000).contains(&iterations), "{iterations}");
 }
 
-#[cfg(not(feature = "crfsuite"))]
-#[test]
-fn the_crfsuite_backend_is_a_typed_error_without_the_feature() {
-    let err = TaggerParams::crf_l2()
-        .crf_backend(CrfBackend::Crfsuite)
-        .fit(&common::cyclic_corpus(10, 0))
-        .unwrap_err();
-    assert!(err.to_string().contains("crfsuite"), "{err}");
-}
-
-/// An ambiguous segmentation task: words over a 4-letter alphabet that overlap (`a`, `ab`,
-/// `abc`, `bc`, ...), drawn by a seeded generator, so no tagger is perfect.
-#[cfg(feature = "crfsuite")]
-fn ambiguous(n: usize, seed: u64) -> Corpus {
-    let lexicon = [
-        "ab", "a", "b", "abc", "bc", "c", "ca", "cab", "d", "da", "ad", "bd", "dcb",
-    ];
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move |m: usize| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % m as u64) as usize
-    };
-    (0..n)
-        .map(|_| {
-            let words: Vec<&str> = (0..6).map(|_| lexicon[next(lexicon.len())]).collect();
-            let (chars, tags) = words_to_bmes(&words);
-            Sentence::from_tokens(&chars, &tags).unwrap()
-        })
-        .collect()
-}
-
-/// The Rust CRF against CRFsuite on the same data: the same model and objective, so
-/// nearly the same test F1 on a task neither tags perfectly.
-#[cfg(feature = "crfsuite")]
-#[test]
-fn the_rust_crf_and_crfsuite_reach_the_same_f1() {
-    let train = ambiguous(300, 1);
-    let test = ambiguous(100, 2);
-    for params in [TaggerParams::crf_l2().c(1.0), TaggerParams::crf_l1().c(1.0)] {
-        let ours = params.clone().fit(&train).unwrap().evaluate(&test).unwrap();
-        let theirs = params
-            .crf_backend(CrfBackend::Crfsuite)
-            .fit(&train)
-            .unwrap()
-            .evaluate(&test)
-            .unwrap();
-        eprintln!("F1 ours {} CRFsuite {}", ours.f1(), theirs.f1());
-        assert!(theirs.f1() < 0.99 && theirs.f1() > 0.5, "{}", theirs.f1());
-        assert!(
-            (ours.f1() - theirs.f1()).abs() <= 0.01,
-            "ours {} vs CRFsuite {}",
-            ours.f1(),
-            theirs.f1()
-        );
-    }
-}
-
 /// The fit's report tells how the optimizer ended: with room to converge, the Rust CRF
 /// reports a converged (or solved) run, not `MaxIterations` (every CRF fit used to say
 /// `MaxIterations`, its one outer step dropping the optimizer's termination); with a
@@ -181,37 +120,4 @@ fn a_crf_that_converges_reports_convergence() {
             "{learner:?}"
         );
     }
-}
-
-/// The fit's `tol` reaches CRFsuite as its `delta`: with a loose tolerance CRFsuite stops
-/// earlier and trains another model than with the default (the same run gave one model
-/// for every `tol` when `delta` stayed at CRFsuite's default). CRFsuite does not tell how
-/// its run ended, and the report says so.
-#[cfg(feature = "crfsuite")]
-#[test]
-fn the_crfsuite_backend_reads_tol_as_its_delta() {
-    use bl_core::TerminationReason;
-    let train = ambiguous(200, 3);
-    let fit = |tol: f64| {
-        let model = TaggerParams::crf_l2()
-            .c(1.0)
-            .max_iter(500)
-            .tol(tol)
-            .crf_backend(CrfBackend::Crfsuite)
-            .fit(&train)
-            .unwrap();
-        let report = model.report();
-        assert_eq!(report.termination, TerminationReason::Unreported);
-        assert!(report.trace.extra("optimizer_iterations").is_empty());
-        // The saved model without its timings: the weights CRFsuite trained.
-        let mut json: serde_json::Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
-        let saved = json.as_object_mut().unwrap();
-        saved.remove("report");
-        saved.remove("train_seconds");
-        saved.remove("params");
-        json
-    };
-    let default = fit(1e-5);
-    assert_eq!(default, fit(1e-5), "CRFsuite runs are deterministic");
-    assert_ne!(default, fit(0.2));
 }
