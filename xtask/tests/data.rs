@@ -274,8 +274,8 @@ cp "{archive}" "$dest/"
     /// Runs `script --probe` until the kernel lets it run. A test thread that forks a
     /// child while this one has the script open for writing leaves a copy of that file
     /// descriptor in the child until it execs, and `execve` of the script fails with
-    /// "text file busy" (`ETXTBSY`) meanwhile, which the fetcher reports as a missing
-    /// Python. Once one run succeeds no such copy is left, and none can appear.
+    /// "text file busy" (`ETXTBSY`) meanwhile, which the fetcher reports as a Python that
+    /// could not be started. Once one run succeeds no such copy is left, and none can appear.
     fn wait_until_executable(script: &Path) {
         for _ in 0..500 {
             match std::process::Command::new(script).arg("--probe").status() {
@@ -420,6 +420,20 @@ cp "{archive}" "$dest/"
             .unwrap_err();
         assert!(matches!(err, DataError::PythonMissing { .. }), "{err:?}");
         assert!(err.to_string().contains("python3-pip"));
+
+        // A Python that exists but cannot be run is not reported as missing: the
+        // operating system's reason is (every start of the interpreter maps it so).
+        let unrunnable = tmp.path().join("not-executable-python");
+        std::fs::write(&unrunnable, "#!/bin/sh\nexit 0\n").unwrap();
+        let err = Fetcher::with_python(&unrunnable)
+            .fetch(&ds, &cache)
+            .unwrap_err();
+        assert!(matches!(err, DataError::PythonNotStarted { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("could not be started")
+                && err.to_string().contains("not-executable-python"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -24,6 +24,15 @@ pub enum DataError {
         /// The interpreter that was tried.
         python: String,
     },
+    /// The interpreter exists but could not be started (not executable, busy, out of
+    /// resources): the operating system's reason, not a missing Python.
+    #[error("`{python}` could not be started: {source}")]
+    PythonNotStarted {
+        /// The interpreter that was tried.
+        python: String,
+        /// Why the operating system refused to start it.
+        source: io::Error,
+    },
     /// The interpreter runs but has no pip module.
     #[error(
         "pip is not available for `{python}`: install it (Debian/Ubuntu: `apt-get install python3-pip`)\n{output}"

