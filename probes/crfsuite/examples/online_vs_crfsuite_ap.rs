@@ -28,6 +28,8 @@
 //! heap bytes; CRFsuite's model file).
 use std::time::Instant;
 
+// The corpora and argument helpers of online-bilinear's examples, read from their file.
+#[path = "../../../crates/online-bilinear/examples/common/mod.rs"]
 mod common;
 
 use online_bilinear::{

@@ -16,9 +16,7 @@ use std::error::Error;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use online_bilinear::metrics::evaluate_as;
-use online_bilinear::{
-    Corpus, CrfPenalty, EncodedSentence, Evaluation, OblError, PreparedCorpus, TagScheme,
-};
+use online_bilinear::{Corpus, CrfPenalty, EncodedSentence, Evaluation, PreparedCorpus, TagScheme};
 
 /// The error of the helpers: CRFsuite's, online-bilinear's, I/O, or a message.
 pub type ProbeError = Box<dyn Error>;
@@ -176,49 +174,17 @@ pub fn tag(
     Ok(out)
 }
 
-/// The index in `tags` of every gold tag of `corpus` (what [`train_crf`] trains on; a
-/// [`PreparedCorpus`] keeps its own but does not expose them).
+/// Trains CRFsuite on the training sentences of `prepared`, encoded with its features,
+/// their tags as indices in its tag set ([`PreparedCorpus::encoded`],
+/// [`PreparedCorpus::gold`]).
 ///
 /// # Errors
-/// [`OblError::UnknownTag`] for a tag outside `tags`.
-pub fn gold_indices(corpus: &Corpus, tags: &[String]) -> Result<Vec<Vec<usize>>, OblError> {
-    corpus
-        .sentences()
-        .iter()
-        .enumerate()
-        .map(|(si, s)| {
-            s.tags()
-                .iter()
-                .enumerate()
-                .map(|(ti, t)| {
-                    tags.iter()
-                        .position(|x| x == t)
-                        .ok_or_else(|| OblError::UnknownTag {
-                            sentence: si,
-                            token: ti,
-                            tag: t.clone(),
-                            known: tags.to_vec(),
-                        })
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// Trains CRFsuite on the training corpus `train` of `prepared` (its sentences encoded with
-/// the prepared features, its tags as indices in the prepared tag set).
-///
-/// # Errors
-/// As [`FeatureDict::encode_corpus`](online_bilinear::FeatureDict::encode_corpus),
-/// [`gold_indices`] and [`train_crf`].
+/// As [`train_crf`].
 pub fn train_crf_prepared(
     prepared: &PreparedCorpus,
-    train: &Corpus,
     settings: &CrfSettings,
 ) -> Result<Vec<u8>, ProbeError> {
-    let encoded = prepared.features().encode_corpus(train)?;
-    let gold = gold_indices(train, prepared.tags())?;
-    train_crf(&encoded, &gold, settings)
+    train_crf(prepared.encoded(), prepared.gold(), settings)
 }
 
 /// Scores CRFsuite's paths (tag indices in `tags`) on a tagged test corpus as

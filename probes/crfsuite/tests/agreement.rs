@@ -2,9 +2,10 @@
 //! CRFsuite helpers (its settings reach CRFsuite; its tagging maps labels back to tag
 //! indices). Deterministic: fixed seeds, and CRFsuite's L-BFGS runs on one thread.
 
-use crfsuite_probe::{CrfSettings, evaluate_crf, gold_indices, tag, train_crf, train_crf_prepared};
+use crfsuite_probe::{CrfSettings, evaluate_crf, tag, train_crf, train_crf_prepared};
 use online_bilinear::{
-    Corpus, CrfPenalty, Fit as _, ParamGuard as _, Sentence, TaggerParams, words_to_bmes,
+    Corpus, CrfPenalty, Fit as _, ParamGuard as _, PreparedCorpus, Sentence, TaggerParams,
+    words_to_bmes,
 };
 
 /// An ambiguous segmentation task: words over a 4-letter alphabet that overlap (`a`, `ab`,
@@ -49,6 +50,15 @@ fn learnable(n: usize, seed: u64) -> Corpus {
         .collect()
 }
 
+/// `train` prepared with the default CRF parameters.
+fn prepare(train: &Corpus) -> PreparedCorpus {
+    TaggerParams::crf_l2()
+        .check()
+        .unwrap()
+        .prepare(train)
+        .unwrap()
+}
+
 /// The settings a CRFsuite run gets from the Rust CRF's parameters: its `c`, budget and
 /// tolerance (as CRFsuite's `delta`).
 fn settings_of(params: &TaggerParams, penalty: CrfPenalty) -> CrfSettings {
@@ -73,10 +83,9 @@ fn the_rust_crf_and_crfsuite_reach_the_same_f1() {
         (TaggerParams::crf_l1().c(1.0), CrfPenalty::L1),
     ] {
         let ours = params.fit(&train).unwrap().evaluate(&test).unwrap();
+        // (`evaluate` above checked that every test tag is in the model's tag set.)
         let prepared = params.check().unwrap().prepare(&train).unwrap();
-        // Every test tag is in the model's tag set (what the strict `evaluate` checks).
-        gold_indices(&test, prepared.tags()).unwrap();
-        let model = train_crf_prepared(&prepared, &train, &settings_of(&params, penalty)).unwrap();
+        let model = train_crf_prepared(&prepared, &settings_of(&params, penalty)).unwrap();
         let theirs = evaluate_crf(&model, &prepared, &test).unwrap();
         eprintln!(
             "{penalty:?}: F1 ours {} CRFsuite {}; label error ours {} CRFsuite {}",
@@ -101,18 +110,14 @@ fn the_rust_crf_and_crfsuite_reach_the_same_f1() {
 #[test]
 fn train_crf_gives_crfsuite_its_delta() {
     let train = ambiguous(200, 3);
-    let prepared = TaggerParams::crf_l2()
-        .check()
-        .unwrap()
-        .prepare(&train)
-        .unwrap();
+    let prepared = prepare(&train);
     let fit = |delta: f64| {
         let settings = CrfSettings {
             max_iterations: 500,
             delta,
             ..CrfSettings::new(CrfPenalty::L2, 1.0)
         };
-        train_crf_prepared(&prepared, &train, &settings).unwrap()
+        train_crf_prepared(&prepared, &settings).unwrap()
     };
     let default = fit(1e-5);
     assert_eq!(default, fit(1e-5), "CRFsuite runs are deterministic");
@@ -122,7 +127,7 @@ fn train_crf_gives_crfsuite_its_delta() {
         max_iterations: 500,
         ..CrfSettings::new(CrfPenalty::L1, 1.0)
     };
-    assert_ne!(default, train_crf_prepared(&prepared, &train, &l1).unwrap());
+    assert_ne!(default, train_crf_prepared(&prepared, &l1).unwrap());
 }
 
 /// On a task the current character decides, CRFsuite's tags of the training sentences
@@ -134,32 +139,27 @@ fn tag_maps_labels_back_to_tag_indices() {
     let mut sentences = learnable(40, 5).sentences().to_vec();
     sentences.insert(3, Sentence::from_tokens::<&str, &str>(&[], &[]).unwrap());
     let train = Corpus::new(sentences);
-    let prepared = TaggerParams::crf_l2()
-        .check()
-        .unwrap()
-        .prepare(&train)
-        .unwrap();
-    let encoded = prepared.features().encode_corpus(&train).unwrap();
-    let gold = gold_indices(&train, prepared.tags()).unwrap();
+    let prepared = prepare(&train);
+    let (encoded, gold) = (prepared.encoded(), prepared.gold());
     let n_tags = prepared.tags().len();
     assert_eq!(n_tags, 3, "{:?}", prepared.tags());
-    let model = train_crf(&encoded, &gold, &CrfSettings::new(CrfPenalty::L2, 0.1)).unwrap();
+    let model = train_crf(encoded, gold, &CrfSettings::new(CrfPenalty::L2, 0.1)).unwrap();
     assert!(encoded[3].is_empty());
-    let paths = tag(&model, &encoded, n_tags).unwrap();
+    let paths = tag(&model, encoded, n_tags).unwrap();
     assert!(paths[3].is_empty());
     assert_eq!(paths, gold);
     let e = evaluate_crf(&model, &prepared, &learnable(10, 6)).unwrap();
     assert_eq!(e.label_error_rate, 0.0);
 
     // Labels 0..3 are not all below 2.
-    let err = tag(&model, &encoded, n_tags - 1).unwrap_err();
+    let err = tag(&model, encoded, n_tags - 1).unwrap_err();
     assert!(err.to_string().contains("unexpected label"), "{err}");
     // Not a model.
-    assert!(tag(b"not a model", &encoded, n_tags).is_err());
+    assert!(tag(b"not a model", encoded, n_tags).is_err());
     // One gold tag sequence short.
     assert!(
         train_crf(
-            &encoded,
+            encoded,
             &gold[..gold.len() - 1],
             &CrfSettings::new(CrfPenalty::L2, 0.1)
         )
@@ -172,13 +172,8 @@ fn tag_maps_labels_back_to_tag_indices() {
 #[test]
 fn items_name_attributes_by_feature_id() {
     let train = learnable(5, 7);
-    let prepared = TaggerParams::crf_l2()
-        .check()
-        .unwrap()
-        .prepare(&train)
-        .unwrap();
-    let encoded = prepared.features().encode_corpus(&train).unwrap();
-    let enc = &encoded[0];
+    let prepared = prepare(&train);
+    let enc = &prepared.encoded()[0];
     let items = crfsuite_probe::items(enc);
     assert_eq!(items.len(), enc.len());
     for (i, item) in items.iter().enumerate() {

@@ -44,6 +44,16 @@ impl PreparedCorpus {
         &self.tags
     }
 
+    /// The sentences encoded with [`features`](Self::features), in corpus order.
+    pub fn encoded(&self) -> &[EncodedSentence] {
+        &self.encoded
+    }
+
+    /// The gold tags of every sentence, as indices in [`tags`](Self::tags).
+    pub fn gold(&self) -> &[Vec<usize>] {
+        &self.gold
+    }
+
     /// Number of sentences.
     pub fn len(&self) -> usize {
         self.encoded.len()
