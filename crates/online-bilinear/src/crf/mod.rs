@@ -153,68 +153,58 @@ pub(crate) fn fit(
     n_tags: usize,
 ) -> Result<(CrfWeights, CrfRun)> {
     check_data(encoded, gold, n_features, n_tags)?;
-    job.iteration
-        .install(|| fit_on_threads(job, encoded, gold, n_features, n_tags))?
-}
-
-/// [`fit`] inside the job's thread pool.
-fn fit_on_threads(
-    job: &CrfJob,
-    encoded: &[EncodedSentence],
-    gold: &[Vec<usize>],
-    n_features: usize,
-    n_tags: usize,
-) -> Result<(CrfWeights, CrfRun)> {
-    let index = objective::StateIndex::observed(encoded, gold, n_features, n_tags);
-    let mut objective =
-        objective::Objective::new(encoded, gold, index, n_tags, rayon::current_num_threads());
-    let dim = objective.dim();
-    let settings = match job.penalty {
-        CrfPenalty::L1 => optim::Settings {
-            c1: job.c,
-            ..optim::Settings::default()
-        },
-        CrfPenalty::L2 => optim::Settings {
-            c2: job.c,
-            ..optim::Settings::default()
-        },
-    };
-    // The optimizer takes a loss that cannot fail: an error of the objective (none with
-    // its own dimension) is kept here, given as a NaN loss, and returned after the call.
-    let failed = std::cell::Cell::new(None);
-    let mut loss = |w: &[f64], g: &mut [f64]| {
-        objective.eval(w, g).unwrap_or_else(|e| {
-            failed.set(Some(e));
-            f64::NAN
-        })
-    };
-    let x0 = vec![0.0; dim];
-    let mut qn = optim::QuasiNewton::new(settings, x0, &mut loss)?;
-    if let Some(e) = failed.take() {
-        return Err(e);
-    }
-    let report = drive(&job.iteration, qn.objective(), || {
-        let outcome = qn.iterate(&mut loss);
+    job.iteration.install(|| {
+        let index = objective::StateIndex::observed(encoded, gold, n_features, n_tags);
+        let mut objective =
+            objective::Objective::new(encoded, gold, index, n_tags, rayon::current_num_threads());
+        let dim = objective.dim();
+        let settings = match job.penalty {
+            CrfPenalty::L1 => optim::Settings {
+                c1: job.c,
+                ..optim::Settings::default()
+            },
+            CrfPenalty::L2 => optim::Settings {
+                c2: job.c,
+                ..optim::Settings::default()
+            },
+        };
+        // The optimizer takes a loss that cannot fail: an error of the objective (none with
+        // its own dimension) is kept here, given as a NaN loss, and returned after the call.
+        let failed = std::cell::Cell::new(None);
+        let mut loss = |w: &[f64], g: &mut [f64]| {
+            objective.eval(w, g).unwrap_or_else(|e| {
+                failed.set(Some(e));
+                f64::NAN
+            })
+        };
+        let x0 = vec![0.0; dim];
+        let mut qn = optim::QuasiNewton::new(settings, x0, &mut loss)?;
         if let Some(e) = failed.take() {
             return Err(e);
         }
-        Ok(Step {
-            objective: qn.objective(),
-            stop: outcome != optim::Outcome::Continue,
-        })
-    })?;
-    let w = qn.into_x();
-    let (state, transition) = w.split_at(objective.index().len());
-    Ok((
-        CrfWeights {
-            state: objective.index().to_dense(state, n_tags),
-            transition: transition.to_vec(),
-        },
-        CrfRun {
-            iterations: report.iterations,
-            termination: report.termination,
-        },
-    ))
+        let report = drive(&job.iteration, qn.objective(), || {
+            let outcome = qn.iterate(&mut loss);
+            if let Some(e) = failed.take() {
+                return Err(e);
+            }
+            Ok(Step {
+                objective: qn.objective(),
+                stop: outcome != optim::Outcome::Continue,
+            })
+        })?;
+        let w = qn.into_x();
+        let (state, transition) = w.split_at(objective.index().len());
+        Ok((
+            CrfWeights {
+                state: objective.index().to_dense(state, n_tags),
+                transition: transition.to_vec(),
+            },
+            CrfRun {
+                iterations: report.iterations,
+                termination: report.termination,
+            },
+        ))
+    })?
 }
 
 #[cfg(test)]
