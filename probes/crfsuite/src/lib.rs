@@ -51,8 +51,8 @@ pub struct CrfSettings {
 }
 
 impl CrfSettings {
-    /// `penalty` and `c` with CRFsuite's defaults, which are also the Rust CRF's: 100
-    /// iterations, `delta = 1e-5`; quiet.
+    /// `penalty` and `c` with the Rust CRF's defaults: 100 iterations (CRFsuite's own
+    /// default is `2^31 - 1`) and `delta = 1e-5` (CRFsuite's too); quiet.
     pub fn new(penalty: CrfPenalty, c: f64) -> Self {
         Self {
             penalty,
