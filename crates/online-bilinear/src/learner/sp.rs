@@ -16,7 +16,6 @@ use pulp::{Simd, WithSimd};
 /// ([`crate::sparse`]): only the cells of transitions seen in gold or predicted paths.
 #[derive(Debug)]
 pub struct Sp {
-    n_features: usize,
     l: usize,
     /// With `transitions_only`: the one feature (the bias) that keeps first-order weights.
     pairs_only_for: Option<usize>,
@@ -137,7 +136,6 @@ impl Sp {
             }
         };
         Ok(Self {
-            n_features,
             l,
             pairs_only_for,
             w: SparseRows::new(n_features, (l + 1) * l, settings.averaging)?,
@@ -360,7 +358,7 @@ fn update_dense_sum(dense: &DenseRows, last: &[u32], next: &[u32], sum: &mut [f6
 
 impl OnlineLearner for Sp {
     fn scores(&self, enc: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
-        enc.check_feature_ids("scores: sentence feature id", "n_features", self.n_features)?;
+        enc.check_feature_ids("scores: sentence feature id", "n_features", self.w.n_rows())?;
         sparse_table(enc, self.l, |k| self.w.row(k), None, out);
         add_zero(enc, self.l, self.zero.as_ref(), out);
         Ok(())
@@ -384,7 +382,7 @@ impl OnlineLearner for Sp {
                 format!("{n_tags} tags, {}", path.len()),
             ));
         }
-        enc.check_feature_ids("decode: sentence feature id", "n_features", self.n_features)?;
+        enc.check_feature_ids("decode: sentence feature id", "n_features", self.w.n_rows())?;
         if n == 0 {
             return Ok(());
         }
@@ -420,7 +418,7 @@ impl OnlineLearner for Sp {
     }
 
     fn update(&mut self, enc: &EncodedSentence, gold: &[usize], pred: &[usize]) -> Result<()> {
-        check_update(enc, gold, pred, self.n_features, self.l)?;
+        check_update(enc, gold, pred, self.w.n_rows(), self.l)?;
         let l = self.l;
         let (w, dense) = (&mut self.w, &mut self.dense);
         let code = |a: usize, b: usize| (b * l + a) as u32;

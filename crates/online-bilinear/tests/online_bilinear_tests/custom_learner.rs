@@ -328,35 +328,35 @@ impl OnlineLearner for Refusing {
     }
 }
 
+/// A learner named `name` that starts the online state `state` (the contract breakers
+/// above).
 #[derive(Debug)]
-struct RefusingLearner;
+struct Starts {
+    name: &'static str,
+    state: fn() -> Box<dyn OnlineLearner>,
+}
 
-impl Extension for RefusingLearner {
+impl Extension for Starts {
     fn name(&self) -> &str {
-        "refusing"
+        self.name
     }
 }
 
-impl Learner for RefusingLearner {
+impl Learner for Starts {
     fn start(&self, _: LearnerShape, _: &LearnerSettings) -> Result<Training> {
-        Ok(Training::Online(Box::new(Refusing)))
+        Ok(Training::Online((self.state)()))
     }
 }
 
-#[derive(Debug)]
-struct BrokenLearner;
+const REFUSING_LEARNER: Starts = Starts {
+    name: "refusing",
+    state: || Box::new(Refusing),
+};
 
-impl Extension for BrokenLearner {
-    fn name(&self) -> &str {
-        "broken"
-    }
-}
-
-impl Learner for BrokenLearner {
-    fn start(&self, _: LearnerShape, _: &LearnerSettings) -> Result<Training> {
-        Ok(Training::Online(Box::new(Broken)))
-    }
-}
+const BROKEN_LEARNER: Starts = Starts {
+    name: "broken",
+    state: || Box::new(Broken),
+};
 
 #[test]
 fn every_built_in_learner_passes_the_conformance_suite() {
@@ -449,7 +449,7 @@ fn outside_learners_pass_the_conformance_suite() {
 /// A learner that breaks the contract fails the suite: the suite can fail.
 #[test]
 fn a_broken_learner_fails_the_conformance_suite() {
-    let report = conformance(&BrokenLearner);
+    let report = conformance(&BROKEN_LEARNER);
     assert!(!report.passed(), "{report}");
     assert!(
         report.failures().any(|c| c.name == "scores-shape"),
@@ -461,7 +461,7 @@ fn a_broken_learner_fails_the_conformance_suite() {
 /// A learner whose `scores` refuses the suite's sentences fails `scores-shape`.
 #[test]
 fn a_learner_that_refuses_its_own_sentences_fails_the_conformance_suite() {
-    let report = conformance(&RefusingLearner);
+    let report = conformance(&REFUSING_LEARNER);
     let failed: Vec<&str> = report.failures().map(|c| c.name).collect();
     assert!(failed.contains(&"scores-shape"), "{report}");
 }
@@ -615,7 +615,7 @@ fn an_outside_passive_aggressive_learner_is_as_good_as_the_perceptron() {
 #[test]
 fn a_learner_that_breaks_the_contract_gets_a_typed_error() {
     let train = common::lexicon_corpus(20, 1);
-    let err = TaggerParams::new(Arc::new(BrokenLearner))
+    let err = TaggerParams::new(Arc::new(BROKEN_LEARNER))
         .fit(&train)
         .unwrap_err();
     assert!(
