@@ -4,12 +4,14 @@
 //! the same feature set (see `docs/development.md`): the tests, the Python reference, the
 //! wheel and `cargo xtask reproduce` afterwards share one build of every crate.
 //!
-//! 1. `cargo test --workspace --release` (skipped with `--python-only`);
-//! 2. a virtual environment `python-venv` in the target directory (`$CARGO_TARGET_DIR`,
-//!    else `target/`), created once with `-m venv` by the interpreter of `--python`,
-//!    `$BILINEAR_PYTHON` or `python3`; the pinned packages of
+//! 1. `cargo test --workspace --release --lib --bins --tests`, then `cargo test --workspace
+//!    --release --doc` (both skipped with `--python-only`): every test and doctest, without
+//!    linking the examples, which run no test (`cargo clippy --all-targets` compiles them);
+//! 2. meanwhile, on a second thread, a virtual environment `python-venv` in the target
+//!    directory (`$CARGO_TARGET_DIR`, else `target/`), created once with `-m venv` by the
+//!    interpreter of `--python`, `$BILINEAR_PYTHON` or `python3`; the pinned packages of
 //!    `bindings/python/requirements-test.txt` are installed again only when that file
-//!    changes;
+//!    changes (pip waits on the network and the disk while cargo compiles);
 //! 3. the Rust crates' reference results (`cargo run --release -p bilinear-python --example
 //!    rust_reference`) for the Python suite's equality tests;
 //! 4. the wheel of `bindings/python` (`maturin build --release`), installed into the
@@ -126,6 +128,15 @@ fn newest_wheel(dir: &Path) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("maturin wrote no wheel into {}", dir.display()))
 }
 
+/// The Rust tests and doctests of the workspace (the examples are not linked: they run no
+/// test, and `cargo clippy --all-targets` compiles them).
+fn rust_tests(root: &Path, cargo: &OsStr, locked: &str) -> anyhow::Result<()> {
+    let tests = format!("test --workspace --release{locked} --lib --bins --tests");
+    run(root, cargo, argv(&tests, &[]), &[])?;
+    let doctests = format!("test --workspace --release{locked} --doc");
+    run(root, cargo, argv(&doctests, &[]), &[])
+}
+
 /// Runs the whole test command.
 ///
 /// # Errors
@@ -135,22 +146,26 @@ pub fn test(args: &TestArgs) -> anyhow::Result<()> {
     let target = target_dir(&root);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let locked = if args.locked { " --locked" } else { "" };
-    if !args.python_only {
-        run(
-            &root,
-            &cargo,
-            argv(&format!("test --workspace --release{locked}"), &[]),
-            &[],
-        )?;
-    }
     let python = args
         .python
         .clone()
         .map(PathBuf::into_os_string)
         .or_else(|| std::env::var_os("BILINEAR_PYTHON"))
         .unwrap_or_else(|| "python3".into());
-    let venv = ensure_venv(&root, &target, &python)?;
-    let bin = venv.join("bin");
+    let (rust, venv) = std::thread::scope(|s| {
+        let venv = s.spawn(|| ensure_venv(&root, &target, &python));
+        let rust = if args.python_only {
+            Ok(())
+        } else {
+            rust_tests(&root, &cargo, locked)
+        };
+        let venv = venv
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the environment's thread panicked")));
+        (rust, venv)
+    });
+    rust?;
+    let bin = venv?.join("bin");
 
     let reference = target.join("python-reference.json");
     let example =
