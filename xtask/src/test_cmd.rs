@@ -4,9 +4,10 @@
 //! the same feature set (see `docs/development.md`): the tests, the Python reference, the
 //! wheel and `cargo xtask reproduce` afterwards share one build of every crate.
 //!
-//! 1. `cargo test --workspace --release --lib --bins --tests`, then `cargo test --workspace
-//!    --release --doc` (both skipped with `--python-only`): every test and doctest, without
-//!    linking the examples, which run no test (`cargo clippy --all-targets` compiles them);
+//! 1. `cargo test --workspace --release --tests`, then `cargo test --workspace --release
+//!    --doc` for the libraries with doctests (both skipped with `--python-only`): the tests
+//!    and doctests `cargo test --workspace --release` runs, without linking the examples,
+//!    which run no test (`cargo clippy --all-targets` compiles them);
 //! 2. meanwhile, on a second thread, a virtual environment `python-venv` in the target
 //!    directory (`$CARGO_TARGET_DIR`, else `target/`), created once with `-m venv` by the
 //!    interpreter of `--python`, `$BILINEAR_PYTHON` or `python3`; the pinned packages of
@@ -128,13 +129,54 @@ fn newest_wheel(dir: &Path) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("maturin wrote no wheel into {}", dir.display()))
 }
 
-/// The Rust tests and doctests of the workspace (the examples are not linked: they run no
-/// test, and `cargo clippy --all-targets` compiles them).
+/// The Rust tests and doctests of the workspace, as `cargo test --workspace` runs them,
+/// without linking the examples (they run no test; `cargo clippy --all-targets` compiles
+/// them): `--tests` (every target with `test = true`), then `--doc` for the libraries
+/// that keep `doctest = true` (`--doc` alone would also build the doctests of those that
+/// turn them off).
 fn rust_tests(root: &Path, cargo: &OsStr, locked: &str) -> anyhow::Result<()> {
-    let tests = format!("test --workspace --release{locked} --lib --bins --tests");
+    let tests = format!("test --workspace --release{locked} --tests");
     run(root, cargo, argv(&tests, &[]), &[])?;
-    let doctests = format!("test --workspace --release{locked} --doc");
+    let mut doctests = format!("test --workspace --release{locked} --doc");
+    for package in without_doctests(root, cargo)? {
+        doctests.push_str(" --exclude ");
+        doctests.push_str(&package);
+    }
     run(root, cargo, argv(&doctests, &[]), &[])
+}
+
+/// The workspace's packages whose library sets `doctest = false`, from `cargo metadata`.
+fn without_doctests(root: &Path, cargo: &OsStr) -> anyhow::Result<Vec<String>> {
+    let output = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(root)
+        .output()
+        .context("cannot start cargo metadata")?;
+    if !output.status.success() {
+        bail!(
+            "cargo metadata failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).context("cargo metadata: not JSON")?;
+    let packages = metadata["packages"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    Ok(packages
+        .iter()
+        .filter(|p| {
+            p["targets"].as_array().is_some_and(|targets| {
+                targets.iter().any(|t| {
+                    t["kind"].as_array().is_some_and(|k| {
+                        k.iter().any(|k| k == "lib" || k == "cdylib" || k == "rlib")
+                    }) && t["doctest"] == false
+                })
+            })
+        })
+        .filter_map(|p| p["name"].as_str().map(str::to_string))
+        .collect())
 }
 
 /// Runs the whole test command.
