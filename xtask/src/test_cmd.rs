@@ -12,7 +12,7 @@
 //!    directory (`$CARGO_TARGET_DIR`, else `target/`), created once with `-m venv` by the
 //!    interpreter of `--python`, `$BILINEAR_PYTHON` or `python3`; the pinned packages of
 //!    `bindings/python/requirements-test.txt` are installed again only when that file
-//!    changes (pip waits on the network and the disk while cargo compiles);
+//!    changes (pip's downloads overlap cargo's compiling);
 //! 3. the Rust crates' reference results (`cargo run --release -p bilinear-python --example
 //!    rust_reference`) for the Python suite's equality tests;
 //! 4. the wheel of `bindings/python` (`maturin build --release`), installed into the
