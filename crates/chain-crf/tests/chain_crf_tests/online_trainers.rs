@@ -12,8 +12,7 @@ use chain_crf::{
 };
 use proptest::prelude::*;
 
-mod common;
-use common::dataset;
+use crate::common::dataset;
 
 /// A small deterministic generator (no dependency on `rand`'s streams).
 struct Lcg(u64);

@@ -7,8 +7,7 @@ use chain_crf::{
 };
 use proptest::prelude::*;
 
-mod common;
-use common::dataset;
+use crate::common::dataset;
 
 fn toy() -> chain_crf::Dataset {
     dataset(&[
