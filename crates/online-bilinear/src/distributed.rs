@@ -75,10 +75,10 @@
 //! fit does ([`FittedTagger`] of [`IpmPlan::finish`]).
 //!
 //! Mixing one state returns it unchanged, so one shard is the ordinary fit, bit for bit
-//! (`tests/online_bilinear_tests/distributed.rs`). The mean of values that are all equal is that value, so `k`
-//! identical shards (same sentences, same seed) give the one-shard running weights
-//! exactly, and the same averages up to rounding (for sp with `k` a power of two,
-//! exactly).
+//! (`tests/online_bilinear_tests/distributed.rs`). The mean of values that are all equal
+//! is that value, so `k` identical shards (same sentences, same seed) give the one-shard
+//! running weights exactly, and the same averages up to rounding (for sp with `k` a power
+//! of two, exactly).
 //!
 //! # The loop
 //!
