@@ -8,13 +8,14 @@ mod features;
 pub mod lattice;
 mod model;
 pub mod optim;
+mod predict;
 #[cfg(test)]
 mod test_support;
 mod train;
 pub mod viterbi;
 mod wire;
 
-pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard};
+pub use bl_core::{Fit, FitReport, Fitted, Observer, ParamGuard, Predict, PredictInplace};
 pub use data::{Dataset, DatasetBuilder, Instance, Items, Sequence, UNKNOWN_LABEL};
 pub use dict::Dictionary;
 pub use error::{CrfError, Result};

@@ -6,3 +6,4 @@ mod doc_claims;
 mod l2sgd;
 mod model;
 mod online_trainers;
+mod predict;
