@@ -93,6 +93,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bl_core::engine::{FitReport, IterationParams, TerminationReason};
+use bl_core::error::build::invalid;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -122,14 +123,6 @@ const COUNTS_FORMAT: &str = "online-bilinear-feature-counts/1";
 
 fn serde_error(what: &str, detail: impl std::fmt::Display) -> OblError {
     OblError::Serde(format!("{what}: {detail}"))
-}
-
-fn invalid(
-    name: &'static str,
-    value: impl std::fmt::Display,
-    expected: impl Into<String>,
-) -> OblError {
-    bl_core::params::invalid(name, value, expected).into()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -394,7 +387,9 @@ impl IpmPlan {
         let name = params.learner().name();
         let learner = BuiltIn::from_name(name)
             .filter(|b| b.is_online())
-            .ok_or_else(|| invalid("learner", name, "sp, bol or bcd (an online built-in)"))?;
+            .ok_or_else(|| {
+                invalid::<OblError>("learner", name, "sp, bol or bcd (an online built-in)")
+            })?;
         Self::assemble(
             learner,
             params.learner_settings(),
@@ -540,7 +535,7 @@ impl IpmPlan {
             BuiltIn::Bol => {
                 let (rank_one, zero) = Bol::new(k, l, s)?
                     .into_parts()
-                    .ok_or_else(|| invalid("reading", s.reading.name(), "per-block"))?;
+                    .ok_or_else(|| invalid::<OblError>("reading", s.reading.name(), "per-block"))?;
                 Body::Bol { rank_one, zero }
             }
             _ => {
@@ -631,7 +626,7 @@ impl IpmPlan {
         for s in shards {
             t_new = t_new
                 .checked_add(s.header.steps - t0)
-                .ok_or_else(|| invalid("steps", "beyond u64", "fewer steps"))?;
+                .ok_or_else(|| invalid::<OblError>("steps", "beyond u64", "fewer steps"))?;
         }
         let steps = Steps {
             t0: t0 as f64,
@@ -1078,7 +1073,7 @@ impl Shard {
         }
         let started = Instant::now();
         let epoch = usize::try_from(start.header.epoch + 1)
-            .map_err(|_| invalid("epoch", start.header.epoch, "below usize::MAX"))?;
+            .map_err(|_| invalid::<OblError>("epoch", start.header.epoch, "below usize::MAX"))?;
         let mut live = plan.learner_from(start)?;
         let learner = live.as_online();
         let passes = learner.passes_per_epoch().max(1);
@@ -1259,7 +1254,7 @@ impl Live {
                 // Plans run bol under the per-block reading only.
                 let (rank_one, zero) = x
                     .into_parts()
-                    .ok_or_else(|| invalid("reading", "not per-block", "per-block"))?;
+                    .ok_or_else(|| invalid::<OblError>("reading", "not per-block", "per-block"))?;
                 let steps = rank_one.steps;
                 (Body::Bol { rank_one, zero }, steps)
             }

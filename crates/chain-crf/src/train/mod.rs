@@ -179,14 +179,7 @@ impl ParamGuard for CrfParams {
     fn check(&self) -> Result<CrfValidParams> {
         self.iteration.check()?;
         self.algorithm.check()?;
-        if self.features.min_freq.is_nan() || self.features.min_freq.is_infinite() {
-            return Err(bl_core::BlError::InvalidParameter {
-                name: "min_freq",
-                value: self.features.min_freq.to_string(),
-                expected: "finite".into(),
-            }
-            .into());
-        }
+        bl_core::params::finite("min_freq", self.features.min_freq)?;
         Ok(CrfValidParams {
             params: self.clone(),
         })
