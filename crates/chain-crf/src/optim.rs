@@ -46,7 +46,9 @@
 //! and the previous point. Unlike libLBFGS, a trial with a non-finite objective or
 //! directional derivative is not an error: Moré-Thuente halves the step back towards the
 //! best step so far and never tries that far again; the backtracking searches treat it as a
-//! failed Armijo test.
+//! failed Armijo test. A NaN or infinite (pseudo-)gradient at the current point, or a line
+//! search none of whose trials was finite, ends the run with [`Outcome::NonFinite`] (the
+//! point is unchanged); the trainers report it as an error.
 //!
 //! This is the optimizer of the `lbfgs` trainer, public so that other crates of the
 //! workspace (`online-bilinear`'s CRF baselines) run the same one.
@@ -170,17 +172,32 @@ impl Settings {
     }
 }
 
+/// The error a fit reports for [`Outcome::NonFinite`] ([`bl_core::BlError::Numerical`],
+/// context `"lbfgs"`): the optimizer can take no step, and the point is not a minimum.
+pub fn non_finite<E: From<bl_core::BlError>>() -> E {
+    bl_core::error::build::numerical(
+        "lbfgs",
+        "the gradient at the current weights, or the loss or gradient at every trial step, \
+         has a NaN or infinite entry",
+    )
+}
+
 /// How one iteration ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// A step was taken; iterate again.
     Continue,
     /// A step was taken and the gradient test holds; or no step was taken because even
-    /// the steepest-descent direction is not a descent direction (a zero or NaN
-    /// pseudo-gradient).
+    /// the steepest-descent direction is not a descent direction (a zero pseudo-gradient).
     GradientSmall,
     /// The line search accepted no step (module docs); the point is unchanged.
     LineSearchFailed,
+    /// No step was taken: the (pseudo-)gradient at the current point has a NaN or
+    /// infinite entry, or every trial of the line search had a NaN or infinite objective
+    /// or directional derivative (e.g. a loss that is finite where its gradient is not).
+    /// The fits report it as a numerical error, not as convergence.
+    NonFinite,
 }
 
 /// The state of L-BFGS / OWL-QN.
@@ -205,6 +222,9 @@ pub struct QuasiNewton {
     iterations: usize,
     /// Line-search trials of the last iteration.
     trials: usize,
+    /// Trials of this iteration's line search with a finite objective (and, where the
+    /// search read it, a finite directional derivative).
+    finite_trials: usize,
     /// The step accepted by the last iteration (0 before the first).
     step: f64,
 }
@@ -240,6 +260,7 @@ impl QuasiNewton {
             spare: Vec::new(),
             iterations: 0,
             trials: 0,
+            finite_trials: 0,
             step: 0.0,
         };
         qn.pseudo_gradient();
@@ -296,6 +317,9 @@ impl QuasiNewton {
                         g[j] + c1
                     } else if g[j] - c1 > 0.0 {
                         g[j] - c1
+                    } else if g[j].is_nan() {
+                        // Kept, so that the iteration reports it (no comparison above holds).
+                        g[j]
                     } else {
                         0.0
                     };
@@ -389,10 +413,12 @@ impl QuasiNewton {
             let f_new = self.trial(step, loss);
             let decrease = self.first_order_decrease(step, slope);
             let factor = if !(f_new.is_finite() && f_new <= self.f + FTOL * decrease) {
+                self.finite_trials += usize::from(f_new.is_finite());
                 DEC
             } else {
                 // A non-finite directional derivative fails as a non-finite objective does.
                 let dg = dot(&self.g_new, &self.d);
+                self.finite_trials += usize::from(dg.is_finite());
                 match curvature {
                     _ if !dg.is_finite() => DEC,
                     None => return Some((step, f_new)),
@@ -459,6 +485,7 @@ impl QuasiNewton {
                 step = best.step + 0.5 * (step - best.step);
                 continue;
             }
+            self.finite_trials += 1;
             let sufficient = f <= f0 + step * test;
             if sufficient && dg.abs() <= GTOL * -slope {
                 return Some((step, f));
@@ -500,6 +527,7 @@ impl QuasiNewton {
     pub fn iterate(&mut self, loss: &mut impl FnMut(&[f64], &mut [f64]) -> f64) -> Outcome {
         self.iterations += 1;
         self.trials = 0;
+        self.finite_trials = 0;
         self.step = 0.0;
         self.direction();
         let owl = self.settings.c1 > 0.0;
@@ -512,7 +540,10 @@ impl QuasiNewton {
             self.direction();
         }
         let slope = dot(&self.pg, &self.d);
-        if slope.is_nan() || slope >= 0.0 {
+        if !slope.is_finite() {
+            return Outcome::NonFinite;
+        }
+        if slope >= 0.0 {
             return Outcome::GradientSmall;
         }
         let step = if self.iterations == 1 {
@@ -536,7 +567,11 @@ impl QuasiNewton {
             LineSearchMethod::MoreThuente => self.more_thuente(step, slope, loss),
         };
         let Some((step, f_new)) = accepted else {
-            return Outcome::LineSearchFailed;
+            return if self.finite_trials == 0 {
+                Outcome::NonFinite
+            } else {
+                Outcome::LineSearchFailed
+            };
         };
         self.step = step;
         // Memory update with s = x_new - x, y = g_new - g (smooth gradients).
@@ -982,21 +1017,27 @@ mod tests {
         };
         // Every accepted step meets its conditions. Moré-Thuente and Wolfe backtracking
         // reach the minimizer; halving stalls at x = 3 (where y = g_new - g rounds to 1e-16,
-        // so the next direction is ~1e16 and 20 halvings stay in the infinite part), and
-        // strong Wolfe backtracking jumps over the narrow window of acceptable steps (near
-        // x = 40) both ways, lengthening by 2.1 and shortening by 0.5, until its 20 trials
-        // are spent, as libLBFGS's would.
+        // so the next direction is ~1e16 and all 20 halvings stay in the infinite part: no
+        // trial is finite, a numerical failure, not a minimum), and strong Wolfe
+        // backtracking jumps over the narrow window of acceptable steps (near x = 40) both
+        // ways, lengthening by 2.1 and shortening by 0.5, until its 20 trials are spent, as
+        // libLBFGS's would.
         for method in METHODS {
             infinite.set(0);
             let (qn, _, outcome) = run_checked(settings(method, 1e-8), vec![0.0], &mut loss, 100);
-            if matches!(
-                method,
-                LineSearchMethod::MoreThuente | LineSearchMethod::BacktrackingWolfe
-            ) {
-                assert_eq!(outcome, Outcome::GradientSmall, "{method:?}");
-                assert!((qn.x[0] - 40.0).abs() < 1e-6, "{method:?}: {}", qn.x[0]);
-            } else {
-                assert_eq!(outcome, Outcome::LineSearchFailed, "{method:?}");
+            match method {
+                LineSearchMethod::MoreThuente | LineSearchMethod::BacktrackingWolfe => {
+                    assert_eq!(outcome, Outcome::GradientSmall, "{method:?}");
+                    assert!((qn.x[0] - 40.0).abs() < 1e-6, "{method:?}: {}", qn.x[0]);
+                }
+                LineSearchMethod::Armijo => {
+                    assert_eq!(outcome, Outcome::NonFinite, "{method:?}");
+                    assert_eq!(qn.trials(), 20);
+                    assert!((qn.x[0] - 3.0).abs() < 0.5, "{method:?}: {}", qn.x[0]);
+                }
+                LineSearchMethod::BacktrackingStrongWolfe => {
+                    assert_eq!(outcome, Outcome::LineSearchFailed, "{method:?}");
+                }
             }
             if method == LineSearchMethod::MoreThuente {
                 assert!(infinite.get() > 0);
@@ -1137,5 +1178,46 @@ mod tests {
             assert_eq!(calls, 0, "{name}");
         }
         assert!(Settings::default().check().is_ok());
+    }
+
+    #[test]
+    fn a_non_finite_gradient_where_the_loss_is_finite_is_reported_not_taken_for_a_minimum() {
+        // 1/2 ||x - 1||^2, whose gradient has a NaN or infinite entry at x0 = 0: every line
+        // search, with and without the L1 term, reports it and leaves the point unchanged.
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for method in METHODS {
+                for c1 in [0.0, 0.1] {
+                    let mut loss = |x: &[f64], g: &mut [f64]| {
+                        let mut f = 0.0;
+                        for j in 0..x.len() {
+                            f += 0.5 * (x[j] - 1.0).powi(2);
+                            g[j] = x[j] - 1.0;
+                        }
+                        g[1] = bad;
+                        f
+                    };
+                    let s = Settings {
+                        c1,
+                        ..settings(method, 1e-6)
+                    };
+                    let mut qn = QuasiNewton::new(s, vec![0.0; 3], &mut loss).unwrap();
+                    let case = format!("{bad} {method:?} c1 {c1}");
+                    assert_eq!(qn.iterate(&mut loss), Outcome::NonFinite, "{case}");
+                    assert_eq!(qn.x(), [0.0; 3], "{case}");
+                    assert_eq!(qn.step(), 0.0, "{case}");
+                }
+            }
+        }
+        let err: bl_core::BlError = non_finite();
+        assert!(
+            matches!(
+                err,
+                bl_core::BlError::Numerical {
+                    context: "lbfgs",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::test_support::lcg;
-use crate::{CrfError, CrfParams, DatasetBuilder, Fit, ParamGuard};
+use crate::{CrfError, CrfParams, DatasetBuilder, Fit, Lbfgs, ParamGuard};
 
 /// A raw sequence: items of `(attribute, value)` pairs with a label.
 type Raw = Vec<(Vec<(String, f64)>, String)>;
@@ -488,4 +488,62 @@ fn shards_refuse_what_does_not_fit() {
         .unwrap();
     assert!(fit_online(&params, &plan, &mut sh, None, &mut []).is_err());
     assert!(Plan::merge(&[], &FeatureOptions::default()).is_err());
+}
+
+/// The shards' sum, with entry 0 of the gradient replaced by `bad` from evaluation
+/// `from` on (counting from 1); the loss stays the true, finite one.
+struct Poisoned {
+    shards: Vec<Shard>,
+    calls: usize,
+    from: usize,
+    bad: f64,
+}
+
+impl GradientSource for Poisoned {
+    fn loss_and_gradient(&mut self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
+        let loss = self.shards.loss_and_gradient(w, grad)?;
+        self.calls += 1;
+        if self.calls >= self.from {
+            grad[0] = self.bad;
+        }
+        Ok(loss)
+    }
+}
+
+#[test]
+fn a_non_finite_gradient_from_the_shards_is_a_numerical_error_not_convergence() {
+    let seqs = raw(40, 3, 5, true);
+    let options = OPTIONS[1];
+    for (from, c1) in [(1, 0.0), (1, 0.5), (3, 0.5)] {
+        for bad in [f64::NAN, f64::INFINITY] {
+            let lbfgs = Lbfgs {
+                c1,
+                ..Lbfgs::default()
+            };
+            let params = CrfParams::new(Algorithm::Lbfgs(lbfgs))
+                .features(options)
+                .max_iter(50)
+                .threads(Some(1))
+                .check()
+                .unwrap();
+            let (plan, shards) = shards(&seqs, &[20], &options, 7);
+            let mut source = Poisoned {
+                shards,
+                calls: 0,
+                from,
+                bad,
+            };
+            let err = fit_lbfgs(&params, &plan, &mut source, None, &mut []).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    CrfError::Core(bl_core::BlError::Numerical {
+                        context: "lbfgs",
+                        ..
+                    })
+                ),
+                "from call {from}, c1 {c1}, {bad}: {err}"
+            );
+        }
+    }
 }

@@ -13,7 +13,10 @@
 //! Stopping, as CRFsuite: the relative decrease of the objective over the last `period`
 //! iterations, `(F_{k - period} - F_k) / F_k`, at most `delta` (the fit's `tol`); or
 //! `||g|| / max(1, ||w||) <= epsilon`; or a line search that finds no step; or the
-//! iteration budget (`max_iterations`, the fit's `max_iter`) or time limit.
+//! iteration budget (`max_iterations`, the fit's `max_iter`) or time limit. A gradient
+//! with a NaN or infinite entry where the loss is finite, or a line search none of whose
+//! trials is finite ([`crate::optim::Outcome::NonFinite`]), is an error
+//! ([`bl_core::BlError::Numerical`], context `"lbfgs"`), not a stop.
 
 use bl_core::engine::{Observer, Progress, Stop, run};
 use rayon::prelude::*;
@@ -24,7 +27,7 @@ use crate::data::Dataset;
 use crate::error::{CrfError, Result};
 use crate::features::FeatureSet;
 use crate::lattice::{Lattice, exp_transitions};
-use crate::optim::{LineSearchMethod, Outcome, QuasiNewton, Settings};
+use crate::optim::{LineSearchMethod, Outcome, QuasiNewton, Settings, non_finite};
 
 /// The line search of L-BFGS, by CRFsuite's names (`linesearch`): each runs the search of
 /// libLBFGS that CRFsuite runs under that name, along the direction `d` from the weights
@@ -361,7 +364,11 @@ pub(crate) fn optimize(
             linesearch_trials: Some(qn.trials()),
             ..IterationLog::new(k, f, norm_active, time, job.holdout_score(qn.x()))
         });
-        let stop = (outcome != Outcome::Continue).then_some(Stop::Solved);
+        let stop = match outcome {
+            Outcome::Continue => None,
+            Outcome::NonFinite => return Err(non_finite()),
+            _ => Some(Stop::Solved),
+        };
         Ok::<_, CrfError>(Progress::new(f, change).stop_if(stop))
     })?;
     Ok(Trained {

@@ -56,7 +56,9 @@ struct Step {
 /// with CRFsuite's stopping rule (budget, tolerance and time limit of `rule`, untraced);
 /// `f0` is the objective at the start. Returns the run's
 /// report (its termination is the optimizer's: converged by the delta test, solved by the
-/// gradient test or a line search that can go no further, or out of iterations).
+/// gradient test or a line search that can go no further, or out of iterations; a
+/// non-finite gradient or line search is an error before it, see
+/// [`chain_crf::optim::Outcome::NonFinite`]).
 fn drive(
     rule: &IterationParams,
     f0: f64,
@@ -186,6 +188,9 @@ pub(crate) fn fit(
             let outcome = qn.iterate(&mut loss);
             if let Some(e) = failed.take() {
                 return Err(e);
+            }
+            if outcome == optim::Outcome::NonFinite {
+                return Err(optim::non_finite());
             }
             Ok(Step {
                 objective: qn.objective(),
