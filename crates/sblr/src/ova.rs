@@ -37,6 +37,13 @@ pub trait BinaryEstimator: Sync {
     /// # Errors
     /// Whatever the estimator's fit returns.
     fn fit_signs<T: Element>(&self, data: &MatrixDataset<T>, y: Vec<f64>) -> Result<Self::Fitted>;
+
+    /// The worker threads of a fit (the estimator's `threads`; `None`: rayon's global
+    /// pool). One-vs-all runs its class fits on them too, so `Some(1)` fits the classes one
+    /// after the other. The default is `None`.
+    fn threads(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// A fitted binary model's decision values (positive means the `+1` class).
@@ -59,6 +66,10 @@ impl BinaryEstimator for SblrValidParams {
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
         fit_stacked(data.stacked(), s, t, y, self, &mut [])
     }
+
+    fn threads(&self) -> Option<usize> {
+        self.iteration().threads
+    }
 }
 
 impl BinaryDecision for FittedSblr {
@@ -78,6 +89,10 @@ impl BinaryEstimator for LogisticValidParams {
         y: Vec<f64>,
     ) -> Result<FittedLogisticRegression> {
         self.fit_signs_impl(data, &y, &mut [])
+    }
+
+    fn threads(&self) -> Option<usize> {
+        self.iteration().threads
     }
 }
 
@@ -142,8 +157,9 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
     type Fitted = FittedOneVsAll<E::Fitted>;
     type Error = SblrError;
 
-    /// Fits one binary model per class, in parallel. The classes' runs are summed up in
-    /// one report ([`FittedOneVsAll`]'s [`Fitted::report`]); observers see its records,
+    /// Fits one binary model per class, in parallel on the estimator's threads
+    /// ([`BinaryEstimator::threads`]: `Some(1)` fits them one after the other, each on one
+    /// thread). The classes' runs are summed up in one report ([`FittedOneVsAll`]'s [`Fitted::report`]); observers see its records,
     /// class by class, once all fits are done.
     ///
     /// # Errors
@@ -159,13 +175,15 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
                 class: data.class_names()[k].clone(),
             });
         }
-        let models = (0..data.n_classes())
-            .into_par_iter()
-            .map(|c| {
-                self.estimator
-                    .fit_signs(data, class_signs(data.labels(), c))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let models = bl_core::iteration::Pool::new(self.estimator.threads())?.install(|| {
+            (0..data.n_classes())
+                .into_par_iter()
+                .map(|c| {
+                    self.estimator
+                        .fit_signs(data, class_signs(data.labels(), c))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
         Ok(assemble(models, data.class_names().to_vec(), observers))
     }
 }

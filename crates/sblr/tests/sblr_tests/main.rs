@@ -18,6 +18,7 @@ mod hostile_sizes;
 mod linear_f32;
 mod linear_termination;
 mod observed_fit;
+mod ova_threads;
 mod passes;
 mod precision;
 mod presets;
