@@ -385,7 +385,9 @@ impl IpmPlan {
         n_shards: usize,
     ) -> Result<Self> {
         let name = params.learner().name();
-        let learner = BuiltIn::from_name(name)
+        let learner = params
+            .learner()
+            .built_in()
             .filter(|b| b.is_online())
             .ok_or_else(|| {
                 invalid::<OblError>("learner", name, "sp, bol or bcd (an online built-in)")

@@ -251,6 +251,17 @@ impl ParamGuard for TaggerParams {
     fn check(&self) -> Result<TaggerValidParams> {
         self.iteration.check()?;
         self.learner.check()?;
+        // A learner of the user's may not take a built-in's name: saved models and
+        // distributed training would take it for that built-in.
+        let name = self.learner.name();
+        if self.learner.built_in().is_none() && BuiltIn::from_name(name).is_some() {
+            return Err(invalid(
+                "learner",
+                name,
+                "a name other than the built-in learners' (sp, bol, bcd, crf-l2, crf-l1)",
+            )
+            .into());
+        }
         let settings = self.learner_settings;
         settings.check()?;
         if let Some(cutoff) = self.cutoff {

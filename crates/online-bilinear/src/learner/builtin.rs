@@ -94,6 +94,10 @@ impl Learner for BuiltIn {
         }
     }
 
+    fn built_in(&self) -> Option<BuiltIn> {
+        Some(*self)
+    }
+
     /// Checks `settings` ([`LearnerSettings::check`]), then builds the learner ([`Bol::new`],
     /// [`Bcd::new`], [`Sp::new`]) or names the CRF penalty.
     fn start(&self, shape: LearnerShape, settings: &LearnerSettings) -> Result<Training> {

@@ -163,4 +163,11 @@ pub trait Learner: Extension {
     /// # Errors
     /// A shape or setting the learner cannot work with.
     fn start(&self, shape: LearnerShape, settings: &LearnerSettings) -> Result<Training>;
+
+    /// Which built-in learner this is: `Some` for [`BuiltIn`] only. What iterative
+    /// parameter mixing ([`crate::distributed`]), which runs the built-in online learners
+    /// only, goes by. Leave the default, `None`, in a learner of yours.
+    fn built_in(&self) -> Option<BuiltIn> {
+        None
+    }
 }

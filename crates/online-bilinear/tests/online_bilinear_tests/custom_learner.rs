@@ -657,3 +657,69 @@ fn custom_learner_parameters_are_checked() {
             .is_ok()
     );
 }
+
+/// The outside perceptron under a built-in learner's name.
+#[derive(Debug)]
+struct Impostor(&'static str);
+
+impl Extension for Impostor {
+    fn name(&self) -> &str {
+        self.0
+    }
+}
+
+impl Learner for Impostor {
+    fn reads(&self) -> &[Setting] {
+        &[]
+    }
+    fn start(&self, shape: LearnerShape, settings: &LearnerSettings) -> Result<Training> {
+        PerceptronLearner.start(shape, settings)
+    }
+}
+
+#[test]
+fn an_outside_learner_may_not_take_a_built_in_name() {
+    for builtin in BuiltIn::ALL {
+        let err = TaggerParams::new(Arc::new(Impostor(builtin.name())))
+            .check()
+            .unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                OblError::Core(bl_core::BlError::InvalidParameter {
+                    name: "learner",
+                    ..
+                })
+            ),
+            "{err}"
+        );
+        // The built-in itself keeps its name.
+        assert!(TaggerParams::new(Arc::new(builtin)).check().is_ok());
+    }
+    assert!(
+        TaggerParams::new(Arc::new(Impostor("bol2")))
+            .check()
+            .is_ok()
+    );
+}
+
+#[test]
+fn parameter_mixing_runs_the_built_in_online_learners_only() {
+    let corpus = common::lexicon_corpus(20, 1);
+    let outside = TaggerParams::new(Arc::new(PerceptronLearner))
+        .check()
+        .unwrap();
+    let prepared = outside.prepare(&corpus).unwrap();
+    let err =
+        online_bilinear::distributed::IpmPlan::from_prepared(&outside, &prepared, 2).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            OblError::Core(bl_core::BlError::InvalidParameter {
+                name: "learner",
+                ..
+            })
+        ),
+        "{err}"
+    );
+}
