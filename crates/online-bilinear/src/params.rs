@@ -13,7 +13,7 @@
 //! | `max_iter` | 20 (online), 100 (CRF) | the budget: `T`, epochs (passes over the training data; bcd: one pass for `alpha` then one for `beta` per epoch) for an online learner; L-BFGS / OWL-QN iterations for a CRF | all | `>= 1` |
 //! | `tol` | 0 (online), `1e-5` (CRF) | online: stop after an epoch in which at most this fraction of the sentences caused an update (0: none); CRF: CRFsuite's `delta`, the relative decrease of the objective over the last 10 iterations (see [`crate::crf`]) | all | finite, `>= 0` |
 //! | `time_limit` | `None` | wall-clock limit of the epochs (online) or of the optimizer (CRF) | all | |
-//! | `threads` | `None` (all cores) | threads of the Rust CRF's gradient; the online learners run on the calling thread | CRF | `1 ..= 1024` |
+//! | `threads` | `None` (all cores) | threads of the feature extraction and encoding ([`prepare`](TaggerValidParams::prepare), also inside a fit) and of the Rust CRF's gradient; the online learners' epochs run on the calling thread | all | `1 ..= 1024` |
 //! | `trace` | true | keep every epoch in the report's trace | all | |
 //! | `c` | 1.0 | bol: step `eta_t = C` of eq. (8) (a pure scale of bol's model: a power of two gives the same predictions bit for bit; other values round differently, and a changed mistake changes the later updates: chunking, 1 epoch, F1 84.19 for `C` = 0.25 to 4, 84.37 at 0.1, 82.04 at 10); bcd: the SVM constant `C` of the dual updates; CRF: the L2 (`c2`) or L1 (`c1`) weight | bol, bcd, CRF | finite, `> 0` |
 //! | `power_steps` | 4 | `R`, warm-started power steps per mistake | bol | `1 ..=` [`MAX_POWER_STEPS`](crate::settings::MAX_POWER_STEPS) |

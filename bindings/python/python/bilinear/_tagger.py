@@ -82,7 +82,8 @@ class BilinearTagger(BaseEstimator):
         caused an update (default 0); CRF: the relative decrease of the objective over
         10 iterations (default 1e-5).
     threads : int or None
-        Threads of the CRF's gradient (``None``: all cores).
+        Threads of the feature extraction and of the CRF's gradient (``None``: all
+        cores); the online learners' epochs are sequential.
     c : float or None
         ``C``: bol's step, bcd's SVM constant, the CRFs' regularization weight (default 1).
     power_steps : int or None

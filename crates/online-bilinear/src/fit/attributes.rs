@@ -43,6 +43,14 @@ impl TaggerValidParams {
     /// label is not in the label dictionary ([`chain_crf::UNKNOWN_LABEL`] of a frozen
     /// builder).
     pub fn prepare_dataset(&self, data: &Dataset) -> Result<PreparedCorpus> {
+        self.iteration()
+            .pool()?
+            .install(|| self.prepare_dataset_here(data))
+    }
+
+    /// [`prepare_dataset`](Self::prepare_dataset) on the current rayon pool (the encoding
+    /// runs in parallel over the sequences).
+    fn prepare_dataset_here(&self, data: &Dataset) -> Result<PreparedCorpus> {
         use rayon::prelude::*;
         if data.n_items() == 0 {
             return Err(OblError::Core(bl_core::BlError::Empty {

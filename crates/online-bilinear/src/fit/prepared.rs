@@ -126,7 +126,7 @@ pub fn default_templates(corpus: &Corpus) -> Result<Templates> {
 impl TaggerValidParams {
     /// Feature extraction alone: builds the feature dictionary of `corpus` with these
     /// parameters' templates (unset: [`default_templates`]) and cutoff (unset: 1), and
-    /// encodes the corpus, so that several learners can be fitted on the same features
+    /// encodes the corpus on the parameters' `threads`, so that several learners can be fitted on the same features
     /// (`Fit<PreparedCorpus>`; their parameters leave templates and cutoff unset, or set
     /// these same ones).
     ///
@@ -137,6 +137,13 @@ impl TaggerValidParams {
     /// `transitions_only` without a bias template; the others of
     /// [`FeatureDict::build`].
     pub fn prepare(&self, corpus: &Corpus) -> Result<PreparedCorpus> {
+        self.iteration()
+            .pool()?
+            .install(|| self.prepare_here(corpus))
+    }
+
+    /// [`prepare`](Self::prepare) on the current rayon pool.
+    fn prepare_here(&self, corpus: &Corpus) -> Result<PreparedCorpus> {
         if corpus.n_tokens() == 0 {
             return Err(OblError::Core(bl_core::BlError::Empty {
                 what: "training corpus",

@@ -11,7 +11,7 @@ use online_bilinear::{
     ConllFormat, Corpus, FeatureDict, FittedTagger, LabelColumn, OblError, Sentence, TagScheme,
     TaggerParams, Template, Templates, Transform, parse_word_tagged, read_word_tagged,
 };
-use online_bilinear::{Fit as _, Predict};
+use online_bilinear::{Fit as _, ParamGuard as _, Predict};
 use rand::RngExt;
 
 #[test]
@@ -675,5 +675,30 @@ fn corpus_encoding_is_the_same_on_any_number_of_threads() {
             Err(OblError::TooFewColumns { sentence, .. }) => assert_eq!(sentence, 3),
             other => panic!("{threads} threads: expected TooFewColumns, got {other:?}"),
         }
+    }
+}
+
+#[test]
+fn features_prepared_on_any_thread_count_are_the_same() {
+    // A corpus large enough to be split across threads by the dictionary's passes.
+    let corpus = common::lexicon_corpus(400, 9);
+    let prepare = |threads| {
+        TaggerParams::sp()
+            .templates(Templates::word_tagging())
+            .cutoff(2)
+            .threads(threads)
+            .check()
+            .unwrap()
+            .prepare(&corpus)
+            .unwrap()
+    };
+    let one = prepare(Some(1));
+    assert!(!one.features().is_empty());
+    for threads in [Some(2), Some(3), None] {
+        let other = prepare(threads);
+        assert_eq!(other.features(), one.features(), "{threads:?}");
+        assert_eq!(other.encoded(), one.encoded(), "{threads:?}");
+        assert_eq!(other.gold(), one.gold(), "{threads:?}");
+        assert_eq!(other.tags(), one.tags(), "{threads:?}");
     }
 }
