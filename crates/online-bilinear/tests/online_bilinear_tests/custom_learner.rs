@@ -677,22 +677,28 @@ impl Learner for Impostor {
     }
 }
 
+/// `err` is an `InvalidParameter` naming `learner`.
+#[track_caller]
+fn assert_invalid_learner(err: &OblError) {
+    assert!(
+        matches!(
+            err,
+            OblError::Core(bl_core::BlError::InvalidParameter {
+                name: "learner",
+                ..
+            })
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_outside_learner_may_not_take_a_built_in_name() {
     for builtin in BuiltIn::ALL {
         let err = TaggerParams::new(Arc::new(Impostor(builtin.name())))
             .check()
             .unwrap_err();
-        assert!(
-            matches!(
-                &err,
-                OblError::Core(bl_core::BlError::InvalidParameter {
-                    name: "learner",
-                    ..
-                })
-            ),
-            "{err}"
-        );
+        assert_invalid_learner(&err);
         // The built-in itself keeps its name.
         assert!(TaggerParams::new(Arc::new(builtin)).check().is_ok());
     }
@@ -712,14 +718,5 @@ fn parameter_mixing_runs_the_built_in_online_learners_only() {
     let prepared = outside.prepare(&corpus).unwrap();
     let err =
         online_bilinear::distributed::IpmPlan::from_prepared(&outside, &prepared, 2).unwrap_err();
-    assert!(
-        matches!(
-            &err,
-            OblError::Core(bl_core::BlError::InvalidParameter {
-                name: "learner",
-                ..
-            })
-        ),
-        "{err}"
-    );
+    assert_invalid_learner(&err);
 }
