@@ -115,14 +115,12 @@ fn tensor_cases() -> Result<Value, Error> {
     }))
 }
 
-/// Max-cut of a seeded random weighted graph with the crate's defaults and the
-/// certificate on.
+/// Max-cut of a seeded random weighted graph with the max-cut preset (the defaults and
+/// the certificate on).
 fn maxcut_cases() -> Result<Value, Error> {
     let n = 30;
     let edges = maxcut_sdp::synthetic::gnp_weighted(n, 0.3, 4)?;
-    let solution = MixingParams::default()
-        .certify(true)
-        .fit(&Problem::maxcut(n, &edges)?)?;
+    let solution = MixingParams::max_cut().fit(&Problem::maxcut(n, &edges)?)?;
     Ok(json!({
         "n": n,
         "edges": edges.iter().map(|&(i, j, w)| json!([i, j, w])).collect::<Vec<_>>(),

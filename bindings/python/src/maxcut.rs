@@ -70,7 +70,8 @@ fn solve<'py>(
 /// symmetric array (`dense`) or by `edges` on `n` nodes: with `maxcut = false` each
 /// `(i, j, w)` adds `w` to `C_ij` and `C_ji`; with `maxcut = true`, `C` is the max-cut
 /// cost `L / 4` of the graph. Every knob left `None` keeps the default of
-/// `MixingParams::default()` (the Python defaults are the Rust ones). Releases the GIL.
+/// `MixingParams::default()`, or of the preset `MixingParams::max_cut()` with `maxcut`
+/// (the Python defaults are the Rust ones). Releases the GIL.
 #[pyfunction]
 #[pyo3(signature = (*, dense=None, edges=None, n=0, maxcut=false, rank=None, tol=None, max_iter=None, trials=None, local_search=None, certify=None, threads=None, seed=None))]
 #[allow(clippy::too_many_arguments)]
@@ -89,7 +90,12 @@ pub fn mixing<'py>(
     threads: Option<usize>,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let p = MixingParams::default().rank(rank).threads(threads);
+    let start = if maxcut {
+        MixingParams::max_cut()
+    } else {
+        MixingParams::default()
+    };
+    let p = start.rank(rank).threads(threads);
     let p = set_if_given(p, tol, MixingParams::tol);
     let p = set_if_given(p, max_iter, MixingParams::max_iter);
     let p = set_if_given(p, trials, MixingParams::trials);

@@ -105,15 +105,16 @@ def mixing_sdp(C, *, rank=None, tol=None, max_iter=None, trials=None, local_sear
 
 
 def maxcut(edges, n_nodes=None, *, rank=None, tol=None, max_iter=None, trials=None,
-           local_search=None, certify=True, threads=None, random_state=None):
+           local_search=None, certify=None, threads=None, random_state=None):
     """Max-cut of a weighted undirected graph by the mixing method on ``C = L / 4``.
 
     ``edges``: ``(m, 2)`` node pairs (unit weights) or ``(m, 3)`` ``(i, j, weight)`` rows;
-    ``n_nodes`` defaults to the largest index + 1. ``certify`` (on here, so that the cut
-    comes with a rigorous bound; ``n <= 4096``) computes the weak-duality bound. Returns a
-    :class:`MaxCutResult`.
+    ``n_nodes`` defaults to the largest index + 1. ``certify`` computes the weak-duality
+    bound (on by default, so that the cut comes with a rigorous bound; ``n <= 4096``, turn
+    it off beyond). Returns a :class:`MaxCutResult`.
 
-    Every knob left ``None`` keeps the Rust default (``maxcut_sdp::MixingParams``):
+    Every knob left ``None`` keeps the default of the Rust preset for max-cut
+    (``maxcut_sdp::MixingParams::max_cut()``, the defaults with ``certify`` on):
     ``rank`` rows of ``V`` (``ceil(sqrt(2 n))``), ``tol`` relative gain of one sweep at
     which the sweeps stop (``1e-6``), ``max_iter`` sweeps (``1000``), ``trials`` random
     hyperplanes (``100``), ``local_search`` 1-flip local search (on), ``threads`` worker

@@ -541,3 +541,24 @@ fn the_time_limit_and_the_trace_knobs_reach_the_report() {
     // The same sweeps either way.
     assert_eq!(untraced.sdp_value(), traced.sdp_value());
 }
+
+#[test]
+fn the_max_cut_preset_is_the_defaults_with_the_certificate() {
+    let edges = maxcut_sdp::synthetic::gnp_weighted(20, 0.3, 1).unwrap();
+    let problem = Problem::maxcut(20, &edges).unwrap();
+    let preset = MixingParams::max_cut().fit(&problem).unwrap();
+    let default = MixingParams::default().fit(&problem).unwrap();
+    let by_hand = MixingParams::default().certify(true).fit(&problem).unwrap();
+    assert_eq!(default.certified_bound(), None);
+    let bound = preset.certified_bound().unwrap();
+    // Weak duality: the certified bound is above the cut found.
+    assert!(
+        bound >= preset.value() - 1e-9,
+        "{bound} < {}",
+        preset.value()
+    );
+    // Everything else is the defaults': the same iterates and cut.
+    assert_eq!(preset.y(), default.y());
+    assert_eq!(preset.value().to_bits(), default.value().to_bits());
+    assert_eq!(preset.certified_bound(), by_hand.certified_bound());
+}
