@@ -159,8 +159,8 @@ impl Default for MixingParams {
 impl MixingParams {
     /// The preset for **max-cut**: the defaults with [`certify`](Self::certify) on, so
     /// that the cut comes with its rigorous weak-duality bound (a fit of `n > 4096` nodes
-    /// is then [`MaxcutError::TooLargeForExact`](crate::MaxcutError::TooLargeForExact);
-    /// turn `certify` off there). What the Python package's `bilinear.maxcut` starts from.
+    /// is then [`MaxcutError::TooLargeForExact`]; turn `certify` off there). What the
+    /// Python package's `bilinear.maxcut` starts from.
     #[must_use]
     pub fn max_cut() -> Self {
         Self::default().certify(true)
