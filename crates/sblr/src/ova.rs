@@ -159,8 +159,9 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
 
     /// Fits one binary model per class, in parallel on the estimator's threads
     /// ([`BinaryEstimator::threads`]: `Some(1)` fits them one after the other, each on one
-    /// thread). The classes' runs are summed up in one report ([`FittedOneVsAll`]'s [`Fitted::report`]); observers see its records,
-    /// class by class, once all fits are done.
+    /// thread). The classes' runs are summed up in one report ([`FittedOneVsAll`]'s
+    /// [`Fitted::report`]); observers see its records, class by class, once all fits are
+    /// done.
     ///
     /// # Errors
     /// [`SblrError::MissingClass`] when a class has no sample; any binary fit's error.
