@@ -249,27 +249,28 @@ mod tests {
     /// The doctest step leaves out exactly the libraries whose manifests turn doctests off
     /// (read here from the manifests' text, independently of `cargo metadata`).
     #[test]
-    fn the_doctest_step_leaves_out_the_libraries_without_doctests() {
+    fn the_doctest_step_leaves_out_the_libraries_without_doctests() -> anyhow::Result<()> {
         let root = crate::workspace_root();
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut found = without_doctests(&root, &cargo).unwrap();
+        let mut found = without_doctests(&root, &cargo)?;
         found.sort();
         let mut expected = Vec::new();
         for manifest in ["benches/Cargo.toml", "bindings/python/Cargo.toml"] {
-            let text = fs::read_to_string(root.join(manifest)).unwrap();
+            let text = fs::read_to_string(root.join(manifest))?;
             assert!(text.contains("doctest = false"), "{manifest}");
             let name = text
                 .lines()
                 .find_map(|l| l.strip_prefix("name = \""))
                 .and_then(|l| l.strip_suffix('"'))
-                .unwrap();
+                .context("no package name")?;
             expected.push(name.to_string());
         }
         expected.sort();
         assert_eq!(found, expected);
-        for crate_dir in fs::read_dir(root.join("crates")).unwrap() {
-            let text = fs::read_to_string(crate_dir.unwrap().path().join("Cargo.toml")).unwrap();
+        for crate_dir in fs::read_dir(root.join("crates"))? {
+            let text = fs::read_to_string(crate_dir?.path().join("Cargo.toml"))?;
             assert!(!text.contains("doctest = false"));
         }
+        Ok(())
     }
 }

@@ -1181,7 +1181,8 @@ mod tests {
     }
 
     #[test]
-    fn a_non_finite_gradient_where_the_loss_is_finite_is_reported_not_taken_for_a_minimum() {
+    fn a_non_finite_gradient_where_the_loss_is_finite_is_reported_not_taken_for_a_minimum()
+    -> crate::Result<()> {
         // 1/2 ||x - 1||^2, whose gradient has a NaN or infinite entry at x0 = 0: every line
         // search, with and without the L1 term, reports it and leaves the point unchanged.
         for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
@@ -1200,7 +1201,7 @@ mod tests {
                         c1,
                         ..settings(method, 1e-6)
                     };
-                    let mut qn = QuasiNewton::new(s, vec![0.0; 3], &mut loss).unwrap();
+                    let mut qn = QuasiNewton::new(s, vec![0.0; 3], &mut loss)?;
                     let case = format!("{bad} {method:?} c1 {c1}");
                     assert_eq!(qn.iterate(&mut loss), Outcome::NonFinite, "{case}");
                     assert_eq!(qn.x(), [0.0; 3], "{case}");
@@ -1219,5 +1220,6 @@ mod tests {
             ),
             "{err}"
         );
+        Ok(())
     }
 }
