@@ -44,8 +44,7 @@ impl TaggerValidParams {
     /// builder).
     pub fn prepare_dataset(&self, data: &Dataset) -> Result<PreparedCorpus> {
         self.iteration()
-            .pool()?
-            .install(|| self.prepare_dataset_here(data))
+            .install(|| self.prepare_dataset_here(data))?
     }
 
     /// [`prepare_dataset`](Self::prepare_dataset) on the current rayon pool (the encoding

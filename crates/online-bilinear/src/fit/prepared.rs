@@ -137,9 +137,7 @@ impl TaggerValidParams {
     /// `transitions_only` without a bias template; the others of
     /// [`FeatureDict::build`].
     pub fn prepare(&self, corpus: &Corpus) -> Result<PreparedCorpus> {
-        self.iteration()
-            .pool()?
-            .install(|| self.prepare_here(corpus))
+        self.iteration().install(|| self.prepare_here(corpus))?
     }
 
     /// [`prepare`](Self::prepare) on the current rayon pool.
