@@ -398,7 +398,8 @@ impl<'a> Mixing<'a> {
 
     /// The sweep of the first sparse kernel (one `axpy` per stored entry, no SIMD
     /// dispatch), kept as the yardstick of the benches and the reference of the tests:
-    /// the same iterates as [`Mixing::sweep`] in the same order. Not part of the API.
+    /// the same iterates as [`Mixing::sweep`] in the same order. Not part of the stable
+    /// API: behind the non-default feature `probes`.
     ///
     /// The yardstick proper is this sweep with [`SparseSweep::Sequential`] (`V` in
     /// natural order, one thread). With [`SparseSweep::Levels`] it runs the same
@@ -407,7 +408,7 @@ impl<'a> Mixing<'a> {
     ///
     /// # Errors
     /// As [`Mixing::sweep`].
-    #[doc(hidden)]
+    #[cfg(feature = "probes")]
     pub fn sweep_reference(&mut self) -> Result<f64> {
         if !matches!(self.kernel, Kernel::Sparse(_)) {
             return self.sweep();

@@ -170,7 +170,7 @@ pub(super) fn move_to_field(g: &[f64], vi: &mut [f64], dv: &mut [f64]) -> f64 {
 
 /// One sweep over a sparse symmetric `C` (CSR rows without the diagonal) in `order`,
 /// one vertex after the other, with the kernel of [`accumulate`]: the iterates are
-/// bit-identical to the plain loop ([`Mixing::sweep_reference`]).
+/// bit-identical to the plain loop (`Mixing::sweep_reference`, feature `probes`).
 pub(super) fn sparse_sweep(
     s: &SparseSym,
     v: &mut [f64],

@@ -20,9 +20,8 @@
 
 use pulp::{Simd, WithSimd};
 
-use super::kernels::{accumulate, move_to_field, unit_field};
+use super::kernels::{accumulate, unit_field};
 use crate::cost::SparseSym;
-use crate::cost::axpy;
 
 /// Smallest work (stored entries plus two per column, times `k`) worth a split between
 /// two threads: below it the fork and join costs more than it saves.
@@ -253,7 +252,10 @@ impl Levels {
 
     /// The sweep of the first sparse kernel on this layout: one `axpy` per stored entry,
     /// sequential, in position order (the same iterates as [`Levels::sweep`]).
+    #[cfg(feature = "probes")]
     pub(crate) fn sweep_plain(&mut self, vp: &mut [f64], g: &mut [f64], dv: &mut [f64]) -> f64 {
+        use super::kernels::move_to_field;
+        use crate::cost::axpy;
         let k = self.k;
         for p in 0..self.vertex.len() {
             g.fill(0.0);
