@@ -418,18 +418,14 @@ fn thread_counts_share_the_workspace_bound() {
                 .and_then(|s| s.with_threads(Some(threads)))
                 .map(drop),
         );
-        #[cfg(feature = "probes")]
-        {
-            assert_refused(
-                "SamplePasses",
-                sblr::passes::SamplePasses::new(&data, Some(threads)).map(drop),
-            );
-            assert_refused(
-                "warmed_solver",
-                sblr::yardstick::warmed_solver(&data, sblr::Penalties::default(), threads)
-                    .map(drop),
-            );
-        }
+        assert_refused(
+            "SamplePasses",
+            sblr::passes::SamplePasses::new(&data, Some(threads)).map(drop),
+        );
+        assert_refused(
+            "warmed_solver",
+            sblr::yardstick::warmed_solver(&data, sblr::Penalties::default(), threads).map(drop),
+        );
     }
     assert!(Sblr::params().threads(Some(2)).check().is_ok());
 }

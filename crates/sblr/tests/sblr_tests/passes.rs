@@ -1,8 +1,6 @@
 //! The input checks of the probes' entry point `sblr::passes::SamplePasses` (cargo
-//! feature `probes`; `cargo test -p sblr --features probes`). The kernels themselves are
-//! checked bit for bit against reference loops by the unit tests of `src/passes/`.
-
-#![cfg(feature = "probes")]
+//! feature `probes`, which the crate's tests turn on). The kernels themselves are checked
+//! bit for bit against reference loops by the unit tests of `src/passes/`.
 
 use crate::common;
 
