@@ -112,8 +112,8 @@ fn inits() -> [(&'static str, Init); 3] {
 
 /// The keyword defaults of `SparseBilinearLogisticRegression`: the values of the crate's
 /// preset [`SblrParams::standardized`] (for standardized data), by Python name (`rank`,
-/// `mu1`, `mu2`, `nu1`, `nu2`, `solver`, `tol`, `max_iter`, `init`). The Python class reads
-/// its defaults from here, so they are written once, in Rust.
+/// `mu1`, `mu2`, `nu1`, `nu2`, `solver`, `tol`, `max_iter`, `init`, `seed`, `threads`). The
+/// Python class reads its defaults from here, so they are written once, in Rust.
 #[pyfunction]
 pub fn sblr_standardized_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let preset = SblrParams::standardized()
@@ -137,6 +137,8 @@ pub fn sblr_standardized_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>>
     defaults.set_item("tol", preset.iteration().tol)?;
     defaults.set_item("max_iter", preset.iteration().max_iter)?;
     defaults.set_item("init", init)?;
+    defaults.set_item("seed", preset.seed())?;
+    defaults.set_item("threads", preset.iteration().threads)?;
     Ok(defaults)
 }
 
@@ -182,7 +184,8 @@ pub fn sblr_fit(
 
 /// The parameters every native fit takes: the dict of the Python class's
 /// `_native_params()`, with the keys `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `solver`, `tol`,
-/// `max_iter`, `init` and `seed` (`solver` and `init` by their Python names).
+/// `max_iter`, `init`, `seed` and `threads` (`solver` and `init` by their Python names;
+/// `threads` `None` or a pool size, the crate's `threads`).
 #[derive(Debug, FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct FitParams {
@@ -196,6 +199,7 @@ pub struct FitParams {
     max_iter: usize,
     init: String,
     seed: u64,
+    threads: Option<usize>,
 }
 
 impl FitParams {
@@ -213,7 +217,8 @@ impl FitParams {
             .tol(self.tol)
             .max_iter(self.max_iter)
             .init(choose("init", &self.init, &inits())?)
-            .seed(self.seed))
+            .seed(self.seed)
+            .threads(self.threads))
     }
 }
 

@@ -99,7 +99,7 @@ def test_maxcut_equals_rust(rust_reference):
 def test_gop_equals_rust(rust_reference):
     case = rust_reference["gop"]
     res = bilinear.gop_mmf(np.array(case["y"]), k=2, budget=1.0, tol=0.01, random_state=7,
-                           n_threads=1)
+                           threads=1)
     np.testing.assert_array_equal(res.x, case["x"])
     np.testing.assert_array_equal(res.theta, case["theta"])
     assert res.lower_bound == case["lower_bound"]

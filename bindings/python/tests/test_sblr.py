@@ -47,11 +47,33 @@ def test_defaults_come_from_the_rust_preset():
     # The keyword defaults are sblr::SblrParams::standardized(), read from Rust.
     defaults = bilinear._native.sblr_standardized_defaults()
     params = SBLR().get_params()
+    seed = defaults.pop("seed")
     for name, value in defaults.items():
         assert params[name] == value, name
+    assert params["random_state"] is None and params["threads"] is None
+    # random_state=None is the crate's default seed, read from Rust too.
+    X, y = _data()
+    unseeded = SBLR(init="random").fit(X, y)
+    seeded = SBLR(init="random", random_state=seed).fit(X, y)
+    other = SBLR(init="random", random_state=seed + 1).fit(X, y)
+    np.testing.assert_array_equal(unseeded.U_, seeded.U_)
+    assert not np.array_equal(unseeded.U_, other.U_)
     assert (defaults["mu2"], defaults["nu2"]) == (0.01, 0.01)
     assert defaults["init"] == "label_weighted_svd"
     assert (defaults["solver"], defaults["tol"], defaults["max_iter"]) == ("alg2", 1e-3, 500)
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "multinomial"])
+def test_threads_reach_the_fit_and_do_not_change_it(multi_class):
+    # The crate's `threads`: the same model on 1, 2 and all cores; 0 and non-ints refused.
+    X, y = _data(classes=3)
+    fits = [SBLR(multi_class=multi_class, threads=t).fit(X, y) for t in (1, 2, None)]
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.U_, fits[0].U_)
+        np.testing.assert_array_equal(fit.decision_function(X), fits[0].decision_function(X))
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="threads"):
+            SBLR(threads=bad).fit(X, y)
 
 
 def test_matrix_shape_equals_three_d():
@@ -161,7 +183,7 @@ def test_bad_input_is_value_error(what, params, data):
 # The parameters of the native fit, as ``SparseBilinearLogisticRegression._native_params``
 # gives them.
 _NATIVE_PARAMS = dict(rank=1, mu1=0.0, mu2=0.0, nu1=0.0, nu2=0.0, solver="alg2", tol=1e-3,
-                      max_iter=5, init="mean_svd", seed=0)
+                      max_iter=5, init="mean_svd", seed=0, threads=None)
 
 
 def test_bad_prediction_input():

@@ -138,10 +138,10 @@ def test_defaults_come_from_rust():
 
 
 @pytest.mark.parametrize("make", ESTIMATORS)
-def test_n_threads(make):
+def test_threads(make):
     X, _ = _planted()
-    one = make().set_params(n_threads=1).fit(X).reconstruct()
-    np.testing.assert_allclose(make().set_params(n_threads=2).fit(X).reconstruct(), one,
+    one = make().set_params(threads=1).fit(X).reconstruct()
+    np.testing.assert_allclose(make().set_params(threads=2).fit(X).reconstruct(), one,
                                rtol=1e-9, atol=1e-9)
     with pytest.raises(ValueError):
-        make().set_params(n_threads=0).fit(X)
+        make().set_params(threads=0).fit(X)

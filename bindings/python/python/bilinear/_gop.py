@@ -44,14 +44,14 @@ def _opt(cast, value):
 
 
 def gop_mmf(y, k=None, budget=None, *, tol=None, max_iter=None, max_nodes=None,
-            time_limit=None, random_state=None, n_threads=None):
+            time_limit=None, random_state=None, threads=None):
     """Solves ``min ||y - x theta||_F^2`` subject to every column of ``theta`` in the
     simplex and ``sum |x_jk| <= budget`` to a certified gap ``tol`` (the paper's ``eps``;
     problem (2)).
 
     ``y``: ``(M, N)`` data; ``k``: the number of components ``K``; ``budget``: the l1
     budget ``P``; ``max_iter``: node expansions; ``max_nodes``: nodes the tree may hold;
-    ``time_limit`` in seconds; ``random_state``: seeds the random start; ``n_threads``:
+    ``time_limit`` in seconds; ``random_state``: seeds the random start; ``threads``:
     threads of the LPs (None: all cores). Every keyword left None keeps the Rust default
     (see :func:`gop_mmf_defaults`). Returns a :class:`GopResult`.
     """
@@ -62,6 +62,6 @@ def gop_mmf(y, k=None, budget=None, *, tol=None, max_iter=None, max_nodes=None,
         y, k=_opt(int, k), budget=_opt(float, budget), tol=_opt(float, tol),
         max_iter=_opt(int, max_iter), max_nodes=_opt(int, max_nodes),
         time_limit=_opt(float, time_limit),
-        seed=None if random_state is None else _seed(random_state),
-        threads=_opt(int, n_threads))
+        seed=_seed(random_state, None),
+        threads=_opt(int, threads))
     return GopResult(**out)

@@ -26,15 +26,28 @@ _DTYPES = {"float64": np.float64, "float32": np.float32}
 _DEFAULTS = _native.sblr_standardized_defaults()
 
 
-def _seed(random_state):
-    """An integer seed for the Rust crate: the int itself, 0 for None, or one draw."""
+def _seed(random_state, default):
+    """An integer seed for the Rust crate: the int itself, ``default`` (the crate's default
+    seed, read from Rust) for None, or one draw."""
     if random_state is None:
-        return 0
+        return default
     if isinstance(random_state, numbers.Integral):
         if random_state < 0:
             raise ValueError(f"random_state must be non-negative, got {random_state}")
         return int(random_state)
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def _threads(threads):
+    """``None`` (rayon's global pool, all cores) or a positive int (0 is refused by the
+    crate's check)."""
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise ValueError(f"threads must be an int or None, not {threads!r}")
+    if threads < 0:
+        raise ValueError(f"threads must be positive, got {threads}")
+    return int(threads)
 
 
 def _labels(y):
@@ -79,11 +92,15 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
         ``None`` reads 2-D ``X`` as ``1 x d`` matrices (a sparse linear classifier).
         3-D ``X`` of shape ``(n, s, t)`` is always accepted.
     random_state : int, RandomState or None, default=None
-        Seed of the random initialization (``None`` means seed 0).
+        Seed of the random initialization (``None``: the crate's default seed, 0).
     dtype : {"float64", "float32"}, default="float64"
         Precision the samples are stored in during the fit (``"float32"`` halves the
         memory the two data passes of every iteration read; they accumulate in f64),
         and the dtype of the fitted arrays and the returned scores.
+    threads : int or None, default=None
+        Worker threads of the data passes and of the one-vs-all class fits (``None``:
+        rayon's global pool, one thread per core; the crate's ``threads``). The fitted
+        model does not depend on it.
 
     Attributes
     ----------
@@ -107,6 +124,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
         matrix_shape=None,
         random_state=None,
         dtype="float64",
+        threads=_DEFAULTS["threads"],
     ):
         self.rank = rank
         self.mu1 = mu1
@@ -121,6 +139,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
         self.matrix_shape = matrix_shape
         self.random_state = random_state
         self.dtype = dtype
+        self.threads = threads
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -202,7 +221,8 @@ class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
             tol=float(self.tol),
             max_iter=int(self.max_iter),
             init=self.init,
-            seed=_seed(self.random_state),
+            seed=_seed(self.random_state, _DEFAULTS["seed"]),
+            threads=_threads(self.threads),
         )
 
     def _check_dtype(self):

@@ -56,7 +56,7 @@ def _options(rank, tol, max_iter, trials, local_search, certify, threads, random
     return dict(rank=opt(int, rank), tol=opt(float, tol), max_iter=opt(int, max_iter),
                 trials=opt(int, trials), local_search=opt(bool, local_search),
                 certify=opt(bool, certify), threads=opt(int, threads),
-                seed=None if random_state is None else _seed(random_state))
+                seed=_seed(random_state, None))
 
 
 def _result(out):

@@ -147,7 +147,7 @@ class BilinearTagger(BaseEstimator):
             zero_order=_opt(bool, self.zero_order),
             transitions_only=_opt(bool, self.transitions_only),
             cutoff=_opt(int, self.cutoff), shuffle=_opt(bool, self.shuffle),
-            seed=None if self.random_state is None else _seed(self.random_state))
+            seed=_seed(self.random_state, None))
 
     def fit_distributed(self, data, client=None, on_epoch=None):
         """Trains on a ``dask.distributed`` cluster by iterative parameter mixing (learners

@@ -11,15 +11,10 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _native
-from ._sblr import _seed
+from ._sblr import _seed, _threads
 
 _DEFAULTS = _native.tensor_defaults()
 _BMP, _CP, _TUCKER = _DEFAULTS["bmp"], _DEFAULTS["cp"], _DEFAULTS["tucker"]
-
-
-def _threads(n_threads):
-    """``None`` (rayon's global pool, all cores) or a positive int."""
-    return None if n_threads is None else int(n_threads)
 
 
 def _tensor(X):
@@ -56,7 +51,7 @@ class BooleanTensorDecomposition(BaseEstimator):
         local search) or exact enumeration (mode lengths up to 24).
     random_state : int, RandomState or None, default=None
         Seed of the randomized steps (``None`` means 0).
-    n_threads : int or None, default=None
+    threads : int or None, default=None
         Worker threads (``None``: all cores).
 
     Attributes
@@ -75,7 +70,7 @@ class BooleanTensorDecomposition(BaseEstimator):
     def __init__(self, n_atoms=_BMP["n_atoms"], tol=_BMP["tol"],
                  alternations=_BMP["alternations"], refit_sweeps=_BMP["refit_sweeps"],
                  refit_tol=_BMP["refit_tol"], modes=tuple(_BMP["modes"]), qp_solver="mixing",
-                 random_state=None, n_threads=None):
+                 random_state=None, threads=None):
         self.n_atoms = n_atoms
         self.tol = tol
         self.alternations = alternations
@@ -84,7 +79,7 @@ class BooleanTensorDecomposition(BaseEstimator):
         self.modes = modes
         self.qp_solver = qp_solver
         self.random_state = random_state
-        self.n_threads = n_threads
+        self.threads = threads
 
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
@@ -95,8 +90,8 @@ class BooleanTensorDecomposition(BaseEstimator):
             X, max_iter=int(self.n_atoms), tol=float(self.tol),
             alternations=int(self.alternations), refit_sweeps=int(self.refit_sweeps),
             refit_tol=float(self.refit_tol), modes=[int(m) for m in self.modes],
-            exact_qp=self.qp_solver == "exact", seed=_seed(self.random_state),
-            threads=_threads(self.n_threads))
+            exact_qp=self.qp_solver == "exact", seed=_seed(self.random_state, _BMP["seed"]),
+            threads=_threads(self.threads))
         self.factors_ = list(zip(out["modes"], out["z"], out["u"], out["w"]))
         self.weights_ = out["coefficients"]
         self.rmse_path_ = out["rmse_path"]
@@ -123,27 +118,28 @@ class CPDecomposition(BaseEstimator):
     """CP decomposition by alternating least squares (the BMP paper's CP-ALS baseline),
     EM over missing entries, the best of ``n_starts`` starts (the first is the HOSVD).
 
-    ``max_iter`` counts ALS sweeps per start; ``n_threads`` (``None``: all cores) does
+    ``max_iter`` counts ALS sweeps per start; ``threads`` (``None``: all cores) does
     not change the result. Attributes: ``factors_`` (three ``(d_n, rank)`` arrays),
     ``weights_`` (ones: the weights are folded into the factors), ``loss_``, ``n_iter_``
     (ALS sweeps of all starts).
     """
 
     def __init__(self, rank=_CP["rank"], max_iter=_CP["max_iter"], tol=_CP["tol"],
-                 n_starts=_CP["n_starts"], random_state=None, n_threads=None):
+                 n_starts=_CP["n_starts"], random_state=None, threads=None):
         self.rank = rank
         self.max_iter = max_iter
         self.tol = tol
         self.n_starts = n_starts
         self.random_state = random_state
-        self.n_threads = n_threads
+        self.threads = threads
 
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
         X = _tensor(X)
         out = _native.cp_fit(X, rank=int(self.rank), max_iter=int(self.max_iter),
                              tol=float(self.tol), n_starts=int(self.n_starts),
-                             seed=_seed(self.random_state), threads=_threads(self.n_threads))
+                             seed=_seed(self.random_state, _CP["seed"]),
+                             threads=_threads(self.threads))
         self.factors_ = list(out["factors"])
         self.weights_ = np.ones(self.factors_[0].shape[1])
         self.loss_ = out["loss"]
@@ -167,11 +163,11 @@ class TuckerDecomposition(BaseEstimator):
     """
 
     def __init__(self, ranks=tuple(_TUCKER["ranks"]), max_iter=_TUCKER["max_iter"],
-                 tol=_TUCKER["tol"], n_threads=None):
+                 tol=_TUCKER["tol"], threads=None):
         self.ranks = ranks
         self.max_iter = max_iter
         self.tol = tol
-        self.n_threads = n_threads
+        self.threads = threads
 
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
@@ -183,7 +179,7 @@ class TuckerDecomposition(BaseEstimator):
         if len(ranks) != 3 or min(ranks) < 0:
             raise ValueError(f"ranks must be three non-negative ints, got {self.ranks!r}")
         out = _native.tucker_fit(X, ranks=ranks, max_iter=int(self.max_iter),
-                                 tol=float(self.tol), threads=_threads(self.n_threads))
+                                 tol=float(self.tol), threads=_threads(self.threads))
         self.factors_ = list(out["factors"])
         self.core_ = out["core"]
         self.loss_ = out["loss"]
