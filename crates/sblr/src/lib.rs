@@ -189,6 +189,6 @@ pub use multinomial::{
 pub use ova::{BinaryDecision, BinaryEstimator, FittedOneVsAll, OneVsAll, OneVsAllValidParams};
 pub use params::{Init, SblrParams, SblrValidParams, StopCriterion};
 pub use saved::SavedModel;
-pub use update::{BlockUpdate, BuiltInUpdate, ExactBlockSolve, ProxLinearStep};
+pub use update::{BlockUpdate, BuiltInUpdate, ExactBlockSolve, NotSaved, ProxLinearStep};
 
 pub use bl_core::{Extension, Fit, FitReport, Fitted, Observer, ParamGuard, Predict};

@@ -65,7 +65,9 @@
 //! `rank`, `mu1`, `mu2`, `nu1`, `nu2`, `solver` (`"Alg2"` or `"Alg1"`), `l_min`, `eta`,
 //! `inner_tol`, `inner_max_iter` (the built-in update and its settings), `max_iter`, `tol`,
 //! `time_limit`, `threads`, `trace`, `stop`, `init`, `seed`. A block update of yours is
-//! saved as the default [`ProxLinearStep`] (see [`BlockUpdate::as_built_in`]).
+//! saved by its name, in the field `block_update` (with the default [`ProxLinearStep`]'s
+//! fields beside it), and loads as a [`NotSaved`] of that name:
+//! the code of an update cannot be saved (see [`BlockUpdate::as_built_in`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -77,7 +79,7 @@ use bl_core::error::ensure_finite;
 use bl_core::params::{self, ParamGuard};
 
 use crate::error::{Result, SblrError};
-use crate::update::{BlockUpdate, BuiltInUpdate, ExactBlockSolve, ProxLinearStep};
+use crate::update::{BlockUpdate, BuiltInUpdate, ExactBlockSolve, NotSaved, ProxLinearStep};
 pub use crate::update::{ETA_RANGE, L_MIN_RANGE};
 use faer::MatRef;
 
@@ -390,6 +392,10 @@ struct SavedParams {
     threads: Option<usize>,
     #[serde(default = "trace_on")]
     trace: bool,
+    /// The name of a block update of a user's (absent for the built-ins, which `solver`
+    /// names, and in models saved before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    block_update: Option<String>,
 }
 
 fn trace_on() -> bool {
@@ -408,6 +414,8 @@ enum SavedSolver {
 impl From<SblrParams> for SavedParams {
     fn from(p: SblrParams) -> Self {
         let inner = ExactBlockSolve::default();
+        let custom =
+            (p.block_update.as_built_in().is_none()).then(|| p.block_update.name().to_string());
         let (solver, l_min, eta, inner_tol, inner_max_iter) = match p.block_update.as_built_in() {
             Some(BuiltInUpdate::Exact(e)) => (SavedSolver::Alg1, e.l_min, e.eta, e.tol, e.max_iter),
             Some(BuiltInUpdate::ProxLinear(s)) => {
@@ -444,6 +452,7 @@ impl From<SblrParams> for SavedParams {
             time_limit,
             threads,
             trace,
+            block_update: custom,
         }
     }
 }
@@ -468,7 +477,10 @@ impl From<SavedParams> for SblrParams {
             mu2: w.mu2,
             nu1: w.nu1,
             nu2: w.nu2,
-            block_update: update.into_update(),
+            block_update: match w.block_update {
+                Some(name) => Arc::new(NotSaved::new(name)),
+                None => update.into_update(),
+            },
             stop: w.stop,
             init: w.init,
             seed: w.seed,

@@ -87,8 +87,9 @@ pub trait BlockUpdate: Extension {
 
     /// Which built-in this update is, with its settings: what a saved model records of it
     /// (see [`crate::SblrParams`]). Leave the default, `None`, in an implementation of
-    /// yours: its model is then saved with the default [`ProxLinearStep`] in its
-    /// parameters (the update's code cannot be saved; the model's factors are).
+    /// yours: a model fitted with it then saves its [`name`](Extension::name) (the code
+    /// cannot be saved; the model's factors are), and loads with a [`NotSaved`] in its
+    /// parameters, which predicts as saved and refuses to fit until an update is set.
     fn as_built_in(&self) -> Option<BuiltInUpdate> {
         None
     }
@@ -112,6 +113,51 @@ impl BuiltInUpdate {
             Self::ProxLinear(p) => Arc::new(p),
             Self::Exact(e) => Arc::new(e),
         }
+    }
+}
+
+/// The block update of a loaded model that was fitted with an update of a user's (not a
+/// built-in): it keeps that update's name, and [`BlockUpdate::update`] refuses to run
+/// (the update's code is not saved). The loaded model predicts as saved; to fit with its
+/// parameters, set an update first with
+/// [`SblrParams::block_update`](crate::SblrParams::block_update).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotSaved {
+    name: String,
+}
+
+impl NotSaved {
+    /// The stand-in for the saved update named `name`.
+    #[must_use]
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into() }
+    }
+}
+
+impl Extension for NotSaved {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl BlockUpdate for NotSaved {
+    /// # Errors
+    /// Always `BlError::InvalidParameter` (as `SblrError::Core`) naming `block_update`.
+    fn update(
+        &self,
+        _: &LinearBlock<'_>,
+        _: &mut BlockState<'_>,
+        _: &mut BlockWork,
+    ) -> Result<BlockStepInfo> {
+        Err(bl_core::error::invalid(
+            "block_update",
+            format!(
+                "{:?}, a block update of a loaded model whose code is not saved",
+                self.name
+            ),
+            "an update set with SblrParams::block_update before fitting",
+        )
+        .into())
     }
 }
 

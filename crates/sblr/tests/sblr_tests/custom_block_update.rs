@@ -150,14 +150,46 @@ fn a_saved_model_of_a_custom_fit_loads_and_predicts_alike() {
         .max_iter(30)
         .fit(&data)
         .unwrap();
-    let loaded = sblr::FittedSblr::from_json(&model.to_json().unwrap()).unwrap();
-    // The update's code is not saved: the loaded parameters hold the default built-in.
-    assert_eq!(
-        loaded.params().block_update().name(),
-        sblr::ProxLinearStep::default().name()
-    );
+    let json = model.to_json().unwrap();
+    assert!(json.contains(r#""block_update":"ista""#), "{json}");
+    let loaded = sblr::FittedSblr::from_json(&json).unwrap();
+    // The update's code is not saved: the loaded parameters hold a stand-in of its name,
+    // which is not a built-in, and the model predicts as saved.
+    assert_eq!(loaded.params().block_update().name(), "ista");
+    assert!(loaded.params().block_update().as_built_in().is_none());
     assert_eq!(
         loaded.decision_function(&data).unwrap(),
         model.decision_function(&data).unwrap()
+    );
+    // Saved again, it keeps the name.
+    let again = loaded.to_json().unwrap();
+    assert_eq!(again, json);
+    // Fitting with the loaded parameters is refused (the code is missing), not run with
+    // another update; with an update set, it fits.
+    let params = sblr::SblrParams::from(loaded.params().clone());
+    let err = params.clone().fit(&data).unwrap_err();
+    assert!(err.to_string().contains("block_update"), "{err}");
+    assert!(err.to_string().contains("\"ista\""), "{err}");
+    let refit = params
+        .block_update(Arc::new(Ista { steps: 200 }))
+        .fit(&data)
+        .unwrap();
+    assert_eq!(
+        refit.decision_function(&data).unwrap(),
+        model.decision_function(&data).unwrap()
+    );
+}
+
+#[test]
+fn a_saved_model_of_a_built_in_fit_has_no_block_update_field() {
+    // The built-ins are named by `solver`; models saved before the field load as before.
+    let data = two_class(30, 5, 4, 1.0, 3).unwrap();
+    let model = Sblr::params().max_iter(5).fit(&data).unwrap();
+    let json = model.to_json().unwrap();
+    assert!(!json.contains("block_update"), "{json}");
+    let loaded = sblr::FittedSblr::from_json(&json).unwrap();
+    assert_eq!(
+        loaded.params().block_update().as_built_in(),
+        model.params().block_update().as_built_in()
     );
 }
