@@ -45,7 +45,6 @@ mod items;
 mod model;
 mod params;
 
-#[path = "../crfsuite_dask.rs"]
 mod dask;
 
 pub use fit::crfsuite_fit;
