@@ -2,9 +2,7 @@
 //! Online Learning Algorithm for Bilinear Models", ICML 2015), behind
 //! `bilinear.BilinearTagger`.
 
-use online_bilinear::{
-    BuiltIn, Corpus, FittedTagger, OblError, Sentence, TaggerParams, Template, Templates,
-};
+use online_bilinear::{BuiltIn, Corpus, FittedTagger, OblError, Sentence, TaggerParams, Templates};
 use online_bilinear::{Fit, Fitted, Predict};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -50,12 +48,7 @@ fn templates(name: Option<&str>, bias: bool, corpus: &Corpus) -> PyResult<Option
         None if bias => guarded(|| online_bilinear::default_templates(corpus))?,
         None => return Ok(None),
     };
-    if !bias || named.as_slice().contains(&Template::Bias) {
-        return Ok(Some(named));
-    }
-    let mut list = vec![Template::Bias];
-    list.extend_from_slice(named.as_slice());
-    guarded(|| Templates::new(list)).map(Some)
+    Ok(Some(if bias { named.with_bias() } else { named }))
 }
 
 /// Token columns (`columns[c][i]`: column `c` of token `i`) of every sentence.

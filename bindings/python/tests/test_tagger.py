@@ -57,6 +57,18 @@ def test_two_column_tokens():
     assert tagger.predict(X2) == Y2
 
 
+def test_transitions_only_keeps_the_column_the_templates_name():
+    # The binding adds the bias with the crate's `Templates::with_bias`, which keeps the
+    # chunking templates' name for column 1: one-column tokens are refused naming `pos`.
+    X2 = [[("He", "PRP"), ("ran", "VBD")], [("She", "PRP"), ("sat", "VBD")]]
+    Y2 = [["B-NP", "B-VP"], ["B-NP", "B-VP"]]
+    params = dict(templates="chunking", learner="sp", zero_order=True, transitions_only=True,
+                  max_iter=5)
+    assert bilinear.BilinearTagger(**params).fit(X2, Y2).predict(X2) == Y2
+    with pytest.raises(ValueError, match="`pos`"):
+        bilinear.BilinearTagger(**params).fit([["He", "ran"]], [["B-NP", "B-VP"]])
+
+
 @pytest.mark.parametrize(
     "x,y,params",
     [

@@ -27,7 +27,7 @@ impl Templates {
     /// The paper's segmentation templates (Sec. 6.1: "words at i-2, i-1, i, i+1, i+2 and
     /// bigrams of them", the words being the characters of the input): characters
     /// `C-2 .. C2` and the bigrams `C-2C-1`, `C-1C0`, `C0C1`, `C1C2`, `C-1C1`. Like the
-    /// paper's list it has no bias feature (add [`Template::Bias`] with [`Templates::new`]).
+    /// paper's list it has no bias feature (add [`Template::Bias`] with [`Templates::with_bias`]).
     pub fn segmentation() -> Self {
         let mut list: Vec<Template> = (-2..=2).map(|o| uni(0, o)).collect();
         list.extend([

@@ -264,6 +264,17 @@ impl Templates {
         Ok(self)
     }
 
+    /// The same templates with [`Template::Bias`] first, unless they have it already (then
+    /// unchanged): the feature that carries the label transitions with `transitions_only`
+    /// ([`crate::TaggerParams`]). The column names are kept.
+    #[must_use]
+    pub fn with_bias(mut self) -> Self {
+        if !self.list.contains(&Template::Bias) {
+            self.list.insert(0, Template::Bias);
+        }
+        self
+    }
+
     /// What the templates call each observation column (`""` or absent: any column).
     pub fn column_names(&self) -> &[String] {
         &self.column_names

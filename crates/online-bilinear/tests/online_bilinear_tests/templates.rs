@@ -616,6 +616,39 @@ fn chunking_templates_name_the_part_of_speech_column_they_need() {
 }
 
 #[test]
+fn with_bias_puts_the_bias_first_once_and_keeps_the_column_names() {
+    let chunking = Templates::chunking();
+    let biased = chunking.clone().with_bias();
+    assert_eq!(biased.as_slice()[0], Template::Bias);
+    assert_eq!(&biased.as_slice()[1..], chunking.as_slice());
+    assert_eq!(biased.column_names(), chunking.column_names());
+    assert!(biased.column_names().iter().any(|n| n == "pos"));
+    assert_eq!(biased.clone().with_bias(), biased);
+    // With the bias, `transitions_only` passes the check, and the named column is still
+    // asked for: a word/TAG corpus is refused naming `pos`.
+    let params = TaggerParams::sp()
+        .templates(biased)
+        .zero_order(true)
+        .transitions_only(true)
+        .max_iter(2);
+    assert!(params.check().is_ok());
+    let words = parse_word_tagged("He/B-NP reckons/B-VP\n", '/', "<x>").unwrap();
+    match params.fit(&words) {
+        Err(OblError::TooFewColumns { column, .. }) => {
+            assert!(column.contains("`pos`"), "{column}");
+        }
+        Err(other) => panic!("expected TooFewColumns, got {other:?}"),
+        Ok(_) => panic!("expected TooFewColumns, got a model"),
+    }
+    // Without it, `transitions_only` is refused.
+    let unbiased = TaggerParams::sp()
+        .templates(Templates::chunking())
+        .zero_order(true)
+        .transitions_only(true);
+    assert!(unbiased.check().is_err());
+}
+
+#[test]
 fn bioes_tags_are_scored_by_typed_spans() {
     let text = CHUNKS
         .replace("He PRP B-NP", "He PRP S-NP")
