@@ -137,6 +137,16 @@ def test_defaults_come_from_rust():
     assert tucker["max_iter"] == defaults["tucker"]["max_iter"]
 
 
+@pytest.mark.parametrize("make,key", [(ESTIMATORS[0], "bmp"), (ESTIMATORS[1], "cp")])
+def test_unseeded_fits_use_the_rust_default_seed(make, key):
+    # random_state=None is the crate's default seed, read from tensor_defaults().
+    X, _ = _planted()
+    seed = bilinear._native.tensor_defaults()[key]["seed"]
+    unseeded = make().fit(X).reconstruct()
+    np.testing.assert_array_equal(make().set_params(random_state=seed).fit(X).reconstruct(),
+                                  unseeded)
+
+
 @pytest.mark.parametrize("make", ESTIMATORS)
 def test_threads(make):
     X, _ = _planted()
