@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+import bilinear
 from bilinear import CPDecomposition, TuckerDecomposition, _native
 from bilinear.crfsuite import CRF, metrics
 
@@ -264,3 +265,31 @@ def test_attributes_of_a_bilinear_model_are_all_the_training_attributes():
     crf = CRF(algorithm="bol", max_iterations=2).fit(Xb, y)
     assert set(crf.attributes_) == {a for s in Xb for d in s for a in d}
     assert crf.num_attributes_ == len(crf.attributes_)
+
+
+# The package README, "Errors, pickling, threads": every estimator and function takes
+# `threads`; bad parameters raise `ValueError`.
+_C = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+_TENSOR = np.random.default_rng(0).normal(size=(4, 3, 3))
+_THREADED = {
+    "classifier": lambda t: bilinear.SparseBilinearLogisticRegression(threads=t).fit(
+        np.random.default_rng(0).normal(size=(8, 2, 2)), np.arange(8) % 2),
+    "bmp": lambda t: bilinear.BooleanTensorDecomposition(n_atoms=1, threads=t).fit(_TENSOR),
+    "cp": lambda t: CPDecomposition(rank=1, threads=t).fit(_TENSOR),
+    "tucker": lambda t: TuckerDecomposition(ranks=(1, 1, 1), threads=t).fit(_TENSOR),
+    "tagger": lambda t: bilinear.BilinearTagger(threads=t, max_iter=1).fit(
+        [["a", "b"]], [["s", "e"]]),
+    "mixing_sdp": lambda t: bilinear.mixing_sdp(_C, threads=t),
+    "maxcut": lambda t: bilinear.maxcut(_C, threads=t),
+    "gop_mmf": lambda t: bilinear.gop_mmf([[0.0, -1.0, -0.5]], k=2, budget=1.0, threads=t),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_THREADED))
+def test_every_entry_takes_threads_and_refuses_bad_values(name):
+    fit = _THREADED[name]
+    fit(None)
+    fit(1)
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="threads"):
+            fit(bad)

@@ -76,6 +76,18 @@ def test_threads_reach_the_fit_and_do_not_change_it(multi_class):
             SBLR(threads=bad).fit(X, y)
 
 
+def test_a_pickle_from_before_the_threads_keyword_loads():
+    # Estimators pickled before the classifier had `threads` load with threads=None.
+    X, y = _data()
+    model = SBLR().fit(X, y)
+    state = model.__getstate__()
+    del state["threads"]
+    old = SBLR.__new__(SBLR)
+    old.__setstate__(state)
+    assert old.get_params()["threads"] is None
+    np.testing.assert_array_equal(old.predict(X), model.predict(X))
+
+
 def test_matrix_shape_equals_three_d():
     X, y = _data()
     n, s, t = X.shape

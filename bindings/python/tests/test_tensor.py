@@ -147,6 +147,18 @@ def test_unseeded_fits_use_the_rust_default_seed(make, key):
                                   unseeded)
 
 
+def test_a_pickle_with_n_threads_loads_as_threads():
+    # The tensor estimators' keyword was `n_threads`: an old pickle's value is kept.
+    X, _ = _planted()
+    model = bilinear.CPDecomposition(rank=2, threads=1).fit(X)
+    state = model.__getstate__()
+    state["n_threads"] = state.pop("threads")
+    old = bilinear.CPDecomposition.__new__(bilinear.CPDecomposition)
+    old.__setstate__(state)
+    assert old.get_params()["threads"] == 1 and "n_threads" not in vars(old)
+    np.testing.assert_array_equal(old.reconstruct(), model.reconstruct())
+
+
 @pytest.mark.parametrize("make", ESTIMATORS)
 def test_threads(make):
     X, _ = _planted()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _native
-from ._sblr import _seed
+from ._sblr import _seed, _threads
 
 
 @dataclass(frozen=True)
@@ -63,5 +63,5 @@ def gop_mmf(y, k=None, budget=None, *, tol=None, max_iter=None, max_nodes=None,
         max_iter=_opt(int, max_iter), max_nodes=_opt(int, max_nodes),
         time_limit=_opt(float, time_limit),
         seed=_seed(random_state, None),
-        threads=_opt(int, threads))
+        threads=_threads(threads))
     return GopResult(**out)

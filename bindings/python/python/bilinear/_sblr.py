@@ -50,12 +50,23 @@ def _threads(threads):
     return int(threads)
 
 
+class _ThreadsPickle:
+    """Unpickles an estimator saved before its thread keyword was ``threads`` (the tensor
+    estimators said ``n_threads``; the classifier had none): the value renamed, or
+    ``None`` (all cores)."""
+
+    def __setstate__(self, state):
+        if "threads" not in state:
+            state["threads"] = state.pop("n_threads", None)
+        super().__setstate__(state)
+
+
 def _labels(y):
     """The labels ``y`` as a 1-D array (a column vector warns, as scikit-learn does)."""
     return column_or_1d(check_array(y, ensure_2d=False, dtype=None), warn=True)
 
 
-class SparseBilinearLogisticRegression(ClassifierMixin, BaseEstimator):
+class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEstimator):
     """Sparse bilinear logistic regression on matrix-valued samples.
 
     ``p(y = 1 | X) = sigmoid(tr(U^T X V) + b)`` with elastic-net penalties

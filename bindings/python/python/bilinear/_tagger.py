@@ -5,7 +5,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
-from ._sblr import _seed
+from ._sblr import _seed, _threads
 
 
 def _columns(X):
@@ -142,7 +142,7 @@ class BilinearTagger(BaseEstimator):
         every key, ``None`` for the crate's default."""
         return dict(
             max_iter=_opt(int, self.max_iter), tol=_opt(float, self.tol),
-            threads=_opt(int, self.threads), c=_opt(float, self.c),
+            threads=_threads(self.threads), c=_opt(float, self.c),
             power_steps=_opt(int, self.power_steps), averaging=_opt(bool, self.averaging),
             zero_order=_opt(bool, self.zero_order),
             transitions_only=_opt(bool, self.transitions_only),

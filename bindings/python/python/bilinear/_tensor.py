@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _native
-from ._sblr import _seed, _threads
+from ._sblr import _seed, _threads, _ThreadsPickle
 
 _DEFAULTS = _native.tensor_defaults()
 _BMP, _CP, _TUCKER = _DEFAULTS["bmp"], _DEFAULTS["cp"], _DEFAULTS["tucker"]
@@ -27,7 +27,7 @@ def _tensor(X):
     return X
 
 
-class BooleanTensorDecomposition(BaseEstimator):
+class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
     """Boolean Matching Pursuit: ``X ~ sum_k c_k z_k (x) u_k (x) w_k`` with Boolean ``z_k``
     along one mode per atom (model (1)), fitted greedily on the observed entries.
 
@@ -114,7 +114,7 @@ class BooleanTensorDecomposition(BaseEstimator):
         return _native.bmp_reconstruct(modes, z, u, w, self.weights_)
 
 
-class CPDecomposition(BaseEstimator):
+class CPDecomposition(_ThreadsPickle, BaseEstimator):
     """CP decomposition by alternating least squares (the BMP paper's CP-ALS baseline),
     EM over missing entries, the best of ``n_starts`` starts (the first is the HOSVD).
 
@@ -152,7 +152,7 @@ class CPDecomposition(BaseEstimator):
         return _native.cp_reconstruct(self.factors_)
 
 
-class TuckerDecomposition(BaseEstimator):
+class TuckerDecomposition(_ThreadsPickle, BaseEstimator):
     """Tucker decomposition by truncated HOSVD (EM rounds over missing entries), the BMP
     paper's Tucker baseline. Without missing entries the fit is one HOSVD
     (``n_iter_ == 1``; ``max_iter`` and ``tol`` are checked, e.g. ``max_iter=0`` is a
