@@ -13,7 +13,8 @@
 //! An update is set with [`SblrParams::block_update`](crate::SblrParams::block_update) as
 //! an `Arc<dyn BlockUpdate>`; the params' `check()` calls its
 //! [`check`](bl_core::Extension::check), and every implementation, built-in or a user's,
-//! must pass [`crate::conformance::conformance`].
+//! must pass [`crate::conformance::conformance`]. The one exception is [`NotSaved`], the
+//! stand-in a loaded model holds for a user's update, which refuses every update.
 
 use std::sync::Arc;
 
@@ -121,6 +122,12 @@ impl BuiltInUpdate {
 /// (the update's code is not saved). The loaded model predicts as saved; to fit with its
 /// parameters, set an update first with
 /// [`SblrParams::block_update`](crate::SblrParams::block_update).
+///
+/// Its [`check`](Extension::check) passes (the loaded parameters are valid, so that the
+/// model loads), so a fit with it is refused at the first block update, after the start's
+/// passes over the data. Like every plug-in, it compares by identity in
+/// [`SblrParams`](crate::SblrParams)' `PartialEq`: two loads of the same model hold two
+/// stand-ins and compare unequal (built-in updates compare by value).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotSaved {
     name: String,
