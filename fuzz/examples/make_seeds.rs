@@ -108,10 +108,16 @@ fn main() {
         &with(0, &serde_json::to_vec(&sblr).unwrap()),
     );
     // The same model as if fitted with a block update of a user's (saved by its name).
-    let custom = serde_json::to_string(&sblr)
-        .unwrap()
-        .replacen(r#""solver":"Alg2","#, r#""block_update":"mine","solver":"Alg2","#, 1);
-    write("models", "sblr_custom_update.json", &with(0, custom.as_bytes()));
+    let custom = serde_json::to_string(&sblr).unwrap().replacen(
+        r#""solver":"Alg2","#,
+        r#""block_update":"mine","solver":"Alg2","#,
+        1,
+    );
+    write(
+        "models",
+        "sblr_custom_update.json",
+        &with(0, custom.as_bytes()),
+    );
     let multi = Sblr::params().rank(1).multinomial().fit(&three).unwrap();
     write(
         "models",
