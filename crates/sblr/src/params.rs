@@ -414,15 +414,17 @@ enum SavedSolver {
 impl From<SblrParams> for SavedParams {
     fn from(p: SblrParams) -> Self {
         let inner = ExactBlockSolve::default();
-        let custom =
-            (p.block_update.as_built_in().is_none()).then(|| p.block_update.name().to_string());
-        let (solver, l_min, eta, inner_tol, inner_max_iter) = match p.block_update.as_built_in() {
-            Some(BuiltInUpdate::Exact(e)) => (SavedSolver::Alg1, e.l_min, e.eta, e.tol, e.max_iter),
-            Some(BuiltInUpdate::ProxLinear(s)) => {
-                (SavedSolver::Alg2, s.l_min, s.eta, inner.tol, inner.max_iter)
-            }
-            None => {
-                let s = ProxLinearStep::default();
+        // A user's update: its name, beside the default step rule's fields.
+        let (step, custom) = match p.block_update.as_built_in() {
+            Some(built_in) => (built_in, None),
+            None => (
+                BuiltInUpdate::ProxLinear(ProxLinearStep::default()),
+                Some(p.block_update.name().to_string()),
+            ),
+        };
+        let (solver, l_min, eta, inner_tol, inner_max_iter) = match step {
+            BuiltInUpdate::Exact(e) => (SavedSolver::Alg1, e.l_min, e.eta, e.tol, e.max_iter),
+            BuiltInUpdate::ProxLinear(s) => {
                 (SavedSolver::Alg2, s.l_min, s.eta, inner.tol, inner.max_iter)
             }
         };
