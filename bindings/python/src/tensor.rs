@@ -292,9 +292,10 @@ pub fn tucker_reconstruct<'py>(
 }
 
 /// The defaults of the Python estimators' keywords, read from the checked Rust defaults:
-/// `{"bmp": {n_atoms, tol, alternations, refit_sweeps, refit_tol, modes, seed},
-/// "cp": {rank, max_iter, tol, n_starts, seed}, "tucker": {ranks, max_iter, tol}}`
-/// (BMP's `n_atoms` is `BmpParams`' `max_iter`, the number of atoms).
+/// `{"bmp": {n_atoms, tol, alternations, refit_sweeps, refit_tol, modes, seed, threads},
+/// "cp": {rank, max_iter, tol, n_starts, seed, threads}, "tucker": {ranks, max_iter, tol,
+/// threads}}` (BMP's `n_atoms` is `BmpParams`' `max_iter`, the number of atoms; `threads`
+/// is `None` for rayon's global pool).
 #[pyfunction]
 pub fn tensor_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let (bmp, cp, tucker) = guarded(|| -> Result<_, TensorError> {
@@ -312,16 +313,19 @@ pub fn tensor_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     b.set_item("refit_tol", bmp.refit_tol())?;
     b.set_item("modes", bmp.modes().to_vec())?;
     b.set_item("seed", bmp.seed())?;
+    b.set_item("threads", bmp.iteration().threads)?;
     let c = PyDict::new(py);
     c.set_item("rank", cp.rank())?;
     c.set_item("max_iter", cp.iteration().max_iter)?;
     c.set_item("tol", cp.iteration().tol)?;
     c.set_item("n_starts", cp.n_starts())?;
     c.set_item("seed", cp.seed())?;
+    c.set_item("threads", cp.iteration().threads)?;
     let t = PyDict::new(py);
     t.set_item("ranks", tucker.ranks().to_vec())?;
     t.set_item("max_iter", tucker.iteration().max_iter)?;
     t.set_item("tol", tucker.iteration().tol)?;
+    t.set_item("threads", tucker.iteration().threads)?;
     let d = PyDict::new(py);
     d.set_item("bmp", b)?;
     d.set_item("cp", c)?;

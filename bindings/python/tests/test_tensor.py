@@ -135,6 +135,9 @@ def test_defaults_come_from_rust():
     tucker = bilinear.TuckerDecomposition().get_params()
     assert list(tucker["ranks"]) == defaults["tucker"]["ranks"]
     assert tucker["max_iter"] == defaults["tucker"]["max_iter"]
+    for name, params in (("bmp", bmp), ("cp", cp), ("tucker", tucker)):
+        # IterationParams' default: rayon's global pool.
+        assert params["threads"] is defaults[name]["threads"] is None
 
 
 @pytest.mark.parametrize("make,key", [(ESTIMATORS[0], "bmp"), (ESTIMATORS[1], "cp")])

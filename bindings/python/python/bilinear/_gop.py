@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _native
-from ._sblr import _seed, _threads
+from ._keywords import _opt, _seed, _threads
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,6 @@ def gop_mmf_defaults():
     ``budget``, ``tol``, ``max_iter``, ``max_nodes``, ``time_limit`` (seconds or None),
     ``seed`` and ``threads`` (None: all cores)."""
     return dict(_native.gop_defaults())
-
-
-def _opt(cast, value):
-    return None if value is None else cast(value)
 
 
 def gop_mmf(y, k=None, budget=None, *, tol=None, max_iter=None, max_nodes=None,

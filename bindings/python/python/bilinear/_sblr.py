@@ -6,7 +6,6 @@ import os
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_array,
@@ -17,6 +16,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _native, _sblr_dask
+from ._keywords import _seed, _threads, _ThreadsPickle
 
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -24,41 +24,6 @@ _DTYPES = {"float64": np.float64, "float32": np.float32}
 # `sblr::SblrParams::standardized()` (mu2 = nu2 = 0.01, label-weighted start; its
 # documentation says why): they are written once, in Rust.
 _DEFAULTS = _native.sblr_standardized_defaults()
-
-
-def _seed(random_state, default):
-    """An integer seed for the Rust crate: the int itself, ``default`` (the crate's default
-    seed, read from Rust) for None, or one draw."""
-    if random_state is None:
-        return default
-    if isinstance(random_state, numbers.Integral):
-        if random_state < 0:
-            raise ValueError(f"random_state must be non-negative, got {random_state}")
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
-def _threads(threads):
-    """``None`` (rayon's global pool, all cores) or a positive int (0 is refused by the
-    crate's check)."""
-    if threads is None:
-        return None
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
-        raise ValueError(f"threads must be an int or None, not {threads!r}")
-    if threads < 0:
-        raise ValueError(f"threads must be positive, got {threads}")
-    return int(threads)
-
-
-class _ThreadsPickle:
-    """Unpickles an estimator saved before its thread keyword was ``threads`` (the tensor
-    estimators said ``n_threads``; the classifier had none): the value renamed, or
-    ``None`` (all cores)."""
-
-    def __setstate__(self, state):
-        if "threads" not in state:
-            state["threads"] = state.pop("n_threads", None)
-        super().__setstate__(state)
 
 
 def _labels(y):

@@ -9,6 +9,7 @@ from typing import Optional
 import numpy as np
 
 from . import _native
+from ._keywords import _opt, _seed, _threads
 
 
 @dataclass(frozen=True)
@@ -48,14 +49,9 @@ class MaxCutResult:
 def _options(rank, tol, max_iter, trials, local_search, certify, threads, random_state):
     """The keyword arguments of ``_native.mixing``: ``None`` keeps the Rust default of
     ``maxcut_sdp::MixingParams::default()``."""
-    from ._sblr import _seed, _threads
-
-    def opt(convert, value):
-        return None if value is None else convert(value)
-
-    return dict(rank=opt(int, rank), tol=opt(float, tol), max_iter=opt(int, max_iter),
-                trials=opt(int, trials), local_search=opt(bool, local_search),
-                certify=opt(bool, certify), threads=_threads(threads),
+    return dict(rank=_opt(int, rank), tol=_opt(float, tol), max_iter=_opt(int, max_iter),
+                trials=_opt(int, trials), local_search=_opt(bool, local_search),
+                certify=_opt(bool, certify), threads=_threads(threads),
                 seed=_seed(random_state, None))
 
 

@@ -5,7 +5,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
-from ._sblr import _seed, _threads
+from ._keywords import _opt, _seed, _threads
 
 
 def _columns(X):
@@ -51,10 +51,6 @@ def tagger_defaults(learner="bol"):
     :class:`BilinearTagger`): ``max_iter``, ``tol``, ``c``, ``power_steps``,
     ``averaging``, ``zero_order``, ``transitions_only``, ``shuffle``, ``seed``."""
     return dict(_native.tagger_defaults(learner))
-
-
-def _opt(cast, value):
-    return None if value is None else cast(value)
 
 
 class BilinearTagger(BaseEstimator):

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _native
-from ._sblr import _seed, _threads, _ThreadsPickle
+from ._keywords import _seed, _threads, _ThreadsPickle
 
 _DEFAULTS = _native.tensor_defaults()
 _BMP, _CP, _TUCKER = _DEFAULTS["bmp"], _DEFAULTS["cp"], _DEFAULTS["tucker"]
@@ -70,7 +70,7 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
     def __init__(self, n_atoms=_BMP["n_atoms"], tol=_BMP["tol"],
                  alternations=_BMP["alternations"], refit_sweeps=_BMP["refit_sweeps"],
                  refit_tol=_BMP["refit_tol"], modes=tuple(_BMP["modes"]), qp_solver="mixing",
-                 random_state=None, threads=None):
+                 random_state=None, threads=_BMP["threads"]):
         self.n_atoms = n_atoms
         self.tol = tol
         self.alternations = alternations
@@ -125,7 +125,7 @@ class CPDecomposition(_ThreadsPickle, BaseEstimator):
     """
 
     def __init__(self, rank=_CP["rank"], max_iter=_CP["max_iter"], tol=_CP["tol"],
-                 n_starts=_CP["n_starts"], random_state=None, threads=None):
+                 n_starts=_CP["n_starts"], random_state=None, threads=_CP["threads"]):
         self.rank = rank
         self.max_iter = max_iter
         self.tol = tol
@@ -163,7 +163,7 @@ class TuckerDecomposition(_ThreadsPickle, BaseEstimator):
     """
 
     def __init__(self, ranks=tuple(_TUCKER["ranks"]), max_iter=_TUCKER["max_iter"],
-                 tol=_TUCKER["tol"], threads=None):
+                 tol=_TUCKER["tol"], threads=_TUCKER["threads"]):
         self.ranks = ranks
         self.max_iter = max_iter
         self.tol = tol
