@@ -1,4 +1,4 @@
-//! Seeded random generators and the synthetic-data helpers shared by the papers.
+//! Seeded random generators and standard-normal draws, shared by the crates' synthetic data.
 //!
 //! Every random choice in the workspace takes a `u64` seed (or a fixed one) and draws from
 //! a [`Rng`] (`StdRng`) seeded by `StdRng::seed_from_u64`, as [`seeded_rng`] builds it, so

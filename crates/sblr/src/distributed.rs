@@ -155,7 +155,7 @@ impl<T: Element> DataPasses for ChunkSamples<T> {
         Ok(())
     }
 
-    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
+    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64], _: &Pool) -> Result<()> {
         self.stacked()?.add_weighted_sum(weights, acc);
         Ok(())
     }

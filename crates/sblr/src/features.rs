@@ -174,9 +174,9 @@ impl<P: DataPasses> ReducedFeatures for LocalFeatures<P> {
     }
 
     fn weighted_mean(&mut self, weights: &[f64]) -> Result<Vec<f64>> {
-        let passes = &self.passes;
+        let (passes, threads) = (&self.passes, &self.threads);
         weighted_mean_of((self.s, self.t), self.n, weights, |m| {
-            passes.add_weighted_sum(weights, m)
+            passes.add_weighted_sum(weights, m, threads)
         })
     }
 }

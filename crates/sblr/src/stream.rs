@@ -438,9 +438,8 @@ impl DataPasses for NpySource {
         })
     }
 
-    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
-        let threads = Pool::new(None)?;
-        self.for_each_block(&threads, |first, view| {
+    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64], threads: &Pool) -> Result<()> {
+        self.for_each_block(threads, |first, view| {
             match view {
                 BlockView::F32(b) => b.add_weighted_sum(&weights[first..first + b.n], acc),
                 BlockView::F64(b) => b.add_weighted_sum(&weights[first..first + b.n], acc),

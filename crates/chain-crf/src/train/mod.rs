@@ -165,7 +165,8 @@ params::knobs! {
     /// The feature generation (default CRFsuite's: `min_freq` 0, no
     /// `all_possible_states`, no `all_possible_transitions`; `min_freq` must be finite).
     features: &FeatureOptions;
-    /// The seed of the trainers that shuffle or sample (`l2sgd`; default 0).
+    /// The seed of the trainers that shuffle or sample (`l2sgd`, and `ap`, `pa` and `arow`,
+    /// which shuffle every epoch; default 0).
     seed: u64;
     /// The iteration knobs (default the algorithm's budget and threshold,
     /// [`Algorithm::default_iteration`], trace off).

@@ -584,7 +584,7 @@ mod tests {
         }
     }
 
-    /// The graph of `tests/level_sweep.rs` that checks the threads has a level large
+    /// The graph of `tests/maxcut_sdp_tests/level_sweep.rs` that checks the threads has a level large
     /// enough to be split twice (four threads) at the rank used there.
     #[test]
     fn the_threaded_test_graph_splits() {

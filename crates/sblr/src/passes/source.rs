@@ -47,11 +47,12 @@ pub trait DataPasses: Sync {
     fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()>;
 
     /// `acc += sum_i w_i X_i` over the samples in order (`acc` is `s x t` column-major;
-    /// samples with `w_i = 0` are skipped).
+    /// samples with `w_i = 0` are skipped). A source that reads its samples in parallel
+    /// reads them on the threads of `threads`; the sum itself is sequential.
     ///
     /// # Errors
     /// The source's (a read that fails, a non-finite entry).
-    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()>;
+    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64], threads: &Pool) -> Result<()>;
 }
 
 /// The samples of a data set in memory, read in place (never copied).
@@ -101,8 +102,13 @@ macro_rules! forward_data_passes {
             fn u_times(&self, u: &[f64], k: usize, out: &mut [f64], threads: &Pool) -> Result<()> {
                 (**self).u_times(u, k, out, threads)
             }
-            fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
-                (**self).add_weighted_sum(weights, acc)
+            fn add_weighted_sum(
+                &self,
+                weights: &[f64],
+                acc: &mut [f64],
+                threads: &Pool,
+            ) -> Result<()> {
+                (**self).add_weighted_sum(weights, acc, threads)
             }
         }
     )+};
@@ -132,7 +138,7 @@ impl<T: Element> DataPasses for InMemory<'_, T> {
         Ok(())
     }
 
-    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64]) -> Result<()> {
+    fn add_weighted_sum(&self, weights: &[f64], acc: &mut [f64], _: &Pool) -> Result<()> {
         self.stacked.add_weighted_sum(weights, acc);
         Ok(())
     }

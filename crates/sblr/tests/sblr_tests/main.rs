@@ -20,6 +20,7 @@ mod linear_termination;
 mod observed_fit;
 mod ova_threads;
 mod passes;
+mod passes_threads;
 mod precision;
 mod presets;
 mod saved_models;
