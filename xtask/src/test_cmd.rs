@@ -7,7 +7,9 @@
 //! 1. `cargo test --workspace --release --tests`, then `cargo test --workspace --release
 //!    --doc` for the libraries with doctests (both skipped with `--python-only`): the tests
 //!    and doctests `cargo test --workspace --release` runs, without linking the examples,
-//!    which run no test (`cargo clippy --all-targets` compiles them);
+//!    which run no test (`cargo clippy --all-targets` compiles them); the property tests
+//!    without a seed of their own draw from the fixed `PROPTEST_RNG_SEED` 20261129 unless
+//!    the variable is set;
 //! 2. meanwhile, on a second thread, a virtual environment `python-venv` in the target
 //!    directory (`$CARGO_TARGET_DIR`, else `target/`), created once with `-m venv` by the
 //!    interpreter of `--python`, `$BILINEAR_PYTHON` or `python3`; the pinned packages of
@@ -129,14 +131,25 @@ fn newest_wheel(dir: &Path) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("maturin wrote no wheel into {}", dir.display()))
 }
 
+/// The seed of the property tests whose `proptest!` block does not fix one of its own,
+/// unless `PROPTEST_RNG_SEED` is set: every run of the test command draws the same cases,
+/// so a property that fails for some draw fails on every run, not on a later one by chance.
+const PROPTEST_SEED: &str = "20261129";
+
 /// The Rust tests and doctests of the workspace, as `cargo test --workspace` runs them,
 /// without linking the examples (they run no test; `cargo clippy --all-targets` compiles
 /// them): `--tests` (every target with `test = true`), then `--doc` for the libraries
 /// that keep `doctest = true` (`--doc` alone would also build the doctests of those that
 /// turn them off).
 fn rust_tests(root: &Path, cargo: &OsStr, locked: &str) -> anyhow::Result<()> {
+    let seed = std::env::var_os("PROPTEST_RNG_SEED").unwrap_or_else(|| PROPTEST_SEED.into());
     let tests = format!("test --workspace --release{locked} --tests");
-    run(root, cargo, argv(&tests, &[]), &[])?;
+    run(
+        root,
+        cargo,
+        argv(&tests, &[]),
+        &[("PROPTEST_RNG_SEED", &seed)],
+    )?;
     let mut doctests = format!("test --workspace --release{locked} --doc");
     for package in without_doctests(root, cargo)? {
         doctests.push_str(" --exclude ");

@@ -922,14 +922,14 @@ fn dataset_get_is_none_past_the_end() {
 
 /// The documented panics of the index accessors.
 #[test]
-#[should_panic]
+#[should_panic(expected = "index out of bounds")]
 fn dataset_instance_panics_past_the_end() {
     let _ = toy().instance(3);
 }
 
 /// The documented panics of the index accessors.
 #[test]
-#[should_panic]
+#[should_panic(expected = "index out of bounds")]
 fn items_item_panics_past_the_end() {
     let data = toy();
     let items = data.instance(2).items;
@@ -938,7 +938,7 @@ fn items_item_panics_past_the_end() {
 
 /// The documented panics of the index accessors.
 #[test]
-#[should_panic]
+#[should_panic(expected = "index out of bounds")]
 fn dictionary_name_panics_past_the_end() {
     let data = toy();
     let _ = data.labels().name(data.labels().len() as u32);
