@@ -13,6 +13,7 @@
 //! label within an attribute, then the transitions in `(previous, next)` order.
 
 use bl_core::error::build::shape_mismatch;
+use bl_core::limits;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Items};
@@ -97,18 +98,24 @@ impl FeatureSet {
     /// value in the data).
     ///
     /// # Errors
-    /// [`crate::CrfError::Input`] naming the first item whose label is not in `data`'s
-    /// label dictionary ([`Dataset::check_labels`]: the [`crate::UNKNOWN_LABEL`] of a
-    /// [`crate::DatasetBuilder::frozen`] data set, which can be held out but not trained
-    /// on), checked before any work.
+    /// `BlError::InvalidParameter` (as [`crate::CrfError::Core`]) when the `L x L`
+    /// transition counts, the pair bits or, with `all_possible_states`, the `A x L` state
+    /// features would exceed [`bl_core::limits::MAX_ELEMENTS`] values or cannot be
+    /// reserved (checked before they are allocated: a data set of more than `2^16` labels
+    /// is refused); [`crate::CrfError::Input`] naming the first item whose label is not
+    /// in `data`'s label dictionary ([`Dataset::check_labels`]: the
+    /// [`crate::UNKNOWN_LABEL`] of a [`crate::DatasetBuilder::frozen`] data set, which can
+    /// be held out but not trained on), checked before any work.
     pub fn generate(data: &Dataset, options: &FeatureOptions) -> crate::Result<Self> {
         data.check_labels()?;
         let l = data.labels().len();
         let n_attrs = data.attributes().len();
         let words = l.div_ceil(64).max(1);
-        // Which (attribute, label) pairs occur, one bit each.
-        let mut seen = vec![0u64; n_attrs * words];
-        let mut trans_freq = vec![0.0_f64; l * l];
+        // Which (attribute, label) pairs occur, one bit each; the transition counts. Both
+        // are sized by the data's dictionaries, checked before anything is allocated.
+        let mut seen =
+            limits::try_zeroed::<u64>("attributes x labels / 64 (pairs seen)", &[n_attrs, words])?;
+        let mut trans_freq = limits::try_zeroed::<f64>("labels x labels (transitions)", &[l, l])?;
         let mut negative = false;
         for x in data.iter() {
             for t in 0..x.items.len() {
@@ -124,7 +131,11 @@ impl FeatureSet {
             }
         }
         let mut state_off = Vec::with_capacity(n_attrs + 1);
-        let mut state_label = Vec::new();
+        let mut state_label = if options.all_possible_states {
+            limits::try_with_capacity("attributes x labels (all_possible_states)", &[n_attrs, l])?
+        } else {
+            Vec::new()
+        };
         state_off.push(0);
         for a in 0..n_attrs {
             if options.all_possible_states {

@@ -920,6 +920,37 @@ fn dataset_get_is_none_past_the_end() {
     assert!(data.get(usize::MAX).is_none());
 }
 
+/// A data set of `2^16 + 1` labels (one one-item sequence each, 1 MB of input) needs
+/// `L x L` transition counts above the size cap: feature generation refuses it before it
+/// allocates, naming the table (it was allocated unchecked: 34 GB, then the model's table).
+#[test]
+fn more_labels_than_the_transition_table_can_hold_are_refused() {
+    let mut b = DatasetBuilder::new();
+    for y in 0..=(1u32 << 16) {
+        b.attribute("a", 1.0).unwrap();
+        b.end_item(&y.to_string()).unwrap();
+        b.end_sequence().unwrap();
+    }
+    let data = b.finish();
+    let err = FeatureSet::generate(&data, &FeatureOptions::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("labels x labels (transitions)"),
+        "{err}"
+    );
+    let err = CrfParams::new(Algorithm::Lbfgs(Lbfgs::default()))
+        .fit(&data)
+        .unwrap_err();
+    assert!(matches!(&err, CrfError::Core(_)), "{err}");
+    // Below the cap the same shape of data fits: 64 labels.
+    let mut b = DatasetBuilder::new();
+    for y in 0..64 {
+        b.attribute("a", 1.0).unwrap();
+        b.end_item(&y.to_string()).unwrap();
+        b.end_sequence().unwrap();
+    }
+    assert!(FeatureSet::generate(&b.finish(), &FeatureOptions::default()).is_ok());
+}
+
 /// The documented panics of the index accessors.
 #[test]
 #[should_panic(expected = "index out of bounds")]
