@@ -5,10 +5,10 @@ workspace; `bilinear.crfsuite` is a drop-in for sklearn-crfsuite (see the packag
 README)."""
 
 from . import _native
-from ._gop import GopResult, gop_mmf
+from ._gop import GopResult, gop_mmf, gop_mmf_defaults
 from ._sblr import SparseBilinearLogisticRegression
 from ._sdp import MaxCutResult, MixingResult, maxcut, mixing_sdp
-from ._tagger import BilinearTagger
+from ._tagger import BilinearTagger, tagger_defaults
 from ._tensor import BooleanTensorDecomposition, CPDecomposition, TuckerDecomposition
 
 __version__ = _native.__version__
@@ -22,8 +22,10 @@ __all__ = [
     "MixingResult",
     "GopResult",
     "gop_mmf",
+    "gop_mmf_defaults",
     "maxcut",
     "mixing_sdp",
     "SparseBilinearLogisticRegression",
+    "tagger_defaults",
     "__version__",
 ]

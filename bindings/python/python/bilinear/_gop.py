@@ -9,9 +9,10 @@ Every keyword left ``None`` keeps the Rust default (``gop_mmf::GopParams::defaul
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse
 
 from . import _native
-from ._keywords import _opt, _seed, _threads
+from ._keywords import _float, _int, _opt, _real, _seed, _threads
 
 
 @dataclass(frozen=True)
@@ -51,13 +52,23 @@ def gop_mmf(y, k=None, budget=None, *, tol=None, max_iter=None, max_nodes=None,
     threads of the LPs (None: all cores). Every keyword left None keeps the Rust default
     (see :func:`gop_mmf_defaults`). Returns a :class:`GopResult`.
     """
-    y = np.ascontiguousarray(np.asarray(y, dtype=np.float64))
+    if scipy.sparse.issparse(y):
+        raise TypeError(
+            "gop_mmf needs a dense array y: a SciPy sparse matrix is not supported "
+            "(pass y.toarray())")
+    given = y
+    y = _real("y", y)
+    # (ndim is read before np.ascontiguousarray, which makes a 0-d array 1-d)
     if y.ndim != 2:
-        raise ValueError(f"y must be a 2-D array (M, N), got {y.ndim} dimensions")
+        raise ValueError(
+            f"y must be a 2-D array (M, N), got {y.ndim} dimensions "
+            f"({type(given).__name__})")
+    y = np.ascontiguousarray(y, dtype=np.float64)
     out = _native.gop_fit(
-        y, k=_opt(int, k), budget=_opt(float, budget), tol=_opt(float, tol),
-        max_iter=_opt(int, max_iter), max_nodes=_opt(int, max_nodes),
-        time_limit=_opt(float, time_limit),
+        y, k=_opt(_int, "k", k), budget=_opt(_float, "budget", budget),
+        tol=_opt(_float, "tol", tol), max_iter=_opt(_int, "max_iter", max_iter),
+        max_nodes=_opt(_int, "max_nodes", max_nodes),
+        time_limit=_opt(_float, "time_limit", time_limit),
         seed=_seed(random_state, None),
         threads=_threads(threads))
     return GopResult(**out)

@@ -1,21 +1,89 @@
 """Checks of the keywords every estimator and function shares: ``random_state``,
-``threads``, and keywords whose ``None`` keeps the Rust default."""
+``threads``, integer, real and Boolean keywords, keywords whose ``None`` keeps the Rust
+default, file paths, and array inputs that must be real.
+
+Every check raises ``ValueError`` naming the keyword (``TypeError`` for a path or a
+buffer of the wrong type), so that no value reaches the native module that it would
+refuse with an ``OverflowError``, a conversion message of its own, or coerce silently
+(``int(1.5)``, ``bool("no")``). Bounds beyond the type's (``0`` where a count must be
+positive, ``rank <= min(s, t)``, ...) stay the Rust crates' checks."""
 
 import numbers
+import os
 
 import numpy as np
 from sklearn.utils import check_random_state
 
+#: The largest integer the native module takes (``u64``, ``usize`` on 64-bit targets).
+_U64_MAX = 2**64 - 1
+
+
+def _is_bool(value):
+    """Whether ``value`` is a Python or NumPy Boolean."""
+    return isinstance(value, (bool, np.bool_))
+
+
+def _int(name, value):
+    """``value`` as a Python int: an integer (``int``, NumPy integers; not a bool) in
+    ``0 ..= 2**64 - 1``, else ``ValueError`` naming ``name``."""
+    if _is_bool(value) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an int, not {value!r}")
+    value = int(value)
+    if value < 0:
+        raise ValueError(f"{name} must be non-negative, got {value}")
+    if value > _U64_MAX:
+        raise ValueError(f"{name} must be at most 2**64 - 1, got {value}")
+    return value
+
+
+def _float(name, value):
+    """``value`` as a Python float: a real number (``float``, ``int``, NumPy scalars; not
+    a bool, a str or a complex) that is not NaN, else ``ValueError`` naming ``name``.
+    Infinite values and signs are the Rust checks' to judge."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, not {value!r}")
+    value = float(value)
+    if value != value:
+        raise ValueError(f"{name} must not be NaN")
+    return value
+
+
+def _bool(name, value, *, zero_one=False):
+    """``value`` as a Python bool: ``True`` / ``False`` or a NumPy bool (with
+    ``zero_one``: also the integers 0 and 1), else ``ValueError`` naming ``name`` (a
+    str such as ``"no"`` is not read as ``True``)."""
+    if _is_bool(value):
+        return bool(value)
+    if zero_one and isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    allowed = "a bool (or 0/1)" if zero_one else "a bool"
+    raise ValueError(f"{name} must be {allowed}, not {value!r}")
+
+
+def _str(name, value):
+    """``value`` if it is a str, else ``ValueError`` naming ``name`` (the choices are the
+    Rust checks')."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a str, not {value!r}")
+    return value
+
+
+def _opt(check, name, value):
+    """``None`` (the Rust default) or ``check(name, value)``."""
+    return None if value is None else check(name, value)
+
 
 def _seed(random_state, default):
-    """An integer seed for the Rust crate: the int itself, ``default`` (the crate's default
-    seed, read from Rust) for None, or one draw."""
+    """An integer seed for the Rust crate: the int itself (``0 ..= 2**64 - 1``),
+    ``default`` (the crate's default seed, read from Rust) for None, or one draw of a
+    ``RandomState``."""
     if random_state is None:
         return default
+    if _is_bool(random_state):
+        raise ValueError(
+            f"random_state must be an int, a RandomState or None, not {random_state!r}")
     if isinstance(random_state, numbers.Integral):
-        if random_state < 0:
-            raise ValueError(f"random_state must be non-negative, got {random_state}")
-        return int(random_state)
+        return _int("random_state", random_state)
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
@@ -24,11 +92,31 @@ def _threads(threads):
     crate's check)."""
     if threads is None:
         return None
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+    if _is_bool(threads) or not isinstance(threads, numbers.Integral):
         raise ValueError(f"threads must be an int or None, not {threads!r}")
     if threads < 0:
         raise ValueError(f"threads must be positive, got {threads}")
-    return int(threads)
+    return _int("threads", threads)
+
+
+def _path(name, value):
+    """``value`` as a path (``os.fspath``): a str, bytes or ``os.PathLike``, else
+    ``TypeError`` naming ``name`` (an int would be read as a file descriptor)."""
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"{name} must be a path (str, bytes or os.PathLike), not "
+            f"{type(value).__name__}")
+    return os.fspath(value)
+
+
+def _real(name, value):
+    """``np.asarray(value)``, ``ValueError`` if it holds complex numbers (converting them
+    to float64 would drop their imaginary part with a warning only)."""
+    array = np.asarray(value)
+    if np.iscomplexobj(array) or (array.dtype == object and any(
+            isinstance(v, (complex, np.complexfloating)) for v in array.flat)):
+        raise ValueError(f"Complex data not supported: {name} has complex values")
+    return array
 
 
 class _ThreadsPickle:
@@ -40,8 +128,3 @@ class _ThreadsPickle:
         if "threads" not in state:
             state["threads"] = state.pop("n_threads", None)
         super().__setstate__(state)
-
-
-def _opt(cast, value):
-    """``None`` (the Rust default) or ``cast(value)``."""
-    return None if value is None else cast(value)

@@ -16,7 +16,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _native, _sblr_dask
-from ._keywords import _seed, _threads, _ThreadsPickle
+from ._keywords import _float, _int, _seed, _str, _threads, _ThreadsPickle
 
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -66,7 +66,9 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
     matrix_shape : (int, int) or None, default=None
         ``(s, t)`` when ``X`` is given as ``(n, s*t)`` (row-major, ``X.reshape(n, s, t)``);
         ``None`` reads 2-D ``X`` as ``1 x d`` matrices (a sparse linear classifier).
-        3-D ``X`` of shape ``(n, s, t)`` is always accepted.
+        3-D ``X`` of shape ``(n, s, t)`` is always accepted: by ``fit`` (whatever
+        ``matrix_shape`` is), and by the predictions of a model fitted on ``(n, s*t)``
+        rows, which read it as ``X.reshape(n, s*t)``.
     random_state : int, RandomState or None, default=None
         Seed of the random initialization (``None``: the crate's default seed, 0).
     dtype : {"float64", "float32"}, default="float64"
@@ -164,7 +166,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         ``1e-10``). Only ``multi_class="ovr"``; predict on NumPy arrays. See
         ``docs/scaling.md``.
         """
-        self._check_dtype()
+        self._check_params()
         if _sblr_dask.is_dask_array(X):
             return self._fit_dask(X, y)
         if getattr(X, "ndim", None) == 3:
@@ -188,23 +190,30 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
     def _native_params(self):
         """The parameters every native fit takes (a dict: the native ``FitParams``)."""
         return dict(
-            rank=int(self.rank),
-            mu1=float(self.mu1),
-            mu2=float(self.mu2),
-            nu1=float(self.nu1),
-            nu2=float(self.nu2),
-            solver=self.solver,
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
-            init=self.init,
+            rank=_int("rank", self.rank),
+            mu1=_float("mu1", self.mu1),
+            mu2=_float("mu2", self.mu2),
+            nu1=_float("nu1", self.nu1),
+            nu2=_float("nu2", self.nu2),
+            solver=_str("solver", self.solver),
+            tol=_float("tol", self.tol),
+            max_iter=_int("max_iter", self.max_iter),
+            init=_str("init", self.init),
             seed=_seed(self.random_state, _DEFAULTS["seed"]),
             threads=_threads(self.threads),
         )
 
-    def _check_dtype(self):
-        """``ValueError`` unless ``dtype`` is ``"float64"`` or ``"float32"``."""
-        if self.dtype not in _DTYPES:
+    def _check_params(self):
+        """``ValueError`` unless ``dtype`` is ``"float64"`` or ``"float32"`` and
+        ``multi_class`` ``"ovr"`` or ``"multinomial"``; the other keywords are checked by
+        :meth:`_native_params` before any data is read."""
+        if not isinstance(self.dtype, str) or self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
+        if not isinstance(self.multi_class, str) or self.multi_class not in (
+                "ovr", "multinomial"):
+            raise ValueError(
+                f"multi_class must be 'ovr' or 'multinomial', got {self.multi_class!r}")
+        self._native_params()
 
     def _set_classes(self, y):
         """Sets ``classes_`` from the labels ``y`` (1-D) and returns each label's index
@@ -292,30 +301,39 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         -------
         self
         """
-        self._check_dtype()
+        self._check_params()
         if self.multi_class != "ovr":
             raise ValueError(
                 "fit_npy fits one-vs-all models only; got multi_class="
                 f"{self.multi_class!r}"
             )
-        if isinstance(memory_budget, bool) or not isinstance(
+        if isinstance(memory_budget, (bool, np.bool_)) or not isinstance(
             memory_budget, numbers.Integral
         ):
             raise ValueError(f"memory_budget must be an int, got {memory_budget!r}")
         if memory_budget < 1:
             raise ValueError(f"memory_budget must be positive, got {memory_budget}")
+        memory_budget = _int("memory_budget", memory_budget)
         y_index = self._set_classes(_labels(y))
         model = _native.sblr_fit_npy(
             os.fspath(path),
             y_index.astype(np.int64),
             len(self.classes_),
             self._native_params(),
-            memory_budget=int(memory_budget),
+            memory_budget=memory_budget,
         )
         return self._set_fitted_3d(model)
 
     def _predict_samples(self, X):
         check_is_fitted(self)
+        s, t = self.matrix_shape_
+        if (getattr(X, "ndim", None) == 3 and tuple(X.shape[1:]) == (s, t)
+                and self.n_features_in_ == s * t != s):
+            # A model fitted on rows of s * t values (matrix_shape): 3-D samples are read
+            # as their row-major rows, as the docstring of matrix_shape says.
+            X = validate_data(self, np.reshape(X, (X.shape[0], s * t)), reset=False,
+                              dtype=np.float64)
+            return np.ascontiguousarray(X.reshape(-1, s, t))
         X3, shape = self._samples(X, reset=False)
         if tuple(shape) != tuple(self.matrix_shape_):
             raise ValueError(

@@ -31,6 +31,7 @@ import threading
 import numpy as np
 
 from . import _native
+from ._keywords import _real
 
 # Seconds between two checks that the chunks' workers are alive while a round runs.
 _POLL = 0.5
@@ -53,6 +54,7 @@ def is_dask_array(X):
 
 
 def _make_chunk(block, s, t, index, first, dtype):
+    block = _real(f"X (chunk {index})", block)
     return _native.SblrChunk(
         np.ascontiguousarray(block, dtype=np.float64), s, t, index, first, dtype
     )
@@ -98,6 +100,10 @@ class Chunks:
             raise ValueError(
                 f"a dask array X must have 3 dimensions (n, s, t); got shape {X.shape}"
             )
+        if np.issubdtype(X.dtype, np.complexfloating):
+            # (as check_array on NumPy input; the chunks' float64 conversion would drop
+            # the imaginary parts with a warning only)
+            raise ValueError("Complex data not supported: X has complex values")
         if any(len(c) != 1 for c in X.chunks[1:]):
             # Whole samples in every chunk.
             X = X.rechunk({1: -1, 2: -1})

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 
 from . import _native
-from ._keywords import _opt, _seed, _threads
+from ._keywords import _bool, _float, _int, _opt, _real, _seed, _threads
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,13 @@ class MaxCutResult:
 
 
 def _options(rank, tol, max_iter, trials, local_search, certify, threads, random_state):
-    """The keyword arguments of ``_native.mixing``: ``None`` keeps the Rust default of
-    ``maxcut_sdp::MixingParams::default()``."""
-    return dict(rank=_opt(int, rank), tol=_opt(float, tol), max_iter=_opt(int, max_iter),
-                trials=_opt(int, trials), local_search=_opt(bool, local_search),
-                certify=_opt(bool, certify), threads=_threads(threads),
+    """The keyword arguments of ``_native.mixing``, checked (``ValueError`` naming a bad
+    one): ``None`` keeps the Rust default of ``maxcut_sdp::MixingParams::default()``."""
+    return dict(rank=_opt(_int, "rank", rank), tol=_opt(_float, "tol", tol),
+                max_iter=_opt(_int, "max_iter", max_iter),
+                trials=_opt(_int, "trials", trials),
+                local_search=_opt(_bool, "local_search", local_search),
+                certify=_opt(_bool, "certify", certify), threads=_threads(threads),
                 seed=_seed(random_state, None))
 
 
@@ -63,10 +65,10 @@ def _result(out):
 
 
 def _edges(edges):
-    edges = np.asarray(edges, dtype=np.float64)
+    edges = _real("edges", edges)
     if edges.ndim != 2 or edges.shape[1] not in (2, 3):
         raise ValueError(f"edges must be an (m, 2) or (m, 3) array, got shape {edges.shape}")
-    return np.ascontiguousarray(edges)
+    return np.ascontiguousarray(edges, dtype=np.float64)
 
 
 def mixing_sdp(C, *, rank=None, tol=None, max_iter=None, trials=None, local_search=None,
@@ -87,16 +89,21 @@ def mixing_sdp(C, *, rank=None, tol=None, max_iter=None, trials=None, local_sear
                     random_state)
     if hasattr(C, "tocoo"):
         coo = C.tocoo()
-        if coo.shape[0] != coo.shape[1]:
+        if len(coo.shape) != 2 or coo.shape[0] != coo.shape[1]:
             raise ValueError(f"C must be square, got shape {coo.shape}")
+        data = _real("C", coo.data)
         upper = coo.row <= coo.col
-        edges = np.column_stack([coo.row[upper], coo.col[upper], coo.data[upper]])
+        edges = np.column_stack([coo.row[upper], coo.col[upper], data[upper]])
         out = _native.mixing(edges=_edges(edges.reshape(-1, 3)), n=coo.shape[0], **opts)
     else:
-        C = np.ascontiguousarray(np.asarray(C, dtype=np.float64))
+        given = C
+        C = _real("C", C)
+        # (ndim is read before np.ascontiguousarray, which makes a 0-d array 1-d)
         if C.ndim != 2:
-            raise ValueError(f"C must be a 2-D array, got {C.ndim} dimensions")
-        out = _native.mixing(dense=C, **opts)
+            raise ValueError(
+                "C must be a 2-D array (n, n) or a SciPy sparse matrix, got "
+                f"{C.ndim} dimensions ({type(given).__name__})")
+        out = _native.mixing(dense=np.ascontiguousarray(C, dtype=np.float64), **opts)
     return _result(out)
 
 
@@ -118,11 +125,16 @@ def maxcut(edges, n_nodes=None, *, rank=None, tol=None, max_iter=None, trials=No
     """
     edges = _edges(edges)
     if n_nodes is None:
-        n_nodes = int(np.max(edges[:, :2])) + 1 if len(edges) and np.all(
-            np.isfinite(edges[:, :2])) and np.min(edges[:, :2]) >= 0 else 0
+        # (indices that are no node, e.g. negative or beyond 2**53: the Rust check of the
+        # edges names them)
+        nodes = edges[:, :2]
+        valid = len(edges) and np.all(np.isfinite(nodes)) and 0 <= np.min(nodes) \
+            and np.max(nodes) < 2**53
+        n_nodes = int(np.max(nodes)) + 1 if valid else 0
+    n_nodes = _int("n_nodes", n_nodes)
     opts = _options(rank, tol, max_iter, trials, local_search, certify, threads,
                     random_state)
-    res = _result(_native.mixing(edges=edges, n=int(n_nodes), maxcut=True, **opts))
+    res = _result(_native.mixing(edges=edges, n=n_nodes, maxcut=True, **opts))
     return MaxCutResult(cut=res.y > 0, cut_value=res.value, sdp_value=res.sdp_value,
                         upper_bound=res.upper_bound, certified_bound=res.certified_bound,
                         mixing=res)

@@ -5,7 +5,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
-from ._keywords import _opt, _seed, _threads
+from ._keywords import _bool, _float, _int, _opt, _seed, _str, _threads
 
 
 def _columns(X):
@@ -50,7 +50,7 @@ def tagger_defaults(learner="bol"):
     """The crate's defaults of ``learner``'s parameters (what ``None`` means in
     :class:`BilinearTagger`): ``max_iter``, ``tol``, ``c``, ``power_steps``,
     ``averaging``, ``zero_order``, ``transitions_only``, ``shuffle``, ``seed``."""
-    return dict(_native.tagger_defaults(learner))
+    return dict(_native.tagger_defaults(_str("learner", learner)))
 
 
 class BilinearTagger(BaseEstimator):
@@ -126,9 +126,10 @@ class BilinearTagger(BaseEstimator):
             return self.fit_distributed(X)
         if y is None:
             raise ValueError("y (the tag sequences) is required unless X is a dask bag")
+        knobs = self._knobs()
         self.model_ = _native.tagger_fit(
             _columns(X), _tags(y), learner_name=self.learner, templates_name=self.templates,
-            knobs=self._knobs())
+            knobs=knobs)
         self.tags_ = self.model_.tags
         self.n_iter_ = self.model_.n_iter
         return self
@@ -136,13 +137,18 @@ class BilinearTagger(BaseEstimator):
     def _knobs(self):
         """The optional settings of the native fits (``tagger_fit``, ``tagger_plan``):
         every key, ``None`` for the crate's default."""
+        _str("learner", self.learner)
+        _opt(_str, "templates", self.templates)
         return dict(
-            max_iter=_opt(int, self.max_iter), tol=_opt(float, self.tol),
-            threads=_threads(self.threads), c=_opt(float, self.c),
-            power_steps=_opt(int, self.power_steps), averaging=_opt(bool, self.averaging),
-            zero_order=_opt(bool, self.zero_order),
-            transitions_only=_opt(bool, self.transitions_only),
-            cutoff=_opt(int, self.cutoff), shuffle=_opt(bool, self.shuffle),
+            max_iter=_opt(_int, "max_iter", self.max_iter),
+            tol=_opt(_float, "tol", self.tol),
+            threads=_threads(self.threads), c=_opt(_float, "c", self.c),
+            power_steps=_opt(_int, "power_steps", self.power_steps),
+            averaging=_opt(_bool, "averaging", self.averaging),
+            zero_order=_opt(_bool, "zero_order", self.zero_order),
+            transitions_only=_opt(_bool, "transitions_only", self.transitions_only),
+            cutoff=_opt(_int, "cutoff", self.cutoff),
+            shuffle=_opt(_bool, "shuffle", self.shuffle),
             seed=_seed(self.random_state, None))
 
     def fit_distributed(self, data, client=None, on_epoch=None):

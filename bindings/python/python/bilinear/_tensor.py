@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _native
-from ._keywords import _seed, _threads, _ThreadsPickle
+from ._keywords import _float, _int, _seed, _threads, _ThreadsPickle
 
 _DEFAULTS = _native.tensor_defaults()
 _BMP, _CP, _TUCKER = _DEFAULTS["bmp"], _DEFAULTS["cp"], _DEFAULTS["tucker"]
@@ -59,8 +59,8 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
     factors_ : list of (mode, z, u, w)
         The atoms: Boolean ``z`` (0/1 entries) along ``mode``, real ``u``, ``w`` along the
         other two modes in increasing order.
-    weights_ : ndarray of shape (n_atoms_,)
-        The coefficients ``c_k``.
+    weights_ : ndarray of shape (n_iter_,)
+        The coefficients ``c_k``, one per atom added.
     rmse_path_ : ndarray
         RMSE on the observed entries after each atom.
     n_iter_ : int
@@ -84,12 +84,13 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
         X = _tensor(X)
-        if self.qp_solver not in ("mixing", "exact"):
+        if not isinstance(self.qp_solver, str) or self.qp_solver not in ("mixing", "exact"):
             raise ValueError(f"qp_solver must be 'mixing' or 'exact', got {self.qp_solver!r}")
         out = _native.bmp_fit(
-            X, max_iter=int(self.n_atoms), tol=float(self.tol),
-            alternations=int(self.alternations), refit_sweeps=int(self.refit_sweeps),
-            refit_tol=float(self.refit_tol), modes=[int(m) for m in self.modes],
+            X, max_iter=_int("n_atoms", self.n_atoms), tol=_float("tol", self.tol),
+            alternations=_int("alternations", self.alternations),
+            refit_sweeps=_int("refit_sweeps", self.refit_sweeps),
+            refit_tol=_float("refit_tol", self.refit_tol), modes=self._modes(),
             exact_qp=self.qp_solver == "exact", seed=_seed(self.random_state, _BMP["seed"]),
             threads=_threads(self.threads))
         self.factors_ = list(zip(out["modes"], out["z"], out["u"], out["w"]))
@@ -98,6 +99,14 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
         self.n_iter_ = out["n_iter"]
         self.shape_ = X.shape
         return self
+
+    def _modes(self):
+        """``modes`` as a list of ints (``ValueError`` naming ``modes`` otherwise; which
+        modes exist is the Rust check's)."""
+        modes = self.modes
+        if isinstance(modes, (str, bytes)) or not hasattr(modes, "__iter__"):
+            raise ValueError(f"modes must be a sequence of ints, got {modes!r}")
+        return [_int("modes", m) for m in modes]
 
     @property
     def boolean_factors_(self):
@@ -136,8 +145,10 @@ class CPDecomposition(_ThreadsPickle, BaseEstimator):
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
         X = _tensor(X)
-        out = _native.cp_fit(X, rank=int(self.rank), max_iter=int(self.max_iter),
-                             tol=float(self.tol), n_starts=int(self.n_starts),
+        out = _native.cp_fit(X, rank=_int("rank", self.rank),
+                             max_iter=_int("max_iter", self.max_iter),
+                             tol=_float("tol", self.tol),
+                             n_starts=_int("n_starts", self.n_starts),
                              seed=_seed(self.random_state, _CP["seed"]),
                              threads=_threads(self.threads))
         self.factors_ = list(out["factors"])
@@ -172,14 +183,18 @@ class TuckerDecomposition(_ThreadsPickle, BaseEstimator):
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
         X = _tensor(X)
+        bad = ValueError(f"ranks must be three positive ints, got {self.ranks!r}")
+        if isinstance(self.ranks, (str, bytes)) or not hasattr(self.ranks, "__iter__"):
+            raise bad
+        ranks = list(self.ranks)
+        if len(ranks) != 3:
+            raise bad
         try:
-            ranks = [int(r) for r in self.ranks]
-        except (TypeError, ValueError):
-            raise ValueError(f"ranks must be three ints, got {self.ranks!r}") from None
-        if len(ranks) != 3 or min(ranks) < 0:
-            raise ValueError(f"ranks must be three non-negative ints, got {self.ranks!r}")
-        out = _native.tucker_fit(X, ranks=ranks, max_iter=int(self.max_iter),
-                                 tol=float(self.tol), threads=_threads(self.threads))
+            ranks = [_int("ranks", r) for r in ranks]
+        except ValueError:
+            raise bad from None
+        out = _native.tucker_fit(X, ranks=ranks, max_iter=_int("max_iter", self.max_iter),
+                                 tol=_float("tol", self.tol), threads=_threads(self.threads))
         self.factors_ = list(out["factors"])
         self.core_ = out["core"]
         self.loss_ = out["loss"]

@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .. import _native
+from .._keywords import _U64_MAX, _bool, _is_bool, _opt, _path
 from . import _dask
 from ._tagger import ModelInfo, Tagger, TrainingLog, _read
 
@@ -18,6 +19,12 @@ _TRAINING_PARAMS = (
     "max_linesearch", "calibration_eta", "calibration_rate", "calibration_samples",
     "calibration_candidates", "calibration_max_trials", "pa_type", "c", "error_sensitive",
     "averaging", "variance", "gamma", "zero_order", "transitions_only",
+)
+
+#: The training parameters that are flags: a bool, or 0 / 1 (CRFsuite's own reading).
+_FLAGS = (
+    "all_possible_states", "all_possible_transitions", "error_sensitive", "averaging",
+    "zero_order", "transitions_only",
 )
 
 #: CRFsuite's trainers, with the long names python-crfsuite also accepts.
@@ -37,10 +44,27 @@ def _threads(n_jobs):
     from joblib import effective_n_jobs
 
     if n_jobs is not None:
-        if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        if _is_bool(n_jobs) or not isinstance(n_jobs, numbers.Integral):
             raise ValueError(f"n_jobs must be an int or None, not {n_jobs!r}")
         n_jobs = int(n_jobs)
+        if n_jobs > _U64_MAX:
+            raise ValueError(f"n_jobs must be at most 2**64 - 1, got {n_jobs}")
     return max(1, int(effective_n_jobs(n_jobs)))
+
+
+def _checked(params):
+    """The given training parameters, checked where the Rust reader would coerce: a bool
+    is not a number (``max_iterations=True`` would be 1 iteration), and a flag is a bool
+    or 0 / 1 (``2`` would be True). Numbers, whole counts, finiteness and names are the
+    Rust reader's checks."""
+    out = {}
+    for name, value in params.items():
+        if name in _FLAGS:
+            value = _bool(f"parameter {name}", value, zero_one=True)
+        elif name != "linesearch" and _is_bool(value):
+            raise ValueError(f"parameter {name} must be a number, not {value!r}")
+        out[name] = value
+    return out
 
 
 def _object_array(seqs):
@@ -116,7 +140,7 @@ class CRF(BaseEstimator):
     verbose : bool
         Print one line per iteration while training (lbfgs, l2sgd, ap, pa, arow; bol, bcd
         and sp print none), and the held-out scores of the returned model.
-    model_filename : str or None
+    model_filename : str, bytes, os.PathLike or None
         ``fit`` writes the model here (the crate's saved form, not CRFsuite's file
         format); a new ``CRF(model_filename=path)`` loads it on first use.
     keep_tempfiles : bool
@@ -225,6 +249,7 @@ class CRF(BaseEstimator):
             raise ValueError(
                 "trainer_cls is not supported: bilinear.crfsuite does not run "
                 "python-crfsuite trainers (use verbose=True for the per-iteration log)")
+        model_filename = _opt(_path, "model_filename", self.model_filename)
         name = "lbfgs" if self.algorithm is None else self.algorithm
         if not isinstance(name, str):
             raise ValueError(f"algorithm must be a str, not {name!r}")
@@ -234,7 +259,8 @@ class CRF(BaseEstimator):
             raise ValueError(
                 f"invalid algorithm {self.algorithm!r}: must be 'lbfgs', 'l2sgd', 'ap', "
                 "'pa', 'arow', 'bol', 'bcd' or 'sp'")
-        params = {k: getattr(self, k) for k in _TRAINING_PARAMS if getattr(self, k) is not None}
+        params = _checked(
+            {k: getattr(self, k) for k in _TRAINING_PARAMS if getattr(self, k) is not None})
         algorithm = _ALGORITHMS.get(name, name)
         on_iteration = _Printer() if self.verbose else None
         if client is not None or _dask.is_bag(X):
@@ -266,8 +292,8 @@ class CRF(BaseEstimator):
         self._training_log = TrainingLog(log, info)
         if self.verbose:
             _print_holdout(self._training_log)
-        if self.model_filename is not None:
-            with open(self.model_filename, "wb") as f:
+        if model_filename is not None:
+            with open(model_filename, "wb") as f:
                 f.write(model.to_bytes())
         return self
 
@@ -275,9 +301,11 @@ class CRF(BaseEstimator):
 
     def _get_model(self):
         model = self.__dict__.get("_model")
-        if model is None and self.model_filename is not None \
-                and os.path.exists(self.model_filename):
-            model = self._model = _read(self.model_filename)
+        if model is None and self.model_filename is not None:
+            # (a str, bytes or os.PathLike: os.path.exists(True) is about file descriptor 1)
+            path = _path("model_filename", self.model_filename)
+            if os.path.exists(path):
+                model = self._model = _read(path, "model_filename")
         return model
 
     def _require_model(self):

@@ -6,6 +6,7 @@ import fractions
 from collections import namedtuple
 
 from .. import _native
+from .._keywords import _path
 
 #: One label's held-out scores, as python-crfsuite's log parser gives them.
 LabelScore = namedtuple("LabelScore", "match model ref precision recall f1")
@@ -15,7 +16,10 @@ def _load(data):
     return _native.CrfModel.from_bytes(bytes(data))
 
 
-def _read(path):
+def _read(path, name="name"):
+    """The model saved at ``path`` (a str, bytes or os.PathLike: ``TypeError`` naming
+    ``name`` otherwise, so that an int is not read as a file descriptor)."""
+    path = _path(name, path)
     with open(path, "rb") as f:
         data = f.read()
     if data[:4] == b"lCRF":
@@ -98,7 +102,13 @@ class Tagger:
         return contextlib.closing(self)
 
     def open_inmemory(self, value):
-        """Loads a model from the bytes of a saved model."""
+        """Loads a model from the bytes of a saved model (bytes, bytearray or
+        memoryview; ``TypeError`` otherwise)."""
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            # (bytes(n) of an int n would be n zero bytes)
+            raise TypeError(
+                "open_inmemory needs the bytes of a saved model (bytes, bytearray or "
+                f"memoryview), not {type(value).__name__}")
         self._model = _load(value)
         self._seq = self._marginals = None
         return contextlib.closing(self)
@@ -157,6 +167,8 @@ class Tagger:
         """Writes the model's nonzero weights as text in the layout of CRFsuite's dump (to
         ``filename``, or standard output); ``ValueError`` for a model of ``bol``, ``bcd``
         or ``sp``, which has no CRFsuite features."""
+        if filename is not None:
+            filename = _path("filename", filename)
         info = self.info()
         if info.state_features is None:
             self._require().state_features()  # raises, saying why
