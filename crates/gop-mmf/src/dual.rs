@@ -28,6 +28,8 @@
 //! from `u`'s optimal basis and a cold solve (the default `Microlp` warm-starts only when
 //! `u`'s LP has at least four times as many rows as the child adds).
 
+use std::time::Instant;
+
 use lp_backend::{Cmp, LinearProgram, LpError, LpOutcome, LpSolver, LpStatus, Row, Sense};
 use rayon::prelude::*;
 
@@ -363,12 +365,34 @@ pub fn solve_relaxed_duals(
     signs: &[Vec<i8>],
     context: &str,
 ) -> Result<Vec<CellBound>> {
+    solve_relaxed_duals_until(solver, layout, base, level, signs, context, None)
+}
+
+/// [`solve_relaxed_duals`] with a deadline: once `deadline` has passed, no further relaxed
+/// dual is started and the call returns [`GopError::DeadlinePassed`](crate::GopError::DeadlinePassed)
+/// (the fit passes the deadline of its `time_limit`). With `None` it is
+/// [`solve_relaxed_duals`].
+///
+/// # Errors
+/// As [`solve_relaxed_duals`]; [`crate::GopError::DeadlinePassed`] once the deadline has
+/// passed.
+pub fn solve_relaxed_duals_until(
+    solver: &dyn LpSolver,
+    layout: &DualLayout,
+    base: &LinearProgram,
+    level: &Level,
+    signs: &[Vec<i8>],
+    context: &str,
+    deadline: Option<Instant>,
+) -> Result<Vec<CellBound>> {
+    crate::arrangement::check_deadline(deadline, RELAXED_DUALS)?;
     let prepared = solver.prepare(base)?;
     signs
         .par_iter()
         .enumerate()
-        .map(
-            |(c, s)| match prepared.solve_with_rows(&layout.cell_rows(level, s)?)? {
+        .map(|(c, s)| {
+            crate::arrangement::check_deadline(deadline, RELAXED_DUALS)?;
+            match prepared.solve_with_rows(&layout.cell_rows(level, s)?)? {
                 LpOutcome::Optimal(sol) => Ok(Some((sol.objective, layout.x(&sol.values)?))),
                 LpOutcome::Infeasible => Ok(None),
                 LpOutcome::Unbounded => Err(LpError::NotOptimal {
@@ -376,7 +400,10 @@ pub fn solve_relaxed_duals(
                     status: LpStatus::Unbounded,
                 }
                 .into()),
-            },
-        )
+            }
+        })
         .collect()
 }
+
+/// The stage named by the deadline errors of the relaxed duals.
+const RELAXED_DUALS: &str = "the relaxed duals";

@@ -25,6 +25,17 @@ pub enum GopError {
         /// Smallest KKT violation found.
         violation: f64,
     },
+    /// A deadline given to the cell enumeration
+    /// ([`CellOptions::deadline`](crate::arrangement::CellOptions::deadline)) or to the
+    /// relaxed duals ([`solve_relaxed_duals_until`](crate::dual::solve_relaxed_duals_until))
+    /// passed before they were done: their work is abandoned, not cut short. A fit never
+    /// returns it: the fit's `time_limit` sets the deadline, and an expansion it interrupts
+    /// leaves its node open and ends the fit with `TerminationReason::TimeLimit`.
+    #[error("the deadline passed during {stage}; its work was abandoned")]
+    DeadlinePassed {
+        /// What was running: `"the cell enumeration"` or `"the relaxed duals"`.
+        stage: &'static str,
+    },
     /// No open node was left while the gap `PUBD - RLBD` was still above `tol`. The cells of
     /// a node cover its region, so at least one relaxed dual of every expanded node is
     /// feasible: an empty tree with an open gap means the LP backend's verdicts were

@@ -121,8 +121,12 @@ pub struct Certificate {
 /// `pre_s`, `uri_s`, `dual_s`, `total_s` (with `trace(false)` the trace is empty). Its
 /// termination is `Converged` when the gap closed, `Solved` when no open node was left
 /// with the gap closed, `BudgetExhausted` when the tree reached `max_nodes` first (not
-/// converged), or `MaxIterations` / `TimeLimit`. A tree that empties with the gap open is
-/// an error ([`GopError::EmptyTree`](crate::GopError::EmptyTree)), not a fitted model.
+/// converged), or `MaxIterations` / `TimeLimit`. The time limit is read inside an
+/// expansion too: an expansion it interrupts is abandoned (its node stays open, it adds no
+/// children and no [`IterationRecord`], `num_duals` is 0 in its trace record) and the fit
+/// ends with `TimeLimit` on the bounds found so far (`RLBD` may then be `-inf`: no leaf
+/// below the root yet). A tree that empties with the gap open is an error
+/// ([`GopError::EmptyTree`](crate::GopError::EmptyTree)), not a fitted model.
 #[derive(Debug, Clone)]
 pub struct FittedGop {
     pub(crate) x: Mat<f64>,
@@ -176,7 +180,8 @@ impl FittedGop {
         self.certificate.gap
     }
 
-    /// Per-iteration records.
+    /// Per-iteration records, one per completed expansion: an expansion abandoned at the
+    /// time limit leaves none (the report's trace has its iteration).
     #[must_use]
     pub fn history(&self) -> &[IterationRecord] {
         &self.history

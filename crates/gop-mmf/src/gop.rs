@@ -20,22 +20,33 @@
 //! the feasible set (with the default [`Linearization::Product`](crate::Linearization);
 //! `Linearization::Paper` gives no valid bound in general). The loop stops when `PUBD - RLBD <= tol` or a limit is hit; the
 //! shared iteration engine of `bl-core` owns the iteration and time limits.
+//!
+//! The time limit is also read inside an expansion, before every LP of the cell
+//! enumeration and every relaxed dual (one node can have hundreds of thousands of cells):
+//! once it has passed (measured from the first iteration's start, which is never before the
+//! engine's), the expansion is abandoned, its node stays open with its bound, and the engine
+//! ends the fit with `TimeLimit` on the bounds found so far. A node whose cells would need
+//! more than [`bl_core::limits::MAX_ELEMENTS`] values (`H + 2 M K + K N` per cell) is
+//! refused before its sign vectors are built:
+//! [`BlError::InvalidParameter`] naming `k`.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::Instant;
 
+use bl_core::BlError;
 use bl_core::engine::{Observer, Progress, Stop, run};
 use bl_core::error::build::shape_mismatch;
 use bl_core::fit::Fit;
+use bl_core::limits::MAX_ELEMENTS;
 use bl_core::params::invalid;
 use faer::{Mat, MatRef};
 use lp_backend::LpSolver;
 use rand::RngExt;
 
 use crate::arrangement::{CellOptions, SignedHyperplane, enumerate_cells};
-use crate::dual::{DualLayout, Level, solve_relaxed_duals};
+use crate::dual::{DualLayout, Level, solve_relaxed_duals_until};
 use crate::error::{GopError, Result};
 use crate::fitted::{Certificate, FittedGop, IterationRecord, NodeState, Timing, TreeNode};
 use crate::lagrangian::{Affine, Lagrangian};
@@ -153,7 +164,17 @@ impl Search<'_> {
         Ok(out)
     }
 
-    fn expand(&mut self, id: usize, iteration: usize) -> Result<()> {
+    /// Expands the open node `id` (already taken off the heap) at `iteration`: steps 1-4
+    /// of the module docs, its children added to the tree and its record to the history.
+    /// When `deadline` passes during the cell enumeration or the relaxed duals, the
+    /// expansion is abandoned: the node goes back on the heap, open, with no children and
+    /// no record (the primal's point, already solved, may still have improved `PUBD`).
+    fn expand(
+        &mut self,
+        id: usize,
+        iteration: usize,
+        deadline: Option<Instant>,
+    ) -> Result<Expansion> {
         let (m, k, n) = (self.m, self.k, self.n);
         let mk = m * k;
         let budget = self.params.budget();
@@ -173,11 +194,15 @@ impl Search<'_> {
 
         let t = Instant::now();
         let (region, lagrangians) = self.path(id)?;
+        let h = level.num_hyperplanes();
+        let per_cell = cell_values(h, mk, k * n);
         let options = CellOptions {
             min_slack: self.params.cell_slack() * budget,
             rank_shortcut: self.params.rank_shortcut(),
             local: self.params.tangent_cone_cells(),
             parallel: true,
+            max_cells: MAX_ELEMENTS / per_cell,
+            deadline,
         };
         let cells = enumerate_cells(
             self.solver,
@@ -187,7 +212,39 @@ impl Search<'_> {
             &x,
             &level.filtered.reps,
             &options,
-        )?;
+        );
+        let cells = match cells {
+            Err(GopError::DeadlinePassed { .. }) => {
+                return Ok(self.abandon(
+                    id,
+                    t_primal,
+                    t_pre,
+                    t.elapsed().as_secs_f64(),
+                    0.0,
+                    start,
+                ));
+            }
+            Err(GopError::Core(BlError::InvalidParameter {
+                name: "max_cells",
+                value,
+                ..
+            })) => {
+                return Err(invalid(
+                    "k",
+                    format!("{k}: node {id} (iteration {iteration}) has {value}"),
+                    format!(
+                        "a K whose cells of one node fit in memory: each cell keeps \
+                         H + 2 M K + K N = {per_cell} values (its {h} signs, the relaxed \
+                         dual's and the child's x, the child's theta^B), at most \
+                         {MAX_ELEMENTS} values in all ({} cells); lower k or use fewer \
+                         samples (the cells of a node multiply over its K components)",
+                        options.max_cells
+                    ),
+                )
+                .into());
+            }
+            other => other?,
+        };
         let t_uri = t.elapsed().as_secs_f64();
 
         let t = Instant::now();
@@ -198,14 +255,28 @@ impl Search<'_> {
             &lagrangians,
             self.params.nonnegative_bound(),
         )?;
-        let results = solve_relaxed_duals(
+        let results = solve_relaxed_duals_until(
             self.solver,
             &layout,
             &base,
             &level,
             &cells.signs,
             &format!("node {id} (iteration {iteration})"),
-        )?;
+            deadline,
+        );
+        let results = match results {
+            Err(GopError::DeadlinePassed { .. }) => {
+                return Ok(self.abandon(
+                    id,
+                    t_primal,
+                    t_pre,
+                    t_uri,
+                    t.elapsed().as_secs_f64(),
+                    start,
+                ));
+            }
+            other => other?,
+        };
         let t_dual = t.elapsed().as_secs_f64();
 
         let parent_lb = self.nodes[id].lb;
@@ -269,8 +340,51 @@ impl Search<'_> {
                 shortcut: cells.shortcut,
             },
         });
-        Ok(())
+        Ok(Expansion::Complete)
     }
+
+    /// Gives up the expansion of `id` (its deadline passed): the node goes back on the heap,
+    /// open. Returns the times spent, with no relaxed dual solved.
+    fn abandon(
+        &mut self,
+        id: usize,
+        primal: f64,
+        pre: f64,
+        uri: f64,
+        dual: f64,
+        start: Instant,
+    ) -> Expansion {
+        self.heap.push(Entry {
+            lb: self.nodes[id].lb,
+            id,
+        });
+        Expansion::Interrupted(Timing {
+            primal,
+            pre,
+            uri,
+            dual,
+            total: start.elapsed().as_secs_f64(),
+            ..Timing::default()
+        })
+    }
+}
+
+/// How an expansion ended.
+enum Expansion {
+    /// Children added and the record pushed to the history.
+    Complete,
+    /// Abandoned at the deadline, with the times spent: the node is open again.
+    Interrupted(Timing),
+}
+
+/// Values one cell of a node keeps (the bound of [`CellOptions::max_cells`] in a fit is
+/// [`MAX_ELEMENTS`] over this): its `h` signs, the relaxed dual's `x` and the child's `x`
+/// (`mk` each) and, in the returned tree, the child's `theta^B` (`kn`). Saturating; at
+/// least 1.
+fn cell_values(h: usize, mk: usize, kn: usize) -> usize {
+    h.saturating_add(mk.saturating_mul(2))
+        .saturating_add(kn)
+        .max(1)
 }
 
 fn starting_point(params: &GopValidParams, m: usize) -> Result<Vec<f64>> {
@@ -384,7 +498,17 @@ impl GopValidParams {
             best: None,
             history: Vec::new(),
         };
+        let mut deadline = None;
         let report = run(params.iteration(), observers, |iteration| {
+            if iteration == 1 {
+                // The engine started its clock just before this first step, so this
+                // deadline is never before the engine's: once it has passed, the engine
+                // also sees the time limit passed and reports `TimeLimit`.
+                deadline = params
+                    .iteration()
+                    .time_limit
+                    .and_then(|limit| Instant::now().checked_add(limit));
+            }
             let id = if iteration == 1 {
                 0
             } else {
@@ -413,12 +537,17 @@ impl GopValidParams {
                     }
                 }
             };
-            pool.install(|| search.expand(id, iteration))?;
-            let rec = search
-                .history
-                .last()
-                .map(|r| (r.upper_bound, r.lower_bound, r.timing));
-            let (ub, lb, tm) = rec.unwrap_or((f64::INFINITY, 0.0, Timing::default()));
+            let expansion = pool.install(|| search.expand(id, iteration, deadline))?;
+            let (ub, lb, tm) = match expansion {
+                Expansion::Complete => search
+                    .history
+                    .last()
+                    .map(|r| (r.upper_bound, r.lower_bound, r.timing))
+                    .unwrap_or((f64::INFINITY, 0.0, Timing::default())),
+                // The time limit has passed: the engine ends the run with `TimeLimit`
+                // (unless the gap closed), on the bounds as they stand.
+                Expansion::Interrupted(tm) => (search.upper(), search.lower(), tm),
+            };
             let p = Progress::new(ub, ub - lb)
                 .with("lower_bound", lb)
                 .with("num_duals", tm.num_duals as f64)
@@ -429,7 +558,9 @@ impl GopValidParams {
                 .with("total_s", tm.total);
             // Out of nodes: the engine reports `BudgetExhausted` (not converged) unless
             // the gap closed on this very node.
-            let exhausted = search.nodes.len() >= params.max_nodes();
+            // An interrupted expansion added no node: the time limit ended it.
+            let exhausted = matches!(expansion, Expansion::Complete)
+                && search.nodes.len() >= params.max_nodes();
             Ok(p.stop_if(exhausted.then_some(Stop::BudgetExhausted)))
         })?;
         let upper_bound = search.upper();

@@ -5,7 +5,10 @@ use std::collections::HashSet;
 
 use lp_backend::{Cmp, InteriorPointSearch, LinearProgram, LpOutcome, LpSolver, Row, Sense};
 
-use super::{CellOptions, CellQuery, Cells, SignedHyperplane, find_root, walk};
+use super::{
+    CellOptions, CellQuery, Cells, ENUMERATION, SignedHyperplane, check_deadline, dense_normals,
+    find_root, too_many_cells, walk,
+};
 use crate::error::Result;
 use crate::lagrangian::Affine;
 
@@ -70,12 +73,15 @@ enum BlockVerdict {
 
 /// The cells of one cone block, by the walk over sign vectors of its hyperplanes; each
 /// candidate is tested by an interior-point LP in the block's coordinates (`r` variables
-/// in `[-1, 1]` plus the slack). Returns the verdict and the LPs solved.
+/// in `[-1, 1]` plus the slack), after a look at `options.deadline`. Returns the verdict
+/// and the LPs solved; refused (naming `max_cells`) when the block alone has more than
+/// `limit` cells.
 fn block_cells(
     solver: &dyn LpSolver,
     block: &ConeBlock,
     angle_tol: f64,
-    parallel: bool,
+    options: &CellOptions,
+    limit: usize,
 ) -> Result<(BlockVerdict, usize)> {
     let r = block
         .normals
@@ -95,6 +101,7 @@ fn block_cells(
     };
     let base: Vec<Row> = block.active.iter().map(|a| dense_row(a, 1.0)).collect();
     let bounds = vec![(-1.0, 1.0); r];
+    check_deadline(options.deadline, ENUMERATION)?;
     let search = InteriorPointSearch::new(solver, &bounds, &base, 1.0, angle_tol)?;
     let mut lp_solves = 1;
     let Some(deepest) = search.base()? else {
@@ -105,6 +112,7 @@ fn block_cells(
         return Ok((BlockVerdict::Cells(vec![Vec::new()]), lp_solves));
     }
     let test = |s: &Vec<i8>| -> Result<bool> {
+        check_deadline(options.deadline, ENUMERATION)?;
         let rows: Vec<Row> = block
             .normals
             .iter()
@@ -137,7 +145,7 @@ fn block_cells(
     let Some(root) = root else {
         return Ok((BlockVerdict::NoRoot, lp_solves));
     };
-    let (cells, walk_lps) = walk(root, visited, h, parallel, &test)?;
+    let (cells, walk_lps) = walk(root, visited, h, options.parallel, limit, &test)?;
     Ok((BlockVerdict::Cells(cells), lp_solves + walk_lps))
 }
 
@@ -155,21 +163,11 @@ fn block_cells(
 fn inward_direction_exists<'a>(
     solver: &dyn LpSolver,
     center: &[f64],
-    normals: impl Iterator<Item = &'a Affine>,
+    normals: impl ExactSizeIterator<Item = &'a Affine>,
     mk: usize,
     tol: f64,
 ) -> Result<(bool, usize)> {
-    let dense: Vec<Vec<f64>> = normals
-        .map(|g| {
-            let mut v = vec![0.0; mk];
-            for &(i, a) in &g.coeffs {
-                if i < mk {
-                    v[i] += a;
-                }
-            }
-            v
-        })
-        .collect();
+    let dense = dense_normals(normals, mk)?;
     let basis = orthonormal_basis(&dense);
     let mut w: Vec<f64> = center
         .iter()
@@ -275,19 +273,25 @@ pub(super) fn local_cells(
     }
     let mut lp_solves = 0;
     if on_ball_boundary {
-        let (inward, solves) = inward_direction_exists(
-            solver,
-            center,
-            hyperplanes.iter().chain(active.iter().map(|r| &r.g)),
-            mk,
-            tol,
-        )?;
+        let normals: Vec<&Affine> = hyperplanes
+            .iter()
+            .chain(active.iter().map(|r| &r.g))
+            .collect();
+        check_deadline(options.deadline, ENUMERATION)?;
+        let (inward, solves) =
+            inward_direction_exists(solver, center, normals.into_iter(), mk, tol)?;
         lp_solves += solves;
         if !inward {
             return Ok(None);
         }
     }
     let angle_tol = (options.min_slack / budget).max(1e-12);
+    // The blocks hold dense normals over their variables: at most `rows x mk` values.
+    bl_core::limits::buffer_len(
+        "mk (dense normals: hyperplanes x mk)",
+        &[hyperplanes.len().saturating_add(active.len()), mk],
+    )?;
+    let limit = super::cell_limit(options, hyperplanes.len());
 
     // Blocks: hyperplanes and active rows that share a variable, transitively.
     let mut parent: Vec<usize> = (0..mk).collect();
@@ -368,12 +372,14 @@ pub(super) fn local_cells(
         })
         .collect();
 
-    let mut signs: Vec<Vec<i8>> = vec![vec![0; hyperplanes.len()]];
+    // Every block's cells first; the cells of the cone are their Cartesian product, whose
+    // size is known (and checked) before any of its sign vectors is built.
+    let mut per_block: Vec<Vec<Vec<i8>>> = Vec::with_capacity(blocks.len());
     for block in &blocks {
-        let (verdict, solves) = block_cells(solver, block, angle_tol, options.parallel)?;
+        let (verdict, solves) = block_cells(solver, block, angle_tol, options, limit)?;
         lp_solves += solves;
-        let cells = match verdict {
-            BlockVerdict::Cells(cells) => cells,
+        match verdict {
+            BlockVerdict::Cells(cells) => per_block.push(cells),
             // The region has no interior near the center, so none at all (it is convex).
             BlockVerdict::EmptyCone => {
                 return Ok(Some(Cells {
@@ -385,10 +391,23 @@ pub(super) fn local_cells(
             }
             // Numerically degenerate: leave it to the walk on the whole region.
             BlockVerdict::NoRoot => return Ok(None),
-        };
-        let mut next = Vec::with_capacity(signs.len() * cells.len());
+        }
+    }
+    let total = per_block
+        .iter()
+        .try_fold(1usize, |acc, cells| acc.checked_mul(cells.len()))
+        .filter(|&n| n <= limit);
+    let Some(total) = total else {
+        return Err(too_many_cells(product_of_blocks(&per_block), limit));
+    };
+    let mut signs: Vec<Vec<i8>> = vec![vec![0; hyperplanes.len()]];
+    for (block, cells) in blocks.iter().zip(&per_block) {
+        check_deadline(options.deadline, ENUMERATION)?;
+        // At most `total` sign vectors (checked above), reserved without aborting.
+        let mut next =
+            bl_core::limits::try_with_capacity("max_cells", &[signs.len(), cells.len()])?;
         for partial in &signs {
-            for cell in &cells {
+            for cell in cells {
                 let mut s = partial.clone();
                 for (&i, &v) in block.hyperplanes.iter().zip(cell) {
                     s[i] = v;
@@ -398,10 +417,27 @@ pub(super) fn local_cells(
         }
         signs = next;
     }
+    debug_assert_eq!(signs.len(), total);
     Ok(Some(Cells {
         signs,
         lp_solves,
         shortcut: false,
         local: true,
     }))
+}
+
+/// The number of cells of the product of the blocks' cells, for an error message: the
+/// exact count (or `more than 2^128`) and the factors, e.g.
+/// `"68719476736 cells (64 x 64 x 64 x 64 x 64 x 64 over 6 blocks)"`.
+fn product_of_blocks(per_block: &[Vec<Vec<i8>>]) -> String {
+    let count = per_block
+        .iter()
+        .try_fold(1u128, |acc, cells| acc.checked_mul(cells.len() as u128))
+        .map_or_else(|| "more than 2^128".to_string(), |n| n.to_string());
+    let factors: Vec<String> = per_block.iter().map(|c| c.len().to_string()).collect();
+    format!(
+        "{count} cells ({} over {} blocks)",
+        factors.join(" x "),
+        per_block.len()
+    )
 }

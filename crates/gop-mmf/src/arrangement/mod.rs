@@ -75,16 +75,30 @@
 //! `v = A^T (A A^T)^{-1} s` has `sign(A v) = s`, and `x^t + tau v` stays inside `R` for a
 //! small `tau`), so no LP is needed. [`brute_force_cells`] tests all `2^H` sign vectors
 //! (`H <= 20`) and exists for tests.
+//!
+//! # How many cells, and for how long
+//!
+//! The cells of the blocks multiply: with `K` blocks of `c` cells a node has `c^K` cells.
+//! [`enumerate_cells`] returns at most [`CellOptions::max_cells`] cells, and at most
+//! [`bl_core::limits::MAX_ELEMENTS`] signs in all; a query with more is refused
+//! ([`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) naming `max_cells`),
+//! never cut short, since the cells must cover the region. The rank shortcut (`2^H`) and
+//! the tangent cone (the product of its blocks' counts, in checked arithmetic) know the
+//! count before they build a sign vector; the walks stop as soon as they have found more.
+//! [`CellOptions::deadline`] is read before every LP (and every block of the product):
+//! once it has passed the enumeration returns
+//! [`GopError::DeadlinePassed`].
 
 mod cone;
 mod filter;
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use lp_backend::{Cmp, InteriorPointSearch, LpSolver, Row};
 use rayon::prelude::*;
 
-use crate::error::Result;
+use crate::error::{GopError, Result};
 use crate::lagrangian::Affine;
 
 pub use filter::{Filtered, Term, filter};
@@ -136,6 +150,15 @@ pub struct CellOptions {
     pub local: bool,
     /// Run the LPs of one breadth level in parallel (rayon).
     pub parallel: bool,
+    /// The most cells the enumeration may return (default `usize::MAX`: only the bound on
+    /// the sign vectors, at most [`bl_core::limits::MAX_ELEMENTS`] signs in all). A query
+    /// with more cells is refused before their sign vectors are built (see
+    /// [`enumerate_cells`]); the enumeration is never cut short, which would lose the
+    /// cover of the region.
+    pub max_cells: usize,
+    /// A deadline: once it has passed, the enumeration stops at its next LP and returns
+    /// [`GopError::DeadlinePassed`] (default `None`: no deadline).
+    pub deadline: Option<Instant>,
 }
 
 impl Default for CellOptions {
@@ -145,8 +168,66 @@ impl Default for CellOptions {
             rank_shortcut: true,
             local: true,
             parallel: true,
+            max_cells: usize::MAX,
+            deadline: None,
         }
     }
+}
+
+/// [`GopError::DeadlinePassed`] (naming `stage`) when `deadline` has passed.
+pub(crate) fn check_deadline(deadline: Option<Instant>, stage: &'static str) -> Result<()> {
+    match deadline {
+        Some(d) if Instant::now() >= d => Err(GopError::DeadlinePassed { stage }),
+        _ => Ok(()),
+    }
+}
+
+/// The stage named by the deadline errors of the cell enumeration.
+const ENUMERATION: &str = "the cell enumeration";
+
+/// The most cells a query of `h` hyperplanes may have: [`CellOptions::max_cells`], and at
+/// most [`bl_core::limits::MAX_ELEMENTS`] signs in all (`h` per cell).
+fn cell_limit(options: &CellOptions, h: usize) -> usize {
+    options
+        .max_cells
+        .min(bl_core::limits::MAX_ELEMENTS / h.max(1))
+}
+
+/// The refusal of a query that needs `needed` (e.g. `"4096 cells (...)"`) where at most
+/// `limit` cells are allowed: [`BlError::InvalidParameter`](bl_core::BlError) naming
+/// `max_cells`.
+fn too_many_cells(needed: impl std::fmt::Display, limit: usize) -> GopError {
+    bl_core::params::invalid(
+        "max_cells",
+        needed,
+        format!(
+            "at most {limit} cells (CellOptions::max_cells, and at most {} signs in all)",
+            bl_core::limits::MAX_ELEMENTS
+        ),
+    )
+    .into()
+}
+
+/// Dense copies (length `mk`) of the normals of `rows`, whose `rows.len() x mk` values are
+/// checked by [`bl_core::limits::buffer_len`] first and reserved with `try_reserve_exact`;
+/// coefficients on a variable `>= mk` are skipped (the callers checked them).
+fn dense_normals<'a>(
+    rows: impl ExactSizeIterator<Item = &'a Affine>,
+    mk: usize,
+) -> Result<Vec<Vec<f64>>> {
+    let what = "mk (dense normals: hyperplanes x mk)";
+    bl_core::limits::buffer_len(what, &[rows.len(), mk])?;
+    let mut dense = bl_core::limits::try_with_capacity(what, &[rows.len()])?;
+    for g in rows {
+        let mut v: Vec<f64> = bl_core::limits::try_zeroed(what, &[mk])?;
+        for &(i, a) in &g.coeffs {
+            if let Some(slot) = v.get_mut(i) {
+                *slot += a;
+            }
+        }
+        dense.push(v);
+    }
+    Ok(dense)
 }
 
 /// Checks the sizes of an arrangement query before anything is built from them: `2 mk`
@@ -225,22 +306,17 @@ fn strictly_inside(x: &[f64], budget: f64, region: &[SignedHyperplane], tol: f64
 }
 
 /// Whether the unit normals are linearly independent (Cholesky of their Gram matrix).
-fn independent(hyperplanes: &[Affine], mk: usize) -> bool {
+///
+/// # Errors
+/// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) when the dense normals
+/// (`h x mk` values) cannot be held ([`dense_normals`]).
+fn independent(hyperplanes: &[Affine], mk: usize) -> Result<bool> {
     let h = hyperplanes.len();
     if h > mk {
-        return false;
+        return Ok(false);
     }
-    let dense: Vec<Vec<f64>> = hyperplanes
-        .iter()
-        .map(|g| {
-            let mut v = vec![0.0; mk];
-            for &(i, a) in &g.coeffs {
-                v[i] += a;
-            }
-            v
-        })
-        .collect();
-    let mut l = vec![0.0; h * h];
+    let dense = dense_normals(hyperplanes.iter(), mk)?;
+    let mut l: Vec<f64> = bl_core::limits::try_zeroed("hyperplanes (Gram factor)", &[h, h])?;
     for i in 0..h {
         for j in 0..=i {
             let mut s: f64 = dense[i].iter().zip(&dense[j]).map(|(a, b)| a * b).sum();
@@ -250,7 +326,7 @@ fn independent(hyperplanes: &[Affine], mk: usize) -> bool {
             if i == j {
                 // Unit normals: a pivot this small means (near) dependence.
                 if s <= 1e-8 {
-                    return false;
+                    return Ok(false);
                 }
                 l[i * h + i] = s.sqrt();
             } else {
@@ -258,18 +334,29 @@ fn independent(hyperplanes: &[Affine], mk: usize) -> bool {
             }
         }
     }
-    true
+    Ok(true)
 }
 
-/// All `2^h` sign vectors, in binary order.
-fn all_sign_vectors(h: usize) -> Vec<Vec<i8>> {
-    (0..1u64 << h)
-        .map(|bits| {
-            (0..h)
-                .map(|i| if bits & (1 << i) != 0 { -1 } else { 1 })
-                .collect()
-        })
-        .collect()
+/// All `2^h` sign vectors, in binary order, for `h < 64`; refused (naming `max_cells`)
+/// when there are more than `limit` of them, before any is built.
+fn all_sign_vectors(h: usize, limit: usize) -> Result<Vec<Vec<i8>>> {
+    let count = u32::try_from(h)
+        .ok()
+        .and_then(|h| 1usize.checked_shl(h))
+        .filter(|&n| n <= limit)
+        .ok_or_else(|| {
+            too_many_cells(
+                format!("2^{h} cells (every sign vector of {h} hyperplanes)"),
+                limit,
+            )
+        })?;
+    let mut all = bl_core::limits::try_with_capacity("max_cells", &[count])?;
+    all.extend((0..count).map(|bits| {
+        (0..h)
+            .map(|i| if bits & (1 << i) != 0 { -1 } else { 1 })
+            .collect()
+    }));
+    Ok(all)
 }
 
 /// Enumerates the cells of the arrangement `hyperplanes` inside the region `{||x||_1 <=
@@ -278,11 +365,20 @@ fn all_sign_vectors(h: usize) -> Vec<Vec<i8>> {
 /// enumeration. The hyperplanes must be pairwise distinct (as [`filter`] returns them):
 /// the walk flips one sign at a time. `mk = M K`.
 ///
+/// The number of cells is bounded by [`CellOptions::max_cells`] and by
+/// [`bl_core::limits::MAX_ELEMENTS`] signs in all (`H` per cell): a query with more cells
+/// is refused, never cut short (the cells must cover the region). The rank shortcut
+/// (`2^H` cells) and the tangent cone (the product of its blocks' cells) know the count
+/// before they build a sign vector; the walks stop as soon as they have found more.
+/// [`CellOptions::deadline`] is read before every LP and every block of the product.
+///
 /// # Errors
 /// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) when `2 mk` exceeds
 /// [`bl_core::limits::MAX_ELEMENTS`] or a hyperplane or region row has a coefficient on a
-/// variable `>= mk` (checked before anything is built); an LP failure; in the fallback for
-/// degenerate regions ([`brute_force_cells`]), more than 20 hyperplanes.
+/// variable `>= mk` (checked before anything is built), or naming `max_cells` when there
+/// are more cells than the bound above (the value says how many, or more than how many);
+/// [`GopError::DeadlinePassed`] once the deadline has passed; an LP failure; in the
+/// fallback for degenerate regions ([`brute_force_cells`]), more than 20 hyperplanes.
 pub fn enumerate_cells(
     solver: &dyn LpSolver,
     mk: usize,
@@ -294,6 +390,8 @@ pub fn enumerate_cells(
 ) -> Result<Cells> {
     let bounds = checked_bounds(mk, budget, region, hyperplanes)?;
     let h = hyperplanes.len();
+    let limit = cell_limit(options, h);
+    check_deadline(options.deadline, ENUMERATION)?;
     if h == 0 {
         return Ok(Cells {
             signs: vec![Vec::new()],
@@ -306,10 +404,10 @@ pub fn enumerate_cells(
         && h < 31
         && center.len() == mk
         && strictly_inside(center, budget, region, options.min_slack.max(1e-12))
-        && independent(hyperplanes, mk)
+        && independent(hyperplanes, mk)?
     {
         return Ok(Cells {
-            signs: all_sign_vectors(h),
+            signs: all_sign_vectors(h, limit)?,
             lp_solves: 0,
             shortcut: true,
             local: false,
@@ -331,6 +429,7 @@ pub fn enumerate_cells(
         return Ok(cells);
     }
     let base = region_rows(mk, budget, region);
+    check_deadline(options.deadline, ENUMERATION)?;
     let search = InteriorPointSearch::new(solver, &bounds, &base, budget, options.min_slack)?;
     let mut lp_solves = 1;
     let Some(center_point) = search.base()? else {
@@ -345,6 +444,7 @@ pub fn enumerate_cells(
         .map(|i| center_point.point[i] - center_point.point[mk + i])
         .collect();
     let test = |s: &Vec<i8>| -> Result<bool> {
+        check_deadline(options.deadline, ENUMERATION)?;
         Ok(search.with_extra(&sign_rows(hyperplanes, s, mk))?.is_some())
     };
 
@@ -358,14 +458,14 @@ pub fn enumerate_cells(
     let Some(root) = root else {
         // No cell from the deepest point's neighbourhood: fall back to testing every sign
         // vector (only reachable for degenerate regions).
-        let cells = brute_force_cells(solver, mk, budget, region, hyperplanes, options.min_slack)?;
+        let cells = brute_force(solver, mk, budget, region, hyperplanes, options)?;
         return Ok(Cells {
             lp_solves: lp_solves + cells.lp_solves,
             ..cells
         });
     };
 
-    let (cells, walk_lps) = walk(root, visited, h, options.parallel, &test)?;
+    let (cells, walk_lps) = walk(root, visited, h, options.parallel, limit, &test)?;
     Ok(Cells {
         signs: cells,
         lp_solves: lp_solves + walk_lps,
@@ -410,12 +510,14 @@ where
 
 /// Breadth-first walk over the cell adjacency graph from the cell `root`: every neighbour
 /// (one sign flipped) not yet in `visited` is tested once by `test`. Returns the cells found
-/// (root first) and the number of tests.
+/// (root first) and the number of tests; refused (naming `max_cells`) as soon as more than
+/// `limit` cells are found.
 fn walk<F>(
     root: Vec<i8>,
     mut visited: HashSet<Vec<i8>>,
     h: usize,
     parallel: bool,
+    limit: usize,
     test: &F,
 ) -> Result<(Vec<Vec<i8>>, usize)>
 where
@@ -449,6 +551,15 @@ where
             }
         }
         cells.extend(frontier.iter().cloned());
+        if cells.len() > limit {
+            return Err(too_many_cells(
+                format!(
+                    "more than {limit} cells (the walk over {h} hyperplanes had found {})",
+                    cells.len()
+                ),
+                limit,
+            ));
+        }
     }
     Ok((cells, lp_solves))
 }
@@ -491,6 +602,23 @@ pub fn brute_force_cells(
     hyperplanes: &[Affine],
     min_slack: f64,
 ) -> Result<Cells> {
+    let options = CellOptions {
+        min_slack,
+        ..CellOptions::default()
+    };
+    brute_force(solver, mk, budget, region, hyperplanes, &options)
+}
+
+/// [`brute_force_cells`] with the cell bound and deadline of `options` (its `min_slack`
+/// too; the rest is not read).
+fn brute_force(
+    solver: &dyn LpSolver,
+    mk: usize,
+    budget: f64,
+    region: &[SignedHyperplane],
+    hyperplanes: &[Affine],
+    options: &CellOptions,
+) -> Result<Cells> {
     let bounds = checked_bounds(mk, budget, region, hyperplanes)?;
     if hyperplanes.len() > MAX_BRUTE_FORCE_HYPERPLANES {
         return Err(bl_core::params::invalid(
@@ -501,11 +629,24 @@ pub fn brute_force_cells(
         .into());
     }
     let base = region_rows(mk, budget, region);
-    let search = InteriorPointSearch::new(solver, &bounds, &base, budget, min_slack)?;
-    let all = all_sign_vectors(hyperplanes.len());
+    check_deadline(options.deadline, ENUMERATION)?;
+    let search = InteriorPointSearch::new(solver, &bounds, &base, budget, options.min_slack)?;
+    // At most 2^20 sign vectors are tried; the cells among them obey the bound.
+    let all = all_sign_vectors(hyperplanes.len(), usize::MAX)?;
+    let limit = cell_limit(options, hyperplanes.len());
     let mut signs = Vec::new();
     for s in &all {
+        check_deadline(options.deadline, ENUMERATION)?;
         if search.with_extra(&sign_rows(hyperplanes, s, mk))?.is_some() {
+            if signs.len() == limit {
+                return Err(too_many_cells(
+                    format!(
+                        "more than {limit} cells (of 2^{} sign vectors)",
+                        hyperplanes.len()
+                    ),
+                    limit,
+                ));
+            }
             signs.push(s.clone());
         }
     }

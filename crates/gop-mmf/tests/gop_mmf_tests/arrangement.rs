@@ -89,6 +89,7 @@ fn walk_finds_the_cells_brute_force_finds() {
                 rank_shortcut: shortcut,
                 local: seed % 3 != 0,
                 parallel: seed % 2 == 0,
+                ..CellOptions::default()
             };
             let walk =
                 enumerate_cells(&solver, d, budget, &region, &center, &hyperplanes, &options)
@@ -308,6 +309,7 @@ fn tangent_cone_cells_match_brute_force_with_active_rows_and_blocks() {
             rank_shortcut: false,
             local: true,
             parallel: seed % 2 == 0,
+            ..CellOptions::default()
         };
         let local =
             enumerate_cells(&solver, d, budget, &region, &center, &hyperplanes, &options).unwrap();
@@ -390,6 +392,7 @@ fn tangent_cone_cells_with_the_center_on_the_ball_boundary_match_brute_force() {
             rank_shortcut: false,
             local: true,
             parallel: false,
+            ..CellOptions::default()
         };
         let cells =
             enumerate_cells(&solver, d, budget, &region, &center, &hyperplanes, &options).unwrap();

@@ -8,6 +8,7 @@ mod custom_lp_backend;
 mod deserialized;
 mod doc_claims;
 mod hostile_calls;
+mod hostile_growth;
 mod hostile_params;
 mod observed_fit;
 mod paper_invariants;
