@@ -2,7 +2,7 @@
 //! `maxcut-sdp` crate (Wang, Chang, Kolter 2017), behind `bilinear.mixing_sdp` and
 //! `bilinear.maxcut`.
 
-use maxcut_sdp::{Fit, Fitted, FittedMixing, MaxcutError, MixingParams, Problem};
+use maxcut_sdp::{Fit, Fitted, FittedMixing, MaxcutError, MixingParams, ParamGuard, Problem};
 use numpy::ndarray::{Array1, ArrayView2};
 use numpy::{IntoPyArray, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -109,6 +109,12 @@ pub fn mixing<'py>(
         }
         (None, Some(e)) => {
             let edges = edge_list(e.as_array())?;
+            // The factor V (`rank x n` values) must be possible before the problem's
+            // `O(n)` buffers are built for the declared node count.
+            guarded(|| -> Result<usize, MaxcutError> {
+                let k = p.check()?.rank_for(n);
+                Ok(bl_core::limits::buffer_len("V (rank x n)", &[k, n])?)
+            })?;
             let build = || {
                 if maxcut {
                     Problem::maxcut(n, &edges)

@@ -133,15 +133,6 @@ def test_held_out_data_of_bilinear_learners_is_scored_once():
     assert ["item_accuracy" in it for it in its] == [False, False, True]
 
 
-def test_training_seconds_leave_out_feature_generation():
-    """``TrainingLog.training_seconds``: the iterations only; the iterations' ``time``
-    of a one-machine lbfgs fit start before the feature generation, so they add up to
-    at least as much."""
-    X, y = _noisy_corpus()
-    log = CRF(max_iterations=5, all_possible_states=True).fit(X, y).training_log_
-    assert log.training_seconds <= sum(it["time"] for it in log.iterations)
-
-
 def test_dump_of_a_bilinear_model_is_a_value_error(tmp_path):
     """``Tagger.dump``: ``ValueError`` for a model of bol, bcd or sp (it has no CRFsuite
     features), as ``state_features_`` says; a CRF's dump works."""

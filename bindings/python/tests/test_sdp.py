@@ -1,6 +1,9 @@
 """mixing_sdp and maxcut against brute force on small graphs, and bad input."""
 
 import itertools
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -79,6 +82,24 @@ def test_mixing_sdp_bad_matrix(C):
 def test_maxcut_bad_edges(edges, n):
     with pytest.raises(ValueError):
         bilinear.maxcut(edges, n_nodes=n)
+
+
+def test_a_node_count_whose_factor_cannot_exist_is_refused_before_the_graph_is_built():
+    # n = 3e8 nodes at the default rank ceil(sqrt(2 n)) need a V of 7e12 values: refused
+    # before the graph's O(n) buffers (4.8 GB) are allocated. Run under a 2 GiB address
+    # space, where building them first fails on them instead of on V.
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "import bilinear\n"
+        "try:\n"
+        "    bilinear.maxcut([(0, 1)], n_nodes=3 * 10**8, certify=False)\n"
+        "except ValueError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "RAYON_NUM_THREADS": "1"})
+    assert out.returncode == 0, out.stderr
+    assert "V (rank x n)" in out.stdout, out.stdout
 
 
 def test_bad_options():

@@ -68,12 +68,30 @@ fn push_name(
     Ok(())
 }
 
+/// How deep dicts may nest in one item (module docs): the walk recurses once per level,
+/// so a deeper item, or a dict that contains itself, is refused before the stack runs out.
+pub(super) const MAX_ITEM_DEPTH: usize = 64;
+
 /// Walks one item (module docs), calling `emit(name, value)` for every attribute; `name`
 /// holds the prefix on entry and is restored on return.
 fn walk_item<F>(
     x: &Bound<'_, PyAny>,
     name: &mut String,
     place: Place<'_>,
+    emit: &mut F,
+) -> PyResult<()>
+where
+    F: FnMut(&str, f64) -> PyResult<()>,
+{
+    walk_nested(x, name, place, 0, emit)
+}
+
+/// [`walk_item`] on a dict nested `depth` levels deep in the item.
+fn walk_nested<F>(
+    x: &Bound<'_, PyAny>,
+    name: &mut String,
+    place: Place<'_>,
+    depth: usize,
     emit: &mut F,
 ) -> PyResult<()>
 where
@@ -87,8 +105,14 @@ where
                 || v.is_instance_of::<PyList>()
                 || v.is_instance_of::<PySet>()
             {
+                if depth + 1 > MAX_ITEM_DEPTH {
+                    return Err(place.err(format!(
+                        "features nest deeper than {MAX_ITEM_DEPTH} dicts (a dict that \
+                         contains itself?)"
+                    )));
+                }
                 name.push(':');
-                walk_item(&v, name, place, emit)?;
+                walk_nested(&v, name, place, depth + 1, emit)?;
             } else if v.is_instance_of::<PyString>() || v.is_instance_of::<PyBytes>() {
                 name.push(':');
                 push_name(name, &v, place, "a feature value")?;

@@ -15,7 +15,7 @@
 //! | `{"w": "the"}` (a `str` or UTF-8 `bytes` value) | `"w:the"` with value 1 |
 //! | `{"n": 2.5}` (anything `float()` accepts without a string: `int`, `float`, NumPy scalars) | `"n"` with value 2.5 |
 //! | `{"b": True}` / `{"b": False}` | `"b"` with value 1 / 0 (a bool is a number) |
-//! | `{"p": {"q": v, ...}}` (a nested `dict`) | the nested dict's attributes, each prefixed `"p:"` (`"p:q:..."`), recursively |
+//! | `{"p": {"q": v, ...}}` (a nested `dict`) | the nested dict's attributes, each prefixed `"p:"` (`"p:q:..."`), recursively, at most 64 dicts deep (`items::MAX_ITEM_DEPTH`) (a deeper item, or a dict that contains itself, is a `ValueError`) |
 //! | `{"p": ["x", "y"]}` (a `list` or `set` of `str`) | `"p:x"`, `"p:y"`, each with value 1 |
 //! | `["x", "y"]` (an item that is not a `dict`: a list, tuple, set, ... of `str`) | `"x"`, `"y"`, each with value 1 |
 //!

@@ -11,7 +11,8 @@ How items are read (as python-crfsuite reads them):
   value 1 (joined with ``:``, as python-crfsuite does);
 - ``{"n": 2.5}``: a number (int, float, NumPy scalar) gives ``"n"`` with that value;
   ``True`` / ``False`` are 1 / 0;
-- ``{"p": {...}}``: a nested dict's attributes, prefixed ``"p:"``, recursively;
+- ``{"p": {...}}``: a nested dict's attributes, prefixed ``"p:"``, recursively (at most
+  64 dicts deep: a deeper item, or a dict that contains itself, is a ``ValueError``);
 - ``{"p": ["x", "y"]}`` (a list or set of str): ``"p:x"`` and ``"p:y"``, value 1;
 - ``["x", "y"]``: an item that is a list (tuple, set) of str gives ``"x"``, ``"y"``,
   value 1; a name given twice in one item counts twice.
