@@ -89,6 +89,22 @@ impl TryFrom<RawFeatureSet> for FeatureSet {
     }
 }
 
+/// The state features of `all_possible_states` over `n_attrs` attributes and `l` labels
+/// (`A L` of them) are numbered by `u32`, and held in memory: at most `u32::MAX` and
+/// [`bl_core::limits::MAX_ELEMENTS`].
+pub(crate) fn check_all_states(n_attrs: usize, l: usize) -> crate::Result<()> {
+    let n = limits::buffer_len("attributes x labels (all_possible_states)", &[n_attrs, l])?;
+    if n >= u32::MAX as usize {
+        return Err(bl_core::BlError::InvalidParameter {
+            name: "attributes x labels (all_possible_states)",
+            value: format!("{n_attrs} x {l} = {n} state features"),
+            expected: "fewer than 2^32 - 1 (they are numbered by u32)".into(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 impl FeatureSet {
     /// Generates the features of `data` (module docs).
     ///
@@ -132,6 +148,7 @@ impl FeatureSet {
         }
         let mut state_off = Vec::with_capacity(n_attrs + 1);
         let mut state_label = if options.all_possible_states {
+            check_all_states(n_attrs, l)?;
             limits::try_with_capacity("attributes x labels (all_possible_states)", &[n_attrs, l])?
         } else {
             Vec::new()

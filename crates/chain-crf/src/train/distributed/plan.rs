@@ -149,8 +149,14 @@ impl Plan {
             });
         }
         let (n_attrs, l) = (attributes.len(), labels.len());
+        // The merged dictionaries can be larger than any shard's: the tables they size are
+        // checked as `FeatureSet::generate` checks a shard's.
+        let mut transitions =
+            bl_core::limits::try_zeroed("labels x labels (transitions)", &[l, l])?;
+        if options.all_possible_states {
+            crate::features::check_all_states(n_attrs, l)?;
+        }
         let mut state = Vec::with_capacity(summaries.iter().map(|s| s.state.len()).sum());
-        let mut transitions = vec![0.0; l * l];
         for (s, m) in summaries.iter().zip(&mut remaps) {
             m.n_attributes = n_attrs;
             m.n_labels = l;
