@@ -30,7 +30,9 @@ pub enum GopError {
     /// relaxed duals ([`solve_relaxed_duals_until`](crate::dual::solve_relaxed_duals_until))
     /// passed before they were done: their work is abandoned, not cut short. A fit never
     /// returns it: the fit's `time_limit` sets the deadline, and an expansion it interrupts
-    /// leaves its node open and ends the fit with `TerminationReason::TimeLimit`.
+    /// leaves its node unexpanded (open, or pruned when its bound can no longer beat
+    /// `PUBD - tol`) and ends the fit with `TerminationReason::TimeLimit` (or
+    /// `Converged`, when that node's primal closed the gap).
     #[error("the deadline passed during {stage}; its work was abandoned")]
     DeadlinePassed {
         /// What was running: `"the cell enumeration"` or `"the relaxed duals"`.

@@ -122,10 +122,12 @@ pub struct Certificate {
 /// termination is `Converged` when the gap closed, `Solved` when no open node was left
 /// with the gap closed, `BudgetExhausted` when the tree reached `max_nodes` first (not
 /// converged), or `MaxIterations` / `TimeLimit`. The time limit is read inside an
-/// expansion too: an expansion it interrupts is abandoned (its node stays open, it adds no
-/// children and no [`IterationRecord`], `num_duals` is 0 in its trace record) and the fit
-/// ends with `TimeLimit` on the bounds found so far (`RLBD` may then be `-inf`: no leaf
-/// below the root yet). A tree that empties with the gap open is an error
+/// expansion too: an expansion it interrupts is abandoned (its node stays open, or is
+/// pruned when its bound can no longer beat `PUBD - tol`; it adds no children and no
+/// [`IterationRecord`], `num_duals` is 0 in its trace record) and the fit ends on the
+/// bounds found so far: with `TimeLimit`, or `Converged` when that node's primal closed
+/// the gap (the engine tests convergence first). When the root was interrupted, `RLBD` is
+/// the trivial bound (`-inf`, or 0 with `nonnegative_bound`: no leaf below the root yet). A tree that empties with the gap open is an error
 /// ([`GopError::EmptyTree`](crate::GopError::EmptyTree)), not a fitted model.
 #[derive(Debug, Clone)]
 pub struct FittedGop {

@@ -22,13 +22,20 @@
 //! shared iteration engine of `bl-core` owns the iteration and time limits.
 //!
 //! The time limit is also read inside an expansion, before every LP of the cell
-//! enumeration and every relaxed dual (one node can have hundreds of thousands of cells):
-//! once it has passed (measured from the first iteration's start, which is never before the
-//! engine's), the expansion is abandoned, its node stays open with its bound, and the engine
-//! ends the fit with `TimeLimit` on the bounds found so far. A node whose cells would need
-//! more than [`bl_core::limits::MAX_ELEMENTS`] values (`H + 2 M K + K N` per cell) is
-//! refused before its sign vectors are built:
-//! [`BlError::InvalidParameter`] naming `k`.
+//! enumeration (and every 4096 sign vectors of the tangent cone's product) and before every
+//! relaxed dual (one node can have hundreds of thousands of cells): once it has passed
+//! (measured from the first iteration's start, which is never before the engine's), the
+//! expansion is abandoned, its node stays open with its bound (or is pruned, when that
+//! can no longer beat `PUBD - tol`), and the engine ends the fit on the bounds found so
+//! far, with `TimeLimit` (or `Converged` when the node's primal, solved before the
+//! interruption, closed the gap: the engine tests convergence first).
+//!
+//! A node whose cells would need more than [`bl_core::limits::MAX_ELEMENTS`] values
+//! (`H + 2 M K + K N` per cell) is refused: [`BlError::InvalidParameter`] naming `k`, with
+//! the number of cells. The rank shortcut and the tangent cone refuse before they build a
+//! sign vector of the node; the walk on the whole region refuses after the first breadth
+//! level that passes the bound (see [`crate::arrangement`]). Sign vectors of an accepted
+//! count that cannot be reserved are refused naming `k` too.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -45,7 +52,7 @@ use faer::{Mat, MatRef};
 use lp_backend::LpSolver;
 use rand::RngExt;
 
-use crate::arrangement::{CellOptions, SignedHyperplane, enumerate_cells};
+use crate::arrangement::{CellOptions, SIGN_VECTORS, SignedHyperplane, enumerate_cells};
 use crate::dual::{DualLayout, Level, solve_relaxed_duals_until};
 use crate::error::{GopError, Result};
 use crate::fitted::{Certificate, FittedGop, IterationRecord, NodeState, Timing, TreeNode};
@@ -224,26 +231,18 @@ impl Search<'_> {
                     start,
                 ));
             }
-            Err(GopError::Core(BlError::InvalidParameter {
-                name: "max_cells",
-                value,
-                ..
-            })) => {
-                return Err(invalid(
-                    "k",
-                    format!("{k}: node {id} (iteration {iteration}) has {value}"),
-                    format!(
-                        "a K whose cells of one node fit in memory: each cell keeps \
-                         H + 2 M K + K N = {per_cell} values (its {h} signs, the relaxed \
-                         dual's and the child's x, the child's theta^B), at most \
-                         {MAX_ELEMENTS} values in all ({} cells); lower k or use fewer \
-                         samples (the cells of a node multiply over its K components)",
-                        options.max_cells
-                    ),
-                )
-                .into());
+            Err(err) => {
+                let node = NodeCells {
+                    k,
+                    id,
+                    iteration,
+                    h,
+                    per_cell,
+                    max_cells: options.max_cells,
+                };
+                return Err(node.refusal(err));
             }
-            other => other?,
+            Ok(cells) => cells,
         };
         let t_uri = t.elapsed().as_secs_f64();
 
@@ -377,6 +376,65 @@ enum Expansion {
     Interrupted(Timing),
 }
 
+/// The sizes of one node's cells, for the refusal of a `K` whose cells cannot be held.
+struct NodeCells {
+    k: usize,
+    id: usize,
+    iteration: usize,
+    /// Hyperplanes (signs per cell).
+    h: usize,
+    /// [`cell_values`] of the node.
+    per_cell: usize,
+    /// The [`CellOptions::max_cells`] of the enumeration.
+    max_cells: usize,
+}
+
+impl NodeCells {
+    /// The error of the node's cell enumeration as the fit reports it: the refusals of
+    /// too many cells (naming `max_cells`, the value a count of cells) and of sign vectors
+    /// whose memory cannot be reserved (naming [`SIGN_VECTORS`], the value a number of
+    /// values) become [`BlError::InvalidParameter`] naming `k`, each saying which; any
+    /// other error is returned as it is.
+    fn refusal(&self, err: GopError) -> GopError {
+        let Self {
+            k,
+            id,
+            iteration,
+            h,
+            per_cell,
+            max_cells,
+        } = *self;
+        let value = match err {
+            GopError::Core(BlError::InvalidParameter {
+                name: "max_cells",
+                value,
+                ..
+            }) => format!("{k}: node {id} (iteration {iteration}) has {value}"),
+            GopError::Core(BlError::InvalidParameter {
+                name: SIGN_VECTORS,
+                value,
+                ..
+            }) => format!(
+                "{k}: node {id} (iteration {iteration}) needs {value} for the sign vectors \
+                 of its cells, which could not be reserved"
+            ),
+            other => return other,
+        };
+        invalid(
+            "k",
+            value,
+            format!(
+                "a K whose cells of one node fit in memory: each cell keeps \
+                 H + 2 M K + K N = {per_cell} values (its {h} signs, the relaxed \
+                 dual's and the child's x, the child's theta^B), at most \
+                 {MAX_ELEMENTS} values in all ({max_cells} cells); lower k or use fewer \
+                 samples (the cells of a node multiply over its K components)"
+            ),
+        )
+        .into()
+    }
+}
+
 /// Values one cell of a node keeps (the bound of [`CellOptions::max_cells`] in a fit is
 /// [`MAX_ELEMENTS`] over this): its `h` signs, the relaxed dual's `x` and the child's `x`
 /// (`mk` each) and, in the returned tree, the child's `theta^B` (`kn`). Saturating; at
@@ -503,7 +561,8 @@ impl GopValidParams {
             if iteration == 1 {
                 // The engine started its clock just before this first step, so this
                 // deadline is never before the engine's: once it has passed, the engine
-                // also sees the time limit passed and reports `TimeLimit`.
+                // also sees the time limit passed and reports `TimeLimit` (unless the gap
+                // closed: it tests convergence first).
                 deadline = params
                     .iteration()
                     .time_limit
@@ -605,5 +664,93 @@ impl GopValidParams {
             history: search.history,
             tree,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The node of the README's example: `y` `6 x 6`, `K = 6`, 36 hyperplanes.
+    fn node() -> NodeCells {
+        let per_cell = cell_values(36, 36, 36);
+        NodeCells {
+            k: 6,
+            id: 3,
+            iteration: 4,
+            h: 36,
+            per_cell,
+            max_cells: MAX_ELEMENTS / per_cell,
+        }
+    }
+
+    /// The parts of an `InvalidParameter`, or `None`.
+    fn parts(err: &GopError) -> Option<(&'static str, &str, &str)> {
+        match err {
+            GopError::Core(BlError::InvalidParameter {
+                name,
+                value,
+                expected,
+            }) => Some((name, value.as_str(), expected.as_ref())),
+            _ => None,
+        }
+    }
+
+    /// Too many cells (`max_cells`, a count of cells) and sign vectors that cannot be
+    /// reserved (`sign vectors`, a number of values) both become `k`, each saying which;
+    /// other errors pass unchanged.
+    #[test]
+    fn a_refusal_of_the_cells_names_k_and_says_which() {
+        let node = node();
+        assert_eq!(node.per_cell, 144);
+        let expected_tail = "at most 4294967296 values in all (29826161 cells); lower k";
+
+        let count = invalid(
+            "max_cells",
+            "68719476736 cells (64 x 64 over 2 blocks)",
+            "x",
+        );
+        let err = node.refusal(count.into());
+        let Some((name, value, expected)) = parts(&err) else {
+            panic!("{err}");
+        };
+        assert_eq!(name, "k");
+        assert_eq!(
+            value,
+            "6: node 3 (iteration 4) has 68719476736 cells (64 x 64 over 2 blocks)"
+        );
+        assert!(expected.contains("H + 2 M K + K N = 144 values"), "{err}");
+        assert!(expected.contains(expected_tail), "{err}");
+
+        // The reservation's own error, as `try_with_capacity` returns it.
+        let Err(reserve) =
+            bl_core::limits::try_with_capacity::<Vec<i8>>(SIGN_VECTORS, &[65_537, 65_536])
+        else {
+            panic!("reserved 2^32 + 2^16 sign vectors");
+        };
+        assert!(
+            matches!(&reserve, BlError::InvalidParameter { name, .. } if *name == SIGN_VECTORS),
+            "{reserve}"
+        );
+        let err = node.refusal(reserve.into());
+        let Some((name, value, expected)) = parts(&err) else {
+            panic!("{err}");
+        };
+        assert_eq!(name, "k");
+        assert_eq!(
+            value,
+            "6: node 3 (iteration 4) needs 65537 x 65536 = 4295032832 values for the sign \
+             vectors of its cells, which could not be reserved"
+        );
+        assert!(!value.contains(" has "), "{err}");
+        assert!(expected.contains(expected_tail), "{err}");
+
+        // Anything else is the enumeration's own error.
+        let other = node.refusal(invalid("mk", 7, "y").into());
+        assert_eq!(other.invalid_parameter(), Some("mk"));
+        let deadline = node.refusal(GopError::DeadlinePassed {
+            stage: "the cell enumeration",
+        });
+        assert!(matches!(deadline, GopError::DeadlinePassed { .. }));
     }
 }

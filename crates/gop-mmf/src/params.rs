@@ -14,7 +14,7 @@
 //! | `budget` | `1.0` | l1 budget `P` on `x` | finite, `> 0` |
 //! | `tol` | `0.01` | the paper's `eps`: stop when the gap `PUBD - RLBD <= tol` (absolute) | finite, `> 0` |
 //! | `max_iter` | `1000` | iterations (node expansions) | `>= 1` |
-//! | `time_limit` | `None` | wall-clock limit (`None`: none), read between iterations and before every LP of an expansion; an expansion it interrupts is abandoned (its node stays open) and the fit ends with `TimeLimit` | any |
+//! | `time_limit` | `None` | wall-clock limit (`None`: none), read between iterations and before every LP of an expansion; an expansion it interrupts is abandoned (its node stays open, or is pruned against the new `PUBD`) and the fit ends with `TimeLimit` (`Converged` if that node's primal closed the gap) | any |
 //! | `threads` | `None` | worker threads for the LPs (`None`: rayon's global pool, one per core) | `1..=`[`MAX_THREADS`](bl_core::limits::MAX_THREADS) (1024) |
 //! | `trace` | `true` | keep every iteration in the report's trace | any |
 //! | `max_nodes` | `200_000` | tree size at which expansion stops (the last expansion adds all its children, so the tree may end larger) | `>= 1` |

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use lp_backend::{Cmp, InteriorPointSearch, LinearProgram, LpOutcome, LpSolver, Row, Sense};
 
 use super::{
-    CellOptions, CellQuery, Cells, ENUMERATION, SignedHyperplane, check_deadline, dense_normals,
-    find_root, too_many_cells, walk,
+    CellOptions, CellQuery, Cells, ENUMERATION, SIGN_VECTORS, SignedHyperplane, check_deadline,
+    dense_normals, find_root, too_many_cells, walk,
 };
 use crate::error::Result;
 use crate::lagrangian::Affine;
@@ -400,23 +400,14 @@ pub(super) fn local_cells(
     let Some(total) = total else {
         return Err(too_many_cells(product_of_blocks(&per_block), limit));
     };
-    let mut signs: Vec<Vec<i8>> = vec![vec![0; hyperplanes.len()]];
-    for (block, cells) in blocks.iter().zip(&per_block) {
-        check_deadline(options.deadline, ENUMERATION)?;
-        // At most `total` sign vectors (checked above), reserved without aborting.
-        let mut next =
-            bl_core::limits::try_with_capacity("max_cells", &[signs.len(), cells.len()])?;
-        for partial in &signs {
-            for cell in cells {
-                let mut s = partial.clone();
-                for (&i, &v) in block.hyperplanes.iter().zip(cell) {
-                    s[i] = v;
-                }
-                next.push(s);
-            }
-        }
-        signs = next;
-    }
+    let parts: Vec<(&[usize], &[Vec<i8>])> = blocks
+        .iter()
+        .zip(&per_block)
+        .map(|(block, cells)| (block.hyperplanes.as_slice(), cells.as_slice()))
+        .collect();
+    let signs = product(hyperplanes.len(), &parts, || {
+        check_deadline(options.deadline, ENUMERATION)
+    })?;
     debug_assert_eq!(signs.len(), total);
     Ok(Some(Cells {
         signs,
@@ -424,6 +415,47 @@ pub(super) fn local_cells(
         shortcut: false,
         local: true,
     }))
+}
+
+/// Sign vectors built by [`product`] between two calls of its `check`.
+const PRODUCT_CHECK_EVERY: usize = 4096;
+
+/// The sign vectors over `h` hyperplanes of the Cartesian product of the blocks' cells:
+/// `parts` holds, per block, the indices of its hyperplanes and its cells (their signs on
+/// those hyperplanes, in that order); signs on no block's hyperplane stay 0. The caller
+/// has checked the count (the product of the blocks' cell counts); each block's vectors
+/// are reserved without aborting (an impossible reservation names [`SIGN_VECTORS`]).
+///
+/// `check` (the deadline) is called before every block and before every
+/// [`PRODUCT_CHECK_EVERY`]-th sign vector a block builds after its first, so that the
+/// last block, which builds all of them, cannot run on unchecked; its error ends the
+/// product. It does not change the result.
+fn product<F>(h: usize, parts: &[(&[usize], &[Vec<i8>])], mut check: F) -> Result<Vec<Vec<i8>>>
+where
+    F: FnMut() -> Result<()>,
+{
+    let mut signs: Vec<Vec<i8>> = vec![vec![0; h]];
+    for &(hyperplanes, cells) in parts {
+        check()?;
+        let mut next =
+            bl_core::limits::try_with_capacity(SIGN_VECTORS, &[signs.len(), cells.len()])?;
+        for partial in &signs {
+            for cell in cells {
+                if !next.is_empty() && next.len() % PRODUCT_CHECK_EVERY == 0 {
+                    check()?;
+                }
+                let mut s = partial.clone();
+                for (&i, &v) in hyperplanes.iter().zip(cell) {
+                    if let Some(slot) = s.get_mut(i) {
+                        *slot = v;
+                    }
+                }
+                next.push(s);
+            }
+        }
+        signs = next;
+    }
+    Ok(signs)
 }
 
 /// The number of cells of the product of the blocks' cells, for an error message: the
@@ -440,4 +472,73 @@ fn product_of_blocks(per_block: &[Vec<Vec<i8>>]) -> String {
         factors.join(" x "),
         per_block.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::GopError;
+
+    /// Every sign vector of `h` hyperplanes, in binary order.
+    fn all(h: usize) -> Vec<Vec<i8>> {
+        (0..1usize << h)
+            .map(|bits| {
+                (0..h)
+                    .map(|i| if bits & (1 << i) != 0 { -1 } else { 1 })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The product of a block of 1 hyperplane (2 cells) and a block of 13 (8192 cells)
+    /// builds 2 and then 16,384 sign vectors: `check` runs before each block and 3 times
+    /// inside the second (at 4096, 8192 and 12,288 vectors built), and its error at any of
+    /// these 5 calls, the last 3 inside the last block, ends the product. The result does
+    /// not depend on the checks.
+    #[test]
+    fn the_product_checks_the_deadline_inside_its_last_block() {
+        let first = all(1);
+        let second = all(13);
+        let first_hyperplanes = [0];
+        let second_hyperplanes: Vec<usize> = (1..14).collect();
+        let parts: Vec<(&[usize], &[Vec<i8>])> = vec![
+            (first_hyperplanes.as_slice(), first.as_slice()),
+            (second_hyperplanes.as_slice(), second.as_slice()),
+        ];
+        let mut calls = 0;
+        let signs = product(14, &parts, || {
+            calls += 1;
+            Ok(())
+        });
+        assert!(matches!(&signs, Ok(s) if s.len() == 2 * 8192));
+        assert_eq!(calls, 5);
+        let expected: Vec<Vec<i8>> = first
+            .iter()
+            .flat_map(|a| {
+                second.iter().map(move |b| {
+                    let mut s = a.clone();
+                    s.extend_from_slice(b);
+                    s
+                })
+            })
+            .collect();
+        assert!(matches!(&signs, Ok(s) if *s == expected));
+
+        for fail_at in 1..=5 {
+            let mut calls = 0;
+            let result = product(14, &parts, || {
+                calls += 1;
+                if calls == fail_at {
+                    Err(GopError::DeadlinePassed { stage: ENUMERATION })
+                } else {
+                    Ok(())
+                }
+            });
+            assert!(
+                matches!(result, Err(GopError::DeadlinePassed { .. })),
+                "call {fail_at}"
+            );
+            assert_eq!(calls, fail_at);
+        }
+    }
 }

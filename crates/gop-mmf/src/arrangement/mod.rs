@@ -82,12 +82,23 @@
 //! [`enumerate_cells`] returns at most [`CellOptions::max_cells`] cells, and at most
 //! [`bl_core::limits::MAX_ELEMENTS`] signs in all; a query with more is refused
 //! ([`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) naming `max_cells`),
-//! never cut short, since the cells must cover the region. The rank shortcut (`2^H`) and
-//! the tangent cone (the product of its blocks' counts, in checked arithmetic) know the
-//! count before they build a sign vector; the walks stop as soon as they have found more.
-//! [`CellOptions::deadline`] is read before every LP (and every block of the product):
-//! once it has passed the enumeration returns
-//! [`GopError::DeadlinePassed`].
+//! never cut short, since the cells must cover the region. When the refusal comes depends
+//! on the path:
+//!
+//! - the rank shortcut knows the count (`2^H`) and refuses before it builds a sign vector;
+//! - the tangent cone walks its blocks first (each walk bounded as below), then knows the
+//!   count of the product of their cells (in checked arithmetic) and refuses before it
+//!   builds a sign vector of the product;
+//! - a walk (on the whole region, or in one block of the cone) does not know the count: it
+//!   tests a whole breadth level, keeps the cells found, and refuses after the first level
+//!   that takes it past the bound (so it may hold up to the bound plus one level);
+//! - the fallback for degenerate regions ([`brute_force_cells`]'s test of every sign
+//!   vector) refuses at the first cell past the bound.
+//!
+//! Sign vectors of an accepted count whose memory cannot be reserved are refused naming
+//! `sign vectors`. [`CellOptions::deadline`] is read before every LP, before every block of
+//! the tangent cone's product and every 4096 sign vectors within it: once it has passed
+//! the enumeration returns [`GopError::DeadlinePassed`].
 
 mod cone;
 mod filter;
@@ -152,11 +163,13 @@ pub struct CellOptions {
     pub parallel: bool,
     /// The most cells the enumeration may return (default `usize::MAX`: only the bound on
     /// the sign vectors, at most [`bl_core::limits::MAX_ELEMENTS`] signs in all). A query
-    /// with more cells is refused before their sign vectors are built (see
+    /// with more cells is refused (before their sign vectors are built where the count is
+    /// known first, after the breadth level that passes the bound in a walk: see
     /// [`enumerate_cells`]); the enumeration is never cut short, which would lose the
     /// cover of the region.
     pub max_cells: usize,
-    /// A deadline: once it has passed, the enumeration stops at its next LP and returns
+    /// A deadline: once it has passed, the enumeration stops at its next LP (or its next
+    /// look within the tangent cone's product, every 4096 sign vectors) and returns
     /// [`GopError::DeadlinePassed`] (default `None`: no deadline).
     pub deadline: Option<Instant>,
 }
@@ -184,6 +197,11 @@ pub(crate) fn check_deadline(deadline: Option<Instant>, stage: &'static str) -> 
 
 /// The stage named by the deadline errors of the cell enumeration.
 const ENUMERATION: &str = "the cell enumeration";
+
+/// The name of the [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) of
+/// sign vectors whose memory cannot be reserved (distinct from `max_cells`, the refusal of
+/// too many cells: the value is a number of values, not of cells).
+pub(crate) const SIGN_VECTORS: &str = "sign vectors";
 
 /// The most cells a query of `h` hyperplanes may have: [`CellOptions::max_cells`], and at
 /// most [`bl_core::limits::MAX_ELEMENTS`] signs in all (`h` per cell).
@@ -350,7 +368,7 @@ fn all_sign_vectors(h: usize, limit: usize) -> Result<Vec<Vec<i8>>> {
                 limit,
             )
         })?;
-    let mut all = bl_core::limits::try_with_capacity("max_cells", &[count])?;
+    let mut all = bl_core::limits::try_with_capacity(SIGN_VECTORS, &[count])?;
     all.extend((0..count).map(|bits| {
         (0..h)
             .map(|i| if bits & (1 << i) != 0 { -1 } else { 1 })
@@ -368,15 +386,19 @@ fn all_sign_vectors(h: usize, limit: usize) -> Result<Vec<Vec<i8>>> {
 /// The number of cells is bounded by [`CellOptions::max_cells`] and by
 /// [`bl_core::limits::MAX_ELEMENTS`] signs in all (`H` per cell): a query with more cells
 /// is refused, never cut short (the cells must cover the region). The rank shortcut
-/// (`2^H` cells) and the tangent cone (the product of its blocks' cells) know the count
-/// before they build a sign vector; the walks stop as soon as they have found more.
-/// [`CellOptions::deadline`] is read before every LP and every block of the product.
+/// (`2^H` cells) and the tangent cone (the product of its blocks' cells, once the blocks
+/// are walked) know the count before they build a sign vector; a walk refuses after the
+/// first breadth level that passes the bound, which it has tested and kept in full (see
+/// the module docs). [`CellOptions::deadline`] is read before every LP, and before every
+/// block of the tangent cone's product and every 4096 sign vectors within it.
 ///
 /// # Errors
 /// [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter) when `2 mk` exceeds
 /// [`bl_core::limits::MAX_ELEMENTS`] or a hyperplane or region row has a coefficient on a
-/// variable `>= mk` (checked before anything is built), or naming `max_cells` when there
-/// are more cells than the bound above (the value says how many, or more than how many);
+/// variable `>= mk` (checked before anything is built), naming `max_cells` when there
+/// are more cells than the bound above (the value says how many, or more than how many),
+/// or naming `sign vectors` when the memory of an accepted count of sign vectors cannot
+/// be reserved;
 /// [`GopError::DeadlinePassed`] once the deadline has passed; an LP failure; in the
 /// fallback for degenerate regions ([`brute_force_cells`]), more than 20 hyperplanes.
 pub fn enumerate_cells(
@@ -510,8 +532,9 @@ where
 
 /// Breadth-first walk over the cell adjacency graph from the cell `root`: every neighbour
 /// (one sign flipped) not yet in `visited` is tested once by `test`. Returns the cells found
-/// (root first) and the number of tests; refused (naming `max_cells`) as soon as more than
-/// `limit` cells are found.
+/// (root first) and the number of tests; refused (naming `max_cells`) after the first
+/// breadth level that takes the cells found past `limit` (the whole level is tested and
+/// kept before the count is compared).
 fn walk<F>(
     root: Vec<i8>,
     mut visited: HashSet<Vec<i8>>,

@@ -1,6 +1,7 @@
 //! Inputs whose cells multiply out of proportion: a node whose cells cannot be held is a
-//! typed error before its sign vectors are built, and the time limit ends a fit inside one
-//! long node expansion.
+//! typed error (before its sign vectors are built where the count is known first: the
+//! rank shortcut and the tangent cone), and the time limit ends a fit inside one long node
+//! expansion.
 //!
 //! The data are the first values of `np.random.default_rng(0).random(...)` (row-major),
 //! so the fits here are those of the Python calls
@@ -194,7 +195,8 @@ fn paths() -> [(&'static str, CellOptions); 3] {
 
 /// `CellOptions::max_cells` bounds the cells of every path: a query with more is refused
 /// naming `max_cells` (the rank shortcut and the tangent cone with the exact count, before
-/// any sign vector is built; the walk once it has found more), never truncated.
+/// any sign vector of the query is built; the walk after the breadth level that takes it
+/// past the bound), never truncated.
 #[test]
 fn every_enumeration_path_refuses_more_cells_than_max_cells() {
     let solver = lp_backend::Microlp;
@@ -336,7 +338,9 @@ fn a_passed_deadline_ends_the_enumeration_and_the_relaxed_duals() {
 
 /// A zero time limit ends the fit inside its first expansion: the root stays open, the
 /// report says `TimeLimit` after one iteration, and `PUBD` is the root's primal value.
-/// Without a time limit the same fit expands the root.
+/// Without a time limit the same fit expands the root. `RLBD` is the trivial bound: -inf,
+/// or 0 with `nonnegative_bound`; and when the root's primal closes the gap the fit is
+/// `Converged`, not `TimeLimit`.
 #[test]
 fn a_zero_time_limit_leaves_the_root_open() {
     let y = rng0(3, 3);
@@ -345,6 +349,7 @@ fn a_zero_time_limit_leaves_the_root_open() {
     assert_eq!(full.report().termination, TerminationReason::MaxIterations);
     assert!(full.tree().len() > 1);
     let cut = params
+        .clone()
         .time_limit(Some(Duration::ZERO))
         .fit(&y.as_ref())
         .unwrap();
@@ -356,4 +361,31 @@ fn a_zero_time_limit_leaves_the_root_open() {
     assert_eq!(cut.lower_bound(), f64::NEG_INFINITY);
     // The engine's trace has the iteration, with the trivial bound.
     assert_eq!(cut.report().trace.len(), 1);
+
+    // With `nonnegative_bound` the trivial bound is 0, not -inf.
+    let floored = params.nonnegative_bound(true);
+    let cut = floored
+        .clone()
+        .time_limit(Some(Duration::ZERO))
+        .fit(&y.as_ref())
+        .unwrap();
+    assert_eq!(cut.report().termination, TerminationReason::TimeLimit);
+    assert_eq!(cut.tree().len(), 1);
+    assert_eq!(cut.lower_bound(), 0.0);
+    assert!(cut.upper_bound() > cut.certificate().tol);
+    // The engine tests convergence before the time limit: when the interrupted root's
+    // primal closes the gap (here a tolerance above it), the fit is `Converged` with the
+    // root unexpanded (pruned: its bound cannot beat `PUBD - tol`).
+    let closed = floored
+        .tol(2.0 * cut.upper_bound())
+        .time_limit(Some(Duration::ZERO))
+        .fit(&y.as_ref())
+        .unwrap();
+    assert_eq!(closed.report().termination, TerminationReason::Converged);
+    assert_eq!(closed.report().iterations, 1);
+    assert_eq!(closed.tree().len(), 1);
+    assert_eq!(closed.tree()[0].state, NodeState::Pruned);
+    assert!(closed.history().is_empty());
+    assert_eq!(closed.lower_bound(), 0.0);
+    assert!(closed.certificate().certified);
 }
