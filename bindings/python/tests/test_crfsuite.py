@@ -354,6 +354,23 @@ def test_nesting_is_refused_past_64_dicts_and_a_dict_that_contains_itself():
             crf.predict_single([{"o": 1}, bad])
 
 
+def test_shared_children_and_long_names_are_refused():
+    # 64 dicts, each holding the next twice: 2^63 attributes if walked; refused after
+    # 2^20 entries. A name past 2^20 bytes with its prefixes is refused too.
+    shared = {"z": 1.0}
+    for _ in range(63):
+        shared = {"a": shared, "b": shared}
+    with pytest.raises(ValueError, match="more than 1048576 feature entries"):
+        CRF(max_iterations=2).fit([[shared]], [["X"]])
+    long_key = {"k" * (1 << 20): {"a": 1.0}}
+    with pytest.raises(ValueError, match="longer than 1048576 bytes"):
+        CRF(max_iterations=2).fit([[long_key]], [["X"]])
+    # a wide item below the budget is read: 1,000 attributes under one prefix
+    wide = {"p": {f"f{i}": 1.0 for i in range(1000)}}
+    crf = CRF(max_iterations=2).fit([[wide], [{"o": 1.0}]], [["X"], ["Y"]])
+    assert len(crf.attributes_) == 1001
+
+
 def test_list_and_set_values_are_prefixed_names():
     crf = _fit_features([[{"p": ["x", "y"]}, {"q": {"z"}}]], [["X", "Y"]])
     assert set(crf.attributes_) == {"p:x", "p:y", "q:z"}
@@ -575,9 +592,7 @@ def test_training_log_has_crfsuite_keys(xseq, yseq):
     for it in log.iterations:
         assert {"num", "scores", "loss", "feature_norm", "error_norm", "active_features",
                 "linesearch_trials", "time"} <= set(it)
-        assert isinstance(it["time"], float)
     assert log.featgen_num_features == len(crf.state_features_) + len(crf.transition_features_)
-    assert isinstance(log.training_seconds, float)
     assert any(line.startswith("***** Iteration #1 *****") for line in log.log)
 
 

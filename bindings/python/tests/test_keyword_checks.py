@@ -420,6 +420,14 @@ def test_paths_of_every_kind_work(tmp_path):
 
 # ------------------------------------------------------------------ docstring claims
 
+@pytest.mark.parametrize("bad", [(1.5, 12), (True, 12), ("3", 6), (3,), 18, "36", (-3, -6)])
+def test_bad_matrix_shapes_are_value_errors(bad):
+    # no int() on the pair's entries: 1.5, True and "3" were read as 1, 1 and 3
+    X = SBLR_X.reshape(len(SBLR_X), -1)
+    with pytest.raises(ValueError, match="matrix_shape"):
+        SBLR(matrix_shape=bad).fit(X, SBLR_Y)
+
+
 def test_three_d_predictions_after_a_matrix_shape_fit():
     """``matrix_shape``: "3-D X of shape (n, s, t) is always accepted"; after a fit on
     ``(n, s*t)`` rows it is read as ``X.reshape(n, s*t)``."""

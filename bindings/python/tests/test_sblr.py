@@ -128,6 +128,16 @@ def test_float32_dtype():
     assert model.predict_proba(X).dtype == np.float32
 
 
+def test_a_random_state_object_gives_its_first_draw_as_the_seed():
+    # One draw per fit: the seed is RandomState(0)'s first integer below 2^31 - 1, as the
+    # parameters are built once (they were built twice, and the second draw seeded it).
+    X, y = _data()
+    first = int(np.random.RandomState(0).randint(np.iinfo(np.int32).max))
+    drawn = SBLR(init="random", random_state=np.random.RandomState(0)).fit(X, y)
+    np.testing.assert_array_equal(
+        drawn.U_, SBLR(init="random", random_state=first).fit(X, y).U_)
+
+
 def test_random_state_reproducible():
     X, y = _data()
     a = SBLR(init="random", random_state=5).fit(X, y)

@@ -97,7 +97,8 @@ def test_a_node_count_whose_factor_cannot_exist_is_refused_before_the_graph_is_b
         "    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, env={**os.environ, "RAYON_NUM_THREADS": "1"})
+                         timeout=120, env={**os.environ, "RAYON_NUM_THREADS": "1",
+                              "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
     assert out.returncode == 0, out.stderr
     assert "V (rank x n)" in out.stdout, out.stdout
 

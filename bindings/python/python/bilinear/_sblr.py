@@ -137,12 +137,10 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         if self.matrix_shape is None:
             shape = (1, d)
         else:
-            try:
-                s, t = (int(v) for v in self.matrix_shape)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"matrix_shape must be a pair (s, t) of ints, got {self.matrix_shape!r}"
-                ) from None
+            pair = self.matrix_shape
+            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+                raise ValueError(f"matrix_shape must be a pair (s, t) of ints, got {pair!r}")
+            s, t = (_int("matrix_shape", v) for v in pair)
             if s < 1 or t < 1 or s * t != d:
                 raise ValueError(
                     f"matrix_shape {self.matrix_shape!r} does not fit X with {d} features: "
@@ -166,9 +164,9 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         ``1e-10``). Only ``multi_class="ovr"``; predict on NumPy arrays. See
         ``docs/scaling.md``.
         """
-        self._check_params()
+        params = self._check_params()
         if _sblr_dask.is_dask_array(X):
-            return self._fit_dask(X, y)
+            return self._fit_dask(X, y, params)
         if getattr(X, "ndim", None) == 3:
             X3, shape = self._samples(X, reset=True)
             y = _labels(y)
@@ -181,7 +179,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
             np.ascontiguousarray(X3),
             y_index.astype(np.int64),
             len(self.classes_),
-            self._native_params(),
+            params,
             multi_class=self.multi_class,
             dtype=self.dtype,
         )
@@ -204,16 +202,17 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         )
 
     def _check_params(self):
-        """``ValueError`` unless ``dtype`` is ``"float64"`` or ``"float32"`` and
-        ``multi_class`` ``"ovr"`` or ``"multinomial"``; the other keywords are checked by
-        :meth:`_native_params` before any data is read."""
+        """The native parameters (:meth:`_native_params`, built once per fit, so that a
+        ``RandomState`` gives one draw); ``ValueError`` unless ``dtype`` is ``"float64"``
+        or ``"float32"`` and ``multi_class`` ``"ovr"`` or ``"multinomial"``, and for bad
+        values of the other keywords, before any data is read."""
         if not isinstance(self.dtype, str) or self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
         if not isinstance(self.multi_class, str) or self.multi_class not in (
                 "ovr", "multinomial"):
             raise ValueError(
                 f"multi_class must be 'ovr' or 'multinomial', got {self.multi_class!r}")
-        self._native_params()
+        return self._native_params()
 
     def _set_classes(self, y):
         """Sets ``classes_`` from the labels ``y`` (1-D) and returns each label's index
@@ -243,7 +242,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         self.n_iter_ = model.n_iter
         return self
 
-    def _fit_dask(self, X, y):
+    def _fit_dask(self, X, y, params):
         """The fit on a dask array: see :meth:`fit`."""
         try:
             import distributed
@@ -271,7 +270,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
             y = y.compute()
         y_index = self._set_classes(_labels(y))
         model = _sblr_dask.fit(
-            client, X, y_index, len(self.classes_), self._native_params(), self.dtype
+            client, X, y_index, len(self.classes_), params, self.dtype
         )
         return self._set_fitted_3d(model)
 
@@ -301,7 +300,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         -------
         self
         """
-        self._check_params()
+        params = self._check_params()
         if self.multi_class != "ovr":
             raise ValueError(
                 "fit_npy fits one-vs-all models only; got multi_class="
@@ -319,7 +318,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
             os.fspath(path),
             y_index.astype(np.int64),
             len(self.classes_),
-            self._native_params(),
+            params,
             memory_budget=memory_budget,
         )
         return self._set_fitted_3d(model)

@@ -72,6 +72,32 @@ fn push_name(
 /// so a deeper item, or a dict that contains itself, is refused before the stack runs out.
 pub(super) const MAX_ITEM_DEPTH: usize = 64;
 
+/// How many entries (a dict's keys, a list's or set's names, counted at every level) the
+/// walk of one item reads: a few nested dicts that share their children would otherwise
+/// be walked as exponentially many attributes.
+pub(super) const MAX_ITEM_ENTRIES: usize = 1 << 20;
+
+/// The longest attribute name (bytes, with its prefixes) the walk builds.
+pub(super) const MAX_NAME_BYTES: usize = 1 << 20;
+
+/// Counts `count` more entries of the item and checks the name built for them (module
+/// docs).
+fn spend(entries: &mut usize, count: usize, name: &str, place: Place<'_>) -> PyResult<()> {
+    *entries += count;
+    if *entries > MAX_ITEM_ENTRIES {
+        return Err(place.err(format!(
+            "the item has more than {MAX_ITEM_ENTRIES} feature entries (counted at every \
+             level of its nested dicts: are dicts shared among its values?)"
+        )));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(place.err(format!(
+            "a feature name (with its prefixes) is longer than {MAX_NAME_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
 /// Walks one item (module docs), calling `emit(name, value)` for every attribute; `name`
 /// holds the prefix on entry and is restored on return.
 fn walk_item<F>(
@@ -83,15 +109,16 @@ fn walk_item<F>(
 where
     F: FnMut(&str, f64) -> PyResult<()>,
 {
-    walk_nested(x, name, place, 0, emit)
+    walk_nested(x, name, place, (0, &mut 0), emit)
 }
 
-/// [`walk_item`] on a dict nested `depth` levels deep in the item.
+/// [`walk_item`] on a dict nested `depth` levels deep in the item, `entries` of which
+/// have been read.
 fn walk_nested<F>(
     x: &Bound<'_, PyAny>,
     name: &mut String,
     place: Place<'_>,
-    depth: usize,
+    (depth, entries): (usize, &mut usize),
     emit: &mut F,
 ) -> PyResult<()>
 where
@@ -101,6 +128,7 @@ where
     if let Ok(d) = x.cast::<PyDict>() {
         for (k, v) in d.iter() {
             push_name(name, &k, place, "a feature name")?;
+            spend(entries, 1, name, place)?;
             if v.is_instance_of::<PyDict>()
                 || v.is_instance_of::<PyList>()
                 || v.is_instance_of::<PySet>()
@@ -112,10 +140,11 @@ where
                     )));
                 }
                 name.push(':');
-                walk_nested(&v, name, place, depth + 1, emit)?;
+                walk_nested(&v, name, place, (depth + 1, &mut *entries), emit)?;
             } else if v.is_instance_of::<PyString>() || v.is_instance_of::<PyBytes>() {
                 name.push(':');
                 push_name(name, &v, place, "a feature value")?;
+                spend(entries, 0, name, place)?;
                 emit(name, 1.0)?;
             } else {
                 let value: f64 = v.extract().map_err(|_| {
@@ -143,6 +172,7 @@ where
         })?;
         for k in items {
             push_name(name, &k?, place, "a feature name in a list")?;
+            spend(entries, 1, name, place)?;
             emit(name, 1.0)?;
             name.truncate(base);
         }

@@ -15,12 +15,16 @@
 //! | `{"w": "the"}` (a `str` or UTF-8 `bytes` value) | `"w:the"` with value 1 |
 //! | `{"n": 2.5}` (anything `float()` accepts without a string: `int`, `float`, NumPy scalars) | `"n"` with value 2.5 |
 //! | `{"b": True}` / `{"b": False}` | `"b"` with value 1 / 0 (a bool is a number) |
-//! | `{"p": {"q": v, ...}}` (a nested `dict`) | the nested dict's attributes, each prefixed `"p:"` (`"p:q:..."`), recursively, at most 64 dicts deep (`items::MAX_ITEM_DEPTH`) (a deeper item, or a dict that contains itself, is a `ValueError`) |
+//! | `{"p": {"q": v, ...}}` (a nested `dict`) | the nested dict's attributes, each prefixed `"p:"` (`"p:q:..."`), recursively, at most 64 dicts deep (`items::MAX_ITEM_DEPTH`; a deeper item, or a dict that contains itself, is a `ValueError`) |
 //! | `{"p": ["x", "y"]}` (a `list` or `set` of `str`) | `"p:x"`, `"p:y"`, each with value 1 |
 //! | `["x", "y"]` (an item that is not a `dict`: a list, tuple, set, ... of `str`) | `"x"`, `"y"`, each with value 1 |
 //!
 //! A string value is joined to its key with `:`, as python-crfsuite does (its docstring
 //! says `=`, its code and tests `:`). A name that occurs twice in one item counts twice.
+//! The walk of one item reads at most 2^20 entries (keys and list names, counted at every
+//! level: `items::MAX_ITEM_ENTRIES`, so that nested dicts that share their children are
+//! not walked as exponentially many attributes) and builds names of at most 2^20 bytes
+//! with their prefixes (`items::MAX_NAME_BYTES`); past either it is a `ValueError`.
 //! Keys are `str` or UTF-8 `bytes`; an item that is a `str` is read as python-crfsuite
 //! reads it, one attribute per character. Everything else is a `ValueError` naming the
 //! data (`X`, `y`, `X_dev`, `y_dev`), the sequence and the position: a value of another

@@ -12,7 +12,9 @@ How items are read (as python-crfsuite reads them):
 - ``{"n": 2.5}``: a number (int, float, NumPy scalar) gives ``"n"`` with that value;
   ``True`` / ``False`` are 1 / 0;
 - ``{"p": {...}}``: a nested dict's attributes, prefixed ``"p:"``, recursively (at most
-  64 dicts deep: a deeper item, or a dict that contains itself, is a ``ValueError``);
+  64 dicts deep: a deeper item, or a dict that contains itself, is a ``ValueError``; so
+  are an item of more than 2**20 entries counted at every level, e.g. nested dicts that
+  share their children, and an attribute name of more than 2**20 bytes);
 - ``{"p": ["x", "y"]}`` (a list or set of str): ``"p:x"`` and ``"p:y"``, value 1;
 - ``["x", "y"]``: an item that is a list (tuple, set) of str gives ``"x"``, ``"y"``,
   value 1; a name given twice in one item counts twice.
