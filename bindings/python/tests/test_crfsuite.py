@@ -593,6 +593,10 @@ def test_training_log_has_crfsuite_keys(xseq, yseq):
         assert {"num", "scores", "loss", "feature_norm", "error_norm", "active_features",
                 "linesearch_trials", "time"} <= set(it)
     assert log.featgen_num_features == len(crf.state_features_) + len(crf.transition_features_)
+    # measured on one machine (chain-crf's FittedCrf::feature_generation); None for bol
+    assert log.featgen_seconds > 0
+    bol = CRF(algorithm="bol", max_iterations=2).fit([[{"w": "a"}, {"w": "b"}]], [["X", "Y"]])
+    assert bol.training_log_.featgen_seconds is None
     assert any(line.startswith("***** Iteration #1 *****") for line in log.log)
 
 

@@ -247,6 +247,9 @@ pub(super) fn crf_output<'py>(
         model.labels().names(),
         dev,
     )?;
+    if let Some(seconds) = fitted.feature_generation() {
+        info.set_item("featgen_seconds", seconds.as_secs_f64())?;
+    }
     Ok((
         CrfModel {
             inner: Inner::Crf(fitted.into_model()),

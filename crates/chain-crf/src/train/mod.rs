@@ -21,7 +21,7 @@ mod lbfgs;
 mod online;
 mod pa;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bl_core::engine::{FitReport, Observer};
 use bl_core::{IterationParams, ParamGuard, params};
@@ -316,6 +316,7 @@ pub struct FittedCrf {
     report: FitReport,
     log: Vec<IterationLog>,
     algorithm: &'static str,
+    feature_generation: Option<Duration>,
 }
 
 impl FittedCrf {
@@ -337,6 +338,14 @@ impl FittedCrf {
     /// The trainer's CRFsuite name.
     pub fn algorithm(&self) -> &'static str {
         self.algorithm
+    }
+
+    /// How long the features of a one-machine fit took to generate (CRFsuite's "Feature
+    /// generation ... Seconds required"), before the iterations; the report's `elapsed`
+    /// counts the iterations only, so the two intervals do not overlap. `None` for the
+    /// distributed fit, whose plan is merged before it starts.
+    pub fn feature_generation(&self) -> Option<Duration> {
+        self.feature_generation
     }
 }
 
@@ -392,6 +401,7 @@ impl CrfValidParams {
         }
         let start = Instant::now();
         let features = FeatureSet::generate(data, &self.params.features)?;
+        let feature_generation = start.elapsed();
         let pool = self.params.iteration.pool()?;
         let mut job = Job {
             data,
@@ -422,6 +432,7 @@ impl CrfValidParams {
             report: trained.report,
             log,
             algorithm: self.params.algorithm.name(),
+            feature_generation: Some(feature_generation),
         })
     }
 }

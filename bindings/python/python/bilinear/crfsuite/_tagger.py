@@ -215,6 +215,9 @@ class TrainingLog:
         The last of ``iterations``.
     featgen_num_features : int
         Number of features (state and transition) of the model.
+    featgen_seconds : float or None
+        Seconds the feature generation took (CRFsuite's trainers on one machine); None
+        for bol, bcd and sp, and for a fit on a Dask cluster (see ``distributed``).
     training_seconds : float
         Seconds of the training iterations (feature generation not included).
     termination : str
@@ -237,6 +240,7 @@ class TrainingLog:
     def __init__(self, entries, info):
         self.featgen_num_features = info["n_features"]
         self.training_seconds = info["seconds"]
+        self.featgen_seconds = info.get("featgen_seconds")
         self.termination = info["termination"]
         self.distributed = info.get("distributed")
         self.iterations = []

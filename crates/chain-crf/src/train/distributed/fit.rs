@@ -110,6 +110,7 @@ fn fitted(
         report,
         log: job.log,
         algorithm: params.algorithm().name(),
+        feature_generation: None,
     })
 }
 
