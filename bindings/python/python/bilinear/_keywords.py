@@ -90,13 +90,7 @@ def _seed(random_state, default):
 def _threads(threads):
     """``None`` (rayon's global pool, all cores) or a positive int (0 is refused by the
     crate's check)."""
-    if threads is None:
-        return None
-    if _is_bool(threads) or not isinstance(threads, numbers.Integral):
-        raise ValueError(f"threads must be an int or None, not {threads!r}")
-    if threads < 0:
-        raise ValueError(f"threads must be positive, got {threads}")
-    return _int("threads", threads)
+    return _opt(_int, "threads", threads)
 
 
 def _path(name, value):

@@ -1,6 +1,5 @@
 """scikit-learn classifier over the `sblr` crate (Shi, Xu, Baraniuk 2014)."""
 
-import numbers
 import os
 
 import numpy as np
@@ -306,13 +305,9 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
                 "fit_npy fits one-vs-all models only; got multi_class="
                 f"{self.multi_class!r}"
             )
-        if isinstance(memory_budget, (bool, np.bool_)) or not isinstance(
-            memory_budget, numbers.Integral
-        ):
-            raise ValueError(f"memory_budget must be an int, got {memory_budget!r}")
+        memory_budget = _int("memory_budget", memory_budget)
         if memory_budget < 1:
             raise ValueError(f"memory_budget must be positive, got {memory_budget}")
-        memory_budget = _int("memory_budget", memory_budget)
         y_index = self._set_classes(_labels(y))
         model = _native.sblr_fit_npy(
             os.fspath(path),
