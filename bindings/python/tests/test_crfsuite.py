@@ -676,6 +676,10 @@ def test_tagger_has_python_crfsuite_methods(xseq, yseq):
     assert tagger.probability(["sunny", "unknown", "sunny"]) == 0.0
     with pytest.raises(ValueError):
         tagger.marginal("sunny", 3)
+    assert tagger.marginal("sunny", np.int64(1)) == tagger.marginal("sunny", 1)
+    for pos in (-1, True, 1.0, 1.5, "1"):  # a bool or a float is not a position
+        with pytest.raises(ValueError, match="pos"):
+            tagger.marginal("sunny", pos)
     with pytest.raises(ValueError):
         tagger.probability(["sunny"])
     info = tagger.info()

@@ -6,7 +6,7 @@ import fractions
 from collections import namedtuple
 
 from .. import _native
-from .._keywords import _path
+from .._keywords import _int, _path
 
 #: One label's held-out scores, as python-crfsuite's log parser gives them.
 LabelScore = namedtuple("LabelScore", "match model ref precision recall f1")
@@ -148,10 +148,11 @@ class Tagger:
 
     def marginal(self, y, pos):
         """The marginal probability of label ``y`` at position ``pos`` of the current
-        sequence."""
+        sequence (``ValueError`` for a ``pos`` that is not an int position in it)."""
         model = self._require()
         seq = self._current()
-        if not 0 <= pos < len(seq):
+        pos = _int("pos", pos)
+        if pos >= len(seq):
             raise ValueError(f"position {pos} is outside the sequence of {len(seq)} items")
         if self._marginals is None:
             self._marginals = model.marginals(seq)
