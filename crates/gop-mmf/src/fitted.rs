@@ -8,7 +8,7 @@ use faer::{Mat, MatRef};
 /// Wall-clock time of the components of one iteration (the columns of Table 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timing {
-    /// Primal problem (3), seconds.
+    /// Primal problem (Sec. 3.2), seconds.
     pub primal: f64,
     /// Lagrangian, qualifying constraints and filtering ("Pre"), seconds.
     pub pre: f64,

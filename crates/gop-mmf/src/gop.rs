@@ -1,10 +1,10 @@
-//! The GOP branch and bound (Sec. 3.4 and 4).
+//! The GOP branch and bound (Sec. 3.3 and 4).
 //!
 //! One iteration expands the open node with the smallest lower bound (best first; the
 //! root at iteration 1):
 //!
-//! 1. **Primal**: solve (3) at the node's point `x^t`; its value updates the upper bound
-//!    `PUBD` (the best primal value seen).
+//! 1. **Primal**: solve the primal problem (Sec. 3.2) at the node's point `x^t`; its value
+//!    updates the upper bound `PUBD` (the best primal value seen).
 //! 2. **Pre**: build the Lagrangian (7) and qualifying constraints (8) at `x^t` and filter
 //!    zero and duplicate hyperplanes ([`crate::arrangement::filter`]).
 //! 3. **URI**: enumerate the cells of the arrangement inside the node's region

@@ -1,4 +1,4 @@
-//! The linearized Lagrangian and the qualifying constraints at one iterate (Sec. 3.2).
+//! The linearized Lagrangian and the qualifying constraints at one iterate (Sec. 3.3).
 //!
 //! At the iterate `x^t` with primal solution `theta^t`, multipliers `lambda^t, mu^t >= 0`
 //! and residual `r^t = y - x^t theta^t`, convexity of `||y - w||^2` in `w = x theta` gives,
@@ -64,9 +64,10 @@ pub enum Linearization {
     /// involves only column `k` of `x`.
     #[default]
     Product,
-    /// The paper's eqs. (6)-(8): linearized in `x` about `x^t`, then in `theta` about
-    /// `theta^t` ([`Lagrangian::paper_at`]). Not a valid lower bound in general; kept to
-    /// measure what the paper's construction does.
+    /// The paper's construction: linearized in `x` about `x^t` (eq. (6)), then in `theta`
+    /// about `theta^t`, with the gradient (8) and App. A's expansion (20) in place of the
+    /// printed eq. (7) ([`Lagrangian::paper_at`]). Not a valid lower bound in general; kept
+    /// to measure what the paper's construction does.
     Paper,
 }
 
@@ -180,16 +181,22 @@ impl Lagrangian {
         })
     }
 
-    /// Builds the paper's linearization at `x^t` (eqs. (6)-(8) as printed): the Lagrangian
-    /// (3) linearized in `x` about `x^t`, then in `theta_n` about `theta^t_n`. With this
-    /// crate's sign of `lambda` (`+lambda_n (1^T theta_n - 1)`; the paper writes
+    /// Builds the paper's linearization at `x^t` (eqs. (6), (8) and App. A's (20)): the
+    /// Lagrangian (3) linearized in `x` about `x^t`, then in `theta_n` about `theta^t_n`.
+    /// With this crate's sign of `lambda` (`+lambda_n (1^T theta_n - 1)`; the paper writes
     /// `-lambda_n`), residual `r_n = y_n - x^t theta^t_n` and `w_n = x^t theta^t_n`:
     ///
     /// ```text
     /// L_t(x, theta) = sum_n [ y_n^T y_n + ||w_n||^2 - 2 w_n^T x theta^t_n - lambda_n ]
-    ///                 + sum_{k,n} theta_kn g_kn(x),                                 (7)
+    ///                 + sum_{k,n} theta_kn g_kn(x),                                (20)
     /// g_kn(x) = -2 x_{.k}^T r_n + 2 x^t_{.k}^T (x - x^t) theta^t_n + lambda_n - mu_kn.  (8)
     /// ```
+    ///
+    /// This is the Taylor expansion (20) of (6) in `theta`, whose gradient is (8). Eq. (7)
+    /// and App. A's (21) as printed contain `-2 theta^t_n^T x^t^T x theta_n` where the
+    /// expansion has `-2 theta^t_n^T x^t^T x^t theta_n`; with that term the gradient in
+    /// `theta_n` would not be (8). We read it as a misprint; the printed (7) is not
+    /// implemented, and its effect is not measured.
     ///
     /// Unlike [`Lagrangian::at`], `g_kn` involves every column of `x` (through
     /// `x theta^t_n`), and `L_t` is **not** a lower bound of (3) everywhere: the

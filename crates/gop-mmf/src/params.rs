@@ -24,13 +24,13 @@
 //! | `cell_slack` | `1e-9` | smallest interior-point slack of a cell, relative to `P` | `[0, 1e-3]` |
 //! | `rank_shortcut` | `true` | skip the cell LPs when all sign vectors are provably cells | |
 //! | `tangent_cone_cells` | `true` | enumerate cells in the tangent cone at `x^t`, block by block, when `x^t` is inside the region (small LPs); else on the whole region | |
-//! | `linearization` | `Product` | how the Lagrangian is linearized: `Product` (tangent in `x theta`, a valid bound) or `Paper` (eqs. (6)-(8) as printed; not a valid bound in general) | |
+//! | `linearization` | `Product` | how the Lagrangian is linearized: `Product` (tangent in `x theta`, a valid bound) or `Paper` (the paper's eqs. (6), (8) and App. A's (20), see [`Lagrangian::paper_at`](crate::lagrangian::Lagrangian::paper_at); not a valid bound in general) | |
 //! | `nonnegative_bound` | `false` | add `Q >= 0` to every relaxed dual (valid: the objective is a sum of squares); `false` leaves `Q` free, as the paper's relaxed dual does | |
 //! | `lp_solver` | [`lp_backend::Microlp`] | the LP backend of the cell enumeration and the relaxed duals: any [`LpSolver`] | its own [`check`](bl_core::Extension::check); must pass [`lp_backend::conformance::conformance`] |
 //!
 //! `max_iter`, `tol`, `time_limit`, `threads` and `trace` are the workspace's shared
 //! iteration knobs ([`IterationParams`], set with the same setters as every fit); `tol` is
-//! the paper's gap tolerance `eps` (Sec. 3.4), the only name it has here.
+//! the paper's gap tolerance `eps` (Sec. 3.3), the only name it has here.
 
 use std::sync::Arc;
 

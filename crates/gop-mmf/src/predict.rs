@@ -1,6 +1,6 @@
 //! Prediction with a fitted model: the memberships `theta` of new samples at the fitted
-//! `x`, by the exact primal (3) (see [`crate::primal`]), in the manner of a factorization's
-//! `transform`.
+//! `x`, by the exact primal problem of Sec. 3.2 (see [`crate::primal`]), in the manner of a
+//! factorization's `transform`.
 
 use bl_core::error::build::shape_mismatch;
 use bl_core::predict::PredictInplace;

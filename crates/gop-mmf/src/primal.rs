@@ -1,14 +1,14 @@
-//! The primal problem: `x` fixed, `theta` free (Sec. 3.1 of the paper).
+//! The primal problem: `x` fixed, `theta` free (Sec. 3.2 of the paper).
 //!
 //! For fixed `x` (`M x K`) problem (2) separates over the samples `n`:
 //!
 //! ```text
-//! min_{theta_n}  ||y_n - x theta_n||^2   s.t.  1^T theta_n = 1,  theta_n >= 0,      (3)
+//! min_{theta_n}  ||y_n - x theta_n||^2   s.t.  1^T theta_n = 1,  theta_n >= 0,
 //! ```
 //!
-//! a convex QP on the simplex. With the Lagrangian
-//! `||y_n - x theta_n||^2 + lambda_n (1^T theta_n - 1) - mu_n^T theta_n` (`mu_n >= 0`), the
-//! KKT conditions are
+//! a convex QP on the simplex (unnumbered in the paper). With the Lagrangian
+//! `||y_n - x theta_n||^2 + lambda_n (1^T theta_n - 1) - mu_n^T theta_n` (`mu_n >= 0`; the
+//! paper's eq. (3) writes `-lambda_n`), the KKT conditions are
 //!
 //! ```text
 //! stationarity     2 x^T (x theta_n - y_n) + lambda_n 1 - mu_n = 0
@@ -311,8 +311,8 @@ pub fn solve_sample(x: &[f64], m: usize, k: usize, y: &[f64]) -> Result<SampleSo
     solve_with_gram(x, m, k, &g, y, 0)
 }
 
-/// Solves the primal (3) for every sample: `y` is `M x N` column-major, `x` is `M x K`
-/// column-major.
+/// Solves the primal problem for every sample: `y` is `M x N` column-major, `x` is
+/// `M x K` column-major.
 ///
 /// # Errors
 /// As [`solve_sample`]; [`BlError::InvalidParameter`](bl_core::BlError::InvalidParameter)

@@ -1,5 +1,5 @@
 //! The GOP fit run through `fit_observed`: the observer sees exactly the report's trace,
-//! and the bounds behave as the theory says (Sec. 3.4: `PUBD` is the best primal value so
+//! and the bounds behave as the theory says (Sec. 3.3: `PUBD` is the best primal value so
 //! far, never increasing; `RLBD` is the smallest bound over the leaves, never decreasing;
 //! `RLBD <= PUBD`, and both bracket the global optimum).
 
