@@ -299,7 +299,10 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         "\nOn the Boolean QPs of BMP's atom search the worst rounded/exact is \
          {worst_bqp:.4}, against the ratio mu = {MU} that BMP's Theorem 1 assumes \
          (Chang et al., Sec. 5.1); the claim of 0.95 above implies it, so it is not a \
-         claim of its own.\n"
+         claim of its own. Eq. (11) applies mu to `<grad F, M>`, which for a fixed `z` and \
+         the best unit `v` is `-||G^T z||`, minus the square root of the QP objective; a ratio \
+         `q <= 1` of QP objectives is `sqrt(q) >= q` on that scale, so this comparison is \
+         conservative.\n"
     ));
 
     // Part 2: time and objective vs n on sparse graphs.

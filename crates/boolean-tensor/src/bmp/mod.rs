@@ -1,7 +1,8 @@
 //! Boolean Matching Pursuit (Chang, Zheng, Yen, Ravikumar, Yu, "Efficient Tensor
 //! Decomposition with Boolean Factors", Algorithms 1 and 2).
 //!
-//! Minimizes `F(W) = 1/2 ||P_Omega(X - W)||_F^2` (eqs. (2)–(3)) over
+//! Minimizes `F(W) = 1/2 ||P_Omega(X - W)||_F^2` (eq. (2) is over all entries; Sec. 6.1
+//! completes "solely based on observations", which we read as this masked loss) over
 //! `W = sum_i c_i z_i (x) u_i (x) w_i`, one Boolean factor per atom, greedily:
 //!
 //! 1. **Atom search** (Algorithm 2), for each mode `n` in parallel: unfold the residual
