@@ -4,7 +4,7 @@
 use bl_core::engine::Observer;
 use serde::{Deserialize, Serialize};
 
-use super::online::{Decoded, SparseDelta, Update, Weights, epochs};
+use super::online::{Decoded, EpsilonTest, SparseDelta, Update, Weights, epochs};
 use super::{Job, Trained, positive};
 use crate::error::Result;
 
@@ -32,10 +32,15 @@ use crate::error::Result;
 ///
 /// CRFsuite's `max_iterations` (default 100) and `epsilon` (default 0) are the fit's
 /// `max_iter` and `tol` ([`crate::CrfParams::new`] sets these defaults): training stops
-/// after an epoch whose summed loss divided by the number of sequences is *below*
-/// `epsilon` (so the default runs every epoch), reported as converged. The log has one
-/// record per epoch: the loss, `errors` (wrong items), the norm and nonzero count of `μ`,
-/// the time and the held-out accuracy of `μ`.
+/// after an epoch whose summed loss divided by the number of sequences is *at most*
+/// `epsilon`, reported as converged, as the CRFsuite bundled in python-crfsuite 0.9.12
+/// (the one sklearn-crfsuite 0.5.0 runs) tests it. With the default `epsilon = 0` the fit
+/// so stops after the first epoch without a mistake (every later epoch would change
+/// nothing: `arow` updates only on mistakes). (`ap` and `pa` test *below* `epsilon`, as
+/// that CRFsuite does; some other CRFsuite sources test `arow` with *below* too, which
+/// runs every epoch of the budget by default.) The log has one record per epoch: the
+/// loss, `errors` (wrong items), the norm and nonzero count of `μ`, the time and the
+/// held-out accuracy of `μ`.
 ///
 /// Where this differs from CRFsuite: the order is a Fisher-Yates shuffle drawn from the
 /// fit's `seed` (CRFsuite: the C library's `rand()`); features of items where the two
@@ -104,6 +109,10 @@ impl Update for Step {
         self.apply(cost, delta, weights);
         cost
     }
+
+    fn epsilon_test(&self) -> EpsilonTest {
+        EpsilonTest::AtMost
+    }
 }
 
 pub(super) fn train(
@@ -122,6 +131,27 @@ pub(super) fn train(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::train::Algorithm;
+
+    #[test]
+    fn the_one_machine_and_the_distributed_fit_stop_arow_alike() {
+        // The one-machine loop asks the update (`Update::epsilon_test`), the distributed
+        // one the algorithm (`EpsilonTest::of`): both say "at most" for arow, and the
+        // other online trainers keep the default "below".
+        let step = Step {
+            gamma: 1.0,
+            cov: Vec::new(),
+        };
+        assert_eq!(step.epsilon_test(), EpsilonTest::AtMost);
+        assert_eq!(
+            EpsilonTest::of(&Algorithm::Arow(Arow::default())),
+            EpsilonTest::AtMost
+        );
+        for name in ["ap", "pa"] {
+            let algorithm = Algorithm::from_name(name).unwrap();
+            assert_eq!(EpsilonTest::of(&algorithm), EpsilonTest::Below, "{name}");
+        }
+    }
 
     #[test]
     fn two_steps_match_the_hand_computation() {

@@ -10,10 +10,14 @@
 //! path differs from the gold one in `d > 0` items, the trainer's [`Update`] changes the
 //! weights along the difference vector and returns the instance's loss. An epoch's loss is
 //! the sum over its sequences, and training stops after the first epoch whose mean loss
-//! (loss divided by the number of sequences) is *below* `epsilon` (the fit's `tol`),
-//! strictly as in CRFsuite: with the default `epsilon = 0` every epoch of the budget runs.
-//! The engine's test is `change <= tol`, so the change reported is the mean loss, moved
-//! up by one ulp when it equals `tol` exactly.
+//! (loss divided by the number of sequences) passes the trainer's [`EpsilonTest`] against
+//! `epsilon` (the fit's `tol`), as in the CRFsuite that python-crfsuite 0.9.12 bundles
+//! (what sklearn-crfsuite 0.5.0 runs): `ap` and `pa` stop when the mean loss is *below*
+//! `epsilon`, so with the default `epsilon = 0` every epoch of the budget runs; `arow`
+//! stops when it is *at most* `epsilon`, so with the default it stops after the first
+//! epoch without a mistake (loss 0). The engine's test is `change <= tol`, so for `ap` and
+//! `pa` the change reported is the mean loss moved up by one ulp when it equals `tol`
+//! exactly, for `arow` the mean loss itself.
 //!
 //! **The difference vector** is collected only over the items where the two paths differ
 //! (state features of both labels, with the attribute's value) and the transitions whose
@@ -44,7 +48,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
-use super::{IterationLog, Job, Trained};
+use super::{Algorithm, IterationLog, Job, Trained};
 use crate::data::{Dataset, Instance, Items};
 use crate::error::{CrfError, Result};
 use crate::features::FeatureSet;
@@ -348,6 +352,12 @@ pub(crate) trait Update {
         delta: &SparseDelta,
         weights: &mut Weights,
     ) -> f64;
+
+    /// How the epoch loop compares the epoch's mean loss with `epsilon`:
+    /// [`EpsilonTest::Below`] unless the trainer says otherwise (`arow`).
+    fn epsilon_test(&self) -> EpsilonTest {
+        EpsilonTest::Below
+    }
 }
 
 /// What one epoch found: the summed loss, the wrongly labelled items and the instances
@@ -390,6 +400,38 @@ pub(crate) fn one_epoch(
     stats
 }
 
+/// How the epoch loop compares an epoch's mean loss (summed loss divided by the number
+/// of sequences) with `epsilon`, as the CRFsuite bundled in python-crfsuite 0.9.12 does
+/// for each online trainer (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EpsilonTest {
+    /// Stop when the mean loss is below `epsilon` (`ap`, `pa`).
+    Below,
+    /// Stop when the mean loss is at most `epsilon` (`arow`).
+    AtMost,
+}
+
+impl EpsilonTest {
+    /// The test of an online trainer: [`EpsilonTest::AtMost`] for `arow`,
+    /// [`EpsilonTest::Below`] for the others.
+    pub(crate) fn of(algorithm: &Algorithm) -> Self {
+        match algorithm {
+            Algorithm::Arow(_) => Self::AtMost,
+            _ => Self::Below,
+        }
+    }
+
+    /// The change to report to the engine, whose test is `change <= tol`: the mean loss,
+    /// moved up by one ulp for [`EpsilonTest::Below`] when it equals `tol`.
+    fn change(self, mean: f64, tol: f64) -> f64 {
+        match self {
+            Self::AtMost => mean,
+            Self::Below if mean < tol => mean,
+            Self::Below => mean.max(tol.next_up()),
+        }
+    }
+}
+
 /// What runs the epochs of [`drive`]: one machine, or the mixing of distributed shards.
 pub(crate) trait EpochRunner {
     /// Runs one epoch, leaving the new weights in [`EpochRunner::weights`].
@@ -399,12 +441,13 @@ pub(crate) trait EpochRunner {
 }
 
 /// The engine loop of the online trainers (module docs): runs `runner`'s epochs over a
-/// training set of `n` sequences, logs each and stops as CRFsuite does.
+/// training set of `n` sequences, logs each and stops by `test`, as CRFsuite does.
 pub(crate) fn drive(
     job: &mut Job<'_>,
     observers: &mut [&mut dyn Observer],
     n: usize,
     runner: &mut dyn EpochRunner,
+    test: EpsilonTest,
 ) -> Result<FitReport> {
     let mut holdout_weights = Vec::new();
     let tol = job.iteration.tol;
@@ -423,12 +466,7 @@ pub(crate) fn drive(
             errors: Some(errors),
             ..IterationLog::new(k, loss, (norm, active), job.elapsed(), holdout)
         });
-        let mean = loss / n as f64;
-        let change = if mean < tol {
-            mean
-        } else {
-            mean.max(tol.next_up())
-        };
+        let change = test.change(loss / n as f64, tol);
         Ok::<_, CrfError>(
             Progress::new(loss, change)
                 .with("errors", errors as f64)
@@ -468,13 +506,15 @@ impl EpochRunner for Local<'_, '_> {
     }
 }
 
-/// Runs the epochs of an online trainer (module docs) from `weights` with `update`.
+/// Runs the epochs of an online trainer (module docs) from `weights` with `update`,
+/// stopping by its [`Update::epsilon_test`].
 pub(super) fn epochs(
     job: &mut Job<'_>,
     observers: &mut [&mut dyn Observer],
     weights: Weights,
     update: &mut dyn Update,
 ) -> Result<Trained> {
+    let test = update.epsilon_test();
     let data = job.data;
     let features = job.features;
     let n = data.len();
@@ -488,7 +528,7 @@ pub(super) fn epochs(
         weights,
         update,
     };
-    let report = drive(job, observers, n, &mut local)?;
+    let report = drive(job, observers, n, &mut local, test)?;
     Ok(Trained {
         weights: local.weights.into_model_weights(),
         report,

@@ -8,7 +8,7 @@ use super::shard::Shard;
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::model::Model;
-use crate::train::online::{EpochRunner, EpochStats, Weights, drive};
+use crate::train::online::{EpochRunner, EpochStats, EpsilonTest, Weights, drive};
 use crate::train::{Algorithm, CrfValidParams, FittedCrf, Job, lbfgs};
 use bl_core::engine::Observer;
 use bl_core::error::build::{invalid, shape_mismatch as mismatch};
@@ -167,8 +167,8 @@ impl EpochRunner for Mixing<'_> {
 
 /// Fits `ap`, `pa` or `arow` by iterative parameter mixing over the shards behind
 /// `source` (module docs): the epoch loop, stopping rule (the epoch's loss summed over
-/// the shards, divided by all sequences, below `epsilon`) and log are the one-machine
-/// fit's.
+/// the shards, divided by all sequences, below `epsilon` for `ap` and `pa`, at most
+/// `epsilon` for `arow`) and log are the one-machine fit's.
 ///
 /// # Errors
 /// `InvalidParameter` for another algorithm; `ShapeMismatch` as [`fit_lbfgs`]; the first
@@ -181,6 +181,7 @@ pub fn fit_online(
     observers: &mut [&mut dyn Observer],
 ) -> Result<FittedCrf> {
     let algorithm = params.algorithm().clone();
+    let test = EpsilonTest::of(&algorithm);
     let state = OnlineState::initial(&algorithm, plan.features.len())?;
     let empty = Dataset::default();
     let mut job = job(params, plan, holdout, &empty)?;
@@ -189,7 +190,7 @@ pub fn fit_online(
         algorithm,
         state,
     };
-    let report = drive(&mut job, observers, plan.sequences, &mut mixing)?;
+    let report = drive(&mut job, observers, plan.sequences, &mut mixing, test)?;
     let weights = mixing.state.weights.into_model_weights();
     fitted(plan, params, weights, job, report)
 }
