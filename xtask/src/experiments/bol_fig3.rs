@@ -1,12 +1,20 @@
 //! `bol-fig3` — [Wu and Sun 2015, Figure 3] CoNLL-2000 chunking F1 (conlleval) against the
 //! proportion of the training data, with 0-order features and parameter averaging (Sec.
-//! 4.3, as Sec. 6.2 prescribes), for bol, bcd and the structured perceptron, beside bol and
-//! bcd as printed (Algorithm 2 with eqs. (9)-(12), Algorithm 1 with eq. (7)), each with
-//! several shuffle seeds. The data set is the CoNLL-2000 subset shipped with libwapiti (823
-//! training and 77 test sentences), not the full corpus (`docs/papers/bol.md`). Checks the
-//! paper's statements about the figure ([`crate::paper::bol`]) by paired tests over the
-//! seeds; the extensions are checked by also fitting plain bol (and plain bol as printed)
-//! on all the training data with the same seeds.
+//! 4.3, as Sec. 6.2 prescribes), for bol, bcd and the structured perceptron with several
+//! shuffle seeds, beside bol and bcd as printed (Algorithm 2 with eqs. (9)-(12), Algorithm
+//! 1 with eq. (7)), run once in file order (deterministic). The data set is the CoNLL-2000
+//! subset shipped with libwapiti (823 training and 77 test sentences), not the full corpus
+//! (`docs/papers/bol.md`). Checks the paper's statements about the figure
+//! ([`crate::paper::bol`]) by tests over the seeds ([`bol_common::compare`]); the
+//! extensions are checked by also fitting plain bol on all the training data with the same
+//! seeds (and plain bol as printed once, in file order).
+//!
+//! bol as printed scores with `W_t = sigma_1(Theta_t) alpha beta^T` and averages
+//! `sqrt(sigma_1) alpha`, `sqrt(sigma_1) beta` (the reading of Algorithm 2, line 12's
+//! comment `W_t = grad F_1*(Theta_t)`), not the unit `alpha`, `beta` of line 12. Alone, a
+//! positive scale does not change the argmax; beside the 0-order weights `w` it sets the
+//! bilinear part's weight against `w`, and the averages weigh each step by its
+//! `sigma_1`. The effect of that choice here is not measured (`docs/papers/bol.md`).
 
 use online_bilinear::{BuiltIn, Templates};
 
@@ -14,7 +22,6 @@ use super::bol_common::{self, GROUPS, mean};
 use super::{Ctx, Experiment, VsRow};
 use crate::paper::bol as paper;
 use crate::report::Claim;
-use crate::stats;
 
 /// The experiment.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -38,12 +45,19 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
          tokens), {} test sentences of the CoNLL-2000 subset shipped with libwapiti, in \
          place of the full CoNLL-2000 data (8,936 training and 2,012 test sentences: \
          docs/papers/bol.md); templates W-2..W2, W-1W0, W0W1, P-2..P2, P-2P-1, P-1P0, \
-         P0P1, P1P2 (no bias feature); 0-order features and averaging on; T = {}, C = {}, R = {}, \
-         shuffle seeds {} (F1 below: the mean over the seeds). F1 by conlleval's rules. \
-         Rows \"bol as printed\" and \"bcd as printed\" run Algorithm 2 with eqs. (9)-(12) \
-         and Algorithm 1 with eq. (7) as the paper prints them; \"bol\" and \"bcd\" are our \
-         readings. The paper prints no numbers for this figure. Its setting and \
-         statements:\n",
+         P0P1, P1P2 (no bias feature); 0-order features and averaging on; T = {}, C = {}, R = {}. \
+         bol, bcd and sp with shuffle seeds {} (F1 below: the mean over the seeds). Rows \
+         \"bol as printed\" and \"bcd as printed\" run Algorithm 2 with eqs. (9)-(12) and \
+         Algorithm 1 with eq. (7) as the paper prints them, once, visiting the sentences in \
+         file order as Algorithm 2's \"for j = 0 to N\" does (nothing else in them is \
+         random); \"bol\" and \"bcd\" are our readings. bol as printed scores with \
+         sigma_1(Theta) alpha beta^T and averages sqrt(sigma_1) alpha and sqrt(sigma_1) beta \
+         (our reading of line 12's comment W_t = grad F_1*(Theta_t); line 12 itself \
+         normalizes alpha and beta to unit length): with the 0-order weights this scale sets \
+         the bilinear part's weight, and its effect is not measured (docs/papers/bol.md). \
+         F1 by conlleval's rules. The claims judged \"ours\" are about bol per block, those \
+         judged \"as printed\" about the one file-order run of bol as printed. The paper \
+         prints no numbers for this figure. Its setting and statements:\n",
         train.len(),
         train.n_tokens(),
         test.len(),
@@ -81,7 +95,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     }
 
     // The extensions: plain bol (1st-order features only, no averaging) on all the data,
-    // with the same seeds, for both readings.
+    // with the same seeds; plain bol as printed once, in file order.
     let plain_params = |seed: u64, printed: bool| {
         let p = bol_common::params(BuiltIn::Bol, scale, seed, &templates);
         if printed {
@@ -94,12 +108,13 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for (group, printed) in [(GROUPS[0], false), (GROUPS[1], true)] {
         let mut plain = Vec::new();
-        for &seed in &seeds {
+        let plain_seeds = if printed { &seeds[..1] } else { &seeds[..] };
+        for &seed in plain_seeds {
             let params = plain_params(seed, printed);
             plain.push(bol_common::fit_and_score("bol (plain)", &params, &prepared, &test)?.f1);
         }
         let extended = grid.at_full(group.bol).to_vec();
-        let d = stats::paired(&extended, &plain);
+        let d = bol_common::compare(&extended, &plain);
         let name = &grid.names[group.bol];
         rows.push(vec![
             name.clone(),
@@ -116,23 +131,27 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                 .judges(group.judges)
                 .interval(d.interval)
                 .evidence(format!(
-                    "{name} on all the training data, {} seeds: {:.2} F1 with 0-order \
-                     features and averaging, {:.2} without either; with minus without, \
-                     paired t-test over the seeds: {}",
-                    seeds.len(),
+                    "{name} on all the training data, {}: {:.2} F1 with 0-order \
+                     features and averaging, {:.2} without either; with minus without \
+                     ({}): {}",
+                    bol_common::runs_of(&grid, group.bol),
                     mean(&extended),
                     mean(&plain),
+                    bol_common::runs_text(&extended, &plain),
                     bol_common::fmt_paired(&d)
                 )),
         );
     }
-    ctx.md("\nThe extensions on all the training data (mean F1 over the seeds):\n");
+    ctx.md(
+        "\nThe extensions on all the training data (mean F1 over the seeds; bol as printed: \
+         its one file-order run):\n",
+    );
     ctx.table(
         &[
             "learner",
             "with 0-order + averaging",
             "without",
-            "with minus without (paired over seeds)",
+            "with minus without (paired over seeds, or one run each)",
         ],
         rows,
     );
