@@ -210,6 +210,19 @@ def test_model_filename_writes_and_loads(xseq, yseq, tmp_path):
     assert crf3.score([xseq], [yseq]) == 1.0
 
 
+def test_model_filename_without_a_file_is_unfitted_and_says_where(tmp_path):
+    """No file at model_filename: the estimator is unfitted (attributes None,
+    NotFittedError), and the error names the path, so that a typo shows."""
+    path = str(tmp_path / "typo.crfsuite")
+    crf = CRF(model_filename=path)
+    assert crf.classes_ is None and crf.tagger_ is None
+    with pytest.raises(NotFittedError) as e:
+        crf.predict([[{"a": 1}]])
+    assert f"no model file exists at model_filename={path!r}" in str(e.value)
+    with pytest.raises(NotFittedError, match="not fitted yet: call fit"):
+        CRF().predict([[{"a": 1}]])
+
+
 def test_model_filename_of_crfsuite_itself_is_refused(tmp_path):
     path = tmp_path / "model.crfsuite"
     path.write_bytes(b"lCRF" + bytes(60))
@@ -562,6 +575,27 @@ def test_feature_set_switches_are_checked():
         CRF(algorithm="sp", transitions_only=True).fit(X, y)
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_parameter_of_the_bilinear_learners_names_them(algorithm):
+    """zero_order and transitions_only given to one of CRFsuite's trainers: the error
+    names the algorithms that take them (not "no algorithm") and says that they are not
+    CRFsuite's parameters (not that CRFsuite refuses them)."""
+    X, y = _pos_corpus()
+    for name, takers in (("zero_order", "only bol, bcd, sp take it"),
+                         ("transitions_only", "only sp takes it")):
+        with pytest.raises(ValueError) as e:
+            CRF(algorithm=algorithm, **{name: True}).fit(X, y)
+        assert str(e.value) == (
+            f'parameter {name} does not apply to algorithm "{algorithm}" ({takers}; it is '
+            "not a parameter of CRFsuite's trainers): leave it None")
+    # A parameter of CRFsuite's other trainers: those that take it, and CRFsuite refuses
+    # it too.
+    with pytest.raises(ValueError) as e:
+        CRF(algorithm="lbfgs", c=1.0).fit(X, y)
+    assert str(e.value) == ('parameter c does not apply to algorithm "lbfgs" (it applies '
+                            "to pa, bol, bcd; CRFsuite refuses it too): leave it None")
+
+
 @pytest.mark.parametrize("algorithm", ["bol", "bcd", "sp"])
 def test_bilinear_learners_refuse_what_they_cannot_do(xseq, yseq, algorithm):
     X, y = _pos_corpus()
@@ -571,9 +605,26 @@ def test_bilinear_learners_refuse_what_they_cannot_do(xseq, yseq, algorithm):
                  crf.tagger_.marginal("DT", 0)):
         with pytest.raises(ValueError, match="has no"):
             call()
-    # Real values (the weather sequence) are refused with sequence and position.
-    with pytest.raises(ValueError, match="sequence 0, position 0"):
-        CRF(algorithm=algorithm).fit([xseq], [yseq])
+    # Real values (the weather sequence) are refused with sequence and position, naming
+    # the algorithms of bilinear.crfsuite that take them.
+    take_real = ("takes binary attribute values only: 1 (active) or 0 (absent); use "
+                 "algorithm 'lbfgs', 'l2sgd', 'ap', 'pa' or 'arow' for real values")
+    with pytest.raises(ValueError) as e:
+        CRF(algorithm=algorithm).fit([X[0], xseq], [y[0], yseq])
+    assert str(e.value).startswith(
+        f'X: sequence 1, position 0: attribute "shop" has the value 0.5; algorithm '
+        f'"{algorithm}" ' + take_real)
+    assert "crf-l" not in str(e.value)
+    # At prediction and on held-out data: the sequence of X (X_dev) it is in.
+    bad = [{"w": "dog", "bias": 0.5}]
+    with pytest.raises(ValueError, match=r'^X: sequence 2, position 0: attribute "bias" '
+                                         r"has the value 0.5; algorithm"):
+        crf.predict([X[0], X[1], bad])
+    with pytest.raises(ValueError, match=r'^xseq: sequence 0, position 0: attribute "bias"'):
+        crf.predict_single(bad)
+    with pytest.raises(ValueError, match=r'^X_dev: sequence 1, position 0: attribute "bias"'):
+        CRF(algorithm=algorithm, max_iterations=2).fit(X, y, X_dev=[X[0], bad],
+                                                        y_dev=[y[0], ["NN"]])
     # CRFsuite's parameters of other trainers do not apply.
     with pytest.raises(ValueError, match="c2 does not apply"):
         CRF(algorithm=algorithm, c2=1.0).fit(X, y)
@@ -610,9 +661,11 @@ def test_dev_data_is_scored_every_iteration(xseq, yseq):
         assert it["item_accuracy"] * n_items == round(it["item_accuracy_float"] * n_items)
         assert 0.0 <= it["instance_accuracy_float"] <= 1.0
     last = log.last_iteration
-    assert set(last["scores"]) == set(crf.classes_)
     pred = [t for s in crf.predict(X[4:]) for t in s]
     gold = [t for s in y[4:] for t in s]
+    # Listed: the labels of y_dev, and those neither in y_dev nor predicted.
+    assert set(last["scores"]) == {label for label in crf.classes_
+                                   if label in gold or label not in pred}
     assert last["item_accuracy_float"] == pytest.approx(
         sum(p == g for p, g in zip(pred, gold)) / len(gold))
     for label, score in last["scores"].items():
@@ -620,7 +673,60 @@ def test_dev_data_is_scored_every_iteration(xseq, yseq):
         assert score.ref == gold.count(label)
         assert score.model == pred.count(label)
         assert score.match == sum(p == g == label for p, g in zip(pred, gold))
+    # CRFsuite's macro average: over the labels of y_dev, divided by all the model's.
+    in_dev = [s for s in last["scores"].values() if s.ref > 0]
+    assert last["avg_f1"] == pytest.approx(sum(s.f1 for s in in_dev) / len(crf.classes_))
     assert 0.0 <= last["avg_f1"] <= 1.0
+
+
+#: The held-out scores of sklearn-crfsuite 0.5.0 / python-crfsuite 0.9.12 on this data
+#: (``training_log_.last_iteration``), from, in a venv with those two packages:
+#:   python -c 'import sklearn_crfsuite as sc
+#:   X = [[{"w": "a", "n": 1.0}, {"w": "b"}, {"w": "c"}], [{"w": "b"}, {"w": "a"}],
+#:        [{"w": "c"}, {"w": "c"}, {"w": "a"}]]
+#:   y = [["A", "B", "C"], ["B", "A"], ["C", "C", "A"]]
+#:   for Xd, yd in (([[{"w": "a"}, {"w": "b"}], [{"w": "c"}]], [["A", "C"], ["C"]]),
+#:                  ([[{"w": "a"}]], [["Z"]])):
+#:       li = sc.CRF(max_iterations=20).fit(X, y, X_dev=Xd, y_dev=yd).training_log_.last_iteration
+#:       print({k: li[k] for k in ("avg_precision", "avg_recall", "avg_f1", "scores")})'
+#: which printed
+#:   {'avg_precision': 0.666667, 'avg_recall': 0.5, 'avg_f1': 0.555556, 'scores':
+#:    {'A': LabelScore(match=1, model=1, ref=1, precision=1.0, recall=1.0, f1=1.0),
+#:     'C': LabelScore(match=1, model=1, ref=2, precision=1.0, recall=0.5, f1=0.6667)}}
+#:   {'avg_precision': 0.0, 'avg_recall': 0.0, 'avg_f1': 0.0, 'scores':
+#:    {'B': LabelScore(match=0, model=0, ref=0, precision=None, recall=None, f1=None),
+#:     'C': LabelScore(match=0, model=0, ref=0, precision=None, recall=None, f1=None),
+#:     'Z': LabelScore(match=0, model=0, ref=1, precision=0.0, recall=0.0, f1=0.0)}}
+#: (CRFsuite prints precision, recall and F1 with 4 decimals and the averages with 6; B,
+#: predicted once in the first set but absent from y_dev, and A in the second have no
+#: entry. 'Z', a label of y_dev only, is a label of CRFsuite's model but not of ours.)
+HELD_OUT_X = [[{"w": "a", "n": 1.0}, {"w": "b"}, {"w": "c"}], [{"w": "b"}, {"w": "a"}],
+              [{"w": "c"}, {"w": "c"}, {"w": "a"}]]
+HELD_OUT_Y = [["A", "B", "C"], ["B", "A"], ["C", "C", "A"]]
+
+
+def test_held_out_scores_are_crfsuites():
+    crf = CRF(max_iterations=20).fit(
+        HELD_OUT_X, HELD_OUT_Y, X_dev=[[{"w": "a"}, {"w": "b"}], [{"w": "c"}]],
+        y_dev=[["A", "C"], ["C"]])
+    last = crf.training_log_.last_iteration
+    assert list(crf.predict([[{"w": "a"}, {"w": "b"}], [{"w": "c"}]])) == [["A", "B"], ["C"]]
+    assert last["avg_precision"] == pytest.approx(0.666667, abs=5e-7)
+    assert last["avg_recall"] == pytest.approx(0.5, abs=5e-7)
+    assert last["avg_f1"] == pytest.approx(0.555556, abs=5e-7)
+    assert set(last["scores"]) == {"A", "C"}
+    assert last["scores"]["A"] == (1, 1, 1, 1.0, 1.0, 1.0)
+    assert last["scores"]["C"][:5] == (1, 1, 2, 1.0, 0.5)
+    assert last["scores"]["C"].f1 == pytest.approx(0.6667, abs=5e-5)
+    # A y_dev whose only label the model does not know: every average is 0 (no label of
+    # the model occurs in y_dev); 'Z' is not a label of the model, so it has no entry.
+    crf = CRF(max_iterations=20).fit(HELD_OUT_X, HELD_OUT_Y, X_dev=[[{"w": "a"}]],
+                                     y_dev=[["Z"]])
+    last = crf.training_log_.last_iteration
+    assert (last["avg_precision"], last["avg_recall"], last["avg_f1"]) == (0.0, 0.0, 0.0)
+    assert last["scores"] == {"B": (0, 0, 0, None, None, None),
+                              "C": (0, 0, 0, None, None, None)}
+    assert last["item_accuracy"] == 0 and last["instance_accuracy"] == 0
 
 
 def test_inspection_attributes(xseq, yseq):
@@ -672,8 +778,18 @@ def test_tagger_has_python_crfsuite_methods(xseq, yseq):
         for label in labels:
             brute = sum(p for ys, p in probs.items() if ys[pos] == label)
             assert tagger.marginal(label, pos) == pytest.approx(brute, abs=1e-12)
-    assert tagger.marginal("unknown", 0) == 0.0
-    assert tagger.probability(["sunny", "unknown", "sunny"]) == 0.0
+    # An unknown label raises, as python-crfsuite does (RuntimeError there): the error is
+    # a RuntimeError and a ValueError, and names the label.
+    for call in (lambda: tagger.marginal("unknown", 0),
+                 lambda: tagger.probability(["sunny", "unknown", "sunny"]),
+                 lambda: crf._model.probability(crf._model.encode(short),
+                                                ["sunny", "unknown", "sunny"])):
+        for kind in (RuntimeError, ValueError, sklearn_crfsuite.UnknownLabelError):
+            with pytest.raises(kind, match="unknown label 'unknown': not one of the "
+                                           "model's 2 labels"):
+                call()
+    with pytest.raises(sklearn_crfsuite.UnknownLabelError, match="label 3"):
+        tagger.marginal(3, 0)
     with pytest.raises(ValueError):
         tagger.marginal("sunny", 3)
     assert tagger.marginal("sunny", np.int64(1)) == tagger.marginal("sunny", 1)
@@ -687,6 +803,57 @@ def test_tagger_has_python_crfsuite_methods(xseq, yseq):
     assert info.transitions == crf.transition_features_
     assert set(info.labels) == set(labels)
     assert int(info.header["num_labels"]) == len(labels)
+
+
+def test_tagger_without_a_sequence_and_with_an_empty_one(xseq, yseq):
+    """tag() before any set() is [] (python-crfsuite's answer); marginal and probability
+    before any set() raise ValueError (python-crfsuite: 0.0, documented); after set([]),
+    probability([]) is 1.0 and marginal has no position (python-crfsuite: 0.0 both)."""
+    crf = CRF(c2=0.1).fit([xseq], [yseq])
+    tagger = sklearn_crfsuite.Tagger()
+    with pytest.raises(ValueError, match="no model"):
+        tagger.tag()
+    tagger.open_inmemory(crf._model.to_bytes())
+    assert tagger.tag() == []
+    with pytest.raises(ValueError, match="no item sequence"):
+        tagger.probability(["sunny"])
+    with pytest.raises(ValueError, match="no item sequence"):
+        tagger.marginal("sunny", 0)
+    tagger.set([])
+    assert tagger.tag() == []
+    assert tagger.probability([]) == 1.0
+    with pytest.raises(ValueError, match="position 0 is outside the sequence of 0 items"):
+        tagger.marginal("sunny", 0)
+    assert tagger.tag(xseq) == yseq and tagger.tag() == yseq
+
+
+def test_dump_writes_crfsuite_feature_types(xseq, yseq, tmp_path):
+    """dump(): CRFsuite's layout, with its feature-type column, (1) for every transition
+    and (0) for every state feature (CRFsuite's crf1d dump prints f.type there), and the
+    ids of labels and attributes right-aligned in 5 columns."""
+    import re
+
+    crf = CRF(c2=0.1).fit([xseq], [yseq])
+    path = tmp_path / "dump.txt"
+    crf.tagger_.dump(str(path))
+    text = path.read_text(encoding="utf8")
+    sections = dict(re.findall(r"(\w+) = \{\n(.*?)\}\n", text, flags=re.S))
+    assert set(sections) == {"FILEHEADER", "LABELS", "ATTRIBUTES", "TRANSITIONS",
+                             "STATE_FEATURES"}
+    trans = sections["TRANSITIONS"].splitlines()
+    state = sections["STATE_FEATURES"].splitlines()
+    assert len(trans) == len(crf.transition_features_) > 1
+    assert len(state) == len(crf.state_features_) > 1
+    line = re.compile(r"  \((\d)\) (.+) --> (.+): (-?\d+\.\d{6})$")
+    for lines, kind, weights in ((trans, "1", crf.transition_features_),
+                                 (state, "0", crf.state_features_)):
+        for text_line in lines:
+            m = line.match(text_line)
+            assert m and m.group(1) == kind, text_line
+            assert float(m.group(4)) == pytest.approx(weights[m.group(2), m.group(3)],
+                                                      abs=5e-7)
+    assert sections["LABELS"].splitlines() == [
+        f"  {i:5d}: {y}" for i, y in enumerate(crf.classes_)]
 
 
 def test_tagger_opens_saved_models(xseq, yseq, tmp_path):
@@ -712,6 +879,34 @@ def test_n_jobs_two_agrees_with_one(xseq, yseq):
     assert set(one.state_features_) == set(two.state_features_)
     for k, w in one.state_features_.items():
         assert two.state_features_[k] == pytest.approx(w, rel=1e-2, abs=1e-3)
+
+
+def test_arow_stops_at_the_first_epoch_without_a_mistake_ap_and_pa_do_not():
+    """With the default epsilon 0, arow stops after its first epoch of loss 0, as the
+    CRFsuite that sklearn-crfsuite 0.5.0 runs (python-crfsuite 0.9.12) does; ap and pa
+    run all 100 epochs there and here. In a venv with those two packages:
+      python -c 'import sklearn_crfsuite as sc
+      X = [[{"w": "a", "n": 1.0}, {"w": "b"}, {"w": "c"}], [{"w": "b"}, {"w": "a"}],
+           [{"w": "c"}, {"w": "c"}, {"w": "a"}]]
+      y = [["A", "B", "C"], ["B", "A"], ["C", "C", "A"]]
+      for a in ("ap", "pa", "arow"):
+          its = sc.CRF(algorithm=a).fit(X, y).training_log_.iterations
+          print(a, len(its), [round(i["loss"], 4) for i in its[:3]])'
+    printed ``ap 100 [1.3333, 0.3333, 0.0]``, ``pa 100 [3.4344, 0.0, 0.0]`` and ``arow 2
+    [5.6222, 0.0]``. (The epoch at which the loss reaches 0 depends on the training
+    order, which is shuffled by another generator here.)"""
+    for algorithm in ("ap", "pa"):
+        log = CRF(algorithm=algorithm).fit(HELD_OUT_X, HELD_OUT_Y).training_log_
+        assert len(log.iterations) == 100 and log.termination == "MaxIterations"
+        assert log.last_iteration["loss"] == 0.0
+    log = CRF(algorithm="arow").fit(HELD_OUT_X, HELD_OUT_Y).training_log_
+    assert log.termination == "Converged"
+    assert len(log.iterations) < 10
+    assert log.last_iteration["loss"] == 0.0
+    assert all(it["loss"] > 0 for it in log.iterations[:-1])
+    # A positive epsilon stops ap at its first epoch of loss 0 too.
+    log = CRF(algorithm="ap", epsilon=1e-9).fit(HELD_OUT_X, HELD_OUT_Y).training_log_
+    assert log.termination == "Converged" and log.last_iteration["loss"] == 0.0
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
@@ -783,6 +978,9 @@ def test_flat_metrics_are_sklearn_metrics_on_flattened_sequences():
     assert metrics.sequence_accuracy_score(y_true, pred) == 1.0
     same = [["A", "B"], ["A", "B"]]
     assert metrics.sequence_accuracy_score(same, np.array(same, dtype=object)) == 1.0
+    # Sequences of one length: sklearn-crfsuite 0.5.0 counts items there (1.5); here the
+    # share of right sequences.
+    assert metrics.sequence_accuracy_score([["A", "B"], ["A", "C"]], same) == 0.5
 
 
 def test_scorers_score_a_fitted_crf(xseq, yseq):

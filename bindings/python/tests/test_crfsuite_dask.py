@@ -93,6 +93,25 @@ def test_one_partition_is_the_one_machine_fit_bit_for_bit(client):
         assert crf.transition_features_ == one.transition_features_, params
 
 
+def test_arow_stops_at_loss_zero_on_dask_as_on_one_machine(client):
+    """arow's stopping test (mean loss at most epsilon; default 0) is the one-machine
+    fit's: on separable data both stop after an epoch without a mistake, while ap runs
+    its whole budget."""
+    X = [[{"w": f"w{(i + j) % 6}"} for j in range(2 + i % 3)] for i in range(12)]
+    y = [[f"T{(i + j) % 6 % 3}" for j in range(2 + i % 3)] for i in range(12)]
+    parts = _partitions(X, y, [6])
+    for crf in (CRF(algorithm="arow", max_iterations=50).fit(X, y),
+                CRF(algorithm="arow", max_iterations=50).fit(parts, client=client)):
+        log = crf.training_log_
+        assert log.termination == "Converged"
+        assert len(log.iterations) < 50
+        assert log.last_iteration["loss"] == 0.0
+        assert list(crf.predict(X)) == y
+    ap = CRF(algorithm="ap", max_iterations=6).fit(parts, client=client)
+    assert len(ap.training_log_.iterations) == 6
+    assert ap.training_log_.last_iteration["loss"] == 0.0
+
+
 @pytest.fixture(scope="module")
 def chunking(real_data):
     return _chunking(real_data("conll2000-subset/chtrain.txt").parent)
@@ -173,6 +192,15 @@ def test_bad_input_names_the_partition_sequence_and_position(client):
         CRF(algorithm="l2sgd").fit(parts, client=client)
     with pytest.raises(ValueError, match="does not apply"):
         CRF(algorithm="ap", c2=1.0).fit(parts, client=client)
+    # No partition, or only empty ones: nothing to train on.
+    with pytest.raises(ValueError, match="^X has no partition: nothing to train on$"):
+        CRF().fit([], client=client)
+    with pytest.raises(ValueError, match=r"^X has no sequence \(its partition is empty\): "
+                                         "nothing to train on$"):
+        CRF().fit(dask_bag.from_sequence([]), client=client)
+    with pytest.raises(ValueError, match=r"^X has no sequence \(its 3 partitions are all "
+                                         r"empty\): nothing to train on$"):
+        CRF().fit([[], [], []], client=client)
     # The client still works after the errors.
     assert client.submit(sum, [1, 2]).result() == 3
 

@@ -419,7 +419,7 @@ pub fn crfsuite_fit_distributed<'py>(
     let model = fitted.model();
     let labels = dev
         .as_ref()
-        .map(|(d, _)| score_holdout(model.n_labels(), d, |x| Ok(model.tag(x).0)))
+        .map(|(d, _)| score_holdout(model.n_labels(), d, |_, x| Ok(model.tag(x).0)))
         .transpose()?;
     let dev_info = dev.map(|(_, c)| c).zip(labels.as_ref());
     crf_output(py, fitted, dev_info)

@@ -7,13 +7,13 @@ use bl_core::{Fit, FitReport, Fitted};
 use chain_crf::{
     Dataset, DatasetBuilder, Dictionary, FittedCrf, Items, IterationLog, ParamGuard, UNKNOWN_LABEL,
 };
-use online_bilinear::{BuiltIn, TaggerParams};
+use online_bilinear::{BuiltIn, OblError, TaggerParams};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::items::{Counts, read_labelled};
-use super::model::{CrfModel, Inner};
+use super::model::{CrfModel, Inner, bilinear_error};
 use super::params::{BILINEAR, Given, common_of, crf_params, parameters_of};
 use crate::errors::guarded;
 use crate::keywords::set_if_given;
@@ -52,7 +52,7 @@ type LabelCounts = (usize, usize, usize);
 
 /// The returned model on held-out data: per label `(match, model, ref)` counts
 /// (CRFsuite's evaluation: correct, predicted and true occurrences), item accuracy and
-/// sequence accuracy. `tag` gives the label ids of a sequence.
+/// sequence accuracy. `tag(s, items)` gives the label ids of sequence `s`.
 pub(super) struct Holdout {
     labels: Vec<LabelCounts>,
     item_accuracy: f64,
@@ -62,12 +62,12 @@ pub(super) struct Holdout {
 pub(super) fn score_holdout(
     n_labels: usize,
     dev: &Dataset,
-    tag: impl Fn(Items<'_>) -> PyResult<Vec<u32>>,
+    tag: impl Fn(usize, Items<'_>) -> PyResult<Vec<u32>>,
 ) -> PyResult<Holdout> {
     let mut labels = vec![(0, 0, 0); n_labels];
     let (mut right, mut items, mut whole) = (0usize, 0usize, 0usize);
-    for x in dev.iter() {
-        let path = tag(x.items)?;
+    for (s, x) in dev.iter().enumerate() {
+        let path = tag(s, x.items)?;
         let ok = path.iter().zip(x.labels).filter(|(p, y)| p == y).count();
         right += ok;
         items += x.labels.len();
@@ -184,7 +184,7 @@ pub fn crfsuite_fit<'py>(
         let fitted = guarded(|| checked.fit_with_holdout(&train, holdout, &mut [&mut callback]))?;
         let model = fitted.model();
         let labels = holdout
-            .map(|d| score_holdout(model.n_labels(), d, |x| Ok(model.tag(x).0)))
+            .map(|d| score_holdout(model.n_labels(), d, |_, x| Ok(model.tag(x).0)))
             .transpose()?;
         Ok::<_, PyErr>((fitted, labels))
     })?;
@@ -304,13 +304,16 @@ fn fit_bilinear<'py>(
     );
     let checked = guarded(|| params.check())?;
     let (train, dev) = read_data((x, y), dev)?;
-    let tagger = py.detach(|| guarded(|| checked.fit(&train)))?;
+    let tagger = py
+        .detach(|| guarded(|| Ok::<_, OblError>(checked.fit(&train))))?
+        .map_err(|e| bilinear_error(e, algorithm, "X", None))?;
     let report = tagger.report().clone();
     let scored = dev
         .as_ref()
         .map(|(d, counts)| {
-            let h = score_holdout(train.labels().len(), d, |x| {
-                py.detach(|| guarded(|| tagger.tag_items(x)))
+            let h = score_holdout(train.labels().len(), d, |s, x| {
+                py.detach(|| guarded(|| Ok::<_, OblError>(tagger.tag_items(x))))?
+                    .map_err(|e| bilinear_error(e, algorithm, "X_dev", Some(s)))
             })?;
             Ok::<_, PyErr>((*counts, h))
         })

@@ -274,7 +274,8 @@ pub(super) fn read_sequence(
     }
     if t == 0 {
         return Err(PyValueError::new_err(format!(
-            "{xname}: sequence {s} is empty: a training sequence needs at least one item"
+            "{xname}: sequence {s} is empty: every sequence of {xname} needs at least one \
+             item"
         )));
     }
     b.end_sequence().map_err(|e| {

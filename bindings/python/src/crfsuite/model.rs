@@ -1,11 +1,13 @@
 //! The fitted model (module docs of [`super`]): [`CrfModel`], a CRF or a bilinear tagger
 //! of attribute data, and [`CrfSequence`], a sequence encoded with its attribute ids.
 
+use bl_core::limits::quote;
 use chain_crf::{Dictionary, Model, Sequence};
-use online_bilinear::FittedTagger;
+use online_bilinear::{FittedTagger, OblError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 
 use super::items::{encode, iterate};
 use crate::errors::{ToPyErr, guarded};
@@ -47,11 +49,15 @@ impl Inner {
         }
     }
 
-    /// The best label path (label ids).
-    fn tag(&self, seq: &Sequence) -> PyResult<Vec<u32>> {
+    /// The best label path (label ids) of `seq`, sequence `sequence` of `data` (named in
+    /// errors).
+    fn tag(&self, seq: &Sequence, data: &str, sequence: usize) -> PyResult<Vec<u32>> {
         match self {
             Inner::Crf(m) => Ok(m.tag(seq.items()).0),
-            Inner::Bilinear { tagger, .. } => guarded(|| tagger.tag_items(seq.items())),
+            Inner::Bilinear { tagger, .. } => {
+                guarded(|| Ok::<_, OblError>(tagger.tag_items(seq.items())))?
+                    .map_err(|e| bilinear_error(e, tagger.learner(), data, Some(sequence)))
+            }
         }
     }
 
@@ -102,11 +108,42 @@ impl Inner {
     }
 }
 
-/// A sequence encoded with a model's attribute ids (`CrfModel.encode`).
+/// An error of the bilinear tagger `learner` (`bol`, `bcd`, `sp`) on `data` as a Python
+/// exception: a value other than 0 or 1 is a `ValueError` naming `data`, the sequence
+/// (`sequence`, or the one the error names when `None`), the position and the attribute,
+/// in `bilinear.crfsuite`'s terms (the algorithms that take real values); any other
+/// error as [`ToPyErr`] converts it.
+pub(super) fn bilinear_error(
+    err: OblError,
+    learner: &str,
+    data: &str,
+    sequence: Option<usize>,
+) -> PyErr {
+    match err {
+        OblError::NonBinaryAttribute {
+            sequence: s,
+            position,
+            attribute,
+            value,
+        } => PyValueError::new_err(format!(
+            "{data}: sequence {}, position {position}: attribute {} has the value {value}; \
+             algorithm {learner:?} takes binary attribute values only: 1 (active) or 0 \
+             (absent); use algorithm 'lbfgs', 'l2sgd', 'ap', 'pa' or 'arow' for real \
+             values, or make the attribute binary",
+            sequence.unwrap_or(s),
+            quote(&attribute)
+        )),
+        other => other.to_py(),
+    }
+}
+
+/// A sequence encoded with a model's attribute ids (`CrfModel.encode`), with its index
+/// (named in errors as sequence `index` of `xseq`).
 #[pyclass(module = "bilinear._native", frozen)]
 #[derive(Debug)]
 pub struct CrfSequence {
     seq: Sequence,
+    index: usize,
 }
 
 #[pymethods]
@@ -126,7 +163,7 @@ impl CrfModel {
         &self,
         py: Python<'_>,
         x: &Bound<'_, PyAny>,
-        work: impl Fn(&Inner, &Sequence) -> R + Sync,
+        work: impl Fn(&Inner, usize, &Sequence) -> R + Sync,
         mut convert: impl FnMut(R) -> PyResult<T>,
     ) -> PyResult<Vec<T>> {
         let mut it = iterate(x, || "X".to_owned(), "an iterable of sequences")?;
@@ -135,6 +172,7 @@ impl CrfModel {
         let mut s = 0;
         let mut done = false;
         while !done {
+            let first = s;
             chunk.clear();
             while chunk.len() < CHUNK {
                 match it.next().transpose()? {
@@ -149,7 +187,13 @@ impl CrfModel {
                 }
             }
             let model = &self.inner;
-            let results: Vec<R> = py.detach(|| chunk.iter().map(|q| work(model, q)).collect());
+            let results: Vec<R> = py.detach(|| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| work(model, first + i, q))
+                    .collect()
+            });
             for r in results {
                 out.push(convert(r)?);
             }
@@ -166,6 +210,24 @@ impl CrfModel {
     /// The label id of `label`, or `None` for a label the model does not know.
     fn label_id(&self, label: &str) -> Option<u32> {
         self.inner.labels().get(label)
+    }
+}
+
+/// `bilinear.crfsuite.UnknownLabelError` (defined in Python, `_tagger.py`) for `label`,
+/// with the message of the Python `Tagger.marginal`; a `ValueError` with that message if
+/// the class cannot be imported.
+fn unknown_label(py: Python<'_>, label: &str, n_labels: usize) -> PyErr {
+    static CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let quoted = PyString::new(py, label)
+        .repr()
+        .map_or_else(|_| format!("{label:?}"), |r| r.to_string());
+    let message = format!("unknown label {quoted}: not one of the model's {n_labels} labels");
+    match CLASS.import(py, "bilinear.crfsuite._tagger", "UnknownLabelError") {
+        Ok(class) => match class.call1((message.as_str(),)) {
+            Ok(e) => PyErr::from_value(e),
+            Err(e) => e,
+        },
+        Err(_) => PyValueError::new_err(message),
     }
 }
 
@@ -227,12 +289,13 @@ impl CrfModel {
     fn encode(&self, xseq: &Bound<'_, PyAny>, sequence: usize) -> PyResult<CrfSequence> {
         Ok(CrfSequence {
             seq: encode(self.inner.attributes(), xseq, "xseq", sequence)?,
+            index: sequence,
         })
     }
 
     /// The most probable labels (Viterbi) of an encoded sequence.
     fn tag(&self, py: Python<'_>, seq: &CrfSequence) -> PyResult<Vec<String>> {
-        let path = py.detach(|| self.inner.tag(&seq.seq))?;
+        let path = py.detach(|| self.inner.tag(&seq.seq, "xseq", seq.index))?;
         Ok(self.names(&path))
     }
 
@@ -245,8 +308,10 @@ impl CrfModel {
         Ok(m.chunks(l.max(1)).map(<[f64]>::to_vec).collect())
     }
 
-    /// `p(labels | x)`; 0 when a label is one the model does not know (it never predicts
-    /// it), as CRFsuite.
+    /// `p(labels | x)`: `ValueError` when `labels` and the sequence differ in length,
+    /// `bilinear.crfsuite.UnknownLabelError` (a `ValueError` and a `RuntimeError`, as
+    /// python-crfsuite raises `RuntimeError`) naming the first label the model does not
+    /// know.
     fn probability(&self, py: Python<'_>, seq: &CrfSequence, labels: Vec<String>) -> PyResult<f64> {
         let model = self.inner.crf("sequence probabilities")?;
         let n = seq.seq.len();
@@ -256,19 +321,24 @@ impl CrfModel {
                 labels.len()
             )));
         }
-        let Some(ids) = labels
-            .iter()
-            .map(|s| self.label_id(s))
-            .collect::<Option<Vec<u32>>>()
-        else {
-            return Ok(0.0);
-        };
+        let mut ids = Vec::with_capacity(n);
+        for label in &labels {
+            match self.label_id(label) {
+                Some(id) => ids.push(id),
+                None => return Err(unknown_label(py, label, self.inner.labels().len())),
+            }
+        }
         py.detach(|| guarded(|| model.probability(seq.seq.items(), &ids)))
     }
 
     /// The labels of every sequence of `x`.
     fn predict(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<String>>> {
-        self.map_chunks(py, x, |m, q| m.tag(q), |path| Ok(self.names(&path?)))
+        self.map_chunks(
+            py,
+            x,
+            |m, s, q| m.tag(q, "X", s),
+            |path| Ok(self.names(&path?)),
+        )
     }
 
     /// `{label: p(y_t = label | x)}` for every position of every sequence of `x`.
@@ -289,7 +359,7 @@ impl CrfModel {
         self.map_chunks(
             py,
             x,
-            |m, q| match m {
+            |m, _, q| match m {
                 Inner::Crf(m) => m.marginals(q.items()),
                 Inner::Bilinear { .. } => Vec::new(),
             },

@@ -195,18 +195,9 @@ pub(super) fn crf_params(
     for key in given.keys() {
         let key: String = key.extract()?;
         if !COMMON.contains(&key.as_str()) && !known.contains(&key.as_str()) {
-            let takers: Vec<&str> = ["lbfgs", "l2sgd", "ap", "pa", "arow"]
-                .into_iter()
-                .filter(|a| parameters_of(a).contains(&key.as_str()))
-                .collect();
-            let which = if takers.is_empty() {
-                "no algorithm takes it".to_owned()
-            } else {
-                format!("it applies to {}", takers.join(", "))
-            };
             return Err(PyValueError::new_err(format!(
-                "parameter {key} does not apply to algorithm {algorithm:?} ({which}; CRFsuite \
-                 refuses it too): leave it None"
+                "parameter {key} does not apply to algorithm {algorithm:?} ({}): leave it None",
+                takers(&key)
             )));
         }
     }
@@ -229,6 +220,35 @@ pub(super) fn crf_params(
     let mut features = FeatureOptions::default();
     given!(g, features, float min_freq, flag all_possible_states, flag all_possible_transitions);
     Ok(params.features(features))
+}
+
+/// Every algorithm of `bilinear.crfsuite.CRF`: CRFsuite's trainers, then the bilinear
+/// learners.
+const ALGORITHMS: [&str; 8] = ["lbfgs", "l2sgd", "ap", "pa", "arow", "bol", "bcd", "sp"];
+
+/// Which algorithms take the parameter `key` besides [`COMMON`], for the message of a
+/// parameter given to an algorithm that does not take it: the list, and whether CRFsuite
+/// refuses it too (a parameter of CRFsuite's other trainers) or it is not CRFsuite's at
+/// all (a parameter of the bilinear learners alone).
+fn takers(key: &str) -> String {
+    let takers: Vec<&str> = ALGORITHMS
+        .into_iter()
+        .filter(|a| parameters_of(a).contains(&key))
+        .collect();
+    if takers.is_empty() {
+        "no algorithm takes it".to_owned()
+    } else if takers.iter().all(|a| BILINEAR.contains(a)) {
+        let verb = if takers.len() == 1 { "takes" } else { "take" };
+        format!(
+            "only {} {verb} it; it is not a parameter of CRFsuite's trainers",
+            takers.join(", ")
+        )
+    } else {
+        format!(
+            "it applies to {}; CRFsuite refuses it too",
+            takers.join(", ")
+        )
+    }
 }
 
 /// The settings of `l2sgd`, `ap`, `pa` and `arow` from the given parameters.

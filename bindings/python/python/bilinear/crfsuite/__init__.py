@@ -1,9 +1,13 @@
-"""A drop-in for sklearn-crfsuite: ``import bilinear.crfsuite as sklearn_crfsuite``.
+"""A drop-in for sklearn-crfsuite: ``import bilinear.crfsuite as sklearn_crfsuite``, and
+every ``from sklearn_crfsuite import ...`` (``CRF``, ``metrics``, ``scorers``) rewritten as
+``from bilinear.crfsuite import ...`` (the alias does not cover ``from`` imports).
 
 ``CRF`` has sklearn-crfsuite's parameters, methods and attributes and trains linear-chain
 CRFs with the Rust crate ``chain-crf`` (CRFsuite's model and trainers; ``n_jobs`` threads
 for lbfgs's gradient, see ``CRF``); ``metrics`` and ``scorers`` offer sklearn-crfsuite's
-functions.
+functions. sklearn-crfsuite's ``estimator``, ``trainer``, ``utils`` and ``compat`` modules
+are not offered (``metrics.flatten`` is). The differences from sklearn-crfsuite are
+listed in ``docs/crfsuite.md``.
 
 How items are read (as python-crfsuite reads them):
 
@@ -27,6 +31,7 @@ different lengths.
 
 from . import metrics, scorers
 from ._estimator import CRF
-from ._tagger import LabelScore, ModelInfo, Tagger, TrainingLog
+from ._tagger import LabelScore, ModelInfo, Tagger, TrainingLog, UnknownLabelError
 
-__all__ = ["CRF", "LabelScore", "ModelInfo", "Tagger", "TrainingLog", "metrics", "scorers"]
+__all__ = ["CRF", "LabelScore", "ModelInfo", "Tagger", "TrainingLog", "UnknownLabelError",
+           "metrics", "scorers"]

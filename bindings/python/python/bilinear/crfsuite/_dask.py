@@ -212,6 +212,10 @@ def fit(client, X, algorithm, params, threads, X_dev=None, y_dev=None, on_iterat
         sizes = rounds.wait([rounds.submit(_sequences, f, worker=w)
                              for f, w in zip(read, holders)], holders)
         kept = [(f, w) for f, w, n in zip(read, holders, sizes) if n > 0]
+        if not kept:
+            which = ("its partition is empty" if len(read) == 1 else
+                     f"its {len(read)} partitions are all empty")
+            raise ValueError(f"X has no sequence ({which}): nothing to train on")
         summaries = rounds.wait([rounds.submit(_summary, f, worker=w) for f, w in kept],
                                 [w for _, w in kept])
         plan = _native.crfsuite_plan(summaries, algorithm=algorithm, params=params,

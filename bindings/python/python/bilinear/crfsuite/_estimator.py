@@ -79,8 +79,11 @@ def _object_array(seqs):
 
 class CRF(BaseEstimator):
     """A linear-chain CRF with sklearn-crfsuite's interface, trained by the Rust crate
-    ``chain-crf`` (``n_jobs``: the threads of the fit, see below): ``import
-    bilinear.crfsuite as sklearn_crfsuite`` runs code written for sklearn-crfsuite.
+    ``chain-crf`` (``n_jobs``: the threads of the fit, see below). Code written for
+    sklearn-crfsuite uses it through ``import bilinear.crfsuite as sklearn_crfsuite``,
+    with every ``from sklearn_crfsuite import ...`` rewritten as ``from
+    bilinear.crfsuite import ...`` (the alias does not cover ``from`` imports); the
+    differences are listed in ``docs/crfsuite.md``.
 
     Every training parameter is sklearn-crfsuite's, with its name and meaning; ``None``
     means CRFsuite's default for the chosen algorithm (bol, bcd, sp: the learners' own
@@ -115,8 +118,11 @@ class CRF(BaseEstimator):
         L-BFGS memory (lbfgs; default 6).
     epsilon : float or None
         lbfgs: the gradient test ``||g|| / max(1, ||w||) <= epsilon`` (default 1e-5);
-        ap, pa, arow: stop after the first epoch whose loss per sequence is below it
-        (default 0: every epoch of the budget runs).
+        ap, pa: stop after the first epoch whose loss per sequence is below it (default
+        0: every epoch of the budget runs); arow: stop after the first epoch whose loss
+        per sequence is at most it (default 0: stop after the first epoch without a
+        mistake). These are the tests of the CRFsuite bundled in python-crfsuite 0.9.12,
+        which sklearn-crfsuite 0.5.0 runs.
     period, delta : int, float or None
         Stop when the objective decreased by at most ``delta`` (relative) over the last
         ``period`` iterations (lbfgs, l2sgd; defaults 10 and 1e-5 / 1e-6).
@@ -138,11 +144,14 @@ class CRF(BaseEstimator):
     variance, gamma : float or None
         arow's initial variance and tradeoff (default 1).
     verbose : bool
-        Print one line per iteration while training (lbfgs, l2sgd, ap, pa, arow; bol, bcd
-        and sp print none), and the held-out scores of the returned model.
+        Print one line per iteration while training (``Iter k time=... loss=...``; lbfgs,
+        l2sgd, ap, pa, arow; bol, bcd and sp print none), and the held-out scores of the
+        returned model (not sklearn-crfsuite's output: no progress bars, no CRFsuite log).
     model_filename : str, bytes, os.PathLike or None
         ``fit`` writes the model here (the crate's saved form, not CRFsuite's file
-        format); a new ``CRF(model_filename=path)`` loads it on first use.
+        format); a new ``CRF(model_filename=path)`` loads it on first use. When no file
+        exists there the estimator is unfitted: the attributes are None and ``predict``
+        raises ``NotFittedError`` naming the path (sklearn-crfsuite: ``FileNotFoundError``).
     keep_tempfiles : bool
         Accepted and ignored: no temporary files are written.
     trainer_cls : None
@@ -311,6 +320,14 @@ class CRF(BaseEstimator):
     def _require_model(self):
         model = self._get_model()
         if model is None:
+            if self.model_filename is not None:
+                # (sklearn-crfsuite raises FileNotFoundError here; this stays a
+                # NotFittedError, but names the path so that a typo shows)
+                path = _path("model_filename", self.model_filename)
+                raise NotFittedError(
+                    f"This CRF instance is not fitted yet and no model file exists at "
+                    f"model_filename={path!r}: call fit (which writes it there), or give "
+                    "the path of a model saved by bilinear.crfsuite")
             raise NotFittedError(
                 "This CRF instance is not fitted yet: call fit, or give model_filename "
                 "of a saved model")

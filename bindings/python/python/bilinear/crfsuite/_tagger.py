@@ -12,6 +12,19 @@ from .._keywords import _int, _path
 LabelScore = namedtuple("LabelScore", "match model ref precision recall f1")
 
 
+class UnknownLabelError(ValueError, RuntimeError):
+    """A label the model does not know, given to ``Tagger.marginal`` or
+    ``Tagger.probability`` (and ``CrfModel.probability``). python-crfsuite raises
+    ``RuntimeError`` there; this class is both a ``RuntimeError`` (code written for
+    python-crfsuite catches it) and a ``ValueError`` (as the other bad input of the
+    tagger). Its message names the label."""
+
+
+def _unknown_label(label, n_labels):
+    return UnknownLabelError(
+        f"unknown label {label!r}: not one of the model's {n_labels} labels")
+
+
 def _load(data):
     return _native.CrfModel.from_bytes(bytes(data))
 
@@ -85,9 +98,14 @@ class Tagger:
     item sequence, then ``tag``, ``marginal`` and ``probability`` refer to it.
 
     ``open`` and ``open_inmemory`` read the models this package saves (not CRFsuite's
-    binary files). Unlike CRFsuite, a position outside the sequence and a label sequence
-    of the wrong length raise ``ValueError`` (CRFsuite returns 0); a label the model does
-    not know has marginal and sequence probability 0, as in CRFsuite.
+    binary files). As in python-crfsuite, a position outside the sequence and a label
+    sequence of the wrong length raise ``ValueError``, a label the model does not know
+    raises :class:`UnknownLabelError` (a ``RuntimeError``, as python-crfsuite's, and a
+    ``ValueError``), and ``tag()`` before any sequence was set returns ``[]``. Unlike
+    python-crfsuite: ``marginal`` and ``probability`` before any sequence was set raise
+    ``ValueError`` (python-crfsuite returns 0.0); after ``set([])``, ``probability([])``
+    is 1.0 (the empty label sequence is the only one; python-crfsuite: 0.0) and
+    ``marginal`` raises ``ValueError`` (there is no position; python-crfsuite: 0.0).
     """
 
     def __init__(self, model=None):
@@ -137,18 +155,25 @@ class Tagger:
         return self._seq
 
     def tag(self, xseq=None):
-        """The most probable labels (Viterbi) of ``xseq``, or of the current sequence."""
+        """The most probable labels (Viterbi) of ``xseq``, or of the current sequence
+        (``[]`` when no sequence was set, as in python-crfsuite)."""
         if xseq is not None:
             self.set(xseq)
-        return self._require().tag(self._current())
+        model = self._require()
+        if self._seq is None:
+            return []
+        return model.tag(self._seq)
 
     def probability(self, yseq):
-        """``P(yseq | xseq)`` for the current sequence."""
+        """``P(yseq | xseq)`` for the current sequence: ``ValueError`` when ``yseq`` and
+        the sequence differ in length, :class:`UnknownLabelError` for a label the model
+        does not know."""
         return self._require().probability(self._current(), list(yseq))
 
     def marginal(self, y, pos):
         """The marginal probability of label ``y`` at position ``pos`` of the current
-        sequence (``ValueError`` for a ``pos`` that is not an int position in it)."""
+        sequence: ``ValueError`` for a ``pos`` that is not an int position in it,
+        :class:`UnknownLabelError` for a label the model does not know."""
         model = self._require()
         seq = self._current()
         pos = _int("pos", pos)
@@ -157,8 +182,10 @@ class Tagger:
         if self._marginals is None:
             self._marginals = model.marginals(seq)
             self._index = {label: i for i, label in enumerate(model.labels())}
-        i = self._index.get(y)
-        return 0.0 if i is None else self._marginals[pos][i]
+        i = self._index.get(y) if isinstance(y, str) else None
+        if i is None:
+            raise _unknown_label(y, len(self._index))
+        return self._marginals[pos][i]
 
     def info(self):
         """The model's weights by name (:class:`ModelInfo`)."""
@@ -166,8 +193,11 @@ class Tagger:
 
     def dump(self, filename=None):
         """Writes the model's nonzero weights as text in the layout of CRFsuite's dump (to
-        ``filename``, or standard output); ``ValueError`` for a model of ``bol``, ``bcd``
-        or ``sp``, which has no CRFsuite features."""
+        ``filename``, or standard output): each feature line starts with CRFsuite's
+        feature type, ``(1)`` for a transition and ``(0)`` for a state feature; the
+        header has only the fields of :class:`ModelInfo` (no ``magic``, ``version`` or
+        ``off_*``). ``ValueError`` for a model of ``bol``, ``bcd`` or ``sp``, which has
+        no CRFsuite features."""
         if filename is not None:
             filename = _path("filename", filename)
         info = self.info()
@@ -176,15 +206,15 @@ class Tagger:
         lines = ["FILEHEADER = {"]
         lines += [f"  {k}: {v}" for k, v in info.header.items()]
         lines += ["}", "", "LABELS = {"]
-        lines += [f"  {i}: {y}" for y, i in info.labels.items()]
+        lines += [f"  {int(i):5d}: {y}" for y, i in info.labels.items()]
         lines += ["}", "", "ATTRIBUTES = {"]
-        lines += [f"  {i}: {a}" for a, i in info.attributes.items()]
+        lines += [f"  {int(i):5d}: {a}" for a, i in info.attributes.items()]
+        # CRFsuite's feature types: 0 for a state feature, 1 for a transition.
         lines += ["}", "", "TRANSITIONS = {"]
-        lines += [f"  ({k}) {a} --> {b}: {w:.6f}"
-                  for k, ((a, b), w) in enumerate(info.transitions.items())]
+        lines += [f"  (1) {a} --> {b}: {w:.6f}" for (a, b), w in info.transitions.items()]
         lines += ["}", "", "STATE_FEATURES = {"]
-        lines += [f"  ({k}) {a} --> {y}: {w:.6f}"
-                  for k, ((a, y), w) in enumerate(info.state_features.items())]
+        lines += [f"  (0) {a} --> {y}: {w:.6f}"
+                  for (a, y), w in info.state_features.items()]
         lines += ["}", ""]
         text = "\n".join(lines) + "\n"
         if filename is None:
@@ -209,9 +239,14 @@ class TrainingLog:
         in the epoch), which CRFsuite prints but the parser does not keep. With held-out
         data: ``item_accuracy`` and ``instance_accuracy`` (fractions) and their ``_float``
         forms (bol, bcd, sp: on the last iteration only, for the returned model), and on
-        the last iteration ``scores`` (``{label: LabelScore}``) and
-        ``avg_precision``, ``avg_recall``, ``avg_f1`` (macro averages over the labels of
-        the held-out data) of the returned model.
+        the last iteration, for the returned model, ``scores`` and ``avg_precision``,
+        ``avg_recall``, ``avg_f1`` as CRFsuite computes them and python-crfsuite's parser
+        reads them: ``scores`` is ``{label: LabelScore}`` for every label of the model
+        that occurs in ``y_dev``, and ``LabelScore(0, 0, 0, None, None, None)`` for a
+        label that is neither in ``y_dev`` nor predicted (a label predicted but absent
+        from ``y_dev`` has no entry); each average is the sum over the labels that occur
+        in ``y_dev`` divided by the number of the model's labels. Scores are at full
+        precision (the parser reads CRFsuite's 4 and 6 printed decimals).
     last_iteration : dict or None
         The last of ``iterations``.
     featgen_num_features : int
@@ -265,27 +300,36 @@ class TrainingLog:
         self.last_iteration = self.iterations[-1] if self.iterations else None
         counts = info.get("dev_label_counts")
         if counts is not None and self.last_iteration is not None:
-            scores, sums, present = {}, [0.0, 0.0, 0.0], 0
-            for label, (match, model, ref) in counts.items():
-                if ref == 0 and model == 0:
-                    scores[label] = LabelScore(0, 0, 0, None, None, None)
-                    continue
-                p = match / model if model else 0.0
-                r = match / ref if ref else 0.0
-                f = 2 * p * r / (p + r) if p + r > 0 else 0.0
-                scores[label] = LabelScore(match, model, ref, p, r, f)
-                if ref > 0:
-                    present += 1
-                    sums = [sums[0] + p, sums[1] + r, sums[2] + f]
-            self.last_iteration["scores"] = scores
-            if present:
-                (self.last_iteration["avg_precision"], self.last_iteration["avg_recall"],
-                 self.last_iteration["avg_f1"]) = (s / present for s in sums)
+            self.last_iteration["scores"], averages = _holdout_scores(counts)
+            (self.last_iteration["avg_precision"], self.last_iteration["avg_recall"],
+             self.last_iteration["avg_f1"]) = averages
         self.log = [line for it in self.iterations for line in _iteration_lines(it)]
 
     def __repr__(self):
         return (f"<TrainingLog of {len(self.iterations)} iterations, "
                 f"{self.featgen_num_features} features>")
+
+
+def _holdout_scores(counts):
+    """``({label: LabelScore}, (avg_precision, avg_recall, avg_f1))`` from ``{label:
+    (match, model, ref)}`` over the model's labels, as CRFsuite's evaluation computes
+    them and python-crfsuite's log parser reads them (``TrainingLog``): a label absent
+    from the reference (``ref == 0``) is left out of the averages, and is listed (with
+    None scores) only when it was not predicted either; the sums over the other labels
+    are divided by the number of the model's labels."""
+    scores, sums = {}, [0.0, 0.0, 0.0]
+    for label, (match, model, ref) in counts.items():
+        if ref == 0:
+            if model == 0:
+                scores[label] = LabelScore(0, 0, 0, None, None, None)
+            continue
+        p = match / model if model else 0.0
+        r = match / ref
+        f = 2 * p * r / (p + r) if p + r > 0 else 0.0
+        scores[label] = LabelScore(match, model, ref, p, r, f)
+        sums = [sums[0] + p, sums[1] + r, sums[2] + f]
+    n = max(len(counts), 1)
+    return scores, tuple(s / n for s in sums)
 
 
 # The lines of an iteration that only some trainers log: (log key, CRFsuite's line).

@@ -1,7 +1,8 @@
 """Metrics over label sequences, as ``sklearn_crfsuite.metrics``: the ``flat_*``
 functions flatten the sequences and call scikit-learn's metric of the same name (extra
 keywords go to it, but for ``flat_accuracy_score``, which takes none);
-``sequence_accuracy_score`` counts whole sequences."""
+``sequence_accuracy_score`` counts whole sequences (where sklearn-crfsuite 0.5.0 gives
+other numbers: its docstring)."""
 
 from functools import wraps
 from itertools import chain
@@ -70,7 +71,13 @@ def flat_classification_report(y_true, y_pred, labels=None, **kwargs):
 
 def sequence_accuracy_score(y_true, y_pred):
     """Share of sequences whose labels are all right (0 for no sequence; ``ValueError``
-    when ``y_true`` and ``y_pred`` have different numbers of sequences)."""
+    when ``y_true`` and ``y_pred`` have different numbers of sequences).
+
+    Not sklearn-crfsuite 0.5.0's numbers in two cases: when all sequences have the same
+    length, its ``np.array(..., dtype=object)`` is 2-D and it counts matching items
+    instead of sequences (``[["A", "B"], ["A", "C"]]`` against ``[["A", "B"], ["A",
+    "B"]]``: 1.5 there, 0.5 here), and sequence counts that differ give it a number where
+    this raises ``ValueError``."""
     y_true, y_pred = list(y_true), list(y_pred)
     if len(y_true) != len(y_pred):
         raise ValueError(
