@@ -85,10 +85,12 @@ class CRF(BaseEstimator):
     bilinear.crfsuite import ...`` (the alias does not cover ``from`` imports); the
     differences are listed in ``docs/crfsuite.md``.
 
-    Every training parameter is sklearn-crfsuite's, with its name and meaning; ``None``
-    means CRFsuite's default for the chosen algorithm (bol, bcd, sp: the learners' own
-    defaults), and a parameter the algorithm does not take is a ``ValueError`` when it is
-    not None (CRFsuite refuses it too).
+    Every training parameter but ``zero_order`` and ``transitions_only`` (the bilinear
+    learners' own) is sklearn-crfsuite's, with its name and meaning; ``None`` means
+    CRFsuite's default for the chosen algorithm (bol, bcd, sp: the learners' own
+    defaults), and a parameter the algorithm does not take is a ``ValueError`` naming the
+    algorithms that take it when it is not None (CRFsuite refuses a parameter of its other
+    trainers too).
 
     Parameters
     ----------
