@@ -7,10 +7,11 @@
 //! eq. (8) with `tol = 1e-3`, at most 500 iterations) over a grid of `(L^0, L_min, eta)`,
 //! and prints per setting the iterations and the objective it stops at, beside the
 //! objective of a long reference run (default step, `tol = 1e-9`, 5000 iterations).
-//! `L^0` is either absolute or a multiple `c` of the block's Lipschitz bound (11a)/(11b)
-//! at its first update, `sqrt(2)/n sum_i (||z_i|| + 1)^2` over the block's features `z_i`
-//! (`X_i V` for the `U` block, `X_i^T U` for the `V` block); the CSV's `l0` column is
-//! then `c x bound`, written as `c*L11`.
+//! `L^0` is either absolute (`1e-3`, 1, 100 or `1e4`; a start below `L_min` is skipped) or
+//! a multiple `c` of the block's Lipschitz bound (11a)/(11b) at its first update,
+//! `sqrt(2)/n sum_i (||z_i|| + 1)^2` over the block's features `z_i` (`X_i V` for the `U`
+//! block, `X_i^T U` for the `V` block); the CSV's `l0` column is then `c x bound`, written
+//! as `c*L11`.
 //!
 //! ```text
 //! cargo run --release -p sblr --example table1_step_study -- [max_size] [seeds] [multiples]
@@ -109,7 +110,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let max_size: usize = args.get(1).map_or(Ok(250), |a| a.parse())?;
     let seeds: u64 = args.get(2).map_or(Ok(2), |a| a.parse())?;
     let multiples = args.get(3).map_or("0.01,0.1,1", String::as_str);
-    let mut starts = vec![Start::At(1e-3), Start::At(1.0), Start::At(1e2)];
+    let mut starts = vec![
+        Start::At(1e-3),
+        Start::At(1.0),
+        Start::At(1e2),
+        Start::At(1e4),
+    ];
     for c in multiples.split(',').filter(|c| *c != "-") {
         starts.push(Start::Bound(c.parse()?));
     }

@@ -120,7 +120,7 @@ saved::saved_model! {
         intercept: f64,
     }
     with objective, report, class_names, params: SblrValidParams;
-    /// The outer iterations: objective (5), `q^k`, and extras `loss`, `l_u`, `l_v`,
+    /// The outer iterations: objective of problem (4), `q^k`, and extras `loss`, `l_u`, `l_v`,
     /// `trials_u`, `trials_v`, `inner_u`, `inner_v` per iteration; the time covers the
     /// iterations only (initialization excluded).
     fn report;
@@ -184,7 +184,7 @@ impl FittedSblr {
     pub fn shape(&self) -> (usize, usize) {
         (self.s, self.t)
     }
-    /// Objective (5) at the returned point.
+    /// Objective of problem (4) at the returned point.
     #[must_use]
     pub fn objective(&self) -> f64 {
         self.objective

@@ -77,7 +77,7 @@ pub(crate) fn check_signs(y: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// A point `(U, V, b)` of problem (5): `U` is `s x r`, `V` is `t x r`.
+/// A point `(U, V, b)` of problem (4): `U` is `s x r`, `V` is `t x r`.
 #[derive(Debug, Clone, Copy)]
 pub struct Point<'a> {
     /// The left factor `U` (`s x r`).
@@ -145,7 +145,7 @@ pub struct Gradients {
     pub intercept: f64,
 }
 
-/// Problem (5) on one data set: the samples, their `±1` labels and the penalties. It
+/// Problem (4) on one data set: the samples, their `±1` labels and the penalties. It
 /// evaluates the loss, the objective, the gradients and the stationarity residual at any
 /// [`Point`], sample by sample (a reference implementation, independent of the solver's
 /// reduced features).
@@ -157,7 +157,7 @@ pub struct Problem<'a, T: Element = f64> {
 }
 
 impl<'a, T: Element> Problem<'a, T> {
-    /// Problem (5) for `data` with labels `y` (one `±1` per sample).
+    /// Problem (4) for `data` with labels `y` (one `±1` per sample).
     ///
     /// # Errors
     /// `y` of the wrong length.
@@ -181,7 +181,7 @@ impl<'a, T: Element> Problem<'a, T> {
             / n)
     }
 
-    /// The objective (5): loss plus penalties.
+    /// The objective of problem (4): loss plus penalties.
     ///
     /// # Errors
     /// As [`Problem::loss`].

@@ -18,7 +18,7 @@ use bl_core::error::build::{invalid, numerical};
 /// What one iteration of [`BinarySolver`] reports.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepReport {
-    /// Objective (5) after the iteration.
+    /// Objective of problem (4) after the iteration.
     pub objective: f64,
     /// Loss (3) after the iteration.
     pub loss: f64,
@@ -320,7 +320,7 @@ impl<F: ReducedFeatures> BinarySolverOn<F> {
         self.xu[self.s * self.r]
     }
 
-    /// Objective (5) at the current iterate.
+    /// Objective of problem (4) at the current iterate.
     #[must_use]
     pub fn objective(&self) -> f64 {
         self.objective
