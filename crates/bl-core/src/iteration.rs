@@ -12,7 +12,7 @@
 //! | `max_iter` | iteration budget of the outer loop | `>= 1` |
 //! | `tol` | stop when the step's change measure is `<= tol` | finite, `>= 0` |
 //! | `time_limit` | stop after this wall-clock time (`None`: no limit) | any |
-//! | `threads` | worker threads (`None`: rayon's global pool, one per core; `Some(n)`: a pool of `n` threads of the fit's own, built once per fit, so `Some(1)` runs every parallel step serially) | `1 ..=` [`MAX_THREADS`](crate::limits::MAX_THREADS) |
+//! | `threads` | worker threads (`None`: the pool the fit is called on, which is rayon's global pool, one thread per core, unless the caller runs inside another pool's `install`; `Some(n)`: a pool of `n` threads of the fit's own, built once per fit, so `Some(1)` runs every parallel step serially) | `1 ..=` [`MAX_THREADS`](crate::limits::MAX_THREADS) |
 //! | `trace` | record every iteration in the report's trace (off: no allocation per iteration) | any |
 //!
 //! Each algorithm chooses its own default budget and tolerance (its paper's); the
@@ -59,7 +59,8 @@ pub struct IterationParams {
     pub tol: f64,
     /// Wall-clock limit (`None`: none).
     pub time_limit: Option<Duration>,
-    /// Worker threads (`None`: rayon's global pool).
+    /// Worker threads (`None`: the calling pool, rayon's global pool unless the caller
+    /// runs inside another pool's `install`).
     #[serde(default)]
     pub threads: Option<usize>,
     /// Whether the report keeps a trace of every iteration.
@@ -131,13 +132,15 @@ impl IterationParams {
     }
 }
 
-/// The worker threads of one fit: rayon's global pool, or a pool of its own.
+/// The worker threads of one fit: the pool it is called on (rayon's global pool unless
+/// the caller runs inside another pool's `install`), or a pool of its own.
 #[derive(Debug)]
 pub struct Pool(Option<rayon::ThreadPool>);
 
 impl Pool {
-    /// The pool of `threads` threads: rayon's global pool for `None`, a pool of its own
-    /// for `Some(n)`.
+    /// The pool of `threads` threads: for `None`, the pool the work is called on (rayon's
+    /// global pool unless the caller is inside another pool's `install`); for `Some(n)`,
+    /// a pool of its own.
     ///
     /// # Errors
     /// A thread count outside `1 ..=` [`MAX_THREADS`](crate::limits::MAX_THREADS), or a
@@ -201,7 +204,8 @@ macro_rules! iteration_setters {
             tol: f64;
             /// Sets the wall-clock limit (`None`: none).
             time_limit: Option<std::time::Duration>;
-            /// Sets the worker threads (`None`: rayon's global pool, one per core;
+            /// Sets the worker threads (`None`: the calling pool, rayon's global pool of
+            /// one thread per core unless the caller is inside another pool's `install`;
             /// `Some(n)`: `1 ..= 1024`).
             threads: Option<usize>;
             /// Sets whether the report keeps a trace of every iteration (off: no

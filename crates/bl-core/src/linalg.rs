@@ -182,16 +182,98 @@ pub fn top_singular_vectors(a: MatRef<'_, f64>, r: usize) -> Result<TopSvd> {
             return Ok(TopSvd { u, s, v });
         }
     }
-    let svd = a.thin_svd().map_err(|e| BlError::Numerical {
-        context: "top_singular_vectors",
+    let mut svd = thin_svd(a, "top_singular_vectors")?;
+    svd.s.truncate(r);
+    Ok(TopSvd {
+        u: svd.u.subcols(0, r).to_owned(),
+        s: svd.s,
+        v: svd.v.subcols(0, r).to_owned(),
+    })
+}
+
+/// The thin SVD of `a` (`m x n`): all `min(m, n)` singular triplets, values
+/// non-increasing, computed on the calling thread.
+///
+/// faer's `thin_svd` and `self_adjoint_eigen` take their parallelism from the rayon pool
+/// they run on, and above a few hundred rows their results change, by rounding, with that
+/// pool's size. This one (and [`symmetric_eigen`]) gives the same bits on every pool, so
+/// that a fit's result depends on its `threads` setting only where its docs say so.
+///
+/// # Errors
+/// [`BlError::Numerical`] with `context` when the SVD does not converge.
+pub fn thin_svd(a: MatRef<'_, f64>, context: &'static str) -> Result<TopSvd> {
+    let (m, n) = (a.nrows(), a.ncols());
+    let k = m.min(n);
+    let (mut u, mut v) = (Mat::<f64>::zeros(m, k), Mat::<f64>::zeros(n, k));
+    let mut s = faer::diag::Diag::<f64>::zeros(k);
+    let thin = faer::linalg::svd::ComputeSvdVectors::Thin;
+    let mut mem = MemBuffer::new(faer::linalg::svd::svd_scratch::<f64>(
+        m,
+        n,
+        thin,
+        thin,
+        Par::Seq,
+        Default::default(),
+    ));
+    faer::linalg::svd::svd(
+        a,
+        s.as_mut(),
+        Some(u.as_mut()),
+        Some(v.as_mut()),
+        Par::Seq,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .map_err(|e| BlError::Numerical {
+        context,
         message: format!("{e:?}"),
     })?;
-    let s = (0..r).map(|i| svd.S()[i]).collect();
-    Ok(TopSvd {
-        u: svd.U().subcols(0, r).to_owned(),
-        s,
-        v: svd.V().subcols(0, r).to_owned(),
-    })
+    let s = s.column_vector().iter().copied().collect();
+    Ok(TopSvd { u, s, v })
+}
+
+/// The eigenvalues (non-decreasing) of the symmetric `a` (`n x n`, its lower triangle is
+/// read) and, with `vectors`, its eigenvectors (column `j` belongs to value `j`), computed
+/// on the calling thread (see [`thin_svd`]).
+///
+/// # Errors
+/// [`BlError::Numerical`] with `context` when the decomposition does not converge.
+///
+/// # Panics
+/// `a` is not square (a caller bug).
+pub fn symmetric_eigen(
+    a: MatRef<'_, f64>,
+    vectors: bool,
+    context: &'static str,
+) -> Result<(Vec<f64>, Option<Mat<f64>>)> {
+    use faer::linalg::evd::{self, ComputeEigenvectors};
+    let n = a.nrows();
+    let mut s = faer::diag::Diag::<f64>::zeros(n);
+    let mut u = vectors.then(|| Mat::<f64>::zeros(n, n));
+    let compute = if vectors {
+        ComputeEigenvectors::Yes
+    } else {
+        ComputeEigenvectors::No
+    };
+    let mut mem = MemBuffer::new(evd::self_adjoint_evd_scratch::<f64>(
+        n,
+        compute,
+        Par::Seq,
+        Default::default(),
+    ));
+    evd::self_adjoint_evd(
+        a,
+        s.as_mut(),
+        u.as_mut().map(|u| u.as_mut()),
+        Par::Seq,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .map_err(|e| BlError::Numerical {
+        context,
+        message: format!("{e:?}"),
+    })?;
+    Ok((s.column_vector().iter().copied().collect(), u))
 }
 
 /// A linear map `R^ncols -> R^nrows` given by its action and the action of its transpose,

@@ -2,7 +2,10 @@
 //!
 //! Every random choice in the workspace takes a `u64` seed (or a fixed one) and draws from
 //! a [`Rng`] (`StdRng`) seeded by `StdRng::seed_from_u64`, as [`seeded_rng`] builds it, so
-//! the same seed gives the same result on every platform.
+//! the same seed gives the same draws with the same build on the same platform. Across
+//! versions of `rand` the stream may change (its `StdRng` is not promised to be portable),
+//! and the normal draws use the platform's `exp` and `ln`, so a seed is not promised to
+//! give the same bits on every platform.
 
 use faer::Mat;
 use rand::SeedableRng;

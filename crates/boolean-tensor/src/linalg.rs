@@ -32,11 +32,12 @@ pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize) -> Result<Mat<f
 /// largest first; at most `m` columns.
 pub(crate) fn leading_eigenvectors(gram: MatRef<'_, f64>, r: usize) -> Result<Mat<f64>> {
     let m = gram.nrows();
-    let evd = gram
-        .self_adjoint_eigen(Side::Lower)
-        .map_err(|e| numerical::<crate::TensorError>("leading eigenvectors", format!("{e:?}")))?;
+    // On the calling thread: faer's own eigensolver splits sums by the pool's size.
+    let (_, u) = bl_core::linalg::symmetric_eigen(gram, true, "leading eigenvectors")?;
+    let u = u.ok_or_else(|| {
+        numerical::<crate::TensorError>("leading eigenvectors", "no eigenvectors returned")
+    })?;
     // Eigenvalues in nondecreasing order: take the last r columns, largest first.
-    let u = evd.U();
     Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))
 }
 

@@ -402,6 +402,10 @@ pub fn solve_relaxed_duals_until(
                 .into()),
             }
         })
+        .collect::<Vec<Result<_>>>()
+        // The first error in cell order (rayon's own collect into a `Result` returns
+        // whichever failing task it meets first, which can change from run to run).
+        .into_iter()
         .collect()
 }
 

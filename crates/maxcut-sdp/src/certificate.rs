@@ -17,7 +17,7 @@
 //! `lambda_max(M) <= mu` up to a rounding term with an explicit bound (see
 //! [`Problem::dual_bound`] for the argument and every term).
 
-use faer::{Accum, MatMut, MatRef, Side};
+use faer::{Accum, MatMut, MatRef};
 
 use crate::cost::{CostView, dot, product};
 use crate::error::{MaxcutError, Result};
@@ -293,12 +293,9 @@ impl Problem {
             m[i + i * n] -= lambda[i];
         }
         let m_mat = MatRef::from_column_major_slice(&m, n, n);
-        let eigenvalues = m_mat.self_adjoint_eigenvalues(Side::Lower).map_err(|e| {
-            numerical::<MaxcutError>(
-                "dual bound",
-                format!("symmetric eigenvalue solver failed: {e:?}"),
-            )
-        })?;
+        // On the calling thread, so that the bound does not change with the pool's size
+        // (faer's own eigensolver splits sums by it).
+        let (eigenvalues, _) = bl_core::linalg::symmetric_eigen(m_mat, false, "dual bound")?;
         let guess = eigenvalues.last().copied().unwrap_or(0.0);
         let frobenius = m_mat.norm_l2();
         let max_m_diag = (0..n).fold(0.0f64, |x, i| x.max(m[i + i * n].abs()));

@@ -183,8 +183,11 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
                     self.estimator
                         .fit_signs(data, class_signs(data.labels(), c))
                 })
-                .collect::<Result<Vec<_>>>()
-        })?;
+                .collect::<Vec<Result<_>>>()
+        });
+        // The first error in class order (rayon's own collect into a `Result` returns
+        // whichever failing task it meets first, which can change from run to run).
+        let models = models.into_iter().collect::<Result<Vec<_>>>()?;
         Ok(assemble(models, data.class_names().to_vec(), observers))
     }
 }

@@ -3,7 +3,7 @@
 use bl_core::BlError;
 use bl_core::linalg::{
     LinearOperator, PowerIterationParams, frobenius_inner, frobenius_norm, least_squares,
-    power_iteration, power_iteration_in_place, top_singular_vectors,
+    power_iteration, power_iteration_in_place, symmetric_eigen, thin_svd, top_singular_vectors,
 };
 use bl_core::random::{seeded_rng, standard_normal_mat};
 use faer::Mat;
@@ -272,4 +272,81 @@ fn top_singular_vectors_exactly_low_rank() {
     let sigma = left.norm_l2() * right.norm_l2();
     assert!((top.s[0] - sigma).abs() < 1e-8 * sigma);
     assert!(top.s[1].abs() < 1e-8 * sigma);
+}
+
+/// `f` run inside a rayon pool of `threads` threads.
+fn on_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// How many entries of `a` and `b` (of one shape) differ in their bits.
+fn bit_differences(a: &Mat<f64>, b: &Mat<f64>) -> usize {
+    let a = (0..a.ncols()).flat_map(|j| a.col(j).iter().copied().collect::<Vec<_>>());
+    let b = (0..b.ncols()).flat_map(|j| b.col(j).iter().copied().collect::<Vec<_>>());
+    a.zip(b).filter(|(x, y)| x.to_bits() != y.to_bits()).count()
+}
+
+#[test]
+fn thin_svd_decomposes_and_is_the_same_on_every_pool() {
+    let mut rng = seeded_rng(11);
+    // Large enough that faer's own thin SVD changes with the pool's size.
+    let a = standard_normal_mat(&mut rng, 400, 360).unwrap();
+    let svd = on_pool(1, || thin_svd(a.as_ref(), "test").unwrap());
+    assert_eq!(
+        (svd.u.shape(), svd.v.shape(), svd.s.len()),
+        ((400, 360), (360, 360), 360)
+    );
+    assert!(svd.s.windows(2).all(|w| w[0] >= w[1]) && svd.s[359] > 0.0);
+    let rebuilt = &svd.u
+        * Mat::from_fn(360, 360, |i, j| if i == j { svd.s[i] } else { 0.0 })
+        * svd.v.transpose();
+    assert!((&rebuilt - &a).norm_l2() < 1e-10 * a.norm_l2());
+    let gram = svd.u.transpose() * &svd.u - Mat::<f64>::identity(360, 360);
+    assert!(gram.norm_l2() < 1e-10);
+    for threads in [2, 3] {
+        let other = on_pool(threads, || thin_svd(a.as_ref(), "test").unwrap());
+        assert_eq!(bit_differences(&other.u, &svd.u), 0, "u, {threads} threads");
+        assert_eq!(bit_differences(&other.v, &svd.v), 0, "v, {threads} threads");
+        assert!(
+            other
+                .s
+                .iter()
+                .zip(&svd.s)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        );
+    }
+}
+
+#[test]
+fn symmetric_eigen_decomposes_and_is_the_same_on_every_pool() {
+    let mut rng = seeded_rng(12);
+    // Above the size (about 315) where faer's own eigensolver splits sums by thread.
+    let b = standard_normal_mat(&mut rng, 400, 400).unwrap();
+    let a = &b + b.transpose();
+    let (values, vectors) = on_pool(1, || symmetric_eigen(a.as_ref(), true, "test").unwrap());
+    let u = vectors.unwrap();
+    assert!(values.windows(2).all(|w| w[0] <= w[1]));
+    let residual =
+        &a * &u - &u * Mat::from_fn(400, 400, |i, j| if i == j { values[i] } else { 0.0 });
+    assert!(residual.norm_l2() < 1e-10 * a.norm_l2());
+    let (alone, none) = symmetric_eigen(a.as_ref(), false, "test").unwrap();
+    assert!(none.is_none());
+    for (x, y) in alone.iter().zip(&values) {
+        assert!((x - y).abs() <= 1e-10 * a.norm_l2());
+    }
+    for threads in [2, 3] {
+        let (v, w) = on_pool(threads, || {
+            symmetric_eigen(a.as_ref(), true, "test").unwrap()
+        });
+        assert!(
+            v.iter()
+                .zip(&values)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        );
+        assert_eq!(bit_differences(&w.unwrap(), &u), 0, "{threads} threads");
+    }
 }

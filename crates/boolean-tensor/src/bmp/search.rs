@@ -395,12 +395,10 @@ const THIN_SVD_MAX: usize = 32;
 fn leading_pair(v: MatRef<'_, f64>) -> Result<(Vec<f64>, Vec<f64>, f64, bool)> {
     let (m, n) = (v.nrows(), v.ncols());
     if m.min(n) <= THIN_SVD_MAX {
-        let svd = v.thin_svd().map_err(|e| {
-            numerical::<crate::TensorError>("atom search: leading singular pair", format!("{e:?}"))
-        })?;
-        let u: Vec<f64> = (0..m).map(|i| svd.U()[(i, 0)]).collect();
-        let w: Vec<f64> = (0..n).map(|i| svd.V()[(i, 0)]).collect();
-        return Ok((u, w, svd.S()[0], true));
+        let svd = bl_core::linalg::thin_svd(v, "atom search: leading singular pair")?;
+        let u: Vec<f64> = (0..m).map(|i| svd.u[(i, 0)]).collect();
+        let w: Vec<f64> = (0..n).map(|i| svd.v[(i, 0)]).collect();
+        return Ok((u, w, svd.s[0], true));
     }
     let params = bl_core::linalg::PowerIterationParams {
         max_iter: 1000,

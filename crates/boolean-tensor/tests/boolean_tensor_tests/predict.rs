@@ -189,3 +189,42 @@ fn bmp_reports_the_power_iterations_that_did_not_converge() {
     let extra = fitted.report().trace.extra("unconverged_power");
     assert_eq!(extra.first().map(|&(_, v)| v), Some(step as f64));
 }
+
+/// The bits of a fit's three factors.
+fn factor_bits(factors: [faer::MatRef<'_, f64>; 3]) -> Vec<u64> {
+    factors
+        .iter()
+        .flat_map(|f| (0..f.ncols()).flat_map(move |j| f.col(j).iter().map(|x| x.to_bits())))
+        .collect()
+}
+
+#[test]
+fn tucker_and_cp_give_the_same_bits_on_any_thread_count_with_a_long_mode() {
+    // A mode longer than about 315: faer's own eigensolver would split its sums by
+    // thread there (Tucker's factor updates, CP's HOSVD start); the fits run it on one.
+    let x = common::data([400, 12, 10], 2, 0.1, 0.0, 5);
+    let x = x.observed();
+    let tucker = |t: usize| {
+        Tucker::params()
+            .ranks([3, 3, 3])
+            .max_iter(3)
+            .threads(Some(t))
+    };
+    let cp = |t: usize| CpAls::params().rank(3).max_iter(3).threads(Some(t));
+    let (t1, c1) = (tucker(1).fit(x).unwrap(), cp(1).fit(x).unwrap());
+    for threads in [2, 3] {
+        let t = tucker(threads).fit(x).unwrap();
+        assert_eq!(
+            factor_bits(t.factors()),
+            factor_bits(t1.factors()),
+            "Tucker, {threads}"
+        );
+        assert_eq!(t.core(), t1.core(), "Tucker core, {threads} threads");
+        let c = cp(threads).fit(x).unwrap();
+        assert_eq!(
+            factor_bits(c.factors()),
+            factor_bits(c1.factors()),
+            "CP, {threads}"
+        );
+    }
+}

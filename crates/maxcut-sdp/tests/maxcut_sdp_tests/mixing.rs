@@ -562,3 +562,32 @@ fn the_max_cut_preset_is_the_defaults_with_the_certificate() {
     assert_eq!(preset.value().to_bits(), default.value().to_bits());
     assert_eq!(preset.certified_bound(), by_hand.certified_bound());
 }
+
+#[test]
+fn the_dual_bound_is_the_same_on_every_pool() {
+    // n = 400: above the size where faer's eigensolver splits its sums by thread (the
+    // bound runs it on the calling thread, so the pool's size cannot reach it).
+    let graph = Problem::maxcut(400, &gnp_weighted(400, 0.05, 6)).unwrap();
+    let solution = MixingParams::default()
+        .seed(2)
+        .max_iter(5)
+        .fit(&graph)
+        .unwrap();
+    let v = solution.v();
+    let bound = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| graph.dual_bound(v).unwrap())
+    };
+    let one = bound(1);
+    assert!(
+        one >= solution.sdp_value(),
+        "{one} < {}",
+        solution.sdp_value()
+    );
+    for threads in [2, 3] {
+        assert_eq!(bound(threads).to_bits(), one.to_bits(), "{threads} threads");
+    }
+}
