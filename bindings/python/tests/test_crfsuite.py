@@ -389,6 +389,41 @@ def test_list_and_set_values_are_prefixed_names():
     assert set(crf.attributes_) == {"p:x", "p:y", "q:z"}
 
 
+#: Fits a CRF on items that hold sets (as an item and as a value) and prints its attribute
+#: order, weights and marginals: run in processes with different ``PYTHONHASHSEED``.
+_SET_FIT = """
+import json
+from bilinear.crfsuite import CRF
+words = [f"w{i}" for i in range(40)]
+X = [[{words[(i + j) % 40] + s for s in "abcdef"} | {"b" + str(j)} for j in range(6)]
+     for i in range(30)]
+X = [[item if j % 2 else {"v": item, "n": float(j)} for j, item in enumerate(seq)] for seq in X]
+y = [["A" if (i + j) % 3 else "B" for j in range(6)] for i in range(30)]
+for algorithm in ("lbfgs", "l2sgd"):
+    crf = CRF(algorithm=algorithm, max_iterations=10, n_jobs=1).fit(X, y)
+    weights = sorted((repr(k), v.hex()) for k, v in crf.state_features_.items())
+    print(json.dumps([crf.attributes_, weights,
+                      [m["A"].hex() for m in crf.predict_marginals_single(X[0])]]))
+"""
+
+
+def test_set_items_give_the_same_model_in_every_process():
+    # A set of strings iterates in an order that PYTHONHASHSEED sets: the names are read
+    # sorted, so attribute ids, weights and marginals are the same bits in every process.
+    import subprocess
+    import sys
+
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        run = subprocess.run([sys.executable, "-c", _SET_FIT], env=env, check=True,
+                             capture_output=True, text=True)
+        outputs.add(run.stdout)
+    assert len(outputs) == 1
+    (out,) = outputs
+    assert out.count("\n") == 2 and '"v:w0a"' in out
+
+
 def test_item_as_list_of_strings_has_weight_one():
     X = [[["x", "y"], ("z",), {"w"}]]
     crf = _fit_features(X, [["X", "Y", "Y"]])

@@ -65,7 +65,8 @@ def test_default_iteration_budgets(algorithm, budget):
 
 def test_online_epsilon_stops_on_the_mean_loss_per_sequence():
     """``epsilon`` (ap, pa, arow): stop after the first epoch whose loss per sequence is
-    below it; a bound above any epoch's mean loss stops after one epoch."""
+    below it (at most it, for arow); a bound above any epoch's mean loss stops after one
+    epoch."""
     X, y = _noisy_corpus(n=30)
     crf = CRF(algorithm="pa", epsilon=1e9, max_iterations=50).fit(X, y)
     assert len(crf.training_log_.iterations) == 1

@@ -5,7 +5,7 @@
 use chain_crf::{CrfError, DatasetBuilder, Dictionary, Sequence};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PySet, PyString};
+use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyIterator, PyList, PySet, PyString};
 
 use crate::errors::ToPyErr;
 
@@ -161,6 +161,25 @@ where
                 }
                 emit(name, value)?;
             }
+            name.truncate(base);
+        }
+    } else if x.is_instance_of::<PySet>() || x.is_instance_of::<PyFrozenSet>() {
+        // A set's order follows its strings' hashes, which Python draws anew in every
+        // process (`PYTHONHASHSEED`): its names are read sorted, so that attribute ids and
+        // the order of every sum are the same from run to run. Only the names themselves
+        // are kept (their bytes are the input's own), the prefix is added as each is read.
+        let mut names = Vec::new();
+        for k in x.try_iter()? {
+            let mut own = String::new();
+            push_name(&mut own, &k?, place, "a feature name in a set")?;
+            spend(entries, 1, &own, place)?;
+            names.push(own);
+        }
+        names.sort_unstable();
+        for own in names {
+            name.push_str(&own);
+            spend(entries, 0, name, place)?;
+            emit(name, 1.0)?;
             name.truncate(base);
         }
     } else {
