@@ -224,12 +224,17 @@ pub fn thin_svd(a: MatRef<'_, f64>, context: &'static str) -> Result<TopSvd> {
         MemStack::new(&mut mem),
         Default::default(),
     )
-    .map_err(|e| BlError::Numerical {
-        context,
-        message: format!("{e:?}"),
-    })?;
+    .map_err(failed(context))?;
     let s = s.column_vector().iter().copied().collect();
     Ok(TopSvd { u, s, v })
+}
+
+/// A decomposition's failure as [`BlError::Numerical`] with `context`.
+fn failed<E: std::fmt::Debug>(context: &'static str) -> impl FnOnce(E) -> BlError {
+    move |e| BlError::Numerical {
+        context,
+        message: format!("{e:?}"),
+    }
 }
 
 /// The eigenvalues (non-decreasing) of the symmetric `a` (`n x n`, its lower triangle is
@@ -269,10 +274,7 @@ pub fn symmetric_eigen(
         MemStack::new(&mut mem),
         Default::default(),
     )
-    .map_err(|e| BlError::Numerical {
-        context,
-        message: format!("{e:?}"),
-    })?;
+    .map_err(failed(context))?;
     Ok((s.column_vector().iter().copied().collect(), u))
 }
 
