@@ -30,7 +30,7 @@ def _data(n=60, s=6, t=5, classes=2, seed=0):
 
 
 def _objective(U, V, b, X, signs, p):
-    """Objective (5) of one binary model, computed here from its factors."""
+    """Objective (4) of one binary model, computed here from its factors."""
     f = np.einsum("ak,iaj,jk->i", U, X, V) + b
     loss = np.mean(np.logaddexp(0.0, -signs * f))
     return (

@@ -133,7 +133,7 @@ fn ista_fits_through_the_normal_fit_and_matches_alg1() {
     assert_eq!(custom.u().nrows(), 8);
     assert!(custom.report().iterations >= 1);
     // Both are block coordinate descent with (near-)exact block minimization from the
-    // same start: the same objective (5).
+    // same start: the same objective (4).
     let (a, b) = (custom.objective(), alg1.objective());
     assert!((a - b).abs() <= 1e-4 * (1.0 + b), "ISTA {a} vs Alg. 1 {b}");
     let trace = custom.report().trace.objectives();
