@@ -263,23 +263,9 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                     .map_or_else(|| "not met".to_string(), |k| k.to_string()),
                 sm.stop_objective.map_or_else(String::new, fmt),
                 format!("{} after {iters}", fmt(sm.final_objective)),
-                format!(
-                    "{:.4} (0..{}), {:.4} ({}..{})",
-                    sm.to_later.0,
-                    sm.to_later.2 / 2,
-                    sm.to_later.1,
-                    3 * sm.to_later.2 / 4,
-                    sm.to_later.2
-                ),
+                rates_cell(sm.to_later),
                 format!("{:.3e}", sm.final_distance),
-                format!(
-                    "{:.4} (0..{}), {:.4} ({}..{})",
-                    sm.to_last.0,
-                    sm.to_last.2 / 2,
-                    sm.to_last.1,
-                    3 * sm.to_last.2 / 4,
-                    sm.to_last.2
-                ),
+                rates_cell(sm.to_last),
                 format!("{:.2e}", sm.worst_increase),
             ]);
             summaries[si].push((name, iters, sm));
@@ -447,4 +433,10 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             )),
     );
     Ok(())
+}
+
+/// A table cell of `(early rate, late rate, iterations)`: each rate with the iterations
+/// it was fitted over (the first half; the last quarter).
+fn rates_cell((early, late, n): (f64, f64, usize)) -> String {
+    format!("{early:.4} (0..{}), {late:.4} ({}..{n})", n / 2, 3 * n / 4)
 }
