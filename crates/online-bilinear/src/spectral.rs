@@ -22,7 +22,14 @@
 //!   only, and the normalization is a global scale, so an update costs time in the touched
 //!   blocks only. `sigma_1(Theta_{t-1})` is the largest block value, each computed to convergence; at the
 //!   first mistake, where `Theta_0 = 0` leaves the division undefined, `sigma_1(Theta_1)`
-//!   is used. The prediction uses `W_t = sigma_1(Theta_t) alpha beta^T`.
+//!   is used. The prediction uses `W_t = sigma_1(Theta_t) alpha beta^T`: line 12 itself
+//!   gives unit `alpha`, `beta`, and we read its comment `W_t = grad F_1*(Theta_t)`
+//!   (Proposition 2: `sigma_1 u_1 v_1^T`), on the scale of `Theta` and of Sec. 4.3's
+//!   0-order weights. With averaging the averages are of `sqrt(sigma_1) alpha` and
+//!   `sqrt(sigma_1) beta`. Alone the scale does not change a prediction; beside 0-order
+//!   weights it sets the bilinear part's weight, and with averaging each step's weight in
+//!   the average (the effect of the unit-vector reading is not measured: see
+//!   `docs/papers/bol.md`).
 //!
 //! Eqs. (9)-(12) are the power iteration `Theta_t^T Theta_t` from `beta_{t-1}` only when
 //! `alpha_{t-1}, beta_{t-1}` are the exact leading singular pair of `Theta_{t-1}` with value
