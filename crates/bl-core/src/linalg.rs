@@ -195,9 +195,10 @@ pub fn top_singular_vectors(a: MatRef<'_, f64>, r: usize) -> Result<TopSvd> {
 /// non-increasing, computed on the calling thread.
 ///
 /// faer's `thin_svd` and `self_adjoint_eigen` take their parallelism from the rayon pool
-/// they run on, and above a few hundred rows their results change, by rounding, with that
-/// pool's size. This one (and [`symmetric_eigen`]) gives the same bits on every pool, so
-/// that a fit's result depends on its `threads` setting only where its docs say so.
+/// they run on, and at many sizes (seen from 80 rows) their results change, by rounding,
+/// with that pool's size. This one (and [`symmetric_eigen`]) gives the same bits on every
+/// pool, so that a fit's result depends on its `threads` setting only where its docs say
+/// so.
 ///
 /// # Errors
 /// [`BlError::Numerical`] with `context` when the SVD does not converge.
@@ -238,24 +239,43 @@ fn failed<E: std::fmt::Debug>(context: &'static str) -> impl FnOnce(E) -> BlErro
 }
 
 /// The eigenvalues (non-decreasing) of the symmetric `a` (`n x n`, its lower triangle is
-/// read) and, with `vectors`, its eigenvectors (column `j` belongs to value `j`), computed
-/// on the calling thread (see [`thin_svd`]).
+/// read) and its eigenvectors (column `j` belongs to value `j`), computed on the calling
+/// thread (see [`thin_svd`]).
 ///
 /// # Errors
 /// [`BlError::Numerical`] with `context` when the decomposition does not converge.
 ///
 /// # Panics
 /// `a` is not square (a caller bug).
-pub fn symmetric_eigen(
+pub fn symmetric_eigen(a: MatRef<'_, f64>, context: &'static str) -> Result<(Vec<f64>, Mat<f64>)> {
+    let mut u = Mat::<f64>::zeros(a.nrows(), a.nrows());
+    let values = self_adjoint_evd(a, Some(u.as_mut()), context)?;
+    Ok((values, u))
+}
+
+/// The eigenvalues (non-decreasing) of the symmetric `a`, as [`symmetric_eigen`] computes
+/// them, without the eigenvectors.
+///
+/// # Errors
+/// As [`symmetric_eigen`].
+///
+/// # Panics
+/// As [`symmetric_eigen`].
+pub fn symmetric_eigenvalues(a: MatRef<'_, f64>, context: &'static str) -> Result<Vec<f64>> {
+    self_adjoint_evd(a, None, context)
+}
+
+/// faer's self-adjoint eigendecomposition of `a` on the calling thread: the values, and
+/// the vectors into `u` when given.
+fn self_adjoint_evd(
     a: MatRef<'_, f64>,
-    vectors: bool,
+    u: Option<MatMut<'_, f64>>,
     context: &'static str,
-) -> Result<(Vec<f64>, Option<Mat<f64>>)> {
+) -> Result<Vec<f64>> {
     use faer::linalg::evd::{self, ComputeEigenvectors};
     let n = a.nrows();
     let mut s = faer::diag::Diag::<f64>::zeros(n);
-    let mut u = vectors.then(|| Mat::<f64>::zeros(n, n));
-    let compute = if vectors {
+    let compute = if u.is_some() {
         ComputeEigenvectors::Yes
     } else {
         ComputeEigenvectors::No
@@ -269,13 +289,13 @@ pub fn symmetric_eigen(
     evd::self_adjoint_evd(
         a,
         s.as_mut(),
-        u.as_mut().map(|u| u.as_mut()),
+        u,
         Par::Seq,
         MemStack::new(&mut mem),
         Default::default(),
     )
     .map_err(failed(context))?;
-    Ok((s.column_vector().iter().copied().collect(), u))
+    Ok(s.column_vector().iter().copied().collect())
 }
 
 /// A linear map `R^ncols -> R^nrows` given by its action and the action of its transpose,
@@ -517,6 +537,9 @@ pub fn power_iteration_in_place<A: LinearOperator + ?Sized>(
 }
 
 /// Least-squares solution `argmin_X ||A X - B||_F` by Householder QR (faer).
+///
+/// Unlike [`thin_svd`], it runs faer's QR with faer's own parallelism, so its bits can
+/// change with the size of the pool it runs on (no fit of the workspace calls it).
 ///
 /// # Errors
 /// `A` with fewer rows than columns or no columns; row counts of `A` and `B` differ;

@@ -33,10 +33,7 @@ pub(crate) fn leading_left_vectors(a: MatRef<'_, f64>, r: usize) -> Result<Mat<f
 pub(crate) fn leading_eigenvectors(gram: MatRef<'_, f64>, r: usize) -> Result<Mat<f64>> {
     let m = gram.nrows();
     // On the calling thread: faer's own eigensolver splits sums by the pool's size.
-    let (_, u) = bl_core::linalg::symmetric_eigen(gram, true, "leading eigenvectors")?;
-    let u = u.ok_or_else(|| {
-        numerical::<crate::TensorError>("leading eigenvectors", "no eigenvectors returned")
-    })?;
+    let (_, u) = bl_core::linalg::symmetric_eigen(gram, "leading eigenvectors")?;
     // Eigenvalues in nondecreasing order: take the last r columns, largest first.
     Ok(Mat::from_fn(m, r.min(m), |i, j| u[(i, m - 1 - j)]))
 }

@@ -44,7 +44,7 @@ const KKT_TOL: f64 = 1e-9;
 /// Largest relative KKT violation accepted when no support meets [`KKT_TOL`].
 const KKT_FALLBACK_TOL: f64 = 1e-6;
 
-/// The solution of (3) for one sample, with its KKT multipliers.
+/// The solution of the primal problem for one sample, with its KKT multipliers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleSolution {
     /// `theta_n` on the simplex (length `K`).
@@ -127,8 +127,8 @@ fn solve_dense(mut a: Vec<f64>, mut rhs: Vec<f64>, s: usize, tiny: f64) -> Optio
     Some(z)
 }
 
-/// Solves (3) for one sample given `G = x^T x` (row-major `K x K`), `c = x^T y_n` and
-/// the data needed to evaluate the residual.
+/// Solves the primal problem for one sample given `G = x^T x` (row-major `K x K`),
+/// `c = x^T y_n` and the data needed to evaluate the residual.
 fn solve_with_gram(
     x: &[f64],
     m: usize,
@@ -289,7 +289,7 @@ fn check_problem(
     Ok(())
 }
 
-/// Solves (3) for one sample `y_n` (length `M`) at `x` (`M x K`, column-major).
+/// Solves the primal problem for one sample `y_n` (length `M`) at `x` (`M x K`, column-major).
 ///
 /// ```
 /// use gop_mmf::primal::solve_sample;

@@ -295,7 +295,7 @@ impl Problem {
         let m_mat = MatRef::from_column_major_slice(&m, n, n);
         // On the calling thread, so that the bound does not change with the pool's size
         // (faer's own eigensolver splits sums by it).
-        let (eigenvalues, _) = bl_core::linalg::symmetric_eigen(m_mat, false, "dual bound")?;
+        let eigenvalues = bl_core::linalg::symmetric_eigenvalues(m_mat, "dual bound")?;
         let guess = eigenvalues.last().copied().unwrap_or(0.0);
         let frobenius = m_mat.norm_l2();
         let max_m_diag = (0..n).fold(0.0f64, |x, i| x.max(m[i + i * n].abs()));

@@ -16,7 +16,7 @@
 //! | `max_iter` | `1000` | stop after this many sweeps | `>= 1` |
 //! | `tol` | `1e-6` | stop when one sweep raises the objective by at most `tol * |f|` | finite, `>= 0` |
 //! | `time_limit` | `None` | stop after the sweep that passes this wall-clock time | any |
-//! | `threads` | `None` = rayon's global pool | threads of the fit: the parallel sweeps on a sparse `C` (levels, colour classes), forming `C = G G^T` or `W`, the rounding, the certificate; the result does not depend on it | `1 ..= 1024` |
+//! | `threads` | `None` = rayon's global pool | threads of the fit: the parallel sweeps on a sparse `C` (levels, colour classes), forming `C = G G^T` or `W`, the rounding (the certificate's eigendecomposition runs on one thread); the result does not depend on it | `1 ..= 1024` |
 //! | `trace` | `true` | keep every sweep in the report's trace | |
 //! | `trials` | `100` | random hyperplanes tried by the rounding | `1 ..= 2^32`, and `trials x rank <= 2^32` |
 //! | `seed` | `0` | seeds the initial `V`, the sweep orders and the hyperplanes | any |

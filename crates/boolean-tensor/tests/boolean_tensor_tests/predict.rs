@@ -200,8 +200,8 @@ fn factor_bits(factors: [faer::MatRef<'_, f64>; 3]) -> Vec<u64> {
 
 #[test]
 fn tucker_and_cp_give_the_same_bits_on_any_thread_count_with_a_long_mode() {
-    // A mode longer than about 315: faer's own eigensolver would split its sums by
-    // thread there (Tucker's factor updates, CP's HOSVD start); the fits run it on one.
+    // A mode of 400: faer's own eigensolver splits its sums by thread there (Tucker's
+    // factor updates, CP's HOSVD start); the fits run it on one thread.
     let x = common::data([400, 12, 10], 2, 0.1, 0.0, 5);
     let x = x.observed();
     let tucker = |t: usize| {
