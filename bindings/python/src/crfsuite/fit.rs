@@ -14,7 +14,7 @@ use pyo3::types::{PyDict, PyList};
 
 use super::items::{Counts, read_labelled};
 use super::model::{CrfModel, Inner, bilinear_error};
-use super::params::{BILINEAR, Given, common_of, crf_params, parameters_of};
+use super::params::{BILINEAR, Given, algorithms_taking, common_of, crf_params, parameters_of};
 use crate::errors::guarded;
 use crate::keywords::set_if_given;
 
@@ -279,9 +279,15 @@ fn fit_bilinear<'py>(
     for key in given.keys() {
         let key: String = key.extract()?;
         if !common_of(algorithm).contains(&key.as_str()) && !known.contains(&key.as_str()) {
+            let takers = algorithms_taking(&key);
+            let taken_by = if takers.is_empty() {
+                "no algorithm takes it".to_owned()
+            } else {
+                format!("it applies to {}", takers.join(", "))
+            };
             return Err(PyValueError::new_err(format!(
-                "parameter {key} does not apply to algorithm {algorithm:?} (it takes \
-                 max_iterations and {}): leave it None",
+                "parameter {key} does not apply to algorithm {algorithm:?} ({taken_by}; \
+                 {algorithm} takes max_iterations and {}): leave it None",
                 known.join(", ")
             )));
         }

@@ -231,10 +231,7 @@ const ALGORITHMS: [&str; 8] = ["lbfgs", "l2sgd", "ap", "pa", "arow", "bol", "bcd
 /// refuses it too (a parameter of CRFsuite's other trainers) or it is not CRFsuite's at
 /// all (a parameter of the bilinear learners alone).
 fn takers(key: &str) -> String {
-    let takers: Vec<&str> = ALGORITHMS
-        .into_iter()
-        .filter(|a| parameters_of(a).contains(&key))
-        .collect();
+    let takers = algorithms_taking(key);
     if takers.is_empty() {
         "no algorithm takes it".to_owned()
     } else if takers.iter().all(|a| BILINEAR.contains(a)) {
@@ -249,6 +246,14 @@ fn takers(key: &str) -> String {
             takers.join(", ")
         )
     }
+}
+
+/// The algorithms of `CRF` that take parameter `key`, in [`ALGORITHMS`]' order.
+pub(super) fn algorithms_taking(key: &str) -> Vec<&'static str> {
+    ALGORITHMS
+        .into_iter()
+        .filter(|a| parameters_of(a).contains(&key))
+        .collect()
 }
 
 /// The settings of `l2sgd`, `ap`, `pa` and `arow` from the given parameters.
