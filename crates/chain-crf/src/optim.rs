@@ -182,6 +182,55 @@ pub fn non_finite<E: From<bl_core::BlError>>() -> E {
     )
 }
 
+/// Splits the items `0..n_items` into `n_chunks.max(1)` contiguous ranges of nearly equal
+/// total `cost`, in order: chunk `c` takes items until the running cost reaches
+/// `total (c + 1) / n_chunks`, and the last chunk takes all that is left (a range can be
+/// empty). How the CRF losses the optimizer runs on (`lbfgs`, `online-bilinear`'s CRF
+/// baselines) share their sequences among a fixed number of chunks.
+pub fn balanced_ranges(
+    n_items: usize,
+    n_chunks: usize,
+    cost: impl Fn(usize) -> usize,
+) -> Vec<std::ops::Range<usize>> {
+    let total: usize = (0..n_items).map(&cost).sum();
+    let n_chunks = n_chunks.max(1);
+    let mut ranges = Vec::with_capacity(n_chunks);
+    let (mut start, mut acc) = (0, 0);
+    for c in 0..n_chunks {
+        let target = total * (c + 1) / n_chunks;
+        let mut end = start;
+        while end < n_items && (acc < target || c + 1 == n_chunks) {
+            acc += cost(end);
+            end += 1;
+        }
+        ranges.push(start..end);
+        start = end;
+    }
+    ranges
+}
+
+/// `out = sum_c parts[c]`, every entry summed in the order of `parts` (so the result does not
+/// depend on the number of threads), in parallel over blocks of coordinates: the reduction
+/// of the chunks' gradients of the CRF losses ([`balanced_ranges`]).
+///
+/// # Panics
+/// When a part holds fewer than `out.len()` values.
+pub fn sum_in_order(parts: &[&[f64]], out: &mut [f64]) {
+    const SUM_BLOCK: usize = 4096;
+    out.par_chunks_mut(SUM_BLOCK)
+        .enumerate()
+        .for_each(|(j, out)| {
+            let base = j * SUM_BLOCK;
+            out.fill(0.0);
+            let len = out.len();
+            for part in parts {
+                for (o, g) in out.iter_mut().zip(&part[base..base + len]) {
+                    *o += g;
+                }
+            }
+        });
+}
+
 /// How one iteration ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -933,6 +982,25 @@ mod tests {
                  {iterations:?}"
             );
         }
+    }
+
+    #[test]
+    fn balanced_ranges_cover_the_items_in_order_and_sum_in_order_adds_the_parts() {
+        let cost = |i: usize| [5, 1, 1, 1, 1, 1, 5, 1][i];
+        assert_eq!(balanced_ranges(8, 2, cost), [0..4, 4..8]);
+        assert_eq!(balanced_ranges(8, 0, cost), balanced_ranges(8, 1, cost));
+        assert_eq!(balanced_ranges(8, 1, cost).len(), 1);
+        assert_eq!(balanced_ranges(8, 1, cost)[0], 0..8);
+        assert_eq!(balanced_ranges(2, 4, cost), [0..1, 1..1, 1..1, 1..2]);
+        assert_eq!(balanced_ranges(0, 3, cost), [0..0, 0..0, 0..0]);
+        let n = 10_000;
+        let parts: Vec<Vec<f64>> = (0..3)
+            .map(|p| (0..n).map(|j| (j * (p + 1)) as f64).collect())
+            .collect();
+        let parts: Vec<&[f64]> = parts.iter().map(Vec::as_slice).collect();
+        let mut out = vec![f64::NAN; n];
+        sum_in_order(&parts, &mut out);
+        assert!(out.iter().enumerate().all(|(j, &v)| v == (6 * j) as f64));
     }
 
     #[test]

@@ -27,7 +27,9 @@ use crate::data::Dataset;
 use crate::error::{CrfError, Result};
 use crate::features::FeatureSet;
 use crate::lattice::{Lattice, exp_transitions};
-use crate::optim::{LineSearchMethod, Outcome, QuasiNewton, Settings, non_finite};
+use crate::optim::{
+    LineSearchMethod, Outcome, QuasiNewton, Settings, balanced_ranges, non_finite, sum_in_order,
+};
 
 /// The line search of L-BFGS, by CRFsuite's names (`linesearch`): each runs the search of
 /// libLBFGS that CRFsuite runs under that name, along the direction `d` from the weights
@@ -141,28 +143,18 @@ impl<'a> Likelihood<'a> {
             let x = data.instance(s);
             x.items.n_attributes() + x.items.len() * l
         };
-        let total: usize = (0..data.len()).map(cost).sum();
-        let n_chunks = n_chunks.max(1);
-        let mut chunks = Vec::with_capacity(n_chunks);
-        let (mut start, mut acc) = (0, 0);
-        for c in 0..n_chunks {
-            let target = total * (c + 1) / n_chunks;
-            let mut end = start;
-            while end < data.len() && (acc < target || c + 1 == n_chunks) {
-                acc += cost(end);
-                end += 1;
-            }
-            chunks.push(Chunk {
-                range: start..end,
+        let chunks = balanced_ranges(data.len(), n_chunks, cost)
+            .into_iter()
+            .map(|range| Chunk {
+                range,
                 grad: vec![0.0; dim],
                 lattice: Lattice::default(),
                 state: Vec::new(),
                 edges: vec![0.0; l * l],
                 observed: vec![0.0; l * l],
                 marg: Vec::new(),
-            });
-            start = end;
-        }
+            })
+            .collect();
         Self {
             data,
             features,
@@ -191,19 +183,8 @@ impl<'a> Likelihood<'a> {
                 })
             })
             .collect();
-        // Reduce in chunk order (deterministic), in parallel over the coordinates.
-        const BLOCK: usize = 4096;
-        let chunks = &self.chunks;
-        grad.par_chunks_mut(BLOCK).enumerate().for_each(|(j, out)| {
-            let base = j * BLOCK;
-            out.fill(0.0);
-            let len = out.len();
-            for chunk in chunks {
-                for (o, g) in out.iter_mut().zip(&chunk.grad[base..base + len]) {
-                    *o += g;
-                }
-            }
-        });
+        let grads: Vec<&[f64]> = self.chunks.iter().map(|c| c.grad.as_slice()).collect();
+        sum_in_order(&grads, grad);
         losses.iter().sum()
     }
 }

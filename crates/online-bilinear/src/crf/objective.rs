@@ -12,6 +12,7 @@
 //! the state scores, once for the transitions) with one normalizer per position, so nothing
 //! overflows and `log Z` is the sum of the logs of the normalizers plus the shifts.
 
+use chain_crf::optim::{balanced_ranges, sum_in_order};
 use rayon::prelude::*;
 
 use crate::error::{OblError, Result};
@@ -307,25 +308,15 @@ impl<'a> Objective<'a> {
         n_chunks: usize,
     ) -> Self {
         let dim = index.len() + n_tags * n_tags;
-        let total: usize = encoded.iter().map(|e| e.n_active() + e.len()).sum();
-        let n_chunks = n_chunks.max(1);
-        let mut chunks = Vec::with_capacity(n_chunks);
-        let mut start = 0;
-        let mut acc = 0;
-        for c in 0..n_chunks {
-            let target = total * (c + 1) / n_chunks;
-            let mut end = start;
-            while end < encoded.len() && (acc < target || c + 1 == n_chunks) {
-                acc += encoded[end].n_active() + encoded[end].len();
-                end += 1;
-            }
-            chunks.push(Chunk {
-                range: start..end,
+        let cost = |s: usize| encoded[s].n_active() + encoded[s].len();
+        let chunks = balanced_ranges(encoded.len(), n_chunks, cost)
+            .into_iter()
+            .map(|range| Chunk {
+                range,
                 grad: vec![0.0; dim],
                 lattice: Lattice::default(),
-            });
-            start = end;
-        }
+            })
+            .collect();
         Self {
             encoded,
             gold,
@@ -399,18 +390,8 @@ impl<'a> Objective<'a> {
             })
             .collect();
         let losses = losses?;
-        // Reduce in chunk order (deterministic), in parallel over the coordinates.
-        let chunks = &self.chunks;
-        grad.par_chunks_mut(4096).enumerate().for_each(|(j, out)| {
-            let base = j * 4096;
-            out.fill(0.0);
-            let len = out.len();
-            for chunk in chunks {
-                for (o, g) in out.iter_mut().zip(&chunk.grad[base..base + len]) {
-                    *o += g;
-                }
-            }
-        });
+        let grads: Vec<&[f64]> = self.chunks.iter().map(|c| c.grad.as_slice()).collect();
+        sum_in_order(&grads, grad);
         Ok(losses.iter().sum())
     }
 }
