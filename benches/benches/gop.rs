@@ -38,15 +38,18 @@ fn instance(m: usize, n: usize) -> (Vec<f64>, Vec<f64>, f64) {
     (y, x0, inst.budget)
 }
 
+/// The root's level at `x0` (the Lagrangian at the primal solution for `x0`, its
+/// hyperplanes filtered with tolerance `1e-9`) for the data `y` of `instance(m, n)`.
+fn root_level(y: &[f64], x0: &[f64], m: usize, n: usize, budget: f64) -> Level {
+    let primal = solve_primal(x0, y, m, 2, n).expect("valid instance");
+    let lagrangian = Lagrangian::at(x0, &primal).expect("valid instance");
+    Level::new(&lagrangian, budget, 1e-9)
+}
+
 fn relaxed_dual(c: &mut Criterion) {
     let (m, n) = (80, 6);
     let (y, x0, budget) = instance(m, n);
-    let primal = solve_primal(&x0, &y, m, 2, n).expect("valid instance");
-    let level = Level::new(
-        &Lagrangian::at(&x0, &primal).expect("valid instance"),
-        budget,
-        1e-9,
-    );
+    let level = root_level(&y, &x0, m, n, budget);
     let layout = DualLayout { mk: 2 * m };
     // `Q` free, as the fit builds it by default (`GopParams::nonnegative_bound(false)`).
     let base = layout
@@ -88,12 +91,7 @@ fn cell_enumeration(c: &mut Criterion) {
     group.sample_size(10);
     for (m, n) in [(20, 4), (80, 6)] {
         let (y, x0, budget) = instance(m, n);
-        let primal = solve_primal(&x0, &y, m, 2, n).expect("valid instance");
-        let level = Level::new(
-            &Lagrangian::at(&x0, &primal).expect("valid instance"),
-            budget,
-            1e-9,
-        );
+        let level = root_level(&y, &x0, m, n, budget);
         let reps = &level.filtered.reps;
         let walk = CellOptions {
             rank_shortcut: false,
