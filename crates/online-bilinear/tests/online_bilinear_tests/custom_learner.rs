@@ -289,14 +289,28 @@ fn passive_aggressive() -> Arc<dyn Learner> {
     Arc::new(PassiveAggressiveLearner { max_c: 10.0 })
 }
 
-/// Scores of the wrong size: breaks the contract.
-struct Broken;
+/// An online state that breaks the contract in `scores`, as each variant says; it learns
+/// nothing and holds no weights.
+#[derive(Debug, Clone, Copy)]
+enum Broken {
+    /// Scores of the wrong size.
+    WrongSize,
+    /// Refuses every sentence (a sentence of the learner's own dictionary must be scored).
+    Refusing,
+}
 
 impl OnlineLearner for Broken {
     fn scores(&self, _: &EncodedSentence, out: &mut Vec<f64>) -> Result<()> {
-        out.clear();
-        out.push(0.0);
-        Ok(())
+        match self {
+            Self::WrongSize => {
+                out.clear();
+                out.push(0.0);
+                Ok(())
+            }
+            Self::Refusing => {
+                Err(bl_core::error::invalid("scores: sentence", "any", "none").into())
+            }
+        }
     }
     fn update(&mut self, _: &EncodedSentence, _: &[usize], _: &[usize]) -> Result<()> {
         Ok(())
@@ -309,31 +323,11 @@ impl OnlineLearner for Broken {
     }
 }
 
-/// Refuses every sentence: breaks the contract (a sentence of the learner's own
-/// dictionary must be scored).
-struct Refusing;
-
-impl OnlineLearner for Refusing {
-    fn scores(&self, _: &EncodedSentence, _: &mut Vec<f64>) -> Result<()> {
-        Err(bl_core::error::invalid("scores: sentence", "any", "none").into())
-    }
-    fn update(&mut self, _: &EncodedSentence, _: &[usize], _: &[usize]) -> Result<()> {
-        Ok(())
-    }
-    fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            weights: OnlineWeights::Linear { w: Vec::new() },
-            zero_order: None,
-        }
-    }
-}
-
-/// A learner named `name` that starts the online state `state` (the contract breakers
-/// above).
+/// A learner named `name` that starts the online state `state` (a contract breaker).
 #[derive(Debug)]
 struct Starts {
     name: &'static str,
-    state: fn() -> Box<dyn OnlineLearner>,
+    state: Broken,
 }
 
 impl Extension for Starts {
@@ -344,18 +338,18 @@ impl Extension for Starts {
 
 impl Learner for Starts {
     fn start(&self, _: LearnerShape, _: &LearnerSettings) -> Result<Training> {
-        Ok(Training::Online((self.state)()))
+        Ok(Training::Online(Box::new(self.state)))
     }
 }
 
 const REFUSING_LEARNER: Starts = Starts {
     name: "refusing",
-    state: || Box::new(Refusing),
+    state: Broken::Refusing,
 };
 
 const BROKEN_LEARNER: Starts = Starts {
     name: "broken",
-    state: || Box::new(Broken),
+    state: Broken::WrongSize,
 };
 
 #[test]
