@@ -11,7 +11,9 @@
 //! (one `Vec` per sentence) and pools its counts over the corpus; the span scores come as
 //! [`bl_core::metrics::PrecisionRecallF1`] (precision, recall and F1 as fractions in
 //! `[0, 1]`, with the counts behind them). [`bmes_spans`] and [`chunk_spans`] read one
-//! tag sequence.
+//! tag sequence. [`sentence_counts_as`] gives the integer counts behind those scores one
+//! sentence at a time ([`SentenceCounts`]), e.g. to resample test sentences; summed over
+//! the corpus they give [`evaluate_as`]'s scores exactly.
 //!
 //! ```
 //! use online_bilinear::metrics::{TagScheme, evaluate};
@@ -130,13 +132,24 @@ fn span_prf<S, K: Eq + Hash>(
     check(context, gold, predicted)?;
     let (mut tp, mut n_pred, mut n_gold) = (0, 0, 0);
     for (g, p) in gold.iter().zip(predicted) {
-        let gs: HashSet<K> = spans(g).into_iter().collect();
-        let ps = spans(p);
-        n_gold += gs.len();
-        n_pred += ps.len();
-        tp += ps.iter().filter(|s| gs.contains(s)).count();
+        let (t, np, ng) = span_counts(g, p, &spans);
+        tp += t;
+        n_pred += np;
+        n_gold += ng;
     }
     Ok(prf(tp, n_pred, n_gold))
+}
+
+/// The counts of [`span_prf`] in one sentence: correct, predicted and gold spans.
+fn span_counts<S, K: Eq + Hash>(
+    gold: &[S],
+    predicted: &[S],
+    spans: impl Fn(&[S]) -> Vec<K>,
+) -> (usize, usize, usize) {
+    let gs: HashSet<K> = spans(gold).into_iter().collect();
+    let ps = spans(predicted);
+    let tp = ps.iter().filter(|s| gs.contains(s)).count();
+    (tp, ps.len(), gs.len())
 }
 
 /// Word precision, recall and F1 of a segmentation given as BMES tags: a predicted word is
@@ -319,11 +332,7 @@ pub fn evaluate_as<S: AsRef<str>>(
     let (mut wrong, mut total) = (0usize, 0usize);
     for (g, p) in gold.iter().zip(predicted) {
         total += g.len();
-        wrong += g
-            .iter()
-            .zip(p)
-            .filter(|(a, b)| a.as_ref() != b.as_ref())
-            .count();
+        wrong += token_errors(g, p);
     }
     let label_error_rate = wrong as f64 / total as f64;
     let (segmentation, chunks) = match scheme {
@@ -339,6 +348,117 @@ pub fn evaluate_as<S: AsRef<str>>(
         segmentation,
         chunks,
     })
+}
+
+/// Tokens of one sentence whose predicted tag differs from the gold tag.
+fn token_errors<S: AsRef<str>>(gold: &[S], predicted: &[S]) -> usize {
+    gold.iter()
+        .zip(predicted)
+        .filter(|(a, b)| a.as_ref() != b.as_ref())
+        .count()
+}
+
+/// The integer counts behind [`evaluate_as`]'s scores in one sentence (or, summed, in a
+/// set of sentences: `+` and [`Sum`](std::iter::Sum) add them field by field). The span
+/// counts are those of the scheme's F1 (words for [`TagScheme::Bmes`], conlleval's chunks
+/// for [`TagScheme::Bio`], typed spans for [`TagScheme::Bioes`]) and are 0 under
+/// [`TagScheme::Plain`].
+///
+/// Corpus-level scores are ratios of summed counts, not means of per-sentence scores:
+/// [`label_error_rate`](Self::label_error_rate) and [`prf`](Self::prf) of the sum over a
+/// corpus's sentences are exactly [`Evaluation::label_error_rate`] and [`Evaluation::prf`]
+/// of [`evaluate_as`] on that corpus (for a scheme with spans).
+///
+/// ```
+/// use online_bilinear::metrics::{SentenceCounts, TagScheme, evaluate_as, sentence_counts_as};
+/// let gold = vec![vec!["B-NP", "I-NP", "O"], vec!["B-VP"]];
+/// let predicted = vec![vec!["B-NP", "I-NP", "B-NP"], vec!["B-NP"]];
+/// let counts = sentence_counts_as(TagScheme::Bio, &gold, &predicted)?;
+/// assert_eq!((counts[0].true_positives, counts[0].predicted, counts[0].gold), (1, 2, 1));
+/// assert_eq!((counts[1].errors, counts[1].tokens), (1, 1));
+/// let total: SentenceCounts = counts.iter().copied().sum();
+/// let e = evaluate_as(TagScheme::Bio, &gold, &predicted)?;
+/// assert_eq!(total.prf(), e.chunks.unwrap());
+/// assert_eq!(total.label_error_rate(), e.label_error_rate);
+/// # Ok::<(), online_bilinear::OblError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct SentenceCounts {
+    /// Tokens.
+    pub tokens: usize,
+    /// Tokens whose predicted tag differs from the gold tag.
+    pub errors: usize,
+    /// Predicted spans (words or chunks) that are gold spans.
+    pub true_positives: usize,
+    /// Predicted spans.
+    pub predicted: usize,
+    /// Gold spans.
+    pub gold: usize,
+}
+
+impl SentenceCounts {
+    /// `errors / tokens` (NaN for no token).
+    pub fn label_error_rate(&self) -> f64 {
+        self.errors as f64 / self.tokens as f64
+    }
+
+    /// Precision, recall and F1 of the spans (each 0 when its denominator is 0), computed
+    /// as [`evaluate_as`] computes them from its pooled counts.
+    pub fn prf(&self) -> PrecisionRecallF1 {
+        prf(self.true_positives, self.predicted, self.gold)
+    }
+}
+
+impl std::ops::Add for SentenceCounts {
+    type Output = Self;
+
+    fn add(self, o: Self) -> Self {
+        Self {
+            tokens: self.tokens + o.tokens,
+            errors: self.errors + o.errors,
+            true_positives: self.true_positives + o.true_positives,
+            predicted: self.predicted + o.predicted,
+            gold: self.gold + o.gold,
+        }
+    }
+}
+
+impl std::iter::Sum for SentenceCounts {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::default(), |a, b| a + b)
+    }
+}
+
+/// The counts of [`evaluate_as`] for each sentence, in order ([`SentenceCounts`]): the
+/// tokens and label errors, and the span counts of the scheme's F1.
+///
+/// # Errors
+/// As [`label_error_rate`].
+pub fn sentence_counts_as<S: AsRef<str>>(
+    scheme: TagScheme,
+    gold: &[Vec<S>],
+    predicted: &[Vec<S>],
+) -> Result<Vec<SentenceCounts>> {
+    check("sentence_counts", gold, predicted)?;
+    Ok(gold
+        .iter()
+        .zip(predicted)
+        .map(|(g, p)| {
+            let (true_positives, predicted, gold) = match scheme {
+                TagScheme::Bmes => span_counts(g, p, |tags| bmes_spans(tags)),
+                TagScheme::Bio => conlleval_counts(g, p),
+                TagScheme::Bioes => span_counts(g, p, |tags| chunk_spans(tags)),
+                TagScheme::Plain => (0, 0, 0),
+            };
+            SentenceCounts {
+                tokens: g.len(),
+                errors: token_errors(g, p),
+                true_positives,
+                predicted,
+                gold,
+            }
+        })
+        .collect())
 }
 
 /// Whether a tag is a chunk tag (`Some`) and then whether its prefix is one of BIOES's
@@ -391,45 +511,56 @@ pub fn chunk_prf<S: AsRef<str>>(
     check("chunk_prf", gold, predicted)?;
     let (mut correct_chunks, mut found_gold, mut found_guessed) = (0, 0, 0);
     for (g, p) in gold.iter().zip(predicted) {
-        let mut in_correct = false;
-        let (mut last_c, mut last_ct) = ("O", "");
-        let (mut last_g, mut last_gt) = ("O", "");
-        // The sentence's tokens, then conlleval's boundary token "O".
-        for i in 0..=g.len() {
-            let (c, ct) = if i < g.len() {
-                split_tag(g[i].as_ref())
-            } else {
-                ("O", "")
-            };
-            let (q, qt) = if i < p.len() {
-                split_tag(p[i].as_ref())
-            } else {
-                ("O", "")
-            };
-            let (end_c, start_c) = chunk_boundaries(last_c, c, last_ct, ct);
-            let (end_g, start_g) = chunk_boundaries(last_g, q, last_gt, qt);
-            if in_correct {
-                if end_c && end_g && last_gt == last_ct {
-                    in_correct = false;
-                    correct_chunks += 1;
-                } else if end_c != end_g || qt != ct {
-                    in_correct = false;
-                }
-            }
-            if start_c && start_g && qt == ct {
-                in_correct = true;
-            }
-            if start_c {
-                found_gold += 1;
-            }
-            if start_g {
-                found_guessed += 1;
-            }
-            (last_c, last_ct, last_g, last_gt) = (c, ct, q, qt);
-        }
-        if in_correct {
-            correct_chunks += 1;
-        }
+        let (correct, guessed, in_gold) = conlleval_counts(g, p);
+        correct_chunks += correct;
+        found_guessed += guessed;
+        found_gold += in_gold;
     }
     Ok(prf(correct_chunks, found_guessed, found_gold))
+}
+
+/// The counts of [`chunk_prf`] in one sentence: conlleval's correct chunks, guessed
+/// (predicted) chunks and gold chunks.
+fn conlleval_counts<S: AsRef<str>>(g: &[S], p: &[S]) -> (usize, usize, usize) {
+    let (mut correct_chunks, mut found_gold, mut found_guessed) = (0, 0, 0);
+    let mut in_correct = false;
+    let (mut last_c, mut last_ct) = ("O", "");
+    let (mut last_g, mut last_gt) = ("O", "");
+    // The sentence's tokens, then conlleval's boundary token "O".
+    for i in 0..=g.len() {
+        let (c, ct) = if i < g.len() {
+            split_tag(g[i].as_ref())
+        } else {
+            ("O", "")
+        };
+        let (q, qt) = if i < p.len() {
+            split_tag(p[i].as_ref())
+        } else {
+            ("O", "")
+        };
+        let (end_c, start_c) = chunk_boundaries(last_c, c, last_ct, ct);
+        let (end_g, start_g) = chunk_boundaries(last_g, q, last_gt, qt);
+        if in_correct {
+            if end_c && end_g && last_gt == last_ct {
+                in_correct = false;
+                correct_chunks += 1;
+            } else if end_c != end_g || qt != ct {
+                in_correct = false;
+            }
+        }
+        if start_c && start_g && qt == ct {
+            in_correct = true;
+        }
+        if start_c {
+            found_gold += 1;
+        }
+        if start_g {
+            found_guessed += 1;
+        }
+        (last_c, last_ct, last_g, last_gt) = (c, ct, q, qt);
+    }
+    if in_correct {
+        correct_chunks += 1;
+    }
+    (correct_chunks, found_guessed, found_gold)
 }
