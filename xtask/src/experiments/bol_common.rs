@@ -2,11 +2,13 @@
 //! Algorithm for Bilinear Models*, ICML 2015): the corpora, the learners' settings at each
 //! scale (our readings of bol and bcd and the algorithms as printed), the seeds of the
 //! repeated runs, fitting with timing, the "F1 against training proportion" figures, and
-//! the tests behind the verdicts. The paper's numbers and statements come from
+//! the tests behind the verdicts ([`compare`]: a paired bootstrap over the test sentences,
+//! with a t-test over the seeds where a side has several). The paper's numbers and statements come from
 //! [`crate::paper::bol`]; the data substitutions and the readings of the paper are
 //! explained in `docs/papers/bol.md`.
 
 use anyhow::Context as _;
+use online_bilinear::metrics::SentenceCounts;
 use online_bilinear::{
     BcdSolver, BuiltIn, Corpus, Fit, FittedTagger, ParamGuard, PreparedCorpus, Reading,
     TaggerParams, Templates,
@@ -16,7 +18,7 @@ use super::{Ctx, Scale};
 use crate::paper::Quote;
 use crate::paper::bol as paper;
 use crate::report::Claim;
-use crate::stats::{self, Interval, Paired, Verdict};
+use crate::stats::{self, BOOTSTRAP_REPLICATES, Interval, Paired, Replicated, Resamples, Verdict};
 
 /// The `judges` of a claim about our readings (bol per block, bcd with Hamming PA-I steps).
 pub const OURS: &str = "ours";
@@ -129,43 +131,147 @@ pub fn runs_once(name: &str) -> bool {
     name.ends_with(AS_PRINTED)
 }
 
-/// `a` against `b` (`a - b`), where either may be one deterministic run: a paired t-test
-/// when both have several runs (pairs in order), a one-sample t-test of the other side's
-/// runs against the value when one side has a single run (as the deterministic CRFs are
-/// compared with bol's seeds), and, when both have a single run, their exact difference
-/// (`n = 1`, the interval the point itself, `p` 0 unless it is 0): no seed spread is left
-/// to test against, so "greater" is the sign of the difference. The test set's own
-/// sampling noise is not modelled, here or in the tests over seeds.
-pub fn compare(a: &[f64], b: &[f64]) -> Paired {
-    match (a.len(), b.len()) {
-        (1, 1) => {
-            let d = a[0] - b[0];
-            Paired {
-                n: 1,
-                mean: d,
-                interval: Interval { lo: d, hi: d },
-                p: if d == 0.0 || !d.is_finite() { 1.0 } else { 0.0 },
-            }
+/// The seed of the bootstrap's resamples of the test sentences, derived from the run's
+/// seed (`--seed`, `ctx.seed()`): the same resamples for every claim of a run.
+pub fn bootstrap_seed(seed: u64) -> u64 {
+    seed ^ 0x626f_6c2d_626f_6f74
+}
+
+/// The resamples of the test sentences behind every comparison of an experiment:
+/// [`BOOTSTRAP_REPLICATES`] resamples of `n_test` sentences with replacement, seeded by
+/// [`bootstrap_seed`].
+pub fn resamples(ctx: &Ctx, n_test: usize) -> Resamples {
+    Resamples::new(n_test, BOOTSTRAP_REPLICATES, bootstrap_seed(ctx.seed()))
+}
+
+/// The counts of `counts` weighted by the multiplicities `w` of a resample (their sum
+/// over the resampled sentences).
+fn weighted(counts: &[SentenceCounts], w: &[u32]) -> SentenceCounts {
+    let mut total = SentenceCounts::default();
+    for (c, &k) in counts.iter().zip(w) {
+        let k = k as usize;
+        total.tokens += k * c.tokens;
+        total.errors += k * c.errors;
+        total.true_positives += k * c.true_positives;
+        total.predicted += k * c.predicted;
+        total.gold += k * c.gold;
+    }
+    total
+}
+
+/// A run's test F1 in percent (words or chunks), on the test set and on each resample of
+/// its sentences: the corpus-level F1 of the summed per-sentence counts of the resample
+/// (not a mean of per-sentence F1s). The estimate is the run's F1 as `evaluate_lenient`
+/// reports it.
+pub fn f1_scores(resamples: &Resamples, counts: &[SentenceCounts]) -> Replicated {
+    resamples.replicate(|w| 100.0 * weighted(counts, w).prf().f1)
+}
+
+/// A run's test label error rate in percent, on the test set and on each resample of its
+/// sentences (summed errors over summed tokens).
+pub fn error_scores(resamples: &Resamples, counts: &[SentenceCounts]) -> Replicated {
+    resamples.replicate(|w| 100.0 * weighted(counts, w).label_error_rate())
+}
+
+/// The estimates of `runs` (their scores on the test set itself).
+pub fn estimates(runs: &[Replicated]) -> Vec<f64> {
+    runs.iter().map(|r| r.estimate).collect()
+}
+
+/// `a` against `b` (`a - b`), each side the mean of its runs (seeds, or one deterministic
+/// run): see [`compare`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Comparison {
+    /// The mean of `a`'s runs minus the mean of `b`'s, on the test set.
+    pub estimate: f64,
+    /// The paired bootstrap over the test sentences: the percentile 95% interval of the
+    /// same difference recomputed on each resample of the sentences (both sides on the
+    /// same resample; each side the mean over its runs of their scores on it).
+    pub bootstrap: Interval,
+    /// The t-test over the seeds when a side has several runs: paired over seeds (pairs
+    /// in order), or one-sample against a side with one run. `None` for one run each.
+    pub seeds: Option<Paired>,
+}
+
+impl Comparison {
+    /// The claim's interval: the bootstrap's, widened to cover the seeds' t interval when
+    /// there is one (the smallest interval containing both). It lies above a value only
+    /// when both do: the difference is told apart from the test set's sampling noise and
+    /// from the seeds' spread, each on its own (the two are not modelled jointly; an
+    /// interval of both together would be wider).
+    pub fn interval(&self) -> Interval {
+        match self.seeds {
+            Some(p) => Interval {
+                lo: self.bootstrap.lo.min(p.interval.lo),
+                hi: self.bootstrap.hi.max(p.interval.hi),
+            },
+            None => self.bootstrap,
         }
-        (1, n) => stats::paired(&vec![a[0]; n], b),
-        (n, 1) => stats::paired(a, &vec![b[0]; n]),
-        _ => stats::paired(a, b),
+    }
+
+    /// "`a` is above `b + margin`": `Holds` when [`interval`](Self::interval) lies wholly
+    /// above `margin`, `Fails` when wholly below, `Inconclusive` otherwise (a tie
+    /// included).
+    pub fn above(&self, margin: f64) -> Verdict {
+        let i = self.interval();
+        if i.lo > margin {
+            Verdict::Holds
+        } else if i.hi < margin {
+            Verdict::Fails
+        } else {
+            Verdict::Inconclusive
+        }
+    }
+
+    /// "`a` is greater than `b`": [`above`](Self::above) 0.
+    pub fn greater(&self) -> Verdict {
+        self.above(0.0)
+    }
+}
+
+/// `a` against `b` (`a - b`), each a list of runs scored on the test set and on the same
+/// [`Resamples`] of its sentences ([`f1_scores`], [`error_scores`], or values derived
+/// from them replicate by replicate), each side taken as the mean over its runs. The test
+/// set's sampling noise: a paired bootstrap over the test sentences (each replicate
+/// resamples the sentences once and scores every run of both sides on that resample;
+/// [`Comparison::bootstrap`]). The seeds' spread, when a side has several runs: a paired
+/// t-test over the seeds, or, when one side is one deterministic run, a one-sample
+/// t-test of the other side's runs against it ([`Comparison::seeds`]). A verdict needs
+/// both to exclude the value ([`Comparison::interval`]).
+pub fn compare(a: &[Replicated], b: &[Replicated]) -> Comparison {
+    let diff = Replicated::mean(a).minus(&Replicated::mean(b));
+    let (ea, eb) = (estimates(a), estimates(b));
+    let seeds = match (a.len(), b.len()) {
+        (1, 1) | (0, _) | (_, 0) => None,
+        (1, n) => Some(stats::paired(&vec![ea[0]; n], &eb)),
+        (n, 1) => Some(stats::paired(&ea, &vec![eb[0]; n])),
+        _ => Some(stats::paired(&ea, &eb)),
+    };
+    Comparison {
+        estimate: diff.estimate,
+        bootstrap: diff.interval(),
+        seeds,
     }
 }
 
 /// Run `s` of `runs`: the only run of a learner that runs once, else the `s`-th.
-pub fn run_at(runs: &[f64], s: usize) -> f64 {
-    if runs.len() == 1 { runs[0] } else { runs[s] }
+pub fn run_at<T>(runs: &[T], s: usize) -> &T {
+    if runs.len() == 1 { &runs[0] } else { &runs[s] }
 }
 
 /// How the runs of two learners were compared ([`compare`]), for the evidence.
-pub fn runs_text(a: &[f64], b: &[f64]) -> String {
+pub fn runs_text<T>(a: &[T], b: &[T]) -> String {
+    let boot =
+        format!("paired bootstrap over the test sentences ({BOOTSTRAP_REPLICATES} resamples)");
     match (a.len(), b.len()) {
-        (1, 1) => "one deterministic run each: the difference itself".to_string(),
-        (1, n) | (n, 1) => {
-            format!("one deterministic run against {n} seeds: a one-sample t-test over the seeds")
-        }
-        (n, _) => format!("paired t-test over {n} seeds"),
+        (1, 1) => format!("one deterministic run each: {boot}"),
+        (1, n) | (n, 1) => format!(
+            "one deterministic run against {n} seeds: {boot}, the seeds' mean on each, and a \
+             one-sample t-test over the seeds"
+        ),
+        (n, _) => format!(
+            "{n} seeds each: {boot}, the seeds' means on each, and a paired t-test over the seeds"
+        ),
     }
 }
 
@@ -229,6 +335,8 @@ pub struct Run {
     pub label_error: f64,
     /// Training time in seconds, feature extraction excluded (it is shared).
     pub seconds: f64,
+    /// The counts behind `f1` and `label_error`, one per test sentence.
+    pub counts: Vec<SentenceCounts>,
     /// The fitted model.
     pub model: FittedTagger,
 }
@@ -243,12 +351,16 @@ pub fn fit_and_score(
     let model = params
         .fit(prepared)
         .with_context(|| format!("fitting {name}"))?;
-    let e = model.evaluate_lenient(test)?;
+    // One prediction of the test set gives both the scores and the per-sentence counts:
+    // the scores are those of the summed counts, which are `evaluate_lenient`'s exactly.
+    let counts = model.sentence_counts(test)?;
+    let total: SentenceCounts = counts.iter().copied().sum();
     Ok(Run {
         name: name.to_string(),
-        f1: 100.0 * e.f1(),
-        label_error: 100.0 * e.label_error_rate,
+        f1: 100.0 * total.prf().f1,
+        label_error: 100.0 * total.label_error_rate(),
         seconds: model.train_seconds(),
+        counts,
         model,
     })
 }
@@ -273,11 +385,32 @@ pub struct F1Grid {
     /// The learners' names.
     pub names: Vec<String>,
     /// `f1[point][learner][seed]`: one entry per seed, or a single one for a learner that
-    /// [`runs_once`].
+    /// [`runs_once`] (the estimates of `scores`).
     pub f1: Vec<Vec<Vec<f64>>>,
+    /// `scores[point][learner][seed]`: the same runs' F1 on the test set and on each
+    /// resample of its sentences ([`f1_scores`]).
+    pub scores: Vec<Vec<Vec<Replicated>>>,
 }
 
 impl F1Grid {
+    /// The grid of `scores[point][learner][seed]` (`f1` their estimates).
+    pub fn new(
+        proportions: Vec<f64>,
+        names: Vec<String>,
+        scores: Vec<Vec<Vec<Replicated>>>,
+    ) -> Self {
+        let f1 = scores
+            .iter()
+            .map(|p| p.iter().map(|l| estimates(l)).collect())
+            .collect();
+        Self {
+            proportions,
+            names,
+            f1,
+            scores,
+        }
+    }
+
     /// How many runs `learner` has at each point (the seeds, or 1).
     pub fn runs(&self, learner: usize) -> usize {
         self.f1.first().map_or(0, |p| p[learner].len())
@@ -319,8 +452,9 @@ pub fn run_f1_vs_proportion(
         .iter()
         .map(|n| if runs_once(n) { 1 } else { seeds.len() })
         .sum();
+    let resamples = resamples(ctx, test.len());
     let bar = ctx.progress((props.len() * fits_per_point) as u64, "proportions");
-    let mut f1 = Vec::new();
+    let mut scores = Vec::new();
     for &prop in &props {
         let subset = train.head_fraction(prop)?;
         let mut point = vec![Vec::new(); names.len()];
@@ -338,18 +472,15 @@ pub fn run_f1_vs_proportion(
                     prepared = Some(prepare(&params, &subset)?);
                 }
                 let prepared = prepared.as_ref().context("features")?;
-                point[j].push(fit_and_score(name, &params, prepared, test)?.f1);
+                let run = fit_and_score(name, &params, prepared, test)?;
+                point[j].push(f1_scores(&resamples, &run.counts));
                 bar.inc(1);
             }
         }
-        f1.push(point);
+        scores.push(point);
     }
     bar.finish_and_clear();
-    let grid = F1Grid {
-        proportions: props,
-        names,
-        f1,
-    };
+    let grid = F1Grid::new(props, names, scores);
     report_f1_vs_proportion(ctx, task, &grid)?;
     for (j, name) in grid.names.iter().enumerate() {
         ctx.figure(
@@ -449,9 +580,9 @@ fn report_f1_vs_proportion(ctx: &mut Ctx, task: &str, grid: &F1Grid) -> anyhow::
 pub use crate::stats::all_of;
 
 /// Footnote 6's "better on `need` points at least", with a test per point: `better` points
-/// where a paired test over seeds says bol is higher, `undecided` where it cannot tell.
-/// `Holds` when `better >= need`, `Fails` when even every undecided point could not reach
-/// `need`, `Inconclusive` otherwise.
+/// where [`compare`] says bol is higher, `undecided` where it cannot tell. `Holds` when
+/// `better >= need`, `Fails` when even every undecided point could not reach `need`,
+/// `Inconclusive` otherwise.
 pub fn footnote6_verdict(better: usize, undecided: usize, need: usize) -> Verdict {
     if better >= need {
         Verdict::Holds
@@ -462,25 +593,27 @@ pub fn footnote6_verdict(better: usize, undecided: usize, need: usize) -> Verdic
     }
 }
 
-/// "Slightly slower": `gap` is bol's excess over sp (positive: bol behind), paired over
-/// seeds. `Holds` when bol is significantly behind and the interval's upper end is below
-/// `slight`; `Fails` when bol is significantly ahead or the interval lies wholly above
-/// `slight`; `Inconclusive` otherwise.
-pub fn slightly_behind_verdict(gap: &Paired, slight: f64) -> Verdict {
-    match gap.greater() {
-        Verdict::Fails => Verdict::Fails,
-        _ if gap.interval.lo >= slight => Verdict::Fails,
-        Verdict::Holds if gap.interval.hi < slight => Verdict::Holds,
-        _ => Verdict::Inconclusive,
+/// "Slightly slower": `gap` is the interval of bol's excess over sp (positive: bol
+/// behind; [`Comparison::interval`]). `Holds` when it lies above 0 and its upper end is
+/// below `slight`; `Fails` when it lies below 0 (bol significantly ahead) or wholly at or
+/// above `slight`; `Inconclusive` otherwise.
+pub fn slightly_behind_verdict(gap: Interval, slight: f64) -> Verdict {
+    if gap.hi < 0.0 || gap.lo >= slight {
+        Verdict::Fails
+    } else if gap.lo > 0.0 && gap.hi < slight {
+        Verdict::Holds
+    } else {
+        Verdict::Inconclusive
     }
 }
 
-/// "Within `margin`" (equivalence): `Holds` when the paired interval lies inside
-/// `[-margin, margin]`, `Fails` when it lies wholly outside, `Inconclusive` otherwise.
-pub fn within_verdict(d: &Paired, margin: f64) -> Verdict {
-    if d.n >= 2 && d.interval.lo >= -margin && d.interval.hi <= margin {
+/// "Within `margin`" (equivalence): `Holds` when the interval `d` of the difference
+/// ([`Comparison::interval`]) lies inside `[-margin, margin]`, `Fails` when it lies wholly
+/// outside, `Inconclusive` otherwise.
+pub fn within_verdict(d: Interval, margin: f64) -> Verdict {
+    if d.lo >= -margin && d.hi <= margin {
         Verdict::Holds
-    } else if d.interval.lo > margin || d.interval.hi < -margin {
+    } else if d.lo > margin || d.hi < -margin {
         Verdict::Fails
     } else {
         Verdict::Inconclusive
@@ -492,37 +625,41 @@ pub fn fmt_interval(i: &Interval) -> String {
     format!("[{:+.2}, {:+.2}]", i.lo, i.hi)
 }
 
-/// A paired result as text: `mean +0.31 [-0.10, +0.72], p = 0.12`; the difference of two
-/// single runs ([`compare`]) as `difference +0.31 (one run each)`.
-pub fn fmt_paired(p: &Paired) -> String {
-    if p.n == 1 && p.interval.lo == p.interval.hi {
-        return format!("difference {:+.2} (one run each)", p.mean);
-    }
+/// A comparison as text: `+0.31 [-0.10, +0.72] (bootstrap over test sentences [-0.05,
+/// +0.60]; t-test over seeds [-0.10, +0.72], p = 0.120)`; without the t-test for one run
+/// each. The first interval is the claim's ([`Comparison::interval`]).
+pub fn fmt_comparison(c: &Comparison) -> String {
+    let seeds = c.seeds.map_or(String::new(), |p| {
+        format!(
+            "; t-test over seeds {}, p = {:.3}",
+            fmt_interval(&p.interval),
+            p.p
+        )
+    });
     format!(
-        "mean {:+.2} {}, p = {:.3}",
-        p.mean,
-        fmt_interval(&p.interval),
-        p.p
+        "{:+.2} {} (bootstrap over test sentences {}{seeds})",
+        c.estimate,
+        fmt_interval(&c.interval()),
+        fmt_interval(&c.bootstrap),
     )
 }
 
 /// Checks a statement that bol is the best of the learners with footnote 6's meaning of
 /// "better" (better on at least 8 of 10 points, scaled by [`better_threshold`]) against
-/// both other learners of `group`, "better" at a point meaning a test over seeds
-/// ([`compare`]: paired, or one-sample against a learner that runs once; p < 0.05) with bol
-/// ahead, or, between two learners that each run once (bol and bcd as printed), bol's F1
-/// simply higher. Records the claim (its interval: bol minus the stronger of the two
-/// rivals, the one with the smaller mean difference, F1 averaged over the points, compared
-/// the same way).
+/// both other learners of `group`, "better" at a point meaning that [`compare`] says bol
+/// is ahead: the paired bootstrap over the test sentences, and, where a side has several
+/// seeds, the t-test over them (p < 0.05). Records the claim (its interval: bol minus the
+/// stronger of the two rivals, the one with the smaller mean difference, F1 averaged over
+/// the points, compared the same way).
 pub fn check_bol_best(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &F1Grid) -> Verdict {
     let n_points = grid.proportions.len();
     let need = better_threshold(n_points);
     let mut verdicts = Vec::new();
     let mut parts = Vec::new();
-    let mut weakest: Option<Paired> = None;
+    let mut weakest: Option<Comparison> = None;
     for &j in &group.others {
         let (mut better, mut worse, mut undecided) = (0, 0, 0);
-        for point in &grid.f1 {
+        for point in &grid.scores {
             match compare(&point[group.bol], &point[j]).greater() {
                 Verdict::Holds => better += 1,
                 Verdict::Fails => worse += 1,
@@ -530,9 +667,18 @@ pub fn check_bol_best(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &F1Grid)
             }
         }
         verdicts.push(footnote6_verdict(better, undecided, need));
-        let avg = |l: usize| -> Vec<f64> {
+        // Each run's F1 averaged over the points, replicate by replicate.
+        let avg = |l: usize| -> Vec<Replicated> {
             (0..grid.runs(l))
-                .map(|s| mean(&grid.f1.iter().map(|p| p[l][s]).collect::<Vec<_>>()))
+                .map(|s| {
+                    Replicated::mean(
+                        &grid
+                            .scores
+                            .iter()
+                            .map(|p| p[l][s].clone())
+                            .collect::<Vec<_>>(),
+                    )
+                })
                 .collect()
         };
         let (a, b) = (avg(group.bol), avg(j));
@@ -542,9 +688,9 @@ pub fn check_bol_best(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &F1Grid)
              {undecided} of {n_points} points; averaged over the points {}",
             grid.names[j],
             runs_text(&a, &b),
-            fmt_paired(&overall)
+            fmt_comparison(&overall)
         ));
-        if weakest.is_none_or(|w| overall.mean < w.mean) {
+        if weakest.is_none_or(|w| overall.estimate < w.estimate) {
             weakest = Some(overall);
         }
     }
@@ -553,14 +699,15 @@ pub fn check_bol_best(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &F1Grid)
         .judges(group.judges)
         .evidence(format!(
             "{} ({}; footnote 6's \"better\" needs {need} of {n_points} points, each \
-             decided by a t-test over the seeds at p < 0.05, or by the sign of the \
-             difference between two one-run learners): {}",
+             decided when the 95% interval of the F1 difference lies above 0: the paired \
+             bootstrap over the test sentences and, where a side has several seeds, the \
+             t-test over them must both exclude 0): {}",
             grid.names[group.bol],
             runs_of(grid, group.bol),
             parts.join("; ")
         ));
     if let Some(w) = weakest {
-        claim = claim.interval(w.interval);
+        claim = claim.interval(w.interval());
     }
     ctx.record(claim)
 }
@@ -573,13 +720,13 @@ pub fn runs_of(grid: &F1Grid, learner: usize) -> String {
     }
 }
 
-/// Checks "when the training set is small, the advantage of bol is more obvious", paired
-/// over seeds: bol's advantage (its F1 minus the mean of the other two learners of
-/// `group`), averaged over the smaller half of the proportions, is significantly positive
-/// and significantly larger than over the larger half (both tests strict, p < 0.05). A
-/// learner that runs once enters every seed with its one value ([`run_at`]); for the
-/// group "as printed" only sp's seeds vary (with one seed in all, as at a single seed, the
-/// tests cannot decide).
+/// Checks "when the training set is small, the advantage of bol is more obvious": bol's
+/// advantage (its F1 minus the mean of the other two learners of `group`), averaged over
+/// the smaller half of the proportions, is above 0 and above the same average over the
+/// larger half (both by [`compare`]: the paired bootstrap over the test sentences, and the
+/// t-test over the seeds, one-sample for the first, paired for the second). A learner
+/// that runs once enters every seed with its one run ([`run_at`]); for the group "as
+/// printed" only sp's seeds vary (with one seed in all, only the bootstrap decides).
 pub fn check_small_advantage(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &F1Grid) -> Verdict {
     let n_points = grid.proportions.len();
     let half = n_points.div_ceil(2);
@@ -588,14 +735,15 @@ pub fn check_small_advantage(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &
         .map(|j| grid.runs(j))
         .max()
         .unwrap_or(0);
-    let advantage = |point: &Vec<Vec<f64>>, s: usize| {
-        run_at(&point[group.bol], s) - mean(&group.others.map(|j| run_at(&point[j], s)))
+    let advantage = |point: &Vec<Vec<Replicated>>, s: usize| {
+        let others = Replicated::mean(&group.others.map(|j| run_at(&point[j], s).clone()));
+        run_at(&point[group.bol], s).minus(&others)
     };
-    let half_mean = |range: std::ops::Range<usize>| -> Vec<f64> {
+    let half_mean = |range: std::ops::Range<usize>| -> Vec<Replicated> {
         (0..n_seeds)
             .map(|s| {
-                mean(
-                    &grid.f1[range.clone()]
+                Replicated::mean(
+                    &grid.scores[range.clone()]
                         .iter()
                         .map(|p| advantage(p, s))
                         .collect::<Vec<_>>(),
@@ -604,25 +752,29 @@ pub fn check_small_advantage(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &
             .collect()
     };
     let (small, large) = (half_mean(0..half), half_mean(half..n_points));
-    let zeros = vec![0.0; n_seeds];
-    let positive = stats::paired(&small, &zeros);
-    let larger = stats::paired(&small, &large);
+    let replicates = small.first().map_or(0, |r| r.values.len());
+    let positive = compare(&small, &[Replicated::constant(0.0, replicates)]);
+    let larger = compare(&small, &large);
     let verdict = all_of([positive.greater(), larger.greater()]);
     let prefix = if group.judges == OURS {
         "bol"
     } else {
         "bol_as_printed"
     };
-    ctx.figure(&format!("{prefix}_advantage_small_half"), positive.mean);
-    ctx.figure(&format!("{prefix}_advantage_large_half"), mean(&large));
+    ctx.figure(&format!("{prefix}_advantage_small_half"), positive.estimate);
+    ctx.figure(
+        &format!("{prefix}_advantage_large_half"),
+        mean(&estimates(&large)),
+    );
     ctx.record(
         Claim::new(quote.claim_text(), verdict)
             .judges(group.judges)
-            .interval(larger.interval)
+            .interval(larger.interval())
             .evidence(format!(
-                "{} minus the mean of {} and {} ({}), paired over {n_seeds} seeds: over the \
+                "{} minus the mean of {} and {} ({}), paired over {n_seeds} seeds and over \
+                 the test sentences (bootstrap, {BOOTSTRAP_REPLICATES} resamples): over the \
                  {half} smallest proportions {}; minus the same over the {} largest {} (both \
-                 must be significantly positive)",
+                 must lie above 0)",
                 grid.names[group.bol],
                 grid.names[group.others[0]],
                 grid.names[group.others[1]],
@@ -631,9 +783,9 @@ pub fn check_small_advantage(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &
                     .map(|j| format!("{}: {}", grid.names[j], runs_of(grid, j)))
                     .collect::<Vec<_>>()
                     .join("; "),
-                fmt_paired(&positive),
+                fmt_comparison(&positive),
                 n_points - half,
-                fmt_paired(&larger),
+                fmt_comparison(&larger),
             )),
     )
 }
@@ -641,6 +793,46 @@ pub fn check_small_advantage(ctx: &mut Ctx, quote: &Quote, group: Group, grid: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Test sentences of the constructed cases.
+    const N_TEST: usize = 77;
+
+    /// A run on `N_TEST` sentences of 10 gold chunks (10 predicted, 20 tokens each), with
+    /// `tp(i)` right chunks in sentence `i` (and as many label errors as missed chunks).
+    fn scores(resamples: &Resamples, tp: impl Fn(usize) -> usize) -> Replicated {
+        let counts: Vec<SentenceCounts> = (0..N_TEST)
+            .map(|i| SentenceCounts {
+                tokens: 20,
+                errors: 10 - tp(i),
+                true_positives: tp(i),
+                predicted: 10,
+                gold: 10,
+            })
+            .collect();
+        f1_scores(resamples, &counts)
+    }
+
+    /// A sentence's right chunks in a base run: 6 to 10, varying from sentence to
+    /// sentence (so that resampling the sentences moves the F1).
+    fn base(i: usize) -> usize {
+        6 + (i * 7 + 3) % 5
+    }
+
+    fn test_resamples() -> Resamples {
+        Resamples::new(N_TEST, BOOTSTRAP_REPLICATES, bootstrap_seed(0))
+    }
+
+    fn ctx(tmp: &tempfile::TempDir) -> Ctx {
+        Ctx::new(
+            "test-bol",
+            Scale::Smoke,
+            0,
+            tmp.path().join("out"),
+            tmp.path().join("data"),
+            false,
+        )
+        .unwrap()
+    }
 
     #[test]
     fn footnote6_counts_undecided_points_as_open() {
@@ -656,38 +848,169 @@ mod tests {
     fn a_tie_is_never_best() {
         // bol equal to both rivals on every seed at every point: no point is "better", so
         // the claim that bol is best does not hold. The same grid with bol ahead on every
-        // seed makes it hold (the check can tell them apart).
-        let grid = |bol: [f64; 3]| F1Grid {
-            proportions: vec![0.5, 1.0],
-            names: ["bol", "bcd", "sp"].map(String::from).to_vec(),
-            f1: vec![vec![bol.to_vec(), vec![90.0, 91.0, 92.0], vec![90.0, 91.0, 92.0]]; 2],
+        // seed, by one more right chunk in every sentence (about 12 F1 points), makes it
+        // hold (the check can tell them apart).
+        let r = test_resamples();
+        let rival: Vec<Replicated> = (0..3).map(|s| scores(&r, |i| base(i + s))).collect();
+        let grid = |bol: &[Replicated]| {
+            F1Grid::new(
+                vec![0.5, 1.0],
+                ["bol", "bcd", "sp"].map(String::from).to_vec(),
+                vec![vec![bol.to_vec(), rival.clone(), rival.clone()]; 2],
+            )
         };
+        let ahead: Vec<Replicated> = (0..3)
+            .map(|s| scores(&r, |i| (base(i + s) + 1).min(10)))
+            .collect();
         let tmp = tempfile::tempdir().unwrap();
-        let mut ctx = Ctx::new(
-            "test-tie",
-            Scale::Smoke,
-            0,
-            tmp.path().join("out"),
-            tmp.path().join("data"),
-            false,
-        )
-        .unwrap();
-        let tie = check_bol_best(
-            &mut ctx,
-            &paper::FIG1_BEST,
-            GROUPS[0],
-            &grid([90.0, 91.0, 92.0]),
-        );
+        let mut ctx = ctx(&tmp);
+        let tie = check_bol_best(&mut ctx, &paper::FIG1_BEST, GROUPS[0], &grid(&rival));
         assert_eq!(tie, Verdict::Inconclusive);
-        let ahead = check_bol_best(
-            &mut ctx,
-            &paper::FIG1_BEST,
-            GROUPS[0],
-            &grid([91.5, 92.4, 93.6]),
-        );
+        let ahead = check_bol_best(&mut ctx, &paper::FIG1_BEST, GROUPS[0], &grid(&ahead));
         assert_eq!(ahead, Verdict::Holds);
         let recorded: Vec<Verdict> = ctx.claims().iter().map(|c| c.verdict).collect();
         assert_eq!(recorded, [Verdict::Inconclusive, Verdict::Holds]);
+    }
+
+    #[test]
+    fn a_difference_within_the_test_sets_noise_decides_nothing() {
+        // The claim "as printed" that bol is best: bol as printed and bcd as printed one
+        // run each, sp far behind with 5 seeds. bol as printed ahead of bcd as printed by
+        // about 1 F1 point on 77 sentences, made of gains and losses in single sentences
+        // (5 sentences lose 2 chunks, 18 gain 1): the exact difference is positive, but
+        // the paired bootstrap over the sentences cannot tell it from 0, so no point is
+        // "better" and the claim is inconclusive. Ahead by one more chunk in every
+        // sentence, the claim holds.
+        let r = test_resamples();
+        let bcd = scores(&r, base);
+        let near = scores(&r, |i| match i % 7 {
+            0 if i < 35 => base(i) - 2,
+            1 | 2 if base(i) < 10 => base(i) + 1,
+            _ => base(i),
+        });
+        let far = scores(&r, |i| (base(i) + 1).min(10));
+        let sp: Vec<Replicated> = (0..5)
+            .map(|s| scores(&r, |i| base(i + s).saturating_sub(4)))
+            .collect();
+        let d = compare(std::slice::from_ref(&near), std::slice::from_ref(&bcd));
+        assert!(d.estimate > 0.3 && d.estimate < 1.5, "{d:?}");
+        assert!(d.seeds.is_none());
+        assert!(d.bootstrap.lo < 0.0 && d.bootstrap.hi > 0.0, "{d:?}");
+        assert_eq!(d.greater(), Verdict::Inconclusive);
+        let grid = |bol: &Replicated| {
+            let point = vec![
+                vec![],
+                vec![],
+                sp.clone(),
+                vec![bol.clone()],
+                vec![bcd.clone()],
+            ];
+            F1Grid::new(
+                vec![0.5, 1.0],
+                online_learners(Scale::Smoke, 0, &Templates::chunking())
+                    .iter()
+                    .map(|(n, _)| n.to_string())
+                    .collect(),
+                vec![point; 2],
+            )
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let mut ctx = ctx(&tmp);
+        let within = check_bol_best(&mut ctx, &paper::FIG3_SIMILAR, GROUPS[1], &grid(&near));
+        assert_eq!(within, Verdict::Inconclusive);
+        let outside = check_bol_best(&mut ctx, &paper::FIG3_SIMILAR, GROUPS[1], &grid(&far));
+        assert_eq!(outside, Verdict::Holds);
+        let claim = &ctx.claims()[0];
+        let i = claim.interval.unwrap();
+        assert!(i.lo < 0.0 && i.hi > 0.0, "{claim:?}");
+    }
+
+    #[test]
+    fn the_bootstrap_pairs_the_sides_on_the_same_sentences() {
+        // b makes one more label error than a in every sentence of 10 tokens: whatever
+        // the resample, a's error is b's minus 10 points exactly, so the paired interval
+        // has no width. Resampling the two sides independently would spread it by several
+        // points (a's own interval is that wide).
+        let r = test_resamples();
+        let errors = |extra: usize| {
+            let counts: Vec<SentenceCounts> = (0..N_TEST)
+                .map(|i| SentenceCounts {
+                    tokens: 10,
+                    errors: (i * 5) % 7 + extra,
+                    ..SentenceCounts::default()
+                })
+                .collect();
+            error_scores(&r, &counts)
+        };
+        let (a, b) = (errors(0), errors(1));
+        let d = compare(std::slice::from_ref(&a), std::slice::from_ref(&b));
+        assert!((d.estimate + 10.0).abs() < 1e-9, "{d:?}");
+        assert!(
+            (d.bootstrap.lo + 10.0).abs() < 1e-9 && (d.bootstrap.hi + 10.0).abs() < 1e-9,
+            "{d:?}"
+        );
+        assert_eq!(d.greater(), Verdict::Fails);
+        let own = a.interval();
+        assert!(own.hi - own.lo > 3.0, "{own:?}");
+        // The F1 of a resample is that of its summed counts, not a mean of per-sentence
+        // F1s: one sentence with 1 right of 1 chunk and one with 0 of 9 give 0.1, not 0.5.
+        let two = Resamples::new(2, 10, 1);
+        let counts = [
+            SentenceCounts {
+                tokens: 1,
+                true_positives: 1,
+                predicted: 1,
+                gold: 1,
+                ..SentenceCounts::default()
+            },
+            SentenceCounts {
+                tokens: 9,
+                errors: 9,
+                predicted: 9,
+                gold: 9,
+                ..SentenceCounts::default()
+            },
+        ];
+        assert!((f1_scores(&two, &counts).estimate - 10.0).abs() < 1e-9);
+        assert!((error_scores(&two, &counts).estimate - 90.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn compare_runs_and_seeds() {
+        let r = test_resamples();
+        // Two identical single runs: a tie, the interval [0, 0], undecided.
+        let one = scores(&r, base);
+        let tie = compare(std::slice::from_ref(&one), std::slice::from_ref(&one));
+        assert_eq!(tie.bootstrap, Interval { lo: 0.0, hi: 0.0 });
+        assert_eq!(tie.greater(), Verdict::Inconclusive);
+        // One run against seeds: the bootstrap and a one-sample t-test over the seeds;
+        // the claim's interval covers both.
+        let seeds: Vec<Replicated> = (0..5)
+            .map(|s| scores(&r, |i| base(i + s).saturating_sub(3)))
+            .collect();
+        let d = compare(std::slice::from_ref(&one), &seeds);
+        let t = d.seeds.unwrap();
+        assert_eq!(t.n, 5);
+        let i = d.interval();
+        assert!(i.lo <= d.bootstrap.lo.min(t.interval.lo));
+        assert!(i.hi >= d.bootstrap.hi.max(t.interval.hi));
+        assert_eq!(d.greater(), Verdict::Holds);
+        assert_eq!(
+            compare(&seeds, std::slice::from_ref(&one)).greater(),
+            Verdict::Fails
+        );
+        // Seeds that agree on the test set but scatter across seeds: the bootstrap of the
+        // means alone would decide, the t-test over the seeds does not.
+        let spread: Vec<Replicated> = [0, 4, 0, 4, 0]
+            .iter()
+            .map(|&k| scores(&r, |i| base(i).saturating_sub(k)))
+            .collect();
+        let lower = vec![scores(&r, |i| base(i).saturating_sub(2)); 5];
+        let d = compare(&spread, &lower);
+        assert!(d.bootstrap.lo > 0.0, "{d:?}");
+        assert_eq!(d.greater(), Verdict::Inconclusive);
+        assert_eq!(*run_at(&[3.0], 4), 3.0);
+        assert_eq!(*run_at(&[1.0, 2.0], 1), 2.0);
     }
 
     #[test]
@@ -705,6 +1028,13 @@ mod tests {
                     .shuffle(shuffle);
                 let prepared = prepare(&params, &train).unwrap();
                 let run = fit_and_score("as printed", &params, &prepared, &test).unwrap();
+                // The scores are those evaluate_lenient reports.
+                let e = run.model.evaluate_lenient(&test).unwrap();
+                assert_eq!(run.f1.to_bits(), (100.0 * e.f1()).to_bits());
+                assert_eq!(
+                    run.label_error.to_bits(),
+                    (100.0 * e.label_error_rate).to_bits()
+                );
                 let trace: Vec<u64> = run
                     .model
                     .report()
@@ -727,41 +1057,21 @@ mod tests {
     }
 
     #[test]
-    fn compare_single_runs() {
-        // Two single runs: their exact difference decides, a tie is undecided.
-        assert_eq!(compare(&[91.0], &[90.0]).greater(), Verdict::Holds);
-        assert_eq!(compare(&[89.0], &[90.0]).greater(), Verdict::Fails);
-        assert_eq!(compare(&[90.0], &[90.0]).greater(), Verdict::Inconclusive);
-        assert_eq!(
-            fmt_paired(&compare(&[91.0], &[90.0])),
-            "difference +1.00 (one run each)"
-        );
-        // One run against seeds: a one-sample test over the seeds.
-        let d = compare(&[90.0], &[89.0, 89.2, 88.9, 89.1, 89.05]);
-        assert_eq!(d.n, 5);
-        assert_eq!(d.greater(), Verdict::Holds);
-        assert_eq!(
-            compare(&[89.0, 89.2, 88.9], &[90.0]).greater(),
-            Verdict::Fails
-        );
-        assert_eq!(run_at(&[3.0], 4), 3.0);
-        assert_eq!(run_at(&[1.0, 2.0], 1), 2.0);
-    }
-
-    #[test]
     fn slightly_behind_and_within() {
-        let behind = stats::paired(&[0.5, 0.6, 0.4, 0.55, 0.45], &[0.0; 5]);
-        assert_eq!(slightly_behind_verdict(&behind, 1.0), Verdict::Holds);
-        let far = stats::paired(&[3.0, 3.1, 2.9, 3.05, 2.95], &[0.0; 5]);
-        assert_eq!(slightly_behind_verdict(&far, 1.0), Verdict::Fails);
-        let ahead = stats::paired(&[-0.5, -0.6, -0.4, -0.55, -0.45], &[0.0; 5]);
-        assert_eq!(slightly_behind_verdict(&ahead, 1.0), Verdict::Fails);
-        let noisy = stats::paired(&[0.5, -0.6, 0.4], &[0.0; 3]);
-        assert_eq!(slightly_behind_verdict(&noisy, 1.0), Verdict::Inconclusive);
-        let close = stats::paired(&[0.01, -0.02, 0.0, 0.02, -0.01], &[0.0; 5]);
-        assert_eq!(within_verdict(&close, 0.2), Verdict::Holds);
-        let apart = stats::paired(&[1.0, 1.1, 0.9, 1.05, 0.95], &[0.0; 5]);
-        assert_eq!(within_verdict(&apart, 0.2), Verdict::Fails);
-        assert_eq!(within_verdict(&noisy, 0.2), Verdict::Inconclusive);
+        let i = |lo: f64, hi: f64| Interval { lo, hi };
+        assert_eq!(slightly_behind_verdict(i(0.4, 0.6), 1.0), Verdict::Holds);
+        assert_eq!(slightly_behind_verdict(i(2.9, 3.1), 1.0), Verdict::Fails);
+        assert_eq!(slightly_behind_verdict(i(-0.6, -0.4), 1.0), Verdict::Fails);
+        assert_eq!(
+            slightly_behind_verdict(i(-0.6, 0.5), 1.0),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            slightly_behind_verdict(i(0.5, 1.5), 1.0),
+            Verdict::Inconclusive
+        );
+        assert_eq!(within_verdict(i(-0.02, 0.02), 0.2), Verdict::Holds);
+        assert_eq!(within_verdict(i(0.9, 1.1), 0.2), Verdict::Fails);
+        assert_eq!(within_verdict(i(-0.6, 0.5), 0.2), Verdict::Inconclusive);
     }
 }

@@ -4,10 +4,11 @@
 //! as in the paper, beside bol and bcd as printed (Algorithm 2 with eqs. (9)-(12),
 //! Algorithm 1 with eq. (7)). bol, bcd and sp run with several shuffle seeds; bol and bcd as
 //! printed once, in file order (Algorithm 2's "for j = 0 to N"; deterministic). The paper's
-//! statements about the figure ([`crate::paper::bol`]) are judged by tests over the seeds
-//! ([`bol_common::compare`]), once for our readings and once for the algorithms as printed.
-//! People's Daily 1998
-//! in place of the SIGHAN 2005 pku data, every 10th sentence to test
+//! statements about the figure ([`crate::paper::bol`]) are judged by
+//! [`bol_common::compare`] (a paired bootstrap over the test sentences, and a t-test over
+//! the seeds where a side has several), once for our readings and once for the algorithms
+//! as printed. People's Daily 1998 in place of the SIGHAN 2005 pku data, every 10th
+//! sentence to test
 //! (`docs/papers/bol.md`); smoke and quick scale read the first 300 and 1000 lines.
 
 use online_bilinear::Templates;
@@ -51,9 +52,10 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     ctx.quote(&paper::FIG1_CAPTION);
     ctx.md(
         "Its statements, checked below on pku with the paper's meaning of \"better\" (a \
-         point counts as better when a t-test over the seeds says so at p < 0.05, or, \
-         between two one-run learners, when the F1 is higher; a tie or an undecided point \
-         is not better), for our readings and for the algorithms as printed:\n",
+         point counts as better when the 95% interval of the F1 difference lies above 0: \
+         the paired bootstrap over the test sentences, and, where a side has several \
+         seeds, the t-test over them, must both exclude 0; a tie or an undecided point is \
+         not better), for our readings and for the algorithms as printed:\n",
     );
     ctx.quote(&paper::FIG1_BEST);
     ctx.quote(&paper::FIG1_SMALL);

@@ -6,9 +6,10 @@
 //! iterations each. bol and sp run with several shuffle seeds (the caption's learners);
 //! bcd, which the caption does not mention, with the first seed; bol and bcd as printed
 //! once, in file order (Algorithm 2's "for j = 0 to N"; deterministic). The caption's two
-//! statements ([`crate::paper::bol`]) are judged by tests over the seeds
-//! ([`bol_common::compare`]), once for our reading of bol and once for bol as printed (its
-//! one run against the deterministic CRFs, and against sp's seeds). People's
+//! statements ([`crate::paper::bol`]) are judged by [`bol_common::compare`] (a paired
+//! bootstrap over the test sentences, and a t-test over the seeds where a side has
+//! several), once for our reading of bol and once for bol as printed (its one run against
+//! the deterministic CRFs, and against sp's seeds). People's
 //! Daily 1998 in place of the SIGHAN 2005 pku data, every 10th sentence to test
 //! (`docs/papers/bol.md`); smoke and quick scale read the first 300 and 1000 lines.
 
@@ -18,7 +19,7 @@ use super::bol_common::{self, GROUPS, mean};
 use super::{Ctx, Experiment, Series};
 use crate::paper::bol as paper;
 use crate::report::Claim;
-use crate::stats;
+use crate::stats::Replicated;
 
 /// The experiment.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -57,13 +58,15 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         &bol_common::params(BuiltIn::Bol, scale, seeds[0], &templates),
         &train,
     )?;
+    let resamples = bol_common::resamples(ctx, test.len());
     let n_runs = seeded.len() * seeds.len() + names.len() - seeded.len();
     let bar = ctx.progress(
         (n_runs * epochs + crfs.len() * budgets.len()) as u64,
         "iterations",
     );
-    // errors[learner][seed][epoch - 1]
-    let mut errors: Vec<Vec<Vec<f64>>> = vec![Vec::new(); names.len()];
+    // scores[learner][seed][epoch - 1]: the label error (%) on the test set and on each
+    // resample of its sentences; errors[learner][seed][epoch - 1] the first.
+    let mut scores: Vec<Vec<Vec<Replicated>>> = vec![Vec::new(); names.len()];
     for (s, &seed) in seeds.iter().enumerate() {
         for (j, (_, params)) in bol_common::online_learners(scale, seed, &templates)
             .into_iter()
@@ -76,26 +79,34 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             params
                 .max_iter(epochs)
                 .fit(&prepared.with_snapshots(|_, model| {
-                    let e = model.evaluate_lenient(&test)?;
-                    curve.push(100.0 * e.label_error_rate);
+                    let counts = model.sentence_counts(&test)?;
+                    curve.push(bol_common::error_scores(&resamples, &counts));
                     bar.inc(1);
                     Ok(())
                 }))?;
-            errors[j].push(curve);
+            scores[j].push(curve);
         }
     }
-    let mut crf_curves: Vec<Vec<f64>> = Vec::new();
+    let mut crf_scores: Vec<Vec<Replicated>> = Vec::new();
     for (name, learner) in crfs {
         let mut points = Vec::new();
         for &budget in &budgets {
             let params = bol_common::params(learner, scale, seeds[0], &templates).max_iter(budget);
             let run = bol_common::fit_and_score(name, &params, &prepared, &test)?;
-            points.push(run.label_error);
+            points.push(bol_common::error_scores(&resamples, &run.counts));
             bar.inc(1);
         }
-        crf_curves.push(points);
+        crf_scores.push(points);
     }
     bar.finish_and_clear();
+    let errors: Vec<Vec<Vec<f64>>> = scores
+        .iter()
+        .map(|l| l.iter().map(|c| bol_common::estimates(c)).collect())
+        .collect();
+    let crf_curves: Vec<Vec<f64>> = crf_scores
+        .iter()
+        .map(|c| bol_common::estimates(c))
+        .collect();
     ctx.md(&format!(
         "## Figure 2 (label error vs iteration, pku)\n\n{} training and {} test sentences \
          (People's Daily 1998 in place of the SIGHAN 2005 pku data: docs/papers/bol.md); \
@@ -214,34 +225,49 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
     }
 
     let comparable: Vec<usize> = budgets.iter().copied().filter(|&n| n <= epochs).collect();
+    let crf_scores_at = |k: usize, n: usize| -> Option<&Replicated> {
+        budgets
+            .iter()
+            .position(|&b| b == n)
+            .map(|i| &crf_scores[k][i])
+    };
     for group in GROUPS {
         let bol = group.bol;
         let name = names[bol];
-        let per_seed =
-            |j: usize, n: usize| -> Vec<f64> { errors[j].iter().map(|c| c[n - 1]).collect() };
+        let per_seed = |j: usize, n: usize| -> Vec<Replicated> {
+            scores[j].iter().map(|c| c[n - 1].clone()).collect()
+        };
         let runs = if bol_common::runs_once(name) {
             "one file-order run".to_string()
         } else {
-            format!("{} seeds", errors[bol].len())
+            format!("{} seeds", scores[bol].len())
         };
         // "bol converges much faster than CRFs": at every CRF budget n <= T, the better
-        // CRF's error after n iterations exceeds bol's after n epochs (paired over bol's
-        // seeds; the CRFs are deterministic).
+        // CRF's error after n iterations exceeds bol's after n epochs (the better CRF on
+        // each resample; paired over the test sentences, and over bol's seeds; the CRFs
+        // are deterministic).
         let mut verdicts = Vec::new();
         let mut parts = Vec::new();
-        let mut weakest: Option<stats::Paired> = None;
+        let mut weakest: Option<bol_common::Comparison> = None;
         for &n in &comparable {
-            let best_crf = (0..crfs.len())
-                .filter_map(|k| crf_at(k, n))
-                .fold(f64::INFINITY, f64::min);
-            let d = bol_common::compare(&[best_crf], &per_seed(bol, n));
+            let at_n: Vec<&Replicated> = (0..crfs.len())
+                .filter_map(|k| crf_scores_at(k, n))
+                .collect();
+            let Some((first, rest)) = at_n.split_first() else {
+                continue;
+            };
+            let best_crf = rest
+                .iter()
+                .fold((*first).clone(), |acc, c| acc.zip(c, f64::min));
+            let d = bol_common::compare(std::slice::from_ref(&best_crf), &per_seed(bol, n));
             verdicts.push(d.greater());
             parts.push(format!(
-                "{n}: the better CRF {best_crf:.2}%, {name} {:.2}%, CRF minus {name} {}",
+                "{n}: the better CRF {:.2}%, {name} {:.2}%, CRF minus {name} {}",
+                best_crf.estimate,
                 online_at(bol, n).unwrap_or(f64::NAN),
-                bol_common::fmt_paired(&d)
+                bol_common::fmt_comparison(&d)
             ));
-            if weakest.is_none_or(|w| d.mean < w.mean) {
+            if weakest.is_none_or(|w| d.estimate < w.estimate) {
                 weakest = Some(d);
             }
         }
@@ -252,45 +278,52 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         .judges(group.judges)
         .evidence(format!(
             "test label error after n iterations ({runs} of {name}; it holds when the \
-                 CRFs are behind at every budget, significantly over the seeds, or, for one \
-                 run against the deterministic CRFs, by the sign of the difference; \"much\" \
-                 is not measured), n = {}",
+                 CRFs are behind at every budget, the 95% interval of the difference above \
+                 0: the paired bootstrap over the {} test sentences ({} resamples) and, \
+                 against several seeds, the one-sample t-test over them; \"much\" is not \
+                 measured), n = {}",
+            test.len(),
+            crate::stats::BOOTSTRAP_REPLICATES,
             parts.join("; ")
         ));
         if let Some(w) = weakest {
-            claim = claim.interval(w.interval);
+            claim = claim.interval(w.interval());
         }
         ctx.record(claim);
 
         // "it is slightly slower than sp": bol's error minus sp's, averaged over the
         // epochs, paired over the seeds (bol as printed: its one run against each of sp's
-        // seeds): positive, and below SLIGHT points.
-        let bol_run = |s: usize| &errors[bol][if errors[bol].len() == 1 { 0 } else { s }];
-        let gap_per_seed: Vec<f64> = (0..errors[sp].len())
+        // seeds) and over the test sentences: above 0, and below SLIGHT points.
+        let bol_run = |s: usize| bol_common::run_at(&scores[bol], s);
+        let gap_per_seed: Vec<Replicated> = (0..scores[sp].len())
             .map(|s| {
-                mean(
+                Replicated::mean(
                     &(0..epochs)
-                        .map(|e| bol_run(s)[e] - errors[sp][s][e])
+                        .map(|e| bol_run(s)[e].minus(&scores[sp][s][e]))
                         .collect::<Vec<_>>(),
                 )
             })
             .collect();
-        let gap = stats::paired(&gap_per_seed, &vec![0.0; gap_per_seed.len()]);
-        let verdict = bol_common::slightly_behind_verdict(&gap, SLIGHT);
+        let zero = Replicated::constant(0.0, resamples.replicates());
+        let gap = bol_common::compare(&gap_per_seed, std::slice::from_ref(&zero));
+        let verdict = bol_common::slightly_behind_verdict(gap.interval(), SLIGHT);
         let prefix = name.replace(' ', "_");
-        ctx.figure(&format!("{prefix}_minus_sp_error_mean"), gap.mean);
+        ctx.figure(&format!("{prefix}_minus_sp_error_mean"), gap.estimate);
         ctx.record(
             Claim::new(paper::FIG2_VS_SP.claim_text(), verdict)
                 .judges(group.judges)
-                .interval(gap.interval)
+                .interval(gap.interval())
                 .evidence(format!(
                     "{name}'s label error ({runs}) minus sp's, averaged over {epochs} epochs, \
-                     over {} seeds of sp: {} (our reading of \"slightly slower\": \
-                     significantly positive with the interval's upper end below {SLIGHT} \
-                     point; it fails when {name} is significantly ahead or the whole interval \
-                     is above {SLIGHT}); after {epochs} epochs: {name} {:.2}%, sp {:.2}%",
+                     over {} seeds of sp and the {} test sentences: {} (our reading of \
+                     \"slightly slower\": the 95% interval above 0 with its upper end below \
+                     {SLIGHT} point, the interval covering the paired bootstrap over the \
+                     test sentences and the t-test over the seeds; it fails when {name} is \
+                     significantly ahead or the whole interval is at or above {SLIGHT}); \
+                     after {epochs} epochs: {name} {:.2}%, sp {:.2}%",
                     gap_per_seed.len(),
-                    bol_common::fmt_paired(&gap),
+                    test.len(),
+                    bol_common::fmt_comparison(&gap),
                     online_at(bol, epochs).unwrap_or(f64::NAN),
                     online_at(sp, epochs).unwrap_or(f64::NAN),
                 )),
