@@ -1,0 +1,70 @@
+"""What the Dask drivers ask of the cluster while a fit runs: which workers there are, in
+which state, and whether the workers that hold a fit's data can still serve it.
+
+The three drivers (SBLR's chunks, the CRF's shards, the taggers' partitions) keep native
+objects on the workers that Dask can neither move nor spill (they do not pickle). A
+worker that leaves the cluster loses them; a worker that Dask *pauses* at its memory
+limit (by default at 80% of ``--memory-limit``) runs no more tasks and, with nothing it
+can spill, never resumes: a fit that waited on it would wait forever. ``Holders.check``
+turns both into a ``RuntimeError`` that names the worker.
+"""
+
+import time
+
+# How long a holder may stay paused before the fit gives up on it: Dask pauses a worker
+# above its memory limit's pause fraction and resumes it when the memory falls below it
+# again (after a garbage collection, say); a pause that lasts this long does not end.
+PAUSE_GRACE_SECONDS = 5.0
+
+
+def _scheduler_workers(dask_scheduler=None):
+    """``{address: state}`` of the workers the scheduler knows (run on the scheduler)."""
+    return {a: ws.status.name for a, ws in dask_scheduler.workers.items()}
+
+
+def workers(client):
+    """``{address: state}`` of the cluster's workers now (``"running"``, ``"paused"``,
+    ...), sorted by address. Asked of the scheduler: the client's cached
+    ``scheduler_info()`` is refreshed in the background and can be read in between
+    without its worker list."""
+    return dict(sorted(client.run_on_scheduler(_scheduler_workers).items()))
+
+
+def running(client):
+    """The addresses of the workers that run tasks now, sorted."""
+    return [a for a, state in workers(client).items() if state == "running"]
+
+
+class Holders:
+    """The workers that hold a fit's data, each with what it holds (for the messages).
+
+    ``check()`` raises ``RuntimeError`` when one of them has left the cluster, or has been
+    paused for ``PAUSE_GRACE_SECONDS`` or more."""
+
+    def __init__(self, client, holders):
+        self.client = client
+        # address -> description of what it holds ("chunk 3", "partition 0", ...)
+        self.holders = dict(holders)
+        self._paused_since = {}
+
+    def check(self):
+        now = time.monotonic()
+        states = workers(self.client)
+        for address, what in self.holders.items():
+            state = states.get(address)
+            if state is None:
+                raise RuntimeError(
+                    f"the worker {address} holding {what} left the cluster during the fit"
+                )
+            if state != "paused":
+                self._paused_since.pop(address, None)
+                continue
+            since = self._paused_since.setdefault(address, now)
+            if now - since >= PAUSE_GRACE_SECONDS:
+                raise RuntimeError(
+                    f"the worker {address} holding {what} has been paused by Dask for "
+                    f"{now - since:.0f} s: its memory passed the pause fraction of its "
+                    "memory limit (80% by default), and the fit's data on it cannot be "
+                    "spilled; give the workers a larger --memory-limit (docs/scaling.md "
+                    "sizes it) or more workers"
+                )
