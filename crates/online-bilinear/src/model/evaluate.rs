@@ -59,17 +59,7 @@ impl FittedTagger {
     /// # Errors
     /// [`bl_core::BlError::Empty`]; the errors of the prediction of a corpus ([`bl_core::PredictInplace`]).
     pub fn evaluate_lenient(&self, corpus: &Corpus) -> Result<Evaluation> {
-        if corpus.n_tokens() == 0 {
-            return Err(OblError::Core(bl_core::BlError::Empty {
-                what: "test corpus",
-            }));
-        }
-        let pred: Vec<Vec<String>> = self.predict(corpus)?;
-        let gold: Vec<Vec<String>> = corpus
-            .sentences()
-            .iter()
-            .map(|s| s.tags().to_vec())
-            .collect();
+        let (gold, pred) = self.gold_and_predicted(corpus)?;
         crate::metrics::evaluate_as(TagScheme::detect(&self.tags), &gold, &pred)
     }
 
@@ -84,6 +74,14 @@ impl FittedTagger {
     /// # Errors
     /// As [`evaluate_lenient`](Self::evaluate_lenient).
     pub fn sentence_counts(&self, corpus: &Corpus) -> Result<Vec<SentenceCounts>> {
+        let (gold, pred) = self.gold_and_predicted(corpus)?;
+        crate::metrics::sentence_counts_as(TagScheme::detect(&self.tags), &gold, &pred)
+    }
+
+    /// The gold tags of a non-empty `corpus` and the model's predicted ones, sentence by
+    /// sentence: what [`evaluate_lenient`](Self::evaluate_lenient) and
+    /// [`sentence_counts`](Self::sentence_counts) score.
+    fn gold_and_predicted(&self, corpus: &Corpus) -> Result<(Vec<Vec<String>>, Vec<Vec<String>>)> {
         if corpus.n_tokens() == 0 {
             return Err(OblError::Core(bl_core::BlError::Empty {
                 what: "test corpus",
@@ -95,7 +93,7 @@ impl FittedTagger {
             .iter()
             .map(|s| s.tags().to_vec())
             .collect();
-        crate::metrics::sentence_counts_as(TagScheme::detect(&self.tags), &gold, &pred)
+        Ok((gold, pred))
     }
 }
 
