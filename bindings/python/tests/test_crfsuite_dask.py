@@ -15,7 +15,9 @@ import pytest
 pytest.importorskip("distributed")  # the `client` fixture (conftest.py) needs it
 dask_bag = pytest.importorskip("dask.bag")
 
-from bilinear.crfsuite import CRF  # noqa: E402
+from bilinear import _dask_cluster  # noqa: E402
+from bilinear._dask_cluster import running  # noqa: E402
+from bilinear.crfsuite import CRF, _dask  # noqa: E402
 from bilinear.crfsuite.metrics import flat_accuracy_score  # noqa: E402
 
 
@@ -88,9 +90,12 @@ def test_one_partition_is_the_one_machine_fit_bit_for_bit(client):
                    dict(algorithm="ap", max_iterations=4),
                    dict(algorithm="arow", max_iterations=4)):
         one = CRF(n_jobs=1, **params).fit(X, y)
-        crf = CRF(**params).fit([list(zip(X, y))], client=client)
-        assert crf.state_features_ == one.state_features_, params
-        assert crf.transition_features_ == one.transition_features_, params
+        # Empty partitions are left out: the first non-empty one takes the one-machine seed.
+        for data in ([list(zip(X, y))], [[], list(zip(X, y)), []]):
+            crf = CRF(**params).fit(data, client=client)
+            assert crf.state_features_ == one.state_features_, params
+            assert crf.transition_features_ == one.transition_features_, params
+            assert crf.training_log_.distributed["shards"] == 1
 
 
 def test_arow_stops_at_loss_zero_on_dask_as_on_one_machine(client):
@@ -234,7 +239,7 @@ def test_a_worker_dying_mid_fit_raises_and_the_client_stays_usable(client):
     while not any("_epoch" in str(k)
                   for keys in client.processing().values() for k in keys):
         time.sleep(0.05)
-    victim = sorted(client.scheduler_info()["workers"])[0]
+    victim = running(client)[0]
     pid = client.run(os.getpid, workers=[victim])[victim]
     os.kill(pid, signal.SIGKILL)
     thread.join()
@@ -245,3 +250,82 @@ def test_a_worker_dying_mid_fit_raises_and_the_client_stays_usable(client):
     # And it fits again.
     X2, y2 = _synthetic(20, seed=5)
     CRF(algorithm="ap", max_iterations=2).fit(_partitions(X2, y2, [10]), client=client)
+
+
+def test_the_cached_scheduler_info_is_not_read(client, monkeypatch):
+    """The client's scheduler_info() is a cache refreshed in the background, read empty
+    in between (which failed fits with "the Dask cluster has no worker" or "left the
+    cluster"): the fit asks the scheduler instead."""
+    X, y = _synthetic(30, seed=6)
+    monkeypatch.setattr(client, "scheduler_info", lambda *a, **k: {"workers": {}})
+    for algorithm in ("lbfgs", "ap"):
+        crf = CRF(algorithm=algorithm, max_iterations=3).fit(_partitions(X, y, [15]),
+                                                             client=client)
+        assert crf.training_log_.distributed["shards"] == 2
+
+
+def _pause_fraction(dask_worker):
+    return dask_worker.memory_manager.memory_pause_fraction
+
+
+def _pause(dask_worker):
+    from distributed.core import Status
+
+    # (the memory monitor would resume a worker whose memory is below the pause fraction)
+    dask_worker.memory_manager.memory_pause_fraction = False
+    dask_worker.status = Status.paused
+
+
+def _resume(fraction, dask_worker=None):
+    from distributed.core import Status
+
+    dask_worker.status = Status.running
+    dask_worker.memory_manager.memory_pause_fraction = fraction
+
+
+def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
+    """Dask pauses a worker above the pause fraction of its memory limit; a paused worker
+    runs no task, and a shard cannot be spilled or moved, so a fit waiting on it would
+    wait forever."""
+    monkeypatch.setattr(_dask_cluster, "PAUSE_GRACE_SECONDS", 1.0)
+    X, y = _synthetic(40, seed=7)
+    victim = running(client)[0]
+    fraction = client.run(_pause_fraction, workers=[victim])[victim]
+
+    def pause(num, loss, seconds):
+        if num == 1:
+            client.run(_pause, workers=[victim])
+
+    try:
+        for algorithm in ("ap", "lbfgs"):
+            with pytest.raises(RuntimeError,
+                               match=f"{victim} holding the shard of partition 0 has been "
+                                     "paused"):
+                _dask.fit(client, _partitions(X, y, [20]), algorithm, {"max_iterations": 5},
+                          1, on_iteration=pause)
+            client.run(_resume, fraction, workers=[victim])
+    finally:
+        client.run(_resume, fraction, workers=[victim])
+    crf = CRF(algorithm="ap", max_iterations=2).fit(_partitions(X, y, [20]), client=client)
+    assert crf.training_log_.distributed["workers"] == 2
+
+
+def _unread(_):
+    raise RuntimeError("a sequence was read")
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        (dict(algorithm="ap", max_iterations=-1), "max_iterations must be a nonnegative"),
+        (dict(algorithm="lbfgs", c2=-1.0), "`c2` = -1"),
+        (dict(algorithm="ap", c2=1.0), "does not apply"),
+        (dict(algorithm="arow", variance=0.0), "variance"),
+    ],
+    ids=["max_iterations", "c2", "c2 on ap", "variance"],
+)
+def test_parameters_are_checked_before_any_data_is_read(client, params, match):
+    X, y = _synthetic(10, seed=8)
+    bag = dask_bag.from_sequence(list(zip(X, y)), npartitions=2).map(_unread)
+    with pytest.raises(ValueError, match=match):
+        CRF(**params).fit(bag, client=client)

@@ -5,6 +5,7 @@ partition; per iteration only weights, gradients or trainer states travel
 
 Steps of a fit:
 
+0. the training parameters and the client are checked before any data is read;
 1. every partition is read on a worker into a shard, by the reader of the one-machine
    fit (a ``ValueError`` names the partition, the sequence in it and the position);
 2. the shards' summaries (names and counts) come to the client, which merges them into
@@ -15,18 +16,22 @@ Steps of a fit:
    ``pa``, ``arow``: each epoch sends the mixed state to every shard and gathers each
    shard's state after one epoch on its sequences (iterative parameter mixing).
 
-Shards are stateful objects pinned to the worker that read them. If that worker leaves
-the cluster during the fit, the fit raises ``RuntimeError``; every future of the fit is
-released either way, so the client stays usable.
+Shards are stateful objects pinned to the worker that read them (they do not pickle: Dask
+can neither move nor spill them). If that worker leaves the cluster during the fit, or
+Dask keeps it paused (its memory above the pause fraction of its limit) for
+``_dask_cluster.PAUSE_GRACE_SECONDS``, the fit raises ``RuntimeError`` naming it
+(``_dask_cluster.Holders``); every future of the fit is released either way, so the
+client stays usable.
 """
 
 import time
 import warnings
 
 from .. import _native
+from .._dask_cluster import Holders, running, workers as cluster_workers
 
-#: Seconds between checks that the workers holding shards are still there, while a
-#: round is running.
+#: Seconds between checks that the workers holding shards are still there and running,
+#: while a round is running.
 _POLL_SECONDS = 1.0
 
 
@@ -88,9 +93,21 @@ def _client(client):
     return client
 
 
+def _holders(client, workers, partitions, shards=False):
+    """``Holders`` of ``workers[i]`` holding partition ``partitions[i]`` (or its shard)."""
+    held = {}
+    for w, i in zip(workers, partitions):
+        held.setdefault(w, []).append(str(i))
+    what = ("the shard of partition {}", "the shards of partitions {}") if shards else \
+        ("partition {}", "partitions {}")
+    return Holders(client, {w: what[len(ids) > 1].format(", ".join(ids))
+                            for w, ids in held.items()})
+
+
 class _Round:
     """Submits tasks pinned to the workers holding the shards and waits for them,
-    checking that those workers are still in the cluster."""
+    checking (``Holders.check``) that those workers are still in the cluster and not
+    paused for good."""
 
     def __init__(self, client):
         self.client = client
@@ -107,7 +124,9 @@ class _Round:
         self.futures.append(f)
         return f
 
-    def wait(self, futures, workers, gather=True):
+    def wait(self, futures, holders, gather=True):
+        """Waits for ``futures``; ``holders`` (a ``Holders``) is checked every
+        ``_POLL_SECONDS`` while they run."""
         from distributed import wait
 
         while True:
@@ -117,7 +136,7 @@ class _Round:
             except TimeoutError:
                 finished = False
             if not finished or any(f.status != "finished" for f in futures):
-                self.check(workers)
+                holders.check()
             if finished:
                 break
         if gather:
@@ -130,21 +149,12 @@ class _Round:
                         out.append(f.result(timeout=_POLL_SECONDS))
                         break
                     except TimeoutError:
-                        self.check(workers)
+                        holders.check()
             return out
         failed = [f for f in futures if f.status != "finished"]
         if failed:
             self.client.gather(failed)  # raises the first task's exception
         return None
-
-    def check(self, workers):
-        """Raises when one of ``workers`` has left the cluster."""
-        alive = set(self.client.scheduler_info()["workers"])
-        gone = sorted(set(workers) - alive)
-        if gone:
-            raise RuntimeError(
-                f"worker {gone[0]} left the cluster during the fit: the shard it held is "
-                "lost; the fit is abandoned (the client is still usable)")
 
     def release(self):
         if self.futures:
@@ -192,39 +202,67 @@ def _partitions(X, client, rounds, workers):
     return futures
 
 
+def _check_params(algorithm, params, threads):
+    """The one-machine fit's checks of the training parameters, made before any data is
+    read. The plan checks the parameters before it reads the shards' summaries, and with
+    no summary fails after that check with a message that does not depend on them:
+    another message is the parameters' error."""
+
+    def planned(params):
+        try:
+            _native.crfsuite_plan([], algorithm=algorithm, params=params, threads=threads)
+        except ValueError as e:
+            return str(e)
+        return None
+
+    error = planned(params)
+    if error != planned({}):
+        raise ValueError(error)
+
+
 def fit(client, X, algorithm, params, threads, X_dev=None, y_dev=None, on_iteration=None):
     """Fits on the partitions of ``X`` (module docs); returns what
     ``_native.crfsuite_fit`` returns, with the traffic in the facts (``distributed``)."""
+    _check_params(algorithm, params, threads)
     client = _client(client)
-    workers = sorted(client.scheduler_info()["workers"])
+    # Asked of the scheduler (the client's cached scheduler_info() can be read empty
+    # while it is refreshed); a paused worker gets no partition.
+    workers = running(client)
     if not workers:
-        raise RuntimeError("the Dask cluster has no worker")
+        states = sorted(cluster_workers(client).values())
+        raise RuntimeError("the Dask cluster has no worker" if not states else
+                           f"the Dask cluster has no running worker (its workers: "
+                           f"{', '.join(states)})")
     rounds = _Round(client)
     start = time.perf_counter()
     try:
         read = _partitions(X, client, rounds, workers)
         if not read:
             raise ValueError("X has no partition: nothing to train on")
-        rounds.wait(read, workers, gather=False)
+        rounds.wait(read, _holders(client, [workers[i % len(workers)]
+                                            for i in range(len(read))], range(len(read))),
+                    gather=False)
         # Where each shard lives; a task on a shard runs there and nowhere else.
         where = client.who_has(read)
         holders = [sorted(where[f.key])[0] for f in read]
         sizes = rounds.wait([rounds.submit(_sequences, f, worker=w)
-                             for f, w in zip(read, holders)], holders)
-        kept = [(f, w) for f, w, n in zip(read, holders, sizes) if n > 0]
+                             for f, w in zip(read, holders)],
+                            _holders(client, holders, range(len(read))))
+        kept = [(i, f, w) for i, (f, w, n) in enumerate(zip(read, holders, sizes)) if n > 0]
         if not kept:
             which = ("its partition is empty" if len(read) == 1 else
                      f"its {len(read)} partitions are all empty")
             raise ValueError(f"X has no sequence ({which}): nothing to train on")
-        summaries = rounds.wait([rounds.submit(_summary, f, worker=w) for f, w in kept],
-                                [w for _, w in kept])
+        holders = [w for _, _, w in kept]
+        holding = _holders(client, holders, [i for i, _, _ in kept], shards=True)
+        summaries = rounds.wait([rounds.submit(_summary, f, worker=w) for _, f, w in kept],
+                                holding)
         plan = _native.crfsuite_plan(summaries, algorithm=algorithm, params=params,
                                      threads=threads)
-        holders = [w for _, w in kept]
         features = plan.features()
         shards = [rounds.submit(_freeze, f, plan.remap(i), features, i, plan.seed, worker=w)
-                  for i, (f, w) in enumerate(kept)]
-        rounds.wait(shards, holders, gather=False)
+                  for i, (_, f, w) in enumerate(kept)]
+        rounds.wait(shards, holding, gather=False)
         # The partitions as read are no longer needed: dropping the last reference to a
         # future releases its data (cancelling would cancel the frozen shards too).
         rounds.futures = [f for f in rounds.futures if not any(f is r for r in read)]
@@ -240,7 +278,7 @@ def fit(client, X, algorithm, params, threads, X_dev=None, y_dev=None, on_iterat
             else:
                 futures = [rounds.submit(_epoch, s, algorithm, params, message, worker=w)
                            for s, w in zip(shards, holders)]
-            replies = rounds.wait(futures, holders)
+            replies = rounds.wait(futures, holding)
             rounds.futures = [f for f in rounds.futures if not any(f is g for g in futures)]
             rounds.sent.append(len(message) * len(futures))
             rounds.received.append(sum(len(r) for r in replies))
