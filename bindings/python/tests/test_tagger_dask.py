@@ -9,16 +9,18 @@ at the workspace root, the cache of ``cargo xtask data fetch conll2000-subset``)
 accuracy test is skipped when it is absent (failed when ``$BILINEAR_REQUIRE_DATA`` is set,
 as in CI)."""
 
+import json
 import os
 import pickle
 import signal
 import time
+import warnings
 
 import pytest
 
 import bilinear
-from bilinear import _native
-from bilinear._tagger_dask import _workers
+from bilinear import _dask_cluster, _native
+from bilinear._dask_cluster import running
 
 pytest.importorskip("distributed")  # the `client` fixture (conftest.py) needs it
 db = pytest.importorskip("dask.bag")
@@ -149,13 +151,13 @@ def test_lost_worker_fails_the_fit_and_keeps_the_client(client):
 
     def kill_one(info):
         if info["epoch"] == 1:
-            victim = _workers(client)[1]
+            victim = running(client)[1]
             pid = client.run(os.getpid, workers=[victim])[victim]
             os.kill(pid, signal.SIGKILL)
             # Wait until the scheduler has seen it go (a fit that sends to a worker in the
             # moment it dies waits for the send's timeout before it raises).
             for _ in range(600):
-                if victim not in _workers(client):
+                if victim not in _dask_cluster.workers(client):
                     break
                 time.sleep(0.05)
 
@@ -164,3 +166,132 @@ def test_lost_worker_fails_the_fit_and_keeps_the_client(client):
             [data[:half], data[half:]], client=client, on_epoch=kill_one)
     assert client.submit(sum, [1, 2]).result() == 3
     client.wait_for_workers(2, timeout=60)
+
+
+def _model(tagger):
+    """The model's dictionary, tags and weights (its JSON without the times)."""
+    j = json.loads(tagger.model_.to_json())
+    return [j["dict"], j["tags"], j["weights"], j["zero_order"], j["report"]["iterations"]]
+
+
+@pytest.mark.parametrize("learner", ["sp", "bol", "bcd"])
+def test_partitions_without_a_sentence_are_left_out(client, learner):
+    """An empty partition (or one of empty sentences only) would update nothing and pull
+    every uniform mix back: it is left out, and the first non-empty partition takes the
+    one-machine seed."""
+    params = dict(learner=learner, max_iter=4, averaging=True, zero_order=True,
+                  random_state=3)
+    data = SMALL * 3
+    X, y = [s for s, _ in data], [t for _, t in data]
+    one = bilinear.BilinearTagger(**params).fit(X, y)
+    for partitions in ([[], data], [data, []], [[([], [])], data, [], [([], [])]]):
+        dist = bilinear.BilinearTagger(**params).fit_distributed(partitions, client=client)
+        assert _model(dist) == _model(one), partitions
+        assert dist.distributed_["n_shards"] == 1
+    two = bilinear.BilinearTagger(**params).fit_distributed([data[:9], data[9:]],
+                                                            client=client)
+    again = bilinear.BilinearTagger(**params).fit_distributed(
+        [[], data[:9], [([], [])], data[9:], []], client=client)
+    assert _model(again) == _model(two)
+    assert again.distributed_["n_shards"] == 2
+    with pytest.raises(ValueError, match=r"no sentence to train on \(its 2 partitions have "
+                                         "no non-empty sentence"):
+        bilinear.BilinearTagger(**params).fit_distributed([[], [([], [])]], client=client)
+
+
+def test_uneven_partitions_are_warned_about(client):
+    with pytest.warns(UserWarning, match="12 non-empty sentences in the largest, 3 in"):
+        bilinear.BilinearTagger(learner="sp", max_iter=2).fit_distributed(
+            [SMALL * 2, SMALL[:3]], client=client)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bilinear.BilinearTagger(learner="sp", max_iter=2).fit_distributed(
+            [SMALL * 2, SMALL + SMALL[:1]], client=client)
+
+
+def _unread(_):
+    raise RuntimeError("a sentence was read")
+
+
+@pytest.mark.parametrize(
+    "settings,kwargs,match",
+    [
+        (dict(max_iter="x"), {}, "max_iter"),
+        (dict(c=-1.0), {}, "`c` = -1"),
+        (dict(power_steps=0), {}, "power_steps"),
+        (dict(learner="sp", transitions_only=True), {}, "transitions_only"),
+        (dict(templates="chunks"), {}, "templates"),
+        (dict(random_state="x"), {}, "seed"),
+        ({}, dict(client="x"), "client must be a distributed.Client, not str"),
+        ({}, dict(on_epoch=5), "on_epoch must be a callable or None, not int"),
+    ],
+    ids=["max_iter", "c", "power_steps", "transitions_only", "templates", "random_state",
+         "client", "on_epoch"],
+)
+def test_settings_are_checked_before_any_data_is_read(client, settings, kwargs, match):
+    bag = db.from_sequence(SMALL, npartitions=2).map(_unread)
+    settings = dict(dict(learner="bol", max_iter=2), **settings)
+    with pytest.raises(ValueError, match=match):
+        bilinear.BilinearTagger(**settings).fit_distributed(bag, **kwargs)
+    if not kwargs:
+        with pytest.raises(ValueError, match=match):
+            bilinear.BilinearTagger(**settings).fit(bag)
+
+
+def test_a_one_machine_fit_drops_the_distributed_record(client):
+    tagger = bilinear.BilinearTagger(learner="sp", max_iter=2)
+    tagger.fit_distributed([SMALL], client=client)
+    assert tagger.distributed_["n_shards"] == 1
+    tagger.fit([s for s, _ in SMALL], [t for _, t in SMALL])
+    assert not hasattr(tagger, "distributed_")
+
+
+def test_the_cached_scheduler_info_is_not_read(client, monkeypatch):
+    """The client's scheduler_info() is a cache refreshed in the background, read empty
+    in between: the fit asks the scheduler instead."""
+    monkeypatch.setattr(client, "scheduler_info", lambda *a, **k: {"workers": {}})
+    tagger = bilinear.BilinearTagger(learner="sp", max_iter=2)
+    tagger.fit_distributed([SMALL, SMALL], client=client)
+    assert tagger.distributed_["n_shards"] == 2
+
+
+def _pause_fraction(dask_worker):
+    return dask_worker.memory_manager.memory_pause_fraction
+
+
+def _pause(dask_worker):
+    from distributed.core import Status
+
+    # (the memory monitor would resume a worker whose memory is below the pause fraction)
+    dask_worker.memory_manager.memory_pause_fraction = False
+    dask_worker.status = Status.paused
+
+
+def _resume(fraction, dask_worker=None):
+    from distributed.core import Status
+
+    dask_worker.status = Status.running
+    dask_worker.memory_manager.memory_pause_fraction = fraction
+
+
+def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
+    """Dask pauses a worker above the pause fraction of its memory limit; a paused worker
+    runs no task, so a fit waiting on the shard it holds would wait forever."""
+    monkeypatch.setattr(_dask_cluster, "PAUSE_GRACE_SECONDS", 1.0)
+    victim = running(client)[0]
+    fraction = client.run(_pause_fraction, workers=[victim])[victim]
+
+    def pause(info):
+        if info["epoch"] == 1:
+            client.run(_pause, workers=[victim])
+
+    try:
+        with pytest.raises(RuntimeError,
+                           match=f"{victim} holding partition 0 has been paused"):
+            bilinear.BilinearTagger(learner="sp", max_iter=5, tol=0.0).fit_distributed(
+                [SMALL, SMALL], client=client, on_epoch=pause)
+    finally:
+        client.run(_resume, fraction, workers=[victim])
+    tagger = bilinear.BilinearTagger(learner="sp", max_iter=2).fit_distributed(
+        [SMALL, SMALL], client=client)
+    assert tagger.distributed_["n_shards"] == 2

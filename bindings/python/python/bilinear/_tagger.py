@@ -132,6 +132,8 @@ class BilinearTagger(BaseEstimator):
             knobs=knobs)
         self.tags_ = self.model_.tags
         self.n_iter_ = self.model_.n_iter
+        # (a distributed fit's record would describe another model)
+        self.__dict__.pop("distributed_", None)
         return self
 
     def _knobs(self):
@@ -156,20 +158,26 @@ class BilinearTagger(BaseEstimator):
         ``"sp"``, ``"bol"``, ``"bcd"``).
 
         ``data`` is a ``dask.bag.Bag`` of ``(tokens, tags)`` pairs or a list of
-        partitions, each a list of ``(tokens, tags)`` pairs; each partition is one shard,
-        kept on one worker (give partitions of near-equal sizes: the weights are mixed
-        uniformly). ``client`` defaults to the current client. Each epoch, every shard runs
-        one epoch of the learner from the mixed weights; the client averages the shards'
-        weights and stops as :meth:`fit` does. ``on_epoch``, if given, is called after
-        every epoch with a dict of the epoch's totals (``epoch``, ``mistakes``,
-        ``token_errors``, ``tokens``, ``seconds``).
+        partitions, each a list of ``(tokens, tags)`` pairs; each partition with a
+        non-empty sentence is one shard, kept on one worker (partitions without one are
+        left out). Give partitions of near-equal sizes: the weights are mixed uniformly,
+        so a small shard counts as much as a large one (a ``UserWarning`` says when the
+        largest has at least twice the non-empty sentences of the smallest). ``client``
+        defaults to the current client. Each epoch, every shard runs one epoch of the
+        learner from the mixed weights (shard ``i`` shuffles with the fit's seed plus
+        ``i``); the client averages the shards' weights and stops as
+        :meth:`fit` does. ``on_epoch``, if given, is called after every epoch with a dict
+        of the epoch's totals (``epoch``, ``mistakes``, ``token_errors``, ``tokens``,
+        ``seconds``).
 
         Sets ``model_``, ``tags_``, ``n_iter_`` and ``distributed_`` (shards, workers,
         setup and per-epoch seconds, weight bytes sent to and from the workers per
-        epoch). With one partition the model equals :meth:`fit`'s on the same sentences.
-        Bad input raises ``ValueError`` naming the partition and the sentence (e.g.
-        ``"partition 2, sentence 5: 3 tokens but 4 tags"``); a worker lost during the fit
-        raises ``RuntimeError``, and the client stays usable."""
+        epoch). With one non-empty partition the model equals :meth:`fit`'s on the same
+        sentences. The settings, ``client`` and ``on_epoch`` are checked before any data
+        is read (``ValueError``). Bad input raises ``ValueError`` naming the partition and
+        the sentence (e.g. ``"partition 2, sentence 5: 3 tokens but 4 tags"``); a worker
+        holding a partition that leaves the cluster, or that Dask keeps paused at its
+        memory limit, makes the fit raise ``RuntimeError``, and the client stays usable."""
         from ._tagger_dask import fit_distributed
         return fit_distributed(self, data, client=client, on_epoch=on_epoch)
 

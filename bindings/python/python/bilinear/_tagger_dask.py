@@ -8,40 +8,44 @@ What is mixed for each learner: ``online_bilinear::distributed`` (crate docs) an
 
 The work, in order (``fit_distributed``):
 
+0. the settings, the client and ``on_epoch`` are checked before any data is read (the
+   one-machine fit's checks; a ``ValueError`` names the keyword);
 1. each partition is validated and turned into the crate's sentences on its worker (a
-   ``TaggerPartition``; partition ``j`` goes to worker ``j mod n_workers``, and every
-   later task of the partition is pinned there with ``allow_other_workers=False``);
-2. each partition's feature counts come back once (JSON) and are merged into the plan
-   (dictionary, tags, settings) on the client, which is sent once to every worker;
+   ``TaggerPartition``; partition ``j`` goes to the ``j mod n``-th of the ``n`` running
+   workers, and every later task of the partition is pinned there with
+   ``allow_other_workers=False``); partitions without a non-empty sentence are left out
+   (a shard that updates nothing would pull every mix back to the weights it was given);
+2. each remaining partition's feature counts come back once (JSON) and are merged into
+   the plan (dictionary, tags, settings) on the client, which is sent once to every
+   worker; shard ``i`` is the ``i``-th remaining partition (shard 0 shuffles with the
+   one-machine seed);
 3. each partition is encoded with the plan (a ``TaggerShard``) on its worker;
 4. per epoch: the mixed weights (bytes) go to every worker, each shard's weights (bytes)
    come back, the client mixes them; it stops as the one-machine fit does (``max_iter``
    epochs, or an epoch in which at most ``tol`` of the sentences caused an update).
 
-If a worker holding a shard leaves during the fit, the fit raises ``RuntimeError`` naming
-it, releases its futures and leaves the client usable.
+If a worker holding a partition leaves the cluster during the fit, or Dask keeps it paused
+(its memory above the pause fraction of its limit) for
+``_dask_cluster.PAUSE_GRACE_SECONDS``, the fit raises ``RuntimeError`` naming it
+(``_dask_cluster.Holders``), releases its futures and leaves the client usable.
 """
 
 import asyncio
 import time
+import warnings
 
 from . import _native
+from ._dask_cluster import PAUSE_GRACE_SECONDS, Holders, running, workers as cluster_workers
 
 _POLL_SECONDS = 0.5
-# Connecting to a worker to send it the weights: a worker that does not answer in this
-# time fails the fit (the data itself may take longer).
-_SCATTER_TIMEOUT_SECONDS = 120
-
-
-def _scheduler_workers(dask_scheduler=None):
-    """The addresses of the workers the scheduler knows (run on the scheduler)."""
-    return sorted(dask_scheduler.workers)
-
-
-def _workers(client):
-    """The addresses of the cluster's workers now, asked of the scheduler (the client's
-    cached scheduler information can be refreshed concurrently without the worker list)."""
-    return client.run_on_scheduler(_scheduler_workers)
+# A send of the plan, a list partition or the weights that fails is tried again for this
+# long (the holders checked between tries): Dask's scatter fails when every worker it
+# would send to is paused at that moment, which a fit should outwait unless the pause
+# lasts (then ``Holders.check`` fails the fit).
+_SEND_RETRY_SECONDS = 2 * PAUSE_GRACE_SECONDS
+# A shard this many times larger (in non-empty sentences) than the smallest is warned
+# about: the mix is uniform, so the small one counts as much as the large one.
+_UNEVEN_RATIO = 2.0
 
 
 def _partition(part, index):
@@ -69,19 +73,24 @@ def _partition(part, index):
         columns, tags = _columns(X), _tags(y)
     except ValueError as e:
         raise ValueError(f"partition {index}: {e}") from None
-    return _native.TaggerPartition(columns, tags, index)
+    # (with the number of its non-empty sentences: a partition without one is left out)
+    return _native.TaggerPartition(columns, tags, index), sum(1 for t in y if t)
+
+
+def _partition_size(partition):
+    return partition[1]
 
 
 def _default_templates(partition):
-    return partition.default_templates()
+    return partition[0].default_templates()
 
 
 def _count(partition, templates, bias):
-    return _native.tagger_count(partition, templates, bias)
+    return _native.tagger_count(partition[0], templates, bias)
 
 
 def _shard(plan, partition):
-    return _native.TaggerShard(plan, partition)
+    return _native.TaggerShard(plan, partition[0])
 
 
 def _n_nonempty(shard):
@@ -113,13 +122,58 @@ def _partitions(data):
     return [list(p) for p in parts], False
 
 
+def _client(client):
+    """``client``, or the current client when it is None; a ``ValueError`` otherwise."""
+    import distributed
+
+    if client is None:
+        try:
+            return distributed.get_client()
+        except ValueError as e:
+            raise ValueError("there is no distributed Client: create one "
+                             "(distributed.Client(...)) or pass client=") from e
+    if not isinstance(client, distributed.Client):
+        raise ValueError(
+            f"client must be a distributed.Client, not {type(client).__name__}")
+    return client
+
+
+def _check_settings(estimator):
+    """The knobs of the fit (``estimator._knobs()``, read once: a ``RandomState`` is drawn
+    from once) after the one-machine fit's checks, made before any data is read: the
+    types (``_knobs``), the templates' name and the ranges of the learner's parameters
+    (the native checks)."""
+    knobs = estimator._knobs()
+    if estimator.templates is not None:
+        # The name is checked before any sentence is counted.
+        _native.tagger_count(_native.TaggerPartition([], [], 0), estimator.templates,
+                             estimator.transitions_only is True)
+
+    # The plan checks the settings before it reads the counts, and with no counts fails
+    # after that check with a message that does not depend on the settings: another
+    # message is the settings' error.
+    def planned(knobs):
+        try:
+            _native.tagger_plan([], 1, learner_name=estimator.learner, knobs=knobs)
+        except ValueError as e:
+            return str(e)
+        return None
+
+    error = planned(knobs)
+    if error != planned(dict.fromkeys(knobs)):
+        raise ValueError(error)
+    return knobs
+
+
 class _Tracker:
-    """The futures of one fit, pinned to workers; waits for results while checking that
-    the workers holding shards are still there."""
+    """The futures of one fit, pinned to workers; waits for results while checking
+    (``Holders.check``) that the workers holding partitions are still there and not
+    paused for good."""
 
     def __init__(self, client):
         self.client = client
         self.futures = []
+        self.holders = None  # a Holders, set once the partitions have their workers
 
     def keep(self, future):
         self.futures.append(future)
@@ -129,7 +183,27 @@ class _Tracker:
         return self.keep(self.client.submit(fn, *args, workers=[worker],
                                             allow_other_workers=False, pure=False, **kw))
 
-    def gather(self, futures, workers):
+    def send(self, value, what, worker=None):
+        """A future of ``value`` scattered to ``worker``, or to every running worker (a
+        copy each) when ``worker`` is None: every worker, not only the holders, because a
+        scatter restricted to a worker that has just died would wait for it. A failed
+        scatter is tried again for ``_SEND_RETRY_SECONDS``, the holders checked between
+        tries."""
+        started = time.monotonic()
+        while True:
+            try:
+                [future] = self.client.scatter(
+                    [value], hash=False, direct=True, broadcast=worker is None,
+                    workers=None if worker is None else [worker], timeout=_POLL_SECONDS)
+                return self.keep(future)
+            except Exception as e:  # noqa: BLE001  (Dask's errors vary; all are retried)
+                self.check()
+                if time.monotonic() - started >= _SEND_RETRY_SECONDS:
+                    raise RuntimeError(f"sending {what} to the workers failed: "
+                                       f"{type(e).__name__}: {e}") from e
+                time.sleep(_POLL_SECONDS)
+
+    def gather(self, futures):
         from distributed import wait
 
         futures = list(futures)
@@ -143,15 +217,12 @@ class _Tracker:
                     f.result()  # raises the task's own exception
             if all(f.status == "finished" for f in futures):
                 return self.client.gather(futures)
-            self.check_workers(workers)
+            self.check()
 
-    def check_workers(self, workers):
-        """Raises ``RuntimeError`` if a worker of ``workers`` has left the cluster."""
-        alive = set(_workers(self.client))
-        gone = sorted(set(workers) - alive)
-        if gone:
-            raise RuntimeError(f"worker {gone[0]} left the cluster during the fit (its "
-                               f"shards are lost); the fit is abandoned")
+    def check(self):
+        """``RuntimeError`` if a holder has left the cluster or stayed paused."""
+        if self.holders is not None:
+            self.holders.check()
 
     def release(self):
         if self.futures:
@@ -162,54 +233,91 @@ class _Tracker:
         self.futures = []
 
 
+def _holders(client, where, indices):
+    """``Holders`` of partitions ``indices`` on workers ``where`` (several per worker
+    joined)."""
+    held = {}
+    for w, j in zip(where, indices):
+        held.setdefault(w, []).append(str(j))
+    noun = {True: "partitions ", False: "partition "}
+    return Holders(client, {w: noun[len(js) > 1] + ", ".join(js) for w, js in held.items()})
+
+
 def fit_distributed(estimator, data, client=None, on_epoch=None):
     """Fits ``estimator`` (a :class:`~bilinear.BilinearTagger`) on ``data`` through
     ``client`` (default: the current ``dask.distributed`` client). Sets the estimator's
-    ``model_``, ``tags_``, ``n_iter_`` and ``distributed_`` (a dict: ``n_shards``,
-    ``workers``, ``setup_seconds``; per epoch ``epoch_seconds`` (as the client sees it),
-    ``shard_seconds`` (the slowest shard's own epoch), ``mix_seconds`` (the client's mix),
-    ``bytes_down`` and ``bytes_up`` (the weights' bytes sent to and received from the
-    workers); ``n_features``)."""
-    from distributed import get_client
-
+    ``model_``, ``tags_``, ``n_iter_`` and ``distributed_`` (a dict: ``n_shards`` (the
+    partitions with a non-empty sentence), ``workers``, ``setup_seconds``; per epoch
+    ``epoch_seconds`` (as the client sees it), ``shard_seconds`` (the slowest shard's own
+    epoch), ``mix_seconds`` (the client's mix), ``bytes_down`` and ``bytes_up`` (the
+    weights' bytes sent to and received from the workers); ``n_features``)."""
     if estimator.learner not in ("sp", "bol", "bcd"):
         raise ValueError(f"learner {estimator.learner!r}: distributed training runs the "
                          f"online learners 'sp', 'bol' and 'bcd'")
-    client = client if client is not None else get_client()
+    knobs = _check_settings(estimator)
+    if on_epoch is not None and not callable(on_epoch):
+        raise ValueError(f"on_epoch must be a callable or None, not "
+                         f"{type(on_epoch).__name__}")
+    client = _client(client)
     parts, is_bag = _partitions(data)
-    workers = _workers(client)
+    # Asked of the scheduler (the client's cached scheduler_info() can be read empty
+    # while it is refreshed); a paused worker gets no partition.
+    workers = running(client)
     if not workers:
-        raise RuntimeError("the client's cluster has no worker")
+        states = sorted(cluster_workers(client).values())
+        raise RuntimeError("the client's cluster has no worker" if not states else
+                           f"the client's cluster has no running worker (its workers: "
+                           f"{', '.join(states)})")
     where = [workers[j % len(workers)] for j in range(len(parts))]
     started = time.perf_counter()
     t = _Tracker(client)
     try:
+        t.holders = _holders(client, where, range(len(parts)))
         raw = []
         for j, part in enumerate(parts):
             if is_bag:
                 raw.append(t.keep(client.compute(part, workers=[where[j]],
                                                  allow_other_workers=False)))
             else:
-                raw.append(t.keep(client.scatter([part], workers=[where[j]], hash=False)[0]))
+                raw.append(t.send(part, f"partition {j}", worker=where[j]))
         partitions = [t.submit(_partition, raw[j], j, worker=where[j])
                       for j in range(len(parts))]
+        sizes = t.gather([t.submit(_partition_size, p, worker=where[j])
+                          for j, p in enumerate(partitions)])
+        # A partition without a non-empty sentence is left out: its shard would update
+        # nothing and pull every mix back to the weights it was given.
+        kept = [j for j, n in enumerate(sizes) if n > 0]
+        if not kept:
+            which = ("its partition has" if len(parts) == 1 else
+                     f"its {len(parts)} partitions have")
+            raise ValueError(f"data has no sentence to train on ({which} no non-empty "
+                             "sentence)")
+        nonempty = [sizes[j] for j in kept]
+        if max(nonempty) >= _UNEVEN_RATIO * min(nonempty):
+            warnings.warn(
+                f"the partitions' sizes differ: {max(nonempty)} non-empty sentences in the "
+                f"largest, {min(nonempty)} in the smallest; the shards' weights are mixed "
+                "uniformly, so a small partition counts as much as a large one (give "
+                "partitions of near-equal sizes: docs/scaling-taggers.md)", stacklevel=3)
+        partitions = [partitions[j] for j in kept]
+        where = [where[j] for j in kept]
+        t.holders = _holders(client, where, kept)
         templates = estimator.templates
         if templates is None:
-            choices = t.gather([t.submit(_default_templates, p, worker=where[j])
-                                for j, p in enumerate(partitions)], where)
+            choices = t.gather([t.submit(_default_templates, p, worker=w)
+                                for p, w in zip(partitions, where)])
             templates = "segmentation" if all(c == "segmentation" for c in choices) else "word"
         bias = estimator.transitions_only is True
-        counts = t.gather([t.submit(_count, p, templates, bias, worker=where[j])
-                           for j, p in enumerate(partitions)], where)
+        counts = t.gather([t.submit(_count, p, templates, bias, worker=w)
+                           for p, w in zip(partitions, where)])
         plan = _native.tagger_plan(
-            counts, len(parts), learner_name=estimator.learner, knobs=estimator._knobs())
+            counts, len(partitions), learner_name=estimator.learner, knobs=knobs)
         del counts
-        [plan_future] = client.scatter([plan], broadcast=True, hash=False)
-        t.keep(plan_future)
-        shards = [t.submit(_shard, plan_future, p, worker=where[j])
-                  for j, p in enumerate(partitions)]
-        sentences = sum(t.gather([t.submit(_n_nonempty, s, worker=where[j])
-                                  for j, s in enumerate(shards)], where))
+        plan_future = t.send(plan, "the plan")
+        shards = [t.submit(_shard, plan_future, p, worker=w)
+                  for p, w in zip(partitions, where)]
+        sentences = sum(t.gather([t.submit(_n_nonempty, s, worker=w)
+                                  for s, w in zip(shards, where)]))
         setup = time.perf_counter() - started
         weights = plan.initial_weights()
         history, epoch_seconds, bytes_down, bytes_up = [], [], [], []
@@ -217,21 +325,11 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
         fit_started = time.perf_counter()
         while True:
             epoch_started = time.perf_counter()
-            # To every worker of the cluster (a copy per worker), not only those of
-            # `where`: a scatter restricted to a worker that has just died would wait for it.
-            t.check_workers(where)
-            n_receivers = len(_workers(client))
-            try:
-                [sent] = client.scatter([weights], hash=False, broadcast=True, direct=True,
-                                        timeout=_SCATTER_TIMEOUT_SECONDS)
-            except Exception as e:
-                t.check_workers(where)
-                raise RuntimeError(f"sending the weights of epoch {len(history) + 1} to the "
-                                   f"workers failed: {e}") from e
-            t.keep(sent)
-            results = t.gather([t.submit(_run_epoch, s, sent, plan.shard_seed(j),
-                                         worker=where[j])
-                                for j, s in enumerate(shards)], where)
+            t.check()
+            n_receivers = len(running(client))
+            sent = t.send(weights, f"the weights of epoch {len(history) + 1}")
+            results = t.gather([t.submit(_run_epoch, s, sent, plan.shard_seed(i), worker=w)
+                                for i, (s, w) in enumerate(zip(shards, where))])
             client.cancel([sent])
             outs = [w for w, _ in results]
             bytes_down.append(len(weights) * n_receivers)
@@ -263,7 +361,7 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
     estimator.tags_ = model.tags
     estimator.n_iter_ = model.n_iter
     estimator.distributed_ = {
-        "n_shards": len(parts),
+        "n_shards": len(shards),
         "workers": sorted(set(where)),
         "setup_seconds": setup,
         "epoch_seconds": epoch_seconds,

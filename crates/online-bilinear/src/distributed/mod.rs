@@ -33,7 +33,10 @@
 //! (`mu_i = 1 / k`, the uniform case of McDonald et al.'s `sum_i mu_i w_i`), not weighted by
 //! the shard's size or update count. Uniform mixing is their main setting, keeps sp's
 //! training weights integers (below) and is exact for identical shards; give the shards
-//! equal sizes (the Python estimator and [`fit_ipm`] split the sentences evenly).
+//! equal sizes, since a small shard counts as much as a large one. [`fit_ipm`] splits the
+//! sentences evenly; the Python estimator takes each of its partitions that has a
+//! non-empty sentence as one shard, as given (and warns when their sizes differ by a
+//! factor of two or more).
 //!
 //! Each learner's state is mixed where its updates are additive, which is what makes IPM
 //! the perceptron's argument:
