@@ -18,8 +18,23 @@ PAUSE_GRACE_SECONDS = 5.0
 
 
 def _scheduler_workers(dask_scheduler=None):
-    """``{address: state}`` of the workers the scheduler knows (run on the scheduler)."""
-    return {a: ws.status.name for a, ws in dask_scheduler.workers.items()}
+    """``{address: (state, seconds)}`` of the workers the scheduler knows (run on the
+    scheduler): ``seconds`` since the worker entered its state, by the scheduler's log of
+    the worker's status changes (None when the log no longer has it)."""
+    now = time.time()
+    out = {}
+    for a, ws in dask_scheduler.workers.items():
+        since = None
+        for t, msg in reversed(dask_scheduler.get_events(a)):
+            if isinstance(msg, dict) and msg.get("action") == "worker-status-change":
+                since = now - t if msg.get("status") == ws.status.name else None
+                break
+        out[a] = (ws.status.name, since)
+    return out
+
+
+def _workers_since(client):
+    return dict(sorted(client.run_on_scheduler(_scheduler_workers).items()))
 
 
 def workers(client):
@@ -27,7 +42,7 @@ def workers(client):
     ...), sorted by address. Asked of the scheduler: the client's cached
     ``scheduler_info()`` is refreshed in the background and can be read in between
     without its worker list."""
-    return dict(sorted(client.run_on_scheduler(_scheduler_workers).items()))
+    return {a: state for a, (state, _) in _workers_since(client).items()}
 
 
 def running(client):
@@ -49,9 +64,9 @@ class Holders:
 
     def check(self):
         now = time.monotonic()
-        states = workers(self.client)
+        states = _workers_since(self.client)
         for address, what in self.holders.items():
-            state = states.get(address)
+            state, seconds = states.get(address, (None, None))
             if state is None:
                 raise RuntimeError(
                     f"the worker {address} holding {what} left the cluster during the fit"
@@ -59,12 +74,16 @@ class Holders:
             if state != "paused":
                 self._paused_since.pop(address, None)
                 continue
-            since = self._paused_since.setdefault(address, now)
-            if now - since >= PAUSE_GRACE_SECONDS:
+            # How long the current pause has lasted, by the scheduler's own log of the
+            # worker's status changes: sampled here, a worker that pauses and resumes
+            # every second (its memory around the pause fraction, still working) could be
+            # seen paused at every check. Without that log: since first seen paused.
+            if seconds is None:
+                seconds = now - self._paused_since.setdefault(address, now)
+            if seconds >= PAUSE_GRACE_SECONDS:
                 raise RuntimeError(
                     f"the worker {address} holding {what} has been paused by Dask for "
-                    f"{now - since:.0f} s: its memory passed the pause fraction of its "
+                    f"{seconds:.0f} s: its memory passed the pause fraction of its "
                     "memory limit (80% by default), and the fit's data on it cannot be "
-                    "spilled; give the workers a larger --memory-limit (docs/scaling.md "
-                    "sizes it) or more workers"
+                    "spilled; give the workers a larger --memory-limit or more workers"
                 )
