@@ -13,7 +13,7 @@ use crate::keywords::set_if_given;
 
 mod dask;
 
-pub use dask::{TaggerPartition, TaggerPlan, TaggerShard, tagger_count, tagger_plan};
+pub use dask::{TaggerPartition, TaggerPlan, TaggerShard, tagger_check, tagger_count, tagger_plan};
 
 /// A fitted tagger (pickles through the crate's JSON form).
 #[pyclass(module = "bilinear._native", frozen)]
@@ -246,6 +246,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TaggerPlan>()?;
     m.add_class::<TaggerShard>()?;
     m.add_function(wrap_pyfunction!(tagger_count, m)?)?;
+    m.add_function(wrap_pyfunction!(tagger_check, m)?)?;
     m.add_function(wrap_pyfunction!(tagger_plan, m)?)?;
     Ok(())
 }

@@ -142,26 +142,14 @@ def _check_settings(estimator):
     """The knobs of the fit (``estimator._knobs()``, read once: a ``RandomState`` is drawn
     from once) after the one-machine fit's checks, made before any data is read: the
     types (``_knobs``), the templates' name and the ranges of the learner's parameters
-    (the native checks)."""
+    (the native checks, ``tagger_plan``'s own)."""
     knobs = estimator._knobs()
     if estimator.templates is not None:
         # The name is checked before any sentence is counted.
         _native.tagger_count(_native.TaggerPartition([], [], 0), estimator.templates,
                              estimator.transitions_only is True)
 
-    # The plan checks the settings before it reads the counts, and with no counts fails
-    # after that check with a message that does not depend on the settings: another
-    # message is the settings' error.
-    def planned(knobs):
-        try:
-            _native.tagger_plan([], 1, learner_name=estimator.learner, knobs=knobs)
-        except ValueError as e:
-            return str(e)
-        return None
-
-    error = planned(knobs)
-    if error != planned(dict.fromkeys(knobs)):
-        raise ValueError(error)
+    _native.tagger_check(learner_name=estimator.learner, knobs=knobs)
     return knobs
 
 

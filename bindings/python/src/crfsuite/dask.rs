@@ -261,6 +261,34 @@ impl CrfPlan {
 /// The algorithms with a distributed fit.
 const DISTRIBUTED: [&str; 4] = ["lbfgs", "ap", "pa", "arow"];
 
+/// The checked parameters of a distributed fit of `algorithm`: a `ValueError` for an
+/// algorithm without one or a parameter the checks refuse.
+fn checked_params(
+    algorithm: &str,
+    params: &Bound<'_, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<CrfValidParams> {
+    if !DISTRIBUTED.contains(&algorithm) {
+        return Err(PyValueError::new_err(format!(
+            "algorithm {algorithm:?} has no distributed fit: use 'lbfgs', 'ap', 'pa' or 'arow'"
+        )));
+    }
+    let unchecked = crf_params(algorithm, params, threads)?;
+    guarded(|| unchecked.check())
+}
+
+/// Checks the algorithm and the parameters of a distributed fit as [`crfsuite_plan`]
+/// does, before any partition is read.
+#[pyfunction]
+#[pyo3(signature = (*, algorithm, params, threads=None))]
+pub fn crfsuite_check(
+    algorithm: &str,
+    params: &Bound<'_, PyDict>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    checked_params(algorithm, params, threads).map(|_| ())
+}
+
 /// Merges the summaries (bytes from [`CrfShard::summary`], in shard order) for a fit of
 /// `algorithm` with sklearn-crfsuite's parameters `params` (`threads` for the client's
 /// vector operations).
@@ -273,13 +301,7 @@ pub fn crfsuite_plan(
     params: &Bound<'_, PyDict>,
     threads: Option<usize>,
 ) -> PyResult<CrfPlan> {
-    if !DISTRIBUTED.contains(&algorithm) {
-        return Err(PyValueError::new_err(format!(
-            "algorithm {algorithm:?} has no distributed fit: use 'lbfgs', 'ap', 'pa' or 'arow'"
-        )));
-    }
-    let unchecked = crf_params(algorithm, params, threads)?;
-    let checked = guarded(|| unchecked.check())?;
+    let checked = checked_params(algorithm, params, threads)?;
     let bytes: Vec<&[u8]> = summaries.iter().map(|b| b.as_bytes()).collect();
     let plan = py.detach(|| {
         let summaries = bytes
@@ -429,6 +451,7 @@ pub fn crfsuite_fit_distributed<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CrfShard>()?;
     m.add_class::<CrfPlan>()?;
+    m.add_function(wrap_pyfunction!(crfsuite_check, m)?)?;
     m.add_function(wrap_pyfunction!(crfsuite_plan, m)?)?;
     m.add_function(wrap_pyfunction!(crfsuite_fit_distributed, m)?)?;
     Ok(())

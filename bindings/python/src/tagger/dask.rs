@@ -109,6 +109,29 @@ pub struct TaggerPlan {
     inner: std::sync::Arc<online_bilinear::distributed::IpmPlan>,
 }
 
+/// The checked parameters of a distributed fit: `threads` of `knobs` is left at the
+/// crate's default (the plan does not take it).
+fn checked_params(
+    learner_name: &str,
+    knobs: Knobs,
+) -> PyResult<online_bilinear::TaggerValidParams> {
+    use online_bilinear::ParamGuard;
+    let knobs = Knobs {
+        threads: None,
+        ..knobs
+    };
+    let params = params_from(learner_name, None, knobs)?;
+    guarded(|| params.check())
+}
+
+/// Checks the learner's name and settings of a distributed fit as [`tagger_plan`] does,
+/// before any partition is read.
+#[pyfunction]
+#[pyo3(signature = (*, learner_name, knobs))]
+pub fn tagger_check(learner_name: &str, knobs: Knobs) -> PyResult<()> {
+    checked_params(learner_name, knobs).map(|_| ())
+}
+
 /// The plan of a distributed fit of `n_shards` shards on the merged counts (JSON of
 /// [`tagger_count`], in partition order); keywords as `tagger_fit`'s (but for `threads`
 /// of `knobs`, which the plan does not take: it is left at the crate's default).
@@ -121,14 +144,8 @@ pub fn tagger_plan(
     learner_name: &str,
     knobs: Knobs,
 ) -> PyResult<TaggerPlan> {
-    use online_bilinear::ParamGuard;
     use online_bilinear::distributed::{FeatureCounts, IpmPlan};
-    let knobs = Knobs {
-        threads: None,
-        ..knobs
-    };
-    let params = params_from(learner_name, None, knobs)?;
-    let params = guarded(|| params.check())?;
+    let params = checked_params(learner_name, knobs)?;
     let inner = py.detach(|| {
         guarded(|| -> Result<IpmPlan, OblError> {
             let parts: Vec<FeatureCounts> = counts

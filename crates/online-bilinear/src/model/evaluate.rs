@@ -40,6 +40,9 @@ pub(crate) fn tag_indices(corpus: &Corpus, tags: &[String]) -> Result<Vec<Vec<us
         .collect()
 }
 
+/// The tags of a corpus, sentence by sentence.
+type Tags = Vec<Vec<String>>;
+
 impl FittedTagger {
     /// Label error rate and the task's precision/recall/F1 on a tagged corpus.
     ///
@@ -81,14 +84,14 @@ impl FittedTagger {
     /// The gold tags of a non-empty `corpus` and the model's predicted ones, sentence by
     /// sentence: what [`evaluate_lenient`](Self::evaluate_lenient) and
     /// [`sentence_counts`](Self::sentence_counts) score.
-    fn gold_and_predicted(&self, corpus: &Corpus) -> Result<(Vec<Vec<String>>, Vec<Vec<String>>)> {
+    fn gold_and_predicted(&self, corpus: &Corpus) -> Result<(Tags, Tags)> {
         if corpus.n_tokens() == 0 {
             return Err(OblError::Core(bl_core::BlError::Empty {
                 what: "test corpus",
             }));
         }
-        let pred: Vec<Vec<String>> = self.predict(corpus)?;
-        let gold: Vec<Vec<String>> = corpus
+        let pred: Tags = self.predict(corpus)?;
+        let gold: Tags = corpus
             .sentences()
             .iter()
             .map(|s| s.tags().to_vec())

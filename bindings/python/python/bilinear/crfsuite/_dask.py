@@ -203,21 +203,9 @@ def _partitions(X, client, rounds, workers):
 
 
 def _check_params(algorithm, params, threads):
-    """The one-machine fit's checks of the training parameters, made before any data is
-    read. The plan checks the parameters before it reads the shards' summaries, and with
-    no summary fails after that check with a message that does not depend on them:
-    another message is the parameters' error."""
-
-    def planned(params):
-        try:
-            _native.crfsuite_plan([], algorithm=algorithm, params=params, threads=threads)
-        except ValueError as e:
-            return str(e)
-        return None
-
-    error = planned(params)
-    if error != planned({}):
-        raise ValueError(error)
+    """The one-machine fit's checks of the training parameters (``crfsuite_plan``'s own),
+    made before any data is read."""
+    _native.crfsuite_check(algorithm=algorithm, params=params, threads=threads)
 
 
 def fit(client, X, algorithm, params, threads, X_dev=None, y_dev=None, on_iteration=None):
