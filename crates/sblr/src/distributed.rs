@@ -66,20 +66,41 @@ pub struct ChunkSamples<T> {
 impl<T: Element> ChunkSamples<T> {
     /// Chunk `chunk` of samples, given as an `(n, s_found, t_found)` array in C order
     /// (`values[i * s t + a * t + j]` is entry `(a, j)` of sample `i`, as NumPy stores a
-    /// stack of matrices), whose first sample is sample `first_sample` of the data; the
-    /// fit's samples are `s x t`.
+    /// stack of matrices) of `f64` or `f32`, whose first sample is sample `first_sample`
+    /// of the data; the fit's samples are `s x t`. The values are converted to `T` as
+    /// they are transposed: the chunk's own buffer is the only allocation.
+    ///
+    /// # Errors
+    /// As [`ChunkSamples::transposed`], and [`SblrError::NonFiniteSample`] naming the
+    /// chunk and the sample (numbered in the whole data) of the first non-finite entry
+    /// (after the conversion: an `f64` beyond the `f32` range is infinite in an `f32`
+    /// chunk).
+    pub fn from_c_order<S: Element>(
+        values: &[S],
+        dims: (usize, usize, usize),
+        shape: (usize, usize),
+        chunk: usize,
+        first_sample: usize,
+    ) -> Result<Self> {
+        let samples = Self::transposed(values, dims, shape, chunk)?;
+        samples.ensure_finite(chunk, first_sample)?;
+        Ok(samples)
+    }
+
+    /// [`ChunkSamples::from_c_order`] without the check of the values (for a chunk whose
+    /// first sample's index in the data is not known yet, e.g. a chunk of a dask array of
+    /// unknown chunk sizes): [`ChunkSamples::ensure_finite`] checks them once it is.
     ///
     /// # Errors
     /// `BlError::ShapeMismatch` (as `SblrError::Core`) naming the chunk when its samples
-    /// are not `s x t`, or `values` does not hold `n` of them; `BlError::Empty` for a
-    /// chunk without samples; [`SblrError::NonFiniteSample`] naming the chunk and the
-    /// sample (numbered in the whole data) of the first non-finite entry.
-    pub fn from_c_order(
-        values: &[T],
+    /// are not `s x t`, when it has no samples, or when `values` does not hold `n` of
+    /// them; `BlError::InvalidParameter` (as `SblrError::Core`) for more than
+    /// [`bl_core::limits::MAX_ELEMENTS`] values.
+    pub fn transposed<S: Element>(
+        values: &[S],
         (n, s_found, t_found): (usize, usize, usize),
         (s, t): (usize, usize),
         chunk: usize,
-        first_sample: usize,
     ) -> Result<Self> {
         if (s_found, t_found) != (s, t) {
             return Err(shape_mismatch(
@@ -88,7 +109,13 @@ impl<T: Element> ChunkSamples<T> {
                 format!("samples of {s_found} x {t_found} in chunk {chunk}"),
             ));
         }
-        bl_core::error::ensure_nonempty("distributed chunk: samples", n)?;
+        if n == 0 {
+            return Err(shape_mismatch(
+                "distributed chunk: samples",
+                "at least one sample in every chunk",
+                format!("no samples in chunk {chunk}"),
+            ));
+        }
         if n.checked_mul(s).and_then(|v| v.checked_mul(t)) != Some(values.len()) {
             return Err(shape_mismatch(
                 "distributed chunk: values",
@@ -97,17 +124,36 @@ impl<T: Element> ChunkSamples<T> {
             ));
         }
         let mut data = bl_core::limits::try_zeroed("distributed chunk: n x s x t", &[n, s, t])?;
-        for i in 0..n {
-            let x = &values[i * s * t..(i + 1) * s * t];
-            let out = &mut data[i * s * t..(i + 1) * s * t];
-            for a in 0..s {
-                for j in 0..t {
-                    out[j * s + a] = x[a * t + j];
+        let len = s * t;
+        if len > 0 {
+            for (x, out) in values.chunks_exact(len).zip(data.chunks_exact_mut(len)) {
+                for a in 0..s {
+                    for j in 0..t {
+                        out[j * s + a] = T::from_f64(x[a * t + j].to_f64());
+                    }
                 }
             }
         }
-        ensure_finite_samples(&data, s, t, first_sample, || format!(" in chunk {chunk}"))?;
         Ok(Self { s, t, n, data })
+    }
+
+    /// `Ok` when every value of the chunk is finite, else
+    /// [`SblrError::NonFiniteSample`] naming chunk `chunk` and the sample of the first
+    /// non-finite entry, numbered in the whole data (the chunk's first sample is sample
+    /// `first_sample`).
+    ///
+    /// # Errors
+    /// [`SblrError::NonFiniteSample`].
+    pub fn ensure_finite(&self, chunk: usize, first_sample: usize) -> Result<()> {
+        ensure_finite_samples(&self.data, self.s, self.t, first_sample, || {
+            format!(" in chunk {chunk}")
+        })
+    }
+
+    /// Bytes held by the chunk's values.
+    #[must_use]
+    pub fn nbytes(&self) -> usize {
+        self.data.len() * size_of::<T>()
     }
 
     /// The samples as stacked columns (the shape was checked at construction, so this
@@ -184,6 +230,12 @@ impl<T: Element> ChunkFeatures<T> {
     #[must_use]
     pub fn rank(&self) -> usize {
         self.features.rank()
+    }
+
+    /// Bytes held by the features (`(s + t) r n` `f64` values), the samples not counted.
+    #[must_use]
+    pub fn nbytes(&self) -> usize {
+        self.features.bytes()
     }
 
     /// Recomputes the chunk's features of `side` from `w` (`V^T`, `r x t`, for
@@ -345,12 +397,7 @@ impl<C: RemoteChunks> DistributedFeatures<C> {
         let (s, t) = chunks.sample_shape();
         let n = chunks.n_samples();
         bl_core::error::ensure_nonempty("distributed samples", n)?;
-        check_rank(rank, s, t)?;
-        // The solver's vectors have s r, r t, s t and n entries: sizes the caller gives,
-        // checked before anything is sized from them.
-        bl_core::limits::buffer_len("distributed features: s x rank", &[s, rank])?;
-        bl_core::limits::buffer_len("distributed features: rank x t", &[rank, t])?;
-        bl_core::limits::buffer_len("distributed samples: s x t", &[s, t])?;
+        check_sample_shape(rank, (s, t))?;
         bl_core::limits::buffer_len("distributed samples: n", &[n])?;
         let chunks = Rc::new(chunks);
         let failure = Rc::new(RefCell::new(None));
@@ -416,6 +463,24 @@ impl<C: RemoteChunks> ReducedFeatures for DistributedFeatures<C> {
             chunks.weighted_sample_sum(weights, m)
         })
     }
+}
+
+/// `Ok` when a fit of rank `rank` can run on samples of `s x t`: the checks of
+/// [`DistributedFeatures::new`] that need no data, for a caller to make before it builds
+/// the chunks.
+///
+/// # Errors
+/// [`SblrError::InvalidRank`] for a rank outside `1..=min(s, t)`;
+/// `BlError::InvalidParameter` (as `SblrError::Core`) when `s r`, `r t` or `s t` exceeds
+/// [`bl_core::limits::MAX_ELEMENTS`].
+pub fn check_sample_shape(rank: usize, (s, t): (usize, usize)) -> Result<()> {
+    check_rank(rank, s, t)?;
+    // The solver's vectors have s r, r t and s t entries (and n, checked with the chunks):
+    // sizes the caller gives, checked before anything is sized from them.
+    bl_core::limits::buffer_len("distributed features: s x rank", &[s, rank])?;
+    bl_core::limits::buffer_len("distributed features: rank x t", &[rank, t])?;
+    bl_core::limits::buffer_len("distributed samples: s x t", &[s, t])?;
+    Ok(())
 }
 
 /// Fits the binary model with labels `y` (`±1`, one per sample in chunk order) on the

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use bl_core::data::MatrixDataset;
 use sblr::distributed::{
-    ChunkFeatures, ChunkSamples, RemoteChunks, fit_binary, one_vs_all, remote_failure,
+    ChunkFeatures, ChunkSamples, RemoteChunks, check_sample_shape, fit_binary, one_vs_all,
+    remote_failure,
 };
 use sblr::features::Side;
 use sblr::ova::class_signs;
@@ -233,7 +234,9 @@ fn bad_chunks_are_typed_errors_naming_the_chunk() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(ChunkSamples::<f64>::from_c_order(&[], (0, 2, 3), (2, 3), 0, 0).is_err());
+    // A chunk without samples: named.
+    let e = ChunkSamples::<f64>::from_c_order::<f64>(&[], (0, 2, 3), (2, 3), 5, 0).unwrap_err();
+    assert!(e.to_string().contains("chunk 5"), "{e}");
     // Labels of another length, a rank too large.
     let data = two_class(10, 3, 3, 0.5, 1).unwrap();
     let params = Sblr::params().check().unwrap();
@@ -303,4 +306,79 @@ fn absurd_sizes_claimed_by_the_chunks_are_typed_errors() {
     let params = Sblr::params().check().unwrap();
     let e = fit_binary(Claims((3, 3), 0), vec![], &params, &mut []).unwrap_err();
     assert!(matches!(e, SblrError::Core(_)), "{e}");
+}
+
+#[test]
+fn a_chunk_of_f32_values_is_the_chunk_of_their_f64_values() {
+    // 2 samples of 2 x 3, C order, exactly representable in f32.
+    let values: Vec<f64> = (0..12).map(|v| f64::from(v) * 0.25 - 1.0).collect();
+    let narrow: Vec<f32> = (0..12u8).map(|v| f32::from(v) * 0.25 - 1.0).collect();
+    let weights = [0.5, -2.0];
+    let wide = ChunkSamples::<f64>::from_c_order(&values, (2, 2, 3), (2, 3), 0, 0).unwrap();
+    for chunk in [
+        ChunkSamples::<f64>::from_c_order(&narrow, (2, 2, 3), (2, 3), 0, 0).unwrap(),
+        ChunkSamples::<f64>::transposed(&values, (2, 2, 3), (2, 3), 0).unwrap(),
+    ] {
+        assert_eq!(
+            chunk.weighted_sample_sum(&weights).unwrap(),
+            wide.weighted_sample_sum(&weights).unwrap()
+        );
+    }
+    let single = ChunkSamples::<f32>::from_c_order(&narrow, (2, 2, 3), (2, 3), 0, 0).unwrap();
+    assert_eq!(
+        single.weighted_sample_sum(&weights).unwrap(),
+        wide.weighted_sample_sum(&weights).unwrap()
+    );
+    // Column-major per sample: entry (a, j) of sample 0 is values[a * 3 + j].
+    let unit = ChunkSamples::<f64>::from_c_order(&values, (2, 2, 3), (2, 3), 0, 0).unwrap();
+    let first = unit.weighted_sample_sum(&[1.0, 0.0]).unwrap();
+    assert_eq!(first, vec![-1.0, -0.25, -0.75, 0.0, -0.5, 0.25]);
+    assert_eq!((wide.nbytes(), single.nbytes()), (96, 48));
+}
+
+#[test]
+fn an_unchecked_chunk_names_its_non_finite_sample_once_its_first_is_known() {
+    let mut values = vec![0.0; 12];
+    values[6 + 5] = f64::NAN; // sample 1 of the chunk, entry (1, 2)
+    let chunk = ChunkSamples::<f64>::transposed(&values, (2, 2, 3), (2, 3), 2).unwrap();
+    match chunk.ensure_finite(2, 40) {
+        Err(SblrError::NonFiniteSample {
+            sample,
+            row,
+            col,
+            origin,
+            ..
+        }) => {
+            assert_eq!((sample, row, col), (41, 1, 2));
+            assert!(origin.contains("chunk 2"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // An f64 beyond the f32 range is infinite in an f32 chunk.
+    let e = ChunkSamples::<f32>::from_c_order(&[1e300, 0.0], (1, 1, 2), (1, 2), 0, 7).unwrap_err();
+    assert!(
+        matches!(e, SblrError::NonFiniteSample { sample: 7, .. }),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_sample_shape_is_checked_without_data() {
+    check_sample_shape(2, (3, 4)).unwrap();
+    assert!(matches!(
+        check_sample_shape(4, (3, 4)),
+        Err(SblrError::InvalidRank {
+            rank: 4,
+            s: 3,
+            t: 4
+        })
+    ));
+    assert!(matches!(
+        check_sample_shape(0, (3, 4)),
+        Err(SblrError::InvalidRank { .. })
+    ));
+    assert!(matches!(
+        check_sample_shape(1, (1 << 40, 1 << 40)),
+        Err(SblrError::Core(bl_core::BlError::InvalidParameter { .. }))
+    ));
 }
