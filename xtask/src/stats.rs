@@ -5,7 +5,11 @@
 //! A claim that one method "significantly" beats another holds only when a paired test
 //! over seeds or splits says so (p < 0.05 two-sided, and the mean difference has the
 //! claimed sign); it fails when the test says the opposite; otherwise it is
-//! inconclusive, reported with its 95% interval. Written from the textbook definitions
+//! inconclusive, reported with its 95% interval. Where the test set's own noise is
+//! modelled (the bol claims), the interval is the bootstrap's over the test items, or,
+//! where a side has several seeds, the smallest interval covering both the bootstrap's
+//! and the t-test's; two runs that are each deterministic are judged by the bootstrap
+//! alone. Written from the textbook definitions
 //! (Wilson 1927; Student's t via the regularized incomplete beta function, evaluated by
 //! Lentz's continued fraction) and tested against values printed in standard tables. The
 //! bootstrap is Efron's (Efron and Tibshirani 1993, ch. 13: the percentile interval),

@@ -283,6 +283,16 @@ def _resume(fraction, dask_worker=None):
     dask_worker.memory_manager.memory_pause_fraction = fraction
 
 
+def _resumed(client, victim, fraction):
+    """Resumes ``victim`` and waits until the scheduler lists it as running again (the
+    status reaches the scheduler after ``client.run`` returns)."""
+    client.run(_resume, fraction, workers=[victim])
+    deadline = time.monotonic() + 60
+    while victim not in running(client):
+        assert time.monotonic() < deadline, f"{victim} not running again after 60 s"
+        time.sleep(0.05)
+
+
 def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
     """Dask pauses a worker above the pause fraction of its memory limit; a paused worker
     runs no task, and a shard cannot be spilled or moved, so a fit waiting on it would
@@ -303,9 +313,9 @@ def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
                                      "paused"):
                 _dask.fit(client, _partitions(X, y, [20]), algorithm, {"max_iterations": 5},
                           1, on_iteration=pause)
-            client.run(_resume, fraction, workers=[victim])
+            _resumed(client, victim, fraction)
     finally:
-        client.run(_resume, fraction, workers=[victim])
+        _resumed(client, victim, fraction)
     crf = CRF(algorithm="ap", max_iterations=2).fit(_partitions(X, y, [20]), client=client)
     assert crf.training_log_.distributed["workers"] == 2
 

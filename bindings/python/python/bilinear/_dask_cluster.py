@@ -1,40 +1,52 @@
 """What the Dask drivers ask of the cluster while a fit runs: which workers there are, in
 which state, and whether the workers that hold a fit's data can still serve it.
 
-The three drivers (SBLR's chunks, the CRF's shards, the taggers' partitions) keep native
-objects on the workers that Dask can neither move nor spill (they do not pickle). A
-worker that leaves the cluster loses them; a worker that Dask *pauses* at its memory
-limit (by default at 80% of ``--memory-limit``) runs no more tasks and, with nothing it
-can spill, never resumes: a fit that waited on it would wait forever. ``Holders.check``
-turns both into a ``RuntimeError`` that names the worker.
+The drivers keep a fit's data on the workers that hold it (the CRF's shards do not
+pickle, so Dask can neither move nor spill them; the taggers' partitions pickle and can
+be spilled, but a paused worker runs none of their tasks). A worker that leaves the
+cluster loses them; a worker that Dask *pauses* at its memory limit (by default at 80% of
+``--memory-limit``) runs no task until its memory falls below that again, which may take
+long or never happen. ``Holders.check`` turns both into a ``RuntimeError`` that names the
+worker.
+
+The questions are asked of the scheduler with ``run_on_scheduler``; the function it runs
+is built inside ``_workers_since``, so that cloudpickle sends it by value: the scheduler
+needs no ``bilinear`` package.
 """
 
 import time
 
 # How long a holder may stay paused before the fit gives up on it: Dask pauses a worker
 # above its memory limit's pause fraction and resumes it when the memory falls below it
-# again (after a garbage collection, say); a pause that lasts this long does not end.
+# again (after a garbage collection, say). Pauses of up to a second or two, while the
+# worker still works, are common under memory pressure; a fit that has waited this long
+# fails rather than wait on a pause that may not end (a choice, not a proof that it would
+# not: pauses of 8 to 24 s that ended were measured).
 PAUSE_GRACE_SECONDS = 5.0
 
 
-def _scheduler_workers(dask_scheduler=None):
-    """``{address: (state, seconds)}`` of the workers the scheduler knows (run on the
-    scheduler): ``seconds`` since the worker entered its state, by the scheduler's log of
-    the worker's status changes (None when the log no longer has it)."""
-    now = time.time()
-    out = {}
-    for a, ws in dask_scheduler.workers.items():
-        since = None
-        for t, msg in reversed(dask_scheduler.get_events(a)):
-            if isinstance(msg, dict) and msg.get("action") == "worker-status-change":
-                since = now - t if msg.get("status") == ws.status.name else None
-                break
-        out[a] = (ws.status.name, since)
-    return out
-
-
 def _workers_since(client):
-    return dict(sorted(client.run_on_scheduler(_scheduler_workers).items()))
+    """``{address: (state, seconds)}`` of the workers the scheduler knows, sorted by
+    address: ``seconds`` since the worker entered its state, by the scheduler's log of the
+    worker's status changes (None when the log no longer has it)."""
+
+    def on_scheduler(dask_scheduler=None):
+        # (defined here and importing inside: sent by value, run where bilinear may not
+        # be installed)
+        from distributed.metrics import time as now_on_scheduler
+
+        now = now_on_scheduler()
+        out = {}
+        for a, ws in dask_scheduler.workers.items():
+            since = None
+            for t, msg in reversed(dask_scheduler.get_events(a)):
+                if isinstance(msg, dict) and msg.get("action") == "worker-status-change":
+                    since = now - t if msg.get("status") == ws.status.name else None
+                    break
+            out[a] = (ws.status.name, since)
+        return out
+
+    return dict(sorted(client.run_on_scheduler(on_scheduler).items()))
 
 
 def workers(client):
@@ -84,6 +96,6 @@ class Holders:
                 raise RuntimeError(
                     f"the worker {address} holding {what} has been paused by Dask for "
                     f"{seconds:.0f} s: its memory passed the pause fraction of its "
-                    "memory limit (80% by default), and the fit's data on it cannot be "
-                    "spilled; give the workers a larger --memory-limit or more workers"
+                    "memory limit (80% by default) and it runs no task of the fit; give "
+                    "the workers a larger --memory-limit or more workers"
                 )

@@ -153,6 +153,18 @@ def _check_settings(estimator):
     return knobs
 
 
+def _no_running_worker(error):
+    """Whether a failed scatter failed for want of a running worker to send to (every
+    worker paused at that moment, or a connection lost), which can pass: Dask raises
+    ``TimeoutError`` or ``ValueError("No valid workers found")`` when no worker runs,
+    ``ValueError("Can not use replicate ...")`` when none runs for a broadcast, and an
+    ``OSError`` (``CommClosedError``) for a lost connection."""
+    if isinstance(error, (TimeoutError, OSError)):
+        return True
+    message = str(error)
+    return "No valid workers found" in message or "Can not use replicate" in message
+
+
 class _Tracker:
     """The futures of one fit, pinned to workers; waits for results while checking
     (``Holders.check``) that the workers holding partitions are still there and not
@@ -174,9 +186,10 @@ class _Tracker:
     def send(self, value, what, worker=None):
         """A future of ``value`` scattered to ``worker``, or to every running worker (a
         copy each) when ``worker`` is None: every worker, not only the holders, because a
-        scatter restricted to a worker that has just died would wait for it. A failed
-        scatter is tried again for ``_SEND_RETRY_SECONDS``, the holders checked between
-        tries."""
+        scatter restricted to a worker that has just died would wait for it. A scatter
+        that finds no running worker to send to (all paused, or a connection lost) is
+        tried again for ``_SEND_RETRY_SECONDS``, the holders checked between tries; any
+        other error is raised at once."""
         started = time.monotonic()
         while True:
             try:
@@ -184,7 +197,9 @@ class _Tracker:
                     [value], hash=False, direct=True, broadcast=worker is None,
                     workers=None if worker is None else [worker], timeout=_POLL_SECONDS)
                 return self.keep(future)
-            except Exception as e:  # noqa: BLE001  (Dask's errors vary; all are retried)
+            except (TimeoutError, OSError, ValueError) as e:
+                if not _no_running_worker(e):
+                    raise
                 self.check()
                 if time.monotonic() - started >= _SEND_RETRY_SECONDS:
                     raise RuntimeError(f"sending {what} to the workers failed: "
