@@ -222,6 +222,24 @@ impl FitParams {
     }
 }
 
+/// `ValueError` for parameters a fit would refuse (a solver or start of another name, a
+/// negative penalty or tolerance, `max_iter = 0`, ...: the crate's own check,
+/// `SblrParams::check`) and, with `shape` `(s, t)`, for a rank outside `1..=min(s, t)`
+/// or buffers too large for samples of that shape (`sblr::distributed::check_sample_shape`):
+/// what the Python class checks before it reads any data.
+#[pyfunction]
+#[pyo3(signature = (params, shape=None))]
+pub fn sblr_check_params(params: FitParams, shape: Option<(usize, usize)>) -> PyResult<()> {
+    let params = params.into_params()?;
+    guarded(|| -> Result<(), sblr::SblrError> {
+        let params = params.check()?;
+        if let Some(shape) = shape {
+            sblr::distributed::check_sample_shape(params.rank(), shape)?;
+        }
+        Ok(())
+    })
+}
+
 /// Fits SBLR on the `(n, s, t)` `.npy` file at `path` (`f4` or `f8`, C or Fortran order),
 /// streamed in blocks of at most `memory_budget` bytes for every data pass
 /// (`sblr::stream::NpySource`), with class indices `y` in `0..n_classes`: one binary
@@ -477,6 +495,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sblr_fit_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(sblr_one_vs_all, m)?)?;
     m.add_function(wrap_pyfunction!(sblr_standardized_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(sblr_check_params, m)?)?;
     Ok(())
 }
 

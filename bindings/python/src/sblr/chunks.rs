@@ -5,7 +5,7 @@
 
 use bl_core::data::Element;
 
-use numpy::ndarray::{Array1, ArrayView3};
+use numpy::ndarray::Array1;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray3};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -49,16 +49,42 @@ fn side(name: &str) -> PyResult<Side> {
     choose("side", name, &[("u", Side::U), ("v", Side::V)])
 }
 
-/// The samples `x` (C order, as NumPy stores them) of chunk `chunk`, whose first is
-/// sample `first_sample` of the data, for a fit on samples of `s x t`, stored as `T`.
-fn chunk_samples<T: Element>(
-    x: ArrayView3<'_, f64>,
-    (s, t): (usize, usize),
+/// An `(n, s, t)` block of samples as NumPy gives it: `float64` or `float32`, any strides.
+#[derive(FromPyObject)]
+enum Block<'py> {
+    F64(PyReadonlyArray3<'py, f64>),
+    F32(PyReadonlyArray3<'py, f32>),
+}
+
+/// The samples `x` (as NumPy stores them: C order, or any strides at the cost of one copy)
+/// of chunk `chunk` for a fit on samples of `s x t`, stored as `T`: transposed into the
+/// chunk's buffer straight from `x`, converted value by value (the chunk's buffer is the
+/// only allocation for a C-contiguous `x`). With `first_sample` (the index of its first
+/// sample in the data), the values are checked; without it, they are checked later
+/// ([`SblrChunk::check_finite`]). Releases the GIL.
+fn chunk_samples<S, T>(
+    py: Python<'_>,
+    x: &PyReadonlyArray3<'_, S>,
+    shape: (usize, usize),
     chunk: usize,
-    first_sample: usize,
-) -> Result<Arc<ChunkSamples<T>>, sblr::SblrError> {
-    let values: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
-    let samples = ChunkSamples::from_c_order(&values, x.dim(), (s, t), chunk, first_sample)?;
+    first_sample: Option<usize>,
+) -> PyResult<Arc<ChunkSamples<T>>>
+where
+    S: Element + numpy::Element,
+    T: Element,
+{
+    let view = x.as_array();
+    let dims = view.dim();
+    let c_order = view.as_standard_layout();
+    let values = c_order.as_slice().ok_or_else(|| {
+        PyRuntimeError::new_err("SblrChunk: a standard-layout array without a slice")
+    })?;
+    let samples = py.detach(|| {
+        guarded(|| match first_sample {
+            Some(first) => ChunkSamples::from_c_order(values, dims, shape, chunk, first),
+            None => ChunkSamples::transposed(values, dims, shape, chunk),
+        })
+    })?;
     Ok(Arc::new(samples))
 }
 
@@ -69,6 +95,8 @@ fn chunk_samples<T: Element>(
 #[pyclass(module = "bilinear._native", frozen)]
 #[derive(Debug)]
 pub struct SblrChunk {
+    /// The chunk's index (for the messages).
+    chunk: usize,
     data: ChunkData,
     features: std::sync::Mutex<HashMap<u64, ChunkFeaturesAny>>,
 }
@@ -132,32 +160,57 @@ impl SblrChunk {
 
 #[pymethods]
 impl SblrChunk {
-    /// Chunk `chunk` of the data (`x`: its `(n, s', t')` samples, whose first is sample
-    /// `first_sample` of the data) for a fit on samples of `s x t`, stored as `dtype`
-    /// (`"float64"` or `"float32"`). `ValueError` naming the chunk for samples of another
-    /// shape, and naming the chunk and the sample for a non-finite entry.
+    /// Chunk `chunk` of the data (`x`: its `(n, s', t')` samples, `float64` or
+    /// `float32`, whose first is sample `first_sample` of the data) for a fit on samples
+    /// of `s x t`, stored as `dtype` (`"float64"` or `"float32"`): the values are
+    /// transposed and converted straight into the chunk's own buffer (no other copy for a
+    /// C-contiguous `x`). `ValueError` naming the chunk for samples of another shape or
+    /// none, and naming the chunk and the sample for a non-finite entry; with
+    /// `first_sample=None` (not known yet) the values are checked by
+    /// [`SblrChunk::check_finite`] instead. Releases the GIL.
     #[new]
     #[pyo3(signature = (x, s, t, chunk, first_sample, dtype="float64"))]
     fn new(
-        x: PyReadonlyArray3<'_, f64>,
+        py: Python<'_>,
+        x: Block<'_>,
         s: usize,
         t: usize,
         chunk: usize,
-        first_sample: usize,
+        first_sample: Option<usize>,
         dtype: &str,
     ) -> PyResult<Self> {
         let float32 = choose("dtype", dtype, &[("float64", false), ("float32", true)])?;
-        let x = x.as_array();
-        let data = guarded(|| -> Result<ChunkData, sblr::SblrError> {
-            Ok(if float32 {
-                ChunkData::F32(chunk_samples(x, (s, t), chunk, first_sample)?)
-            } else {
-                ChunkData::F64(chunk_samples(x, (s, t), chunk, first_sample)?)
-            })
-        })?;
+        let shape = (s, t);
+        let data = match (&x, float32) {
+            (Block::F64(x), false) => {
+                ChunkData::F64(chunk_samples(py, x, shape, chunk, first_sample)?)
+            }
+            (Block::F32(x), false) => {
+                ChunkData::F64(chunk_samples(py, x, shape, chunk, first_sample)?)
+            }
+            (Block::F64(x), true) => {
+                ChunkData::F32(chunk_samples(py, x, shape, chunk, first_sample)?)
+            }
+            (Block::F32(x), true) => {
+                ChunkData::F32(chunk_samples(py, x, shape, chunk, first_sample)?)
+            }
+        };
         Ok(Self {
+            chunk,
             data,
             features: std::sync::Mutex::default(),
+        })
+    }
+
+    /// `ValueError` naming the chunk and the sample (numbered in the data: the chunk's
+    /// first is sample `first_sample`) of the first non-finite entry, if any: the check
+    /// of a chunk built with `first_sample=None`. Releases the GIL.
+    fn check_finite(&self, py: Python<'_>, first_sample: usize) -> PyResult<()> {
+        py.detach(|| {
+            guarded(|| match &self.data {
+                ChunkData::F64(d) => d.ensure_finite(self.chunk, first_sample),
+                ChunkData::F32(d) => d.ensure_finite(self.chunk, first_sample),
+            })
         })
     }
 
@@ -168,6 +221,32 @@ impl SblrChunk {
             ChunkData::F64(d) => d.n_samples(),
             ChunkData::F32(d) => d.n_samples(),
         }
+    }
+
+    /// Bytes the chunk holds: its samples and the reduced features of the fits running
+    /// on it (what Dask's memory accounting is told, through `__sizeof__`).
+    #[getter]
+    fn nbytes(&self) -> usize {
+        let samples = match &self.data {
+            ChunkData::F64(d) => d.nbytes(),
+            ChunkData::F32(d) => d.nbytes(),
+        };
+        // A poisoned lock (a call panicked) counts no features.
+        let features = self.features.lock().map_or(0, |map| {
+            map.values()
+                .map(|f| match f {
+                    ChunkFeaturesAny::F64(f) => f.nbytes(),
+                    ChunkFeaturesAny::F32(f) => f.nbytes(),
+                })
+                .sum()
+        });
+        samples + features
+    }
+
+    /// `nbytes` and the object itself: `sys.getsizeof` (and so `dask.sizeof`) of the
+    /// chunk.
+    fn __sizeof__(&self) -> usize {
+        self.nbytes() + size_of::<Self>()
     }
 
     /// Recomputes fit `slot`'s features of block `side` (`"u"`: from `V^T`, `"v"`: from
