@@ -1,6 +1,7 @@
 """scikit-learn classifier over the `sblr` crate (Shi, Xu, Baraniuk 2014)."""
 
 import os
+import uuid
 
 import numpy as np
 from scipy.special import expit
@@ -153,15 +154,16 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         ``y``.
 
         ``X`` may be a dask array of shape ``(n, s, t)`` chunked along the samples, with
-        a ``dask.distributed`` Client running: each chunk is then kept on the worker that
-        computes it, where the two data passes of every iteration and the products with
-        the reduced features run (through the Rust kernels); the client runs the solver
+        a ``dask.distributed`` Client running: each chunk is then built where its block
+        is computed and kept on the worker that built it, where the two data passes of
+        every iteration and the products with the reduced features run (through the
+        Rust kernels); the client runs the solver
         and receives only vectors of length ``n``, partial sums of ``s rank`` or
         ``rank t`` values and, once per fit for the SVD starts, partial sums of ``s t``
         values. One-vs-all fits its classes in parallel (up to 8 at a time). The model
         equals the fit on ``X.compute()`` up to the order of the sums (objectives within
-        ``1e-10``). Only ``multi_class="ovr"``; predict on NumPy arrays. See
-        ``docs/scaling.md``.
+        ``1e-10``). Only ``multi_class="ovr"``. The predictions on a dask array are dask
+        arrays, computed block by block where the blocks are. See ``docs/scaling.md``.
         """
         params = self._check_params()
         if _sblr_dask.is_dask_array(X):
@@ -204,14 +206,17 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         """The native parameters (:meth:`_native_params`, built once per fit, so that a
         ``RandomState`` gives one draw); ``ValueError`` unless ``dtype`` is ``"float64"``
         or ``"float32"`` and ``multi_class`` ``"ovr"`` or ``"multinomial"``, and for bad
-        values of the other keywords, before any data is read."""
+        values of the other keywords (their types here, their ranges by the Rust crate's
+        own check, ``_native.sblr_check_params``), before any data is read."""
         if not isinstance(self.dtype, str) or self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
         if not isinstance(self.multi_class, str) or self.multi_class not in (
                 "ovr", "multinomial"):
             raise ValueError(
                 f"multi_class must be 'ovr' or 'multinomial', got {self.multi_class!r}")
-        return self._native_params()
+        params = self._native_params()
+        _native.sblr_check_params(params)
+        return params
 
     def _set_classes(self, y):
         """Sets ``classes_`` from the labels ``y`` (1-D) and returns each label's index
@@ -242,7 +247,10 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         return self
 
     def _fit_dask(self, X, y, params):
-        """The fit on a dask array: see :meth:`fit`."""
+        """The fit on a dask array: see :meth:`fit`. Everything that can be checked
+        without the data (the keywords, the rank against the sample shape, the number
+        of labels when both lengths are known, NumPy labels) is checked before any
+        chunk is computed."""
         try:
             import distributed
         except ImportError:  # pragma: no cover - dask without distributed
@@ -265,12 +273,22 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
             raise ValueError(
                 f"a dask array X must have shape (n, s, t); got {X.ndim} dimensions"
             )
-        if _sblr_dask.is_dask_array(y):
-            y = y.compute()
-        y_index = self._set_classes(_labels(y))
-        model = _sblr_dask.fit(
-            client, X, y_index, len(self.classes_), params, self.dtype
-        )
+        n, s, t = X.shape
+        if _sblr_dask._known(s) and _sblr_dask._known(t):
+            _native.sblr_check_params(params, (int(s), int(t)))
+        y_is_dask = _sblr_dask.is_dask_array(y)
+        if not y_is_dask:
+            y = _labels(y)
+        n_labels = y.shape[0] if getattr(y, "ndim", 1) >= 1 else None
+        if (n_labels is not None and _sblr_dask._known(n)
+                and _sblr_dask._known(n_labels) and int(n_labels) != int(n)):
+            raise ValueError(f"X has {int(n)} samples but y has {int(n_labels)} labels")
+
+        def labels(values):
+            y_index = self._set_classes(_labels(values))
+            return y_index, len(self.classes_)
+
+        model = _sblr_dask.fit(client, X, y, labels, params, self.dtype)
         return self._set_fitted_3d(model)
 
     def fit_npy(self, path, y, *, memory_budget):
@@ -336,9 +354,46 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
             )
         return np.ascontiguousarray(X3)
 
+    def _on_dask(self, method, X):
+        """``method`` (the name of a prediction method) on the dask array ``X``, block by
+        block along the samples: a dask array with ``X``'s chunks along the samples,
+        computed where the blocks are (nothing is pulled into the client). ``X`` is
+        ``(n, s, t)`` or ``(n, d)`` as for NumPy input; its other axes are merged into
+        whole samples first. A sample of another shape is refused here, before anything
+        is computed."""
+        check_is_fitted(self)
+        if X.ndim not in (2, 3):
+            raise ValueError(
+                f"a dask array X must have 2 or 3 dimensions; got shape {X.shape}"
+            )
+        other = list(range(1, X.ndim))
+        X = X.rechunk({axis: -1 for axis in other})
+        sample = tuple(X.shape[1:])
+        if not all(_sblr_dask._known(v) for v in sample):
+            raise ValueError(
+                f"a dask array X must have known sample dimensions; got shape {X.shape}"
+            )
+        # One sample of zeros through the NumPy method: its checks, and the output's
+        # trailing shape and dtype.
+        probe = getattr(self, method)(np.zeros((1, *(int(v) for v in sample))))
+        width = probe.shape[1:]
+        name = f"sblr-{method.replace('_', '-')}-{uuid.uuid4().hex}"
+        kwargs = dict(
+            dtype=probe.dtype,
+            drop_axis=other,
+            meta=np.empty((0, *width), dtype=probe.dtype),
+            name=name,
+        )
+        if width:
+            kwargs.update(new_axis=list(range(1, 1 + len(width))),
+                          chunks=(X.chunks[0], *((w,) for w in width)))
+        return X.map_blocks(_predict_block, self, method, width, probe.dtype, **kwargs)
+
     def decision_function(self, X):
         """Decision values: ``(n,)`` for two classes (positive means ``classes_[1]``),
-        ``(n, k)`` otherwise."""
+        ``(n, k)`` otherwise. On a dask array, a dask array computed block by block."""
+        if _sblr_dask.is_dask_array(X):
+            return self._on_dask("decision_function", X)
         X3 = self._predict_samples(X)
         scores = self._model.decision_function(X3)
         if scores.ndim == 2 and scores.shape[1] == 2:
@@ -348,7 +403,10 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
 
     def predict_proba(self, X):
         """Class probabilities ``(n, k)``; one-vs-all: the sigmoids of the class models
-        normalized to sum 1 (as scikit-learn's one-vs-rest logistic regression)."""
+        normalized to sum 1 (as scikit-learn's one-vs-rest logistic regression). On a
+        dask array, a dask array computed block by block."""
+        if _sblr_dask.is_dask_array(X):
+            return self._on_dask("predict_proba", X)
         X3 = self._predict_samples(X)
         p = self._model.predict_proba(X3)
         if p is None:
@@ -360,11 +418,23 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         return p.astype(_DTYPES[self.dtype])
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba` (on a dask array, a dask array)."""
+        if _sblr_dask.is_dask_array(X):
+            return self._on_dask("predict_log_proba", X)
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Predicted class labels."""
+        """Predicted class labels. On a dask array, a dask array computed block by
+        block."""
+        if _sblr_dask.is_dask_array(X):
+            return self._on_dask("predict", X)
         X3 = self._predict_samples(X)
         return self.classes_[self._model.predict(X3)]
+
+
+def _predict_block(block, estimator, method, width, dtype):
+    """``estimator.method`` on one block of samples (a task of :meth:`_on_dask`)."""
+    if block.shape[0] == 0:
+        return np.empty((0, *width), dtype=dtype)
+    return getattr(estimator, method)(block)
