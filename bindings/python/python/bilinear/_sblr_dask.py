@@ -26,7 +26,7 @@ Before each round the client checks that every chunk is still held, and while it
 for the chunks to be built or for a round, it asks the scheduler every ``_POLL`` seconds
 about the workers its tasks wait on (``_dask_cluster.Holders``): a worker that left the
 cluster, or that Dask has kept paused for ``PAUSE_GRACE_SECONDS`` (its memory above the
-pause fraction of its limit: the chunks cannot be spilled, so it would never resume),
+pause fraction of its limit: the chunks cannot be spilled, so the pause may not end),
 makes the fit raise ``RuntimeError`` naming the worker, and leaves the client usable.
 Dask's memory accounting sees each chunk's bytes (``SblrChunk.__sizeof__``).
 """
