@@ -20,6 +20,8 @@ from bilinear._dask_cluster import running  # noqa: E402
 from bilinear.crfsuite import CRF, _dask  # noqa: E402
 from bilinear.crfsuite.metrics import flat_accuracy_score  # noqa: E402
 
+import dask_pausing  # noqa: E402  (tests/dask_pausing.py)
+
 
 def _synthetic(n=90, seed=0):
     """Sequences of dicts with str, float and bool values over 4 labels."""
@@ -264,35 +266,6 @@ def test_the_cached_scheduler_info_is_not_read(client, monkeypatch):
         assert crf.training_log_.distributed["shards"] == 2
 
 
-def _pause_fraction(dask_worker):
-    return dask_worker.memory_manager.memory_pause_fraction
-
-
-def _pause(dask_worker):
-    from distributed.core import Status
-
-    # (the memory monitor would resume a worker whose memory is below the pause fraction)
-    dask_worker.memory_manager.memory_pause_fraction = False
-    dask_worker.status = Status.paused
-
-
-def _resume(fraction, dask_worker=None):
-    from distributed.core import Status
-
-    dask_worker.status = Status.running
-    dask_worker.memory_manager.memory_pause_fraction = fraction
-
-
-def _resumed(client, victim, fraction):
-    """Resumes ``victim`` and waits until the scheduler lists it as running again (the
-    status reaches the scheduler after ``client.run`` returns)."""
-    client.run(_resume, fraction, workers=[victim])
-    deadline = time.monotonic() + 60
-    while victim not in running(client):
-        assert time.monotonic() < deadline, f"{victim} not running again after 60 s"
-        time.sleep(0.05)
-
-
 def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
     """Dask pauses a worker above the pause fraction of its memory limit; a paused worker
     runs no task, and a shard cannot be spilled or moved, so a fit waiting on it would
@@ -300,11 +273,11 @@ def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
     monkeypatch.setattr(_dask_cluster, "PAUSE_GRACE_SECONDS", 1.0)
     X, y = _synthetic(40, seed=7)
     victim = running(client)[0]
-    fraction = client.run(_pause_fraction, workers=[victim])[victim]
+    fraction = client.run(dask_pausing.pause_fraction, workers=[victim])[victim]
 
     def pause(num, loss, seconds):
         if num == 1:
-            client.run(_pause, workers=[victim])
+            client.run(dask_pausing.pause, workers=[victim])
 
     try:
         for algorithm in ("ap", "lbfgs"):
@@ -313,9 +286,9 @@ def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
                                      "paused"):
                 _dask.fit(client, _partitions(X, y, [20]), algorithm, {"max_iterations": 5},
                           1, on_iteration=pause)
-            _resumed(client, victim, fraction)
+            dask_pausing.resumed(client, victim, fraction)
     finally:
-        _resumed(client, victim, fraction)
+        dask_pausing.resumed(client, victim, fraction)
     crf = CRF(algorithm="ap", max_iterations=2).fit(_partitions(X, y, [20]), client=client)
     assert crf.training_log_.distributed["workers"] == 2
 

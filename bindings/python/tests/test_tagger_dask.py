@@ -22,6 +22,8 @@ import bilinear
 from bilinear import _dask_cluster, _native
 from bilinear._dask_cluster import running
 
+import dask_pausing  # tests/dask_pausing.py
+
 pytest.importorskip("distributed")  # the `client` fixture (conftest.py) needs it
 db = pytest.importorskip("dask.bag")
 
@@ -255,35 +257,16 @@ def test_the_cached_scheduler_info_is_not_read(client, monkeypatch):
     assert tagger.distributed_["n_shards"] == 2
 
 
-def _pause_fraction(dask_worker):
-    return dask_worker.memory_manager.memory_pause_fraction
-
-
-def _pause(dask_worker):
-    from distributed.core import Status
-
-    # (the memory monitor would resume a worker whose memory is below the pause fraction)
-    dask_worker.memory_manager.memory_pause_fraction = False
-    dask_worker.status = Status.paused
-
-
-def _resume(fraction, dask_worker=None):
-    from distributed.core import Status
-
-    dask_worker.status = Status.running
-    dask_worker.memory_manager.memory_pause_fraction = fraction
-
-
 def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
     """Dask pauses a worker above the pause fraction of its memory limit; a paused worker
     runs no task, so a fit waiting on the shard it holds would wait forever."""
     monkeypatch.setattr(_dask_cluster, "PAUSE_GRACE_SECONDS", 1.0)
     victim = running(client)[0]
-    fraction = client.run(_pause_fraction, workers=[victim])[victim]
+    fraction = client.run(dask_pausing.pause_fraction, workers=[victim])[victim]
 
     def pause(info):
         if info["epoch"] == 1:
-            client.run(_pause, workers=[victim])
+            client.run(dask_pausing.pause, workers=[victim])
 
     try:
         with pytest.raises(RuntimeError,
@@ -291,7 +274,7 @@ def test_a_holder_paused_for_good_fails_the_fit(client, monkeypatch):
             bilinear.BilinearTagger(learner="sp", max_iter=5, tol=0.0).fit_distributed(
                 [SMALL, SMALL], client=client, on_epoch=pause)
     finally:
-        client.run(_resume, fraction, workers=[victim])
+        dask_pausing.resumed(client, victim, fraction)
     tagger = bilinear.BilinearTagger(learner="sp", max_iter=2).fit_distributed(
         [SMALL, SMALL], client=client)
     assert tagger.distributed_["n_shards"] == 2
