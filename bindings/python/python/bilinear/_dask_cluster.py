@@ -62,11 +62,39 @@ def running(client):
     return [a for a, state in workers(client).items() if state == "running"]
 
 
+def running_or_raise(client):
+    """:func:`running`, or a ``RuntimeError`` when no worker runs (none at all, or every
+    one paused or closing, named with its state)."""
+    found = running(client)
+    if not found:
+        states = sorted(workers(client).values())
+        raise RuntimeError("the Dask cluster has no worker" if not states else
+                           f"the Dask cluster has no running worker (its workers: "
+                           f"{', '.join(states)})")
+    return found
+
+
+def describe(ids, one, many):
+    """``one.format(id)`` for a single id, else ``many.format("i, j, ...")`` of the ids
+    sorted (``"partition {}"``, ``"partitions {}"``), for the messages."""
+    ids = sorted(set(ids))
+    return (one if len(ids) == 1 else many).format(", ".join(str(i) for i in ids))
+
+
 class Holders:
     """The workers that hold a fit's data, each with what it holds (for the messages).
 
     ``check()`` raises ``RuntimeError`` when one of them has left the cluster, or has been
     paused for ``PAUSE_GRACE_SECONDS`` or more."""
+
+    @classmethod
+    def of(cls, client, workers, ids, one, many):
+        """The holders of items ``ids``, item ``ids[i]`` on ``workers[i]``, described by
+        :func:`describe` (several items of one worker joined)."""
+        held = {}
+        for address, i in zip(workers, ids):
+            held.setdefault(address, []).append(i)
+        return cls(client, {a: describe(i, one, many) for a, i in held.items()})
 
     def __init__(self, client, holders):
         self.client = client

@@ -156,9 +156,7 @@ def _waiting_on(client, keys):
 
 
 def _describe(indices):
-    return ("chunk " if len(indices) == 1 else "chunks ") + ", ".join(
-        str(k) for k in sorted(set(indices))
-    )
+    return _dask_cluster.describe(indices, "chunk {}", "chunks {}")
 
 
 class Chunks:
@@ -262,11 +260,8 @@ class Chunks:
 
     def _set_holders(self):
         """The holders checked while a round runs: the workers of the chunks."""
-        holders = {}
-        for k, address in zip(self.index, self.workers):
-            holders.setdefault(address, []).append(k)
-        self.holders = _dask_cluster.Holders(
-            self.client, {a: _describe(ks) for a, ks in holders.items()}
+        self.holders = _dask_cluster.Holders.of(
+            self.client, self.workers, self.index, "chunk {}", "chunks {}"
         )
 
     def _check_chunks(self):

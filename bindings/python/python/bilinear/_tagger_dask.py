@@ -35,7 +35,7 @@ import time
 import warnings
 
 from . import _native
-from ._dask_cluster import PAUSE_GRACE_SECONDS, Holders, running, workers as cluster_workers
+from ._dask_cluster import PAUSE_GRACE_SECONDS, Holders, running, running_or_raise
 
 _POLL_SECONDS = 0.5
 # A send of the plan, a list partition or the weights that fails is tried again for this
@@ -236,16 +236,6 @@ class _Tracker:
         self.futures = []
 
 
-def _holders(client, where, indices):
-    """``Holders`` of partitions ``indices`` on workers ``where`` (several per worker
-    joined)."""
-    held = {}
-    for w, j in zip(where, indices):
-        held.setdefault(w, []).append(str(j))
-    noun = {True: "partitions ", False: "partition "}
-    return Holders(client, {w: noun[len(js) > 1] + ", ".join(js) for w, js in held.items()})
-
-
 def fit_distributed(estimator, data, client=None, on_epoch=None):
     """Fits ``estimator`` (a :class:`~bilinear.BilinearTagger`) on ``data`` through
     ``client`` (default: the current ``dask.distributed`` client). Sets the estimator's
@@ -265,17 +255,12 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
     parts, is_bag = _partitions(data)
     # Asked of the scheduler (the client's cached scheduler_info() can be read empty
     # while it is refreshed); a paused worker gets no partition.
-    workers = running(client)
-    if not workers:
-        states = sorted(cluster_workers(client).values())
-        raise RuntimeError("the client's cluster has no worker" if not states else
-                           f"the client's cluster has no running worker (its workers: "
-                           f"{', '.join(states)})")
+    workers = running_or_raise(client)
     where = [workers[j % len(workers)] for j in range(len(parts))]
     started = time.perf_counter()
     t = _Tracker(client)
     try:
-        t.holders = _holders(client, where, range(len(parts)))
+        t.holders = Holders.of(client, where, range(len(parts)), "partition {}", "partitions {}")
         raw = []
         for j, part in enumerate(parts):
             if is_bag:
@@ -304,7 +289,7 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
                 "partitions of near-equal sizes: docs/scaling-taggers.md)", stacklevel=3)
         partitions = [partitions[j] for j in kept]
         where = [where[j] for j in kept]
-        t.holders = _holders(client, where, kept)
+        t.holders = Holders.of(client, where, kept, "partition {}", "partitions {}")
         templates = estimator.templates
         if templates is None:
             choices = t.gather([t.submit(_default_templates, p, worker=w)

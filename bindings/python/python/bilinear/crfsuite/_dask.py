@@ -28,7 +28,7 @@ import time
 import warnings
 
 from .. import _native
-from .._dask_cluster import Holders, running, workers as cluster_workers
+from .._dask_cluster import Holders, running_or_raise
 
 #: Seconds between checks that the workers holding shards are still there and running,
 #: while a round is running.
@@ -95,13 +95,10 @@ def _client(client):
 
 def _holders(client, workers, partitions, shards=False):
     """``Holders`` of ``workers[i]`` holding partition ``partitions[i]`` (or its shard)."""
-    held = {}
-    for w, i in zip(workers, partitions):
-        held.setdefault(w, []).append(str(i))
-    what = ("the shard of partition {}", "the shards of partitions {}") if shards else \
-        ("partition {}", "partitions {}")
-    return Holders(client, {w: what[len(ids) > 1].format(", ".join(ids))
-                            for w, ids in held.items()})
+    if shards:
+        return Holders.of(client, workers, partitions, "the shard of partition {}",
+                          "the shards of partitions {}")
+    return Holders.of(client, workers, partitions, "partition {}", "partitions {}")
 
 
 class _Round:
@@ -215,12 +212,7 @@ def fit(client, X, algorithm, params, threads, X_dev=None, y_dev=None, on_iterat
     client = _client(client)
     # Asked of the scheduler (the client's cached scheduler_info() can be read empty
     # while it is refreshed); a paused worker gets no partition.
-    workers = running(client)
-    if not workers:
-        states = sorted(cluster_workers(client).values())
-        raise RuntimeError("the Dask cluster has no worker" if not states else
-                           f"the Dask cluster has no running worker (its workers: "
-                           f"{', '.join(states)})")
+    workers = running_or_raise(client)
     rounds = _Round(client)
     start = time.perf_counter()
     try:
