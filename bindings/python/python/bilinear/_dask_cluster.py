@@ -62,6 +62,27 @@ def running(client):
     return [a for a, state in workers(client).items() if state == "running"]
 
 
+def client_of(client):
+    """``client``, or the current ``distributed`` client when it is None: an
+    ``ImportError`` without dask.distributed, a ``ValueError`` without a client or for
+    something else than a ``distributed.Client``."""
+    try:
+        import distributed
+    except ImportError as e:
+        raise ImportError(
+            "training on Dask data needs dask.distributed (pip install 'dask[distributed]')"
+        ) from e
+    if client is None:
+        try:
+            return distributed.get_client()
+        except ValueError as e:
+            raise ValueError("there is no distributed Client: create one "
+                             "(distributed.Client(...)) or pass client=") from e
+    if not isinstance(client, distributed.Client):
+        raise ValueError(f"client must be a distributed.Client, not {type(client).__name__}")
+    return client
+
+
 def running_or_raise(client):
     """:func:`running`, or a ``RuntimeError`` when no worker runs (none at all, or every
     one paused or closing, named with its state)."""

@@ -35,7 +35,13 @@ import time
 import warnings
 
 from . import _native
-from ._dask_cluster import PAUSE_GRACE_SECONDS, Holders, running, running_or_raise
+from ._dask_cluster import (
+    PAUSE_GRACE_SECONDS,
+    Holders,
+    client_of,
+    running,
+    running_or_raise,
+)
 
 _POLL_SECONDS = 0.5
 # A send of the plan, a list partition or the weights that fails is tried again for this
@@ -120,22 +126,6 @@ def _partitions(data):
         if isinstance(part, (str, bytes, tuple)) or not hasattr(part, "__iter__"):
             raise ValueError(f"partition {j}: expected a list of (tokens, tags) sentences")
     return [list(p) for p in parts], False
-
-
-def _client(client):
-    """``client``, or the current client when it is None; a ``ValueError`` otherwise."""
-    import distributed
-
-    if client is None:
-        try:
-            return distributed.get_client()
-        except ValueError as e:
-            raise ValueError("there is no distributed Client: create one "
-                             "(distributed.Client(...)) or pass client=") from e
-    if not isinstance(client, distributed.Client):
-        raise ValueError(
-            f"client must be a distributed.Client, not {type(client).__name__}")
-    return client
 
 
 def _check_settings(estimator):
@@ -251,7 +241,7 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
     if on_epoch is not None and not callable(on_epoch):
         raise ValueError(f"on_epoch must be a callable or None, not "
                          f"{type(on_epoch).__name__}")
-    client = _client(client)
+    client = client_of(client)
     parts, is_bag = _partitions(data)
     # Asked of the scheduler (the client's cached scheduler_info() can be read empty
     # while it is refreshed); a paused worker gets no partition.

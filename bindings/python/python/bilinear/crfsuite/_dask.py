@@ -28,7 +28,7 @@ import time
 import warnings
 
 from .. import _native
-from .._dask_cluster import Holders, running_or_raise
+from .._dask_cluster import Holders, client_of, running_or_raise
 
 #: Seconds between checks that the workers holding shards are still there and running,
 #: while a round is running.
@@ -72,25 +72,6 @@ def is_bag(x):
     except ImportError:
         return False
     return isinstance(x, dask.bag.Bag)
-
-
-def _client(client):
-    try:
-        import distributed
-    except ImportError as e:
-        raise ImportError(
-            "training on Dask data needs dask.distributed (pip install 'dask[distributed]')"
-        ) from e
-    if client is None:
-        try:
-            client = distributed.get_client()
-        except ValueError as e:
-            raise ValueError(
-                "a Dask bag was given but there is no distributed Client: create one "
-                "(distributed.Client(...)) or pass client=") from e
-    if not isinstance(client, distributed.Client):
-        raise ValueError(f"client must be a distributed.Client, not {type(client).__name__}")
-    return client
 
 
 def _holders(client, workers, partitions, shards=False):
@@ -209,7 +190,7 @@ def fit(client, X, algorithm, params, threads, X_dev=None, y_dev=None, on_iterat
     """Fits on the partitions of ``X`` (module docs); returns what
     ``_native.crfsuite_fit`` returns, with the traffic in the facts (``distributed``)."""
     _check_params(algorithm, params, threads)
-    client = _client(client)
+    client = client_of(client)
     # Asked of the scheduler (the client's cached scheduler_info() can be read empty
     # while it is refreshed); a paused worker gets no partition.
     workers = running_or_raise(client)
