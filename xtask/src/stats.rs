@@ -284,7 +284,7 @@ impl SplitMix64 {
 /// Deterministic for a seed. Every statistic computed on the same `Resamples` sees the
 /// same replicates, which is what makes a difference between two sides paired: both are
 /// scored on the same resampled items ([`Replicated`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resamples {
     n: usize,
     replicates: usize,
@@ -364,8 +364,17 @@ impl Replicated {
 
     /// `f(self, other)` replicate by replicate (the same resample on both sides) and on
     /// the estimates.
+    ///
+    /// # Panics
+    /// If the two have different numbers of replicates: they were not computed on the same
+    /// [`Resamples`], so they are not paired (an error in the experiment's code).
     #[must_use]
     pub fn zip(&self, other: &Self, f: impl Fn(f64, f64) -> f64) -> Self {
+        assert_eq!(
+            self.values.len(),
+            other.values.len(),
+            "paired statistics with different numbers of replicates"
+        );
         Self {
             estimate: f(self.estimate, other.estimate),
             values: self
@@ -384,10 +393,17 @@ impl Replicated {
     }
 
     /// The mean of `items`, replicate by replicate (NaN and no replicate for none).
+    ///
+    /// # Panics
+    /// If the items have different numbers of replicates (as [`zip`](Self::zip)).
     #[must_use]
     pub fn mean(items: &[Self]) -> Self {
         let k = items.len() as f64;
-        let n = items.iter().map(|i| i.values.len()).min().unwrap_or(0);
+        let n = items.first().map_or(0, |i| i.values.len());
+        assert!(
+            items.iter().all(|i| i.values.len() == n),
+            "averaged statistics with different numbers of replicates"
+        );
         Self {
             estimate: items.iter().map(|i| i.estimate).sum::<f64>() / k,
             values: (0..n)
@@ -686,6 +702,20 @@ mod tests {
         let m = Replicated::mean(&[a.clone(), Replicated::constant(1.0, a.values.len())]);
         assert_eq!(m.values[3], (a.values[3] + 1.0) / 2.0);
         assert_eq!(m.estimate, (a.estimate + 1.0) / 2.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "different numbers of replicates")]
+    fn statistics_of_different_resamples_are_not_paired() {
+        // A difference of a statistic on 10 replicates and one on 9 pairs nothing: it must
+        // not drop the 10th replicate and go on.
+        let _ = Replicated::constant(1.0, 10).minus(&Replicated::constant(0.0, 9));
+    }
+
+    #[test]
+    #[should_panic(expected = "different numbers of replicates")]
+    fn a_mean_of_different_resamples_is_refused() {
+        let _ = Replicated::mean(&[Replicated::constant(1.0, 10), Replicated::constant(0.0, 9)]);
     }
 
     #[test]

@@ -390,6 +390,9 @@ pub struct F1Grid {
     /// `scores[point][learner][seed]`: the same runs' F1 on the test set and on each
     /// resample of its sentences ([`f1_scores`]).
     pub scores: Vec<Vec<Vec<Replicated>>>,
+    /// The resamples of the test sentences that `scores` were computed on: a further
+    /// run compared with the grid's must be scored on these ([`f1_scores`]).
+    pub resamples: Resamples,
 }
 
 impl F1Grid {
@@ -398,6 +401,7 @@ impl F1Grid {
         proportions: Vec<f64>,
         names: Vec<String>,
         scores: Vec<Vec<Vec<Replicated>>>,
+        resamples: Resamples,
     ) -> Self {
         let f1 = scores
             .iter()
@@ -408,6 +412,7 @@ impl F1Grid {
             names,
             f1,
             scores,
+            resamples,
         }
     }
 
@@ -480,7 +485,7 @@ pub fn run_f1_vs_proportion(
         scores.push(point);
     }
     bar.finish_and_clear();
-    let grid = F1Grid::new(props, names, scores);
+    let grid = F1Grid::new(props, names, scores, resamples);
     report_f1_vs_proportion(ctx, task, &grid)?;
     for (j, name) in grid.names.iter().enumerate() {
         ctx.figure(
@@ -857,6 +862,7 @@ mod tests {
                 vec![0.5, 1.0],
                 ["bol", "bcd", "sp"].map(String::from).to_vec(),
                 vec![vec![bol.to_vec(), rival.clone(), rival.clone()]; 2],
+                r.clone(),
             )
         };
         let ahead: Vec<Replicated> = (0..3)
@@ -912,6 +918,7 @@ mod tests {
                     .map(|(n, _)| n.to_string())
                     .collect(),
                 vec![point; 2],
+                r.clone(),
             )
         };
         let tmp = tempfile::tempdir().unwrap();

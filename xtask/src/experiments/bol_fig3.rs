@@ -106,7 +106,6 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         }
     };
     let prepared = bol_common::prepare(&plain_params(seeds[0], false), &train)?;
-    let resamples = bol_common::resamples(ctx, test.len());
     let mut rows = Vec::new();
     for (group, printed) in [(GROUPS[0], false), (GROUPS[1], true)] {
         let mut plain = Vec::new();
@@ -114,7 +113,7 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
         for &seed in plain_seeds {
             let params = plain_params(seed, printed);
             let run = bol_common::fit_and_score("bol (plain)", &params, &prepared, &test)?;
-            plain.push(bol_common::f1_scores(&resamples, &run.counts));
+            plain.push(bol_common::f1_scores(&grid.resamples, &run.counts));
         }
         let extended = grid.scores.last().map_or(&[][..], |p| &p[group.bol][..]);
         let d = bol_common::compare(extended, &plain);
