@@ -13,6 +13,7 @@ import json
 import os
 import pickle
 import signal
+import threading
 import time
 import warnings
 
@@ -107,11 +108,15 @@ def test_dask_bag_fits_through_fit(client):
          "partition 1, sentence 2: 3 tokens but 2 tags"),
         ([SMALL, [("ab", "cd")]], "partition 1, sentence 0: tokens and tags must be lists"),
         ([SMALL, [(["a", 3], ["DT", "NN"])]], "partition 1: sentence 0: tokens must be"),
+        # a token Dask cannot send: checked on the client, the one-machine fit's error
+        ([SMALL, [(["a", threading.Lock()], ["DT", "NN"])]],
+         "partition 1: sentence 0: tokens must be"),
         ([[(["He", "ran"], ["B", "I"])], [([("He", "PRP"), ("ran", "VBD")], ["B", "I"])]],
          "partition 1: .*templates"),
         ([], "no partition"),
     ],
-    ids=["ragged sentence", "string sentence", "non-string token", "two columns", "empty"],
+    ids=["ragged sentence", "string sentence", "non-string token", "unsendable token",
+         "two columns", "empty"],
 )
 def test_bad_partitions_are_value_errors_naming_the_partition(client, partitions, match):
     with pytest.raises(ValueError, match=match):

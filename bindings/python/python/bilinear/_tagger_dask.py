@@ -10,7 +10,8 @@ The work, in order (``fit_distributed``):
 
 0. the settings, the client and ``on_epoch`` are checked before any data is read (the
    one-machine fit's checks; a ``ValueError`` names the keyword);
-1. each partition is validated and turned into the crate's sentences on its worker (a
+1. each partition is validated (a list's on the client, before it is sent; a bag's on the
+   worker that computes it) and turned into the crate's sentences on its worker (a
    ``TaggerPartition``; partition ``j`` goes to the ``j mod n``-th of the ``n`` running
    workers, and every later task of the partition is pinned there with
    ``allow_other_workers=False``); partitions without a non-empty sentence are left out
@@ -54,9 +55,13 @@ _SEND_RETRY_SECONDS = 2 * PAUSE_GRACE_SECONDS
 _UNEVEN_RATIO = 2.0
 
 
-def _partition(part, index):
-    """Validates partition ``index`` (an iterable of ``(tokens, tags)``) and converts it:
-    a ``ValueError`` names the partition and the sentence."""
+def _converted(part, index):
+    """Validates partition ``index`` (an iterable of ``(tokens, tags)``) and converts it to
+    the crate's columns and tags, with the number of its non-empty sentences: a
+    ``ValueError`` names the partition and the sentence. Pure Python, so a list partition
+    is checked on the client before anything is sent (a token Dask cannot send is then
+    the one-machine fit's ``ValueError``, not Dask's ``TypeError``) and a bag's partition
+    on the worker that computes it."""
     from ._tagger import _columns, _tags
 
     X, y = [], []
@@ -79,8 +84,19 @@ def _partition(part, index):
         columns, tags = _columns(X), _tags(y)
     except ValueError as e:
         raise ValueError(f"partition {index}: {e}") from None
-    # (with the number of its non-empty sentences: a partition without one is left out)
-    return _native.TaggerPartition(columns, tags, index), sum(1 for t in y if t)
+    return columns, tags, sum(1 for t in y if t)
+
+
+def _native_partition(converted, index):
+    """The native partition of :func:`_converted`'s output (with the number of its
+    non-empty sentences: a partition without one is left out)."""
+    columns, tags, n_nonempty = converted
+    return _native.TaggerPartition(columns, tags, index), n_nonempty
+
+
+def _partition(part, index):
+    """A bag's partition ``index``, validated and converted on its worker."""
+    return _native_partition(_converted(part, index), index)
 
 
 def _partition_size(partition):
@@ -251,15 +267,16 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
     t = _Tracker(client)
     try:
         t.holders = Holders.of(client, where, range(len(parts)), "partition {}", "partitions {}")
-        raw = []
+        partitions = []
         for j, part in enumerate(parts):
             if is_bag:
-                raw.append(t.keep(client.compute(part, workers=[where[j]],
-                                                 allow_other_workers=False)))
+                raw = t.keep(client.compute(part, workers=[where[j]],
+                                            allow_other_workers=False))
+                partitions.append(t.submit(_partition, raw, j, worker=where[j]))
             else:
-                raw.append(t.send(part, f"partition {j}", worker=where[j]))
-        partitions = [t.submit(_partition, raw[j], j, worker=where[j])
-                      for j in range(len(parts))]
+                converted = t.send(_converted(part, j), f"partition {j}", worker=where[j])
+                partitions.append(t.submit(_native_partition, converted, j,
+                                           worker=where[j]))
         sizes = t.gather([t.submit(_partition_size, p, worker=where[j])
                           for j, p in enumerate(partitions)])
         # A partition without a non-empty sentence is left out: its shard would update
