@@ -51,6 +51,13 @@ fn edited(text: &str, edit: impl FnOnce(&mut Value)) -> String {
 /// Three rows of width 6: row 0 holds codes 1 and 5, row 1 none, row 2 code 0.
 const SPARSE: &str = r#"{"width":6,"offsets":[0,2,2,3],"codes":[1,5,0],"values":[0.5,-1.0,2.0]}"#;
 
+/// [`SPARSE`] with its field `key` set to `value` is refused, naming the field and `fault`.
+#[track_caller]
+fn sparse_refused_with(key: &str, value: Value, fault: &str) {
+    let text = edited(SPARSE, |v| v[key] = value);
+    refused(&text, &format!("SparseWeights.{key}"), fault, use_sparse);
+}
+
 /// Every method of `w`, on every row (what a fitted tagger's scoring reads).
 fn use_sparse(w: &SparseWeights) {
     let mut sum = 0.0;
@@ -84,62 +91,44 @@ fn sparse_weights_round_trip_to_the_same_bytes() {
 
 #[test]
 fn sparse_weights_with_no_offset_are_refused() {
-    let text = edited(SPARSE, |v| v["offsets"] = json!([]));
-    refused(&text, "SparseWeights.offsets", "starting at 0", use_sparse);
+    sparse_refused_with("offsets", json!([]), "starting at 0");
 }
 
 #[test]
 fn sparse_weights_whose_offsets_start_above_zero_are_refused() {
-    let text = edited(SPARSE, |v| v["offsets"] = json!([1, 2, 2, 3]));
-    refused(&text, "SparseWeights.offsets", "starting at 0", use_sparse);
+    sparse_refused_with("offsets", json!([1, 2, 2, 3]), "starting at 0");
 }
 
 #[test]
 fn sparse_weights_with_decreasing_offsets_are_refused() {
-    let text = edited(SPARSE, |v| v["offsets"] = json!([0, 3, 2, 3]));
-    refused(&text, "SparseWeights.offsets", "non-decreasing", use_sparse);
+    sparse_refused_with("offsets", json!([0, 3, 2, 3]), "non-decreasing");
 }
 
 #[test]
 fn sparse_weights_whose_offsets_end_past_the_cells_are_refused() {
-    let text = edited(SPARSE, |v| v["offsets"] = json!([0, 2, 2, 4]));
-    refused(&text, "SparseWeights.offsets", "ending at 3", use_sparse);
+    sparse_refused_with("offsets", json!([0, 2, 2, 4]), "ending at 3");
 }
 
 #[test]
 fn sparse_weights_whose_offsets_end_before_the_cells_are_refused() {
-    let text = edited(SPARSE, |v| v["offsets"] = json!([0, 2, 2, 2]));
-    refused(&text, "SparseWeights.offsets", "ending at 3", use_sparse);
+    sparse_refused_with("offsets", json!([0, 2, 2, 2]), "ending at 3");
 }
 
 #[test]
 fn sparse_weights_with_fewer_values_than_codes_are_refused() {
-    let text = edited(SPARSE, |v| v["values"] = json!([0.5, -1.0]));
-    refused(&text, "SparseWeights.values", "one per code", use_sparse);
+    sparse_refused_with("values", json!([0.5, -1.0]), "one per code");
 }
 
 #[test]
 fn sparse_weights_with_codes_out_of_order_in_a_row_are_refused() {
     for codes in [json!([5, 1, 0]), json!([1, 1, 0])] {
-        let text = edited(SPARSE, |v| v["codes"] = codes);
-        refused(
-            &text,
-            "SparseWeights.codes",
-            "strictly increasing",
-            use_sparse,
-        );
+        sparse_refused_with("codes", codes, "strictly increasing");
     }
 }
 
 #[test]
 fn sparse_weights_with_a_code_beyond_the_width_are_refused() {
-    let text = edited(SPARSE, |v| v["codes"] = json!([1, 5, 9]));
-    refused(
-        &text,
-        "SparseWeights.codes",
-        "below the width 6",
-        use_sparse,
-    );
+    sparse_refused_with("codes", json!([1, 5, 9]), "below the width 6");
 }
 
 #[test]
@@ -237,6 +226,15 @@ fn counts_json() -> String {
         .unwrap()
 }
 
+/// [`counts_json`] with the first entry of its list `key` written again at the list's end.
+fn counts_listing_the_first_twice(key: &str) -> String {
+    edited(&counts_json(), |v| {
+        let list = v[key].as_array_mut().unwrap();
+        let first = list[0].clone();
+        list.push(first);
+    })
+}
+
 /// Merges the counts with themselves and plans a fit on them (what the counts are for).
 fn use_counts(counts: &FeatureCounts) {
     let merged = FeatureCounts::merge(&[counts.clone(), counts.clone()]).unwrap();
@@ -267,11 +265,7 @@ fn feature_counts_of_another_format_are_refused() {
 
 #[test]
 fn feature_counts_listing_a_feature_twice_are_refused() {
-    let text = edited(&counts_json(), |v| {
-        let counts = v["counts"].as_array_mut().unwrap();
-        let first = counts[0].clone();
-        counts.push(first);
-    });
+    let text = counts_listing_the_first_twice("counts");
     refused(
         &text,
         "FeatureCounts.counts",
@@ -282,11 +276,7 @@ fn feature_counts_listing_a_feature_twice_are_refused() {
 
 #[test]
 fn feature_counts_listing_a_tag_twice_are_refused() {
-    let text = edited(&counts_json(), |v| {
-        let tags = v["tags"].as_array_mut().unwrap();
-        let first = tags[0].clone();
-        tags.push(first);
-    });
+    let text = counts_listing_the_first_twice("tags");
     refused(&text, "FeatureCounts.tags", "each tag once", use_counts);
 }
 

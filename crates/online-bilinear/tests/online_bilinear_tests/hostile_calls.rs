@@ -159,14 +159,22 @@ fn copy_block_and_dense_values_check_their_arguments() {
     assert_eq!(out, [0.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
 }
 
+/// `n_blocks` blocks of 2 x 3 after one update adding `entries` (block, row, col, value).
+fn updated_blocks(n_blocks: usize, entries: &[(u32, usize, usize, f64)]) -> BlockRankOne {
+    let mut state = BlockRankOne::new(n_blocks, 2, 3, false).unwrap();
+    let mut d = BlockUpdate::new(2, 3);
+    for &(block, row, col, value) in entries {
+        d.add(block, row, col, value);
+    }
+    state.update(&d, 1).unwrap();
+    state
+}
+
 // Before the fix `get(0, 0, 3)` on blocks of 2 x 3 returned entry (1, 0), here 5.0.
 #[test]
 #[should_panic(expected = "out of range")]
 fn block_diagonal_get_panics_out_of_the_block() {
-    let mut state = BlockRankOne::new(1, 2, 3, false).unwrap();
-    let mut d = BlockUpdate::new(2, 3);
-    d.add(0, 1, 0, 5.0);
-    state.update(&d, 1).unwrap();
+    let state = updated_blocks(1, &[(0, 1, 0, 5.0)]);
     let _ = state.theta().get(0, 0, 3);
 }
 
@@ -174,11 +182,7 @@ fn block_diagonal_get_panics_out_of_the_block() {
 #[test]
 #[should_panic(expected = "out of range")]
 fn alpha_at_panics_out_of_the_block() {
-    let mut state = BlockRankOne::new(2, 2, 3, false).unwrap();
-    let mut d = BlockUpdate::new(2, 3);
-    d.add(0, 1, 0, 5.0);
-    d.add(1, 0, 0, 3.0);
-    state.update(&d, 1).unwrap();
+    let state = updated_blocks(2, &[(0, 1, 0, 5.0), (1, 0, 0, 3.0)]);
     let _ = state.alpha_at(0, 2);
 }
 
@@ -186,11 +190,7 @@ fn alpha_at_panics_out_of_the_block() {
 #[test]
 #[should_panic(expected = "out of range")]
 fn beta_at_panics_out_of_the_block() {
-    let mut state = BlockRankOne::new(2, 2, 3, false).unwrap();
-    let mut d = BlockUpdate::new(2, 3);
-    d.add(0, 1, 0, 5.0);
-    d.add(1, 0, 0, 3.0);
-    state.update(&d, 1).unwrap();
+    let state = updated_blocks(2, &[(0, 1, 0, 5.0), (1, 0, 0, 3.0)]);
     let _ = state.beta_at(0, 3);
 }
 
