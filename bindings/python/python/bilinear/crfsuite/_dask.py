@@ -145,8 +145,9 @@ class _Round:
 
 def _partitions(X, client, rounds, workers):
     """Futures of the shards read from ``X``, one per partition, spread round-robin over
-    ``workers`` (a hint for a bag's partitions and a list's ``Delayed`` ones; a list's
-    other partitions, ``Future`` or plain, are read on that worker)."""
+    ``workers``; each is read on its worker and nowhere else (a bag's or a ``Delayed``
+    partition is computed there too), so the read phase watches the workers that really
+    hold the reads."""
     import dask
 
     futures = []
@@ -155,7 +156,7 @@ def _partitions(X, client, rounds, workers):
         for i, part in enumerate(parts):
             w = workers[i % len(workers)]
             f = client.compute(dask.delayed(_read)(part, i), workers=[w],
-                               allow_other_workers=True)
+                               allow_other_workers=False)
             rounds.futures.append(f)
             futures.append(f)
         return futures
@@ -170,7 +171,7 @@ def _partitions(X, client, rounds, workers):
         w = workers[i % len(workers)]
         if isinstance(part, Delayed):
             f = client.compute(dask.delayed(_read)(part, i), workers=[w],
-                               allow_other_workers=True)
+                               allow_other_workers=False)
             rounds.futures.append(f)
         elif isinstance(part, Future):
             f = rounds.submit(_read, part, i, worker=w)
