@@ -19,8 +19,9 @@ use faer::Mat;
 use gop_mmf::{Fit, Fitted, FittedGop, GopParams, IterationRecord, Linearization, NodeState};
 
 use super::{Ctx, Experiment, Series, VsRow};
+use crate::paper::Quote;
 use crate::paper::gop as paper;
-use crate::report::{Claim, Interval, Verdict};
+use crate::report::{Claim, Verdict};
 use crate::stats;
 
 /// The experiment.
@@ -174,9 +175,13 @@ impl Starts {
     }
 }
 
-/// "Most of the `n`" (see [`stats::share_above`]).
-pub(super) fn most(k: usize, n: usize) -> (Verdict, Interval) {
-    stats::share_above(k, n, 0.5)
+/// The claim of `quote` read as "most of the `n`", judged on the `k` where it held (see
+/// [`stats::share_above`]) for `reading`; the evidence is the caller's to add.
+pub(super) fn most(quote: Quote, k: usize, n: usize, reading: &str) -> Claim {
+    let (verdict, interval) = stats::share_above(k, n, 0.5);
+    Claim::new(quote.claim_text(), verdict)
+        .interval(interval)
+        .judges(reading)
 }
 
 /// The number of distinct cuts in each of the first three iterations (Fig. 2 b, d, f).
@@ -524,35 +529,33 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
                     st.iterations.iter().max().unwrap_or(&0)
                 )),
         );
-        let (verdict, interval) = most(st.proving_majority, n);
         ctx.record(
-            Claim::new(paper::FIG1A_UPPER_BOUND_FIRST.claim_text(), verdict)
-                .interval(interval)
-                .judges(reading)
-                .evidence(format!(
-                    "read as: in most starts more than half of the time comes after PUBD is \
-                     within eps of its final value (holds when the Wilson 95% interval of the \
-                     share of starts lies above 1/2). {} of {n} starts; iterations after PUBD \
-                     settled: {} of {}",
-                    st.proving_majority, st.after_settled.0, st.after_settled.1
-                )),
+            most(
+                paper::FIG1A_UPPER_BOUND_FIRST,
+                st.proving_majority,
+                n,
+                reading,
+            )
+            .evidence(format!(
+                "read as: in most starts more than half of the time comes after PUBD is \
+                 within eps of its final value (holds when the Wilson 95% interval of the \
+                 share of starts lies above 1/2). {} of {n} starts; iterations after PUBD \
+                 settled: {} of {}",
+                st.proving_majority, st.after_settled.0, st.after_settled.1
+            )),
         );
-        let (verdict, interval) = most(st.rising_starts, n);
         ctx.record(
-            Claim::new(paper::FIG1B_NOT_HILL_CLIMBING.claim_text(), verdict)
-                .interval(interval)
-                .judges(reading)
-                .evidence(format!(
-                    "read as: in most starts the primal value of the first ten x iterates \
-                     rises at least once (a descent method's never does; holds when the \
-                     Wilson 95% interval of the share of starts lies above 1/2). {} of {n} \
-                     starts; {} of {} steps rise (Wilson {:.2}-{:.2})",
-                    st.rising_starts,
-                    st.rising_steps.0,
-                    st.rising_steps.1,
-                    stats::wilson(st.rising_steps.0, st.rising_steps.1).lo,
-                    stats::wilson(st.rising_steps.0, st.rising_steps.1).hi,
-                )),
+            most(paper::FIG1B_NOT_HILL_CLIMBING, st.rising_starts, n, reading).evidence(format!(
+                "read as: in most starts the primal value of the first ten x iterates \
+                 rises at least once (a descent method's never does; holds when the \
+                 Wilson 95% interval of the share of starts lies above 1/2). {} of {n} \
+                 starts; {} of {} steps rise (Wilson {:.2}-{:.2})",
+                st.rising_starts,
+                st.rising_steps.0,
+                st.rising_steps.1,
+                stats::wilson(st.rising_steps.0, st.rising_steps.1).lo,
+                stats::wilson(st.rising_steps.0, st.rising_steps.1).hi,
+            )),
         );
         let kn = K * N;
         ctx.record(

@@ -19,7 +19,6 @@ use super::gop_example::most;
 use super::gop_table1::run_fit;
 use super::{Ctx, Experiment, Series, VsRow};
 use crate::paper::gop as paper;
-use crate::report::Claim;
 
 /// The experiment.
 pub const EXPERIMENT: Experiment = Experiment {
@@ -357,31 +356,23 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             format!("{modes}"),
             format!("{visited}"),
         ]);
-        let (verdict, interval) = most(conv, n_inst);
         ctx.record(
-            Claim::new(paper::FIG3_CONVERGENCE.claim_text(), verdict)
-                .interval(interval)
-                .judges(*reading)
-                .evidence(format!(
-                    "read as: on most randomly generated instances PUBD - RLBD <= 0.17 within \
-                     the first 89 iterations and 120 seconds (holds when the Wilson 95% \
-                     interval of the share lies above 1/2). {conv} of {n_inst} instances; \
-                     iteration reaching the gap per instance: {}",
-                    gaps.join(", ")
-                )),
+            most(paper::FIG3_CONVERGENCE, conv, n_inst, reading).evidence(format!(
+                "read as: on most randomly generated instances PUBD - RLBD <= 0.17 within \
+                 the first 89 iterations and 120 seconds (holds when the Wilson 95% \
+                 interval of the share lies above 1/2). {conv} of {n_inst} instances; \
+                 iteration reaching the gap per instance: {}",
+                gaps.join(", ")
+            )),
         );
-        let (verdict, interval) = most(modes, n_inst);
         ctx.record(
-            Claim::new(paper::FIG3_CHANGES_MODES.claim_text(), verdict)
-                .interval(interval)
-                .judges(*reading)
-                .evidence(format!(
-                    "read as: on most instances the iterates x^t of the first 89 iterations \
-                     come within {MODE_RADIUS} (l1) of both global minimizers (0, -1) and \
-                     (-1, 0), and PUBD at iteration 89 is within eps = {EPS} of the optimum 0 \
-                     (Wilson 95% interval of the share above 1/2). {modes} of {n_inst} \
-                     instances ({visited} visit both modes)"
-                )),
+            most(paper::FIG3_CHANGES_MODES, modes, n_inst, reading).evidence(format!(
+                "read as: on most instances the iterates x^t of the first 89 iterations \
+                 come within {MODE_RADIUS} (l1) of both global minimizers (0, -1) and \
+                 (-1, 0), and PUBD at iteration 89 is within eps = {EPS} of the optimum 0 \
+                 (Wilson 95% interval of the share above 1/2). {modes} of {n_inst} \
+                 instances ({visited} visit both modes)"
+            )),
         );
     }
     ctx.md(&format!(
