@@ -27,8 +27,9 @@ PAUSE_GRACE_SECONDS = 5.0
 
 def _workers_since(client):
     """``{address: (state, seconds)}`` of the workers the scheduler knows, sorted by
-    address: ``seconds`` since the worker entered its state, by the scheduler's log of the
-    worker's status changes (None when the log no longer has it)."""
+    address: for a paused worker, ``seconds`` since it was paused, by the scheduler's log
+    of the worker's status changes (None when the log no longer has it, and for a worker
+    in any other state: only a paused worker's log is read)."""
 
     def on_scheduler(dask_scheduler=None):
         # (defined here and importing inside: sent by value, run where bilinear may not
@@ -39,7 +40,8 @@ def _workers_since(client):
         out = {}
         for a, ws in dask_scheduler.workers.items():
             since = None
-            for t, msg in reversed(dask_scheduler.get_events(a)):
+            log = dask_scheduler.get_events(a) if ws.status.name == "paused" else ()
+            for t, msg in reversed(log):
                 if isinstance(msg, dict) and msg.get("action") == "worker-status-change":
                     since = now - t if msg.get("status") == ws.status.name else None
                     break
