@@ -348,11 +348,9 @@ fn a_zero_time_limit_leaves_the_root_open() {
     let full = params.clone().fit(&y.as_ref()).unwrap();
     assert_eq!(full.report().termination, TerminationReason::MaxIterations);
     assert!(full.tree().len() > 1);
-    let cut = params
-        .clone()
-        .time_limit(Some(Duration::ZERO))
-        .fit(&y.as_ref())
-        .unwrap();
+    let fit_at_zero_time =
+        |p: GopParams| p.time_limit(Some(Duration::ZERO)).fit(&y.as_ref()).unwrap();
+    let cut = fit_at_zero_time(params.clone());
     assert_eq!(cut.report().termination, TerminationReason::TimeLimit);
     assert_eq!(cut.report().iterations, 1);
     assert_eq!(cut.tree().len(), 1);
@@ -364,11 +362,7 @@ fn a_zero_time_limit_leaves_the_root_open() {
 
     // With `nonnegative_bound` the trivial bound is 0, not -inf.
     let floored = params.nonnegative_bound(true);
-    let cut = floored
-        .clone()
-        .time_limit(Some(Duration::ZERO))
-        .fit(&y.as_ref())
-        .unwrap();
+    let cut = fit_at_zero_time(floored.clone());
     assert_eq!(cut.report().termination, TerminationReason::TimeLimit);
     assert_eq!(cut.tree().len(), 1);
     assert_eq!(cut.lower_bound(), 0.0);
@@ -376,11 +370,7 @@ fn a_zero_time_limit_leaves_the_root_open() {
     // The engine tests convergence before the time limit: when the interrupted root's
     // primal closes the gap (here a tolerance above it), the fit is `Converged` with the
     // root unexpanded (pruned: its bound cannot beat `PUBD - tol`).
-    let closed = floored
-        .tol(2.0 * cut.upper_bound())
-        .time_limit(Some(Duration::ZERO))
-        .fit(&y.as_ref())
-        .unwrap();
+    let closed = fit_at_zero_time(floored.tol(2.0 * cut.upper_bound()));
     assert_eq!(closed.report().termination, TerminationReason::Converged);
     assert_eq!(closed.report().iterations, 1);
     assert_eq!(closed.tree().len(), 1);
