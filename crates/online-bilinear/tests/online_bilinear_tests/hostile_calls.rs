@@ -1,6 +1,8 @@
 //! Public constructors and entry points called directly, outside a fit, with values the
 //! parameters' check would refuse: each refuses them with a typed error.
 
+use crate::common::is_invalid_named;
+
 use online_bilinear::learner::{Learner, LearnerShape, OnlineLearner};
 use online_bilinear::rank_one::DENSE_BLOCK_IDS;
 use online_bilinear::settings::MAX_POWER_STEPS;
@@ -9,10 +11,6 @@ use online_bilinear::{
     Bcd, BlockRankOne, BlockUpdate, Bol, BuiltIn, FeatureDict, Fit as _, LearnerSettings, OblError,
     Reading, Sp, TaggerParams, default_templates, synthetic,
 };
-
-fn is_invalid<T>(result: &online_bilinear::Result<T>, name: &str) -> bool {
-    matches!(result, Err(OblError::Core(bl_core::BlError::InvalidParameter { name: n, .. })) if *n == name)
-}
 
 /// Settings out of range, each with the name of the setting refused.
 fn bad_settings() -> Vec<(&'static str, LearnerSettings)> {
@@ -40,15 +38,15 @@ fn learner_constructors_check_their_settings() {
     for (name, settings) in bad_settings() {
         let case = format!("{name} in {settings:?}");
         assert!(
-            is_invalid(&Bol::new(3, 2, &settings), name),
+            is_invalid_named(&Bol::new(3, 2, &settings), name),
             "Bol::new, {case}"
         );
         assert!(
-            is_invalid(&Bcd::new(3, 2, &settings), name),
+            is_invalid_named(&Bcd::new(3, 2, &settings), name),
             "Bcd::new, {case}"
         );
         assert!(
-            is_invalid(&Sp::new(3, 2, &settings, Some(0)), name),
+            is_invalid_named(&Sp::new(3, 2, &settings, Some(0)), name),
             "Sp::new, {case}"
         );
     }
@@ -71,7 +69,7 @@ fn built_in_start_checks_its_settings() {
     for (name, settings) in bad_settings() {
         for learner in BuiltIn::ALL {
             assert!(
-                is_invalid(&learner.start(shape, &settings), name),
+                is_invalid_named(&learner.start(shape, &settings), name),
                 "{} with {name} in {settings:?}",
                 learner.name()
             );
@@ -87,7 +85,7 @@ fn settings_check_bounds_power_steps() {
     };
     assert!(settings(1).check().is_ok());
     assert!(settings(MAX_POWER_STEPS).check().is_ok());
-    assert!(is_invalid(
+    assert!(is_invalid_named(
         &settings(MAX_POWER_STEPS + 1).check(),
         "power_steps"
     ));
@@ -96,7 +94,7 @@ fn settings_check_bounds_power_steps() {
         .power_steps(usize::MAX)
         .max_iter(1)
         .fit(&corpus);
-    assert!(is_invalid(&refused, "power_steps"), "{refused:?}");
+    assert!(is_invalid_named(&refused, "power_steps"), "{refused:?}");
 }
 
 // Before the fix `add` grew its position table to the id given: `u32::MAX - 1` asked for a
@@ -115,7 +113,7 @@ fn block_update_with_a_huge_block_id_keeps_its_table_small() {
     assert_eq!(d.entries(1), &[(5, 4.0)]);
     // A state of 4 blocks refuses the out-of-range ids; after `clear`, the same ids are new.
     let mut state = BlockRankOne::new(4, 2, 3, false).unwrap();
-    assert!(is_invalid(&state.update(&d, 1), "update"));
+    assert!(is_invalid_named(&state.update(&d, 1), "update"));
     d.clear();
     assert!(d.is_empty());
     d.add(huge, 1, 0, 1.0);
@@ -139,12 +137,12 @@ fn copy_block_and_dense_values_check_their_arguments() {
     let theta = state.theta();
     let mut out = vec![7.0; 6];
     let mut short = vec![7.0; 5];
-    assert!(is_invalid(&theta.copy_block(4, &mut out), "block"));
+    assert!(is_invalid_named(&theta.copy_block(4, &mut out), "block"));
     assert!(matches!(
         theta.copy_block(1, &mut short),
         Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
     ));
-    assert!(is_invalid(&d.dense_values(1, &mut out), "i"));
+    assert!(is_invalid_named(&d.dense_values(1, &mut out), "i"));
     assert!(matches!(
         d.dense_values(0, &mut short),
         Err(OblError::Core(bl_core::BlError::ShapeMismatch { .. }))
@@ -234,10 +232,10 @@ fn built_in_online_updates_check_their_arguments() {
         let r = learner.update(&enc, &gold, &long);
         assert!(shape(&r), "{name}, predicted long: {r:?}");
         let r = learner.update(&enc, &bad_tag, &pred);
-        assert!(is_invalid(&r, "update: tag"), "{name}, tag L: {r:?}");
+        assert!(is_invalid_named(&r, "update: tag"), "{name}, tag L: {r:?}");
         let r = learner.update(&enc, &gold, &bad_tag);
         assert!(
-            is_invalid(&r, "update: tag"),
+            is_invalid_named(&r, "update: tag"),
             "{name}, predicted tag L: {r:?}"
         );
         learner.update(&enc, &gold, &pred).unwrap();
@@ -245,7 +243,7 @@ fn built_in_online_updates_check_their_arguments() {
     for (name, mut learner) in learners(1) {
         let r = learner.update(&enc, &gold, &pred);
         assert!(
-            is_invalid(&r, "update: sentence feature id"),
+            is_invalid_named(&r, "update: sentence feature id"),
             "{name}: {r:?}"
         );
     }
@@ -295,7 +293,8 @@ fn built_in_scores_and_decode_refuse_a_sentence_of_another_dictionary() {
         ),
     ];
     let refused = |r: &online_bilinear::Result<()>| {
-        is_invalid(r, "scores: sentence feature id") || is_invalid(r, "decode: sentence feature id")
+        is_invalid_named(r, "scores: sentence feature id")
+            || is_invalid_named(r, "decode: sentence feature id")
     };
     let tags = corpus.tag_set();
     assert_eq!(tags.len(), l);
@@ -325,7 +324,7 @@ fn built_in_scores_and_decode_refuse_a_sentence_of_another_dictionary() {
         let mut out = vec![7.0];
         let r = learner.scores(&foreign, &mut out);
         assert!(
-            is_invalid(&r, "scores: sentence feature id"),
+            is_invalid_named(&r, "scores: sentence feature id"),
             "{name}: {r:?}"
         );
         assert_eq!(out, [7.0], "{name}: a refused call leaves `out` as it was");

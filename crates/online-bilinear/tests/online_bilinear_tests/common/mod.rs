@@ -31,6 +31,11 @@ pub fn is_invalid_parameter<T>(result: &online_bilinear::Result<T>) -> bool {
     )
 }
 
+/// `result` is an `InvalidParameter` error (in [`OblError::Core`]) naming `name`.
+pub fn is_invalid_named<T>(result: &online_bilinear::Result<T>, name: &str) -> bool {
+    matches!(result, Err(OblError::Core(bl_core::BlError::InvalidParameter { name: n, .. })) if *n == name)
+}
+
 /// The Rust CRF-L2 tagger with `C = c` and `iterations` optimizer iterations at most,
 /// fitted on `train`.
 pub fn crf_l2(train: &Corpus, c: f64, iterations: usize) -> FittedTagger {
