@@ -10,10 +10,16 @@
 //! thread count. The optimizer is [`crate::optim`], run by `optimize` on any objective:
 //! [`crate::distributed::fit_lbfgs`] gives it the sum over shards held elsewhere.
 //!
-//! Stopping, as CRFsuite: the relative decrease of the objective over the last `period`
-//! iterations, `(F_{k - period} - F_k) / F_k`, at most `delta` (the fit's `tol`); or
-//! `||g|| / max(1, ||w||) <= epsilon`; or a line search that finds no step; or the
-//! iteration budget (`max_iterations`, the fit's `max_iter`) or time limit. A gradient
+//! Stopping, as CRFsuite, and the termination each stop reports: the relative decrease of
+//! the objective over the last `period` iterations, `(F_{k - period} - F_k) / F_k`, at most
+//! `delta` (the fit's `tol`): [`bl_core::TerminationReason::Converged`]; or
+//! `||g|| / max(1, ||w||) <= epsilon` (or a zero pseudo-gradient, no descent direction
+//! left): [`bl_core::TerminationReason::Solved`]; or a line search that finds no step
+//! within its `max_linesearch` trials (or reaches a step bound, or an interval narrower
+//! than rounding allows; [`crate::optim::Outcome::LineSearchFailed`]):
+//! [`bl_core::TerminationReason::BudgetExhausted`], not converged, the weights those of the
+//! last accepted step; or the iteration budget (`max_iterations`, the fit's `max_iter`):
+//! `MaxIterations`, or the time limit: `TimeLimit`. A gradient
 //! with a NaN or infinite entry where the loss is finite, or a line search none of whose
 //! trials is finite ([`crate::optim::Outcome::NonFinite`]), is an error
 //! ([`bl_core::BlError::Numerical`], context `"lbfgs"`), not a stop.
@@ -348,7 +354,9 @@ pub(crate) fn optimize(
         let stop = match outcome {
             Outcome::Continue => None,
             Outcome::NonFinite => return Err(non_finite()),
-            _ => Some(Stop::Solved),
+            Outcome::GradientSmall => Some(Stop::Solved),
+            // No step found: the search's own budget ran out, the point is no optimum.
+            Outcome::LineSearchFailed => Some(Stop::BudgetExhausted),
         };
         Ok::<_, CrfError>(Progress::new(f, change).stop_if(stop))
     })?;

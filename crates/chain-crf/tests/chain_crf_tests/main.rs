@@ -4,6 +4,7 @@
 mod common;
 mod doc_claims;
 mod l2sgd;
+mod lbfgs_termination;
 mod model;
 mod online_trainers;
 mod predict;
