@@ -23,8 +23,10 @@
 //! Stopping (CRFsuite's defaults): at most `max_iter` iterations
 //! (default 100); stop when the relative decrease of the objective over the last
 //! `period = 10` iterations, `(F_{k-10} - F_k) / F_k`, falls to `tol` (default CRFsuite's
-//! `delta = 1e-5`); or when `||g|| / max(1, ||w||) <= 1e-5`; or when the line search finds
-//! no step; or at the time limit. The optimizer's run is an inner run of the tagger's fit
+//! `delta = 1e-5`): converged; or when `||g|| / max(1, ||w||) <= 1e-5`: solved; or when the
+//! line search finds no step within its trials (or reaches a step bound or the limit of
+//! rounding): out of its budget ([`bl_core::TerminationReason::BudgetExhausted`], not
+//! converged); or at the time limit. The optimizer's run is an inner run of the tagger's fit
 //! (untraced); its termination and iteration count reach the fit's report.
 
 mod model;
@@ -48,15 +50,16 @@ pub const DELTA: f64 = 1e-5;
 /// What one optimizer iteration reports.
 struct Step {
     objective: f64,
-    /// Stop after this iteration (gradient test or failed line search).
-    stop: bool,
+    /// Stop after this iteration ([`stop_after`]).
+    stop: Option<bl_core::engine::Stop>,
 }
 
 /// Runs `step` through the workspace's iteration engine, one optimizer iteration per call,
 /// with CRFsuite's stopping rule (budget, tolerance and time limit of `rule`, untraced);
 /// `f0` is the objective at the start. Returns the run's
 /// report (its termination is the optimizer's: converged by the delta test, solved by the
-/// gradient test or a line search that can go no further, or out of iterations; a
+/// gradient test, out of its budget for a line search that finds no step, or out of
+/// iterations; a
 /// non-finite gradient or line search is an error before it, see
 /// [`chain_crf::optim::Outcome::NonFinite`]).
 fn drive(
@@ -76,11 +79,23 @@ fn drive(
         } else {
             f64::INFINITY
         };
-        // The gradient test or a line search that can go no further ends the run.
-        let stop = s.stop.then_some(bl_core::engine::Stop::Solved);
-        Ok::<_, OblError>(Progress::new(s.objective, change).stop_if(stop))
+        Ok::<_, OblError>(Progress::new(s.objective, change).stop_if(s.stop))
     })?;
     Ok(info)
+}
+
+/// The stop an optimizer iteration that ended with `outcome` asks for (as `chain-crf`'s
+/// `lbfgs` trainer): none to go on, [`Stop::Solved`](bl_core::engine::Stop::Solved) for
+/// the gradient test, [`Stop::BudgetExhausted`](bl_core::engine::Stop::BudgetExhausted)
+/// for a line search that found no step (the point is no optimum). A non-finite outcome is
+/// an error before this is asked.
+fn stop_after(outcome: optim::Outcome) -> Option<bl_core::engine::Stop> {
+    use bl_core::engine::Stop;
+    match outcome {
+        optim::Outcome::Continue => None,
+        optim::Outcome::GradientSmall => Some(Stop::Solved),
+        _ => Some(Stop::BudgetExhausted),
+    }
 }
 
 /// Checks that the gold tags fit the sentences and the tag count, and feature ids `< K`.
@@ -194,7 +209,7 @@ pub(crate) fn fit(
             }
             Ok(Step {
                 objective: qn.objective(),
-                stop: outcome != optim::Outcome::Continue,
+                stop: stop_after(outcome),
             })
         })?;
         let w = qn.into_x();

@@ -314,3 +314,44 @@ fn crf_training_reaches_the_optimum_of_a_small_problem() {
         }
     }
 }
+
+/// Runs the optimizer on `(x - 1)^2` from 0 through [`super::drive`], the gradient given
+/// as computed or negated (`lie`), and returns the run's report.
+fn drive_parabola(lie: bool) -> bl_core::FitReport {
+    let sign = if lie { -1.0 } else { 1.0 };
+    let mut loss = |x: &[f64], g: &mut [f64]| {
+        g[0] = sign * 2.0 * (x[0] - 1.0);
+        (x[0] - 1.0).powi(2)
+    };
+    let mut qn = QuasiNewton::new(Settings::default(), vec![0.0], &mut loss).unwrap();
+    let rule = bl_core::IterationParams::new(100, 1e-5);
+    super::drive(&rule, qn.objective(), || {
+        let outcome = qn.iterate(&mut loss);
+        Ok(super::Step {
+            objective: qn.objective(),
+            stop: super::stop_after(outcome),
+        })
+    })
+    .unwrap()
+}
+
+/// A line search that finds no step ends the run out of its budget, not converged: with
+/// the gradient negated every trial goes uphill. The gradient test ends it solved.
+#[test]
+fn a_line_search_without_a_step_is_budget_exhausted() {
+    let failed = drive_parabola(true);
+    assert_eq!(
+        failed.termination,
+        bl_core::TerminationReason::BudgetExhausted
+    );
+    assert!(!failed.converged());
+    assert_eq!(failed.iterations, 1);
+    let solved = drive_parabola(false);
+    assert_eq!(solved.termination, bl_core::TerminationReason::Solved);
+    assert!(solved.converged());
+    assert_eq!(
+        super::stop_after(Outcome::LineSearchFailed),
+        Some(bl_core::engine::Stop::BudgetExhausted)
+    );
+    assert_eq!(super::stop_after(Outcome::Continue), None);
+}
