@@ -14,7 +14,7 @@ use crate::error::{OblError, Result};
 use crate::features::{FeatureDict, Templates};
 use crate::fit::PreparedCorpus;
 use crate::learner::{Bcd, Bol, BuiltIn, LearnerShape, Sp};
-use crate::model::{FittedTagger, ZeroOrder, report_from_history};
+use crate::model::{FittedTagger, ZeroOrder, report_of_epochs};
 use crate::params::{TaggerValidParams, check_transitions};
 use crate::settings::{LearnerSettings, Reading};
 use crate::train::EpochInfo;
@@ -335,15 +335,45 @@ impl IpmPlan {
     /// The fitted tagger of the final mixed weights: the learner's model built as an
     /// ordinary fit builds it (averaged when averaging), sp's divided by the shard count;
     /// the report of `history` (one [`EpochInfo`] per epoch, summed over the shards) ending
-    /// with `termination`.
+    /// with `termination`. Each epoch's change in the report's trace is the measure
+    /// [`stop_after`](Self::stop_after) compares with `tol`, `mistakes / sentences`
+    /// (`sentences`: the non-empty sentences of all shards, as given to `stop_after`), as
+    /// in an ordinary fit's trace.
     ///
     /// # Errors
     /// Weights of another plan; [`OblError::Learner`] for a model of the wrong sizes or
     /// with non-finite values.
+    pub fn finish_with_sentences(
+        &self,
+        weights: &IpmWeights,
+        history: &[EpochInfo],
+        sentences: usize,
+        termination: TerminationReason,
+    ) -> Result<FittedTagger> {
+        self.finish_report(weights, history, Some(sentences), termination)
+    }
+
+    /// As [`finish_with_sentences`](Self::finish_with_sentences) without the sentence
+    /// count: each epoch's change in the report's trace is then not the stopping test's
+    /// measure but the difference of the epoch's token error rate from the previous
+    /// epoch's (as in the report of a model saved with a history only).
+    ///
+    /// # Errors
+    /// As [`finish_with_sentences`](Self::finish_with_sentences).
     pub fn finish(
         &self,
         weights: &IpmWeights,
         history: &[EpochInfo],
+        termination: TerminationReason,
+    ) -> Result<FittedTagger> {
+        self.finish_report(weights, history, None, termination)
+    }
+
+    fn finish_report(
+        &self,
+        weights: &IpmWeights,
+        history: &[EpochInfo],
+        sentences: Option<usize>,
         termination: TerminationReason,
     ) -> Result<FittedTagger> {
         self.check_weights(weights, "final weights")?;
@@ -370,7 +400,7 @@ impl IpmPlan {
             }
             zero_order = Some(ZeroOrder::Sparse(rows));
         }
-        let mut report: FitReport = report_from_history(history);
+        let mut report: FitReport = report_of_epochs(history, sentences);
         report.termination = termination;
         Ok(FittedTagger {
             learner: self.learner.name().to_string(),

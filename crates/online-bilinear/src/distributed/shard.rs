@@ -188,7 +188,11 @@ pub fn combine_epoch(infos: &[EpochInfo], seconds: f64) -> EpochInfo {
 /// Fits `params` on `prepared` by iterative parameter mixing over `n_shards` shards run
 /// one after the other in this process: shard `j` holds the `j`-th of `n_shards`
 /// contiguous ranges of near-equal size (sizes differ by at most one sentence). With one
-/// shard the model equals the ordinary fit's, bit for bit (the report's times aside).
+/// shard the weights equal the ordinary fit's, bit for bit, and so do the report's
+/// iterations, termination and trace objectives, changes and counts (its times aside)
+/// when the ordinary fit ends by its tolerance or its `max_iter`: IPM does not read the
+/// time limit (`time_limit` of the parameters), so where the ordinary fit stops at the
+/// time limit, this one runs on to the tolerance or `max_iter`.
 ///
 /// # Errors
 /// As [`IpmPlan::from_prepared`], [`Shard::run_epoch`], [`IpmPlan::mix`].
@@ -218,7 +222,7 @@ pub fn fit_ipm(
         let info = combine_epoch(&infos, started.elapsed().as_secs_f64());
         history.push(info);
         if let Some(reason) = plan.stop_after(&info, sentences) {
-            return plan.finish(&weights, &history, reason);
+            return plan.finish_with_sentences(&weights, &history, sentences, reason);
         }
     }
 }

@@ -20,7 +20,7 @@ mod saved;
 
 pub use crate::metrics::Evaluation;
 pub(crate) use evaluate::tag_indices;
-pub(crate) use saved::report_from_history;
+pub(crate) use saved::{report_from_history, report_of_epochs};
 
 /// A fitted sequence tagger: the feature dictionary, the tag set and the learned weights.
 /// It predicts through [`bl_core::Predict`] (`use online_bilinear::Predict`): the tags of a

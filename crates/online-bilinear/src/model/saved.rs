@@ -181,11 +181,22 @@ struct Saved {
 /// value is finite (an empty history gives the objective 0), so the report survives the
 /// next save and load (JSON has no NaN).
 pub(crate) fn report_from_history(history: &[EpochInfo]) -> FitReport {
+    report_of_epochs(history, None)
+}
+
+/// The report of `history` as [`report_from_history`] makes it, except that with
+/// `Some(sentences)` (the non-empty training sentences) each epoch's change is the
+/// ordinary fit's, the one its stopping test compares with `tol`: `mistakes / sentences`
+/// (at least 1 sentence).
+pub(crate) fn report_of_epochs(history: &[EpochInfo], sentences: Option<usize>) -> FitReport {
     let mut trace = Trace::default();
     let mut previous = 0.0;
     for info in history {
         let objective = info.token_errors as f64 / info.tokens.max(1) as f64;
-        let change = (objective - previous).abs();
+        let change = match sentences {
+            Some(n) => info.mistakes as f64 / n.max(1) as f64,
+            None => (objective - previous).abs(),
+        };
         previous = objective;
         trace.push(TraceRecord {
             iteration: info.epoch,

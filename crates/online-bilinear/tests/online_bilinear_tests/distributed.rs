@@ -75,10 +75,16 @@ fn assert_same_tags(a: &FittedTagger, b: &FittedTagger, corpus: &Corpus, what: &
     assert_eq!(tags_a, tags_b, "{what}");
 }
 
+/// With one shard the weights and the report (times aside) are the ordinary fit's: out
+/// of iterations (`max_iter` 4) and converged (`max_iter` 30, the tolerance 0 met).
 #[test]
 fn one_shard_is_the_ordinary_fit_bit_for_bit() {
     let corpus = corpus();
-    for (name, params) in configurations() {
+    let long = configurations()
+        .into_iter()
+        .map(|(name, p)| (name, p.max_iter(30)));
+    let mut converged = 0;
+    for (name, params) in configurations().into_iter().chain(long) {
         let params = params.check().unwrap();
         let prepared = prepared(&params, &corpus);
         let ordinary = params.fit(&prepared).unwrap();
@@ -103,14 +109,22 @@ fn one_shard_is_the_ordinary_fit_bit_for_bit() {
             ordinary.report().termination,
             "{name}"
         );
+        converged += usize::from(ordinary.report().termination.is_converged());
         let ordinary_objectives = ordinary.report().trace.objectives();
         assert_eq!(
             ipm.report().trace.objectives(),
             ordinary_objectives,
             "{name}"
         );
+        // The change each epoch's stopping test compared with `tol`.
+        assert_eq!(
+            ipm.report().trace.changes(),
+            ordinary.report().trace.changes(),
+            "{name}"
+        );
         assert_same_tags(&ipm, &ordinary, &corpus, name);
     }
+    assert!(converged > 0, "a configuration converges");
 }
 
 #[test]
