@@ -20,8 +20,8 @@ class GopResult:
     """The best ``x`` (``M x K``) and ``theta`` (``K x N``), the bounds ``lower_bound``
     (RLBD) and ``upper_bound`` (PUBD) on the optimum, their ``gap``, whether the gap is
     within ``tol`` (``certified``), the GOP iterations ``n_iter`` and how the run ended
-    (``termination``: ``"Converged"``, ``"Solved"``, ``"MaxIterations"``, ``"TimeLimit"``
-    or ``"BudgetExhausted"``)."""
+    (``termination``: ``"Converged"`` (the gap closed), ``"MaxIterations"``,
+    ``"TimeLimit"`` or ``"BudgetExhausted"``; a GOP fit never ends ``"Solved"``)."""
 
     x: np.ndarray
     theta: np.ndarray

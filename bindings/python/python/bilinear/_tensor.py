@@ -59,12 +59,13 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
     factors_ : list of (mode, z, u, w)
         The atoms: Boolean ``z`` (0/1 entries) along ``mode``, real ``u``, ``w`` along the
         other two modes in increasing order.
-    weights_ : ndarray of shape (n_iter_,)
+    weights_ : ndarray of shape (len(factors_),)
         The coefficients ``c_k``, one per atom added.
-    rmse_path_ : ndarray
-        RMSE on the observed entries after each atom.
+    rmse_path_ : ndarray of shape (n_iter_,)
+        RMSE on the observed entries after each iteration.
     n_iter_ : int
-        Atoms added.
+        Iterations: one per atom added, and one more that adds none when no atom scores
+        above 0 (e.g. a zero residual), so ``len(factors_)`` or ``len(factors_) + 1``.
     """
 
     def __init__(self, n_atoms=_BMP["n_atoms"], tol=_BMP["tol"],
