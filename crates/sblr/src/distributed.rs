@@ -538,7 +538,7 @@ pub fn one_vs_all(
             crate::error::ensure_shape("one_vs_all: sample shape", shape, m.shape()).unwrap_err(),
         );
     }
-    Ok(assemble(models, class_names, &mut []))
+    Ok(assemble(models, class_names, None))
 }
 
 /// A failure reaching the chunks, as an error of this crate (for implementations of

@@ -12,7 +12,7 @@
 //! through bl-core's blanket implementation, checking first). [`BinaryEstimator`] is
 //! implemented by the checked parameters of the binary models.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bl_core::data::{Element, MatrixDataset};
 use bl_core::engine::{FitReport, IterationView, Observer, TerminationReason, Trace, TraceRecord};
@@ -38,6 +38,35 @@ pub trait BinaryEstimator: Sync {
     /// Whatever the estimator's fit returns.
     fn fit_signs<T: Element>(&self, data: &MatrixDataset<T>, y: Vec<f64>) -> Result<Self::Fitted>;
 
+    /// As [`fit_signs`](Self::fit_signs), with `observers` seeing every iteration of the
+    /// fit, whatever its trace setting. The estimators of this crate pass them to their
+    /// fit; the default fits and then shows the observers the fitted model's trace (none
+    /// when the estimator's trace is off).
+    ///
+    /// # Errors
+    /// Whatever the estimator's fit returns.
+    fn fit_signs_observed<T: Element>(
+        &self,
+        data: &MatrixDataset<T>,
+        y: Vec<f64>,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<Self::Fitted> {
+        let model = self.fit_signs(data, y)?;
+        for record in model.report().trace.records() {
+            let view = IterationView {
+                iteration: record.iteration,
+                objective: record.objective,
+                change: record.change,
+                elapsed: Duration::try_from_secs_f64(record.elapsed_s).unwrap_or_default(),
+                extras: &[],
+            };
+            for observer in observers.iter_mut() {
+                observer.observe(&view);
+            }
+        }
+        Ok(model)
+    }
+
     /// The worker threads of a fit (the estimator's `threads`; `None`: rayon's global
     /// pool). One-vs-all runs its class fits on them too, so `Some(1)` fits the classes one
     /// after the other. The default is `None`.
@@ -62,9 +91,18 @@ pub trait BinaryDecision {
 impl BinaryEstimator for SblrValidParams {
     type Fitted = FittedSblr;
     fn fit_signs<T: Element>(&self, data: &MatrixDataset<T>, y: Vec<f64>) -> Result<FittedSblr> {
+        self.fit_signs_observed(data, y, &mut [])
+    }
+
+    fn fit_signs_observed<T: Element>(
+        &self,
+        data: &MatrixDataset<T>,
+        y: Vec<f64>,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedSblr> {
         let (s, t) = data.shape();
         bl_core::error::ensure_len("labels", data.n_samples(), y.len())?;
-        fit_stacked(data.stacked(), s, t, y, self, &mut [])
+        fit_stacked(data.stacked(), s, t, y, self, observers)
     }
 
     fn threads(&self) -> Option<usize> {
@@ -89,6 +127,15 @@ impl BinaryEstimator for LogisticValidParams {
         y: Vec<f64>,
     ) -> Result<FittedLogisticRegression> {
         self.fit_signs_impl(data, &y, &mut [])
+    }
+
+    fn fit_signs_observed<T: Element>(
+        &self,
+        data: &MatrixDataset<T>,
+        y: Vec<f64>,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<FittedLogisticRegression> {
+        self.fit_signs_impl(data, &y, observers)
     }
 
     fn threads(&self) -> Option<usize> {
@@ -160,8 +207,12 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
     /// Fits one binary model per class, in parallel on the estimator's threads
     /// ([`BinaryEstimator::threads`]: `Some(1)` fits them one after the other, each on one
     /// thread). The classes' runs are summed up in one report ([`FittedOneVsAll`]'s
-    /// [`Fitted::report`]); observers see its records, class by class, once all fits are
-    /// done.
+    /// [`Fitted::report`]), whose `elapsed` is the wall-clock time of the whole fit.
+    /// Observers see every iteration of every class fit (whatever the trace setting;
+    /// [`BinaryEstimator::fit_signs_observed`]), class by class, numbered on across the
+    /// classes and without extras as in the report's trace, once all fits are done (the
+    /// class fits run in parallel, observers on the calling thread); their times count
+    /// from the start of the one-vs-all fit.
     ///
     /// # Errors
     /// [`SblrError::MissingClass`] when a class has no sample; any binary fit's error.
@@ -176,19 +227,54 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
                 class: data.class_names()[k].clone(),
             });
         }
-        let models = bl_core::iteration::Pool::new(self.estimator.threads())?.install(|| {
+        let started = Instant::now();
+        let observed = !observers.is_empty();
+        let runs = bl_core::iteration::Pool::new(self.estimator.threads())?.install(|| {
             (0..data.n_classes())
                 .into_par_iter()
                 .map(|c| {
-                    self.estimator
-                        .fit_signs(data, class_signs(data.labels(), c))
+                    let start = started.elapsed();
+                    let y = class_signs(data.labels(), c);
+                    // Observers are not `Send`: each class fit records what they would see
+                    // (only when there are observers), shown to them afterwards.
+                    let mut seen = Recorder::default();
+                    let model = if observed {
+                        self.estimator.fit_signs_observed(data, y, &mut [&mut seen])
+                    } else {
+                        self.estimator.fit_signs(data, y)
+                    };
+                    model.map(|m| (m, start, seen.0))
                 })
                 .collect::<Vec<Result<_>>>()
         });
         // The first error in class order (rayon's own collect into a `Result` returns
         // whichever failing task it meets first, which can change from run to run).
-        let models = models.into_iter().collect::<Result<Vec<_>>>()?;
-        Ok(assemble(models, data.class_names().to_vec(), observers))
+        let runs = runs.into_iter().collect::<Result<Vec<_>>>()?;
+        let elapsed = started.elapsed();
+        let mut models = Vec::with_capacity(runs.len());
+        let mut starts = Vec::with_capacity(runs.len());
+        let mut before = 0_usize;
+        for (model, start, seen) in runs {
+            let mut shown = Renumbered {
+                observers: &mut *observers,
+                before,
+                start,
+            };
+            for view in &seen {
+                shown.observe(&IterationView {
+                    iteration: view.iteration,
+                    objective: view.objective,
+                    change: view.change,
+                    elapsed: view.elapsed,
+                    extras: &[],
+                });
+            }
+            before = before.saturating_add(model.report().iterations);
+            models.push(model);
+            starts.push(start);
+        }
+        let class_names = data.class_names().to_vec();
+        Ok(assemble(models, class_names, Some((&starts, elapsed))))
     }
 }
 
@@ -204,50 +290,95 @@ pub fn class_signs(labels: &[usize], class: usize) -> Vec<f64> {
 }
 
 /// The fitted one-vs-all model of the class models `models` (one per class name, in
-/// order): their runs summed up in one report, whose records `observers` see class by
-/// class.
+/// order): their runs summed up in one report ([`combined_report`] with `timing`; none for
+/// models fitted elsewhere: their times summed).
 pub(crate) fn assemble<M: Fitted>(
     models: Vec<M>,
     class_names: Vec<String>,
-    observers: &mut [&mut dyn Observer],
+    timing: Option<(&[Duration], Duration)>,
 ) -> FittedOneVsAll<M> {
-    let report = combined_report(&models);
-    for record in report.trace.records() {
-        let view = IterationView {
-            iteration: record.iteration,
-            objective: record.objective,
-            change: record.change,
-            elapsed: Duration::try_from_secs_f64(record.elapsed_s).unwrap_or_default(),
-            extras: &[],
-        };
-        for observer in observers.iter_mut() {
-            observer.observe(&view);
-        }
-    }
     FittedOneVsAll {
+        report: combined_report(&models, timing),
         models,
         class_names,
-        report,
     }
 }
 
-/// The runs of the class models as one report: iterations, objectives and times summed;
+/// An observer of one class fit that shows every iteration to `observers`, numbered on
+/// after the `before` iterations of the previous classes, its time counted from `start`
+/// (the class fit's start within the one-vs-all fit), without extras (as the records of
+/// the one-vs-all report's trace).
+pub(crate) struct Renumbered<'a, 'b> {
+    pub(crate) observers: &'a mut [&'b mut dyn Observer],
+    pub(crate) before: usize,
+    pub(crate) start: Duration,
+}
+
+impl Observer for Renumbered<'_, '_> {
+    fn observe(&mut self, view: &IterationView<'_>) {
+        let view = IterationView {
+            iteration: self.before.saturating_add(view.iteration),
+            elapsed: self.start.saturating_add(view.elapsed),
+            extras: &[],
+            ..*view
+        };
+        for observer in self.observers.iter_mut() {
+            observer.observe(&view);
+        }
+    }
+}
+
+/// One iteration as an observer saw it, kept to be shown later.
+#[derive(Debug, Clone)]
+pub(crate) struct Seen {
+    iteration: usize,
+    objective: f64,
+    change: f64,
+    elapsed: Duration,
+}
+
+/// An observer that keeps every iteration it sees.
+#[derive(Debug, Default)]
+pub(crate) struct Recorder(pub(crate) Vec<Seen>);
+
+impl Observer for Recorder {
+    fn observe(&mut self, view: &IterationView<'_>) {
+        self.0.push(Seen {
+            iteration: view.iteration,
+            objective: view.objective,
+            change: view.change,
+            elapsed: view.elapsed,
+        });
+    }
+}
+
+/// The runs of the class models as one report: iterations and objectives summed;
 /// converged when every class converged, else the first other termination; the trace is
 /// the classes' records one after the other, numbered on, without extras (the
-/// per-class traces, with extras, are in each model's own report). Counts saturate, so a
-/// loaded model with absurd counts cannot overflow.
-fn combined_report<M: Fitted>(models: &[M]) -> FitReport {
+/// per-class traces, with extras, are in each model's own report). With `timing`
+/// (`(starts, total)`: each class fit's start and the whole fit's wall-clock time, as a
+/// one-vs-all fit measures them) `elapsed` is `total` and each record's time counts from
+/// the start of the whole fit; without (class models fitted elsewhere or loaded) the
+/// classes' times are summed, as if they had run one after the other. Counts saturate, so
+/// a loaded model with absurd counts cannot overflow.
+pub(crate) fn combined_report<M: Fitted>(
+    models: &[M],
+    timing: Option<(&[Duration], Duration)>,
+) -> FitReport {
     let mut trace = Trace::default();
     let (mut iterations, mut objective, mut elapsed) = (0_usize, 0.0, Duration::ZERO);
     let mut termination = TerminationReason::Converged;
-    for model in models {
+    for (c, model) in models.iter().enumerate() {
         let report = model.report();
+        let start = timing.map_or(elapsed, |(starts, _)| {
+            starts.get(c).copied().unwrap_or_default()
+        });
         for record in report.trace.records() {
             trace.push(TraceRecord {
                 iteration: iterations.saturating_add(record.iteration),
                 objective: record.objective,
                 change: record.change,
-                elapsed_s: elapsed.as_secs_f64() + record.elapsed_s,
+                elapsed_s: start.as_secs_f64() + record.elapsed_s,
                 extras: Vec::new(),
             });
         }
@@ -262,7 +393,7 @@ fn combined_report<M: Fitted>(models: &[M]) -> FitReport {
         iterations,
         termination,
         objective,
-        elapsed,
+        elapsed: timing.map_or(elapsed, |(_, total)| total),
         trace,
     }
 }
@@ -271,7 +402,9 @@ fn combined_report<M: Fitted>(models: &[M]) -> FitReport {
 ///
 /// Deserializing (by any serde format; each binary model validates itself) checks that
 /// there are as many models as class names, at least two, with distinct names, and that
-/// every model takes samples of the same shape.
+/// every model takes samples of the same shape. The report is saved with the models; a
+/// model saved without it (before it was saved) gets the report of its class models, their
+/// times summed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     try_from = "RawFittedOneVsAll<M>",
@@ -280,7 +413,6 @@ fn combined_report<M: Fitted>(models: &[M]) -> FitReport {
 pub struct FittedOneVsAll<M> {
     models: Vec<M>,
     class_names: Vec<String>,
-    #[serde(skip)]
     report: FitReport,
 }
 
@@ -289,6 +421,8 @@ pub struct FittedOneVsAll<M> {
 struct RawFittedOneVsAll<M> {
     models: Vec<M>,
     class_names: Vec<String>,
+    #[serde(default)]
+    report: Option<FitReport>,
 }
 
 impl<M: BinaryDecision + Fitted> TryFrom<RawFittedOneVsAll<M>> for FittedOneVsAll<M> {
@@ -323,7 +457,9 @@ impl<M: BinaryDecision + Fitted> TryFrom<RawFittedOneVsAll<M>> for FittedOneVsAl
             ));
         }
         Ok(Self {
-            report: combined_report(&raw.models),
+            report: raw
+                .report
+                .unwrap_or_else(|| combined_report(&raw.models, None)),
             models: raw.models,
             class_names: raw.class_names,
         })
@@ -332,7 +468,10 @@ impl<M: BinaryDecision + Fitted> TryFrom<RawFittedOneVsAll<M>> for FittedOneVsAl
 
 impl<M> Fitted for FittedOneVsAll<M> {
     /// The class fits summed up (see [`OneVsAll`]'s `fit_observed`); each class model has
-    /// its own report.
+    /// its own report. `elapsed` is the wall-clock time of the one-vs-all fit (the classes
+    /// may run in parallel); for a model assembled from class models fitted elsewhere
+    /// ([`crate::distributed::one_vs_all`]), or loaded from a file saved without its
+    /// report, the sum of the class fits' times.
     fn report(&self) -> &FitReport {
         &self.report
     }

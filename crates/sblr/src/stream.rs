@@ -50,7 +50,7 @@ use rayon::prelude::*;
 use crate::error::{Result, SblrError};
 use crate::features::LocalFeatures;
 use crate::model::{FittedSblr, fit_solver};
-use crate::ova::{FittedOneVsAll, OneVsAllValidParams, assemble};
+use crate::ova::{FittedOneVsAll, OneVsAllValidParams, Renumbered, assemble};
 use crate::params::SblrValidParams;
 use crate::passes::{DataPasses, Stacked, ensure_finite_samples};
 use crate::{BinarySolverOn, Fit};
@@ -490,7 +490,10 @@ impl Fit<NpySource> for OneVsAllValidParams<SblrValidParams> {
 
     /// Fits one binary model per class, one class after the other over the source's one
     /// block buffer (unlike the fit in memory, which fits the classes in parallel); each
-    /// equals, bit for bit, the class model of the fit on the samples in memory.
+    /// equals, bit for bit, the class model of the fit on the samples in memory. As there,
+    /// the report's `elapsed` is the wall-clock time of the whole fit and observers see
+    /// every iteration of every class (whatever the trace setting), numbered on across the
+    /// classes, here as it happens.
     ///
     /// # Errors
     /// [`SblrError::MissingClass`] when a class has no sample; any binary fit's error.
@@ -499,16 +502,33 @@ impl Fit<NpySource> for OneVsAllValidParams<SblrValidParams> {
         data: &NpySource,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedOneVsAll<FittedSblr>> {
-        let models = (0..data.class_names.len())
-            .map(|c| {
-                let y = data.signs_of(c)?;
-                fit_solver(
-                    solver_on(data, y, self.estimator())?,
-                    self.estimator(),
-                    &mut [],
-                )
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(assemble(models, data.class_names.clone(), observers))
+        let started = std::time::Instant::now();
+        let n = data.class_names.len();
+        let (mut models, mut starts) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut before = 0_usize;
+        for c in 0..n {
+            let start = started.elapsed();
+            let y = data.signs_of(c)?;
+            let solver = solver_on(data, y, self.estimator())?;
+            let model = if observers.is_empty() {
+                fit_solver(solver, self.estimator(), &mut [])?
+            } else {
+                let mut shown = Renumbered {
+                    observers: &mut *observers,
+                    before,
+                    start,
+                };
+                fit_solver(solver, self.estimator(), &mut [&mut shown])?
+            };
+            before = before.saturating_add(bl_core::Fitted::report(&model).iterations);
+            models.push(model);
+            starts.push(start);
+        }
+        let elapsed = started.elapsed();
+        Ok(assemble(
+            models,
+            data.class_names.clone(),
+            Some((&starts, elapsed)),
+        ))
     }
 }

@@ -131,3 +131,52 @@ fn fig3_settings_are_descent_methods() {
         assert_monotone(name, &objectives);
     }
 }
+
+/// With the trace off, one-vs-all's observers still see every iteration of every class
+/// fit (as bl-core's `Fit` promises), numbered on across the classes; the report keeps
+/// no trace.
+#[test]
+fn one_vs_all_observers_see_every_iteration_with_the_trace_off() {
+    let data = sblr::synthetic::three_classes(30, 4, 4, 8).unwrap();
+    let sblr = sblr::OneVsAll::new(Sblr::params().rank(1).trace(false).max_iter(50));
+    let linear = sblr::OneVsAll::new(LogisticRegression::params().trace(false));
+    let mut numbers = Vec::new();
+    let mut count = |v: &IterationView<'_>| numbers.push(v.iteration);
+    let fitted = sblr.fit_observed(&data, &mut [&mut count]).unwrap();
+    let report = fitted.report();
+    assert!(report.iterations > 3);
+    assert!(report.trace.is_empty());
+    assert_eq!(numbers, (1..=report.iterations).collect::<Vec<_>>());
+    let mut numbers = Vec::new();
+    let mut count = |v: &IterationView<'_>| numbers.push(v.iteration);
+    let fitted = linear.fit_observed(&data, &mut [&mut count]).unwrap();
+    let report = fitted.report();
+    assert!(report.iterations > 3);
+    assert!(report.trace.is_empty());
+    assert_eq!(numbers, (1..=report.iterations).collect::<Vec<_>>());
+}
+
+/// One-vs-all's `elapsed` is the wall-clock time of the whole fit, though the classes run
+/// in parallel: at most the time measured around the call, at least each class fit's own
+/// time, and no record of the trace is later than it.
+#[test]
+fn one_vs_all_elapsed_is_the_wall_clock_time_of_the_fit() {
+    let data = sblr::synthetic::three_classes(300, 20, 20, 2).unwrap();
+    let params = sblr::OneVsAll::new(
+        Sblr::params()
+            .rank(2)
+            .threads(Some(2))
+            .max_iter(100)
+            .tol(0.0),
+    );
+    let started = std::time::Instant::now();
+    let fitted = params.fit(&data).unwrap();
+    let wall = started.elapsed();
+    let report = fitted.report();
+    assert!(report.elapsed <= wall, "{:?} > {wall:?}", report.elapsed);
+    for model in fitted.models() {
+        assert!(model.report().elapsed <= report.elapsed);
+    }
+    let last = report.trace.records().last().unwrap().elapsed_s;
+    assert!(last <= report.elapsed.as_secs_f64(), "{last}");
+}

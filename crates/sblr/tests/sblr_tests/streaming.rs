@@ -223,3 +223,27 @@ fn bad_files_budgets_and_labels_are_typed_errors() {
         .unwrap_err();
     assert!(matches!(e, SblrError::MissingClass { .. }), "{e}");
 }
+
+/// The streamed one-vs-all shows its observers every iteration of every class fit with the
+/// trace off too, numbered on across the classes; its `elapsed` is the wall-clock time of
+/// the fit.
+#[test]
+fn streamed_one_vs_all_observers_see_every_iteration_with_the_trace_off() {
+    let dir = TempDir::new("stream-ova-observed");
+    let (n, s, t) = (30, 5, 4);
+    let data = three_classes(n, s, t, 3).unwrap();
+    let path = dir.join("x.npy");
+    write_samples_npy(&path, &data, false, false);
+    let source = source_like(&path, &data, budget_for(4, s, t, 8));
+    let params = OneVsAll::new(Sblr::params().rank(1).trace(false).max_iter(20));
+    let mut numbers = Vec::new();
+    let mut count = |v: &bl_core::engine::IterationView<'_>| numbers.push(v.iteration);
+    let started = std::time::Instant::now();
+    let fitted = params.fit_observed(&source, &mut [&mut count]).unwrap();
+    let wall = started.elapsed();
+    let report = fitted.report();
+    assert!(report.iterations > 3);
+    assert!(report.trace.is_empty());
+    assert_eq!(numbers, (1..=report.iterations).collect::<Vec<_>>());
+    assert!(report.elapsed <= wall, "{:?} > {wall:?}", report.elapsed);
+}
