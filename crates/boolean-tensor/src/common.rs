@@ -235,18 +235,21 @@ impl pulp::WithSimd for MaskedLoss<'_> {
 
 /// One report for a fit made of several engine runs (starts, modes): every run's
 /// iterations in order (each run numbers its own from 1 and tags them with an extra, e.g.
-/// `start`), their total count and time, and the termination and objective of the run
-/// `kept`.
+/// `start`; each record's time counts from the start of its run), their total count, the
+/// termination and objective of the run `kept`, and `elapsed`, the wall-clock time of
+/// the whole fit measured by the caller (the runs' own times would leave out the work
+/// between runs, such as a start's initialisation, and count runs made in parallel more
+/// than once).
 pub(crate) fn combine_reports(
     reports: Vec<bl_core::engine::FitReport>,
     kept: usize,
+    elapsed: std::time::Duration,
 ) -> bl_core::engine::FitReport {
     let mut trace = bl_core::engine::Trace::default();
-    let (mut iterations, mut elapsed) = (0, std::time::Duration::ZERO);
+    let mut iterations = 0;
     let (mut termination, mut objective) = (bl_core::TerminationReason::MaxIterations, f64::NAN);
     for (i, report) in reports.into_iter().enumerate() {
         iterations += report.iterations;
-        elapsed += report.elapsed;
         if i == kept {
             termination = report.termination;
             objective = report.objective;

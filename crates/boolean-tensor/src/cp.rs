@@ -119,9 +119,12 @@ param_guard! {
 
 fit_checked! {
     /// Fits CP-ALS to `x` (its mask marks the observed entries). Every start runs on the
-    /// engine, one iteration per ALS sweep (objective: the observed loss; extra `start`);
-    /// the report holds the sweeps of all starts in order and the termination of the kept
-    /// one.
+    /// engine, one iteration per ALS sweep (objective: the observed loss; extra `start`;
+    /// without a mask the sweep's loss comes from the last MTTKRP, a closed form clamped at
+    /// 0 that cancels to rounding near an exact fit); the report holds the sweeps of all
+    /// starts in order, the termination of the kept one, its `objective` the exact loss of
+    /// the returned model ([`FittedCp::loss`]), and `elapsed` the wall-clock time of the
+    /// whole fit (every start's initialisation included).
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] naming `rank` when a buffer sized by the
@@ -134,6 +137,7 @@ fit_checked! {
 
 impl CpAlsValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedCp> {
+        let started = std::time::Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         check_rank_buffers("rank", x.shape(), p.rank)?;
@@ -160,7 +164,7 @@ impl CpAlsValidParams {
             factors: fitted.factors,
             loss: fitted.loss,
             start,
-            report: combine_reports(reports, start),
+            report: combine_reports(reports, start, started.elapsed()),
         })
     }
 }
@@ -224,7 +228,7 @@ fn als(
     let norm_sq: f64 = x.data().iter().map(|v| v * v).sum();
     let mut m = Mat::zeros(0, 0);
     let mut loss = f64::INFINITY;
-    let report = run(rule, observers, |_| -> Result<Progress> {
+    let mut report = run(rule, observers, |_| -> Result<Progress> {
         workers.install(|| {
             work.invalidate();
             for n in 0..3 {
@@ -271,11 +275,13 @@ fn als(
         })
     })?;
     if !masked {
-        // Report the exact observed loss.
+        // Report the exact observed loss, in the report too (the trace keeps the sweeps'
+        // closed-form values).
         workers.install(|| {
             cp_reconstruct_into(f.each_ref().map(Mat::as_ref), &mut kr, &mut model, par);
         });
         loss = masked_loss(x, &model);
+        report.objective = loss;
     }
     Ok((StartFit { factors: f, loss }, report))
 }
@@ -306,8 +312,9 @@ impl FittedCp {
 }
 
 fitted_report! {
-    /// The ALS sweeps of every start in order (extra `start`), the termination and
-    /// objective of the kept start.
+    /// The ALS sweeps of every start in order (extra `start`), the termination of the
+    /// kept start, the exact loss of the returned model as the objective
+    /// ([`FittedCp::loss`]) and the wall-clock time of the whole fit.
     FittedCp
 }
 

@@ -20,6 +20,7 @@
 //! least-squares solve (EM).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use bl_core::ParamGuard;
 use bl_core::engine::{FitReport, IterationParams, Observer, Progress, Stop, relative_change, run};
@@ -52,8 +53,8 @@ impl Lfm {
 ///
 /// | name | default | meaning | valid range |
 /// |---|---|---|---|
-/// | `max_iter` | `10` | Boolean columns in total (one engine iteration per column) | `>= 1` |
-/// | `tol` | `0` | stop when the observed loss decreases by a fraction `<= tol` | finite, `>= 0` |
+/// | `max_iter` | `10` | Boolean columns in total (one engine iteration per column, and one final iteration that adds none when the residual is zero, see the fits) | `>= 1` |
+/// | `tol` | `0` | stop when the observed loss changes by `\|F_prev - F\| / max(1, \|F_prev\|) <= tol` ([`relative_change`], the engine's convention: a change relative to the loss when it is above 1, an absolute change below 1) | finite, `>= 0` |
 /// | `time_limit` | `None` | wall-clock limit, checked after each column (per mode tried) | any |
 /// | `threads` | `None` | worker threads (`None`: rayon's global pool) | `1 ..= 1024` |
 /// | `trace` | `true` | keep one trace record per column in the report | any |
@@ -179,9 +180,13 @@ param_guard! {
 fit_checked! {
     /// LFM on `mode`, or on every mode (in parallel when no observer is attached, in turn
     /// otherwise; the result is the same) with the lowest observed loss kept. One engine
-    /// iteration per Boolean column (objective: the observed loss; extra `mode`); the
-    /// report holds the iterations of every mode tried, in order, and the termination of
-    /// the kept one.
+    /// iteration per Boolean column (objective: the observed loss `F`; change:
+    /// [`relative_change`] of `F`, compared with `tol`; extra `mode`). When the residual
+    /// of a mode is zero, its next iteration adds no column and ends its run `Solved`
+    /// (that run then has one iteration more than columns). The report holds the
+    /// iterations of every mode tried, in order, the termination and objective of the
+    /// kept one, and the wall-clock time of the whole fit (`elapsed`, modes run in
+    /// parallel counted once).
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` when the model at
@@ -195,6 +200,7 @@ fit_checked! {
 
 impl LfmValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
+        let started = Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         let modes: Vec<usize> = p.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
@@ -223,7 +229,7 @@ impl LfmValidParams {
         }
         let (kept, mut fitted) =
             best.ok_or_else(|| numerical::<crate::TensorError>("LFM", "no mode was fitted"))?;
-        fitted.report = combine_reports(reports, kept);
+        fitted.report = combine_reports(reports, kept, started.elapsed());
         Ok(fitted)
     }
 }
@@ -331,8 +337,11 @@ impl ParamGuard for LfmMixParams {
 
 fit_checked! {
     /// LFMmix: LFM components of all three modes, added greedily (module docs). One
-    /// engine iteration per Boolean column (objective: the observed loss; extra `mode`,
-    /// the mode the column was added to).
+    /// engine iteration per Boolean column (objective: the observed loss `F`; change:
+    /// [`relative_change`] of `F`, compared with `tol`; extra `mode`, the mode the column
+    /// was added to). When the residual is zero, the next iteration adds no column and
+    /// ends the run `Solved` (one iteration more than columns; that record has no extra
+    /// `mode`). The report's `elapsed` is the wall-clock time of the whole fit.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` as for [`LfmParams`]'
@@ -343,6 +352,7 @@ fit_checked! {
 
 impl LfmMixValidParams {
     fn fit_mix(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfmMix> {
+        let started = Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         let shape = x.shape();
@@ -363,7 +373,7 @@ impl LfmMixValidParams {
             })
             .collect();
         let mut loss = masked_loss(x, &model);
-        let report = run(&p.iteration, observers, |it| -> Result<Progress> {
+        let mut report = run(&p.iteration, observers, |it| -> Result<Progress> {
             workers.install(|| {
                 let t = it - 1;
                 for (i, r) in resid.iter_mut().enumerate() {
@@ -428,6 +438,7 @@ impl LfmMixValidParams {
                 Ok(observed_progress(x, &model, &mut loss, mode))
             })
         })?;
+        report.elapsed = started.elapsed();
         Ok(FittedLfmMix {
             shape,
             z: zs,
@@ -553,8 +564,9 @@ impl FittedLfm {
 }
 
 fitted_report! {
-    /// One iteration per Boolean column of every mode tried, in order (extra `mode`), and
-    /// the termination of the kept mode.
+    /// One iteration per Boolean column of every mode tried, in order (extra `mode`; a
+    /// mode whose residual became zero has one final iteration that adds no column), the
+    /// termination of the kept mode, and the wall-clock time of the whole fit.
     FittedLfm
 }
 
@@ -614,7 +626,8 @@ impl FittedLfmMix {
 }
 
 fitted_report! {
-    /// One iteration per Boolean column (extra `mode`: where it was added).
+    /// One iteration per Boolean column (extra `mode`: where it was added), and one final
+    /// iteration that adds none when the residual became zero.
     FittedLfmMix
 }
 

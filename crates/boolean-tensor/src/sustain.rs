@@ -135,8 +135,9 @@ impl SustainValidParams {
 fit_checked! {
     /// Fits the model to `x`. Every (Boolean mode, start) pair runs on the engine, one
     /// iteration per sweep (objective: the observed loss; extras `boolean_mode`, `start`);
-    /// the report holds the sweeps of all runs in order and the termination of the kept
-    /// one.
+    /// the report holds the sweeps of all runs in order, the termination of the kept one,
+    /// and the wall-clock time of the whole fit (`elapsed`, every start's initialisation
+    /// included).
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] naming `rank` when a buffer sized by the
@@ -152,6 +153,7 @@ impl SustainValidParams {
         x: &Tensor,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSustain> {
+        let started = std::time::Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         check_rank_buffers("rank", x.shape(), p.rank)?;
@@ -181,7 +183,7 @@ impl SustainValidParams {
         let (kept, mut fitted) = best.ok_or_else(|| {
             invalid::<crate::TensorError>("boolean_modes", "[]", "at least one mode")
         })?;
-        fitted.report = combine_reports(reports, kept);
+        fitted.report = combine_reports(reports, kept, started.elapsed());
         Ok(fitted)
     }
 }

@@ -4,7 +4,8 @@
 //! `U_n` = the `r_n` leading left singular vectors of `X_(n)`; core
 //! `G = X x_0 U_0^T x_1 U_1^T x_2 U_2^T`; model `W = G x_0 U_0 x_1 U_1 x_2 U_2`. With a
 //! mask, the missing entries are imputed from the current model and the HOSVD is
-//! repeated (EM, `max_iter` rounds, starting from zeros).
+//! repeated (EM, at most `max_iter` rounds, starting from zeros; the observed loss need
+//! not decrease from round to round, and the last round's model is returned).
 //!
 //! **Atoms ↔ multilinear rank.** A tensor of model (1) with `k` atoms has multilinear
 //! rank at most `(k, k, k)` (each unfolding is a sum of `k` rank-1 matrices), so the
@@ -47,7 +48,7 @@ impl Tucker {
 /// |---|---|---|---|
 /// | `ranks` | `(5, 5, 5)` | multilinear rank `(r0, r1, r2)`, capped at the shape | each `>= 1` |
 /// | `max_iter` | `30` | EM rounds (one HOSVD each) when entries are missing; not read without a mask (one HOSVD) | `>= 1` |
-/// | `tol` | `1e-6` | stop EM when the loss decreases by a fraction `<= tol` | finite, `>= 0` |
+/// | `tol` | `1e-6` | stop EM when the loss no longer decreases by more than a fraction `tol`: `(F_prev - F) / F_prev <= tol`, an EM round that raises the loss included (the last model is kept) | finite, `>= 0` |
 /// | `time_limit` | `None` | wall-clock limit of the EM rounds | any |
 /// | `threads` | `None` | worker threads (`None`: rayon's global pool) | `1 ..= 1024` |
 /// | `trace` | `true` | keep one trace record per EM round in the report | any |
@@ -121,8 +122,15 @@ fit_checked! {
     /// The truncated HOSVD of `x`. A fully observed tensor takes one HOSVD: a single-shot
     /// fit ([`FitReport::single_shot`]: one iteration, `Solved`, no trace, observers not
     /// called). With a mask, EM rounds on the engine, one iteration per HOSVD (objective:
-    /// the observed loss, change: its relative decrease), until the loss decreases by a
-    /// fraction `<= tol` or `max_iter` rounds.
+    /// the observed loss `F`, change: its signed relative decrease
+    /// `(F_prev - F) / F_prev`), until the loss no longer decreases by more than a
+    /// fraction `tol` (`Converged`) or `max_iter` rounds. The truncated HOSVD of the
+    /// imputed tensor is not the best model of its rank on the observed entries, so an EM
+    /// round can raise the observed loss (EM is not monotone here): such a round has a
+    /// negative change and also ends the fit `Converged`. The fitted model is always the
+    /// last round's (its [`FittedTucker::loss`] is the last trace objective, which can be
+    /// above the one before). The report's `elapsed` is the wall-clock time of the whole
+    /// fit.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] when a mode is so long that its Gram matrix
@@ -134,6 +142,7 @@ fit_checked! {
 
 impl TuckerValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedTucker> {
+        let started = Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         let shape = x.shape();
@@ -145,15 +154,14 @@ impl TuckerValidParams {
         let mut model = vec![0.0; x.len()];
         let mut factors: [Mat<f64>; 3] = [Mat::zeros(0, 0), Mat::zeros(0, 0), Mat::zeros(0, 0)];
         let mut core = Vec::new();
-        let (loss, report) = if x.mask().is_none() {
-            let start = Instant::now();
+        let (loss, mut report) = if x.mask().is_none() {
             workers
                 .install(|| hosvd(&filled, shape, ranks, &mut factors, &mut core, &mut model))?;
             let loss = masked_loss(x, &model);
             if !loss.is_finite() {
                 return Err(numerical("Tucker", format!("the loss is {loss}")));
             }
-            (loss, FitReport::single_shot(loss, start.elapsed()))
+            (loss, FitReport::single_shot(loss, started.elapsed()))
         } else {
             let mut loss = f64::INFINITY;
             let report = run(&p.iteration, observers, |_| -> Result<Progress> {
@@ -174,6 +182,7 @@ impl TuckerValidParams {
             })?;
             (loss, report)
         };
+        report.elapsed = started.elapsed();
         Ok(FittedTucker {
             shape,
             ranks,
@@ -247,7 +256,8 @@ impl FittedTucker {
 
 fitted_report! {
     /// Without missing entries, the single-shot report of one HOSVD; with a mask, one
-    /// iteration per EM round.
+    /// iteration per EM round, the last one's model returned (a round that raised the
+    /// loss ends the fit `Converged`, see [`TuckerParams`]' fit).
     FittedTucker
 }
 

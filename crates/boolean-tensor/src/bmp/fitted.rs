@@ -66,7 +66,10 @@ impl FittedBmp {
     pub fn steps(&self) -> &[AtomStep] {
         &self.steps
     }
-    /// RMSE on the observed entries after each atom.
+    /// RMSE on the observed entries after each engine iteration (the trace extra `rmse`):
+    /// after each atom, and once more, unchanged, when the fit ended with an iteration
+    /// that added no atom (no candidate scored above 0; a zero tensor gives one entry and
+    /// no atom). Empty with `trace(false)`.
     pub fn rmse_path(&self) -> Vec<f64> {
         self.report
             .trace
@@ -140,6 +143,8 @@ impl Decomposition for FittedBmp {
 
 fitted_report! {
     /// One iteration per atom: objective `F` after the step, extras `rmse` (on the observed
-    /// entries), `mode` and `score` of the chosen atom.
+    /// entries), `mode` and `score` of the chosen atom; and one final iteration that adds
+    /// no atom (`Solved`, extras `rmse` and `unconverged_power` only) when no candidate
+    /// scored above 0. The time is the wall-clock time of the whole fit.
     FittedBmp
 }

@@ -47,8 +47,10 @@
 //!    search of step 1-3 remains ours; the measured effect of each difference is in
 //!    `docs/papers/bmp.md`).
 //! 5. **Stop** at `max_iter` atoms, when the relative decrease of `F` falls to `tol`, or
-//!    when no atom has a positive score (`R = 0`). The trace records `F` and the RMSE
-//!    on the observed entries after each atom.
+//!    `Solved` when `F` vanishes (to rounding) after an atom or when no atom has a
+//!    positive score (`R = 0`); the latter takes one more engine iteration that adds no
+//!    atom. The trace records `F` and the RMSE on the observed entries after each
+//!    iteration.
 
 mod corrective;
 mod fitted;
@@ -89,7 +91,7 @@ impl Bmp {
 ///
 /// | name | default | meaning | valid range |
 /// |---|---|---|---|
-/// | `max_iter` | `10` | `K`, the maximum number of atoms (one engine iteration per atom) | `>= 1` |
+/// | `max_iter` | `10` | `K`, the maximum number of atoms (one engine iteration per atom, and one final iteration that adds none when no atom scores above 0) | `>= 1` |
 /// | `tol` | `1e-6` | stop when `(F_prev - F) / F_prev <= tol` | finite, `>= 0` |
 /// | `time_limit` | `None` | wall-clock limit, checked after each atom | any |
 /// | `threads` | `None` | worker threads of the atom searches and the model updates (`None`: rayon's global pool) | `1 ..= 1024` |
@@ -195,7 +197,13 @@ fit_checked! {
     /// Fits BMP to `x` (its mask marks the observed entries); one engine iteration per
     /// atom (objective `F`, extras `rmse`, `mode`, `score`, `unconverged_power`: the
     /// leading singular pairs of this step's searches and refits whose power iteration
-    /// ran out of iterations, see [`AtomStep::unconverged_power`]).
+    /// ran out of iterations, see [`AtomStep::unconverged_power`]). The run ends
+    /// `Converged` when an atom lowers `F` by a fraction `<= tol`, `Solved` when `F`
+    /// vanishes (`<= 1e-26 F(0)`) after an atom, or `Solved` after one final iteration
+    /// that adds no atom when no candidate scores above 0 (the residual is zero on the
+    /// searched modes; that record has extras `rmse` and `unconverged_power` only, and
+    /// `report().iterations` is then `n_atoms() + 1`: a zero tensor gives no atom and one
+    /// iteration). The report's `elapsed` is the wall-clock time of the whole fit.
     ///
     /// # Errors
     /// [`bl_core::BlError::InvalidParameter`] naming `max_iter` when the model at
@@ -210,6 +218,7 @@ fit_checked! {
 
 impl BmpValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedBmp> {
+        let started = std::time::Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         let mut modes = p.modes.clone();
@@ -239,7 +248,7 @@ impl BmpValidParams {
         let initial_sq = 2.0 * loss;
         let n_obs = x.n_observed() as f64;
         let par = faer::get_global_parallelism();
-        let report = run(&p.iteration, observers, |t| -> Result<Progress> {
+        let mut report = run(&p.iteration, observers, |t| -> Result<Progress> {
             workers.install(|| {
                 let seed = p.seed.wrapping_add(3 * (t as u64 - 1));
                 let candidates: Vec<Result<Candidate>> = work
@@ -380,6 +389,7 @@ impl BmpValidParams {
                     .with("unconverged_power", unconverged as f64))
             })
         })?;
+        report.elapsed = started.elapsed();
         let coefficients = path.last().cloned().unwrap_or_default();
         Ok(FittedBmp {
             shape,

@@ -13,4 +13,5 @@ mod hostile_sizes;
 mod metrics;
 mod observed_fit;
 mod predict;
+mod reports;
 mod tensor;
