@@ -119,9 +119,10 @@ pub struct Certificate {
 /// The report's trace has one record per iteration: objective = `PUBD`, change = the gap
 /// `PUBD - RLBD` (compared with `tol`), extras `lower_bound`, `num_duals`, `primal_s`,
 /// `pre_s`, `uri_s`, `dual_s`, `total_s` (with `trace(false)` the trace is empty). Its
-/// termination is `Converged` when the gap closed, `Solved` when no open node was left
-/// with the gap closed, `BudgetExhausted` when the tree reached `max_nodes` first (not
-/// converged), or `MaxIterations` / `TimeLimit`. The time limit is read inside an
+/// termination is `Converged` when the gap closed (also when that left no open node: the
+/// fit stops on the closing iteration, so it never ends on an empty tree),
+/// `BudgetExhausted` when the tree reached `max_nodes` first (not converged), or
+/// `MaxIterations` / `TimeLimit`; never `Solved`. The time limit is read inside an
 /// expansion too: an expansion it interrupts is abandoned (its node stays open, or is
 /// pruned when its bound can no longer beat `PUBD - tol`; it adds no children and no
 /// [`IterationRecord`], `num_duals` is 0 in its trace record) and the fit ends on the

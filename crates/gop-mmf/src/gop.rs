@@ -576,16 +576,22 @@ impl GopValidParams {
                     Some(e) => e.id,
                     None => {
                         let (ub, lb) = (search.upper(), search.lower());
-                        // No open node: solved when the gap closed. With the gap open the
-                        // relaxed duals were inconsistent (the cells of a node cover its
-                        // region, so some child exists): an error, never convergence.
+                        // No open node. The gap cannot have closed here: nothing has
+                        // changed the bounds since the previous iteration reported this
+                        // same gap `ub - lb` (`PUBD` moves only in an expansion, and that
+                        // iteration's `lower()` already pruned the heap and read the same
+                        // minima), and the engine would have ended the run `Converged` had
+                        // it been `<= tol` (an interrupted expansion ends the run on the
+                        // time limit). Were it reached, the closed gap would end the run
+                        // `Converged` as anywhere else, without `Stop::Solved`.
                         if ub - lb <= tol {
                             return Ok::<_, GopError>(
-                                Progress::new(ub, ub - lb)
-                                    .with("lower_bound", lb)
-                                    .stop_if(Some(Stop::Solved)),
+                                Progress::new(ub, ub - lb).with("lower_bound", lb),
                             );
                         }
+                        // With the gap open the relaxed duals were inconsistent (the cells
+                        // of a node cover its region, so some child exists): an error,
+                        // never convergence.
                         return Err(GopError::EmptyTree {
                             iteration,
                             upper_bound: ub,
