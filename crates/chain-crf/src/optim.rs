@@ -239,8 +239,11 @@ pub enum Outcome {
     Continue,
     /// A step was taken and the gradient test holds; or no step was taken because even
     /// the steepest-descent direction is not a descent direction (a zero pseudo-gradient).
+    /// The trainers end the run on it as solved ([`bl_core::TerminationReason::Solved`]).
     GradientSmall,
-    /// The line search accepted no step (module docs); the point is unchanged.
+    /// The line search accepted no step (module docs); the point is unchanged. The
+    /// trainers end the run on it as out of their budget
+    /// ([`bl_core::TerminationReason::BudgetExhausted`], not converged).
     LineSearchFailed,
     /// No step was taken: the (pseudo-)gradient at the current point has a NaN or
     /// infinite entry, or every trial of the line search had a NaN or infinite objective
