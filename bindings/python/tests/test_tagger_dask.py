@@ -67,6 +67,14 @@ def test_one_partition_is_the_one_machine_fit(client, learner):
     assert dist.model_.beta == one.model_.beta
     assert dist.predict(X) == one.predict(X)
     assert dist.n_iter_ == one.n_iter_
+    # the report too, times aside: each epoch's change is the stopping test's measure
+    # (sentences with a mistake / sentences), as in the one-machine fit
+    reports = [json.loads(t.model_.to_json())["report"] for t in (one, dist)]
+    for r in reports:
+        r["trace"]["records"] = [(x["iteration"], x["objective"], x["change"])
+                                 for x in r["trace"]["records"]]
+    assert [(r["iterations"], r["termination"], r["trace"]["records"]) for r in reports[1:]] \
+        == [(r["iterations"], r["termination"], r["trace"]["records"]) for r in reports[:1]]
     assert dist.distributed_["n_shards"] == 1
     assert len(dist.distributed_["bytes_up"]) == dist.n_iter_ >= 1
     assert all(b > 0 for b in dist.distributed_["bytes_up"])

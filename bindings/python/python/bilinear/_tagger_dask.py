@@ -349,7 +349,7 @@ def fit_distributed(estimator, data, client=None, on_epoch=None):
             reason = plan.stop_after(total, sentences)
             if reason is not None:
                 break
-        model = plan.finish(weights, history, reason)
+        model = plan.finish(weights, history, sentences, reason)
     finally:
         t.release()
     estimator.model_ = model

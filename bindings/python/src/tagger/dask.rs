@@ -253,12 +253,15 @@ impl TaggerPlan {
     }
 
     /// The fitted tagger of the final weights, with the history of epochs (dicts of
-    /// `stop_after`'s keys plus `"seconds"`) and the termination `stop_after` gave.
+    /// `stop_after`'s keys plus `"seconds"`), the non-empty sentences of all shards (as
+    /// given to `stop_after`: each epoch's change in the report is `mistakes / sentences`,
+    /// the measure `stop_after` compared with `tol`) and the termination `stop_after` gave.
     fn finish(
         &self,
         py: Python<'_>,
         weights: Vec<u8>,
         history: Vec<Bound<'_, PyDict>>,
+        sentences: usize,
         termination: &str,
     ) -> PyResult<TaggerModel> {
         use bl_core::TerminationReason;
@@ -277,7 +280,8 @@ impl TaggerPlan {
             guarded(|| -> Result<FittedTagger, OblError> {
                 let w =
                     online_bilinear::distributed::IpmWeights::from_bytes(&self.inner, &weights)?;
-                self.inner.finish(&w, &history, termination)
+                self.inner
+                    .finish_with_sentences(&w, &history, sentences, termination)
             })
         })?;
         Ok(TaggerModel { inner })

@@ -257,7 +257,10 @@ class TrainingLog:
     training_seconds : float
         Seconds of the training iterations (feature generation not included).
     termination : str
-        Why training stopped (``Converged``, ``Solved``, ``MaxIterations``, ...).
+        Why training stopped: ``Solved`` (lbfgs: the ``epsilon`` gradient test),
+        ``Converged`` (the ``delta`` test, or an online trainer's ``epsilon``),
+        ``BudgetExhausted`` (lbfgs: a line search found no step within
+        ``max_linesearch`` trials; not converged), ``MaxIterations``, ...
     log : list of str
         The log as text lines in CRFsuite's layout (what ``verbose`` prints).
     distributed : dict or None
