@@ -466,5 +466,11 @@ def test_defaults_functions_are_exported():
 def test_bmp_weights_have_one_entry_per_atom():
     model = _bmp(n_atoms=3)
     assert model.weights_.shape == (model.n_iter_,) == (len(model.factors_),)
-    assert "weights_ : ndarray of shape (n_iter_,)" in \
-        bilinear.BooleanTensorDecomposition.__doc__
+    assert model.rmse_path_.shape == (model.n_iter_,)
+    # a zero tensor: no atom scores above 0, so one iteration that adds none
+    zero = bilinear.BooleanTensorDecomposition(n_atoms=3).fit(np.zeros((4, 5, 6)))
+    assert (len(zero.factors_), zero.weights_.shape, zero.n_iter_) == (0, (0,), 1)
+    assert zero.rmse_path_.shape == (1,)
+    doc = bilinear.BooleanTensorDecomposition.__doc__
+    assert "weights_ : ndarray of shape (len(factors_),)" in doc
+    assert "``len(factors_)`` or ``len(factors_) + 1``" in doc
