@@ -237,12 +237,20 @@ impl Comparison {
 /// [`Comparison::bootstrap`]). The seeds' spread, when a side has several runs: a paired
 /// t-test over the seeds, or, when one side is one deterministic run, a one-sample
 /// t-test of the other side's runs against it ([`Comparison::seeds`]). A verdict needs
-/// both to exclude the value ([`Comparison::interval`]).
+/// both to exclude the value ([`Comparison::interval`]). A side without a run decides
+/// nothing: the estimate is NaN and the interval everything.
 pub fn compare(a: &[Replicated], b: &[Replicated]) -> Comparison {
+    if a.is_empty() || b.is_empty() {
+        return Comparison {
+            estimate: f64::NAN,
+            bootstrap: stats::percentile_interval(&[]),
+            seeds: None,
+        };
+    }
     let diff = Replicated::mean(a).minus(&Replicated::mean(b));
     let (ea, eb) = (estimates(a), estimates(b));
     let seeds = match (a.len(), b.len()) {
-        (1, 1) | (0, _) | (_, 0) => None,
+        (1, 1) => None,
         (1, n) => Some(stats::paired(&vec![ea[0]; n], &eb)),
         (n, 1) => Some(stats::paired(&ea, &vec![eb[0]; n])),
         _ => Some(stats::paired(&ea, &eb)),
@@ -847,6 +855,16 @@ mod tests {
         assert_eq!(better_threshold(10), 8);
         assert_eq!(better_threshold(5), 4);
         assert_eq!(better_threshold(3), 3);
+    }
+
+    #[test]
+    fn a_side_without_a_run_decides_nothing() {
+        let r = test_resamples();
+        let one = [scores(&r, base)];
+        for d in [compare(&[], &one), compare(&one, &[]), compare(&[], &[])] {
+            assert!(d.estimate.is_nan() && d.seeds.is_none(), "{d:?}");
+            assert_eq!(d.greater(), Verdict::Inconclusive);
+        }
     }
 
     #[test]
