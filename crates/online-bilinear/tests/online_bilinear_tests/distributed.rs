@@ -122,6 +122,12 @@ fn one_shard_is_the_ordinary_fit_bit_for_bit() {
             ordinary.report().trace.changes(),
             "{name}"
         );
+        // And the counts behind them.
+        for key in ["mistakes", "token_errors", "tokens"] {
+            let counts = ordinary.report().trace.extra(key);
+            assert_eq!(counts.len(), ordinary.report().iterations, "{name} {key}");
+            assert_eq!(ipm.report().trace.extra(key), counts, "{name} {key}");
+        }
         assert_same_tags(&ipm, &ordinary, &corpus, name);
     }
     assert!(converged > 0, "a configuration converges");

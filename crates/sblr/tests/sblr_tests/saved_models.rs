@@ -14,7 +14,7 @@ use bl_core::testing::mutate_json;
 use rand::RngExt as _;
 use sblr::SavedModel;
 use sblr::synthetic::two_class;
-use sblr::{Fit as _, ParamGuard as _};
+use sblr::{Fit as _, Fitted as _, ParamGuard as _};
 use sblr::{
     FittedLogisticRegression, FittedMultinomialSblr, FittedOneVsAll, FittedSblr,
     LogisticRegression, MultinomialSblr, OneVsAll, Sblr, SblrError, SblrValidParams,
@@ -383,6 +383,30 @@ fn fitted_one_vs_all_round_trips_and_rejects_inconsistent_models() {
     let back: FittedOneVsAll<FittedSblr> = serde_json::from_str(&json).unwrap();
     assert_eq!(back, model);
     assert_eq!(back.predict(&data).unwrap(), model.predict(&data).unwrap());
+
+    // A file saved before the report was saved with the models: the report is rebuilt
+    // from the class models, their iterations and times summed, the trace numbered on
+    // across the classes.
+    let old = edited(&json, |v| {
+        v.as_object_mut().unwrap().remove("report").unwrap();
+    });
+    let back: FittedOneVsAll<FittedSblr> = serde_json::from_str(&old).unwrap();
+    assert_eq!(back.predict(&data).unwrap(), model.predict(&data).unwrap());
+    let classes: Vec<_> = back.models().iter().map(|m| m.report().clone()).collect();
+    let report = back.report();
+    assert_eq!(
+        report.iterations,
+        classes.iter().map(|r| r.iterations).sum::<usize>()
+    );
+    assert_eq!(
+        report.elapsed,
+        classes
+            .iter()
+            .map(|r| r.elapsed)
+            .sum::<std::time::Duration>()
+    );
+    let numbers: Vec<usize> = report.trace.records().iter().map(|r| r.iteration).collect();
+    assert_eq!(numbers, (1..=report.iterations).collect::<Vec<_>>());
 
     let other_shape = Sblr::params()
         .max_iter(5)
