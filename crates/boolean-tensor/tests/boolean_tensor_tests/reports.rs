@@ -222,3 +222,18 @@ fn bmp_on_a_zero_residual_ends_with_an_iteration_that_adds_no_atom() {
     assert_eq!(fit.rmse_path(), vec![0.0]);
     assert!(fit.report().trace.extra("mode").is_empty());
 }
+
+#[test]
+fn lfm_mix_on_a_zero_tensor_ends_with_an_iteration_that_adds_no_column() {
+    // LFMmix: one iteration, no column in any mode, `Solved`, no `mode` extra.
+    let z = Tensor::zeros([4, 3, 2]).unwrap();
+    let mix = Lfm::params().max_iter(3).mix().fit(&z).unwrap();
+    assert!((0..3).all(|n| mix.z(n).is_some_and(|m| m.ncols() == 0)));
+    assert_eq!(mix.report().iterations, 1);
+    assert_eq!(mix.report().termination, TerminationReason::Solved);
+    assert!(mix.report().trace.extra("mode").is_empty());
+    // LFM on one mode refuses data that are zero (its documented error), rather than
+    // return a model without a column.
+    let err = Lfm::params().mode(Some(0)).max_iter(3).fit(&z).unwrap_err();
+    assert!(err.to_string().contains("the data are zero"), "{err}");
+}
