@@ -252,6 +252,24 @@ pub enum Outcome {
     NonFinite,
 }
 
+impl Outcome {
+    /// The stop the trainers end a run with after this outcome: none to go on,
+    /// [`Stop::Solved`](bl_core::engine::Stop::Solved) for the gradient test,
+    /// [`Stop::BudgetExhausted`](bl_core::engine::Stop::BudgetExhausted) for a line search
+    /// that found no step (the point is no optimum). [`Outcome::NonFinite`] is a numerical
+    /// error, which the callers return before asking; it maps to `BudgetExhausted` here so
+    /// that it can never pass for convergence.
+    #[must_use]
+    pub fn stop(self) -> Option<bl_core::engine::Stop> {
+        use bl_core::engine::Stop;
+        match self {
+            Self::Continue => None,
+            Self::GradientSmall => Some(Stop::Solved),
+            Self::LineSearchFailed | Self::NonFinite => Some(Stop::BudgetExhausted),
+        }
+    }
+}
+
 /// The state of L-BFGS / OWL-QN.
 #[derive(Debug, Clone)]
 pub struct QuasiNewton {

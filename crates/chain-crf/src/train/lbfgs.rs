@@ -24,7 +24,7 @@
 //! trials is finite ([`crate::optim::Outcome::NonFinite`]), is an error
 //! ([`bl_core::BlError::Numerical`], context `"lbfgs"`), not a stop.
 
-use bl_core::engine::{Observer, Progress, Stop, run};
+use bl_core::engine::{Observer, Progress, run};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -351,14 +351,10 @@ pub(crate) fn optimize(
             linesearch_trials: Some(qn.trials()),
             ..IterationLog::new(k, f, norm_active, time, job.holdout_score(qn.x()))
         });
-        let stop = match outcome {
-            Outcome::Continue => None,
-            Outcome::NonFinite => return Err(non_finite()),
-            Outcome::GradientSmall => Some(Stop::Solved),
-            // No step found: the search's own budget ran out, the point is no optimum.
-            Outcome::LineSearchFailed => Some(Stop::BudgetExhausted),
-        };
-        Ok::<_, CrfError>(Progress::new(f, change).stop_if(stop))
+        if outcome == Outcome::NonFinite {
+            return Err(non_finite());
+        }
+        Ok::<_, CrfError>(Progress::new(f, change).stop_if(outcome.stop()))
     })?;
     Ok(Trained {
         weights: qn.into_x(),

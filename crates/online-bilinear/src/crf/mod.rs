@@ -50,7 +50,7 @@ pub const DELTA: f64 = 1e-5;
 /// What one optimizer iteration reports.
 struct Step {
     objective: f64,
-    /// Stop after this iteration ([`stop_after`]).
+    /// Stop after this iteration ([`optim::Outcome::stop`]).
     stop: Option<bl_core::engine::Stop>,
 }
 
@@ -82,20 +82,6 @@ fn drive(
         Ok::<_, OblError>(Progress::new(s.objective, change).stop_if(s.stop))
     })?;
     Ok(info)
-}
-
-/// The stop an optimizer iteration that ended with `outcome` asks for (as `chain-crf`'s
-/// `lbfgs` trainer): none to go on, [`Stop::Solved`](bl_core::engine::Stop::Solved) for
-/// the gradient test, [`Stop::BudgetExhausted`](bl_core::engine::Stop::BudgetExhausted)
-/// for a line search that found no step (the point is no optimum). A non-finite outcome is
-/// an error before this is asked.
-fn stop_after(outcome: optim::Outcome) -> Option<bl_core::engine::Stop> {
-    use bl_core::engine::Stop;
-    match outcome {
-        optim::Outcome::Continue => None,
-        optim::Outcome::GradientSmall => Some(Stop::Solved),
-        _ => Some(Stop::BudgetExhausted),
-    }
 }
 
 /// Checks that the gold tags fit the sentences and the tag count, and feature ids `< K`.
@@ -209,7 +195,7 @@ pub(crate) fn fit(
             }
             Ok(Step {
                 objective: qn.objective(),
-                stop: stop_after(outcome),
+                stop: outcome.stop(),
             })
         })?;
         let w = qn.into_x();

@@ -329,7 +329,7 @@ fn drive_parabola(lie: bool) -> bl_core::FitReport {
         let outcome = qn.iterate(&mut loss);
         Ok(super::Step {
             objective: qn.objective(),
-            stop: super::stop_after(outcome),
+            stop: outcome.stop(),
         })
     })
     .unwrap()
@@ -350,8 +350,8 @@ fn a_line_search_without_a_step_is_budget_exhausted() {
     assert_eq!(solved.termination, bl_core::TerminationReason::Solved);
     assert!(solved.converged());
     assert_eq!(
-        super::stop_after(Outcome::LineSearchFailed),
+        Outcome::LineSearchFailed.stop(),
         Some(bl_core::engine::Stop::BudgetExhausted)
     );
-    assert_eq!(super::stop_after(Outcome::Continue), None);
+    assert_eq!(Outcome::Continue.stop(), None);
 }
