@@ -52,18 +52,7 @@ pub trait BinaryEstimator: Sync {
         observers: &mut [&mut dyn Observer],
     ) -> Result<Self::Fitted> {
         let model = self.fit_signs(data, y)?;
-        for record in model.report().trace.records() {
-            let view = IterationView {
-                iteration: record.iteration,
-                objective: record.objective,
-                change: record.change,
-                elapsed: Duration::try_from_secs_f64(record.elapsed_s).unwrap_or_default(),
-                extras: &[],
-            };
-            for observer in observers.iter_mut() {
-                observer.observe(&view);
-            }
-        }
+        show_records(model.report().trace.records(), observers);
         Ok(model)
     }
 
@@ -237,13 +226,13 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
                     let y = class_signs(data.labels(), c);
                     // Observers are not `Send`: each class fit records what they would see
                     // (only when there are observers), shown to them afterwards.
-                    let mut seen = Recorder::default();
+                    let mut seen = Trace::default();
                     let model = if observed {
                         self.estimator.fit_signs_observed(data, y, &mut [&mut seen])
                     } else {
                         self.estimator.fit_signs(data, y)
                     };
-                    model.map(|m| (m, start, seen.0))
+                    model.map(|m| (m, start, seen))
                 })
                 .collect::<Vec<Result<_>>>()
         });
@@ -260,15 +249,7 @@ impl<E: BinaryEstimator, T: Element> Fit<MatrixDataset<T>> for OneVsAllValidPara
                 before,
                 start,
             };
-            for view in &seen {
-                shown.observe(&IterationView {
-                    iteration: view.iteration,
-                    objective: view.objective,
-                    change: view.change,
-                    elapsed: view.elapsed,
-                    extras: &[],
-                });
-            }
+            show_records(seen.records(), &mut [&mut shown]);
             before = before.saturating_add(model.report().iterations);
             models.push(model);
             starts.push(start);
@@ -328,27 +309,19 @@ impl Observer for Renumbered<'_, '_> {
     }
 }
 
-/// One iteration as an observer saw it, kept to be shown later.
-#[derive(Debug, Clone)]
-pub(crate) struct Seen {
-    iteration: usize,
-    objective: f64,
-    change: f64,
-    elapsed: Duration,
-}
-
-/// An observer that keeps every iteration it sees.
-#[derive(Debug, Default)]
-pub(crate) struct Recorder(pub(crate) Vec<Seen>);
-
-impl Observer for Recorder {
-    fn observe(&mut self, view: &IterationView<'_>) {
-        self.0.push(Seen {
-            iteration: view.iteration,
-            objective: view.objective,
-            change: view.change,
-            elapsed: view.elapsed,
-        });
+/// Shows recorded iterations to `observers`, in order, without their extras.
+fn show_records(records: &[TraceRecord], observers: &mut [&mut dyn Observer]) {
+    for record in records {
+        let view = IterationView {
+            iteration: record.iteration,
+            objective: record.objective,
+            change: record.change,
+            elapsed: Duration::try_from_secs_f64(record.elapsed_s).unwrap_or_default(),
+            extras: &[],
+        };
+        for observer in observers.iter_mut() {
+            observer.observe(&view);
+        }
     }
 }
 
