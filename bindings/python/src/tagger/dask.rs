@@ -280,8 +280,7 @@ impl TaggerPlan {
             guarded(|| -> Result<FittedTagger, OblError> {
                 let w =
                     online_bilinear::distributed::IpmWeights::from_bytes(&self.inner, &weights)?;
-                self.inner
-                    .finish_with_sentences(&w, &history, sentences, termination)
+                self.inner.finish(&w, &history, sentences, termination)
             })
         })?;
         Ok(TaggerModel { inner })

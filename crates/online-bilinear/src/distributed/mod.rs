@@ -23,10 +23,9 @@
 //!   ([`IpmWeights::to_bytes`], [`IpmWeights::from_bytes`]: a version, every field
 //!   checked, a checksum). [`IpmPlan::initial_weights`] gives those of epoch 0,
 //!   [`IpmPlan::mix`] mixes the shards' weights, [`IpmPlan::stop_after`] says whether to
-//!   stop after an epoch, and [`IpmPlan::finish_with_sentences`] builds the
-//!   [`FittedTagger`] from the final mixed weights (its report's trace records the change
-//!   `stop_after` compares with `tol`; [`IpmPlan::finish`], without the sentence count, a
-//!   difference of token error rates). [`fit_ipm`] runs the whole loop in one process
+//!   stop after an epoch, and [`IpmPlan::finish`] builds the [`FittedTagger`] from the
+//!   final mixed weights (its report's trace records the change `stop_after` compares with
+//!   `tol`). [`fit_ipm`] runs the whole loop in one process
 //!   (shards one after the other): with one shard its weights are the ordinary fit's, bit
 //!   for bit, and so is its report but for the times, unless the ordinary fit stops at its
 //!   time limit (IPM does not read it).

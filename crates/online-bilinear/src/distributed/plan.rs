@@ -343,37 +343,11 @@ impl IpmPlan {
     /// # Errors
     /// Weights of another plan; [`OblError::Learner`] for a model of the wrong sizes or
     /// with non-finite values.
-    pub fn finish_with_sentences(
-        &self,
-        weights: &IpmWeights,
-        history: &[EpochInfo],
-        sentences: usize,
-        termination: TerminationReason,
-    ) -> Result<FittedTagger> {
-        self.finish_report(weights, history, Some(sentences), termination)
-    }
-
-    /// As [`finish_with_sentences`](Self::finish_with_sentences) without the sentence
-    /// count: each epoch's change in the report's trace is then not the stopping test's
-    /// measure but the difference of the epoch's token error rate from the previous
-    /// epoch's (as in the report of a model saved with a history only).
-    ///
-    /// # Errors
-    /// As [`finish_with_sentences`](Self::finish_with_sentences).
     pub fn finish(
         &self,
         weights: &IpmWeights,
         history: &[EpochInfo],
-        termination: TerminationReason,
-    ) -> Result<FittedTagger> {
-        self.finish_report(weights, history, None, termination)
-    }
-
-    fn finish_report(
-        &self,
-        weights: &IpmWeights,
-        history: &[EpochInfo],
-        sentences: Option<usize>,
+        sentences: usize,
         termination: TerminationReason,
     ) -> Result<FittedTagger> {
         self.check_weights(weights, "final weights")?;
@@ -400,7 +374,7 @@ impl IpmPlan {
             }
             zero_order = Some(ZeroOrder::Sparse(rows));
         }
-        let mut report: FitReport = report_of_epochs(history, sentences);
+        let mut report: FitReport = report_of_epochs(history, Some(sentences));
         report.termination = termination;
         Ok(FittedTagger {
             learner: self.learner.name().to_string(),

@@ -222,7 +222,7 @@ pub fn fit_ipm(
         let info = combine_epoch(&infos, started.elapsed().as_secs_f64());
         history.push(info);
         if let Some(reason) = plan.stop_after(&info, sentences) {
-            return plan.finish_with_sentences(&weights, &history, sentences, reason);
+            return plan.finish(&weights, &history, sentences, reason);
         }
     }
 }

@@ -215,7 +215,12 @@ fn the_mix_of_two_shards_is_the_average_of_their_ordinary_fits() {
             seconds: 0.0,
         };
         let model = plan
-            .finish(&mixed, &[info], bl_core::TerminationReason::MaxIterations)
+            .finish(
+                &mixed,
+                &[info],
+                n,
+                bl_core::TerminationReason::MaxIterations,
+            )
             .unwrap();
         let fits: Vec<FittedTagger> = ranges
             .iter()
@@ -455,7 +460,12 @@ fn identical_shards_give_the_one_shard_model() {
             }
         }
         let two = plan
-            .finish(&weights, &history, one.report().termination)
+            .finish(
+                &weights,
+                &history,
+                whole.n_nonempty(),
+                one.report().termination,
+            )
             .unwrap();
         let averaging = params.learner_settings().averaging;
         if name == "sp" || !averaging {
