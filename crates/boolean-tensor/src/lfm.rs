@@ -20,7 +20,6 @@
 //! least-squares solve (EM).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use bl_core::ParamGuard;
 use bl_core::engine::{FitReport, IterationParams, Observer, Progress, Stop, relative_change, run};
@@ -200,7 +199,6 @@ fit_checked! {
 
 impl LfmValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfm> {
-        let started = Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         let modes: Vec<usize> = p.mode.map_or_else(|| vec![0, 1, 2], |m| vec![m]);
@@ -229,7 +227,7 @@ impl LfmValidParams {
         }
         let (kept, mut fitted) =
             best.ok_or_else(|| numerical::<crate::TensorError>("LFM", "no mode was fitted"))?;
-        fitted.report = combine_reports(reports, kept, started.elapsed());
+        fitted.report = combine_reports(reports, kept);
         Ok(fitted)
     }
 }
@@ -352,7 +350,6 @@ fit_checked! {
 
 impl LfmMixValidParams {
     fn fit_mix(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedLfmMix> {
-        let started = Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         let shape = x.shape();
@@ -373,7 +370,7 @@ impl LfmMixValidParams {
             })
             .collect();
         let mut loss = masked_loss(x, &model);
-        let mut report = run(&p.iteration, observers, |it| -> Result<Progress> {
+        let report = run(&p.iteration, observers, |it| -> Result<Progress> {
             workers.install(|| {
                 let t = it - 1;
                 for (i, r) in resid.iter_mut().enumerate() {
@@ -438,7 +435,6 @@ impl LfmMixValidParams {
                 Ok(observed_progress(x, &model, &mut loss, mode))
             })
         })?;
-        report.elapsed = started.elapsed();
         Ok(FittedLfmMix {
             shape,
             z: zs,

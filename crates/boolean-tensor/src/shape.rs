@@ -40,7 +40,9 @@ macro_rules! param_guard {
 
 /// `ValidParams -> Fitted by method` implements [`bl_core::Fit`] on tensors for the
 /// checked parameters by the inherent `method(&self, x, observers)`; the builder fits
-/// through bl-core's blanket implementation (check, then fit). The doc lines document
+/// through bl-core's blanket implementation (check, then fit). The report's `elapsed` is
+/// set here, the wall-clock time of the whole call (set-up, every start or mode, runs in
+/// parallel counted once), whatever `method` put there. The doc lines document
 /// `fit_observed`.
 macro_rules! fit_checked {
     ($(#[$attr:meta])* $valid:ident -> $fitted:ident by $method:ident) => {
@@ -54,7 +56,10 @@ macro_rules! fit_checked {
                 x: &crate::Tensor,
                 observers: &mut [&mut dyn bl_core::Observer],
             ) -> crate::Result<$fitted> {
-                self.$method(x, observers)
+                let started = std::time::Instant::now();
+                let mut fitted = self.$method(x, observers)?;
+                fitted.report.elapsed = started.elapsed();
+                Ok(fitted)
             }
         }
     };

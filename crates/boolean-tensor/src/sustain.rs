@@ -153,7 +153,6 @@ impl SustainValidParams {
         x: &Tensor,
         observers: &mut [&mut dyn Observer],
     ) -> Result<FittedSustain> {
-        let started = std::time::Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         check_rank_buffers("rank", x.shape(), p.rank)?;
@@ -183,7 +182,7 @@ impl SustainValidParams {
         let (kept, mut fitted) = best.ok_or_else(|| {
             invalid::<crate::TensorError>("boolean_modes", "[]", "at least one mode")
         })?;
-        fitted.report = combine_reports(reports, kept, started.elapsed());
+        fitted.report = combine_reports(reports, kept);
         Ok(fitted)
     }
 }

@@ -218,7 +218,6 @@ fit_checked! {
 
 impl BmpValidParams {
     fn fit_checked(&self, x: &Tensor, observers: &mut [&mut dyn Observer]) -> Result<FittedBmp> {
-        let started = std::time::Instant::now();
         let p = &self.params;
         let workers = p.iteration.pool()?;
         let mut modes = p.modes.clone();
@@ -248,7 +247,7 @@ impl BmpValidParams {
         let initial_sq = 2.0 * loss;
         let n_obs = x.n_observed() as f64;
         let par = faer::get_global_parallelism();
-        let mut report = run(&p.iteration, observers, |t| -> Result<Progress> {
+        let report = run(&p.iteration, observers, |t| -> Result<Progress> {
             workers.install(|| {
                 let seed = p.seed.wrapping_add(3 * (t as u64 - 1));
                 let candidates: Vec<Result<Candidate>> = work
@@ -389,7 +388,6 @@ impl BmpValidParams {
                     .with("unconverged_power", unconverged as f64))
             })
         })?;
-        report.elapsed = started.elapsed();
         let coefficients = path.last().cloned().unwrap_or_default();
         Ok(FittedBmp {
             shape,
