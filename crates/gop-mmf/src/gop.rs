@@ -690,16 +690,19 @@ mod tests {
         }
     }
 
-    /// The parts of an `InvalidParameter`, or `None`.
-    fn parts(err: &GopError) -> Option<(&'static str, &str, &str)> {
-        match err {
-            GopError::Core(BlError::InvalidParameter {
-                name,
-                value,
-                expected,
-            }) => Some((name, value.as_str(), expected.as_ref())),
-            _ => None,
-        }
+    /// The value and expected text of an `InvalidParameter` naming `k` (a refusal of the
+    /// cells); panics on any other error.
+    fn k_refusal(err: &GopError) -> (&str, &str) {
+        let GopError::Core(BlError::InvalidParameter {
+            name,
+            value,
+            expected,
+        }) = err
+        else {
+            panic!("{err}");
+        };
+        assert_eq!(*name, "k");
+        (value.as_str(), expected.as_ref())
     }
 
     /// Too many cells (`max_cells`, a count of cells) and sign vectors that cannot be
@@ -717,10 +720,7 @@ mod tests {
             "x",
         );
         let err = node.refusal(count.into());
-        let Some((name, value, expected)) = parts(&err) else {
-            panic!("{err}");
-        };
-        assert_eq!(name, "k");
+        let (value, expected) = k_refusal(&err);
         assert_eq!(
             value,
             "6: node 3 (iteration 4) has 68719476736 cells (64 x 64 over 2 blocks)"
@@ -739,10 +739,7 @@ mod tests {
             "{reserve}"
         );
         let err = node.refusal(reserve.into());
-        let Some((name, value, expected)) = parts(&err) else {
-            panic!("{err}");
-        };
-        assert_eq!(name, "k");
+        let (value, expected) = k_refusal(&err);
         assert_eq!(
             value,
             "6: node 3 (iteration 4) needs 65537 x 65536 = 4295032832 values for the sign \
