@@ -213,6 +213,28 @@ fn a_failing_chunk_fails_the_fit_with_its_error_at_any_call() {
     }
 }
 
+/// `result` is a `NonFiniteSample` error at `(sample, row, col) == at` whose origin names
+/// `chunk`.
+#[track_caller]
+fn assert_non_finite_at<T: std::fmt::Debug>(
+    result: sblr::Result<T>,
+    at: (usize, usize, usize),
+    chunk: &str,
+) {
+    let Err(SblrError::NonFiniteSample {
+        sample,
+        row,
+        col,
+        origin,
+        ..
+    }) = result
+    else {
+        panic!("{result:?}");
+    };
+    assert_eq!((sample, row, col), at);
+    assert!(origin.contains(chunk));
+}
+
 #[test]
 fn bad_chunks_are_typed_errors_naming_the_chunk() {
     let e = ChunkSamples::<f64>::from_c_order(&[0.0; 12], (2, 3, 2), (2, 3), 4, 10).unwrap_err();
@@ -221,19 +243,8 @@ fn bad_chunks_are_typed_errors_naming_the_chunk() {
     assert!(e.to_string().contains("chunk 1"), "{e}");
     let mut values = vec![0.0; 12];
     values[6 + 4] = f64::INFINITY; // sample 1 of the chunk, entry (1, 1) of a 2 x 3
-    match ChunkSamples::<f64>::from_c_order(&values, (2, 2, 3), (2, 3), 3, 10) {
-        Err(SblrError::NonFiniteSample {
-            sample,
-            row,
-            col,
-            origin,
-            ..
-        }) => {
-            assert_eq!((sample, row, col), (11, 1, 1));
-            assert!(origin.contains("chunk 3"));
-        }
-        other => panic!("{other:?}"),
-    }
+    let checked = ChunkSamples::<f64>::from_c_order(&values, (2, 2, 3), (2, 3), 3, 10);
+    assert_non_finite_at(checked, (11, 1, 1), "chunk 3");
     // A chunk without samples: named.
     let e = ChunkSamples::<f64>::from_c_order::<f64>(&[], (0, 2, 3), (2, 3), 5, 0).unwrap_err();
     assert!(e.to_string().contains("chunk 5"), "{e}");
@@ -341,19 +352,7 @@ fn an_unchecked_chunk_names_its_non_finite_sample_once_its_first_is_known() {
     let mut values = vec![0.0; 12];
     values[6 + 5] = f64::NAN; // sample 1 of the chunk, entry (1, 2)
     let chunk = ChunkSamples::<f64>::transposed(&values, (2, 2, 3), (2, 3), 2).unwrap();
-    match chunk.ensure_finite(2, 40) {
-        Err(SblrError::NonFiniteSample {
-            sample,
-            row,
-            col,
-            origin,
-            ..
-        }) => {
-            assert_eq!((sample, row, col), (41, 1, 2));
-            assert!(origin.contains("chunk 2"));
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_non_finite_at(chunk.ensure_finite(2, 40), (41, 1, 2), "chunk 2");
     // An f64 beyond the f32 range is infinite in an f32 chunk.
     let e = ChunkSamples::<f32>::from_c_order(&[1e300, 0.0], (1, 1, 2), (1, 2), 0, 7).unwrap_err();
     assert!(
