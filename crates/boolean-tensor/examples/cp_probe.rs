@@ -23,7 +23,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par, Side};
 
 mod common;
-use common::syn2;
+use common::{strided_unit_rms, syn2};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -86,14 +86,7 @@ fn main() -> Res<()> {
             if let Ok(dir) = std::env::var("BILINEAR_DATA_DIR") {
                 let path = format!("{dir}/indian-pines/Indian_pines_corrected.npy");
                 if let Ok(arr) = bl_core::io::read_npy(&path) {
-                    let [h, w, b] = [arr.shape[0], arr.shape[1], arr.shape[2]];
-                    let (sp, bd) = (3, 4);
-                    let shape = [h.div_ceil(sp), w.div_ceil(sp), b.div_ceil(bd)];
-                    let mut x = Tensor::from_fn(shape, |i, j, k| {
-                        arr.data[(i * sp * w + j * sp) * b + k * bd]
-                    })?;
-                    let rms = (x.data().iter().map(|v| v * v).sum::<f64>() / x.len() as f64).sqrt();
-                    x.map_observed(|_, v| v / rms)?;
+                    let x = strided_unit_rms(&arr, 3, 4)?;
                     for k in [5, 10, 20] {
                         quality("IndianPines", &x, k)?;
                     }

@@ -11,6 +11,9 @@
 
 use boolean_tensor::{Bmp, CpAls, Decomposition, Fit, SyntheticParams, Tensor, metrics};
 
+mod common;
+use common::strided_unit_rms;
+
 fn booleanness(fit: &boolean_tensor::FittedCp) -> f64 {
     let f = fit.factors();
     let rank = f[0].ncols();
@@ -49,14 +52,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .split(',')
         .map(str::parse)
         .collect::<Result<_, _>>()?;
-    let arr = bl_core::io::read_npy(path)?;
-    let (h, w, b) = (arr.shape[0], arr.shape[1], arr.shape[2]);
-    let shape = [h.div_ceil(spatial), w.div_ceil(spatial), b.div_ceil(band)];
-    let mut clean = Tensor::from_fn(shape, |i, j, k| {
-        arr.data[(i * spatial * w + j * spatial) * b + k * band]
-    })?;
-    let rms = (clean.data().iter().map(|v| v * v).sum::<f64>() / clean.len() as f64).sqrt();
-    clean.map_observed(|_, v| v / rms)?;
+    let clean = strided_unit_rms(&bl_core::io::read_npy(path)?, spatial, band)?;
+    let shape = clean.shape();
     let mut rng = bl_core::random::seeded_rng(0);
     let noisy_data: Vec<f64> = clean
         .data()
