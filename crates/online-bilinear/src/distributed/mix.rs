@@ -62,19 +62,15 @@ impl IpmPlan {
             let Some(z0) = f(&start.body) else {
                 return Ok(None);
             };
-            let parts: Vec<&SparseRows> = shards.iter().filter_map(|s| f(&s.body)).collect();
-            mix_rows(z0, &parts, &steps, t_new).map(Some)
+            mix_rows(z0, &parts(shards, f), &steps, t_new).map(Some)
         };
         let body = match &start.body {
             Body::Sp { w: w0, .. } => {
-                let parts: Vec<&SparseRows> = shards
-                    .iter()
-                    .filter_map(|s| match &s.body {
-                        Body::Sp { w, .. } => Some(w),
-                        _ => None,
-                    })
-                    .collect();
-                let w = mix_rows(w0, &parts, &steps, t_new)?;
+                let ws = parts(shards, |b| match b {
+                    Body::Sp { w, .. } => Some(w),
+                    _ => None,
+                });
+                let w = mix_rows(w0, &ws, &steps, t_new)?;
                 let zero = zeros(&|b| match b {
                     Body::Sp { zero, .. } => zero.as_ref(),
                     _ => None,
@@ -86,14 +82,11 @@ impl IpmPlan {
                 Body::Sp { w, zero }
             }
             Body::Bol { rank_one: r0, .. } => {
-                let parts: Vec<&RankOneParts> = shards
-                    .iter()
-                    .filter_map(|s| match &s.body {
-                        Body::Bol { rank_one, .. } => Some(rank_one),
-                        _ => None,
-                    })
-                    .collect();
-                let rank_one = self.mix_rank_one(r0, &parts, &steps, t_new)?;
+                let rank_ones = parts(shards, |b| match b {
+                    Body::Bol { rank_one, .. } => Some(rank_one),
+                    _ => None,
+                });
+                let rank_one = self.mix_rank_one(r0, &rank_ones, &steps, t_new)?;
                 let zero = zeros(&|b| match b {
                     Body::Bol { zero, .. } => zero.as_ref(),
                     _ => None,
@@ -105,14 +98,11 @@ impl IpmPlan {
                 beta: b0,
                 ..
             } => {
-                let pick = |f: &dyn Fn(&Body) -> Option<&DenseParts>| -> Vec<&DenseParts> {
-                    shards.iter().filter_map(|s| f(&s.body)).collect()
-                };
-                let alphas = pick(&|b| match b {
+                let alphas = parts(shards, |b| match b {
                     Body::Bcd { alpha, .. } => Some(alpha),
                     _ => None,
                 });
-                let betas = pick(&|b| match b {
+                let betas = parts(shards, |b| match b {
                     Body::Bcd { beta, .. } => Some(beta),
                     _ => None,
                 });
@@ -260,6 +250,12 @@ impl IpmPlan {
         }
         Ok(out)
     }
+}
+
+/// The part `f` picks out of each shard's body, in shard order (a body of another kind
+/// has none).
+fn parts<'a, T>(shards: &'a [IpmWeights], f: impl Fn(&'a Body) -> Option<&'a T>) -> Vec<&'a T> {
+    shards.iter().filter_map(|s| f(&s.body)).collect()
 }
 
 /// The recorded steps of a mix: of the start, of each shard, and of the mixed state.
