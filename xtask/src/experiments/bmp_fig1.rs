@@ -50,6 +50,18 @@ struct Cell {
     seconds: f64,
 }
 
+impl Cell {
+    /// Records the cell's denoising RMSE, completion RMSE and (if any) Hamming error as
+    /// figures `<prefix>_denoise_rmse`, `<prefix>_completion_rmse`, `<prefix>_hamming`.
+    fn figures(&self, ctx: &mut Ctx, prefix: &str) {
+        ctx.figure(&format!("{prefix}_denoise_rmse"), self.denoise);
+        ctx.figure(&format!("{prefix}_completion_rmse"), self.completion);
+        if let Some(hm) = self.hamming {
+            ctx.figure(&format!("{prefix}_hamming"), hm);
+        }
+    }
+}
+
 /// Number of true factors equal to their matched learned partner.
 fn exactly_recovered(
     truth: &[BooleanFactor],
@@ -368,30 +380,19 @@ fn run(ctx: &mut Ctx) -> anyhow::Result<()> {
             let Some(c) = cells.get(&(m, k_true)) else {
                 continue;
             };
-            let key = METHODS[m].to_lowercase().replace('-', "_");
-            ctx.figure(&format!("{lower}_{key}_denoise_rmse"), c.denoise);
-            ctx.figure(&format!("{lower}_{key}_completion_rmse"), c.completion);
+            let prefix = format!("{lower}_{}", METHODS[m].to_lowercase().replace('-', "_"));
+            c.figures(ctx, &prefix);
             ctx.figure(
-                &format!("{lower}_{key}_completion_rmse_missing"),
+                &format!("{prefix}_completion_rmse_missing"),
                 c.completion_missing,
             );
-            if let Some(hm) = c.hamming {
-                ctx.figure(&format!("{lower}_{key}_hamming"), hm);
-            }
             if let Some(b) = c.boolean_residual {
                 // The contrast for bmp-fig2: how Boolean CP's factors are on model (1).
-                ctx.figure(&format!("{lower}_{key}_boolean_residual"), b);
+                ctx.figure(&format!("{prefix}_boolean_residual"), b);
             }
         }
         if let Some(c) = run.printed.get(&k_true) {
-            ctx.figure(&format!("{lower}_bmp_printed_denoise_rmse"), c.denoise);
-            ctx.figure(
-                &format!("{lower}_bmp_printed_completion_rmse"),
-                c.completion,
-            );
-            if let Some(hm) = c.hamming {
-                ctx.figure(&format!("{lower}_bmp_printed_hamming"), hm);
-            }
+            c.figures(ctx, &format!("{lower}_bmp_printed"));
         }
         ctx.figure(&format!("{lower}_bmp_theorem1_ratio"), run.thm1);
     }
