@@ -375,9 +375,10 @@ pub(crate) fn combined_report<M: Fitted>(
 ///
 /// Deserializing (by any serde format; each binary model validates itself) checks that
 /// there are as many models as class names, at least two, with distinct names, and that
-/// every model takes samples of the same shape. The report is saved with the models; a
-/// model saved without it (before it was saved) gets the report of its class models, their
-/// times summed.
+/// every model takes samples of the same shape. The report is saved with the models and
+/// must agree with them (the class models' iterations summed, their termination and
+/// number of trace records, as [`OneVsAll`] sums them up); a model saved without it
+/// (before it was saved) gets the report of its class models, their times summed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     try_from = "RawFittedOneVsAll<M>",
@@ -429,10 +430,28 @@ impl<M: BinaryDecision + Fitted> TryFrom<RawFittedOneVsAll<M>> for FittedOneVsAl
                 format!("model {c} on {s} x {t} samples"),
             ));
         }
+        let runs = combined_report(&raw.models, None);
+        let report = match raw.report {
+            None => runs,
+            Some(saved) => {
+                let summary =
+                    |r: &FitReport| (r.iterations, r.termination, r.trace.records().len());
+                if summary(&saved) != summary(&runs) {
+                    let show = |(iterations, termination, records): (_, _, _)| {
+                        format!("{iterations} iterations, {termination:?}, {records} trace records")
+                    };
+                    return Err(saved::bad(
+                        MODEL,
+                        "report",
+                        format!("the class models' runs ({})", show(summary(&runs))),
+                        show(summary(&saved)),
+                    ));
+                }
+                saved
+            }
+        };
         Ok(Self {
-            report: raw
-                .report
-                .unwrap_or_else(|| combined_report(&raw.models, None)),
+            report,
             models: raw.models,
             class_names: raw.class_names,
         })

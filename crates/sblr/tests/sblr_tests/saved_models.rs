@@ -436,6 +436,33 @@ fn fitted_one_vs_all_round_trips_and_rejects_inconsistent_models() {
                 array(&mut v["models"][2], "u").push(json!(0.0));
             }),
         ),
+        (
+            "a report with an iteration more than the class models ran",
+            "report",
+            edited(&json, |v| {
+                let n = v["report"]["iterations"].as_u64().unwrap();
+                v["report"]["iterations"] = json!(n + 1);
+            }),
+        ),
+        (
+            "a report with a trace record fewer",
+            "report",
+            edited(&json, |v| {
+                drop(array(&mut v["report"]["trace"], "records").pop())
+            }),
+        ),
+        (
+            "a report of another termination",
+            "report",
+            edited(&json, |v| {
+                let other = if v["report"]["termination"] == json!("MaxIterations") {
+                    "Converged"
+                } else {
+                    "MaxIterations"
+                };
+                v["report"]["termination"] = json!(other);
+            }),
+        ),
     ] {
         let started = Instant::now();
         let err = serde_json::from_str::<FittedOneVsAll<FittedSblr>>(&text).unwrap_err();
