@@ -25,7 +25,7 @@
 //! seconds, accuracy (%), peak MB over the fit (bytes live through the Rust allocator,
 //! counted by `stats_alloc` and sampled every 100 us, above those live at the start; not
 //! measured for CRFsuite, whose C code allocates with `malloc`), model MB (our weights'
-//! heap bytes; CRFsuite's model file).
+//! heap bytes as the model stores them, sparse 0-order rows included; CRFsuite's model file).
 use std::time::Instant;
 
 // The corpora and argument helpers of online-bilinear's examples, read from their file.
@@ -125,7 +125,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         + model.beta().map_or(0, <[f64]>::len))
                 },
                 |w| w.heap_bytes(),
-            ) + 8 * model.zero_order_weights()?.map_or(0, <[f64]>::len);
+            ) + match model.zero_order_rows() {
+                // As stored: the built-in learners hand over sparse 0-order rows;
+                // `zero_order_weights` would build a dense `features x tags` copy.
+                Some(rows) => rows.heap_bytes(),
+                None => 8 * model.zero_order_weights()?.map_or(0, <[f64]>::len),
+            };
             let predicted = paths
                 .iter()
                 .map(|p| p.iter().map(|t| tag_of(t)).collect())
