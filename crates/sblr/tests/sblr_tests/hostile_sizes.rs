@@ -468,6 +468,8 @@ fn one_vs_all_scores_past_the_limit_are_refused() {
         let model = v["models"][0].clone();
         v["models"] = Value::Array(vec![model; classes]);
         v["class_names"] = json!(names(classes));
+        // The saved report sums the three fitted classes; rebuilt from the copies instead.
+        v.as_object_mut().unwrap().remove("report");
     });
     let big: FittedOneVsAll<sblr::FittedLogisticRegression> = serde_json::from_str(&text).unwrap();
     let n = 1usize << 20;
