@@ -533,10 +533,8 @@ pub fn one_vs_all(
     }
     bl_core::error::ensure_len("one_vs_all: class names", models.len(), class_names.len())?;
     let shape = models[0].shape();
-    if let Some(m) = models.iter().find(|m| m.shape() != shape) {
-        return Err(
-            crate::error::ensure_shape("one_vs_all: sample shape", shape, m.shape()).unwrap_err(),
-        );
+    for m in &models {
+        crate::error::ensure_shape("one_vs_all: sample shape", shape, m.shape())?;
     }
     Ok(assemble(models, class_names, None))
 }
