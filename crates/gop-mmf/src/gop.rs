@@ -692,6 +692,7 @@ mod tests {
 
     /// The value and expected text of an `InvalidParameter` naming `k` (a refusal of the
     /// cells); panics on any other error.
+    #[track_caller]
     fn k_refusal(err: &GopError) -> (&str, &str) {
         let GopError::Core(BlError::InvalidParameter {
             name,
