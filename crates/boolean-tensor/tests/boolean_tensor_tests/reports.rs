@@ -237,3 +237,23 @@ fn lfm_mix_on_a_zero_tensor_ends_with_an_iteration_that_adds_no_column() {
     let err = Lfm::params().mode(Some(0)).max_iter(3).fit(&z).unwrap_err();
     assert!(err.to_string().contains("the data are zero"), "{err}");
 }
+
+#[test]
+fn lfm_whose_residual_reaches_zero_ends_with_an_iteration_that_adds_no_column() {
+    // Only row 0 of the mode-0 unfolding is nonzero, with small integers: the Boolean
+    // column e_0 and its least-squares weights (the row itself, b^T b = 1) explain it to
+    // the last bit, so the next iteration finds no column scoring above 0 and ends the
+    // run `Solved`, with one iteration more than columns.
+    let x = Tensor::from_fn(
+        [4, 3, 2],
+        |i, j, k| {
+            if i == 0 { (1 + j + 2 * k) as f64 } else { 0.0 }
+        },
+    )
+    .unwrap();
+    let fit = Lfm::params().mode(Some(0)).max_iter(3).fit(&x).unwrap();
+    assert_eq!(fit.z().ncols(), 1);
+    assert_eq!(fit.loss(), 0.0);
+    assert_eq!(fit.report().iterations, 2);
+    assert_eq!(fit.report().termination, TerminationReason::Solved);
+}
