@@ -47,6 +47,7 @@ mod observe;
 mod report;
 mod stopping;
 
+use std::collections::TryReserveError;
 use std::time::Instant;
 
 /// The knobs [`run`] reads (re-exported from [`crate::iteration`]).
@@ -68,17 +69,39 @@ use crate::error::BlError;
 /// [`Stop::BudgetExhausted`] (so a step that meets the tolerance as its budget runs out is
 /// converged), time limit, iteration budget.
 ///
+/// The trace grows by one record per iteration (about 60 bytes plus 32 bytes and the name
+/// per extra), reserved fallibly: when memory for the next record is refused, the run
+/// ends with an error naming the trace and `max_iter` instead of aborting the process.
+/// With `trace` off nothing is kept, whatever the budget.
+///
 /// # Errors
 /// Invalid `max_iter` or `tol`, [`BlError::Numerical`] (context `"iteration"`) for a
-/// non-finite objective or a NaN change, or the first error returned by `step`.
+/// non-finite objective or a NaN change, [`BlError::InvalidParameter`] naming `max_iter`
+/// when the trace cannot keep another record, or the first error returned by `step`.
 pub fn run<E, F>(
     rule: &IterationParams,
     observers: &mut [&mut dyn Observer],
-    mut step: F,
+    step: F,
 ) -> Result<FitReport, E>
 where
     E: From<BlError>,
     F: FnMut(usize) -> Result<Progress, E>,
+{
+    run_keeping(rule, observers, step, Trace::try_record)
+}
+
+/// [`run`], with `keep` recording a view in the trace (`Trace::try_record`; a test injects
+/// a refusal).
+fn run_keeping<E, F, K>(
+    rule: &IterationParams,
+    observers: &mut [&mut dyn Observer],
+    mut step: F,
+    mut keep: K,
+) -> Result<FitReport, E>
+where
+    E: From<BlError>,
+    F: FnMut(usize) -> Result<Progress, E>,
+    K: FnMut(&mut Trace, &IterationView<'_>) -> Result<(), TryReserveError>,
 {
     crate::params::at_least("max_iter", rule.max_iter, 1)?;
     crate::params::nonnegative("tol", rule.tol)?;
@@ -96,8 +119,8 @@ where
             elapsed,
             extras: progress.extras.as_slice(),
         };
-        if rule.trace {
-            trace.observe(&view);
+        if rule.trace && keep(&mut trace, &view).is_err() {
+            return Err(trace_refused(rule.max_iter, iteration).into());
         }
         for observer in observers.iter_mut() {
             observer.observe(&view);
@@ -141,4 +164,109 @@ where
         elapsed: start.elapsed(),
         trace,
     })
+}
+
+/// The error of a trace that could not keep the record of `iteration`.
+fn trace_refused(max_iter: usize, iteration: usize) -> BlError {
+    BlError::InvalidParameter {
+        name: "max_iter",
+        value: max_iter.to_string(),
+        expected: format!(
+            "a budget whose trace fits in memory: the trace could not keep the record of \
+             iteration {iteration} (memory refused); turn the trace off or lower max_iter"
+        )
+        .into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reservation error, as the allocator gives when memory is refused.
+    fn refusal() -> TryReserveError {
+        let mut v: Vec<u8> = Vec::new();
+        match v.try_reserve(usize::MAX) {
+            Err(e) => e,
+            Ok(()) => unreachable!("a reservation of usize::MAX bytes cannot succeed"),
+        }
+    }
+
+    #[test]
+    fn a_refused_trace_record_ends_the_run_with_an_error_naming_max_iter() {
+        let rule = IterationParams::new(1_000_000_000_000_000, 0.0);
+        let mut steps = 0;
+        let mut seen = 0;
+        let mut observer = |_: &IterationView<'_>| seen += 1;
+        let result: Result<FitReport, BlError> = run_keeping(
+            &rule,
+            &mut [&mut observer],
+            |_| {
+                steps += 1;
+                Ok(Progress::new(1.0, 1.0).with("step", 0.5))
+            },
+            |trace, view| {
+                if view.iteration == 4 {
+                    Err(refusal())
+                } else {
+                    trace.try_record(view)
+                }
+            },
+        );
+        let err = result.unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(
+                err,
+                BlError::InvalidParameter {
+                    name: "max_iter",
+                    ..
+                }
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("trace") && text.contains("iteration 4"),
+            "{text}"
+        );
+        assert!(text.contains("1000000000000000"), "{text}");
+        // The run stopped at the refusal: no step after it, no observer call for it.
+        assert_eq!(steps, 4);
+        assert_eq!(seen, 3);
+    }
+
+    #[test]
+    fn the_engine_trace_keeps_every_record_with_its_extras() {
+        let rule = IterationParams::new(3, 0.0);
+        let report: FitReport = run::<BlError, _>(&rule, &mut [], |k| {
+            Ok(Progress::new(k as f64, 1.0).with("a", 1.0).with("bb", 2.0))
+        })
+        .unwrap();
+        let records = report.trace.records();
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[2].iteration, 3);
+        assert_eq!(records[2].objective, 3.0);
+        assert_eq!(
+            records[1].extras,
+            vec![("a".to_string(), 1.0), ("bb".to_string(), 2.0)]
+        );
+        assert_eq!(report.trace.extra("bb"), vec![(1, 2.0), (2, 2.0), (3, 2.0)]);
+    }
+
+    #[test]
+    fn a_trace_used_as_an_observer_records_every_view() {
+        let mut trace = Trace::default();
+        let extras = [("x", 1.5)];
+        let view = IterationView {
+            iteration: 1,
+            objective: 2.0,
+            change: 0.5,
+            elapsed: std::time::Duration::from_millis(250),
+            extras: &extras,
+        };
+        trace.observe(&view);
+        assert_eq!(trace.len(), 1);
+        assert_eq!(trace.records()[0].elapsed_s, 0.25);
+        assert_eq!(trace.extra("x"), vec![(1, 1.5)]);
+    }
 }

@@ -1,5 +1,6 @@
 //! Observers: what a run shows the outside after every iteration, and the trace.
 
+use std::collections::TryReserveError;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -106,18 +107,48 @@ impl Trace {
     }
 }
 
-impl Observer for Trace {
-    fn observe(&mut self, view: &IterationView<'_>) {
-        self.records.push(TraceRecord {
+impl Trace {
+    /// Records `view` with fallible reservations (the records' growth, the extras and
+    /// their names): what the engine's [`run`](super::run) calls, so that a trace that no
+    /// longer fits in memory ends the run with an error instead of aborting the process.
+    ///
+    /// # Errors
+    /// The refused reservation; the trace is unchanged.
+    pub(super) fn try_record(&mut self, view: &IterationView<'_>) -> Result<(), TryReserveError> {
+        let record = TraceRecord::try_from_view(view)?;
+        self.records.try_reserve(1)?;
+        self.records.push(record);
+        Ok(())
+    }
+}
+
+impl TraceRecord {
+    /// The record of `view`, every allocation reserved fallibly.
+    fn try_from_view(view: &IterationView<'_>) -> Result<Self, TryReserveError> {
+        let mut extras = Vec::new();
+        extras.try_reserve_exact(view.extras.len())?;
+        for &(name, value) in view.extras {
+            let mut owned = String::new();
+            owned.try_reserve_exact(name.len())?;
+            owned.push_str(name);
+            extras.push((owned, value));
+        }
+        Ok(Self {
             iteration: view.iteration,
             objective: view.objective,
             change: view.change,
             elapsed_s: view.elapsed.as_secs_f64(),
-            extras: view
-                .extras
-                .iter()
-                .map(|&(n, v)| (n.to_string(), v))
-                .collect(),
-        });
+            extras,
+        })
+    }
+}
+
+/// Used as an observer of its own, a trace records every view; a record that cannot be
+/// reserved is not kept (an observer has no way to report an error). The engine's own
+/// trace ([`run`](super::run) with `trace` on) reports that case as an error instead.
+impl Observer for Trace {
+    fn observe(&mut self, view: &IterationView<'_>) {
+        // A refused reservation drops this record rather than aborting the process.
+        let _ = self.try_record(view);
     }
 }
