@@ -105,6 +105,15 @@ pub(crate) fn check_all_states(n_attrs: usize, l: usize) -> crate::Result<()> {
     Ok(())
 }
 
+/// The `L x L` transition table of a feature set, every entry [`NONE`], checked by
+/// [`limits::buffer_len`] and reserved fallibly before it is filled.
+fn transition_table(l: usize) -> crate::Result<Vec<u32>> {
+    let what = "labels x labels (transition table)";
+    let mut table = limits::try_with_capacity(what, &[l, l])?;
+    table.resize(limits::buffer_len(what, &[l, l])?, NONE);
+    Ok(table)
+}
+
 impl FeatureSet {
     /// Generates the features of `data` (module docs).
     ///
@@ -113,9 +122,18 @@ impl FeatureSet {
     /// `f64` per state feature when frequencies decide (`min_freq > 0`, or a negative
     /// value in the data).
     ///
+    /// Memory is quadratic in the number of labels `L`, as in CRFsuite: the feature set
+    /// keeps the dense `L x L` transition table (`4 L^2` bytes, whether or not the
+    /// transitions occur), and the trainers keep `L x L` tables of `f64` beside it (the
+    /// transition weights and their exponentials; `lbfgs` two more per thread, `l2sgd`
+    /// five). 8,000 labels take about 0.25 GB per table, whatever the size of the data.
+    /// A table of more than [`bl_core::limits::MAX_ELEMENTS`] entries (`L > 65,536`) is
+    /// refused, and so is one whose memory cannot be reserved, with an error naming it,
+    /// before anything is filled.
+    ///
     /// # Errors
     /// `BlError::InvalidParameter` (as [`crate::CrfError::Core`]) when the `L x L`
-    /// transition counts, the pair bits or, with `all_possible_states`, the `A x L` state
+    /// transition counts or table, the pair bits or, with `all_possible_states`, the `A x L` state
     /// features would exceed [`bl_core::limits::MAX_ELEMENTS`] values or cannot be
     /// reserved (checked before they are allocated: a data set of more than `2^16` labels
     /// is refused); [`crate::CrfError::Input`] naming the first item whose label is not
@@ -170,7 +188,7 @@ impl FeatureSet {
             state_off.push(state_label.len() as u32);
         }
         drop(seen);
-        let mut set = Self::with_states(l, state_off, state_label);
+        let mut set = Self::with_states(l, state_off, state_label)?;
         // Frequencies decide only when a feature can fall below `min_freq`: seen pairs
         // of nonnegative values have frequency >= 0, unseen ones 0.
         if options.min_freq > 0.0 || negative {
@@ -218,7 +236,7 @@ impl FeatureSet {
         trans_freq: &[f64],
         negative: bool,
         options: &FeatureOptions,
-    ) -> Self {
+    ) -> crate::Result<Self> {
         let test = options.min_freq > 0.0 || negative;
         let keep = |f: f64| !test || f >= options.min_freq;
         let mut state_off = Vec::with_capacity(n_attrs + 1);
@@ -248,20 +266,24 @@ impl FeatureSet {
             }
             state_off.push(state_label.len() as u32);
         }
-        let mut set = Self::with_states(l, state_off, state_label);
+        let mut set = Self::with_states(l, state_off, state_label)?;
         set.add_transitions(trans_freq, options);
-        set
+        Ok(set)
     }
 
     /// The state features `state_off`/`state_label` over `l` labels, and no transitions.
-    fn with_states(l: usize, state_off: Vec<u32>, state_label: Vec<u32>) -> Self {
-        Self {
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` naming the labels when the `L x L` transition table
+    /// exceeds [`limits::MAX_ELEMENTS`] entries or cannot be reserved.
+    fn with_states(l: usize, state_off: Vec<u32>, state_label: Vec<u32>) -> crate::Result<Self> {
+        Ok(Self {
             n_labels: l,
             state_off,
             state_label,
-            trans: vec![NONE; l * l],
+            trans: transition_table(l)?,
             n_trans: 0,
-        }
+        })
     }
 
     /// Numbers the transition features after the state features, in the order of the
@@ -430,6 +452,23 @@ impl FeatureSet {
             .collect()
     }
 
+    /// [`transition_weights_unchecked`](Self::transition_weights_unchecked) into a
+    /// buffer reserved fallibly (the trainers' `L x L` copies).
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` naming the labels when the `L x L` table cannot be
+    /// reserved.
+    pub(crate) fn try_transition_weights(&self, w: &[f64]) -> crate::Result<Vec<f64>> {
+        let l = self.n_labels;
+        let mut out = limits::try_with_capacity("labels x labels (transition weights)", &[l, l])?;
+        out.extend(
+            self.trans
+                .iter()
+                .map(|&f| if f == NONE { 0.0 } else { w[f as usize] }),
+        );
+        Ok(out)
+    }
+
     /// Calls `f(feature id, value)` for every feature of the label path `labels` (one
     /// label per item) on `items` (a feature firing twice is reported twice): state
     /// features `(a, y_t)` with the attribute's value, transitions `(y_{t-1}, y_t)` with
@@ -543,5 +582,23 @@ impl FeatureSet {
             return Err("transition count is wrong".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 70,000 labels: an `L x L` table of 4.9e9 entries, above `MAX_ELEMENTS`. It used to
+    /// be allocated (and filled) at once, which aborts; it is refused before.
+    #[test]
+    fn a_transition_table_above_the_limit_is_refused_before_allocation() {
+        let err = FeatureSet::from_counts(0, 70_000, &[], &[], false, &FeatureOptions::default())
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("labels x labels"), "{text}");
+        assert!(text.contains("70000 x 70000"), "{text}");
+        let table = transition_table(3).unwrap();
+        assert_eq!(table, vec![NONE; 9]);
     }
 }

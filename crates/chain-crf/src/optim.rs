@@ -303,8 +303,15 @@ impl QuasiNewton {
     /// Starts at `x0`, evaluating `loss` (which returns the smooth loss and writes its
     /// gradient) once.
     ///
+    /// Memory: `2 memory + 6` vectors of `x0.len()` values (the history of `memory`
+    /// pairs, the point, gradients and directions).
+    ///
     /// # Errors
-    /// As [`Settings::check`], before anything is allocated or evaluated.
+    /// As [`Settings::check`], before anything is allocated or evaluated;
+    /// [`bl_core::BlError::InvalidParameter`] naming the weights when
+    /// `x0.len() x 2 memory` exceeds [`bl_core::limits::MAX_ELEMENTS`] values or the
+    /// `x0.len() x (2 memory + 5)` values cannot be reserved, checked before any of them
+    /// is allocated.
     pub fn new(
         settings: Settings,
         x0: Vec<f64>,
@@ -312,17 +319,22 @@ impl QuasiNewton {
     ) -> Result<Self, bl_core::BlError> {
         settings.check()?;
         let n = x0.len();
-        let mut g = vec![0.0; n];
+        let what = "weights x (2 memory + 5) (L-BFGS history and buffers)";
+        bl_core::limits::buffer_len(what, &[n, settings.memory, 2])?;
+        let vectors = settings.memory.saturating_mul(2).saturating_add(5);
+        bl_core::limits::reservable::<f64>(what, &[n, vectors])?;
+        let zeros = || bl_core::limits::try_zeroed::<f64>("weights (L-BFGS)", &[n]);
+        let mut g = zeros()?;
         let f = full(&settings, loss, &x0, &mut g);
         let mut qn = Self {
             settings,
             x: x0,
             g,
             f,
-            pg: vec![0.0; n],
-            d: vec![0.0; n],
-            x_new: vec![0.0; n],
-            g_new: vec![0.0; n],
+            pg: zeros()?,
+            d: zeros()?,
+            x_new: zeros()?,
+            g_new: zeros()?,
             s: VecDeque::new(),
             y: VecDeque::new(),
             rho: VecDeque::new(),
@@ -1310,5 +1322,36 @@ mod tests {
             "{err}"
         );
         Ok(())
+    }
+
+    /// `memory = MAX_ELEMENTS` pairs of 3 weights: `3 x 2^33` values, above the limit.
+    /// It used to be accepted (and the history grown without a check); it is refused
+    /// before anything is allocated or evaluated, naming the weights.
+    #[test]
+    fn a_history_above_the_limit_is_refused_before_allocation() {
+        let mut calls = 0;
+        let mut loss = |_: &[f64], g: &mut [f64]| {
+            calls += 1;
+            g.fill(0.0);
+            0.0
+        };
+        let settings = Settings {
+            memory: bl_core::limits::MAX_ELEMENTS,
+            ..Settings::default()
+        };
+        let err = QuasiNewton::new(settings, vec![0.0; 3], &mut loss).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("weights x (2 memory + 5)"), "{text}");
+        assert!(
+            text.contains(&format!("3 x {} x 2", bl_core::limits::MAX_ELEMENTS)),
+            "{text}"
+        );
+        // A usize::MAX memory overflows the product: refused the same way.
+        let settings = Settings {
+            memory: usize::MAX,
+            ..Settings::default()
+        };
+        assert!(QuasiNewton::new(settings, vec![0.0; 3], &mut loss).is_err());
+        assert_eq!(calls, 0);
     }
 }

@@ -70,6 +70,6 @@ pub(super) fn train(
     job: &mut Job<'_>,
     observers: &mut [&mut dyn Observer],
 ) -> Result<Trained> {
-    let weights = Weights::new(job.features.len(), true);
+    let weights = Weights::new(job.features.len(), true)?;
     epochs(job, observers, weights, &mut Perceptron)
 }

@@ -115,6 +115,17 @@ impl Update for Step {
     }
 }
 
+/// AROW's initial diagonal covariance: `variance` for each of `dim` features.
+///
+/// # Errors
+/// `BlError::InvalidParameter` naming the weights when `dim` exceeds
+/// [`bl_core::limits::MAX_ELEMENTS`] or the buffer cannot be reserved.
+pub(crate) fn variances(dim: usize, variance: f64) -> Result<Vec<f64>> {
+    let mut cov = bl_core::limits::try_with_capacity("weights (arow covariance)", &[dim])?;
+    cov.resize(dim, variance);
+    Ok(cov)
+}
+
 pub(super) fn train(
     s: &Arow,
     job: &mut Job<'_>,
@@ -123,9 +134,9 @@ pub(super) fn train(
     let dim = job.features.len();
     let mut step = Step {
         gamma: s.gamma,
-        cov: vec![s.variance; dim],
+        cov: variances(dim, s.variance)?,
     };
-    epochs(job, observers, Weights::new(dim, false), &mut step)
+    epochs(job, observers, Weights::new(dim, false)?, &mut step)
 }
 
 #[cfg(test)]
@@ -160,7 +171,7 @@ mod tests {
             gamma: 1.0,
             cov: vec![1.0; 3],
         };
-        let mut w = Weights::new(3, false);
+        let mut w = Weights::new(3, false).unwrap();
         // Δ = (1, -2, 0), ℓ = 3: α = 3 / (1 + 1 + 4) = 0.5.
         step.apply(
             3.0,

@@ -3,6 +3,7 @@
 
 use bl_core::engine::{Observer, Progress, run};
 use bl_core::iteration::Pool;
+use bl_core::limits;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -77,9 +78,12 @@ use crate::lattice::Lattice;
 /// and fewer than `calibration_candidates` good ones have been seen; then they start again
 /// from `calibration_eta / calibration_rate` and divide the rate by `calibration_rate`
 /// until `calibration_candidates` more good trials have been seen. At most
-/// `calibration_max_trials` trials run in all. The chosen `eta0` is the tried rate with
+/// `calibration_max_trials` trials run in all; the decreasing search also ends after its
+/// first trial at a rate that has underflowed to 0 (about 1,080 trials from the defaults:
+/// every later trial would repeat it exactly). The chosen `eta0` is the tried rate with
 /// the lowest finite value (the earliest on ties); when no trial is finite, the fit fails
-/// with [`bl_core::BlError::Numerical`].
+/// with [`bl_core::BlError::Numerical`]. Only the best trial so far is kept, so the
+/// calibration's memory does not grow with `calibration_max_trials`.
 ///
 /// # Epochs and stopping
 ///
@@ -197,7 +201,7 @@ fn rate(eta0: f64, lambda: f64, t: u64) -> f64 {
 
 /// Dense transition weights `trans = a w_trans` (0 where there is no feature),
 /// `exp_trans = exp(trans - max)`; returns the max.
-fn load_transitions(
+pub(super) fn load_transitions(
     features: &FeatureSet,
     w: &[f64],
     a: f64,
@@ -244,19 +248,24 @@ pub(crate) struct Sgd<'a> {
 
 impl<'a> Sgd<'a> {
     /// Zero weights over `features`.
-    pub(crate) fn new(features: &'a FeatureSet) -> Self {
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` when a buffer (the weights, three `L x L` tables)
+    /// exceeds [`limits::MAX_ELEMENTS`] values or cannot be reserved.
+    pub(crate) fn new(features: &'a FeatureSet) -> Result<Self> {
         let l = features.n_labels();
-        Self {
+        let square = "labels x labels (l2sgd transitions)";
+        Ok(Self {
             features,
-            v: vec![0.0; features.len()],
+            v: limits::try_zeroed("weights (l2sgd)", &[features.len()])?,
             a: 1.0,
             lattice: Lattice::default(),
             state: Vec::new(),
-            trans: vec![0.0; l * l],
-            exp_trans: vec![0.0; l * l],
-            edges: vec![0.0; l * l],
-            marg: vec![0.0; l],
-        }
+            trans: limits::try_zeroed(square, &[l, l])?,
+            exp_trans: limits::try_zeroed(square, &[l, l])?,
+            edges: limits::try_zeroed(square, &[l, l])?,
+            marg: limits::try_zeroed("labels (l2sgd marginals)", &[l])?,
+        })
     }
 
     /// Sets the weights to zero.
@@ -392,13 +401,14 @@ struct Objective {
 }
 
 impl Objective {
-    fn new(features: &FeatureSet) -> Self {
+    fn new(features: &FeatureSet) -> Result<Self> {
         let l = features.n_labels();
-        Self {
+        let square = "labels x labels (l2sgd objective transitions)";
+        Ok(Self {
             chunks: (0..EVAL_CHUNKS).map(|_| EvalChunk::default()).collect(),
-            trans: vec![0.0; l * l],
-            exp_trans: vec![0.0; l * l],
-        }
+            trans: limits::try_zeroed(square, &[l, l])?,
+            exp_trans: limits::try_zeroed(square, &[l, l])?,
+        })
     }
 
     /// `sum_{s in which} NLL_s(w)` on the current rayon pool: the same value for every
@@ -443,15 +453,20 @@ pub(crate) struct Trial {
     pub(crate) good: bool,
 }
 
-/// The calibration's outcome: the chosen rate and every trial.
+/// The calibration's outcome: the chosen rate and how many trials ran. Trials are not
+/// stored (only the best so far), so a large `calibration_max_trials` costs time, not
+/// memory.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Calibration {
     pub(crate) eta: f64,
-    pub(crate) trials: Vec<Trial>,
+    pub(crate) n_trials: usize,
 }
 
 /// Chooses `eta0` on the sample `sample` ([`L2sgd`]). `lambda = 2 c2 / N` of the full
-/// data set.
+/// data set. Each trial is shown to `on_trial` (the tests'), then only the best one so
+/// far is kept. The search also ends after one trial of the decreasing rate once it has
+/// underflowed to 0: every further trial would repeat that one exactly, which cannot
+/// change the choice (the earliest of equal losses is kept).
 fn calibrate(
     s: &L2sgd,
     sgd: &mut Sgd<'_>,
@@ -460,15 +475,22 @@ fn calibrate(
     sample: &[usize],
     lambda: f64,
     pool: &Pool,
+    mut on_trial: impl FnMut(&Trial),
 ) -> Result<Calibration> {
     let features = sgd.features;
     let penalty = 0.5 * lambda * sample.len() as f64;
     sgd.reset();
     let initial = pool.install(|| objective.nll(data, features, sample, sgd.weights()));
-    let mut trials = Vec::new();
+    let mut n_trials = 0usize;
+    let mut best = None::<Trial>;
+    let mut zero_tried = false;
     let mut eta = s.calibration_eta;
     let (mut decreasing, mut wanted) = (false, s.calibration_candidates);
-    while (wanted > 0 || !decreasing) && trials.len() < s.calibration_max_trials {
+    while (wanted > 0 || !decreasing) && n_trials < s.calibration_max_trials {
+        if decreasing && eta == 0.0 && zero_tried {
+            break;
+        }
+        zero_tried |= eta == 0.0;
         sgd.reset();
         let mut t = 0;
         let value = match sgd.epoch(data, sample, eta, lambda, &mut t) {
@@ -479,11 +501,17 @@ fn calibrate(
             None => f64::NAN,
         };
         let good = value.is_finite() && value < initial;
-        trials.push(Trial {
+        let trial = Trial {
             eta,
             loss: value,
             good,
-        });
+        };
+        on_trial(&trial);
+        n_trials += 1;
+        // The lowest finite loss, the earliest on ties.
+        if value.is_finite() && best.is_none_or(|b| value < b.loss) {
+            best = Some(trial);
+        }
         if good {
             wanted -= 1;
         }
@@ -497,21 +525,14 @@ fn calibrate(
             eta = s.calibration_eta / s.calibration_rate;
         }
     }
-    let best = trials
-        .iter()
-        .filter(|tr| tr.loss.is_finite())
-        .fold(None::<Trial>, |best, &tr| match best {
-            Some(b) if b.loss <= tr.loss => Some(b),
-            _ => Some(tr),
-        });
     match best {
-        Some(b) => Ok(Calibration { eta: b.eta, trials }),
+        Some(b) => Ok(Calibration {
+            eta: b.eta,
+            n_trials,
+        }),
         None => Err(bl_core::error::build::numerical(
             "l2sgd calibration",
-            format!(
-                "no learning rate of the {} tried gave a finite loss on the sample",
-                trials.len()
-            ),
+            format!("no learning rate of the {n_trials} tried gave a finite loss on the sample"),
         )),
     }
 }
@@ -529,12 +550,21 @@ pub(super) fn train(
     let mut order: Vec<usize> = (0..n).collect();
     let all = order.clone();
     order.shuffle(&mut rng);
-    let mut sgd = Sgd::new(features);
-    let mut objective = Objective::new(features);
+    let mut sgd = Sgd::new(features)?;
+    let mut objective = Objective::new(features)?;
     let sample = &order[..n.min(s.calibration_samples)];
-    let calibration = calibrate(s, &mut sgd, &mut objective, data, sample, lambda, &job.pool)?;
+    let calibration = calibrate(
+        s,
+        &mut sgd,
+        &mut objective,
+        data,
+        sample,
+        lambda,
+        &job.pool,
+        |_| {},
+    )?;
     let eta0 = calibration.eta;
-    let n_trials = calibration.trials.len();
+    let n_trials = calibration.n_trials;
 
     sgd.reset();
     let mut t: u64 = 0;
@@ -543,7 +573,8 @@ pub(super) fn train(
     let mut cur = vec![0.0; dim];
     let mut best_w = vec![0.0; dim];
     let mut best = f64::INFINITY;
-    let mut past: Vec<f64> = Vec::new();
+    // The epoch losses of the last `period` epochs (oldest first): all the test reads.
+    let mut past: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
     // What the pass that produced the weights in `sgd` returned.
     let mut pending = None;
     let (period, max_iter) = (s.period, job.iteration.max_iter);
@@ -583,24 +614,30 @@ pub(super) fn train(
             )
         });
         pending = next.flatten();
+        let holdout = holdout?;
         let (norm, active) = norm_and_active(&cur);
         let f = nll + s.c2 * norm * norm;
         // CRFsuite's epoch loss and stopping test.
         let epoch_loss = running + s.c2 * norm * norm;
-        let change = if k > period {
-            (past[k - 1 - period] - epoch_loss) / epoch_loss.abs().max(f64::MIN_POSITIVE)
-        } else {
-            f64::INFINITY
+        // `past` holds epochs `k - period ..= k - 1` once `k > period`.
+        let change = match past.front() {
+            Some(&old) if k > period => {
+                (old - epoch_loss) / epoch_loss.abs().max(f64::MIN_POSITIVE)
+            }
+            _ => f64::INFINITY,
         };
-        past.push(epoch_loss);
+        if past.len() >= period {
+            past.pop_front();
+        }
+        past.push_back(epoch_loss);
         if f < best {
             best = f;
             best_w.copy_from_slice(&cur);
         }
-        job.log.push(IterationLog {
+        job.keep(IterationLog {
             learning_rate: Some(eta),
             ..IterationLog::new(k, f, (norm, active), job.elapsed(), holdout)
-        });
+        })?;
         Ok::<_, crate::CrfError>(
             Progress::new(f, change)
                 .with("learning_rate", eta)
@@ -672,7 +709,7 @@ mod tests {
         for s in 0..data.len() {
             let x = data.instance(s);
             for (eta, lambda, a) in [(0.1, 0.3, 1.0), (0.05, 0.7, 0.37), (2.0, 0.5, 1.0)] {
-                let mut sgd = Sgd::new(&features);
+                let mut sgd = Sgd::new(&features).unwrap();
                 // w = a v with a != 1: the scaled representation.
                 sgd.v = w.iter().map(|x| x / a).collect();
                 sgd.a = a;
@@ -703,7 +740,7 @@ mod tests {
             .map(|j| ((j * 13 % 7) as f64 - 3.0) / 5.0)
             .collect();
         let pool = Pool::new(Some(2)).unwrap();
-        let mut objective = Objective::new(&features);
+        let mut objective = Objective::new(&features).unwrap();
         let got = pool.install(|| objective.nll(&data, &features, &[0, 1, 1], &w));
         let want = brute_nll(&features, data.instance(0), &w)
             + 2.0 * brute_nll(&features, data.instance(1), &w);
@@ -721,16 +758,27 @@ mod tests {
             calibration_max_trials: 9,
             ..L2sgd::default()
         };
-        let mut sgd = Sgd::new(&features);
-        let mut objective = Objective::new(&features);
-        let cal = calibrate(&s, &mut sgd, &mut objective, &data, &[0, 1], 1.0, &pool).unwrap();
-        assert!(cal.trials.len() <= 9);
-        let first_down = cal
-            .trials
+        let mut sgd = Sgd::new(&features).unwrap();
+        let mut objective = Objective::new(&features).unwrap();
+        let mut trials = Vec::new();
+        let cal = calibrate(
+            &s,
+            &mut sgd,
+            &mut objective,
+            &data,
+            &[0, 1],
+            1.0,
+            &pool,
+            |tr| trials.push(*tr),
+        )
+        .unwrap();
+        assert_eq!(cal.n_trials, trials.len());
+        assert!(trials.len() <= 9);
+        let first_down = trials
             .iter()
             .position(|tr| tr.eta < s.calibration_eta)
             .unwrap();
-        for (i, tr) in cal.trials.iter().enumerate() {
+        for (i, tr) in trials.iter().enumerate() {
             let k = if i < first_down {
                 i as i32
             } else {
@@ -738,14 +786,50 @@ mod tests {
             };
             assert!((tr.eta / (s.calibration_eta * 2f64.powi(k)) - 1.0).abs() < 1e-12);
         }
-        let best = cal
-            .trials
+        let best = trials
             .iter()
             .filter(|tr| tr.loss.is_finite())
             .map(|tr| tr.loss)
             .fold(f64::INFINITY, f64::min);
-        let chosen = cal.trials.iter().find(|tr| tr.eta == cal.eta).unwrap();
+        let chosen = trials.iter().find(|tr| tr.eta == cal.eta).unwrap();
         assert_eq!(chosen.loss, best);
         assert!(chosen.good);
+    }
+
+    /// A one-sequence sample is never improved by a small rate (the epoch's running loss
+    /// starts at the loss at `w = 0` and the penalty adds to it), so the decreasing trials
+    /// are never good and the search runs until `calibration_max_trials`: with 10^15 it
+    /// used to run (and store) trial after trial until memory ran out. It now stops once
+    /// the rate has underflowed to 0, keeping only the best trial.
+    #[test]
+    fn a_huge_trial_budget_stops_when_the_rate_underflows() {
+        let (data, features) = tiny();
+        let pool = Pool::new(Some(1)).unwrap();
+        let s = L2sgd {
+            calibration_max_trials: 1_000_000_000_000_000,
+            ..L2sgd::default()
+        };
+        let mut sgd = Sgd::new(&features).unwrap();
+        let mut objective = Objective::new(&features).unwrap();
+        let mut last = f64::NAN;
+        let cal = calibrate(
+            &s,
+            &mut sgd,
+            &mut objective,
+            &data,
+            &[0],
+            1.0,
+            &pool,
+            |tr| last = tr.eta,
+        )
+        .unwrap();
+        // 0.1 halved until it underflows: about 1,080 trials, then one at 0.
+        assert!(
+            cal.n_trials > 1_000 && cal.n_trials < 1_200,
+            "{}",
+            cal.n_trials
+        );
+        assert_eq!(last, 0.0);
+        assert!(cal.eta.is_finite());
     }
 }

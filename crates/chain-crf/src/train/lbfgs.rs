@@ -25,14 +25,16 @@
 //! ([`bl_core::BlError::Numerical`], context `"lbfgs"`), not a stop.
 
 use bl_core::engine::{Observer, Progress, run};
+use bl_core::limits;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::l2sgd::load_transitions;
 use super::{IterationLog, Job, Trained, nonnegative, norm_and_active};
 use crate::data::Dataset;
 use crate::error::{CrfError, Result};
 use crate::features::FeatureSet;
-use crate::lattice::{Lattice, exp_transitions};
+use crate::lattice::Lattice;
 use crate::optim::{
     LineSearchMethod, Outcome, QuasiNewton, Settings, balanced_ranges, non_finite, sum_in_order,
 };
@@ -138,42 +140,62 @@ pub(crate) struct Likelihood<'a> {
     data: &'a Dataset,
     features: &'a FeatureSet,
     chunks: Vec<Chunk>,
+    /// The dense `L x L` transition weights of the point being evaluated.
+    trans: Vec<f64>,
+    /// Their `exp(T - max T)`.
+    exp_trans: Vec<f64>,
 }
 
 impl<'a> Likelihood<'a> {
     /// Split into `n_chunks >= 1` chunks of nearly equal attribute counts.
-    pub(crate) fn new(data: &'a Dataset, features: &'a FeatureSet, n_chunks: usize) -> Self {
+    ///
+    /// Memory: per chunk a gradient (one value per weight) and two `L x L` tables, and
+    /// two `L x L` tables beside them.
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` naming the buffer (the weights, the labels) when one
+    /// exceeds [`bl_core::limits::MAX_ELEMENTS`] values or cannot be reserved, before it
+    /// is filled.
+    pub(crate) fn new(
+        data: &'a Dataset,
+        features: &'a FeatureSet,
+        n_chunks: usize,
+    ) -> Result<Self> {
         let dim = features.len();
         let l = features.n_labels();
+        let square = "labels x labels (lbfgs transitions)";
         let cost = |s: usize| {
             let x = data.instance(s);
             x.items.n_attributes() + x.items.len() * l
         };
-        let chunks = balanced_ranges(data.len(), n_chunks, cost)
-            .into_iter()
-            .map(|range| Chunk {
+        let ranges = balanced_ranges(data.len(), n_chunks, cost);
+        let mut chunks = limits::try_with_capacity("chunks (lbfgs)", &[ranges.len()])?;
+        for range in ranges {
+            chunks.push(Chunk {
                 range,
-                grad: vec![0.0; dim],
+                grad: limits::try_zeroed("weights (lbfgs gradient)", &[dim])?,
                 lattice: Lattice::default(),
                 state: Vec::new(),
-                edges: vec![0.0; l * l],
-                observed: vec![0.0; l * l],
+                edges: limits::try_zeroed(square, &[l, l])?,
+                observed: limits::try_zeroed(square, &[l, l])?,
                 marg: Vec::new(),
-            })
-            .collect();
-        Self {
+            });
+        }
+        Ok(Self {
             data,
             features,
             chunks,
-        }
+            trans: limits::try_zeroed(square, &[l, l])?,
+            exp_trans: limits::try_zeroed(square, &[l, l])?,
+        })
     }
 
     /// The loss at `w`; writes its gradient into `grad`.
     pub(crate) fn eval(&mut self, w: &[f64], grad: &mut [f64]) -> f64 {
         let features = self.features;
         let data = self.data;
-        let trans = features.transition_weights_unchecked(w);
-        let (exp_trans, mt) = exp_transitions(&trans);
+        let mt = load_transitions(features, w, 1.0, &mut self.trans, &mut self.exp_trans);
+        let (trans, exp_trans) = (&self.trans, &self.exp_trans);
         let losses: Vec<f64> = self
             .chunks
             .par_iter_mut()
@@ -183,8 +205,8 @@ impl<'a> Likelihood<'a> {
                     data,
                     features,
                     w,
-                    trans: &trans,
-                    exp_trans: &exp_trans,
+                    trans,
+                    exp_trans,
                     mt,
                 })
             })
@@ -280,7 +302,7 @@ pub(super) fn train(
     job: &mut Job<'_>,
     observers: &mut [&mut dyn Observer],
 ) -> Result<Trained> {
-    let mut lik = Likelihood::new(job.data, job.features, job.pool.threads());
+    let mut lik = Likelihood::new(job.data, job.features, job.pool.threads())?;
     optimize(s, job, observers, &mut |w, g| Ok(lik.eval(w, g)))
 }
 
@@ -322,14 +344,15 @@ pub(crate) fn optimize(
             }
         }
     };
-    let x0 = vec![0.0; job.features.len()];
+    let x0 = limits::try_zeroed("weights (lbfgs)", &[job.features.len()])?;
     let mut qn = job
         .pool
         .install(|| QuasiNewton::new(settings, x0, &mut loss))?;
     if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
         return Err(e);
     }
-    let mut past = vec![qn.objective()];
+    // The objectives of the last `period + 1` points (oldest first): all the test reads.
+    let mut past = std::collections::VecDeque::from([qn.objective()]);
     let period = s.period;
     let rule = job.iteration;
     let report = run(&rule, observers, |k| {
@@ -338,19 +361,22 @@ pub(crate) fn optimize(
             return Err(e);
         }
         let f = qn.objective();
-        past.push(f);
-        let change = if k >= period {
-            (past[k - period] - f) / f.abs().max(f64::MIN_POSITIVE)
-        } else {
-            f64::INFINITY
+        if past.len() > period {
+            past.pop_front();
+        }
+        past.push_back(f);
+        // `past` holds the points `k - period ..= k` once `k >= period`.
+        let change = match past.front() {
+            Some(&old) if k >= period => (old - f) / f.abs().max(f64::MIN_POSITIVE),
+            _ => f64::INFINITY,
         };
         let norm_active = norm_and_active(qn.x());
         let time = job.elapsed();
-        job.log.push(IterationLog {
+        job.keep(IterationLog {
             error_norm: Some(qn.gradient_norm()),
             linesearch_trials: Some(qn.trials()),
-            ..IterationLog::new(k, f, norm_active, time, job.holdout_score(qn.x()))
-        });
+            ..IterationLog::new(k, f, norm_active, time, job.holdout_score(qn.x())?)
+        })?;
         if outcome == Outcome::NonFinite {
             return Err(non_finite());
         }
@@ -380,7 +406,7 @@ mod tests {
             &[(&[("b", 1.5)], "Y"), (&[("a", 1.0), ("v", 3.0)], "X")],
         ]);
         for chunks in [1, 2] {
-            let mut lik = Likelihood::new(&data, &features, chunks);
+            let mut lik = Likelihood::new(&data, &features, chunks).unwrap();
             let w = spread_weights(features.len());
             let mut g = vec![0.0; w.len()];
             lik.eval(&w, &mut g);

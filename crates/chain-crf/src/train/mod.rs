@@ -255,6 +255,30 @@ impl IterationLog {
     }
 }
 
+/// Pushes `entry` onto `log` after `reserve` (a test injects a refusal) made room.
+fn keep_entry(
+    log: &mut Vec<IterationLog>,
+    entry: IterationLog,
+    max_iter: usize,
+    reserve: impl FnOnce(&mut Vec<IterationLog>) -> Result<(), std::collections::TryReserveError>,
+) -> Result<()> {
+    if reserve(log).is_err() {
+        return Err(bl_core::BlError::InvalidParameter {
+            name: "max_iter",
+            value: max_iter.to_string(),
+            expected: format!(
+                "a budget whose training log fits in memory: the log could not keep \
+                 iteration {} (memory refused)",
+                entry.iteration
+            )
+            .into(),
+        }
+        .into());
+    }
+    log.push(entry);
+    Ok(())
+}
+
 /// What a trainer gets.
 pub(crate) struct Job<'a> {
     pub(crate) data: &'a Dataset,
@@ -270,16 +294,32 @@ pub(crate) struct Job<'a> {
 }
 
 impl Job<'_> {
+    /// Appends `entry` to the training log, reserving fallibly: a log that no longer
+    /// fits in memory ends the fit with an error naming `max_iter` instead of aborting.
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` (`max_iter`) when the entry cannot be reserved.
+    pub(crate) fn keep(&mut self, entry: IterationLog) -> Result<()> {
+        keep_entry(&mut self.log, entry, self.iteration.max_iter, |log| {
+            log.try_reserve(1)
+        })
+    }
+
     /// Seconds since training started.
     pub(crate) fn elapsed(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
     }
 
     /// Held-out accuracy of the weights `w` (Viterbi), if there is held-out data.
-    pub(crate) fn holdout_score(&self, w: &[f64]) -> Option<HoldoutScore> {
-        let data = self.holdout?;
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` when the `L x L` transition weights cannot be reserved.
+    pub(crate) fn holdout_score(&self, w: &[f64]) -> Result<Option<HoldoutScore>> {
+        let Some(data) = self.holdout else {
+            return Ok(None);
+        };
         let l = self.features.n_labels();
-        let trans = self.features.transition_weights_unchecked(w);
+        let trans = self.features.try_transition_weights(w)?;
         let (mut state, mut path, mut back) = (Vec::new(), Vec::new(), Vec::new());
         let (mut items, mut right, mut seqs, mut seqs_right) = (0usize, 0usize, 0usize, 0usize);
         for x in data.iter() {
@@ -291,10 +331,10 @@ impl Job<'_> {
             seqs += 1;
             seqs_right += usize::from(ok == x.labels.len());
         }
-        Some(HoldoutScore {
+        Ok(Some(HoldoutScore {
             item_accuracy: right as f64 / items.max(1) as f64,
             instance_accuracy: seqs_right as f64 / seqs.max(1) as f64,
-        })
+        }))
     }
 }
 
@@ -386,6 +426,14 @@ impl CrfValidParams {
     /// [`bl_core::BlError::ShapeMismatch`] for held-out data whose label names or number
     /// of attributes differ from `data`'s; or a trainer's error (a non-finite objective:
     /// [`bl_core::BlError::Numerical`]).
+    ///
+    /// Memory is quadratic in the number of labels `L` (the dense `L x L` transition
+    /// tables, as in CRFsuite: see [`FeatureSet::generate`]) and, for `lbfgs`, linear in
+    /// the number of weights times `2 num_memories + 6`. A buffer above
+    /// [`bl_core::limits::MAX_ELEMENTS`] values, or one whose memory is refused, is a
+    /// [`bl_core::BlError::InvalidParameter`] naming it (the labels, the weights), checked
+    /// before it is allocated; so is a training log or trace that no longer fits
+    /// (naming `max_iter`). Nothing aborts the process.
     pub fn fit_with_holdout(
         &self,
         data: &Dataset,
@@ -451,4 +499,31 @@ pub(crate) fn positive(name: &'static str, v: f64) -> Result<()> {
 /// Nonnegative, finite `f64` check under the parameter's CRFsuite name.
 pub(crate) fn nonnegative(name: &'static str, v: f64) -> Result<()> {
     params::nonnegative(name, v).map_err(Into::into)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A refused reservation of the training log ends the fit with an error naming
+    /// `max_iter` (it used to grow with an infallible push, which aborts when memory is
+    /// refused); an accepted one keeps the entry.
+    #[test]
+    fn a_refused_log_entry_is_an_error_naming_max_iter() {
+        let entry = |k| IterationLog::new(k, 1.0, (0.0, 0), 0.0, None);
+        let mut log = Vec::new();
+        keep_entry(&mut log, entry(1), 10, |log| log.try_reserve(1)).unwrap();
+        assert_eq!(log.len(), 1);
+        let err = keep_entry(&mut log, entry(2), 1_000_000_000_000_000, |_| {
+            Vec::<u8>::new().try_reserve(usize::MAX)
+        })
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("max_iter") && text.contains("1000000000000000"),
+            "{text}"
+        );
+        assert!(text.contains("iteration 2"), "{text}");
+        assert_eq!(log.len(), 1);
+    }
 }

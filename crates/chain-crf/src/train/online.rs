@@ -83,22 +83,28 @@ pub(crate) struct Decoded {
 }
 
 impl Decoder {
-    pub(crate) fn new(features: &FeatureSet, w: &[f64]) -> Self {
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` when the `L x L` transition weights cannot be reserved.
+    pub(crate) fn new(features: &FeatureSet, w: &[f64]) -> Result<Self> {
         let l = features.n_labels();
         let n_state = features.n_state();
-        let mut trans_cell = vec![0u32; features.len() - n_state];
+        let mut trans_cell = bl_core::limits::try_zeroed::<u32>(
+            "transitions (decoder)",
+            &[features.len() - n_state],
+        )?;
         for (prev, next, k) in features.iter_transitions() {
             trans_cell[k - n_state] = prev * l as u32 + next;
         }
-        Self {
+        Ok(Self {
             l,
-            trans: features.transition_weights_unchecked(w),
+            trans: features.try_transition_weights(w)?,
             trans_cell,
             n_state,
             score: Vec::new(),
-            best: vec![0.0; l],
+            best: bl_core::limits::try_zeroed("labels (decoder)", &[l])?,
             path: Vec::new(),
-        }
+        })
     }
 
     /// Copies the new weights of the features `changed` that are transitions.
@@ -272,12 +278,18 @@ pub(crate) struct Weights {
 }
 
 impl Weights {
-    pub(crate) fn new(dim: usize, averaging: bool) -> Self {
-        Self {
-            w: vec![0.0; dim],
-            sum: averaging.then(|| vec![0.0; dim]),
+    /// Zero weights over `dim` features (and their running sum with `averaging`).
+    ///
+    /// # Errors
+    /// `BlError::InvalidParameter` naming the weights when `dim` exceeds
+    /// [`bl_core::limits::MAX_ELEMENTS`] or the buffers cannot be reserved.
+    pub(crate) fn new(dim: usize, averaging: bool) -> Result<Self> {
+        let zeros = || bl_core::limits::try_zeroed("weights (online trainer)", &[dim]);
+        Ok(Self {
+            w: zeros()?,
+            sum: if averaging { Some(zeros()?) } else { None },
             seen: 0,
-        }
+        })
     }
 
     /// `w[k] += change` at the current instance.
@@ -458,14 +470,14 @@ pub(crate) fn drive(
         let (norm, active) = weights.norm_and_active();
         let holdout = if job.holdout.is_some() {
             weights.model_weights_into(&mut holdout_weights);
-            job.holdout_score(&holdout_weights)
+            job.holdout_score(&holdout_weights)?
         } else {
             None
         };
-        job.log.push(IterationLog {
+        job.keep(IterationLog {
             errors: Some(errors),
             ..IterationLog::new(k, loss, (norm, active), job.elapsed(), holdout)
-        });
+        })?;
         let change = test.change(loss / n as f64, tol);
         Ok::<_, CrfError>(
             Progress::new(loss, change)
@@ -523,7 +535,7 @@ pub(super) fn epochs(
         features,
         order: (0..n).collect(),
         rng: StdRng::seed_from_u64(job.seed),
-        decoder: Decoder::new(features, &weights.w),
+        decoder: Decoder::new(features, &weights.w)?,
         delta: SparseDelta::default(),
         weights,
         update,
@@ -576,7 +588,7 @@ mod tests {
             let w: Vec<f64> = (0..fs.len())
                 .map(|k| ((k as u64 * 7 + seed) % 5) as f64 - 2.0)
                 .collect();
-            let mut dec = Decoder::new(&fs, &w);
+            let mut dec = Decoder::new(&fs, &w).unwrap();
             let trans = fs.transition_weights(&w).unwrap();
             for x in d.iter() {
                 let got = dec.decode(&fs, x, &w);
@@ -629,7 +641,7 @@ mod tests {
 
     #[test]
     fn lazy_average_is_the_mean_of_the_iterates() {
-        let mut w = Weights::new(3, true);
+        let mut w = Weights::new(3, true).unwrap();
         let mut iterates = Vec::new();
         let changes = [(0, 1.0), (2, -0.5), (0, 0.25), (1, 3.0), (2, 2.0)];
         for (i, &(k, c)) in changes.iter().enumerate() {

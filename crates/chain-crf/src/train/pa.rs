@@ -166,7 +166,7 @@ pub(super) fn train(
     job: &mut Job<'_>,
     observers: &mut [&mut dyn Observer],
 ) -> Result<Trained> {
-    let weights = Weights::new(job.features.len(), s.averaging);
+    let weights = Weights::new(job.features.len(), s.averaging)?;
     let mut rule = *s;
     epochs(job, observers, weights, &mut rule)
 }

@@ -20,20 +20,22 @@ impl OnlineState {
     /// The state before the first epoch: zero weights (and AROW's initial variance).
     ///
     /// # Errors
-    /// `InvalidParameter` for an algorithm other than `ap`, `pa` and `arow`.
+    /// `InvalidParameter` for an algorithm other than `ap`, `pa` and `arow`, or naming
+    /// the weights when `n_features` exceeds [`bl_core::limits::MAX_ELEMENTS`] or the
+    /// weights cannot be reserved (checked before they are allocated).
     pub fn initial(algorithm: &Algorithm, n_features: usize) -> Result<Self> {
         Ok(match algorithm {
             Algorithm::AveragedPerceptron(_) => Self {
-                weights: Weights::new(n_features, true),
+                weights: Weights::new(n_features, true)?,
                 cov: None,
             },
             Algorithm::PassiveAggressive(s) => Self {
-                weights: Weights::new(n_features, s.averaging),
+                weights: Weights::new(n_features, s.averaging)?,
                 cov: None,
             },
             Algorithm::Arow(s) => Self {
-                weights: Weights::new(n_features, false),
-                cov: Some(vec![s.variance; n_features]),
+                weights: Weights::new(n_features, false)?,
+                cov: Some(crate::train::arow::variances(n_features, s.variance)?),
             },
             other => return Err(invalid("algorithm", other.name(), "ap, pa or arow")),
         })

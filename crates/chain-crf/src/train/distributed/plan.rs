@@ -183,7 +183,7 @@ impl Plan {
         }
         let negative = summaries.iter().any(|s| s.negative);
         let features =
-            FeatureSet::from_counts(n_attrs, l, &merged, &transitions, negative, options);
+            FeatureSet::from_counts(n_attrs, l, &merged, &transitions, negative, options)?;
         Ok(Self {
             attributes,
             labels,

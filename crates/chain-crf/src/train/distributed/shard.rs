@@ -105,7 +105,7 @@ impl Shard {
     pub fn loss_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> Result<f64> {
         self.check_len("shard gradient: weights", w.len())?;
         self.check_len("shard gradient: gradient", grad.len())?;
-        Ok(lbfgs::Likelihood::new(&self.data, &self.features, 1).eval(w, grad))
+        Ok(lbfgs::Likelihood::new(&self.data, &self.features, 1)?.eval(w, grad))
     }
 
     /// One epoch of `algorithm` (`ap`, `pa` or `arow`) over the shard from `state`: the
@@ -118,7 +118,7 @@ impl Shard {
     pub fn epoch(&mut self, algorithm: &Algorithm, state: &OnlineState) -> Result<EpochResult> {
         state.check_for(algorithm, self.features.len())?;
         let mut weights = state.weights.clone();
-        let mut decoder = Decoder::new(&self.features, &weights.w);
+        let mut decoder = Decoder::new(&self.features, &weights.w)?;
         let mut delta = SparseDelta::default();
         let mut pa;
         let mut arow = Step {

@@ -153,7 +153,7 @@ fn the_shard_summed_gradient_is_the_one_pass_gradient() -> Result<()> {
                 .map(|j| ((j * 37 % 11) as f64 - 5.0) / 7.0)
                 .collect();
             let mut one = vec![0.0; w.len()];
-            let f_one = lbfgs::Likelihood::new(&full, &features, 1).eval(&w, &mut one);
+            let f_one = lbfgs::Likelihood::new(&full, &features, 1)?.eval(&w, &mut one);
             for cuts in [&[][..], &[25], &[3, 17, 18, 40]] {
                 let (_, mut sh) = shards(&seqs, cuts, options, 0)?;
                 let mut g = vec![0.0; w.len()];
@@ -485,6 +485,21 @@ fn bytes_round_trip_and_bad_bytes_are_typed_errors() -> Result<()> {
         let mut m = fs.clone();
         m[i] ^= 0x5a;
         let _ = FeatureSet::from_bytes(&m);
+    }
+    Ok(())
+}
+
+/// A weight count above `MAX_ELEMENTS` (or `usize::MAX`) for the initial state: it used
+/// to be allocated at once (`vec![0.0; n]`: a capacity-overflow panic or an abort); it is
+/// refused before, naming the weights.
+#[test]
+fn an_initial_state_above_the_limit_is_refused_before_allocation() -> Result<()> {
+    for name in ["ap", "pa", "arow"] {
+        let algorithm = Algorithm::from_name(name)?;
+        for n in [bl_core::limits::MAX_ELEMENTS + 1, usize::MAX] {
+            let err = OnlineState::initial(&algorithm, n).unwrap_err().to_string();
+            assert!(err.contains("weights"), "{name}: {err}");
+        }
     }
     Ok(())
 }
