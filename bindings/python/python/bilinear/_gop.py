@@ -52,6 +52,10 @@ def gop_mmf(y, k=None, budget=None, *, tol=None, max_iter=None, max_nodes=None,
     threads of the LPs (None: all cores). Every keyword left None keeps the Rust default
     (see :func:`gop_mmf_defaults`). Returns a :class:`GopResult`.
     """
+    tol = _opt(_float, "tol", tol)
+    if tol is not None and not 0.0 < tol < float("inf"):
+        # (the crate's check, GopParams' `tol`: a float gap may never reach 0)
+        raise ValueError(f"tol must be finite and > 0, got {tol}")
     if scipy.sparse.issparse(y):
         raise TypeError(
             "gop_mmf needs a dense array y: a SciPy sparse matrix is not supported "
@@ -66,7 +70,7 @@ def gop_mmf(y, k=None, budget=None, *, tol=None, max_iter=None, max_nodes=None,
     y = np.ascontiguousarray(y, dtype=np.float64)
     out = _native.gop_fit(
         y, k=_opt(_int, "k", k), budget=_opt(_float, "budget", budget),
-        tol=_opt(_float, "tol", tol), max_iter=_opt(_int, "max_iter", max_iter),
+        tol=tol, max_iter=_opt(_int, "max_iter", max_iter),
         max_nodes=_opt(_int, "max_nodes", max_nodes),
         time_limit=_opt(_float, "time_limit", time_limit),
         seed=_seed(random_state, None),

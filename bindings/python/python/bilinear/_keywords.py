@@ -8,6 +8,8 @@ refuse with an ``OverflowError``, a conversion message of its own, or coerce sil
 (``int(1.5)``, ``bool("no")``). Bounds beyond the type's (``0`` where a count must be
 positive, ``rank <= min(s, t)``, ...) stay the Rust crates' checks."""
 
+import itertools
+import math
 import numbers
 import os
 
@@ -16,6 +18,11 @@ from sklearn.utils import check_random_state
 
 #: The largest integer the native module takes (``u64``, ``usize`` on 64-bit targets).
 _U64_MAX = 2**64 - 1
+
+#: The most values one array may hold: the Rust crates' ``bl_core::limits::MAX_ELEMENTS``
+#: (``2**32``, 32 GiB of float64). An input above it is refused before it is scanned or
+#: copied.
+_MAX_ELEMENTS = 2**32
 
 
 def _is_bool(value):
@@ -103,14 +110,58 @@ def _path(name, value):
     return os.fspath(value)
 
 
+def _size(name, value):
+    """``ValueError`` naming ``name`` when ``value`` (an array or anything with a
+    ``shape`` of ints, a stride-0 view included) holds more than ``2**32`` values
+    (``bl_core::limits::MAX_ELEMENTS``, the crates' limit): checked from the shape alone,
+    before anything scans or copies the values. Values without a shape pass (a list
+    holds its values already)."""
+    shape = getattr(value, "shape", None)
+    if not isinstance(shape, tuple) or not all(
+            isinstance(d, numbers.Integral) and not _is_bool(d) for d in shape):
+        return
+    n = math.prod(int(d) for d in shape)
+    if n > _MAX_ELEMENTS:
+        raise ValueError(
+            f"{name} has shape {tuple(int(d) for d in shape)}, {n} values: more than "
+            f"the {_MAX_ELEMENTS} (2**32) values an input may hold "
+            "(bl_core::limits::MAX_ELEMENTS)")
+
+
 def _real(name, value):
-    """``np.asarray(value)``, ``ValueError`` if it holds complex numbers (converting them
-    to float64 would drop their imaginary part with a warning only)."""
+    """``np.asarray(value)`` after :func:`_size`; ``ValueError`` naming ``name`` if it
+    holds complex numbers (converting them to float64 would drop their imaginary part
+    with a warning only) or anything but numbers (strings, even ``"1"``, which NumPy
+    would parse; bytes, dates, ``None``)."""
+    _size(name, value)
     array = np.asarray(value)
     if np.iscomplexobj(array) or (array.dtype == object and any(
             isinstance(v, (complex, np.complexfloating)) for v in array.flat)):
         raise ValueError(f"Complex data not supported: {name} has complex values")
+    if array.dtype == object:
+        for v in array.flat:
+            if not isinstance(v, numbers.Real):
+                raise ValueError(
+                    f"{name} must hold real numbers, not {type(v).__name__} ({v!r:.48})")
+    elif array.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold real numbers, not values of dtype {array.dtype}")
     return array
+
+
+def _at_most(name, value, longest, what):
+    """The items of the iterable ``value`` as a list, reading at most ``longest + 1`` of
+    them (a generator without end is not run to its end); ``ValueError`` naming ``name``
+    (``what`` says what it must be) for a str, bytes, a non-iterable or more than
+    ``longest`` items."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"{name} must be {what}, got {value!r:.80}")
+    try:
+        items = list(itertools.islice(value, longest + 1))
+    except TypeError:  # (a 0-d array has __iter__ but is not iterable)
+        raise ValueError(f"{name} must be {what}, got {value!r:.80}") from None
+    if len(items) > longest:
+        raise ValueError(f"{name} must be {what}: it has more than {longest} items")
+    return items
 
 
 class _ThreadsPickle:

@@ -1,6 +1,5 @@
 """scikit-learn classifier over the `sblr` crate (Shi, Xu, Baraniuk 2014)."""
 
-import os
 import uuid
 
 import numpy as np
@@ -16,7 +15,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _native, _sblr_dask
-from ._keywords import _float, _int, _seed, _str, _threads, _ThreadsPickle
+from ._keywords import _float, _int, _path, _seed, _size, _str, _threads, _ThreadsPickle
 
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -74,7 +73,8 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
     dtype : {"float64", "float32"}, default="float64"
         Precision the samples are stored in during the fit (``"float32"`` halves the
         memory the two data passes of every iteration read; they accumulate in f64),
-        and the dtype of the fitted arrays and the returned scores.
+        and the dtype of the fitted arrays and the returned scores. With ``"float32"``, a
+        value of ``X`` beyond float32's range is a ``ValueError`` naming ``X``.
     threads : int or None, default=None
         Worker threads of the data passes and of the one-vs-all class fits (``None``:
         rayon's global pool, one thread per core; the crate's ``threads``). The fitted
@@ -126,11 +126,17 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
 
     def _samples(self, X, reset):
         """``X`` as a C-contiguous float64 ``(n, s, t)`` array (validated, no copy when
-        it is one already)."""
+        it is one already); ``ValueError`` naming ``X`` for samples with no rows or no
+        columns."""
         three_d = getattr(X, "ndim", None) == 3
         if three_d:
             X = validate_data(self, X, reset=reset, allow_nd=True, dtype=np.float64)
             n, s, t = X.shape
+            if s < 1 or t < 1:
+                # (the crate's check of a sample's rows and columns: >= 1)
+                raise ValueError(
+                    f"X has samples of shape ({s}, {t}): a sample needs at least one row "
+                    "and one column")
             return X, (s, t)
         X = validate_data(self, X, reset=reset, dtype=np.float64)
         n, d = X.shape
@@ -151,7 +157,8 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
 
     def fit(self, X, y):
         """Fits on ``X`` (``(n, s, t)``, or ``(n, s*t)`` with ``matrix_shape``) and labels
-        ``y``.
+        ``y``. An ``X`` of more than ``2**32`` values (``bl_core::limits::MAX_ELEMENTS``)
+        is a ``ValueError`` naming ``X``, checked from its shape before it is scanned.
 
         ``X`` may be a dask array of shape ``(n, s, t)`` chunked along the samples, with
         a ``dask.distributed`` Client running: each chunk is then built where its block
@@ -168,6 +175,8 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         params = self._check_params()
         if _sblr_dask.is_dask_array(X):
             return self._fit_dask(X, y, params)
+        # (from the shape alone: scikit-learn's finiteness scan and the copy come after)
+        _size("X", X)
         if getattr(X, "ndim", None) == 3:
             X3, shape = self._samples(X, reset=True)
             y = _labels(y)
@@ -176,6 +185,7 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
             X2, y = validate_data(self, X, y, dtype=np.float64)
             X3, shape = self._samples(X2, reset=False)
         y_index = self._set_classes(y)
+        self._check_float32(X3)
         model = _native.sblr_fit(
             np.ascontiguousarray(X3),
             y_index.astype(np.int64),
@@ -185,6 +195,22 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
             dtype=self.dtype,
         )
         return self._set_fitted(model, shape)
+
+    def _check_float32(self, X):
+        """With ``dtype="float32"``: ``ValueError`` naming ``X`` when one of its (finite)
+        values rounds to infinity in single precision, i.e. does not fit ``float32``
+        (found by two reductions, without a converted copy)."""
+        if self.dtype != "float32" or X.size == 0:
+            return
+        largest = max(abs(float(X.max())), abs(float(X.min())))
+        with np.errstate(over="ignore"):
+            fits = np.isfinite(np.float32(largest))
+        if not fits:
+            raise ValueError(
+                f"X has a value of magnitude {largest:g}, which does not fit float32 "
+                f"(dtype='float32' stores the samples in single precision, at most "
+                f"{float(np.finfo(np.float32).max):g} in magnitude): scale X or use "
+                "dtype='float64'")
 
     def _native_params(self):
         """The parameters every native fit takes (a dict: the native ``FitParams``)."""
@@ -326,9 +352,10 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
         memory_budget = _int("memory_budget", memory_budget)
         if memory_budget < 1:
             raise ValueError(f"memory_budget must be positive, got {memory_budget}")
+        path = _path("path", path)
         y_index = self._set_classes(_labels(y))
         model = _native.sblr_fit_npy(
-            os.fspath(path),
+            path,
             y_index.astype(np.int64),
             len(self.classes_),
             params,
@@ -338,6 +365,8 @@ class SparseBilinearLogisticRegression(ClassifierMixin, _ThreadsPickle, BaseEsti
 
     def _predict_samples(self, X):
         check_is_fitted(self)
+        # (from the shape alone, before the finiteness scan and the copy)
+        _size("X", X)
         s, t = self.matrix_shape_
         if (getattr(X, "ndim", None) == 3 and tuple(X.shape[1:]) == (s, t)
                 and self.n_features_in_ == s * t != s):

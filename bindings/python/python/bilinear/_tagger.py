@@ -31,12 +31,49 @@ def _columns(X):
 
 
 def _tags(y):
+    """The tag sequences ``y`` as lists of str (``ValueError`` naming ``y`` and the
+    sequence otherwise)."""
     if isinstance(y, str) or not hasattr(y, "__iter__"):
         raise ValueError("y must be a list of tag sequences")
-    tags = [list(seq) for seq in y]
+    tags = []
+    for s, seq in enumerate(y):
+        if isinstance(seq, str) or not hasattr(seq, "__iter__"):
+            raise ValueError(
+                f"y: sequence {s} is {type(seq).__name__}, not a list of tags (str)")
+        tags.append(list(seq))
     if any(not all(isinstance(t, str) for t in seq) for seq in tags):
         raise ValueError("tags must be strings")
     return tags
+
+
+def _not_unicode(what, sentences):
+    """Where in ``sentences`` (``[sentence][column][token]`` or ``[sentence][tag]``) the
+    first str is that UTF-8 cannot encode (a lone surrogate such as ``"\\ud800"``), as
+    ``"X: sentence s, token i"``; None if there is none. Run only after the native call
+    refused such a str, so that valid input is not scanned twice."""
+    for s, sentence in enumerate(sentences):
+        rows = sentence if what == "X" else [sentence]
+        for column in rows:
+            for i, value in enumerate(column):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return f"{what}: sentence {s}, token {i}"
+    return None
+
+
+def _unicode_checked(call, *data):
+    """``call()``; a ``UnicodeEncodeError`` of the native conversion (a str that UTF-8
+    cannot encode) becomes a ``ValueError`` naming the argument, the sentence and the
+    token. ``data`` are ``("X", columns)`` / ``("y", tags)`` pairs."""
+    try:
+        return call()
+    except UnicodeEncodeError as err:
+        where = next((w for w in (_not_unicode(*d) for d in data) if w), None)
+        if where is None:
+            raise
+        raise ValueError(
+            f"{where} is not valid Unicode (UTF-8 cannot encode it: {err.reason})") from None
 
 
 def _is_dask_bag(X):
@@ -127,9 +164,11 @@ class BilinearTagger(BaseEstimator):
         if y is None:
             raise ValueError("y (the tag sequences) is required unless X is a dask bag")
         knobs = self._knobs()
-        self.model_ = _native.tagger_fit(
-            _columns(X), _tags(y), learner_name=self.learner, templates_name=self.templates,
-            knobs=knobs)
+        columns, tags = _columns(X), _tags(y)
+        self.model_ = _unicode_checked(
+            lambda: _native.tagger_fit(columns, tags, learner_name=self.learner,
+                                       templates_name=self.templates, knobs=knobs),
+            ("X", columns), ("y", tags))
         self.tags_ = self.model_.tags
         self.n_iter_ = self.model_.n_iter
         # (a distributed fit's record would describe another model)
@@ -184,13 +223,16 @@ class BilinearTagger(BaseEstimator):
     def predict(self, X):
         """The tag sequence of every sentence."""
         check_is_fitted(self)
-        return self.model_.predict(_columns(X))
+        columns = _columns(X)
+        return _unicode_checked(lambda: self.model_.predict(columns), ("X", columns))
 
     def evaluate(self, X, y):
         """``{"label_error_rate", "f1"}`` (word F1 for BMES tags, chunk F1 for chunk tags,
         NaN for other tags)."""
         check_is_fitted(self)
-        return self.model_.evaluate(_columns(X), _tags(y))
+        columns, tags = _columns(X), _tags(y)
+        return _unicode_checked(lambda: self.model_.evaluate(columns, tags),
+                                ("X", columns), ("y", tags))
 
     def score(self, X, y):
         """Token accuracy, ``1 - label_error_rate``."""

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _native
-from ._keywords import _float, _int, _seed, _threads, _ThreadsPickle
+from ._keywords import _at_most, _float, _int, _seed, _size, _threads, _ThreadsPickle
 
 _DEFAULTS = _native.tensor_defaults()
 _BMP, _CP, _TUCKER = _DEFAULTS["bmp"], _DEFAULTS["cp"], _DEFAULTS["tucker"]
@@ -19,7 +19,10 @@ _BMP, _CP, _TUCKER = _DEFAULTS["bmp"], _DEFAULTS["cp"], _DEFAULTS["tucker"]
 
 def _tensor(X):
     """``X`` as a float64 3-way array; NaN entries are missing (infinite ones are a
-    ``ValueError`` of scikit-learn's ``check_array``)."""
+    ``ValueError`` of scikit-learn's ``check_array``); a ``ValueError`` naming ``X`` for
+    more than ``2**32`` entries (the crate's limit, ``bl_core::limits::MAX_ELEMENTS``),
+    checked from the shape before the values are scanned or copied."""
+    _size("X", X)
     X = check_array(X, allow_nd=True, ensure_2d=False, dtype=np.float64,
                     ensure_all_finite="allow-nan")
     if X.ndim != 3:
@@ -45,7 +48,8 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
     refit_tol : float, default=1e-6
         Relative tolerance of the refit sweeps.
     modes : tuple of int, default=(0, 1, 2)
-        Modes the Boolean factors may lie along.
+        Modes the Boolean factors may lie along (a subset of ``{0, 1, 2}``: more than 3
+        items are a ``ValueError``; an iterable is read no further than that).
     qp_solver : {"mixing", "exact"}, default="mixing"
         The Boolean QP of the atom search: the mixing method (SDP relaxation, rounding,
         local search) or exact enumeration (mode lengths up to 24).
@@ -87,13 +91,23 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
         X = _tensor(X)
         if not isinstance(self.qp_solver, str) or self.qp_solver not in ("mixing", "exact"):
             raise ValueError(f"qp_solver must be 'mixing' or 'exact', got {self.qp_solver!r}")
-        out = _native.bmp_fit(
-            X, max_iter=_int("n_atoms", self.n_atoms), tol=_float("tol", self.tol),
-            alternations=_int("alternations", self.alternations),
-            refit_sweeps=_int("refit_sweeps", self.refit_sweeps),
-            refit_tol=_float("refit_tol", self.refit_tol), modes=self._modes(),
-            exact_qp=self.qp_solver == "exact", seed=_seed(self.random_state, _BMP["seed"]),
-            threads=_threads(self.threads))
+        try:
+            out = _native.bmp_fit(
+                X, max_iter=_int("n_atoms", self.n_atoms), tol=_float("tol", self.tol),
+                alternations=_int("alternations", self.alternations),
+                refit_sweeps=_int("refit_sweeps", self.refit_sweeps),
+                refit_tol=_float("refit_tol", self.refit_tol), modes=self._modes(),
+                exact_qp=self.qp_solver == "exact",
+                seed=_seed(self.random_state, _BMP["seed"]), threads=_threads(self.threads))
+        except ValueError as err:
+            # The crate's `max_iter` is this keyword (one iteration per atom): its checks
+            # (>= 1, the model's buffers at that many atoms) name it so.
+            message = str(err)
+            prefix = "invalid parameter `max_iter`"
+            if type(err) is not ValueError or not message.startswith(prefix):
+                raise
+            raise ValueError(
+                "invalid parameter `n_atoms`" + message[len(prefix):]) from None
         self.factors_ = list(zip(out["modes"], out["z"], out["u"], out["w"]))
         self.weights_ = out["coefficients"]
         self.rmse_path_ = out["rmse_path"]
@@ -102,11 +116,11 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
         return self
 
     def _modes(self):
-        """``modes`` as a list of ints (``ValueError`` naming ``modes`` otherwise; which
-        modes exist is the Rust check's)."""
-        modes = self.modes
-        if isinstance(modes, (str, bytes)) or not hasattr(modes, "__iter__"):
-            raise ValueError(f"modes must be a sequence of ints, got {modes!r}")
+        """``modes`` as a list of ints (``ValueError`` naming ``modes`` otherwise, and for
+        more than 3 of them, read from an iterable without running it further: a subset
+        of ``{0, 1, 2}`` has at most 3; which modes exist is the Rust check's)."""
+        modes = _at_most("modes", self.modes, 3,
+                         "a sequence of at most 3 ints (a subset of {0, 1, 2})")
         return [_int("modes", m) for m in modes]
 
     @property
@@ -121,6 +135,8 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
         modes, z, u, w = (list(c) for c in zip(*self.factors_)) if self.factors_ else ([],) * 4
         if not modes:
             return np.zeros(self.shape_)
+        # (a negative or non-int mode would be a conversion error of the native call)
+        modes = [_int(f"the mode of factors_[{k}]", m) for k, m in enumerate(modes)]
         return _native.bmp_reconstruct(modes, z, u, w, self.weights_)
 
 
@@ -184,10 +200,12 @@ class TuckerDecomposition(_ThreadsPickle, BaseEstimator):
     def fit(self, X, y=None):
         """Fits on the 3-way array ``X`` (NaN marks missing entries)."""
         X = _tensor(X)
-        bad = ValueError(f"ranks must be three positive ints, got {self.ranks!r}")
-        if isinstance(self.ranks, (str, bytes)) or not hasattr(self.ranks, "__iter__"):
-            raise bad
-        ranks = list(self.ranks)
+        bad = ValueError(f"ranks must be three positive ints, got {self.ranks!r:.80}")
+        try:
+            # (at most 4 items are read: a generator without end is not run to its end)
+            ranks = _at_most("ranks", self.ranks, 3, "three positive ints")
+        except ValueError:
+            raise bad from None
         if len(ranks) != 3:
             raise bad
         try:

@@ -1,5 +1,6 @@
 """``CRF``: sklearn-crfsuite's estimator over the ``chain-crf`` crate."""
 
+import math
 import numbers
 import os
 
@@ -52,10 +53,39 @@ def _threads(n_jobs):
     return max(1, int(effective_n_jobs(n_jobs)))
 
 
+def _whole(value):
+    """Whether the real number ``value`` is a whole number (finite)."""
+    if isinstance(value, numbers.Integral):
+        return True
+    try:
+        return math.isfinite(value) and value == math.floor(value)
+    except (OverflowError, ValueError):
+        return False
+
+
+def _in_range(name, value):
+    """``ValueError`` naming the keyword ``name`` when the number ``value`` is outside the
+    range the trainers' checks give it: ``max_iterations`` ``>= 1``, ``delta`` and
+    ``epsilon`` finite and ``>= 0``, ``pa_type`` 0, 1 or 2 (the crates call them
+    ``max_iter``, ``tol`` and ``type``, so their own messages would not name the
+    keyword). Non-numbers, negative or fractional counts are the Rust reader's to refuse
+    (it names the keyword)."""
+    if not isinstance(value, numbers.Real):
+        return
+    if name == "max_iterations" and 0 <= value < 1:
+        raise ValueError(f"parameter max_iterations must be >= 1, got {value!r}")
+    if name in ("delta", "epsilon") and not 0 <= value < float("inf"):
+        raise ValueError(f"parameter {name} must be finite and >= 0, got {value!r}")
+    if name == "pa_type" and value >= 0 and _whole(value) and value not in (0, 1, 2):
+        raise ValueError(
+            f"parameter pa_type must be 0 (PA), 1 (PA-I) or 2 (PA-II), got {value!r}")
+
+
 def _checked(params):
     """The given training parameters, checked where the Rust reader would coerce: a bool
     is not a number (``max_iterations=True`` would be 1 iteration), and a flag is a bool
-    or 0 / 1 (``2`` would be True). Numbers, whole counts, finiteness and names are the
+    or 0 / 1 (``2`` would be True); and the ranges of the keywords that the crates name
+    otherwise (:func:`_in_range`). Numbers, whole counts, finiteness and names are the
     Rust reader's checks."""
     out = {}
     for name, value in params.items():
@@ -63,6 +93,8 @@ def _checked(params):
             value = _bool(f"parameter {name}", value, zero_one=True)
         elif name != "linesearch" and _is_bool(value):
             raise ValueError(f"parameter {name} must be a number, not {value!r}")
+        else:
+            _in_range(name, value)
         out[name] = value
     return out
 

@@ -167,8 +167,19 @@ class Tagger:
     def probability(self, yseq):
         """``P(yseq | xseq)`` for the current sequence: ``ValueError`` when ``yseq`` and
         the sequence differ in length, :class:`UnknownLabelError` for a label the model
-        does not know."""
-        return self._require().probability(self._current(), list(yseq))
+        does not know; ``TypeError`` naming ``yseq`` when it is not a sequence of str."""
+        model = self._require()
+        seq = self._current()
+        if not hasattr(yseq, "__iter__"):
+            raise TypeError(
+                f"yseq must be a sequence of labels (str), not {type(yseq).__name__}")
+        labels = list(yseq)
+        for i, label in enumerate(labels):
+            if not isinstance(label, str):
+                raise TypeError(
+                    f"yseq must be a sequence of labels (str): yseq[{i}] is "
+                    f"{type(label).__name__} ({label!r:.48})")
+        return model.probability(seq, labels)
 
     def marginal(self, y, pos):
         """The marginal probability of label ``y`` at position ``pos`` of the current
