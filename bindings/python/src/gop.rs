@@ -56,7 +56,7 @@ pub fn gop_fit<'py>(
     seed: Option<u64>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let y = array_to_mat(y.as_array());
+    let y = array_to_mat("y", y.as_array())?;
     let time_limit = time_limit.map(time_limit_duration).transpose()?;
     let mut params = GopParams::default().threads(threads);
     params = given(params, k, GopParams::k);
@@ -69,8 +69,11 @@ pub fn gop_fit<'py>(
     let fit = py.detach(|| guarded(|| params.fit(&y.as_ref())))?;
     let c = fit.certificate();
     let d = PyDict::new(py);
-    d.set_item("x", mat_to_array(fit.x()).into_pyarray(py))?;
-    d.set_item("theta", mat_to_array(fit.theta()).into_pyarray(py))?;
+    d.set_item("x", mat_to_array("x", fit.x())?.into_pyarray(py))?;
+    d.set_item(
+        "theta",
+        mat_to_array("theta", fit.theta())?.into_pyarray(py),
+    )?;
     d.set_item("lower_bound", c.lower_bound)?;
     d.set_item("upper_bound", c.upper_bound)?;
     d.set_item("gap", c.gap)?;

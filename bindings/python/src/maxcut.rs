@@ -62,7 +62,7 @@ fn solve<'py>(
     d.set_item("certified_bound", solution.certified_bound())?;
     d.set_item("n_iter", solution.report().iterations)?;
     d.set_item("converged", solution.report().converged())?;
-    d.set_item("v", mat_to_array(v).into_pyarray(py))?;
+    d.set_item("v", mat_to_array("v", v)?.into_pyarray(py))?;
     Ok(d)
 }
 
@@ -104,7 +104,7 @@ pub fn mixing<'py>(
     let p = set_if_given(p, seed, MixingParams::seed);
     match (dense, edges) {
         (Some(c), None) => {
-            let m = array_to_mat(c.as_array());
+            let m = array_to_mat("C", c.as_array())?;
             solve(py, || Problem::dense(m.as_ref()), &p)
         }
         (None, Some(e)) => {

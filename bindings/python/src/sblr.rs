@@ -23,8 +23,8 @@ use sblr::{
 };
 use serde_json::{Value, json};
 
-use crate::arrays::mat_to_array;
-use crate::errors::{choose, guarded, json_err};
+use crate::arrays::{mat_to_array, try_buffer};
+use crate::errors::{ToPyErr as _, choose, guarded, json_err};
 
 mod chunks;
 
@@ -45,39 +45,46 @@ pub struct SblrModel {
     kind: Kind,
 }
 
-/// Samples `(n, s, t)` (any strides) into the column-major-per-sample buffer of
-/// `MatrixDataset`, stored as `T` (one copy), with the class index of each sample.
+/// Samples `(n, s, t)` (the array argument `X`, any strides) into the
+/// column-major-per-sample buffer of `MatrixDataset`, stored as `T` (one copy, sized and
+/// reserved before it is made: `ValueError` above `bl_core::limits::MAX_ELEMENTS` values,
+/// `MemoryError` when refused; see [`crate::arrays`]), with the class index of each
+/// sample.
 fn dataset<T: Element>(
     x: ArrayView3<'_, f64>,
     labels: Vec<usize>,
     n_classes: usize,
-) -> Result<MatrixDataset<T>, bl_core::BlError> {
-    let (n, s, t) = x.dim();
-    let mut data = Vec::with_capacity(n * s * t);
-    for i in 0..n {
-        for k in 0..t {
-            for j in 0..s {
-                data.push(T::from_f64(x[(i, j, k)]));
-            }
-        }
-    }
+) -> PyResult<MatrixDataset<T>> {
+    let (_, s, t) = x.dim();
+    // Sample by sample, each column-major: the C order of the axes (sample, column, row).
+    let mut data = try_buffer("X", x.shape())?;
+    data.extend(x.permuted_axes([0, 2, 1]).iter().map(|&v| T::from_f64(v)));
     let names = (0..n_classes).map(|c| c.to_string()).collect();
-    MatrixDataset::with_data(s, t, data, labels, names)
+    guarded(|| MatrixDataset::with_data(s, t, data, labels, names))
 }
 
 /// Unlabelled samples for prediction (every label 0 of two placeholder classes).
-fn samples(x: ArrayView3<'_, f64>) -> Result<MatrixDataset, bl_core::BlError> {
-    let n = x.dim().0;
-    dataset(x, vec![0; n], 2)
+fn samples(x: ArrayView3<'_, f64>) -> PyResult<MatrixDataset> {
+    let (n, s, t) = x.dim();
+    // The samples' size first: an oversized `X` is reported before the labels are
+    // allocated.
+    bl_core::limits::buffer_len("X", &[n, s, t]).map_err(|e| e.to_py())?;
+    let mut labels = try_buffer("X", &[n])?;
+    labels.resize(n, 0);
+    dataset(x, labels, 2)
 }
 
-/// The class indices `y` as `usize`; `ValueError` for a negative one.
+/// The class indices `y` as `usize` (one copy, sized and reserved first as
+/// [`dataset`]'s); `ValueError` for a negative one.
 fn class_indices(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
-    y.as_array()
-        .iter()
-        .map(|&l| usize::try_from(l))
-        .collect::<Result<Vec<usize>, _>>()
-        .map_err(|_| PyValueError::new_err("class indices must be non-negative"))
+    let y = y.as_array();
+    let mut out = try_buffer("y", y.shape())?;
+    for &l in y {
+        let l = usize::try_from(l)
+            .map_err(|_| PyValueError::new_err("class indices must be non-negative"))?;
+        out.push(l);
+    }
+    Ok(out)
 }
 
 /// One-vs-all (a single binary model for two classes) or multinomial, on samples of
@@ -168,16 +175,14 @@ pub fn sblr_fit(
     let float32 = choose("dtype", dtype, &[("float64", false), ("float32", true)])?;
     let x = x.as_array();
     let kind = py.detach(|| {
-        guarded(|| -> Result<Kind, sblr::SblrError> {
-            if float32 {
-                // Samples stored in single precision; the data passes accumulate in f64.
-                let data = dataset::<f32>(x, labels, n_classes)?;
-                fit_kind(&params, &data, n_classes, multinomial)
-            } else {
-                let data = dataset::<f64>(x, labels, n_classes)?;
-                fit_kind(&params, &data, n_classes, multinomial)
-            }
-        })
+        if float32 {
+            // Samples stored in single precision; the data passes accumulate in f64.
+            let data = dataset::<f32>(x, labels, n_classes)?;
+            guarded(|| fit_kind(&params, &data, n_classes, multinomial))
+        } else {
+            let data = dataset::<f64>(x, labels, n_classes)?;
+            guarded(|| fit_kind(&params, &data, n_classes, multinomial))
+        }
     })?;
     Ok(SblrModel { kind })
 }
@@ -309,7 +314,10 @@ impl SblrModel {
         f: impl FnOnce(&Kind, &MatrixDataset) -> Result<T, sblr::SblrError> + Send,
     ) -> PyResult<T> {
         let x = x.as_array();
-        py.detach(|| guarded(|| f(&self.kind, &samples(x)?)))
+        py.detach(|| {
+            let data = samples(x)?;
+            guarded(|| f(&self.kind, &data))
+        })
     }
 
     /// One factor (`U` or `V`, chosen by the two accessors of the crate's models): the
@@ -318,17 +326,19 @@ impl SblrModel {
     fn factor<'py>(
         &self,
         py: Python<'py>,
-        binary: fn(&FittedSblr) -> MatRef<'_, f64>,
+        (what, binary): (&'static str, fn(&FittedSblr) -> MatRef<'_, f64>),
         of_class: fn(&FittedMultinomialSblr, usize) -> Option<MatRef<'_, f64>>,
-    ) -> Bound<'py, PyAny> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let per_class: Vec<MatRef<'_, f64>> = match &self.kind {
-            Kind::Binary(m) => return mat_to_array(binary(m)).into_pyarray(py).into_any(),
+            Kind::Binary(m) => {
+                return Ok(mat_to_array(what, binary(m))?.into_pyarray(py).into_any());
+            }
             Kind::OneVsAll(m) => m.models().iter().map(binary).collect(),
             Kind::Multinomial(m) => (0..m.n_classes().saturating_sub(1))
                 .filter_map(|c| of_class(m, c))
                 .collect(),
         };
-        stack(&per_class).into_pyarray(py).into_any()
+        Ok(stack(&per_class).into_pyarray(py).into_any())
     }
 }
 
@@ -367,14 +377,14 @@ impl SblrModel {
     /// `U`: `(s, r)` for a binary model, `(classes, s, r)` otherwise (multinomial: one
     /// per non-reference class).
     #[getter]
-    fn u<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.factor(py, FittedSblr::u, FittedMultinomialSblr::u)
+    fn u<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.factor(py, ("U", FittedSblr::u), FittedMultinomialSblr::u)
     }
 
     /// `V`: `(t, r)` for a binary model, `(classes, t, r)` otherwise.
     #[getter]
-    fn v<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.factor(py, FittedSblr::v, FittedMultinomialSblr::v)
+    fn v<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.factor(py, ("V", FittedSblr::v), FittedMultinomialSblr::v)
     }
 
     /// The intercepts: one for a binary model, one per class (multinomial: per

@@ -13,44 +13,57 @@ use boolean_tensor::{
     atoms_to_tensor, cp_to_tensor,
 };
 use faer::{Mat, MatRef};
-use numpy::ndarray::{Array1, Array3, ArrayView3};
+use numpy::ndarray::{Array1, Array3, ArrayView3, ShapeBuilder};
 use numpy::{IntoPyArray, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::arrays::{array_to_mat, mat_to_array};
+use crate::arrays::{array_to_mat, copy_array, mat_to_array, try_buffer};
 use crate::errors::guarded;
 
-/// A `(d0, d1, d2)` array (any strides) as a tensor of the crate (mode 0 fastest); NaN
-/// entries become missing entries of the mask.
-fn to_tensor(x: ArrayView3<'_, f64>) -> Result<Tensor, TensorError> {
+/// The array argument `what`, `(d0, d1, d2)` (any strides), as a tensor of the crate
+/// (mode 0 fastest): one copy, sized and reserved before it is made (`ValueError` above
+/// `bl_core::limits::MAX_ELEMENTS` values, `MemoryError` when refused; see
+/// [`crate::arrays`]); NaN entries become missing entries of the mask.
+fn to_tensor(what: &'static str, x: ArrayView3<'_, f64>) -> PyResult<Tensor> {
     let (d0, d1, d2) = x.dim();
-    let mut data = Vec::with_capacity(d0 * d1 * d2);
-    for k in 0..d2 {
-        for j in 0..d1 {
-            for i in 0..d0 {
-                data.push(x[(i, j, k)]);
-            }
-        }
-    }
+    let mut data = try_buffer(what, x.shape())?;
+    // The C order of the reversed axes is the Fortran order of `x`: `i` fastest.
+    data.extend(x.reversed_axes().iter().copied());
     let shape = [d0, d1, d2];
     if data.iter().any(|v| v.is_nan()) {
-        let mask = data.iter().map(|v| !v.is_nan()).collect();
-        Tensor::from_vec_masked(shape, data, mask)
+        let mut mask = try_buffer(what, &[data.len()])?;
+        mask.extend(data.iter().map(|v| !v.is_nan()));
+        guarded(|| Tensor::from_vec_masked(shape, data, mask))
     } else {
-        Tensor::from_vec(shape, data)
+        guarded(|| Tensor::from_vec(shape, data))
     }
 }
 
-/// A tensor of the crate as a `(d0, d1, d2)` array.
-fn from_tensor(t: &Tensor) -> Array3<f64> {
+/// A tensor of the crate as a `(d0, d1, d2)` array (the result `what`; a refused
+/// reservation is `MemoryError`).
+fn from_tensor(what: &'static str, t: &Tensor) -> PyResult<Array3<f64>> {
     let [d0, d1, d2] = t.shape();
-    Array3::from_shape_fn((d0, d1, d2), |(i, j, k)| t.get(i, j, k))
+    let mut v = try_buffer(what, &[d0, d1, d2])?;
+    // The crate's layout: entry (i, j, k) at i + d0 (j + d1 k), Fortran order.
+    v.extend_from_slice(t.data());
+    Array3::from_shape_vec((d0, d1, d2).f(), v)
+        .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
 }
 
-/// Three factor matrices from NumPy.
-fn factor_mats(factors: [PyReadonlyArray2<'_, f64>; 3]) -> [Mat<f64>; 3] {
-    factors.map(|a| array_to_mat(a.as_array()))
+/// The names of the three factor arguments, for the messages.
+const FACTORS: [&str; 3] = ["factors[0]", "factors[1]", "factors[2]"];
+
+/// Three factor matrices from NumPy (each copy sized and reserved first, see
+/// [`crate::arrays`]).
+fn factor_mats(factors: [PyReadonlyArray2<'_, f64>; 3]) -> PyResult<[Mat<f64>; 3]> {
+    let [a, b, c] = factors;
+    Ok([
+        array_to_mat(FACTORS[0], a.as_array())?,
+        array_to_mat(FACTORS[1], b.as_array())?,
+        array_to_mat(FACTORS[2], c.as_array())?,
+    ])
 }
 
 /// The dict of a CP or Tucker fit: `factors` (a list of three arrays), `loss`, `n_iter`
@@ -62,7 +75,12 @@ fn factor_model<'py>(
     n_iter: usize,
     extra: (&str, Bound<'py, PyAny>),
 ) -> PyResult<Bound<'py, PyDict>> {
-    let arrays = factors.map(|f| mat_to_array(f).into_pyarray(py));
+    let [a, b, c] = factors;
+    let arrays = [
+        mat_to_array(FACTORS[0], a)?.into_pyarray(py),
+        mat_to_array(FACTORS[1], b)?.into_pyarray(py),
+        mat_to_array(FACTORS[2], c)?.into_pyarray(py),
+    ];
     let factors = pyo3::types::PyList::new(py, arrays)?.into_any();
     dict(
         py,
@@ -119,7 +137,10 @@ pub fn bmp_fit<'py>(
     if exact_qp {
         params = params.solver(Arc::new(ExactQp));
     }
-    let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
+    let fitted = py.detach(|| {
+        let x = to_tensor("X", x)?;
+        guarded(|| params.fit(&x))
+    })?;
     let atoms = fitted.atoms();
     let vecs = |f: fn(&Atom) -> &[f64]| -> PyResult<Bound<'py, PyAny>> {
         let list: Vec<_> = atoms
@@ -164,11 +185,13 @@ pub fn bmp_reconstruct<'py>(
     w: Vec<PyReadonlyArray1<'py, f64>>,
     coefficients: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<Bound<'py, PyArray3<f64>>> {
-    let vecs = |a: &[PyReadonlyArray1<'py, f64>]| -> Vec<Vec<f64>> {
-        a.iter().map(|v| v.as_array().to_vec()).collect()
+    let vecs = |what, a: &[PyReadonlyArray1<'py, f64>]| -> PyResult<Vec<Vec<f64>>> {
+        a.iter()
+            .map(|v| copy_array(what, &v.as_array(), |&x| x))
+            .collect()
     };
-    let (z, u, w) = (vecs(&z), vecs(&u), vecs(&w));
-    let coefficients = coefficients.as_array().to_vec();
+    let (z, u, w) = (vecs("z", &z)?, vecs("u", &u)?, vecs("w", &w)?);
+    let coefficients = copy_array("coefficients", &coefficients.as_array(), |&x| x)?;
     let t = py.detach(|| {
         guarded(|| -> Result<Tensor, TensorError> {
             if [z.len(), u.len(), w.len()]
@@ -191,7 +214,7 @@ pub fn bmp_reconstruct<'py>(
             atoms_to_tensor(&atoms, &coefficients)
         })
     })?;
-    Ok(from_tensor(&t).into_pyarray(py))
+    Ok(from_tensor("the reconstructed tensor", &t)?.into_pyarray(py))
 }
 
 /// Fits CP-ALS on `x` (NaN = missing; EM over the missing entries). Returns a dict with
@@ -217,7 +240,10 @@ pub fn cp_fit<'py>(
         .tol(tol)
         .n_starts(n_starts)
         .seed(seed);
-    let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
+    let fitted = py.detach(|| {
+        let x = to_tensor("X", x)?;
+        guarded(|| params.fit(&x))
+    })?;
     let start = fitted.start().into_pyobject(py)?.into_any();
     factor_model(
         py,
@@ -234,9 +260,9 @@ pub fn cp_reconstruct<'py>(
     py: Python<'py>,
     factors: [PyReadonlyArray2<'py, f64>; 3],
 ) -> PyResult<Bound<'py, PyArray3<f64>>> {
-    let f = factor_mats(factors);
+    let f = factor_mats(factors)?;
     let t = py.detach(|| guarded(|| cp_to_tensor(f.each_ref().map(Mat::as_ref))))?;
-    Ok(from_tensor(&t).into_pyarray(py))
+    Ok(from_tensor("the reconstructed tensor", &t)?.into_pyarray(py))
 }
 
 /// Fits Tucker (HOSVD; EM rounds over missing entries) on `x`. Returns a dict with
@@ -258,7 +284,10 @@ pub fn tucker_fit<'py>(
         .max_iter(max_iter)
         .tol(tol)
         .threads(threads);
-    let fitted = py.detach(|| guarded(|| params.fit(&to_tensor(x)?)))?;
+    let fitted = py.detach(|| {
+        let x = to_tensor("X", x)?;
+        guarded(|| params.fit(&x))
+    })?;
     let core =
         py.detach(|| guarded(|| Tensor::from_vec(fitted.ranks(), fitted.core().to_vec())))?;
     factor_model(
@@ -266,7 +295,10 @@ pub fn tucker_fit<'py>(
         fitted.factors(),
         fitted.loss(),
         fitted.report().iterations,
-        ("core", from_tensor(&core).into_pyarray(py).into_any()),
+        (
+            "core",
+            from_tensor("core", &core)?.into_pyarray(py).into_any(),
+        ),
     )
 }
 
@@ -278,17 +310,18 @@ pub fn tucker_reconstruct<'py>(
     factors: [PyReadonlyArray2<'py, f64>; 3],
 ) -> PyResult<Bound<'py, PyArray3<f64>>> {
     let core = core.as_array();
-    let u = factor_mats(factors);
+    let u = factor_mats(factors)?;
     let t = py.detach(|| {
+        let core = to_tensor("core", core)?;
         guarded(|| -> Result<Tensor, TensorError> {
-            let mut t = to_tensor(core)?;
+            let mut t = core;
             for (mode, m) in u.iter().enumerate() {
                 t = t.mode_product(mode, m.as_ref())?;
             }
             Ok(t)
         })
     })?;
-    Ok(from_tensor(&t).into_pyarray(py))
+    Ok(from_tensor("the reconstructed tensor", &t)?.into_pyarray(py))
 }
 
 /// The defaults of the Python estimators' keywords, read from the checked Rust defaults:

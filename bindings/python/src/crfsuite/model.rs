@@ -7,7 +7,7 @@ use online_bilinear::{FittedTagger, OblError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyString, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyType};
 
 use super::items::{encode, iterate};
 use crate::errors::{ToPyErr, guarded};
@@ -158,16 +158,18 @@ const CHUNK: usize = 256;
 
 impl CrfModel {
     /// Reads `x` in chunks, runs `work` on each chunk's encoded sequences without the GIL
-    /// and appends `convert` of each result.
-    fn map_chunks<R: Send, T>(
+    /// and appends `convert` of each result to the returned Python list. Only a chunk is
+    /// held in Rust: the results grow as a Python list does, so an `x` larger than the
+    /// memory (or endless) ends in `MemoryError`, as `list(x)` would, not in an abort.
+    fn map_chunks<'py, R: Send>(
         &self,
-        py: Python<'_>,
-        x: &Bound<'_, PyAny>,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
         work: impl Fn(&Inner, usize, &Sequence) -> R + Sync,
-        mut convert: impl FnMut(R) -> PyResult<T>,
-    ) -> PyResult<Vec<T>> {
+        mut convert: impl FnMut(R) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let mut it = iterate(x, || "X".to_owned(), "an iterable of sequences")?;
-        let mut out = Vec::new();
+        let out = new_list(py)?;
         let mut chunk: Vec<Sequence> = Vec::with_capacity(CHUNK);
         let mut s = 0;
         let mut done = false;
@@ -195,10 +197,20 @@ impl CrfModel {
                     .collect()
             });
             for r in results {
-                out.push(convert(r)?);
+                out.append(convert(r)?)?;
             }
         }
         Ok(out)
+    }
+
+    /// The model's label names as Python strings, made once per call.
+    fn label_strings<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyString>> {
+        self.inner
+            .labels()
+            .names()
+            .iter()
+            .map(|s| PyString::new(py, s))
+            .collect()
     }
 
     fn names(&self, path: &[u32]) -> Vec<String> {
@@ -211,6 +223,12 @@ impl CrfModel {
     fn label_id(&self, label: &str) -> Option<u32> {
         self.inner.labels().get(label)
     }
+}
+
+/// An empty Python list, made by calling `list`: a refused allocation is `MemoryError`
+/// (`PyList::empty` would panic).
+fn new_list(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    Ok(py.get_type::<PyList>().call0()?.cast_into::<PyList>()?)
 }
 
 /// `bilinear.crfsuite.UnknownLabelError` (defined in Python, `_tagger.py`) for `label`,
@@ -331,30 +349,36 @@ impl CrfModel {
         py.detach(|| guarded(|| model.probability(seq.seq.items(), &ids)))
     }
 
-    /// The labels of every sequence of `x`.
-    fn predict(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<String>>> {
+    /// The labels of every sequence of `x` (a list of lists of str; see
+    /// [`Self::map_chunks`] for an `x` larger than the memory).
+    fn predict<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let labels = self.label_strings(py);
         self.map_chunks(
             py,
             x,
             |m, s, q| m.tag(q, "X", s),
-            |path| Ok(self.names(&path?)),
+            |path| {
+                let list = new_list(py)?;
+                for y in path? {
+                    match labels.get(y as usize) {
+                        Some(label) => list.append(label)?,
+                        None => list.append(self.inner.labels().name(y))?,
+                    }
+                }
+                Ok(list.into_any())
+            },
         )
     }
 
-    /// `{label: p(y_t = label | x)}` for every position of every sequence of `x`.
+    /// `{label: p(y_t = label | x)}` for every position of every sequence of `x` (as
+    /// [`Self::predict`]).
     fn predict_marginals<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
-    ) -> PyResult<Vec<Vec<Bound<'py, PyDict>>>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         self.inner.crf("marginals")?;
-        let labels: Vec<Bound<'py, PyString>> = self
-            .inner
-            .labels()
-            .names()
-            .iter()
-            .map(|s| PyString::new(py, s))
-            .collect();
+        let labels = self.label_strings(py);
         let l = labels.len().max(1);
         self.map_chunks(
             py,
@@ -364,15 +388,15 @@ impl CrfModel {
                 Inner::Bilinear { .. } => Vec::new(),
             },
             |p| {
-                p.chunks(l)
-                    .map(|row| {
-                        let d = PyDict::new(py);
-                        for (name, &v) in labels.iter().zip(row) {
-                            d.set_item(name, v)?;
-                        }
-                        Ok(d)
-                    })
-                    .collect()
+                let rows = new_list(py)?;
+                for row in p.chunks(l) {
+                    let d = py.get_type::<PyDict>().call0()?;
+                    for (name, &v) in labels.iter().zip(row) {
+                        d.set_item(name, v)?;
+                    }
+                    rows.append(d)?;
+                }
+                Ok(rows.into_any())
             },
         )
     }

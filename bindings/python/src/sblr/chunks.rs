@@ -19,15 +19,17 @@ use sblr::features::Side;
 use sblr::{FittedSblr, ParamGuard as _};
 
 use super::{FitParams, Kind, SblrModel};
+use crate::arrays::copy_array;
 use crate::errors::{choose, guarded};
 
 // What the docs link to.
 #[cfg(doc)]
 use super::sblr_fit;
 
-/// The values of a 1-D array, whatever its strides and alignment.
-fn to_vec(a: &PyReadonlyArray1<'_, f64>) -> Vec<f64> {
-    a.as_array().iter().copied().collect()
+/// The values of the 1-D array argument `what`, whatever its strides and alignment (a
+/// copy sized and reserved first, see [`crate::arrays`]).
+fn to_vec(what: &'static str, a: &PyReadonlyArray1<'_, f64>) -> PyResult<Vec<f64>> {
+    copy_array(what, &a.as_array(), |&v| v)
 }
 
 /// The samples of a chunk in the precision of the fit.
@@ -70,15 +72,20 @@ fn chunk_samples<S, T>(
     first_sample: Option<usize>,
 ) -> PyResult<Arc<ChunkSamples<T>>>
 where
-    S: Element + numpy::Element,
+    S: Element + numpy::Element + Copy,
     T: Element,
 {
     let view = x.as_array();
     let dims = view.dim();
-    let c_order = view.as_standard_layout();
-    let values = c_order.as_slice().ok_or_else(|| {
-        PyRuntimeError::new_err("SblrChunk: a standard-layout array without a slice")
-    })?;
+    // Any other layout is copied into C order first (sized and reserved first).
+    let copied;
+    let values = match view.as_slice() {
+        Some(values) => values,
+        None => {
+            copied = copy_array("x", &view, |&v| v)?;
+            copied.as_slice()
+        }
+    };
     let samples = py.detach(|| {
         guarded(|| match first_sample {
             Some(first) => ChunkSamples::from_c_order(values, dims, shape, chunk, first),
@@ -122,7 +129,7 @@ impl SblrChunk {
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let side = side(side_name)?;
         // Arrays from a network frame may be misaligned: copy them.
-        let v = to_vec(v);
+        let v = to_vec("v", v)?;
         let v = v.as_slice();
         let out = py.detach(|| {
             self.with_features(slot, |f| match (f, product) {
@@ -261,7 +268,7 @@ impl SblrChunk {
     ) -> PyResult<()> {
         let side = side(side_name)?;
         // Arrays from a network frame may be misaligned: copy them.
-        let w = to_vec(&w);
+        let w = to_vec("w", &w)?;
         let w = w.as_slice();
         {
             let mut map = self.lock_features()?;
@@ -332,7 +339,7 @@ impl SblrChunk {
         weights: PyReadonlyArray1<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         // Arrays from a network frame may be misaligned: copy them.
-        let weights = to_vec(&weights);
+        let weights = to_vec("weights", &weights)?;
         let weights = weights.as_slice();
         let out = py.detach(|| {
             guarded(|| match &self.data {
@@ -385,7 +392,7 @@ impl PyChunks<'_> {
             };
             if let Some(out) = out {
                 let returned: PyReadonlyArray1<'_, f64> = returned.extract()?;
-                let returned = to_vec(&returned);
+                let returned = to_vec("the driver's result", &returned)?;
                 if returned.len() != out.len() {
                     return Err(PyRuntimeError::new_err(format!(
                         "driver.{method} returned {} values, expected {}",
@@ -450,7 +457,7 @@ pub fn sblr_fit_chunks(
     params: FitParams,
 ) -> PyResult<SblrModel> {
     let params = params.into_params()?;
-    let y = to_vec(&y);
+    let y = to_vec("y", &y)?;
     let error = Rc::new(RefCell::new(None));
     let chunks = PyChunks {
         driver,
