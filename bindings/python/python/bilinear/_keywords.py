@@ -131,13 +131,17 @@ def _size(name, value):
 def _real(name, value):
     """``np.asarray(value)`` after :func:`_size`; ``ValueError`` naming ``name`` if it
     holds complex numbers (converting them to float64 would drop their imaginary part
-    with a warning only) or anything but numbers (strings, even ``"1"``, which NumPy
-    would parse; bytes, dates, ``None``)."""
+    with a warning only) or, unless it is 0-d (left to the callers' shape checks),
+    anything but numbers (strings, even ``"1"``, which NumPy would parse; bytes, dates,
+    ``None``)."""
     _size(name, value)
     array = np.asarray(value)
     if np.iscomplexobj(array) or (array.dtype == object and any(
             isinstance(v, (complex, np.complexfloating)) for v in array.flat)):
         raise ValueError(f"Complex data not supported: {name} has complex values")
+    if array.ndim == 0:
+        # (a scalar, None included: the callers' shape checks refuse it, saying so)
+        return array
     if array.dtype == object:
         for v in array.flat:
             if not isinstance(v, numbers.Real):
