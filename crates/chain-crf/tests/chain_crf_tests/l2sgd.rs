@@ -152,6 +152,37 @@ fn calibration_picks_a_finite_positive_rate_and_logs_it() {
 
 /// The same seed gives the same weights and log, on one thread or two; another seed
 /// shuffles differently.
+/// The audit's `calibration_max_trials=10**15` on one sequence of four items: no rate
+/// ever improves a one-sequence sample, so the search ran (and stored) trial after trial
+/// until memory ran out. It now ends once the rate has underflowed to 0, and the fit goes
+/// on with the best rate tried.
+#[test]
+fn a_huge_calibration_budget_ends_when_the_rate_underflows() {
+    let mut b = DatasetBuilder::new();
+    for (attrs, label) in [
+        (&[("walk", 1.0), ("shop", 0.5)][..], "sunny"),
+        (&[("walk", 1.0)][..], "sunny"),
+        (&[("clean", 1.0)][..], "rainy"),
+        (&[("shop", 0.5), ("clean", 0.5)][..], "rainy"),
+    ] {
+        for (a, v) in attrs {
+            b.attribute(a, *v).unwrap();
+        }
+        b.end_item(label).unwrap();
+    }
+    b.end_sequence().unwrap();
+    let data = b.finish();
+    let settings = L2sgd {
+        calibration_max_trials: 1_000_000_000_000_000,
+        ..L2sgd::default()
+    };
+    let fitted = l2sgd(settings).max_iter(2).trace(true).fit(&data).unwrap();
+    let trials = fitted.report().trace.extra("calibration_trials");
+    assert_eq!(trials.len(), 2);
+    let n = trials[0].1;
+    assert!(n > 1_000.0 && n < 1_200.0, "{n} trials");
+}
+
 #[test]
 fn same_seed_gives_identical_weights_on_any_thread_count() {
     let data = synthetic(30, 8);
