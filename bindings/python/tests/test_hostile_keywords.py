@@ -3,6 +3,8 @@ ValueError / TypeError naming the keyword the caller passed, before it scans, co
 materialises anything large. Large inputs are stride-0 views (``np.broadcast_to``), so
 that no test allocates more than a few kilobytes for them."""
 
+import decimal
+import fractions
 import itertools
 
 import numpy as np
@@ -84,12 +86,23 @@ def _counted(n):
     return (0 for _ in itertools.islice(counter, n)), counter
 
 
-def test_bmp_modes_generator_is_read_at_most_four_items():
+def test_bmp_modes_generator_is_read_a_bounded_number_of_items():
     modes, counter = _counted(10**6)
-    with pytest.raises(ValueError, match=r"^modes must be .*more than 3 items"):
+    with pytest.raises(ValueError, match=r"^modes must be .*more than 64 items"):
         BooleanTensorDecomposition(modes=modes).fit(np.ones((2, 2, 2)))
     # (the generator was not run further than the bound)
-    assert next(counter) <= 5
+    assert next(counter) <= 66
+
+
+def test_bmp_modes_may_repeat_but_name_at_most_three_modes():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3, 3, 3))
+    # Repeats fit as the distinct modes do (the crate drops them), as before.
+    a = BooleanTensorDecomposition(n_atoms=1, modes=[0, 0, 2, 2]).fit(X)
+    b = BooleanTensorDecomposition(n_atoms=1, modes=(0, 2)).fit(X)
+    assert np.array_equal(a.weights_, b.weights_)
+    with pytest.raises(ValueError, match=r"^modes must name at most 3 distinct modes"):
+        BooleanTensorDecomposition(n_atoms=1, modes=[0, 1, 2, 3]).fit(X)
 
 
 def test_bmp_modes_still_take_arrays_and_tuples():
@@ -254,6 +267,10 @@ def test_sdp_refuses_non_numeric_arrays(C):
 def test_sdp_still_takes_numeric_object_and_int_arrays():
     C = np.array([[0, 1], [1, 0]], dtype=object)
     a = mixing_sdp(C)
+    # Objects `float` takes are numbers (they were before the non-number check).
+    for one in (decimal.Decimal(1), np.bool_(True), fractions.Fraction(1)):
+        c = np.array([[0, one], [one, 0]], dtype=object)
+        assert mixing_sdp(c).value == a.value
     b = mixing_sdp(np.array([[0.0, 1.0], [1.0, 0.0]]))
     assert a.value == b.value
     assert maxcut(np.array([[0, 1]])).cut_value == 1.0

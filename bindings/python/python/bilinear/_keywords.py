@@ -144,12 +144,23 @@ def _real(name, value):
         return array
     if array.dtype == object:
         for v in array.flat:
-            if not isinstance(v, numbers.Real):
+            # Strings (which `float` would parse), bytes and None are refused; any other
+            # object is a number if `float` takes it (Decimal, np.bool_, Fraction, ...).
+            if isinstance(v, (str, bytes)) or v is None or not _as_float(v):
                 raise ValueError(
                     f"{name} must hold real numbers, not {type(v).__name__} ({v!r:.48})")
     elif array.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers, not values of dtype {array.dtype}")
     return array
+
+
+def _as_float(v):
+    """Whether ``float(v)`` succeeds."""
+    try:
+        float(v)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
 
 
 def _at_most(name, value, longest, what):

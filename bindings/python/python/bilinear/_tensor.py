@@ -15,6 +15,8 @@ from ._keywords import _at_most, _float, _int, _seed, _size, _threads, _ThreadsP
 
 _DEFAULTS = _native.tensor_defaults()
 _BMP, _CP, _TUCKER = _DEFAULTS["bmp"], _DEFAULTS["cp"], _DEFAULTS["tucker"]
+# How many items of a `modes` iterable are read at most (repeats are allowed).
+_MODES_READ = 64
 
 
 def _tensor(X):
@@ -116,12 +118,18 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
         return self
 
     def _modes(self):
-        """``modes`` as a list of ints (``ValueError`` naming ``modes`` otherwise, and for
-        more than 3 of them, read from an iterable without running it further: a subset
-        of ``{0, 1, 2}`` has at most 3; which modes exist is the Rust check's)."""
-        modes = _at_most("modes", self.modes, 3,
-                         "a sequence of at most 3 ints (a subset of {0, 1, 2})")
-        return [_int("modes", m) for m in modes]
+        """``modes`` as a list of ints (``ValueError`` naming ``modes`` otherwise). Repeats
+        are allowed (the crate drops them); an iterable is read to at most
+        ``_MODES_READ`` items, and more than 3 distinct modes are refused (a subset of
+        ``{0, 1, 2}`` has at most 3; which modes exist is the Rust check's)."""
+        modes = [_int("modes", m) for m in _at_most(
+            "modes", self.modes, _MODES_READ,
+            f"a sequence of at most {_MODES_READ} ints (a subset of {{0, 1, 2}}, repeats allowed)")]
+        if len(set(modes)) > 3:
+            raise ValueError(
+                f"modes must name at most 3 distinct modes (a subset of {{0, 1, 2}}), "
+                f"got {sorted(set(modes))[:8]}")
+        return modes
 
     @property
     def boolean_factors_(self):
