@@ -8,9 +8,39 @@
 //! attribute at a time by [`DatasetBuilder`], so a caller streaming its data never holds
 //! more than one sequence of its own representation.
 
-use crate::dict::Dictionary;
+use crate::dict::{Dictionary, Full};
 use crate::error::{CrfError, Result, input};
 use bl_core::error::build::invalid;
+
+/// What [`DatasetBuilder`] and [`Sequence`] name when the memory for one more attribute
+/// value, item or sequence, or one more name of a dictionary, is refused.
+const ATTRIBUTE_VALUES: &str = "attribute values";
+const ITEMS: &str = "items";
+const SEQUENCES: &str = "sequences";
+const ATTRIBUTE_NAMES: &str = "attribute dictionary";
+const LABEL_NAMES: &str = "label dictionary";
+
+/// The error of a data set's buffer `what` that holds `len` entries and could not grow by
+/// one (`Vec::push` would abort the process instead): [`bl_core::BlError::InvalidParameter`]
+/// naming `what`, as [`CrfError::Core`].
+pub(crate) fn refused(what: &'static str, len: usize) -> CrfError {
+    invalid(
+        what,
+        format!("{len} stored"),
+        "a data set that fits in memory: no room for one more (memory refused)",
+    )
+}
+
+/// Makes room for one more entry in `v` with `try_reserve` (one check per push; the
+/// growth doubles, as `push`'s does), or [`refused`] naming `what`.
+#[inline]
+fn room_for_one<T>(v: &mut Vec<T>, what: &'static str) -> Result<()> {
+    #[cfg(test)]
+    if tests::refuses(what) {
+        return Err(refused(what, v.len()));
+    }
+    v.try_reserve(1).map_err(|_| refused(what, v.len()))
+}
 
 /// The label id of a held-out item whose label the training data did not have
 /// ([`DatasetBuilder::frozen`]).
@@ -77,7 +107,10 @@ impl Sequence {
     ///
     /// # Errors
     /// [`CrfError::Input`] (sequence 0) for a non-finite value, or past `u32::MAX`
-    /// attributes in the sequence; the sequence is then left as it was.
+    /// attributes in the sequence; [`CrfError::Core`]
+    /// ([`bl_core::BlError::InvalidParameter`] naming `attribute values` or `items`, the
+    /// only `Core` error it returns) when the memory for one more attribute value or item
+    /// is refused (an endless or too large input). The sequence is then left as it was.
     pub fn push_item(&mut self, attributes: impl IntoIterator<Item = (u32, f64)>) -> Result<()> {
         let t = self.len();
         let start = self.ids.len();
@@ -99,11 +132,14 @@ impl Sequence {
             if !v.is_finite() {
                 return Err(input(0, t, format!("attribute value {v} is not finite")));
             }
+            room_for_one(&mut self.ids, ATTRIBUTE_VALUES)?;
+            room_for_one(&mut self.values, ATTRIBUTE_VALUES)?;
             self.ids.push(id);
             self.values.push(v);
         }
         let end = u32::try_from(self.ids.len())
             .map_err(|_| input(0, t, "more than 2^32 - 1 attributes in one sequence"))?;
+        room_for_one(&mut self.off, ITEMS)?;
         self.off.push(end);
         Ok(())
     }
@@ -268,18 +304,26 @@ impl Default for DatasetBuilder {
     }
 }
 
-/// The id of `name` in `dict`: with a `frozen` dictionary its id if it has one (`None`
-/// otherwise), else its id, added when new; `full()` when a new name finds no id left.
+/// The id of `name` in `dict` (called `what` in a memory error): with a `frozen`
+/// dictionary its id if it has one (`None` otherwise), else its id, added when new;
+/// `full()` when a new name finds no id left, [`refused`] when its memory is refused.
 fn id_of(
     dict: &mut Dictionary,
-    name: &str,
+    (name, what): (&str, &'static str),
     frozen: bool,
     full: impl FnOnce() -> CrfError,
 ) -> Result<Option<u32>> {
     if frozen {
-        Ok(dict.get(name))
-    } else {
-        dict.get_or_insert(name).map(Some).ok_or_else(full)
+        return Ok(dict.get(name));
+    }
+    #[cfg(test)]
+    if dict.get(name).is_none() && tests::refuses(what) {
+        return Err(refused(what, dict.len()));
+    }
+    match dict.try_get_or_insert(name) {
+        Ok(id) => Ok(Some(id)),
+        Err(Full::Ids) => Err(full()),
+        Err(Full::Memory) => Err(refused(what, dict.len())),
     }
 }
 
@@ -318,7 +362,11 @@ impl DatasetBuilder {
     ///
     /// # Errors
     /// [`CrfError::Input`] for a non-finite value, or when the data set already holds
-    /// `u32::MAX` attributes or attribute names.
+    /// `u32::MAX` attributes or attribute names; [`CrfError::Core`]
+    /// ([`bl_core::BlError::InvalidParameter`] naming `attribute values` or `attribute
+    /// dictionary`, the only `Core` errors it returns) when the memory for one more is
+    /// refused (an endless or too large input): nothing is stored then, though the
+    /// dictionary may keep the new name.
     pub fn attribute(&mut self, name: &str, value: f64) -> Result<()> {
         let (s, t) = self.here();
         if !value.is_finite() {
@@ -335,9 +383,14 @@ impl DatasetBuilder {
                 "more than 2^32 - 1 attribute values in the data set",
             ));
         }
-        let Some(id) = id_of(&mut self.data.attributes, name, self.frozen, || {
-            input(s, t, "more than 2^32 - 1 distinct attributes")
-        })?
+        room_for_one(&mut self.data.ids, ATTRIBUTE_VALUES)?;
+        room_for_one(&mut self.data.values, ATTRIBUTE_VALUES)?;
+        let Some(id) = id_of(
+            &mut self.data.attributes,
+            (name, ATTRIBUTE_NAMES),
+            self.frozen,
+            || input(s, t, "more than 2^32 - 1 distinct attributes"),
+        )?
         else {
             return Ok(());
         };
@@ -349,15 +402,23 @@ impl DatasetBuilder {
     /// Ends the current item with its label.
     ///
     /// # Errors
-    /// [`CrfError::Input`] for an empty label or past `u32::MAX` labels.
+    /// [`CrfError::Input`] for an empty label or past `u32::MAX` labels;
+    /// [`CrfError::Core`] ([`bl_core::BlError::InvalidParameter`] naming `items` or
+    /// `label dictionary`, the only `Core` errors it returns) when the memory for one
+    /// more is refused: the item is then not ended.
     pub fn end_item(&mut self, label: &str) -> Result<()> {
         let (s, t) = self.here();
         if label.is_empty() {
             return Err(input(s, t, "the label is an empty string"));
         }
-        let id = id_of(&mut self.data.label_names, label, self.frozen, || {
-            input(s, t, "more than 2^32 - 1 distinct labels")
-        })?
+        room_for_one(&mut self.data.labels, ITEMS)?;
+        room_for_one(&mut self.data.item, ITEMS)?;
+        let id = id_of(
+            &mut self.data.label_names,
+            (label, LABEL_NAMES),
+            self.frozen,
+            || input(s, t, "more than 2^32 - 1 distinct labels"),
+        )?
         .unwrap_or(UNKNOWN_LABEL);
         self.data.labels.push(id);
         self.data.item.push(self.data.ids.len() as u32);
@@ -368,7 +429,10 @@ impl DatasetBuilder {
     ///
     /// # Errors
     /// [`CrfError::Input`] if attributes were added after the last item ended (they
-    /// have no label), or the sequence has no item.
+    /// have no label), or the sequence has no item; [`CrfError::Core`]
+    /// ([`bl_core::BlError::InvalidParameter`] naming `sequences`, the only `Core` error
+    /// it returns) when the memory for one more sequence is refused: the sequence is then
+    /// not ended.
     pub fn end_sequence(&mut self) -> Result<()> {
         let (s, t) = self.here();
         if *self.data.item.last().unwrap_or(&0) as usize != self.data.ids.len() {
@@ -381,6 +445,7 @@ impl DatasetBuilder {
         if t == 0 {
             return Err(input(s, 0, "the sequence has no item"));
         }
+        room_for_one(&mut self.data.seq, SEQUENCES)?;
         self.data.seq.push(self.data.labels.len());
         self.done += 1;
         Ok(())
@@ -422,9 +487,12 @@ impl Dataset {
     /// # Errors
     /// [`CrfError::Core`] when an index is out of range, or when the subset would hold
     /// `u32::MAX` or more attribute values (indices may repeat), as a
-    /// [`DatasetBuilder`] refuses them; both are checked before anything is copied.
+    /// [`DatasetBuilder`] refuses them; both are checked before anything is copied, and
+    /// then the subset's memory is reserved fallibly (an error naming the attribute
+    /// values, items or sequences when it is refused).
     pub fn subset(&self, which: &[usize]) -> Result<Dataset> {
         let mut values = 0usize;
+        let mut items = 0usize;
         for &s in which {
             if s >= self.len() {
                 return Err(invalid(
@@ -435,6 +503,7 @@ impl Dataset {
             }
             let (a, b) = (self.seq[s], self.seq[s + 1]);
             values = values.saturating_add((self.item[b] - self.item[a]) as usize);
+            items = items.saturating_add(b - a);
         }
         if values >= u32::MAX as usize {
             return Err(invalid(
@@ -444,6 +513,27 @@ impl Dataset {
             ));
         }
         let mut out = DatasetBuilder::new().data;
+        let too_big = |what: &str| -> CrfError {
+            invalid(
+                "which",
+                format!(
+                    "{} sequences with {items} items and {values} attribute values",
+                    which.len()
+                ),
+                format!("a subset that fits in memory (its {what} could not be reserved)"),
+            )
+        };
+        out.ids
+            .try_reserve_exact(values)
+            .and(out.values.try_reserve_exact(values))
+            .map_err(|_| too_big(ATTRIBUTE_VALUES))?;
+        out.item
+            .try_reserve_exact(items)
+            .and(out.labels.try_reserve_exact(items))
+            .map_err(|_| too_big(ITEMS))?;
+        out.seq
+            .try_reserve_exact(which.len())
+            .map_err(|_| too_big(SEQUENCES))?;
         out.attributes = self.attributes.clone();
         out.label_names = self.label_names.clone();
         for &s in which {
@@ -499,5 +589,115 @@ impl Dataset {
         self.attributes = Dictionary::new();
         self.label_names = Dictionary::new();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// The buffer whose growth [`room_for_one`] and `id_of` refuse, as an allocator
+        /// that is out of memory would.
+        static REFUSED: Cell<Option<&'static str>> = const { Cell::new(None) };
+    }
+
+    pub(super) fn refuses(what: &str) -> bool {
+        REFUSED.with(|r| r.get() == Some(what))
+    }
+
+    fn refusing<T>(what: &'static str, f: impl FnOnce() -> T) -> T {
+        REFUSED.with(|r| r.set(Some(what)));
+        let out = f();
+        REFUSED.with(|r| r.set(None));
+        out
+    }
+
+    /// `e` is the memory refusal naming `what`.
+    fn assert_refused(e: &CrfError, what: &str) {
+        let text = e.to_string();
+        assert!(
+            matches!(e, CrfError::Core(bl_core::BlError::InvalidParameter { name, .. }) if *name == what),
+            "{text}"
+        );
+        assert!(text.contains("memory refused"), "{text}");
+    }
+
+    /// One sequence `a b` / `X Y` in `b`.
+    fn add_sequence(b: &mut DatasetBuilder) {
+        b.attribute("a", 1.0).unwrap();
+        b.end_item("X").unwrap();
+        b.attribute("b", 2.0).unwrap();
+        b.end_item("Y").unwrap();
+        b.end_sequence().unwrap();
+    }
+
+    #[test]
+    fn a_refused_growth_of_the_builder_is_an_error_naming_the_buffer_and_stores_nothing() {
+        let mut b = DatasetBuilder::new();
+        add_sequence(&mut b);
+        let e = refusing(ATTRIBUTE_VALUES, || b.attribute("a", 1.0)).unwrap_err();
+        assert_refused(&e, "attribute values");
+        let e = refusing(ATTRIBUTE_NAMES, || b.attribute("new", 1.0)).unwrap_err();
+        assert_refused(&e, "attribute dictionary");
+        // A known name needs no room in the dictionary.
+        refusing(ATTRIBUTE_NAMES, || b.attribute("a", 1.0)).unwrap();
+        let e = refusing(ITEMS, || b.end_item("X")).unwrap_err();
+        assert_refused(&e, "items");
+        let e = refusing(LABEL_NAMES, || b.end_item("Z")).unwrap_err();
+        assert_refused(&e, "label dictionary");
+        b.end_item("X").unwrap();
+        let e = refusing(SEQUENCES, || b.end_sequence()).unwrap_err();
+        assert_refused(&e, "sequences");
+        assert_eq!(b.len(), 1);
+        // The refusals left the builder consistent: the sequence ends once memory is
+        // granted, with one item of one value, and the rejected names were not added.
+        b.end_sequence().unwrap();
+        add_sequence(&mut b);
+        let data = b.finish();
+        assert_eq!((data.len(), data.n_items(), data.n_pairs()), (3, 5, 5));
+        assert_eq!(data.attributes().names(), ["a", "b"]);
+        assert_eq!(data.labels().names(), ["X", "Y"]);
+        assert_eq!(data.instance(1).labels, [0]);
+        assert_eq!(data.instance(1).items.item(0), (&[0][..], &[1.0][..]));
+        data.check_labels().unwrap();
+    }
+
+    #[test]
+    fn a_frozen_builder_never_grows_its_dictionaries() {
+        let mut b = DatasetBuilder::new();
+        add_sequence(&mut b);
+        let data = b.finish();
+        let mut f = DatasetBuilder::frozen(data.attributes().clone(), data.labels().clone());
+        refusing(ATTRIBUTE_NAMES, || f.attribute("new", 1.0)).unwrap();
+        refusing(LABEL_NAMES, || f.end_item("Z")).unwrap();
+        f.end_sequence().unwrap();
+        assert_eq!(f.finish().instance(0).labels, [UNKNOWN_LABEL]);
+    }
+
+    #[test]
+    fn a_refused_growth_of_a_sequence_is_an_error_and_leaves_it_as_it_was() {
+        let mut seq = Sequence::new();
+        seq.push_item([(0, 1.0), (1, 2.0)]).unwrap();
+        let before = seq.clone();
+        let e = refusing(ATTRIBUTE_VALUES, || seq.push_item([(2, 1.0)])).unwrap_err();
+        assert_refused(&e, "attribute values");
+        assert_eq!(seq, before);
+        let e = refusing(ITEMS, || seq.push_item([(2, 1.0)])).unwrap_err();
+        assert_refused(&e, "items");
+        assert_eq!(seq, before);
+        seq.push_item([(2, 1.0)]).unwrap();
+        assert_eq!(seq.len(), 2);
+        assert_eq!(seq.items().item(1), (&[2][..], &[1.0][..]));
+    }
+
+    #[test]
+    fn a_refused_dictionary_insert_leaves_the_dictionary_as_it_was() {
+        let mut d = Dictionary::new();
+        assert_eq!(d.try_get_or_insert("a"), Ok(0));
+        assert_eq!(d.get_or_insert("b"), Some(1));
+        assert_eq!(d.try_get_or_insert("a"), Ok(0));
+        assert_eq!((d.len(), d.get("b")), (2, Some(1)));
     }
 }

@@ -5,6 +5,15 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+/// Why [`Dictionary::try_get_or_insert`] did not add a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Full {
+    /// The dictionary holds `u32::MAX` names.
+    Ids,
+    /// The memory for one more name was refused.
+    Memory,
+}
+
 /// Names to dense ids in insertion order (CRFsuite's `quark`).
 ///
 /// Clones share their storage (a fitted model keeps its training data's dictionaries
@@ -33,18 +42,43 @@ impl Dictionary {
     }
 
     /// The id of `name`, adding it if new; `None` when the dictionary already holds
-    /// `u32::MAX` names.
+    /// `u32::MAX` names, or when the memory for a new name cannot be reserved (the
+    /// dictionary is then left as it was; [`DatasetBuilder`](crate::DatasetBuilder) tells
+    /// the two apart in its errors).
     pub fn get_or_insert(&mut self, name: &str) -> Option<u32> {
+        self.try_get_or_insert(name).ok()
+    }
+
+    /// [`get_or_insert`](Self::get_or_insert), saying why a new name was not added. The
+    /// name's two copies, the id table and the name list are all reserved fallibly
+    /// before anything is stored, so a refusal leaves the dictionary as it was (a shared
+    /// dictionary is still copied first, as [`Clone`] does).
+    pub(crate) fn try_get_or_insert(&mut self, name: &str) -> Result<u32, Full> {
         if let Some(&id) = self.inner.ids.get(name) {
-            return Some(id);
+            return Ok(id);
         }
-        let inner = Arc::make_mut(&mut self.inner);
-        let id = u32::try_from(inner.names.len())
+        let id = u32::try_from(self.len())
             .ok()
-            .filter(|&i| i < u32::MAX)?;
-        inner.names.push(name.to_owned());
-        inner.ids.insert(name.to_owned(), id);
-        Some(id)
+            .filter(|&i| i < u32::MAX)
+            .ok_or(Full::Ids)?;
+        let inner = Arc::make_mut(&mut self.inner);
+        let copy = || {
+            let mut s = String::new();
+            s.try_reserve_exact(name.len()).map(|()| {
+                s.push_str(name);
+                s
+            })
+        };
+        let (key, owned) = (copy(), copy());
+        let (Ok(key), Ok(owned)) = (key, owned) else {
+            return Err(Full::Memory);
+        };
+        if inner.names.try_reserve(1).is_err() || inner.ids.try_reserve(1).is_err() {
+            return Err(Full::Memory);
+        }
+        inner.names.push(owned);
+        inner.ids.insert(key, id);
+        Ok(id)
     }
 
     /// The name of `id` (ids come from this dictionary).

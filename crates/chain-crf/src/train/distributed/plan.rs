@@ -3,7 +3,7 @@
 //! translation of its ids into the shared ones ([`Remap`]).
 
 use crate::data::Dataset;
-use crate::dict::Dictionary;
+use crate::dict::{Dictionary, Full};
 use crate::error::Result;
 use crate::features::{FeatureOptions, FeatureSet};
 use bl_core::error::build::invalid;
@@ -125,21 +125,28 @@ impl Plan {
         let mut attributes = Dictionary::new();
         let mut labels = Dictionary::new();
         let mut remaps = Vec::with_capacity(summaries.len());
-        let full = |what: &str| crate::error::input(0, 0, format!("more than 2^32 - 1 {what}"));
+        let full = |e: Full, what: &'static str, len: usize| match e {
+            Full::Ids => crate::error::input(0, 0, format!("more than 2^32 - 1 {what}")),
+            Full::Memory => crate::data::refused(what, len),
+        };
         for s in summaries {
             let a = s
                 .attributes
                 .iter()
                 .map(|n| {
                     attributes
-                        .get_or_insert(n)
-                        .ok_or_else(|| full("attributes"))
+                        .try_get_or_insert(n)
+                        .map_err(|e| full(e, "attributes", attributes.len()))
                 })
                 .collect::<Result<Vec<u32>>>()?;
             let y = s
                 .labels
                 .iter()
-                .map(|n| labels.get_or_insert(n).ok_or_else(|| full("labels")))
+                .map(|n| {
+                    labels
+                        .try_get_or_insert(n)
+                        .map_err(|e| full(e, "labels", labels.len()))
+                })
                 .collect::<Result<Vec<u32>>>()?;
             remaps.push(Remap {
                 attributes: a,
