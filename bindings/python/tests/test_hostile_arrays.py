@@ -146,6 +146,12 @@ CHILD = textwrap.dedent("""
     expect_memory_error("fit", lambda: _native.crfsuite_fit(
         itertools.repeat([{"walk": 1}]), itertools.repeat(["a"]), algorithm="lbfgs",
         params={}))
+    # One endless sequence: chain-crf's builder and Sequence refuse their growth.
+    expect_memory_error("fit_sequence", lambda: _native.crfsuite_fit(
+        [itertools.repeat({"walk": 1})], [itertools.repeat("a")], algorithm="lbfgs",
+        params={}))
+    expect_memory_error("predict_sequence", lambda: crf._model.predict(
+        [itertools.repeat({"walk": 1})]))
     print("exit")
 """)
 
@@ -164,3 +170,10 @@ def test_refused_allocations_and_endless_iterables_are_memory_errors():
     assert by_name["factors"].startswith("factors MemoryError factors[0]:"), p.stdout
     assert by_name["predict"].startswith("predict MemoryError"), p.stdout
     assert by_name["fit"].startswith("fit MemoryError"), p.stdout
+    # The data set builder's own refusal, naming X and the place it was reached.
+    assert by_name["fit"].startswith("fit MemoryError X: sequence "), p.stdout
+    assert "out of memory" in by_name["fit"], p.stdout
+    assert by_name["fit_sequence"].startswith(
+        "fit_sequence MemoryError X: sequence 0, position "), p.stdout
+    assert by_name["predict_sequence"].startswith(
+        "predict_sequence MemoryError X: sequence 0, position "), p.stdout

@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use super::{
-    FitOutput, OnIteration, Room, crf_output, crf_params, iterate, read_dev, read_sequence,
+    FitOutput, OnIteration, crf_output, crf_params, iterate, read_dev, read_sequence,
     score_holdout, type_name,
 };
 use crate::errors::{ToPyErr, guarded};
@@ -78,7 +78,6 @@ impl CrfShard {
             format!("partition {partition}, y"),
         );
         let mut b = DatasetBuilder::new();
-        let mut room = Room::new("partition");
         for (s, pair) in it.enumerate() {
             let pair = pair?;
             let bad = || {
@@ -91,8 +90,7 @@ impl CrfShard {
                 return Err(bad());
             }
             let (xseq, yseq) = (pair.get_item(0)?, pair.get_item(1)?);
-            read_sequence(&mut b, &xseq, &yseq, (&xname, &yname), (s, &mut room))?;
-            room.sequence()?;
+            read_sequence(&mut b, &xseq, &yseq, (&xname, &yname), s)?;
         }
         let data = b.finish();
         let bytes = 12 * data.n_pairs() + 8 * data.n_items() + 64 * data.attributes().len();

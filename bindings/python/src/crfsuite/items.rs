@@ -2,73 +2,13 @@
 //! item, labelled data read into a [`DatasetBuilder`] and a sequence encoded with a
 //! model's attribute ids.
 
+use bl_core::BlError;
 use chain_crf::{CrfError, DatasetBuilder, Dictionary, Sequence};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyIterator, PyList, PySet, PyString};
 
-use crate::arrays::Headroom;
 use crate::errors::ToPyErr;
-
-/// The headroom check ([`Headroom`]) of the buffers `chain-crf` grows as the items of
-/// the data `what` are read (a [`DatasetBuilder`]'s or a [`Sequence`]'s: 12 bytes per
-/// attribute value, 4 per item label, 4 per item offset and 8 per sequence offset, after
-/// an initial one): whenever one of the counts reaches a power of two, the room for all
-/// of them to double at once is reserved and released, so an iterable larger than the
-/// memory, or endless, ends in `MemoryError` naming `what`, before their growth could
-/// abort.
-#[derive(Debug, Clone)]
-pub(super) struct Room {
-    pairs: usize,
-    items: usize,
-    sequences: usize,
-    /// Checks of the attribute values, the item labels, the item offsets and the
-    /// sequence offsets.
-    checks: [Headroom; 4],
-}
-
-impl Room {
-    pub(super) fn new(what: &'static str) -> Self {
-        Self {
-            pairs: 0,
-            items: 0,
-            sequences: 0,
-            checks: [(); 4].map(|()| Headroom::new(what)),
-        }
-    }
-
-    /// The buffers' bytes after a doubling of every one of them.
-    fn room(&self) -> Option<usize> {
-        self.pairs
-            .checked_mul(12)?
-            .checked_add(self.items.checked_mul(8)?)?
-            .checked_add(self.sequences.checked_mul(8)?)?
-            .checked_add(16)?
-            .checked_mul(2)
-    }
-
-    /// One more attribute value was stored.
-    fn pair(&mut self) -> PyResult<()> {
-        self.pairs += 1;
-        let room = self.room();
-        self.checks[0].reached(self.pairs, || room)
-    }
-
-    /// One more item was stored (its label, and its offset after the initial one).
-    fn item(&mut self) -> PyResult<()> {
-        self.items += 1;
-        let room = self.room();
-        self.checks[1].reached(self.items, || room)?;
-        self.checks[2].reached(self.items + 1, || room)
-    }
-
-    /// One more sequence was stored (its offset, after the initial one).
-    pub(super) fn sequence(&mut self) -> PyResult<()> {
-        self.sequences += 1;
-        let room = self.room();
-        self.checks[3].reached(self.sequences + 1, || room)
-    }
-}
 
 /// Where an item is, for error messages: the data's name (`X`, `y`, `X_dev`, `y_dev`),
 /// the sequence and the position (both 0-based).
@@ -87,11 +27,21 @@ impl Place<'_> {
         ))
     }
 
-    /// A `chain-crf` error at this place (its own place, counted by the builder, is the
-    /// same; the message says which data).
+    /// A `chain-crf` error of a [`DatasetBuilder`] or [`Sequence`] at this place (its own
+    /// place, counted by the builder, is the same; the message says which data). Their
+    /// only `InvalidParameter` is a buffer that could not grow (memory refused: the
+    /// input is larger than the memory available, or endless), raised as `MemoryError`
+    /// naming the data, as `list(x)` would raise, where `Vec::push` used to abort.
     fn crf(&self, e: &CrfError) -> PyErr {
         match e {
             CrfError::Input { message, .. } => self.err(message),
+            CrfError::Core(BlError::InvalidParameter { name, value, .. }) => {
+                PyMemoryError::new_err(format!(
+                    "{}: sequence {}, position {}: out of memory: the {name} ({value}) could \
+                     not grow (the input is larger than the memory available, or endless)",
+                    self.data, self.seq, self.pos
+                ))
+            }
             other => other.to_py(),
         }
     }
@@ -297,7 +247,7 @@ pub(super) fn read_sequence(
     xseq: &Bound<'_, PyAny>,
     yseq: &Bound<'_, PyAny>,
     names: (&str, &str),
-    (s, room): (usize, &mut Room),
+    s: usize,
 ) -> PyResult<usize> {
     let (xname, yname) = names;
     let mut xi = xseq.try_iter().map_err(|_| {
@@ -338,8 +288,7 @@ pub(super) fn read_sequence(
             pos: t,
         };
         walk_item(&item, &mut name, place, &mut |n, v| {
-            b.attribute(n, v).map_err(|e| place.crf(&e))?;
-            room.pair()
+            b.attribute(n, v).map_err(|e| place.crf(&e))
         })?;
         let at = Place {
             data: yname,
@@ -350,8 +299,11 @@ pub(super) fn read_sequence(
             .map_err(|_| at.err(format!("a label must be a str, not {}", type_name(&label))))?
             .to_cow()
             .map_err(|e| at.err(format!("the label is not valid Unicode: {e}")))?;
-        b.end_item(&label).map_err(|e| at.crf(&e))?;
-        room.item()?;
+        // A label's errors name `y`; a refused growth names the data, `X`, as the others.
+        b.end_item(&label).map_err(|e| match e {
+            CrfError::Input { .. } => at.crf(&e),
+            _ => place.crf(&e),
+        })?;
         t += 1;
     }
     if t == 0 {
@@ -384,10 +336,9 @@ pub(super) fn read_labelled(
     b: &mut DatasetBuilder,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
-    names: (&'static str, &str),
+    names: (&str, &str),
 ) -> PyResult<Counts> {
     let (xname, yname) = names;
-    let mut room = Room::new(xname);
     let mut xi = iterate(x, || xname.to_owned(), "an iterable of sequences")?;
     let mut yi = iterate(y, || yname.to_owned(), "an iterable of label sequences")?;
     if let (Ok(nx), Ok(ny)) = (x.len(), y.len())
@@ -417,9 +368,8 @@ pub(super) fn read_labelled(
                 )));
             }
             (Some(xseq), Some(yseq)) => {
-                counts.items += read_sequence(b, &xseq, &yseq, names, (s, &mut room))?;
+                counts.items += read_sequence(b, &xseq, &yseq, names, s)?;
                 counts.sequences += 1;
-                room.sequence()?;
             }
         }
     }
@@ -431,10 +381,9 @@ pub(super) fn read_labelled(
 pub(super) fn encode(
     attributes: &Dictionary,
     xseq: &Bound<'_, PyAny>,
-    data: &'static str,
+    data: &str,
     s: usize,
 ) -> PyResult<Sequence> {
-    let mut room = Room::new(data);
     let items = xseq.try_iter().map_err(|_| {
         PyValueError::new_err(format!(
             "{data}: sequence {s} must be an iterable of items, not {}",
@@ -457,12 +406,7 @@ pub(super) fn encode(
             }
             Ok(())
         })?;
-        let n = pairs.len();
         seq.push_item(pairs.drain(..)).map_err(|e| place.crf(&e))?;
-        for _ in 0..n {
-            room.pair()?;
-        }
-        room.item()?;
     }
     Ok(seq)
 }

@@ -57,7 +57,7 @@ pub use params::crfsuite_parameters;
 
 // What `dask` (a child of this module) takes from its siblings.
 use fit::{FitOutput, OnIteration, crf_output, read_dev, score_holdout};
-use items::{Room, iterate, read_sequence, type_name};
+use items::{iterate, read_sequence, type_name};
 use params::crf_params;
 
 impl ToPyErr for CrfError {
