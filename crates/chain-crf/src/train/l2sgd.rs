@@ -79,8 +79,11 @@ use crate::lattice::Lattice;
 /// from `calibration_eta / calibration_rate` and divide the rate by `calibration_rate`
 /// until `calibration_candidates` more good trials have been seen. At most
 /// `calibration_max_trials` trials run in all; the decreasing search also ends after its
-/// first trial at a rate that has underflowed to 0 (about 1,080 trials from the defaults:
-/// every later trial would repeat it exactly). The chosen `eta0` is the tried rate with
+/// first trial at a rate that dividing no longer changes (0 after about 1,080 trials from
+/// the defaults; the smallest subnormal for a `calibration_rate` below 2): every later
+/// trial would repeat it exactly. A rate close to 1 takes many trials to get there (about
+/// `745 / ln(calibration_rate)`), each an epoch over the sample, so
+/// `calibration_max_trials` is what bounds the search then. The chosen `eta0` is the tried rate with
 /// the lowest finite value (the earliest on ties); when no trial is finite, the fit fails
 /// with [`bl_core::BlError::Numerical`]. Only the best trial so far is kept, so the
 /// calibration's memory does not grow with `calibration_max_trials`.
@@ -464,9 +467,10 @@ pub(crate) struct Calibration {
 
 /// Chooses `eta0` on the sample `sample` ([`L2sgd`]). `lambda = 2 c2 / N` of the full
 /// data set. Each trial is shown to `on_trial` (the tests'), then only the best one so
-/// far is kept. The search also ends after one trial of the decreasing rate once it has
-/// underflowed to 0: every further trial would repeat that one exactly, which cannot
-/// change the choice (the earliest of equal losses is kept).
+/// far is kept. The search also ends after one trial of the decreasing rate once dividing
+/// no longer changes it (0, or a subnormal fixed point of a rate below 2): every further
+/// trial would repeat that one exactly, which cannot change the choice (the earliest of
+/// equal losses is kept; a repeated good trial only counts towards `wanted`).
 fn calibrate(
     s: &L2sgd,
     sgd: &mut Sgd<'_>,
@@ -483,14 +487,19 @@ fn calibrate(
     let initial = pool.install(|| objective.nll(data, features, sample, sgd.weights()));
     let mut n_trials = 0usize;
     let mut best = None::<Trial>;
-    let mut zero_tried = false;
+    // The rate of the last trial of the decreasing search.
+    let mut last_decreasing = None::<f64>;
     let mut eta = s.calibration_eta;
     let (mut decreasing, mut wanted) = (false, s.calibration_candidates);
     while (wanted > 0 || !decreasing) && n_trials < s.calibration_max_trials {
-        if decreasing && eta == 0.0 && zero_tried {
-            break;
+        if decreasing {
+            // Dividing no longer changes the rate (it underflowed to 0, or to a subnormal
+            // that a rate below 2 rounds back to itself): the trial would repeat the last.
+            if last_decreasing == Some(eta) {
+                break;
+            }
+            last_decreasing = Some(eta);
         }
-        zero_tried |= eta == 0.0;
         sgd.reset();
         let mut t = 0;
         let value = match sgd.epoch(data, sample, eta, lambda, &mut t) {
@@ -570,8 +579,8 @@ pub(super) fn train(
     let mut t: u64 = 0;
     let dim = features.len();
     // The weights of the epoch being reported, and of the best epoch so far.
-    let mut cur = vec![0.0; dim];
-    let mut best_w = vec![0.0; dim];
+    let mut cur = bl_core::limits::try_zeroed::<f64>("weights (l2sgd current)", &[dim])?;
+    let mut best_w = bl_core::limits::try_zeroed::<f64>("weights (l2sgd best)", &[dim])?;
     let mut best = f64::INFINITY;
     // The epoch losses of the last `period` epochs (oldest first): all the test reads.
     let mut past: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
@@ -831,5 +840,39 @@ mod tests {
         );
         assert_eq!(last, 0.0);
         assert!(cal.eta.is_finite());
+    }
+
+    /// With a rate below 2 the decreasing rate never reaches 0: the smallest subnormal
+    /// divided by 1.5 rounds back to itself. The search ends there too (it ran to the
+    /// trial budget before).
+    #[test]
+    fn a_rate_below_two_stops_at_its_subnormal_fixed_point() {
+        let (data, features) = tiny();
+        let pool = Pool::new(Some(1)).unwrap();
+        let s = L2sgd {
+            calibration_rate: 1.5,
+            calibration_max_trials: 1_000_000_000_000_000,
+            ..L2sgd::default()
+        };
+        let mut sgd = Sgd::new(&features).unwrap();
+        let mut objective = Objective::new(&features).unwrap();
+        let mut etas = Vec::new();
+        let cal = calibrate(
+            &s,
+            &mut sgd,
+            &mut objective,
+            &data,
+            &[0],
+            1.0,
+            &pool,
+            |tr| etas.push(tr.eta),
+        )
+        .unwrap();
+        let last = etas[etas.len() - 1];
+        assert!(last > 0.0 && last / 1.5 == last, "{last}");
+        // Each rate of the decreasing search is tried once.
+        assert_eq!(etas.iter().filter(|&&e| e == last).count(), 1);
+        assert_eq!(cal.n_trials, etas.len());
+        assert!(cal.n_trials < 2_000, "{}", cal.n_trials);
     }
 }

@@ -150,11 +150,10 @@ fn calibration_picks_a_finite_positive_rate_and_logs_it() {
     }
 }
 
-/// The same seed gives the same weights and log, on one thread or two; another seed
-/// shuffles differently.
 /// The audit's `calibration_max_trials=10**15` on one sequence of four items: no rate
 /// ever improves a one-sequence sample, so the search ran (and stored) trial after trial
-/// until memory ran out. It now ends once the rate has underflowed to 0, and the fit goes
+/// until memory ran out. It now ends once dividing no longer changes the rate (here it
+/// underflows to 0), and the fit goes
 /// on with the best rate tried.
 #[test]
 fn a_huge_calibration_budget_ends_when_the_rate_underflows() {
@@ -183,6 +182,8 @@ fn a_huge_calibration_budget_ends_when_the_rate_underflows() {
     assert!(n > 1_000.0 && n < 1_200.0, "{n} trials");
 }
 
+/// The same seed gives the same weights and log, on one thread or two; another seed
+/// shuffles differently.
 #[test]
 fn same_seed_gives_identical_weights_on_any_thread_count() {
     let data = synthetic(30, 8);
