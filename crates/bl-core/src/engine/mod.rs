@@ -203,6 +203,13 @@ mod tests {
             &mut [&mut observer],
             |_| {
                 steps += 1;
+                // (a run the refusal did not stop ends here, and the test fails below)
+                if steps > 10 {
+                    return Err(BlError::Numerical {
+                        context: "test",
+                        message: "the refusal did not stop the run".into(),
+                    });
+                }
                 Ok(Progress::new(1.0, 1.0).with("step", 0.5))
             },
             |trace, view| {

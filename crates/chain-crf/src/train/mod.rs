@@ -429,11 +429,13 @@ impl CrfValidParams {
     ///
     /// Memory is quadratic in the number of labels `L` (the dense `L x L` transition
     /// tables, as in CRFsuite: see [`FeatureSet::generate`]) and, for `lbfgs`, linear in
-    /// the number of weights times `2 num_memories + 6`. A buffer above
+    /// the number of weights: `2 num_memories + 5` vectors of history and buffers, plus
+    /// one gradient per worker thread. One of these buffers above
     /// [`bl_core::limits::MAX_ELEMENTS`] values, or one whose memory is refused, is a
     /// [`bl_core::BlError::InvalidParameter`] naming it (the labels, the weights), checked
-    /// before it is allocated; so is a training log or trace that no longer fits
-    /// (naming `max_iter`). Nothing aborts the process.
+    /// before it is allocated, not an abort; so is a training log or trace that no longer
+    /// fits (naming `max_iter`). Tagging with the fitted model still forms its `L x L`
+    /// table on each call without a check ([`Model::tag`]).
     pub fn fit_with_holdout(
         &self,
         data: &Dataset,
