@@ -11,7 +11,7 @@
 
 use bl_core::limits::buffer_len;
 use faer::{Mat, MatRef};
-use numpy::ndarray::{Array2, ArrayBase, ArrayView2, Data, Dimension, ShapeBuilder};
+use numpy::ndarray::{Array2, ArrayBase, ArrayView2, Data, Dimension};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::{PyErr, PyResult};
 
@@ -63,17 +63,17 @@ where
     Ok(v)
 }
 
-/// A faer matrix as an `(nrows, ncols)` array (a copy of a result).
+/// A faer matrix as an `(nrows, ncols)` array in C order (a copy of a result).
 ///
 /// # Errors
 /// As [`try_buffer`] for a copy of `what`.
 pub fn mat_to_array(what: &'static str, m: MatRef<'_, f64>) -> PyResult<Array2<f64>> {
     let (r, c) = (m.nrows(), m.ncols());
     let mut v = try_buffer(what, &[r, c])?;
-    for j in 0..c {
-        v.extend(m.col(j).iter().copied());
+    for i in 0..r {
+        v.extend(m.row(i).iter().copied());
     }
-    Array2::from_shape_vec((r, c).f(), v).map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
+    Array2::from_shape_vec((r, c), v).map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
 }
 
 /// An `(nrows, ncols)` array argument `what` (any strides) as a faer matrix.
@@ -91,59 +91,11 @@ pub fn array_to_mat(what: &'static str, a: ArrayView2<'_, f64>) -> PyResult<Mat<
     Ok(m)
 }
 
-/// The headroom check of buffers that a dependency grows as the caller's data comes in
-/// (an iterable of unknown length read into a `chain_crf::DatasetBuilder`, say) by
-/// doubling, with an infallible allocation: each time a count of entries reaches a
-/// power of two (from [`Headroom::FIRST`] on), the caller's estimate of the room every
-/// such buffer needs to double is reserved and released at once. A refused reservation
-/// is `MemoryError` naming `what` and the count reached, raised before the dependency's
-/// own growth could abort; an endless iterable ends there, as Python's own
-/// `list(itertools.repeat(x))` does.
-#[derive(Debug, Clone)]
-pub struct Headroom {
-    what: &'static str,
-    next: usize,
-}
-
-impl Headroom {
-    /// The first count checked: smaller buffers are not worth a check.
-    pub const FIRST: usize = 1 << 16;
-
-    /// The check of a count of entries of the data `what`.
-    pub fn new(what: &'static str) -> Self {
-        Self {
-            what,
-            next: Self::FIRST,
-        }
-    }
-
-    /// Checks, when the count `len` reaches the next power of two, that `room` bytes
-    /// (`None`: more than `usize` holds) can be reserved now.
-    ///
-    /// # Errors
-    /// `MemoryError` naming the data when they cannot.
-    pub fn reached(&mut self, len: usize, room: impl FnOnce() -> Option<usize>) -> PyResult<()> {
-        if len < self.next {
-            return Ok(());
-        }
-        let granted = room().is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
-        if !granted {
-            return Err(PyMemoryError::new_err(format!(
-                "{}: out of memory after {len} entries (the input is larger than the memory \
-                 available, or endless)",
-                self.what
-            )));
-        }
-        self.next = len.saturating_mul(2);
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use bl_core::limits::MAX_ELEMENTS;
-    use numpy::ndarray::{Array3, ArrayView3};
+    use numpy::ndarray::{Array3, ArrayView3, ShapeBuilder};
 
     #[test]
     fn copies_follow_the_logical_order_of_any_view() {
@@ -180,26 +132,5 @@ mod tests {
             e.to_string().starts_with("MemoryError: x: cannot allocate"),
             "{e}"
         );
-    }
-
-    #[test]
-    fn headroom_is_checked_at_each_doubling() {
-        pyo3::Python::initialize();
-        let mut h = Headroom::new("X");
-        // Below the first check nothing is reserved; then a granted check (1 MiB).
-        h.reached(10, || None).unwrap();
-        h.reached(Headroom::FIRST, || Some(1 << 20)).unwrap();
-        assert_eq!(h.next, 2 * Headroom::FIRST);
-        h.reached(Headroom::FIRST + 1, || None).unwrap();
-        // Room that cannot be reserved (2^57 bytes: within `isize`, beyond any address
-        // space), or not even counted: the error names the data and the count.
-        let mut h = Headroom::new("X");
-        let e = h.reached(Headroom::FIRST, || Some(1 << 57)).unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("MemoryError: X: out of memory after 65536"),
-            "{e}"
-        );
-        assert!(h.reached(Headroom::FIRST, || None).is_err());
     }
 }

@@ -13,7 +13,7 @@ use boolean_tensor::{
     atoms_to_tensor, cp_to_tensor,
 };
 use faer::{Mat, MatRef};
-use numpy::ndarray::{Array1, Array3, ArrayView3, ShapeBuilder};
+use numpy::ndarray::{Array1, Array3, ArrayView3};
 use numpy::{IntoPyArray, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -46,9 +46,13 @@ fn to_tensor(what: &'static str, x: ArrayView3<'_, f64>) -> PyResult<Tensor> {
 fn from_tensor(what: &'static str, t: &Tensor) -> PyResult<Array3<f64>> {
     let [d0, d1, d2] = t.shape();
     let mut v = try_buffer(what, &[d0, d1, d2])?;
-    // The crate's layout: entry (i, j, k) at i + d0 (j + d1 k), Fortran order.
-    v.extend_from_slice(t.data());
-    Array3::from_shape_vec((d0, d1, d2).f(), v)
+    // C order, as NumPy arrays are by default (the crate stores mode 0 fastest).
+    for i in 0..d0 {
+        for j in 0..d1 {
+            v.extend((0..d2).map(|k| t.get(i, j, k)));
+        }
+    }
+    Array3::from_shape_vec((d0, d1, d2), v)
         .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
 }
 

@@ -177,3 +177,20 @@ def test_refused_allocations_and_endless_iterables_are_memory_errors():
         "fit_sequence MemoryError X: sequence 0, position "), p.stdout
     assert by_name["predict_sequence"].startswith(
         "predict_sequence MemoryError X: sequence 0, position "), p.stdout
+
+
+def test_returned_arrays_are_in_c_order_as_before_the_fallible_copies():
+    # The copies back to NumPy keep NumPy's default layout (a C-ordered array), as the
+    # element-by-element copies before them did; the values do not depend on it.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4, 5, 6))
+    cp = bilinear.CPDecomposition(rank=2, max_iter=3, random_state=0).fit(X)
+    tucker = bilinear.TuckerDecomposition(ranks=(2, 2, 2), max_iter=3).fit(X)
+    arrays = [*cp.factors_, *tucker.factors_, tucker.core_, cp.reconstruct(),
+              tucker.reconstruct()]
+    for a in arrays:
+        assert a.flags["C_CONTIGUOUS"], a.shape
+    full = cp.reconstruct()
+    w = np.ones(2) if getattr(cp, "weights_", None) is None else cp.weights_
+    expected = np.einsum("r,ir,jr,kr->ijk", w, *cp.factors_)
+    np.testing.assert_allclose(full, expected, rtol=1e-12, atol=1e-12)
