@@ -756,31 +756,38 @@ mod tests {
         assert!((got - want).abs() < 1e-10, "{got} vs {want}");
     }
 
-    /// The calibration's search: up by the rate while good, then down from
-    /// `eta / rate`, at most `max_trials`; the choice is the lowest finite loss.
-    #[test]
-    fn calibration_follows_the_search() {
+    /// The calibration of `s` on the sample `sample` of `tiny()` (lambda 1, one thread):
+    /// its result and every trial it showed.
+    fn calibrate_tiny(s: &L2sgd, sample: &[usize]) -> (Calibration, Vec<Trial>) {
         let (data, features) = tiny();
         let pool = Pool::new(Some(1)).unwrap();
-        let s = L2sgd {
-            calibration_candidates: 3,
-            calibration_max_trials: 9,
-            ..L2sgd::default()
-        };
         let mut sgd = Sgd::new(&features).unwrap();
         let mut objective = Objective::new(&features).unwrap();
         let mut trials = Vec::new();
         let cal = calibrate(
-            &s,
+            s,
             &mut sgd,
             &mut objective,
             &data,
-            &[0, 1],
+            sample,
             1.0,
             &pool,
             |tr| trials.push(*tr),
         )
         .unwrap();
+        (cal, trials)
+    }
+
+    /// The calibration's search: up by the rate while good, then down from
+    /// `eta / rate`, at most `max_trials`; the choice is the lowest finite loss.
+    #[test]
+    fn calibration_follows_the_search() {
+        let s = L2sgd {
+            calibration_candidates: 3,
+            calibration_max_trials: 9,
+            ..L2sgd::default()
+        };
+        let (cal, trials) = calibrate_tiny(&s, &[0, 1]);
         assert_eq!(cal.n_trials, trials.len());
         assert!(trials.len() <= 9);
         let first_down = trials
@@ -812,26 +819,12 @@ mod tests {
     /// the rate has underflowed to 0, keeping only the best trial.
     #[test]
     fn a_huge_trial_budget_stops_when_the_rate_underflows() {
-        let (data, features) = tiny();
-        let pool = Pool::new(Some(1)).unwrap();
         let s = L2sgd {
             calibration_max_trials: 1_000_000_000_000_000,
             ..L2sgd::default()
         };
-        let mut sgd = Sgd::new(&features).unwrap();
-        let mut objective = Objective::new(&features).unwrap();
-        let mut last = f64::NAN;
-        let cal = calibrate(
-            &s,
-            &mut sgd,
-            &mut objective,
-            &data,
-            &[0],
-            1.0,
-            &pool,
-            |tr| last = tr.eta,
-        )
-        .unwrap();
+        let (cal, trials) = calibrate_tiny(&s, &[0]);
+        let last = trials[trials.len() - 1].eta;
         // 0.1 halved until it underflows: about 1,080 trials, then one at 0.
         assert!(
             cal.n_trials > 1_000 && cal.n_trials < 1_200,
@@ -847,27 +840,13 @@ mod tests {
     /// trial budget before).
     #[test]
     fn a_rate_below_two_stops_at_its_subnormal_fixed_point() {
-        let (data, features) = tiny();
-        let pool = Pool::new(Some(1)).unwrap();
         let s = L2sgd {
             calibration_rate: 1.5,
             calibration_max_trials: 1_000_000_000_000_000,
             ..L2sgd::default()
         };
-        let mut sgd = Sgd::new(&features).unwrap();
-        let mut objective = Objective::new(&features).unwrap();
-        let mut etas = Vec::new();
-        let cal = calibrate(
-            &s,
-            &mut sgd,
-            &mut objective,
-            &data,
-            &[0],
-            1.0,
-            &pool,
-            |tr| etas.push(tr.eta),
-        )
-        .unwrap();
+        let (cal, trials) = calibrate_tiny(&s, &[0]);
+        let etas: Vec<f64> = trials.iter().map(|tr| tr.eta).collect();
         let last = etas[etas.len() - 1];
         assert!(last > 0.0 && last / 1.5 == last, "{last}");
         // Each rate of the decreasing search is tried once.
