@@ -264,6 +264,20 @@ def test_sdp_refuses_non_numeric_arrays(C):
         gop_mmf(C)
 
 
+@pytest.mark.parametrize("text", [bytearray(b"1"), memoryview(b"1")])
+def test_sdp_refuses_text_that_float_would_parse(text):
+    C = np.array([[0, None], [None, 0]], dtype=object)
+    C[0, 1] = C[1, 0] = text
+    with pytest.raises(ValueError, match=r"^C must hold real numbers"):
+        mixing_sdp(C)
+
+
+def test_sdp_says_an_integer_beyond_float64_is_too_large():
+    C = np.array([[0, 10**400], [10**400, 0]], dtype=object)
+    with pytest.raises(ValueError, match=r"^C holds int .*too large for float64"):
+        mixing_sdp(C)
+
+
 def test_sdp_still_takes_numeric_object_and_int_arrays():
     C = np.array([[0, 1], [1, 0]], dtype=object)
     a = mixing_sdp(C)

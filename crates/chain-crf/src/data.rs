@@ -365,8 +365,8 @@ impl DatasetBuilder {
     /// `u32::MAX` attributes or attribute names; [`CrfError::Core`]
     /// ([`bl_core::BlError::InvalidParameter`] naming `attribute values` or `attribute
     /// dictionary`, the only `Core` errors it returns) when the memory for one more is
-    /// refused (an endless or too large input): nothing is stored then, though the
-    /// dictionary may keep the new name.
+    /// refused (an endless or too large input): nothing is stored then, the new name
+    /// included.
     pub fn attribute(&mut self, name: &str, value: f64) -> Result<()> {
         let (s, t) = self.here();
         if !value.is_finite() {
@@ -693,7 +693,7 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_dictionary_insert_leaves_the_dictionary_as_it_was() {
+    fn get_or_insert_and_try_get_or_insert_agree_on_ids() {
         let mut d = Dictionary::new();
         assert_eq!(d.try_get_or_insert("a"), Ok(0));
         assert_eq!(d.get_or_insert("b"), Some(1));

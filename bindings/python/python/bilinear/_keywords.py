@@ -144,23 +144,27 @@ def _real(name, value):
         return array
     if array.dtype == object:
         for v in array.flat:
-            # Strings (which `float` would parse), bytes and None are refused; any other
-            # object is a number if `float` takes it (Decimal, np.bool_, Fraction, ...).
-            if isinstance(v, (str, bytes)) or v is None or not _as_float(v):
+            # Text (which `float` would parse: str, bytes, bytearray, memoryview) and None
+            # are refused; any other object is a number if `float` takes it (Decimal,
+            # np.bool_, Fraction, ...).
+            if isinstance(v, (str, bytes, bytearray, memoryview)) or v is None:
+                raise _not_real(name, v)
+            try:
+                float(v)
+            except OverflowError:
                 raise ValueError(
-                    f"{name} must hold real numbers, not {type(v).__name__} ({v!r:.48})")
+                    f"{name} holds {type(v).__name__} {v!r:.48}, too large for float64"
+                ) from None
+            except Exception:  # noqa: BLE001 (whatever a foreign `__float__` raises)
+                raise _not_real(name, v) from None
     elif array.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers, not values of dtype {array.dtype}")
     return array
 
 
-def _as_float(v):
-    """Whether ``float(v)`` succeeds."""
-    try:
-        float(v)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return True
+def _not_real(name, v):
+    """The ``ValueError`` of ``name`` holding ``v``, which is not a real number."""
+    return ValueError(f"{name} must hold real numbers, not {type(v).__name__} ({v!r:.48})")
 
 
 def _at_most(name, value, longest, what):

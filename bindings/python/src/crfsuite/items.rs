@@ -299,9 +299,14 @@ pub(super) fn read_sequence(
             .map_err(|_| at.err(format!("a label must be a str, not {}", type_name(&label))))?
             .to_cow()
             .map_err(|e| at.err(format!("the label is not valid Unicode: {e}")))?;
-        // A label's errors name `y`; a refused growth names the data, `X`, as the others.
-        b.end_item(&label).map_err(|e| match e {
-            CrfError::Input { .. } => at.crf(&e),
+        // A label's errors name `y` (a refused label dictionary too); a refused growth of
+        // the items names the data, `X`, as the others.
+        b.end_item(&label).map_err(|e| match &e {
+            CrfError::Input { .. }
+            | CrfError::Core(BlError::InvalidParameter {
+                name: "label dictionary",
+                ..
+            }) => at.crf(&e),
             _ => place.crf(&e),
         })?;
         t += 1;

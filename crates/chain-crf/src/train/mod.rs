@@ -429,11 +429,12 @@ impl CrfValidParams {
     ///
     /// Memory is quadratic in the number of labels `L` (the dense `L x L` transition
     /// tables, as in CRFsuite: see [`FeatureSet::generate`]) and, for `lbfgs`, linear in
-    /// the number of weights: `2 num_memories + 5` vectors of history and buffers, plus
-    /// one gradient per worker thread. One of these buffers above
-    /// [`bl_core::limits::MAX_ELEMENTS`] values, or one whose memory is refused, is a
-    /// [`bl_core::BlError::InvalidParameter`] naming it (the labels, the weights), checked
-    /// before it is allocated, not an abort; so is a training log or trace that no longer
+    /// the number of weights: `2 num_memories + 6` vectors (the history, the point, the
+    /// gradient and the step's buffers), plus one gradient per worker thread. One of these
+    /// buffers above [`bl_core::limits::MAX_ELEMENTS`] values, or one whose memory is
+    /// refused, is a [`bl_core::BlError::InvalidParameter`] naming it (the labels, the
+    /// weights), checked (and, for the history the optimizer fills as it goes, probed)
+    /// before the fit starts, not an abort; so is a training log or trace that no longer
     /// fits (naming `max_iter`). Tagging with the fitted model still forms its `L x L`
     /// table on each call without a check ([`Model::tag`]).
     pub fn fit_with_holdout(
