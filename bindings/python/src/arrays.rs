@@ -1,5 +1,5 @@
 //! NumPy arrays to Rust buffers and faer matrices and back (copies, any strides on the way
-//! in), and the growth of buffers whose length the caller's data decides.
+//! in).
 //!
 //! Every copy of an array argument is sized before anything is allocated: its logical
 //! size (the product of its shape, whatever its strides: a stride-0 view from

@@ -13,7 +13,7 @@ use boolean_tensor::{
     atoms_to_tensor, cp_to_tensor,
 };
 use faer::{Mat, MatRef};
-use numpy::ndarray::{Array1, Array3, ArrayView3};
+use numpy::ndarray::{Array1, Array3, ArrayView3, ShapeBuilder};
 use numpy::{IntoPyArray, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -41,19 +41,21 @@ fn to_tensor(what: &'static str, x: ArrayView3<'_, f64>) -> PyResult<Tensor> {
     }
 }
 
-/// A tensor of the crate as a `(d0, d1, d2)` array (the result `what`; a refused
-/// reservation is `MemoryError`).
-fn from_tensor(what: &'static str, t: &Tensor) -> PyResult<Array3<f64>> {
-    let [d0, d1, d2] = t.shape();
-    let mut v = try_buffer(what, &[d0, d1, d2])?;
-    // C order, as NumPy arrays are by default (the crate stores mode 0 fastest).
-    for i in 0..d0 {
-        for j in 0..d1 {
-            v.extend((0..d2).map(|k| t.get(i, j, k)));
-        }
-    }
+/// Values of shape `[d0, d1, d2]` stored mode 0 fastest (the crate's layout) as a
+/// C-ordered array, as NumPy arrays are by default (the result `what`, copied by
+/// [`copy_array`]: a refused reservation is `MemoryError`).
+fn fortran_to_array(what: &'static str, shape: [usize; 3], data: &[f64]) -> PyResult<Array3<f64>> {
+    let [d0, d1, d2] = shape;
+    let view = ArrayView3::from_shape((d0, d1, d2).f(), data)
+        .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?;
+    let v = copy_array(what, &view, |&x| x)?;
     Array3::from_shape_vec((d0, d1, d2), v)
         .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
+}
+
+/// A tensor of the crate as a `(d0, d1, d2)` array (see [`fortran_to_array`]).
+fn from_tensor(what: &'static str, t: &Tensor) -> PyResult<Array3<f64>> {
+    fortran_to_array(what, t.shape(), t.data())
 }
 
 /// The names of the three factor arguments, for the messages.
@@ -292,8 +294,6 @@ pub fn tucker_fit<'py>(
         let x = to_tensor("X", x)?;
         guarded(|| params.fit(&x))
     })?;
-    let core =
-        py.detach(|| guarded(|| Tensor::from_vec(fitted.ranks(), fitted.core().to_vec())))?;
     factor_model(
         py,
         fitted.factors(),
@@ -301,7 +301,9 @@ pub fn tucker_fit<'py>(
         fitted.report().iterations,
         (
             "core",
-            from_tensor("core", &core)?.into_pyarray(py).into_any(),
+            fortran_to_array("core", fitted.ranks(), fitted.core())?
+                .into_pyarray(py)
+                .into_any(),
         ),
     )
 }

@@ -69,8 +69,17 @@ pub fn buffer_len(what: &'static str, dims: &[usize]) -> Result<usize> {
 /// [`BlError::InvalidParameter`] naming `what` when the length is refused by
 /// [`buffer_len`] or the memory cannot be reserved.
 pub fn try_zeroed<T: Clone + Default>(what: &'static str, dims: &[usize]) -> Result<Vec<T>> {
+    try_filled(what, dims, T::default())
+}
+
+/// A buffer of `product(dims)` copies of `value`, checked by [`buffer_len`] and
+/// reserved with `try_reserve_exact`.
+///
+/// # Errors
+/// As [`try_zeroed`].
+pub fn try_filled<T: Clone>(what: &'static str, dims: &[usize], value: T) -> Result<Vec<T>> {
     let mut v = try_with_capacity(what, dims)?;
-    v.resize(buffer_len(what, dims)?, T::default());
+    v.resize(buffer_len(what, dims)?, value);
     Ok(v)
 }
 
@@ -96,6 +105,22 @@ pub fn try_with_capacity<T>(what: &'static str, dims: &[usize]) -> Result<Vec<T>
 pub fn reservable<T>(what: &'static str, dims: &[usize]) -> Result<usize> {
     drop(try_with_capacity::<T>(what, dims)?);
     buffer_len(what, dims)
+}
+
+/// The error of a per-iteration record (`what`: a trace, a training log) that memory
+/// refused at `iteration` of a run whose budget is `max_iter`:
+/// [`BlError::InvalidParameter`] naming `max_iter`, the budget that let the records grow;
+/// `remedy` (e.g. `"; turn the trace off or lower max_iter"`) ends the message.
+pub fn record_refused(what: &str, max_iter: usize, iteration: usize, remedy: &str) -> BlError {
+    BlError::InvalidParameter {
+        name: "max_iter",
+        value: max_iter.to_string(),
+        expected: format!(
+            "a budget whose {what} fits in memory: the {what} could not keep the record of \
+             iteration {iteration} (memory refused){remedy}"
+        )
+        .into(),
+    }
 }
 
 fn too_large(what: &'static str, dims: &[usize], product: Option<usize>) -> BlError {

@@ -108,10 +108,11 @@ pub(crate) fn check_all_states(n_attrs: usize, l: usize) -> crate::Result<()> {
 /// The `L x L` transition table of a feature set, every entry [`NONE`], checked by
 /// [`limits::buffer_len`] and reserved fallibly before it is filled.
 fn transition_table(l: usize) -> crate::Result<Vec<u32>> {
-    let what = "labels x labels (transition table)";
-    let mut table = limits::try_with_capacity(what, &[l, l])?;
-    table.resize(limits::buffer_len(what, &[l, l])?, NONE);
-    Ok(table)
+    Ok(limits::try_filled(
+        "labels x labels (transition table)",
+        &[l, l],
+        NONE,
+    )?)
 }
 
 impl FeatureSet {

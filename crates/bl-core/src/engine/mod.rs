@@ -120,7 +120,13 @@ where
             extras: progress.extras.as_slice(),
         };
         if rule.trace && keep(&mut trace, &view).is_err() {
-            return Err(trace_refused(rule.max_iter, iteration).into());
+            return Err(crate::limits::record_refused(
+                "trace",
+                rule.max_iter,
+                iteration,
+                "; turn the trace off or lower max_iter",
+            )
+            .into());
         }
         for observer in observers.iter_mut() {
             observer.observe(&view);
@@ -164,19 +170,6 @@ where
         elapsed: start.elapsed(),
         trace,
     })
-}
-
-/// The error of a trace that could not keep the record of `iteration`.
-fn trace_refused(max_iter: usize, iteration: usize) -> BlError {
-    BlError::InvalidParameter {
-        name: "max_iter",
-        value: max_iter.to_string(),
-        expected: format!(
-            "a budget whose trace fits in memory: the trace could not keep the record of \
-             iteration {iteration} (memory refused); turn the trace off or lower max_iter"
-        )
-        .into(),
-    }
 }
 
 #[cfg(test)]

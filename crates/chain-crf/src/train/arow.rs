@@ -121,9 +121,11 @@ impl Update for Step {
 /// `BlError::InvalidParameter` naming the weights when `dim` exceeds
 /// [`bl_core::limits::MAX_ELEMENTS`] or the buffer cannot be reserved.
 pub(crate) fn variances(dim: usize, variance: f64) -> Result<Vec<f64>> {
-    let mut cov = bl_core::limits::try_with_capacity("weights (arow covariance)", &[dim])?;
-    cov.resize(dim, variance);
-    Ok(cov)
+    Ok(bl_core::limits::try_filled(
+        "weights (arow covariance)",
+        &[dim],
+        variance,
+    )?)
 }
 
 pub(super) fn train(

@@ -263,17 +263,9 @@ fn keep_entry(
     reserve: impl FnOnce(&mut Vec<IterationLog>) -> Result<(), std::collections::TryReserveError>,
 ) -> Result<()> {
     if reserve(log).is_err() {
-        return Err(bl_core::BlError::InvalidParameter {
-            name: "max_iter",
-            value: max_iter.to_string(),
-            expected: format!(
-                "a budget whose training log fits in memory: the log could not keep \
-                 iteration {} (memory refused)",
-                entry.iteration
-            )
-            .into(),
-        }
-        .into());
+        let refused =
+            bl_core::limits::record_refused("training log", max_iter, entry.iteration, "");
+        return Err(refused.into());
     }
     log.push(entry);
     Ok(())
