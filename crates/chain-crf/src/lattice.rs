@@ -13,9 +13,20 @@ use crate::viterbi::check_chain;
 
 /// `exp(T[b, a] - max T)` and `max T` of transition weights (`L x L`).
 pub fn exp_transitions(trans: &[f64]) -> (Vec<f64>, f64) {
+    let mut out = vec![0.0; trans.len()];
+    let mt = exp_transitions_into(trans, &mut out);
+    (out, mt)
+}
+
+/// [`exp_transitions`] into `out` (of the length of `trans`, reused by the trainers from
+/// one evaluation to the next); returns `max T` (0 when it is not finite).
+pub fn exp_transitions_into(trans: &[f64], out: &mut [f64]) -> f64 {
     let mt = trans.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
     let mt = if mt.is_finite() { mt } else { 0.0 };
-    (trans.iter().map(|&v| (v - mt).exp()).collect(), mt)
+    for (e, &v) in out.iter_mut().zip(trans) {
+        *e = (v - mt).exp();
+    }
+    mt
 }
 
 /// Reusable buffers of forward-backward over one sequence.

@@ -8,7 +8,7 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{IterationLog, Job, Trained, nonnegative, norm_and_active, positive};
+use super::{IterationLog, Job, Trained, load_transitions, nonnegative, norm_and_active, positive};
 use crate::data::{Dataset, Instance};
 use crate::error::Result;
 use crate::features::FeatureSet;
@@ -200,27 +200,6 @@ const EVAL_CHUNKS: usize = 16;
 #[inline]
 fn rate(eta0: f64, lambda: f64, t: u64) -> f64 {
     eta0 / (1.0 + eta0 * lambda * t as f64)
-}
-
-/// Dense transition weights `trans = a w_trans` (0 where there is no feature),
-/// `exp_trans = exp(trans - max)`; returns the max.
-pub(super) fn load_transitions(
-    features: &FeatureSet,
-    w: &[f64],
-    a: f64,
-    trans: &mut [f64],
-    exp_trans: &mut [f64],
-) -> f64 {
-    trans.fill(0.0);
-    for (prev, next, k) in features.iter_transitions() {
-        trans[prev as usize * features.n_labels() + next as usize] = a * w[k];
-    }
-    let mt = trans.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
-    let mt = if mt.is_finite() { mt } else { 0.0 };
-    for (e, &v) in exp_trans.iter_mut().zip(trans.iter()) {
-        *e = (v - mt).exp();
-    }
-    mt
 }
 
 /// The score of the gold path from state scores (`n x L`) and dense transitions.

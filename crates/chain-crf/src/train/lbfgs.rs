@@ -29,8 +29,7 @@ use bl_core::limits;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::l2sgd::load_transitions;
-use super::{IterationLog, Job, Trained, nonnegative, norm_and_active};
+use super::{IterationLog, Job, Trained, load_transitions, nonnegative, norm_and_active};
 use crate::data::Dataset;
 use crate::error::{CrfError, Result};
 use crate::features::FeatureSet;

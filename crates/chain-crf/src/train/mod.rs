@@ -255,6 +255,23 @@ impl IterationLog {
     }
 }
 
+/// Dense transition weights `trans = a w_trans` (0 where there is no feature) and
+/// `exp_trans = exp(trans - max)` into the trainers' reused `L x L` buffers; returns the
+/// max ([`exp_transitions_into`](crate::lattice::exp_transitions_into)).
+fn load_transitions(
+    features: &FeatureSet,
+    w: &[f64],
+    a: f64,
+    trans: &mut [f64],
+    exp_trans: &mut [f64],
+) -> f64 {
+    trans.fill(0.0);
+    for (prev, next, k) in features.iter_transitions() {
+        trans[prev as usize * features.n_labels() + next as usize] = a * w[k];
+    }
+    crate::lattice::exp_transitions_into(trans, exp_trans)
+}
+
 /// Pushes `entry` onto `log` after `reserve` (a test injects a refusal) made room.
 fn keep_entry(
     log: &mut Vec<IterationLog>,
