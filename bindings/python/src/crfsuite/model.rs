@@ -7,6 +7,7 @@ use online_bilinear::{FittedTagger, OblError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::type_object::PyTypeInfo;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyType};
 
 use super::items::{encode, iterate};
@@ -169,7 +170,7 @@ impl CrfModel {
         mut convert: impl FnMut(R) -> PyResult<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let mut it = iterate(x, || "X".to_owned(), "an iterable of sequences")?;
-        let out = new_list(py)?;
+        let out = new_empty::<PyList>(py)?;
         let mut chunk: Vec<Sequence> = Vec::with_capacity(CHUNK);
         let mut s = 0;
         let mut done = false;
@@ -225,10 +226,10 @@ impl CrfModel {
     }
 }
 
-/// An empty Python list, made by calling `list`: a refused allocation is `MemoryError`
-/// (`PyList::empty` would panic).
-fn new_list(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    Ok(py.get_type::<PyList>().call0()?.cast_into::<PyList>()?)
+/// An empty Python `list` or `dict`, made by calling the type: a refused allocation is
+/// `MemoryError` (`PyList::empty` and `PyDict::new` would panic).
+fn new_empty<T: PyTypeInfo>(py: Python<'_>) -> PyResult<Bound<'_, T>> {
+    Ok(py.get_type::<T>().call0()?.cast_into::<T>()?)
 }
 
 /// `bilinear.crfsuite.UnknownLabelError` (defined in Python, `_tagger.py`) for `label`,
@@ -358,7 +359,7 @@ impl CrfModel {
             x,
             |m, s, q| m.tag(q, "X", s),
             |path| {
-                let list = new_list(py)?;
+                let list = new_empty::<PyList>(py)?;
                 for y in path? {
                     match labels.get(y as usize) {
                         Some(label) => list.append(label)?,
@@ -388,9 +389,9 @@ impl CrfModel {
                 Inner::Bilinear { .. } => Vec::new(),
             },
             |p| {
-                let rows = new_list(py)?;
+                let rows = new_empty::<PyList>(py)?;
                 for row in p.chunks(l) {
-                    let d = py.get_type::<PyDict>().call0()?;
+                    let d = new_empty::<PyDict>(py)?;
                     for (name, &v) in labels.iter().zip(row) {
                         d.set_item(name, v)?;
                     }
