@@ -50,8 +50,9 @@ class BooleanTensorDecomposition(_ThreadsPickle, BaseEstimator):
     refit_tol : float, default=1e-6
         Relative tolerance of the refit sweeps.
     modes : tuple of int, default=(0, 1, 2)
-        Modes the Boolean factors may lie along (a subset of ``{0, 1, 2}``: more than 3
-        items are a ``ValueError``; an iterable is read no further than that).
+        Modes the Boolean factors may lie along (a subset of ``{0, 1, 2}``; repeats are
+        dropped, more than 3 distinct modes or more than 64 items are a ``ValueError``,
+        and an iterable is read no further than that).
     qp_solver : {"mixing", "exact"}, default="mixing"
         The Boolean QP of the atom search: the mixing method (SDP relaxation, rounding,
         local search) or exact enumeration (mode lengths up to 24).
