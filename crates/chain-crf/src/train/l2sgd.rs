@@ -83,8 +83,9 @@ use crate::lattice::Lattice;
 /// the defaults; the smallest subnormal for a `calibration_rate` below 2): every later
 /// trial would repeat it exactly. A rate close to 1 takes many trials to get there (about
 /// `745 / ln(calibration_rate)`), each an epoch over the sample, so
-/// `calibration_max_trials` is what bounds the search then. The chosen `eta0` is the tried rate with
-/// the lowest finite value (the earliest on ties); when no trial is finite, the fit fails
+/// `calibration_max_trials` is what bounds the search then. The chosen `eta0` is the
+/// tried rate with the lowest finite value (the earliest on ties); when no trial is
+/// finite, the fit fails
 /// with [`bl_core::BlError::Numerical`]. Only the best trial so far is kept, so the
 /// calibration's memory does not grow with `calibration_max_trials`.
 ///
